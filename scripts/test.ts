@@ -1,0 +1,60 @@
+// `npm test`: real Temporal and FerretDB on free loopback ports with fresh data, the mocha suite
+// against them, and everything stopped again, also when the suite fails or is interrupted.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './lib/ports';
+import { startFerretDb, startTemporal, type FerretDbServer, type TemporalServer } from './lib/servers';
+import { REPO_ROOT } from './lib/tools';
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-test-'));
+  let ferret: FerretDbServer | undefined;
+  let temporal: TemporalServer | undefined;
+  let code = 1;
+  const stopAll = async () => {
+    await Promise.allSettled([ferret?.handle.stop(), temporal?.handle.stop()]);
+  };
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void stopAll().then(() => process.exit(143)));
+  try {
+    [ferret, temporal] = await Promise.all([
+      startFerretDb({ port: await freePort(), dataDir: path.join(tmp, 'ferretdb'), logFile: path.join(tmp, 'ferretdb.log') }),
+      startTemporal({ port: await freePort(), uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') }),
+    ]);
+    console.log(`test stack: FerretDB ${ferret.uri}, Temporal ${temporal.address} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`);
+    code = await runMocha({
+      SPUR_TEST_MONGODB_URI: ferret.uri,
+      SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
+      SPUR_TEST_TMP: tmp,
+    });
+  } catch (err) {
+    console.error('test stack failed:', err);
+    for (const log of ['ferretdb.log', 'temporal.log']) printTail(path.join(tmp, log));
+  } finally {
+    await stopAll();
+    if (code === 0) rmSync(tmp, { recursive: true, force: true });
+    else console.error(`server logs kept in ${tmp}`);
+    console.log(`test run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return code;
+}
+
+function runMocha(env: Record<string, string>): Promise<number> {
+  const mocha = path.join(REPO_ROOT, 'node_modules', '.bin', 'mocha');
+  const child = spawn(mocha, process.argv.slice(2), { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+  return new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+}
+
+function printTail(file: string): void {
+  try {
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    console.error(`--- last lines of ${file}\n${lines.slice(-20).join('\n')}`);
+  } catch {
+    // the server never got far enough to write a log
+  }
+}
+
+main().then((code) => process.exit(code));

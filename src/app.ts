@@ -1,0 +1,55 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Config } from './config';
+import { errorMiddleware } from './http/error-middleware';
+import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
+import { mountDocsPage } from './http/docs-page';
+import { fallbackMiddleware } from './http/fallback';
+import type { MountableRoute } from './http/route';
+import type { Logger } from './logger';
+import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
+import { fileRoutes } from './modules/files/files.routes';
+import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
+import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
+import { workflowRoutes } from './modules/workflows/workflows.routes';
+import type { Services } from './services';
+
+export const API_PREFIX = '/api';
+
+export interface AppDeps {
+  config: Pick<Config, 'http'>;
+  logger: Logger;
+  services: Services;
+  probes: Record<string, HealthProbe>;
+}
+
+/** Builds the Koa app without listening: main.ts listens, tests may use `app.callback()`. */
+export function createApp({ config, logger, services, probes }: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  const api = new Router({ prefix: API_PREFIX });
+  const registry = createOpenApiRegistry();
+  const routes: MountableRoute[] = [
+    ...healthRoutes(probes),
+    ...nodeTypeRoutes(),
+    ...workflowRoutes({
+      ...services,
+      uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
+    }),
+    ...fileRoutes(services.testFiles),
+    ...envMgmtRoutes(services.env),
+  ];
+  for (const route of routes) route.mount(api, registry, { maxJsonBytes: config.http.maxJsonBytes });
+
+  const openApiDocument = buildOpenApiDocument(registry, API_PREFIX);
+  api.get('/openapi.json', (ctx) => {
+    ctx.body = openApiDocument;
+  });
+  mountDocsPage(api, `${API_PREFIX}/openapi.json`);
+
+  app.use(errorMiddleware(logger));
+  app.use(api.routes());
+  app.use(fallbackMiddleware(api));
+  app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));
+  return app;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * The only place that reads `process.env`. Every process parses it once at boot and passes the
+ * frozen result down; a bad value stops the process with a message naming the variable.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  SPUR_HOST: z.string().default('127.0.0.1'),
+  SPUR_PORT: z.coerce.number().int().min(0).max(65535).default(6080),
+  SPUR_MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/'),
+  SPUR_MONGODB_DB: z.string().default('spur'),
+  SPUR_TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  SPUR_TEMPORAL_NAMESPACE: z.string().default('default'),
+  SPUR_TASK_QUEUE: z.string().default('spur-runs'),
+  SPUR_DATA_DIR: z.string().default('.data'),
+  /** base64 of 32 bytes; when unset, a key is generated once and kept in SPUR_DATA_DIR. */
+  SPUR_SECRET_KEY: z.string().optional(),
+  SPUR_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SPUR_MAX_JSON_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  SPUR_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  SPUR_MAX_UPLOAD_FILES: z.coerce.number().int().positive().default(20),
+  SPUR_PRETTY_LOGS: bool.default(false),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+export interface Config {
+  http: { host: string; port: number; maxJsonBytes: number; maxUploadBytes: number; maxUploadFiles: number };
+  mongo: { uri: string; dbName: string };
+  temporal: { address: string; namespace: string; taskQueue: string };
+  dataDir: string;
+  secretKey: string | undefined;
+  log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return deepFreeze({
+    http: {
+      host: e.SPUR_HOST,
+      port: e.SPUR_PORT,
+      maxJsonBytes: e.SPUR_MAX_JSON_BYTES,
+      maxUploadBytes: e.SPUR_MAX_UPLOAD_BYTES,
+      maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
+    },
+    mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
+    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE },
+    dataDir: e.SPUR_DATA_DIR,
+    secretKey: e.SPUR_SECRET_KEY,
+    log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },
+  });
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v as object);
+  return Object.freeze(value);
+}

@@ -1,0 +1,24 @@
+import mongoose, { type Connection } from 'mongoose';
+import type { Config } from '../config';
+
+/**
+ * One connection per process. `sanitizeFilter` makes Mongoose refuse query operators smuggled in
+ * as values (e.g. `{"$ne": null}` where an id is expected).
+ */
+export async function connectMongo(config: Pick<Config, 'mongo'>): Promise<Connection> {
+  mongoose.set('sanitizeFilter', true);
+  mongoose.set('strictQuery', true);
+  const conn = mongoose.createConnection(config.mongo.uri, {
+    dbName: config.mongo.dbName,
+    serverSelectionTimeoutMS: 10_000,
+    autoIndex: true,
+  });
+  await conn.asPromise();
+  return conn;
+}
+
+export async function pingMongo(conn: Connection): Promise<void> {
+  const db = conn.db;
+  if (!db) throw new Error('MongoDB connection is not open');
+  await db.admin().command({ ping: 1 });
+}

@@ -1,0 +1,13 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/** A provider secret, keyed by variable name; `ciphertext` is AES-256-GCM (see env-mgmt/secret-box). */
+export const envVarSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    ciphertext: { type: String, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'env_vars', versionKey: false },
+);
+
+export type EnvVarDoc = InferSchemaType<typeof envVarSchema> & { _id: string };

@@ -1,0 +1,26 @@
+import { mongo, type Connection } from 'mongoose';
+import { envVarSchema, type EnvVarDoc } from './env-var.model';
+import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
+import { workflowSchema, type WorkflowDoc } from './workflow.model';
+
+export type { EnvVarDoc, WorkflowDoc, WorkflowVersionDoc };
+
+/** Every model and GridFS bucket of one connection, created once per process. */
+export function createModels(conn: Connection) {
+  const db = conn.db;
+  if (!db) throw new Error('createModels needs an open connection');
+  return {
+    conn,
+    Workflow: conn.model<WorkflowDoc>('Workflow', workflowSchema),
+    WorkflowVersion: conn.model<WorkflowVersionDoc>('WorkflowVersion', workflowVersionSchema),
+    EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
+    testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
+  };
+}
+
+export type Models = ReturnType<typeof createModels>;
+
+/** Builds the indexes before the first request, so uniqueness holds from the start. */
+export async function syncIndexes(models: Models): Promise<void> {
+  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init()]);
+}

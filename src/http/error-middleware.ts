@@ -1,0 +1,65 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger';
+import { AppError, RequestValidationError } from './errors';
+
+const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_PART_COUNT', 'LIMIT_FIELD_COUNT', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_KEY']);
+
+interface Rendered {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * First middleware of the chain: turns every error into FastAPI's envelope. Client mistakes are
+ * 4xx with a readable `detail`; anything unexpected is logged with its stack and answered 500
+ * without internals.
+ */
+export function errorMiddleware(logger: Logger): Middleware {
+  return async function renderErrors(ctx, next) {
+    try {
+      await next();
+    } catch (err) {
+      const rendered = render(err);
+      if (rendered.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = rendered.status;
+      ctx.body = rendered.body;
+    }
+  };
+}
+
+function render(err: unknown): Rendered {
+  if (err instanceof RequestValidationError) return { status: 422, body: { detail: err.details } };
+  if (err instanceof AppError) return { status: err.status, body: { detail: err.message } };
+  const e = err as { code?: unknown; field?: unknown; status?: unknown; expose?: unknown; message?: unknown; name?: unknown };
+  if (typeof e.code === 'string' && e.code.startsWith('LIMIT_')) {
+    if (MULTER_TOO_LARGE.has(e.code)) return { status: 413, body: { detail: uploadLimitMessage(e.code, e.field) } };
+    return {
+      status: 422,
+      body: { detail: [{ type: 'unexpected_file', loc: ['body', String(e.field ?? '')], msg: `Unexpected file field '${String(e.field ?? '')}'`, input: null }] },
+    };
+  }
+  if (typeof e.message === 'string' && isMalformedMultipart(e.message)) {
+    return { status: 400, body: { detail: `There was an error parsing the body: ${e.message}` } };
+  }
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose !== false) {
+    return { status: e.status, body: { detail: typeof e.message === 'string' ? e.message : 'Bad Request' } };
+  }
+  if (e.code === 11000) return { status: 409, body: { detail: 'A resource with the same unique key already exists' } };
+  return { status: 500, body: { detail: 'Internal Server Error' } };
+}
+
+function uploadLimitMessage(code: string, field: unknown): string {
+  const where = field ? ` (field '${String(field)}')` : '';
+  switch (code) {
+    case 'LIMIT_FILE_SIZE':
+      return `File too large${where}`;
+    case 'LIMIT_FILE_COUNT':
+      return `Too many files${where}`;
+    default:
+      return `Multipart body over its limits: ${code}${where}`;
+  }
+}
+
+function isMalformedMultipart(message: string): boolean {
+  return /Boundary not found|Unexpected end of (form|multipart)|Malformed part header|Multipart: /i.test(message);
+}

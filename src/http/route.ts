@@ -1,0 +1,125 @@
+import type Router from '@koa/router';
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import type { Context, Middleware } from 'koa';
+import type { z } from 'zod';
+import { RequestValidationError } from './errors';
+import { NO_BODY, readJsonBody } from './json-body';
+import { type RequestPart, toValidationDetails } from './validation-details';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+}
+
+/**
+ * One endpoint, described once: the same zod schemas validate the request, type the handler and
+ * generate the OpenAPI document. Paths use OpenAPI's `{name}` form.
+ */
+export interface RouteDef<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
+  method: Method;
+  path: string;
+  summary: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** `multipart/form-data` bodies are parsed by `middleware` (multer) before validation. */
+  bodyType?: 'application/json' | 'multipart/form-data';
+  middleware?: Middleware[];
+  status?: number;
+  /** Response schema for the OpenAPI document; `null` for an empty body. */
+  response: z.ZodType | null | { contentType: string; description: string };
+  errors?: number[];
+  handler: (input: RouteInput<P, Q, B>, ctx: Context) => Promise<unknown> | unknown;
+}
+
+export interface RouteLimits {
+  maxJsonBytes: number;
+}
+
+export interface MountableRoute {
+  method: Method;
+  path: string;
+  mount(router: Router, registry: OpenAPIRegistry, limits: RouteLimits): void;
+}
+
+export function defineRoute<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(def: RouteDef<P, Q, B>): MountableRoute {
+  return {
+    method: def.method,
+    path: def.path,
+    mount(router, registry, limits) {
+      registry.registerPath(openApiPath(def));
+      const koaPath = def.path.replace(/\{(\w+)\}/g, ':$1');
+      const handle: Middleware = async (ctx) => {
+        const params = parsePart(def.params, 'path', ctx.params ?? {});
+        const query = parsePart(def.query, 'query', ctx.query);
+        let body: unknown;
+        if (def.body) {
+          const raw = def.bodyType === 'multipart/form-data' ? (ctx.request as { body?: unknown }).body : await readJsonBody(ctx, limits.maxJsonBytes);
+          body = parsePart(def.body, 'body', raw === NO_BODY ? undefined : raw);
+        }
+        // Set before the handler runs, so a handler may still choose another status (health: 503).
+        ctx.status = def.status ?? 200;
+        const result = await def.handler({ params, query, body } as RouteInput<P, Q, B>, ctx);
+        if (result !== undefined) ctx.body = result;
+      };
+      router[def.method](koaPath, ...(def.middleware ?? []), handle);
+    },
+  };
+}
+
+function parsePart(schema: z.ZodType | undefined, part: RequestPart, raw: unknown): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    if (raw === undefined && part === 'body') {
+      throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+    }
+    throw new RequestValidationError(toValidationDetails(result.error.issues, part, raw));
+  }
+  return result.data;
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'The request cannot be carried out in the current state',
+  404: 'Unknown identifier',
+  409: 'Conflict with an existing resource',
+  413: 'Body or upload over the size limit',
+};
+
+function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined>(
+  def: RouteDef<P, Q, B>,
+) {
+  const responses: Record<number, ResponseConfig> = {};
+  const status = def.status ?? 200;
+  if (def.response === null) responses[status] = { description: 'No content' };
+  else if ('contentType' in def.response) {
+    responses[status] = { description: def.response.description, content: { [def.response.contentType]: { schema: { type: 'string', format: 'binary' } } } };
+  } else responses[status] = { description: 'Success', content: { 'application/json': { schema: def.response } } };
+  for (const code of def.errors ?? []) {
+    responses[code] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } } };
+  }
+  if (def.params || def.query || def.body) {
+    responses[422] = { description: 'Validation Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } };
+  }
+  return {
+    method: def.method,
+    path: def.path,
+    summary: def.summary,
+    tags: def.tags,
+    request: {
+      ...(def.params ? { params: def.params } : {}),
+      ...(def.query ? { query: def.query } : {}),
+      ...(def.body ? { body: { required: true, content: { [def.bodyType ?? 'application/json']: { schema: def.body } } } } : {}),
+    },
+    responses,
+  };
+}

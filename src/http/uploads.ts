@@ -1,0 +1,26 @@
+import multer from '@koa/multer';
+import type { Middleware } from 'koa';
+
+export interface UploadLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+}
+
+/**
+ * Parses a multipart body with hard limits enforced while streaming (multer raises LIMIT_* errors,
+ * rendered as 413 by the error middleware) and hands the route one object: the text fields plus
+ * the files under `fileField`, so a single zod schema validates both.
+ */
+export function multipartUpload(fileField: string, limits: UploadLimits): Middleware {
+  const parse = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20 },
+  }).array(fileField);
+  return async function multipartBody(ctx, next) {
+    if (!ctx.is('multipart/form-data')) return next();
+    await parse(ctx, async () => undefined);
+    const request = ctx.request as { body?: Record<string, unknown>; files?: unknown };
+    request.body = { ...(request.body ?? {}), ...(request.files ? { [fileField]: request.files } : {}) };
+    return next();
+  };
+}

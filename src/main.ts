@@ -1,0 +1,54 @@
+import http from 'node:http';
+import { Connection } from '@temporalio/client';
+import { createApp } from './app';
+import { loadConfig } from './config';
+import { connectMongo, pingMongo } from './db/connection';
+import { createModels, syncIndexes } from './db/models';
+import { createLogger } from './logger';
+import { loadSecretKey } from './modules/env-mgmt/secret-key';
+import { createServices } from './services';
+
+/** Boot order: config → MongoDB → Temporal client → app → listen; SIGTERM/SIGINT drain and close. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config, 'api');
+  const mongo = await connectMongo(config);
+  const models = createModels(mongo);
+  await syncIndexes(models);
+  // Lazy: the api serves definitions even while Temporal is still starting; health reports it.
+  const temporal = Connection.lazy({ address: config.temporal.address });
+  const app = createApp({
+    config,
+    logger,
+    services: createServices(models, loadSecretKey(config)),
+    probes: {
+      mongodb: () => pingMongo(mongo),
+      temporal: async () => {
+        await temporal.workflowService.getSystemInfo({});
+      },
+    },
+  });
+  const server = http.createServer(app.callback());
+  server.requestTimeout = 0; // blocking runs may legitimately take long; the run engine bounds them
+  await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.http.port;
+  logger.info({ url: `http://${config.http.host}:${port}/api` }, 'api listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api stopping');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.allSettled([mongo.close(), temporal.close()]);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error('api failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,87 @@
+/** The 17 providers PySpur lets users configure, in its order (pyspur-facts §9). */
+export interface ProviderParameter {
+  name: string;
+  description: string;
+  required: boolean;
+  type: 'password' | 'text';
+}
+
+export interface ProviderConfig {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  parameters: ProviderParameter[];
+  icon: string;
+}
+
+/** `name:Description` is a required password; flags: `t` text, `opt` not required. */
+function param(name: string, description: string, ...flags: ('t' | 'opt')[]): ProviderParameter {
+  return { name, description, required: !flags.includes('opt'), type: flags.includes('t') ? 'text' : 'password' };
+}
+
+function provider(id: string, name: string, description: string, category: string, icon: string, parameters: ProviderParameter[]): ProviderConfig {
+  return { id, name, description, category, parameters, icon };
+}
+
+export const PROVIDERS: readonly ProviderConfig[] = [
+  provider('openai', 'OpenAI', "OpenAI's GPT models", 'llm', 'openai', [param('OPENAI_API_KEY', 'OpenAI API Key')]),
+  provider('azure-openai', 'Azure OpenAI', 'Azure-hosted OpenAI models', 'llm', 'azure', [
+    param('AZURE_OPENAI_API_KEY', 'Azure OpenAI API Key'),
+    param('AZURE_OPENAI_ENDPOINT', 'Azure OpenAI Endpoint URL', 't'),
+    param('AZURE_OPENAI_API_VERSION', 'API Version (e.g. 2023-05-15)', 't'),
+  ]),
+  provider('anthropic', 'Anthropic', "Anthropic's Claude models", 'llm', 'anthropic', [param('ANTHROPIC_API_KEY', 'Anthropic API Key')]),
+  provider('gemini', 'Google Gemini', "Google's Gemini models", 'llm', 'google', [param('GEMINI_API_KEY', 'Gemini API Key')]),
+  provider('deepseek', 'DeepSeek', "DeepSeek's code and chat models", 'llm', 'deepseek', [param('DEEPSEEK_API_KEY', 'DeepSeek API Key')]),
+  provider('cohere', 'Cohere', "Cohere's language models", 'llm', 'cohere', [param('COHERE_API_KEY', 'Cohere API Key')]),
+  provider('voyage', 'Voyage AI', "Voyage's language models", 'llm', 'voyage', [param('VOYAGE_API_KEY', 'Voyage API Key')]),
+  provider('mistral', 'Mistral AI', "Mistral's language models", 'llm', 'mistral', [param('MISTRAL_API_KEY', 'Mistral API Key')]),
+  provider('pinecone', 'Pinecone', 'Production-ready vector database', 'vectorstore', 'pinecone', [
+    param('PINECONE_API_KEY', 'Pinecone API Key'),
+    param('PINECONE_ENVIRONMENT', 'Pinecone Environment', 't'),
+    param('PINECONE_INDEX', 'Pinecone Index Name', 't'),
+  ]),
+  provider('weaviate', 'Weaviate', 'Multi-modal vector search engine', 'vectorstore', 'weaviate', [
+    param('WEAVIATE_API_KEY', 'Weaviate API Key'),
+    param('WEAVIATE_URL', 'Weaviate Instance URL', 't'),
+  ]),
+  provider('qdrant', 'Qdrant', 'Vector database for production', 'vectorstore', 'qdrant', [
+    param('QDRANT_API_KEY', 'Qdrant API Key'),
+    param('QDRANT_URL', 'Qdrant Instance URL', 't'),
+  ]),
+  provider('chroma', 'Chroma', 'Open-source embedding database', 'vectorstore', 'chroma', [
+    param('CHROMA_IN_MEMORY', 'Run Chroma in memory', 't'),
+    param('CHROMA_PERSISTENCE_DIR', 'Directory for Chroma persistence', 't'),
+    param('CHROMA_HOST', 'Chroma server host', 't'),
+    param('CHROMA_PORT', 'Chroma server port', 't'),
+    param('CHROMA_COLLECTION', 'Chroma collection name', 't'),
+  ]),
+  provider('supabase', 'Supabase', 'Open-source vector database', 'vectorstore', 'supabase', [
+    param('SUPABASE_URL', 'Supabase Project URL', 't'),
+    param('SUPABASE_ANON_KEY', 'Supabase Anonymous Key', 'opt'),
+    param('SUPABASE_SERVICE_ROLE_KEY', 'Supabase Service Role Key', 'opt'),
+  ]),
+  provider('reddit', 'Reddit', 'Reddit API integration', 'social', 'logos:reddit-icon', [
+    param('REDDIT_CLIENT_ID', 'Reddit API Client ID'),
+    param('REDDIT_CLIENT_SECRET', 'Reddit API Client Secret'),
+    param('REDDIT_USERNAME', 'Reddit Username', 't', 'opt'),
+    param('REDDIT_PASSWORD', 'Reddit Password', 'opt'),
+    param('REDDIT_USER_AGENT', 'Reddit API User Agent', 't', 'opt'),
+  ]),
+  provider('firecrawl', 'Firecrawl', 'Web scraping and crawling service', 'scraping', 'solar:spider-bold', [param('FIRECRAWL_API_KEY', 'Firecrawl API Key')]),
+  provider('slack', 'Slack', 'Slack messaging and notification service', 'messaging', 'logos:slack-icon', [
+    param('SLACK_BOT_TOKEN', 'Slack Bot User OAuth Token (starts with xoxb-)'),
+    param('SLACK_USER_TOKEN', 'Slack User OAuth Token (starts with xoxp-)', 'opt'),
+  ]),
+  provider('exa', 'Exa', 'Exa web search API', 'search', 'solar:search-bold', [param('EXA_API_KEY', 'Exa API Key')]),
+];
+
+const PARAMETERS = new Map(PROVIDERS.flatMap((p) => p.parameters.map((param) => [param.name, param] as const)));
+
+/** All 34 settable variable names, in provider order. */
+export const KNOWN_VARIABLES: readonly string[] = [...PARAMETERS.keys()];
+
+export function findParameter(name: string): ProviderParameter | undefined {
+  return PARAMETERS.get(name);
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { defineRoute, type MountableRoute } from '../../http/route';
+
+export type HealthProbe = () => Promise<void>;
+
+const Check = z.object({ ok: z.boolean(), latency_ms: z.number(), error: z.string().optional() });
+const HealthResponse = z.object({ status: z.enum(['ok', 'degraded']), checks: z.record(z.string(), Check) });
+const PROBE_TIMEOUT_MS = 3000;
+
+async function runProbe(probe: HealthProbe): Promise<z.output<typeof Check>> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS))),
+    ]);
+    return { ok: true, latency_ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    return { ok: false, latency_ms: Math.round(performance.now() - started), error: (err as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Checks every dependency; 503 when one is down, so orchestrators can route around the instance. */
+export function healthRoutes(probes: Record<string, HealthProbe>): MountableRoute[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/health', summary: 'MongoDB and Temporal reachability', tags: ['health'],
+      response: HealthResponse,
+      handler: async (_input, ctx) => {
+        const names = Object.keys(probes);
+        const results = await Promise.all(names.map((n) => runProbe(probes[n] as HealthProbe)));
+        const checks = Object.fromEntries(names.map((n, i) => [n, results[i]]));
+        const ok = results.every((r) => r.ok);
+        if (!ok) ctx.status = 503;
+        return { status: ok ? 'ok' : 'degraded', checks };
+      },
+    }),
+  ];
+}

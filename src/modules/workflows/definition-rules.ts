@@ -1,0 +1,101 @@
+import type { WorkflowDefinition } from './definition.schema';
+
+export interface RuleIssue {
+  path: (string | number)[];
+  message: string;
+  kind: 'value_error' | 'assertion_error';
+}
+
+export const LLM_NODE_TYPES = new Set(['SingleLLMCallNode', 'BestOfNNode']);
+
+/**
+ * Graph rules checked at save time, so a stored definition can always be scheduled: unique node
+ * ids, links between existing nodes, at most one top-level InputNode, LLM nodes with a model, and
+ * PySpur's chatbot I/O fields.
+ */
+export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
+  return [...checkNodeIds(def), ...checkLinks(def), ...checkInputNodes(def), ...checkLlmNodes(def), ...checkChatbot(def)];
+}
+
+function checkNodeIds(def: WorkflowDefinition): RuleIssue[] {
+  const seen = new Set<string>();
+  const issues: RuleIssue[] = [];
+  def.nodes.forEach((node, i) => {
+    if (seen.has(node.id)) issues.push({ path: ['nodes', i, 'id'], message: `Duplicate node id '${node.id}'`, kind: 'value_error' });
+    seen.add(node.id);
+  });
+  return issues;
+}
+
+function checkLinks(def: WorkflowDefinition): RuleIssue[] {
+  const ids = new Set(def.nodes.map((n) => n.id));
+  const issues: RuleIssue[] = [];
+  def.links.forEach((link, i) => {
+    for (const end of ['source_id', 'target_id'] as const) {
+      if (!ids.has(link[end])) {
+        issues.push({ path: ['links', i, end], message: `Link ${end} '${link[end]}' is not a node of this workflow`, kind: 'value_error' });
+      }
+    }
+  });
+  return issues;
+}
+
+function checkInputNodes(def: WorkflowDefinition): RuleIssue[] {
+  const inputs = def.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.node_type === 'InputNode' && n.parent_id === null);
+  return inputs.slice(1).map(({ i }) => ({
+    path: ['nodes', i],
+    message: 'A workflow can have at most one top-level InputNode',
+    kind: 'value_error' as const,
+  }));
+}
+
+function checkLlmNodes(def: WorkflowDefinition): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  def.nodes.forEach((node, i) => {
+    if (!LLM_NODE_TYPES.has(node.node_type)) return;
+    const info = node.config.llm_info;
+    if (info === null || typeof info !== 'object' || Array.isArray(info)) {
+      issues.push({ path: ['nodes', i], message: `${node.node_type} '${node.id}' needs config.llm_info`, kind: 'assertion_error' });
+    } else if (typeof (info as Record<string, unknown>).model !== 'string') {
+      issues.push({ path: ['nodes', i, 'config', 'llm_info', 'model'], message: `${node.node_type} '${node.id}' needs config.llm_info.model`, kind: 'value_error' });
+    }
+  });
+  return issues;
+}
+
+function checkChatbot(def: WorkflowDefinition): RuleIssue[] {
+  if (def.spur_type !== 'chatbot') return [];
+  const issues: RuleIssue[] = [];
+  const input = def.nodes.find((n) => n.node_type === 'InputNode' && n.parent_id === null);
+  const output = def.nodes.find((n) => n.node_type === 'OutputNode' && n.parent_id === null);
+  if (input) {
+    const problem = missingStringFields(input.config.output_json_schema, ['user_message', 'session_id']);
+    if (problem === 'invalid') issues.push(chatbotIssue('Invalid JSON schema in input node output_json_schema'));
+    else if (problem.length) issues.push(chatbotIssue(`Chatbot input node must have the following mandatory fields: ${problem.join(', ')}`));
+  }
+  if (output) {
+    const problem = missingStringFields(output.config.output_json_schema, ['assistant_message']);
+    if (problem === 'invalid') issues.push(chatbotIssue('Invalid JSON schema in output node output_json_schema'));
+    else if (problem.length) issues.push(chatbotIssue(`Chatbot output node must have the following mandatory fields: ${problem.join(', ')}`));
+  }
+  return issues;
+}
+
+function chatbotIssue(message: string): RuleIssue {
+  return { path: [], message, kind: 'value_error' };
+}
+
+/** Fields absent or not typed `string` in a JSON Schema given as text; 'invalid' if unparsable. */
+function missingStringFields(schemaText: unknown, fields: string[]): string[] | 'invalid' {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(typeof schemaText === 'string' ? schemaText : '{}');
+  } catch {
+    return 'invalid';
+  }
+  const props = (schema as { properties?: Record<string, { type?: unknown }> } | null)?.properties ?? {};
+  return fields.flatMap((f) => {
+    if (!(f in props)) return [f];
+    return props[f]?.type === 'string' ? [] : [`${f} (must be of type str)`];
+  });
+}

@@ -1,0 +1,75 @@
+import type { Models, WorkflowDoc, WorkflowVersionDoc } from '../../db/models';
+import { duplicateKeyField, insertWithNewId } from '../../db/ids';
+import { fromJsonText } from '../../db/json-text';
+import { notFound } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
+import { definitionHash } from './definition-hash';
+import type { Clock } from './workflows.service';
+import type { WorkflowVersionResponse } from './workflows.schemas';
+
+const MAX_RACES = 10;
+
+export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionResponse {
+  return {
+    version: doc.version,
+    name: doc.name,
+    description: doc.description ?? null,
+    definition: fromJsonText(doc.definition),
+    definition_hash: doc.definition_hash,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
+
+export function createVersionService(models: Models, clock: Clock = () => new Date()) {
+  const { WorkflowVersion } = models;
+
+  /**
+   * The version a run pins: an existing version of this workflow with an equal definition hash,
+   * else a new one numbered max+1. Concurrent starts race on the unique indexes (workflow, hash)
+   * and (workflow, version); the loser re-reads.
+   */
+  async function ensureVersion(workflow: WorkflowDoc): Promise<WorkflowVersionDoc> {
+    const hash = definitionHash(fromJsonText(workflow.definition));
+    for (let attempt = 0; attempt < MAX_RACES; attempt++) {
+      const existing = await WorkflowVersion.findOne({ workflow_id: workflow._id, definition_hash: hash }).lean<WorkflowVersionDoc>();
+      if (existing) return existing;
+      const latest = await WorkflowVersion.findOne({ workflow_id: workflow._id }).sort({ version: -1 }).lean<WorkflowVersionDoc>();
+      const now = clock();
+      try {
+        return await insertWithNewId(models.conn, 'workflowVersion', async (id, seq) => {
+          const doc: WorkflowVersionDoc = {
+            _id: id,
+            seq,
+            workflow_id: workflow._id,
+            version: (latest?.version ?? 0) + 1,
+            name: workflow.name,
+            description: workflow.description ?? null,
+            definition: workflow.definition,
+            definition_hash: hash,
+            created_at: now,
+            updated_at: now,
+          };
+          await WorkflowVersion.create(doc);
+          return doc;
+        });
+      } catch (err) {
+        const field = duplicateKeyField(err);
+        if (field !== 'workflow_id' && field !== 'version' && field !== 'definition_hash') throw err;
+      }
+    }
+    throw new Error(`could not create a version of ${workflow._id}: too many concurrent writers`);
+  }
+
+  return {
+    ensureVersion,
+    async list(workflowId: string, page: Page, workflowExists: (id: string) => Promise<boolean>) {
+      if (!(await workflowExists(workflowId))) throw notFound.workflow();
+      const { skip, limit } = pageBounds(page);
+      const docs = await WorkflowVersion.find({ workflow_id: workflowId }).sort({ version: -1 }).skip(skip).limit(limit).lean<WorkflowVersionDoc[]>();
+      return docs.map(toVersionResponse);
+    },
+  };
+}
+
+export type VersionService = ReturnType<typeof createVersionService>;

@@ -1,0 +1,84 @@
+import { z } from '../../http/zod';
+import type { UploadedFile } from '../files/test-files.service';
+import type { TestFileService } from '../files/test-files.service';
+import { PageQuery } from '../../http/pagination';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import { multipartUpload, type UploadLimits } from '../../http/uploads';
+import { WorkflowCreateRequest, WorkflowIdParams, WorkflowResponse, WorkflowVersionResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
+import type { WorkflowService } from './workflows.service';
+import type { VersionService } from './versions.service';
+
+export interface WorkflowRouteDeps {
+  workflows: WorkflowService;
+  versions: VersionService;
+  testFiles: TestFileService;
+  uploadLimits: UploadLimits;
+}
+
+const tags = ['workflows'];
+const UploadedFileSchema = z
+  .custom<UploadedFile>((v) => typeof v === 'object' && v !== null && 'buffer' in v, { message: 'Expected a file' })
+  .openapi({ type: 'string', format: 'binary' });
+
+export function workflowRoutes({ workflows, versions, testFiles, uploadLimits }: WorkflowRouteDeps): MountableRoute[] {
+  const exists = async (id: string) => (await workflows.load(id).then(() => true, () => false));
+  return [
+    defineRoute({
+      method: 'post', path: '/wf/', summary: 'Create a workflow', tags,
+      body: WorkflowCreateRequest, response: WorkflowResponse,
+      handler: ({ body }) => workflows.create(body),
+    }),
+    defineRoute({
+      method: 'get', path: '/wf/', summary: 'List workflows, newest first', tags,
+      query: PageQuery, response: z.array(WorkflowResponse),
+      handler: ({ query }) => workflows.list(query),
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/upload_test_files/', summary: 'Upload test files for a node', tags,
+      bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits)],
+      body: UploadTestFilesForm.extend({ files: z.array(UploadedFileSchema).min(1) }),
+      response: UploadTestFilesResponse, errors: [404, 413],
+      handler: async ({ body }) => {
+        await workflows.load(body.workflow_id);
+        return { [body.node_id]: await testFiles.upload(body.workflow_id, body.node_id, body.files) };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/wf/{workflow_id}/', summary: 'Get a workflow', tags,
+      params: WorkflowIdParams, response: WorkflowResponse, errors: [404],
+      handler: ({ params }) => workflows.get(params.workflow_id),
+    }),
+    defineRoute({
+      method: 'put', path: '/wf/{workflow_id}/', summary: 'Replace name, description and definition', tags,
+      params: WorkflowIdParams, body: WorkflowCreateRequest, response: WorkflowResponse, errors: [400, 404, 409],
+      handler: ({ params, body }) => workflows.update(params.workflow_id, body),
+    }),
+    defineRoute({
+      method: 'delete', path: '/wf/{workflow_id}/', summary: 'Delete a workflow, its versions and test files', tags,
+      params: WorkflowIdParams, status: 204, response: null, errors: [404],
+      handler: async ({ params }) => {
+        await workflows.remove(params.workflow_id, testFiles.removeForWorkflow);
+      },
+    }),
+    defineRoute({
+      method: 'put', path: '/wf/{workflow_id}/reset/', summary: 'Reset to the default single-input definition', tags,
+      params: WorkflowIdParams, response: WorkflowResponse, errors: [404],
+      handler: ({ params }) => workflows.reset(params.workflow_id),
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/{workflow_id}/duplicate/', summary: "Copy a workflow as '<name> (Copy)'", tags,
+      params: WorkflowIdParams, response: WorkflowResponse, errors: [404],
+      handler: ({ params }) => workflows.duplicate(params.workflow_id),
+    }),
+    defineRoute({
+      method: 'get', path: '/wf/{workflow_id}/output_variables/', summary: 'Output fields of the leaf nodes', tags,
+      params: WorkflowIdParams, response: z.array(OutputVariable), errors: [404],
+      handler: ({ params }) => workflows.outputVariables(params.workflow_id),
+    }),
+    defineRoute({
+      method: 'get', path: '/wf/{workflow_id}/versions/', summary: 'Versions, newest first', tags,
+      params: WorkflowIdParams, query: PageQuery, response: z.array(WorkflowVersionResponse), errors: [404],
+      handler: ({ params, query }) => versions.list(params.workflow_id, query, exists),
+    }),
+  ];
+}

@@ -1,0 +1,132 @@
+import type { Models, WorkflowDoc } from '../../db/models';
+import { duplicateKeyField, insertWithNewId } from '../../db/ids';
+import { fromJsonText, toJsonText } from '../../db/json-text';
+import { ConflictError, BadRequestError, notFound } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
+import { defaultChatbotDefinition, defaultWorkflowDefinition } from './default-definitions';
+import { type WorkflowDefinition, WorkflowDefinitionSchema } from './definition.schema';
+import { candidateNames } from './unique-name';
+import type { OutputVariable, WorkflowCreateInput, WorkflowResponse } from './workflows.schemas';
+
+export type Clock = () => Date;
+
+export function toWorkflowResponse(doc: WorkflowDoc): WorkflowResponse {
+  return {
+    id: doc._id,
+    name: doc.name,
+    description: doc.description ?? null,
+    definition: fromJsonText<WorkflowDefinition>(doc.definition) as WorkflowDefinition,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
+
+/** Stored rows that no longer pass today's rules are left out of listings, as PySpur does. */
+function isListable(doc: WorkflowDoc): boolean {
+  try {
+    return typeof doc.name === 'string' && WorkflowDefinitionSchema.safeParse(JSON.parse(doc.definition)).success;
+  } catch {
+    return false;
+  }
+}
+
+/** Definition used on create: PySpur swaps an absent or node-less definition for a default. */
+function definitionForCreate(given: WorkflowDefinition | null): WorkflowDefinition {
+  if (!given) return defaultWorkflowDefinition();
+  if (given.nodes.length === 0) return given.spur_type === 'chatbot' ? defaultChatbotDefinition() : defaultWorkflowDefinition();
+  return given;
+}
+
+export function createWorkflowService(models: Models, clock: Clock = () => new Date()) {
+  const { Workflow } = models;
+
+  async function load(id: string): Promise<WorkflowDoc> {
+    const doc = await Workflow.findById(id).lean<WorkflowDoc>();
+    if (!doc) throw notFound.workflow();
+    return doc;
+  }
+
+  /** Inserts under the first free name of `candidateNames` (the uniqueness rule of create/duplicate). */
+  async function insertUniquelyNamed(name: string, description: string, definition: WorkflowDefinition): Promise<WorkflowDoc> {
+    const now = clock();
+    for (const candidate of candidateNames(name, now)) {
+      try {
+        return await insertWithNewId(models.conn, 'workflow', async (id, seq) => {
+          const doc = { _id: id, seq, name: candidate, description, definition: toJsonText(definition), created_at: now, updated_at: now };
+          await Workflow.create(doc);
+          return doc;
+        });
+      } catch (err) {
+        if (duplicateKeyField(err) !== 'name') throw err;
+      }
+    }
+    throw new Error('unreachable: candidateNames is infinite');
+  }
+
+  async function findPage(page: Page): Promise<WorkflowResponse[]> {
+    const { skip, limit } = pageBounds(page);
+    const out: WorkflowResponse[] = [];
+    let skipped = 0;
+    for await (const doc of Workflow.find().sort({ created_at: -1, seq: -1 }).lean<WorkflowDoc[]>().cursor()) {
+      if (!isListable(doc)) continue;
+      if (skipped++ < skip) continue;
+      out.push(toWorkflowResponse(doc));
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
+  return {
+    load,
+    list: findPage,
+    async get(id: string) {
+      return toWorkflowResponse(await load(id));
+    },
+    async create(input: WorkflowCreateInput) {
+      const doc = await insertUniquelyNamed(input.name || 'Untitled Workflow', input.description, definitionForCreate(input.definition));
+      return toWorkflowResponse(doc);
+    },
+    async update(id: string, input: WorkflowCreateInput) {
+      await load(id);
+      if (!input.definition) throw new BadRequestError('Workflow definition is required to update a workflow');
+      const set = { name: input.name, description: input.description, definition: toJsonText(input.definition), updated_at: clock() };
+      try {
+        await Workflow.updateOne({ _id: id }, { $set: set });
+      } catch (err) {
+        if (duplicateKeyField(err) === 'name') throw new ConflictError(`A workflow named '${input.name}' already exists`);
+        throw err;
+      }
+      return toWorkflowResponse(await load(id));
+    },
+    async reset(id: string) {
+      await load(id);
+      await Workflow.updateOne({ _id: id }, { $set: { definition: toJsonText(defaultWorkflowDefinition()), updated_at: clock() } });
+      return toWorkflowResponse(await load(id));
+    },
+    async duplicate(id: string) {
+      const source = await load(id);
+      const definition = fromJsonText<WorkflowDefinition>(source.definition) as WorkflowDefinition;
+      return toWorkflowResponse(await insertUniquelyNamed(`${source.name} (Copy)`, source.description ?? '', definition));
+    },
+    /** Removes the workflow and everything that belongs to it: versions and stored test files. */
+    async remove(id: string, removeTestFiles: (workflowId: string) => Promise<void>) {
+      await load(id);
+      await removeTestFiles(id);
+      await models.WorkflowVersion.deleteMany({ workflow_id: id });
+      await Workflow.deleteOne({ _id: id });
+    },
+    async outputVariables(id: string): Promise<OutputVariable[]> {
+      const def = fromJsonText<WorkflowDefinition>((await load(id)).definition) as WorkflowDefinition;
+      const sources = new Set(def.links.map((l) => l.source_id));
+      return def.nodes
+        .filter((n) => !sources.has(n.id))
+        .flatMap((n) => {
+          const schema = n.config.output_schema;
+          if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return [];
+          return Object.keys(schema).map((key) => ({ node_id: n.id, variable_name: key, prefixed_variable: `${n.id}-${key}` }));
+        });
+    },
+  };
+}
+
+export type WorkflowService = ReturnType<typeof createWorkflowService>;

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { startApi, type TestApi } from '../support/api';
+import { client } from '../support/http';
+
+describe('api: health, routing and error envelopes', () => {
+  let api: TestApi;
+  let http: ReturnType<typeof client>;
+  before(async () => {
+    api = await startApi();
+    http = client(api.baseUrl);
+  });
+  after(() => api.close());
+
+  it('reports MongoDB and Temporal healthy', async () => {
+    const res = await http.get('/health');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'ok');
+    assert.equal(res.body.checks.mongodb.ok, true);
+    assert.equal(res.body.checks.temporal.ok, true);
+  });
+
+  it('answers 503 naming the dependency that is down', async () => {
+    const broken = await startApi({ SPUR_TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    try {
+      const res = await client(broken.baseUrl).get('/health');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.status, 'degraded');
+      assert.equal(res.body.checks.temporal.ok, false);
+      assert.equal(res.body.checks.mongodb.ok, true);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await http.get('/no/such/route/');
+    assert.equal(res.status, 404);
+    assert.deepEqual(res.body, { detail: 'Not Found' });
+  });
+
+  it('answers a wrong method with a JSON 405', async () => {
+    const res = await http.request('PATCH', '/wf/');
+    assert.equal(res.status, 405);
+    assert.deepEqual(res.body, { detail: 'Method Not Allowed' });
+  });
+
+  it('redirects a path that differs only by its trailing slash (307, as FastAPI)', async () => {
+    const res = await http.get('/wf?page=2');
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.get('location'), '/api/wf/?page=2');
+  });
+
+  it('turns malformed JSON into a 422 json_invalid item with the offset', async () => {
+    const res = await http.post('/wf/', { raw: '{"name": }' });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.detail[0].type, 'json_invalid');
+    assert.equal(res.body.detail[0].loc[0], 'body');
+    assert.equal(typeof res.body.detail[0].loc[1], 'number');
+    assert.equal(res.body.detail[0].msg, 'JSON decode error');
+  });
+
+  it('reports a missing body as loc ["body"]', async () => {
+    const res = await http.post('/wf/');
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+  });
+
+  it('refuses a JSON body over the limit with 413 while streaming', async () => {
+    const small = await startApi({ SPUR_MAX_JSON_BYTES: '1024' });
+    try {
+      const res = await client(small.baseUrl).post('/wf/', { name: 'x', description: 'y'.repeat(5000) });
+      assert.equal(res.status, 413);
+      assert.match(res.body.detail, /exceeds 1024 bytes/);
+    } finally {
+      await small.close();
+    }
+  });
+});
