@@ -1,10 +1,10 @@
 import http from 'node:http';
-import { Connection } from '@temporalio/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
-import { connectMongo, pingMongo } from './db/connection';
+import { connectMongo } from './db/connection';
 import { createModels, syncIndexes } from './db/models';
 import { createLogger } from './logger';
+import { createTemporalProbe, mongoProbe } from './modules/health/probes';
 import { loadSecretKey } from './modules/env-mgmt/secret-key';
 import { createServices } from './services';
 
@@ -15,18 +15,12 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await syncIndexes(models);
-  // Lazy: the api serves definitions even while Temporal is still starting; health reports it.
-  const temporal = Connection.lazy({ address: config.temporal.address });
+  const temporalHealth = createTemporalProbe(config.temporal.address);
   const app = createApp({
     config,
     logger,
     services: createServices(models, loadSecretKey(config)),
-    probes: {
-      mongodb: () => pingMongo(mongo),
-      temporal: async () => {
-        await temporal.workflowService.getSystemInfo({});
-      },
-    },
+    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
   });
   const server = http.createServer(app.callback());
   server.requestTimeout = 0; // blocking runs may legitimately take long; the run engine bounds them
@@ -41,7 +35,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'api stopping');
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.allSettled([mongo.close(), temporal.close()]);
+    await Promise.allSettled([mongo.close(), temporalHealth.close()]);
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -31,35 +31,32 @@ export async function nextSequence(conn: Connection, kind: IdKind): Promise<numb
  * Inserts a document under a fresh PySpur-style id. The document `_id` is the id, so a counter
  * that ever hands out a number twice (FerretDB v1 updates are read-then-write) shows up as a
  * duplicate key and is retried with the next number, never as two documents with one id.
+ * FerretDB does not say which index a duplicate hit, so the `_id` is looked up to tell.
  */
 export async function insertWithNewId<T>(
   conn: Connection,
   kind: IdKind,
+  idTaken: (id: string) => Promise<boolean>,
   insert: (id: string, seq: number) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const seq = await nextSequence(conn, kind);
+    const id = `${ID_PREFIX[kind]}${seq}`;
     try {
-      return await insert(`${ID_PREFIX[kind]}${seq}`, seq);
+      return await insert(id, seq);
     } catch (err) {
-      if (!isDuplicateIdError(err)) throw err;
+      if (!isDuplicateKeyError(err) || !(await idTaken(id))) throw err;
     }
   }
   throw new Error(`could not allocate a ${kind} id after ${MAX_ATTEMPTS} attempts`);
 }
 
+/**
+ * A unique index refused the write. MongoDB says E11000; FerretDB v1 says so on insert but passes
+ * SQLite's "UNIQUE constraint failed" through on update.
+ */
 export function isDuplicateKeyError(err: unknown): boolean {
-  return (err as { code?: unknown }).code === DUPLICATE_KEY;
-}
-
-function isDuplicateIdError(err: unknown): boolean {
-  return duplicateKeyField(err) === '_id';
-}
-
-/** Name of the unique field a duplicate-key error is about (MongoDB and FerretDB word it differently). */
-export function duplicateKeyField(err: unknown): string | undefined {
-  if (!isDuplicateKeyError(err)) return undefined;
-  const e = err as { keyPattern?: Record<string, unknown>; message?: string };
-  if (e.keyPattern) return Object.keys(e.keyPattern)[0];
-  return /index: (\w+?)_(?:-?1|\d)/.exec(e.message ?? '')?.[1];
+  const e = err as { code?: unknown; message?: unknown };
+  if (e.code === DUPLICATE_KEY) return true;
+  return typeof e.message === 'string' && /E11000|UNIQUE constraint failed/.test(e.message);
 }

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { isDuplicateKeyError } from '../db/ids';
 import type { Logger } from '../logger';
 import { AppError, RequestValidationError } from './errors';
 
@@ -44,7 +45,7 @@ function render(err: unknown): Rendered {
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose !== false) {
     return { status: e.status, body: { detail: typeof e.message === 'string' ? e.message : 'Bad Request' } };
   }
-  if (e.code === 11000) return { status: 409, body: { detail: 'A resource with the same unique key already exists' } };
+  if (isDuplicateKeyError(err)) return { status: 409, body: { detail: 'A resource with the same unique key already exists' } };
   return { status: 500, body: { detail: 'Internal Server Error' } };
 }
 

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Connection } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { connectMongo, pingMongo } from '../../src/db/connection';
+import { connectMongo } from '../../src/db/connection';
+import { createTemporalProbe, mongoProbe } from '../../src/modules/health/probes';
 import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
 import { createServices } from '../../src/services';
@@ -37,12 +37,12 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await syncIndexes(models);
-  const temporal = Connection.lazy({ address: config.temporal.address });
+  const temporalHealth = createTemporalProbe(config.temporal.address);
   const app = createApp({
     config,
     logger: createLogger(config, 'api-test'),
     services: createServices(models, secretKey),
-    probes: { mongodb: () => pingMongo(mongo), temporal: async () => void (await temporal.workflowService.getSystemInfo({})) },
+    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,7 +55,7 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mongo.dropDatabase().catch(() => undefined);
-      await Promise.allSettled([mongo.close(), temporal.close()]);
+      await Promise.allSettled([mongo.close(), temporalHealth.close()]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Models, WorkflowDoc, WorkflowVersionDoc } from '../../db/models';
-import { duplicateKeyField, insertWithNewId } from '../../db/ids';
+import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
 import { notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
@@ -23,6 +23,7 @@ export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionRespo
 
 export function createVersionService(models: Models, clock: Clock = () => new Date()) {
   const { WorkflowVersion } = models;
+  const idTaken = async (id: string) => (await WorkflowVersion.exists({ _id: id })) !== null;
 
   /**
    * The version a run pins: an existing version of this workflow with an equal definition hash,
@@ -37,7 +38,7 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
       const latest = await WorkflowVersion.findOne({ workflow_id: workflow._id }).sort({ version: -1 }).lean<WorkflowVersionDoc>();
       const now = clock();
       try {
-        return await insertWithNewId(models.conn, 'workflowVersion', async (id, seq) => {
+        return await insertWithNewId(models.conn, 'workflowVersion', idTaken, async (id, seq) => {
           const doc: WorkflowVersionDoc = {
             _id: id,
             seq,
@@ -54,8 +55,8 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
           return doc;
         });
       } catch (err) {
-        const field = duplicateKeyField(err);
-        if (field !== 'workflow_id' && field !== 'version' && field !== 'definition_hash') throw err;
+        // Another run created this hash or this number first: read again.
+        if (!isDuplicateKeyError(err)) throw err;
       }
     }
     throw new Error(`could not create a version of ${workflow._id}: too many concurrent writers`);

@@ -1,5 +1,5 @@
 import type { Models, WorkflowDoc } from '../../db/models';
-import { duplicateKeyField, insertWithNewId } from '../../db/ids';
+import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import { ConflictError, BadRequestError, notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
@@ -40,6 +40,9 @@ function definitionForCreate(given: WorkflowDefinition | null): WorkflowDefiniti
 export function createWorkflowService(models: Models, clock: Clock = () => new Date()) {
   const { Workflow } = models;
 
+  const idTaken = async (id: string) => (await Workflow.exists({ _id: id })) !== null;
+  const nameTaken = async (name: string) => (await Workflow.exists({ name })) !== null;
+
   async function load(id: string): Promise<WorkflowDoc> {
     const doc = await Workflow.findById(id).lean<WorkflowDoc>();
     if (!doc) throw notFound.workflow();
@@ -51,13 +54,14 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
     const now = clock();
     for (const candidate of candidateNames(name, now)) {
       try {
-        return await insertWithNewId(models.conn, 'workflow', async (id, seq) => {
+        return await insertWithNewId(models.conn, 'workflow', idTaken, async (id, seq) => {
           const doc = { _id: id, seq, name: candidate, description, definition: toJsonText(definition), created_at: now, updated_at: now };
           await Workflow.create(doc);
           return doc;
         });
       } catch (err) {
-        if (duplicateKeyField(err) !== 'name') throw err;
+        // Not an id clash (insertWithNewId retries those): the name is taken, try the next one.
+        if (!isDuplicateKeyError(err) || !(await nameTaken(candidate))) throw err;
       }
     }
     throw new Error('unreachable: candidateNames is infinite');
@@ -93,7 +97,7 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
       try {
         await Workflow.updateOne({ _id: id }, { $set: set });
       } catch (err) {
-        if (duplicateKeyField(err) === 'name') throw new ConflictError(`A workflow named '${input.name}' already exists`);
+        if (isDuplicateKeyError(err)) throw new ConflictError(`A workflow named '${input.name}' already exists`);
         throw err;
       }
       return toWorkflowResponse(await load(id));

@@ -1,0 +1,58 @@
+/** The `llm_info.model` enum, in PySpur's order (§7.4). */
+export const LLM_MODEL_IDS = [
+  'openai/o1-pro',
+  'openai/o3-mini',
+  'openai/o3-mini-2025-01-31',
+  'openai/gpt-4o-mini',
+  'openai/gpt-4o',
+  'openai/gpt-4o-mini-search-preview',
+  'openai/gpt-4o-search-preview',
+  'openai/o1-preview',
+  'openai/o1-mini',
+  'openai/o1',
+  'openai/o1-2024-12-17',
+  'openai/o1-mini-2024-09-12',
+  'openai/o1-preview-2024-09-12',
+  'openai/chatgpt-4o-latest',
+  'azure/gpt-4',
+  'azure/gpt-35-turbo',
+  'anthropic/claude-3-5-sonnet-latest',
+  'anthropic/claude-3-5-haiku-latest',
+  'anthropic/claude-3-opus-latest',
+  'anthropic/claude-3-7-sonnet-latest',
+  'gemini/gemini-2.0-flash-exp',
+  'gemini/gemini-2.0-flash',
+  'gemini/gemini-1.5-pro',
+  'gemini/gemini-1.5-flash',
+  'gemini/gemini-1.5-pro-latest',
+  'gemini/gemini-1.5-flash-latest',
+  'deepseek/deepseek-chat',
+  'deepseek/deepseek-reasoner',
+  'ollama/mistral-small:24b',
+  'ollama/deepseek-r1',
+  'ollama/phi4',
+  'ollama/llama3.3:70b',
+  'ollama/llama3.2:3b',
+  'ollama/llama3.2:1b',
+  'ollama/llama3.1:8b',
+  'ollama/llama3.1:70b',
+  'ollama/llama3:8b',
+  'ollama/llama3:70b',
+  'ollama/gemma3:1b',
+  'ollama/gemma3:4b',
+  'ollama/gemma3:12b',
+  'ollama/gemma3:27b',
+  'ollama/gemma2',
+  'ollama/gemma2:2b',
+  'ollama/mistral',
+  'ollama/codellama',
+  'ollama/mixtral-8x7b-instruct-v0.1',
+  'xai/grok-2-latest',
+] as const;
+
+export type LlmModelId = (typeof LLM_MODEL_IDS)[number];
+
+export const DEFAULT_LLM_MODEL: LlmModelId = 'openai/gpt-4o';
+
+/** Bounds of `llm_info` (§7.3); published model limits never exceed them. */
+export const LLM_INFO_LIMITS = { maxTokens: 65536, maxTemperature: 1 } as const;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { extendConfig } from '../base-config.js';
+import { openObject } from '../shared-models.js';
+import type { NodeTypeDefinition } from '../types.js';
+
+const config = extendConfig({
+  message: z.string().default('Human intervention required'),
+  /** Kept for compatibility: only dependents of the node are ever blocked. */
+  block_only_dependent_nodes: z.boolean().default(true),
+});
+
+/** Pauses the run until a human acts; dependents wait, other branches go on. */
+export const humanInterventionNode: NodeTypeDefinition<typeof config> = {
+  name: 'HumanInterventionNode',
+  displayName: 'HumanIntervention',
+  category: 'Logic',
+  visualTag: { acronym: 'HIN', color: '#6610F2' },
+  config,
+  input: openObject(),
+  output: openObject(),
+  executionKind: 'pure',
+};
