@@ -20,7 +20,9 @@ export function multipartUpload(fileField: string, limits: UploadLimits): Middle
     if (!ctx.is('multipart/form-data')) return next();
     await parse(ctx, async () => undefined);
     const request = ctx.request as { body?: Record<string, unknown>; files?: unknown };
-    request.body = { ...(request.body ?? {}), ...(request.files ? { [fileField]: request.files } : {}) };
+    // No file part at all is a missing field (as FastAPI reports it), not an empty list.
+    const files = Array.isArray(request.files) && request.files.length > 0 ? { [fileField]: request.files } : {};
+    request.body = { ...(request.body ?? {}), ...files };
     return next();
   };
 }
