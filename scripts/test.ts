@@ -25,6 +25,7 @@ async function main(): Promise<number> {
       startTemporal({ port: await freePort(), uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') }),
     ]);
     console.log(`test stack: FerretDB ${ferret.uri}, Temporal ${temporal.address} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`);
+    if (process.env.SPUR_TEST_SKIP_STATIC !== '1' && !(await staticChecks())) return 1;
     code = await runMocha({
       SPUR_TEST_MONGODB_URI: ferret.uri,
       SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
@@ -42,6 +43,17 @@ async function main(): Promise<number> {
   return code;
 }
 
+/** Type check and lint (workflow determinism, floating promises) run in parallel before the suite. */
+async function staticChecks(): Promise<boolean> {
+  const bin = (name: string) => path.join(REPO_ROOT, 'node_modules', '.bin', name);
+  const run = (name: string, args: string[]) =>
+    new Promise<boolean>((resolve) => spawn(bin(name), args, { cwd: REPO_ROOT, stdio: 'inherit' }).on('exit', (c) => resolve(c === 0)));
+  const [types, lint] = await Promise.all([run('tsc', ['--noEmit', '-p', 'tsconfig.json']), run('eslint', ['.'])]);
+  if (!types) console.error('static checks: tsc failed');
+  if (!lint) console.error('static checks: eslint failed');
+  return types && lint;
+}
+
 function runMocha(env: Record<string, string>): Promise<number> {
   const mocha = path.join(REPO_ROOT, 'node_modules', '.bin', 'mocha');
   const child = spawn(mocha, process.argv.slice(2), { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
@@ -57,4 +69,4 @@ function printTail(file: string): void {
   }
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

@@ -1,0 +1,43 @@
+// Lint as an architecture guard (STYLE.md): workflow code stays deterministic, promises are awaited,
+// and the api never reaches into the worker's code.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.tools/**', '.data/**', '.scratch/**', 'bench/results/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    // Workflow code runs in Temporal's deterministic sandbox: only the SDK and the shared contracts.
+    files: ['temporal/workflows/**/*.ts'],
+    // `import type` of the activities is how workflows type their proxies, so type imports pass.
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(?!@temporalio/workflow$|\\.\\.?/|\\.\\./shared/).*', message: 'Workflows may import only @temporalio/workflow and temporal/shared.', allowTypeImports: true },
+            { regex: '^\\.\\./(?!shared/)', message: 'Workflows may import only @temporalio/workflow and temporal/shared.', allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code (DESIGN §2).' }] }],
+    },
+  },
+  {
+    // Tests assert on parsed JSON bodies; `any` stays inside the test helpers.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import { loadConfig } from '../src/config';
+import { connectMongo } from '../src/db/connection';
+import { createModels, syncIndexes } from '../src/db/models';
+import { createLogger } from '../src/logger';
+import { createActivities } from './activities';
+
+/**
+ * The worker process: one NativeConnection, workflows bundled from the barrel, activities wired
+ * to MongoDB. SIGINT/SIGTERM (the SDK's default shutdown signals) drain in-flight activities for
+ * up to `shutdownGraceTime` before they are cancelled and retried elsewhere.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config, 'worker');
+  Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
+  const mongo = await connectMongo(config);
+  const models = createModels(mongo);
+  await syncIndexes(models);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      workflowsPath: path.join(__dirname, 'workflows'),
+      activities: createActivities({ models }),
+      shutdownGraceTime: '10s',
+    });
+    logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker running');
+    await worker.run();
+    logger.info('worker stopped');
+  } finally {
+    await connection.close();
+    await mongo.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('worker failed:', err);
+  process.exit(1);
+});
