@@ -93,9 +93,11 @@ function missingStringFields(schemaText: unknown, fields: string[]): string[] | 
   } catch {
     return 'invalid';
   }
-  const props = (schema as { properties?: Record<string, { type?: unknown }> } | null)?.properties ?? {};
+  const rawProps = (schema as { properties?: unknown } | null)?.properties;
+  // A schema whose `properties` is not an object declares none of the fields.
+  const props = rawProps !== null && typeof rawProps === 'object' && !Array.isArray(rawProps) ? (rawProps as Record<string, unknown>) : {};
   return fields.flatMap((f) => {
     if (!(f in props)) return [f];
-    return props[f]?.type === 'string' ? [] : [`${f} (must be of type str)`];
+    return (props[f] as { type?: unknown } | null)?.type === 'string' ? [] : [`${f} (must be of type str)`];
   });
 }

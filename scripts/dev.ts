@@ -1,0 +1,124 @@
+// `npm run dev`: Temporal dev server + FerretDB + worker + api, output prefixed per process.
+// Data lives in .data/ (git-ignored) so runs and documents survive restarts.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { waitForTcp } from './lib/ports';
+import { spawnManaged, type ManagedProcess } from './lib/processes';
+import { DEFAULT_DEV_PORTS, startFerretDb, startTemporal } from './lib/servers';
+import { REPO_ROOT } from './lib/tools';
+
+export interface DevOptions {
+  dataDir?: string;
+  /** Internal: replace `tsx temporal/worker.ts` / `tsx src/main.ts` (tests of this script). */
+  workerCommand?: readonly string[];
+  apiCommand?: readonly string[];
+}
+
+function envPort(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${raw} is not a TCP port`);
+  return port;
+}
+
+const say = (line: string): void => void process.stdout.write(`[dev]      ${line}\n`);
+
+/** Runs until a signal or a crash; resolves with the exit code. */
+export async function runDev(options: DevOptions = {}): Promise<number> {
+  const ports = {
+    api: envPort('SPUR_PORT', DEFAULT_DEV_PORTS.api),
+    temporal: envPort('SPUR_TEMPORAL_PORT', DEFAULT_DEV_PORTS.temporal),
+    temporalUi: envPort('SPUR_TEMPORAL_UI_PORT', DEFAULT_DEV_PORTS.temporalUi),
+    ferret: envPort('SPUR_FERRETDB_PORT', DEFAULT_DEV_PORTS.ferret),
+  };
+  const dataDir = path.resolve(options.dataDir ?? path.join(REPO_ROOT, '.data'));
+  mkdirSync(dataDir, { recursive: true });
+  // The same node binary runs tsx directly: no npx layer, and one node version for all.
+  const tsx = (file: string): string[] => [process.execPath, require.resolve('tsx/cli'), file];
+  let workerCommand = options.workerCommand;
+  if (!workerCommand) {
+    // The api may host the worker in dev (DESIGN §1), so a missing worker entry is not fatal.
+    if (existsSync(path.join(REPO_ROOT, 'temporal/worker.ts'))) workerCommand = tsx('temporal/worker.ts');
+    else say('temporal/worker.ts does not exist yet: starting without a separate worker');
+  }
+  const apiCommand = options.apiCommand ?? tsx('src/main.ts');
+
+  const apps: ManagedProcess[] = []; // stopped first
+  const servers: ManagedProcess[] = [];
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  let shuttingDown = false;
+
+  const shutdown = async (code: number, reason: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    say(`${reason}; stopping…`);
+    await Promise.all(apps.map((p) => p.stop('SIGTERM', 10_000)));
+    await Promise.all(servers.map((p) => p.stop('SIGTERM', 10_000)));
+    finish(code);
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!shuttingDown) return void shutdown(0, `${signal} received`);
+    say('second signal: killing everything now');
+    for (const p of [...apps, ...servers]) p.kill('SIGKILL');
+    finish(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const watch = (p: ManagedProcess): void => {
+    void p.exited.then((code) => shutdown(1, `${p.name} exited unexpectedly (code ${code})`));
+  };
+
+  try {
+    const [temporalResult, ferretResult] = await Promise.allSettled([
+      startTemporal({ port: ports.temporal, uiPort: ports.temporalUi, dbFile: path.join(dataDir, 'temporal.db') }),
+      startFerretDb({ port: ports.ferret, dataDir: path.join(dataDir, 'ferretdb') }),
+    ]);
+    // Track whatever started, so a failure of the other one (or Ctrl-C meanwhile) stops it too.
+    for (const r of [temporalResult, ferretResult]) if (r.status === 'fulfilled') servers.push(r.value.handle);
+    if (temporalResult.status === 'rejected') throw temporalResult.reason;
+    if (ferretResult.status === 'rejected') throw ferretResult.reason;
+    const [temporal, ferret] = [temporalResult.value, ferretResult.value];
+    if (shuttingDown) {
+      await Promise.all(servers.map((p) => p.stop()));
+      return await finished; // Ctrl-C during start-up
+    }
+    servers.forEach(watch);
+
+    const env = {
+      SPUR_MONGODB_URI: ferret.uri,
+      SPUR_TEMPORAL_ADDRESS: temporal.address,
+      SPUR_DATA_DIR: dataDir,
+      SPUR_PORT: String(ports.api),
+    };
+    const start = (name: string, [command, ...args]: readonly string[]): void => {
+      if (command === undefined) throw new Error(`empty ${name} command`);
+      const p = spawnManaged({ name, command, args, env, cwd: REPO_ROOT });
+      apps.push(p);
+      watch(p);
+    };
+    if (workerCommand) start('worker', workerCommand);
+    start('api', apiCommand);
+
+    const apiUp = waitForTcp('127.0.0.1', ports.api, 120_000);
+    await Promise.race([apiUp, finished]);
+    if (!shuttingDown) {
+      const api = `http://127.0.0.1:${ports.api}/api`;
+      say(`ready: API ${api}  docs ${api}/docs  Temporal UI ${temporal.uiUrl}  (data in ${dataDir})`);
+    }
+  } catch (err) {
+    void shutdown(1, `start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return finished;
+}
+
+if (require.main === module) {
+  runDev().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+// Loopback port helpers for starting servers side by side (tests run several stacks at once).
+import net from 'node:net';
+
+/** A port that was free on 127.0.0.1 a moment ago (the OS picks it; we release it at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        server.close();
+        reject(new Error('could not read the port of a loopback listener'));
+        return;
+      }
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+function tryConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Resolves once host:port accepts a TCP connection; rejects after timeoutMs. */
+export async function waitForTcp(host: string, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${host}:${port}`);
+    if (await tryConnect(host, port, Math.min(left, 1000))) return;
+    await new Promise((r) => setTimeout(r, Math.min(100, Math.max(deadline - Date.now(), 0))));
+  }
+}
+
+/** Fails fast with a clear message when something already listens on host:port. */
+export function assertPortFree(host: string, port: number, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`${what}: ${host}:${port} is not available (${err.code ?? err.message}); is another stack running?`)),
+    );
+    server.listen(port, host, () => server.close(() => resolve()));
+  });
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Idempotent dev setup: npm dependencies + the Temporal CLI and FerretDB binaries.
+# Quiet when there is nothing to do; one line per step it actually performs.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+TEMPORAL_VERSION=v1.5.1   # newer CLI tags carry a replace directive and cannot be `go install`ed
+FERRETDB_VERSION=v1.24.2  # v1: MongoDB wire protocol on SQLite, no PostgreSQL needed
+CACHE="${SPUR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spur-tools}"
+BIN_DIR="$ROOT/.tools/bin"
+
+step() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
+  else shasum -a 256 "$1" | cut -d' ' -f1; fi
+}
+
+# --- npm dependencies -------------------------------------------------------
+# The stamp holds the hash of the lock file node_modules was installed from (the fast path).
+STAMP=node_modules/.spur-lock-hash
+lock_hash="$(sha256 package-lock.json)"
+if [[ ! -d node_modules ]]; then
+  need_ci="node_modules is missing"
+elif [[ -f $STAMP && "$(cat "$STAMP")" == "$lock_hash" ]]; then
+  :
+elif [[ -f node_modules/.package-lock.json && ! node_modules/.package-lock.json -ot package-lock.json ]]; then
+  # npm wrote node_modules from this very lock (e.g. someone ran `npm install`): just record it.
+  printf '%s\n' "$lock_hash" >"$STAMP"
+else
+  need_ci="node_modules is older than package-lock.json"
+fi
+if [[ -n ${need_ci:-} ]]; then
+  step "npm ci ($need_ci)"
+  npm_log="$(mktemp)"
+  if ! npm ci --no-audit --no-fund --loglevel=error >"$npm_log" 2>&1; then
+    # npm >= 11.6.2 rejects a lock without every platform's optional binaries (npm/cli#8805); a
+    # registry that hides other platforms' packages (@swc/core-darwin-*) cannot produce one.
+    # Install the locked versions anyway, without rewriting the lock.
+    if ! grep -q 'package.json and package-lock.json .*in sync' "$npm_log"; then
+      cat "$npm_log" >&2; rm -f "$npm_log"; exit 1
+    fi
+    step "npm ci rejected package-lock.json ($(grep -c 'Missing:' "$npm_log") entries missing);" \
+      "using npm install --no-save (lock untouched)"
+    if ! npm install --no-save --no-audit --no-fund --loglevel=error >"$npm_log" 2>&1; then
+      cat "$npm_log" >&2; rm -f "$npm_log"; exit 1
+    fi
+  fi
+  rm -f "$npm_log"
+  printf '%s\n' "$lock_hash" >"$STAMP"
+fi
+
+# --- Go-built tools -----------------------------------------------------------
+BUILD_TMP=""
+# Module cache copies are read-only, hence the chmod before rm.
+cleanup() { if [[ -n $BUILD_TMP ]]; then chmod -R u+w "$BUILD_TMP"; rm -rf "$BUILD_TMP"; BUILD_TMP=""; fi; }
+trap cleanup EXIT
+runs() { [[ -x $1 ]] && "$1" --version >/dev/null 2>&1; }
+
+require_go() {
+  command -v go >/dev/null 2>&1 ||
+    die "'go' is not installed. Install Go >= 1.22 from your distribution's packages" \
+      "(e.g. 'apt-get install golang-go') so setup can build the dev servers, or put" \
+      "'temporal' ($TEMPORAL_VERSION) and 'ferretdb' ($FERRETDB_VERSION) on PATH."
+  local v; v="$(go env GOVERSION)"; v="${v#go}"
+  local major="${v%%.*}" rest="${v#*.}"; local minor="${rest%%[!0-9]*}"
+  (( major > 1 || minor >= 22 )) || die "Go $v is too old; install Go >= 1.22 (e.g. 'apt-get install golang-go' on a recent distribution)."
+}
+
+# Temporal CLI: a plain `go install` works (newer tags do not: replace directive).
+build_temporal() { GOBIN="$1" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"; }
+
+# FerretDB: `go install` is no good. The proxy refuses the version-list lookup it makes (403), and
+# the binary would panic anyway: build/version/version.txt is generated at release time and absent
+# from the module zip. So build a copy of the module source with version.txt filled in.
+build_ferretdb() {
+  local out=$1 mod=github.com/FerretDB/FerretDB src
+  src="$(go mod download -json "$mod@$FERRETDB_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -d $src ]] || { echo "go mod download $mod@$FERRETDB_VERSION gave no source dir"; return 1; }
+  cp -R "$src" "$out/src" && chmod -R u+w "$out/src"
+  printf '%s\n' "$FERRETDB_VERSION" >"$out/src/build/version/version.txt"
+  # -trimpath: the random temp path then does not defeat Go's build cache on a rebuild.
+  (cd "$out/src" && go build -trimpath -o "$out/ferretdb" ./cmd/ferretdb)
+}
+
+# ensure_tool NAME VERSION OVERRIDE_VAR
+ensure_tool() {
+  local name=$1 version=$2 override=${!3:-}
+  local link="$BIN_DIR/$name"
+  if [[ -n $override ]]; then
+    runs "$override" || die "$3=$override is not a working $name binary"
+    return 0
+  fi
+  runs "$link" && return 0                       # already set up (real file or symlink)
+  command -v "$name" >/dev/null 2>&1 && return 0 # scripts/lib/tools.ts falls back to PATH
+
+  local dir="$CACHE/$name-$version" bin="$CACHE/$name-$version/$name"
+  if ! runs "$bin"; then
+    require_go
+    step "building $name $version with Go into $dir (first time only; takes a few minutes)"
+    mkdir -p "$dir"
+    # Build into a temp dir next to the target, then rename: an interrupted build leaves no half binary.
+    BUILD_TMP="$(mktemp -d "$dir/.build.XXXXXX")"
+    local tmp=$BUILD_TMP
+    if ! "build_$name" "$tmp" >"$tmp/build.log" 2>&1 || ! runs "$tmp/$name"; then
+      tail -n 30 "$tmp/build.log" >&2
+      if [[ -x $tmp/$name ]]; then "$tmp/$name" --version 2>&1 | tail -n 5 >&2; fi
+      die "building $name $version failed (output above)"
+    fi
+    mv -f "$tmp/$name" "$bin"
+    cleanup
+  fi
+  step "linking .tools/bin/$name -> $bin"
+  mkdir -p "$BIN_DIR"
+  ln -sfn "$bin" "$link"
+}
+
+ensure_tool temporal "$TEMPORAL_VERSION" SPUR_TEMPORAL_BIN
+ensure_tool ferretdb "$FERRETDB_VERSION" SPUR_FERRETDB_BIN
