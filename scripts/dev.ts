@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { waitForTcp } from './lib/ports';
 import { spawnManaged, type ManagedProcess } from './lib/processes';
-import { DEFAULT_DEV_PORTS, startFerretDb, startTemporal } from './lib/servers';
+import { DEFAULT_DEV_PORTS, TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal } from './lib/servers';
 import { REPO_ROOT } from './lib/tools';
 
 export interface DevOptions {
@@ -72,7 +72,7 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
 
   try {
     const [temporalResult, ferretResult] = await Promise.allSettled([
-      startTemporal({ port: ports.temporal, uiPort: ports.temporalUi, dbFile: path.join(dataDir, 'temporal.db') }),
+      startTemporal({ ...TEMPORAL_DEV_OPTIONS, port: ports.temporal, uiPort: ports.temporalUi, dbFile: path.join(dataDir, 'temporal.db') }),
       startFerretDb({ port: ports.ferret, dataDir: path.join(dataDir, 'ferretdb') }),
     ]);
     // Track whatever started, so a failure of the other one (or Ctrl-C meanwhile) stops it too.

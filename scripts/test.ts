@@ -5,8 +5,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './lib/ports';
-import { startFerretDb, startTemporal, type FerretDbServer, type TemporalServer } from './lib/servers';
+import { TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal, type FerretDbServer, type TemporalServer } from './lib/servers';
 import { REPO_ROOT } from './lib/tools';
+import { buildWorkflowBundle } from './build-bundle';
 
 async function main(): Promise<number> {
   const started = Date.now();
@@ -22,11 +23,14 @@ async function main(): Promise<number> {
   try {
     [ferret, temporal] = await Promise.all([
       startFerretDb({ port: await freePort(), dataDir: path.join(tmp, 'ferretdb'), logFile: path.join(tmp, 'ferretdb.log') }),
-      startTemporal({ port: await freePort(), uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') }),
+      startTemporal({ ...TEMPORAL_DEV_OPTIONS, port: await freePort(), uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') }),
     ]);
     console.log(`test stack: FerretDB ${ferret.uri}, Temporal ${temporal.address} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`);
     if (process.env.SPUR_TEST_SKIP_STATIC !== '1' && !(await staticChecks())) return 1;
+    // One bundle for every worker the suite starts: workers come up in a second, not five.
+    const bundle = await buildWorkflowBundle(path.join(tmp, 'workflow-bundle.js'));
     code = await runMocha({
+      SPUR_TEST_WORKFLOW_BUNDLE: bundle,
       SPUR_TEST_MONGODB_URI: ferret.uri,
       SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
       SPUR_TEST_TMP: tmp,

@@ -11,6 +11,7 @@ import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { fileRoutes } from './modules/files/files.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
 import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
+import { runRoutes } from './modules/runs/runs.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import type { Services } from './services';
 
@@ -36,6 +37,7 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
+    ...runRoutes({ starter: services.runStarter, reader: services.runs }),
     ...fileRoutes(services.testFiles),
     ...envMgmtRoutes(services.env),
   ];

@@ -24,6 +24,10 @@ const envSchema = z.object({
   SPUR_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   SPUR_MAX_UPLOAD_FILES: z.coerce.number().int().positive().default(20),
   SPUR_PRETTY_LOGS: bool.default(false),
+  /** How long a blocking run request waits before answering 202 with the run id to poll. */
+  /** A workflow bundle prebuilt by scripts/build-bundle.ts; unset = bundle at worker start. */
+  SPUR_WORKFLOW_BUNDLE: z.string().optional(),
+  SPUR_BLOCKING_RUN_WAIT_SECONDS: z.coerce.number().positive().default(600),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -31,7 +35,8 @@ export type Env = z.output<typeof envSchema>;
 export interface Config {
   http: { host: string; port: number; maxJsonBytes: number; maxUploadBytes: number; maxUploadFiles: number };
   mongo: { uri: string; dbName: string };
-  temporal: { address: string; namespace: string; taskQueue: string };
+  temporal: { address: string; namespace: string; taskQueue: string; workflowBundle: string | undefined };
+  runs: { blockingWaitMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -55,7 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
-    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE },
+    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
+    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

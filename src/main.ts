@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Client, Connection } from '@temporalio/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { connectMongo } from './db/connection';
@@ -16,10 +17,13 @@ async function main(): Promise<void> {
   const models = createModels(mongo);
   await syncIndexes(models);
   const temporalHealth = createTemporalProbe(config.temporal.address);
+  // Lazy: the api serves definitions while Temporal is still starting; health reports it.
+  const temporalConnection = Connection.lazy({ address: config.temporal.address });
+  const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
   const app = createApp({
     config,
     logger,
-    services: createServices(models, loadSecretKey(config)),
+    services: createServices({ models, secretKey: loadSecretKey(config), temporal, config }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
   });
   const server = http.createServer(app.callback());
@@ -35,7 +39,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'api stopping');
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.allSettled([mongo.close(), temporalHealth.close()]);
+    await Promise.allSettled([mongo.close(), temporalHealth.close(), temporalConnection.close()]);
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

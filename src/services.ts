@@ -1,15 +1,31 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from './config';
 import type { Models } from './db/models';
+import { createRunStarter } from './modules/runs/run-starter';
+import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
 
-/** The api's business services, wired to one set of models. */
-export function createServices(models: Models, secretKey: Buffer) {
+export interface ServiceDeps {
+  models: Models;
+  secretKey: Buffer;
+  temporal: Client;
+  config: Pick<Config, 'temporal' | 'runs'>;
+}
+
+/** The api's business services, wired to one set of models and one Temporal client. */
+export function createServices({ models, secretKey, temporal, config }: ServiceDeps) {
+  const workflows = createWorkflowService(models);
+  const versions = createVersionService(models);
+  const reader = createRunReader(models);
   return {
-    workflows: createWorkflowService(models),
-    versions: createVersionService(models),
+    workflows,
+    versions,
+    runs: reader,
+    runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, blockingWaitMs: config.runs.blockingWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),
   };

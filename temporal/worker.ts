@@ -4,6 +4,9 @@ import { loadConfig } from '../src/config';
 import { connectMongo } from '../src/db/connection';
 import { createModels, syncIndexes } from '../src/db/models';
 import { createLogger } from '../src/logger';
+import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
+import { SecretBox } from '../src/modules/env-mgmt/secret-box';
+import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
 import { createActivities } from './activities';
 
 /**
@@ -18,14 +21,18 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await syncIndexes(models);
+  const env = createEnvService(models, new SecretBox(loadSecretKey(config)));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {
     const worker = await Worker.create({
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      workflowsPath: path.join(__dirname, 'workflows'),
-      activities: createActivities({ models }),
+      // Production (and the test harness) load a prebuilt bundle; dev bundles from source at start.
+      ...(config.temporal.workflowBundle
+        ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
+        : { workflowsPath: path.join(__dirname, 'workflows') }),
+      activities: createActivities({ models, secret: env.reveal }),
       shutdownGraceTime: '10s',
     });
     logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker running');

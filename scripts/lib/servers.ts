@@ -7,6 +7,10 @@ import { pathToFileURL } from 'node:url';
 import { assertPortFree, waitForTcp } from './ports';
 import { spawnManaged, type ManagedProcess } from './processes';
 import { resolveTool } from './tools';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
+
+/** What every Spur dev/test Temporal server needs: the custom search attributes runs set. */
+export const TEMPORAL_DEV_OPTIONS = { searchAttributes: SEARCH_ATTRIBUTE_TYPES } satisfies Partial<TemporalOptions>;
 
 export const DEFAULT_DEV_PORTS = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 6080 } as const;
 

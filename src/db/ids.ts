@@ -28,20 +28,20 @@ const counterQueues = new WeakMap<Connection, Map<IdKind, Promise<unknown>>>();
  * Increments are therefore chained one at a time within a process; across processes a repeated
  * number is caught by the `_id` uniqueness of the insert that uses it (see insertWithNewId).
  */
-export function nextSequence(conn: Connection, kind: IdKind): Promise<number> {
+export function nextSequence(conn: Connection, kind: IdKind, count = 1): Promise<number> {
   let queues = counterQueues.get(conn);
   if (!queues) counterQueues.set(conn, (queues = new Map()));
   const previous = queues.get(kind) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(() => incrementCounter(conn, kind));
+  const next = previous.catch(() => undefined).then(() => incrementCounter(conn, kind, count));
   queues.set(kind, next);
   return next;
 }
 
-async function incrementCounter(conn: Connection, kind: IdKind): Promise<number> {
+async function incrementCounter(conn: Connection, kind: IdKind, count: number): Promise<number> {
   const counters = conn.collection<CounterDoc>('counters');
   for (let attempt = 0; ; attempt++) {
     try {
-      const doc = await counters.findOneAndUpdate({ _id: kind }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+      const doc = await counters.findOneAndUpdate({ _id: kind }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' });
       if (!doc) throw new Error(`counter ${kind} was not returned`);
       return doc.seq;
     } catch (err) {
@@ -49,6 +49,13 @@ async function incrementCounter(conn: Connection, kind: IdKind): Promise<number>
       if (!isDuplicateKeyError(err) || attempt >= 3) throw err;
     }
   }
+}
+
+/** Reserves `count` consecutive ids at once (a run's task ids), returned in order. */
+export async function reserveIds(conn: Connection, kind: IdKind, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  const last = await nextSequence(conn, kind, count);
+  return Array.from({ length: count }, (_, i) => `${ID_PREFIX[kind]}${last - count + 1 + i}`);
 }
 
 /**

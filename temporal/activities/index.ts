@@ -1,19 +1,18 @@
 import type { Models } from '../../src/db/models';
-import { pingMongo } from '../../src/db/connection';
+import { createNodeActivities } from './execute-node.activity';
+import { createProjectionActivities } from './projection.activities';
 
 export interface ActivityDeps {
   models: Models;
+  secret(name: string): Promise<string | undefined>;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
-export function createActivities({ models }: ActivityDeps) {
+export function createActivities(deps: ActivityDeps) {
   return {
-    /** Lets an operator see from the Temporal UI that a worker reaches MongoDB. */
-    async checkStorage(): Promise<'ok'> {
-      await pingMongo(models.conn);
-      return 'ok';
-    },
+    ...createProjectionActivities(deps.models),
+    ...createNodeActivities(deps),
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;

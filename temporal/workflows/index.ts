@@ -1,3 +1,3 @@
 // The workflow bundle's entry point (the worker's `workflowsPath`): every workflow type the
 // worker hosts is exported from here, and nothing else.
-export {};
+export { spurRun } from './spur-run.workflow';

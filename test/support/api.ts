@@ -1,13 +1,14 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { type Config, loadConfig } from '../../src/config';
 import { connectMongo } from '../../src/db/connection';
-import { createTemporalProbe, mongoProbe } from '../../src/modules/health/probes';
 import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
+import { createTemporalProbe, mongoProbe } from '../../src/modules/health/probes';
 import { createServices } from '../../src/services';
 import { stack } from './stack';
 
@@ -15,33 +16,39 @@ export interface TestApi {
   baseUrl: string;
   models: Models;
   mongo: MongoConnection;
-  secretKey: Buffer;
+  temporal: Client;
+  config: Readonly<Config>;
+  /** Environment that points a worker process at the same database, task queue and key. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
 /**
  * The real api (createApp) on a loopback port, backed by the harness's FerretDB (a fresh database
- * per call, so suites never see each other's rows) and Temporal.
+ * and task queue per call, so suites never see each other's rows or runs) and Temporal.
  */
 export async function startApi(overrides: Record<string, string> = {}): Promise<TestApi> {
-  const dbName = `spur_test_${randomBytes(4).toString('hex')}`;
-  const secretKey = randomBytes(32);
-  const config = loadConfig({
+  const suffix = randomBytes(4).toString('hex');
+  const env = {
     SPUR_MONGODB_URI: stack.mongoUri,
-    SPUR_MONGODB_DB: dbName,
+    SPUR_MONGODB_DB: `spur_test_${suffix}`,
     SPUR_TEMPORAL_ADDRESS: stack.temporalAddress,
-    SPUR_SECRET_KEY: secretKey.toString('base64'),
+    SPUR_TASK_QUEUE: `spur-test-${suffix}`,
+    SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
     SPUR_LOG_LEVEL: 'silent',
     ...overrides,
-  });
+  };
+  const config = loadConfig(env);
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await syncIndexes(models);
   const temporalHealth = createTemporalProbe(config.temporal.address);
+  const connection = Connection.lazy({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({
     config,
     logger: createLogger(config, 'api-test'),
-    services: createServices(models, secretKey),
+    services: createServices({ models, secretKey: Buffer.from(env.SPUR_SECRET_KEY, 'base64'), temporal, config }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
   });
   const server = http.createServer(app.callback());
@@ -51,11 +58,14 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     baseUrl: `http://127.0.0.1:${port}/api`,
     models,
     mongo,
-    secretKey,
+    temporal,
+    config,
+    env,
     async close() {
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mongo.dropDatabase().catch(() => undefined);
-      await Promise.allSettled([mongo.close(), temporalHealth.close()]);
+      await Promise.allSettled([mongo.close(), temporalHealth.close(), connection.close()]);
     },
   };
 }

@@ -15,4 +15,7 @@ export const stack = {
   get tmpDir() {
     return required('SPUR_TEST_TMP');
   },
+  get workflowBundle() {
+    return required('SPUR_TEST_WORKFLOW_BUNDLE');
+  },
 };

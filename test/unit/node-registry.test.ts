@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { PURE_NODE_TYPES } from '../../temporal/shared/node-kinds';
 import { LLM_MODEL_IDS } from '../../src/nodes/ai/model-ids.js';
 import { DEFAULT_OUTPUT_JSON_SCHEMA } from '../../src/nodes/base-config.js';
 import { buildSupportedNodeTypes } from '../../src/nodes/catalogue.js';
@@ -69,11 +70,11 @@ describe('node type registry', () => {
     assert.equal(getNodeType('routernode'), undefined);
   });
 
-  it('marks only the cheap local nodes as pure, leaves execute absent, carries the tags', () => {
+  it('marks only the cheap local nodes as pure, agreeing with the workflow list, and carries the tags', () => {
     const pure = NODE_TYPES.filter((n) => n.executionKind === 'pure').map((n) => n.name).sort();
     const expected = ['Coalesce', 'ForLoop', 'HumanIntervention', 'Input', 'Merge', 'Output', 'Router', 'StaticValue'];
     assert.deepEqual(pure, withSuffix(expected));
-    for (const n of NODE_TYPES) assert.equal(n.execute, undefined, n.name);
+    assert.deepEqual([...PURE_NODE_TYPES].sort(), pure, 'temporal/shared/node-kinds.ts must list the same types');
     for (const [name, tag] of Object.entries(TAGS)) {
       const { acronym, color } = node(name).visualTag;
       assert.equal(`${acronym} ${color}`, tag, name);

@@ -1,9 +1,11 @@
 import { mongo, type Connection } from 'mongoose';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
+import { runSchema, type RunDoc } from './run.model';
+import { taskSchema, type TaskDoc } from './task.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 
-export type { EnvVarDoc, WorkflowDoc, WorkflowVersionDoc };
+export type { EnvVarDoc, RunDoc, TaskDoc, WorkflowDoc, WorkflowVersionDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -14,6 +16,8 @@ export function createModels(conn: Connection) {
     Workflow: conn.model<WorkflowDoc>('Workflow', workflowSchema),
     WorkflowVersion: conn.model<WorkflowVersionDoc>('WorkflowVersion', workflowVersionSchema),
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
+    Run: conn.model<RunDoc>('Run', runSchema),
+    Task: conn.model<TaskDoc>('Task', taskSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
   };
 }
@@ -22,5 +26,5 @@ export type Models = ReturnType<typeof createModels>;
 
 /** Builds the indexes before the first request, so uniqueness holds from the start. */
 export async function syncIndexes(models: Models): Promise<void> {
-  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init()]);
+  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.Task.init()]);
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { extendConfig } from '../base-config.js';
 import { openObject } from '../shared-models.js';
-import type { NodeTypeDefinition } from '../types.js';
+import { NodeExecutionError } from '../errors.js';
+import { valueAtPath } from '../paths.js';
+import type { NodeOutput, NodeTypeDefinition } from '../types.js';
 
 const config = extendConfig({
   /** Output field → `PredecessorTitle.path` in this node's input. */
@@ -18,4 +20,18 @@ export const outputNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: openObject(),
   executionKind: 'pure',
+  async execute(config, input) {
+    const entries = Object.entries(config.output_map ?? {});
+    // PySpur fails on an empty map (§11 #15); passing the inputs through is the intended behaviour.
+    if (entries.length === 0) return input;
+    const output: NodeOutput = {};
+    for (const [key, path] of entries) {
+      const lookup = valueAtPath(input, path);
+      if (!lookup.found) {
+        throw new NodeExecutionError(`Output field '${key}': path '${path}' not found in the node's input`);
+      }
+      output[key] = lookup.value;
+    }
+    return output;
+  },
 };

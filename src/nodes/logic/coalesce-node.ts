@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { extendConfig } from '../base-config.js';
 import { openObject } from '../shared-models.js';
 import type { NodeTypeDefinition } from '../types.js';
+import { pickCoalesced } from './coalesce.js';
 
 const config = extendConfig({
   /** Predecessor titles to try first, in order. */
@@ -18,4 +19,7 @@ export const coalesceNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: null,
   executionKind: 'pure',
+  async execute(config, input) {
+    return pickCoalesced(input, config.preferences);
+  },
 };

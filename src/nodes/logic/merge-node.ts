@@ -14,4 +14,7 @@ export const mergeNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: null,
   executionKind: 'pure',
+  async execute(_config, input) {
+    return { ...input };
+  },
 };

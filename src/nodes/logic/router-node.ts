@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { extendConfig } from '../base-config.js';
 import { openObject } from '../shared-models.js';
-import type { NodeTypeDefinition } from '../types.js';
+import type { NodeOutput, NodeTypeDefinition } from '../types.js';
+import { routeMatches } from './route-conditions.js';
 
 export const COMPARISON_OPERATORS = [
   'contains',
@@ -46,4 +47,12 @@ export const routerNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: null,
   executionKind: 'pure',
+  async execute(config, input) {
+    const output: NodeOutput = {};
+    for (const [route, group] of Object.entries(config.route_map)) {
+      // Each matching route gets its own copy, so downstream changes never leak between routes.
+      output[route] = routeMatches(group.conditions, input) ? structuredClone(input) : null;
+    }
+    return output;
+  },
 };

@@ -17,4 +17,7 @@ export const staticValueNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: openObject(),
   executionKind: 'pure',
+  async execute(config) {
+    return structuredClone(config.values);
+  },
 };

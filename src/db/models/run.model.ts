@@ -1,0 +1,31 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+import { RUN_STATUSES } from '../../../temporal/shared/statuses';
+
+/**
+ * The run projection. The api creates it (PENDING); from then on only the run's own workflow
+ * activities write it, one at a time (FerretDB v1 updates are read-then-write).
+ */
+export const runSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    workflow_id: { type: String, required: true },
+    workflow_version_id: { type: String, default: null },
+    status: { type: String, enum: RUN_STATUSES, required: true },
+    start_time: { type: Date, required: true },
+    end_time: { type: Date, default: null },
+    /** JSON text (db/json-text.ts), as every user payload. */
+    initial_inputs: { type: String, default: null },
+    outputs: { type: String, default: null },
+    parent_run_id: { type: String, default: null },
+    run_type: { type: String, required: true },
+    output_file_id: { type: String, default: null },
+    input_dataset_id: { type: String, default: null },
+    message: { type: String, default: null },
+  },
+  { collection: 'runs', versionKey: false },
+);
+runSchema.index({ workflow_id: 1, start_time: -1 });
+runSchema.index({ start_time: -1 });
+
+export type RunDoc = InferSchemaType<typeof runSchema> & { _id: string };

@@ -1,0 +1,39 @@
+import { BadRequestError } from '../../http/errors';
+import { GraphError, planGraph } from '../../../temporal/shared/graph';
+import type { RunDefinition } from '../../../temporal/shared/run-contract';
+import type { WorkflowDefinition } from '../workflows/definition.schema';
+
+/** The engine's view of a stored definition (the fields it reads). */
+export function toRunDefinition(def: WorkflowDefinition): RunDefinition {
+  return {
+    nodes: def.nodes.map((n) => ({ id: n.id, title: n.title, parent_id: n.parent_id, node_type: n.node_type, config: n.config })),
+    links: def.links.map((l) => ({ source_id: l.source_id, target_id: l.target_id, source_handle: l.source_handle, target_handle: l.target_handle })),
+  };
+}
+
+/**
+ * Checks, before any run record exists, that the definition can run with these inputs, and picks
+ * the InputNode's input: `initial_inputs` is keyed by the InputNode's id (PySpur), with its title
+ * accepted too (PySpur's deploy snippet). Every problem is a 400 naming what to fix.
+ */
+export function resolveRunInputs(def: RunDefinition, initialInputs: Record<string, Record<string, unknown>> | null): Record<string, unknown> {
+  try {
+    planGraph(def);
+  } catch (err) {
+    if (err instanceof GraphError) throw new BadRequestError(err.message, 'INVALID_GRAPH');
+    throw err;
+  }
+  const inputNode = def.nodes.find((n) => n.node_type === 'InputNode' && n.parent_id === null);
+  if (!inputNode) throw new BadRequestError('The workflow has no InputNode, so it cannot be run', 'NO_INPUT_NODE');
+  const given = initialInputs ?? {};
+  for (const key of Object.keys(given)) {
+    if (key !== inputNode.id && key !== inputNode.title) {
+      throw new BadRequestError(`initial_inputs has an entry for '${key}', which is not the InputNode (id '${inputNode.id}', title '${inputNode.title}')`, 'UNKNOWN_INPUT_NODE');
+    }
+  }
+  const input = given[inputNode.id] ?? given[inputNode.title];
+  if (!input || Object.keys(input).length === 0) {
+    throw new BadRequestError(`initial_inputs needs the InputNode's fields under '${inputNode.id}'`, 'MISSING_INPUTS');
+  }
+  return input;
+}

@@ -1,0 +1,48 @@
+import type { RunDoc, TaskDoc, WorkflowVersionDoc } from '../../db/models';
+import { fromJsonText } from '../../db/json-text';
+import { toVersionResponse } from '../workflows/versions.service';
+import type { RunResponse, TaskResponse } from './runs.schemas';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function toTaskResponse(t: TaskDoc): TaskResponse {
+  return {
+    id: t.id,
+    run_id: t.run_id,
+    node_id: t.node_id,
+    parent_task_id: null,
+    status: t.status,
+    inputs: fromJsonText(t.inputs) ?? (t.status === 'PENDING' ? null : {}),
+    outputs: fromJsonText(t.outputs),
+    error: t.error ?? null,
+    start_time: iso(t.start_time),
+    end_time: iso(t.end_time),
+    subworkflow: fromJsonText(t.subworkflow),
+    subworkflow_output: fromJsonText(t.subworkflow_output),
+  };
+}
+
+/** PySpur's RunResponseSchema, with its two computed fields (duration, percentage_complete). */
+export function toRunResponse(run: RunDoc, tasks: TaskDoc[], version: WorkflowVersionDoc | null, now = new Date()): RunResponse {
+  const end = run.end_time ?? null;
+  const completed = tasks.filter((t) => t.status === 'COMPLETED').length;
+  return {
+    id: run._id,
+    workflow_id: run.workflow_id,
+    workflow_version_id: run.workflow_version_id ?? null,
+    workflow_version: version ? toVersionResponse(version) : null,
+    status: run.status,
+    start_time: run.start_time.toISOString(),
+    end_time: iso(end),
+    initial_inputs: fromJsonText(run.initial_inputs),
+    outputs: fromJsonText(run.outputs),
+    tasks: tasks.map(toTaskResponse),
+    parent_run_id: run.parent_run_id ?? null,
+    run_type: run.run_type,
+    output_file_id: run.output_file_id ?? null,
+    input_dataset_id: run.input_dataset_id ?? null,
+    message: run.message ?? null,
+    duration: ((end ?? now).getTime() - run.start_time.getTime()) / 1000,
+    percentage_complete: tasks.length === 0 ? 0 : (100 * completed) / tasks.length,
+  };
+}

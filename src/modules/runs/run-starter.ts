@@ -1,0 +1,108 @@
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { insertWithNewId, reserveIds } from '../../db/ids';
+import { fromJsonText, toJsonText } from '../../db/json-text';
+import type { Models, RunDoc } from '../../db/models';
+import { AppError } from '../../http/errors';
+import type { SpurRunInput, SpurRunResult } from '../../../temporal/shared/run-contract';
+import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
+import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
+import type { WorkflowDefinition } from '../workflows/definition.schema';
+import type { VersionService } from '../workflows/versions.service';
+import type { WorkflowService } from '../workflows/workflows.service';
+import { resolveRunInputs, toRunDefinition } from './run-inputs';
+import type { RunReader } from './runs.service';
+import type { StartRunInput } from './runs.schemas';
+
+export interface RunStarterDeps {
+  models: Models;
+  workflows: WorkflowService;
+  versions: VersionService;
+  reader: RunReader;
+  temporal: Client;
+  taskQueue: string;
+  blockingWaitMs: number;
+}
+
+export type BlockingOutcome = { kind: 'done'; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
+
+/**
+ * Creates run records and starts their Temporal workflows. Everything a client can get wrong is
+ * checked before the record exists, so no run is left PENDING by a bad request.
+ */
+export function createRunStarter(deps: RunStarterDeps) {
+  const { models, temporal } = deps;
+  const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
+
+  async function start(workflowId: string, body: StartRunInput, runType: string): Promise<RunDoc> {
+    const workflow = await deps.workflows.load(workflowId);
+    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const inputNodeInput = resolveRunInputs(definition, body.initial_inputs);
+    const version = await deps.versions.ensureVersion(workflow);
+    const topLevel = definition.nodes.filter((n) => n.parent_id === null);
+    const taskIds = await reserveIds(models.conn, 'task', topLevel.length);
+    const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
+      const doc: RunDoc = {
+        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
+        initial_inputs: toJsonText(body.initial_inputs ?? {}), outputs: null, parent_run_id: body.parent_run_id, run_type: runType,
+        output_file_id: null, input_dataset_id: null, message: null,
+      };
+      await models.Run.create(doc);
+      return doc;
+    });
+    const input: SpurRunInput = {
+      runId: run._id,
+      workflowId: workflow._id,
+      definition,
+      inputNodeInput,
+      taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIds[i] as string])),
+    };
+    try {
+      await temporal.workflow.start(WorkflowType.spurRun, {
+        workflowId: runWorkflowId(run._id),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        staticSummary: `${workflow.name} (${workflow._id}) run ${run._id}`,
+        typedSearchAttributes: [
+          { key: SpurWorkflowId, value: workflow._id },
+          { key: SpurRunType, value: runType },
+          { key: SpurRunStatus, value: 'PENDING' },
+        ],
+      });
+    } catch (err) {
+      const message = `Could not start the run on Temporal: ${(err as Error).message}`;
+      await models.Run.updateOne({ _id: run._id }, { $set: { status: 'FAILED', message, end_time: new Date() } });
+      throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
+    }
+    return run;
+  }
+
+  /** Waits for the run's result up to the configured limit; the run goes on either way. */
+  async function waitForOutputs(runId: string): Promise<BlockingOutcome> {
+    const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.blockingWaitMs)));
+    try {
+      const result = await Promise.race([handle.result(), timeout]);
+      if (result === 'timeout') return { kind: 'still-running', runId };
+      return { kind: 'done', outputsById: result.outputsById };
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    async start(workflowId: string, body: StartRunInput, runType: string) {
+      return deps.reader.get((await start(workflowId, body, runType))._id);
+    },
+    async runBlocking(workflowId: string, body: StartRunInput, runType: string): Promise<BlockingOutcome> {
+      const run = await start(workflowId, body, runType);
+      return waitForOutputs(run._id);
+    },
+  };
+}
+
+export type RunStarter = ReturnType<typeof createRunStarter>;

@@ -1,0 +1,65 @@
+import { z } from '../../http/zod';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import { WorkflowIdParams } from '../workflows/workflows.schemas';
+import type { RunStarter } from './run-starter';
+import type { RunReader } from './runs.service';
+import { AllRunsQuery, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
+
+export interface RunRouteDeps {
+  starter: RunStarter;
+  reader: RunReader;
+}
+
+export function runRoutes({ starter, reader }: RunRouteDeps): MountableRoute[] {
+  const getRun = ({ params }: { params: { run_id: string } }) => reader.get(params.run_id);
+  return [
+    defineRoute({
+      method: 'post', path: '/wf/{workflow_id}/run/', summary: 'Run and wait for the outputs (keyed by node id)', tags: ['runs'],
+      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunOutputsById, errors: [400, 404],
+      handler: async ({ params, query, body }, ctx) => {
+        const outcome = await starter.runBlocking(params.workflow_id, body, query.run_type);
+        if (outcome.kind === 'done') return outcome.outputsById;
+        // The run goes on in Temporal; the client polls it like a non-blocking one.
+        const run = await reader.get(outcome.runId);
+        ctx.status = 202;
+        return RunStillGoing.parse({ run_id: run.id, status: run.status, detail: `Run ${run.id} is still going; poll /api/run/${run.id}/status/` });
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/{workflow_id}/start_run/', summary: 'Start a run and answer at once (PENDING)', tags: ['runs'],
+      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunResponse, errors: [400, 404],
+      handler: ({ params, query, body }) => starter.start(params.workflow_id, body, query.run_type),
+    }),
+    defineRoute({
+      method: 'get', path: '/wf/{workflow_id}/runs/', summary: "A workflow's runs, newest first", tags: ['runs'],
+      params: WorkflowIdParams, query: WorkflowRunsQuery, response: z.array(RunResponse),
+      handler: ({ params, query }) =>
+        reader.list(
+          {
+            workflowId: params.workflow_id,
+            ...(query.status ? { status: query.status } : {}),
+            ...(query.start_date ? { startFrom: new Date(query.start_date) } : {}),
+            ...(query.end_date ? { startTo: new Date(query.end_date) } : {}),
+          },
+          query,
+        ),
+    }),
+    defineRoute({
+      method: 'get', path: '/run/', summary: 'All runs, newest first', tags: ['runs'],
+      query: AllRunsQuery, response: z.array(RunResponse),
+      handler: ({ query }) => reader.list({ parentOnly: query.parent_only, ...(query.run_type !== undefined ? { runType: query.run_type } : {}) }, query),
+    }),
+    defineRoute({
+      method: 'get', path: '/run/{run_id}/', summary: 'A run with its tasks', tags: ['runs'],
+      params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
+    }),
+    defineRoute({
+      method: 'get', path: '/run/{run_id}/status/', summary: "A run's status (poll this)", tags: ['runs'],
+      params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
+    }),
+    defineRoute({
+      method: 'get', path: '/runs/{run_id}/status/', summary: 'Alias from the deployment guide', tags: ['runs'],
+      params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
+    }),
+  ];
+}

@@ -1,0 +1,80 @@
+import { z } from '../../http/zod';
+import { PageQuery } from '../../http/pagination';
+import { RUN_STATUSES, TASK_STATUSES } from '../../../temporal/shared/statuses';
+import { WorkflowVersionResponse } from '../workflows/workflows.schemas';
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const StartRunRequest = z.object({
+  initial_inputs: z.record(z.string(), JsonObject).nullable().default(null),
+  parent_run_id: z.string().max(200).nullable().default(null),
+  files: z.record(z.string(), z.array(z.string())).nullable().default(null),
+});
+export type StartRunInput = z.output<typeof StartRunRequest>;
+
+export const PartialRunRequest = z.object({
+  node_id: z.string().min(1),
+  rerun_predecessors: z.boolean().default(false),
+  initial_inputs: z.record(z.string(), JsonObject).nullable().default(null),
+  partial_outputs: z.record(z.string(), z.union([JsonObject, z.array(JsonObject)])).nullable().default(null),
+});
+export type PartialRunInput = z.output<typeof PartialRunRequest>;
+
+export const RunTypeQuery = z.object({ run_type: z.string().max(100).default('interactive') });
+
+const isoDate = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'Input should be a valid datetime' });
+export const WorkflowRunsQuery = PageQuery.extend({
+  status: z.enum(RUN_STATUSES).optional(),
+  start_date: isoDate.optional(),
+  end_date: isoDate.optional(),
+});
+
+export const AllRunsQuery = PageQuery.extend({
+  parent_only: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+  run_type: z.string().max(100).optional(),
+});
+
+export const RunIdParams = z.object({ run_id: z.string().min(1).max(200) });
+
+export const TaskResponse = z.object({
+  id: z.string(),
+  run_id: z.string(),
+  node_id: z.string(),
+  parent_task_id: z.string().nullable(),
+  status: z.enum(TASK_STATUSES),
+  inputs: z.unknown(),
+  outputs: z.unknown(),
+  error: z.string().nullable(),
+  start_time: z.string().nullable(),
+  end_time: z.string().nullable(),
+  subworkflow: z.unknown(),
+  subworkflow_output: z.unknown(),
+});
+export type TaskResponse = z.output<typeof TaskResponse>;
+
+export const RunResponse = z
+  .object({
+    id: z.string(),
+    workflow_id: z.string(),
+    workflow_version_id: z.string().nullable(),
+    workflow_version: WorkflowVersionResponse.nullable(),
+    status: z.enum(RUN_STATUSES),
+    start_time: z.string(),
+    end_time: z.string().nullable(),
+    initial_inputs: z.record(z.string(), JsonObject).nullable(),
+    outputs: z.record(z.string(), JsonObject).nullable(),
+    tasks: z.array(TaskResponse),
+    parent_run_id: z.string().nullable(),
+    run_type: z.string(),
+    output_file_id: z.string().nullable(),
+    input_dataset_id: z.string().nullable(),
+    message: z.string().nullable(),
+    duration: z.number().nullable(),
+    percentage_complete: z.number(),
+  })
+  .openapi('RunResponse');
+export type RunResponse = z.input<typeof RunResponse>;
+
+/** What a blocking run answers when it outlives the configured wait: poll the run instead. */
+export const RunStillGoing = z.object({ run_id: z.string(), status: z.enum(RUN_STATUSES), detail: z.string() });
+export const RunOutputsById = z.record(z.string(), JsonObject);

@@ -1,0 +1,56 @@
+import type { QueryFilter } from 'mongoose';
+import type { Models, RunDoc, TaskDoc, WorkflowVersionDoc } from '../../db/models';
+import { notFound } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
+import type { RunStatus } from '../../../temporal/shared/statuses';
+import { toRunResponse } from './run-response';
+import type { RunResponse } from './runs.schemas';
+
+export interface RunFilter {
+  workflowId?: string;
+  status?: RunStatus;
+  startFrom?: Date;
+  startTo?: Date;
+  parentOnly?: boolean;
+  runType?: string;
+  inputDatasetId?: string;
+}
+
+/** Reads of the run projection (written by the run workflows' activities). */
+export function createRunReader(models: Models) {
+  const { Run, Task, WorkflowVersion } = models;
+
+  async function expand(runs: RunDoc[]): Promise<RunResponse[]> {
+    const versionIds = [...new Set(runs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
+    const versions = new Map(
+      (await Promise.all(versionIds.map((id) => WorkflowVersion.findById(id).lean<WorkflowVersionDoc>()))).filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]),
+    );
+    const tasks = await Promise.all(runs.map((r) => Task.find({ run_id: r._id }).sort({ index: 1 }).lean<TaskDoc[]>()));
+    return runs.map((r, i) => toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null));
+  }
+
+  return {
+    expand,
+    async get(runId: string): Promise<RunResponse> {
+      const run = await Run.findById(runId).lean<RunDoc>();
+      if (!run) throw notFound.run();
+      return (await expand([run]))[0] as RunResponse;
+    },
+    async list(filter: RunFilter, page: Page): Promise<RunResponse[]> {
+      const query: QueryFilter<RunDoc> = {};
+      if (filter.workflowId !== undefined) query.workflow_id = filter.workflowId;
+      if (filter.status !== undefined) query.status = filter.status;
+      if (filter.parentOnly) query.parent_run_id = null;
+      if (filter.runType !== undefined) query.run_type = filter.runType;
+      if (filter.inputDatasetId !== undefined) query.input_dataset_id = filter.inputDatasetId;
+      if (filter.startFrom || filter.startTo) {
+        query.start_time = { ...(filter.startFrom ? { $gte: filter.startFrom } : {}), ...(filter.startTo ? { $lte: filter.startTo } : {}) };
+      }
+      const { skip, limit } = pageBounds(page);
+      const runs = await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
+      return expand(runs);
+    },
+  };
+}
+
+export type RunReader = ReturnType<typeof createRunReader>;

@@ -1,0 +1,73 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Models } from '../../src/db/models';
+import { createRunProjection } from '../../src/db/run-projection';
+import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
+import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
+import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
+import { FailureType } from '../shared/failures';
+import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, nodeActivityName } from '../shared/run-contract';
+
+export interface NodeActivityDeps {
+  models: Models;
+  /** Clear-text provider setting by variable name (env management), for LLM and integration nodes. */
+  secret(name: string): Promise<string | undefined>;
+}
+
+const HEARTBEAT_EVERY_MS = 5000;
+
+/** One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body. */
+export function createNodeActivities(deps: NodeActivityDeps): Record<string, ExecuteNodeActivity> {
+  const run = (input: ExecuteNodeInput) => executeNode(deps, input);
+  return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
+}
+
+async function executeNode(deps: NodeActivityDeps, { runId, node, input, recordTask }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+  const type = getNodeType(node.node_type);
+  if (!type?.execute) {
+    throw ApplicationFailure.nonRetryable(`Node type ${node.node_type} is not executable yet`, FailureType.NotExecutable);
+  }
+  const projection = createRunProjection(deps.models);
+  const startTime = new Date().toISOString();
+  // Slow nodes show RUNNING with their inputs while they work; pure ones finish too fast to matter.
+  if (recordTask && type.executionKind === 'io') {
+    await projection.writeTasks(runId, [{ nodeId: node.id, status: 'RUNNING', inputs: input, startTime }]);
+  }
+  const output = await runExecute(type, node.config, input, nodeContext(deps, runId, node.id, node.title));
+  const endTime = new Date().toISOString();
+  if (recordTask) {
+    await projection.writeTasks(runId, [{ nodeId: node.id, status: 'COMPLETED', inputs: input, outputs: output, error: null, startTime, endTime }]);
+  }
+  return { output, startTime, endTime };
+}
+
+async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: Record<string, unknown>, ctx: NodeExecutionContext) {
+  const config = type.config.safeParse(rawConfig ?? {});
+  if (!config.success) {
+    const problems = config.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`).join('; ');
+    throw ApplicationFailure.nonRetryable(`Invalid ${type.name} config: ${problems}`, FailureType.NodeFailed);
+  }
+  const heartbeat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await (type.execute as NonNullable<NodeTypeDefinition['execute']>)(config.data, input, ctx);
+  } catch (err) {
+    if (err instanceof NodeExecutionError) throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
+    if (err instanceof TransientNodeError) {
+      throw ApplicationFailure.create({ message: err.message, type: 'TransientNodeError', nextRetryDelay: err.retryAfterMs });
+    }
+    throw err; // unknown errors are retried by the activity's retry policy
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+function nodeContext(deps: NodeActivityDeps, runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
+  const activity = Context.current();
+  return {
+    runId,
+    nodeId,
+    nodeTitle,
+    signal: activity.cancellationSignal,
+    secret: (name) => deps.secret(name),
+    heartbeat: (details) => activity.heartbeat(details),
+  };
+}

@@ -1,0 +1,9 @@
+/** Stable `ApplicationFailure` types shared by workflows, activities and the api. */
+export const FailureType = {
+  /** The node failed in a way retrying cannot fix (bad template, user code error, bad output). */
+  NodeFailed: 'NodeExecutionError',
+  /** The definition cannot be scheduled (cycle, no InputNode, link to a missing node). */
+  InvalidGraph: 'InvalidGraph',
+  /** A node type that is catalogued but has no executor yet. */
+  NotExecutable: 'NodeNotExecutable',
+} as const;

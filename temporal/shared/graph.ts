@@ -1,0 +1,92 @@
+import type { GraphLink, GraphNode, RunDefinition } from './run-contract';
+
+/** A definition split into what the scheduler walks: one level of nodes and their links. */
+export interface GraphLevel {
+  nodes: GraphNode[];
+  byId: Map<string, GraphNode>;
+  /** Incoming links per node, in definition (link) order. */
+  incoming: Map<string, GraphLink[]>;
+  /** Direct successors per node. */
+  outgoing: Map<string, string[]>;
+  /** Children of container nodes (ForLoopNode), keyed by the container's id. */
+  children: Map<string, GraphLevel>;
+}
+
+export class GraphError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GraphError';
+  }
+}
+
+/**
+ * PySpur's shape for execution: nodes with a `parent_id` move into their parent's sub-graph
+ * with the links among them; links that cross levels are dropped. Throws GraphError for a
+ * definition that cannot run (a cycle, a link to a missing node).
+ */
+export function planGraph(def: RunDefinition): GraphLevel {
+  const ids = new Set(def.nodes.map((n) => n.id));
+  for (const link of def.links) {
+    for (const end of [link.source_id, link.target_id]) {
+      if (!ids.has(end)) throw new GraphError(`Link ${link.source_id} → ${link.target_id} refers to a node that does not exist: '${end}'`);
+    }
+  }
+  return buildLevel(def, null);
+}
+
+function buildLevel(def: RunDefinition, parentId: string | null): GraphLevel {
+  const nodes = def.nodes.filter((n) => (n.parent_id ?? null) === parentId);
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const incoming = new Map<string, GraphLink[]>(nodes.map((n) => [n.id, []]));
+  const outgoing = new Map<string, string[]>(nodes.map((n) => [n.id, []]));
+  for (const link of def.links) {
+    if (!byId.has(link.source_id) || !byId.has(link.target_id)) continue;
+    incoming.get(link.target_id)?.push(link);
+    outgoing.get(link.source_id)?.push(link.target_id);
+  }
+  const children = new Map<string, GraphLevel>();
+  for (const node of nodes) {
+    if (def.nodes.some((n) => n.parent_id === node.id)) children.set(node.id, buildLevel(def, node.id));
+  }
+  const level = { nodes, byId, incoming, outgoing, children };
+  assertAcyclic(level);
+  return level;
+}
+
+/** Kahn's algorithm; the nodes left over sit on a cycle, which would wait forever. */
+export function topologicalOrder(level: GraphLevel): string[] {
+  const remaining = new Map(level.nodes.map((n) => [n.id, level.incoming.get(n.id)?.length ?? 0]));
+  const ready = level.nodes.filter((n) => remaining.get(n.id) === 0).map((n) => n.id);
+  const order: string[] = [];
+  while (ready.length > 0) {
+    const id = ready.shift() as string;
+    order.push(id);
+    for (const next of level.outgoing.get(id) ?? []) {
+      const left = (remaining.get(next) ?? 0) - 1;
+      remaining.set(next, left);
+      if (left === 0) ready.push(next);
+    }
+  }
+  return order;
+}
+
+function assertAcyclic(level: GraphLevel): void {
+  const order = topologicalOrder(level);
+  if (order.length === level.nodes.length) return;
+  const done = new Set(order);
+  const stuck = level.nodes.filter((n) => !done.has(n.id)).map((n) => n.id);
+  throw new GraphError(`The workflow has a cycle through nodes: ${stuck.join(', ')}`);
+}
+
+/** Every node reachable from `start` (not including it). */
+export function descendants(level: GraphLevel, start: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...(level.outgoing.get(start) ?? [])];
+  while (stack.length > 0) {
+    const id = stack.pop() as string;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(level.outgoing.get(id) ?? []));
+  }
+  return seen;
+}

@@ -1,0 +1,18 @@
+/**
+ * Node types that are cheap and side-effect free: the workflow runs them as local activities (no
+ * server round trip). Everything else (LLM, HTTP, user code) runs as a regular activity with
+ * retries and heartbeats. The node registry's `executionKind` must agree (a unit test checks it).
+ */
+export const PURE_NODE_TYPES: ReadonlySet<string> = new Set([
+  'InputNode',
+  'OutputNode',
+  'StaticValueNode',
+  'RouterNode',
+  'CoalesceNode',
+  'MergeNode',
+  'HumanInterventionNode',
+  'ForLoopNode',
+]);
+
+/** Node types the scheduler handles itself rather than through `execute`. */
+export const ENGINE_NODE_TYPES = { input: 'InputNode', forLoop: 'ForLoopNode', coalesce: 'CoalesceNode', router: 'RouterNode', output: 'OutputNode' } as const;

@@ -1,0 +1,8 @@
+/** PySpur's enums, uppercase on the wire (CANCELED with one L). */
+export const RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'PAUSED', 'CANCELED'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const TASK_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED', 'PAUSED'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const UPSTREAM_FAILURE = 'Upstream failure';

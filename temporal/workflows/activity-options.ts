@@ -1,0 +1,36 @@
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
+import { FailureType } from '../shared/failures';
+
+const NON_RETRYABLE = [FailureType.NodeFailed, FailureType.NotExecutable];
+
+/** Pure nodes: local activities, no server round trip; a failure there is a bug in input or code. */
+export const PURE_NODE_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/** Projection writes must land eventually: retried with backoff for as long as MongoDB is away. */
+export const PROJECTION_OPTIONS: LocalActivityOptions = {
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s' },
+};
+
+function positive(value: unknown, fallback: number, max: number): number {
+  const n = typeof value === 'number' ? value : Number(value);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, max) : fallback;
+}
+
+/**
+ * Nodes with I/O or user code: timeouts and retries from the node's config (`timeout_seconds`,
+ * `max_retries`), heartbeats so a dead worker is noticed in seconds, rate limits retried with
+ * backoff (a provider's Retry-After arrives as the failure's next retry delay).
+ */
+export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions {
+  const timeoutSeconds = positive(config.timeout_seconds, 300, 24 * 3600);
+  const attempts = Math.floor(positive(Number(config.max_retries ?? 3) + 1, 4, 20));
+  return {
+    startToCloseTimeout: `${timeoutSeconds + 30}s`,
+    heartbeatTimeout: '20s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: attempts, nonRetryableErrorTypes: NON_RETRYABLE },
+  };
+}

@@ -1,0 +1,48 @@
+import type { GraphLevel } from '../shared/graph';
+import { ENGINE_NODE_TYPES } from '../shared/node-kinds';
+import type { NodeState } from '../shared/node-inputs';
+import type { GraphNode, NodeOutput } from '../shared/run-contract';
+import type { GraphRunner } from './graph-runner';
+
+export interface LoopResult {
+  state: NodeState;
+  output: NodeOutput | null;
+  /** `{child node id: [output of iteration 1, 2, …]}`, the task's `subworkflow_output`. */
+  history: Record<string, unknown[]>;
+}
+
+/**
+ * ForLoopNode (pyspur-facts §8.8): runs its child graph `num_iterations` times. Each iteration
+ * sees the loop's input, `loop_history` and the previous iteration's output fields at top level;
+ * the loop's output is the child OutputNode's output of the last iteration.
+ */
+export async function runForLoop(runner: GraphRunner, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<LoopResult> {
+  const history: Record<string, unknown[]> = {};
+  const fail = (error: string): LoopResult => ({ state: { status: 'FAILED', error }, output: null, history });
+  const child = level.children.get(node.id);
+  const childInput = child?.nodes.filter((n) => n.node_type === ENGINE_NODE_TYPES.input) ?? [];
+  const childOutput = child?.nodes.filter((n) => n.node_type === ENGINE_NODE_TYPES.output) ?? [];
+  if (!child || childInput.length !== 1 || childOutput.length !== 1) {
+    return fail(`ForLoopNode ${node.id} needs exactly one child InputNode and one child OutputNode`);
+  }
+  const iterations = Number(node.config.num_iterations ?? 1);
+  if (!Number.isInteger(iterations) || iterations < 1) return fail(`ForLoopNode ${node.id}: num_iterations must be a positive integer`);
+  const outputId = (childOutput[0] as GraphNode).id;
+  let previous: NodeOutput = {};
+  for (let i = 1; i <= iterations; i++) {
+    const states = await runner.runLevel(child, { ...input, loop_history: structuredCopy(history), ...previous }, false);
+    for (const [id, state] of states) {
+      if (state.status === 'COMPLETED' && state.output) (history[id] ??= []).push(state.output);
+    }
+    const failed = [...states.entries()].find(([, s]) => s.status === 'FAILED');
+    if (failed) return fail(`Iteration ${i}: node ${failed[0]} failed: ${(failed[1] as { error: string }).error}`);
+    const out = states.get(outputId);
+    if (out?.status !== 'COMPLETED' || !out.output) return fail(`Iteration ${i}: the child OutputNode produced no output`);
+    previous = out.output;
+  }
+  return { state: { status: 'COMPLETED', output: previous }, output: previous, history };
+}
+
+function structuredCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

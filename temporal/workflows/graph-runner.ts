@@ -1,0 +1,96 @@
+import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { type GraphLevel, topologicalOrder } from '../shared/graph';
+import { type NodeState, decideNodeInput } from '../shared/node-inputs';
+import { ENGINE_NODE_TYPES, PURE_NODE_TYPES } from '../shared/node-kinds';
+import { type ExecuteNodeActivity, type GraphNode, type TaskWrite, nodeActivityName } from '../shared/run-contract';
+import { UPSTREAM_FAILURE } from '../shared/statuses';
+import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
+import { runForLoop } from './for-loop';
+
+export interface RunnerHooks {
+  recordTasks(writes: TaskWrite[]): Promise<void>;
+  onNodeFailed(node: GraphNode, error: string): void;
+}
+
+/**
+ * Walks one level of the graph the way PySpur's executor does: every node waits for its own
+ * predecessors only, so independent branches run in parallel; failures and untaken routes cancel
+ * what depends on them while the other branches finish.
+ */
+export class GraphRunner {
+  constructor(
+    readonly runId: string,
+    private readonly hooks: RunnerHooks,
+  ) {}
+
+  async runLevel(level: GraphLevel, inputNodeInput: Record<string, unknown>, record: boolean): Promise<Map<string, NodeState>> {
+    const states = new Map<string, NodeState>();
+    const finished = new Map<string, Promise<void>>();
+    for (const id of topologicalOrder(level)) {
+      const predecessors = (level.incoming.get(id) ?? []).map((l) => finished.get(l.source_id));
+      finished.set(id, Promise.all(predecessors).then(() => this.runNode(level, id, states, inputNodeInput, record)));
+    }
+    await Promise.all(finished.values());
+    return states;
+  }
+
+  private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean) {
+    const node = level.byId.get(id) as GraphNode;
+    if (node.node_type === ENGINE_NODE_TYPES.input) {
+      const empty = Object.keys(inputNodeInput).length === 0;
+      const state: NodeState = empty ? { status: 'FAILED', error: `Node ${id} has no input` } : { status: 'COMPLETED', output: inputNodeInput };
+      return this.settle(node, state, record, { inputs: {}, outputs: empty ? null : inputNodeInput }, states);
+    }
+    const decision = decideNodeInput(level, id, states);
+    if (decision.kind === 'fail') return this.settle(node, { status: 'FAILED', error: decision.error }, record, {}, states);
+    if (decision.kind === 'cancel') {
+      const state: NodeState = { status: 'CANCELED', upstreamFailure: decision.upstreamFailure };
+      return this.settle(node, state, record, { error: decision.upstreamFailure ? UPSTREAM_FAILURE : null }, states);
+    }
+    if (node.node_type === ENGINE_NODE_TYPES.forLoop) {
+      const result = await runForLoop(this, level, node, decision.input);
+      return this.settle(node, result.state, record, { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history }, states);
+    }
+    try {
+      const { output } = await this.nodeActivity(node)({ runId: this.runId, node, input: decision.input, recordTask: record });
+      states.set(id, { status: 'COMPLETED', output });
+    } catch (err) {
+      if (isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
+      await this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
+    }
+  }
+
+  /** Stores the node's final state and, for top-level nodes, its task record. */
+  private async settle(node: GraphNode, state: NodeState, record: boolean, extra: Partial<TaskWrite>, states: Map<string, NodeState>) {
+    states.set(node.id, state);
+    if (state.status === 'FAILED') this.hooks.onNodeFailed(node, state.error);
+    if (!record) return;
+    await this.hooks.recordTasks([
+      {
+        nodeId: node.id,
+        status: state.status,
+        error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
+        ...(extra.inputs !== undefined ? { inputs: extra.inputs } : {}),
+        ...(extra.outputs !== undefined ? { outputs: extra.outputs } : state.status === 'COMPLETED' ? { outputs: state.output } : {}),
+        ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
+        endTime: new Date().toISOString(),
+      },
+    ]);
+  }
+
+  private nodeActivity(node: GraphNode): ExecuteNodeActivity {
+    const name = nodeActivityName(node.node_type);
+    const summary = `${node.title} (${node.id})`;
+    if (PURE_NODE_TYPES.has(node.node_type)) {
+      return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[name] as ExecuteNodeActivity;
+    }
+    return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[name] as ExecuteNodeActivity;
+  }
+}
+
+/** The message a user can act on: the root cause's, not "Activity task failed". */
+export function failureMessage(err: unknown): string {
+  let cur: unknown = err;
+  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause: Error }).cause;
+  return cur instanceof Error ? cur.message : String(err);
+}

@@ -1,0 +1,41 @@
+import { startApi, type TestApi } from './api';
+import { client } from './http';
+import { startWorker, type TestWorker } from './worker';
+
+export interface Engine {
+  api: TestApi;
+  worker: TestWorker;
+  http: ReturnType<typeof client>;
+  close(): Promise<void>;
+}
+
+/** api (in-process) + a real worker process on their own database and task queue. */
+export async function startEngine(overrides: Record<string, string> = {}): Promise<Engine> {
+  const api = await startApi(overrides);
+  const worker = await startWorker(api.env);
+  return {
+    api,
+    worker,
+    http: client(api.baseUrl),
+    async close() {
+      await worker.stop();
+      await api.close();
+    },
+  };
+}
+
+/** Polls GET /run/{id}/status/ until the run leaves PENDING/RUNNING (or the predicate holds). */
+export async function waitForRun(
+  http: ReturnType<typeof client>,
+  runId: string,
+  done: (run: { status: string }) => boolean = (r) => !['PENDING', 'RUNNING'].includes(r.status),
+  timeoutMs = 30_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await http.get(`/run/${runId}/status/`);
+    if (res.status === 200 && done(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${res.body?.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
+import { REPO_ROOT } from '../../scripts/lib/tools';
+import { stack } from './stack';
+
+export interface TestWorker {
+  process: ManagedProcess;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * A real worker process (temporal/worker.ts) for the given api's database and task queue, using
+ * the bundle the harness prebuilt. Crash tests kill it with `process.kill('SIGKILL')`.
+ */
+export async function startWorker(env: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<TestWorker> {
+  const logFile = path.join(stack.tmpDir, `worker-${process.pid}-${++counter}.log`);
+  const child = spawnManaged({
+    name: 'worker',
+    command: process.execPath,
+    args: [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'temporal', 'worker.ts')],
+    env: { ...env, SPUR_LOG_LEVEL: 'info', SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, ...extraEnv },
+    cwd: REPO_ROOT,
+    logFile,
+  });
+  const deadline = Date.now() + 30_000;
+  while (!readLog(logFile).includes('worker running')) {
+    if (!child.running) throw new Error(`worker exited during start:\n${readLog(logFile).slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`worker did not start in 30 s:\n${readLog(logFile).slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { process: child, logFile, stop: () => child.stop('SIGTERM', 15_000) };
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
