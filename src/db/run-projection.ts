@@ -1,3 +1,4 @@
+import { trusted } from 'mongoose';
 import type { NodeOutput, TaskWrite } from '../../temporal/shared/run-contract';
 import type { RunStatus } from '../../temporal/shared/statuses';
 import { toJsonText } from './json-text';
@@ -40,7 +41,8 @@ export function createRunProjection(models: Models) {
 
     /** The run shows FAILED as soon as one node failed; other branches keep running. */
     async markFailed(runId: string, message: string): Promise<void> {
-      await Run.updateOne({ _id: runId, status: { $nin: FINAL } }, { $set: { status: 'FAILED', message } });
+      // trusted(): sanitizeFilter would otherwise turn this server-built operator into a literal.
+      await Run.updateOne({ _id: runId, status: trusted({ $nin: FINAL }) }, { $set: { status: 'FAILED', message } });
     },
 
     async finish(runId: string, status: RunStatus, message: string | null, outputsByTitle: Record<string, NodeOutput>): Promise<void> {

@@ -90,3 +90,28 @@ export function descendants(level: GraphLevel, start: string): Set<string> {
   }
   return seen;
 }
+
+/**
+ * The sub-graph a partial run needs: the target and what it transitively depends on, stopping at
+ * nodes whose output is already known (their own predecessors need not run).
+ */
+export function restrictToAncestors(level: GraphLevel, target: string, known: ReadonlySet<string> = new Set()): GraphLevel {
+  const keep = new Set<string>([target]);
+  const stack = known.has(target) ? [] : [target];
+  while (stack.length > 0) {
+    for (const link of level.incoming.get(stack.pop() as string) ?? []) {
+      if (keep.has(link.source_id)) continue;
+      keep.add(link.source_id);
+      if (!known.has(link.source_id)) stack.push(link.source_id);
+    }
+  }
+  const nodes = level.nodes.filter((n) => keep.has(n.id));
+  return {
+    nodes,
+    byId: new Map(nodes.map((n) => [n.id, n])),
+    // A known node keeps no incoming links: it is not run, so what feeds it does not matter.
+    incoming: new Map(nodes.map((n) => [n.id, (level.incoming.get(n.id) ?? []).filter((link) => keep.has(link.source_id) && !known.has(n.id))])),
+    outgoing: new Map(nodes.map((n) => [n.id, (level.outgoing.get(n.id) ?? []).filter((id) => keep.has(id))])),
+    children: level.children,
+  };
+}

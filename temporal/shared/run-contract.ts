@@ -41,6 +41,14 @@ export interface SpurRunResult {
   message: string | null;
 }
 
+export interface PartialRunInput {
+  definition: RunDefinition;
+  inputNodeInput: Record<string, unknown>;
+  targetNodeId: string;
+  /** Outputs the client already has, by node id: used as given, never recomputed. */
+  precomputed: Record<string, NodeOutput>;
+}
+
 /** One task record change, written idempotently by `_id = <runId>:<nodeId>`. */
 export interface TaskWrite {
   nodeId: string;

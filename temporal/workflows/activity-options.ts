@@ -9,10 +9,13 @@ export const PURE_NODE_OPTIONS: LocalActivityOptions = {
   retry: { initialInterval: '200ms', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
-/** Projection writes must land eventually: retried with backoff for as long as MongoDB is away. */
+/**
+ * Projection writes must land eventually: retried with backoff for as long as MongoDB is away.
+ * Mongoose's cast and validation errors are bugs, not outages: retrying them would hang the run.
+ */
 export const PROJECTION_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: '30s',
-  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s' },
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: ['CastError', 'ValidationError', 'StrictModeError'] },
 };
 
 function positive(value: unknown, fallback: number, max: number): number {

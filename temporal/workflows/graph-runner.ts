@@ -7,6 +7,13 @@ import { UPSTREAM_FAILURE } from '../shared/statuses';
 import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
 import { runForLoop } from './for-loop';
 
+export interface LevelOptions {
+  /** Nodes whose outcome is already known (a partial run's precomputed outputs): not executed. */
+  preset?: ReadonlyMap<string, NodeState>;
+  /** Partial runs accept an empty input; a real run's InputNode fails without one. */
+  allowEmptyInput?: boolean;
+}
+
 export interface RunnerHooks {
   recordTasks(writes: TaskWrite[]): Promise<void>;
   onNodeFailed(node: GraphNode, error: string): void;
@@ -23,21 +30,25 @@ export class GraphRunner {
     private readonly hooks: RunnerHooks,
   ) {}
 
-  async runLevel(level: GraphLevel, inputNodeInput: Record<string, unknown>, record: boolean): Promise<Map<string, NodeState>> {
-    const states = new Map<string, NodeState>();
+  async runLevel(level: GraphLevel, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions = {}): Promise<Map<string, NodeState>> {
+    const states = new Map<string, NodeState>(options.preset ?? []);
     const finished = new Map<string, Promise<void>>();
     for (const id of topologicalOrder(level)) {
+      if (states.has(id)) {
+        finished.set(id, Promise.resolve());
+        continue;
+      }
       const predecessors = (level.incoming.get(id) ?? []).map((l) => finished.get(l.source_id));
-      finished.set(id, Promise.all(predecessors).then(() => this.runNode(level, id, states, inputNodeInput, record)));
+      finished.set(id, Promise.all(predecessors).then(() => this.runNode(level, id, states, inputNodeInput, record, options)));
     }
     await Promise.all(finished.values());
     return states;
   }
 
-  private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean) {
+  private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions) {
     const node = level.byId.get(id) as GraphNode;
     if (node.node_type === ENGINE_NODE_TYPES.input) {
-      const empty = Object.keys(inputNodeInput).length === 0;
+      const empty = Object.keys(inputNodeInput).length === 0 && !options.allowEmptyInput;
       const state: NodeState = empty ? { status: 'FAILED', error: `Node ${id} has no input` } : { status: 'COMPLETED', output: inputNodeInput };
       return this.settle(node, state, record, { inputs: {}, outputs: empty ? null : inputNodeInput }, states);
     }

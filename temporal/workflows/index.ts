@@ -1,3 +1,4 @@
 // The workflow bundle's entry point (the worker's `workflowsPath`): every workflow type the
 // worker hosts is exported from here, and nothing else.
 export { spurRun } from './spur-run.workflow';
+export { spurPartialRun } from './partial-run.workflow';

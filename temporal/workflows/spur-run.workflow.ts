@@ -1,4 +1,4 @@
-import { ApplicationFailure, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../shared/graph';
@@ -7,12 +7,25 @@ import type { GraphNode, NodeOutput, SpurRunInput, SpurRunResult } from '../shar
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../shared/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
-import { GraphRunner } from './graph-runner';
+import { GraphRunner, failureMessage } from './graph-runner';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
+  try {
+    return await executeRun(input);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
+    const message = `Run failed: ${failureMessage(err)}`;
+    await projection.finishRun({ runId: input.runId, status: 'FAILED', message, outputsByTitle: {} });
+    setStatus('FAILED');
+    return { status: 'FAILED', outputsById: {}, message };
+  }
+}
+
+async function executeRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
   await projection.startRun({
     runId: input.runId,

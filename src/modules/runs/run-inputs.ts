@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../http/errors';
 import { GraphError, planGraph } from '../../../temporal/shared/graph';
-import type { RunDefinition } from '../../../temporal/shared/run-contract';
+import type { GraphNode, RunDefinition } from '../../../temporal/shared/run-contract';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 
 /** The engine's view of a stored definition (the fields it reads). */
@@ -11,12 +11,8 @@ export function toRunDefinition(def: WorkflowDefinition): RunDefinition {
   };
 }
 
-/**
- * Checks, before any run record exists, that the definition can run with these inputs, and picks
- * the InputNode's input: `initial_inputs` is keyed by the InputNode's id (PySpur), with its title
- * accepted too (PySpur's deploy snippet). Every problem is a 400 naming what to fix.
- */
-export function resolveRunInputs(def: RunDefinition, initialInputs: Record<string, Record<string, unknown>> | null): Record<string, unknown> {
+/** The graph can be scheduled and has its InputNode, which is returned; else a 400 saying why. */
+export function checkRunnable(def: RunDefinition): GraphNode {
   try {
     planGraph(def);
   } catch (err) {
@@ -25,6 +21,16 @@ export function resolveRunInputs(def: RunDefinition, initialInputs: Record<strin
   }
   const inputNode = def.nodes.find((n) => n.node_type === 'InputNode' && n.parent_id === null);
   if (!inputNode) throw new BadRequestError('The workflow has no InputNode, so it cannot be run', 'NO_INPUT_NODE');
+  return inputNode;
+}
+
+/**
+ * Checks, before any run record exists, that the definition can run with these inputs, and picks
+ * the InputNode's input: `initial_inputs` is keyed by the InputNode's id (PySpur), with its title
+ * accepted too (PySpur's deploy snippet). Every problem is a 400 naming what to fix.
+ */
+export function resolveRunInputs(def: RunDefinition, initialInputs: Record<string, Record<string, unknown>> | null): Record<string, unknown> {
+  const inputNode = checkRunnable(def);
   const given = initialInputs ?? {};
   for (const key of Object.keys(given)) {
     if (key !== inputNode.id && key !== inputNode.title) {

@@ -2,16 +2,17 @@ import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { insertWithNewId, reserveIds } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { Models, RunDoc } from '../../db/models';
-import { AppError } from '../../http/errors';
-import type { SpurRunInput, SpurRunResult } from '../../../temporal/shared/run-contract';
+import { randomUUID } from 'node:crypto';
+import { AppError, BadRequestError } from '../../http/errors';
+import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../../temporal/shared/run-contract';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
-import { resolveRunInputs, toRunDefinition } from './run-inputs';
+import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import type { RunReader } from './runs.service';
-import type { StartRunInput } from './runs.schemas';
+import type { PartialRunInput, StartRunInput } from './runs.schemas';
 
 export interface RunStarterDeps {
   models: Models;
@@ -80,21 +81,59 @@ export function createRunStarter(deps: RunStarterDeps) {
   /** Waits for the run's result up to the configured limit; the run goes on either way. */
   async function waitForOutputs(runId: string): Promise<BlockingOutcome> {
     const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.blockingWaitMs)));
     try {
-      const result = await Promise.race([handle.result(), timeout]);
+      const result = await resultWithin(handle.result());
       if (result === 'timeout') return { kind: 'still-running', runId };
       return { kind: 'done', outputsById: result.outputsById };
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
       throw err;
+    }
+  }
+
+  /** Races a workflow result against the blocking wait limit. */
+  async function resultWithin<T>(promise: Promise<T>): Promise<T | 'timeout'> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.blockingWaitMs)));
+    try {
+      return await Promise.race([promise, timeout]);
     } finally {
       clearTimeout(timer);
     }
   }
 
+  async function runPartial(workflowId: string, body: PartialRunInput): Promise<Record<string, Record<string, unknown>>> {
+    const workflow = await deps.workflows.load(workflowId);
+    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const inputNode = checkRunnable(definition);
+    const given = body.initial_inputs ?? {};
+    const precomputed = Object.fromEntries(
+      Object.entries(body.partial_outputs ?? {}).filter((e): e is [string, Record<string, unknown>] => !Array.isArray(e[1])),
+    );
+    const input: PartialRunWorkflowInput = {
+      definition,
+      inputNodeInput: given[inputNode.id] ?? given[inputNode.title] ?? {},
+      targetNodeId: body.node_id,
+      precomputed,
+    };
+    const handle = await temporal.workflow.start(WorkflowType.spurPartialRun, {
+      workflowId: `partial-${workflow._id}-${randomUUID()}`,
+      taskQueue: deps.taskQueue,
+      args: [input],
+      staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
+    });
+    try {
+      const result = await resultWithin(handle.result() as Promise<Record<string, Record<string, unknown>>>);
+      if (result === 'timeout') throw new AppError(504, 'PARTIAL_RUN_TIMEOUT', 'The partial run did not finish within the blocking wait limit');
+      return result;
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) throw new BadRequestError(err.cause?.message ?? err.message);
+      throw err;
+    }
+  }
+
   return {
+    runPartial,
     async start(workflowId: string, body: StartRunInput, runType: string) {
       return deps.reader.get((await start(workflowId, body, runType))._id);
     },

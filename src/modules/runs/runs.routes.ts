@@ -3,7 +3,7 @@ import { defineRoute, type MountableRoute } from '../../http/route';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import type { RunStarter } from './run-starter';
 import type { RunReader } from './runs.service';
-import { AllRunsQuery, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
+import { AllRunsQuery, PartialRunRequest, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
 
 export interface RunRouteDeps {
   starter: RunStarter;
@@ -29,6 +29,11 @@ export function runRoutes({ starter, reader }: RunRouteDeps): MountableRoute[] {
       method: 'post', path: '/wf/{workflow_id}/start_run/', summary: 'Start a run and answer at once (PENDING)', tags: ['runs'],
       params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunResponse, errors: [400, 404],
       handler: ({ params, query, body }) => starter.start(params.workflow_id, body, query.run_type),
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/{workflow_id}/run_partial/', summary: 'Compute one node (and what it needs); no run record', tags: ['runs'],
+      params: WorkflowIdParams, body: PartialRunRequest, response: RunOutputsById, errors: [400, 404],
+      handler: ({ params, body }) => starter.runPartial(params.workflow_id, body),
     }),
     defineRoute({
       method: 'get', path: '/wf/{workflow_id}/runs/', summary: "A workflow's runs, newest first", tags: ['runs'],

@@ -1,4 +1,4 @@
-import type { QueryFilter } from 'mongoose';
+import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, TaskDoc, WorkflowVersionDoc } from '../../db/models';
 import { notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
@@ -44,7 +44,8 @@ export function createRunReader(models: Models) {
       if (filter.runType !== undefined) query.run_type = filter.runType;
       if (filter.inputDatasetId !== undefined) query.input_dataset_id = filter.inputDatasetId;
       if (filter.startFrom || filter.startTo) {
-        query.start_time = { ...(filter.startFrom ? { $gte: filter.startFrom } : {}), ...(filter.startTo ? { $lte: filter.startTo } : {}) };
+        // Built here from validated dates; trusted() keeps sanitizeFilter from neutralising it.
+        query.start_time = trusted({ ...(filter.startFrom ? { $gte: filter.startFrom } : {}), ...(filter.startTo ? { $lte: filter.startTo } : {}) });
       }
       const { skip, limit } = pageBounds(page);
       const runs = await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();

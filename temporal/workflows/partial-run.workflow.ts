@@ -1,0 +1,27 @@
+import { ApplicationFailure } from '@temporalio/workflow';
+import { FailureType } from '../shared/failures';
+import { GraphError, type GraphLevel, planGraph, restrictToAncestors } from '../shared/graph';
+import type { NodeState } from '../shared/node-inputs';
+import type { NodeOutput, PartialRunInput } from '../shared/run-contract';
+import { GraphRunner } from './graph-runner';
+
+/**
+ * `run_partial` (pyspur-facts §3.4): computes one node and whatever it needs that has no
+ * precomputed output. No run record, no tasks, no version. Returns every non-null output by id.
+ */
+export async function spurPartialRun(input: PartialRunInput): Promise<Record<string, NodeOutput>> {
+  let level: GraphLevel;
+  try {
+    level = planGraph(input.definition);
+  } catch (err) {
+    if (err instanceof GraphError) throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidGraph);
+    throw err;
+  }
+  const known = new Map<string, NodeState>(Object.entries(input.precomputed).map(([id, output]) => [id, { status: 'COMPLETED', output }]));
+  const needed = level.byId.has(input.targetNodeId) ? restrictToAncestors(level, input.targetNodeId, new Set(known.keys())) : { ...level, nodes: [] };
+  const runner = new GraphRunner('partial', { recordTasks: async () => undefined, onNodeFailed: () => undefined });
+  const states = await runner.runLevel(needed, input.inputNodeInput, false, { preset: known, allowEmptyInput: true });
+  const outputs: Record<string, NodeOutput> = {};
+  for (const [id, state] of states) if (state.status === 'COMPLETED' && state.output) outputs[id] = state.output;
+  return outputs;
+}

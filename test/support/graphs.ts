@@ -1,0 +1,17 @@
+/** Terse builders for run definitions in e2e tests. */
+export type Cfg = Record<string, unknown>;
+
+export function n(id: string, nodeType: string, config: Cfg = {}, extra: Cfg = {}) {
+  return { id, title: id, node_type: nodeType, config, ...extra };
+}
+
+export function l(source: string, target: string, sourceHandle: string | null = null) {
+  return { source_id: source, target_id: target, source_handle: sourceHandle, target_handle: null };
+}
+
+export const input = (id = 'in') => n(id, 'InputNode', { output_schema: { x: 'string' } });
+
+/** A router condition, PySpur's shape. */
+export function cond(variable: string, operator: string, value: unknown, logicalOperator = 'AND') {
+  return { variable, operator, value, logicalOperator };
+}
