@@ -13,7 +13,7 @@ export interface NodeActivityDeps {
   secret(name: string): Promise<string | undefined>;
 }
 
-const HEARTBEAT_EVERY_MS = 5000;
+const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
 
 /** One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body. */
 export function createNodeActivities(deps: NodeActivityDeps): Record<string, ExecuteNodeActivity> {
@@ -46,7 +46,9 @@ async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: R
     const problems = config.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`).join('; ');
     throw ApplicationFailure.nonRetryable(`Invalid ${type.name} config: ${problems}`, FailureType.NodeFailed);
   }
-  const heartbeat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+  // Three heartbeats per heartbeat timeout, so a live worker is never mistaken for a dead one.
+  const timeoutMs = Context.current().info.heartbeatTimeoutMs ?? 0;
+  const heartbeat = setInterval(() => ctx.heartbeat(), timeoutMs > 0 ? Math.min(HEARTBEAT_AT_MOST_EVERY_MS, timeoutMs / 3) : HEARTBEAT_AT_MOST_EVERY_MS);
   try {
     return await (type.execute as NonNullable<NodeTypeDefinition['execute']>)(config.data, input, ctx);
   } catch (err) {

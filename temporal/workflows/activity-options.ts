@@ -25,15 +25,17 @@ function positive(value: unknown, fallback: number, max: number): number {
 
 /**
  * Nodes with I/O or user code: timeouts and retries from the node's config (`timeout_seconds`,
- * `max_retries`), heartbeats so a dead worker is noticed in seconds, rate limits retried with
+ * `max_retries`, `heartbeat_timeout_seconds`), heartbeats so a dead worker is noticed in seconds, rate limits retried with
  * backoff (a provider's Retry-After arrives as the failure's next retry delay).
  */
 export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions {
   const timeoutSeconds = positive(config.timeout_seconds, 300, 24 * 3600);
   const attempts = Math.floor(positive(Number(config.max_retries ?? 3) + 1, 4, 20));
+  // How soon a node on a worker that died is retried elsewhere; the activity heartbeats 3× as often.
+  const heartbeatSeconds = Math.max(2, positive(config.heartbeat_timeout_seconds, 20, 600));
   return {
     startToCloseTimeout: `${timeoutSeconds + 30}s`,
-    heartbeatTimeout: '20s',
+    heartbeatTimeout: `${heartbeatSeconds}s`,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: attempts, nonRetryableErrorTypes: NON_RETRYABLE },
   };
 }

@@ -2,6 +2,7 @@ import { extendConfig } from '../base-config.js';
 import { openObject } from '../shared-models.js';
 import type { NodeTypeDefinition } from '../types.js';
 import { llmCallShape } from './llm-fields.js';
+import { executeSingleLlmCall } from './llm/single-call.js';
 import { MODEL_CONSTRAINTS } from './model-constraints.js';
 
 const config = extendConfig(llmCallShape());
@@ -17,4 +18,5 @@ export const singleLlmCallNode: NodeTypeDefinition<typeof config> = {
   output: openObject(),
   modelConstraints: MODEL_CONSTRAINTS,
   executionKind: 'io',
+  execute: (cfg, input, ctx) => executeSingleLlmCall(cfg, input, ctx),
 };

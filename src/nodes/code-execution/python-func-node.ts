@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { extendConfig } from '../base-config.js';
+import { coerceToOutputSchema } from '../output-coercion.js';
 import { openObject } from '../shared-models.js';
 import type { NodeTypeDefinition } from '../types.js';
+import { runPython } from './python-runner.js';
 
 const DEFAULT_CODE = [
   '# Write your Python code here.',
@@ -12,6 +14,10 @@ const DEFAULT_CODE = [
 const config = extendConfig({
   /** Body of `def user_function(input_model):`, returning a dict shaped like `output_schema`. */
   code: z.string().default(DEFAULT_CODE),
+  /** Wall-clock limit; the CPU-time limit is one second more. Not in PySpur, which ran code in-process. */
+  timeout_seconds: z.number().int().min(1).max(3600).default(30),
+  /** Address-space cap of the Python process. */
+  memory_limit_mb: z.number().int().min(64).max(8192).default(512),
 });
 
 export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
@@ -23,4 +29,15 @@ export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: openObject(),
   executionKind: 'io',
+  async execute(cfg, input, ctx) {
+    const output = await runPython({
+      code: cfg.code,
+      input,
+      timeoutSeconds: cfg.timeout_seconds,
+      memoryLimitMb: cfg.memory_limit_mb,
+      signal: ctx.signal,
+      heartbeat: () => ctx.heartbeat(),
+    });
+    return coerceToOutputSchema(output, cfg.output_schema);
+  },
 };

@@ -1,0 +1,42 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { NodeExecutionError, TransientNodeError } from '../../errors.js';
+
+/**
+ * Maps an SDK failure onto the node error contract: rate limits, server errors, timeouts and
+ * network failures are transient (Temporal retries them, honouring Retry-After); a rejected
+ * request (bad parameters, wrong key, unknown model) fails the node at once.
+ */
+export function toNodeError(err: unknown, provider: string, signal?: AbortSignal): unknown {
+  // A cancelled activity surfaces its own cancellation, not a provider failure.
+  if (signal?.aborted) return signal.reason ?? err;
+  if (err instanceof NodeExecutionError || err instanceof TransientNodeError) return err;
+  if (err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError) {
+    const what = err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError ? 'timed out' : 'could not connect';
+    return new TransientNodeError(`${provider} request ${what}: ${err.message}`, undefined, { cause: err });
+  }
+  if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {
+    return fromStatus(err.status, err.headers, `${provider} API error: ${err.message}`, err);
+  }
+  return err;
+}
+
+function fromStatus(status: number | undefined, headers: Headers | undefined, message: string, cause: unknown): Error {
+  // 408/409 are what the SDKs themselves would retry; 429 and 5xx are the usual transient ones.
+  if (status === undefined || status === 408 || status === 409 || status === 429 || status >= 500) {
+    return new TransientNodeError(message, retryAfterMs(headers), { cause });
+  }
+  return new NodeExecutionError(message, { cause });
+}
+
+/** `retry-after-ms` (OpenAI's), else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const after = headers?.get('retry-after');
+  if (!after) return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

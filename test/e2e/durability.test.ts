@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { trusted } from 'mongoose';
+import { freePort } from '../../scripts/lib/ports';
+import { TEMPORAL_DEV_OPTIONS, restartTemporal, startTemporal, type TemporalServer } from '../../scripts/lib/servers';
+import { startApi, type TestApi } from '../support/api';
+import { startApiProcess } from '../support/api-process';
+import { waitForRun } from '../support/engine';
+import { input, l, n } from '../support/graphs';
+import { client } from '../support/http';
+import { stack } from '../support/stack';
+import { startWorker, type TestWorker } from '../support/worker';
+
+/** Python that logs its execution to a file, then sleeps: what a crash should interrupt. */
+function slowPython(id: string, seconds: number, src = 'input_model.src') {
+  const code = [
+    'import time',
+    `open(${src}.log, "a").write(${src}.tag + " ${id} start\\n")`,
+    `time.sleep(${seconds})`,
+    `open(${src}.log, "a").write(${src}.tag + " ${id} end\\n")`,
+    `return {"done": ${src}.tag}`,
+  ].join('\n');
+  return n(id, 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 3, output_schema: { done: 'string' } });
+}
+
+const slowDefinition = {
+  nodes: [input('src'), slowPython('p1', 0.2), n('m', 'MergeNode'), slowPython('p2', 3, 'input_model.m.src'), n('out', 'OutputNode')],
+  links: [l('src', 'p1'), l('p1', 'm'), l('src', 'm'), l('m', 'p2'), l('p2', 'out')],
+};
+
+function executions(logFile: string): string[] {
+  try {
+    return readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+async function until(what: string, predicate: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('e2e: durability — killed workers, a restarted Temporal server, a killed api', function () {
+  this.timeout(180_000);
+  let api: TestApi;
+  let worker: TestWorker | undefined;
+  let logFile: string;
+
+  beforeEach(async () => {
+    logFile = path.join(stack.tmpDir, `exec-${Date.now()}.log`);
+    writeFileSync(logFile, '');
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+    await api?.close();
+  });
+
+  it('finishes 20 runs after kill -9 of the worker mid-activity; completed nodes do not run again', async () => {
+    api = await startApi();
+    const http = client(api.baseUrl);
+    worker = await startWorker(api.env);
+    const wf = (await http.post('/wf/', { name: 'crash me', definition: slowDefinition })).body;
+    const runIds: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { tag: `t${i}`, log: logFile } } });
+      assert.equal(res.status, 200);
+      runIds.push(res.body.id);
+    }
+    // Every run is inside p2, with p1 done: kill now.
+    await until('all runs in p2', async () => executions(logFile).filter((e) => e.endsWith('p2 start')).length === 20);
+    const before = await Promise.all(runIds.map((id) => http.get(`/run/${id}/`)));
+    for (const r of before) assert.equal(r.body.tasks.find((t: { node_id: string }) => t.node_id === 'p1').status, 'COMPLETED');
+    worker.process.kill('SIGKILL');
+    await worker.process.exited;
+    worker = await startWorker(api.env);
+
+    const done = await Promise.all(runIds.map((id) => waitForRun(http, id, undefined, 90_000)));
+    for (const run of done) {
+      assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+      assert.equal(run.tasks.length, 5, 'one task per (run, node)');
+      assert.ok(run.tasks.every((t: { status: string }) => t.status === 'COMPLETED'));
+    }
+    const log = executions(logFile);
+    for (let i = 0; i < 20; i++) {
+      assert.equal(log.filter((e) => e === `t${i} p1 start`).length, 1, `p1 of run ${i} ran once`);
+      assert.ok(log.filter((e) => e === `t${i} p2 start`).length >= 2, `p2 of run ${i} was retried after the crash`);
+      assert.equal(log.filter((e) => e === `t${i} p2 end`).length, 1, `p2 of run ${i} finished once`);
+    }
+    assert.equal(await api.models.Task.countDocuments({ run_id: trusted({ $in: runIds }) }), 100);
+  });
+
+  it('loses no run when the Temporal server stops and restarts on the same SQLite file', async () => {
+    const own: TemporalServer = await startTemporal({
+      ...TEMPORAL_DEV_OPTIONS,
+      port: await freePort(),
+      uiPort: null,
+      dbFile: path.join(stack.tmpDir, `restart-${Date.now()}.db`),
+      logFile: path.join(stack.tmpDir, 'temporal-restart.log'),
+    });
+    try {
+      api = await startApi({ SPUR_TEMPORAL_ADDRESS: own.address });
+      const http = client(api.baseUrl);
+      worker = await startWorker(api.env);
+      const wf = (await http.post('/wf/', { name: 'server restart', definition: slowDefinition })).body;
+      const runIds: string[] = [];
+      for (let i = 0; i < 5; i++) runIds.push((await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { tag: `s${i}`, log: logFile } } })).body.id);
+      await until('runs in p2', async () => executions(logFile).filter((e) => e.endsWith('p2 start')).length === 5);
+      const restarted = await restartTemporal(own);
+      own.handle = restarted.handle;
+      const done = await Promise.all(runIds.map((id) => waitForRun(http, id, undefined, 120_000)));
+      for (const run of done) assert.equal(run.status, 'COMPLETED', run.message);
+    } finally {
+      await worker?.stop();
+      worker = undefined;
+      await own.handle.stop();
+    }
+  });
+
+  it('completes a blocking run whose api was killed mid-request; the run is readable afterwards', async () => {
+    api = await startApi();
+    worker = await startWorker(api.env);
+    const apiProcess = await startApiProcess(api.env);
+    const wf = (await apiProcess.http.post('/wf/', { name: 'api killed', definition: slowDefinition })).body;
+    const pending = apiProcess.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { tag: 'a0', log: logFile } } }).catch((err: Error) => err);
+    await until('the run to reach p2', async () => executions(logFile).includes('a0 p2 start'));
+    apiProcess.process.kill('SIGKILL');
+    assert.ok((await pending) instanceof Error, 'the client lost its connection');
+    const http = client(api.baseUrl); // another api instance on the same database
+    const [run] = (await http.get(`/wf/${wf.id}/runs/`)).body;
+    const finished = await waitForRun(http, run.id);
+    assert.equal(finished.status, 'COMPLETED');
+    assert.deepEqual(finished.outputs.p2, { done: 'a0' });
+  });
+});

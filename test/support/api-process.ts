@@ -1,0 +1,30 @@
+import path from 'node:path';
+import { freePort, waitForTcp } from '../../scripts/lib/ports';
+import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
+import { REPO_ROOT } from '../../scripts/lib/tools';
+import { client } from './http';
+import { stack } from './stack';
+
+export interface ApiProcess {
+  process: ManagedProcess;
+  baseUrl: string;
+  http: ReturnType<typeof client>;
+}
+
+let counter = 0;
+
+/** The api as its own process (src/main.ts), for tests that kill it. */
+export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+  const port = await freePort();
+  const child = spawnManaged({
+    name: 'api',
+    command: process.execPath,
+    args: [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')],
+    env: { ...env, SPUR_PORT: String(port), SPUR_HOST: '127.0.0.1', SPUR_LOG_LEVEL: 'warn' },
+    cwd: REPO_ROOT,
+    logFile: path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`),
+  });
+  await waitForTcp('127.0.0.1', port, 30_000);
+  const baseUrl = `http://127.0.0.1:${port}/api`;
+  return { process: child, baseUrl, http: client(baseUrl) };
+}

@@ -1,0 +1,154 @@
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for LLM providers: a real HTTP server speaking OpenAI's chat-completions
+ * protocol (also used by Gemini, DeepSeek, Ollama, xAI and Azure's deployment URLs) and
+ * Anthropic's messages protocol. Tests point the providers' base-URL settings at it, script
+ * replies with `enqueue`, and assert on the recorded requests.
+ */
+
+export type Protocol = 'openai' | 'anthropic';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string, e.g. `/v1/chat/completions`. */
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: any;
+  protocol: Protocol | null;
+}
+
+export interface ScriptedResponse {
+  status?: number;
+  /** Sent as JSON (a string is sent as it is). Without it: a protocol reply or error body. */
+  body?: unknown;
+  /** The assistant text, wrapped in the reply format of the request's protocol. */
+  content?: string;
+  headers?: Record<string, string>;
+  /** Wait this long before answering (to provoke client timeouts). */
+  delayMs?: number;
+}
+
+export interface FakeLlmServer {
+  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  url: string;
+  requests: RecordedRequest[];
+  enqueue(...responses: ScriptedResponse[]): void;
+  close(): Promise<void>;
+}
+
+function protocolOf(path: string): Protocol | null {
+  if (path === '/v1/chat/completions' || path === '/chat/completions') return 'openai';
+  if (/^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path)) return 'openai';
+  if (path === '/v1/messages') return 'anthropic';
+  return null;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('');
+  return '';
+}
+
+/** Default reply: a JSON object derived from the last user message, so tests can see what was sent. */
+function echoContent(body: any): string {
+  const users = Array.isArray(body?.messages) ? body.messages.filter((m: any) => m?.role === 'user') : [];
+  return JSON.stringify({ output: `echo: ${textOf(users.at(-1)?.content)}` });
+}
+
+function replyBody(protocol: Protocol, model: string, content: string): unknown {
+  if (protocol === 'anthropic') {
+    return {
+      id: 'msg_fake',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text: content }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 10 },
+    };
+  }
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+  };
+}
+
+function errorBody(protocol: Protocol | null, status: number): unknown {
+  const message = `fake error ${status}`;
+  if (protocol === 'anthropic') return { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
+  return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', code: null, param: null } };
+}
+
+async function readBody(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}
+
+export async function startFakeLlmServer(): Promise<FakeLlmServer> {
+  const requests: RecordedRequest[] = [];
+  const queue: ScriptedResponse[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+
+  const respond = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
+    const protocol = recorded.protocol;
+    const status = scripted?.status ?? (protocol ? 200 : 404);
+    let body = scripted?.body;
+    if (body === undefined) {
+      if (status >= 400 || !protocol) body = errorBody(protocol, status);
+      else body = replyBody(protocol, String(recorded.body?.model ?? 'deployment'), scripted?.content ?? echoContent(recorded.body));
+    }
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', ...scripted?.headers });
+    res.end(text);
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const recorded: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: await readBody(req),
+        protocol: req.method === 'POST' ? protocolOf(url.pathname) : null,
+      };
+      requests.push(recorded);
+      const scripted = recorded.protocol ? queue.shift() : undefined;
+      if (!scripted?.delayMs) return respond(res, recorded, scripted);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!res.destroyed) respond(res, recorded, scripted);
+      }, scripted.delayMs);
+      timers.add(timer);
+    })();
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    enqueue: (...responses) => void queue.push(...responses),
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      // The SDKs keep connections alive; without this `close` would wait for them to time out.
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}

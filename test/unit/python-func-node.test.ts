@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { pythonFuncNode } from '../../src/nodes/code-execution/python-func-node.js';
+import { NodeExecutionError } from '../../src/nodes/errors.js';
+import { coerceToOutputSchema } from '../../src/nodes/output-coercion.js';
+import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/nodes/types.js';
+
+// These tests start real python3 processes: the interpreter is the component under test.
+
+function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {
+  return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, heartbeat };
+}
+
+const INPUT: NodeInput = { input_node: { n: 21, text: 'hi', rows: [{ name: 'a' }, { name: 'b' }], items: [1, 2] } };
+
+async function run(config: Record<string, unknown>, ctx = context(), input = INPUT): Promise<NodeOutput> {
+  assert.ok(pythonFuncNode.execute);
+  return pythonFuncNode.execute(pythonFuncNode.config.parse({ output_schema: {}, ...config }), input, ctx);
+}
+
+async function failure(config: Record<string, unknown>, ctx = context()): Promise<Error> {
+  const error = await run(config, ctx).then(
+    () => assert.fail('expected the node to fail'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof Error);
+  return error;
+}
+
+/** Python processes that are children of this test process (the runner spawns them directly). */
+function pythonChildren(): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), 'python'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `config` and, while it is still running, records the Python children it started. */
+async function failureWithChildren(config: Record<string, unknown>, ctx: NodeExecutionContext): Promise<{ error: Error; pids: number[]; ms: number }> {
+  const started = Date.now();
+  let pids: number[] = [];
+  const probe = setTimeout(() => (pids = pythonChildren()), 400);
+  const error = await failure(config, ctx);
+  clearTimeout(probe);
+  return { error, pids, ms: Date.now() - started };
+}
+
+describe('PythonFuncNode', function () {
+  this.timeout(10_000);
+
+  it('computes from nested input by attribute and by item', async () => {
+    const out = await run({
+      code: [
+        'n = input_model.input_node.n',
+        'return {"double": n * 2, "same": input_model["input_node"]["n"] == n,',
+        '        "names": [r.name for r in input_model.input_node.rows], "items": input_model.input_node.items}',
+      ].join('\n'),
+    });
+    assert.deepEqual(out, { double: 42, same: true, names: ['a', 'b'], items: [1, 2] });
+  });
+
+  it('coerces the result to output_schema and drops extra keys', async () => {
+    const out = await run({ code: 'return {"count": "5", "ratio": "0.5", "ok": "true", "extra": 1}', output_schema: { count: 'int', ratio: 'float', ok: 'bool' } });
+    assert.deepEqual(out, { count: 5, ratio: 0.5, ok: true });
+  });
+
+  it('encodes datetimes as ISO text and sets as lists', async () => {
+    const out = await run({ code: 'import datetime\nreturn {"d": datetime.datetime(2024, 1, 2, 3, 4, 5), "s": {7}}' });
+    assert.deepEqual(out, { d: '2024-01-02T03:04:05', s: [7] });
+  });
+
+  it('keeps non-ASCII text intact', async () => {
+    const out = await run({ code: 'return {"t": "héllo wörld ✓ " * 20000}' });
+    assert.equal(out.t, 'héllo wörld ✓ '.repeat(20000));
+  });
+
+  it('ignores what the code prints', async () => {
+    const out = await run({ code: 'import sys\nprint(\'{"ok": true, "output": {"x": 0}}\')\nprint("noise", file=sys.stderr)\nreturn {"x": 1}' });
+    assert.deepEqual(out, { x: 1 });
+  });
+
+  it('reports an exception with its type, message and the user code frames', async () => {
+    const error = await failure({ code: 'def f(x):\n    return 1 / x\nreturn {"r": f(0)}' });
+    assert.ok(error instanceof NodeExecutionError);
+    assert.match(error.message, /^ZeroDivisionError: division by zero/);
+    assert.match(error.message, /File "<code>", line 2, in f/);
+    assert.doesNotMatch(error.message, /<string>/, 'harness frames are hidden');
+  });
+
+  it('reports a syntax error with the line of the user code', async () => {
+    const error = await failure({ code: 'x = 1\ny = = 2\nreturn {}' });
+    assert.ok(error instanceof NodeExecutionError);
+    assert.match(error.message, /SyntaxError: .*\(line 2\)/);
+  });
+
+  it('fails when the code does not return a dict', async () => {
+    const error = await failure({ code: 'return [1, 2]' });
+    assert.ok(error instanceof NodeExecutionError);
+    assert.match(error.message, /must return a dict, got list/);
+  });
+
+  it('times out, killing the process', async function () {
+    const { error, pids, ms } = await failureWithChildren({ code: 'while True: pass', timeout_seconds: 1 }, context());
+    assert.ok(error instanceof NodeExecutionError);
+    assert.equal(error.message, 'Python code timed out after 1s');
+    assert.ok(ms < 3000, `took ${ms} ms`);
+    assert.ok(pids.length > 0, 'the python process was seen while running');
+    for (const pid of pids) assert.equal(isAlive(pid), false, `python ${pid} is still alive`);
+  });
+
+  it('caps memory', async () => {
+    const error = await failure({ code: 'b = bytearray(2_000_000_000)\nreturn {}', memory_limit_mb: 128 });
+    assert.ok(error instanceof NodeExecutionError);
+    assert.match(error.message, /memory limit of 128 MB/);
+  });
+
+  it('passes no secrets to the process', async () => {
+    process.env.SPUR_SECRET_TEST = 's3cr3t';
+    process.env.OPENAI_API_KEY = 'sk-test';
+    try {
+      const out = await run({ code: 'import os\nreturn dict(os.environ)' });
+      assert.deepEqual(Object.keys(out).sort(), ['LANG', 'PATH', 'PYTHONDONTWRITEBYTECODE', 'PYTHONIOENCODING']);
+      assert.ok(!JSON.stringify(out).includes('s3cr3t'));
+    } finally {
+      delete process.env.SPUR_SECRET_TEST;
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it('kills the process at once when aborted', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 600);
+    const { error, pids, ms } = await failureWithChildren({ code: 'import time\ntime.sleep(30)' }, context(controller.signal));
+    assert.equal(error.name, 'AbortError');
+    assert.ok(ms < 1500, `took ${ms} ms`);
+    assert.ok(pids.length > 0, 'the python process was seen while running');
+    for (const pid of pids) assert.equal(isAlive(pid), false, `python ${pid} is still alive`);
+  });
+
+  it('heartbeats while the code runs', async () => {
+    let beats = 0;
+    await run({ code: 'import time\ntime.sleep(1.3)\nreturn {}' }, context(undefined, () => void beats++));
+    assert.ok(beats >= 1);
+  });
+});
+
+describe('coerceToOutputSchema', () => {
+  it('converts values and drops extra keys', () => {
+    const out = coerceToOutputSchema(
+      { i: '5', j: 5.0, f: '2.5', b: 0, s: 7, l: [1], d: { a: 1 }, any: null, extra: true },
+      { i: 'int', j: 'integer', f: 'float', b: 'bool', s: 'str', l: 'list', d: 'dict', any: 'List[Dict[str, str]]' },
+    );
+    assert.deepEqual(out, { i: 5, j: 5, f: 2.5, b: false, s: '7', l: [1], d: { a: 1 }, any: null });
+  });
+
+  it('keeps the output as it is without a schema', () => {
+    assert.deepEqual(coerceToOutputSchema({ a: 1 }, {}), { a: 1 });
+    assert.deepEqual(coerceToOutputSchema({ a: 1 }, undefined), { a: 1 });
+  });
+
+  it('names the field that cannot be coerced or is missing', () => {
+    assert.throws(() => coerceToOutputSchema({ n: '5.5' }, { n: 'int' }), (e: Error) => e instanceof NodeExecutionError && /'n'/.test(e.message));
+    for (const text of ['1e2', '0x10', '', ' ']) assert.throws(() => coerceToOutputSchema({ n: text }, { n: 'int' }), /'n'/);
+    assert.deepEqual(coerceToOutputSchema({ n: ' -7 ', f: '1e2' }, { n: 'int', f: 'number' }), { n: -7, f: 100 });
+    assert.throws(() => coerceToOutputSchema({ b: 'maybe' }, { b: 'boolean' }), /'b'/);
+    assert.throws(() => coerceToOutputSchema({ l: 'x' }, { l: 'array' }), /'l'/);
+    assert.throws(() => coerceToOutputSchema({}, { out: 'string' }), /'out' is missing/);
+  });
+});
