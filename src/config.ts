@@ -16,6 +16,8 @@ const envSchema = z.object({
   SPUR_TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   SPUR_TEMPORAL_NAMESPACE: z.string().default('default'),
   SPUR_TASK_QUEUE: z.string().default('spur-runs'),
+  /** Prepended to Temporal workflow ids, for installations sharing a namespace. */
+  SPUR_WORKFLOW_ID_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]*$/).default(''),
   SPUR_DATA_DIR: z.string().default('.data'),
   /** base64 of 32 bytes; when unset, a key is generated once and kept in SPUR_DATA_DIR. */
   SPUR_SECRET_KEY: z.string().optional(),
@@ -35,7 +37,7 @@ export type Env = z.output<typeof envSchema>;
 export interface Config {
   http: { host: string; port: number; maxJsonBytes: number; maxUploadBytes: number; maxUploadFiles: number };
   mongo: { uri: string; dbName: string };
-  temporal: { address: string; namespace: string; taskQueue: string; workflowBundle: string | undefined };
+  temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number };
   dataDir: string;
   secretKey: string | undefined;
@@ -60,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
-    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
+    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,

@@ -25,7 +25,7 @@ export function createServices({ models, secretKey, temporal, config }: ServiceD
     workflows,
     versions,
     runs: reader,
-    runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, blockingWaitMs: config.runs.blockingWaitMs }),
+    runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),
   };

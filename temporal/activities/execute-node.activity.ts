@@ -54,7 +54,9 @@ async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: R
   } catch (err) {
     if (err instanceof NodeExecutionError) throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
     if (err instanceof TransientNodeError) {
-      throw ApplicationFailure.create({ message: err.message, type: 'TransientNodeError', nextRetryDelay: err.retryAfterMs });
+      // A zero delay ends the retries on the server (seen with Retry-After: 0): use the policy's then.
+      const delay = err.retryAfterMs && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
+      throw ApplicationFailure.create({ message: err.message, type: 'TransientNodeError', nextRetryDelay: delay });
     }
     throw err; // unknown errors are retried by the activity's retry policy
   } finally {

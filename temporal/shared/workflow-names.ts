@@ -4,4 +4,8 @@ export const WorkflowType = {
   spurPartialRun: 'spurPartialRun',
 } as const;
 
-export const runWorkflowId = (runId: string) => `run-${runId}`;
+/**
+ * `run-<runId>`, behind an optional prefix: installations (or test suites) that share one Temporal
+ * namespace each count runs from R1, and the prefix keeps their workflow ids apart.
+ */
+export const runWorkflowId = (runId: string, prefix = '') => `${prefix}run-${runId}`;

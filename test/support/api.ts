@@ -34,6 +34,7 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     SPUR_MONGODB_DB: `spur_test_${suffix}`,
     SPUR_TEMPORAL_ADDRESS: stack.temporalAddress,
     SPUR_TASK_QUEUE: `spur-test-${suffix}`,
+    SPUR_WORKFLOW_ID_PREFIX: `t${suffix}-`,
     SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
     SPUR_LOG_LEVEL: 'silent',
     ...overrides,

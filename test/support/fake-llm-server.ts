@@ -40,7 +40,8 @@ export interface FakeLlmServer {
 }
 
 function protocolOf(path: string): Protocol | null {
-  if (path === '/v1/chat/completions' || path === '/chat/completions') return 'openai';
+  // Any prefix: /v1 (OpenAI, Ollama), none (DeepSeek), /v1beta/openai (Gemini).
+  if (path.endsWith('/chat/completions')) return 'openai';
   if (/^\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path)) return 'openai';
   if (path === '/v1/messages') return 'anthropic';
   return null;

@@ -1,3 +1,5 @@
+import { LLM_BASE_URL_VARIABLES } from '../../nodes/ai/llm/provider-settings';
+
 /** The 17 providers PySpur lets users configure, in its order (pyspur-facts §9). */
 export interface ProviderParameter {
   name: string;
@@ -79,9 +81,20 @@ export const PROVIDERS: readonly ProviderConfig[] = [
 
 const PARAMETERS = new Map(PROVIDERS.flatMap((p) => p.parameters.map((param) => [param.name, param] as const)));
 
-/** All 34 settable variable names, in provider order. */
+/** All 34 variable names PySpur lists, in provider order (what `GET /env-mgmt/` answers). */
 export const KNOWN_VARIABLES: readonly string[] = [...PARAMETERS.keys()];
 
+/**
+ * Settable too, though PySpur's list has no entry for them: where each LLM provider is reached
+ * (a proxy, a gateway, a local Ollama, or a test server) and the xAI key.
+ */
+const EXTRA_PARAMETERS = new Map<string, ProviderParameter>(
+  [
+    ...LLM_BASE_URL_VARIABLES.map((name) => param(name, `${name.replace(/_(API_BASE|BASE_URL)$/, '')} base URL`, 't', 'opt')),
+    param('XAI_API_KEY', 'xAI API Key', 'opt'),
+  ].map((p) => [p.name, p]),
+);
+
 export function findParameter(name: string): ProviderParameter | undefined {
-  return PARAMETERS.get(name);
+  return PARAMETERS.get(name) ?? EXTRA_PARAMETERS.get(name);
 }

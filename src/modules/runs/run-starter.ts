@@ -21,6 +21,7 @@ export interface RunStarterDeps {
   reader: RunReader;
   temporal: Client;
   taskQueue: string;
+  workflowIdPrefix: string;
   blockingWaitMs: number;
 }
 
@@ -59,7 +60,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     };
     try {
       await temporal.workflow.start(WorkflowType.spurRun, {
-        workflowId: runWorkflowId(run._id),
+        workflowId: runWorkflowId(run._id, deps.workflowIdPrefix),
         taskQueue: deps.taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'FAIL',
@@ -80,7 +81,7 @@ export function createRunStarter(deps: RunStarterDeps) {
 
   /** Waits for the run's result up to the configured limit; the run goes on either way. */
   async function waitForOutputs(runId: string): Promise<BlockingOutcome> {
-    const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId));
+    const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId, deps.workflowIdPrefix));
     try {
       const result = await resultWithin(handle.result());
       if (result === 'timeout') return { kind: 'still-running', runId };
@@ -117,7 +118,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       precomputed,
     };
     const handle = await temporal.workflow.start(WorkflowType.spurPartialRun, {
-      workflowId: `partial-${workflow._id}-${randomUUID()}`,
+      workflowId: `${deps.workflowIdPrefix}partial-${workflow._id}-${randomUUID()}`,
       taskQueue: deps.taskQueue,
       args: [input],
       staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
