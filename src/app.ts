@@ -11,6 +11,7 @@ import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { fileRoutes } from './modules/files/files.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
 import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
+import { pauseRoutes } from './modules/pauses/pauses.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import type { Services } from './services';
@@ -33,6 +34,7 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
   const routes: MountableRoute[] = [
     ...healthRoutes(probes),
     ...nodeTypeRoutes(),
+    ...pauseRoutes(services.pauses),
     ...workflowRoutes({
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },

@@ -30,6 +30,8 @@ const envSchema = z.object({
   /** A workflow bundle prebuilt by scripts/build-bundle.ts; unset = bundle at worker start. */
   SPUR_WORKFLOW_BUNDLE: z.string().optional(),
   SPUR_BLOCKING_RUN_WAIT_SECONDS: z.coerce.number().positive().default(600),
+  /** How long a pause action waits for a worker before it is queued (202) to apply later. */
+  SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -38,7 +40,7 @@ export interface Config {
   http: { host: string; port: number; maxJsonBytes: number; maxUploadBytes: number; maxUploadFiles: number };
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
-  runs: { blockingWaitMs: number };
+  runs: { blockingWaitMs: number; actionWaitMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -63,7 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
-    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000 },
+    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Models } from './db/models';
+import { createPauseService } from './modules/pauses/pauses.service';
 import { createRunStarter } from './modules/runs/run-starter';
 import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
@@ -26,6 +27,7 @@ export function createServices({ models, secretKey, temporal, config }: ServiceD
     versions,
     runs: reader,
     runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs }),
+    pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),
   };

@@ -34,6 +34,9 @@ async function main(): Promise<void> {
         : { workflowsPath: path.join(__dirname, 'workflows') }),
       activities: createActivities({ models, secret: env.reveal }),
       shutdownGraceTime: '10s',
+      // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
+      // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.
+      maxHeartbeatThrottleInterval: '1s',
     });
     logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker running');
     await worker.run();

@@ -1,5 +1,5 @@
 import type { Models } from '../../src/db/models';
-import { createRunProjection, type PlannedTask } from '../../src/db/run-projection';
+import { type PauseRecord, type PauseResolution, type PlannedTask, createRunProjection } from '../../src/db/run-projection';
 import type { NodeOutput, TaskWrite } from '../shared/run-contract';
 import type { RunStatus } from '../shared/statuses';
 
@@ -13,8 +13,17 @@ export function createProjectionActivities(models: Models) {
     async recordTasks(input: { runId: string; writes: TaskWrite[] }): Promise<void> {
       await projection.writeTasks(input.runId, input.writes);
     },
-    async markRunFailed(input: { runId: string; message: string }): Promise<void> {
-      await projection.markFailed(input.runId, input.message);
+    async setRunStatus(input: { runId: string; status: RunStatus; message: string | null }): Promise<void> {
+      await projection.setStatus(input.runId, input.status, input.message);
+    },
+    async recordPause(input: PauseRecord): Promise<void> {
+      await projection.recordPause(input);
+    },
+    async resolvePause(input: PauseResolution): Promise<void> {
+      await projection.resolvePause(input);
+    },
+    async cancelRun(input: { runId: string }): Promise<void> {
+      await projection.cancel(input.runId);
     },
     async finishRun(input: { runId: string; status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> }): Promise<void> {
       await projection.finish(input.runId, input.status, input.message, input.outputsByTitle);

@@ -15,4 +15,11 @@ export const PURE_NODE_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** Node types the scheduler handles itself rather than through `execute`. */
-export const ENGINE_NODE_TYPES = { input: 'InputNode', forLoop: 'ForLoopNode', coalesce: 'CoalesceNode', router: 'RouterNode', output: 'OutputNode' } as const;
+export const ENGINE_NODE_TYPES = {
+  input: 'InputNode',
+  forLoop: 'ForLoopNode',
+  coalesce: 'CoalesceNode',
+  router: 'RouterNode',
+  output: 'OutputNode',
+  humanIntervention: 'HumanInterventionNode',
+} as const;

@@ -30,7 +30,11 @@ function positive(value: unknown, fallback: number, max: number): number {
  */
 export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions {
   const timeoutSeconds = positive(config.timeout_seconds, 300, 24 * 3600);
-  const attempts = Math.floor(positive(Number(config.max_retries ?? 3) + 1, 4, 20));
+  // max_retries counts retries after the first try (numeric text accepted, fractions rounded down);
+  // anything else, negatives included, means the default: 0 attempts would mean "retry forever".
+  const raw = typeof config.max_retries === 'number' || typeof config.max_retries === 'string' ? Number(config.max_retries) : Number.NaN;
+  const retries = Number.isFinite(raw) && raw >= 0 && String(config.max_retries).trim() !== '' ? Math.floor(raw) : 3;
+  const attempts = Math.min(retries + 1, 20);
   // How soon a node on a worker that died is retried elsewhere; the activity heartbeats 3× as often.
   const heartbeatSeconds = Math.max(2, positive(config.heartbeat_timeout_seconds, 20, 600));
   return {

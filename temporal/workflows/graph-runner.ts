@@ -17,6 +17,8 @@ export interface LevelOptions {
 export interface RunnerHooks {
   recordTasks(writes: TaskWrite[]): Promise<void>;
   onNodeFailed(node: GraphNode, error: string): void;
+  /** A HumanInterventionNode was reached: wait for a human; the returned state is the node's. */
+  pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
 }
 
 /**
@@ -57,6 +59,11 @@ export class GraphRunner {
     if (decision.kind === 'cancel') {
       const state: NodeState = { status: 'CANCELED', upstreamFailure: decision.upstreamFailure };
       return this.settle(node, state, record, { error: decision.upstreamFailure ? UPSTREAM_FAILURE : null }, states);
+    }
+    if (node.node_type === ENGINE_NODE_TYPES.humanIntervention && this.hooks.pause) {
+      // The pause writes its own task (PAUSED, then COMPLETED or CANCELED) and pause record.
+      states.set(id, await this.hooks.pause(node, decision.input));
+      return;
     }
     if (node.node_type === ENGINE_NODE_TYPES.forLoop) {
       const result = await runForLoop(this, level, node, decision.input);

@@ -1,31 +1,53 @@
-import { ApplicationFailure, isCancellation, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../shared/graph';
 import type { NodeState } from '../shared/node-inputs';
-import type { GraphNode, NodeOutput, SpurRunInput, SpurRunResult } from '../shared/run-contract';
+import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
+import type { NodeOutput, SpurRunInput, SpurRunResult } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../shared/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
 import { GraphRunner, failureMessage } from './graph-runner';
+import { RunKeeper } from './run-keeper';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
+  const keeper = new RunKeeper(input.runId);
+  // Handlers first, before any await, so an early action is never dropped.
+  setHandler(
+    pauseActionUpdate,
+    async (request) => {
+      const pause = keeper.pauses.decide(request);
+      await condition(() => pause.applied);
+      return { pauseId: pause.pauseId, nodeId: pause.nodeId };
+    },
+    { validator: (request) => keeper.pauses.validate(request) },
+  );
+  setHandler(pauseActionSignal, (request) => keeper.pauses.decideIfOpen(request));
+
   try {
-    return await executeRun(input);
+    const result = await executeRun(input, keeper);
+    await condition(allHandlersFinished);
+    return result;
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    if (isCancellation(err)) {
+      // Cancel: record it whatever else was cancelled with the run, then end as cancelled.
+      await CancellationScope.nonCancellable(() => projection.cancelRun({ runId: input.runId }));
+      setStatus('CANCELED');
+      throw err;
+    }
     // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
     const message = `Run failed: ${failureMessage(err)}`;
-    await projection.finishRun({ runId: input.runId, status: 'FAILED', message, outputsByTitle: {} });
+    await keeper.write(() => projection.finishRun({ runId: input.runId, status: 'FAILED', message, outputsByTitle: {} }));
     setStatus('FAILED');
     return { status: 'FAILED', outputsById: {}, message };
   }
 }
 
-async function executeRun(input: SpurRunInput): Promise<SpurRunResult> {
+async function executeRun(input: SpurRunInput, keeper: RunKeeper): Promise<SpurRunResult> {
   const level = plan(input);
   await projection.startRun({
     runId: input.runId,
@@ -33,24 +55,19 @@ async function executeRun(input: SpurRunInput): Promise<SpurRunResult> {
   });
   setStatus('RUNNING');
 
-  let firstFailure: string | null = null;
-  const pending: Promise<void>[] = [];
   const runner = new GraphRunner(input.runId, {
     recordTasks: (writes) => projection.recordTasks({ runId: input.runId, writes }),
-    onNodeFailed: (node, error) => {
-      if (firstFailure !== null) return;
-      firstFailure = failedNodeMessage(node, error);
-      pending.push(projection.markRunFailed({ runId: input.runId, message: firstFailure }));
-    },
+    onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
+    pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
   });
   const states = await runner.runLevel(level, input.inputNodeInput, true);
-  await Promise.all(pending);
 
-  const status: RunStatus = firstFailure === null ? 'COMPLETED' : 'FAILED';
+  const status: RunStatus = keeper.declined !== null ? 'CANCELED' : keeper.firstFailure !== null ? 'FAILED' : 'COMPLETED';
+  const message = keeper.declined ?? keeper.firstFailure;
   const outputs = collectOutputs(level, states);
-  await projection.finishRun({ runId: input.runId, status, message: firstFailure, outputsByTitle: outputs.byTitle });
+  await keeper.write(() => projection.finishRun({ runId: input.runId, status, message, outputsByTitle: outputs.byTitle }));
   setStatus(status);
-  return { status, outputsById: outputs.byId, message: firstFailure };
+  return { status, outputsById: outputs.byId, message };
 }
 
 function plan(input: SpurRunInput): GraphLevel {
@@ -65,10 +82,6 @@ function plan(input: SpurRunInput): GraphLevel {
 
 function setStatus(status: RunStatus): void {
   upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
-}
-
-function failedNodeMessage(node: GraphNode, error: string): string {
-  return `Node '${node.title}' (${node.id}) failed: ${error.split('\n')[0]}`;
 }
 
 /** Nodes that produced a non-empty output: by id for the blocking response, by title for the run. */

@@ -24,6 +24,8 @@ export async function startEngine(overrides: Record<string, string> = {}): Promi
   };
 }
 
+export const isFinal = (run: { status: string }) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(run.status);
+
 /** Polls GET /run/{id}/status/ until the run leaves PENDING/RUNNING (or the predicate holds). */
 export async function waitForRun(
   http: ReturnType<typeof client>,

@@ -426,3 +426,12 @@ describe('chatbot rules on malformed schema text', () => {
     }
   });
 });
+
+describe('parent_id must name a node of the workflow', () => {
+  it('rejects a child whose parent does not exist', () => {
+    const result = WorkflowDefinitionSchema.safeParse({ nodes: [{ id: 'a', node_type: 'InputNode' }, { id: 'c', node_type: 'OutputNode', parent_id: 'ghost' }], links: [] });
+    assert.equal(result.success, false);
+    assert.deepEqual(result.error!.issues[0]!.path, ['nodes', 1, 'parent_id']);
+    assert.match(result.error!.issues[0]!.message, /ghost/);
+  });
+});

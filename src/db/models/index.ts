@@ -1,11 +1,12 @@
 import { mongo, type Connection } from 'mongoose';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
+import { pauseSchema, type PauseDoc } from './pause.model';
 import { runSchema, type RunDoc } from './run.model';
 import { taskSchema, type TaskDoc } from './task.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 
-export type { EnvVarDoc, RunDoc, TaskDoc, WorkflowDoc, WorkflowVersionDoc };
+export type { EnvVarDoc, PauseDoc, RunDoc, TaskDoc, WorkflowDoc, WorkflowVersionDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -18,6 +19,7 @@ export function createModels(conn: Connection) {
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     Task: conn.model<TaskDoc>('Task', taskSchema),
+    Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
   };
 }
@@ -26,5 +28,5 @@ export type Models = ReturnType<typeof createModels>;
 
 /** Builds the indexes before the first request, so uniqueness holds from the start. */
 export async function syncIndexes(models: Models): Promise<void> {
-  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.Task.init()]);
+  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.Task.init(), models.Pause.init()]);
 }

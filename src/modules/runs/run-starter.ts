@@ -1,7 +1,7 @@
-import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
 import { insertWithNewId, reserveIds } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { Models, RunDoc } from '../../db/models';
+import type { Models, RunDoc, TaskDoc } from '../../db/models';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
 import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../../temporal/shared/run-contract';
@@ -24,6 +24,8 @@ export interface RunStarterDeps {
   workflowIdPrefix: string;
   blockingWaitMs: number;
 }
+
+const PAUSE_POLL_MS = 100;
 
 export type BlockingOutcome = { kind: 'done'; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
 
@@ -82,14 +84,44 @@ export function createRunStarter(deps: RunStarterDeps) {
   /** Waits for the run's result up to the configured limit; the run goes on either way. */
   async function waitForOutputs(runId: string): Promise<BlockingOutcome> {
     const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId, deps.workflowIdPrefix));
+    const watch = { stopped: false };
     try {
-      const result = await resultWithin(handle.result());
+      const result = await resultWithin(Promise.race([handle.result(), pausedOutputs(runId, watch)]));
       if (result === 'timeout') return { kind: 'still-running', runId };
       return { kind: 'done', outputsById: result.outputsById };
     } catch (err) {
-      if (err instanceof WorkflowFailedError) throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
+      if (err instanceof WorkflowFailedError) {
+        // A cancelled run: answer with what it produced, like a paused one.
+        if (err.cause instanceof CancelledFailure) return { kind: 'done', outputsById: await outputsFromTasks(runId) };
+        throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
+      }
       throw err;
+    } finally {
+      watch.stopped = true;
     }
+  }
+
+  /**
+   * A blocking run that reaches a pause answers 200 with the outputs so far (PySpur does), while
+   * the run waits for its human. The workflow has not ended, so the projection tells.
+   */
+  async function pausedOutputs(runId: string, watch: { stopped: boolean }): Promise<SpurRunResult> {
+    while (!watch.stopped) {
+      const run = await models.Run.findById(runId, { status: 1 }).lean<Pick<RunDoc, 'status'>>();
+      if (run?.status === 'PAUSED') return { status: 'PAUSED', outputsById: await outputsFromTasks(runId), message: null };
+      await new Promise((r) => setTimeout(r, PAUSE_POLL_MS));
+    }
+    return new Promise<never>(() => undefined); // the result won the race; this one never settles
+  }
+
+  async function outputsFromTasks(runId: string): Promise<Record<string, Record<string, unknown>>> {
+    const tasks = await models.Task.find({ run_id: runId }).sort({ index: 1 }).lean<TaskDoc[]>();
+    const outputs: Record<string, Record<string, unknown>> = {};
+    for (const t of tasks) {
+      const out = fromJsonText<Record<string, unknown>>(t.outputs);
+      if ((t.status === 'COMPLETED' || t.status === 'PAUSED') && out && Object.keys(out).length > 0) outputs[t.node_id] = out;
+    }
+    return outputs;
   }
 
   /** Races a workflow result against the blocking wait limit. */

@@ -30,6 +30,12 @@ function checkNodeIds(def: WorkflowDefinition): RuleIssue[] {
 function checkLinks(def: WorkflowDefinition): RuleIssue[] {
   const ids = new Set(def.nodes.map((n) => n.id));
   const issues: RuleIssue[] = [];
+  // A child whose parent is missing would silently never run.
+  def.nodes.forEach((node, i) => {
+    if (node.parent_id !== null && !ids.has(node.parent_id)) {
+      issues.push({ path: ['nodes', i, 'parent_id'], message: `Node '${node.id}' has parent_id '${node.parent_id}', which is not a node of this workflow`, kind: 'value_error' });
+    }
+  });
   def.links.forEach((link, i) => {
     for (const end of ['source_id', 'target_id'] as const) {
       if (!ids.has(link[end])) {

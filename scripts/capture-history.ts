@@ -1,0 +1,185 @@
+// Records the workflow histories the replay test (test/e2e/replay.test.ts) checks every workflow
+// change against (STYLE "Temporal rules" 10, 11): representative runs through the real api and
+// worker, each history saved as test/fixtures/histories/<scenario>.json.
+//
+// Usage: npx tsx scripts/capture-history.ts [out-dir]
+// It starts the test stack (scripts/test.ts) with this file as the only mocha spec. Regenerating
+// replaces the baseline: copy a file to another name first to keep replaying the old one.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import * as proto from '@temporalio/proto';
+import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
+import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
+import { isFinal, startEngine, waitForRun, type Engine } from '../test/support/engine';
+import { cond, input, l, n } from '../test/support/graphs';
+import { REPO_ROOT } from './lib/tools';
+
+const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
+const CAPTURE_FLAG = 'SPUR_CAPTURE_HISTORIES';
+const OUT_DIR_VAR = 'SPUR_CAPTURE_DIR';
+
+interface Definition {
+  nodes: unknown[];
+  links: unknown[];
+}
+
+interface Scenario {
+  name: string;
+  definition: Definition;
+  /** Full runs: the run status the scenario must end in. Partial runs: the request body. */
+  expect: { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> } | { partial: Record<string, unknown> };
+}
+
+const py = (id: string, code: string) => n(id, 'PythonFuncNode', { code, timeout_seconds: 20, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
+
+const SCENARIOS: Scenario[] = [
+  {
+    // InputNode → PythonFuncNode (a regular activity) → OutputNode.
+    name: 'linear',
+    definition: { nodes: [input(), py('py', 'return {"y": input_model["in"]["x"] * 2}'), n('out', 'OutputNode')], links: [l('in', 'py'), l('py', 'out')] },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // One route taken, one not: the untaken branch and what follows it are cancelled quietly.
+    name: 'router-untaken-branch',
+    definition: {
+      nodes: [input(), n('R', 'RouterNode', { route_map: { yes: { conditions: [cond('in.x', 'equals', 'a')] }, no: { conditions: [cond('in.x', 'equals', 'b')] } } }), n('Y', 'OutputNode'), n('N', 'OutputNode'), n('after_n', 'MergeNode')],
+      links: [l('in', 'R'), l('R', 'Y', 'yes'), l('R', 'N', 'no'), l('N', 'after_n')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // A failing activity (non-retryable) cancels its dependents with "Upstream failure"; the other branch finishes.
+    name: 'failing-node',
+    definition: {
+      nodes: [input(), py('bad', 'raise ValueError("broken on purpose")'), n('after', 'MergeNode'), n('good', 'OutputNode')],
+      links: [l('in', 'bad'), l('bad', 'after'), l('in', 'good')],
+    },
+    expect: { status: 'FAILED' },
+  },
+  {
+    name: 'for-loop',
+    definition: {
+      nodes: [
+        input(),
+        n('loop', 'ForLoopNode', { num_iterations: 2 }),
+        n('li', 'InputNode', {}, { parent_id: 'loop' }),
+        n('lo', 'OutputNode', { output_map: { x: 'li.in.x' } }, { parent_id: 'loop' }),
+        n('out', 'OutputNode'),
+      ],
+      links: [l('in', 'loop'), l('li', 'lo'), l('loop', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // A human pause (an Update delivers the action), in parallel with a branch that finishes.
+    name: 'pause-approve',
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'check' }), n('after', 'OutputNode'), n('side', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'after'), l('in', 'side')],
+    },
+    expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: { note: 'ok' } } },
+  },
+  {
+    name: 'pause-decline',
+    definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'after')] },
+    expect: { status: 'CANCELED', pauseAction: { action: 'DECLINE', user_id: 'capture', inputs: {} } },
+  },
+  {
+    // `a` is given, so only `b` and the target `c` run.
+    name: 'partial-run',
+    definition: { nodes: [input(), n('a', 'OutputNode', { output_map: { v: 'in.x' } }), n('b', 'MergeNode'), n('c', 'MergeNode')], links: [l('in', 'a'), l('a', 'b'), l('b', 'c')] },
+    expect: { partial: { node_id: 'c', initial_inputs: { in: { x: 'a' } }, partial_outputs: { a: { v: 'given' } } } },
+  },
+];
+
+/** Runs one scenario through the api; resolves to the Temporal workflow id of the run it started. */
+async function runScenario(engine: Engine, scenario: Scenario): Promise<string> {
+  const wf = await engine.http.post('/wf/', { name: `capture-${scenario.name}`, definition: scenario.definition });
+  assert.equal(wf.status, 200, wf.text);
+  const { expect } = scenario;
+  if ('partial' in expect) {
+    const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
+    assert.equal(res.status, 200, res.text);
+    return findPartialRun(engine);
+  }
+  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x: 'a' } } });
+  assert.equal(started.status, 200, started.text);
+  if (expect.pauseAction) {
+    await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED');
+    const acted = await engine.http.post(`/wf/process_pause_action/${started.body.id}/`, expect.pauseAction);
+    assert.equal(acted.status, 200, acted.text);
+  }
+  const run = await waitForRun(engine.http, started.body.id, isFinal);
+  assert.equal(run.status, expect.status, `${scenario.name}: ${JSON.stringify(run)}`);
+  return runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix);
+}
+
+/** The api does not expose a partial run's workflow id; this engine's task queue holds just one. */
+async function findPartialRun(engine: Engine): Promise<string> {
+  const query = `WorkflowType = '${WorkflowType.spurPartialRun}' AND TaskQueue = '${engine.api.config.temporal.taskQueue}'`;
+  for (let tries = 0; tries < 100; tries++) {
+    for await (const execution of engine.api.temporal.workflow.list({ query })) return execution.workflowId;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${WorkflowType.spurPartialRun} workflow found on ${engine.api.config.temporal.taskQueue}`);
+}
+
+/**
+ * What `historyToJSON` (@temporalio/common/lib/proto-utils) does, with protobufjs loaded from
+ * @temporalio/proto: while npm installs a separate protobufjs copy under @temporalio/common, the
+ * SDK's own helper fails its `instanceof Type` check ("type must be a Type").
+ */
+function historyToProtoJson(history: History): unknown {
+  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as { toJson(type: unknown, message: unknown): unknown };
+  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
+  return protojson.toJson(root.lookupType('temporal.api.history.v1.History'), proto.temporal.api.history.v1.History.fromObject(history));
+}
+
+async function saveHistory(engine: Engine, workflowId: string, file: string): Promise<void> {
+  const handle = engine.api.temporal.workflow.getHandle(workflowId);
+  await handle.result().catch(() => undefined); // closed, whatever the outcome
+  const history = await handle.fetchHistory();
+  writeFileSync(file, `${JSON.stringify(historyToProtoJson(history), null, 2)}\n`);
+}
+
+function defineCaptureSuite(outDir: string): void {
+  describe('capture workflow histories', function () {
+    this.timeout(120_000);
+    let engine: Engine;
+    before(async () => {
+      mkdirSync(outDir, { recursive: true });
+      engine = await startEngine();
+    });
+    after(() => engine?.close());
+
+    for (const scenario of SCENARIOS) {
+      it(scenario.name, async () => {
+        const workflowId = await runScenario(engine, scenario);
+        await saveHistory(engine, workflowId, path.join(outDir, `${scenario.name}.json`));
+      });
+    }
+  });
+}
+
+/** Started by hand: run this file as the only spec of the test harness, which brings up the stack. */
+function main(): Promise<number> {
+  const outDir = path.resolve(process.argv[2] ?? HISTORY_DIR);
+  const args = [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'scripts', 'test.ts'), '--no-config', '--require', 'tsx/cjs', '--extension', 'ts', '--exit', __filename];
+  const env = { ...process.env, SPUR_TEST_SKIP_STATIC: '1', [CAPTURE_FLAG]: '1', [OUT_DIR_VAR]: outDir };
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: 'inherit', env });
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+}
+
+if (process.env[CAPTURE_FLAG] === '1' && typeof describe === 'function') {
+  defineCaptureSuite(process.env[OUT_DIR_VAR] ?? HISTORY_DIR);
+} else if (require.main === module) {
+  void main().then((code) => {
+    if (code === 0) console.log(`histories written to ${path.resolve(process.argv[2] ?? HISTORY_DIR)}`);
+    process.exit(code);
+  });
+}

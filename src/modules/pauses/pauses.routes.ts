@@ -1,0 +1,42 @@
+import { z } from '../../http/zod';
+import { PageQuery } from '../../http/pagination';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import { RunIdParams, RunResponse } from '../runs/runs.schemas';
+import type { PauseService } from './pauses.service';
+import { PauseHistoryResponse, PausedWorkflowResponse, ResumeRunRequest } from './pauses.schemas';
+
+const tags = ['pauses'];
+
+/** Registered before the workflow routes: `/wf/paused_workflows/` must not be read as a workflow id. */
+export function pauseRoutes(pauses: PauseService): MountableRoute[] {
+  const cancel = ({ params }: { params: { run_id: string } }) => pauses.cancel(params.run_id);
+  return [
+    defineRoute({
+      method: 'get', path: '/wf/paused_workflows/', summary: 'Runs waiting for a human, newest first', tags,
+      query: PageQuery, response: z.array(PausedWorkflowResponse),
+      handler: ({ query }) => pauses.paused(query),
+    }),
+    defineRoute({
+      method: 'get', path: '/wf/pause_history/{run_id}/', summary: 'Every pause of a run, newest first', tags,
+      params: RunIdParams, response: z.array(PauseHistoryResponse), errors: [404],
+      handler: ({ params }) => pauses.history(params.run_id),
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/process_pause_action/{run_id}/', summary: 'Approve, decline or override a paused node', tags,
+      params: RunIdParams, body: ResumeRunRequest, response: RunResponse, errors: [400, 404],
+      handler: async ({ params, body }, ctx) => {
+        const { status, run } = await pauses.act(params.run_id, body);
+        ctx.status = status;
+        return run;
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/cancel_workflow/{run_id}/', summary: 'Cancel a paused, running or pending run', tags,
+      params: RunIdParams, response: RunResponse, errors: [400, 404], handler: cancel,
+    }),
+    defineRoute({
+      method: 'post', path: '/cancel_workflow/{run_id}/', summary: 'Alias from the deployment guide', tags,
+      params: RunIdParams, response: RunResponse, errors: [400, 404], handler: cancel,
+    }),
+  ];
+}

@@ -1,0 +1,34 @@
+import { z } from '../../http/zod';
+import { PAUSE_ACTIONS } from '../../../temporal/shared/pauses';
+import { DefinitionStructureSchema } from '../workflows/definition.schema';
+import { RunResponse } from '../runs/runs.schemas';
+
+export const ResumeRunRequest = z.object({
+  inputs: z.record(z.string(), z.unknown()),
+  user_id: z.string().min(1).max(200),
+  action: z.enum(PAUSE_ACTIONS),
+  comments: z.string().max(10_000).nullable().default(null),
+});
+export type ResumeRunInput = z.output<typeof ResumeRunRequest>;
+
+export const PauseHistoryResponse = z
+  .object({
+    id: z.string(),
+    run_id: z.string(),
+    node_id: z.string(),
+    pause_message: z.string().nullable(),
+    pause_time: z.string(),
+    resume_time: z.string().nullable(),
+    resume_user_id: z.string().nullable(),
+    resume_action: z.enum(PAUSE_ACTIONS).nullable(),
+    input_data: z.record(z.string(), z.unknown()).nullable(),
+    comments: z.string().nullable(),
+  })
+  .openapi('PauseHistoryResponse');
+export type PauseHistoryResponse = z.output<typeof PauseHistoryResponse>;
+
+export const PausedWorkflowResponse = z.object({
+  run: RunResponse,
+  current_pause: PauseHistoryResponse,
+  workflow: DefinitionStructureSchema,
+});

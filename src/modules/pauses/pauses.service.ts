@@ -1,0 +1,119 @@
+import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { fromJsonText } from '../../db/json-text';
+import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
+import { createRunProjection } from '../../db/run-projection';
+import { AppError, BadRequestError, notFound } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
+import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseActionSignal, pauseActionUpdate } from '../../../temporal/shared/pauses';
+import { runWorkflowId } from '../../../temporal/shared/workflow-names';
+import type { RunReader } from '../runs/runs.service';
+import { toPauseResponse } from './pause-records';
+import type { ResumeRunInput } from './pauses.schemas';
+
+export interface PauseServiceDeps {
+  models: Models;
+  reader: RunReader;
+  temporal: Client;
+  workflowIdPrefix: string;
+  /** How long an action waits for a worker to apply it before it is queued as a signal. */
+  actionWaitMs: number;
+}
+
+const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
+const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
+
+export function createPauseService({ models, reader, temporal, workflowIdPrefix, actionWaitMs }: PauseServiceDeps) {
+  const { Run, Pause, WorkflowVersion } = models;
+  const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
+
+  async function loadRun(runId: string): Promise<RunDoc> {
+    const run = await Run.findById(runId).lean<RunDoc>();
+    if (!run) throw notFound.run();
+    return run;
+  }
+
+  async function waitForStatus(runId: string, done: (status: string) => boolean, ms: number): Promise<RunDoc> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const run = await loadRun(runId);
+      if (done(run.status) || Date.now() > deadline) return run;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  return {
+    /**
+     * Delivers the action as an Update: the workflow validates it (so a stale or second action is
+     * refused with PySpur's 400s) and answers once it is applied. If no worker takes it within
+     * `actionWaitMs`, the same action goes as a durable signal and is applied when one returns (202).
+     */
+    async act(runId: string, body: ResumeRunInput): Promise<{ status: number; run: unknown }> {
+      const run = await loadRun(runId);
+      if (FINAL.has(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
+      const request: PauseActionRequest = { action: body.action, inputs: body.inputs, userId: body.user_id, comments: body.comments };
+      try {
+        await temporal.withDeadline(Date.now() + actionWaitMs, () => handle(runId).executeUpdate(pauseActionUpdate, { args: [request] }));
+        return { status: 200, run: await reader.get(runId) };
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PAUSE_REFUSED) {
+          throw new BadRequestError(err.cause.message);
+        }
+        if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
+        if (!isDeadline(err)) throw err;
+      }
+      const open = await Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+      if (!open) throw new BadRequestError(PauseRefusal.noPausedTask);
+      await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
+      const queued = await reader.get(runId);
+      return { status: 202, run: { ...queued, message: 'The action is recorded and will be applied when a worker is available.' } };
+    },
+
+    async history(runId: string) {
+      await loadRun(runId);
+      const pauses = await Pause.find({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc[]>();
+      return pauses.map(toPauseResponse);
+    },
+
+    async paused(page: Page) {
+      const { skip, limit } = pageBounds(page);
+      const runs = await Run.find({ status: 'PAUSED' }).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
+      const expanded = await reader.expand(runs);
+      const items = await Promise.all(
+        runs.map(async (run, i) => {
+          const current = await Pause.findOne({ run_id: run._id, resume_time: null }).sort({ pause_time: -1 }).lean<PauseDoc>();
+          const version = run.workflow_version_id ? await WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>() : null;
+          if (!current || !version) return null;
+          return { run: expanded[i], current_pause: toPauseResponse(current), workflow: fromJsonText(version.definition) };
+        }),
+      );
+      return items.filter((item) => item !== null);
+    },
+
+    /** Cancels the run's workflow (activities stop through their heartbeats) and answers with the final state. */
+    async cancel(runId: string) {
+      const run = await loadRun(runId);
+      if (!CANCELLABLE.has(run.status)) {
+        throw new BadRequestError(`Run is in state RunStatus.${run.status} and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.`);
+      }
+      try {
+        await handle(runId).cancel();
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
+      }
+      const after = await waitForStatus(runId, (s) => FINAL.has(s), 10_000);
+      // A run no worker has picked up yet has no writer: record the cancel here (the workflow
+      // records the same when it starts and sees the cancel first).
+      if (!FINAL.has(after.status) && after.status === 'PENDING') await createRunProjection(models).cancel(runId);
+      return reader.get(runId);
+    },
+  };
+}
+
+function isDeadline(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
+  // gRPC DEADLINE_EXCEEDED (4), directly or as the cause of the client's wrapper error.
+  return e.code === 4 || e.cause?.code === 4 || (typeof e.message === 'string' && /deadline/i.test(e.message));
+}
+
+export type PauseService = ReturnType<typeof createPauseService>;

@@ -1,0 +1,38 @@
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+
+export const PAUSE_ACTIONS = ['APPROVE', 'DECLINE', 'OVERRIDE'] as const;
+export type PauseAction = (typeof PAUSE_ACTIONS)[number];
+
+export interface PauseActionRequest {
+  action: PauseAction;
+  inputs: Record<string, unknown>;
+  userId: string;
+  comments: string | null;
+  /** The pause this action is for; absent = the oldest open pause of the run. */
+  pauseId?: string;
+}
+
+export interface PauseActionResult {
+  pauseId: string;
+  nodeId: string;
+}
+
+/** The refusals PySpur answers with (400); the api maps the failure type to its message. */
+export const PauseRefusal = {
+  notPaused: 'Run is not in a paused state',
+  noPausedTask: 'No paused task found for this run',
+} as const;
+export const PAUSE_REFUSED = 'PauseActionRefused';
+
+/**
+ * Delivered as an Update so stale and double actions are refused synchronously; the handler
+ * returns once the action is applied and recorded, so the api can answer with the run as it is.
+ */
+export const pauseActionUpdate = defineUpdate<PauseActionResult, [PauseActionRequest]>('pauseAction');
+
+/** The same action as a signal: used when no worker could take the update in time (it is durable). */
+export const pauseActionSignal = defineSignal<[PauseActionRequest]>('pauseActionSignal');
+
+export const TIMEOUT_USER = 'system:timeout';
+
+export const pauseRecordId = (runId: string, nodeId: string, n: number) => `${runId}:${nodeId}:${n}`;

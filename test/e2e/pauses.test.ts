@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
+import { input, l, n } from '../support/graphs';
+
+/** in → gate (human) → after; in → side (independent branch). */
+function gated(gateConfig: Record<string, unknown> = {}) {
+  return {
+    nodes: [
+      input(),
+      n('gate', 'HumanInterventionNode', { message: 'Check the numbers', ...gateConfig }),
+      n('after', 'OutputNode'),
+      n('side', 'OutputNode', { output_map: { x: 'in.x' } }),
+    ],
+    links: [l('in', 'gate'), l('gate', 'after'), l('in', 'side')],
+  };
+}
+
+describe('e2e: human in the loop', function () {
+  this.timeout(60_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine();
+  });
+  after(() => engine?.close());
+
+  async function pausedRun(definition: unknown, x: unknown = 1) {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: `pause-${Math.random()}`, definition })).body;
+    const res = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x } } });
+    const run = await waitForRun(http, res.body.id, (r) => r.status === 'PAUSED');
+    return { wf, run };
+  }
+  const task = (run: { tasks: { node_id: string }[] }, id: string) => run.tasks.find((t) => t.node_id === id) as Record<string, any>;
+  const act = (runId: string, body: Record<string, unknown>) => engine.http.post(`/wf/process_pause_action/${runId}/`, body);
+
+  it('pauses at the node: task PAUSED with its pass-through, run PAUSED, pause record with the message; the other branch finishes', async () => {
+    const { run } = await pausedRun(gated(), 'v');
+    assert.equal(task(run, 'gate').status, 'PAUSED');
+    assert.deepEqual(task(run, 'gate').outputs, { in: { x: 'v' } });
+    assert.equal(task(run, 'after').status, 'PENDING');
+    const done = await waitForRun(engine.http, run.id, (r: any) => task(r, 'side')?.status === 'COMPLETED');
+    assert.equal(done.status, 'PAUSED');
+    const history = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.equal(history.length, 1);
+    assert.equal(history[0].id, `PH_${run.id}_gate`);
+    assert.equal(history[0].pause_message, 'Check the numbers');
+    assert.deepEqual(history[0].input_data, { in: { x: 'v' } });
+    assert.equal(history[0].resume_time, null);
+    const paused = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body;
+    const mine = paused.find((p: any) => p.run.id === run.id);
+    assert.equal(mine.current_pause.node_id, 'gate');
+    assert.deepEqual(mine.workflow.nodes.map((x: any) => x.id), ['in', 'gate', 'after', 'side']);
+  });
+
+  it('APPROVE keeps the original data and adds the human keys; the run completes; the record is filled', async () => {
+    const { run } = await pausedRun(gated());
+    const res = await act(run.id, { action: 'APPROVE', user_id: 'alice', inputs: { in: 'overwrite attempt', note: 'ok' }, comments: 'fine' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.ok(['RUNNING', 'COMPLETED'].includes(res.body.status), res.body.status);
+    assert.deepEqual(task(res.body, 'gate').outputs, { in: { x: 1 }, note: 'ok' });
+    const done = await waitForRun(engine.http, run.id);
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual(done.outputs.after, { gate: { in: { x: 1 }, note: 'ok' } });
+    const [record] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.equal(record.resume_user_id, 'alice');
+    assert.equal(record.resume_action, 'APPROVE');
+    assert.equal(record.comments, 'fine');
+    assert.ok(Date.parse(record.resume_time) >= Date.parse(record.pause_time));
+  });
+
+  it('OVERRIDE lets the human keys win over the pass-through', async () => {
+    const { run } = await pausedRun(gated());
+    const res = await act(run.id, { action: 'OVERRIDE', user_id: 'bob', inputs: { in: { x: 99 } } });
+    assert.equal(res.status, 200);
+    const done = await waitForRun(engine.http, run.id);
+    assert.deepEqual(done.outputs.after, { gate: { in: { x: 99 } } });
+    assert.equal((await engine.http.get(`/wf/pause_history/${run.id}/`)).body[0].resume_action, 'OVERRIDE');
+  });
+
+  it('DECLINE cancels the dependents; other branches finish; the run ends CANCELED naming user and node', async () => {
+    const { run } = await pausedRun(gated());
+    const res = await act(run.id, { action: 'DECLINE', user_id: 'carol', inputs: {} });
+    assert.equal(res.status, 200);
+    const done = await waitForRun(engine.http, run.id);
+    assert.equal(done.status, 'CANCELED');
+    assert.match(done.message, /carol/);
+    assert.match(done.message, /gate/);
+    assert.equal(task(done, 'gate').status, 'CANCELED');
+    assert.equal(task(done, 'after').status, 'CANCELED');
+    assert.equal(task(done, 'side').status, 'COMPLETED');
+    assert.equal((await engine.http.get(`/wf/pause_history/${run.id}/`)).body[0].resume_action, 'DECLINE');
+  });
+
+  it('refuses a second action, an action on a run that is not paused, a bad body and an unknown run', async () => {
+    const { run } = await pausedRun(gated());
+    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'a', inputs: {} })).status, 200);
+    await waitForRun(engine.http, run.id);
+    const again = await act(run.id, { action: 'APPROVE', user_id: 'a', inputs: {} });
+    assert.equal(again.status, 400);
+    assert.deepEqual(again.body, { detail: 'Run is not in a paused state' });
+    const bad = await act(run.id, { action: 'MAYBE', user_id: 'a', inputs: {} });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0].loc, ['body', 'action']);
+    assert.equal(bad.body.detail[0].msg, "Input should be 'APPROVE', 'DECLINE' or 'OVERRIDE'");
+    assert.equal((await act(run.id, { user_id: 'a', inputs: {} })).status, 422);
+    assert.equal((await act('R987654', { action: 'APPROVE', user_id: 'a', inputs: {} })).status, 404);
+    assert.equal((await engine.http.get('/wf/pause_history/R987654/')).status, 404);
+  });
+
+  it('handles two pauses (in sequence and in parallel), each with its own record; PAUSED while any is open', async () => {
+    const def = {
+      nodes: [input(), n('g1', 'HumanInterventionNode'), n('g2', 'HumanInterventionNode'), n('g3', 'HumanInterventionNode'), n('end', 'MergeNode')],
+      links: [l('in', 'g1'), l('g1', 'g2'), l('in', 'g3'), l('g2', 'end'), l('g3', 'end')],
+    };
+    const { run } = await pausedRun(def);
+    await waitForRun(engine.http, run.id, (r: any) => task(r, 'g3').status === 'PAUSED' && task(r, 'g1').status === 'PAUSED');
+    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'u1', inputs: {} })).status, 200); // the oldest open pause
+    let now = await waitForRun(engine.http, run.id, (r: any) => task(r, 'g2').status === 'PAUSED');
+    assert.equal(now.status, 'PAUSED');
+    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'u2', inputs: {} })).status, 200);
+    now = (await engine.http.get(`/run/${run.id}/`)).body;
+    assert.equal(now.status, 'PAUSED', 'one pause is still open');
+    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'u3', inputs: {} })).status, 200);
+    const done = await waitForRun(engine.http, run.id);
+    assert.equal(done.status, 'COMPLETED');
+    const history = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.equal(history.length, 3);
+    assert.deepEqual(history.map((h: any) => h.resume_user_id).sort(), ['u1', 'u2', 'u3']);
+    assert.ok(Date.parse(history[0].pause_time) >= Date.parse(history[2].pause_time), 'newest first');
+  });
+
+  it('applies the timeout action durably, recorded as system:timeout', async () => {
+    const { run } = await pausedRun(gated({ timeout_seconds: 1, timeout_action: 'APPROVE' }));
+    const done = await waitForRun(engine.http, run.id, isFinal);
+    assert.equal(done.status, 'COMPLETED');
+    const [record] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.equal(record.resume_user_id, 'system:timeout');
+    assert.equal(record.resume_action, 'APPROVE');
+    const declined = await pausedRun(gated({ timeout_seconds: 1 }));
+    assert.equal((await waitForRun(engine.http, declined.run.id, isFinal)).status, 'CANCELED');
+  });
+
+  it('answers a blocking run that hits a pause with 200 and the outputs so far; the run stays PAUSED', async () => {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: 'blocking pause', definition: gated() })).body;
+    const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 5 } } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.in, { x: 5 });
+    assert.deepEqual(res.body.gate, { in: { x: 5 } });
+    assert.equal('after' in res.body, false);
+    const [run] = (await http.get(`/wf/${wf.id}/runs/`)).body;
+    assert.equal(run.status, 'PAUSED');
+  });
+
+  it('cancels a paused run: open tasks CANCELED, run CANCELED with end_time and PySpur’s message; then 400', async () => {
+    const { run } = await pausedRun(gated());
+    const res = await engine.http.post(`/wf/cancel_workflow/${run.id}/`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'CANCELED');
+    assert.equal(res.body.message, 'Workflow has been canceled successfully.');
+    assert.ok(res.body.end_time);
+    assert.equal(task(res.body, 'gate').status, 'CANCELED');
+    assert.equal(task(res.body, 'after').status, 'CANCELED');
+    const again = await engine.http.post(`/wf/cancel_workflow/${run.id}/`);
+    assert.equal(again.status, 400);
+    assert.equal(again.body.detail, 'Run is in state RunStatus.CANCELED and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.');
+    assert.equal((await engine.http.post('/wf/cancel_workflow/R987654/')).status, 404);
+    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'a', inputs: {} })).status, 400);
+  });
+
+  it('cancels a running Python node within seconds: its process stops and nothing runs after', async () => {
+    const { http } = engine;
+    const def = {
+      nodes: [input(), n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(30)\nreturn {"output": "too late"}', timeout_seconds: 60 }), n('after', 'OutputNode')],
+      links: [l('in', 'py'), l('py', 'after')],
+    };
+    const wf = (await http.post('/wf/', { name: 'cancel python', definition: def })).body;
+    const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body;
+    await waitForRun(http, started.id, (r: any) => task(r, 'py')?.status === 'RUNNING');
+    const t0 = Date.now();
+    const res = await http.post(`/wf/cancel_workflow/${started.id}/`);
+    assert.equal(res.body.status, 'CANCELED');
+    assert.ok(Date.now() - t0 < 5000, `cancel took ${Date.now() - t0} ms`);
+    assert.equal(task(res.body, 'py').status, 'CANCELED');
+    assert.equal(task(res.body, 'after').status, 'CANCELED');
+  });
+});

@@ -1,0 +1,99 @@
+// Determinism gate (STYLE "Temporal rules" 10, 11): every recorded history in
+// test/fixtures/histories/ must replay against the current workflow code. A failure here means a
+// change alters the command sequence of workflows that may be running: guard it with `patched()`.
+// Histories come from `npx tsx scripts/capture-history.ts`. No server is needed to replay.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import * as proto from '@temporalio/proto';
+import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
+import { DefaultLogger, ReplayError, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type ReplayResult, type ReplayWorkerOptions } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
+const CHANGED_WORKFLOW = path.join(REPO_ROOT, 'test', 'fixtures', 'replay-workflows', 'changed-spur-run.ts');
+const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+interface RecordedHistory {
+  workflowId: string;
+  history: History;
+}
+
+/**
+ * What `historyFromJSON` (@temporalio/common/lib/proto-utils) does for files in canonical proto
+ * JSON, with protobufjs loaded from @temporalio/proto: while npm installs a separate protobufjs copy
+ * under @temporalio/common, the SDK's helper (also used by the replayer for JSON histories) fails
+ * its `instanceof Type` check ("type must be a Type").
+ */
+function historyFromProtoJson(json: unknown): History {
+  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
+    fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): History;
+  };
+  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
+  return protojson.fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
+}
+
+/** Every recorded history, its file name (without `.json`) as the workflow id. */
+function loadHistories(): RecordedHistory[] {
+  return readdirSync(HISTORY_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ workflowId: path.basename(f, '.json'), history: historyFromProtoJson(JSON.parse(readFileSync(path.join(HISTORY_DIR, f), 'utf8'))) }));
+}
+
+async function replayAll(options: ReplayWorkerOptions, histories: RecordedHistory[]): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  for await (const result of Worker.runReplayHistories(options, histories)) results.push(result);
+  return results;
+}
+
+/** The harness's prebuilt bundle of temporal/workflows when there is one, else a fresh bundle. */
+async function currentWorkflowCode(): Promise<ReplayWorkerOptions['workflowBundle']> {
+  const prebuilt = process.env.SPUR_TEST_WORKFLOW_BUNDLE;
+  if (prebuilt) return { codePath: prebuilt };
+  return bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'), logger: quietLogger });
+}
+
+/** Replay workers log every state change; keep the output to errors (results carry the failures). */
+function quietRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+  } catch {
+    // a runtime is already installed in this process: keep it
+  }
+}
+
+describe('e2e: recorded workflow histories replay against the current workflow code', function () {
+  this.timeout(120_000);
+  const histories = loadHistories();
+  before(quietRuntime);
+
+  it('has histories for every workflow type', () => {
+    const types = new Set(histories.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name));
+    assert.deepEqual([...types].sort(), ['spurPartialRun', 'spurRun']);
+    assert.ok(histories.length >= 5, `only ${histories.length} histories in ${HISTORY_DIR}`);
+  });
+
+  it('replays every history without a determinism violation', async () => {
+    const results = await replayAll({ workflowBundle: await currentWorkflowCode() }, histories);
+    assert.deepEqual(
+      results.map((r) => r.workflowId),
+      histories.map((h) => h.workflowId),
+    );
+    const failures = results.filter((r) => r.error !== undefined).map((r) => `${r.workflowId}: ${r.error?.name}: ${r.error?.message}`);
+    assert.deepEqual(failures, []);
+  });
+
+  it('fails a history replayed against a workflow with a different command sequence', async () => {
+    const linear = histories.find((h) => h.workflowId === 'linear');
+    assert.ok(linear, 'the linear history is recorded');
+    const changed = await bundleWorkflowCode({ workflowsPath: CHANGED_WORKFLOW, logger: quietLogger });
+    const [result] = await replayAll({ workflowBundle: changed }, [linear]);
+    assert.ok(result?.error, 'replay reported no error');
+    assert.ok(result.error instanceof DeterminismViolationError || result.error instanceof ReplayError, String(result.error));
+    assert.equal(result.error.name, 'DeterminismViolationError', result.error.message);
+  });
+});
