@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from './config';
+import { apiKeyMiddleware, parseKeyHashes } from './http/api-keys';
+import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
 import { mountDocsPage } from './http/docs-page';
@@ -52,6 +54,8 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
   mountDocsPage(api, `${API_PREFIX}/openapi.json`);
 
   app.use(errorMiddleware(logger));
+  app.use(corsMiddleware(config.http.corsOrigins));
+  app.use(apiKeyMiddleware(parseKeyHashes(config.http.apiKeyHashes), new Set([`${API_PREFIX}/health`])));
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
   app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));

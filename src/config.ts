@@ -26,6 +26,12 @@ const envSchema = z.object({
   SPUR_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   SPUR_MAX_UPLOAD_FILES: z.coerce.number().int().positive().default(20),
   SPUR_PRETTY_LOGS: bool.default(false),
+  /** Comma-separated `sha256:<hex>` digests of the accepted API keys (scripts/hash-api-key.ts). */
+  SPUR_API_KEY_HASHES: z.string().default(''),
+  /** Serve a non-loopback address without API keys anyway (say so explicitly). */
+  SPUR_ALLOW_INSECURE: bool.default(false),
+  /** Comma-separated allowed CORS origins; default: local development origins only. */
+  SPUR_CORS_ORIGINS: z.string().default(''),
   /** How long a blocking run request waits before answering 202 with the run id to poll. */
   /** A workflow bundle prebuilt by scripts/build-bundle.ts; unset = bundle at worker start. */
   SPUR_WORKFLOW_BUNDLE: z.string().optional(),
@@ -37,7 +43,16 @@ const envSchema = z.object({
 export type Env = z.output<typeof envSchema>;
 
 export interface Config {
-  http: { host: string; port: number; maxJsonBytes: number; maxUploadBytes: number; maxUploadFiles: number };
+  http: {
+    host: string;
+    port: number;
+    maxJsonBytes: number;
+    maxUploadBytes: number;
+    maxUploadFiles: number;
+    apiKeyHashes: string[];
+    allowInsecure: boolean;
+    corsOrigins: string[];
+  };
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number };
@@ -62,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxJsonBytes: e.SPUR_MAX_JSON_BYTES,
       maxUploadBytes: e.SPUR_MAX_UPLOAD_BYTES,
       maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
+      apiKeyHashes: list(e.SPUR_API_KEY_HASHES),
+      allowInsecure: e.SPUR_ALLOW_INSECURE,
+      corsOrigins: list(e.SPUR_CORS_ORIGINS),
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
@@ -70,6 +88,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },
   });
+}
+
+function list(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 function deepFreeze<T extends object>(value: T): Readonly<T> {

@@ -13,6 +13,10 @@ import { createServices } from './services';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config, 'api');
+  if (!isLoopback(config.http.host) && config.http.apiKeyHashes.length === 0 && !config.http.allowInsecure) {
+    console.error(`Refusing to listen on ${config.http.host} without API keys: set SPUR_API_KEY_HASHES, or SPUR_ALLOW_INSECURE=true to accept the risk.`);
+    process.exit(2);
+  }
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await syncIndexes(models);
@@ -44,6 +48,10 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 main().catch((err: unknown) => {
