@@ -53,4 +53,17 @@ describe('e2e: blocking and non-blocking runs', function () {
     assert.equal(done.status, 'COMPLETED');
     assert.deepEqual((await http.get(`/runs/${res.body.id}/status/`)).body.outputs, { input_node: { question: 'q' }, Answer: { answer: 'q' } });
   });
+
+  it('round-trips run inputs and outputs with "." and "$" keys, arrays in arrays and unicode', async () => {
+    const { http } = engine;
+    const odd = { 'a.b': { $set: [[1, [2]], []] }, 'ключ 🚀': 'ß', $where: null };
+    const wf = (await http.post('/wf/', { name: 'Odd inputs', definition: { nodes: [linear.nodes[0], { id: 'o', node_type: 'OutputNode' }], links: [{ source_id: 'input_node', target_id: 'o' }] } })).body;
+    const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { input_node: odd } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.o, { input_node: odd });
+    const [run] = (await http.get(`/wf/${wf.id}/runs/`)).body;
+    assert.deepEqual(run.initial_inputs, { input_node: odd });
+    assert.deepEqual(run.outputs.o, { input_node: odd });
+    assert.deepEqual(run.tasks[1].inputs, { input_node: odd });
+  });
 });
