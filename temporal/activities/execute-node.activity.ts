@@ -1,6 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
-import { createRunProjection } from '../../src/db/run-projection';
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
@@ -21,23 +20,15 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
 }
 
-async function executeNode(deps: NodeActivityDeps, { runId, node, input, recordTask }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+/** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
+async function executeNode(deps: NodeActivityDeps, { runId, node, input }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
   if (!type?.execute) {
     throw ApplicationFailure.nonRetryable(`Node type ${node.node_type} is not executable yet`, FailureType.NotExecutable);
   }
-  const projection = createRunProjection(deps.models);
   const startTime = new Date().toISOString();
-  // Slow nodes show RUNNING with their inputs while they work; pure ones finish too fast to matter.
-  if (recordTask && type.executionKind === 'io') {
-    await projection.writeTasks(runId, [{ nodeId: node.id, status: 'RUNNING', inputs: input, startTime }]);
-  }
   const output = await runExecute(type, node.config, input, nodeContext(deps, runId, node.id, node.title));
-  const endTime = new Date().toISOString();
-  if (recordTask) {
-    await projection.writeTasks(runId, [{ nodeId: node.id, status: 'COMPLETED', inputs: input, outputs: output, error: null, startTime, endTime }]);
-  }
-  return { output, startTime, endTime };
+  return { output, startTime, endTime: new Date().toISOString() };
 }
 
 async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: Record<string, unknown>, ctx: NodeExecutionContext) {

@@ -1,3 +1,4 @@
+import type { PauseAction } from './pauses';
 import type { RunStatus, TaskStatus } from './statuses';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
@@ -49,7 +50,23 @@ export interface PartialRunInput {
   precomputed: Record<string, NodeOutput>;
 }
 
-/** One task record change, written idempotently by `_id = <runId>:<nodeId>`. */
+/**
+ * A task as the run's projection stores it (one document per run holds them all; the run's
+ * workflow is its only writer).
+ */
+export interface TaskRecord {
+  id: string;
+  node_id: string;
+  status: TaskStatus;
+  inputs: Record<string, unknown> | null;
+  outputs: NodeOutput | null;
+  error: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  subworkflow_output: Record<string, unknown[]> | null;
+}
+
+/** One change to a task, applied in the workflow's memory and saved with the next flush. */
 export interface TaskWrite {
   nodeId: string;
   status: TaskStatus;
@@ -65,8 +82,6 @@ export interface ExecuteNodeInput {
   runId: string;
   node: GraphNode;
   input: Record<string, unknown>;
-  /** Top-level nodes record their task; loop children do not (PySpur gives them none). */
-  recordTask: boolean;
 }
 
 export interface ExecuteNodeResult {
@@ -80,4 +95,35 @@ export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNo
 /** Activity type per node type, so the Temporal UI shows what each step is. */
 export function nodeActivityName(nodeType: string): string {
   return `execute${nodeType}`;
+}
+
+/** Fields of the run document a save may set. */
+export interface RunPatch {
+  status: RunStatus;
+  message: string | null;
+  /** Set when the run ends. */
+  final?: { outputsByTitle: Record<string, NodeOutput> | null };
+}
+
+export interface ProgressSave {
+  runId: string;
+  tasks?: { records: TaskRecord[]; first: boolean };
+  run?: RunPatch;
+}
+
+export interface PauseRecord {
+  runId: string;
+  nodeId: string;
+  pauseId: string;
+  message: string;
+  pauseTime: string;
+  input: Record<string, unknown>;
+}
+
+export interface PauseResolution {
+  pauseId: string;
+  action: PauseAction;
+  userId: string;
+  comments: string | null;
+  resumeTime: string;
 }

@@ -15,8 +15,12 @@ export interface LevelOptions {
 }
 
 export interface RunnerHooks {
-  recordTasks(writes: TaskWrite[]): Promise<void>;
+  /** A top-level node's task changed (kept in memory, saved by the keeper). */
+  recordTask(write: TaskWrite): void;
   onNodeFailed(node: GraphNode, error: string): void;
+  /** A slow (non-pure) top-level node is about to start / has ended. */
+  beforeSlowNode?(node: GraphNode, input: Record<string, unknown>): Promise<void>;
+  afterSlowNode?(node: GraphNode): void;
   /** A HumanInterventionNode was reached: wait for a human; the returned state is the node's. */
   pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
 }
@@ -69,31 +73,34 @@ export class GraphRunner {
       const result = await runForLoop(this, level, node, decision.input);
       return this.settle(node, result.state, record, { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history }, states);
     }
+    const slow = record && !PURE_NODE_TYPES.has(node.node_type);
+    if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
-      const { output } = await this.nodeActivity(node)({ runId: this.runId, node, input: decision.input, recordTask: record });
-      states.set(id, { status: 'COMPLETED', output });
+      const { output, startTime } = await this.nodeActivity(node)({ runId: this.runId, node, input: decision.input });
+      if (slow) this.hooks.afterSlowNode?.(node);
+      this.settle(node, { status: 'COMPLETED', output }, record, { inputs: decision.input, startTime }, states);
     } catch (err) {
       if (isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
-      await this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
+      if (slow) this.hooks.afterSlowNode?.(node);
+      this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
     }
   }
 
   /** Stores the node's final state and, for top-level nodes, its task record. */
-  private async settle(node: GraphNode, state: NodeState, record: boolean, extra: Partial<TaskWrite>, states: Map<string, NodeState>) {
+  private settle(node: GraphNode, state: NodeState, record: boolean, extra: Partial<TaskWrite>, states: Map<string, NodeState>): void {
     states.set(node.id, state);
     if (state.status === 'FAILED') this.hooks.onNodeFailed(node, state.error);
     if (!record) return;
-    await this.hooks.recordTasks([
-      {
-        nodeId: node.id,
-        status: state.status,
-        error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
-        ...(extra.inputs !== undefined ? { inputs: extra.inputs } : {}),
-        ...(extra.outputs !== undefined ? { outputs: extra.outputs } : state.status === 'COMPLETED' ? { outputs: state.output } : {}),
-        ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
-        endTime: new Date().toISOString(),
-      },
-    ]);
+    this.hooks.recordTask({
+      nodeId: node.id,
+      status: state.status,
+      error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
+      ...(extra.inputs !== undefined ? { inputs: extra.inputs } : {}),
+      ...(extra.outputs !== undefined ? { outputs: extra.outputs } : state.status === 'COMPLETED' ? { outputs: state.output } : {}),
+      ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
+      ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
+      endTime: new Date().toISOString(),
+    });
   }
 
   private nodeActivity(node: GraphNode): ExecuteNodeActivity {

@@ -2,53 +2,103 @@ import { CancellationScope, condition, proxyLocalActivities, upsertSearchAttribu
 import type { ProjectionActivities } from '../activities';
 import type { NodeState } from '../shared/node-inputs';
 import { type PauseActionRequest, TIMEOUT_USER } from '../shared/pauses';
-import type { GraphNode, NodeOutput } from '../shared/run-contract';
+import type { GraphNode, NodeOutput, ProgressSave, SpurRunInput, TaskWrite } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../shared/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
 import { PauseBook } from './pause-book';
+import { TaskBook } from './task-book';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
+type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null };
+
 /**
- * What the run is doing, as the run record should show it: the single writer of the run
- * document (writes go one after another), the open pauses, the first failure, a decline.
+ * The run as its record should show it, and the single writer of that record: tasks are kept in
+ * memory (TaskBook) and saved, with the run's status, one save after another. Pure nodes only
+ * change memory; a save happens before a slow node starts, at a pause, and at the end.
  */
 export class RunKeeper {
   readonly pauses: PauseBook;
+  readonly tasks: TaskBook;
   firstFailure: string | null = null;
   declined: string | null = null;
-  private shown: RunStatus = 'RUNNING';
+  private readonly runId: string;
+  private shown: RunStatus = 'PENDING';
   private writes: Promise<void> = Promise.resolve();
 
-  constructor(readonly runId: string) {
-    this.pauses = new PauseBook(runId);
+  constructor(input: SpurRunInput, topLevel: GraphNode[]) {
+    this.runId = input.runId;
+    this.pauses = new PauseBook(input.runId);
+    this.tasks = new TaskBook(topLevel, input.taskIds);
   }
 
-  /** Queues a write of the run document after the ones before it. */
-  write(fn: () => Promise<void>): Promise<void> {
-    this.writes = this.writes.then(fn);
-    return this.writes;
+  private slowInFlight = 0;
+
+  /**
+   * Kept in memory; saved at once while the run is waiting on something slow (a human, an LLM
+   * call), so progress elsewhere shows. A chain of pure nodes is saved once, at the end.
+   */
+  recordTask(write: TaskWrite): void {
+    this.tasks.apply(write);
+    if (this.pauses.openCount > 0 || this.slowInFlight > 0) void this.save();
   }
 
-  settled(): Promise<void> {
-    return this.writes;
+  slowNodeDone(): void {
+    this.slowInFlight--;
   }
 
+  /** The run shows FAILED as soon as a node failed (other branches go on): save now. */
   nodeFailed(node: GraphNode, error: string): void {
     if (this.firstFailure !== null) return;
     this.firstFailure = `Node '${node.title}' (${node.id}) failed: ${error.split('\n')[0]}`;
-    void this.refreshStatus();
+    void this.save();
+  }
+
+  /** A slow node is about to start: show it RUNNING (and everything before it) first. */
+  async beforeSlowNode(node: GraphNode, input: Record<string, unknown>): Promise<void> {
+    this.tasks.apply({ nodeId: node.id, status: 'RUNNING', inputs: input, startTime: new Date().toISOString() });
+    this.slowInFlight++;
+    await this.save();
   }
 
   /** PAUSED while a pause is open, FAILED once a node failed, RUNNING otherwise. */
-  refreshStatus(): Promise<void> {
-    const status: RunStatus = this.pauses.openCount > 0 ? 'PAUSED' : this.firstFailure !== null ? 'FAILED' : 'RUNNING';
-    if (status === this.shown) return this.writes;
-    this.shown = status;
-    upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
-    const message = this.firstFailure;
-    return this.write(() => projection.setRunStatus({ runId: this.runId, status, message }));
+  private liveStatus(): RunStatus {
+    return this.pauses.openCount > 0 ? 'PAUSED' : this.firstFailure !== null ? 'FAILED' : 'RUNNING';
+  }
+
+  /**
+   * Saves what changed (tasks, live status), after the saves before it. `via` carries the save
+   * together with another write (a pause record) in one local activity; it always runs.
+   */
+  save(final?: Final, via?: (progress: ProgressSave) => Promise<void>): Promise<void> {
+    this.writes = this.writes.then(() => {
+      const status = final?.status ?? this.liveStatus();
+      const runChanged = status !== this.shown || final !== undefined;
+      if (!this.tasks.dirty && !runChanged && !via) return undefined;
+      const first = !this.tasks.saved;
+      const tasks = this.tasks.dirty ? { records: this.tasks.take(), first } : undefined;
+      if (tasks) this.tasks.saved = true;
+      if (runChanged) {
+        this.shown = status;
+        upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
+      }
+      const message = final ? final.message : this.firstFailure;
+      const run = runChanged ? { status, message, ...(final ? { final: { outputsByTitle: final.outputsByTitle } } : {}) } : undefined;
+      const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
+      return via ? via(progress) : projection.saveProgress(progress);
+    });
+    return this.writes;
+  }
+
+  finish(final: Final): Promise<void> {
+    return this.save(final);
+  }
+
+  /** Cancel: open tasks CANCELED, the run CANCELED — saved even though the run is being cancelled. */
+  cancel(message: string): Promise<void> {
+    this.tasks.cancelOpen(new Date().toISOString());
+    return CancellationScope.nonCancellable(() => this.save({ status: 'CANCELED', message, outputsByTitle: null }));
   }
 
   /**
@@ -59,31 +109,30 @@ export class RunKeeper {
   async pauseAt(node: GraphNode, input: Record<string, unknown>): Promise<NodeState> {
     const pause = this.pauses.add(node.id);
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
-    await projection.recordPause({ runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime: new Date().toISOString(), input });
-    await this.refreshStatus();
+    const pauseTime = new Date().toISOString();
+    this.recordTask({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
+    await this.save(undefined, (progress) => projection.recordPause({ pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input }, progress }));
 
-    const timeoutSeconds = Number(node.config.timeout_seconds ?? 0);
-    // condition() without a timeout resolves to nothing: only the timed form answers false.
-    const hasTimeout = Number.isFinite(timeoutSeconds) && timeoutSeconds > 0;
-    if (hasTimeout) await condition(() => pause.decision !== null, timeoutSeconds * 1000);
-    else await condition(() => pause.decision !== null);
-    const decision: PauseActionRequest = pause.decision
-      ? pause.decision
-      : { action: node.config.timeout_action === 'APPROVE' ? 'APPROVE' : 'DECLINE', inputs: {}, userId: TIMEOUT_USER, comments: `No action within ${timeoutSeconds} s` };
-
+    const decision = await this.awaitDecision(node, pause);
     const declined = decision.action === 'DECLINE';
     const output: NodeOutput | null = declined ? null : decision.action === 'APPROVE' ? { ...decision.inputs, ...input } : { ...input, ...decision.inputs };
-    const error = declined ? `Declined by ${decision.userId}` : null;
-    await CancellationScope.nonCancellable(() =>
-      projection.resolvePause({
-        runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, action: decision.action, userId: decision.userId,
-        comments: decision.comments, resumeTime: new Date().toISOString(), taskStatus: declined ? 'CANCELED' : 'COMPLETED', output, error,
-      }),
-    );
+    const resumeTime = new Date().toISOString();
+    this.recordTask({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
     if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
     this.pauses.close(pause);
-    await this.refreshStatus();
+    const resolution = { pauseId: pause.pauseId, action: decision.action, userId: decision.userId, comments: decision.comments, resumeTime };
+    await CancellationScope.nonCancellable(() => this.save(undefined, (progress) => projection.resolvePause({ resolution, progress })));
     pause.applied = true;
     return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
+  }
+
+  private async awaitDecision(node: GraphNode, pause: { decision: PauseActionRequest | null }): Promise<PauseActionRequest> {
+    const timeoutSeconds = Number(node.config.timeout_seconds ?? 0);
+    // condition() without a timeout resolves to nothing: only the timed form answers false.
+    if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0) await condition(() => pause.decision !== null, timeoutSeconds * 1000);
+    else await condition(() => pause.decision !== null);
+    if (pause.decision) return pause.decision;
+    const action = node.config.timeout_action === 'APPROVE' ? 'APPROVE' : 'DECLINE';
+    return { action, inputs: {}, userId: TIMEOUT_USER, comments: `No action within ${timeoutSeconds} s` };
   }
 }

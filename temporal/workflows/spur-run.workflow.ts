@@ -1,21 +1,19 @@
-import { ApplicationFailure, CancellationScope, allHandlersFinished, condition, isCancellation, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { ProjectionActivities } from '../activities';
+import { ApplicationFailure, allHandlersFinished, condition, isCancellation, setHandler } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../shared/graph';
 import type { NodeState } from '../shared/node-inputs';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
 import type { NodeOutput, SpurRunInput, SpurRunResult } from '../shared/run-contract';
-import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../shared/statuses';
-import { PROJECTION_OPTIONS } from './activity-options';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 
-const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
+const CANCELED_MESSAGE = 'Workflow has been canceled successfully.';
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
-  const keeper = new RunKeeper(input.runId);
+  const level = plan(input);
+  const keeper = new RunKeeper(input, level.nodes);
   // Handlers first, before any await, so an early action is never dropped.
   setHandler(
     pauseActionUpdate,
@@ -29,35 +27,28 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   setHandler(pauseActionSignal, (request) => keeper.pauses.decideIfOpen(request));
 
   try {
-    const result = await executeRun(input, keeper);
+    const result = await executeRun(input, level, keeper);
     await condition(allHandlersFinished);
     return result;
   } catch (err) {
     if (isCancellation(err)) {
       // Cancel: record it whatever else was cancelled with the run, then end as cancelled.
-      await CancellationScope.nonCancellable(() => projection.cancelRun({ runId: input.runId }));
-      setStatus('CANCELED');
+      await keeper.cancel(CANCELED_MESSAGE);
       throw err;
     }
     // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
     const message = `Run failed: ${failureMessage(err)}`;
-    await keeper.write(() => projection.finishRun({ runId: input.runId, status: 'FAILED', message, outputsByTitle: {} }));
-    setStatus('FAILED');
+    await keeper.finish({ status: 'FAILED', message, outputsByTitle: {} });
     return { status: 'FAILED', outputsById: {}, message };
   }
 }
 
-async function executeRun(input: SpurRunInput, keeper: RunKeeper): Promise<SpurRunResult> {
-  const level = plan(input);
-  await projection.startRun({
-    runId: input.runId,
-    tasks: level.nodes.map((n, index) => ({ nodeId: n.id, taskId: input.taskIds[n.id] ?? `${input.runId}-${index}`, index })),
-  });
-  setStatus('RUNNING');
-
+async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKeeper): Promise<SpurRunResult> {
   const runner = new GraphRunner(input.runId, {
-    recordTasks: (writes) => projection.recordTasks({ runId: input.runId, writes }),
+    recordTask: (write) => keeper.recordTask(write),
     onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
+    beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
+    afterSlowNode: () => keeper.slowNodeDone(),
     pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
   });
   const states = await runner.runLevel(level, input.inputNodeInput, true);
@@ -65,8 +56,7 @@ async function executeRun(input: SpurRunInput, keeper: RunKeeper): Promise<SpurR
   const status: RunStatus = keeper.declined !== null ? 'CANCELED' : keeper.firstFailure !== null ? 'FAILED' : 'COMPLETED';
   const message = keeper.declined ?? keeper.firstFailure;
   const outputs = collectOutputs(level, states);
-  await keeper.write(() => projection.finishRun({ runId: input.runId, status, message, outputsByTitle: outputs.byTitle }));
-  setStatus(status);
+  await keeper.finish({ status, message, outputsByTitle: outputs.byTitle });
   return { status, outputsById: outputs.byId, message };
 }
 
@@ -78,10 +68,6 @@ function plan(input: SpurRunInput): GraphLevel {
     if (err instanceof GraphError) throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidGraph);
     throw err;
   }
-}
-
-function setStatus(status: RunStatus): void {
-  upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
 }
 
 /** Nodes that produced a non-empty output: by id for the blocking response, by title for the run. */

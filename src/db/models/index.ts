@@ -2,11 +2,11 @@ import { mongo, type Connection } from 'mongoose';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
 import { runSchema, type RunDoc } from './run.model';
-import { taskSchema, type TaskDoc } from './task.model';
+import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 
-export type { EnvVarDoc, PauseDoc, RunDoc, TaskDoc, WorkflowDoc, WorkflowVersionDoc };
+export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -18,7 +18,7 @@ export function createModels(conn: Connection) {
     WorkflowVersion: conn.model<WorkflowVersionDoc>('WorkflowVersion', workflowVersionSchema),
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
     Run: conn.model<RunDoc>('Run', runSchema),
-    Task: conn.model<TaskDoc>('Task', taskSchema),
+    RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
   };
@@ -28,5 +28,5 @@ export type Models = ReturnType<typeof createModels>;
 
 /** Builds the indexes before the first request, so uniqueness holds from the start. */
 export async function syncIndexes(models: Models): Promise<void> {
-  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.Task.init(), models.Pause.init()]);
+  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init()]);
 }

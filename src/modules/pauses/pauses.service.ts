@@ -101,10 +101,10 @@ export function createPauseService({ models, reader, temporal, workflowIdPrefix,
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
       }
-      const after = await waitForStatus(runId, (s) => FINAL.has(s), 10_000);
-      // A run no worker has picked up yet has no writer: record the cancel here (the workflow
-      // records the same when it starts and sees the cancel first).
-      if (!FINAL.has(after.status) && after.status === 'PENDING') await createRunProjection(models).cancel(runId);
+      // A run no worker has picked up has no writer yet: record the cancel now (the workflow,
+      // when it starts and sees the cancel, leaves a final status as it is).
+      if (run.status === 'PENDING') await createRunProjection(models).cancelUnstarted(runId);
+      await waitForStatus(runId, (s) => FINAL.has(s), 10_000);
       return reader.get(runId);
     },
   };

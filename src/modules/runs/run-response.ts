@@ -1,29 +1,30 @@
-import type { RunDoc, TaskDoc, WorkflowVersionDoc } from '../../db/models';
+import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
+import type { TaskRecord } from '../../../temporal/shared/run-contract';
 import { fromJsonText } from '../../db/json-text';
 import { toVersionResponse } from '../workflows/versions.service';
 import type { RunResponse, TaskResponse } from './runs.schemas';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
-export function toTaskResponse(t: TaskDoc): TaskResponse {
+export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
   return {
     id: t.id,
-    run_id: t.run_id,
+    run_id: runId,
     node_id: t.node_id,
     parent_task_id: null,
     status: t.status,
-    inputs: fromJsonText(t.inputs) ?? (t.status === 'PENDING' ? null : {}),
-    outputs: fromJsonText(t.outputs),
-    error: t.error ?? null,
-    start_time: iso(t.start_time),
-    end_time: iso(t.end_time),
-    subworkflow: fromJsonText(t.subworkflow),
-    subworkflow_output: fromJsonText(t.subworkflow_output),
+    inputs: t.inputs ?? (t.status === 'PENDING' ? null : {}),
+    outputs: t.outputs,
+    error: t.error,
+    start_time: t.start_time,
+    end_time: t.end_time,
+    subworkflow: null,
+    subworkflow_output: t.subworkflow_output,
   };
 }
 
 /** PySpur's RunResponseSchema, with its two computed fields (duration, percentage_complete). */
-export function toRunResponse(run: RunDoc, tasks: TaskDoc[], version: WorkflowVersionDoc | null, now = new Date()): RunResponse {
+export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: WorkflowVersionDoc | null, now = new Date()): RunResponse {
   const end = run.end_time ?? null;
   const completed = tasks.filter((t) => t.status === 'COMPLETED').length;
   return {
@@ -36,7 +37,7 @@ export function toRunResponse(run: RunDoc, tasks: TaskDoc[], version: WorkflowVe
     end_time: iso(end),
     initial_inputs: fromJsonText(run.initial_inputs),
     outputs: fromJsonText(run.outputs),
-    tasks: tasks.map(toTaskResponse),
+    tasks: tasks.map((t) => toTaskResponse(run._id, t)),
     parent_run_id: run.parent_run_id ?? null,
     run_type: run.run_type,
     output_file_id: run.output_file_id ?? null,

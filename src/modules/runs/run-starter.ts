@@ -1,7 +1,8 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
-import { insertWithNewId, reserveIds } from '../../db/ids';
+import { insertWithNewId, taskIdFor } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { Models, RunDoc, TaskDoc } from '../../db/models';
+import type { Models, RunDoc } from '../../db/models';
+import { createRunProjection } from '../../db/run-projection';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
 import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../../temporal/shared/run-contract';
@@ -43,7 +44,6 @@ export function createRunStarter(deps: RunStarterDeps) {
     const inputNodeInput = resolveRunInputs(definition, body.initial_inputs);
     const version = await deps.versions.ensureVersion(workflow);
     const topLevel = definition.nodes.filter((n) => n.parent_id === null);
-    const taskIds = await reserveIds(models.conn, 'task', topLevel.length);
     const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
       const doc: RunDoc = {
         _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
@@ -58,7 +58,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       workflowId: workflow._id,
       definition,
       inputNodeInput,
-      taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIds[i] as string])),
+      taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
     };
     try {
       await temporal.workflow.start(WorkflowType.spurRun, {
@@ -115,11 +115,9 @@ export function createRunStarter(deps: RunStarterDeps) {
   }
 
   async function outputsFromTasks(runId: string): Promise<Record<string, Record<string, unknown>>> {
-    const tasks = await models.Task.find({ run_id: runId }).sort({ index: 1 }).lean<TaskDoc[]>();
     const outputs: Record<string, Record<string, unknown>> = {};
-    for (const t of tasks) {
-      const out = fromJsonText<Record<string, unknown>>(t.outputs);
-      if ((t.status === 'COMPLETED' || t.status === 'PAUSED') && out && Object.keys(out).length > 0) outputs[t.node_id] = out;
+    for (const t of await createRunProjection(models).tasksOf(runId)) {
+      if ((t.status === 'COMPLETED' || t.status === 'PAUSED') && t.outputs && Object.keys(t.outputs).length > 0) outputs[t.node_id] = t.outputs;
     }
     return outputs;
   }

@@ -1,5 +1,6 @@
 import { type QueryFilter, trusted } from 'mongoose';
-import type { Models, RunDoc, TaskDoc, WorkflowVersionDoc } from '../../db/models';
+import type { Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
+import { createRunProjection } from '../../db/run-projection';
 import { notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { RunStatus } from '../../../temporal/shared/statuses';
@@ -18,14 +19,16 @@ export interface RunFilter {
 
 /** Reads of the run projection (written by the run workflows' activities). */
 export function createRunReader(models: Models) {
-  const { Run, Task, WorkflowVersion } = models;
+  const { Run, WorkflowVersion } = models;
+  const projection = createRunProjection(models);
 
   async function expand(runs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(runs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     const versions = new Map(
       (await Promise.all(versionIds.map((id) => WorkflowVersion.findById(id).lean<WorkflowVersionDoc>()))).filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]),
     );
-    const tasks = await Promise.all(runs.map((r) => Task.find({ run_id: r._id }).sort({ index: 1 }).lean<TaskDoc[]>()));
+    // One `_id` lookup per run: FerretDB pushes only those down.
+    const tasks = await Promise.all(runs.map((r) => projection.tasksOf(r._id)));
     return runs.map((r, i) => toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null));
   }
 

@@ -1,0 +1,16 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/**
+ * All tasks of one run in one document (`_id` = run id), `tasks` as JSON text of TaskRecord[].
+ * Written only by the run's workflow; read with a single `_id` lookup.
+ */
+export const runTasksSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    tasks: { type: String, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'run_tasks', versionKey: false },
+);
+
+export type RunTasksDoc = InferSchemaType<typeof runTasksSchema> & { _id: string };

@@ -1,0 +1,55 @@
+import type { GraphNode, TaskRecord, TaskWrite } from '../shared/run-contract';
+import type { TaskStatus } from '../shared/statuses';
+
+const OPEN: TaskStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
+
+/**
+ * The run's tasks, kept in the workflow and saved whole when something worth showing changed.
+ * One document per run (not one per task) because FerretDB v1 scans for anything but an `_id`
+ * lookup and an update costs ~10× an insert: a run's progress costs one write, not one per node.
+ */
+export class TaskBook {
+  private readonly records = new Map<string, TaskRecord>();
+  private changed = false;
+  /** Whether the document exists yet: the first save is an insert. */
+  saved = false;
+
+  constructor(nodes: GraphNode[], taskIds: Record<string, string>) {
+    nodes.forEach((node, index) => {
+      this.records.set(node.id, {
+        id: taskIds[node.id] ?? `T${index + 1}`, node_id: node.id, status: 'PENDING', inputs: null, outputs: null,
+        error: null, start_time: null, end_time: null, subworkflow_output: null,
+      });
+    });
+  }
+
+  get dirty(): boolean {
+    return this.changed;
+  }
+
+  apply(write: TaskWrite): void {
+    const record = this.records.get(write.nodeId);
+    if (!record) return; // loop children have no task (PySpur)
+    record.status = write.status;
+    if (write.inputs !== undefined) record.inputs = write.inputs;
+    if (write.outputs !== undefined) record.outputs = write.outputs;
+    if (write.error !== undefined) record.error = write.error;
+    if (write.startTime !== undefined) record.start_time = write.startTime;
+    if (write.endTime !== undefined) record.end_time = write.endTime;
+    if (write.subworkflowOutput !== undefined) record.subworkflow_output = write.subworkflowOutput;
+    this.changed = true;
+  }
+
+  /** Cancel: every task still open becomes CANCELED. */
+  cancelOpen(at: string): void {
+    for (const record of this.records.values()) {
+      if (OPEN.includes(record.status)) this.apply({ nodeId: record.node_id, status: 'CANCELED', endTime: record.end_time ?? at });
+    }
+  }
+
+  /** The tasks to save (definition order), clearing the dirty mark. */
+  take(): TaskRecord[] {
+    this.changed = false;
+    return [...this.records.values()].map((r) => ({ ...r }));
+  }
+}
