@@ -12,8 +12,7 @@ export const CANCELED_MESSAGE = 'Workflow has been canceled successfully.';
 
 /**
  * Writes of a run's projection. Each is idempotent, so an activity that runs twice (a retry, a
- * worker that died after writing) leaves the same documents. Saves of tasks and run go in
- * parallel: on FerretDB each update costs ~20 ms, and they touch different documents.
+ * worker that died after writing) leaves the same documents.
  */
 export function createRunProjection(models: Models) {
   const { Run, RunTasks, Pause } = models;
@@ -42,8 +41,10 @@ export function createRunProjection(models: Models) {
   }
 
   return {
+    /** Tasks first, then the run: a reader that sees the run final also sees its tasks final. */
     async save(p: ProgressSave): Promise<void> {
-      await Promise.all([p.tasks ? saveTasks(p.runId, p.tasks.records, p.tasks.first) : null, p.run ? saveRun(p.runId, p.run) : null]);
+      if (p.tasks) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
+      if (p.run) await saveRun(p.runId, p.run);
     },
 
     async recordPause(p: PauseRecord): Promise<void> {
