@@ -10,6 +10,8 @@ import { fallbackMiddleware } from './http/fallback';
 import type { MountableRoute } from './http/route';
 import type { Logger } from './logger';
 import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
+import { datasetRoutes } from './modules/datasets/datasets.routes';
+import { outputFileRoutes } from './modules/output-files/output-files.routes';
 import { fileRoutes } from './modules/files/files.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
 import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
@@ -44,6 +46,8 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
     ...runRoutes({ starter: services.runStarter, reader: services.runs }),
     ...fileRoutes(services.testFiles),
     ...envMgmtRoutes(services.env),
+    ...datasetRoutes(services.datasets),
+    ...outputFileRoutes(services.outputFiles),
   ];
   for (const route of routes) route.mount(api, registry, { maxJsonBytes: config.http.maxJsonBytes });
 

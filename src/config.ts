@@ -38,6 +38,10 @@ const envSchema = z.object({
   SPUR_BLOCKING_RUN_WAIT_SECONDS: z.coerce.number().positive().default(600),
   /** How long a pause action waits for a worker before it is queued (202) to apply later. */
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
+  /** Largest dataset file accepted by `POST /ds/` (bytes); larger uploads are refused with 413. */
+  SPUR_MAX_DATASET_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
+  /** Dataset rows stored per document: a batch reads any row range with a few `_id` lookups. */
+  SPUR_DATASET_ROWS_PER_CHUNK: z.coerce.number().int().min(1).max(100_000).default(500),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -56,6 +60,7 @@ export interface Config {
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number };
+  datasets: { maxBytes: number; rowsPerChunk: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -84,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000 },
+    datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -5,6 +5,8 @@ import { createPauseService } from './modules/pauses/pauses.service';
 import { createRunStarter } from './modules/runs/run-starter';
 import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
+import { createDatasetService } from './modules/datasets/datasets.service';
+import { createOutputFileService } from './modules/output-files/output-files.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createVersionService } from './modules/workflows/versions.service';
@@ -14,7 +16,7 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs'>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets'>;
 }
 
 /** The api's business services, wired to one set of models and one Temporal client. */
@@ -30,6 +32,8 @@ export function createServices({ models, secretKey, temporal, config }: ServiceD
     pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),
+    datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
+    outputFiles: createOutputFileService(models),
   };
 }
 

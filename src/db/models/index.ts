@@ -1,11 +1,15 @@
 import { mongo, type Connection } from 'mongoose';
+import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
+import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
+import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
 import { runSchema, type RunDoc } from './run.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 
+export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
@@ -21,6 +25,11 @@ export function createModels(conn: Connection) {
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
+    Dataset: conn.model<DatasetDoc>('Dataset', datasetSchema),
+    DatasetRow: conn.model<DatasetRowDoc>('DatasetRow', datasetRowSchema),
+    OutputFile: conn.model<OutputFileDoc>('OutputFile', outputFileSchema),
+    datasetFiles: new mongo.GridFSBucket(db, { bucketName: 'datasets' }),
+    outputFiles: new mongo.GridFSBucket(db, { bucketName: 'output_files' }),
   };
 }
 
@@ -29,4 +38,5 @@ export type Models = ReturnType<typeof createModels>;
 /** Builds the indexes before the first request, so uniqueness holds from the start. */
 export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init()]);
+  await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
 }

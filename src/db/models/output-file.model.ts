@@ -1,0 +1,29 @@
+import { Schema, type InferSchemaType, type Types } from 'mongoose';
+
+/**
+ * An output file (batch results). GridFS files are immutable, so every append is its own GridFS
+ * file in the `output_files` bucket, listed here in `parts`; a download streams them in `n`
+ * order. `n` lets a retried append (same n) be recognised and skipped.
+ */
+export const outputFileSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    file_name: { type: String, required: true },
+    run_id: { type: String, default: null },
+    parts: {
+      type: [{ _id: false, n: { type: Number, required: true }, file_id: { type: Schema.Types.ObjectId, required: true }, bytes: { type: Number, required: true } }],
+      default: [],
+    },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'output_files', versionKey: false },
+);
+
+export interface OutputFilePart {
+  n: number;
+  file_id: Types.ObjectId;
+  bytes: number;
+}
+export type OutputFileDoc = Omit<InferSchemaType<typeof outputFileSchema>, 'parts'> & { _id: string; parts: OutputFilePart[] };

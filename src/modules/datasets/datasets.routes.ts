@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import { RunResponse } from '../runs/runs.schemas';
+import { datasetUpload } from './dataset-upload';
+import { DatasetDeleted, DatasetIdParams, DatasetResponse, DatasetUploadForm, DatasetUploadQuery } from './datasets.schemas';
+import type { DatasetService } from './datasets.service';
+
+const tags = ['datasets'];
+
+export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
+  return [
+    defineRoute({
+      method: 'post', path: '/ds/', summary: 'Upload a dataset (.csv, .jsonl, .json array of objects, .parquet)', tags,
+      query: DatasetUploadQuery, bodyType: 'multipart/form-data', middleware: [datasetUpload(datasets)],
+      body: DatasetUploadForm, response: DatasetResponse, errors: [409, 413],
+      handler: ({ body }) => datasets.get(body.file),
+    }),
+    defineRoute({
+      method: 'get', path: '/ds/', summary: 'List all datasets in storage order (not paged)', tags,
+      response: z.array(DatasetResponse),
+      handler: () => datasets.list(),
+    }),
+    defineRoute({
+      method: 'get', path: '/ds/{dataset_id}/', summary: 'Get a dataset', tags,
+      params: DatasetIdParams, response: DatasetResponse, errors: [404],
+      handler: ({ params }) => datasets.get(params.dataset_id),
+    }),
+    defineRoute({
+      method: 'delete', path: '/ds/{dataset_id}/', summary: 'Delete a dataset with its rows and file', tags,
+      params: DatasetIdParams, response: DatasetDeleted, errors: [404],
+      handler: async ({ params }) => {
+        await datasets.remove(params.dataset_id);
+        return { message: 'Dataset deleted' };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/ds/{dataset_id}/list_runs/', summary: 'Runs that used this dataset, newest first', tags,
+      params: DatasetIdParams, response: z.array(RunResponse), errors: [404],
+      handler: ({ params }) => datasets.listRuns(params.dataset_id),
+    }),
+  ];
+}

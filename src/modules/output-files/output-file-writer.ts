@@ -1,0 +1,54 @@
+import type { Models, OutputFileDoc } from '../../db/models';
+import { insertWithNewId } from '../../db/ids';
+import { notFound } from '../../http/errors';
+import { safeFileName } from '../files/safe-file-name';
+
+/**
+ * Write access for the batch engine. GridFS files cannot grow, so each append stores its lines as
+ * one more GridFS file (a "part") and records it on the output file document; a download
+ * concatenates the parts in order. Only the batch's own activity appends, one call at a time.
+ */
+export function createOutputFileWriter(models: Models, clock: () => Date = () => new Date()) {
+  const { OutputFile } = models;
+  const idTaken = async (id: string) => (await OutputFile.exists({ _id: id })) !== null;
+
+  return {
+    /** A new, empty output file (a download gives an empty body until the first append). */
+    async createOutputFile(runId: string | null, fileName: string): Promise<{ id: string }> {
+      const now = clock();
+      return insertWithNewId(models.conn, 'outputFile', idTaken, async (id, seq) => {
+        await OutputFile.create({ _id: id, seq, file_name: safeFileName(fileName), run_id: runId, parts: [], created_at: now, updated_at: now });
+        return { id };
+      });
+    },
+
+    /**
+     * Appends lines (each without its newline) after everything appended so far. `part` numbers
+     * the append: an activity retried after a stored append passes the same number and the
+     * repeat is skipped. Without it the append goes after the last part.
+     */
+    async appendLines(outputFileId: string, lines: string[], opts: { part?: number } = {}): Promise<void> {
+      if (lines.some((line) => /[\r\n]/.test(line))) throw new Error('appendLines: a line must not contain a line break');
+      const doc = await OutputFile.findById(outputFileId).lean<OutputFileDoc>();
+      if (!doc) throw notFound.outputFile();
+      const n = opts.part ?? doc.parts.reduce((max, p) => Math.max(max, p.n + 1), 0);
+      if (lines.length === 0 || doc.parts.some((p) => p.n === n)) return;
+      const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
+      const upload = models.outputFiles.openUploadStream(`${outputFileId}.${n}`, { metadata: { output_file_id: outputFileId, n } });
+      await new Promise<void>((resolve, reject) => {
+        upload.once('finish', () => resolve());
+        upload.once('error', reject);
+        upload.end(data);
+      });
+      const part = { n, file_id: upload.id, bytes: data.length };
+      const res = await OutputFile.updateOne({ _id: outputFileId }, { $push: { parts: part }, $set: { updated_at: clock() } });
+      if (res.matchedCount === 0) {
+        // Deleted while we wrote: do not leave the part behind.
+        await models.outputFiles.delete(upload.id).catch(() => undefined);
+        throw notFound.outputFile();
+      }
+    },
+  };
+}
+
+export type OutputFileWriter = ReturnType<typeof createOutputFileWriter>;

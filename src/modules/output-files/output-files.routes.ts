@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import { contentTypeOf, OutputFileDeleted, OutputFileIdParams, OutputFileResponse } from './output-files.schemas';
+import type { OutputFileService } from './output-files.service';
+
+const tags = ['output-files'];
+
+export function outputFileRoutes(outputFiles: OutputFileService): MountableRoute[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/of/', summary: 'List all output files (not paged)', tags,
+      response: z.array(OutputFileResponse),
+      handler: () => outputFiles.list(),
+    }),
+    defineRoute({
+      method: 'get', path: '/of/{output_file_id}/', summary: 'Get an output file', tags,
+      params: OutputFileIdParams, response: OutputFileResponse, errors: [404],
+      handler: ({ params }) => outputFiles.get(params.output_file_id),
+    }),
+    defineRoute({
+      method: 'get', path: '/of/{output_file_id}/download/', summary: 'Download an output file', tags,
+      params: OutputFileIdParams, response: { contentType: 'application/octet-stream', description: 'The file, streamed' }, errors: [404],
+      handler: async ({ params }, ctx) => {
+        const file = await outputFiles.download(params.output_file_id);
+        ctx.type = contentTypeOf(file.fileName);
+        ctx.length = file.length;
+        // PySpur sends the bare name (`filename=output_R7.jsonl`); other names get the quoted forms.
+        if (/^[\w.-]+$/.test(file.fileName)) ctx.set('Content-Disposition', `attachment; filename=${file.fileName}`);
+        else ctx.attachment(file.fileName);
+        return file.stream;
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/of/{output_file_id}/', summary: 'Delete an output file and its bytes; runs keep existing', tags,
+      params: OutputFileIdParams, response: OutputFileDeleted, errors: [404],
+      handler: async ({ params }) => {
+        await outputFiles.remove(params.output_file_id);
+        return { message: 'Output file deleted' };
+      },
+    }),
+  ];
+}
