@@ -66,4 +66,29 @@ describe('e2e: blocking and non-blocking runs', function () {
     assert.deepEqual(run.outputs.o, { input_node: odd });
     assert.deepEqual(run.tasks[1].inputs, { input_node: odd });
   });
+
+  it('stores data URIs in run inputs and merges `files` into a blocking run’s inputs (start_run ignores them)', async () => {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: 'With data URIs', definition: linear })).body;
+    const png = `data:image/png;base64,${Buffer.from('not really a png').toString('base64')}`;
+    const res = await http.post(`/wf/${wf.id}/run/`, {
+      initial_inputs: { input_node: { question: 'q', image: png, nested: [{ doc: 'data:text/plain;base64,aGk=' }] } },
+      files: { input_node: ['test_files/x/a.txt'], other: ['ignored'] },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const stored = res.body.input_node;
+    assert.match(stored.image, new RegExp(`^run_files/${wf.id}/[0-9a-f]{16}\\.png$`));
+    assert.match(stored.nested[0].doc, /\.txt$/);
+    assert.deepEqual(stored.files, ['test_files/x/a.txt']);
+    const [run] = (await http.get(`/wf/${wf.id}/runs/`)).body;
+    assert.equal(run.initial_inputs.input_node.image, stored.image);
+    assert.equal(await engine.api.mongo.collection('run_files.files').countDocuments({ filename: stored.image }), 1);
+
+    const nonBlocking = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { input_node: { question: 'q' } }, files: { input_node: ['x'] } });
+    assert.equal(nonBlocking.body.initial_inputs.input_node.files, undefined);
+    const bad = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { input_node: { question: 'data:image/png,notbase64' } } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.detail, /Invalid data URI/);
+  });
 });
+

@@ -25,6 +25,7 @@ export function createModels(conn: Connection) {
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
+    runFiles: new mongo.GridFSBucket(db, { bucketName: 'run_files' }),
     Dataset: conn.model<DatasetDoc>('Dataset', datasetSchema),
     DatasetRow: conn.model<DatasetRowDoc>('DatasetRow', datasetRowSchema),
     OutputFile: conn.model<OutputFileDoc>('OutputFile', outputFileSchema),

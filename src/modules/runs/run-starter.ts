@@ -11,6 +11,7 @@ import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-n
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
+import { mergeFiles, storeDataUris } from './run-files';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import type { RunReader } from './runs.service';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
@@ -38,9 +39,13 @@ export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal } = deps;
   const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
 
-  async function start(workflowId: string, body: StartRunInput, runType: string): Promise<RunDoc> {
+  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
+    const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
+    const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
+    const body: StartRunInput = { ...request, initial_inputs: initialInputs };
     const inputNodeInput = resolveRunInputs(definition, body.initial_inputs);
     const version = await deps.versions.ensureVersion(workflow);
     const topLevel = definition.nodes.filter((n) => n.parent_id === null);
@@ -169,7 +174,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       return deps.reader.get((await start(workflowId, body, runType))._id);
     },
     async runBlocking(workflowId: string, body: StartRunInput, runType: string): Promise<BlockingOutcome> {
-      const run = await start(workflowId, body, runType);
+      const run = await start(workflowId, body, runType, true);
       return waitForOutputs(run._id);
     },
   };
