@@ -1,6 +1,7 @@
 import type { GraphLevel } from '../shared/graph';
 import { ENGINE_NODE_TYPES } from '../shared/node-kinds';
 import type { NodeState } from '../shared/node-inputs';
+import { valueAtPath } from '../shared/paths';
 import type { GraphNode, NodeOutput } from '../shared/run-contract';
 import type { GraphRunner } from './graph-runner';
 
@@ -28,9 +29,11 @@ export async function runForLoop(runner: GraphRunner, level: GraphLevel, node: G
   const iterations = Number(node.config.num_iterations ?? 1);
   if (!Number.isInteger(iterations) || iterations < 1) return fail(`ForLoopNode ${node.id}: num_iterations must be a positive integer`);
   const outputId = (childOutput[0] as GraphNode).id;
+  const base = mappedInput(node, input);
+  if (typeof base === 'string') return fail(base);
   let previous: NodeOutput = {};
   for (let i = 1; i <= iterations; i++) {
-    const states = await runner.runLevel(child, { ...input, loop_history: structuredCopy(history), ...previous }, false);
+    const states = await runner.runLevel(child, { ...base, loop_history: structuredCopy(history), ...previous }, false);
     for (const [id, state] of states) {
       if (state.status === 'COMPLETED' && state.output) (history[id] ??= []).push(state.output);
     }
@@ -41,6 +44,19 @@ export async function runForLoop(runner: GraphRunner, level: GraphLevel, node: G
     previous = out.output;
   }
   return { state: { status: 'COMPLETED', output: previous }, output: previous, history };
+}
+
+/** `input_map` {child field: "Pred.path"} picks the iteration input; without it the loop's input is used. */
+function mappedInput(node: GraphNode, input: Record<string, unknown>): Record<string, unknown> | string {
+  const map = node.config.input_map;
+  if (map === null || map === undefined || typeof map !== 'object' || Array.isArray(map) || Object.keys(map).length === 0) return input;
+  const picked: Record<string, unknown> = {};
+  for (const [field, path] of Object.entries(map)) {
+    const lookup = valueAtPath(input, String(path));
+    if (!lookup.found) return `ForLoopNode ${node.id}: input_map field '${field}': path '${String(path)}' not found in the input`;
+    picked[field] = lookup.value;
+  }
+  return picked;
 }
 
 function structuredCopy<T>(value: T): T {

@@ -134,6 +134,23 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
     assert.deepEqual(outputs.out, { loop: outputs.loop });
   });
 
+  it('ForLoopNode input_map picks each iteration’s input by dotted path; a missing path fails the loop', async () => {
+    const def = (map: Record<string, string>) => ({
+      nodes: [
+        input(),
+        n('loop', 'ForLoopNode', { num_iterations: 2, input_map: map }),
+        n('li', 'InputNode', {}, { parent_id: 'loop' }),
+        n('lo', 'OutputNode', { output_map: { got: 'li.picked' } }, { parent_id: 'loop' }),
+      ],
+      links: [l('in', 'loop'), l('li', 'lo')],
+    });
+    const ok = await run(def({ picked: 'in.x' }), { x: 'deep' });
+    assert.deepEqual(ok.outputs.loop, { got: 'deep' });
+    const bad = await run(def({ picked: 'in.nope' }), { x: 'deep' });
+    assert.equal(bad.tasks.loop.status, 'FAILED');
+    assert.match(bad.tasks.loop.error, /input_map field 'picked'/);
+  });
+
   it('refuses bad inputs with 400 before creating a run: unknown key, missing inputs, no InputNode, cycle', async () => {
     const { http } = engine;
     const ok = (await http.post('/wf/', { name: 'bad-inputs', definition: { nodes: [input(), n('o', 'OutputNode')], links: [l('in', 'o')] } })).body;
