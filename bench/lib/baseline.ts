@@ -1,0 +1,116 @@
+// The floor an engine run is compared with: the same graph executed in this process, without
+// Temporal. "compute" calls the node `execute` functions in topological order (config parsed as
+// the activity does). "compute + mongo" also does a run's MongoDB traffic with the project's own
+// code: the api's (load the workflow, pin the version, insert the run) and the projection saves
+// the run's workflow makes (RunKeeper, as of 2bc68dc: one save before each slow node, one at the end).
+import { insertWithNewId, taskIdFor } from '../../src/db/ids';
+import { fromJsonText, toJsonText } from '../../src/db/json-text';
+import type { Models, RunDoc, WorkflowDoc } from '../../src/db/models';
+import { createRunProjection } from '../../src/db/run-projection';
+import { getNodeType } from '../../src/nodes/registry';
+import type { NodeExecutionContext } from '../../src/nodes/types';
+import { resolveRunInputs, toRunDefinition } from '../../src/modules/runs/run-inputs';
+import type { WorkflowDefinition } from '../../src/modules/workflows/definition.schema';
+import { createVersionService } from '../../src/modules/workflows/versions.service';
+import { createWorkflowService } from '../../src/modules/workflows/workflows.service';
+import { type GraphLevel, planGraph, topologicalOrder } from '../../temporal/shared/graph';
+import { type NodeState, decideNodeInput } from '../../temporal/shared/node-inputs';
+import type { NodeOutput, RunDefinition, TaskRecord } from '../../temporal/shared/run-contract';
+
+function context(runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
+  return { runId, nodeId, nodeTitle, signal: new AbortController().signal, secret: async () => undefined, heartbeat: () => undefined };
+}
+
+export interface NodeStep {
+  nodeId: string;
+  kind: 'pure' | 'io' | 'input';
+  input: Record<string, unknown>;
+  output: NodeOutput;
+}
+
+export interface StepHooks {
+  /** Before an io ("slow") node executes: the workflow saves its progress then. */
+  beforeIo?(nodeId: string, input: Record<string, unknown>): Promise<void>;
+  after?(step: NodeStep): void;
+}
+
+/** Executes the graph node by node in topological order; returns every node's step. */
+export async function executeInProcess(level: GraphLevel, inputNodeInput: Record<string, unknown>, runId = 'baseline', hooks: StepHooks = {}): Promise<NodeStep[]> {
+  const states = new Map<string, NodeState>();
+  const steps: NodeStep[] = [];
+  const done = (step: NodeStep) => {
+    states.set(step.nodeId, { status: 'COMPLETED', output: step.output });
+    steps.push(step);
+    hooks.after?.(step);
+  };
+  for (const id of topologicalOrder(level)) {
+    const node = level.byId.get(id);
+    if (!node) throw new Error(`unknown node ${id}`);
+    if (node.node_type === 'InputNode') {
+      done({ nodeId: id, kind: 'input', input: {}, output: inputNodeInput });
+      continue;
+    }
+    const decision = decideNodeInput(level, id, states);
+    if (decision.kind !== 'run') throw new Error(`baseline: node ${id} would not run (${decision.kind})`);
+    const type = getNodeType(node.node_type);
+    if (!type?.execute) throw new Error(`baseline: ${node.node_type} is not executable`);
+    const config = type.config.parse(node.config ?? {});
+    if (type.executionKind === 'io') await hooks.beforeIo?.(id, decision.input);
+    const output = await type.execute(config, decision.input, context(runId, id, node.title));
+    done({ nodeId: id, kind: type.executionKind, input: decision.input, output });
+  }
+  return steps;
+}
+
+export function planOf(definition: WorkflowDefinition): { def: RunDefinition; level: GraphLevel } {
+  const def = toRunDefinition(definition);
+  return { def, level: planGraph(def) };
+}
+
+/** One run's worth of MongoDB traffic without Temporal, in the engine's order. */
+export function createMongoBaseline(models: Models) {
+  const workflows = createWorkflowService(models);
+  const versions = createVersionService(models);
+  const projection = createRunProjection(models);
+  const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
+
+  return async function run(workflowId: string, initialInputs: Record<string, Record<string, unknown>>): Promise<NodeStep[]> {
+    // api: what run-starter does before it starts the workflow
+    const workflow: WorkflowDoc = await workflows.load(workflowId);
+    const { def, level } = planOf(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const inputNodeInput = resolveRunInputs(def, initialInputs);
+    const version = await versions.ensureVersion(workflow);
+    const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
+      const doc: RunDoc = {
+        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
+        initial_inputs: toJsonText(initialInputs), outputs: null, parent_run_id: null, run_type: 'bench-baseline',
+        output_file_id: null, input_dataset_id: null, message: null,
+      };
+      await models.Run.create(doc);
+      return doc;
+    });
+    // workflow: tasks kept in memory, saved before each slow node and at the end
+    const records = new Map<string, TaskRecord>(
+      def.nodes.map((n, i) => [n.id, { id: taskIdFor(run.seq, i, def.nodes.length), node_id: n.id, status: 'PENDING', inputs: null, outputs: null, error: null, start_time: null, end_time: null, subworkflow_output: null }]),
+    );
+    let saved = false;
+    const snapshot = () => {
+      const first = !saved;
+      saved = true;
+      return { records: [...records.values()].map((r) => ({ ...r })), first };
+    };
+    const steps = await executeInProcess(level, inputNodeInput, run._id, {
+      beforeIo: async (nodeId, inputs) => {
+        Object.assign(records.get(nodeId) as TaskRecord, { status: 'RUNNING', inputs, start_time: new Date().toISOString() });
+        await projection.save({ runId: run._id, tasks: snapshot(), run: { status: 'RUNNING', message: null } });
+      },
+      after: (s) => {
+        const now = new Date().toISOString();
+        Object.assign(records.get(s.nodeId) as TaskRecord, { status: 'COMPLETED', inputs: s.input, outputs: s.output, start_time: now, end_time: now });
+      },
+    });
+    const byTitle = Object.fromEntries(steps.map((s) => [level.byId.get(s.nodeId)?.title ?? s.nodeId, s.output]));
+    await projection.save({ runId: run._id, tasks: snapshot(), run: { status: 'COMPLETED', message: null, final: { outputsByTitle: byTitle } } });
+    return steps;
+  };
+}

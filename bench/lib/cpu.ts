@@ -1,0 +1,114 @@
+// CPU time from /proc (Linux). Each managed child leads its own process group (scripts/lib/
+// processes.ts spawns detached), so a group's members are found once by pgrp and then read
+// directly; utime+stime+cutime+cstime also counts reaped children (python3 for PythonFuncNode).
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+interface ProcStat {
+  pgrp: number;
+  /** Own plus reaped children's CPU, in clock ticks. */
+  ticks: number;
+  childTicks: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // exited
+  }
+  // The command name (field 2) may hold spaces and parentheses: split after its closing paren.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const field = (n: number) => Number(rest[n - 3]); // rest[0] is field 3 (state)
+  return { pgrp: field(5), ticks: field(14) + field(15) + field(16) + field(17), childTicks: field(16) + field(17) };
+}
+
+/** Busy CPU-seconds of the whole machine so far (all cores), from /proc/stat. */
+function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / clockTicks();
+}
+
+export type CpuSample = Record<string, number>;
+
+/**
+ * CPU-seconds per named process group, plus `bench` (this process) and `machine` (every busy
+ * core). Members are listed once per refresh(), so a sample costs a few small reads.
+ */
+export class CpuSampler {
+  private members = new Map<string, number[]>();
+
+  constructor(private readonly groups: Readonly<Record<string, number>>) {
+    this.refresh();
+  }
+
+  refresh(): void {
+    const wanted = new Map(Object.entries(this.groups).map(([name, pgid]) => [pgid, name]));
+    this.members = new Map(Object.keys(this.groups).map((name) => [name, []]));
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = readStat(Number(entry));
+      const name = stat && wanted.get(stat.pgrp);
+      if (name !== undefined) this.members.get(name)?.push(Number(entry));
+    }
+  }
+
+  sample(): CpuSample {
+    const out: CpuSample = {};
+    for (const [name, pids] of this.members) {
+      out[name] = pids.reduce((sum, pid) => sum + (readStat(pid)?.ticks ?? 0), 0) / clockTicks();
+    }
+    // This process precisely, plus the children it reaped (python3 of the in-process baseline).
+    const self = process.cpuUsage();
+    out.bench = (self.user + self.system) / 1e6 + (readStat(process.pid)?.childTicks ?? 0) / clockTicks();
+    out.machine = machineBusySeconds();
+    return out;
+  }
+}
+
+/** Adds `after − before` into `into` (per key). */
+export function accumulate(into: CpuSample, before: CpuSample, after: CpuSample): void {
+  for (const key of Object.keys(after)) into[key] = (into[key] ?? 0) + Math.max(0, (after[key] ?? 0) - (before[key] ?? 0));
+}
+
+export interface CpuUsage {
+  /** CPU-seconds per process over the phase; `other` = machine busy time not ours (noise). */
+  seconds: Record<string, number>;
+  /** Share of one core over the phase's wall time, in percent. */
+  percentOfCore: Record<string, number>;
+  /** CPU-milliseconds per run. */
+  msPerRun: Record<string, number>;
+}
+
+export const PROCESS_NAMES = ['api', 'worker', 'temporal', 'ferretdb', 'bench'] as const;
+
+/** Per-process totals of a phase: ours, their sum, and what the rest of the machine used meanwhile. */
+export function cpuUsage(used: CpuSample, wallSeconds: number, runs: number): CpuUsage {
+  const seconds: Record<string, number> = {};
+  for (const name of PROCESS_NAMES) seconds[name] = used[name] ?? 0;
+  seconds.total = PROCESS_NAMES.reduce((sum, name) => sum + (seconds[name] ?? 0), 0);
+  seconds.other = Math.max(0, (used.machine ?? 0) - seconds.total);
+  const usage: CpuUsage = { seconds, percentOfCore: {}, msPerRun: {} };
+  for (const [name, s] of Object.entries(seconds)) {
+    usage.percentOfCore[name] = wallSeconds > 0 ? (100 * s) / wallSeconds : Number.NaN;
+    usage.msPerRun[name] = runs > 0 ? (1000 * s) / runs : Number.NaN;
+  }
+  return usage;
+}
+
+export const CORES = os.cpus().length;

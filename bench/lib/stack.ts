@@ -1,0 +1,114 @@
+// The benchmark's own stack, like scripts/test.ts: Temporal dev server (with Spur's search
+// attributes) and FerretDB on free loopback ports with fresh data, a prebuilt workflow bundle,
+// then the api (src/main.ts) and one worker (temporal/worker.ts) as separate processes, so each
+// one's CPU can be read from /proc. Everything stops again in `stop()`, which is safe to repeat.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildWorkflowBundle } from '../../scripts/build-bundle';
+import { freePort, waitForTcp } from '../../scripts/lib/ports';
+import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
+import { TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal } from '../../scripts/lib/servers';
+import { REPO_ROOT } from '../../scripts/lib/tools';
+
+export interface StackOptions {
+  tmpDir: string;
+  /** Extra `--dynamic-config-value` entries for the Temporal dev server. */
+  temporalDynamicConfig?: Record<string, string | number | boolean>;
+  /** Extra environment for the api and the worker (e.g. a knob under test). */
+  extraEnv?: Record<string, string>;
+}
+
+export interface Stack {
+  apiUrl: string;
+  /** Environment of the api and the worker: same database, task queue and key. */
+  env: Record<string, string>;
+  /** Process-group ids by name, for CPU sampling. */
+  groups: Record<'api' | 'worker' | 'temporal' | 'ferretdb', number>;
+  startSeconds: number;
+  stop(): Promise<void>;
+}
+
+const readLog = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/** `node --import tsx <entry>`: one process per role (the tsx CLI would add a wrapper process). */
+function spawnNode(name: string, entry: string, env: Record<string, string>, logFile: string): ManagedProcess {
+  return spawnManaged({ name, command: process.execPath, args: ['--import', 'tsx', path.join(REPO_ROOT, entry)], env, cwd: REPO_ROOT, logFile });
+}
+
+async function waitForLog(child: ManagedProcess, logFile: string, text: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!readLog(logFile).includes(text)) {
+    if (!child.running) throw new Error(`${child.name} exited during start:\n${readLog(logFile).slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`${child.name} did not start in ${timeoutMs} ms:\n${readLog(logFile).slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const started = Date.now();
+  const { tmpDir } = options;
+  const handles: ManagedProcess[] = [];
+  // Servers are stopped last: the worker drains against them.
+  const stop = async () => {
+    const [servers, apps] = [handles.filter((h) => h.name === 'temporal' || h.name === 'ferretdb'), handles.filter((h) => h.name === 'api' || h.name === 'worker')];
+    await Promise.allSettled(apps.map((h) => h.stop('SIGTERM', 15_000)));
+    await Promise.allSettled(servers.map((h) => h.stop()));
+  };
+  try {
+    const [ferretPort, temporalPort] = [await freePort(), await freePort()];
+    const keep = <T extends { handle: ManagedProcess }>(server: T): T => {
+      handles.push(server.handle);
+      return server;
+    };
+    // The bundle builds while the servers come up; each server is registered for stop() as soon as it is up.
+    const [ferret, temporal, bundle] = await Promise.all([
+      startFerretDb({ port: ferretPort, dataDir: path.join(tmpDir, 'ferretdb'), logFile: path.join(tmpDir, 'ferretdb.log') }).then(keep),
+      startTemporal({
+        ...TEMPORAL_DEV_OPTIONS,
+        port: temporalPort,
+        uiPort: null,
+        dbFile: path.join(tmpDir, 'temporal.db'),
+        logFile: path.join(tmpDir, 'temporal.log'),
+        ...(options.temporalDynamicConfig ? { dynamicConfig: options.temporalDynamicConfig } : {}),
+      }).then(keep),
+      buildWorkflowBundle(path.join(tmpDir, 'workflow-bundle.js')),
+    ]);
+
+    const apiPort = await freePort();
+    const env: Record<string, string> = {
+      SPUR_MONGODB_URI: ferret.uri,
+      SPUR_MONGODB_DB: 'spur_bench',
+      SPUR_TEMPORAL_ADDRESS: temporal.address,
+      SPUR_TASK_QUEUE: 'spur-bench',
+      SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
+      SPUR_DATA_DIR: path.join(tmpDir, 'data'),
+      SPUR_LOG_LEVEL: 'info',
+      ...options.extraEnv,
+    };
+    const workerLog = path.join(tmpDir, 'worker.log');
+    const apiLog = path.join(tmpDir, 'api.log');
+    const worker = spawnNode('worker', 'temporal/worker.ts', { ...env, SPUR_WORKFLOW_BUNDLE: bundle }, workerLog);
+    handles.push(worker);
+    const api = spawnNode('api', 'src/main.ts', { ...env, SPUR_HOST: '127.0.0.1', SPUR_PORT: String(apiPort) }, apiLog);
+    handles.push(api);
+    await Promise.all([waitForLog(worker, workerLog, 'worker running', 60_000), waitForLog(api, apiLog, 'api listening', 60_000)]);
+    await waitForTcp('127.0.0.1', apiPort, 10_000);
+    return {
+      apiUrl: `http://127.0.0.1:${apiPort}/api`,
+      env,
+      groups: { api: api.pid, worker: worker.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid },
+      startSeconds: (Date.now() - started) / 1000,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
