@@ -2,13 +2,12 @@ import { trusted } from 'mongoose';
 import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../../temporal/shared/run-contract';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
-import type { RunStatus } from '../../temporal/shared/statuses';
+import { CANCELED_MESSAGE, type RunStatus } from '../../temporal/shared/statuses';
 import { isDuplicateKeyError } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models } from './models';
 
 const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
-export const CANCELED_MESSAGE = 'Workflow has been canceled successfully.';
 
 /**
  * Writes of a run's projection. Each is idempotent, so an activity that runs twice (a retry, a

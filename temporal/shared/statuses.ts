@@ -6,3 +6,6 @@ export const TASK_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANC
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export const UPSTREAM_FAILURE = 'Upstream failure';
+
+/** PySpur's message on a cancelled run. */
+export const CANCELED_MESSAGE = 'Workflow has been canceled successfully.';

@@ -4,11 +4,9 @@ import { GraphError, type GraphLevel, planGraph } from '../shared/graph';
 import type { NodeState } from '../shared/node-inputs';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
 import type { NodeOutput, SpurRunInput, SpurRunResult } from '../shared/run-contract';
-import type { RunStatus } from '../shared/statuses';
+import { CANCELED_MESSAGE, type RunStatus } from '../shared/statuses';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
-
-const CANCELED_MESSAGE = 'Workflow has been canceled successfully.';
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
