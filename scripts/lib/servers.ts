@@ -62,10 +62,6 @@ function cleanEnv(): Record<string, string | undefined> {
 export function temporalArgs(o: TemporalOptions): string[] {
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(o.port)];
   args.push('--db-filename', path.resolve(o.dbFile), '--namespace', o.namespace ?? 'default');
-  // WAL and synchronous=normal: no fsync wait on every history write (measured: 5-node blocking
-  // run p50 116 → 73 ms, Temporal CPU per run −35 %); a crash of the machine may lose the last
-  // transactions, which is acceptable for a development server.
-  args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   args.push('--log-level', 'warn'); // info floods the console with routine server chatter
   if (o.uiPort == null) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));

@@ -101,10 +101,21 @@ export async function insertWithNewId<T>(
     try {
       return await insert(id, seq);
     } catch (err) {
+      if (isBusyError(err)) {
+        // FerretDB's SQLite refused the write under load ("database is locked"): back off, retry.
+        await new Promise((r) => setTimeout(r, 25 * 2 ** Math.min(attempt, 5)));
+        continue;
+      }
       if (!isDuplicateKeyError(err) || !(await idTaken(id))) throw err;
     }
   }
   throw new Error(`could not allocate a ${kind} id after ${MAX_ATTEMPTS} attempts`);
+}
+
+/** SQLite's SQLITE_BUSY as FerretDB passes it on: transient, safe to retry. */
+export function isBusyError(err: unknown): boolean {
+  const message = (err as { message?: unknown }).message;
+  return typeof message === 'string' && /database is locked|SQLITE_BUSY/.test(message);
 }
 
 /**

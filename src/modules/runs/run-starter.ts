@@ -27,7 +27,8 @@ export interface RunStarterDeps {
   blockingWaitMs: number;
 }
 
-const PAUSE_POLL_MS = 100;
+/** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
+const PAUSE_POLL_MS = { first: 100, max: 1000 };
 
 export type BlockingOutcome = { kind: 'done'; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
 
@@ -111,10 +112,12 @@ export function createRunStarter(deps: RunStarterDeps) {
    * the run waits for its human. The workflow has not ended, so the projection tells.
    */
   async function pausedOutputs(runId: string, watch: { stopped: boolean }): Promise<SpurRunResult> {
+    let wait = PAUSE_POLL_MS.first;
     while (!watch.stopped) {
       const run = await models.Run.findById(runId, { status: 1 }).lean<Pick<RunDoc, 'status'>>();
       if (run?.status === 'PAUSED') return { status: 'PAUSED', outputsById: await outputsFromTasks(runId), message: null };
-      await new Promise((r) => setTimeout(r, PAUSE_POLL_MS));
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 1.5, PAUSE_POLL_MS.max);
     }
     return new Promise<never>(() => undefined); // the result won the race; this one never settles
   }
