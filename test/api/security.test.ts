@@ -79,8 +79,10 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
   });
 
   it('listens on a non-loopback address without keys when SPUR_ALLOW_INSECURE=true', async () => {
+    // Its own process group: tsx starts node as a child, and the whole group must go at the end.
     const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')], {
       env: { PATH: process.env.PATH, SPUR_HOST: '0.0.0.0', SPUR_PORT: '0', SPUR_ALLOW_INSECURE: 'true', SPUR_MONGODB_URI: stack.mongoUri, SPUR_MONGODB_DB: 'spur_insecure_probe', SPUR_TEMPORAL_ADDRESS: stack.temporalAddress, SPUR_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') },
+      detached: true,
     });
     try {
       let out = '';
@@ -89,7 +91,7 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
       while (!out.includes('api listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
       assert.match(out, /api listening/);
     } finally {
-      child.kill('SIGKILL');
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
     }
   });
 

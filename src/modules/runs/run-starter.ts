@@ -80,7 +80,10 @@ export function createRunStarter(deps: RunStarterDeps) {
         ],
       });
     } catch (err) {
-      const message = `Could not start the run on Temporal: ${(err as Error).message}`;
+      // The client's own message is generic ("Failed to start Workflow"); the cause says why
+      // (e.g. a server whose search attributes were never registered).
+      const cause = (err as { cause?: { message?: unknown } }).cause?.message;
+      const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
       await models.Run.updateOne({ _id: run._id }, { $set: { status: 'FAILED', message, end_time: new Date() } });
       throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
     }
