@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { putBytes } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import { NotFoundError } from '../../http/errors';
 import { safeFileName, uploadStamp } from './safe-file-name';
@@ -23,15 +24,6 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
     for (const file of await bucket.find(filter).toArray()) await bucket.delete(file._id);
   }
 
-  async function store(path: string, meta: TestFileMeta, data: Buffer): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const upload = bucket.openUploadStream(path, { metadata: meta });
-      upload.once('finish', () => resolve());
-      upload.once('error', reject);
-      upload.end(data);
-    });
-  }
-
   return {
     /** Stores each file as `test_files/<workflow>/<stamp>_<name>`; a same-named upload replaces the older one. */
     async upload(workflowId: string, nodeId: string, files: UploadedFile[]): Promise<string[]> {
@@ -40,7 +32,7 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
       for (const file of files) {
         const path = `test_files/${workflowId}/${stamp}_${safeFileName(file.originalname)}`;
         const older = await bucket.find({ filename: path }).toArray();
-        await store(path, { workflow_id: workflowId, node_id: nodeId, content_type: file.mimetype || 'application/octet-stream' }, file.buffer);
+        await putBytes(bucket, path, { workflow_id: workflowId, node_id: nodeId, content_type: file.mimetype || 'application/octet-stream' }, file.buffer);
         for (const f of older) await bucket.delete(f._id);
         paths.push(path);
       }

@@ -1,3 +1,4 @@
+import { putBytes } from '../../db/gridfs';
 import type { Models, OutputFileDoc } from '../../db/models';
 import { insertWithNewId } from '../../db/ids';
 import { notFound } from '../../http/errors';
@@ -34,17 +35,12 @@ export function createOutputFileWriter(models: Models, clock: () => Date = () =>
       const n = opts.part ?? doc.parts.reduce((max, p) => Math.max(max, p.n + 1), 0);
       if (lines.length === 0 || doc.parts.some((p) => p.n === n)) return;
       const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
-      const upload = models.outputFiles.openUploadStream(`${outputFileId}.${n}`, { metadata: { output_file_id: outputFileId, n } });
-      await new Promise<void>((resolve, reject) => {
-        upload.once('finish', () => resolve());
-        upload.once('error', reject);
-        upload.end(data);
-      });
-      const part = { n, file_id: upload.id, bytes: data.length };
+      const fileId = await putBytes(models.outputFiles, `${outputFileId}.${n}`, { output_file_id: outputFileId, n }, data);
+      const part = { n, file_id: fileId, bytes: data.length };
       const res = await OutputFile.updateOne({ _id: outputFileId }, { $push: { parts: part }, $set: { updated_at: clock() } });
       if (res.matchedCount === 0) {
         // Deleted while we wrote: do not leave the part behind.
-        await models.outputFiles.delete(upload.id).catch(() => undefined);
+        await models.outputFiles.delete(fileId).catch(() => undefined);
         throw notFound.outputFile();
       }
     },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { putBytes } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import { BadRequestError } from '../../http/errors';
 
@@ -36,12 +37,7 @@ async function storeOne(models: Models, workflowId: string, uri: string): Promis
   const bytes = Buffer.from((match[2] as string).replace(/\s/g, ''), 'base64');
   const name = `run_files/${workflowId}/${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}${EXTENSIONS[mime] ?? ''}`;
   if ((await models.runFiles.find({ filename: name }).limit(1).toArray()).length === 0) {
-    await new Promise<void>((resolve, reject) => {
-      const upload = models.runFiles.openUploadStream(name, { metadata: { workflow_id: workflowId, content_type: mime } });
-      upload.once('finish', () => resolve());
-      upload.once('error', reject);
-      upload.end(bytes);
-    });
+    await putBytes(models.runFiles, name, { workflow_id: workflowId, content_type: mime }, bytes);
   }
   return name;
 }
