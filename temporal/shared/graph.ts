@@ -78,19 +78,6 @@ function assertAcyclic(level: GraphLevel): void {
   throw new GraphError(`The workflow has a cycle through nodes: ${stuck.join(', ')}`);
 }
 
-/** Every node reachable from `start` (not including it). */
-export function descendants(level: GraphLevel, start: string): Set<string> {
-  const seen = new Set<string>();
-  const stack = [...(level.outgoing.get(start) ?? [])];
-  while (stack.length > 0) {
-    const id = stack.pop() as string;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    stack.push(...(level.outgoing.get(id) ?? []));
-  }
-  return seen;
-}
-
 /**
  * The sub-graph a partial run needs: the target and what it transitively depends on, stopping at
  * nodes whose output is already known (their own predecessors need not run).

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { GraphError, descendants, planGraph, restrictToAncestors, topologicalOrder, type GraphLevel } from '../../temporal/shared/graph';
+import { GraphError, planGraph, restrictToAncestors, topologicalOrder, type GraphLevel } from '../../temporal/shared/graph';
 import type { GraphLink, GraphNode, RunDefinition } from '../../temporal/shared/run-contract';
 
 function node(id: string, nodeType = 'MergeNode', parentId: string | null = null): GraphNode {
@@ -121,20 +121,6 @@ describe('graph: topologicalOrder', () => {
   it('counts a duplicated link twice and still orders the target once', () => {
     const level = planGraph(def(['a', 'b'], ['a>b', 'a>b']));
     assert.deepEqual(topologicalOrder(level), ['a', 'b']);
-  });
-});
-
-describe('graph: descendants', () => {
-  const level = planGraph(def(['in', 'a', 'b', 'c', 'side'], ['in>a', 'a>b', 'a>c', 'b>c', 'in>side']));
-
-  it('is every node reachable from the start, without the start', () => {
-    assert.deepEqual([...descendants(level, 'a')].sort(), ['b', 'c']);
-    assert.deepEqual([...descendants(level, 'in')].sort(), ['a', 'b', 'c', 'side']);
-  });
-
-  it('is empty for a sink or an unknown node', () => {
-    assert.equal(descendants(level, 'c').size, 0);
-    assert.equal(descendants(level, 'nope').size, 0);
   });
 });
 
