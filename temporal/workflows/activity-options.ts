@@ -1,5 +1,6 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
+import { NODE_RETRY, nodeAttempts } from '../shared/node-retries';
 
 const NON_RETRYABLE = [FailureType.NodeFailed, FailureType.NotExecutable];
 
@@ -30,16 +31,11 @@ function positive(value: unknown, fallback: number, max: number): number {
  */
 export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions {
   const timeoutSeconds = positive(config.timeout_seconds, 300, 24 * 3600);
-  // max_retries counts retries after the first try (numeric text accepted, fractions rounded down);
-  // anything else, negatives included, means the default: 0 attempts would mean "retry forever".
-  const raw = typeof config.max_retries === 'number' || typeof config.max_retries === 'string' ? Number(config.max_retries) : Number.NaN;
-  const retries = Number.isFinite(raw) && raw >= 0 && String(config.max_retries).trim() !== '' ? Math.floor(raw) : 3;
-  const attempts = Math.min(retries + 1, 20);
   // How soon a node on a worker that died is retried elsewhere; the activity heartbeats 3× as often.
   const heartbeatSeconds = Math.max(2, positive(config.heartbeat_timeout_seconds, 20, 600));
   return {
     startToCloseTimeout: `${timeoutSeconds + 30}s`,
     heartbeatTimeout: `${heartbeatSeconds}s`,
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: attempts, nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: { initialInterval: NODE_RETRY.initialMs, backoffCoefficient: NODE_RETRY.coefficient, maximumInterval: NODE_RETRY.maximumMs, maximumAttempts: nodeAttempts(config), nonRetryableErrorTypes: NON_RETRYABLE },
   };
 }

@@ -1,121 +1,31 @@
 import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import { type GraphLevel, topologicalOrder } from '../shared/graph';
-import { type NodeState, decideNodeInput } from '../shared/node-inputs';
-import { ENGINE_NODE_TYPES, PURE_NODE_TYPES } from '../shared/node-kinds';
-import { type ExecuteNodeActivity, type GraphNode, type TaskWrite, nodeActivityName } from '../shared/run-contract';
-import { UPSTREAM_FAILURE } from '../shared/statuses';
+import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../shared/graph-walker';
+import { PURE_NODE_TYPES } from '../shared/node-kinds';
+import { type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../shared/run-contract';
 import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
-import { runForLoop } from './for-loop';
 
-export interface LevelOptions {
-  /** Nodes whose outcome is already known (a partial run's precomputed outputs): not executed. */
-  preset?: ReadonlyMap<string, NodeState>;
-  /** Partial runs accept an empty input; a real run's InputNode fails without one. */
-  allowEmptyInput?: boolean;
-}
+export { failureMessage } from '../shared/graph-walker';
 
-export interface RunnerHooks {
-  /** A top-level node's task changed (kept in memory, saved by the keeper). */
-  recordTask(write: TaskWrite): void;
-  onNodeFailed(node: GraphNode, error: string): void;
-  /** A slow (non-pure) top-level node is about to start / has ended. */
-  beforeSlowNode?(node: GraphNode, input: Record<string, unknown>): Promise<void>;
-  afterSlowNode?(node: GraphNode): void;
-  /** A HumanInterventionNode was reached: wait for a human; the returned state is the node's. */
-  pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
-}
-
-/**
- * Walks one level of the graph the way PySpur's executor does: every node waits for its own
- * predecessors only, so independent branches run in parallel; failures and untaken routes cancel
- * what depends on them while the other branches finish.
- */
-export class GraphRunner {
-  constructor(
-    readonly runId: string,
-    private readonly hooks: RunnerHooks,
-  ) {}
-
-  async runLevel(level: GraphLevel, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions = {}): Promise<Map<string, NodeState>> {
-    const states = new Map<string, NodeState>(options.preset ?? []);
-    const finished = new Map<string, Promise<void>>();
-    for (const id of topologicalOrder(level)) {
-      if (states.has(id)) {
-        finished.set(id, Promise.resolve());
-        continue;
-      }
-      const predecessors = (level.incoming.get(id) ?? []).map((l) => finished.get(l.source_id));
-      finished.set(id, Promise.all(predecessors).then(() => this.runNode(level, id, states, inputNodeInput, record, options)));
-    }
-    await Promise.all(finished.values());
-    return states;
-  }
-
-  private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions) {
-    const node = level.byId.get(id) as GraphNode;
-    if (node.node_type === ENGINE_NODE_TYPES.input) {
-      const empty = Object.keys(inputNodeInput).length === 0 && !options.allowEmptyInput;
-      const state: NodeState = empty ? { status: 'FAILED', error: `Node ${id} has no input` } : { status: 'COMPLETED', output: inputNodeInput };
-      return this.settle(node, state, record, { inputs: {}, outputs: empty ? null : inputNodeInput }, states);
-    }
-    const decision = decideNodeInput(level, id, states);
-    if (decision.kind === 'fail') return this.settle(node, { status: 'FAILED', error: decision.error }, record, {}, states);
-    if (decision.kind === 'cancel') {
-      const state: NodeState = { status: 'CANCELED', upstreamFailure: decision.upstreamFailure };
-      return this.settle(node, state, record, { error: decision.upstreamFailure ? UPSTREAM_FAILURE : null }, states);
-    }
-    if (node.node_type === ENGINE_NODE_TYPES.humanIntervention && this.hooks.pause) {
-      // The pause writes its own task (PAUSED, then COMPLETED or CANCELED) and pause record.
-      states.set(id, await this.hooks.pause(node, decision.input));
-      return;
-    }
-    if (node.node_type === ENGINE_NODE_TYPES.forLoop) {
-      const result = await runForLoop(this, level, node, decision.input);
-      return this.settle(node, result.state, record, { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history }, states);
-    }
-    const slow = record && !PURE_NODE_TYPES.has(node.node_type);
-    if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
-    try {
-      const { output, startTime } = await this.nodeActivity(node)({ runId: this.runId, node, input: decision.input });
-      if (slow) this.hooks.afterSlowNode?.(node);
-      this.settle(node, { status: 'COMPLETED', output }, record, { inputs: decision.input, startTime }, states);
-    } catch (err) {
-      if (isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
-      if (slow) this.hooks.afterSlowNode?.(node);
-      this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
-    }
-  }
-
-  /** Stores the node's final state and, for top-level nodes, its task record. */
-  private settle(node: GraphNode, state: NodeState, record: boolean, extra: Partial<TaskWrite>, states: Map<string, NodeState>): void {
-    states.set(node.id, state);
-    if (state.status === 'FAILED') this.hooks.onNodeFailed(node, state.error);
-    if (!record) return;
-    this.hooks.recordTask({
-      nodeId: node.id,
-      status: state.status,
-      error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
-      ...(extra.inputs !== undefined ? { inputs: extra.inputs } : {}),
-      ...(extra.outputs !== undefined ? { outputs: extra.outputs } : state.status === 'COMPLETED' ? { outputs: state.output } : {}),
-      ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
-      ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
-      endTime: new Date().toISOString(),
-    });
-  }
-
-  private nodeActivity(node: GraphNode): ExecuteNodeActivity {
-    const name = nodeActivityName(node.node_type);
-    const summary = `${node.title} (${node.id})`;
-    if (PURE_NODE_TYPES.has(node.node_type)) {
-      return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[name] as ExecuteNodeActivity;
-    }
-    return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[name] as ExecuteNodeActivity;
+/** A run's graph walked inside its workflow: every node is an activity (pure ones local). */
+export class GraphRunner extends GraphWalker {
+  constructor(runId: string, hooks: RunnerHooks) {
+    super(runId, hooks, activityExecutor(runId));
   }
 }
 
-/** The message a user can act on: the root cause's, not "Activity task failed". */
-export function failureMessage(err: unknown): string {
-  let cur: unknown = err;
-  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause: Error }).cause;
-  return cur instanceof Error ? cur.message : String(err);
+function activityExecutor(runId: string): NodeExecutor {
+  return {
+    // Not async: the activity promise is returned as is, so the walker awaits it directly.
+    execute: (node, input) => nodeActivity(node)({ runId, node, input }),
+    isCancellation,
+  };
+}
+
+function nodeActivity(node: GraphNode): ExecuteNodeActivity {
+  const name = nodeActivityName(node.node_type);
+  const summary = `${node.title} (${node.id})`;
+  if (PURE_NODE_TYPES.has(node.node_type)) {
+    return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[name] as ExecuteNodeActivity;
+  }
+  return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[name] as ExecuteNodeActivity;
 }

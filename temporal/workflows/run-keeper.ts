@@ -1,5 +1,6 @@
 import { CancellationScope, condition, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
+import { nodeFailureMessage } from '../shared/graph-walker';
 import type { NodeState } from '../shared/node-inputs';
 import { type PauseActionRequest, TIMEOUT_USER } from '../shared/pauses';
 import type { GraphNode, NodeOutput, ProgressSave, SpurRunInput, TaskWrite } from '../shared/run-contract';
@@ -7,7 +8,7 @@ import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../shared/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
 import { PauseBook } from './pause-book';
-import { TaskBook } from './task-book';
+import { TaskBook } from '../shared/task-book';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
@@ -51,7 +52,7 @@ export class RunKeeper {
   /** The run shows FAILED as soon as a node failed (other branches go on): save now. */
   nodeFailed(node: GraphNode, error: string): void {
     if (this.firstFailure !== null) return;
-    this.firstFailure = `Node '${node.title}' (${node.id}) failed: ${error.split('\n')[0]}`;
+    this.firstFailure = nodeFailureMessage(node, error);
     void this.save();
   }
 

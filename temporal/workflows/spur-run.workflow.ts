@@ -1,10 +1,10 @@
 import { ApplicationFailure, allHandlersFinished, condition, isCancellation, setHandler } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../shared/graph';
-import type { NodeState } from '../shared/node-inputs';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
-import type { NodeOutput, SpurRunInput, SpurRunResult } from '../shared/run-contract';
+import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
 import { CANCELED_MESSAGE, type RunStatus } from '../shared/statuses';
+import { collectOutputs } from '../shared/graph-walker';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 
@@ -66,17 +66,4 @@ function plan(input: SpurRunInput): GraphLevel {
     if (err instanceof GraphError) throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidGraph);
     throw err;
   }
-}
-
-/** Nodes that produced a non-empty output: by id for the blocking response, by title for the run. */
-function collectOutputs(level: GraphLevel, states: Map<string, NodeState>) {
-  const byId: Record<string, NodeOutput> = {};
-  const byTitle: Record<string, NodeOutput> = {};
-  for (const node of level.nodes) {
-    const state = states.get(node.id);
-    if (state?.status !== 'COMPLETED' || !state.output || Object.keys(state.output).length === 0) continue;
-    byId[node.id] = state.output;
-    byTitle[node.title] = state.output;
-  }
-  return { byId, byTitle };
 }

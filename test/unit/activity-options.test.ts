@@ -14,9 +14,9 @@ describe('activity options: ioNodeOptions', () => {
     const o = ioNodeOptions({});
     assert.deepEqual(summary({}), DEFAULTS);
     assert.deepEqual(o.retry, {
-      initialInterval: '1s',
+      initialInterval: 1000,
       backoffCoefficient: 2,
-      maximumInterval: '60s',
+      maximumInterval: 60_000,
       maximumAttempts: 4,
       nonRetryableErrorTypes: [FailureType.NodeFailed, FailureType.NotExecutable],
     });

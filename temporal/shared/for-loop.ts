@@ -3,7 +3,7 @@ import { ENGINE_NODE_TYPES } from '../shared/node-kinds';
 import type { NodeState } from '../shared/node-inputs';
 import { valueAtPath } from '../shared/paths';
 import type { GraphNode, NodeOutput } from '../shared/run-contract';
-import type { GraphRunner } from './graph-runner';
+import type { GraphWalker } from './graph-walker';
 
 export interface LoopResult {
   state: NodeState;
@@ -17,7 +17,7 @@ export interface LoopResult {
  * sees the loop's input, `loop_history` and the previous iteration's output fields at top level;
  * the loop's output is the child OutputNode's output of the last iteration.
  */
-export async function runForLoop(runner: GraphRunner, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<LoopResult> {
+export async function runForLoop(runner: GraphWalker, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<LoopResult> {
   const history: Record<string, unknown[]> = {};
   const fail = (error: string): LoopResult => ({ state: { status: 'FAILED', error }, output: null, history });
   const child = level.children.get(node.id);

@@ -1,5 +1,5 @@
-import type { GraphNode, TaskRecord, TaskWrite } from '../shared/run-contract';
-import type { TaskStatus } from '../shared/statuses';
+import type { GraphNode, TaskRecord, TaskWrite } from './run-contract';
+import type { TaskStatus } from './statuses';
 
 const OPEN: TaskStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
 
