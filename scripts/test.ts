@@ -58,9 +58,17 @@ async function staticChecks(): Promise<boolean> {
   return types && lint;
 }
 
+/** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
+const SUITE = ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'];
+
+function mochaArgs(args: string[]): string[] {
+  const named = args.some((a) => !a.startsWith('-') && a.endsWith('.ts'));
+  return named ? args : [...args, ...SUITE];
+}
+
 function runMocha(env: Record<string, string>): Promise<number> {
   const mocha = path.join(REPO_ROOT, 'node_modules', '.bin', 'mocha');
-  const child = spawn(mocha, process.argv.slice(2), { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+  const child = spawn(mocha, mochaArgs(process.argv.slice(2)), { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
   return new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 }
 

@@ -13,15 +13,17 @@ export interface Engine {
 export async function startEngine(overrides: Record<string, string> = {}): Promise<Engine> {
   const api = await startApi(overrides);
   const worker = await startWorker(api.env);
-  return {
+  const engine: Engine = {
     api,
     worker,
     http: client(api.baseUrl),
     async close() {
-      await worker.stop();
+      // The worker a test started in place of a killed one, if any.
+      await engine.worker.stop();
       await api.close();
     },
   };
+  return engine;
 }
 
 export const isFinal = (run: { status: string }) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(run.status);

@@ -22,7 +22,8 @@ export function client(baseUrl: string) {
     const res = await fetch(`${baseUrl}${path}`, init);
     const text = await res.text();
     let parsed: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    // JSON, not JSON Lines (application/x-ndjson), which a test reads from `text`.
+    if (/^application\/(.+\+)?json\b/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
   return {
