@@ -43,7 +43,7 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
-    ...runRoutes({ starter: services.runStarter, reader: services.runs }),
+    ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
     ...fileRoutes(services.testFiles),
     ...envMgmtRoutes(services.env),
     ...datasetRoutes(services.datasets),

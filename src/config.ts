@@ -32,9 +32,9 @@ const envSchema = z.object({
   SPUR_ALLOW_INSECURE: bool.default(false),
   /** Comma-separated allowed CORS origins; default: local development origins only. */
   SPUR_CORS_ORIGINS: z.string().default(''),
-  /** How long a blocking run request waits before answering 202 with the run id to poll. */
   /** A workflow bundle prebuilt by scripts/build-bundle.ts; unset = bundle at worker start. */
   SPUR_WORKFLOW_BUNDLE: z.string().optional(),
+  /** How long a blocking run request waits before answering 202 with the run id to poll. */
   SPUR_BLOCKING_RUN_WAIT_SECONDS: z.coerce.number().positive().default(600),
   /** How long a pause action waits for a worker before it is queued (202) to apply later. */
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
@@ -42,6 +42,8 @@ const envSchema = z.object({
   SPUR_MAX_DATASET_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
   /** Dataset rows stored per document: a batch reads any row range with a few `_id` lookups. */
   SPUR_DATASET_ROWS_PER_CHUNK: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** A batch's workflow continues as new once its history has this many events. */
+  SPUR_BATCH_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(2000),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -59,7 +61,7 @@ export interface Config {
   };
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
-  runs: { blockingWaitMs: number; actionWaitMs: number };
+  runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number };
   datasets: { maxBytes: number; rowsPerChunk: number };
   dataDir: string;
   secretKey: string | undefined;
@@ -88,7 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
-    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000 },
+    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Models } from './db/models';
 import { createPauseService } from './modules/pauses/pauses.service';
+import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
 import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
@@ -24,11 +25,13 @@ export function createServices({ models, secretKey, temporal, config }: ServiceD
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const reader = createRunReader(models);
+  const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs };
   return {
     workflows,
     versions,
     runs: reader,
-    runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs }),
+    runStarter: createRunStarter(starterDeps),
+    startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents }),
     pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),

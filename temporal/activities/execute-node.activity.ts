@@ -21,7 +21,7 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 }
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
-async function executeNode(deps: NodeActivityDeps, { runId, node, input }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+export async function executeNode(deps: NodeActivityDeps, { runId, node, input }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
   if (!type?.execute) {
     throw ApplicationFailure.nonRetryable(`Node type ${node.node_type} is not executable yet`, FailureType.NotExecutable);

@@ -1,4 +1,5 @@
 import type { Models } from '../../src/db/models';
+import { createBatchActivities } from './batch.activities';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
 
@@ -12,7 +13,9 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createProjectionActivities(deps.models),
     ...createNodeActivities(deps),
+    ...createBatchActivities(deps),
   };
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
+export type BatchActivities = ReturnType<typeof createBatchActivities>;

@@ -2,6 +2,7 @@
 export const WorkflowType = {
   spurRun: 'spurRun',
   spurPartialRun: 'spurPartialRun',
+  spurBatchRun: 'spurBatchRun',
 } as const;
 
 /**

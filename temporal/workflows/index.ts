@@ -2,3 +2,4 @@
 // worker hosts is exported from here, and nothing else.
 export { spurRun } from './spur-run.workflow';
 export { spurPartialRun } from './partial-run.workflow';
+export { spurBatchRun } from './batch-run.workflow';

@@ -22,6 +22,10 @@ export const runSchema = new Schema(
     output_file_id: { type: String, default: null },
     input_dataset_id: { type: String, default: null },
     message: { type: String, default: null },
+    /** A batch parent's progress (it has no tasks): rows in the dataset, rows finished, failed. */
+    rows_total: { type: Number, default: null },
+    rows_done: { type: Number, default: null },
+    rows_failed: { type: Number, default: null },
   },
   { collection: 'runs', versionKey: false },
 );

@@ -36,13 +36,20 @@ export function createOutputFileWriter(models: Models, clock: () => Date = () =>
       if (lines.length === 0 || doc.parts.some((p) => p.n === n)) return;
       const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
       const fileId = await putBytes(models.outputFiles, `${outputFileId}.${n}`, { output_file_id: outputFileId, n }, data);
-      const part = { n, file_id: fileId, bytes: data.length };
+      const part = { n, file_id: fileId, bytes: data.length, rows: lines.length };
       const res = await OutputFile.updateOne({ _id: outputFileId }, { $push: { parts: part }, $set: { updated_at: clock() } });
       if (res.matchedCount === 0) {
         // Deleted while we wrote: do not leave the part behind.
         await models.outputFiles.delete(fileId).catch(() => undefined);
         throw notFound.outputFile();
       }
+    },
+
+    /** Lines stored so far, for a writer that numbers its parts by first line (n + rows = next). */
+    async linesWritten(outputFileId: string): Promise<number> {
+      const doc = await OutputFile.findById(outputFileId, { parts: 1 }).lean<Pick<OutputFileDoc, 'parts'>>();
+      if (!doc) throw notFound.outputFile();
+      return doc.parts.reduce((max, p) => Math.max(max, p.n + (p.rows ?? 0)), 0);
     },
   };
 }

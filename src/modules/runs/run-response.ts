@@ -44,6 +44,12 @@ export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: Workflo
     input_dataset_id: run.input_dataset_id ?? null,
     message: run.message ?? null,
     duration: ((end ?? now).getTime() - run.start_time.getTime()) / 1000,
-    percentage_complete: tasks.length === 0 ? 0 : (100 * completed) / tasks.length,
+    percentage_complete: percentage(run, tasks.length, completed),
   };
+}
+
+/** Tasks completed, or for a batch parent (no tasks of its own) the dataset rows finished. */
+function percentage(run: RunDoc, taskCount: number, completed: number): number {
+  if (run.rows_total) return (100 * (run.rows_done ?? 0)) / run.rows_total;
+  return taskCount === 0 ? 0 : (100 * completed) / taskCount;
 }

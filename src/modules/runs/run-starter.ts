@@ -66,27 +66,9 @@ export function createRunStarter(deps: RunStarterDeps) {
       inputNodeInput,
       taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
     };
-    try {
-      await temporal.workflow.start(WorkflowType.spurRun, {
-        workflowId: runWorkflowId(run._id, deps.workflowIdPrefix),
-        taskQueue: deps.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        staticSummary: `${workflow.name} (${workflow._id}) run ${run._id}`,
-        typedSearchAttributes: [
-          { key: SpurWorkflowId, value: workflow._id },
-          { key: SpurRunType, value: runType },
-          { key: SpurRunStatus, value: 'PENDING' },
-        ],
-      });
-    } catch (err) {
-      // The client's own message is generic ("Failed to start Workflow"); the cause says why
-      // (e.g. a server whose search attributes were never registered).
-      const cause = (err as { cause?: { message?: unknown } }).cause?.message;
-      const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
-      await models.Run.updateOne({ _id: run._id }, { $set: { status: 'FAILED', message, end_time: new Date() } });
-      throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
-    }
+    await startRunWorkflow(deps, run._id, {
+      type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
+    });
     return run;
   }
 
@@ -187,3 +169,40 @@ export function createRunStarter(deps: RunStarterDeps) {
 }
 
 export type RunStarter = ReturnType<typeof createRunStarter>;
+
+export interface RunWorkflowStart {
+  type: (typeof WorkflowType)[keyof typeof WorkflowType];
+  args: unknown[];
+  summary: string;
+  /** The Spur workflow (`S<n>`) the run belongs to, for the search attributes. */
+  workflowId: string;
+  runType: string;
+}
+
+/**
+ * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
+ * why (FAILED) and the client gets a 503, never a run left PENDING forever.
+ */
+export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'temporal' | 'taskQueue' | 'workflowIdPrefix'>, runId: string, start: RunWorkflowStart): Promise<void> {
+  try {
+    await deps.temporal.workflow.start(start.type, {
+      workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
+      taskQueue: deps.taskQueue,
+      args: start.args,
+      workflowIdConflictPolicy: 'FAIL',
+      staticSummary: start.summary,
+      typedSearchAttributes: [
+        { key: SpurWorkflowId, value: start.workflowId },
+        { key: SpurRunType, value: start.runType },
+        { key: SpurRunStatus, value: 'PENDING' },
+      ],
+    });
+  } catch (err) {
+    // The client's own message is generic ("Failed to start Workflow"); the cause says why
+    // (e.g. a server whose search attributes were never registered).
+    const cause = (err as { cause?: { message?: unknown } }).cause?.message;
+    const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
+    await deps.models.Run.updateOne({ _id: runId }, { $set: { status: 'FAILED', message, end_time: new Date() } });
+    throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
+  }
+}

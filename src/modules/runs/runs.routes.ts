@@ -1,16 +1,18 @@
 import { z } from '../../http/zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
+import type { BatchStarter } from './batch-starter';
 import type { RunStarter } from './run-starter';
 import type { RunReader } from './runs.service';
-import { AllRunsQuery, PartialRunRequest, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
+import { AllRunsQuery, BatchRunRequest, PartialRunRequest, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
 
 export interface RunRouteDeps {
   starter: RunStarter;
+  startBatch: BatchStarter;
   reader: RunReader;
 }
 
-export function runRoutes({ starter, reader }: RunRouteDeps): MountableRoute[] {
+export function runRoutes({ starter, startBatch, reader }: RunRouteDeps): MountableRoute[] {
   const getRun = ({ params }: { params: { run_id: string } }) => reader.get(params.run_id);
   return [
     defineRoute({
@@ -29,6 +31,11 @@ export function runRoutes({ starter, reader }: RunRouteDeps): MountableRoute[] {
       method: 'post', path: '/wf/{workflow_id}/start_run/', summary: 'Start a run and answer at once (PENDING)', tags: ['runs'],
       params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunResponse, errors: [400, 404],
       handler: ({ params, query, body }) => starter.start(params.workflow_id, body, query.run_type),
+    }),
+    defineRoute({
+      method: 'post', path: '/wf/{workflow_id}/start_batch_run/', summary: 'Run every row of a dataset (a batch parent run, answered at once)', tags: ['runs'],
+      params: WorkflowIdParams, body: BatchRunRequest, response: RunResponse, errors: [400, 404],
+      handler: ({ params, body }) => startBatch(params.workflow_id, body),
     }),
     defineRoute({
       method: 'post', path: '/wf/{workflow_id}/run_partial/', summary: 'Compute one node (and what it needs); no run record', tags: ['runs'],

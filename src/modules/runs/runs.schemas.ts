@@ -20,6 +20,13 @@ export const PartialRunRequest = z.object({
 });
 export type PartialRunInput = z.output<typeof PartialRunRequest>;
 
+/** PySpur's BatchRunRequestSchema; mini_batch_size bounded (PySpur takes any int). */
+export const BatchRunRequest = z.object({
+  dataset_id: z.string().min(1).max(200),
+  mini_batch_size: z.number().int().min(1).max(1000).default(10),
+});
+export type BatchRunInput = z.output<typeof BatchRunRequest>;
+
 export const RunTypeQuery = z.object({ run_type: z.string().max(100).default('interactive') });
 
 const isoDate = z.string().refine((v) => !Number.isNaN(Date.parse(v)), { message: 'Input should be a valid datetime' });

@@ -1,0 +1,185 @@
+// Batch benchmark (issue: durable batch runs): a 10 000-row dataset through a 1-node and a 3-node
+// pure workflow as batch runs, on the bench's own stack (api and worker processes, Temporal dev
+// server, FerretDB). Reports rows/s (median of BENCH_BATCH_REPEATS batches), the peak RSS of the
+// api and the worker, and the largest history of any of the batch's workflow runs (it continues as
+// new). Baseline in the same run: the same 1-node workflow run row by row as blocking runs (what a
+// client without batch runs would do), rows/s. Memory flatness: peak worker RSS after a
+// BENCH_BATCH_SMALL-row batch on a fresh stack vs after the big ones.
+// Usage: npx tsx bench/batch.ts (knobs: BENCH_BATCH_ROWS 10000, BENCH_BATCH_SMALL 1000,
+// BENCH_BATCH_REPEATS 3, BENCH_BATCH_MINI 100, BENCH_BATCH_BASELINE_ROWS 200).
+import { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection, Client } from '@temporalio/client';
+import { REPO_ROOT } from '../scripts/lib/tools';
+import { type Stack, startStack } from './lib/stack';
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const settings = {
+  rows: num('BENCH_BATCH_ROWS', 10_000),
+  small: num('BENCH_BATCH_SMALL', 1000),
+  repeats: num('BENCH_BATCH_REPEATS', 3),
+  mini: num('BENCH_BATCH_MINI', 100),
+  baselineRows: num('BENCH_BATCH_BASELINE_ROWS', 200),
+};
+
+const input = { id: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string', k: 'string' } } };
+const GRAPHS = {
+  '1 node': { nodes: [input], links: [] },
+  '3 nodes': {
+    nodes: [
+      input,
+      { id: 'mid', node_type: 'OutputNode', config: { output_map: { x: 'in.x', k: 'in.k' } } },
+      { id: 'out', node_type: 'OutputNode', config: { output_map: { answer: 'mid.x' } } },
+    ],
+    links: [
+      { source_id: 'in', target_id: 'mid' },
+      { source_id: 'mid', target_id: 'out' },
+    ],
+  },
+} as const;
+
+/** The few fields the bench reads from api replies. */
+interface Body {
+  id: string;
+  status: string;
+  message: string | null;
+}
+
+interface Reply {
+  status: number;
+  body: Body;
+}
+
+function api(base: string) {
+  const call = async (method: string, p: string, body?: unknown): Promise<Reply> => {
+    const init: RequestInit = { method };
+    if (body instanceof FormData) init.body = body;
+    else if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers = { 'content-type': 'application/json' };
+    }
+    const res = await fetch(`${base}${p}`, init);
+    const text = await res.text();
+    return { status: res.status, body: (text && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : {}) as Body };
+  };
+  return { get: (p: string) => call('GET', p), post: (p: string, body?: unknown) => call('POST', p, body) };
+}
+type Api = ReturnType<typeof api>;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
+
+/** Peak resident memory of a process so far (VmHWM), MiB. */
+function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+async function uploadDataset(http: Api, name: string, rows: number): Promise<string> {
+  const csv = ['x,k', ...Array.from({ length: rows }, (_, i) => `value ${i},${i % 3}`)].join('\n');
+  const fd = new FormData();
+  fd.append('file', new Blob([csv], { type: 'text/csv' }), `${name}.csv`);
+  const res = await http.post(`/ds/?name=${encodeURIComponent(name)}`, fd);
+  if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+async function runBatch(http: Api, workflowId: string, datasetId: string): Promise<{ runId: string; seconds: number }> {
+  const t0 = performance.now();
+  const res = await http.post(`/wf/${workflowId}/start_batch_run/`, { dataset_id: datasetId, mini_batch_size: settings.mini });
+  if (res.status !== 200) throw new Error(`start_batch_run: ${res.status} ${JSON.stringify(res.body)}`);
+  for (;;) {
+    const run = (await http.get(`/run/${res.body.id}/status/`)).body;
+    if (!['PENDING', 'RUNNING'].includes(run.status)) {
+      if (run.status !== 'COMPLETED') throw new Error(`batch ${run.id} ended ${run.status}: ${run.message}`);
+      return { runId: run.id, seconds: (performance.now() - t0) / 1000 };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Largest history (events) among the batch workflow's runs (one per continue-as-new). */
+async function largestHistory(stack: Stack, runId: string): Promise<{ events: number; runs: number }> {
+  const connection = await Connection.connect({ address: stack.env.SPUR_TEMPORAL_ADDRESS as string });
+  try {
+    const client = new Client({ connection });
+    let events = 0;
+    let runs = 0;
+    for await (const wf of client.workflow.list({ query: `WorkflowId = 'run-${runId}'` })) {
+      events = Math.max(events, wf.historyLength);
+      runs++;
+    }
+    return { events, runs };
+  } finally {
+    await connection.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-bench-batch-'));
+  const lines: string[] = [];
+  let stack: Stack | undefined;
+  try {
+    stack = await startStack({ tmpDir: tmp });
+    const http = api(stack.apiUrl);
+    const workflows: Record<string, string> = {};
+    for (const [name, definition] of Object.entries(GRAPHS)) {
+      workflows[name] = (await http.post('/wf/', { name: `batch bench ${name}`, definition })).body.id;
+    }
+    // Memory baseline: a small batch first, on the fresh stack.
+    const smallId = await uploadDataset(http, 'small', settings.small);
+    await runBatch(http, workflows['1 node'] as string, smallId);
+    const afterSmall = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker) };
+
+    const bigId = await uploadDataset(http, 'big', settings.rows);
+    const results: Record<string, { rowsPerSecond: number[]; history: { events: number; runs: number } }> = {};
+    for (let i = 0; i < settings.repeats; i++) {
+      for (const name of Object.keys(GRAPHS)) {
+        const { runId, seconds } = await runBatch(http, workflows[name] as string, bigId);
+        const entry = (results[name] ??= { rowsPerSecond: [], history: { events: 0, runs: 0 } });
+        entry.rowsPerSecond.push(settings.rows / seconds);
+        const history = await largestHistory(stack, runId);
+        if (history.events > entry.history.events) entry.history = history;
+        console.log(`${name}: ${settings.rows} rows in ${seconds.toFixed(2)} s (${history.runs} workflow runs, largest history ${history.events} events)`);
+      }
+    }
+    const afterBig = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker) };
+
+    // Baseline: the same rows one blocking run each, sequentially.
+    const t0 = performance.now();
+    for (let i = 0; i < settings.baselineRows; i++) {
+      const res = await http.post(`/wf/${workflows['1 node']}/run/`, { initial_inputs: { in: { x: `value ${i}`, k: String(i % 3) } } });
+      if (res.status !== 200) throw new Error(`baseline run: ${res.status}`);
+    }
+    const baseline = settings.baselineRows / ((performance.now() - t0) / 1000);
+
+    lines.push(
+      `# Batch benchmark — ${new Date().toISOString()}`,
+      '',
+      `${settings.rows} rows, mini_batch_size ${settings.mini}, ${settings.repeats} batches per graph (median), inline mode (rows in chunk activities, one run record each).`,
+      '',
+      '| graph | rows/s (median) | × baseline | largest history (events) | workflow runs per batch |',
+      '|---|---:|---:|---:|---:|',
+      ...Object.entries(results).map(
+        ([name, r]) => `| ${name} | ${median(r.rowsPerSecond).toFixed(0)} | ${(median(r.rowsPerSecond) / baseline).toFixed(1)} | ${r.history.events} | ${r.history.runs} |`,
+      ),
+      `| baseline: one blocking run per row (1 node, ${settings.baselineRows} rows) | ${baseline.toFixed(1)} | 1.0 | | |`,
+      '',
+      `Peak RSS (VmHWM) after a ${settings.small}-row batch: api ${afterSmall.api.toFixed(0)} MiB, worker ${afterSmall.worker.toFixed(0)} MiB;` +
+        ` after ${settings.repeats * 2} batches of ${settings.rows} rows: api ${afterBig.api.toFixed(0)} MiB, worker ${afterBig.worker.toFixed(0)} MiB.`,
+      `Target ≥ 2 000 rows/s for 1 node: ${median(results['1 node']?.rowsPerSecond ?? []) >= 2000 ? 'met' : 'MISSED'}.`,
+    );
+    console.log(lines.join('\n'));
+    const out = path.join(REPO_ROOT, 'bench', 'results');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, 'batch-latest.md'), `${lines.join('\n')}\n`);
+  } finally {
+    await stack?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,86 @@
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
+import type { GraphLevel } from '../shared/graph';
+import { GraphWalker, collectOutputs, nodeFailureMessage } from '../shared/graph-walker';
+import { PURE_NODE_TYPES } from '../shared/node-kinds';
+import { NODE_RETRY, nodeAttempts } from '../shared/node-retries';
+import type { GraphNode, NodeOutput, TaskRecord } from '../shared/run-contract';
+import { CANCELED_MESSAGE, type RunStatus } from '../shared/statuses';
+import { TaskBook } from '../shared/task-book';
+import { type NodeActivityDeps, executeNode } from './execute-node.activity';
+
+/** A batch row run to its end inside the chunk activity: what its run record will show. */
+export interface RowRun {
+  runId: string;
+  status: Extract<RunStatus, 'COMPLETED' | 'FAILED' | 'CANCELED'>;
+  message: string | null;
+  tasks: TaskRecord[];
+  outputsById: Record<string, NodeOutput>;
+  outputsByTitle: Record<string, NodeOutput>;
+  startTime: Date;
+  endTime: Date;
+}
+
+/**
+ * Runs one row's graph in this process with the engine's own walker, so a row behaves exactly as
+ * a `spurRun` of the same input would (failures, routes, upstream cancels, loops). Nodes are
+ * tried as often as their activity would be; a cancel of the chunk ends the row CANCELED.
+ */
+export async function runRowInProcess(
+  deps: NodeActivityDeps,
+  level: GraphLevel,
+  run: { runId: string; taskIds: Record<string, string>; inputNodeInput: Record<string, unknown> },
+  signal: AbortSignal,
+): Promise<RowRun> {
+  const startTime = new Date();
+  const tasks = new TaskBook(level.nodes, run.taskIds);
+  let firstFailure: string | null = null;
+  const walker = new GraphWalker(
+    run.runId,
+    {
+      recordTask: (write) => tasks.apply(write),
+      onNodeFailed: (node, error) => (firstFailure ??= nodeFailureMessage(node, error)),
+    },
+    {
+      execute: (node, input) => executeWithRetries(deps, run.runId, node, input, signal),
+      isCancellation: (err) => signal.aborted || err instanceof CancelledFailure,
+    },
+  );
+  const finish = (status: RowRun['status'], message: string | null, outputs: ReturnType<typeof collectOutputs>): RowRun => ({
+    runId: run.runId, status, message, tasks: tasks.take(), outputsById: outputs.byId, outputsByTitle: outputs.byTitle, startTime, endTime: new Date(),
+  });
+  try {
+    const states = await walker.runLevel(level, run.inputNodeInput, true);
+    return finish(firstFailure === null ? 'COMPLETED' : 'FAILED', firstFailure, collectOutputs(level, states));
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    tasks.cancelOpen(new Date().toISOString());
+    return finish('CANCELED', CANCELED_MESSAGE, { byId: {}, byTitle: {} });
+  }
+}
+
+async function executeWithRetries(deps: NodeActivityDeps, runId: string, node: GraphNode, input: Record<string, unknown>, signal: AbortSignal) {
+  const attempts = PURE_NODE_TYPES.has(node.node_type) ? 1 : nodeAttempts(node.config);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await executeNode(deps, { runId, node, input });
+    } catch (err) {
+      const final = err instanceof ApplicationFailure && err.nonRetryable;
+      if (final || attempt >= attempts || signal.aborted) throw err;
+      const backoff = Math.min(NODE_RETRY.initialMs * NODE_RETRY.coefficient ** (attempt - 1), NODE_RETRY.maximumMs);
+      const given = err instanceof ApplicationFailure && typeof err.nextRetryDelay === 'number' ? err.nextRetryDelay : undefined;
+      await sleep(given ?? backoff, signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

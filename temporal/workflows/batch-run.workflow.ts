@@ -1,0 +1,152 @@
+import {
+  ActivityCancellationType, ApplicationFailure, CancellationScope, continueAsNew, executeChild, isCancellation, proxyActivities,
+  upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import type { BatchActivities } from '../activities';
+import {
+  type BatchChildRow, type BatchCursor, type BatchRows, type BatchRunInput, type RowOutcome,
+} from '../shared/batch-contract';
+import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
+import { SpurRunStatus } from '../shared/search-attributes';
+import { CANCELED_MESSAGE } from '../shared/statuses';
+import { WorkflowType, runWorkflowId } from '../shared/workflow-names';
+import { failureMessage } from './graph-runner';
+
+/** Rows per inline chunk: one dataset chunk document, one activity, a few flushes. */
+const INLINE_CHUNK_ROWS = 500;
+/** Rows whose records a child-mode batch creates at once. */
+const CHILD_PREPARE_ROWS = 50;
+
+const chunks = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '2h',
+  // A chunk heartbeats at every flush (250 ms): a dead worker's chunk moves on within seconds.
+  heartbeatTimeout: '10s',
+  // A cancelled chunk records the rows it ran before the batch is marked CANCELED.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+const bookkeeping = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
+});
+
+/**
+ * A batch run (`run-<parent id>`): every dataset row becomes a run of its own (`R<parent>-<row>`,
+ * parent_run_id set), at most mini_batch_size at a time, its blocking-run body appended to the
+ * JSONL output file in row order. Continues as new before its history grows large; cancel reaches
+ * every row.
+ */
+export async function spurBatchRun(input: BatchRunInput): Promise<void> {
+  const cursor: BatchCursor = { ...input.cursor };
+  let more: boolean;
+  try {
+    if (cursor.next === 0) {
+      await bookkeeping.markBatchRunning({ parentRunId: input.parentRunId, total: input.rowCount });
+      upsertSearchAttributes([{ key: SpurRunStatus, value: 'RUNNING' } as never]);
+    }
+    const rows: BatchRows = {
+      parentRunId: input.parentRunId, parentSeq: input.parentSeq, workflowId: input.workflowId, workflowVersionId: input.workflowVersionId,
+      datasetId: input.datasetId, outputFileId: input.outputFileId, definition: input.definition, inputNodeId: input.inputNodeId,
+      columns: input.columns, rowCount: input.rowCount, miniBatchSize: input.miniBatchSize,
+    };
+    more = input.mode === 'inline' ? await runInline(rows, cursor, input.historyEventsLimit) : await runChildren(input, rows, cursor);
+    if (!more) {
+      const message = cursor.failed > 0 ? `${cursor.ok} rows completed, ${cursor.failed} failed` : null;
+      await finish(input, cursor.failed > 0 ? 'FAILED' : 'COMPLETED', message);
+    }
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => finish(input, 'CANCELED', CANCELED_MESSAGE));
+      throw err;
+    }
+    await finish(input, 'FAILED', `Batch failed: ${failureMessage(err)}`);
+    throw ApplicationFailure.nonRetryable(`Batch failed: ${failureMessage(err)}`, 'BatchFailed');
+  }
+  if (more) await continueAsNew<typeof spurBatchRun>({ ...input, cursor });
+}
+
+async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CANCELED', message: string | null) {
+  await bookkeeping.finishBatch({ parentRunId: input.parentRunId, status, message });
+  upsertSearchAttributes([{ key: SpurRunStatus, value: status } as never]);
+}
+
+/** Continue-as-new well before Temporal's limits, keeping each run's history small to replay. */
+const historyIsLarge = (limit: number) => workflowInfo().historyLength > limit || workflowInfo().continueAsNewSuggested;
+
+/** Inline mode: one activity per chunk of rows, one chunk after another. True: continue as new. */
+async function runInline(rows: BatchRows, cursor: BatchCursor, historyLimit: number): Promise<boolean> {
+  while (cursor.next < rows.rowCount) {
+    if (historyIsLarge(historyLimit)) return true;
+    const end = Math.min(rows.rowCount, cursor.next + INLINE_CHUNK_ROWS);
+    const result = await chunks.runBatchChunk({ batch: rows, start: cursor.next, end, before: { ok: cursor.ok, failed: cursor.failed } });
+    cursor.ok += result.ok;
+    cursor.failed += result.failed;
+    cursor.next = end;
+  }
+  return false;
+}
+
+/**
+ * Child mode: every row a `spurRun` child workflow, a sliding window of mini_batch_size of them.
+ * Lines go out as soon as the rows before them have ended. Before continuing as new the window
+ * drains (children cannot be handed over). True: continue as new.
+ */
+async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchCursor): Promise<boolean> {
+  const ended = new Map<number, RowOutcome>();
+  const inFlight = new Map<number, Promise<void>>();
+  let prepared: BatchChildRow[] = [];
+  let nextToStart = cursor.next;
+  let endedCount = 0;
+  let endedFailed = 0;
+  const startRow = (row: BatchChildRow) => {
+    const child: SpurRunInput = { runId: row.runId, workflowId: rows.workflowId, definition: rows.definition, inputNodeInput: row.inputNodeInput, taskIds: row.taskIds };
+    const done = executeChild<(i: SpurRunInput) => Promise<SpurRunResult>>(WorkflowType.spurRun, {
+      workflowId: runWorkflowId(row.runId, input.workflowIdPrefix),
+      args: [child],
+      staticSummary: `row ${row.row + 1} of batch ${rows.parentRunId}`,
+    }).then(
+      (result): RowOutcome => (result.status === 'COMPLETED' ? { ok: true, outputsById: result.outputsById } : { ok: false, error: result.message ?? result.status, runId: row.runId }),
+      // A row cancelled on its own is a failed row; the batch's own cancel is noticed by the
+      // next activity or child start, which the cancelled scope refuses.
+      (err): RowOutcome => ({ ok: false, error: failureMessage(err), runId: row.runId }),
+    );
+    inFlight.set(
+      row.row,
+      done.then((outcome) => {
+        ended.set(row.row, outcome);
+        inFlight.delete(row.row);
+        endedCount++;
+        if (!outcome.ok) endedFailed++;
+      }),
+    );
+  };
+
+  let stopping = false;
+  while (cursor.next < rows.rowCount) {
+    stopping ||= historyIsLarge(input.historyEventsLimit);
+    while (!stopping && inFlight.size < rows.miniBatchSize && nextToStart < rows.rowCount) {
+      if (prepared.length === 0) {
+        prepared = await bookkeeping.prepareBatchRows({ batch: rows, start: nextToStart, end: Math.min(rows.rowCount, nextToStart + CHILD_PREPARE_ROWS) });
+      }
+      startRow(prepared.shift() as BatchChildRow);
+      nextToStart++;
+    }
+    if (inFlight.size === 0) return stopping;
+    await Promise.race(inFlight.values());
+    const outcomes: RowOutcome[] = [];
+    for (let o = ended.get(cursor.next + outcomes.length); o; o = ended.get(cursor.next + outcomes.length)) outcomes.push(o);
+    if (outcomes.length === 0) continue;
+    await bookkeeping.appendBatchLines({
+      parentRunId: rows.parentRunId, outputFileId: rows.outputFileId, firstRow: cursor.next, outcomes,
+      progress: { done: cursor.ok + cursor.failed + endedCount, failed: cursor.failed + endedFailed },
+    });
+    for (const o of outcomes) {
+      ended.delete(cursor.next++);
+      if (o.ok) cursor.ok++;
+      else cursor.failed++;
+      endedCount--;
+      if (!o.ok) endedFailed--;
+    }
+  }
+  return false;
+}
