@@ -30,8 +30,11 @@ interface Definition {
 interface Scenario {
   name: string;
   definition: Definition;
-  /** Full runs: the run status the scenario must end in. Partial runs: the request body. */
-  expect: { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> } | { partial: Record<string, unknown> };
+  /** Full runs: the run status the scenario must end in. Partial runs: the request body. Batches: the dataset. */
+  expect:
+    | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
+    | { partial: Record<string, unknown> }
+    | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } };
 }
 
 const py = (id: string, code: string) => n(id, 'PythonFuncNode', { code, timeout_seconds: 20, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
@@ -95,13 +98,51 @@ const SCENARIOS: Scenario[] = [
     definition: { nodes: [input(), n('a', 'OutputNode', { output_map: { v: 'in.x' } }), n('b', 'MergeNode'), n('c', 'MergeNode')], links: [l('in', 'a'), l('a', 'b'), l('b', 'c')] },
     expect: { partial: { node_id: 'c', initial_inputs: { in: { x: 'a' } }, partial_outputs: { a: { v: 'given' } } } },
   },
+  {
+    // A batch whose rows run inline, in one chunk activity.
+    name: 'batch-inline',
+    definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
+    expect: { batch: { rows: 5, miniBatchSize: 2 } },
+  },
+  {
+    // A batch whose rows pause: child workflows, two at a time, each approved.
+    name: 'batch-child',
+    definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] },
+    expect: { batch: { rows: 3, miniBatchSize: 2, approveRows: true } },
+  },
 ];
+
+/** A batch over a `rows`-row dataset; rows that pause are approved as they come. Resolves to the parent's workflow id. */
+async function runBatchScenario(engine: Engine, workflowId: string, batch: { rows: number; miniBatchSize: number; approveRows?: boolean }): Promise<string> {
+  const fd = new FormData();
+  fd.append('file', new Blob([['x', ...Array.from({ length: batch.rows }, (_, i) => `v${i}`)].join('\n')]), 'rows.csv');
+  const ds = await engine.http.post(`/ds/?name=capture-${workflowId}`, fd);
+  assert.equal(ds.status, 200, ds.text);
+  const parent = await engine.http.post(`/wf/${workflowId}/start_batch_run/`, { dataset_id: ds.body.id, mini_batch_size: batch.miniBatchSize });
+  assert.equal(parent.status, 200, parent.text);
+  const run = await waitForRun(engine.http, parent.body.id, (r) => {
+    if (batch.approveRows) void approvePausedRows(engine, parent.body.id);
+    return isFinal(r);
+  }, 60_000);
+  assert.equal(run.status, 'COMPLETED', JSON.stringify(run));
+  return runWorkflowId(parent.body.id, engine.api.config.temporal.workflowIdPrefix);
+}
+
+const approving = new Set<string>();
+async function approvePausedRows(engine: Engine, parentRunId: string): Promise<void> {
+  const paused = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body as Array<{ run: { id: string; parent_run_id: string | null } }>;
+  for (const p of paused.filter((x) => x.run.parent_run_id === parentRunId && !approving.has(x.run.id))) {
+    approving.add(p.run.id);
+    await engine.http.post(`/wf/process_pause_action/${p.run.id}/`, { action: 'APPROVE', user_id: 'capture', inputs: {} });
+  }
+}
 
 /** Runs one scenario through the api; resolves to the Temporal workflow id of the run it started. */
 async function runScenario(engine: Engine, scenario: Scenario): Promise<string> {
   const wf = await engine.http.post('/wf/', { name: `capture-${scenario.name}`, definition: scenario.definition });
   assert.equal(wf.status, 200, wf.text);
   const { expect } = scenario;
+  if ('batch' in expect) return runBatchScenario(engine, wf.body.id, expect.batch);
   if ('partial' in expect) {
     const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
     assert.equal(res.status, 200, res.text);
@@ -157,7 +198,9 @@ function defineCaptureSuite(outDir: string): void {
     });
     after(() => engine?.close());
 
-    for (const scenario of SCENARIOS) {
+    // SPUR_CAPTURE_ONLY=name,name re-records just those scenarios.
+    const only = process.env.SPUR_CAPTURE_ONLY?.split(',').filter(Boolean);
+    for (const scenario of SCENARIOS.filter((s) => !only || only.includes(s.name))) {
       it(scenario.name, async () => {
         const workflowId = await runScenario(engine, scenario);
         await saveHistory(engine, workflowId, path.join(outDir, `${scenario.name}.json`));

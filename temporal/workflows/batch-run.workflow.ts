@@ -122,7 +122,25 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
   };
 
   let stopping = false;
-  while (cursor.next < rows.rowCount) {
+  for (;;) {
+    // First the lines of rows now contiguous from the front (rows may have ended during the last
+    // append): a continue-as-new must never leave an ended row without its line.
+    const outcomes: RowOutcome[] = [];
+    for (let o = ended.get(cursor.next + outcomes.length); o; o = ended.get(cursor.next + outcomes.length)) outcomes.push(o);
+    if (outcomes.length > 0) {
+      await bookkeeping.appendBatchLines({
+        parentRunId: rows.parentRunId, outputFileId: rows.outputFileId, firstRow: cursor.next, outcomes,
+        progress: { done: cursor.ok + cursor.failed + endedCount, failed: cursor.failed + endedFailed },
+      });
+      for (const o of outcomes) {
+        ended.delete(cursor.next++);
+        if (o.ok) cursor.ok++;
+        else cursor.failed++;
+        endedCount--;
+        if (!o.ok) endedFailed--;
+      }
+    }
+    if (cursor.next >= rows.rowCount) return false;
     stopping ||= historyIsLarge(input.historyEventsLimit);
     while (!stopping && inFlight.size < rows.miniBatchSize && nextToStart < rows.rowCount) {
       if (prepared.length === 0) {
@@ -131,22 +149,12 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
       startRow(prepared.shift() as BatchChildRow);
       nextToStart++;
     }
-    if (inFlight.size === 0) return stopping;
-    await Promise.race(inFlight.values());
-    const outcomes: RowOutcome[] = [];
-    for (let o = ended.get(cursor.next + outcomes.length); o; o = ended.get(cursor.next + outcomes.length)) outcomes.push(o);
-    if (outcomes.length === 0) continue;
-    await bookkeeping.appendBatchLines({
-      parentRunId: rows.parentRunId, outputFileId: rows.outputFileId, firstRow: cursor.next, outcomes,
-      progress: { done: cursor.ok + cursor.failed + endedCount, failed: cursor.failed + endedFailed },
-    });
-    for (const o of outcomes) {
-      ended.delete(cursor.next++);
-      if (o.ok) cursor.ok++;
-      else cursor.failed++;
-      endedCount--;
-      if (!o.ok) endedFailed--;
+    if (inFlight.size === 0) {
+      // Every started row has ended; their lines go out first (rows start in order, so they are
+      // contiguous), then the window is drained and the workflow may continue as new.
+      if (ended.size === 0) return stopping;
+      continue;
     }
+    await Promise.race(inFlight.values());
   }
-  return false;
 }
