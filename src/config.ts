@@ -46,6 +46,9 @@ const envSchema = z.object({
 
 export type Env = z.output<typeof envSchema>;
 
+/** Every variable the processes read (.env.example must document each: test/deploy). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
 export interface Config {
   http: {
     host: string;
