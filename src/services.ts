@@ -17,10 +17,12 @@ export interface ServiceDeps {
   secretKey: Buffer;
   temporal: Client;
   config: Pick<Config, 'temporal' | 'runs' | 'datasets'>;
+  /** Aborted when the api starts draining for shutdown (main.ts). */
+  stopping?: AbortSignal;
 }
 
 /** The api's business services, wired to one set of models and one Temporal client. */
-export function createServices({ models, secretKey, temporal, config }: ServiceDeps) {
+export function createServices({ models, secretKey, temporal, config, stopping }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const reader = createRunReader(models);
@@ -28,7 +30,7 @@ export function createServices({ models, secretKey, temporal, config }: ServiceD
     workflows,
     versions,
     runs: reader,
-    runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs }),
+    runStarter: createRunStarter({ models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, stopping }),
     pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),

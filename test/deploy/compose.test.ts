@@ -64,6 +64,7 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     const ui = service('temporal-ui').ports?.[0];
     assert.deepEqual([ui?.host_ip, ui?.published, ui?.target], ['127.0.0.1', '8080', 8080], 'the UI has no login: loopback by default');
     assert.ok(seconds(worker.stop_grace_period) > 10, 'compose waits longer than the worker drains (shutdownGraceTime 10 s)');
+    assert.ok(seconds(api.stop_grace_period) > 10 + 5, 'and longer than the api drains (SPUR_SHUTDOWN_DRAIN_SECONDS + 5 s)');
   });
 
   it('points api and workers at the compose services, with one secret key and the API keys from .env', () => {
