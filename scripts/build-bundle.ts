@@ -1,12 +1,13 @@
 // Prebuilds the workflow bundle (STYLE: production workers load it instead of bundling at start).
 // Usage: tsx scripts/build-bundle.ts <out-file>
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { REPO_ROOT } from './lib/tools';
 
 export async function buildWorkflowBundle(outFile: string): Promise<string> {
   const { code } = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'), logger: quietLogger });
+  mkdirSync(path.dirname(path.resolve(outFile)), { recursive: true }); // e.g. dist/ in a fresh checkout or image
   writeFileSync(outFile, code);
   return outFile;
 }

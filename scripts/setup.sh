@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent dev setup: npm dependencies + the Temporal CLI and FerretDB binaries.
+# Idempotent dev setup: npm dependencies, the Temporal CLI and FerretDB binaries, and compose-check
+# (validates docker-compose.yml in test/deploy).
 # Quiet when there is nothing to do; one line per step it actually performs.
 set -euo pipefail
 
@@ -133,3 +134,47 @@ ensure_tool() {
 
 ensure_tool temporal "$TEMPORAL_VERSION" SPUR_TEMPORAL_BIN
 ensure_tool ferretdb "$FERRETDB_BUILD" SPUR_FERRETDB_BIN
+
+# --- compose-check -------------------------------------------------------------
+# test/deploy validates docker-compose.yml with compose-go, the library `docker compose` loads
+# files with (no Docker engine here). Built from scripts/compose-check; the cache key is a hash of
+# its sources, so an edit rebuilds it.
+sha256_of_files() {
+  local f; for f in "$@"; do sha256 "$f"; done >"$CACHE/.compose-check-hashes"
+  sha256 "$CACHE/.compose-check-hashes" | cut -c1-16
+}
+build_compose_check() { (cd "$ROOT/scripts/compose-check" && go build -trimpath -o "$1/compose-check" .); }
+
+ensure_compose_check() {
+  local src="$ROOT/scripts/compose-check" link="$BIN_DIR/compose-check" hash dir bin
+  if [[ -n ${SPUR_COMPOSE_CHECK_BIN:-} ]]; then
+    runs "$SPUR_COMPOSE_CHECK_BIN" || die "SPUR_COMPOSE_CHECK_BIN=$SPUR_COMPOSE_CHECK_BIN is not a working compose-check"
+    return 0
+  fi
+  mkdir -p "$CACHE"
+  hash="$(sha256_of_files "$src/go.mod" "$src/go.sum" "$src/main.go")"
+  dir="$CACHE/compose-check-$hash" bin="$CACHE/compose-check-$hash/compose-check"
+  [[ "$(readlink "$link" 2>/dev/null)" == "$bin" ]] && runs "$bin" && return 0
+  if ! runs "$bin"; then
+    if ! command -v go >/dev/null 2>&1; then
+      # Only test/deploy needs it: the dev stack still works; that test says what is missing.
+      step "compose-check not built: it needs Go >= 1.22 (only test/deploy uses it)"
+      return 0
+    fi
+    require_go
+    step "building compose-check (compose-go) into $dir (first time only)"
+    mkdir -p "$dir"
+    BUILD_TMP="$(mktemp -d "$dir/.build.XXXXXX")"
+    if ! build_compose_check "$BUILD_TMP" >"$BUILD_TMP/build.log" 2>&1 || ! runs "$BUILD_TMP/compose-check"; then
+      tail -n 30 "$BUILD_TMP/build.log" >&2
+      die "building compose-check failed (output above)"
+    fi
+    mv -f "$BUILD_TMP/compose-check" "$bin"
+    cleanup
+  fi
+  step "linking .tools/bin/compose-check -> $bin"
+  mkdir -p "$BIN_DIR"
+  ln -sfn "$bin" "$link"
+}
+
+ensure_compose_check

@@ -36,6 +36,8 @@ const envSchema = z.object({
   SPUR_WORKFLOW_BUNDLE: z.string().optional(),
   /** How long a blocking run request waits before answering 202 with the run id to poll. */
   SPUR_BLOCKING_RUN_WAIT_SECONDS: z.coerce.number().positive().default(600),
+  /** On SIGTERM, how long requests in flight may finish; blocking runs still waiting then answer 202. */
+  SPUR_SHUTDOWN_DRAIN_SECONDS: z.coerce.number().positive().default(10),
   /** How long a pause action waits for a worker before it is queued (202) to apply later. */
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
   /** Largest dataset file accepted by `POST /ds/` (bytes); larger uploads are refused with 413. */
@@ -48,6 +50,9 @@ const envSchema = z.object({
 
 export type Env = z.output<typeof envSchema>;
 
+/** Every variable the processes read (.env.example must document each: test/deploy). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
 export interface Config {
   http: {
     host: string;
@@ -58,6 +63,7 @@ export interface Config {
     apiKeyHashes: string[];
     allowInsecure: boolean;
     corsOrigins: string[];
+    shutdownDrainMs: number;
   };
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
@@ -87,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       apiKeyHashes: list(e.SPUR_API_KEY_HASHES),
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
+      shutdownDrainMs: e.SPUR_SHUTDOWN_DRAIN_SECONDS * 1000,
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },

@@ -24,10 +24,11 @@ async function main(): Promise<void> {
   // Lazy: the api serves definitions while Temporal is still starting; health reports it.
   const temporalConnection = Connection.lazy({ address: config.temporal.address });
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
+  const draining = new AbortController();
   const app = createApp({
     config,
     logger,
-    services: createServices({ models, secretKey: loadSecretKey(config), temporal, config }),
+    services: createServices({ models, secretKey: loadSecretKey(config), temporal, config, stopping: draining.signal }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
   });
   const server = http.createServer(app.callback());
@@ -41,9 +42,20 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'api stopping');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    logger.info({ signal, drainMs: config.http.shutdownDrainMs }, 'api stopping: no new connections, draining requests in flight');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // An answered keep-alive connection would hold close() for keepAliveTimeout: close idle ones as they appear.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    // Blocking runs may wait for minutes: past the drain time they answer 202 with the run id to
+    // poll (the runs go on in Temporal). Whatever still hangs after that (a stalled upload) is cut.
+    const drain = setTimeout(() => draining.abort(), config.http.shutdownDrainMs);
+    const cut = setTimeout(() => server.closeAllConnections(), config.http.shutdownDrainMs + 5000);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(drain);
+    clearTimeout(cut);
     await Promise.allSettled([mongo.close(), temporalHealth.close(), temporalConnection.close()]);
+    logger.info('api stopped');
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

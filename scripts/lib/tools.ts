@@ -1,9 +1,9 @@
-// Where the dev-server binaries live. scripts/setup.sh puts them in .tools/bin (symlinks into a
-// per-user cache) unless they are already on PATH.
+// Where the dev-server binaries (and compose-check) live. scripts/setup.sh puts them in .tools/bin
+// (symlinks into a per-user cache) unless they are already on PATH.
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
-export type ToolName = 'temporal' | 'ferretdb';
+export type ToolName = 'temporal' | 'ferretdb' | 'compose-check';
 
 /** Repository root (this file is scripts/lib/tools.ts). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -11,6 +11,7 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const ENV_OVERRIDE: Record<ToolName, string> = {
   temporal: 'SPUR_TEMPORAL_BIN',
   ferretdb: 'SPUR_FERRETDB_BIN',
+  'compose-check': 'SPUR_COMPOSE_CHECK_BIN',
 };
 
 function isExecutable(file: string): boolean {

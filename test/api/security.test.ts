@@ -27,6 +27,7 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
       assert.deepEqual(wrong.body, { detail: 'Invalid API key' });
       assert.equal((await http.request('GET', '/wf/', undefined, { 'x-api-key': `${key}x` })).status, 401);
       assert.equal((await http.get('/health')).status, 200);
+      assert.equal((await http.get('/health/')).status, 200, 'with the trailing slash too (compose probes that)');
       assert.equal((await http.get('/openapi.json')).status, 401);
     });
 

@@ -19,7 +19,8 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
   const child = spawnManaged({
     name: 'api',
     command: process.execPath,
-    args: [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')],
+    // As the image runs it (Dockerfile): one process, so a SIGTERM to the pid reaches the app itself.
+    args: ['--import', 'tsx', path.join(REPO_ROOT, 'src', 'main.ts')],
     env: { ...env, SPUR_PORT: String(port), SPUR_HOST: '127.0.0.1', SPUR_LOG_LEVEL: 'warn' },
     cwd: REPO_ROOT,
     logFile: path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`),

@@ -21,7 +21,8 @@ export async function startWorker(env: Record<string, string>, extraEnv: Record<
   const child = spawnManaged({
     name: 'worker',
     command: process.execPath,
-    args: [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'temporal', 'worker.ts')],
+    // As the image runs it (Dockerfile): one process, so a SIGTERM to the pid reaches the app itself.
+    args: ['--import', 'tsx', path.join(REPO_ROOT, 'temporal', 'worker.ts')],
     env: { ...env, SPUR_LOG_LEVEL: 'info', SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, ...extraEnv },
     cwd: REPO_ROOT,
     logFile,

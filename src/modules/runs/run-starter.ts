@@ -25,6 +25,8 @@ export interface RunStarterDeps {
   taskQueue: string;
   workflowIdPrefix: string;
   blockingWaitMs: number;
+  /** Aborted when the api drains for shutdown: blocking waits end early (the runs go on). */
+  stopping?: AbortSignal;
 }
 
 /** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
@@ -78,7 +80,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     const watch = { stopped: false };
     try {
       const result = await resultWithin(Promise.race([handle.result(), pausedOutputs(runId, watch)]));
-      if (result === 'timeout') return { kind: 'still-running', runId };
+      if (result === 'timeout' || result === 'stopping') return { kind: 'still-running', runId };
       return { kind: 'done', outputsById: result.outputsById };
     } catch (err) {
       if (err instanceof WorkflowFailedError) {
@@ -115,14 +117,21 @@ export function createRunStarter(deps: RunStarterDeps) {
     return outputs;
   }
 
-  /** Races a workflow result against the blocking wait limit. */
-  async function resultWithin<T>(promise: Promise<T>): Promise<T | 'timeout'> {
+  /** Races a workflow result against the blocking wait limit and the api's shutdown. */
+  async function resultWithin<T>(promise: Promise<T>): Promise<T | 'timeout' | 'stopping'> {
     let timer: NodeJS.Timeout | undefined;
+    let onStop: (() => void) | undefined;
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.blockingWaitMs)));
+    const stopping = new Promise<'stopping'>((resolve) => {
+      onStop = () => resolve('stopping');
+      if (deps.stopping?.aborted) onStop();
+      else deps.stopping?.addEventListener('abort', onStop, { once: true });
+    });
     try {
-      return await Promise.race([promise, timeout]);
+      return await Promise.race([promise, timeout, stopping]);
     } finally {
       clearTimeout(timer);
+      if (onStop) deps.stopping?.removeEventListener('abort', onStop);
     }
   }
 
@@ -149,6 +158,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     try {
       const result = await resultWithin(handle.result() as Promise<Record<string, Record<string, unknown>>>);
       if (result === 'timeout') throw new AppError(504, 'PARTIAL_RUN_TIMEOUT', 'The partial run did not finish within the blocking wait limit');
+      if (result === 'stopping') throw new AppError(503, 'API_STOPPING', 'The api is shutting down; send the partial run again');
       return result;
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new BadRequestError(err.cause?.message ?? err.message);

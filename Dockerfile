@@ -1,0 +1,36 @@
+# One image for the api (default command) and the worker (`node --import tsx temporal/worker.ts`).
+# glibc-based on purpose: Temporal's native core bridge does not support Alpine/musl.
+FROM node:20-bookworm-slim
+
+# python3: PythonFuncNode runs user code in a `python3` process. tini: PID 1 that forwards
+# SIGTERM to node and reaps the Python children.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 tini \
+  && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+ENV NODE_ENV=production
+
+# Dependencies first, so a source change reuses this layer. tsx (which runs the TypeScript) is a
+# runtime dependency; the dev dependencies are only for tests and lint. The image's npm 10 accepts
+# the lock file as it is.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+COPY tsconfig.json ./
+COPY src ./src
+COPY temporal ./temporal
+COPY scripts ./scripts
+
+# Workers load this prebuilt workflow bundle instead of bundling at every start.
+RUN node --import tsx scripts/build-bundle.ts /app/dist/workflow-bundle.js
+ENV SPUR_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js \
+    SPUR_HOST=0.0.0.0
+
+USER node
+EXPOSE 6080
+ENTRYPOINT ["/usr/bin/tini", "--"]
+# `node --import tsx`, not the `tsx` CLI: the CLI is a second process that relays SIGTERM to the
+# app and SIGKILLs it when the app does not confirm within 30 ms (a busy worker), which would
+# skip the graceful shutdown.
+CMD ["node", "--import", "tsx", "src/main.ts"]

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../../scripts/lib/tools';
+import { CONFIG_VARIABLES } from '../../src/config';
+import { hashApiKey } from '../../src/http/api-keys';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
+import { COMPOSE_FILE, checkCompose, envFileFrom, readEnvExample, type ComposeProject, type ComposeService } from './compose-project';
+
+/** What an operator fills into .env after `cp .env.example .env`. */
+const REQUIRED = {
+  SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
+  SPUR_API_KEY_HASHES: hashApiKey('spur_deploy_test_key'),
+  POSTGRES_PASSWORD: 'a-postgres-password',
+};
+
+/** Seconds of a compose duration such as "30s" or "1m30s". */
+function seconds(duration: string | undefined): number {
+  let total = 0;
+  for (const [, n, unit] of (duration ?? '').matchAll(/(\d+)(h|m|s)/g)) total += Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'];
+  return total;
+}
+
+describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function () {
+  this.timeout(60_000);
+  let project: ComposeProject;
+  const service = (name: string): ComposeService => {
+    const s = project.services[name];
+    assert.ok(s, `service ${name} exists`);
+    return s;
+  };
+
+  before(async () => {
+    const result = await checkCompose(envFileFrom(readEnvExample(), REQUIRED));
+    assert.ok(result.ok, result.ok ? '' : `compose-check refused the project:\n${result.error}`);
+    project = result.project;
+  });
+
+  it('is a valid compose project once .env holds the required values', () => {
+    assert.deepEqual(Object.keys(project.services).sort(), ['api', 'mongo', 'postgresql', 'temporal', 'temporal-setup', 'temporal-ui', 'worker']);
+  });
+
+  it('refuses to load while .env lacks the secret key or the PostgreSQL password, naming them', async () => {
+    const result = await checkCompose(readEnvExample());
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.match(result.error, /SPUR_SECRET_KEY.*openssl rand -base64 32/);
+    assert.match(result.error, /POSTGRES_PASSWORD/);
+  });
+
+  it('runs api and workers from one image; workers scale: no container_name, no published ports', () => {
+    const api = service('api');
+    const worker = service('worker');
+    assert.equal(api.image, worker.image);
+    assert.ok(api.build && worker.build, 'both name the image and how to build it, so either can be started first');
+    assert.ok(api.command?.includes('src/main.ts'));
+    assert.ok(worker.command?.includes('temporal/worker.ts'));
+    for (const s of Object.values(project.services)) assert.equal(s.container_name, undefined, 'fixed names would clash when scaling');
+    assert.deepEqual(worker.ports ?? [], []);
+    const published = Object.entries(project.services).filter(([, s]) => (s.ports ?? []).length > 0).map(([name]) => name);
+    assert.deepEqual(published.sort(), ['api', 'temporal-ui'], 'only the api and the UI reach the host');
+    assert.deepEqual(api.ports?.map((p) => [p.published, p.target]), [['6080', 6080]]);
+    const ui = service('temporal-ui').ports?.[0];
+    assert.deepEqual([ui?.host_ip, ui?.published, ui?.target], ['127.0.0.1', '8080', 8080], 'the UI has no login: loopback by default');
+    assert.ok(seconds(worker.stop_grace_period) > 10, 'compose waits longer than the worker drains (shutdownGraceTime 10 s)');
+    assert.ok(seconds(api.stop_grace_period) > 10 + 5, 'and longer than the api drains (SPUR_SHUTDOWN_DRAIN_SECONDS + 5 s)');
+  });
+
+  it('points api and workers at the compose services, with one secret key and the API keys from .env', () => {
+    for (const name of ['api', 'worker']) {
+      const env = service(name).environment ?? {};
+      assert.equal(env.SPUR_MONGODB_URI, 'mongodb://mongo:27017/?replicaSet=rs0');
+      assert.equal(env.SPUR_TEMPORAL_ADDRESS, 'temporal:7233');
+      assert.equal(env.SPUR_SECRET_KEY, REQUIRED.SPUR_SECRET_KEY);
+      assert.equal(env.SPUR_API_KEY_HASHES, REQUIRED.SPUR_API_KEY_HASHES);
+    }
+    assert.equal(service('api').environment?.SPUR_HOST, '0.0.0.0');
+    assert.equal(service('api').environment?.SPUR_PORT, '6080');
+  });
+
+  it('starts api and workers after a healthy MongoDB replica set and the search-attribute setup', () => {
+    for (const name of ['api', 'worker']) {
+      assert.equal(service(name).depends_on?.mongo?.condition, 'service_healthy');
+      assert.equal(service(name).depends_on?.['temporal-setup']?.condition, 'service_completed_successfully');
+    }
+    const mongo = service('mongo');
+    assert.match(mongo.image ?? '', /^mongo:7(\.|$)/);
+    assert.deepEqual(mongo.command, ['--replSet', 'rs0', '--bind_ip_all']);
+    const [kind, shell, , , script] = mongo.healthcheck?.test ?? [];
+    assert.deepEqual([kind, shell], ['CMD', 'mongosh']);
+    assert.match(script ?? '', /rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/, 'the member address is the one in the URI');
+    assert.doesNotThrow(() => new Function(script ?? ''), 'the mongosh script is valid JavaScript');
+  });
+
+  it('keeps MongoDB and Temporal’s PostgreSQL on named volumes', () => {
+    const mount = (name: string) => (service(name).volumes ?? []).map((v) => [v.type, v.source, v.target]);
+    assert.deepEqual(mount('mongo'), [['volume', 'mongo-data', '/data/db']]);
+    assert.deepEqual(mount('postgresql'), [['volume', 'temporal-postgres-data', '/var/lib/postgresql/data']]);
+    assert.deepEqual(Object.keys(project.volumes ?? {}).sort(), ['mongo-data', 'temporal-postgres-data']);
+    const temporal = service('temporal');
+    assert.match(temporal.image ?? '', /^temporalio\/auto-setup:/);
+    assert.equal(temporal.environment?.DB, 'postgres12', 'SQL visibility with custom search attributes');
+    assert.equal(temporal.environment?.POSTGRES_SEEDS, 'postgresql');
+    assert.equal(temporal.environment?.POSTGRES_PWD, REQUIRED.POSTGRES_PASSWORD);
+    assert.equal(temporal.depends_on?.postgresql?.condition, 'service_healthy');
+  });
+
+  it('registers exactly the search attributes that runs set, with the Temporal admin tools', () => {
+    const setup = service('temporal-setup');
+    assert.match(setup.image ?? '', /^temporalio\/admin-tools:/);
+    assert.deepEqual(setup.command, Object.entries(SEARCH_ATTRIBUTE_TYPES).map(([name, type]) => `${name}=${type}`));
+  });
+
+  it('documents in .env.example every variable of src/config.ts and every one the compose file reads', () => {
+    const example = readEnvExample();
+    const documented = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    for (const name of CONFIG_VARIABLES) assert.ok(documented.has(name), `${name} (src/config.ts) is documented`);
+    // `$${...}` is an escaped dollar (shell variables of the setup script), not compose interpolation.
+    const read = new Set([...readFileSync(COMPOSE_FILE, 'utf8').matchAll(/(?<!\$)\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]));
+    for (const name of read) assert.ok(documented.has(name), `${name} (docker-compose.yml) is documented`);
+  });
+
+  it('builds a glibc Node 20 image with python3 that runs as a non-root user, the api by default', () => {
+    const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    assert.match(dockerfile, /^FROM node:20-bookworm-slim$/m, 'glibc: the Temporal core bridge does not run on musl');
+    assert.match(dockerfile, /apt-get install [^\n]*python3/);
+    assert.match(dockerfile, /^USER node$/m);
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    assert.deepEqual(JSON.parse(cmd ?? 'null'), service('api').command, 'compose runs the api the way the image does');
+  });
+});
