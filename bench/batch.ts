@@ -6,7 +6,9 @@
 // client without batch runs would do), rows/s. Memory flatness: peak worker RSS after a
 // BENCH_BATCH_SMALL-row batch on a fresh stack vs after the big ones.
 // Usage: npx tsx bench/batch.ts (knobs: BENCH_BATCH_ROWS 10000, BENCH_BATCH_SMALL 1000,
-// BENCH_BATCH_REPEATS 3, BENCH_BATCH_MINI 100, BENCH_BATCH_BASELINE_ROWS 200).
+// BENCH_BATCH_REPEATS 3, BENCH_BATCH_MINI 100, BENCH_BATCH_BASELINE_ROWS 200, BENCH_BATCH_CHILD_ROWS 500).
+// The alternative design, a child workflow per row (SPUR_BATCH_ROW_MODE=child), is measured on a
+// second stack over BENCH_BATCH_CHILD_ROWS rows.
 import { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,7 @@ const settings = {
   repeats: num('BENCH_BATCH_REPEATS', 3),
   mini: num('BENCH_BATCH_MINI', 100),
   baselineRows: num('BENCH_BATCH_BASELINE_ROWS', 200),
+  childRows: num('BENCH_BATCH_CHILD_ROWS', 500),
 };
 
 const input = { id: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string', k: 'string' } } };
@@ -152,6 +155,18 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`baseline run: ${res.status}`);
     }
     const baseline = settings.baselineRows / ((performance.now() - t0) / 1000);
+    await stack.stop();
+
+    // The alternative: every row its own spurRun child workflow.
+    mkdirSync(path.join(tmp, 'child'));
+    stack = await startStack({ tmpDir: path.join(tmp, 'child'), extraEnv: { SPUR_BATCH_ROW_MODE: 'child' } });
+    const childHttp = api(stack.apiUrl);
+    const childWf = (await childHttp.post('/wf/', { name: 'batch bench child mode', definition: GRAPHS['1 node'] })).body.id;
+    const childDs = await uploadDataset(childHttp, 'child', settings.childRows);
+    const child = await runBatch(childHttp, childWf, childDs);
+    const childRate = settings.childRows / child.seconds;
+    const childHistory = await largestHistory(stack, child.runId);
+    console.log(`1 node, child mode: ${settings.childRows} rows in ${child.seconds.toFixed(2)} s (${childHistory.runs} workflow runs, largest history ${childHistory.events} events)`);
 
     lines.push(
       `# Batch benchmark — ${new Date().toISOString()}`,
@@ -163,6 +178,7 @@ async function main(): Promise<void> {
       ...Object.entries(results).map(
         ([name, r]) => `| ${name} | ${median(r.rowsPerSecond).toFixed(0)} | ${(median(r.rowsPerSecond) / baseline).toFixed(1)} | ${r.history.events} | ${r.history.runs} |`,
       ),
+      `| 1 node, child workflow per row (${settings.childRows} rows) | ${childRate.toFixed(0)} | ${(childRate / baseline).toFixed(1)} | ${childHistory.events} | ${childHistory.runs} |`,
       `| baseline: one blocking run per row (1 node, ${settings.baselineRows} rows) | ${baseline.toFixed(1)} | 1.0 | | |`,
       '',
       `Peak RSS (VmHWM) after a ${settings.small}-row batch: api ${afterSmall.api.toFixed(0)} MiB, worker ${afterSmall.worker.toFixed(0)} MiB;` +

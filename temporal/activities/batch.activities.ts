@@ -40,6 +40,11 @@ export function createBatchActivities(deps: NodeActivityDeps) {
     },
 
     async finishBatch(input: BatchFinish): Promise<void> {
+      if (input.status !== 'COMPLETED') {
+        // Child mode records rows a little ahead of starting them; a cancelled or failed batch
+        // never starts those, so they are not runs. Rows that started have ended by now.
+        await models.Run.deleteMany({ parent_run_id: input.parentRunId, status: 'PENDING' });
+      }
       await setParent(input.parentRunId, { status: input.status, message: input.message, end_time: new Date() });
     },
 

@@ -311,3 +311,56 @@ describe('e2e: batch runs that continue as new', function () {
     assert.equal((await rowRuns(http, wf.id, parent.id)).length, 6);
   });
 });
+
+describe('e2e: batch rows as child workflows (SPUR_BATCH_ROW_MODE=child)', function () {
+  this.timeout(180_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine({ SPUR_BATCH_ROW_MODE: 'child' });
+  });
+  after(() => engine?.close());
+
+  it('runs every row as its own workflow: same records and lines as inline', async () => {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: 'batch child mode', definition: pythonDefinition(0) })).body;
+    const ds = await uploadDataset(http, 'batch-child-mode', 9, (i) => (i === 2 ? 'bad' : String(i)));
+    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 3 })).body;
+    const done = await waitForRun(http, parent.id, isFinal, 90_000);
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.message, '8 rows completed, 1 failed');
+    const lines = await download(http, parent.output_file_id);
+    assert.equal(lines.length, 9);
+    lines.forEach((line, i) => (i === 2 ? assert.equal(line.run_id, `${parent.id}-3`) : assert.deepEqual(line.out, { y: `row-${i}` }, `line ${i}`)));
+    const row = (await http.get(`/run/${parent.id}-4/`)).body;
+    assert.equal(row.status, 'COMPLETED');
+    assert.equal(row.parent_run_id, parent.id);
+    assert.deepEqual(row.tasks.map((t: any) => t.status), ['COMPLETED', 'COMPLETED', 'COMPLETED']);
+  });
+
+  it('cancel reaches the row workflows in flight: they end CANCELED, no row is left open', async () => {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: 'batch child cancel', definition: pythonDefinition(2) })).body;
+    const ds = await uploadDataset(http, 'batch-child-cancel', 20);
+    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 })).body;
+    // Two rows running (their python sleeps 2 s): cancel the batch now.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const rows = await rowRuns(http, wf.id, parent.id);
+      if (rows.filter((r) => r.status === 'RUNNING').length === 2) break;
+      assert.ok(Date.now() < deadline, 'no two rows running');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await http.post(`/wf/cancel_workflow/${parent.id}/`)).status, 200);
+    assert.equal((await waitForRun(http, parent.id, isFinal, 60_000)).status, 'CANCELED');
+    const until = Date.now() + 30_000;
+    let rows = await rowRuns(http, wf.id, parent.id);
+    while (rows.some((r) => !isFinal(r as { status: string })) && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      rows = await rowRuns(http, wf.id, parent.id);
+    }
+    const statuses = JSON.stringify(rows.map((r) => [r.id, r.status]));
+    assert.ok(rows.some((r) => r.status === 'CANCELED'), statuses);
+    assert.ok(rows.every((r) => isFinal(r as { status: string })), statuses);
+    assert.ok(rows.length < 20, `rows never started are not runs: ${statuses}`);
+  });
+});

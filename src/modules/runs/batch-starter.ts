@@ -18,7 +18,7 @@ import type { RunResponse, BatchRunInput } from './runs.schemas';
  * dataset, columns) before the parent run exists; the parent is RUNNING while its workflow works
  * and knows its dataset (`input_dataset_id`) and output file from the start.
  */
-export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: number }) {
+export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: number; batchRowMode: 'auto' | 'child' }) {
   const { models } = deps;
   const datasets = createDatasetReader(models);
   const outputFiles = createOutputFileWriter(models);
@@ -49,7 +49,7 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     const input: BatchWorkflowInput = {
       parentRunId: parent._id, parentSeq: parent.seq, workflowIdPrefix: deps.workflowIdPrefix, workflowId: workflow._id,
       workflowVersionId: version._id, datasetId: dataset.id, outputFileId: outputFile.id, definition, inputNodeId: inputNode.id, columns,
-      rowCount: dataset.row_count, miniBatchSize: body.mini_batch_size, mode: batchMode(definition), historyEventsLimit: deps.batchHistoryEvents, cursor: { next: 0, ok: 0, failed: 0 },
+      rowCount: dataset.row_count, miniBatchSize: body.mini_batch_size, mode: deps.batchRowMode === 'child' ? 'child' : batchMode(definition), historyEventsLimit: deps.batchHistoryEvents, cursor: { next: 0, ok: 0, failed: 0 },
     };
     await startRunWorkflow(deps, parent._id, {
       type: WorkflowType.spurBatchRun, args: [input], workflowId: workflow._id, runType: 'batch',
