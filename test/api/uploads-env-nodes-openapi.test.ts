@@ -85,6 +85,20 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       assert.equal(res.status, 400);
       assert.match(res.body.detail, /error parsing the body/);
     });
+    it('answers unnamed parts and deeply nested or huge-index field names with 400 (found by the fuzz test)', async () => {
+      const wf = (await http.post('/wf/', { name: 'Nameless parts' })).body;
+      const part = (disposition: string, value = 'v') => `--x\r\nContent-Disposition: ${disposition}\r\n\r\n${value}\r\n`;
+      // Unnamed parts, and names multer would nest deeply or turn into a 100-million-slot array.
+      const bodies = [part('form-data'), part('form-data; filename="a.txt"'), part('form-data; name="a[b][c][d][e][f][g]"'), part('form-data; name="extra[100000000]"')];
+      for (const body of bodies) {
+        const res = await http.request('POST', '/wf/upload_test_files/', { raw: `${part('form-data; name="workflow_id"', wf.id)}${part('form-data; name="node_id"')}${body}--x--\r\n` }, {
+          'content-type': 'multipart/form-data; boundary=x',
+        });
+        assert.equal(res.status, 400, `${body} → ${res.text}`);
+        assert.match(res.body.detail, /^There was an error parsing the body: /);
+      }
+      assert.equal(await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': wf.id }), 0);
+    });
   });
 
   describe('/env-mgmt/', () => {
