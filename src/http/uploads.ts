@@ -8,6 +8,12 @@ import type { Middleware } from 'koa';
  */
 export const FIELD_NAME_LIMITS = { fieldNestingDepth: 4, fieldArrayIndexLimit: 100 };
 
+/**
+ * Browsers, requests and httpx put a file name in `filename="…"` as raw UTF-8 (FastAPI reads it
+ * so); multer's default, Latin-1, stored `résumé.csv` as `rÃ©sumÃ©.csv`.
+ */
+export const PART_CHARSET = { defParamCharset: 'utf8' };
+
 export interface UploadLimits {
   maxFiles: number;
   maxFileBytes: number;
@@ -21,6 +27,7 @@ export interface UploadLimits {
 export function multipartUpload(fileField: string, limits: UploadLimits): Middleware {
   const parse = multer({
     storage: multer.memoryStorage(),
+    ...PART_CHARSET,
     limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20, ...FIELD_NAME_LIMITS },
   }).array(fileField);
   return async function multipartBody(ctx, next) {

@@ -53,6 +53,14 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       assert.equal(await api.mongo.collection('test_files.files').countDocuments({ filename: { $regex: 'byte' } }), 0);
     });
 
+    it('reads file names as UTF-8, as browsers send them (multer read Latin-1: rÃ©sumÃ©)', async () => {
+      const wf = (await http.post('/wf/', { name: 'Unicode names' })).body;
+      const res = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['résumé 📄.txt', 'x']]));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.match(res.body.n[0], /^test_files\/S\d+\/\d{8}_\d{6}_résumé 📄\.txt$/);
+      assert.equal((await http.get(`/files/${res.body.n[0].split('/').map(encodeURIComponent).join('/')}`)).text, 'x');
+    });
+
     it('answers 404 for an unknown workflow and 422 for missing parts', async () => {
       const unknown = await http.post('/wf/upload_test_files/', form({ workflow_id: 'S404404', node_id: 'n' }, [['a.txt', 'a']]));
       assert.equal(unknown.status, 404);
