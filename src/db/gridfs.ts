@@ -9,3 +9,16 @@ export function putBytes(bucket: mongo.GridFSBucket, filename: string, metadata:
     upload.end(data);
   });
 }
+
+/**
+ * Deletes a GridFS file that may already be gone: a concurrent request (two deletes of one
+ * workflow, two uploads replacing one name) removed it between our find and this delete. Any
+ * other failure still throws.
+ */
+export async function deleteIfPresent(bucket: mongo.GridFSBucket, id: mongo.ObjectId): Promise<void> {
+  try {
+    await bucket.delete(id);
+  } catch (err) {
+    if (!(err instanceof Error && err.message.startsWith('File not found for id'))) throw err;
+  }
+}

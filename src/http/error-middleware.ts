@@ -32,12 +32,16 @@ function render(err: unknown): Rendered {
   if (err instanceof RequestValidationError) return { status: 422, body: { detail: err.details } };
   if (err instanceof AppError) return { status: err.status, body: { detail: err.message } };
   const e = err as { code?: unknown; field?: unknown; status?: unknown; expose?: unknown; message?: unknown; name?: unknown };
-  if (typeof e.code === 'string' && e.code.startsWith('LIMIT_')) {
+  if (e.name === 'MulterError' && typeof e.code === 'string') {
     if (MULTER_TOO_LARGE.has(e.code)) return { status: 413, body: { detail: uploadLimitMessage(e.code, e.field) } };
-    return {
-      status: 422,
-      body: { detail: [{ type: 'unexpected_file', loc: ['body', String(e.field ?? '')], msg: `Unexpected file field '${String(e.field ?? '')}'`, input: null }] },
-    };
+    if (e.code === 'LIMIT_UNEXPECTED_FILE') {
+      return {
+        status: 422,
+        body: { detail: [{ type: 'unexpected_file', loc: ['body', String(e.field ?? '')], msg: `Unexpected file field '${String(e.field ?? '')}'`, input: null }] },
+      };
+    }
+    // A part without a name, a field name multer cannot use, a stream cut short: a malformed body.
+    return { status: 400, body: { detail: `There was an error parsing the body: ${String(e.message)}` } };
   }
   if (typeof e.message === 'string' && isMalformedMultipart(e.message)) {
     return { status: 400, body: { detail: `There was an error parsing the body: ${e.message}` } };

@@ -1,6 +1,19 @@
 import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 
+/**
+ * multer turns `a[b]` and `a[3]` field names into nested objects and arrays, unbounded by default:
+ * `node_id[100000000]` made a sparse array that a 422 then echoed as a 500 MB `null` list. Our
+ * forms have flat names; a little nesting stays allowed, more is a 400 (malformed body).
+ */
+export const FIELD_NAME_LIMITS = { fieldNestingDepth: 4, fieldArrayIndexLimit: 100 };
+
+/**
+ * Browsers, requests and httpx put a file name in `filename="…"` as raw UTF-8 (FastAPI reads it
+ * so); multer's default, Latin-1, stored `résumé.csv` as `rÃ©sumÃ©.csv`.
+ */
+export const PART_CHARSET = { defParamCharset: 'utf8' };
+
 export interface UploadLimits {
   maxFiles: number;
   maxFileBytes: number;
@@ -14,7 +27,8 @@ export interface UploadLimits {
 export function multipartUpload(fileField: string, limits: UploadLimits): Middleware {
   const parse = multer({
     storage: multer.memoryStorage(),
-    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20 },
+    ...PART_CHARSET,
+    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20, ...FIELD_NAME_LIMITS },
   }).array(fileField);
   return async function multipartBody(ctx, next) {
     if (!ctx.is('multipart/form-data')) return next();

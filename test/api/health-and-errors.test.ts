@@ -59,6 +59,22 @@ describe('api: health, routing and error envelopes', () => {
     assert.equal(res.body.detail[0].msg, 'JSON decode error');
   });
 
+  it('refuses JSON nested deeper than 256 levels with 422 (it used to overflow the stack: 500)', async () => {
+    const head = '{"name":"n","definition":';
+    const deep = (n: number) => `${head}${'['.repeat(n)}${']'.repeat(n)}}`;
+    const res = await http.post('/wf/', { raw: deep(20_000) });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.detail, [
+      { type: 'json_invalid', loc: ['body', head.length + 255], msg: 'JSON decode error', input: {}, ctx: { error: 'Nesting deeper than 256 levels' } },
+    ]);
+    // A bare array this deep failed while echoing it back as the 422's `input`.
+    assert.equal((await http.post('/wf/X/start_run/', { raw: '['.repeat(5_000) + ']'.repeat(5_000) })).status, 422);
+    // Brackets inside strings are text, and 256 levels are still parsed (and then validated).
+    const inString = await http.post('/wf/', { raw: JSON.stringify({ name: '['.repeat(10_000), definition: 'x' }) });
+    assert.ok(inString.body.detail.some((d: { type: string }) => d.type === 'string_too_long'), inString.text.slice(0, 300));
+    assert.notEqual((await http.post('/wf/', { raw: deep(255) })).body.detail[0].type, 'json_invalid');
+  });
+
   it('reports a missing body as loc ["body"]', async () => {
     const res = await http.post('/wf/');
     assert.equal(res.status, 422);

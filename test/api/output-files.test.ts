@@ -78,6 +78,14 @@ describe('api: output files (/of/)', () => {
     assert.equal(res.headers.get('content-disposition'), 'attachment; filename="my results (1).csv"');
   });
 
+  it('keeps Content-Disposition ASCII: other names go as filename* (a Latin-1 é used to arrive as ý)', async () => {
+    const { id } = await writer.createOutputFile(null, 'résumé 📄.jsonl');
+    await writer.appendLines(id, ['{"a":1}']);
+    const res = await download(id);
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="resume _.jsonl"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%F0%9F%93%84.jsonl`);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/, 'the type still follows the stored name');
+  });
+
   it('deletes the bytes and unlinks runs without deleting them', async () => {
     const { id } = await writer.createOutputFile('R950', 'output_R950.jsonl');
     await writer.appendLines(id, ['{"a":1}']);

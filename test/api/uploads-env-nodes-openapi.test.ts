@@ -53,6 +53,14 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       assert.equal(await api.mongo.collection('test_files.files').countDocuments({ filename: { $regex: 'byte' } }), 0);
     });
 
+    it('reads file names as UTF-8, as browsers send them (multer read Latin-1: rÃ©sumÃ©)', async () => {
+      const wf = (await http.post('/wf/', { name: 'Unicode names' })).body;
+      const res = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['résumé 📄.txt', 'x']]));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.match(res.body.n[0], /^test_files\/S\d+\/\d{8}_\d{6}_résumé 📄\.txt$/);
+      assert.equal((await http.get(`/files/${res.body.n[0].split('/').map(encodeURIComponent).join('/')}`)).text, 'x');
+    });
+
     it('answers 404 for an unknown workflow and 422 for missing parts', async () => {
       const unknown = await http.post('/wf/upload_test_files/', form({ workflow_id: 'S404404', node_id: 'n' }, [['a.txt', 'a']]));
       assert.equal(unknown.status, 404);
@@ -84,6 +92,20 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       });
       assert.equal(res.status, 400);
       assert.match(res.body.detail, /error parsing the body/);
+    });
+    it('answers unnamed parts and deeply nested or huge-index field names with 400 (found by the fuzz test)', async () => {
+      const wf = (await http.post('/wf/', { name: 'Nameless parts' })).body;
+      const part = (disposition: string, value = 'v') => `--x\r\nContent-Disposition: ${disposition}\r\n\r\n${value}\r\n`;
+      // Unnamed parts, and names multer would nest deeply or turn into a 100-million-slot array.
+      const bodies = [part('form-data'), part('form-data; filename="a.txt"'), part('form-data; name="a[b][c][d][e][f][g]"'), part('form-data; name="extra[100000000]"')];
+      for (const body of bodies) {
+        const res = await http.request('POST', '/wf/upload_test_files/', { raw: `${part('form-data; name="workflow_id"', wf.id)}${part('form-data; name="node_id"')}${body}--x--\r\n` }, {
+          'content-type': 'multipart/form-data; boundary=x',
+        });
+        assert.equal(res.status, 400, `${body} → ${res.text}`);
+        assert.match(res.body.detail, /^There was an error parsing the body: /);
+      }
+      assert.equal(await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': wf.id }), 0);
     });
   });
 

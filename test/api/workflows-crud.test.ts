@@ -183,6 +183,19 @@ describe('api: /wf/ create, get, update, reset, duplicate, delete', () => {
     assert.equal((await http.delete(`/wf/${created.body.id}/`)).status, 404);
   });
 
+  it('answers concurrent deletes of one workflow with 204 or 404, never 500 (found by the fuzz test)', async () => {
+    const created = await http.post('/wf/', { name: 'Deleted twice' });
+    const form = new FormData();
+    form.append('workflow_id', created.body.id);
+    form.append('node_id', 'input_node');
+    for (let i = 0; i < 5; i++) form.append('files', new Blob([`file ${i}`]), `f${i}.txt`);
+    assert.equal((await http.post('/wf/upload_test_files/', form)).status, 200);
+    const statuses = await Promise.all(Array.from({ length: 4 }, async () => (await http.delete(`/wf/${created.body.id}/`)).status));
+    assert.ok(statuses.every((s) => s === 204 || s === 404), statuses.join());
+    assert.ok(statuses.includes(204), statuses.join());
+    assert.equal(await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': created.body.id }), 0);
+  });
+
   it('lists output variables of leaf nodes in definition order', async () => {
     const fresh = await http.post('/wf/', { name: 'Vars default' });
     assert.deepEqual((await http.get(`/wf/${fresh.body.id}/output_variables/`)).body, [

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import multer from '@koa/multer';
 import type { Middleware } from 'koa';
+import { FIELD_NAME_LIMITS, PART_CHARSET } from '../../http/uploads';
 import { DatasetUploadQuery, type DatasetResponse } from './datasets.schemas';
 import type { DatasetService } from './datasets.service';
 
@@ -55,7 +56,7 @@ export function datasetUpload(datasets: DatasetService): Middleware {
     request.body = {};
     if (!query.success || !ctx.is('multipart/form-data')) return next();
     const storage = new DatasetStorage(datasets, query.data);
-    const parse = multer({ storage, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21 } }).single('file');
+    const parse = multer({ storage, ...PART_CHARSET, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21, ...FIELD_NAME_LIMITS } }).single('file');
     await parse(ctx, async () => undefined);
     request.body = storage.stored ? { file: storage.stored.id } : {};
     return next();

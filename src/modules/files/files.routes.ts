@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { setAttachment } from '../../http/attachment';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import type { TestFileService } from './test-files.service';
 
@@ -13,7 +14,7 @@ export function fileRoutes(testFiles: TestFileService): MountableRoute[] {
         const file = await testFiles.open(`test_files/${params.workflow_id}/${params.file_name}`);
         ctx.type = file.contentType;
         ctx.length = file.length;
-        ctx.attachment(params.file_name);
+        setAttachment(ctx, params.file_name);
         return file.stream;
       },
     }),

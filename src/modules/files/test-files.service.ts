@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { putBytes } from '../../db/gridfs';
+import { deleteIfPresent, putBytes } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import { NotFoundError } from '../../http/errors';
 import { safeFileName, uploadStamp } from './safe-file-name';
@@ -21,7 +21,7 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
   const bucket = models.testFiles;
 
   async function deleteByFilter(filter: Record<string, unknown>): Promise<void> {
-    for (const file of await bucket.find(filter).toArray()) await bucket.delete(file._id);
+    for (const file of await bucket.find(filter).toArray()) await deleteIfPresent(bucket, file._id);
   }
 
   return {
@@ -33,7 +33,7 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
         const path = `test_files/${workflowId}/${stamp}_${safeFileName(file.originalname)}`;
         const older = await bucket.find({ filename: path }).toArray();
         await putBytes(bucket, path, { workflow_id: workflowId, node_id: nodeId, content_type: file.mimetype || 'application/octet-stream' }, file.buffer);
-        for (const f of older) await bucket.delete(f._id);
+        for (const f of older) await deleteIfPresent(bucket, f._id);
         paths.push(path);
       }
       return paths;

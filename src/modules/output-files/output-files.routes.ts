@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { setAttachment } from '../../http/attachment';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { contentTypeOf, OutputFileDeleted, OutputFileIdParams, OutputFileResponse } from './output-files.schemas';
 import type { OutputFileService } from './output-files.service';
@@ -24,9 +25,7 @@ export function outputFileRoutes(outputFiles: OutputFileService): MountableRoute
         const file = await outputFiles.download(params.output_file_id);
         ctx.type = contentTypeOf(file.fileName);
         ctx.length = file.length;
-        // PySpur sends the bare name (`filename=output_R7.jsonl`); other names get the quoted forms.
-        if (/^[\w.-]+$/.test(file.fileName)) ctx.set('Content-Disposition', `attachment; filename=${file.fileName}`);
-        else ctx.attachment(file.fileName);
+        setAttachment(ctx, file.fileName);
         return file.stream;
       },
     }),
