@@ -45,6 +45,11 @@ export function createRunProjection(models: Models) {
     await Run.updateOne({ _id: runId }, { $set: set });
   }
 
+  async function tasksOf(runId: string): Promise<TaskRecord[]> {
+    const doc = await RunTasks.findById(runId).lean<{ tasks: string }>();
+    return fromJsonText<TaskRecord[]>(doc?.tasks) ?? [];
+  }
+
   return {
     /** Tasks first, then the run: a reader that sees the run final also sees its tasks final. */
     async save(p: ProgressSave): Promise<void> {
@@ -70,17 +75,24 @@ export function createRunProjection(models: Models) {
       );
     },
 
-    /** The api's cancel of a run no workflow has touched yet (PENDING): only the run document. */
-    async cancelUnstarted(runId: string): Promise<void> {
+    /**
+     * The api's cancel of a run that has no workflow writing it: one no worker has picked up yet
+     * (PENDING), or one whose Temporal workflow is gone (terminated or deleted outside Spur), which
+     * would otherwise show RUNNING or PAUSED forever. Its open tasks are cancelled with it.
+     */
+    async cancelWithoutWorkflow(runId: string, statuses: RunStatus[]): Promise<void> {
       const current = await Run.findById(runId, { status: 1 }).lean<{ status: RunStatus }>();
-      if (current?.status !== 'PENDING') return;
+      if (!current || !statuses.includes(current.status)) return;
+      const tasks = await tasksOf(runId);
+      const now = new Date().toISOString();
+      const open = ['PENDING', 'RUNNING', 'PAUSED'];
+      if (tasks.some((t) => open.includes(t.status))) {
+        await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status: 'CANCELED' as const, end_time: t.end_time ?? now } : t)), false);
+      }
       await Run.updateOne({ _id: runId }, { $set: { status: 'CANCELED', end_time: new Date(), message: CANCELED_MESSAGE } });
     },
 
-    async tasksOf(runId: string): Promise<TaskRecord[]> {
-      const doc = await RunTasks.findById(runId).lean<{ tasks: string }>();
-      return fromJsonText<TaskRecord[]>(doc?.tasks) ?? [];
-    },
+    tasksOf,
   };
 }
 

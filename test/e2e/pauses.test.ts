@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { input, l, n } from '../support/graphs';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
 /** in → gate (human) → after; in → side (independent branch). */
 function gated(gateConfig: Record<string, unknown> = {}) {
@@ -166,6 +167,21 @@ describe('e2e: human in the loop', function () {
     assert.equal(again.body.detail, 'Run is in state RunStatus.CANCELED and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.');
     assert.equal((await engine.http.post('/wf/cancel_workflow/R987654/')).status, 404);
     assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'a', inputs: {} })).status, 400);
+  });
+
+  it('cancels a paused run whose Temporal workflow is gone (terminated outside Spur): recorded at once, not left PAUSED', async () => {
+    const { run } = await pausedRun(gated());
+    const workflowId = runWorkflowId(run.id, engine.api.config.temporal.workflowIdPrefix);
+    await engine.api.temporal.workflow.getHandle(workflowId).terminate('an operator cleaned up');
+    assert.equal((await engine.http.get(`/run/${run.id}/`)).body.status, 'PAUSED', 'nothing wrote the record');
+    const started = Date.now();
+    const res = await engine.http.post(`/wf/cancel_workflow/${run.id}/`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'CANCELED');
+    assert.ok(res.body.end_time);
+    assert.ok(Date.now() - started < 5000, 'no wait for a writer that does not exist');
+    assert.equal(task(res.body, 'gate').status, 'CANCELED');
+    assert.equal(task(res.body, 'after').status, 'CANCELED');
   });
 
   it('cancels a running Python node within seconds: its process stops and nothing runs after', async () => {

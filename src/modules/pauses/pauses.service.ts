@@ -96,14 +96,22 @@ export function createPauseService({ models, reader, temporal, workflowIdPrefix,
       if (!CANCELLABLE.has(run.status)) {
         throw new BadRequestError(`Run is in state RunStatus.${run.status} and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.`);
       }
+      let workflowGone = false;
       try {
         await handle(runId).cancel();
+        // Temporal accepts a cancel of a workflow that has already closed (e.g. terminated by an
+        // operator) without an error; then no workflow will ever record it.
+        workflowGone = (await handle(runId).describe()).status.name !== 'RUNNING';
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
+        workflowGone = true;
       }
-      // A run no worker has picked up has no writer yet: record the cancel now (the workflow,
-      // when it starts and sees the cancel, leaves a final status as it is).
-      if (run.status === 'PENDING') await createRunProjection(models).cancelUnstarted(runId);
+      // A run no worker has picked up has no writer yet (the workflow, when it starts and sees the
+      // cancel, leaves a final status as it is); a run whose workflow is gone never will have one.
+      // Either way the cancel is recorded here.
+      if (run.status === 'PENDING' || workflowGone) {
+        await createRunProjection(models).cancelWithoutWorkflow(runId, workflowGone ? ['PENDING', 'RUNNING', 'PAUSED'] : ['PENDING']);
+      }
       await waitForStatus(runId, (s) => FINAL.has(s), 10_000);
       return reader.get(runId);
     },
