@@ -1,4 +1,5 @@
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { NotFoundError } from '../../src/http/errors';
 import { trusted } from 'mongoose';
 import { toJsonText } from '../../src/db/json-text';
 import type { RunDoc } from '../../src/db/models';
@@ -22,6 +23,19 @@ const FLUSH_EVERY_MS = 250;
 /** A row's InputNode input: the cells of the columns the InputNode takes. */
 export function rowInput(row: DatasetRow, columns: string[]): Record<string, unknown> {
   return Object.fromEntries(columns.map((c) => [c, row[c] ?? null]));
+}
+
+/**
+ * The dataset or the output file was deleted while the batch ran: retrying cannot help, so the
+ * batch fails saying which (instead of retrying forever).
+ */
+async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof NotFoundError) throw ApplicationFailure.nonRetryable(`${err.message} (deleted while the batch ran)`, 'BatchInputGone');
+    throw err;
+  }
 }
 
 export function createBatchActivities(deps: NodeActivityDeps) {
@@ -54,99 +68,104 @@ export function createBatchActivities(deps: NodeActivityDeps) {
      * the lines of the rows now contiguous from the front, and the parent's progress is saved, so
      * a retry after a crash re-runs only the rows that were not recorded.
      */
-    async runBatchChunk(input: BatchChunkInput): Promise<BatchChunkResult> {
-      const ctx = Context.current();
-      const { batch, start, end } = input;
-      const level = planGraph(batch.definition);
-      const rows = await datasets.readRows(batch.datasetId, start, end);
-      const runIds = rows.map((_, i) => batchRowRunId(batch.parentRunId, start + i));
-      const nodeIds = topLevelIds(batch.definition);
-      const base: RowRecordBase = {
-        seq: batch.parentSeq, workflowId: batch.workflowId, workflowVersionId: batch.workflowVersionId, parentRunId: batch.parentRunId, datasetId: batch.datasetId,
-      };
-
-      // A retry: rows recorded by an earlier attempt keep their outcome and are not run again.
-      const outcomes: Array<RowOutcome | 'canceled' | undefined> = new Array(rows.length);
-      if (ctx.info.attempt > 1) {
-        const ended = await records.endedOutcomes(runIds);
-        runIds.forEach((id, i) => (outcomes[i] = ended.get(id)));
-      }
-      let linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
-      const count = { ok: 0, failed: 0 };
-      for (const o of outcomes) if (o && o !== 'canceled') count[o.ok ? 'ok' : 'failed']++;
-
-      let unsaved: Array<{ run: RowRun; initialInputs: Record<string, unknown> }> = [];
-      let flushing: Promise<void> = Promise.resolve();
-      const flush = () =>
-        (flushing = flushing.then(async () => {
-          const taken = unsaved;
-          unsaved = [];
-          await records.insertEnded(base, taken);
-          const from = linesNext;
-          const lines: string[] = [];
-          for (let o = outcomes[linesNext]; o && o !== 'canceled'; o = outcomes[++linesNext]) lines.push(outcomeLine(o));
-          if (lines.length > 0) await outputs.appendLines(batch.outputFileId, lines, { part: start + from });
-          await setParent(batch.parentRunId, {
-            rows_done: input.before.ok + input.before.failed + count.ok + count.failed, rows_failed: input.before.failed + count.failed,
-          });
-          ctx.heartbeat({ linesWritten: start + linesNext });
-        }));
-      const ticker = setInterval(() => void flush().catch(() => undefined), FLUSH_EVERY_MS);
-
-      const runRow = async (i: number) => {
-        const runId = runIds[i] as string;
-        const cells = rowInput(rows[i] as DatasetRow, batch.columns);
-        const run = await runRowInProcess(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
-        unsaved.push({ run, initialInputs: { [batch.inputNodeId]: cells } });
-        if (run.status === 'CANCELED') {
-          outcomes[i] = 'canceled';
-          return;
-        }
-        const outcome = rowOutcome(run);
-        outcomes[i] = outcome;
-        count[outcome.ok ? 'ok' : 'failed']++;
-      };
-      try {
-        await slidingWindow(rows.length, batch.miniBatchSize, (i) => outcomes[i] === undefined, runRow, ctx.cancellationSignal);
-      } finally {
-        clearInterval(ticker);
-        await flush();
-      }
-      if (ctx.cancellationSignal.aborted) throw new CancelledFailure(CANCELED_MESSAGE);
-      return count;
-    },
+    runBatchChunk: (input: BatchChunkInput) => failIfGone(() => runChunk(input)),
 
     /** Child mode: records (PENDING) and inputs of rows [start, end), before their workflows start. */
-    async prepareBatchRows(input: { batch: BatchRows; start: number; end: number }): Promise<BatchChildRow[]> {
-      const { batch } = input;
-      const nodeIds = topLevelIds(batch.definition);
-      const rows = await datasets.readRows(batch.datasetId, input.start, input.end);
-      const prepared = rows.map((row, i) => {
-        const runId = batchRowRunId(batch.parentRunId, input.start + i);
-        return { row: input.start + i, runId, inputNodeInput: rowInput(row, batch.columns), taskIds: batchRowTaskIds(runId, nodeIds) };
-      });
-      const existing = new Set((await models.Run.find({ _id: trusted({ $in: prepared.map((p) => p.runId) }) }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id));
-      const fresh = prepared.filter((p) => !existing.has(p.runId));
-      if (fresh.length > 0) {
-        const now = new Date();
-        await models.Run.insertMany(
-          fresh.map((p) => ({
-            _id: p.runId, seq: batch.parentSeq, workflow_id: batch.workflowId, workflow_version_id: batch.workflowVersionId, status: 'PENDING', start_time: now,
-            end_time: null, initial_inputs: toJsonText({ [batch.inputNodeId]: p.inputNodeInput }), outputs: null, parent_run_id: batch.parentRunId,
-            run_type: 'batch', output_file_id: null, input_dataset_id: batch.datasetId, message: null,
-          })),
-          { ordered: false, lean: true },
-        );
-      }
-      return prepared;
-    },
+    prepareBatchRows: (input: { batch: BatchRows; start: number; end: number }) => failIfGone(() => prepareRows(input)),
 
     /** Child mode: the lines of rows that are now contiguous from the front, and the progress. */
-    async appendBatchLines(input: BatchLinesInput): Promise<void> {
-      await outputs.appendLines(input.outputFileId, input.outcomes.map(outcomeLine), { part: input.firstRow });
-      await setParent(input.parentRunId, { rows_done: input.progress.done, rows_failed: input.progress.failed });
-    },
+    appendBatchLines: (input: BatchLinesInput) =>
+      failIfGone(async () => {
+        await outputs.appendLines(input.outputFileId, input.outcomes.map(outcomeLine), { part: input.firstRow });
+        await setParent(input.parentRunId, { rows_done: input.progress.done, rows_failed: input.progress.failed });
+      }),
   };
+
+  async function runChunk(input: BatchChunkInput): Promise<BatchChunkResult> {
+    const ctx = Context.current();
+    const { batch, start, end } = input;
+    const level = planGraph(batch.definition);
+    const rows = await datasets.readRows(batch.datasetId, start, end);
+    const runIds = rows.map((_, i) => batchRowRunId(batch.parentRunId, start + i));
+    const nodeIds = topLevelIds(batch.definition);
+    const base: RowRecordBase = {
+      seq: batch.parentSeq, workflowId: batch.workflowId, workflowVersionId: batch.workflowVersionId, parentRunId: batch.parentRunId, datasetId: batch.datasetId,
+    };
+
+    // A retry: rows recorded by an earlier attempt keep their outcome and are not run again.
+    const outcomes: Array<RowOutcome | 'canceled' | undefined> = new Array(rows.length);
+    if (ctx.info.attempt > 1) {
+      const ended = await records.endedOutcomes(runIds);
+      runIds.forEach((id, i) => (outcomes[i] = ended.get(id)));
+    }
+    let linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
+    const count = { ok: 0, failed: 0 };
+    for (const o of outcomes) if (o && o !== 'canceled') count[o.ok ? 'ok' : 'failed']++;
+
+    let unsaved: Array<{ run: RowRun; initialInputs: Record<string, unknown> }> = [];
+    let flushing: Promise<void> = Promise.resolve();
+    const flush = () =>
+      (flushing = flushing.then(async () => {
+        const taken = unsaved;
+        unsaved = [];
+        await records.insertEnded(base, taken);
+        const from = linesNext;
+        const lines: string[] = [];
+        for (let o = outcomes[linesNext]; o && o !== 'canceled'; o = outcomes[++linesNext]) lines.push(outcomeLine(o));
+        if (lines.length > 0) await outputs.appendLines(batch.outputFileId, lines, { part: start + from });
+        await setParent(batch.parentRunId, {
+          rows_done: input.before.ok + input.before.failed + count.ok + count.failed, rows_failed: input.before.failed + count.failed,
+        });
+        ctx.heartbeat({ linesWritten: start + linesNext });
+      }));
+    const ticker = setInterval(() => void flush().catch(() => undefined), FLUSH_EVERY_MS);
+
+    const runRow = async (i: number) => {
+      const runId = runIds[i] as string;
+      const cells = rowInput(rows[i] as DatasetRow, batch.columns);
+      const run = await runRowInProcess(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
+      unsaved.push({ run, initialInputs: { [batch.inputNodeId]: cells } });
+      if (run.status === 'CANCELED') {
+        outcomes[i] = 'canceled';
+        return;
+      }
+      const outcome = rowOutcome(run);
+      outcomes[i] = outcome;
+      count[outcome.ok ? 'ok' : 'failed']++;
+    };
+    try {
+      await slidingWindow(rows.length, batch.miniBatchSize, (i) => outcomes[i] === undefined, runRow, ctx.cancellationSignal);
+    } finally {
+      clearInterval(ticker);
+      await flush();
+    }
+    if (ctx.cancellationSignal.aborted) throw new CancelledFailure(CANCELED_MESSAGE);
+    return count;
+  }
+
+  async function prepareRows(input: { batch: BatchRows; start: number; end: number }): Promise<BatchChildRow[]> {
+    const { batch } = input;
+    const nodeIds = topLevelIds(batch.definition);
+    const rows = await datasets.readRows(batch.datasetId, input.start, input.end);
+    const prepared = rows.map((row, i) => {
+      const runId = batchRowRunId(batch.parentRunId, input.start + i);
+      return { row: input.start + i, runId, inputNodeInput: rowInput(row, batch.columns), taskIds: batchRowTaskIds(runId, nodeIds) };
+    });
+    const existing = new Set((await models.Run.find({ _id: trusted({ $in: prepared.map((p) => p.runId) }) }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id));
+    const fresh = prepared.filter((p) => !existing.has(p.runId));
+    if (fresh.length > 0) {
+      const now = new Date();
+      await models.Run.insertMany(
+        fresh.map((p) => ({
+          _id: p.runId, seq: batch.parentSeq, workflow_id: batch.workflowId, workflow_version_id: batch.workflowVersionId, status: 'PENDING', start_time: now,
+          end_time: null, initial_inputs: toJsonText({ [batch.inputNodeId]: p.inputNodeInput }), outputs: null, parent_run_id: batch.parentRunId,
+          run_type: 'batch', output_file_id: null, input_dataset_id: batch.datasetId, message: null,
+        })),
+        { ordered: false, lean: true },
+      );
+    }
+    return prepared;
+  }
 }
 
 function topLevelIds(definition: RunDefinition): string[] {

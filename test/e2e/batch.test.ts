@@ -253,6 +253,18 @@ describe('e2e: batch runs over datasets', function () {
     assert.deepEqual(lines.map((line) => line.out.x), ['0', '1', '2', '3', '4']);
   });
 
+  it('an output file deleted while the batch runs fails the batch with a message, instead of retrying forever', async () => {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: 'batch loses its file', definition: pythonDefinition(0.2) })).body;
+    const ds = await uploadDataset(http, 'batch-loses-file', 40);
+    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 })).body;
+    await waitForRun(http, parent.id, (r: any) => r.percentage_complete > 0, 60_000);
+    assert.equal((await http.delete(`/of/${parent.output_file_id}/`)).status, 200);
+    const done = await waitForRun(http, parent.id, isFinal, 60_000);
+    assert.equal(done.status, 'FAILED');
+    assert.match(done.message, /^Batch failed: .*deleted while the batch ran/);
+  });
+
   it('deleting the output file keeps the batch runs and clears the parent link', async () => {
     const { http } = engine;
     const wf = (await http.post('/wf/', { name: 'batch delete of', definition: pureDefinition })).body;
