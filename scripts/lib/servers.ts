@@ -10,7 +10,12 @@ import { resolveTool } from './tools';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
 
 /** What every Spur dev/test Temporal server needs: the custom search attributes runs set. */
-export const TEMPORAL_DEV_OPTIONS = { searchAttributes: SEARCH_ATTRIBUTE_TYPES } satisfies Partial<TemporalOptions>;
+export const TEMPORAL_DEV_OPTIONS = {
+  searchAttributes: SEARCH_ATTRIBUTE_TYPES,
+  // The server hands a node's activity back in the workflow task's completion when the worker has
+  // a free slot (off by default on the server), instead of dispatching it through a task queue.
+  dynamicConfig: { 'system.enableActivityEagerExecution': true },
+} satisfies Partial<TemporalOptions>;
 
 export const DEFAULT_DEV_PORTS = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 6080 } as const;
 
@@ -28,6 +33,8 @@ export interface TemporalOptions {
   logFile?: string;
   searchAttributes?: Record<string, SearchAttributeType>;
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** SQLite durability; see SqliteSync. */
+  sqliteSync?: SqliteSync;
   startTimeoutMs?: number;
 }
 
@@ -38,11 +45,20 @@ export interface TemporalServer {
   options: TemporalOptions;
 }
 
+/**
+ * How the dev servers' SQLite files commit. 'normal' (the default): WAL, fsync at checkpoints
+ * only; a killed process loses nothing (commits are in the OS's cache), a power cut may lose the
+ * last commits, which a dev stack can afford. 'full': fsync on every commit (SQLite's default),
+ * for measuring what that costs (BENCH_SQLITE_SYNC=full).
+ */
+export type SqliteSync = 'normal' | 'full';
+
 export interface FerretDbOptions {
   port: number;
   /** Holds one <db>.sqlite file per database plus FerretDB's state.json. */
   dataDir: string;
   logFile?: string;
+  sqliteSync?: SqliteSync;
   startTimeoutMs?: number;
 }
 
@@ -63,6 +79,9 @@ export function temporalArgs(o: TemporalOptions): string[] {
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(o.port)];
   args.push('--db-filename', path.resolve(o.dbFile), '--namespace', o.namespace ?? 'default');
   args.push('--log-level', 'warn'); // info floods the console with routine server chatter
+  // Temporal's file mode uses SQLite's rollback journal with an fsync per commit: every workflow
+  // task paid for several.
+  if ((o.sqliteSync ?? 'normal') === 'normal') args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (o.uiPort == null) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));
   for (const [key, type] of Object.entries(o.searchAttributes ?? {})) {
@@ -79,7 +98,8 @@ export function ferretDbArgs(o: FerretDbOptions): string[] {
   const dir = path.resolve(o.dataDir);
   return [
     '--handler=sqlite',
-    `--sqlite-url=${pathToFileURL(dir).href}/`, // a directory URL: the trailing slash is required
+    // A directory URL (the trailing slash is required); FerretDB already uses WAL.
+    `--sqlite-url=${pathToFileURL(dir).href}/${(o.sqliteSync ?? 'normal') === 'normal' ? '?_pragma=synchronous(normal)' : ''}`,
     `--listen-addr=${HOST}:${o.port}`,
     `--state-dir=${dir}`, // default is the cwd
     '--debug-addr=-', // default 127.0.0.1:8088 would clash between instances
