@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     // Memory baseline: a small batch first, on the fresh stack.
     const smallId = await uploadDataset(http, 'small', settings.small);
     await runBatch(http, workflows['1 node'] as string, smallId);
-    const afterSmall = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker) };
+    const afterSmall = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker ?? stack.groups.api) };
 
     const bigId = await uploadDataset(http, 'big', settings.rows);
     const results: Record<string, { rowsPerSecond: number[]; history: { events: number; runs: number } }> = {};
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
         console.log(`${name}: ${settings.rows} rows in ${seconds.toFixed(2)} s (${history.runs} workflow runs, largest history ${history.events} events)`);
       }
     }
-    const afterBig = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker) };
+    const afterBig = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker ?? stack.groups.api) };
 
     // Baseline: the same rows one blocking run each, sequentially.
     const t0 = performance.now();

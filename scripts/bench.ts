@@ -10,7 +10,9 @@
 // (270, cap of the sequential phase), BENCH_CONCURRENCY (50), BENCH_LOAD_RUNS (2000) and
 // BENCH_LOAD_SECONDS (60) for A under load, BENCH_LOAD_PY_RUNS (1000) and BENCH_LOAD_PY_SECONDS
 // (20) for B, BENCH_BASELINE_EVERY (2: the baselines that spawn python3 or write run every 2nd round),
-// BENCH_TEMPORAL_DYNAMIC_CONFIG (JSON object of dev-server dynamic config), BENCH_LABEL.
+// BENCH_TEMPORAL_DYNAMIC_CONFIG (JSON object of dev-server dynamic config), BENCH_SQLITE_SYNC (normal;
+// full = an fsync per SQLite commit), BENCH_TOPOLOGY (split; combined = api hosting the worker, eager
+// workflow start), BENCH_LABEL.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,7 +27,7 @@ import { jsonClient, type JsonClient } from '../bench/lib/http';
 import { type LoadResult, type Step, engineStep, inProcessStep, runConcurrent, runInterleaved } from '../bench/lib/load';
 import { type BenchReport, type Derived, type PhaseKind, type PhaseResult, markdown, textTable } from '../bench/lib/report';
 import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from '../bench/lib/scenarios';
-import { type Stack, startStack } from '../bench/lib/stack';
+import { type Stack, startStack, topologyEnv } from '../bench/lib/stack';
 import { percentile, summarize } from '../bench/lib/stats';
 import { REPO_ROOT } from './lib/tools';
 
@@ -56,10 +58,16 @@ const settings = {
   loadPySeconds: intEnv('BENCH_LOAD_PY_SECONDS', 20),
   baselineEvery: Math.max(1, intEnv('BENCH_BASELINE_EVERY', 2)),
   temporalDynamicConfig: dynamicConfigEnv(),
+  sqliteSync: process.env.BENCH_SQLITE_SYNC ?? 'normal',
+  topology: topologyEnv(),
   label: process.env.BENCH_LABEL ?? null,
 };
 
-const TOPOLOGY = 'api = src/main.ts in its own process; one worker = temporal/worker.ts in its own process (prebuilt bundle); load generator and baselines in the bench process';
+const TOPOLOGIES = {
+  split: 'api = src/main.ts in its own process; one worker = temporal/worker.ts in its own process (prebuilt bundle)',
+  combined: 'api and worker in one process (temporal/api-with-worker.ts, eager workflow start; its CPU is in the api column)',
+};
+const TOPOLOGY = `${TOPOLOGIES[topologyEnv()]}; load generator and baselines in the bench process`;
 
 const log = (line: string) => console.log(`bench: ${line}`);
 
@@ -236,9 +244,10 @@ async function main(): Promise<number> {
     mkdirSync(dir, { recursive: true });
     const jsonFile = path.join(dir, `${startedAt.replace(/[:.]/g, '-')}.json`);
     writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(path.join(dir, 'latest.md'), markdown(report));
+    const latest = settings.topology === 'combined' ? 'latest-combined.md' : 'latest.md';
+    writeFileSync(path.join(dir, latest), markdown(report));
     console.log(`\n${textTable(report)}\n`);
-    log(`results: ${path.relative(REPO_ROOT, jsonFile)}, bench/results/latest.md`);
+    log(`results: ${path.relative(REPO_ROOT, jsonFile)}, bench/results/${latest}`);
   }
   if (code === 0) rmSync(tmp, { recursive: true, force: true });
   else console.error(`bench: logs kept in ${tmp}`);

@@ -18,16 +18,18 @@ export interface ServiceDeps {
   secretKey: Buffer;
   temporal: Client;
   config: Pick<Config, 'temporal' | 'runs' | 'datasets'>;
+  /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
+  eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
   stopping?: AbortSignal;
 }
 
 /** The api's business services, wired to one set of models and one Temporal client. */
-export function createServices({ models, secretKey, temporal, config, stopping }: ServiceDeps) {
+export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const reader = createRunReader(models);
-  const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, stopping };
+  const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
   return {
     workflows,
     versions,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { buildWorkflowBundle } from '../../scripts/build-bundle';
 import { freePort, waitForTcp } from '../../scripts/lib/ports';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
-import { TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal } from '../../scripts/lib/servers';
+import { type SqliteSync, TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal } from '../../scripts/lib/servers';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 
 export interface StackOptions {
@@ -24,7 +24,8 @@ export interface Stack {
   /** Environment of the api and the worker: same database, task queue and key. */
   env: Record<string, string>;
   /** Process-group ids by name, for CPU sampling. */
-  groups: Record<'api' | 'worker' | 'temporal' | 'ferretdb', number>;
+  groups: Record<'api' | 'temporal' | 'ferretdb', number> & { worker?: number };
+  topology: Topology;
   startSeconds: number;
   stop(): Promise<void>;
 }
@@ -39,7 +40,10 @@ const readLog = (file: string) => {
 
 /** `node --import tsx <entry>`: one process per role (the tsx CLI would add a wrapper process). */
 function spawnNode(name: string, entry: string, env: Record<string, string>, logFile: string): ManagedProcess {
-  return spawnManaged({ name, command: process.execPath, args: ['--import', 'tsx', path.join(REPO_ROOT, entry)], env, cwd: REPO_ROOT, logFile });
+  // BENCH_CPU_PROF_DIR: V8 CPU profiles of the api and the worker, written when they stop.
+  const profDir = process.env.BENCH_CPU_PROF_DIR;
+  const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
+  return spawnManaged({ name, command: process.execPath, args: [...profile, '--import', 'tsx', path.join(REPO_ROOT, entry)], env, cwd: REPO_ROOT, logFile });
 }
 
 async function waitForLog(child: ManagedProcess, logFile: string, text: string, timeoutMs: number): Promise<void> {
@@ -49,6 +53,24 @@ async function waitForLog(child: ManagedProcess, logFile: string, text: string, 
     if (Date.now() > deadline) throw new Error(`${child.name} did not start in ${timeoutMs} ms:\n${readLog(logFile).slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * BENCH_TOPOLOGY: `split` (default, production's shape: src/main.ts and temporal/worker.ts as two
+ * processes) or `combined` (temporal/api-with-worker.ts: one process, runs start eagerly).
+ */
+export type Topology = 'split' | 'combined';
+export function topologyEnv(): Topology {
+  const raw = process.env.BENCH_TOPOLOGY ?? 'split';
+  if (raw !== 'split' && raw !== 'combined') throw new Error(`BENCH_TOPOLOGY=${raw}: expected split or combined`);
+  return raw;
+}
+
+/** BENCH_SQLITE_SYNC=full measures the dev servers with an fsync per commit (SQLite's default). */
+function sqliteSyncEnv(): SqliteSync {
+  const raw = process.env.BENCH_SQLITE_SYNC ?? 'normal';
+  if (raw !== 'normal' && raw !== 'full') throw new Error(`BENCH_SQLITE_SYNC=${raw}: expected normal or full`);
+  return raw;
 }
 
 export async function startStack(options: StackOptions): Promise<Stack> {
@@ -63,20 +85,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     const [ferretPort, temporalPort] = [await freePort(), await freePort()];
+    const sqliteSync = sqliteSyncEnv();
     const keep = <T extends { handle: ManagedProcess }>(server: T): T => {
       handles.push(server.handle);
       return server;
     };
     // The bundle builds while the servers come up; each server is registered for stop() as soon as it is up.
     const [ferret, temporal, bundle] = await Promise.all([
-      startFerretDb({ port: ferretPort, dataDir: path.join(tmpDir, 'ferretdb'), logFile: path.join(tmpDir, 'ferretdb.log') }).then(keep),
+      startFerretDb({ port: ferretPort, dataDir: path.join(tmpDir, 'ferretdb'), logFile: path.join(tmpDir, 'ferretdb.log'), sqliteSync }).then(keep),
       startTemporal({
         ...TEMPORAL_DEV_OPTIONS,
         port: temporalPort,
         uiPort: null,
         dbFile: path.join(tmpDir, 'temporal.db'),
         logFile: path.join(tmpDir, 'temporal.log'),
-        ...(options.temporalDynamicConfig ? { dynamicConfig: options.temporalDynamicConfig } : {}),
+        sqliteSync,
+        dynamicConfig: { ...TEMPORAL_DEV_OPTIONS.dynamicConfig, ...options.temporalDynamicConfig },
       }).then(keep),
       buildWorkflowBundle(path.join(tmpDir, 'workflow-bundle.js')),
     ]);
@@ -92,18 +116,30 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       SPUR_LOG_LEVEL: 'info',
       ...options.extraEnv,
     };
-    const workerLog = path.join(tmpDir, 'worker.log');
     const apiLog = path.join(tmpDir, 'api.log');
-    const worker = spawnNode('worker', 'temporal/worker.ts', { ...env, SPUR_WORKFLOW_BUNDLE: bundle }, workerLog);
-    handles.push(worker);
-    const api = spawnNode('api', 'src/main.ts', { ...env, SPUR_HOST: '127.0.0.1', SPUR_PORT: String(apiPort) }, apiLog);
-    handles.push(api);
-    await Promise.all([waitForLog(worker, workerLog, 'worker running', 60_000), waitForLog(api, apiLog, 'api listening', 60_000)]);
+    const apiEnv = { ...env, SPUR_HOST: '127.0.0.1', SPUR_PORT: String(apiPort), SPUR_WORKFLOW_BUNDLE: bundle };
+    const topology = topologyEnv();
+    let groups: Stack['groups'];
+    if (topology === 'combined') {
+      const api = spawnNode('api', 'temporal/api-with-worker.ts', apiEnv, apiLog);
+      handles.push(api);
+      await waitForLog(api, apiLog, 'api listening', 60_000);
+      groups = { api: api.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
+    } else {
+      const workerLog = path.join(tmpDir, 'worker.log');
+      const worker = spawnNode('worker', 'temporal/worker.ts', { ...env, SPUR_WORKFLOW_BUNDLE: bundle }, workerLog);
+      handles.push(worker);
+      const api = spawnNode('api', 'src/main.ts', apiEnv, apiLog);
+      handles.push(api);
+      await Promise.all([waitForLog(worker, workerLog, 'worker running', 60_000), waitForLog(api, apiLog, 'api listening', 60_000)]);
+      groups = { api: api.pid, worker: worker.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
+    }
     await waitForTcp('127.0.0.1', apiPort, 10_000);
     return {
       apiUrl: `http://127.0.0.1:${apiPort}/api`,
       env,
-      groups: { api: api.pid, worker: worker.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid },
+      groups,
+      topology,
       startSeconds: (Date.now() - started) / 1000,
       stop,
     };

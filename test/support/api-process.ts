@@ -13,14 +13,17 @@ export interface ApiProcess {
 
 let counter = 0;
 
-/** The api as its own process (src/main.ts), for tests that kill it. */
-export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+/**
+ * The api as its own process, for tests that kill it: src/main.ts, or `entry` (e.g.
+ * temporal/api-with-worker.ts, the api hosting a worker).
+ */
+export async function startApiProcess(env: Record<string, string>, entry = 'src/main.ts'): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawnManaged({
     name: 'api',
     command: process.execPath,
     // As the image runs it (Dockerfile): one process, so a SIGTERM to the pid reaches the app itself.
-    args: ['--import', 'tsx', path.join(REPO_ROOT, 'src', 'main.ts')],
+    args: ['--import', 'tsx', path.join(REPO_ROOT, entry)],
     env: { ...env, SPUR_PORT: String(port), SPUR_HOST: '127.0.0.1', SPUR_LOG_LEVEL: 'warn' },
     cwd: REPO_ROOT,
     logFile: path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`),

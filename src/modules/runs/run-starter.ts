@@ -25,6 +25,8 @@ export interface RunStarterDeps {
   taskQueue: string;
   workflowIdPrefix: string;
   blockingWaitMs: number;
+  /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
+  eagerStart: boolean;
   /** Aborted when the api drains for shutdown: blocking waits end early (the runs go on). */
   stopping?: AbortSignal;
 }
@@ -154,6 +156,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       taskQueue: deps.taskQueue,
       args: [input],
       staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
+      requestEagerStart: deps.eagerStart,
     });
     try {
       const result = await resultWithin(handle.result() as Promise<Record<string, Record<string, unknown>>>);
@@ -193,7 +196,7 @@ export interface RunWorkflowStart {
  * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
  * why (FAILED) and the client gets a 503, never a run left PENDING forever.
  */
-export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'temporal' | 'taskQueue' | 'workflowIdPrefix'>, runId: string, start: RunWorkflowStart): Promise<void> {
+export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>, runId: string, start: RunWorkflowStart): Promise<void> {
   try {
     await deps.temporal.workflow.start(start.type, {
       workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
@@ -201,6 +204,8 @@ export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'te
       args: start.args,
       workflowIdConflictPolicy: 'FAIL',
       staticSummary: start.summary,
+      // The first workflow task runs in this process when it hosts a worker with a free slot.
+      requestEagerStart: deps.eagerStart,
       typedSearchAttributes: [
         { key: SpurWorkflowId, value: start.workflowId },
         { key: SpurRunType, value: start.runType },

@@ -1,0 +1,80 @@
+import http from 'node:http';
+import type { Client } from '@temporalio/client';
+import type { Connection as MongoConnection } from 'mongoose';
+import { createApp } from './app';
+import type { Config } from './config';
+import type { Models } from './db/models';
+import type { Logger } from './logger';
+import { createTemporalProbe, mongoProbe } from './modules/health/probes';
+import { loadSecretKey } from './modules/env-mgmt/secret-key';
+import { createServices } from './services';
+
+export interface ApiDeps {
+  config: Readonly<Config>;
+  logger: Logger;
+  mongo: MongoConnection;
+  models: Models;
+  temporal: Client;
+  /**
+   * True when `temporal` runs over a NativeConnection shared with a worker in this process: runs
+   * then start with eager workflow start (their first workflow task comes back in the start
+   * response and runs here, skipping the server's task dispatch).
+   */
+  eagerStart: boolean;
+  /** Runs after the HTTP server has drained, before the process exits (closes connections, stops a hosted worker). */
+  afterDrain: () => Promise<void>;
+}
+
+/** Listens, then on SIGTERM/SIGINT stops taking connections, drains requests in flight and exits 0. */
+export async function serveApi(deps: ApiDeps): Promise<void> {
+  const { config, logger, mongo } = deps;
+  const temporalHealth = createTemporalProbe(config.temporal.address);
+  const draining = new AbortController();
+  const app = createApp({
+    config,
+    logger,
+    services: createServices({ models: deps.models, secretKey: loadSecretKey(config), temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal }),
+    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
+  });
+  const server = http.createServer(app.callback());
+  server.requestTimeout = 0; // blocking runs may legitimately take long; the run engine bounds them
+  await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.http.port;
+  logger.info({ url: `http://${config.http.host}:${port}/api`, eagerStart: deps.eagerStart }, 'api listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, drainMs: config.http.shutdownDrainMs }, 'api stopping: no new connections, draining requests in flight');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // An answered keep-alive connection would hold close() for keepAliveTimeout: close idle ones as they appear.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    // Blocking runs may wait for minutes: past the drain time they answer 202 with the run id to
+    // poll (the runs go on in Temporal). Whatever still hangs after that (a stalled upload) is cut.
+    const drain = setTimeout(() => draining.abort(), config.http.shutdownDrainMs);
+    const cut = setTimeout(() => server.closeAllConnections(), config.http.shutdownDrainMs + 5000);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(drain);
+    clearTimeout(cut);
+    await Promise.allSettled([temporalHealth.close(), deps.afterDrain()]);
+    logger.info('api stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Called first thing at boot: no keys on a non-loopback address stops the process (unless allowed). */
+export function refuseInsecureListen(config: Readonly<Config>): void {
+  if (!isLoopback(config.http.host) && config.http.apiKeyHashes.length === 0 && !config.http.allowInsecure) {
+    console.error(`Refusing to listen on ${config.http.host} without API keys: set SPUR_API_KEY_HASHES, or SPUR_ALLOW_INSECURE=true to accept the risk.`);
+    process.exit(2);
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

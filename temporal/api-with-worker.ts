@@ -1,0 +1,47 @@
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { loadConfig } from '../src/config';
+import { connectMongo } from '../src/db/connection';
+import { createModels, syncIndexes } from '../src/db/models';
+import { createLogger } from '../src/logger';
+import { refuseInsecureListen, serveApi } from '../src/serve-api';
+import { createSpurWorker, installRuntime } from './spur-worker';
+
+/**
+ * The api and a worker in one process (single host: `npm run start:combined`). The client shares
+ * the worker's NativeConnection, so runs start eagerly: the server hands the first workflow task
+ * back in the start response and this worker runs it at once, skipping the task dispatch. More
+ * worker processes may still join the task queue. On SIGTERM the api drains first, then the worker.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config, 'api');
+  refuseInsecureListen(config);
+  installRuntime();
+  const mongo = await connectMongo(config);
+  const models = createModels(mongo);
+  await syncIndexes(models);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createSpurWorker(connection, config, models);
+  const running = worker.run();
+  running.catch((err: unknown) => {
+    console.error('worker failed:', err);
+    process.exit(1);
+  });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  await serveApi({
+    config, logger, mongo, models, temporal, eagerStart: true,
+    // The SDK's own SIGTERM handler has begun the worker's drain: wait for it, then close.
+    afterDrain: async () => {
+      await running.catch(() => undefined);
+      await connection.close();
+      await mongo.close();
+    },
+  });
+  logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running in the api process');
+}
+
+main().catch((err: unknown) => {
+  console.error('api failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { startApi, type TestApi } from '../support/api';
+import { startApiProcess, type ApiProcess } from '../support/api-process';
+import { waitForRun } from '../support/engine';
+import { input, l, n } from '../support/graphs';
+import { stack } from '../support/stack';
+
+/** input → Python (a regular activity) → output: the whole run must happen in the api process. */
+const pythonDefinition = {
+  nodes: [
+    n('src', 'InputNode', { output_schema: { x: 'string' } }),
+    n('py', 'PythonFuncNode', { code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } }),
+    n('out', 'OutputNode', { output_map: { result: 'py.y' } }),
+  ],
+  links: [l('src', 'py'), l('py', 'out')],
+};
+
+const gatedDefinition = {
+  nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'after')],
+};
+
+describe('e2e: single-process topology — the api hosting a worker (temporal/api-with-worker.ts)', function () {
+  this.timeout(120_000);
+  let api: TestApi; // only for its fresh database, task queue and Temporal client: no worker polls this queue but the process under test
+  let combined: ApiProcess;
+  before(async () => {
+    api = await startApi();
+    combined = await startApiProcess({ ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle }, 'temporal/api-with-worker.ts');
+  });
+  after(async () => {
+    await combined?.process.stop();
+    await api?.close();
+  });
+
+  it('answers a blocking run with its outputs; every workflow task and activity ran in the api process', async () => {
+    const { http } = combined;
+    const wf = (await http.post('/wf/', { name: 'combined python', definition: pythonDefinition })).body;
+    const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { x: 'hi' } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.out, { result: 'hi!' });
+
+    const runs = (await http.get(`/wf/${wf.id}/runs/`)).body;
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0].status, 'COMPLETED');
+    const history = await api.temporal.workflow.getHandle(runWorkflowId(runs[0].id, api.config.temporal.workflowIdPrefix)).fetchHistory();
+    const identities = new Set<string>();
+    for (const e of history.events ?? []) {
+      const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
+      if (identity) identities.add(identity);
+    }
+    assert.deepEqual([...identities], [`${combined.process.pid}@${os.hostname()}`]);
+  });
+
+  it('applies a pause action as an Update over the shared connection', async () => {
+    const { http } = combined;
+    const wf = (await http.post('/wf/', { name: 'combined pause', definition: gatedDefinition })).body;
+    const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body;
+    await waitForRun(http, started.id, (r) => r.status === 'PAUSED');
+    const res = await http.post(`/wf/process_pause_action/${started.id}/`, { action: 'APPROVE', inputs: { ok: true }, user_id: 'ana', comments: 'fine' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const done = await waitForRun(http, started.id);
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual(done.tasks.find((t: { node_id: string }) => t.node_id === 'gate').outputs, { ok: true, in: { x: 1 } });
+  });
+
+  it('stops on SIGTERM with exit code 0 (api drained, then its worker)', async () => {
+    process.kill(combined.process.pid, 'SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running after 30 s'), 30_000)));
+    assert.equal(await Promise.race([combined.process.exited, late]).finally(() => clearTimeout(timer)), 0);
+  });
+});
