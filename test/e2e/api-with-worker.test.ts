@@ -52,6 +52,13 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
       if (identity) identities.add(identity);
     }
     assert.deepEqual([...identities], [`${combined.process.pid}@${os.hostname()}`]);
+    // Eager start: the server recorded the first workflow task as started inside the start request,
+    // so the event lacks what a polling worker reports with every poll (its build id).
+    const firstTask = history.events?.find((e) => e.workflowTaskStartedEventAttributes)?.workflowTaskStartedEventAttributes;
+    assert.ok(firstTask, 'the run has a workflow task');
+    assert.equal(firstTask.workerVersion, null, 'the first workflow task was handed over eagerly, not polled');
+    const polled = history.events?.filter((e) => e.workflowTaskStartedEventAttributes).slice(1) ?? [];
+    assert.ok(polled.length > 0 && polled.every((e) => e.workflowTaskStartedEventAttributes?.workerVersion?.buildId), 'later tasks were polled');
   });
 
   it('applies a pause action as an Update over the shared connection', async () => {
