@@ -27,7 +27,7 @@ import { jsonClient, type JsonClient } from '../bench/lib/http';
 import { type LoadResult, type Step, engineStep, inProcessStep, runConcurrent, runInterleaved } from '../bench/lib/load';
 import { type BenchReport, type Derived, type PhaseKind, type PhaseResult, markdown, textTable } from '../bench/lib/report';
 import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from '../bench/lib/scenarios';
-import { type Stack, startStack, topologyEnv } from '../bench/lib/stack';
+import { type Stack, sqliteSyncEnv, startStack, topologyEnv } from '../bench/lib/stack';
 import { percentile, summarize } from '../bench/lib/stats';
 import { REPO_ROOT } from './lib/tools';
 
@@ -58,7 +58,7 @@ const settings = {
   loadPySeconds: intEnv('BENCH_LOAD_PY_SECONDS', 20),
   baselineEvery: Math.max(1, intEnv('BENCH_BASELINE_EVERY', 2)),
   temporalDynamicConfig: dynamicConfigEnv(),
-  sqliteSync: process.env.BENCH_SQLITE_SYNC ?? 'normal',
+  sqliteSync: sqliteSyncEnv(),
   topology: topologyEnv(),
   label: process.env.BENCH_LABEL ?? null,
 };
@@ -67,7 +67,7 @@ const TOPOLOGIES = {
   split: 'api = src/main.ts in its own process; one worker = temporal/worker.ts in its own process (prebuilt bundle)',
   combined: 'api and worker in one process (temporal/api-with-worker.ts, eager workflow start; its CPU is in the api column)',
 };
-const TOPOLOGY = `${TOPOLOGIES[topologyEnv()]}; load generator and baselines in the bench process`;
+const TOPOLOGY = `${TOPOLOGIES[settings.topology]}; load generator and baselines in the bench process`;
 
 const log = (line: string) => console.log(`bench: ${line}`);
 

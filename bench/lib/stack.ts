@@ -25,7 +25,6 @@ export interface Stack {
   env: Record<string, string>;
   /** Process-group ids by name, for CPU sampling. */
   groups: Record<'api' | 'temporal' | 'ferretdb', number> & { worker?: number };
-  topology: Topology;
   startSeconds: number;
   stop(): Promise<void>;
 }
@@ -67,7 +66,7 @@ export function topologyEnv(): Topology {
 }
 
 /** BENCH_SQLITE_SYNC=full measures the dev servers with an fsync per commit (SQLite's default). */
-function sqliteSyncEnv(): SqliteSync {
+export function sqliteSyncEnv(): SqliteSync {
   const raw = process.env.BENCH_SQLITE_SYNC ?? 'normal';
   if (raw !== 'normal' && raw !== 'full') throw new Error(`BENCH_SQLITE_SYNC=${raw}: expected normal or full`);
   return raw;
@@ -139,7 +138,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       apiUrl: `http://127.0.0.1:${apiPort}/api`,
       env,
       groups,
-      topology,
       startSeconds: (Date.now() - started) / 1000,
       stop,
     };

@@ -53,6 +53,8 @@ export interface TemporalServer {
  */
 export type SqliteSync = 'normal' | 'full';
 
+const syncsAtCheckpoints = (o: { sqliteSync?: SqliteSync }) => (o.sqliteSync ?? 'normal') === 'normal';
+
 export interface FerretDbOptions {
   port: number;
   /** Holds one <db>.sqlite file per database plus FerretDB's state.json. */
@@ -81,7 +83,7 @@ export function temporalArgs(o: TemporalOptions): string[] {
   args.push('--log-level', 'warn'); // info floods the console with routine server chatter
   // Temporal's file mode uses SQLite's rollback journal with an fsync per commit: every workflow
   // task paid for several.
-  if ((o.sqliteSync ?? 'normal') === 'normal') args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+  if (syncsAtCheckpoints(o)) args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (o.uiPort == null) args.push('--headless');
   else args.push('--ui-port', String(o.uiPort));
   for (const [key, type] of Object.entries(o.searchAttributes ?? {})) {
@@ -99,7 +101,7 @@ export function ferretDbArgs(o: FerretDbOptions): string[] {
   return [
     '--handler=sqlite',
     // A directory URL (the trailing slash is required); FerretDB already uses WAL.
-    `--sqlite-url=${pathToFileURL(dir).href}/${(o.sqliteSync ?? 'normal') === 'normal' ? '?_pragma=synchronous(normal)' : ''}`,
+    `--sqlite-url=${pathToFileURL(dir).href}/${syncsAtCheckpoints(o) ? '?_pragma=synchronous(normal)' : ''}`,
     `--listen-addr=${HOST}:${o.port}`,
     `--state-dir=${dir}`, // default is the cwd
     '--debug-addr=-', // default 127.0.0.1:8088 would clash between instances

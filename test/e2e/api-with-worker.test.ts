@@ -4,18 +4,9 @@ import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
-import { input, l, n } from '../support/graphs';
+import { input, l, n, pythonExclaim } from '../support/graphs';
 import { stack } from '../support/stack';
 
-/** input → Python (a regular activity) → output: the whole run must happen in the api process. */
-const pythonDefinition = {
-  nodes: [
-    n('src', 'InputNode', { output_schema: { x: 'string' } }),
-    n('py', 'PythonFuncNode', { code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } }),
-    n('out', 'OutputNode', { output_map: { result: 'py.y' } }),
-  ],
-  links: [l('src', 'py'), l('py', 'out')],
-};
 
 const gatedDefinition = {
   nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
@@ -37,7 +28,7 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
 
   it('answers a blocking run with its outputs; every workflow task and activity ran in the api process', async () => {
     const { http } = combined;
-    const wf = (await http.post('/wf/', { name: 'combined python', definition: pythonDefinition })).body;
+    const wf = (await http.post('/wf/', { name: 'combined python', definition: pythonExclaim })).body;
     const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { x: 'hi' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.out, { result: 'hi!' });

@@ -32,6 +32,15 @@ function pythonDefinition(sleepSeconds: number) {
   };
 }
 
+/** A slow Python batch over `rows` rows, two at a time, returned once some rows have ended. */
+async function batchUnderWay(http: Http, name: string, rows: number, sleepSeconds: number) {
+  const wf = (await http.post('/wf/', { name, definition: pythonDefinition(sleepSeconds) })).body;
+  const ds = await uploadDataset(http, name, rows);
+  const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 })).body;
+  await waitForRun(http, parent.id, (r: any) => r.percentage_complete > 0, 60_000);
+  return { wf, parent };
+}
+
 /** in → gate (a human approves each row) → out. */
 const humanDefinition = {
   nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('gate', 'HumanInterventionNode', { message: 'ok?' }), n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } })],
@@ -204,10 +213,7 @@ describe('e2e: batch runs over datasets', function () {
 
   it('cancel mid-batch stops the rows: parent CANCELED, no row left open, no new rows after', async () => {
     const { http } = engine;
-    const wf = (await http.post('/wf/', { name: 'batch to cancel', definition: pythonDefinition(0.3) })).body;
-    const ds = await uploadDataset(http, 'batch-cancel', 60);
-    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 })).body;
-    await waitForRun(http, parent.id, (r: any) => r.percentage_complete > 0, 60_000);
+    const { wf, parent } = await batchUnderWay(http, 'batch-cancel', 60, 0.3);
     const res = await http.post(`/wf/cancel_workflow/${parent.id}/`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const done = await waitForRun(http, parent.id, isFinal, 60_000);
@@ -255,10 +261,7 @@ describe('e2e: batch runs over datasets', function () {
 
   it('an output file deleted while the batch runs fails the batch with a message, instead of retrying forever', async () => {
     const { http } = engine;
-    const wf = (await http.post('/wf/', { name: 'batch loses its file', definition: pythonDefinition(0.2) })).body;
-    const ds = await uploadDataset(http, 'batch-loses-file', 40);
-    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 })).body;
-    await waitForRun(http, parent.id, (r: any) => r.percentage_complete > 0, 60_000);
+    const { parent } = await batchUnderWay(http, 'batch-loses-file', 40, 0.2);
     assert.equal((await http.delete(`/of/${parent.output_file_id}/`)).status, 200);
     const done = await waitForRun(http, parent.id, isFinal, 60_000);
     assert.equal(done.status, 'FAILED');

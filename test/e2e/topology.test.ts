@@ -4,20 +4,11 @@ import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
-import { l, n } from '../support/graphs';
+import { pythonExclaim } from '../support/graphs';
 import { startWorker, type TestWorker } from '../support/worker';
 
 const RUNS = 20;
 
-/** input → Python (a regular activity, so any worker may take it) → output. */
-const definition = {
-  nodes: [
-    n('src', 'InputNode', { output_schema: { x: 'string' } }),
-    n('py', 'PythonFuncNode', { code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } }),
-    n('out', 'OutputNode', { output_map: { result: 'py.y' } }),
-  ],
-  links: [l('src', 'py'), l('py', 'out')],
-};
 
 /** Worker identities that completed workflow tasks or started activities of one run (its Temporal history). */
 async function identitiesOf(api: TestApi, runId: string): Promise<Set<string>> {
@@ -48,7 +39,7 @@ describe('e2e: production topology — the api as its own process, two workers',
 
   it(`completes ${RUNS} non-blocking runs, and both workers take part`, async () => {
     const http = apiProcess!.http;
-    const wf = (await http.post('/wf/', { name: 'topology', definition })).body;
+    const wf = (await http.post('/wf/', { name: 'topology', definition: pythonExclaim })).body;
     const runIds: string[] = [];
     for (let i = 0; i < RUNS; i++) {
       const res = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: `r${i}` } } });

@@ -11,6 +11,16 @@ export function l(source: string, target: string, sourceHandle: string | null = 
 
 export const input = (id = 'in') => n(id, 'InputNode', { output_schema: { x: 'string' } });
 
+/** src(x) → py (a regular activity: y = x + "!") → out(result = py.y). */
+export const pythonExclaim = {
+  nodes: [
+    n('src', 'InputNode', { output_schema: { x: 'string' } }),
+    n('py', 'PythonFuncNode', { code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } }),
+    n('out', 'OutputNode', { output_map: { result: 'py.y' } }),
+  ],
+  links: [l('src', 'py'), l('py', 'out')],
+};
+
 /** A router condition, PySpur's shape. */
 export function cond(variable: string, operator: string, value: unknown, logicalOperator = 'AND') {
   return { variable, operator, value, logicalOperator };
