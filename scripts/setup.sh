@@ -39,17 +39,11 @@ if [[ -n ${need_ci:-} ]]; then
   step "npm ci ($need_ci)"
   npm_log="$(mktemp)"
   if ! npm ci --no-audit --no-fund --loglevel=error >"$npm_log" 2>&1; then
-    # npm >= 11.6.2 rejects a lock without every platform's optional binaries (npm/cli#8805); a
-    # registry that hides other platforms' packages (@swc/core-darwin-*) cannot produce one.
-    # Install the locked versions anyway, without rewriting the lock.
-    if ! grep -q 'package.json and package-lock.json .*in sync' "$npm_log"; then
-      cat "$npm_log" >&2; rm -f "$npm_log"; exit 1
-    fi
-    step "npm ci rejected package-lock.json ($(grep -c 'Missing:' "$npm_log") entries missing);" \
-      "using npm install --no-save (lock untouched)"
-    if ! npm install --no-save --no-audit --no-fund --loglevel=error >"$npm_log" 2>&1; then
-      cat "$npm_log" >&2; rm -f "$npm_log"; exit 1
-    fi
+    cat "$npm_log" >&2; rm -f "$npm_log"
+    # No fallback to `npm install`: it would hide a lock that drifted from package.json.
+    die "npm ci failed. If it says package.json and package-lock.json are out of sync, run" \
+      "\`npm install\` and commit package-lock.json (package.json pins @swc/core to a version whose" \
+      "platform packages all exist on the registry, so a regenerated lock stays complete)."
   fi
   rm -f "$npm_log"
   printf '%s\n' "$lock_hash" >"$STAMP"
