@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './lib/ports';
+import { onFreePort } from './lib/ports';
 import { TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal, type FerretDbServer, type TemporalServer } from './lib/servers';
 import { REPO_ROOT } from './lib/tools';
 import { buildWorkflowBundle } from './build-bundle';
@@ -22,8 +22,8 @@ async function main(): Promise<number> {
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(143)));
   try {
     [ferret, temporal] = await Promise.all([
-      startFerretDb({ port: await freePort(), dataDir: path.join(tmp, 'ferretdb'), logFile: path.join(tmp, 'ferretdb.log') }),
-      startTemporal({ ...TEMPORAL_DEV_OPTIONS, port: await freePort(), uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') }),
+      onFreePort((port) => startFerretDb({ port, dataDir: path.join(tmp, 'ferretdb'), logFile: path.join(tmp, 'ferretdb.log') })),
+      onFreePort((port) => startTemporal({ ...TEMPORAL_DEV_OPTIONS, port, uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') })),
     ]);
     console.log(`test stack: FerretDB ${ferret.uri}, Temporal ${temporal.address} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`);
     if (process.env.SPUR_TEST_SKIP_STATIC !== '1' && !(await staticChecks())) return 1;

@@ -53,3 +53,19 @@ export function assertPortFree(host: string, port: number, what: string): Promis
     server.listen(port, host, () => server.close(() => resolve()));
   });
 }
+
+/**
+ * Starts a server on a free port, again on another one if it dies while starting. freePort()
+ * releases the port before the server binds it, and the Temporal dev server picks free ports for
+ * its own internal services the same way, so two picks can meet (seen: "bind: address already in
+ * use" on the frontend port). A retry on a fresh port closes that race.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+    }
+  }
+}
