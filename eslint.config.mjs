@@ -14,7 +14,8 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code runs in Temporal's deterministic sandbox: only the SDK and the shared contracts.
+    // Workflow code runs in Temporal's deterministic sandbox: only the SDK, the shared contracts
+    // and the engine (pure graph code).
     files: ['temporal/workflows/**/*.ts'],
     // `import type` of the activities is how workflows type their proxies, so type imports pass.
     rules: {
@@ -22,8 +23,8 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!@temporalio/workflow$|\\.\\.?/|\\.\\./shared/).*', message: 'Workflows may import only @temporalio/workflow and temporal/shared.', allowTypeImports: true },
-            { regex: '^\\.\\./(?!shared/)', message: 'Workflows may import only @temporalio/workflow and temporal/shared.', allowTypeImports: true },
+            { regex: '^(?!@temporalio/workflow$|\\.\\.?/|\\.\\./shared/|\\.\\./\\.\\./src/engine/).*', message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.', allowTypeImports: true },
+            { regex: '^\\.\\./(?!shared/|\\.\\./src/engine/)', message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.', allowTypeImports: true },
           ],
         },
       ],
@@ -33,6 +34,20 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code (DESIGN §2).' }] }],
+    },
+  },
+  {
+    // Ground floors (DESIGN §2): the engine is pure and deterministic and imports nothing but itself;
+    // storage imports nothing above it (no api modules, no nodes, no Temporal code).
+    files: ['src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'The engine imports nothing outside src/engine.' }] }],
+    },
+  },
+  {
+    files: ['src/db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(temporal|modules|http|nodes)/', message: 'Storage is a ground floor: it may import only src/engine (types), its own files and libraries.' }] }],
     },
   },
   {

@@ -13,9 +13,9 @@ import { resolveRunInputs, toRunDefinition } from '../../src/modules/runs/run-in
 import type { WorkflowDefinition } from '../../src/modules/workflows/definition.schema';
 import { createVersionService } from '../../src/modules/workflows/versions.service';
 import { createWorkflowService } from '../../src/modules/workflows/workflows.service';
-import { type GraphLevel, planGraph, topologicalOrder } from '../../temporal/shared/graph';
-import { type NodeState, decideNodeInput } from '../../temporal/shared/node-inputs';
-import type { NodeOutput, RunDefinition, TaskRecord } from '../../temporal/shared/run-contract';
+import { type GraphLevel, planGraph, topologicalOrder } from '../../src/engine/graph';
+import { type NodeState, decideNodeInput } from '../../src/engine/node-inputs';
+import type { NodeOutput, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
 
 function context(runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
   return { runId, nodeId, nodeTitle, signal: new AbortController().signal, secret: async () => undefined, heartbeat: () => undefined };

@@ -1,7 +1,7 @@
-import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../../temporal/shared/run-contract';
+import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../engine/run-contract';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
-import { CANCELED_MESSAGE, type RunStatus } from '../../temporal/shared/statuses';
+import { CANCELED_MESSAGE, type RunStatus } from '../engine/statuses';
 import { isDuplicateKeyError } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models } from './models';

@@ -3,7 +3,7 @@ import { fromJsonText, toJsonText } from '../../src/db/json-text';
 import { isDuplicateKeyError } from '../../src/db/ids';
 import type { Models, RunDoc } from '../../src/db/models';
 import type { RowOutcome } from '../shared/batch-contract';
-import type { NodeOutput, TaskRecord } from '../shared/run-contract';
+import type { NodeOutput, TaskRecord } from '../../src/engine/run-contract';
 import type { RowRun } from './batch-row';
 
 /** What every row run of one batch shares on its record. */

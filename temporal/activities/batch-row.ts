@@ -1,11 +1,11 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
-import type { GraphLevel } from '../shared/graph';
-import { GraphWalker, collectOutputs, nodeFailureMessage } from '../shared/graph-walker';
-import { PURE_NODE_TYPES } from '../shared/node-kinds';
-import { NODE_RETRY, nodeAttempts } from '../shared/node-retries';
-import type { GraphNode, NodeOutput, TaskRecord } from '../shared/run-contract';
-import { CANCELED_MESSAGE, type RunStatus } from '../shared/statuses';
-import { TaskBook } from '../shared/task-book';
+import type { GraphLevel } from '../../src/engine/graph';
+import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engine/graph-walker';
+import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
+import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
+import type { GraphNode, NodeOutput, TaskRecord } from '../../src/engine/run-contract';
+import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
+import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 
 /** A batch row run to its end inside the chunk activity: what its run record will show. */

@@ -10,9 +10,9 @@ import {
   type BatchChildRow, type BatchChunkInput, type BatchRows, type BatchChunkResult, type BatchFinish, type BatchLinesInput, type RowOutcome,
   batchRowRunId, batchRowTaskIds, outcomeLine,
 } from '../shared/batch-contract';
-import { planGraph } from '../shared/graph';
-import type { RunDefinition } from '../shared/run-contract';
-import { CANCELED_MESSAGE } from '../shared/statuses';
+import { planGraph } from '../../src/engine/graph';
+import type { RunDefinition } from '../../src/engine/run-contract';
+import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { type RowRun, runRowInProcess } from './batch-row';
 import { type RowRecordBase, createBatchRecords, rowOutcome } from './batch-records';
 import type { NodeActivityDeps } from './execute-node.activity';

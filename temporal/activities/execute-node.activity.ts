@@ -4,7 +4,7 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
-import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, nodeActivityName } from '../shared/run-contract';
+import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, nodeActivityName } from '../../src/engine/run-contract';
 
 export interface NodeActivityDeps {
   models: Models;

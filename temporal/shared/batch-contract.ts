@@ -1,4 +1,4 @@
-import type { NodeOutput, RunDefinition } from './run-contract';
+import type { NodeOutput, RunDefinition } from '../../src/engine/run-contract';
 
 /**
  * How a batch runs its rows.

@@ -1,7 +1,5 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
-
-export const PAUSE_ACTIONS = ['APPROVE', 'DECLINE', 'OVERRIDE'] as const;
-export type PauseAction = (typeof PAUSE_ACTIONS)[number];
+import type { PauseAction } from '../../src/engine/statuses';
 
 export interface PauseActionRequest {
   action: PauseAction;

@@ -1,6 +1,6 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
-import { NODE_RETRY, nodeAttempts } from '../shared/node-retries';
+import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
 
 const NON_RETRYABLE = [FailureType.NodeFailed, FailureType.NotExecutable];
 

@@ -6,9 +6,9 @@ import type { BatchActivities } from '../activities';
 import {
   type BatchChildRow, type BatchCursor, type BatchRows, type BatchRunInput, type RowOutcome,
 } from '../shared/batch-contract';
-import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
+import type { SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
-import { CANCELED_MESSAGE } from '../shared/statuses';
+import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { WorkflowType, runWorkflowId } from '../shared/workflow-names';
 import { failureMessage } from './graph-runner';
 

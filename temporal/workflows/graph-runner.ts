@@ -1,10 +1,10 @@
 import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../shared/graph-walker';
-import { PURE_NODE_TYPES } from '../shared/node-kinds';
-import { type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../shared/run-contract';
+import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
+import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
+import { type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
 import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
 
-export { failureMessage } from '../shared/graph-walker';
+export { failureMessage } from '../../src/engine/graph-walker';
 
 /** A run's graph walked inside its workflow: every node is an activity (pure ones local). */
 export class GraphRunner extends GraphWalker {

@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
-import { GraphError, type GraphLevel, planGraph, restrictToAncestors } from '../shared/graph';
-import type { NodeState } from '../shared/node-inputs';
-import type { NodeOutput, PartialRunInput } from '../shared/run-contract';
+import { GraphError, type GraphLevel, planGraph, restrictToAncestors } from '../../src/engine/graph';
+import type { NodeState } from '../../src/engine/node-inputs';
+import type { NodeOutput, PartialRunInput } from '../../src/engine/run-contract';
 import { GraphRunner } from './graph-runner';
 
 /**

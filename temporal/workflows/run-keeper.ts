@@ -1,14 +1,14 @@
 import { CancellationScope, condition, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
-import { nodeFailureMessage } from '../shared/graph-walker';
-import type { NodeState } from '../shared/node-inputs';
+import { nodeFailureMessage } from '../../src/engine/graph-walker';
+import type { NodeState } from '../../src/engine/node-inputs';
 import { type PauseActionRequest, TIMEOUT_USER } from '../shared/pauses';
-import type { GraphNode, NodeOutput, ProgressSave, SpurRunInput, TaskWrite } from '../shared/run-contract';
+import type { GraphNode, NodeOutput, ProgressSave, SpurRunInput, TaskWrite } from '../../src/engine/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
-import type { RunStatus } from '../shared/statuses';
+import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
 import { PauseBook } from './pause-book';
-import { TaskBook } from '../shared/task-book';
+import { TaskBook } from '../../src/engine/task-book';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 

@@ -1,10 +1,10 @@
 import { ApplicationFailure, allHandlersFinished, condition, isCancellation, setHandler } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
-import { GraphError, type GraphLevel, planGraph } from '../shared/graph';
+import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
-import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
-import { CANCELED_MESSAGE, type RunStatus } from '../shared/statuses';
-import { collectOutputs } from '../shared/graph-walker';
+import type { SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
+import { collectOutputs } from '../../src/engine/graph-walker';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 

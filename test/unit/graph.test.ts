@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { GraphError, planGraph, restrictToAncestors, topologicalOrder, type GraphLevel } from '../../temporal/shared/graph';
-import type { GraphLink, GraphNode, RunDefinition } from '../../temporal/shared/run-contract';
+import { GraphError, planGraph, restrictToAncestors, topologicalOrder, type GraphLevel } from '../../src/engine/graph';
+import type { GraphLink, GraphNode, RunDefinition } from '../../src/engine/run-contract';
 
 function node(id: string, nodeType = 'MergeNode', parentId: string | null = null): GraphNode {
   return { id, title: id, parent_id: parentId, node_type: nodeType, config: {} };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { planGraph, type GraphLevel } from '../../temporal/shared/graph';
-import { decideNodeInput, type NodeState } from '../../temporal/shared/node-inputs';
-import type { GraphLink, GraphNode } from '../../temporal/shared/run-contract';
+import { planGraph, type GraphLevel } from '../../src/engine/graph';
+import { decideNodeInput, type NodeState } from '../../src/engine/node-inputs';
+import type { GraphLink, GraphNode } from '../../src/engine/run-contract';
 
 function node(id: string, nodeType = 'MergeNode', title = id): GraphNode {
   return { id, title, parent_id: null, node_type: nodeType, config: {} };

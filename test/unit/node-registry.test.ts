@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PURE_NODE_TYPES } from '../../temporal/shared/node-kinds';
+import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { LLM_MODEL_IDS } from '../../src/nodes/ai/model-ids.js';
 import { DEFAULT_OUTPUT_JSON_SCHEMA } from '../../src/nodes/base-config.js';
 import { buildSupportedNodeTypes } from '../../src/nodes/catalogue.js';

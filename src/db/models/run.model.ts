@@ -1,5 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
-import { RUN_STATUSES } from '../../../temporal/shared/statuses';
+import { RUN_STATUSES } from '../../engine/statuses';
 
 /**
  * The run projection. The api creates it (PENDING); from then on only the run's own workflow

@@ -1,5 +1,5 @@
 import { z } from '../../http/zod';
-import { PAUSE_ACTIONS } from '../../../temporal/shared/pauses';
+import { PAUSE_ACTIONS } from '../../engine/statuses';
 import { DefinitionStructureSchema } from '../workflows/definition.schema';
 import { RunResponse } from '../runs/runs.schemas';
 

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../http/errors';
-import { GraphError, planGraph } from '../../../temporal/shared/graph';
-import type { GraphNode, RunDefinition } from '../../../temporal/shared/run-contract';
+import { GraphError, planGraph } from '../../engine/graph';
+import type { GraphNode, RunDefinition } from '../../engine/run-contract';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 
 /** The engine's view of a stored definition (the fields it reads). */

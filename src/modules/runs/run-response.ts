@@ -1,5 +1,5 @@
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
-import type { TaskRecord } from '../../../temporal/shared/run-contract';
+import type { TaskRecord } from '../../engine/run-contract';
 import { fromJsonText } from '../../db/json-text';
 import { toVersionResponse } from '../workflows/versions.service';
 import type { RunResponse, TaskResponse } from './runs.schemas';

@@ -5,7 +5,7 @@ import type { Models, RunDoc } from '../../db/models';
 import { createRunProjection } from '../../db/run-projection';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
-import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../../temporal/shared/run-contract';
+import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../engine/run-contract';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';

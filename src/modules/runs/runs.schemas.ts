@@ -1,6 +1,6 @@
 import { z } from '../../http/zod';
 import { PageQuery } from '../../http/pagination';
-import { RUN_STATUSES, TASK_STATUSES } from '../../../temporal/shared/statuses';
+import { RUN_STATUSES, TASK_STATUSES } from '../../engine/statuses';
 import { WorkflowVersionResponse } from '../workflows/workflows.schemas';
 
 const JsonObject = z.record(z.string(), z.unknown());

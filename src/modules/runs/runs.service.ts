@@ -3,7 +3,7 @@ import type { Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import { createRunProjection } from '../../db/run-projection';
 import { notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
-import type { RunStatus } from '../../../temporal/shared/statuses';
+import type { RunStatus } from '../../engine/statuses';
 import { toRunResponse } from './run-response';
 import type { RunResponse } from './runs.schemas';
 

@@ -1,8 +1,8 @@
-import type { GraphLevel } from '../shared/graph';
-import { ENGINE_NODE_TYPES } from '../shared/node-kinds';
-import type { NodeState } from '../shared/node-inputs';
-import { valueAtPath } from '../shared/paths';
-import type { GraphNode, NodeOutput } from '../shared/run-contract';
+import type { GraphLevel } from './graph';
+import { ENGINE_NODE_TYPES } from './node-kinds';
+import type { NodeState } from './node-inputs';
+import { valueAtPath } from './paths';
+import type { GraphNode, NodeOutput } from './run-contract';
 import type { GraphWalker } from './graph-walker';
 
 export interface LoopResult {

@@ -9,3 +9,6 @@ export const UPSTREAM_FAILURE = 'Upstream failure';
 
 /** PySpur's message on a cancelled run. */
 export const CANCELED_MESSAGE = 'Workflow has been canceled successfully.';
+
+export const PAUSE_ACTIONS = ['APPROVE', 'DECLINE', 'OVERRIDE'] as const;
+export type PauseAction = (typeof PAUSE_ACTIONS)[number];

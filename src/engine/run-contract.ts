@@ -1,5 +1,4 @@
-import type { PauseAction } from './pauses';
-import type { RunStatus, TaskStatus } from './statuses';
+import type { PauseAction, RunStatus, TaskStatus } from './statuses';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
 export interface GraphNode {
