@@ -17,6 +17,8 @@ export interface StackOptions {
   temporalDynamicConfig?: Record<string, string | number | boolean>;
   /** Extra environment for the api and the worker (e.g. a knob under test). */
   extraEnv?: Record<string, string>;
+  /** Overrides BENCH_TOPOLOGY (benches that measure both). */
+  topology?: Topology;
 }
 
 export interface Stack {
@@ -117,7 +119,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     const apiLog = path.join(tmpDir, 'api.log');
     const apiEnv = { ...env, SPUR_HOST: '127.0.0.1', SPUR_PORT: String(apiPort), SPUR_WORKFLOW_BUNDLE: bundle };
-    const topology = topologyEnv();
+    const topology = options.topology ?? topologyEnv();
     let groups: Stack['groups'];
     if (topology === 'combined') {
       const api = spawnNode('api', 'temporal/api-with-worker.ts', apiEnv, apiLog);
