@@ -1,9 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { loadConfig } from './config';
 import { connectMongo } from './db/connection';
 import { createModels, syncIndexes } from './db/models';
 import { createLogger } from './logger';
 import { refuseInsecureListen, serveApi } from './serve-api';
+import { apiTemporalConnection } from './temporal-connection';
 
 /** The api alone (production): config → MongoDB → Temporal client → app → listen. */
 async function main(): Promise<void> {
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const models = createModels(mongo);
   await syncIndexes(models);
   // Lazy: the api serves definitions while Temporal is still starting; health reports it.
-  const temporalConnection = Connection.lazy({ address: config.temporal.address });
+  const temporalConnection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
   await serveApi({
     config, logger, mongo, models, temporal, eagerStart: false,

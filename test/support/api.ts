@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from '../../src/app';
 import { type Config, loadConfig } from '../../src/config';
@@ -10,6 +10,7 @@ import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
 import { createTemporalProbe, mongoProbe } from '../../src/modules/health/probes';
 import { createServices } from '../../src/services';
+import { apiTemporalConnection } from '../../src/temporal-connection';
 import { stack } from './stack';
 
 export interface TestApi {
@@ -44,7 +45,7 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   const models = createModels(mongo);
   await syncIndexes(models);
   const temporalHealth = createTemporalProbe(config.temporal.address);
-  const connection = Connection.lazy({ address: config.temporal.address });
+  const connection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({
     config,
