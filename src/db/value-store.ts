@@ -80,11 +80,6 @@ export function createValueStore(db: Db) {
       await files.deleteMany({ 'metadata.scope': { $in: scopes } });
       await chunks.deleteMany({ scope: { $in: scopes } });
     },
-
-    /** How many values a scope holds (tests: a deleted run leaves none). */
-    async count(scope: string): Promise<number> {
-      return files.countDocuments({ 'metadata.scope': scope });
-    },
   };
 }
 

@@ -37,8 +37,3 @@ export function containsValueRef(value: unknown): boolean {
   const children = Array.isArray(value) ? value : Object.values(value);
   return children.some(containsValueRef);
 }
-
-/** The scope part of a ref id (its run, or a partial run's own scope). */
-export function refScope(id: string): string {
-  return id.slice(0, id.lastIndexOf('/'));
-}
