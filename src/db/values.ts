@@ -27,29 +27,34 @@ function jsonBytes(value: unknown): number {
 export function createValues(store: ValueStore, limits: ValueLimits) {
   const minPiece = Math.max(REF_OVERHEAD, limits.refAboveBytes / 8);
 
-  async function storeWhole(scope: string, value: unknown): Promise<ValueRef> {
-    const json = Buffer.from(JSON.stringify(value), 'utf8');
+  /** `text`: the value's JSON when already at hand (a 50 MB string is not serialised again). */
+  async function storeWhole(scope: string, value: unknown, text?: string): Promise<ValueRef> {
+    const json = Buffer.from(text ?? JSON.stringify(value), 'utf8');
     return valueRef(await store.put(scope, json), json.length);
   }
 
-  async function shrink(scope: string, value: unknown, budget: number, size: number): Promise<unknown> {
+  async function shrink(scope: string, value: unknown, budget: number, size: number, text?: string): Promise<unknown> {
     if (size <= budget) return value;
     if (budget >= REF_OVERHEAD && value !== null && typeof value === 'object' && !isValueRef(value)) {
       const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...value }) as Record<string, unknown>;
       const big = Object.entries(copy)
-        .map(([key, child]) => ({ key, child, size: jsonBytes(child) }))
+        .map(([key, child]) => {
+          const childText = JSON.stringify(child) ?? '';
+          // Strings are stored as they are: keep their JSON for the store instead of building it twice.
+          return { key, child, size: Buffer.byteLength(childText), text: typeof child === 'string' ? childText : undefined };
+        })
         .filter((e) => e.size > minPiece)
         .sort((a, b) => b.size - a.size);
       let total = size;
       for (const e of big) {
         if (total <= budget) break;
-        const next = await shrink(scope, e.child, budget - (total - e.size), e.size);
+        const next = await shrink(scope, e.child, budget - (total - e.size), e.size, e.text);
         copy[e.key] = next;
         total += jsonBytes(next) - e.size;
       }
       if (total <= budget) return copy;
     }
-    return storeWhole(scope, value);
+    return storeWhole(scope, value, text);
   }
 
   async function resolveDeep(value: unknown): Promise<unknown> {
@@ -70,9 +75,10 @@ export function createValues(store: ValueStore, limits: ValueLimits) {
      * Throws ValueTooLargeError (naming `what`) when the whole is over `maxBytes`.
      */
     async externalize<T>(scope: string, value: T, what?: string): Promise<T> {
-      const size = jsonBytes(value);
+      const text = JSON.stringify(value) ?? '';
+      const size = Buffer.byteLength(text);
       if (size > limits.maxBytes) throw new ValueTooLargeError(size, limits.maxBytes, what);
-      return (await shrink(scope, value, limits.refAboveBytes, size)) as T;
+      return (await shrink(scope, value, limits.refAboveBytes, size, typeof value === 'string' ? text : undefined)) as T;
     },
 
     /** The plain value: every ref read back (a value without refs is returned as is). */
