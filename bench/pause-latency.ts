@@ -1,10 +1,10 @@
 // Pause benchmark (issue: human in the loop): time from a pause action request to the next node
 // showing RUNNING in the run projection, over many pauses. Usage: npx tsx bench/pause-latency.ts [pauses]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../scripts/lib/tools';
 import { jsonClient, type JsonClient } from './lib/http';
+import { saveResults } from './lib/report';
 import { type Stack, startStack } from './lib/stack';
 
 interface RunView {
@@ -74,10 +74,7 @@ async function main(): Promise<void> {
       `- action request → HTTP response (the run after the action was applied): ${fmt(response)}`,
       `- target p50 ≤ 20 ms: ${percentile(toRunning, 50) <= 20 ? 'met' : 'MISSED'}`,
     ];
-    console.log(lines.join('\n'));
-    const out = path.join(REPO_ROOT, 'bench', 'results');
-    mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, 'pause-latest.md'), `${lines.join('\n')}\n`);
+    saveResults('pause-latest.md', lines);
     http.close();
   } finally {
     await stack?.stop();

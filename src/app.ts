@@ -8,6 +8,7 @@ import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
 import { mountDocsPage } from './http/docs-page';
 import { fallbackMiddleware } from './http/fallback';
 import type { MountableRoute } from './http/route';
+import { valueBody } from './http/value-body';
 import type { Logger } from './logger';
 import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
@@ -49,7 +50,8 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
     ...datasetRoutes(services.datasets),
     ...outputFileRoutes(services.outputFiles),
   ];
-  for (const route of routes) route.mount(api, registry, { maxJsonBytes: config.http.maxJsonBytes });
+  const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
+  for (const route of routes) route.mount(api, registry, limits);
 
   const openApiDocument = buildOpenApiDocument(registry, API_PREFIX);
   api.get('/openapi.json', (ctx) => {

@@ -22,7 +22,8 @@ const envSchema = z.object({
   /** base64 of 32 bytes; when unset, a key is generated once and kept in SPUR_DATA_DIR. */
   SPUR_SECRET_KEY: z.string().optional(),
   SPUR_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SPUR_MAX_JSON_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Largest JSON request body (bytes): room for one value at SPUR_MAX_VALUE_BYTES and its envelope. */
+  SPUR_MAX_JSON_BYTES: z.coerce.number().int().positive().default(80 * 1024 * 1024),
   SPUR_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   SPUR_MAX_UPLOAD_FILES: z.coerce.number().int().positive().default(20),
   SPUR_PRETTY_LOGS: bool.default(false),
@@ -51,6 +52,12 @@ const envSchema = z.object({
   SPUR_BATCH_ROW_MODE: z.enum(['auto', 'child']).default('auto'),
   /** A batch's workflow continues as new once its history has this many events. */
   SPUR_BATCH_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(2000),
+  /** A run's workflow continues as new (carrying its ended nodes and tasks) once its history has this many events. */
+  SPUR_RUN_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(10_000),
+  /** Run inputs, node inputs and outputs whose JSON is larger travel by reference (stored once in GridFS). */
+  SPUR_VALUE_REF_BYTES: z.coerce.number().int().min(256).max(1024 * 1024).default(128 * 1024),
+  /** Largest value a run may carry (an input field, a node output): a request over it gets 413, a node over it fails. */
+  SPUR_MAX_VALUE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -72,8 +79,9 @@ export interface Config {
   };
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
-  runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchRowMode: 'auto' | 'child' };
+  runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
+  values: { refAboveBytes: number; maxBytes: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -102,8 +110,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
-    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
+    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
+    values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Models } from './db/models';
+import { valuesOf } from './db/values';
+import { createRunRepository } from './db/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
@@ -17,7 +19,7 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets'>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values'>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -28,19 +30,23 @@ export interface ServiceDeps {
 export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
-  const reader = createRunReader(models);
-  const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
+  const values = valuesOf(models.conn, config.values);
+  const runRecords = createRunRepository(models, values);
+  const reader = createRunReader(models, runRecords);
+  const starterDeps = { models, values, runRecords, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
   return {
+    values,
+    runRecords,
     workflows,
     versions,
     runs: reader,
     runStarter: createRunStarter(starterDeps),
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
-    pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
+    pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
-    outputFiles: createOutputFileService(models),
+    outputFiles: createOutputFileService(models, runRecords),
   };
 }
 

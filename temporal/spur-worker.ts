@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
+import { valuesOf } from '../src/db/values';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
 import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
@@ -21,7 +22,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal }),
+    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values) }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

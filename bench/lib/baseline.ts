@@ -4,9 +4,10 @@
 // code: the api's (load the workflow, pin the version, insert the run) and the projection saves
 // the run's workflow makes (RunKeeper, as of 2bc68dc: one save before each slow node, one at the end).
 import { insertWithNewId, taskIdFor } from '../../src/db/ids';
-import { fromJsonText, toJsonText } from '../../src/db/json-text';
-import type { Models, RunDoc, WorkflowDoc } from '../../src/db/models';
+import { fromJsonText } from '../../src/db/json-text';
+import type { Models, WorkflowDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/run-projection';
+import { runDocument } from '../../src/db/run-documents';
 import { getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext } from '../../src/nodes/types';
 import { resolveRunInputs, toRunDefinition } from '../../src/modules/runs/run-inputs';
@@ -81,11 +82,7 @@ export function createMongoBaseline(models: Models) {
     const inputNodeInput = resolveRunInputs(def, initialInputs);
     const version = await versions.ensureVersion(workflow);
     const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
-      const doc: RunDoc = {
-        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
-        initial_inputs: toJsonText(initialInputs), outputs: null, parent_run_id: null, run_type: 'bench-baseline',
-        output_file_id: null, input_dataset_id: null, message: null,
-      };
+      const doc = runDocument({ id, seq, workflowId: workflow._id, workflowVersionId: version._id, runType: 'bench-baseline', initialInputs });
       await models.Run.create(doc);
       return doc;
     });

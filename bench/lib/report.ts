@@ -1,4 +1,7 @@
 // The results document (JSON), a compact stdout table and the markdown summary.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../../scripts/lib/tools';
 import { type CpuUsage, PROCESS_NAMES } from './cpu';
 import { type LatencySummary, round } from './stats';
 
@@ -119,4 +122,12 @@ export function markdown(report: BenchReport): string {
     ...(failures.length ? ['', 'Failures:', ...failures] : []),
     '',
   ].join('\n');
+}
+
+/** Prints a benchmark's result lines and keeps them as `bench/results/<name>`. */
+export function saveResults(name: string, lines: string[]): void {
+  console.log(lines.join('\n'));
+  const out = path.join(REPO_ROOT, 'bench', 'results');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(out, name), `${lines.join('\n')}\n`);
 }

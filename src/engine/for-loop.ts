@@ -5,6 +5,13 @@ import { valueAtPath } from './paths';
 import type { GraphNode, NodeOutput } from './run-contract';
 import type { GraphWalker } from './graph-walker';
 
+/**
+ * Most iterations a ForLoopNode may run. Every iteration adds its child nodes' activities to the
+ * run's Temporal history (~50k events at most); 1 000 iterations of a handful of nodes stay well
+ * inside it. Definitions over it are refused when saved (422); the engine checks again at run time.
+ */
+export const MAX_LOOP_ITERATIONS = 1000;
+
 export interface LoopResult {
   state: NodeState;
   output: NodeOutput | null;
@@ -28,6 +35,7 @@ export async function runForLoop(runner: GraphWalker, level: GraphLevel, node: G
   }
   const iterations = Number(node.config.num_iterations ?? 1);
   if (!Number.isInteger(iterations) || iterations < 1) return fail(`ForLoopNode ${node.id}: num_iterations must be a positive integer`);
+  if (iterations > MAX_LOOP_ITERATIONS) return fail(`ForLoopNode ${node.id}: num_iterations ${iterations} is over the maximum of ${MAX_LOOP_ITERATIONS}`);
   const outputId = (childOutput[0] as GraphNode).id;
   const base = mappedInput(node, input);
   if (typeof base === 'string') return fail(base);

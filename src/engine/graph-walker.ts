@@ -21,6 +21,11 @@ export interface RunnerHooks {
   afterSlowNode?(node: GraphNode): void;
   /** A HumanInterventionNode was reached: wait for a human; the returned state is the node's. */
   pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
+  /**
+   * Asked before a top-level node starts. False: the run is about to continue as new, so the node
+   * (and everything after it) is left for the next execution; the nodes in flight finish first.
+   */
+  mayStart?(node: GraphNode): boolean;
 }
 
 /** Where nodes actually run: Temporal activities in a run's workflow, in-process in a batch chunk. */
@@ -59,6 +64,7 @@ export class GraphWalker {
 
   private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions) {
     const node = level.byId.get(id) as GraphNode;
+    if (record && this.hooks.mayStart && !this.hooks.mayStart(node)) return;
     if (node.node_type === ENGINE_NODE_TYPES.input) {
       const empty = Object.keys(inputNodeInput).length === 0 && !options.allowEmptyInput;
       const state: NodeState = empty ? { status: 'FAILED', error: `Node ${id} has no input` } : { status: 'COMPLETED', output: inputNodeInput };

@@ -1,3 +1,4 @@
+import type { NodeState } from './node-inputs';
 import type { PauseAction, RunStatus, TaskStatus } from './statuses';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
@@ -32,6 +33,23 @@ export interface SpurRunInput {
   inputNodeInput: Record<string, unknown>;
   /** Task ids (`T<n>`) reserved by the api, by top-level node id. */
   taskIds: Record<string, string>;
+  /** Continue as new once the history has this many events (Temporal may suggest it earlier). */
+  historyEventsLimit?: number;
+  /** Set when a run continues as new: where the previous execution left off. */
+  resume?: RunResume;
+}
+
+/**
+ * A run's state carried into its next execution (continue-as-new): the top-level nodes that have
+ * ended (outputs by reference where large, so this stays small), its tasks and what it has shown.
+ */
+export interface RunResume {
+  states: Array<[string, NodeState]>;
+  tasks: TaskRecord[];
+  tasksSaved: boolean;
+  firstFailure: string | null;
+  declined: string | null;
+  shown: RunStatus;
 }
 
 export interface SpurRunResult {
@@ -47,6 +65,8 @@ export interface PartialRunInput {
   targetNodeId: string;
   /** Outputs the client already has, by node id: used as given, never recomputed. */
   precomputed: Record<string, NodeOutput>;
+  /** Where this partial run's large values are stored (deleted once the api has answered). */
+  valueScope?: string;
 }
 
 /**

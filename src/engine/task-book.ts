@@ -1,4 +1,4 @@
-import type { GraphNode, TaskRecord, TaskWrite } from './run-contract';
+import type { GraphNode, NodeOutput, TaskRecord, TaskWrite } from './run-contract';
 import type { TaskStatus } from './statuses';
 
 const OPEN: TaskStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
@@ -14,7 +14,11 @@ export class TaskBook {
   /** Whether the document exists yet: the first save is an insert. */
   saved = false;
 
-  constructor(nodes: GraphNode[], taskIds: Record<string, string>) {
+  constructor(nodes: GraphNode[], taskIds: Record<string, string>, restored?: TaskRecord[]) {
+    if (restored) {
+      for (const record of restored) this.records.set(record.node_id, { ...record });
+      return;
+    }
     nodes.forEach((node, index) => {
       this.records.set(node.id, {
         id: taskIds[node.id] ?? `T${index + 1}`, node_id: node.id, status: 'PENDING', inputs: null, outputs: null,
@@ -50,6 +54,22 @@ export class TaskBook {
   /** The tasks to save (definition order), clearing the dirty mark. */
   take(): TaskRecord[] {
     this.changed = false;
+    return this.snapshot();
+  }
+
+  /** A copy of every task, dirty mark untouched (carried into a continued run). */
+  snapshot(): TaskRecord[] {
     return [...this.records.values()].map((r) => ({ ...r }));
   }
+}
+
+/**
+ * The outputs of a run's tasks that ended with one, by node id: what a blocking run answers with
+ * when it paused or was cancelled, and a batch row's output line. Empty outputs are left out, as
+ * the engine leaves them out of a run's outputs.
+ */
+export function taskOutputsById(tasks: readonly TaskRecord[], statuses: readonly TaskStatus[] = ['COMPLETED']): Record<string, NodeOutput> {
+  const outputs: Record<string, NodeOutput> = {};
+  for (const t of tasks) if (statuses.includes(t.status) && t.outputs && Object.keys(t.outputs).length > 0) outputs[t.node_id] = t.outputs;
+  return outputs;
 }

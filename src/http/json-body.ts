@@ -24,7 +24,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
     text = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.request.length });
   } catch (err) {
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') throw new PayloadTooLargeError(`Request body exceeds ${limitBytes} bytes`);
+    if (type === 'entity.too.large') throw new PayloadTooLargeError(`Request body exceeds ${limitBytes} bytes, the limit per request (SPUR_MAX_JSON_BYTES)`);
     throw new BadRequestError(`Could not read the request body: ${(err as Error).message}`);
   }
   if (text.trim() === '') return NO_BODY;

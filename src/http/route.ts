@@ -34,11 +34,15 @@ export interface RouteDef<P extends z.ZodObject | undefined, Q extends z.ZodObje
   /** Response schema for the OpenAPI document; `null` for an empty body. */
   response: z.ZodType | null | { contentType: string; description: string };
   errors?: number[];
+  /** Run values may be in the result by reference: the body is resolved (streamed) on the way out. */
+  carriesValues?: boolean;
   handler: (input: RouteInput<P, Q, B>, ctx: Context) => Promise<unknown> | unknown;
 }
 
 export interface RouteLimits {
   maxJsonBytes: number;
+  /** Turns a result holding value references into the body (see http/value-body.ts). */
+  valueBody?: (ctx: Context, result: unknown) => unknown;
 }
 
 export interface MountableRoute {
@@ -69,7 +73,7 @@ export function defineRoute<
         // Set before the handler runs, so a handler may still choose another status (health: 503).
         ctx.status = def.status ?? 200;
         const result = await def.handler({ params, query, body } as RouteInput<P, Q, B>, ctx);
-        if (result !== undefined) ctx.body = result;
+        if (result !== undefined) ctx.body = def.carriesValues && limits.valueBody ? limits.valueBody(ctx, result) : result;
       };
       router[def.method](koaPath, ...(def.middleware ?? []), handle);
     },

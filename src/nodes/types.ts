@@ -47,6 +47,8 @@ export interface NodeExecutionContext {
   /** Provider secrets and base URLs from env management, by variable name. */
   secret(name: string): Promise<string | undefined>;
   heartbeat(details?: unknown): void;
+  /** Largest value the run may carry (SPUR_MAX_VALUE_BYTES): nodes that buffer output size their caps by it. */
+  maxValueBytes?: number;
 }
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {

@@ -3,22 +3,14 @@ import type { GraphLevel } from '../../src/engine/graph';
 import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
-import type { GraphNode, NodeOutput, TaskRecord } from '../../src/engine/run-contract';
-import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
+import type { EndedRow } from '../../src/db/run-repository';
+import type { GraphNode, NodeOutput } from '../../src/engine/run-contract';
+import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 
 /** A batch row run to its end inside the chunk activity: what its run record will show. */
-export interface RowRun {
-  runId: string;
-  status: Extract<RunStatus, 'COMPLETED' | 'FAILED' | 'CANCELED'>;
-  message: string | null;
-  tasks: TaskRecord[];
-  outputsById: Record<string, NodeOutput>;
-  outputsByTitle: Record<string, NodeOutput>;
-  startTime: Date;
-  endTime: Date;
-}
+export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<string, NodeOutput> };
 
 /**
  * Runs one row's graph in this process with the engine's own walker, so a row behaves exactly as

@@ -1,11 +1,9 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { NotFoundError } from '../../src/http/errors';
-import { trusted } from 'mongoose';
-import { toJsonText } from '../../src/db/json-text';
-import type { RunDoc } from '../../src/db/models';
+import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
+import { createOutputFileParts } from '../../src/db/output-file-parts';
+import type { EndedRow, EndedRunSummary, RowRecordBase, RunRepository } from '../../src/db/run-repository';
 import { createDatasetReader } from '../../src/modules/datasets/dataset-reader';
 import type { DatasetRow } from '../../src/modules/datasets/parsers';
-import { createOutputFileWriter } from '../../src/modules/output-files/output-file-writer';
 import {
   type BatchChildRow, type BatchChunkInput, type BatchRows, type BatchChunkResult, type BatchFinish, type BatchLinesInput, type RowOutcome,
   batchRowRunId, batchRowTaskIds, outcomeLine,
@@ -13,8 +11,7 @@ import {
 import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
-import { type RowRun, runRowInProcess } from './batch-row';
-import { type RowRecordBase, createBatchRecords, rowOutcome } from './batch-records';
+import { runRowInProcess } from './batch-row';
 import type { NodeActivityDeps } from './execute-node.activity';
 
 /** How often a chunk shows its progress: records, output lines, the parent's percentage. */
@@ -33,33 +30,25 @@ async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof NotFoundError) throw ApplicationFailure.nonRetryable(`${err.message} (deleted while the batch ran)`, 'BatchInputGone');
+    // The dataset reader (an api module both sides use) still throws the api's 404 error: same meaning.
+    if (err instanceof StoredRecordMissing || (err as { status?: unknown }).status === 404) throw ApplicationFailure.nonRetryable(`${(err as Error).message} (deleted while the batch ran)`, 'BatchInputGone');
     throw err;
   }
 }
 
-export function createBatchActivities(deps: NodeActivityDeps) {
-  const { models } = deps;
-  const datasets = createDatasetReader(models);
-  const outputs = createOutputFileWriter(models);
-  const records = createBatchRecords(models);
-
-  async function setParent(parentRunId: string, set: Partial<RunDoc>): Promise<void> {
-    await models.Run.updateOne({ _id: parentRunId }, { $set: set });
-  }
+export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepository) {
+  const datasets = createDatasetReader(deps.models);
+  const outputs = createOutputFileParts(deps.models);
+  const rowValues = (runId: string, cells: Record<string, unknown>) => rowValuesOf(deps, runId, cells);
 
   return {
     async markBatchRunning(input: { parentRunId: string; total: number }): Promise<void> {
-      await setParent(input.parentRunId, { status: 'RUNNING', rows_total: input.total });
+      await runs.setBatchProgress(input.parentRunId, { status: 'RUNNING', rows_total: input.total });
     },
 
+    /** Child mode records rows a little ahead of starting them; a cancelled or failed batch never starts those. */
     async finishBatch(input: BatchFinish): Promise<void> {
-      if (input.status !== 'COMPLETED') {
-        // Child mode records rows a little ahead of starting them; a cancelled or failed batch
-        // never starts those, so they are not runs. Rows that started have ended by now.
-        await models.Run.deleteMany({ parent_run_id: input.parentRunId, status: 'PENDING' });
-      }
-      await setParent(input.parentRunId, { status: input.status, message: input.message, end_time: new Date() });
+      await runs.finishBatch(input.parentRunId, input.status, input.message);
     },
 
     /**
@@ -76,10 +65,17 @@ export function createBatchActivities(deps: NodeActivityDeps) {
     /** Child mode: the lines of rows that are now contiguous from the front, and the progress. */
     appendBatchLines: (input: BatchLinesInput) =>
       failIfGone(async () => {
-        await outputs.appendLines(input.outputFileId, input.outcomes.map(outcomeLine), { part: input.firstRow });
-        await setParent(input.parentRunId, { rows_done: input.progress.done, rows_failed: input.progress.failed });
+        await outputs.appendLines(input.outputFileId, await outcomeLines(input.outcomes), { part: input.firstRow });
+        await runs.setBatchProgress(input.parentRunId, { rows_done: input.progress.done, rows_failed: input.progress.failed });
       }),
   };
+
+  /** Output lines carry the full values: a row's large outputs are read back from their refs. */
+  async function outcomeLines(outcomes: RowOutcome[]): Promise<string[]> {
+    const lines: string[] = [];
+    for (const outcome of outcomes) lines.push(outcomeLine(await deps.values.resolve(outcome)));
+    return lines;
+  }
 
   async function runChunk(input: BatchChunkInput): Promise<BatchChunkResult> {
     const ctx = Context.current();
@@ -88,32 +84,31 @@ export function createBatchActivities(deps: NodeActivityDeps) {
     const rows = await datasets.readRows(batch.datasetId, start, end);
     const runIds = rows.map((_, i) => batchRowRunId(batch.parentRunId, start + i));
     const nodeIds = topLevelIds(batch.definition);
-    const base: RowRecordBase = {
-      seq: batch.parentSeq, workflowId: batch.workflowId, workflowVersionId: batch.workflowVersionId, parentRunId: batch.parentRunId, datasetId: batch.datasetId,
-    };
+    const base = recordBase(batch);
 
     // A retry: rows recorded by an earlier attempt keep their outcome and are not run again.
     const outcomes: Array<RowOutcome | 'canceled' | undefined> = new Array(rows.length);
     if (ctx.info.attempt > 1) {
-      const ended = await records.endedOutcomes(runIds);
+      const ended = new Map((await runs.endedRuns(runIds)).map((r) => [r.runId, rowOutcome(r)]));
       runIds.forEach((id, i) => (outcomes[i] = ended.get(id)));
     }
     let linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
     const count = { ok: 0, failed: 0 };
     for (const o of outcomes) if (o && o !== 'canceled') count[o.ok ? 'ok' : 'failed']++;
 
-    let unsaved: Array<{ run: RowRun; initialInputs: Record<string, unknown> }> = [];
+    let unsaved: EndedRow[] = [];
     let flushing: Promise<void> = Promise.resolve();
     const flush = () =>
       (flushing = flushing.then(async () => {
         const taken = unsaved;
         unsaved = [];
-        await records.insertEnded(base, taken);
+        await runs.insertEndedRows(base, taken);
         const from = linesNext;
-        const lines: string[] = [];
-        for (let o = outcomes[linesNext]; o && o !== 'canceled'; o = outcomes[++linesNext]) lines.push(outcomeLine(o));
+        const ready: RowOutcome[] = [];
+        for (let o = outcomes[linesNext]; o && o !== 'canceled'; o = outcomes[++linesNext]) ready.push(o);
+        const lines = await outcomeLines(ready);
         if (lines.length > 0) await outputs.appendLines(batch.outputFileId, lines, { part: start + from });
-        await setParent(batch.parentRunId, {
+        await runs.setBatchProgress(batch.parentRunId, {
           rows_done: input.before.ok + input.before.failed + count.ok + count.failed, rows_failed: input.before.failed + count.failed,
         });
         ctx.heartbeat({ linesWritten: start + linesNext });
@@ -122,9 +117,9 @@ export function createBatchActivities(deps: NodeActivityDeps) {
 
     const runRow = async (i: number) => {
       const runId = runIds[i] as string;
-      const cells = rowInput(rows[i] as DatasetRow, batch.columns);
+      const cells = await rowValues(runId, rowInput(rows[i] as DatasetRow, batch.columns));
       const run = await runRowInProcess(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
-      unsaved.push({ run, initialInputs: { [batch.inputNodeId]: cells } });
+      unsaved.push({ ...run, initialInputs: { [batch.inputNodeId]: cells } });
       if (run.status === 'CANCELED') {
         outcomes[i] = 'canceled';
         return;
@@ -147,25 +142,33 @@ export function createBatchActivities(deps: NodeActivityDeps) {
     const { batch } = input;
     const nodeIds = topLevelIds(batch.definition);
     const rows = await datasets.readRows(batch.datasetId, input.start, input.end);
-    const prepared = rows.map((row, i) => {
+    const prepared = await Promise.all(rows.map(async (row, i) => {
       const runId = batchRowRunId(batch.parentRunId, input.start + i);
-      return { row: input.start + i, runId, inputNodeInput: rowInput(row, batch.columns), taskIds: batchRowTaskIds(runId, nodeIds) };
-    });
-    const existing = new Set((await models.Run.find({ _id: trusted({ $in: prepared.map((p) => p.runId) }) }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id));
-    const fresh = prepared.filter((p) => !existing.has(p.runId));
-    if (fresh.length > 0) {
-      const now = new Date();
-      await models.Run.insertMany(
-        fresh.map((p) => ({
-          _id: p.runId, seq: batch.parentSeq, workflow_id: batch.workflowId, workflow_version_id: batch.workflowVersionId, status: 'PENDING', start_time: now,
-          end_time: null, initial_inputs: toJsonText({ [batch.inputNodeId]: p.inputNodeInput }), outputs: null, parent_run_id: batch.parentRunId,
-          run_type: 'batch', output_file_id: null, input_dataset_id: batch.datasetId, message: null,
-        })),
-        { ordered: false, lean: true },
-      );
-    }
+      return { row: input.start + i, runId, inputNodeInput: await rowValues(runId, rowInput(row, batch.columns)), taskIds: batchRowTaskIds(runId, nodeIds) };
+    }));
+    await runs.insertPendingRows(recordBase(batch), prepared.map((p) => ({ runId: p.runId, initialInputs: { [batch.inputNodeId]: p.inputNodeInput } })));
     return prepared;
   }
+}
+
+/** A row's cells as its run carries them: large ones by reference, stored under the row's run. */
+async function rowValuesOf(deps: NodeActivityDeps, runId: string, cells: Record<string, unknown>): Promise<Record<string, unknown>> {
+  try {
+    return await deps.values.externalize(runId, cells, `The input of row run ${runId}`);
+  } catch (err) {
+    if (err instanceof ValueTooLargeError) throw ApplicationFailure.nonRetryable(err.message, 'BatchRowTooLarge');
+    throw err;
+  }
+}
+
+/** A row's output line: its outputs, or its error and run id. */
+function rowOutcome(r: EndedRunSummary): RowOutcome {
+  return r.status === 'COMPLETED' ? { ok: true, outputsById: r.outputsById } : { ok: false, error: r.message ?? r.status, runId: r.runId };
+}
+
+/** What every row run of the batch shares on its record. */
+function recordBase(batch: BatchRows): RowRecordBase {
+  return { seq: batch.parentSeq, workflowId: batch.workflowId, workflowVersionId: batch.workflowVersionId, parentRunId: batch.parentRunId, datasetId: batch.datasetId };
 }
 
 function topLevelIds(definition: RunDefinition): string[] {

@@ -1,15 +1,18 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ValueTooLargeError } from '../../src/db/errors';
 import type { Models } from '../../src/db/models';
+import type { Values } from '../../src/db/values';
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
-import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, nodeActivityName } from '../../src/engine/run-contract';
+import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, type NodeOutput, nodeActivityName } from '../../src/engine/run-contract';
 
 export interface NodeActivityDeps {
   models: Models;
   /** Clear-text provider setting by variable name (env management), for LLM and integration nodes. */
   secret(name: string): Promise<string | undefined>;
+  values: Values;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -27,8 +30,20 @@ export async function executeNode(deps: NodeActivityDeps, { runId, node, input }
     throw ApplicationFailure.nonRetryable(`Node type ${node.node_type} is not executable yet`, FailureType.NotExecutable);
   }
   const startTime = new Date().toISOString();
-  const output = await runExecute(type, node.config, input, nodeContext(deps, runId, node.id, node.title));
-  return { output, startTime, endTime: new Date().toISOString() };
+  // Nodes see plain values; what they return over the threshold goes back as a reference.
+  const plainInput = await deps.values.resolve(input);
+  const output = await runExecute(type, node.config, plainInput, nodeContext(deps, runId, node.id, node.title));
+  return { output: await externalizeOutput(deps.values, runId, node, output), startTime, endTime: new Date().toISOString() };
+}
+
+/** An output over the value limit fails the node for good: a retry would produce it again. */
+async function externalizeOutput(values: Values, runId: string, node: ExecuteNodeInput['node'], output: NodeOutput): Promise<NodeOutput> {
+  try {
+    return await values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`);
+  } catch (err) {
+    if (err instanceof ValueTooLargeError) throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
+    throw err;
+  }
 }
 
 async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: Record<string, unknown>, ctx: NodeExecutionContext) {
@@ -64,5 +79,6 @@ function nodeContext(deps: NodeActivityDeps, runId: string, nodeId: string, node
     signal: activity.cancellationSignal,
     secret: (name) => deps.secret(name),
     heartbeat: (details) => activity.heartbeat(details),
+    maxValueBytes: deps.values.limits.maxBytes,
   };
 }

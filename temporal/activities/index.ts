@@ -1,4 +1,6 @@
 import type { Models } from '../../src/db/models';
+import { createRunRepository } from '../../src/db/run-repository';
+import type { Values } from '../../src/db/values';
 import { createBatchActivities } from './batch.activities';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
@@ -6,14 +8,17 @@ import { createProjectionActivities } from './projection.activities';
 export interface ActivityDeps {
   models: Models;
   secret(name: string): Promise<string | undefined>;
+  /** Large values by reference: resolved before a node runs, stored when a node returns one. */
+  values: Values;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
 export function createActivities(deps: ActivityDeps) {
+  const runs = createRunRepository(deps.models, deps.values);
   return {
-    ...createProjectionActivities(deps.models),
+    ...createProjectionActivities(runs),
     ...createNodeActivities(deps),
-    ...createBatchActivities(deps),
+    ...createBatchActivities(deps, runs),
   };
 }
 

@@ -1,18 +1,34 @@
-import type { Models } from '../../src/db/models';
-import { type PauseRecord, type PauseResolution, type ProgressSave, createRunProjection } from '../../src/db/run-projection';
+import { ApplicationFailure } from '@temporalio/activity';
+import { isTransientStorageError } from '../../src/db/errors';
+import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/run-projection';
+import type { RunRepository } from '../../src/db/run-repository';
+import { FailureType } from '../shared/failures';
 
 /** Local activities that keep the run's MongoDB projection in step with the workflow. */
-export function createProjectionActivities(models: Models) {
-  const projection = createRunProjection(models);
+export function createProjectionActivities(runs: RunRepository) {
+  /**
+   * Transient failures (MongoDB away) are thrown as they are: the policy retries them with
+   * backoff. A permanent one fails the run: its record says why, and the failure is non-retryable.
+   */
+  async function write(runId: string, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (isTransientStorageError(err)) throw err;
+      const message = `The run record could not be saved: ${(err as Error).message}`;
+      await runs.markFailed(runId, message).catch(() => undefined);
+      throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
+    }
+  }
   return {
     async saveProgress(input: ProgressSave): Promise<void> {
-      await projection.save(input);
+      await write(input.runId, () => runs.save(input));
     },
     async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {
-      await Promise.all([projection.recordPause(input.pause), projection.save(input.progress)]);
+      await write(input.progress.runId, () => Promise.all([runs.recordPause(input.pause), runs.save(input.progress)]));
     },
     async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<void> {
-      await Promise.all([projection.resolvePause(input.resolution), projection.save(input.progress)]);
+      await write(input.progress.runId, () => Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress)]));
     },
   };
 }

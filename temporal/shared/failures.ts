@@ -6,4 +6,6 @@ export const FailureType = {
   InvalidGraph: 'InvalidGraph',
   /** A node type that is catalogued but has no executor yet. */
   NotExecutable: 'NodeNotExecutable',
+  /** A write of the run's record failed in a way retrying cannot fix (too large, invalid). */
+  ProjectionRejected: 'ProjectionRejected',
 } as const;

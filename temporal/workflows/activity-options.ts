@@ -11,12 +11,17 @@ export const PURE_NODE_OPTIONS: LocalActivityOptions = {
 };
 
 /**
- * Projection writes must land eventually: retried with backoff for as long as MongoDB is away.
- * Mongoose's cast and validation errors are bugs, not outages: retrying them would hang the run.
+ * Projection writes must land eventually: transient failures (MongoDB away) are retried with
+ * backoff for as long as it is away. Permanent ones (a document too large, a validation or cast
+ * error) arrive as ProjectionRejected (projection.activities.ts) and are never retried: retrying
+ * them would hang the run. The Mongoose names stay listed for errors thrown before that check.
  */
 export const PROJECTION_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: '30s',
-  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: ['CastError', 'ValidationError', 'StrictModeError'] },
+  retry: {
+    initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s',
+    nonRetryableErrorTypes: [FailureType.ProjectionRejected, 'CastError', 'ValidationError', 'StrictModeError'],
+  },
 };
 
 function positive(value: unknown, fallback: number, max: number): number {

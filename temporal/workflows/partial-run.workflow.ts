@@ -19,7 +19,7 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
   }
   const known = new Map<string, NodeState>(Object.entries(input.precomputed).map(([id, output]) => [id, { status: 'COMPLETED', output }]));
   const needed = level.byId.has(input.targetNodeId) ? restrictToAncestors(level, input.targetNodeId, new Set(known.keys())) : { ...level, nodes: [] };
-  const runner = new GraphRunner('partial', {
+  const runner = new GraphRunner(input.valueScope ?? 'partial', {
     recordTask: () => undefined,
     onNodeFailed: () => undefined,
     // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.

@@ -1,9 +1,9 @@
-import { CancellationScope, condition, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { CancellationScope, condition, patched, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { type PauseActionRequest, TIMEOUT_USER } from '../shared/pauses';
-import type { GraphNode, NodeOutput, ProgressSave, SpurRunInput, TaskWrite } from '../../src/engine/run-contract';
+import type { GraphNode, NodeOutput, ProgressSave, RunResume, SpurRunInput, TaskWrite } from '../../src/engine/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
@@ -11,6 +11,9 @@ import { PauseBook } from './pause-book';
 import { TaskBook } from '../../src/engine/task-book';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
+
+/** Runs recorded before continue-as-new existed never take that path on replay. */
+export const CONTINUE_AS_NEW_PATCH = 'spur-run-continue-as-new';
 
 type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null };
 
@@ -27,11 +30,47 @@ export class RunKeeper {
   private readonly runId: string;
   private shown: RunStatus = 'PENDING';
   private writes: Promise<void> = Promise.resolve();
+  /**
+   * The first save that failed for good (ProjectionRejected: its record already says FAILED).
+   * Later saves still run: one failed save must not leave the chain rejected for every save after it.
+   */
+  saveFailure: unknown = null;
+
+  private readonly historyEventsLimit: number | undefined;
+  /** Latched once the run has decided to continue as new: no node starts after that. */
+  continuing = false;
 
   constructor(input: SpurRunInput, topLevel: GraphNode[]) {
     this.runId = input.runId;
     this.pauses = new PauseBook(input.runId);
-    this.tasks = new TaskBook(topLevel, input.taskIds);
+    this.historyEventsLimit = input.historyEventsLimit;
+    const resume = input.resume;
+    this.tasks = new TaskBook(topLevel, input.taskIds, resume?.tasks);
+    if (resume) {
+      this.tasks.saved = resume.tasksSaved;
+      this.firstFailure = resume.firstFailure;
+      this.declined = resume.declined;
+      this.shown = resume.shown;
+    }
+  }
+
+  /**
+   * Whether a top-level node may start, or the run should drain and continue as new: its history
+   * is over the configured size or Temporal suggests it. Never while a human pause is open.
+   */
+  mayStart(): boolean {
+    if (this.continuing) return false;
+    if (this.pauses.openCount > 0) return true;
+    const info = workflowInfo();
+    const large = info.continueAsNewSuggested || (this.historyEventsLimit !== undefined && info.historyLength >= this.historyEventsLimit);
+    if (!large || !patched(CONTINUE_AS_NEW_PATCH)) return true;
+    this.continuing = true;
+    return false;
+  }
+
+  /** What the next execution needs: the ended nodes, the tasks, what the record shows. */
+  resumeState(states: Map<string, NodeState>): RunResume {
+    return { states: [...states.entries()], tasks: this.tasks.snapshot(), tasksSaved: this.tasks.saved, firstFailure: this.firstFailure, declined: this.declined, shown: this.shown };
   }
 
   private slowInFlight = 0;
@@ -42,7 +81,7 @@ export class RunKeeper {
    */
   recordTask(write: TaskWrite): void {
     this.tasks.apply(write);
-    if (this.pauses.openCount > 0 || this.slowInFlight > 0) void this.save();
+    if (this.pauses.openCount > 0 || this.slowInFlight > 0) void this.save().catch(() => undefined);
   }
 
   slowNodeDone(): void {
@@ -53,7 +92,7 @@ export class RunKeeper {
   nodeFailed(node: GraphNode, error: string): void {
     if (this.firstFailure !== null) return;
     this.firstFailure = nodeFailureMessage(node, error);
-    void this.save();
+    void this.save().catch(() => undefined);
   }
 
   /** A slow node is about to start: show it RUNNING (and everything before it) first. */
@@ -73,7 +112,7 @@ export class RunKeeper {
    * together with another write (a pause record) in one local activity; it always runs.
    */
   save(final?: Final, via?: (progress: ProgressSave) => Promise<void>): Promise<void> {
-    this.writes = this.writes.then(() => {
+    const write = this.writes.then(() => {
       const status = final?.status ?? this.liveStatus();
       const runChanged = status !== this.shown || final !== undefined;
       if (!this.tasks.dirty && !runChanged && !via) return undefined;
@@ -89,7 +128,10 @@ export class RunKeeper {
       const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
       return via ? via(progress) : projection.saveProgress(progress);
     });
-    return this.writes;
+    this.writes = write.catch((err: unknown) => {
+      this.saveFailure ??= err;
+    });
+    return write;
   }
 
   finish(final: Final): Promise<void> {

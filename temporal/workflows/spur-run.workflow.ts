@@ -1,4 +1,4 @@
-import { ApplicationFailure, allHandlersFinished, condition, isCancellation, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, ContinueAsNew, allHandlersFinished, condition, continueAsNew, isCancellation, setHandler } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
@@ -26,16 +26,20 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
 
   try {
     const result = await executeRun(input, level, keeper);
+    if (keeper.saveFailure !== null) throw keeper.saveFailure;
     await condition(allHandlersFinished);
     return result;
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       // Cancel: record it whatever else was cancelled with the run, then end as cancelled.
       await keeper.cancel(CANCELED_MESSAGE);
       throw err;
     }
-    // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
     const message = `Run failed: ${failureMessage(err)}`;
+    // Its record could not be saved: the failing write recorded FAILED with the reason; end here.
+    if (keeper.saveFailure !== null) throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
+    // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
     await keeper.finish({ status: 'FAILED', message, outputsByTitle: {} });
     return { status: 'FAILED', outputsById: {}, message };
   }
@@ -48,8 +52,16 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
     beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
     afterSlowNode: () => keeper.slowNodeDone(),
     pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
+    mayStart: () => keeper.mayStart(),
   });
-  const states = await runner.runLevel(level, input.inputNodeInput, true);
+  const preset = input.resume ? new Map(input.resume.states) : undefined;
+  const states = await runner.runLevel(level, input.inputNodeInput, true, preset ? { preset } : {});
+  if (keeper.continuing) {
+    // The history grew large: what has ended is saved and carried over; the rest runs in the next execution.
+    await keeper.save();
+    await condition(allHandlersFinished);
+    return continueAsNew<typeof spurRun>({ ...input, resume: keeper.resumeState(states) });
+  }
 
   const status: RunStatus = keeper.declined !== null ? 'CANCELED' : keeper.firstFailure !== null ? 'FAILED' : 'COMPLETED';
   const message = keeper.declined ?? keeper.firstFailure;

@@ -85,6 +85,6 @@ describe('activity options: pure nodes and projection writes', () => {
 
   it('projection writes retry without an attempt limit, except Mongoose cast and validation errors', () => {
     assert.equal(PROJECTION_OPTIONS.retry?.maximumAttempts, undefined);
-    assert.deepEqual(PROJECTION_OPTIONS.retry?.nonRetryableErrorTypes, ['CastError', 'ValidationError', 'StrictModeError']);
+    assert.deepEqual(PROJECTION_OPTIONS.retry?.nonRetryableErrorTypes, [FailureType.ProjectionRejected, 'CastError', 'ValidationError', 'StrictModeError']);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { prefixedModel } from '../../src/modules/workflows/definition-normalize.js';
 import { checkDefinitionRules } from '../../src/modules/workflows/definition-rules.js';
+import { MAX_LOOP_ITERATIONS } from '../../src/engine/for-loop.js';
 import {
   SpurTypeSchema,
   type WorkflowDefinition,
@@ -171,6 +172,13 @@ describe('workflow definition schema and rules', () => {
     it('does not count an InputNode that has a parent', () => {
       const parsed = ok(def([node('in', 'InputNode'), node('loop', 'ForLoopNode'), node('loop_in', 'InputNode', { parent_id: 'loop' })]));
       assert.equal(parsed.nodes.length, 3);
+    });
+
+    it('caps a ForLoopNode at MAX_LOOP_ITERATIONS iterations', () => {
+      assert.equal(ok(def([node('loop', 'ForLoopNode', { config: { num_iterations: MAX_LOOP_ITERATIONS } })])).nodes.length, 1);
+      assert.deepEqual(issues(def([node('a'), node('loop', 'ForLoopNode', { config: { num_iterations: MAX_LOOP_ITERATIONS + 1 } })])), [
+        { code: 'custom', path: ['nodes', 1, 'config', 'num_iterations'], message: `ForLoopNode 'loop' has num_iterations ${MAX_LOOP_ITERATIONS + 1}, over the maximum of ${MAX_LOOP_ITERATIONS}`, kind: 'value_error' },
+      ]);
     });
 
     it('accepts a workflow without any InputNode', () => {

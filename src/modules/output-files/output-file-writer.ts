@@ -1,14 +1,9 @@
-import { putBytes } from '../../db/gridfs';
-import type { Models, OutputFileDoc } from '../../db/models';
+import type { Models } from '../../db/models';
 import { insertWithNewId } from '../../db/ids';
-import { notFound } from '../../http/errors';
+import { createOutputFileParts } from '../../db/output-file-parts';
 import { safeFileName } from '../files/safe-file-name';
 
-/**
- * Write access for the batch engine. GridFS files cannot grow, so each append stores its lines as
- * one more GridFS file (a "part") and records it on the output file document; a download
- * concatenates the parts in order. Only the batch's own activity appends, one call at a time.
- */
+/** Output files for the batch engine: created here (named safely), appended to by src/db/output-file-parts. */
 export function createOutputFileWriter(models: Models, clock: () => Date = () => new Date()) {
   const { OutputFile } = models;
   const idTaken = async (id: string) => (await OutputFile.exists({ _id: id })) !== null;
@@ -22,35 +17,7 @@ export function createOutputFileWriter(models: Models, clock: () => Date = () =>
         return { id };
       });
     },
-
-    /**
-     * Appends lines (each without its newline) after everything appended so far. `part` numbers
-     * the append: an activity retried after a stored append passes the same number and the
-     * repeat is skipped. Without it the append goes after the last part.
-     */
-    async appendLines(outputFileId: string, lines: string[], opts: { part?: number } = {}): Promise<void> {
-      if (lines.some((line) => /[\r\n]/.test(line))) throw new Error('appendLines: a line must not contain a line break');
-      const doc = await OutputFile.findById(outputFileId).lean<OutputFileDoc>();
-      if (!doc) throw notFound.outputFile();
-      const n = opts.part ?? doc.parts.reduce((max, p) => Math.max(max, p.n + 1), 0);
-      if (lines.length === 0 || doc.parts.some((p) => p.n === n)) return;
-      const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
-      const fileId = await putBytes(models.outputFiles, `${outputFileId}.${n}`, { output_file_id: outputFileId, n }, data);
-      const part = { n, file_id: fileId, bytes: data.length, rows: lines.length };
-      const res = await OutputFile.updateOne({ _id: outputFileId }, { $push: { parts: part }, $set: { updated_at: clock() } });
-      if (res.matchedCount === 0) {
-        // Deleted while we wrote: do not leave the part behind.
-        await models.outputFiles.delete(fileId).catch(() => undefined);
-        throw notFound.outputFile();
-      }
-    },
-
-    /** Lines stored so far, for a writer that numbers its parts by first line (n + rows = next). */
-    async linesWritten(outputFileId: string): Promise<number> {
-      const doc = await OutputFile.findById(outputFileId, { parts: 1 }).lean<Pick<OutputFileDoc, 'parts'>>();
-      if (!doc) throw notFound.outputFile();
-      return doc.parts.reduce((max, p) => Math.max(max, p.n + (p.rows ?? 0)), 0);
-    },
+    ...createOutputFileParts(models, clock),
   };
 }
 

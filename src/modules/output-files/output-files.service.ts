@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Models, OutputFileDoc } from '../../db/models';
+import type { RunRepository } from '../../db/run-repository';
 import { notFound } from '../../http/errors';
 import { createOutputFileWriter } from './output-file-writer';
 import type { OutputFileResponse } from './output-files.schemas';
@@ -14,8 +15,8 @@ export interface OutputFileDownload {
   stream: Readable;
 }
 
-export function createOutputFileService(models: Models, clock: () => Date = () => new Date()) {
-  const { OutputFile, Run } = models;
+export function createOutputFileService(models: Models, runs: Pick<RunRepository, 'clearOutputFile'>, clock: () => Date = () => new Date()) {
+  const { OutputFile } = models;
   const bucket = models.outputFiles;
 
   async function load(id: string): Promise<OutputFileDoc> {
@@ -48,7 +49,7 @@ export function createOutputFileService(models: Models, clock: () => Date = () =
     async remove(id: string): Promise<void> {
       const doc = await load(id);
       await OutputFile.deleteOne({ _id: id });
-      await Run.updateMany({ output_file_id: id }, { $set: { output_file_id: null } });
+      await runs.clearOutputFile(id);
       const ids = new Map(doc.parts.map((p) => [p.file_id.toHexString(), p.file_id]));
       for (const file of await bucket.find({ 'metadata.output_file_id': id }).toArray()) ids.set(file._id.toHexString(), file._id);
       for (const fileId of ids.values()) await bucket.delete(fileId).catch(() => undefined);

@@ -12,16 +12,19 @@ export function pauseRoutes(pauses: PauseService): MountableRoute[] {
   const cancel = ({ params }: { params: { run_id: string } }) => pauses.cancel(params.run_id);
   return [
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/wf/paused_workflows/', summary: 'Runs waiting for a human, newest first', tags,
       query: PageQuery, response: z.array(PausedWorkflowResponse),
       handler: ({ query }) => pauses.paused(query),
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/wf/pause_history/{run_id}/', summary: 'Every pause of a run, newest first', tags,
       params: RunIdParams, response: z.array(PauseHistoryResponse), errors: [404],
       handler: ({ params }) => pauses.history(params.run_id),
     }),
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/wf/process_pause_action/{run_id}/', summary: 'Approve, decline or override a paused node', tags,
       params: RunIdParams, body: ResumeRunRequest, response: RunResponse, errors: [400, 404],
       handler: async ({ params, body }, ctx) => {
@@ -31,10 +34,12 @@ export function pauseRoutes(pauses: PauseService): MountableRoute[] {
       },
     }),
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/wf/cancel_workflow/{run_id}/', summary: 'Cancel a paused, running or pending run', tags,
       params: RunIdParams, response: RunResponse, errors: [400, 404], handler: cancel,
     }),
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/cancel_workflow/{run_id}/', summary: 'Alias from the deployment guide', tags,
       params: RunIdParams, response: RunResponse, errors: [400, 404], handler: cancel,
     }),

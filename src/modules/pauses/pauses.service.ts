@@ -2,7 +2,9 @@ import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@
 import { ApplicationFailure } from '@temporalio/common';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
-import { createRunProjection } from '../../db/run-projection';
+import type { Values } from '../../db/values';
+import { storeClientValues } from '../runs/run-values';
+import type { RunRepository } from '../../db/run-repository';
 import { AppError, BadRequestError, notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseActionSignal, pauseActionUpdate } from '../../../temporal/shared/pauses';
@@ -13,6 +15,8 @@ import type { ResumeRunInput } from './pauses.schemas';
 
 export interface PauseServiceDeps {
   models: Models;
+  values: Values;
+  runRecords: RunRepository;
   reader: RunReader;
   temporal: Client;
   workflowIdPrefix: string;
@@ -23,7 +27,7 @@ export interface PauseServiceDeps {
 const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
 
-export function createPauseService({ models, reader, temporal, workflowIdPrefix, actionWaitMs }: PauseServiceDeps) {
+export function createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix, actionWaitMs }: PauseServiceDeps) {
   const { Run, Pause, WorkflowVersion } = models;
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
@@ -51,7 +55,9 @@ export function createPauseService({ models, reader, temporal, workflowIdPrefix,
     async act(runId: string, body: ResumeRunInput): Promise<{ status: number; run: unknown }> {
       const run = await loadRun(runId);
       if (FINAL.has(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
-      const request: PauseActionRequest = { action: body.action, inputs: body.inputs, userId: body.user_id, comments: body.comments };
+      // The human's inputs become part of the node's output: large ones travel by reference too.
+      const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');
+      const request: PauseActionRequest = { action: body.action, inputs, userId: body.user_id, comments: body.comments };
       try {
         await temporal.withDeadline(Date.now() + actionWaitMs, () => handle(runId).executeUpdate(pauseActionUpdate, { args: [request] }));
         return { status: 200, run: await reader.get(runId) };
@@ -110,7 +116,7 @@ export function createPauseService({ models, reader, temporal, workflowIdPrefix,
       // cancel, leaves a final status as it is); a run whose workflow is gone never will have one.
       // Either way the cancel is recorded here.
       if (run.status === 'PENDING' || workflowGone) {
-        await createRunProjection(models).cancelWithoutWorkflow(runId, workflowGone ? ['PENDING', 'RUNNING', 'PAUSED'] : ['PENDING']);
+        await runRecords.cancelWithoutWorkflow(runId, workflowGone ? ['PENDING', 'RUNNING', 'PAUSED'] : ['PENDING']);
       }
       await waitForStatus(runId, (s) => FINAL.has(s), 10_000);
       return reader.get(runId);

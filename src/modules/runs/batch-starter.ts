@@ -1,6 +1,4 @@
-import { insertWithNewId } from '../../db/ids';
-import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { RunDoc } from '../../db/models';
+import { fromJsonText } from '../../db/json-text';
 import { BadRequestError } from '../../http/errors';
 import type { BatchMode, BatchRunInput as BatchWorkflowInput } from '../../../temporal/shared/batch-contract';
 import { ENGINE_NODE_TYPES } from '../../engine/node-kinds';
@@ -19,10 +17,9 @@ import type { RunResponse, BatchRunInput } from './runs.schemas';
  * and knows its dataset (`input_dataset_id`) and output file from the start.
  */
 export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: number; batchRowMode: 'auto' | 'child' }) {
-  const { models } = deps;
+  const { models, runRecords } = deps;
   const datasets = createDatasetReader(models);
   const outputFiles = createOutputFileWriter(models);
-  const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
 
   return async function startBatch(workflowId: string, body: BatchRunInput): Promise<RunResponse> {
     const workflow = await deps.workflows.load(workflowId);
@@ -34,17 +31,13 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     if (missing !== undefined) throw new BadRequestError(`Input field '${missing}' in input schema not found in the dataset`, 'MISSING_COLUMN');
     const version = await deps.versions.ensureVersion(workflow);
 
-    const parent = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
-      const doc: RunDoc = {
-        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
-        initial_inputs: toJsonText({}), outputs: null, parent_run_id: null, run_type: 'batch', output_file_id: null, input_dataset_id: dataset.id,
-        message: null, rows_total: dataset.row_count, rows_done: 0, rows_failed: 0,
-      };
-      await models.Run.create(doc);
-      return doc;
-    });
+    const { doc: parent } = await runRecords.create(
+      { workflowId: workflow._id, workflowVersionId: version._id, runType: 'batch', inputDatasetId: dataset.id, rows: { total: dataset.row_count, done: 0, failed: 0 } },
+      {},
+      async (_id, none) => none,
+    );
     const outputFile = await outputFiles.createOutputFile(parent._id, `output_${parent._id}.jsonl`);
-    await models.Run.updateOne({ _id: parent._id }, { $set: { output_file_id: outputFile.id } });
+    await runRecords.setOutputFile(parent._id, outputFile.id);
 
     const input: BatchWorkflowInput = {
       parentRunId: parent._id, parentSeq: parent.seq, workflowIdPrefix: deps.workflowIdPrefix, workflowId: workflow._id,

@@ -1,8 +1,10 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
-import { insertWithNewId, taskIdFor } from '../../db/ids';
-import { fromJsonText, toJsonText } from '../../db/json-text';
+import { taskIdFor } from '../../db/ids';
+import { fromJsonText } from '../../db/json-text';
 import type { Models, RunDoc } from '../../db/models';
-import { createRunProjection } from '../../db/run-projection';
+import type { RunRepository } from '../../db/run-repository';
+import type { Values } from '../../db/values';
+import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
 import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../engine/run-contract';
@@ -13,11 +15,14 @@ import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
 import { mergeFiles, storeDataUris } from './run-files';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
+import { storeClientValues } from './run-values';
 import type { RunReader } from './runs.service';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
 
 export interface RunStarterDeps {
   models: Models;
+  values: Values;
+  runRecords: RunRepository;
   workflows: WorkflowService;
   versions: VersionService;
   reader: RunReader;
@@ -25,6 +30,8 @@ export interface RunStarterDeps {
   taskQueue: string;
   workflowIdPrefix: string;
   blockingWaitMs: number;
+  /** SPUR_RUN_HISTORY_EVENTS: a run's workflow continues as new past this many history events. */
+  runHistoryEvents?: number;
   /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
   /** Aborted when the api drains for shutdown: blocking waits end early (the runs go on). */
@@ -41,8 +48,7 @@ export type BlockingOutcome = { kind: 'done'; outputsById: SpurRunResult['output
  * checked before the record exists, so no run is left PENDING by a bad request.
  */
 export function createRunStarter(deps: RunStarterDeps) {
-  const { models, temporal } = deps;
-  const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
+  const { models, temporal, runRecords } = deps;
 
   async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
     const workflow = await deps.workflows.load(workflowId);
@@ -50,25 +56,22 @@ export function createRunStarter(deps: RunStarterDeps) {
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
-    const body: StartRunInput = { ...request, initial_inputs: initialInputs };
-    const inputNodeInput = resolveRunInputs(definition, body.initial_inputs);
+    resolveRunInputs(definition, initialInputs);
     const version = await deps.versions.ensureVersion(workflow);
     const topLevel = definition.nodes.filter((n) => n.parent_id === null);
-    const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
-      const doc: RunDoc = {
-        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
-        initial_inputs: toJsonText(body.initial_inputs ?? {}), outputs: null, parent_run_id: body.parent_run_id, run_type: runType,
-        output_file_id: null, input_dataset_id: null, message: null,
-      };
-      await models.Run.create(doc);
-      return doc;
-    });
+    // Large inputs are stored under the run's id before its record exists, and travel by reference.
+    const { doc: run, inputs: stored } = await runRecords.create(
+      { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType },
+      initialInputs ?? {},
+      (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
+    );
     const input: SpurRunInput = {
       runId: run._id,
       workflowId: workflow._id,
       definition,
-      inputNodeInput,
+      inputNodeInput: resolveRunInputs(definition, stored),
       taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
+      ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
     };
     await startRunWorkflow(deps, run._id, {
       type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
@@ -103,8 +106,7 @@ export function createRunStarter(deps: RunStarterDeps) {
   async function pausedOutputs(runId: string, watch: { stopped: boolean }): Promise<SpurRunResult> {
     let wait = PAUSE_POLL_MS.first;
     while (!watch.stopped) {
-      const run = await models.Run.findById(runId, { status: 1 }).lean<Pick<RunDoc, 'status'>>();
-      if (run?.status === 'PAUSED') return { status: 'PAUSED', outputsById: await outputsFromTasks(runId), message: null };
+      if ((await runRecords.statusOf(runId)) === 'PAUSED') return { status: 'PAUSED', outputsById: await outputsFromTasks(runId), message: null };
       await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 1.5, PAUSE_POLL_MS.max);
     }
@@ -112,11 +114,7 @@ export function createRunStarter(deps: RunStarterDeps) {
   }
 
   async function outputsFromTasks(runId: string): Promise<Record<string, Record<string, unknown>>> {
-    const outputs: Record<string, Record<string, unknown>> = {};
-    for (const t of await createRunProjection(models).tasksOf(runId)) {
-      if ((t.status === 'COMPLETED' || t.status === 'PAUSED') && t.outputs && Object.keys(t.outputs).length > 0) outputs[t.node_id] = t.outputs;
-    }
-    return outputs;
+    return taskOutputsById(await runRecords.tasksOf(runId), ['COMPLETED', 'PAUSED']);
   }
 
   /** Races a workflow result against the blocking wait limit and the api's shutdown. */
@@ -137,19 +135,27 @@ export function createRunStarter(deps: RunStarterDeps) {
     }
   }
 
-  async function runPartial(workflowId: string, body: PartialRunInput): Promise<Record<string, Record<string, unknown>>> {
+  /**
+   * A partial run has no run record: its large values live under a scope of their own, which the
+   * caller drops (`dropPartial`) once the response has been sent.
+   */
+  async function runPartial(workflowId: string, body: PartialRunInput, valueScope: string): Promise<Record<string, Record<string, unknown>>> {
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNode = checkRunnable(definition);
-    const given = body.initial_inputs ?? {};
-    const precomputed = Object.fromEntries(
-      Object.entries(body.partial_outputs ?? {}).filter((e): e is [string, Record<string, unknown>] => !Array.isArray(e[1])),
+    const given = await storeClientValues(deps.values, valueScope, body.initial_inputs ?? {}, 'initial_inputs');
+    const precomputed = await storeClientValues(
+      deps.values,
+      valueScope,
+      Object.fromEntries(Object.entries(body.partial_outputs ?? {}).filter((e): e is [string, Record<string, unknown>] => !Array.isArray(e[1]))),
+      'partial_outputs',
     );
     const input: PartialRunWorkflowInput = {
       definition,
       inputNodeInput: given[inputNode.id] ?? given[inputNode.title] ?? {},
       targetNodeId: body.node_id,
       precomputed,
+      valueScope,
     };
     const handle = await temporal.workflow.start(WorkflowType.spurPartialRun, {
       workflowId: `${deps.workflowIdPrefix}partial-${workflow._id}-${randomUUID()}`,
@@ -171,6 +177,8 @@ export function createRunStarter(deps: RunStarterDeps) {
 
   return {
     runPartial,
+    newPartialScope: () => `partial-${randomUUID()}`,
+    dropPartial: (valueScope: string) => deps.values.deleteScopes([valueScope]),
     async start(workflowId: string, body: StartRunInput, runType: string) {
       return deps.reader.get((await start(workflowId, body, runType))._id);
     },
@@ -196,7 +204,7 @@ export interface RunWorkflowStart {
  * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
  * why (FAILED) and the client gets a 503, never a run left PENDING forever.
  */
-export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>, runId: string, start: RunWorkflowStart): Promise<void> {
+export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'runRecords' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>, runId: string, start: RunWorkflowStart): Promise<void> {
   try {
     await deps.temporal.workflow.start(start.type, {
       workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
@@ -217,7 +225,7 @@ export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'te
     // (e.g. a server whose search attributes were never registered).
     const cause = (err as { cause?: { message?: unknown } }).cause?.message;
     const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
-    await deps.models.Run.updateOne({ _id: runId }, { $set: { status: 'FAILED', message, end_time: new Date() } });
+    await deps.runRecords.markFailed(runId, message);
     throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
   }
 }

@@ -16,6 +16,7 @@ export function runRoutes({ starter, startBatch, reader }: RunRouteDeps): Mounta
   const getRun = ({ params }: { params: { run_id: string } }) => reader.get(params.run_id);
   return [
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/run/', summary: 'Run and wait for the outputs (keyed by node id)', tags: ['runs'],
       params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunOutputsById, errors: [400, 404],
       handler: async ({ params, query, body }, ctx) => {
@@ -28,21 +29,30 @@ export function runRoutes({ starter, startBatch, reader }: RunRouteDeps): Mounta
       },
     }),
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/start_run/', summary: 'Start a run and answer at once (PENDING)', tags: ['runs'],
       params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunResponse, errors: [400, 404],
       handler: ({ params, query, body }) => starter.start(params.workflow_id, body, query.run_type),
     }),
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/start_batch_run/', summary: 'Run every row of a dataset (a batch parent run, answered at once)', tags: ['runs'],
       params: WorkflowIdParams, body: BatchRunRequest, response: RunResponse, errors: [400, 404],
       handler: ({ params, body }) => startBatch(params.workflow_id, body),
     }),
     defineRoute({
+      carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/run_partial/', summary: 'Compute one node (and what it needs); no run record', tags: ['runs'],
       params: WorkflowIdParams, body: PartialRunRequest, response: RunOutputsById, errors: [400, 404],
-      handler: ({ params, body }) => starter.runPartial(params.workflow_id, body),
+      handler: async ({ params, body }, ctx) => {
+        const scope = starter.newPartialScope();
+        // Its values are needed until the response (streamed) has been sent.
+        ctx.res.once('close', () => void starter.dropPartial(scope).catch(() => undefined));
+        return starter.runPartial(params.workflow_id, body, scope);
+      },
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/wf/{workflow_id}/runs/', summary: "A workflow's runs, newest first", tags: ['runs'],
       params: WorkflowIdParams, query: WorkflowRunsQuery, response: z.array(RunResponse),
       handler: ({ params, query }) =>
@@ -57,19 +67,23 @@ export function runRoutes({ starter, startBatch, reader }: RunRouteDeps): Mounta
         ),
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/run/', summary: 'All runs, newest first', tags: ['runs'],
       query: AllRunsQuery, response: z.array(RunResponse),
       handler: ({ query }) => reader.list({ parentOnly: query.parent_only, ...(query.run_type !== undefined ? { runType: query.run_type } : {}) }, query),
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/run/{run_id}/', summary: 'A run with its tasks', tags: ['runs'],
       params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/run/{run_id}/status/', summary: "A run's status (poll this)", tags: ['runs'],
       params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/runs/{run_id}/status/', summary: 'Alias from the deployment guide', tags: ['runs'],
       params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
     }),

@@ -1,6 +1,6 @@
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
-import { createRunProjection } from '../../db/run-projection';
+import type { RunRepository } from '../../db/run-repository';
 import { notFound } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { RunStatus } from '../../engine/statuses';
@@ -18,18 +18,17 @@ export interface RunFilter {
 }
 
 /** Reads of the run projection (written by the run workflows' activities). */
-export function createRunReader(models: Models) {
+export function createRunReader(models: Models, runs: RunRepository) {
   const { Run, WorkflowVersion } = models;
-  const projection = createRunProjection(models);
 
-  async function expand(runs: RunDoc[]): Promise<RunResponse[]> {
-    const versionIds = [...new Set(runs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
+  async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
+    const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     const versions = new Map(
       (await Promise.all(versionIds.map((id) => WorkflowVersion.findById(id).lean<WorkflowVersionDoc>()))).filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]),
     );
     // One `_id` lookup per run: FerretDB pushes only those down.
-    const tasks = await Promise.all(runs.map((r) => projection.tasksOf(r._id)));
-    return runs.map((r, i) => toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null));
+    const tasks = await Promise.all(docs.map((r) => runs.tasksOf(r._id)));
+    return docs.map((r, i) => toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null));
   }
 
   return {
@@ -51,8 +50,7 @@ export function createRunReader(models: Models) {
         query.start_time = trusted({ ...(filter.startFrom ? { $gte: filter.startFrom } : {}), ...(filter.startTo ? { $lte: filter.startTo } : {}) });
       }
       const { skip, limit } = pageBounds(page);
-      const runs = await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
-      return expand(runs);
+      return expand(await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>());
     },
   };
 }

@@ -1,3 +1,4 @@
+import { MAX_LOOP_ITERATIONS } from '../../engine/for-loop';
 import type { WorkflowDefinition } from './definition.schema';
 
 export interface RuleIssue {
@@ -11,10 +12,10 @@ export const LLM_NODE_TYPES = new Set(['SingleLLMCallNode', 'BestOfNNode']);
 /**
  * Graph rules checked at save time, so a stored definition can always be scheduled: unique node
  * ids, links between existing nodes, at most one top-level InputNode, LLM nodes with a model, and
- * PySpur's chatbot I/O fields.
+ * PySpur's chatbot I/O fields, ForLoopNodes within the iteration cap.
  */
 export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
-  return [...checkNodeIds(def), ...checkLinks(def), ...checkInputNodes(def), ...checkLlmNodes(def), ...checkChatbot(def)];
+  return [...checkNodeIds(def), ...checkLinks(def), ...checkInputNodes(def), ...checkLlmNodes(def), ...checkChatbot(def), ...checkLoops(def)];
 }
 
 function checkNodeIds(def: WorkflowDefinition): RuleIssue[] {
@@ -64,6 +65,19 @@ function checkLlmNodes(def: WorkflowDefinition): RuleIssue[] {
       issues.push({ path: ['nodes', i], message: `${node.node_type} '${node.id}' needs config.llm_info`, kind: 'assertion_error' });
     } else if (typeof (info as Record<string, unknown>).model !== 'string') {
       issues.push({ path: ['nodes', i, 'config', 'llm_info', 'model'], message: `${node.node_type} '${node.id}' needs config.llm_info.model`, kind: 'value_error' });
+    }
+  });
+  return issues;
+}
+
+/** A loop's history grows with every iteration: the cap keeps a run inside Temporal's history limits. */
+function checkLoops(def: WorkflowDefinition): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  def.nodes.forEach((node, i) => {
+    if (node.node_type !== 'ForLoopNode') return;
+    const iterations = Number(node.config.num_iterations ?? 1);
+    if (iterations > MAX_LOOP_ITERATIONS) {
+      issues.push({ path: ['nodes', i, 'config', 'num_iterations'], message: `ForLoopNode '${node.id}' has num_iterations ${iterations}, over the maximum of ${MAX_LOOP_ITERATIONS}`, kind: 'value_error' });
     }
   });
   return issues;

@@ -13,6 +13,8 @@ export interface WorkflowRouteDeps {
   versions: VersionService;
   testFiles: TestFileService;
   uploadLimits: UploadLimits;
+  /** Runs go with their workflow (PySpur's cascade), stored values included. */
+  runRecords: { removeOfWorkflow(workflowId: string): Promise<void> };
 }
 
 const tags = ['workflows'];
@@ -20,7 +22,7 @@ const UploadedFileSchema = z
   .custom<UploadedFile>((v) => typeof v === 'object' && v !== null && 'buffer' in v, { message: 'Expected a file' })
   .openapi({ type: 'string', format: 'binary' });
 
-export function workflowRoutes({ workflows, versions, testFiles, uploadLimits }: WorkflowRouteDeps): MountableRoute[] {
+export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, runRecords }: WorkflowRouteDeps): MountableRoute[] {
   const exists = async (id: string) => (await workflows.load(id).then(() => true, () => false));
   return [
     defineRoute({
@@ -54,10 +56,13 @@ export function workflowRoutes({ workflows, versions, testFiles, uploadLimits }:
       handler: ({ params, body }) => workflows.update(params.workflow_id, body),
     }),
     defineRoute({
-      method: 'delete', path: '/wf/{workflow_id}/', summary: 'Delete a workflow, its versions and test files', tags,
+      method: 'delete', path: '/wf/{workflow_id}/', summary: 'Delete a workflow, its versions, runs and test files', tags,
       params: WorkflowIdParams, status: 204, response: null, errors: [404],
       handler: async ({ params }) => {
-        await workflows.remove(params.workflow_id, testFiles.removeForWorkflow);
+        await workflows.remove(params.workflow_id, async (id) => {
+          await testFiles.removeForWorkflow(id);
+          await runRecords.removeOfWorkflow(id);
+        });
       },
     }),
     defineRoute({

@@ -37,6 +37,8 @@ export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
       memoryLimitMb: cfg.memory_limit_mb,
       signal: ctx.signal,
       heartbeat: () => ctx.heartbeat(),
+      // Room for a value at the run's limit in JSON (escapes included); the engine checks the limit itself.
+      ...(ctx.maxValueBytes !== undefined ? { outputLimitBytes: 2 * ctx.maxValueBytes + 1024 * 1024 } : {}),
     });
     return coerceToOutputSchema(output, cfg.output_schema);
   },

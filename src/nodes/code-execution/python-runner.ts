@@ -14,9 +14,11 @@ export interface PythonRunOptions {
   memoryLimitMb: number;
   signal: AbortSignal;
   heartbeat: () => void;
+  /** Cap on everything the child writes; OUTPUT_LIMIT_BYTES by default. */
+  outputLimitBytes?: number;
 }
 
-/** Cap on everything the child writes (stdout, stderr and the result together). */
+/** Default cap on everything the child writes (stdout, stderr and the result together). */
 export const OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024;
 const HEARTBEAT_MS = 1000;
 const STDERR_TAIL_CHARS = 2000;
@@ -112,9 +114,10 @@ function runHarness(python: string, cwd: string, options: PythonRunOptions): Pro
       killGroup();
       if (exit) settle();
     };
+    const limit = options.outputLimitBytes ?? OUTPUT_LIMIT_BYTES;
     const count = (chunk: Buffer) => {
       written += chunk.length;
-      if (written > OUTPUT_LIMIT_BYTES) fail(new NodeExecutionError(`Python output exceeded ${OUTPUT_LIMIT_BYTES / 1024 / 1024} MB`));
+      if (written > limit) fail(new NodeExecutionError(`Python output exceeded ${Math.round(limit / 1024 / 1024)} MB`));
     };
     const onAbort = () => fail(abortError(options.signal));
 

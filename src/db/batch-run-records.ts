@@ -1,0 +1,108 @@
+import { trusted } from 'mongoose';
+import type { NodeOutput, TaskRecord } from '../engine/run-contract';
+import type { RunStatus } from '../engine/statuses';
+import { taskOutputsById } from '../engine/task-book';
+import { isDuplicateKeyError } from './ids';
+import { fromJsonText, toJsonText } from './json-text';
+import type { Models, RunDoc } from './models';
+import { runDocument } from './run-documents';
+import type { Values } from './values';
+
+/** What every row run of one batch shares on its record. */
+export interface RowRecordBase {
+  seq: number;
+  workflowId: string;
+  workflowVersionId: string;
+  parentRunId: string;
+  datasetId: string;
+}
+
+/** A row run that has ended (inline mode), as its records will show it; values already by reference. */
+export interface EndedRow {
+  runId: string;
+  status: Extract<RunStatus, 'COMPLETED' | 'FAILED' | 'CANCELED'>;
+  message: string | null;
+  tasks: TaskRecord[];
+  outputsByTitle: Record<string, NodeOutput>;
+  startTime: Date;
+  endTime: Date;
+  initialInputs: Record<string, unknown>;
+}
+
+/** How an ended row run ended, read back for an output line. */
+export interface EndedRunSummary {
+  runId: string;
+  status: RunStatus;
+  message: string | null;
+  outputsById: Record<string, NodeOutput>;
+}
+
+/**
+ * A batch's run records: the parent's progress and end, its row runs written in bulk (one insert
+ * per collection for all the rows a flush carries: on FerretDB v1 an insert is cheap, an update
+ * ~10×). Inline rows are inserted only when they have ended, so each record is written once.
+ */
+export function createBatchRunRecords(models: Models, values: Values) {
+  const { Run, RunTasks } = models;
+
+  return {
+    async setBatchProgress(parentRunId: string, set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>): Promise<void> {
+      await Run.updateOne({ _id: parentRunId }, { $set: set });
+    },
+
+    /** The parent's end. Rows recorded ahead of starting (child mode) that never started are not runs: removed with their values. */
+    async finishBatch(parentRunId: string, status: RunStatus, message: string | null): Promise<void> {
+      if (status !== 'COMPLETED') {
+        const never = await Run.find({ parent_run_id: parentRunId, status: 'PENDING' }, { _id: 1 }).lean<Array<{ _id: string }>>();
+        await Run.deleteMany({ parent_run_id: parentRunId, status: 'PENDING' });
+        await values.deleteScopes(never.map((r) => r._id));
+      }
+      await Run.updateOne({ _id: parentRunId }, { $set: { status, message, end_time: new Date() } });
+    },
+
+    /** Child mode: PENDING records of rows about to start (those not recorded by an earlier attempt). */
+    async insertPendingRows(base: RowRecordBase, rows: Array<{ runId: string; initialInputs: Record<string, unknown> }>): Promise<void> {
+      const existing = new Set((await Run.find({ _id: trusted({ $in: rows.map((r) => r.runId) }) }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id));
+      const fresh = rows.filter((r) => !existing.has(r.runId));
+      if (fresh.length === 0) return;
+      const now = new Date();
+      await insertIgnoringDuplicates(Run, fresh.map((r) => runDocument({ ...rowFields(base, r.runId), initialInputs: r.initialInputs, startTime: now })));
+    },
+
+    async insertEndedRows(base: RowRecordBase, rows: EndedRow[]): Promise<void> {
+      if (rows.length === 0) return;
+      const runs = rows.map((run) =>
+        runDocument({
+          ...rowFields(base, run.runId), status: run.status, startTime: run.startTime, endTime: run.endTime, initialInputs: run.initialInputs,
+          outputs: run.outputsByTitle, message: run.message,
+        }),
+      );
+      // Tasks before runs (as every run save does): a reader that finds the run finds its tasks.
+      await insertIgnoringDuplicates(RunTasks, rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })));
+      await insertIgnoringDuplicates(Run, runs);
+    },
+
+    /** Rows an earlier attempt of the same chunk already recorded. */
+    async endedRuns(runIds: string[]): Promise<EndedRunSummary[]> {
+      const found = await Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1 }).lean<Array<Pick<RunDoc, '_id' | 'status' | 'message'>>>();
+      const tasks = await RunTasks.find({ _id: trusted({ $in: found.map((r) => r._id) }) }).lean<Array<{ _id: string; tasks: string }>>();
+      const tasksById = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
+      return found.map((r) => ({ runId: r._id, status: r.status, message: r.message ?? null, outputsById: taskOutputsById(tasksById.get(r._id) ?? []) }));
+    },
+  };
+}
+
+function rowFields(base: RowRecordBase, runId: string) {
+  return { id: runId, seq: base.seq, workflowId: base.workflowId, workflowVersionId: base.workflowVersionId, parentRunId: base.parentRunId, runType: 'batch', inputDatasetId: base.datasetId };
+}
+
+/** An unordered bulk insert where a document already there (a retried write) is not an error. */
+async function insertIgnoringDuplicates(model: Models['Run'] | Models['RunTasks'], docs: object[]): Promise<void> {
+  try {
+    await (model as Models['RunTasks']).insertMany(docs, { ordered: false, lean: true });
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
+    const all = Array.isArray(writeErrors) && writeErrors.length > 0 ? writeErrors : [err];
+    if (!all.every((e) => isDuplicateKeyError((e as { err?: unknown }).err ?? e))) throw err;
+  }
+}

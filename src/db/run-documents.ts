@@ -1,0 +1,33 @@
+import type { RunStatus } from '../engine/statuses';
+import { toJsonText } from './json-text';
+import type { RunDoc } from './models';
+
+/** What a new run record says; values (inputs, outputs) arrive already by reference where large. */
+export interface NewRun {
+  id: string;
+  seq: number;
+  workflowId: string;
+  workflowVersionId: string | null;
+  runType: string;
+  initialInputs: unknown;
+  status?: RunStatus;
+  parentRunId?: string | null;
+  inputDatasetId?: string | null;
+  outputs?: unknown;
+  message?: string | null;
+  startTime?: Date;
+  endTime?: Date | null;
+  /** A batch parent's progress over its dataset. */
+  rows?: { total: number; done: number; failed: number };
+}
+
+/** The one place a run document is built (api runs, batch parents, batch rows alike). */
+export function runDocument(r: NewRun): RunDoc {
+  return {
+    _id: r.id, seq: r.seq, workflow_id: r.workflowId, workflow_version_id: r.workflowVersionId, status: r.status ?? 'PENDING',
+    start_time: r.startTime ?? new Date(), end_time: r.endTime ?? null, initial_inputs: toJsonText(r.initialInputs),
+    outputs: r.outputs === undefined ? null : toJsonText(r.outputs), parent_run_id: r.parentRunId ?? null, run_type: r.runType,
+    output_file_id: null, input_dataset_id: r.inputDatasetId ?? null, message: r.message ?? null,
+    rows_total: r.rows?.total ?? null, rows_done: r.rows?.done ?? null, rows_failed: r.rows?.failed ?? null,
+  };
+}

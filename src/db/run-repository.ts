@@ -1,0 +1,72 @@
+import { trusted } from 'mongoose';
+import type { RunStatus } from '../engine/statuses';
+import { createBatchRunRecords } from './batch-run-records';
+import { insertWithNewId } from './ids';
+import type { Models, RunDoc } from './models';
+import { type NewRun, runDocument } from './run-documents';
+import { createRunProjection } from './run-projection';
+import type { Values } from './values';
+
+export type { EndedRow, EndedRunSummary, RowRecordBase } from './batch-run-records';
+
+/**
+ * The one owner of run records (runs, their tasks and pauses, and the values they hold by
+ * reference): every run document is built here (run-documents.ts) and every write goes through
+ * here — the api's run creation, the run workflow's projection (run-projection.ts) and a batch's
+ * bookkeeping (batch-run-records.ts). DESIGN's "one writer per document" as structure.
+ */
+export function createRunRepository(models: Models, values: Values) {
+  const { Run, RunTasks, Pause } = models;
+  const idTaken = async (id: string) => (await Run.exists({ _id: id })) !== null;
+
+  const projection = createRunProjection(models);
+  return {
+    ...projection,
+    ...createBatchRunRecords(models, values),
+
+    /**
+     * A new run with a fresh id (`R<n>`), PENDING. `storeInputs` turns the client's inputs into
+     * what the record keeps (large values stored under the new id) before the record exists.
+     */
+    async create<I>(fields: Omit<NewRun, 'id' | 'seq' | 'initialInputs'>, inputs: I, storeInputs: (runId: string, inputs: I) => Promise<I>): Promise<{ doc: RunDoc; inputs: I }> {
+      let stored = inputs;
+      const doc = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
+        stored = await storeInputs(id, inputs);
+        const run = runDocument({ ...fields, id, seq, initialInputs: stored });
+        await Run.create(run);
+        return run;
+      });
+      return { doc, inputs: stored };
+    },
+
+    async statusOf(runId: string): Promise<RunStatus | null> {
+      return (await Run.findById(runId, { status: 1 }).lean<Pick<RunDoc, 'status'>>())?.status ?? null;
+    },
+
+    /** The run cannot go on (Temporal refused its workflow, its record cannot be saved): the record says why. */
+    async markFailed(runId: string, message: string): Promise<void> {
+      await Run.updateOne({ _id: runId }, { $set: { status: 'FAILED', message, end_time: new Date() } });
+    },
+
+    async setOutputFile(runId: string, outputFileId: string): Promise<void> {
+      await Run.updateOne({ _id: runId }, { $set: { output_file_id: outputFileId } });
+    },
+
+    /** An output file was deleted: its batch runs stay, without it (pyspur-facts §11 #13). */
+    async clearOutputFile(outputFileId: string): Promise<void> {
+      await Run.updateMany({ output_file_id: outputFileId }, { $set: { output_file_id: null } });
+    },
+
+    /** A workflow's delete takes its runs with it (PySpur cascades): tasks, pauses and stored values too. */
+    async removeOfWorkflow(workflowId: string): Promise<void> {
+      const ids = (await Run.find({ workflow_id: workflowId }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);
+      if (ids.length === 0) return;
+      await RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
+      await Pause.deleteMany({ run_id: trusted({ $in: ids }) });
+      await Run.deleteMany({ _id: trusted({ $in: ids }) });
+      await values.deleteScopes(ids);
+    },
+  };
+}
+
+export type RunRepository = ReturnType<typeof createRunRepository>;
