@@ -12,6 +12,10 @@ import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
+import { createSessionTurns } from './db/session-turns';
+import { createChatMemory } from './modules/sessions/chat-memory';
+import { createSessionService } from './modules/sessions/sessions.service';
+import { createUserService } from './modules/users/users.service';
 
 export interface ServiceDeps {
   models: Models;
@@ -29,7 +33,11 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const reader = createRunReader(models);
-  const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
+  const turns = createSessionTurns(models);
+  // A deleted user takes its sessions along: the two services know each other through this call.
+  const users = createUserService(models, (userId) => sessions.removeOfUser(userId));
+  const sessions = createSessionService({ models, turns, users, workflows });
+  const starterDeps = { models, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
   return {
     workflows,
     versions,
@@ -41,6 +49,8 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     env: createEnvService(models, new SecretBox(secretKey)),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models),
+    users,
+    sessions,
   };
 }
 

@@ -32,6 +32,22 @@ export interface SpurRunInput {
   inputNodeInput: Record<string, unknown>;
   /** Task ids (`T<n>`) reserved by the api, by top-level node id. */
   taskIds: Record<string, string>;
+  /** A chatbot run in a session: its turn is appended to the session when the run completes. */
+  chat?: ChatTurnStart;
+}
+
+/** What the api knows of a chat turn when the run starts. */
+export interface ChatTurnStart {
+  sessionId: string;
+  userMessage: string;
+  /** When the user sent the message (the run's start), ISO 8601. */
+  userTime: string;
+}
+
+/** A completed chat turn, appended once per run (keyed by the run id). */
+export interface ChatTurnAppend extends ChatTurnStart {
+  runId: string;
+  assistantMessage: string;
 }
 
 export interface SpurRunResult {

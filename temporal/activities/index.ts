@@ -1,5 +1,6 @@
 import type { Models } from '../../src/db/models';
 import { createBatchActivities } from './batch.activities';
+import { createChatActivities } from './chat.activities';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
 
@@ -14,8 +15,10 @@ export function createActivities(deps: ActivityDeps) {
     ...createProjectionActivities(deps.models),
     ...createNodeActivities(deps),
     ...createBatchActivities(deps),
+    ...createChatActivities(deps.models),
   };
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
+export type ChatActivities = ReturnType<typeof createChatActivities>;

@@ -11,6 +11,7 @@ import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-n
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
+import type { ChatMemory } from '../sessions/chat-memory';
 import { mergeFiles, storeDataUris } from './run-files';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import type { RunReader } from './runs.service';
@@ -21,6 +22,8 @@ export interface RunStarterDeps {
   workflows: WorkflowService;
   versions: VersionService;
   reader: RunReader;
+  /** Fills a chatbot run's history from its session. */
+  chatMemory: ChatMemory;
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
@@ -46,17 +49,19 @@ export function createRunStarter(deps: RunStarterDeps) {
 
   async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
     const workflow = await deps.workflows.load(workflowId);
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
+    const definition = toRunDefinition(stored);
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
     const body: StartRunInput = { ...request, initial_inputs: initialInputs };
-    const inputNodeInput = resolveRunInputs(definition, body.initial_inputs);
+    const startTime = new Date();
+    const chatRun = await deps.chatMemory.prepare(stored.spur_type, definition, resolveRunInputs(definition, body.initial_inputs), startTime);
     const version = await deps.versions.ensureVersion(workflow);
     const topLevel = definition.nodes.filter((n) => n.parent_id === null);
     const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
       const doc: RunDoc = {
-        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
+        _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: startTime, end_time: null,
         initial_inputs: toJsonText(body.initial_inputs ?? {}), outputs: null, parent_run_id: body.parent_run_id, run_type: runType,
         output_file_id: null, input_dataset_id: null, message: null,
       };
@@ -67,8 +72,9 @@ export function createRunStarter(deps: RunStarterDeps) {
       runId: run._id,
       workflowId: workflow._id,
       definition,
-      inputNodeInput,
+      inputNodeInput: chatRun.input,
       taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
+      ...(chatRun.chat ? { chat: chatRun.chat } : {}),
     };
     await startRunWorkflow(deps, run._id, {
       type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
