@@ -1,6 +1,7 @@
 import type { Models } from '../../src/db/models';
 import { createBatchActivities } from './batch.activities';
 import { createChatActivities } from './chat.activities';
+import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNodeActivities(deps),
     ...createBatchActivities(deps),
     ...createChatActivities(deps.models),
+    ...createAgentActivities(deps),
   };
 }
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createSessionTurns } from '../../src/db/session-turns';
 import { chatbotDefinition, turnsSent } from '../support/chatbot';
-import { startEngine, waitForRun, type Engine } from '../support/engine';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
+import { waitForRun, type Engine } from '../support/engine';
+import { startLlmEngine } from '../support/llm-engine';
+import { type FakeLlmServer } from '../support/fake-llm-server';
 
 interface Message {
   id: string;
@@ -18,11 +19,7 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
   let workflowId: string;
 
   before(async () => {
-    engine = await startEngine();
-    fake = await startFakeLlmServer();
-    for (const [name, value] of Object.entries({ OPENAI_API_KEY: 'sk-test', OPENAI_API_BASE: `${fake.url}/v1` })) {
-      assert.equal((await engine.http.post('/env-mgmt/', { name, value })).status, 200);
-    }
+    ({ engine, fake } = await startLlmEngine());
     const wf = await engine.http.post('/wf/', { name: 'chatty', definition: chatbotDefinition() });
     assert.equal(wf.status, 200, JSON.stringify(wf.body));
     workflowId = wf.body.id;
