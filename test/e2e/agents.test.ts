@@ -100,6 +100,8 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     const [run] = (await engine.http.get(`/wf/${id}/runs/`)).body;
     const task = run.tasks.find((t: { node_id: string }) => t.node_id === 'best');
     assert.deepEqual(task.subworkflow_output.ratings.length, 3);
+    assert.deepEqual(task.usage, { prompt_tokens: 60, completion_tokens: 60, total_tokens: 120 }, 'six calls of 10 + 10 tokens');
+    assert.deepEqual(run.usage, task.usage);
   });
 
   it('Agent: offers its child nodes as tools, answers each tool call with its id, then returns the final answer', async () => {
@@ -128,6 +130,15 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.deepEqual(sent[1], { role: 'tool', tool_call_id: 'call_1', content: '{"saved":"first"}' });
     assert.equal(third!.body.messages.at(-1).tool_call_id, 'call_2');
     assert.deepEqual(lines(log), ['first start', 'first end', 'second start', 'second end']);
+
+    const [run] = (await engine.http.get(`/wf/${id}/runs/`)).body;
+    const used = { prompt_tokens: 30, completion_tokens: 30, total_tokens: 60 };
+    assert.deepEqual(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').usage, used);
+    assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'src').usage, null);
+    assert.deepEqual(run.usage, used);
+    const openapi = (await engine.http.get('/openapi.json')).body;
+    assert.ok(openapi.components.schemas.TokenUsage, 'usage is a documented field');
+    assert.ok(openapi.components.schemas.RunResponse.properties.usage);
   });
 
   it('Agent: a worker killed (kill -9) mid-loop resumes without repeating completed model or tool calls', async () => {
