@@ -20,6 +20,7 @@ import { runRoutes } from './modules/runs/runs.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
+import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
 
 export const API_PREFIX = '/api';
@@ -52,6 +53,7 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
     ...outputFileRoutes(services.outputFiles),
     ...userRoutes(services.users),
     ...sessionRoutes(services.sessions),
+    ...chatCompletionRoutes(services.chatCompletions),
   ];
   for (const route of routes) route.mount(api, registry, { maxJsonBytes: config.http.maxJsonBytes });
 

@@ -16,6 +16,7 @@ import { createSessionTurns } from './db/session-turns';
 import { createChatMemory } from './modules/sessions/chat-memory';
 import { createSessionService } from './modules/sessions/sessions.service';
 import { createUserService } from './modules/users/users.service';
+import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 
 export interface ServiceDeps {
   models: Models;
@@ -38,11 +39,12 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const users = createUserService(models, (userId) => sessions.removeOfUser(userId));
   const sessions = createSessionService({ models, turns, users, workflows });
   const starterDeps = { models, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
+  const runStarter = createRunStarter(starterDeps);
   return {
     workflows,
     versions,
     runs: reader,
-    runStarter: createRunStarter(starterDeps),
+    runStarter,
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
@@ -51,6 +53,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     outputFiles: createOutputFileService(models),
     users,
     sessions,
+    chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
   };
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import OpenAI from 'openai';
 import { createSessionTurns } from '../../src/db/session-turns';
 import { chatbotDefinition, turnsSent } from '../support/chatbot';
 import { waitForRun, type Engine } from '../support/engine';
@@ -136,6 +137,34 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     const again = await turns.appendTurn({ sessionId: session.id, runId: a.id, userMessage: 'slow one', userTime: new Date().toISOString(), assistantMessage: 'other' });
     assert.equal(again, 'already-stored');
     assert.equal((await engine.http.get(`/session/${session.id}/`)).body.messages.length, 4);
+  });
+
+  it('answers any OpenAI client at /v1/chat/completions with the chatbot reply, plain and streamed', async () => {
+    const openai = new OpenAI({ apiKey: 'unused', baseURL: `${engine.api.baseUrl}/v1`, maxRetries: 0 });
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'ignored: the workflow has its own' },
+      { role: 'user', content: 'I am Bo' },
+      { role: 'assistant', content: 'Hi Bo' },
+      { role: 'user', content: 'Who am I?' },
+    ];
+    const completion = await openai.chat.completions.create({ model: workflowId, messages });
+    assert.equal(completion.choices[0]?.message.content, 'echo: Who am I?');
+    assert.equal(completion.object, 'chat.completion');
+    assert.deepEqual(completion.usage, { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 });
+    assert.deepEqual(sentTurns().at(-1), ['user: I am Bo', 'assistant: Hi Bo', 'user: Who am I?'], 'the conversation the client sent is the history');
+
+    const stream = await openai.chat.completions.create({ model: workflowId, messages: [{ role: 'user', content: 'stream it' }], stream: true });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    assert.equal(text, 'echo: stream it');
+    assert.equal(finish, 'stop');
+
+    await assert.rejects(openai.chat.completions.create({ model: 'S999999', messages }), (err: unknown) => err instanceof OpenAI.NotFoundError);
+    await assert.rejects(openai.chat.completions.create({ model: workflowId, messages: [{ role: 'system', content: 'x' }] }), (err: unknown) => err instanceof OpenAI.BadRequestError);
   });
 
   it('updates and deletes users and sessions (a deleted user takes its sessions along)', async () => {

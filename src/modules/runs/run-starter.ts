@@ -37,7 +37,7 @@ export interface RunStarterDeps {
 /** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
 const PAUSE_POLL_MS = { first: 100, max: 1000 };
 
-export type BlockingOutcome = { kind: 'done'; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
+export type BlockingOutcome = { kind: 'done'; runId: string; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
 
 /**
  * Creates run records and starts their Temporal workflows. Everything a client can get wrong is
@@ -89,11 +89,11 @@ export function createRunStarter(deps: RunStarterDeps) {
     try {
       const result = await resultWithin(Promise.race([handle.result(), pausedOutputs(runId, watch)]));
       if (result === 'timeout' || result === 'stopping') return { kind: 'still-running', runId };
-      return { kind: 'done', outputsById: result.outputsById };
+      return { kind: 'done', runId, outputsById: result.outputsById };
     } catch (err) {
       if (err instanceof WorkflowFailedError) {
         // A cancelled run: answer with what it produced, like a paused one.
-        if (err.cause instanceof CancelledFailure) return { kind: 'done', outputsById: await outputsFromTasks(runId) };
+        if (err.cause instanceof CancelledFailure) return { kind: 'done', runId, outputsById: await outputsFromTasks(runId) };
         throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
       }
       throw err;
