@@ -160,4 +160,32 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(entries.filter((e) => e === 'second end').length, 1);
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').outputs.output, 'two notes saved');
   });
+
+  it('Agent: a HumanInterventionNode tool pauses the run until a human acts; the answer goes back to the model', async () => {
+    fake.respondWith((req) =>
+      toolTurns(req) === 0 ? { toolCalls: [{ id: 'call_h', name: 'ask_human', arguments: { question: 'Ship it?' } }] } : { content: JSON.stringify({ output: 'shipped' }) },
+    );
+    const id = await createWorkflow({
+      nodes: [
+        n('src', 'InputNode', { output_schema: { task: 'string' } }),
+        n('agent', 'AgentNode', { llm_info: MODEL, user_message: '{{src.task}}' }),
+        n('human', 'HumanInterventionNode', { message: 'The agent asks' }, { title: 'ask_human', parent_id: 'agent' }),
+      ],
+      links: [l('src', 'agent')],
+    });
+    const started = await engine.http.post(`/wf/${id}/start_run/`, { initial_inputs: { src: { task: 'Ship the release' } } });
+    const paused = await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED', 60_000);
+    assert.equal(paused.status, 'PAUSED');
+    assert.equal(fake.requests.length, 1);
+    const inbox = (await engine.http.get('/wf/paused_workflows/')).body as { run: { id: string } }[];
+    assert.ok(inbox.some((p) => p.run.id === started.body.id), JSON.stringify(inbox));
+    const action = await engine.http.post(`/wf/process_pause_action/${started.body.id}/`, { inputs: { answer: 'yes' }, user_id: 'lead', action: 'APPROVE', comments: null });
+    assert.equal(action.status, 200, JSON.stringify(action.body));
+    const run = await waitForRun(engine.http, started.body.id, undefined, 60_000);
+    assert.equal(run.status, 'COMPLETED', run.message);
+    assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').outputs.output, 'shipped');
+    const toolMessage = fake.requests[1]!.body.messages.at(-1);
+    assert.equal(toolMessage.tool_call_id, 'call_h');
+    assert.deepEqual(JSON.parse(toolMessage.content), { answer: 'yes', question: 'Ship it?' });
+  });
 });
