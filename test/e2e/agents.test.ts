@@ -23,11 +23,11 @@ function noteTool(agentId: string, log: string, slowNote = '') {
   return n('notes', 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 3, output_schema: { saved: 'string' } }, { title: 'add_note', parent_id: agentId });
 }
 
-function agentWorkflow(log: string, slowNote = '') {
+function agentWorkflow(log: string, slowNote = '', llmInfo: Record<string, unknown> = MODEL) {
   return {
     nodes: [
       n('src', 'InputNode', { output_schema: { task: 'string' } }),
-      n('agent', 'AgentNode', { llm_info: MODEL, system_message: 'You keep notes.', user_message: '{{src.task}}', max_iterations: 5 }),
+      n('agent', 'AgentNode', { llm_info: llmInfo, system_message: 'You keep notes.', user_message: '{{src.task}}', max_iterations: 5 }),
       noteTool('agent', log, slowNote),
       n('out', 'OutputNode', { output_map: { answer: 'agent.output' } }),
     ],
@@ -35,7 +35,12 @@ function agentWorkflow(log: string, slowNote = '') {
   };
 }
 
-const toolTurns = (req: RecordedRequest) => (req.body.messages as { role: string }[]).filter((m) => m.role === 'tool').length;
+/** Tool results a request carries: OpenAI `tool` messages or Anthropic `tool_result` blocks. */
+const toolTurns = (req: RecordedRequest) =>
+  (req.body.messages as { role: string; content: unknown }[]).reduce(
+    (count, m) => count + (m.role === 'tool' ? 1 : Array.isArray(m.content) ? m.content.filter((b: { type?: string }) => b?.type === 'tool_result').length : 0),
+    0,
+  );
 
 /** Model script: note "first", then note "second", then answer; by the tool results already sent. */
 function agentScript(req: RecordedRequest) {
@@ -139,6 +144,25 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     const openapi = (await engine.http.get('/openapi.json')).body;
     assert.ok(openapi.components.schemas.TokenUsage, 'usage is a documented field');
     assert.ok(openapi.components.schemas.RunResponse.properties.usage);
+  });
+
+  it('Agent on Anthropic: tools with input_schema, each tool_use answered by a tool_result with its id', async () => {
+    const log = path.join(stack.tmpDir, `notes-anthropic-${Date.now()}.log`);
+    writeFileSync(log, '');
+    fake.respondWith(agentScript);
+    const id = await createWorkflow(agentWorkflow(log, '', { ...MODEL, model: 'anthropic/claude-3-5-haiku-latest' }));
+    const res = await engine.http.post(`/wf/${id}/run/`, { initial_inputs: { src: { task: 'Save two notes' } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.out.answer, 'two notes saved');
+    assert.equal(fake.requests.length, 3);
+    const [first, second] = fake.requests;
+    assert.equal(first!.path, '/v1/messages');
+    assert.deepEqual(first!.body.tool_choice, { type: 'auto' });
+    assert.equal(first!.body.tools[0].name, 'add_note');
+    assert.equal(first!.body.tools[0].input_schema.type, 'object');
+    const [assistant, results] = second!.body.messages.slice(-2);
+    assert.deepEqual(assistant.content, [{ type: 'tool_use', id: 'call_1', name: 'add_note', input: { note: 'first' } }]);
+    assert.deepEqual(results, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '{"saved":"first"}' }] });
   });
 
   it('Agent: a worker killed (kill -9) mid-loop resumes without repeating completed model or tool calls', async () => {
