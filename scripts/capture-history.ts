@@ -14,7 +14,9 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
-import { isFinal, startEngine, waitForRun, type Engine } from '../test/support/engine';
+import { isFinal, waitForRun, type Engine } from '../test/support/engine';
+import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
+import { startLlmEngine } from '../test/support/llm-engine';
 import { cond, input, l, n } from '../test/support/graphs';
 import { REPO_ROOT } from './lib/tools';
 
@@ -35,6 +37,16 @@ interface Scenario {
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
     | { partial: Record<string, unknown> }
     | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } };
+}
+
+const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
+
+/** The fake provider's script: one tool call for an agent, then answers; ratings for raters. */
+function providerScript(req: RecordedRequest): ScriptedResponse {
+  const messages = req.body.messages as { role: string; content: unknown }[];
+  if (req.body.tools && !messages.some((m) => m.role === 'tool')) return { toolCalls: [{ id: 'call_1', name: 'echo_tool', arguments: {} }] };
+  if (String(messages[0]?.content).startsWith('Rate')) return { content: '{"rating": 7}' };
+  return { content: '{"output": "done", "response": "done"}' };
 }
 
 const py = (id: string, code: string) => n(id, 'PythonFuncNode', { code, timeout_seconds: 20, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
@@ -97,6 +109,21 @@ const SCENARIOS: Scenario[] = [
     name: 'partial-run',
     definition: { nodes: [input(), n('a', 'OutputNode', { output_map: { v: 'in.x' } }), n('b', 'MergeNode'), n('c', 'MergeNode')], links: [l('in', 'a'), l('a', 'b'), l('b', 'c')] },
     expect: { partial: { node_id: 'c', initial_inputs: { in: { x: 'a' } }, partial_outputs: { a: { v: 'given' } } } },
+  },
+  {
+    // An agent's loop: model call → tool call (its own activity) → model call with the result.
+    name: 'agent-tools',
+    definition: {
+      nodes: [input(), n('agent', 'AgentNode', { llm_info: LLM }), { ...py('tool', 'return {"y": "from tool"}'), title: 'echo_tool', parent_id: 'agent' }, n('out', 'OutputNode')],
+      links: [l('in', 'agent'), l('agent', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // Two samples, each followed by its rating call, in parallel.
+    name: 'best-of-n',
+    definition: { nodes: [input(), n('best', 'BestOfNNode', { llm_info: LLM, samples: 2 }), n('out', 'OutputNode')], links: [l('in', 'best'), l('best', 'out')] },
+    expect: { status: 'COMPLETED' },
   },
   {
     // A batch whose rows run inline, in one chunk activity.
@@ -192,11 +219,16 @@ function defineCaptureSuite(outDir: string): void {
   describe('capture workflow histories', function () {
     this.timeout(120_000);
     let engine: Engine;
+    let fake: FakeLlmServer;
     before(async () => {
       mkdirSync(outDir, { recursive: true });
-      engine = await startEngine();
+      ({ engine, fake } = await startLlmEngine());
+      fake.respondWith(providerScript);
     });
-    after(() => engine?.close());
+    after(async () => {
+      await engine?.close();
+      await fake?.close();
+    });
 
     // SPUR_CAPTURE_ONLY=name,name re-records just those scenarios.
     const only = process.env.SPUR_CAPTURE_ONLY?.split(',').filter(Boolean);
