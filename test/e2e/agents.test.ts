@@ -126,7 +126,7 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     const tool = first!.body.tools[0];
     assert.equal(tool.type, 'function');
     assert.equal(tool.function.name, 'add_note');
-    assert.ok(tool.function.description.length > 0);
+    assert.match(tool.function.description, /Python function/, 'described by its node type');
     assert.ok(tool.function.parameters.properties.code, 'parameters are the node type config schema');
     assert.equal(first!.body.response_format.type, 'json_schema');
     const sent = second!.body.messages.slice(-2);
