@@ -17,6 +17,7 @@ import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
 import { isFinal, waitForRun, type Engine } from '../test/support/engine';
 import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
 import { startLlmEngine } from '../test/support/llm-engine';
+import { chatbotDefinition } from '../test/support/chatbot';
 import { cond, input, l, n } from '../test/support/graphs';
 import { REPO_ROOT } from './lib/tools';
 
@@ -32,6 +33,8 @@ interface Definition {
 interface Scenario {
   name: string;
   definition: Definition;
+  /** A chatbot run in a fresh test session (its InputNode is `input_node`). */
+  session?: boolean;
   /** Full runs: the run status the scenario must end in. Partial runs: the request body. Batches: the dataset. */
   expect:
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
@@ -120,6 +123,13 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // A chatbot run in a session: history read at start, the turn appended before the end.
+    name: 'chatbot-session',
+    definition: chatbotDefinition(),
+    session: true,
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // Two samples, each followed by its rating call, in parallel.
     name: 'best-of-n',
     definition: { nodes: [input(), n('best', 'BestOfNNode', { llm_info: LLM, samples: 2 }), n('out', 'OutputNode')], links: [l('in', 'best'), l('best', 'out')] },
@@ -175,7 +185,10 @@ async function runScenario(engine: Engine, scenario: Scenario): Promise<string> 
     assert.equal(res.status, 200, res.text);
     return findPartialRun(engine);
   }
-  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x: 'a' } } });
+  const inputs = scenario.session
+    ? { input_node: { user_message: 'hi', session_id: (await engine.http.post(`/session/test/?workflow_id=${wf.body.id}`)).body.id, message_history: [] } }
+    : { in: { x: 'a' } };
+  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: inputs });
   assert.equal(started.status, 200, started.text);
   if (expect.pauseAction) {
     await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED');
