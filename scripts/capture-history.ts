@@ -14,7 +14,10 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
-import { isFinal, startEngine, waitForRun, type Engine } from '../test/support/engine';
+import { isFinal, waitForRun, type Engine } from '../test/support/engine';
+import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
+import { startLlmEngine } from '../test/support/llm-engine';
+import { chatbotDefinition } from '../test/support/chatbot';
 import { cond, input, l, n } from '../test/support/graphs';
 import { REPO_ROOT } from './lib/tools';
 
@@ -30,11 +33,23 @@ interface Definition {
 interface Scenario {
   name: string;
   definition: Definition;
+  /** A chatbot run in a fresh test session (its InputNode is `input_node`). */
+  session?: boolean;
   /** Full runs: the run status the scenario must end in. Partial runs: the request body. Batches: the dataset. */
   expect:
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
     | { partial: Record<string, unknown> }
     | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } };
+}
+
+const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
+
+/** The fake provider's script: one tool call for an agent, then answers; ratings for raters. */
+function providerScript(req: RecordedRequest): ScriptedResponse {
+  const messages = req.body.messages as { role: string; content: unknown }[];
+  if (req.body.tools && !messages.some((m) => m.role === 'tool')) return { toolCalls: [{ id: 'call_1', name: 'echo_tool', arguments: {} }] };
+  if (String(messages[0]?.content).startsWith('Rate')) return { content: '{"rating": 7}' };
+  return { content: '{"output": "done", "response": "done"}' };
 }
 
 const py = (id: string, code: string) => n(id, 'PythonFuncNode', { code, timeout_seconds: 20, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
@@ -99,6 +114,28 @@ const SCENARIOS: Scenario[] = [
     expect: { partial: { node_id: 'c', initial_inputs: { in: { x: 'a' } }, partial_outputs: { a: { v: 'given' } } } },
   },
   {
+    // An agent's loop: model call → tool call (its own activity) → model call with the result.
+    name: 'agent-tools',
+    definition: {
+      nodes: [input(), n('agent', 'AgentNode', { llm_info: LLM }), { ...py('tool', 'return {"y": "from tool"}'), title: 'echo_tool', parent_id: 'agent' }, n('out', 'OutputNode')],
+      links: [l('in', 'agent'), l('agent', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // A chatbot run in a session: history read at start, the turn appended before the end.
+    name: 'chatbot-session',
+    definition: chatbotDefinition(),
+    session: true,
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // Two samples, each followed by its rating call, in parallel.
+    name: 'best-of-n',
+    definition: { nodes: [input(), n('best', 'BestOfNNode', { llm_info: LLM, samples: 2 }), n('out', 'OutputNode')], links: [l('in', 'best'), l('best', 'out')] },
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // A batch whose rows run inline, in one chunk activity.
     name: 'batch-inline',
     definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
@@ -148,7 +185,10 @@ async function runScenario(engine: Engine, scenario: Scenario): Promise<string> 
     assert.equal(res.status, 200, res.text);
     return findPartialRun(engine);
   }
-  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x: 'a' } } });
+  const inputs = scenario.session
+    ? { input_node: { user_message: 'hi', session_id: (await engine.http.post(`/session/test/?workflow_id=${wf.body.id}`)).body.id, message_history: [] } }
+    : { in: { x: 'a' } };
+  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: inputs });
   assert.equal(started.status, 200, started.text);
   if (expect.pauseAction) {
     await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED');
@@ -192,11 +232,16 @@ function defineCaptureSuite(outDir: string): void {
   describe('capture workflow histories', function () {
     this.timeout(120_000);
     let engine: Engine;
+    let fake: FakeLlmServer;
     before(async () => {
       mkdirSync(outDir, { recursive: true });
-      engine = await startEngine();
+      ({ engine, fake } = await startLlmEngine());
+      fake.respondWith(providerScript);
     });
-    after(() => engine?.close());
+    after(async () => {
+      await engine?.close();
+      await fake?.close();
+    });
 
     // SPUR_CAPTURE_ONLY=name,name re-records just those scenarios.
     const only = process.env.SPUR_CAPTURE_ONLY?.split(',').filter(Boolean);

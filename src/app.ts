@@ -19,6 +19,9 @@ import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
 import { pauseRoutes } from './modules/pauses/pauses.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
+import { sessionRoutes } from './modules/sessions/sessions.routes';
+import { userRoutes } from './modules/users/users.routes';
+import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
 
 export const API_PREFIX = '/api';
@@ -49,6 +52,9 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
     ...envMgmtRoutes(services.env),
     ...datasetRoutes(services.datasets),
     ...outputFileRoutes(services.outputFiles),
+    ...userRoutes(services.users),
+    ...sessionRoutes(services.sessions),
+    ...chatCompletionRoutes(services.chatCompletions),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

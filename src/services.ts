@@ -14,6 +14,11 @@ import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
+import { createSessionTurns } from './db/session-turns';
+import { createChatMemory } from './modules/sessions/chat-memory';
+import { createSessionService } from './modules/sessions/sessions.service';
+import { createUserService } from './modules/users/users.service';
+import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 
 export interface ServiceDeps {
   models: Models;
@@ -33,20 +38,28 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const values = valuesOf(models.conn, config.values);
   const runRecords = createRunRepository(models, values);
   const reader = createRunReader(models, runRecords);
-  const starterDeps = { models, values, runRecords, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
+  const turns = createSessionTurns(models);
+  // A deleted user takes its sessions along: the two services know each other through this call.
+  const users = createUserService(models, (userId) => sessions.removeOfUser(userId));
+  const sessions = createSessionService({ models, turns, users, workflows });
+  const starterDeps = { models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
+  const runStarter = createRunStarter(starterDeps);
   return {
     values,
     runRecords,
     workflows,
     versions,
     runs: reader,
-    runStarter: createRunStarter(starterDeps),
+    runStarter,
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     env: createEnvService(models, new SecretBox(secretKey)),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models, runRecords),
+    users,
+    sessions,
+    chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
   };
 }
 

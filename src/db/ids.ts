@@ -8,6 +8,9 @@ export const ID_PREFIX = {
   task: 'T',
   dataset: 'DS',
   outputFile: 'OF',
+  user: 'U',
+  session: 'SN',
+  message: 'M',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -1,9 +1,12 @@
 import { type GraphLevel, topologicalOrder } from './graph';
 import { type NodeState, decideNodeInput } from './node-inputs';
 import { ENGINE_NODE_TYPES, PURE_NODE_TYPES } from './node-kinds';
-import type { ExecuteNodeResult, GraphNode, NodeOutput, TaskWrite } from './run-contract';
+import type { AgentStepInput, AgentStepResult, ExecuteNodeResult, GraphNode, NodeOutput, TaskWrite } from './run-contract';
 import { UPSTREAM_FAILURE } from './statuses';
 import { runForLoop } from './for-loop';
+import { runAgent } from './agent-loop';
+import { runBestOfN } from './best-of-n';
+import type { CompositeResult, StepRunner } from './composite';
 
 export interface LevelOptions {
   /** Nodes whose outcome is already known (a partial run's precomputed outputs): not executed. */
@@ -30,7 +33,14 @@ export interface RunnerHooks {
 
 /** Where nodes actually run: Temporal activities in a run's workflow, in-process in a batch chunk. */
 export interface NodeExecutor {
-  execute(node: GraphNode, input: Record<string, unknown>): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime'>>;
+  execute(node: GraphNode, input: Record<string, unknown>): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
+  /** One model call of an AgentNode; without it agents run as a single node (and fail as not executable). */
+  agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
+  /**
+   * Whether AgentNode and BestOfNNode run step by step (each call its own activity). Asked only
+   * when such a node is reached; false replays runs recorded before they did. Absent: true.
+   */
+  stepwise?(): boolean;
   /** The whole run is being cancelled: stop, do not record a node failure. */
   isCancellation(err: unknown): boolean;
 }
@@ -88,14 +98,41 @@ export class GraphWalker {
     const slow = record && !PURE_NODE_TYPES.has(node.node_type);
     if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
-      const { output, startTime } = await this.executor.execute(node, decision.input);
+      const result = await this.executeOne(level, node, decision.input);
       if (slow) this.hooks.afterSlowNode?.(node);
-      this.settle(node, { status: 'COMPLETED', output }, record, { inputs: decision.input, startTime }, states);
+      this.settle(node, result.state, record, { inputs: decision.input, ...result.extra }, states);
     } catch (err) {
       if (this.executor.isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
       if (slow) this.hooks.afterSlowNode?.(node);
       this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
     }
+  }
+
+  /** A node as one activity, or a composite (Agent, BestOfN) as its steps. */
+  private async executeOne(level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<{ state: NodeState; extra: Partial<TaskWrite> }> {
+    let composite: CompositeResult | undefined;
+    if (node.node_type === ENGINE_NODE_TYPES.agent && this.executor.agentStep && (this.executor.stepwise?.() ?? true)) {
+      composite = await runAgent(this.steps(), level, node, input);
+    } else if (node.node_type === ENGINE_NODE_TYPES.bestOfN && (this.executor.stepwise?.() ?? true)) {
+      composite = await runBestOfN(this.steps(), node, input);
+    }
+    if (composite) {
+      return { state: composite.state, extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) } };
+    }
+    const { output, startTime, usage } = await this.executor.execute(node, input);
+    return { state: { status: 'COMPLETED', output }, extra: { startTime, ...(usage ? { usage } : {}) } };
+  }
+
+  private steps(): StepRunner {
+    const { executor, hooks } = this;
+    return {
+      runId: this.runId,
+      execute: (node, input) => executor.execute(node, input),
+      agentStep: (input) => (executor.agentStep as NonNullable<NodeExecutor['agentStep']>)(input),
+      ...(hooks.pause ? { pause: (node: GraphNode, input: Record<string, unknown>) => (hooks.pause as NonNullable<RunnerHooks['pause']>)(node, input) } : {}),
+      isCancellation: (err) => executor.isCancellation(err),
+      failureMessage,
+    };
   }
 
   /** Stores the node's final state and, for top-level nodes, its task record. */
@@ -111,6 +148,7 @@ export class GraphWalker {
       ...(extra.outputs !== undefined ? { outputs: extra.outputs } : state.status === 'COMPLETED' ? { outputs: state.output } : {}),
       ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
       ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
+      ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
       endTime: new Date().toISOString(),
     });
   }

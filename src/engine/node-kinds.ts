@@ -22,4 +22,6 @@ export const ENGINE_NODE_TYPES = {
   router: 'RouterNode',
   output: 'OutputNode',
   humanIntervention: 'HumanInterventionNode',
+  agent: 'AgentNode',
+  bestOfN: 'BestOfNNode',
 } as const;

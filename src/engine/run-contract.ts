@@ -37,6 +37,22 @@ export interface SpurRunInput {
   historyEventsLimit?: number;
   /** Set when a run continues as new: where the previous execution left off. */
   resume?: RunResume;
+  /** A chatbot run in a session: its turn is appended to the session when the run completes. */
+  chat?: ChatTurnStart;
+}
+
+/** What the api knows of a chat turn when the run starts. */
+export interface ChatTurnStart {
+  sessionId: string;
+  userMessage: string;
+  /** When the user sent the message (the run's start), ISO 8601. */
+  userTime: string;
+}
+
+/** A completed chat turn, appended once per run (keyed by the run id). */
+export interface ChatTurnAppend extends ChatTurnStart {
+  runId: string;
+  assistantMessage: string;
 }
 
 /**
@@ -83,6 +99,8 @@ export interface TaskRecord {
   start_time: string | null;
   end_time: string | null;
   subworkflow_output: Record<string, unknown[]> | null;
+  /** LLM tokens the node used (absent for nodes that call no model). */
+  usage?: TokenUsage;
 }
 
 /** One change to a task, applied in the workflow's memory and saved with the next flush. */
@@ -95,6 +113,7 @@ export interface TaskWrite {
   startTime?: string | null;
   endTime?: string | null;
   subworkflowOutput?: Record<string, unknown[]> | null;
+  usage?: TokenUsage;
 }
 
 export interface ExecuteNodeInput {
@@ -103,10 +122,25 @@ export interface ExecuteNodeInput {
   input: Record<string, unknown>;
 }
 
+/** Tokens LLM requests used (summed over a task's requests, or a run's tasks). */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
 export interface ExecuteNodeResult {
   output: NodeOutput;
   startTime: string;
   endTime: string;
+  /** Only for nodes that called an LLM. */
+  usage?: TokenUsage;
+}
+
+export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens, total_tokens: a.total_tokens + b.total_tokens };
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult>;
@@ -146,3 +180,33 @@ export interface PauseResolution {
   comments: string | null;
   resumeTime: string;
 }
+
+/** A function call an agent's model asked for; `arguments` is the JSON text it wrote. */
+export interface AgentToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The agent's conversation beyond its prompt: tool-calling turns and tool results. */
+export type AgentTurn =
+  | { role: 'assistant'; content: string; toolCalls: AgentToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/** One model call of an AgentNode: the prompt is rebuilt from config and input, then the turns. */
+export interface AgentStepInput {
+  runId: string;
+  agent: GraphNode;
+  tools: GraphNode[];
+  input: Record<string, unknown>;
+  transcript: AgentTurn[];
+  iteration: number;
+}
+
+/** The model asked for tools, or answered (the node's output, `tool_calls` included). */
+export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[] } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
+
+export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
+
+/** Activity type of an agent's model call. */
+export const AGENT_STEP_ACTIVITY = 'agentModelCall';

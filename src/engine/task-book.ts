@@ -41,6 +41,7 @@ export class TaskBook {
     if (write.startTime !== undefined) record.start_time = write.startTime;
     if (write.endTime !== undefined) record.end_time = write.endTime;
     if (write.subworkflowOutput !== undefined) record.subworkflow_output = write.subworkflowOutput;
+    if (write.usage !== undefined) record.usage = write.usage;
     this.changed = true;
   }
 

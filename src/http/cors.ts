@@ -18,7 +18,7 @@ export function corsMiddleware(allowedOrigins: readonly string[]): Middleware {
     },
     credentials: true,
     allowHeaders: ['Content-Type', 'Authorization', 'X-API-Key'],
-    allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAge: 600,
   });
 }

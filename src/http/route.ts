@@ -6,7 +6,7 @@ import { RequestValidationError } from './errors';
 import { NO_BODY, readJsonBody } from './json-body';
 import { type RequestPart, toValidationDetails } from './validation-details';
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface RouteInput<P, Q, B> {

@@ -49,6 +49,10 @@ export interface NodeExecutionContext {
   heartbeat(details?: unknown): void;
   /** Largest value the run may carry (SPUR_MAX_VALUE_BYTES): nodes that buffer output size their caps by it. */
   maxValueBytes?: number;
+  /** Token usage of one LLM request, summed into the task's `usage`. */
+  reportUsage?(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): void;
+  /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */
+  readFile?(reference: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null>;
 }
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
@@ -56,6 +60,8 @@ export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
   name: string;
   /** PySpur's display name; becomes the `title` of the config JSON Schema. */
   displayName: string;
+  /** What the node does, in a sentence; offered to models when the node is an agent's tool. */
+  description?: string;
   category: NodeCategory;
   visualTag: { acronym: string; color: string };
   /** Config model with PySpur's defaults; extra keys are allowed and kept (passthrough). */

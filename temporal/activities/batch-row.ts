@@ -8,6 +8,8 @@ import type { GraphNode, NodeOutput } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
+import { createAgentActivities } from './agent-step.activity';
+import { AGENT_STEP_ACTIVITY } from '../../src/engine/run-contract';
 
 /** A batch row run to its end inside the chunk activity: what its run record will show. */
 export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<string, NodeOutput> };
@@ -34,6 +36,7 @@ export async function runRowInProcess(
     },
     {
       execute: (node, input) => executeWithRetries(deps, run.runId, node, input, signal),
+      agentStep: (input) => createAgentActivities(deps)[AGENT_STEP_ACTIVITY](input),
       isCancellation: (err) => signal.aborted || err instanceof CancelledFailure,
     },
   );

@@ -7,6 +7,7 @@ import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, type NodeOutput, nodeActivityName } from '../../src/engine/run-contract';
+import { activityNodeContext } from './node-context';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -26,14 +27,17 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
 export async function executeNode(deps: NodeActivityDeps, { runId, node, input }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
-  if (!type?.execute) {
+  const execute = type?.execute;
+  if (!type || !execute) {
     throw ApplicationFailure.nonRetryable(`Node type ${node.node_type} is not executable yet`, FailureType.NotExecutable);
   }
   const startTime = new Date().toISOString();
+  const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
   const plainInput = await deps.values.resolve(input);
-  const output = await runExecute(type, node.config, plainInput, nodeContext(deps, runId, node.id, node.title));
-  return { output: await externalizeOutput(deps.values, runId, node, output), startTime, endTime: new Date().toISOString() };
+  const output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
+  const usage = ctx.usage();
+  return { output: await externalizeOutput(deps.values, runId, node, output), startTime, endTime: new Date().toISOString(), ...(usage ? { usage } : {}) };
 }
 
 /** An output over the value limit fails the node for good: a retry would produce it again. */
@@ -46,7 +50,12 @@ async function externalizeOutput(values: Values, runId: string, node: ExecuteNod
   }
 }
 
-async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: Record<string, unknown>, ctx: NodeExecutionContext) {
+/**
+ * Runs `body` with the node's parsed config, heartbeating meanwhile, and maps the node error
+ * contract onto Temporal failures: NodeExecutionError fails at once, TransientNodeError retries
+ * (with the provider's Retry-After), anything else retries by the activity's policy.
+ */
+export async function withNodeErrors<T>(type: NodeTypeDefinition, rawConfig: unknown, ctx: NodeExecutionContext, body: (config: Parameters<NonNullable<NodeTypeDefinition['execute']>>[0]) => Promise<T>): Promise<T> {
   const config = type.config.safeParse(rawConfig ?? {});
   if (!config.success) {
     const problems = config.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`).join('; ');
@@ -56,7 +65,7 @@ async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: R
   const timeoutMs = Context.current().info.heartbeatTimeoutMs ?? 0;
   const heartbeat = setInterval(() => ctx.heartbeat(), timeoutMs > 0 ? Math.min(HEARTBEAT_AT_MOST_EVERY_MS, timeoutMs / 3) : HEARTBEAT_AT_MOST_EVERY_MS);
   try {
-    return await (type.execute as NonNullable<NodeTypeDefinition['execute']>)(config.data, input, ctx);
+    return await body(config.data);
   } catch (err) {
     if (err instanceof NodeExecutionError) throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
     if (err instanceof TransientNodeError) {
@@ -68,17 +77,4 @@ async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: R
   } finally {
     clearInterval(heartbeat);
   }
-}
-
-function nodeContext(deps: NodeActivityDeps, runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
-  const activity = Context.current();
-  return {
-    runId,
-    nodeId,
-    nodeTitle,
-    signal: activity.cancellationSignal,
-    secret: (name) => deps.secret(name),
-    heartbeat: (details) => activity.heartbeat(details),
-    maxValueBytes: deps.values.limits.maxBytes,
-  };
 }

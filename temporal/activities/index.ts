@@ -2,6 +2,8 @@ import type { Models } from '../../src/db/models';
 import { createRunRepository } from '../../src/db/run-repository';
 import type { Values } from '../../src/db/values';
 import { createBatchActivities } from './batch.activities';
+import { createChatActivities } from './chat.activities';
+import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
 
@@ -19,8 +21,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createProjectionActivities(runs),
     ...createNodeActivities(deps),
     ...createBatchActivities(deps, runs),
+    ...createChatActivities(deps.models),
+    ...createAgentActivities(deps),
   };
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
+export type ChatActivities = ReturnType<typeof createChatActivities>;

@@ -1,10 +1,13 @@
-import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
-import { type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
+import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type AgentStepInput, type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
 import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
 
 export { failureMessage } from '../../src/engine/graph-walker';
+
+/** Runs recorded before Agent and BestOfN ran step by step lack this marker and replay as they ran. */
+const STEPWISE_LLM_NODES = 'stepwise-agent-best-of-n';
 
 /** A run's graph walked inside its workflow: every node is an activity (pure ones local). */
 export class GraphRunner extends GraphWalker {
@@ -17,6 +20,8 @@ function activityExecutor(runId: string): NodeExecutor {
   return {
     // Not async: the activity promise is returned as is, so the walker awaits it directly.
     execute: (node, input) => nodeActivity(node)({ runId, node, input }),
+    agentStep: (input) => agentStepActivity(input)(input),
+    stepwise: () => patched(STEPWISE_LLM_NODES),
     isCancellation,
   };
 }
@@ -28,4 +33,10 @@ function nodeActivity(node: GraphNode): ExecuteNodeActivity {
     return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[name] as ExecuteNodeActivity;
   }
   return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[name] as ExecuteNodeActivity;
+}
+
+/** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */
+function agentStepActivity({ agent, iteration }: AgentStepInput): AgentStepActivity {
+  const summary = `${agent.title} (${agent.id}) model call ${iteration}`;
+  return proxyActivities<Record<string, AgentStepActivity>>({ ...ioNodeOptions(agent.config), summary })[AGENT_STEP_ACTIVITY] as AgentStepActivity;
 }

@@ -7,6 +7,7 @@ import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
 import { collectOutputs } from '../../src/engine/graph-walker';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
+import { recordChatTurn } from './chat-turn';
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
@@ -66,6 +67,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
   const status: RunStatus = keeper.declined !== null ? 'CANCELED' : keeper.firstFailure !== null ? 'FAILED' : 'COMPLETED';
   const message = keeper.declined ?? keeper.firstFailure;
   const outputs = collectOutputs(level, states);
+  await recordChatTurn(input, level, states);
   await keeper.finish({ status, message, outputsByTitle: outputs.byTitle });
   return { status, outputsById: outputs.byId, message };
 }

@@ -26,16 +26,31 @@ export interface ScriptedResponse {
   body?: unknown;
   /** The assistant text, wrapped in the reply format of the request's protocol. */
   content?: string;
+  /** Tool calls the assistant makes (OpenAI `tool_calls`, Anthropic `tool_use` blocks). */
+  toolCalls?: ScriptedToolCall[];
+  /** Token counts reported in the reply (default 10 in, 10 out). */
+  usage?: { input: number; output: number };
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
 }
+
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Decides the reply to a request when nothing is enqueued (parallel requests arrive in any order). */
+export type Responder = (request: RecordedRequest) => ScriptedResponse | undefined;
 
 export interface FakeLlmServer {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
   url: string;
   requests: RecordedRequest[];
   enqueue(...responses: ScriptedResponse[]): void;
+  /** Replies by looking at the request, after the queue is empty; `undefined` restores the echo. */
+  respondWith(responder: Responder | undefined): void;
   close(): Promise<void>;
 }
 
@@ -59,26 +74,32 @@ function echoContent(body: any): string {
   return JSON.stringify({ output: `echo: ${textOf(users.at(-1)?.content)}` });
 }
 
-function replyBody(protocol: Protocol, model: string, content: string): unknown {
+function replyBody(protocol: Protocol, model: string, content: string | null, scripted: ScriptedResponse | undefined): unknown {
+  const calls = scripted?.toolCalls ?? [];
+  const usage = scripted?.usage ?? { input: 10, output: 10 };
   if (protocol === 'anthropic') {
+    const text = content === null ? [] : [{ type: 'text', text: content }];
+    const tools = calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments }));
     return {
       id: 'msg_fake',
       type: 'message',
       role: 'assistant',
       model,
-      content: [{ type: 'text', text: content }],
-      stop_reason: 'end_turn',
+      content: [...text, ...tools],
+      stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: 10, output_tokens: 10 },
+      usage: { input_tokens: usage.input, output_tokens: usage.output },
     };
   }
+  const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  const message = { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+    choices: [{ index: 0, message, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop', logprobs: null }],
+    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
   };
 }
 
@@ -103,6 +124,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const requests: RecordedRequest[] = [];
   const queue: ScriptedResponse[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let responder: Responder | undefined;
 
   const respond = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const protocol = recorded.protocol;
@@ -110,7 +132,10 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     let body = scripted?.body;
     if (body === undefined) {
       if (status >= 400 || !protocol) body = errorBody(protocol, status);
-      else body = replyBody(protocol, String(recorded.body?.model ?? 'deployment'), scripted?.content ?? echoContent(recorded.body));
+      else {
+        const content = scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
+        body = replyBody(protocol, String(recorded.body?.model ?? 'deployment'), content, scripted);
+      }
     }
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', ...scripted?.headers });
@@ -129,7 +154,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
         protocol: req.method === 'POST' ? protocolOf(url.pathname) : null,
       };
       requests.push(recorded);
-      const scripted = recorded.protocol ? queue.shift() : undefined;
+      const scripted = recorded.protocol ? (queue.shift() ?? responder?.(recorded)) : undefined;
       if (!scripted?.delayMs) return respond(res, recorded, scripted);
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -145,6 +170,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     enqueue: (...responses) => void queue.push(...responses),
+    respondWith: (next) => void (responder = next),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       // The SDKs keep connections alive; without this `close` would wait for them to time out.

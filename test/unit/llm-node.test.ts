@@ -164,6 +164,22 @@ describe('SingleLLMCallNode.execute', () => {
       assert.deepEqual(req.body.response_format, { type: 'json_object' });
     });
 
+    it('routes openai/* to Azure OpenAI when AZURE_OPENAI_API_KEY is set (PySpur), the model name as deployment', async () => {
+      const ctx = fakeContext({ OPENAI_API_KEY: 'sk-x', OPENAI_API_BASE: `${server.url}/v1`, AZURE_OPENAI_API_KEY: 'az-key', AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_API_VERSION: '2024-06-01' });
+      await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, ctx);
+      assert.equal(last().path, '/openai/deployments/gpt-4o/chat/completions');
+      assert.equal(last().headers['api-key'], 'az-key');
+    });
+
+    it('sends enable_thinking to Anthropic models that support it, with the budget and no sampling settings', async () => {
+      const ctx = fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url });
+      await run({ ...llmInfo('anthropic/claude-3-7-sonnet-latest', { max_tokens: 4000 }), ...PROMPTS, enable_thinking: true, thinking_budget_tokens: 2048 }, ctx);
+      assert.deepEqual(last().body.thinking, { type: 'enabled', budget_tokens: 2048 });
+      assert.equal(last().body.temperature, undefined);
+      await run({ ...llmInfo('anthropic/claude-3-5-haiku-latest'), ...PROMPTS, enable_thinking: true }, ctx);
+      assert.equal(last().body.thinking, undefined, 'models without thinking get none');
+    });
+
     it('xai/*: OpenAI-compatible with XAI_API_KEY', async () => {
       const ctx = fakeContext({ XAI_API_KEY: 'xai-key', XAI_API_BASE: `${server.url}/v1` });
       await run({ ...llmInfo('xai/grok-2-latest'), ...PROMPTS }, ctx);

@@ -6,11 +6,15 @@ import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
 import { runSchema, type RunDoc } from './run.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
+import { sessionTurnSchema, type SessionTurnDoc } from './session-turn.model';
+import { sessionSchema, type SessionDoc } from './session.model';
+import { userSchema, type UserDoc } from './user.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
+export type { SessionDoc, SessionTurnDoc, UserDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -31,6 +35,9 @@ export function createModels(conn: Connection) {
     OutputFile: conn.model<OutputFileDoc>('OutputFile', outputFileSchema),
     datasetFiles: new mongo.GridFSBucket(db, { bucketName: 'datasets' }),
     outputFiles: new mongo.GridFSBucket(db, { bucketName: 'output_files' }),
+    User: conn.model<UserDoc>('User', userSchema),
+    Session: conn.model<SessionDoc>('Session', sessionSchema),
+    SessionTurn: conn.model<SessionTurnDoc>('SessionTurn', sessionTurnSchema),
   };
 }
 
@@ -40,4 +47,5 @@ export type Models = ReturnType<typeof createModels>;
 export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init()]);
   await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
+  await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init()]);
 }

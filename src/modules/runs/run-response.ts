@@ -1,5 +1,5 @@
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
-import type { TaskRecord } from '../../engine/run-contract';
+import { type TaskRecord, type TokenUsage, addUsage } from '../../engine/run-contract';
 import { fromJsonText } from '../../db/json-text';
 import { toVersionResponse } from '../workflows/versions.service';
 import type { RunResponse, TaskResponse } from './runs.schemas';
@@ -20,6 +20,7 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     end_time: t.end_time,
     subworkflow: null,
     subworkflow_output: t.subworkflow_output,
+    usage: t.usage ?? null,
   };
 }
 
@@ -45,6 +46,7 @@ export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: Workflo
     message: run.message ?? null,
     duration: ((end ?? now).getTime() - run.start_time.getTime()) / 1000,
     percentage_complete: percentage(run, tasks.length, completed),
+    usage: tasks.reduce<TokenUsage | undefined>((sum, t) => addUsage(sum, t.usage), undefined) ?? null,
   };
 }
 

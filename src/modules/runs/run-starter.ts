@@ -13,6 +13,7 @@ import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-n
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
+import type { ChatMemory } from '../sessions/chat-memory';
 import { mergeFiles, storeDataUris } from './run-files';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import { storeClientValues } from './run-values';
@@ -26,6 +27,8 @@ export interface RunStarterDeps {
   workflows: WorkflowService;
   versions: VersionService;
   reader: RunReader;
+  /** Fills a chatbot run's history from its session. */
+  chatMemory: ChatMemory;
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
@@ -41,7 +44,7 @@ export interface RunStarterDeps {
 /** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
 const PAUSE_POLL_MS = { first: 100, max: 1000 };
 
-export type BlockingOutcome = { kind: 'done'; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
+export type BlockingOutcome = { kind: 'done'; runId: string; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
 
 /**
  * Creates run records and starts their Temporal workflows. Everything a client can get wrong is
@@ -52,7 +55,8 @@ export function createRunStarter(deps: RunStarterDeps) {
 
   async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
     const workflow = await deps.workflows.load(workflowId);
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
+    const definition = toRunDefinition(stored);
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
@@ -60,18 +64,21 @@ export function createRunStarter(deps: RunStarterDeps) {
     const version = await deps.versions.ensureVersion(workflow);
     const topLevel = definition.nodes.filter((n) => n.parent_id === null);
     // Large inputs are stored under the run's id before its record exists, and travel by reference.
-    const { doc: run, inputs: stored } = await runRecords.create(
+    const { doc: run, inputs: storedInputs } = await runRecords.create(
       { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
     );
+    // A chatbot run in a session gets the session's earlier turns; its own turn is stamped with the run's start.
+    const chatRun = await deps.chatMemory.prepare(stored.spur_type, definition, resolveRunInputs(definition, storedInputs), run.start_time);
     const input: SpurRunInput = {
       runId: run._id,
       workflowId: workflow._id,
       definition,
-      inputNodeInput: resolveRunInputs(definition, stored),
+      inputNodeInput: chatRun.input,
       taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
+      ...(chatRun.chat ? { chat: chatRun.chat } : {}),
     };
     await startRunWorkflow(deps, run._id, {
       type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
@@ -86,11 +93,11 @@ export function createRunStarter(deps: RunStarterDeps) {
     try {
       const result = await resultWithin(Promise.race([handle.result(), pausedOutputs(runId, watch)]));
       if (result === 'timeout' || result === 'stopping') return { kind: 'still-running', runId };
-      return { kind: 'done', outputsById: result.outputsById };
+      return { kind: 'done', runId, outputsById: result.outputsById };
     } catch (err) {
       if (err instanceof WorkflowFailedError) {
         // A cancelled run: answer with what it produced, like a paused one.
-        if (err.cause instanceof CancelledFailure) return { kind: 'done', outputsById: await outputsFromTasks(runId) };
+        if (err.cause instanceof CancelledFailure) return { kind: 'done', runId, outputsById: await outputsFromTasks(runId) };
         throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
       }
       throw err;

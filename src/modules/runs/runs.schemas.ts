@@ -43,6 +43,11 @@ export const AllRunsQuery = PageQuery.extend({
 
 export const RunIdParams = z.object({ run_id: z.string().min(1).max(200) });
 
+/** Beyond PySpur: LLM tokens, as the providers reported them. */
+export const TokenUsageResponse = z
+  .object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
+  .openapi('TokenUsage', { description: 'LLM tokens used (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks' });
+
 export const TaskResponse = z.object({
   id: z.string(),
   run_id: z.string(),
@@ -56,6 +61,7 @@ export const TaskResponse = z.object({
   end_time: z.string().nullable(),
   subworkflow: z.unknown(),
   subworkflow_output: z.unknown(),
+  usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of the LLM calls this node made; null for nodes that called no model' }),
 });
 export type TaskResponse = z.output<typeof TaskResponse>;
 
@@ -78,6 +84,7 @@ export const RunResponse = z
     message: z.string().nullable(),
     duration: z.number().nullable(),
     percentage_complete: z.number(),
+    usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of all LLM calls of the run; null when it made none' }),
   })
   .openapi('RunResponse');
 export type RunResponse = z.input<typeof RunResponse>;

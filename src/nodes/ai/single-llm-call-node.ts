@@ -11,6 +11,7 @@ const config = extendConfig(llmCallShape());
 export const singleLlmCallNode: NodeTypeDefinition<typeof config> = {
   name: 'SingleLLMCallNode',
   displayName: 'Single LLM Call',
+  description: 'Asks a language model once and returns its JSON answer.',
   category: 'AI',
   visualTag: { acronym: 'SLCN', color: '#007BFF' },
   config,

@@ -23,6 +23,7 @@ const config = extendConfig({
 export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
   name: 'PythonFuncNode',
   displayName: 'Python Function',
+  description: 'Runs a Python function over its input; the arguments are its input, and its result comes back as JSON.',
   category: 'Code Execution',
   visualTag: { acronym: 'PFN', color: '#6610F2' },
   config,

@@ -16,6 +16,7 @@ const config = extendConfig({
 export const humanInterventionNode: NodeTypeDefinition<typeof config> = {
   name: 'HumanInterventionNode',
   displayName: 'HumanIntervention',
+  description: 'Asks a human and waits for the answer; the arguments are shown to the human.',
   category: 'Logic',
   visualTag: { acronym: 'HIN', color: '#6610F2' },
   config,

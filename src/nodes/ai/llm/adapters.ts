@@ -21,10 +21,16 @@ const FACTORIES: Record<string, AdapterFactory> = {
   xai: xaiAdapter,
 };
 
-/** The adapter for a `provider/model` id and the model name the provider knows it by. */
+/**
+ * The adapter for a `provider/model` id and the model name the provider knows it by. PySpur's
+ * Azure routing: with AZURE_OPENAI_API_KEY set, OpenAI models go to Azure OpenAI, the model name
+ * being the deployment (PySpur sends every non-Ollama model there; other providers' models are
+ * not deployable on Azure OpenAI, so only `openai/*` is routed).
+ */
 export async function adapterFor(modelId: string, options: AdapterOptions): Promise<{ adapter: LlmAdapter; model: string }> {
   const slash = modelId.indexOf('/');
-  const provider = slash > 0 ? modelId.slice(0, slash) : '';
+  let provider = slash > 0 ? modelId.slice(0, slash) : '';
+  if (provider === 'openai' && (await options.secret('AZURE_OPENAI_API_KEY'))?.trim()) provider = 'azure';
   const factory = Object.hasOwn(FACTORIES, provider) ? FACTORIES[provider] : undefined;
   if (!factory) throw new NodeExecutionError(`Unsupported LLM model '${modelId}': unknown provider '${provider}'`);
   const model = modelId.slice(slash + 1);

@@ -89,6 +89,11 @@ export function replyToOutput(text: string, output: OutputSchema): Record<string
   if (!isObject(value)) {
     throw new NodeExecutionError(`The model's reply is not a JSON object: ${preview(text)}`);
   }
+  return validatedOutput(value, output);
+}
+
+/** The value, if it matches the schema; else the node fails saying how it does not. */
+export function validatedOutput(value: Record<string, unknown>, output: OutputSchema): Record<string, unknown> {
   if (!output.validate(value)) {
     const problems = ajv.errorsText(output.validate.errors, { dataVar: 'output' });
     throw new NodeExecutionError(`The model's reply does not match output_json_schema: ${problems}`);

@@ -1,6 +1,7 @@
 import { valueAtPath } from '../../paths.js';
 import { renderTemplate } from '../../templates.js';
-import type { NodeInput } from '../../types.js';
+import type { NodeExecutionContext, NodeInput } from '../../types.js';
+import { filePart } from './file-parts.js';
 import type { ChatMessage } from './types.js';
 
 /** The config fields that shape the conversation sent to the model. */
@@ -10,6 +11,7 @@ export interface MessageConfig {
   few_shot_examples?: { input: string; output: string }[] | null;
   enable_message_history?: boolean;
   message_history_variable?: string | null;
+  url_variables?: Record<string, string> | null;
 }
 
 /** Appended to the system prompt: the instruction works for every provider, JSON mode or not. */
@@ -26,16 +28,17 @@ function history(config: MessageConfig, input: NodeInput): ChatMessage[] {
     if (entry === null || typeof entry !== 'object') return [];
     const { role, content } = entry as Record<string, unknown>;
     const known = role === 'user' || role === 'assistant' || role === 'system';
-    return known && typeof content === 'string' ? [{ role, content }] : [];
+    return known && typeof content === 'string' ? [{ role, content } as ChatMessage] : [];
   });
 }
 
 /**
  * System prompt (rendered, plus the JSON instruction), few-shot examples as alternating user and
  * assistant turns, message history, then the rendered user message; an empty user message sends
- * the whole input as indented JSON.
+ * the whole input as indented JSON. A file named by `url_variables.file` (PySpur reads only that
+ * key) joins the user message as a content part, its bytes read from storage here.
  */
-export function buildMessages(config: MessageConfig, input: NodeInput, instruction?: string): ChatMessage[] {
+export async function buildMessages(config: MessageConfig, input: NodeInput, instruction: string | undefined, ctx: NodeExecutionContext): Promise<ChatMessage[]> {
   const rendered = renderTemplate(config.system_message, input, 'system_message');
   const system = [rendered, instruction].filter((part) => part && part.trim() !== '').join('\n\n');
   const user = config.user_message.trim() === '' ? JSON.stringify(input, null, 2) : renderTemplate(config.user_message, input, 'user_message');
@@ -43,5 +46,8 @@ export function buildMessages(config: MessageConfig, input: NodeInput, instructi
     { role: 'user', content: example.input },
     { role: 'assistant', content: example.output },
   ]);
-  return [...(system ? [{ role: 'system' as const, content: system }] : []), ...examples, ...history(config, input), { role: 'user', content: user }];
+  const fileVariable = config.url_variables?.file;
+  const file = fileVariable ? await filePart(valueAtPath(input, fileVariable).value, fileVariable, ctx) : null;
+  const last: ChatMessage = { role: 'user', content: file ? [{ type: 'text', text: user }, file] : user };
+  return [...(system ? [{ role: 'system' as const, content: system }] : []), ...examples, ...history(config, input), last];
 }

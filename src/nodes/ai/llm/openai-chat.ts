@@ -1,9 +1,9 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { NodeExecutionError } from '../../errors.js';
 import { toNodeError } from './provider-errors.js';
 import type { AdapterOptions } from './provider-settings.js';
-import type { ChatCompletionRequest, LlmAdapter } from './types.js';
+import type { ChatCompletionRequest, ChatMessage, ContentPart, LlmAdapter, TokenUsage } from './types.js';
 
 /** How an OpenAI-compatible provider differs: its name in errors and what it accepts. */
 export interface OpenAiChatFlavour {
@@ -22,8 +22,35 @@ export function openAiClientOptions(apiKey: string, baseURL: string, options: Ad
   return { apiKey, baseURL, adminAPIKey: null, organization: null, project: null, maxRetries: 0, timeout: options.timeoutMs };
 }
 
+/** Images go as `image_url` data URIs; other files (PDF) as `file` parts with their bytes. */
+function contentPart(part: ContentPart): ChatCompletionContentPart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const dataUri = `data:${part.mimeType};base64,${part.base64}`;
+  if (part.mimeType.startsWith('image/')) return { type: 'image_url', image_url: { url: dataUri } };
+  return { type: 'file', file: { file_data: dataUri, filename: part.name ?? 'file' } };
+}
+
+function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: typeof message.content === 'string' ? message.content : message.content.map(contentPart) };
+    case 'assistant':
+      return message.toolCalls && message.toolCalls.length > 0
+        ? { role: 'assistant', content: message.content || null, tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+        : { role: 'assistant', content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    default:
+      return { role: 'system', content: message.content };
+  }
+}
+
 function requestBody(request: ChatCompletionRequest, flavour: OpenAiChatFlavour): ChatCompletionCreateParamsNonStreaming {
-  const body: ChatCompletionCreateParamsNonStreaming = { model: request.model, messages: request.messages };
+  const body: ChatCompletionCreateParamsNonStreaming = { model: request.model, messages: request.messages.map(toOpenAiMessage) };
+  if (request.tools && request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    body.tool_choice = 'auto';
+  }
   if (request.maxTokens !== undefined) body[flavour.maxTokensParam] = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
@@ -46,10 +73,15 @@ export function openAiChatAdapter(client: OpenAI, flavour: OpenAiChatFlavour): L
         const message = completion.choices[0]?.message;
         if (!message) throw new NodeExecutionError(`${flavour.provider} returned no choices`);
         if (message.refusal) throw new NodeExecutionError(`${flavour.provider} refused the request: ${message.refusal}`);
-        return { text: message.content ?? '' };
+        const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+        return { text: message.content ?? '', ...(toolCalls.length > 0 ? { toolCalls } : {}), ...usageOf(completion.usage) };
       } catch (err) {
         throw toNodeError(err, flavour.provider, request.signal);
       }
     },
   };
+}
+
+function usageOf(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined): { usage?: TokenUsage } {
+  return usage ? { usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } } : {};
 }

@@ -5,12 +5,14 @@ import { adapterFor } from './adapters.js';
 import { outputSchemaFor, replyToOutput } from './json-output.js';
 import { type MessageConfig, buildMessages, jsonInstruction } from './messages.js';
 import { DEFAULT_LLM_TIMEOUT_MS } from './provider-settings.js';
-import type { ChatCompletionRequest } from './types.js';
+import type { ChatCompletionRequest, ChatCompletionResult, ChatMessage, LlmAdapter } from './types.js';
 
 /** The SingleLLMCallNode config fields used here (the parsed zod config is assignable to it). */
 export interface LlmCallConfig extends MessageConfig {
   llm_info: { model: string; max_tokens: number; temperature: number; top_p: number };
   output_json_schema: string;
+  enable_thinking?: boolean;
+  thinking_budget_tokens?: number | null;
   /** Optional extra key, also read by the activity options (its start-to-close timeout). */
   timeout_seconds?: unknown;
 }
@@ -31,14 +33,49 @@ function sampling(info: LlmCallConfig['llm_info'], limits: ModelConstraint | und
   return out;
 }
 
+/** PySpur's rule: thinking only for models that support it, budget from the config, the model, or 1024. */
+function thinking(config: LlmCallConfig, limits: ModelConstraint | undefined): Partial<ChatCompletionRequest> {
+  if (!config.enable_thinking || !limits?.supports_thinking) return {};
+  return { thinkingBudgetTokens: config.thinking_budget_tokens ?? limits.thinking_budget_tokens ?? 1024 };
+}
+
 function requestTimeoutMs(config: LlmCallConfig): number {
   const seconds = Number(config.timeout_seconds);
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LLM_TIMEOUT_MS;
 }
 
 /** Reasoning models may write their thoughts inline (`<think>…</think>`) ahead of the answer. */
-function stripReasoning(text: string, separator: string | null | undefined): string {
+export function stripReasoning(text: string, separator: string | null | undefined): string {
   return separator ? text.replace(new RegExp(separator, 'gs'), '').trim() : text;
+}
+
+/** A model call made ready from a node's config: the adapter and the request settings. */
+export interface PreparedModel {
+  modelId: string;
+  limits: ModelConstraint | undefined;
+  adapter: LlmAdapter;
+  settings: Omit<ChatCompletionRequest, 'messages'>;
+}
+
+export async function prepareModel(config: LlmCallConfig, ctx: NodeExecutionContext): Promise<PreparedModel> {
+  const modelId = config.llm_info.model;
+  const limits: ModelConstraint | undefined = (MODEL_CONSTRAINTS as Record<string, ModelConstraint>)[modelId];
+  const { adapter, model } = await adapterFor(modelId, { secret: (name) => ctx.secret(name), timeoutMs: requestTimeoutMs(config) });
+  return { modelId, limits, adapter, settings: { model, ...sampling(config.llm_info, limits), ...thinking(config, limits), signal: ctx.signal } };
+}
+
+/** One provider request (Temporal owns retries); its token usage is reported to the task. */
+export async function callModel(prepared: PreparedModel, messages: ChatMessage[], extra: Partial<ChatCompletionRequest>, ctx: NodeExecutionContext): Promise<ChatCompletionResult> {
+  ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
+  const reply = await prepared.adapter.chatCompletion({ ...prepared.settings, ...extra, messages });
+  ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
+  if (reply.usage) ctx.reportUsage?.(reply.usage);
+  return reply;
+}
+
+/** The JSON-mode setting for a schema: models without a JSON mode get only the prompt's instruction. */
+export function jsonMode(prepared: PreparedModel, schema: Record<string, unknown>): Partial<ChatCompletionRequest> {
+  return prepared.limits?.supports_JSON_output === false ? {} : { jsonSchema: schema };
 }
 
 /**
@@ -46,21 +83,10 @@ function stripReasoning(text: string, separator: string | null | undefined): str
  * retries), parse the reply as JSON and validate it against `output_json_schema`.
  */
 export async function executeSingleLlmCall(config: LlmCallConfig, input: NodeInput, ctx: NodeExecutionContext): Promise<NodeOutput> {
-  const modelId = config.llm_info.model;
-  const limits: ModelConstraint | undefined = (MODEL_CONSTRAINTS as Record<string, ModelConstraint>)[modelId];
   // Compile the schema and render the templates first: their errors need no network round trip.
   const output = outputSchemaFor(config.output_json_schema.trim() || DEFAULT_OUTPUT_JSON_SCHEMA);
-  const messages = buildMessages(config, input, jsonInstruction(output.schema));
-  const { adapter, model } = await adapterFor(modelId, { secret: (name) => ctx.secret(name), timeoutMs: requestTimeoutMs(config) });
-  ctx.heartbeat({ phase: 'llm_request', model: modelId });
-  const reply = await adapter.chatCompletion({
-    model,
-    messages,
-    ...sampling(config.llm_info, limits),
-    // Models without a JSON mode still get the instruction in the system prompt.
-    ...(limits?.supports_JSON_output === false ? {} : { jsonSchema: output.schema }),
-    signal: ctx.signal,
-  });
-  ctx.heartbeat({ phase: 'llm_response', model: modelId });
-  return replyToOutput(stripReasoning(reply.text, limits?.reasoning_separator), output);
+  const messages = await buildMessages(config, input, jsonInstruction(output.schema), ctx);
+  const prepared = await prepareModel(config, ctx);
+  const reply = await callModel(prepared, messages, jsonMode(prepared, output.schema), ctx);
+  return replyToOutput(stripReasoning(reply.text, prepared.limits?.reasoning_separator), output);
 }

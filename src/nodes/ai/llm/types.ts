@@ -2,10 +2,28 @@
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 
-export interface ChatMessage {
-  role: ChatRole;
-  content: string;
+/** A piece of a user message: text, or a file's bytes (base64) with its media type. */
+export type ContentPart = { type: 'text'; text: string } | { type: 'file'; mimeType: string; base64: string; name?: string };
+
+/** A function call the model asked for; `arguments` is the JSON text the model wrote. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
 }
+
+/** A function offered to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
 
 export interface ChatCompletionRequest {
   /** The provider's own model name (the part after `openai/`, `anthropic/`, …). */
@@ -18,11 +36,24 @@ export interface ChatCompletionRequest {
   topP?: number;
   /** When given, the adapter asks the provider for JSON output in its own way. */
   jsonSchema?: Record<string, unknown>;
+  /** Functions the model may call (`tool_choice: auto`). */
+  tools?: ToolSpec[];
+  /** Extended thinking with this budget (Anthropic). */
+  thinkingBudgetTokens?: number;
   signal?: AbortSignal;
+}
+
+/** Tokens a call used, as the provider reported them. */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
 }
 
 export interface ChatCompletionResult {
   text: string;
+  toolCalls?: ToolCall[];
+  usage?: TokenUsage;
 }
 
 export interface LlmAdapter {

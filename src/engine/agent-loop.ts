@@ -1,0 +1,89 @@
+import type { GraphLevel } from './graph';
+import type { NodeState } from './node-inputs';
+import { ENGINE_NODE_TYPES } from './node-kinds';
+import { type AgentToolCall, type AgentTurn, type GraphNode, type NodeOutput, type TokenUsage, addUsage } from './run-contract';
+import type { CompositeResult, StepRunner } from './composite';
+
+/** A tool's function name: its title with what function names may not hold replaced (OpenAI: [A-Za-z0-9_-]{1,64}). */
+export function toolName(title: string): string {
+  return title.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'tool';
+}
+
+function findTool(tools: GraphNode[], name: string): GraphNode | undefined {
+  const wanted = name.toLowerCase();
+  return tools.find((t) => toolName(t.title).toLowerCase() === wanted) ?? tools.find((t) => t.title.toLowerCase() === wanted);
+}
+
+function parseArguments(text: string): Record<string, unknown> | string {
+  try {
+    const value: unknown = JSON.parse(text || '{}');
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : 'the arguments are not a JSON object';
+  } catch {
+    return 'the arguments are not valid JSON';
+  }
+}
+
+/**
+ * AgentNode as durable steps (pyspur-facts §13): each model call and each tool call is a step of
+ * its own, so a worker that dies mid-loop resumes after the last completed one. Tools are the
+ * agent's child nodes. A call's arguments are merged over the tool's stored config (fields the
+ * model did not send keep their configured values; PySpur would drop them) and are the tool's
+ * input. A tool that is a HumanInterventionNode pauses the run like any pause. The loop ends at a
+ * reply without tool calls, or fails after `max_iterations` model calls.
+ */
+export async function runAgent(steps: StepRunner, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<CompositeResult> {
+  const tools = level.children.get(node.id)?.nodes ?? [];
+  const maxIterations = Math.max(1, Number(node.config.max_iterations ?? 10) || 10);
+  const transcript: AgentTurn[] = [];
+  const calls: Record<string, unknown[]> = {};
+  let usage: TokenUsage | undefined;
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    const step = await steps.agentStep({ runId: steps.runId, agent: node, tools, input, transcript: [...transcript], iteration });
+    usage = addUsage(usage, step.usage);
+    if (step.kind === 'answer') return { state: { status: 'COMPLETED', output: step.output }, history: calls, usage };
+    transcript.push({ role: 'assistant', content: step.content, toolCalls: step.toolCalls });
+    const results = await Promise.all(step.toolCalls.map((call) => runTool(steps, node, tools, call)));
+    for (const result of results) {
+      transcript.push(result.turn);
+      usage = addUsage(usage, result.usage);
+      if (result.output !== undefined) (calls[result.turn.name] ??= []).push(result.output);
+    }
+    const failed = results.find((r) => r.failed);
+    if (failed) return { state: { status: 'FAILED', error: `Tool '${failed.turn.name}' failed: ${failed.turn.content}` }, history: calls, usage };
+  }
+  return { state: { status: 'FAILED', error: `Agent ${node.id} made ${maxIterations} model calls (max_iterations) without a final answer` }, history: calls, usage };
+}
+
+interface ToolResult {
+  turn: Extract<AgentTurn, { role: 'tool' }>;
+  output?: NodeOutput | null;
+  usage?: TokenUsage;
+  failed?: boolean;
+}
+
+async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall): Promise<ToolResult> {
+  const reply = (content: string, extra: Partial<ToolResult> = {}): ToolResult => ({ turn: { role: 'tool', toolCallId: call.id, name: call.name, content }, ...extra });
+  const tool = findTool(tools, call.name);
+  // Mistakes of the model are told to the model, which can correct itself on the next turn.
+  if (!tool) return reply(`Error: there is no tool named '${call.name}'`);
+  const args = parseArguments(call.arguments);
+  if (typeof args === 'string') return reply(`Error: ${args}`);
+  const configured: GraphNode = { ...tool, id: `${tool.id}`, parent_id: agent.id, config: { ...tool.config, ...args } };
+  let state: NodeState;
+  let usage: TokenUsage | undefined;
+  if (tool.node_type === ENGINE_NODE_TYPES.humanIntervention && steps.pause) {
+    state = await steps.pause(configured, args);
+  } else {
+    try {
+      const result = await steps.execute(configured, args);
+      state = { status: 'COMPLETED', output: result.output };
+      usage = result.usage;
+    } catch (err) {
+      if (steps.isCancellation(err)) throw err;
+      return reply(steps.failureMessage(err), { failed: true });
+    }
+  }
+  if (state.status === 'COMPLETED') return reply(JSON.stringify(state.output ?? {}), { output: state.output, usage });
+  if (state.status === 'CANCELED') return reply('The tool call was declined.', { output: null });
+  return reply(state.error, { failed: true });
+}

@@ -1,0 +1,43 @@
+import type { AgentStepResult, AgentTurn, GraphNode } from '../../../engine/run-contract';
+import { DEFAULT_OUTPUT_JSON_SCHEMA } from '../../base-config.js';
+import type { NodeExecutionContext, NodeInput } from '../../types.js';
+import { outputSchemaFor, replyToOutput, validatedOutput } from '../llm/json-output.js';
+import { buildMessages, jsonInstruction } from '../llm/messages.js';
+import { type LlmCallConfig, callModel, jsonMode, prepareModel, stripReasoning } from '../llm/single-call.js';
+import type { ChatMessage } from '../llm/types.js';
+import { toolSpec } from './tool-specs.js';
+
+/** The output field the agent fills itself: the model is not asked for it. */
+const TOOL_CALLS = 'tool_calls';
+
+/** The output schema as the model sees it: without `tool_calls`. */
+function schemaForModel(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties;
+  if (properties === null || typeof properties !== 'object' || !(TOOL_CALLS in properties)) return schema;
+  const { [TOOL_CALLS]: _dropped, ...rest } = properties as Record<string, unknown>;
+  const required = Array.isArray(schema.required) ? schema.required.filter((r) => r !== TOOL_CALLS) : schema.required;
+  return { ...schema, properties: rest, ...(required !== undefined ? { required } : {}) };
+}
+
+function transcriptMessages(transcript: AgentTurn[]): ChatMessage[] {
+  return transcript.map((turn): ChatMessage => (turn.role === 'assistant' ? { role: 'assistant', content: turn.content, toolCalls: turn.toolCalls } : { role: 'tool', toolCallId: turn.toolCallId, content: turn.content }));
+}
+
+/**
+ * One model call of an agent: the prompt (as a SingleLLMCall builds it) plus the turns so far,
+ * with the tools offered. A reply with tool calls is handed back for the workflow to run them; a
+ * reply without is the node's output: the parsed answer plus `tool_calls`, every assistant and
+ * tool turn as JSON text.
+ */
+export async function agentModelStep(config: LlmCallConfig, tools: GraphNode[], input: NodeInput, transcript: AgentTurn[], ctx: NodeExecutionContext): Promise<AgentStepResult> {
+  const output = outputSchemaFor(config.output_json_schema.trim() || DEFAULT_OUTPUT_JSON_SCHEMA);
+  const schema = schemaForModel(output.schema);
+  const messages = [...(await buildMessages(config, input, jsonInstruction(schema), ctx)), ...transcriptMessages(transcript)];
+  const prepared = await prepareModel(config, ctx);
+  const reply = await callModel(prepared, messages, { ...jsonMode(prepared, schema), tools: tools.map(toolSpec) }, ctx);
+  if (reply.toolCalls && reply.toolCalls.length > 0) return { kind: 'tool_calls', content: reply.text, toolCalls: reply.toolCalls };
+  // Parsed against what the model was asked for (so a plain-text answer still fits `{output}`),
+  // then checked whole once `tool_calls` is in.
+  const answer = replyToOutput(stripReasoning(reply.text, prepared.limits?.reasoning_separator), outputSchemaFor(JSON.stringify(schema)));
+  return { kind: 'answer', output: validatedOutput({ ...answer, [TOOL_CALLS]: transcript.map((t) => JSON.stringify(t)) }, output) };
+}

@@ -1,0 +1,19 @@
+import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type AgentStepInput } from '../../src/engine/run-contract';
+import { agentModelStep } from '../../src/nodes/ai/agent/agent-step';
+import type { LlmCallConfig } from '../../src/nodes/ai/llm/single-call';
+import { agentNode } from '../../src/nodes/ai/agent-node';
+import type { NodeTypeDefinition } from '../../src/nodes/types';
+import { type NodeActivityDeps, withNodeErrors } from './execute-node.activity';
+import { activityNodeContext } from './node-context';
+
+/** An agent's model call as its own activity (the loop and the tool calls are workflow code). */
+export function createAgentActivities(deps: NodeActivityDeps): Record<typeof AGENT_STEP_ACTIVITY, AgentStepActivity> {
+  return {
+    async [AGENT_STEP_ACTIVITY]({ runId, agent, tools, input, transcript }: AgentStepInput) {
+      const ctx = activityNodeContext(deps, runId, agent.id, agent.title);
+      const result = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) => agentModelStep(config as unknown as LlmCallConfig, tools, input, transcript, ctx));
+      const usage = ctx.usage();
+      return usage ? { ...result, usage } : result;
+    },
+  };
+}

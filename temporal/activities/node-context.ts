@@ -1,0 +1,45 @@
+import { Context } from '@temporalio/activity';
+import type { Models } from '../../src/db/models';
+import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
+import type { NodeExecutionContext } from '../../src/nodes/types';
+
+export interface NodeContextDeps {
+  models: Models;
+  secret(name: string): Promise<string | undefined>;
+}
+
+/** Where a stored file path lives: run inputs' files and test files have their own buckets. */
+function bucketOf(models: Models, path: string) {
+  if (path.startsWith('run_files/')) return models.runFiles;
+  if (path.startsWith('test_files/')) return models.testFiles;
+  return null;
+}
+
+async function readStoredFile(models: Models, path: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null> {
+  const bucket = bucketOf(models, path);
+  if (!bucket) return null;
+  const [file] = await bucket.find({ filename: path }).sort({ uploadDate: -1 }).limit(1).toArray();
+  if (!file) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of bucket.openDownloadStream(file._id)) chunks.push(chunk as Buffer);
+  const meta = file.metadata as { content_type?: unknown } | undefined;
+  return { bytes: Buffer.concat(chunks), mimeType: typeof meta?.content_type === 'string' ? meta.content_type : 'application/octet-stream', name: path.split('/').at(-1) ?? path };
+}
+
+/** The context a node executes with inside an activity; `usage()` is what its LLM calls used. */
+export function activityNodeContext(deps: NodeContextDeps, runId: string, nodeId: string, nodeTitle: string, maxValueBytes?: number): NodeExecutionContext & { usage(): TokenUsage | undefined } {
+  const activity = Context.current();
+  let usage: TokenUsage | undefined;
+  return {
+    runId,
+    nodeId,
+    nodeTitle,
+    signal: activity.cancellationSignal,
+    secret: (name) => deps.secret(name),
+    heartbeat: (details) => activity.heartbeat(details),
+    reportUsage: (used) => void (usage = addUsage(usage, used)),
+    readFile: (path) => readStoredFile(deps.models, path),
+    usage: () => usage,
+    ...(maxValueBytes !== undefined ? { maxValueBytes } : {}),
+  };
+}

@@ -1,0 +1,18 @@
+import { type Engine, startEngine } from './engine';
+import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server';
+
+/** Provider settings that point OpenAI and Anthropic models at the fake server. */
+export function fakeProviderSettings(fake: FakeLlmServer): Record<string, string> {
+  return { OPENAI_API_KEY: 'sk-test', OPENAI_API_BASE: `${fake.url}/v1`, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_API_BASE: fake.url };
+}
+
+/** An engine whose OpenAI and Anthropic models talk to a fresh fake provider server. */
+export async function startLlmEngine(): Promise<{ engine: Engine; fake: FakeLlmServer }> {
+  const engine = await startEngine();
+  const fake = await startFakeLlmServer();
+  for (const [name, value] of Object.entries(fakeProviderSettings(fake))) {
+    const res = await engine.http.post('/env-mgmt/', { name, value });
+    if (res.status !== 200) throw new Error(`setting ${name}: ${res.status} ${res.text}`);
+  }
+  return { engine, fake };
+}
