@@ -46,7 +46,10 @@ export interface NodeExecutionContext {
   signal: AbortSignal;
   /** Provider secrets and base URLs from env management, by variable name. */
   secret(name: string): Promise<string | undefined>;
+  /** Records progress; the last details given are repeated by later heartbeats without any. */
   heartbeat(details?: unknown): void;
+  /** The last heartbeat details of an earlier attempt of this execution (a retry resumes from them). */
+  heartbeatDetails?: unknown;
 }
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {

@@ -57,12 +57,19 @@ async function runExecute(type: NodeTypeDefinition, rawConfig: unknown, input: R
 
 function nodeContext(deps: NodeActivityDeps, runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
   const activity = Context.current();
+  // Temporal keeps only the latest heartbeat's details: the periodic beats repeat the node's last
+  // ones (a crawl id), so a retry after a crash still finds them.
+  let last: unknown;
   return {
     runId,
     nodeId,
     nodeTitle,
     signal: activity.cancellationSignal,
     secret: (name) => deps.secret(name),
-    heartbeat: (details) => activity.heartbeat(details),
+    heartbeat: (details) => {
+      if (details !== undefined) last = details;
+      activity.heartbeat(last);
+    },
+    heartbeatDetails: activity.info.heartbeatDetails,
   };
 }
