@@ -57,7 +57,7 @@ export async function connect(ctx: NodeExecutionContext, service: ServiceSpec, o
   async function request(req: ServiceRequest): Promise<ServiceResponse> {
     const res = await send(ctx, service, urlOf(baseUrl, req), {
       method: req.method ?? 'GET',
-      headers: { ...headers, ...contentType(req), ...req.headers },
+      headers: { ...(req.json !== undefined ? { accept: 'application/json' } : {}), ...headers, ...contentType(req), ...req.headers },
       body: req.json !== undefined ? JSON.stringify(req.json) : req.form ? new URLSearchParams(req.form).toString() : undefined,
     });
     const text = await res.text();
@@ -113,7 +113,7 @@ function urlOf(baseUrl: string, req: ServiceRequest): string {
 }
 
 function contentType(req: ServiceRequest): Record<string, string> {
-  if (req.json !== undefined) return { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' };
+  if (req.json !== undefined) return { 'content-type': 'application/json; charset=utf-8' };
   if (req.form) return { 'content-type': 'application/x-www-form-urlencoded' };
   return {};
 }
