@@ -204,6 +204,23 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
     });
   });
 
+  it("PySpur's Google sign-in endpoints store the token the Sheets node then sends", async () => {
+    const stored = await engine.http.post('/google/store_token/', { access_token: 'ya29.from-the-ui', expires_in: 3599 });
+    assert.deepEqual([stored.status, stored.body], [200, { message: 'Token stored successfully!' }]);
+    assert.deepEqual((await engine.http.get('/google/validate_token/')).body, { is_valid: true });
+    assert.match((await engine.http.get('/env-mgmt/GOOGLE_ACCESS_TOKEN')).body.value, /^ya29\*+e-ui$/, 'listed masked');
+    try {
+      const run = await runNode(engine, 'GoogleSheetsReadNode', { spreadsheet_id: 'sheet-2', range: 'A1:B2' });
+      assert.equal(run.status, 'COMPLETED', run.message ?? '');
+      assert.equal(fake.to('google-sheets').at(-1)!.headers.authorization, 'Bearer ya29.from-the-ui');
+      await engine.http.post('/google/store_token/', { access_token: 'ya29.old', expires_in: -1 });
+      assert.deepEqual((await engine.http.get('/google/validate_token/')).body, { is_valid: false });
+      assert.equal((await engine.http.post('/google/store_token/', { access_token: '' })).status, 422);
+    } finally {
+      await setEnv(engine, { GOOGLE_ACCESS_TOKEN: CREDENTIALS.GOOGLE_ACCESS_TOKEN! });
+    }
+  });
+
   it('cancelling the run aborts the outbound request', async () => {
     fake.failNext('github', /^\/repos\/slow\/call$/, { hang: true });
     const definition = { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('node', 'GitHubGetRepositoryNode', { repo_name: 'slow/call', heartbeat_timeout_seconds: 3 })], links: [l('in', 'node')] };

@@ -104,6 +104,8 @@ const EXTRA_PARAMETERS = new Map<string, ProviderParameter>(
   [
     ...[...LLM_BASE_URL_VARIABLES, ...INTEGRATION_BASE_URL_VARIABLES].map((name) => param(name, `${name.replace(/_(API_BASE|BASE_URL|BASE)$/, '')} base URL`, 't', 'opt')),
     param('XAI_API_KEY', 'xAI API Key', 'opt'),
+    // Written by POST /google/store_token/ beside GOOGLE_ACCESS_TOKEN.
+    param('GOOGLE_ACCESS_TOKEN_EXPIRES_AT', 'When the stored Google token expires (ISO 8601)', 't', 'opt'),
   ].map((p) => [p.name, p]),
 );
 
