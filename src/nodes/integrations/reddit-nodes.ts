@@ -47,7 +47,7 @@ export const redditCreatePostNode = integrationNode({
       const answer = submitAnswer.safeParse(res.json);
       if (!answer.success) throw new NodeExecutionError(`Reddit answered POST /api/submit with an unexpected body: ${res.text.slice(0, 200)}`);
       const { errors, data } = answer.data.json;
-      if (errors?.length || !data?.name) throw serviceFailure(SERVICES.reddit, errors?.map((e) => e.join(': ')).join('; ') || 'the post was not created', res.status);
+      if (errors?.length || !data?.name) throw serviceFailure(SERVICES.reddit, errors?.map((e) => e.join(': ')).join('; ') || 'the post was not created');
       const [created] = await api.get(`/by_id/${encodeURIComponent(data.name)}`, listing(post));
       if (!created) throw new NodeExecutionError(`Reddit does not show the new post ${data.name}`);
       const info = { id: created.id, title: created.title, url: created.url, permalink: created.permalink, created_utc: created.created_utc, author: created.author ?? username, flair: created.link_flair_text ?? null };
