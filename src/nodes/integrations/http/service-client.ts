@@ -55,12 +55,11 @@ export async function connect(ctx: NodeExecutionContext, service: ServiceSpec, o
   const headers = { 'user-agent': 'Spur', ...service.headers, ...auth };
 
   async function request(req: ServiceRequest): Promise<ServiceResponse> {
-    const res = await send(ctx, service, urlOf(baseUrl, req), {
+    const { res, text } = await send(ctx, service, urlOf(baseUrl, req), {
       method: req.method ?? 'GET',
       headers: { ...(req.json !== undefined ? { accept: 'application/json' } : {}), ...headers, ...contentType(req), ...req.headers },
       body: req.json !== undefined ? JSON.stringify(req.json) : req.form ? new URLSearchParams(req.form).toString() : undefined,
     });
-    const text = await res.text();
     if (!res.ok && !req.accept?.includes(res.status)) throw failureForStatus(service, res.status, res.headers, text);
     return { status: res.status, headers: res.headers, text, json: parseJson(text) };
   }
@@ -118,10 +117,14 @@ function contentType(req: ServiceRequest): Record<string, string> {
   return {};
 }
 
-/** fetch with the activity's cancellation and a timeout; transport failures become transient. */
-async function send(ctx: NodeExecutionContext, service: ServiceSpec, url: string, init: RequestInit): Promise<Response> {
+/**
+ * fetch, body included, under the activity's cancellation and a timeout; transport failures
+ * (refused, reset, timed out) become transient.
+ */
+async function send(ctx: NodeExecutionContext, service: ServiceSpec, url: string, init: RequestInit): Promise<{ res: Response; text: string }> {
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
+    const res = await fetch(url, { ...init, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
+    return { res, text: await res.text() };
   } catch (err) {
     // A cancelled activity reports its own cancellation, not a service failure.
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
