@@ -22,6 +22,25 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
     await fake?.close();
   });
 
+  it('env management: every integration variable is settable, listed masked (base URLs in clear) and deletable; providers show them', async () => {
+    const providers = (await engine.http.get('/env-mgmt/providers')).body as { id: string; parameters: { name: string }[] }[];
+    const listed = new Set(providers.flatMap((p) => p.parameters.map((param) => param.name)));
+    const names = new Set((await engine.http.get('/env-mgmt/')).body as string[]);
+    for (const name of Object.keys(CREDENTIALS)) {
+      assert.ok(listed.has(name) && names.has(name), `${name} is listed by a provider and by GET /env-mgmt/`);
+      const shown = (await engine.http.get(`/env-mgmt/${name}`)).body.value as string;
+      const secret = CREDENTIALS[name]!;
+      if (name === 'REDDIT_USERNAME' || name === 'REDDIT_USER_AGENT') assert.equal(shown, secret, `${name} is a text setting`);
+      else assert.ok(shown !== secret && shown.length === secret.length && /\*/.test(shown), `${name} is masked: ${shown}`);
+    }
+    for (const [name, value] of Object.entries(fakeBases(fake))) assert.equal((await engine.http.get(`/env-mgmt/${name}`)).body.value, value, name);
+    for (const name of ['SENDGRID_API_KEY', 'SENDGRID_API_BASE']) {
+      assert.equal((await engine.http.delete(`/env-mgmt/${name}`)).status, 200, name);
+      assert.equal((await engine.http.get(`/env-mgmt/${name}`)).body.value, '', name);
+    }
+    await setEnv(engine, { SENDGRID_API_KEY: CREDENTIALS.SENDGRID_API_KEY!, SENDGRID_API_BASE: fake.base('sendgrid') });
+  });
+
   describe('each node: method, path and auth, and an output built from the answer', () => {
     for (const c of SUCCESS_CASES) {
       it(`${c.type} ${JSON.stringify(c.config)}`, async () => {
