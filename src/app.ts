@@ -11,6 +11,7 @@ import type { MountableRoute } from './http/route';
 import { valueBody } from './http/value-body';
 import type { Logger } from './logger';
 import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
+import { googleTokenRoutes } from './modules/env-mgmt/google-token.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
 import { fileRoutes } from './modules/files/files.routes';
@@ -50,6 +51,7 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
     ...fileRoutes(services.testFiles),
     ...envMgmtRoutes(services.env),
+    ...googleTokenRoutes(services.env),
     ...datasetRoutes(services.datasets),
     ...outputFileRoutes(services.outputFiles),
     ...userRoutes(services.users),

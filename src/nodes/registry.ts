@@ -6,23 +6,26 @@ import { pythonFuncNode } from './code-execution/python-func-node.js';
 import { forLoopNode } from './experimental/for-loop-node.js';
 import { inputNode } from './input-output/input-node.js';
 import { outputNode } from './input-output/output-node.js';
-import { firecrawlCrawlNode } from './integrations/firecrawl-crawl-node.js';
-import { firecrawlScrapeNode } from './integrations/firecrawl-scrape-node.js';
-import { gitHubCreateIssueNode } from './integrations/github-create-issue-node.js';
-import { gitHubGetPullRequestChangesNode } from './integrations/github-get-pull-request-changes-node.js';
-import { gitHubGetPullRequestNode } from './integrations/github-get-pull-request-node.js';
-import { gitHubGetRepositoryNode } from './integrations/github-get-repository-node.js';
-import { gitHubListPullRequestsNode } from './integrations/github-list-pull-requests-node.js';
-import { gitHubListRepositoriesNode } from './integrations/github-list-repositories-node.js';
-import { gitHubSearchRepositoriesNode } from './integrations/github-search-repositories-node.js';
+import { firecrawlCrawlNode, firecrawlScrapeNode } from './integrations/firecrawl-nodes.js';
+import {
+  gitHubCreateIssueNode,
+  gitHubGetPullRequestChangesNode,
+  gitHubGetPullRequestNode,
+  gitHubGetRepositoryNode,
+  gitHubListPullRequestsNode,
+  gitHubListRepositoriesNode,
+  gitHubSearchRepositoriesNode,
+} from './integrations/github-nodes.js';
 import { googleSheetsReadNode } from './integrations/google-sheets-read-node.js';
 import { jinaReaderNode } from './integrations/jina-reader-node.js';
-import { redditCreatePostNode } from './integrations/reddit-create-post-node.js';
-import { redditGetSubredditInfoNode } from './integrations/reddit-get-subreddit-info-node.js';
-import { redditGetSubredditStatsNode } from './integrations/reddit-get-subreddit-stats-node.js';
-import { redditGetTopPostsNode } from './integrations/reddit-get-top-posts-node.js';
-import { redditGetTrendingSubredditsNode } from './integrations/reddit-get-trending-subreddits-node.js';
-import { redditGetUserInfoNode } from './integrations/reddit-get-user-info-node.js';
+import {
+  redditCreatePostNode,
+  redditGetSubredditInfoNode,
+  redditGetSubredditStatsNode,
+  redditGetTopPostsNode,
+  redditGetTrendingSubredditsNode,
+  redditGetUserInfoNode,
+} from './integrations/reddit-nodes.js';
 import { slackNotifyNode } from './integrations/slack-notify-node.js';
 import { youTubeTranscriptNode } from './integrations/youtube-transcript-node.js';
 import { coalesceNode } from './logic/coalesce-node.js';

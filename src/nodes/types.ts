@@ -46,6 +46,7 @@ export interface NodeExecutionContext {
   signal: AbortSignal;
   /** Provider secrets and base URLs from env management, by variable name. */
   secret(name: string): Promise<string | undefined>;
+  /** Records progress; the last details given are repeated by later heartbeats without any. */
   heartbeat(details?: unknown): void;
   /** Largest value the run may carry (SPUR_MAX_VALUE_BYTES): nodes that buffer output size their caps by it. */
   maxValueBytes?: number;
@@ -53,6 +54,8 @@ export interface NodeExecutionContext {
   reportUsage?(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): void;
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */
   readFile?(reference: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null>;
+  /** The last heartbeat details of an earlier attempt of this execution (a retry resumes from them). */
+  heartbeatDetails?: unknown;
 }
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {

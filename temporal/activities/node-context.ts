@@ -30,13 +30,20 @@ async function readStoredFile(models: Models, path: string): Promise<{ bytes: Bu
 export function activityNodeContext(deps: NodeContextDeps, runId: string, nodeId: string, nodeTitle: string, maxValueBytes?: number): NodeExecutionContext & { usage(): TokenUsage | undefined } {
   const activity = Context.current();
   let usage: TokenUsage | undefined;
+  // Temporal keeps only the latest heartbeat's details: the periodic beats repeat the node's last
+  // ones (a crawl id), so a retry after a crash still finds them.
+  let last: unknown;
   return {
     runId,
     nodeId,
     nodeTitle,
     signal: activity.cancellationSignal,
     secret: (name) => deps.secret(name),
-    heartbeat: (details) => activity.heartbeat(details),
+    heartbeat: (details) => {
+      if (details !== undefined) last = details;
+      activity.heartbeat(last);
+    },
+    heartbeatDetails: activity.info.heartbeatDetails,
     reportUsage: (used) => void (usage = addUsage(usage, used)),
     readFile: (path) => readStoredFile(deps.models, path),
     usage: () => usage,

@@ -110,16 +110,17 @@ describe('api: test files, env management, node types, OpenAPI', () => {
   });
 
   describe('/env-mgmt/', () => {
-    it('lists 17 providers in PySpur order and all 34 variable names', async () => {
+    it("lists PySpur's 17 providers in its order, then the integrations', and all their variable names", async () => {
       const providers = await http.get('/env-mgmt/providers');
       assert.equal(providers.status, 200);
-      assert.equal(providers.body.length, 17);
+      assert.equal(providers.body.length, 22);
       assert.deepEqual(providers.body.slice(0, 3).map((p: { id: string }) => p.id), ['openai', 'azure-openai', 'anthropic']);
       assert.deepEqual(providers.body[1].parameters[1], { name: 'AZURE_OPENAI_ENDPOINT', description: 'Azure OpenAI Endpoint URL', required: true, type: 'text' });
       const names = await http.get('/env-mgmt/');
-      assert.equal(names.body.length, 34);
+      assert.equal(names.body.length, 39);
       assert.equal(names.body[0], 'OPENAI_API_KEY');
       assert.equal(names.body[33], 'EXA_API_KEY');
+      assert.equal(names.body[34], 'GITHUB_ACCESS_TOKEN');
     });
 
     it('sets, reads masked, stores encrypted and deletes', async () => {

@@ -102,7 +102,7 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
     assert.match(record.message, /^Node 'bad' \(bad\) failed: /);
   });
 
-  it('a node with no incoming link fails with "has no input"; unexecutable types fail clearly', async () => {
+  it('a node with no incoming link fails with "has no input"; an integration without its credential fails naming it', async () => {
     const def = {
       nodes: [input(), n('lonely', 'StaticValueNode', { values: { a: 1 } }), n('slack', 'SlackNotifyNode', { channel: 'x' })],
       links: [l('in', 'slack')],
@@ -111,7 +111,7 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
     assert.equal(tasks.lonely.status, 'FAILED');
     assert.equal(tasks.lonely.error, 'Node lonely has no input');
     assert.equal(tasks.slack.status, 'FAILED');
-    assert.match(tasks.slack.error, /SlackNotifyNode is not executable yet/);
+    assert.match(tasks.slack.error, /SLACK_BOT_TOKEN is not set/);
     assert.equal(record.status, 'FAILED');
   });
 

@@ -1,6 +1,7 @@
 import { LLM_BASE_URL_VARIABLES } from '../../nodes/ai/llm/provider-settings';
+import { INTEGRATION_BASE_URL_VARIABLES } from '../../nodes/integrations/http/services';
 
-/** The 17 providers PySpur lets users configure, in its order (pyspur-facts §9). */
+/** The 17 providers PySpur lets users configure, in its order (pyspur-facts §9), then the integrations it omits. */
 export interface ProviderParameter {
   name: string;
   description: string;
@@ -77,21 +78,34 @@ export const PROVIDERS: readonly ProviderConfig[] = [
     param('SLACK_USER_TOKEN', 'Slack User OAuth Token (starts with xoxp-)', 'opt'),
   ]),
   provider('exa', 'Exa', 'Exa web search API', 'search', 'solar:search-bold', [param('EXA_API_KEY', 'Exa API Key')]),
+  // Not in PySpur's list, though its nodes read them from the environment: listed after its 17.
+  provider('github', 'GitHub', 'GitHub repositories, pull requests and issues', 'developer', 'logos:github-icon', [
+    param('GITHUB_ACCESS_TOKEN', 'GitHub Personal Access Token'),
+  ]),
+  provider('google', 'Google Sheets', 'Read Google Sheets ranges', 'productivity', 'logos:google-icon', [
+    param('GOOGLE_ACCESS_TOKEN', 'Google OAuth Access Token (Sheets read scope)'),
+  ]),
+  provider('jina', 'Jina AI', 'Jina Reader: web pages as Markdown', 'scraping', 'solar:document-text-bold', [param('JINA_API_KEY', 'Jina API Key', 'opt')]),
+  provider('resend', 'Resend', 'Email delivery API', 'email', 'solar:letter-bold', [param('RESEND_API_KEY', 'Resend API Key')]),
+  provider('sendgrid', 'SendGrid', 'Twilio SendGrid email delivery', 'email', 'solar:letter-bold', [param('SENDGRID_API_KEY', 'SendGrid API Key')]),
 ];
 
 const PARAMETERS = new Map(PROVIDERS.flatMap((p) => p.parameters.map((param) => [param.name, param] as const)));
 
-/** All 34 variable names PySpur lists, in provider order (what `GET /env-mgmt/` answers). */
+/** PySpur's 34 variable names in provider order, then the integrations' (what `GET /env-mgmt/` answers). */
 export const KNOWN_VARIABLES: readonly string[] = [...PARAMETERS.keys()];
 
 /**
- * Settable too, though PySpur's list has no entry for them: where each LLM provider is reached
- * (a proxy, a gateway, a local Ollama, or a test server) and the xAI key.
+ * Settable too, though PySpur's list has no entry for them: where each LLM provider and each
+ * integration's service is reached (a proxy, a gateway, a local Ollama, GitHub Enterprise, or a
+ * test server) and the xAI key.
  */
 const EXTRA_PARAMETERS = new Map<string, ProviderParameter>(
   [
-    ...LLM_BASE_URL_VARIABLES.map((name) => param(name, `${name.replace(/_(API_BASE|BASE_URL)$/, '')} base URL`, 't', 'opt')),
+    ...[...LLM_BASE_URL_VARIABLES, ...INTEGRATION_BASE_URL_VARIABLES].map((name) => param(name, `${name.replace(/_(API_BASE|BASE_URL|BASE)$/, '')} base URL`, 't', 'opt')),
     param('XAI_API_KEY', 'xAI API Key', 'opt'),
+    // Written by POST /google/store_token/ beside GOOGLE_ACCESS_TOKEN.
+    param('GOOGLE_ACCESS_TOKEN_EXPIRES_AT', 'When the stored Google token expires (ISO 8601)', 't', 'opt'),
   ].map((p) => [p.name, p]),
 );
 

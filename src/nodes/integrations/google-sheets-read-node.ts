@@ -1,25 +1,20 @@
 import { z } from 'zod';
-import { fixedOutputConfig } from '../base-config.js';
-import { openObject } from '../shared-models.js';
-import type { NodeTypeDefinition } from '../types.js';
+import { pyStr } from '../logic/py-str.js';
+import { integrationNode, required } from './http/integration-node.js';
+import { connect } from './http/service-client.js';
+import { SERVICES } from './http/services.js';
 
-const output = z.object({ data: z.string() });
+const valueRange = z.looseObject({ values: z.array(z.array(z.unknown())).optional() });
 
-const config = fixedOutputConfig(output, {
-  spreadsheet_id: z.string().default(''),
-  range: z.string().default(''),
+/** Reads a cell range (e.g. `Sheet1!A1:B10`) with the Sheets API v4; `data` is Python's `str()` of the rows. */
+export const googleSheetsReadNode = integrationNode({
+  name: 'GoogleSheetsReadNode', displayName: 'GoogleSheetsRead', category: 'Integrations', tag: 'GSRN #6F42C1', logo: '/images/google.png', categoryLabel: 'Google',
+  output: z.object({ data: z.string() }),
+  config: { spreadsheet_id: z.string().default(''), range: z.string().default('') },
+  async run(config, _input, ctx) {
+    const api = await connect(ctx, SERVICES.googleSheets);
+    const path = `/v4/spreadsheets/${encodeURIComponent(required(config.spreadsheet_id, 'spreadsheet_id'))}/values/${encodeURIComponent(required(config.range, 'range'))}`;
+    const range = await api.get(path, valueRange);
+    return { data: pyStr(range.values ?? []) };
+  },
 });
-
-/** Reads a cell range (e.g. `Sheet1!A1:B10`) of a Google Sheet. */
-export const googleSheetsReadNode: NodeTypeDefinition<typeof config> = {
-  name: 'GoogleSheetsReadNode',
-  displayName: 'GoogleSheetsRead',
-  category: 'Integrations',
-  visualTag: { acronym: 'GSRN', color: '#6F42C1' },
-  config,
-  input: openObject(),
-  output,
-  logo: '/images/google.png',
-  categoryLabel: 'Google',
-  executionKind: 'io',
-};

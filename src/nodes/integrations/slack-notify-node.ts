@@ -1,27 +1,29 @@
 import { z } from 'zod';
-import { fixedOutputConfig } from '../base-config.js';
-import { openObject } from '../shared-models.js';
-import type { NodeTypeDefinition } from '../types.js';
+import { integrationNode } from './http/integration-node.js';
+import { serviceFailure } from './http/service-errors.js';
+import { connect } from './http/service-client.js';
+import { SERVICES } from './http/services.js';
+import { renderTemplate } from '../templates.js';
 
-const output = z.object({ status: z.string() });
+const answer = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
 
-const config = fixedOutputConfig(output, {
-  channel: z.string().default(''),
-  mode: z.enum(['bot', 'user']).default('bot'),
-  /** Jinja template over the node's input. */
-  message: z.string().default(''),
+/** Posts `message` (a template; empty: the whole input as JSON) with Slack's chat.postMessage. */
+export const slackNotifyNode = integrationNode({
+  name: 'SlackNotifyNode', displayName: 'SlackNotify', category: 'Integrations', tag: 'SNN #FD7E14', logo: '/images/slack.png', categoryLabel: 'Slack',
+  output: z.object({ status: z.string() }),
+  config: {
+    channel: z.string().default(''),
+    mode: z.enum(['bot', 'user']).default('bot'),
+    /** Jinja template over the node's input. */
+    message: z.string().default(''),
+  },
+  async run(config, input, ctx) {
+    const text = config.message.trim() ? renderTemplate(config.message, input, 'message') : JSON.stringify(input, null, 2);
+    const service = config.mode === 'user' ? SERVICES.slackUser : SERVICES.slackBot;
+    const api = await connect(ctx, service);
+    // Slack reports most failures as 200 with {"ok": false, "error": "channel_not_found"}.
+    const reply = await api.post('/chat.postMessage', { channel: config.channel, text }, answer);
+    if (!reply.ok) throw serviceFailure(service, reply.error ?? 'ok: false');
+    return { status: 'success' };
+  },
 });
-
-/** Posts `message` to a Slack channel as the bot or the user. */
-export const slackNotifyNode: NodeTypeDefinition<typeof config> = {
-  name: 'SlackNotifyNode',
-  displayName: 'SlackNotify',
-  category: 'Integrations',
-  visualTag: { acronym: 'SNN', color: '#FD7E14' },
-  config,
-  input: openObject(),
-  output,
-  logo: '/images/slack.png',
-  categoryLabel: 'Slack',
-  executionKind: 'io',
-};

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { fixedOutputConfig } from '../base-config.js';
-import { openObject } from '../shared-models.js';
-import type { NodeTypeDefinition } from '../types.js';
+import { integrationNode } from '../integrations/http/integration-node.js';
+import { connect } from '../integrations/http/service-client.js';
+import { SERVICES } from '../integrations/http/services.js';
+import { renderTemplate } from '../templates.js';
 
 const searchResult = z.object({
   title: z.string(),
@@ -12,26 +13,27 @@ const searchResult = z.object({
   author: z.string().nullish(),
 });
 
-const output = z.object({ results: z.array(searchResult) });
-
-const config = fixedOutputConfig(output, {
-  query_template: z.string().default('{{input_1}}'),
-  max_results: z.number().int().min(1).default(10),
-  include_content: z.boolean().default(true),
-  /** Per-result content length when `include_content` is on. */
-  max_characters: z.number().int().min(1).default(1000),
+const answer = z.looseObject({
+  results: z.array(z.looseObject({ title: z.string().nullish(), url: z.string(), text: z.string().nullish(), score: z.number().nullish(), publishedDate: z.string().nullish(), author: z.string().nullish() })),
 });
 
-/** Web search through Exa, optionally with page text. */
-export const exaSearchNode: NodeTypeDefinition<typeof config> = {
-  name: 'ExaSearchNode',
-  displayName: 'ExaSearch',
-  category: 'Search',
-  visualTag: { acronym: 'ESN', color: '#FF7F50' },
-  config,
-  input: openObject(),
-  output,
-  logo: '/images/exa.png',
-  categoryLabel: 'Search',
-  executionKind: 'io',
-};
+/** Web search with Exa's POST /search, with each page's text when `include_content` is on. */
+export const exaSearchNode = integrationNode({
+  name: 'ExaSearchNode', displayName: 'ExaSearch', category: 'Search', tag: 'ESN #FF7F50', logo: '/images/exa.png', categoryLabel: 'Search',
+  output: z.object({ results: z.array(searchResult) }),
+  config: {
+    query_template: z.string().default('{{input_1}}'),
+    max_results: z.number().int().min(1).default(10),
+    include_content: z.boolean().default(true),
+    /** Per-result content length when `include_content` is on. */
+    max_characters: z.number().int().min(1).default(1000),
+  },
+  async run(config, input, ctx) {
+    const query = renderTemplate(config.query_template, input, 'query_template');
+    const api = await connect(ctx, SERVICES.exa);
+    const contents = config.include_content ? { contents: { text: { maxCharacters: config.max_characters } } } : {};
+    const found = await api.post('/search', { query, numResults: Math.min(config.max_results, 100), ...contents }, answer);
+    const results = found.results.map((r) => ({ title: r.title ?? 'Untitled', url: r.url, content: r.text ?? null, score: r.score ?? null, published_date: r.publishedDate ?? null, author: r.author ?? null }));
+    return { results };
+  },
+});
