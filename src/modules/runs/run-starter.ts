@@ -53,7 +53,8 @@ export type BlockingOutcome = { kind: 'done'; runId: string; outputsById: SpurRu
 export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal, runRecords } = deps;
 
-  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
+  /** `beforeLaunch` sees the record as created, before its workflow can change it. */
+  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>): Promise<RunDoc> {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
@@ -80,6 +81,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
       ...(chatRun.chat ? { chat: chatRun.chat } : {}),
     };
+    await beforeLaunch?.(run._id);
     await startRunWorkflow(deps, run._id, {
       type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
     });
@@ -186,8 +188,16 @@ export function createRunStarter(deps: RunStarterDeps) {
     runPartial,
     newPartialScope: () => `partial-${randomUUID()}`,
     dropPartial: (valueScope: string) => deps.values.deleteScopes([valueScope]),
+    /**
+     * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
+     * since a short run may otherwise have ended by the time the answer is read.
+     */
     async start(workflowId: string, body: StartRunInput, runType: string) {
-      return deps.reader.get((await start(workflowId, body, runType))._id);
+      let created: Awaited<ReturnType<RunStarterDeps['reader']['get']>> | undefined;
+      const run = await start(workflowId, body, runType, false, async (runId) => {
+        created = await deps.reader.get(runId);
+      });
+      return created ?? deps.reader.get(run._id);
     },
     async runBlocking(workflowId: string, body: StartRunInput, runType: string): Promise<BlockingOutcome> {
       const run = await start(workflowId, body, runType, true);
