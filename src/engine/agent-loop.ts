@@ -49,7 +49,7 @@ export async function runAgent(steps: StepRunner, level: GraphLevel, node: Graph
       if (result.output !== undefined) (calls[result.turn.name] ??= []).push(result.output);
     }
     const failed = results.find((r) => r.failed);
-    if (failed) return { state: { status: 'FAILED', error: `Tool '${failed.turn.name}' failed: ${failed.turn.content}` }, history: calls, usage };
+    if (failed) return { state: { status: 'FAILED', error: `Tool '${failed.turn.name}' failed: ${String(failed.turn.content)}` }, history: calls, usage };
   }
   return { state: { status: 'FAILED', error: `Agent ${node.id} made ${maxIterations} model calls (max_iterations) without a final answer` }, history: calls, usage };
 }
@@ -62,7 +62,7 @@ interface ToolResult {
 }
 
 async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall): Promise<ToolResult> {
-  const reply = (content: string, extra: Partial<ToolResult> = {}): ToolResult => ({ turn: { role: 'tool', toolCallId: call.id, name: call.name, content }, ...extra });
+  const reply = (content: NodeOutput | string, extra: Partial<ToolResult> = {}): ToolResult => ({ turn: { role: 'tool', toolCallId: call.id, name: call.name, content }, ...extra });
   const tool = findTool(tools, call.name);
   // Mistakes of the model are told to the model, which can correct itself on the next turn.
   if (!tool) return reply(`Error: there is no tool named '${call.name}'`);
@@ -83,7 +83,7 @@ async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], 
       return reply(steps.failureMessage(err), { failed: true });
     }
   }
-  if (state.status === 'COMPLETED') return reply(JSON.stringify(state.output ?? {}), { output: state.output, usage });
+  if (state.status === 'COMPLETED') return reply(state.output ?? {}, { output: state.output, usage });
   if (state.status === 'CANCELED') return reply('The tool call was declined.', { output: null });
   return reply(state.error, { failed: true });
 }

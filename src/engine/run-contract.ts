@@ -191,7 +191,8 @@ export interface AgentToolCall {
 /** The agent's conversation beyond its prompt: tool-calling turns and tool results. */
 export type AgentTurn =
   | { role: 'assistant'; content: string; toolCalls: AgentToolCall[] }
-  | { role: 'tool'; toolCallId: string; name: string; content: string };
+  /** `content`: the tool's output, sent to the model as JSON (the activity resolves it), or a message such as an error. */
+  | { role: 'tool'; toolCallId: string; name: string; content: NodeOutput | string };
 
 /** One model call of an AgentNode: the prompt is rebuilt from config and input, then the turns. */
 export interface AgentStepInput {

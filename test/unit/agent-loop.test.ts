@@ -54,7 +54,7 @@ describe('agent loop (engine)', () => {
     assert.equal(executed.length, 2);
     const second = steps[1]!.transcript;
     assert.deepEqual(second.map((t) => (t.role === 'tool' ? `tool ${t.toolCallId}` : 'assistant')), ['assistant', 'tool c1', 'tool c2']);
-    assert.deepEqual(JSON.parse((second[1] as { content: string }).content).input, { over: 'model', q: 1 });
+    assert.deepEqual(((second[1] as { content: Record<string, unknown> }).content).input, { over: 'model', q: 1 });
     assert.deepEqual(result.usage, { prompt_tokens: 7, completion_tokens: 7, total_tokens: 14 });
     assert.equal(result.history.look_up!.length, 1);
   });

@@ -20,7 +20,7 @@ function schemaForModel(schema: Record<string, unknown>): Record<string, unknown
 }
 
 function transcriptMessages(transcript: AgentTurn[]): ChatMessage[] {
-  return transcript.map((turn): ChatMessage => (turn.role === 'assistant' ? { role: 'assistant', content: turn.content, toolCalls: turn.toolCalls } : { role: 'tool', toolCallId: turn.toolCallId, content: turn.content }));
+  return transcript.map((turn): ChatMessage => (turn.role === 'assistant' ? { role: 'assistant', content: turn.content, toolCalls: turn.toolCalls } : { role: 'tool', toolCallId: turn.toolCallId, content: typeof turn.content === 'string' ? turn.content : JSON.stringify(turn.content) }));
 }
 
 /**
