@@ -3,15 +3,18 @@ import { agentModelStep } from '../../src/nodes/ai/agent/agent-step';
 import type { LlmCallConfig } from '../../src/nodes/ai/llm/single-call';
 import { agentNode } from '../../src/nodes/ai/agent-node';
 import type { NodeTypeDefinition } from '../../src/nodes/types';
-import { type NodeActivityDeps, withNodeErrors } from './execute-node.activity';
+import { type NodeActivityDeps, externalizeOutput, withNodeErrors } from './execute-node.activity';
 import { activityNodeContext } from './node-context';
 
 /** An agent's model call as its own activity (the loop and the tool calls are workflow code). */
 export function createAgentActivities(deps: NodeActivityDeps): Record<typeof AGENT_STEP_ACTIVITY, AgentStepActivity> {
   return {
     async [AGENT_STEP_ACTIVITY]({ runId, agent, tools, input, transcript }: AgentStepInput) {
-      const ctx = activityNodeContext(deps, runId, agent.id, agent.title);
-      const result = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) => agentModelStep(config as unknown as LlmCallConfig, tools, input, transcript, ctx));
+      const ctx = activityNodeContext(deps, runId, agent.id, agent.title, deps.values.limits.maxBytes);
+      // The model sees plain values: the agent's input and the tools' outputs may be references.
+      const [plainInput, plainTranscript] = await Promise.all([deps.values.resolve(input), deps.values.resolve(transcript)]);
+      const step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) => agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx));
+      const result = step.kind === 'answer' ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) } : step;
       const usage = ctx.usage();
       return usage ? { ...result, usage } : result;
     },

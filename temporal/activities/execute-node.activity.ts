@@ -41,7 +41,7 @@ export async function executeNode(deps: NodeActivityDeps, { runId, node, input }
 }
 
 /** An output over the value limit fails the node for good: a retry would produce it again. */
-async function externalizeOutput(values: Values, runId: string, node: ExecuteNodeInput['node'], output: NodeOutput): Promise<NodeOutput> {
+export async function externalizeOutput(values: Values, runId: string, node: ExecuteNodeInput['node'], output: NodeOutput): Promise<NodeOutput> {
   try {
     return await values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`);
   } catch (err) {
