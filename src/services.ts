@@ -8,6 +8,8 @@ import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
 import { createOutputFileService } from './modules/output-files/output-files.service';
+import { createLanceStore } from './modules/rag/lance-store';
+import { createRagService } from './modules/rag/rag.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createVersionService } from './modules/workflows/versions.service';
@@ -17,7 +19,7 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets'>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'rag'>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -30,6 +32,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const versions = createVersionService(models);
   const reader = createRunReader(models);
   const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
+  const env = createEnvService(models, new SecretBox(secretKey));
   return {
     workflows,
     versions,
@@ -38,9 +41,10 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
-    env: createEnvService(models, new SecretBox(secretKey)),
+    env,
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models),
+    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri), secret: env.reveal }),
   };
 }
 

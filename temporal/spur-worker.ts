@@ -5,6 +5,8 @@ import type { Models } from '../src/db/models';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
 import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
+import { createLanceStore } from '../src/modules/rag/lance-store';
+import { createRetriever } from '../src/modules/rag/retrieval';
 import { createActivities } from './activities';
 
 /**
@@ -13,6 +15,8 @@ import { createActivities } from './activities';
  */
 export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models): Promise<Worker> {
   const env = createEnvService(models, new SecretBox(loadSecretKey(config)));
+  const vectors = createLanceStore(config.rag.vectorStoreUri);
+  const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -21,7 +25,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal }),
+    activities: createActivities({ models, secret: env.reveal, vectors, retriever }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

@@ -8,6 +8,8 @@ export const ID_PREFIX = {
   task: 'T',
   dataset: 'DS',
   outputFile: 'OF',
+  ragCollection: 'DC',
+  vectorIndex: 'VI',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
-import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
+import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, nodeActivityName } from '../../src/engine/run-contract';
 
@@ -10,6 +10,8 @@ export interface NodeActivityDeps {
   models: Models;
   /** Clear-text provider setting by variable name (env management), for LLM and integration nodes. */
   secret(name: string): Promise<string | undefined>;
+  /** Vector-index queries for RetrieverNode. */
+  retriever?: RagRetriever;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -64,5 +66,6 @@ function nodeContext(deps: NodeActivityDeps, runId: string, nodeId: string, node
     signal: activity.cancellationSignal,
     secret: (name) => deps.secret(name),
     heartbeat: (details) => activity.heartbeat(details),
+    ...(deps.retriever ? { retrieve: deps.retriever } : {}),
   };
 }

@@ -1,0 +1,81 @@
+import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import type { VectorHit, VectorStore } from './vector-store';
+
+/** LanceDB table of an index: `vi_<indexId>` (ids are `VI<n>`, valid table names). */
+const tableName = (indexId: string) => `vi_${indexId}`;
+const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+function schemaFor(dimensions: number): Schema {
+  return new Schema([
+    new Field('chunk_id', new Utf8(), false),
+    new Field('document_id', new Utf8(), false),
+    new Field('document_title', new Utf8(), true),
+    new Field('chunk_number', new Int32(), false),
+    new Field('page_number', new Int32(), true),
+    new Field('text', new Utf8(), false),
+    new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
+  ]);
+}
+
+function isMissingTable(err: unknown): boolean {
+  return err instanceof Error && /not found|does not exist|was not found/i.test(err.message);
+}
+
+/**
+ * The vector store on LanceDB: embedded (no server), a table per index, in a local folder in dev
+ * or on object storage (`s3://`, `gs://`, `az://`) that every api and worker process opens. Every
+ * read checks for commits made by other processes (`readConsistencyInterval: 0`): the worker
+ * writes an index, the api searches it.
+ */
+export function createLanceStore(uri: string): VectorStore {
+  let connection: Promise<lancedb.Connection> | undefined;
+  const connect = () => (connection ??= lancedb.connect(uri, { readConsistencyInterval: 0 }));
+
+  async function open(indexId: string): Promise<lancedb.Table | null> {
+    try {
+      return await (await connect()).openTable(tableName(indexId));
+    } catch (err) {
+      if (isMissingTable(err)) return null;
+      throw err;
+    }
+  }
+
+  return {
+    async upsert(indexId, dimensions, rows) {
+      if (rows.length === 0) return;
+      const db = await connect();
+      const table = (await open(indexId)) ?? (await db.createEmptyTable(tableName(indexId), schemaFor(dimensions), { mode: 'create', existOk: true }));
+      await table.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows.map((r) => ({ ...r })));
+    },
+    async search(indexId, vector, limit): Promise<VectorHit[]> {
+      const table = await open(indexId);
+      if (!table) return [];
+      const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select(['chunk_id', 'document_id', 'document_title', 'chunk_number', 'page_number', 'text']).toArray();
+      return found.map((row: Record<string, unknown>) => ({
+        chunk_id: String(row.chunk_id),
+        document_id: String(row.document_id),
+        document_title: row.document_title == null ? null : String(row.document_title),
+        chunk_number: Number(row.chunk_number),
+        page_number: row.page_number == null ? null : Number(row.page_number),
+        text: String(row.text),
+        score: 1 - Number(row._distance),
+      }));
+    },
+    async count(indexId) {
+      const table = await open(indexId);
+      return table ? table.countRows() : 0;
+    },
+    async deleteDocument(indexId, documentId) {
+      const table = await open(indexId);
+      if (table) await table.delete(`document_id = ${quote(documentId)}`);
+    },
+    async drop(indexId) {
+      try {
+        await (await connect()).dropTable(tableName(indexId));
+      } catch (err) {
+        if (!isMissingTable(err)) throw err;
+      }
+    },
+  };
+}
