@@ -1,3 +1,4 @@
+import { trusted } from 'mongoose';
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import type { Models, RagCollectionDoc } from '../../db/models';
@@ -41,7 +42,7 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
     const now = new Date();
     // Conditional: of two requests that both saw the collection idle, one starts a job.
     const claimed = await RagCollection.updateOne(
-      { _id: collection._id, status: { $ne: 'processing' } },
+      { _id: collection._id, status: trusted({ $ne: 'processing' }) },
       { $set: { status: 'processing', error_message: null, job, updated_at: now, progress: startingProgress(now, { files: files.length, chunks: 0 }, 'parsing') } },
     );
     if (claimed.matchedCount === 0) throw busy(collection._id);

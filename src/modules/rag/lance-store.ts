@@ -51,7 +51,7 @@ export function createLanceStore(uri: string): VectorStore {
     async search(indexId, vector, limit): Promise<VectorHit[]> {
       const table = await open(indexId);
       if (!table) return [];
-      const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select(['chunk_id', 'document_id', 'document_title', 'chunk_number', 'page_number', 'text']).toArray();
+      const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select(['chunk_id', 'document_id', 'document_title', 'chunk_number', 'page_number', 'text', '_distance']).toArray();
       return found.map((row: Record<string, unknown>) => ({
         chunk_id: String(row.chunk_id),
         document_id: String(row.document_id),
