@@ -28,7 +28,7 @@ const DEFAULT_DIMENSIONS = 1536;
 
 /** Words are lower-cased runs of letters and digits; each adds 1 at a position given by its hash. */
 export function bagOfWordsVector(text: string, dimensions: number): number[] {
-  const vector = new Array<number>(dimensions).fill(0);
+  const vector: number[] = new Array<number>(dimensions).fill(0);
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     const slot = createHash('sha1').update(word).digest().readUInt32BE(0) % dimensions;
     vector[slot] = (vector[slot] as number) + 1;
