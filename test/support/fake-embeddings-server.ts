@@ -33,7 +33,7 @@ export function bagOfWordsVector(text: string, dimensions: number): number[] {
     const slot = createHash('sha1').update(word).digest().readUInt32BE(0) % dimensions;
     vector[slot] = (vector[slot] as number) + 1;
   }
-  if (vector.every((v) => v === 0)) vector[0] = 1;
+  if (!vector.some((v) => v > 0)) vector[0] = 1;
   const norm = Math.sqrt(vector.reduce((s, v) => s + v * v, 0));
   return vector.map((v) => v / norm);
 }
