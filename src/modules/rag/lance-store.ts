@@ -31,13 +31,34 @@ function isMissingTable(err: unknown): boolean {
 export function createLanceStore(uri: string): VectorStore {
   let connection: Promise<lancedb.Connection> | undefined;
   const connect = () => (connection ??= lancedb.connect(uri, { readConsistencyInterval: 0 }));
+  /** Open tables, kept: each read still checks for newer commits, without reopening the table. */
+  const tables = new Map<string, lancedb.Table>();
 
   async function open(indexId: string): Promise<lancedb.Table | null> {
+    const cached = tables.get(indexId);
+    if (cached) return cached;
     try {
-      return await (await connect()).openTable(tableName(indexId));
+      const table = await (await connect()).openTable(tableName(indexId));
+      tables.set(indexId, table);
+      return table;
     } catch (err) {
       if (isMissingTable(err)) return null;
       throw err;
+    }
+  }
+
+  /** Runs `work` on the index's table; a table dropped by another process is opened afresh once. */
+  async function withTable<T>(indexId: string, missing: T, work: (table: lancedb.Table) => Promise<T>): Promise<T> {
+    const table = await open(indexId);
+    if (!table) return missing;
+    try {
+      return await work(table);
+    } catch (err) {
+      if (!tables.has(indexId)) throw err;
+      tables.delete(indexId);
+      const fresh = await open(indexId);
+      if (!fresh) return missing;
+      return work(fresh);
     }
   }
 
@@ -48,9 +69,7 @@ export function createLanceStore(uri: string): VectorStore {
       const table = (await open(indexId)) ?? (await db.createEmptyTable(tableName(indexId), schemaFor(dimensions), { mode: 'create', existOk: true }));
       await table.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows.map((r) => ({ ...r })));
     },
-    async search(indexId, vector, limit): Promise<VectorHit[]> {
-      const table = await open(indexId);
-      if (!table) return [];
+    search: (indexId, vector, limit) => withTable(indexId, [] as VectorHit[], async (table) => {
       const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select(['chunk_id', 'document_id', 'document_title', 'chunk_number', 'page_number', 'text', '_distance']).toArray();
       return found.map((row: Record<string, unknown>) => ({
         chunk_id: String(row.chunk_id),
@@ -61,16 +80,14 @@ export function createLanceStore(uri: string): VectorStore {
         text: String(row.text),
         score: 1 - Number(row._distance),
       }));
-    },
-    async count(indexId) {
-      const table = await open(indexId);
-      return table ? table.countRows() : 0;
-    },
-    async deleteDocument(indexId, documentId) {
-      const table = await open(indexId);
-      if (table) await table.delete(`document_id = ${quote(documentId)}`);
-    },
+    }),
+    count: (indexId) => withTable(indexId, 0, (table) => table.countRows()),
+    deleteDocument: (indexId, documentId) => withTable(indexId, undefined, async (table) => {
+      await table.delete(`document_id = ${quote(documentId)}`);
+    }),
     async drop(indexId) {
+      tables.get(indexId)?.close();
+      tables.delete(indexId);
       try {
         await (await connect()).dropTable(tableName(indexId));
       } catch (err) {
