@@ -118,6 +118,27 @@ describe('e2e: knowledge bases — bad input, failures and the listings', functi
     assert.equal((await http.post(`/rag/indices/${refused.id}/retrieve/`, { query: 'x' })).status, 409);
   });
 
+  it('embeds through Azure OpenAI\'s deployment URL and Ollama\'s /v1; a model answering other dimensions fails the index', async () => {
+    const http = engine.http;
+    const settings = { AZURE_OPENAI_API_KEY: 'azure-key', AZURE_OPENAI_ENDPOINT: fake.url, AZURE_OPENAI_API_VERSION: '2024-10-21', OLLAMA_BASE_URL: fake.url };
+    for (const [name, value] of Object.entries(settings)) assert.equal((await http.post('/env-mgmt/', { name, value })).status, 200);
+    const c = await collection('providers', [{ name: 'a.txt', content: TOPICS.gardening }]);
+    const azure = (await http.post('/rag/indices/', { name: 'azure', collection_id: c.id, embedding: { ...INDEX_EMBEDDING, model: 'azure/text-embedding-3-small' } })).body;
+    assert.equal((await waitForProgress(http, `/rag/indices/${azure.id}/progress/`)).status, 'completed');
+    const sent = fake.requests.filter((r) => r.path === '/openai/deployments/text-embedding-3-small/embeddings');
+    assert.ok(sent.length >= 1, 'Azure deployment URL');
+    assert.ok(sent.every((r) => r.headers['api-key'] === 'azure-key'));
+    const found = await http.post(`/rag/indices/${azure.id}/retrieve/`, { query: 'tomato compost' });
+    assert.equal(found.body.results[0].metadata.document_title, 'a.txt');
+
+    // nomic-embed-text has 768 dimensions; this server answers 1536 when not asked for others.
+    const ollama = (await http.post('/rag/indices/', { name: 'ollama', collection_id: c.id, embedding: { ...INDEX_EMBEDDING, model: 'ollama/nomic-embed-text' } })).body;
+    const failed = await waitForProgress(http, `/rag/indices/${ollama.id}/progress/`);
+    assert.equal(failed.status, 'failed');
+    assert.match(String(failed.error_message), /1536-dimensional vectors; the index expects 768/);
+    assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && r.body.model === 'nomic-embed-text'), 'Ollama\'s OpenAI-compatible /v1');
+  });
+
   it('previews chunks of a file; an unreadable one is a 400', async () => {
     const form = new FormData();
     form.append('file', new Blob([Object.values(TOPICS).join('\n')], { type: 'text/plain' }), 'all.txt');

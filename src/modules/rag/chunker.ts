@@ -3,8 +3,10 @@ import { renderTemplate } from '../../nodes/templates';
 import type { ParsedDocument } from './parsers';
 import type { TextProcessingConfig } from './rag.schemas';
 
-/** cl100k_base, the encoding PySpur chunks with, so chunk sizes match its token counts. */
-const encoding = getEncoding('cl100k_base');
+type Encoding = ReturnType<typeof getEncoding>;
+let cl100k: Encoding | undefined;
+/** cl100k_base, the encoding PySpur chunks with (so chunk sizes match), loaded on first use. */
+const encoder = (): Encoding => (cl100k ??= getEncoding('cl100k_base'));
 
 export interface TextChunk {
   /** 0-based position in the document; chunk ids are `<documentId>_<index>`. */
@@ -25,6 +27,7 @@ const SENTENCE_ENDS = ['.', '?', '!', '\n'];
  * most `limit` windows are taken (the rest of an over-long text is not chunked).
  */
 export function splitByTokens(text: string, config: TextProcessingConfig, limit: number): string[] {
+  const encoding = encoder();
   const tokens = encoding.encode(text, [], []);
   const pieces: string[] = [];
   let position = 0;
