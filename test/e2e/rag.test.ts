@@ -92,6 +92,15 @@ describe('e2e: knowledge bases — collections, indices, retrieval, RetrieverNod
     assert.ok(scores.every((s: number) => s >= 0.05 && s <= 1.0001), 'cosine similarities above the threshold');
     const strict = await http.post(`/rag/indices/${index.id}/retrieve/`, { query: 'which telescope observes distant galaxies', top_k: 5, score_threshold: 0.99 });
     assert.equal(strict.body.total_results, 0, 'score_threshold is applied');
+    // Hybrid: cosine and BM25 weighted; keyword only: the chunk with the rare word scores 1.
+    const hybrid = await http.post(`/rag/indices/${index.id}/retrieve/`, { query: 'sourdough crust crackles', top_k: 3, keyword_weight: 0.5, semantic_weight: 0.5 });
+    assert.equal(hybrid.status, 200, hybrid.text);
+    assert.equal(hybrid.body.results[0].metadata.document_title, 'cooking.md');
+    assert.ok(hybrid.body.results.every((r: { score: number }) => r.score <= 1.0001));
+    const keywordOnly = await http.post(`/rag/indices/${index.id}/retrieve/`, { query: 'quasars', top_k: 3, keyword_weight: 1, semantic_weight: 0, score_threshold: 0.5 });
+    assert.equal(keywordOnly.body.total_results, 1, keywordOnly.text);
+    assert.match(keywordOnly.body.results[0].text, /quasars/);
+    assert.ok(Math.abs(keywordOnly.body.results[0].score - 1) < 1e-6);
 
     const wf = await http.post('/wf/', {
       name: 'ask the knowledge base',

@@ -87,8 +87,10 @@ export function createIndexBuild({ models, vectors, secret }: IndexBuildDeps) {
         await vectors.drop(indexId);
         return;
       }
-      const count = await vectors.count(indexId);
       const ok = error === null;
+      // Full-text index for hybrid retrieval; without it keyword search still works, only slower.
+      if (ok) await vectors.prepareKeywordSearch(indexId).catch(() => undefined);
+      const count = await vectors.count(indexId);
       const message = ok ? null : `Indexing failed: ${error}`;
       await VectorIndex.updateOne(
         { _id: indexId },

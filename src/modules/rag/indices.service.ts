@@ -9,7 +9,7 @@ import { startingProgress, toProgressResponse } from './progress';
 import type { RagJobs } from './rag-jobs';
 import { toIndexResponse } from './rag-responses';
 import type { IndexCreateRequest, IndexResponse, ProgressResponse } from './rag.schemas';
-import { indexNotFound, refuseKeywordSearch } from './retrieval';
+import { indexNotFound } from './retrieval';
 import { resolveVectorDb, VECTOR_STORES } from './vector-stores';
 import type { VectorStore } from './vector-store';
 
@@ -35,9 +35,8 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
     return doc;
   }
 
-  /** Checks what can be checked before anything exists: model, store, search mode, settings, collection. */
+  /** Checks what can be checked before anything exists: model, store, settings, collection. */
   async function validate(request: IndexCreateRequest) {
-    refuseKeywordSearch(request.embedding.keyword_weight, ['body', 'embedding', 'keyword_weight']);
     const model = findEmbeddingModel(request.embedding.model);
     if (!model) throw invalid(['embedding', 'model'], `unknown embedding model; one of ${EMBEDDING_MODELS.map((m) => m.id).join(', ')}`, request.embedding.model);
     const store = resolveVectorDb(request.embedding.vector_db);

@@ -18,6 +18,20 @@ function schemaFor(dimensions: number): Schema {
   ]);
 }
 
+const HIT_COLUMNS = ['chunk_id', 'document_id', 'document_title', 'chunk_number', 'page_number', 'text'];
+
+function toHit(row: Record<string, unknown>, score: number): VectorHit {
+  return {
+    chunk_id: String(row.chunk_id),
+    document_id: String(row.document_id),
+    document_title: row.document_title == null ? null : String(row.document_title),
+    chunk_number: Number(row.chunk_number),
+    page_number: row.page_number == null ? null : Number(row.page_number),
+    text: String(row.text),
+    score,
+  };
+}
+
 function isMissingTable(err: unknown): boolean {
   return err instanceof Error && /not found|does not exist|was not found/i.test(err.message);
 }
@@ -70,16 +84,15 @@ export function createLanceStore(uri: string): VectorStore {
       await table.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows.map((r) => ({ ...r })));
     },
     search: (indexId, vector, limit) => withTable(indexId, [] as VectorHit[], async (table) => {
-      const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select(['chunk_id', 'document_id', 'document_title', 'chunk_number', 'page_number', 'text', '_distance']).toArray();
-      return found.map((row: Record<string, unknown>) => ({
-        chunk_id: String(row.chunk_id),
-        document_id: String(row.document_id),
-        document_title: row.document_title == null ? null : String(row.document_title),
-        chunk_number: Number(row.chunk_number),
-        page_number: row.page_number == null ? null : Number(row.page_number),
-        text: String(row.text),
-        score: 1 - Number(row._distance),
-      }));
+      const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select([...HIT_COLUMNS, '_distance']).toArray();
+      return found.map((row: Record<string, unknown>) => toHit(row, 1 - Number(row._distance)));
+    }),
+    keywordSearch: (indexId, query, limit) => withTable(indexId, [] as VectorHit[], async (table) => {
+      const found = await table.query().fullTextSearch(query, { columns: ['text'] }).select([...HIT_COLUMNS, '_score']).limit(limit).toArray();
+      return found.map((row: Record<string, unknown>) => toHit(row, Number(row._score)));
+    }),
+    prepareKeywordSearch: (indexId) => withTable(indexId, undefined, async (table) => {
+      await table.createIndex('text', { config: lancedb.Index.fts(), replace: true });
     }),
     count: (indexId) => withTable(indexId, 0, (table) => table.countRows()),
     deleteDocument: (indexId, documentId) => withTable(indexId, undefined, async (table) => {

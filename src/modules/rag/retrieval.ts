@@ -1,9 +1,10 @@
 import type { Models, VectorIndexDoc } from '../../db/models';
-import { AppError, NotFoundError, RequestValidationError } from '../../http/errors';
+import { AppError, NotFoundError } from '../../http/errors';
 import { NodeExecutionError, TransientNodeError } from '../../nodes/errors';
 import type { RagRetriever } from '../../nodes/types';
 import { EmbeddingError, type SecretReader, embedTexts } from './embedder';
 import { findEmbeddingModel } from './embedding-models';
+import { hybridRank } from './hybrid';
 import { indexEmbedding } from './index-build';
 import { toProgressResponse } from './progress';
 import type { ProgressResponse, RetrievalRequest, RetrievalResponse } from './rag.schemas';
@@ -26,13 +27,6 @@ export class IndexNotReadyError extends AppError {
   }
 }
 
-/** Hybrid (keyword) search is not offered: LanceDB could, but scores would no longer be cosine. */
-export function refuseKeywordSearch(weight: number | null | undefined, loc: (string | number)[]): void {
-  if (weight && weight > 0) {
-    throw new RequestValidationError([{ type: 'value_error', loc, msg: 'Value error, hybrid search (keyword_weight > 0) is not supported: this server ranks by vector (cosine) similarity only; set keyword_weight to 0', input: weight, ctx: { error: {} } }]);
-  }
-}
-
 export interface RetrieverDeps {
   models: Models;
   vectors: VectorStore;
@@ -42,11 +36,12 @@ export interface RetrieverDeps {
 /**
  * Retrieval over one index: the query is embedded with the index's model, the nearest chunks of
  * that index only are found by cosine similarity (score 1 = identical, higher is better), and
- * those below the score threshold (the request's, else the index's) are left out.
+ * those below the score threshold (the request's, else the index's) are left out. With a
+ * `keyword_weight` above 0 (the request's, else the index's) the ranking is hybrid: cosine and
+ * normalised BM25 full-text scores, weighted (see hybridRank).
  */
 export function createRetriever({ models, vectors, secret }: RetrieverDeps) {
   async function retrieve(indexId: string, request: RetrievalRequest): Promise<RetrievalResponse> {
-    refuseKeywordSearch(request.keyword_weight, ['body', 'keyword_weight']);
     const index = await models.VectorIndex.findById(indexId).lean<VectorIndexDoc>();
     if (!index) throw indexNotFound();
     if (index.status !== 'ready') throw new IndexNotReadyError(indexId, toProgressResponse(indexId, index.progress));
@@ -55,7 +50,17 @@ export function createRetriever({ models, vectors, secret }: RetrieverDeps) {
     if (!model) throw new NotFoundError(`Embedding model ${embedding.model} is not known`);
     const [vector] = await embedTexts(secret, model, [request.query], index.dimensions);
     const threshold = request.score_threshold ?? embedding.score_threshold ?? null;
-    const hits = await vectors.search(indexId, vector as number[], request.top_k);
+    const keyword = request.keyword_weight ?? embedding.keyword_weight ?? 0;
+    let hits;
+    if (keyword > 0) {
+      const semantic = request.semantic_weight ?? embedding.semantic_weight ?? 1 - keyword;
+      // A wider pool from each search, so a chunk ranked well by one is scored by both.
+      const pool = Math.max(request.top_k * 4, 20);
+      const [byVector, byKeyword] = await Promise.all([vectors.search(indexId, vector as number[], pool), vectors.keywordSearch(indexId, request.query, pool)]);
+      hits = hybridRank(byVector, byKeyword, { semantic, keyword }, request.top_k);
+    } else {
+      hits = await vectors.search(indexId, vector as number[], request.top_k);
+    }
     const kept = threshold === null ? hits : hits.filter((h) => h.score >= threshold);
     const results = kept.map((h) => ({
       text: h.text,

@@ -10,7 +10,7 @@ export interface VectorRow {
 }
 
 export type VectorHit = Omit<VectorRow, 'vector'> & {
-  /** Cosine similarity of the query and the chunk: 1 is identical, higher is closer. */
+  /** Vector search: cosine similarity (1 is identical, higher is closer). Keyword search: BM25 (higher is better). */
   score: number;
 };
 
@@ -21,6 +21,10 @@ export type VectorHit = Omit<VectorRow, 'vector'> & {
 export interface VectorStore {
   upsert(indexId: string, dimensions: number, rows: VectorRow[]): Promise<void>;
   search(indexId: string, vector: number[], limit: number): Promise<VectorHit[]>;
+  /** Full-text (BM25) search over the chunks' text, for hybrid retrieval. */
+  keywordSearch(indexId: string, query: string, limit: number): Promise<VectorHit[]>;
+  /** Builds what keyword search needs once an index is complete (a full-text index). */
+  prepareKeywordSearch(indexId: string): Promise<void>;
   count(indexId: string): Promise<number>;
   deleteDocument(indexId: string, documentId: string): Promise<void>;
   drop(indexId: string): Promise<void>;
