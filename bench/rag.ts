@@ -9,7 +9,8 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../scripts/lib/tools';
-import { startFakeEmbeddingsServer } from '../test/support/fake-embeddings-server';
+import { createLanceStore } from '../src/modules/rag/lance-store';
+import { bagOfWordsVector, startFakeEmbeddingsServer } from '../test/support/fake-embeddings-server';
 import { type JsonClient, jsonClient } from './lib/http';
 import { type Stack, startStack } from './lib/stack';
 
@@ -73,12 +74,27 @@ async function main(): Promise<void> {
     const indexSeconds = (performance.now() - t1) / 1000;
     console.log(`index: ${String(built.processed_chunks)} chunks in ${indexSeconds.toFixed(1)} s (${built.status})`);
 
-    const latencies: number[] = [];
+    const query = (q: number) => `reading at station${q % 97} for sensor${q % FILES}`;
+    const timed = async (body: (q: number) => Record<string, unknown>) => {
+      const latencies: number[] = [];
+      for (let q = 0; q < settings.queries; q++) {
+        const s = performance.now();
+        const reply = await http.post(`/rag/indices/${String(index.body.id)}/retrieve/`, body(q));
+        if (reply.status !== 200) throw new Error(`retrieve: ${reply.status}`);
+        latencies.push(performance.now() - s);
+      }
+      return latencies;
+    };
+    const latencies = await timed((q) => ({ query: query(q), top_k: 5 }));
+    const hybrid = await timed((q) => ({ query: query(q), top_k: 5, keyword_weight: 0.5, semantic_weight: 0.5 }));
+    // The store alone, in this process, on the same files: what LanceDB's flat search costs.
+    const store = createLanceStore(path.join(tmp, 'data', 'vectors'));
+    const storeOnly: number[] = [];
     for (let q = 0; q < settings.queries; q++) {
+      const vector = bagOfWordsVector(query(q), 1536);
       const s = performance.now();
-      const reply = await http.post(`/rag/indices/${String(index.body.id)}/retrieve/`, { query: `reading at station${q % 97} for sensor${q % FILES}`, top_k: 5 });
-      if (reply.status !== 200) throw new Error(`retrieve: ${reply.status}`);
-      latencies.push(performance.now() - s);
+      await store.search(String(index.body.id), vector, 5);
+      storeOnly.push(performance.now() - s);
     }
     const rss = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker ?? stack.groups.api) };
     const lines = [
@@ -92,6 +108,8 @@ async function main(): Promise<void> {
       `| ingest (parse + chunk + store) | ${chunks} chunks in ${ingestSeconds.toFixed(1)} s = **${(chunks / ingestSeconds).toFixed(0)} chunks/s** |`,
       `| index (embed + upsert) | ${String(built.processed_chunks)} chunks in ${indexSeconds.toFixed(1)} s = **${(Number(built.processed_chunks) / indexSeconds).toFixed(0)} chunks/s** |`,
       `| retrieve at ${chunks} chunks (HTTP, embed query + search top 5) | p50 **${percentile(latencies, 0.5).toFixed(1)} ms**, p95 ${percentile(latencies, 0.95).toFixed(1)} ms over ${settings.queries} queries |`,
+      `| hybrid retrieve (plus BM25 full-text search) | p50 **${percentile(hybrid, 0.5).toFixed(1)} ms**, p95 ${percentile(hybrid, 0.95).toFixed(1)} ms |`,
+      `| LanceDB search alone (in process, flat cosine over ${chunks} × 1536) | p50 **${percentile(storeOnly, 0.5).toFixed(1)} ms**, p95 ${percentile(storeOnly, 0.95).toFixed(1)} ms |`,
       `| peak RSS | api ${rss.api.toFixed(0)} MiB, worker ${rss.worker.toFixed(0)} MiB |`,
       `| embedding requests | ${fake.requests.length} |`,
     ];
