@@ -15,7 +15,7 @@ function bigText(k: number): string {
 
 type Doc = { id: string; status: string; chunks: { id: string; text: string }[]; metadata: { source_id: string } };
 
-describe('e2e: knowledge bases — a worker killed mid-ingest', function () {
+describe('e2e: knowledge bases — a worker killed mid-ingest and mid-index', function () {
   this.timeout(300_000);
   let engine: Engine;
   let fake: FakeEmbeddingsServer;
