@@ -57,6 +57,8 @@ const envSchema = z.object({
    * storage (`s3://bucket/prefix`, `gs://…`, `az://…`) shared by every api and worker process.
    */
   SPUR_VECTOR_STORE_URI: z.string().min(1).optional(),
+  /** Vector indices with at least this many chunks get an approximate (HNSW) index; smaller ones are searched exactly. */
+  SPUR_VECTOR_ANN_MIN_ROWS: z.coerce.number().int().min(1).default(10_000),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -80,7 +82,7 @@ export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
-  rag: { vectorStoreUri: string };
+  rag: { vectorStoreUri: string; annMinRows: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -111,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
-    rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors') },
+    rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -44,7 +44,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     env,
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models),
-    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri), secret: env.reveal }),
+    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal }),
   };
 }
 

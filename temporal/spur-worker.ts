@@ -15,7 +15,7 @@ import { createActivities } from './activities';
  */
 export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models): Promise<Worker> {
   const env = createEnvService(models, new SecretBox(loadSecretKey(config)));
-  const vectors = createLanceStore(config.rag.vectorStoreUri);
+  const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   return Worker.create({
     connection,

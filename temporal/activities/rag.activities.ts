@@ -51,6 +51,7 @@ export function createRagActivities(deps: RagActivityDeps) {
     planRagIndex: (input: RagIndexInput): Promise<RagIndexPlan> => withHeartbeat(() => build.plan(input.indexId)),
     embedRagChunkPage: (input: RagEmbedPageInput): Promise<number> =>
       withHeartbeat((beat, signal) => build.embedPage(input.indexId, input.page, input.done, input.total, beat, signal)),
+    finalizeRagIndex: (input: RagIndexInput): Promise<void> => withHeartbeat(() => build.finalize(input.indexId)),
     finishRagIndex: (input: { indexId: string; error: string | null }): Promise<void> => build.finish(input.indexId, input.error),
   };
 }

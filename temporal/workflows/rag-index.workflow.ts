@@ -18,7 +18,7 @@ const bookkeeping = proxyActivities<RagActivities>({
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
 });
 
-/** Builds a vector index (`rag-index-<index>`): plan the pages, embed each, record the result. */
+/** Builds a vector index (`rag-index-<index>`): plan the pages, embed each, index them, record the result. */
 export async function ragIndex(input: RagIndexInput): Promise<void> {
   let error: string | null = null;
   try {
@@ -27,6 +27,7 @@ export async function ragIndex(input: RagIndexInput): Promise<void> {
     for (const page of plan.pages) {
       done += await pages.embedRagChunkPage({ indexId: input.indexId, page, done, total: plan.totalChunks });
     }
+    await pages.finalizeRagIndex(input);
   } catch (err) {
     error = failureMessage(err);
   }

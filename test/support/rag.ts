@@ -8,9 +8,9 @@ import { stack } from './stack';
 type Http = ReturnType<typeof client>;
 
 /** api + worker on their own database, task queue and vector folder, with embeddings from a local fake. */
-export async function startRagEngine(): Promise<{ engine: Engine; fake: FakeEmbeddingsServer; vectorDir: string }> {
+export async function startRagEngine(overrides: Record<string, string> = {}): Promise<{ engine: Engine; fake: FakeEmbeddingsServer; vectorDir: string }> {
   const vectorDir = path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`);
-  const engine = await startEngine({ SPUR_VECTOR_STORE_URI: vectorDir, SPUR_LOG_LEVEL: 'error' });
+  const engine = await startEngine({ SPUR_VECTOR_STORE_URI: vectorDir, SPUR_LOG_LEVEL: 'error', ...overrides });
   const fake = await startFakeEmbeddingsServer();
   for (const [name, value] of Object.entries({ OPENAI_API_KEY: 'sk-embed-test', OPENAI_API_BASE: `${fake.url}/v1` })) {
     const res = await engine.http.post('/env-mgmt/', { name, value });

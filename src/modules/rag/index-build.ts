@@ -80,6 +80,13 @@ export function createIndexBuild({ models, vectors, secret }: IndexBuildDeps) {
       return rows.length;
     },
 
+    /** Full-text and (for large indices) ANN indexes, after the last page. */
+    async finalize(indexId: string): Promise<void> {
+      await loadIndex(indexId);
+      await VectorIndex.updateOne({ _id: indexId }, { $set: progressUpdate({ current_step: 'optimizing' }) });
+      await vectors.finalize(indexId);
+    },
+
     /** Ready with the store's own count of vectors, or failed with the reason. */
     async finish(indexId: string, error: string | null): Promise<void> {
       const index = await VectorIndex.findById(indexId).lean<VectorIndexDoc>();
@@ -88,8 +95,6 @@ export function createIndexBuild({ models, vectors, secret }: IndexBuildDeps) {
         return;
       }
       const ok = error === null;
-      // Full-text index for hybrid retrieval; without it keyword search still works, only slower.
-      if (ok) await vectors.prepareKeywordSearch(indexId).catch(() => undefined);
       const count = await vectors.count(indexId);
       const message = ok ? null : `Indexing failed: ${error}`;
       await VectorIndex.updateOne(

@@ -40,9 +40,15 @@ function isMissingTable(err: unknown): boolean {
  * The vector store on LanceDB: embedded (no server), a table per index, in a local folder in dev
  * or on object storage (`s3://`, `gs://`, `az://`) that every api and worker process opens. Every
  * read checks for commits made by other processes (`readConsistencyInterval: 0`): the worker
- * writes an index, the api searches it.
+ * writes an index, the api searches it. Small tables are searched exactly (flat scan); from
+ * `annMinRows` rows on, an HNSW index makes searches approximate and fast.
  */
-export function createLanceStore(uri: string): VectorStore {
+export interface LanceStoreOptions {
+  /** Tables with at least this many rows get an HNSW (scalar-quantised) index when finalized. */
+  annMinRows: number;
+}
+
+export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions = { annMinRows: 10_000 }): VectorStore {
   let connection: Promise<lancedb.Connection> | undefined;
   const connect = () => (connection ??= lancedb.connect(uri, { readConsistencyInterval: 0 }));
   /** Open tables, kept: each read still checks for newer commits, without reopening the table. */
@@ -83,16 +89,21 @@ export function createLanceStore(uri: string): VectorStore {
       const table = (await open(indexId)) ?? (await db.createEmptyTable(tableName(indexId), schemaFor(dimensions), { mode: 'create', existOk: true }));
       await table.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows.map((r) => ({ ...r })));
     },
-    search: (indexId, vector, limit) => withTable(indexId, [] as VectorHit[], async (table) => {
-      const found = await table.vectorSearch(vector).distanceType('cosine').limit(limit).select([...HIT_COLUMNS, '_distance']).toArray();
+    search: (indexId, vector, limit, options) => withTable(indexId, [] as VectorHit[], async (table) => {
+      let query = table.vectorSearch(vector).distanceType('cosine').limit(limit);
+      if (options?.exact) query = query.bypassVectorIndex();
+      const found = await query.select([...HIT_COLUMNS, '_distance']).toArray();
       return found.map((row: Record<string, unknown>) => toHit(row, 1 - Number(row._distance)));
     }),
     keywordSearch: (indexId, query, limit) => withTable(indexId, [] as VectorHit[], async (table) => {
       const found = await table.query().fullTextSearch(query, { columns: ['text'] }).select([...HIT_COLUMNS, '_score']).limit(limit).toArray();
       return found.map((row: Record<string, unknown>) => toHit(row, Number(row._score)));
     }),
-    prepareKeywordSearch: (indexId) => withTable(indexId, undefined, async (table) => {
+    finalize: (indexId) => withTable(indexId, undefined, async (table) => {
       await table.createIndex('text', { config: lancedb.Index.fts(), replace: true });
+      if ((await table.countRows()) >= annMinRows) {
+        await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine' }), replace: true });
+      }
     }),
     count: (indexId) => withTable(indexId, 0, (table) => table.countRows()),
     deleteDocument: (indexId, documentId) => withTable(indexId, undefined, async (table) => {

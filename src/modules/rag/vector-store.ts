@@ -20,11 +20,14 @@ export type VectorHit = Omit<VectorRow, 'vector'> & {
  */
 export interface VectorStore {
   upsert(indexId: string, dimensions: number, rows: VectorRow[]): Promise<void>;
-  search(indexId: string, vector: number[], limit: number): Promise<VectorHit[]>;
+  search(indexId: string, vector: number[], limit: number, options?: { exact?: boolean }): Promise<VectorHit[]>;
   /** Full-text (BM25) search over the chunks' text, for hybrid retrieval. */
   keywordSearch(indexId: string, query: string, limit: number): Promise<VectorHit[]>;
-  /** Builds what keyword search needs once an index is complete (a full-text index). */
-  prepareKeywordSearch(indexId: string): Promise<void>;
+  /**
+   * Once an index is complete: a full-text index for keyword search and, for large indices, an
+   * approximate-nearest-neighbour index (searches no longer read every vector).
+   */
+  finalize(indexId: string): Promise<void>;
   count(indexId: string): Promise<number>;
   deleteDocument(indexId: string, documentId: string): Promise<void>;
   drop(indexId: string): Promise<void>;
