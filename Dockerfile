@@ -27,6 +27,10 @@ RUN node --import tsx scripts/build-bundle.ts /app/dist/workflow-bundle.js
 ENV SPUR_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js \
     SPUR_HOST=0.0.0.0
 
+# The default vector-store folder (SPUR_VECTOR_STORE_URI=/vectors in compose), writable by `node`;
+# a fresh named volume mounted there takes this ownership.
+RUN mkdir -p /vectors && chown node:node /vectors
+
 USER node
 EXPOSE 6080
 ENTRYPOINT ["/usr/bin/tini", "--"]

@@ -18,6 +18,7 @@ import { fileRoutes } from './modules/files/files.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
 import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
 import { pauseRoutes } from './modules/pauses/pauses.routes';
+import { ragRoutes } from './modules/rag/rag.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
@@ -50,6 +51,8 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
     ...fileRoutes(services.testFiles),
+    // Before env-mgmt's `/env-mgmt/{name}`, which would take `/env-mgmt/embedding-models/` for a name.
+    ...ragRoutes(services.rag, { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes }),
     ...envMgmtRoutes(services.env),
     ...googleTokenRoutes(services.env),
     ...datasetRoutes(services.datasets),

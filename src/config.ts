@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -58,6 +59,13 @@ const envSchema = z.object({
   SPUR_VALUE_REF_BYTES: z.coerce.number().int().min(256).max(1024 * 1024).default(128 * 1024),
   /** Largest value a run may carry (an input field, a node output): a request over it gets 413, a node over it fails. */
   SPUR_MAX_VALUE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /**
+   * Where LanceDB keeps vector indices: a folder (default `<SPUR_DATA_DIR>/vectors`) or object
+   * storage (`s3://bucket/prefix`, `gs://…`, `az://…`) shared by every api and worker process.
+   */
+  SPUR_VECTOR_STORE_URI: z.string().min(1).optional(),
+  /** Vector indices with at least this many chunks get an approximate (HNSW) index; smaller ones are searched exactly. */
+  SPUR_VECTOR_ANN_MIN_ROWS: z.coerce.number().int().min(1).default(10_000),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -82,6 +90,7 @@ export interface Config {
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
   values: { refAboveBytes: number; maxBytes: number };
+  rag: { vectorStoreUri: string; annMinRows: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -113,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
+    rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

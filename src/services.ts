@@ -10,6 +10,8 @@ import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
 import { createOutputFileService } from './modules/output-files/output-files.service';
+import { createLanceStore } from './modules/rag/lance-store';
+import { createRagService } from './modules/rag/rag.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createVersionService } from './modules/workflows/versions.service';
@@ -24,7 +26,7 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values'>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag'>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -44,6 +46,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const sessions = createSessionService({ models, turns, users, workflows });
   const starterDeps = { models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
   const runStarter = createRunStarter(starterDeps);
+  const env = createEnvService(models, new SecretBox(secretKey));
   return {
     values,
     runRecords,
@@ -54,12 +57,13 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
-    env: createEnvService(models, new SecretBox(secretKey)),
+    env,
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models, runRecords),
     users,
     sessions,
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
+    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal }),
   };
 }
 

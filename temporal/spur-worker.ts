@@ -6,6 +6,8 @@ import { valuesOf } from '../src/db/values';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
 import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
+import { createLanceStore } from '../src/modules/rag/lance-store';
+import { createRetriever } from '../src/modules/rag/retrieval';
 import { createActivities } from './activities';
 
 /**
@@ -14,6 +16,8 @@ import { createActivities } from './activities';
  */
 export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models): Promise<Worker> {
   const env = createEnvService(models, new SecretBox(loadSecretKey(config)));
+  const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
+  const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -22,7 +26,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values) }),
+    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values), vectors, retriever }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

@@ -11,6 +11,8 @@ export const ID_PREFIX = {
   user: 'U',
   session: 'SN',
   message: 'M',
+  ragCollection: 'DC',
+  vectorIndex: 'VI',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

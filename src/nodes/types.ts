@@ -56,7 +56,18 @@ export interface NodeExecutionContext {
   readFile?(reference: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null>;
   /** The last heartbeat details of an earlier attempt of this execution (a retry resumes from them). */
   heartbeatDetails?: unknown;
+  /** Queries a vector index (RetrieverNode); absent where no knowledge-base store is wired. */
+  retrieve?: RagRetriever;
 }
+
+/** One retrieved chunk, as RetrieverNode and `POST /rag/indices/{id}/retrieve/` return it. */
+export interface RetrievedChunk {
+  text: string;
+  score: number;
+  metadata: { document_id: string; chunk_id: string; document_title: string | null; page_number: number | null; chunk_number: number | null };
+}
+
+export type RagRetriever = (request: { indexId: string; query: string; topK: number }) => Promise<{ results: RetrievedChunk[]; total_results: number }>;
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
   /** The `node_type` value, e.g. `RouterNode`. */

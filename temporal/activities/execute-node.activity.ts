@@ -4,7 +4,7 @@ import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
-import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
+import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, type NodeOutput, nodeActivityName } from '../../src/engine/run-contract';
 import { activityNodeContext } from './node-context';
@@ -14,6 +14,8 @@ export interface NodeActivityDeps {
   /** Clear-text provider setting by variable name (env management), for LLM and integration nodes. */
   secret(name: string): Promise<string | undefined>;
   values: Values;
+  /** Vector-index queries for RetrieverNode. */
+  retriever?: RagRetriever;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;

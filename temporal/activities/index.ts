@@ -6,12 +6,18 @@ import { createChatActivities } from './chat.activities';
 import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
+import { createRagActivities } from './rag.activities';
+import type { VectorStore } from '../../src/modules/rag/vector-store';
+import type { RagRetriever } from '../../src/nodes/types';
 
 export interface ActivityDeps {
   models: Models;
   secret(name: string): Promise<string | undefined>;
   /** Large values by reference: resolved before a node runs, stored when a node returns one. */
   values: Values;
+  /** Knowledge bases: the vector store and retrieval for RetrieverNode. */
+  vectors: VectorStore;
+  retriever?: RagRetriever;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
@@ -23,9 +29,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createBatchActivities(deps, runs),
     ...createChatActivities(deps.models),
     ...createAgentActivities(deps),
+    ...createRagActivities(deps),
   };
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
+export type { RagActivities } from './rag.activities';

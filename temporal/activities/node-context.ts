@@ -1,11 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
-import type { NodeExecutionContext } from '../../src/nodes/types';
+import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
 
 export interface NodeContextDeps {
   models: Models;
   secret(name: string): Promise<string | undefined>;
+  /** Vector-index queries for RetrieverNode. */
+  retriever?: RagRetriever;
 }
 
 /** Where a stored file path lives: run inputs' files and test files have their own buckets. */
@@ -47,6 +49,7 @@ export function activityNodeContext(deps: NodeContextDeps, runId: string, nodeId
     reportUsage: (used) => void (usage = addUsage(usage, used)),
     readFile: (path) => readStoredFile(deps.models, path),
     usage: () => usage,
+    ...(deps.retriever ? { retrieve: deps.retriever } : {}),
     ...(maxValueBytes !== undefined ? { maxValueBytes } : {}),
   };
 }

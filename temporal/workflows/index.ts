@@ -3,3 +3,5 @@
 export { spurRun } from './spur-run.workflow';
 export { spurPartialRun } from './partial-run.workflow';
 export { spurBatchRun } from './batch-run.workflow';
+export { ragIngest } from './rag-ingest.workflow';
+export { ragIndex } from './rag-index.workflow';

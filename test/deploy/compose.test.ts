@@ -97,7 +97,9 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     const mount = (name: string) => (service(name).volumes ?? []).map((v) => [v.type, v.source, v.target]);
     assert.deepEqual(mount('mongo'), [['volume', 'mongo-data', '/data/db']]);
     assert.deepEqual(mount('postgresql'), [['volume', 'temporal-postgres-data', '/var/lib/postgresql/data']]);
-    assert.deepEqual(Object.keys(project.volumes ?? {}).sort(), ['mongo-data', 'temporal-postgres-data']);
+    assert.deepEqual(Object.keys(project.volumes ?? {}).sort(), ['mongo-data', 'temporal-postgres-data', 'vectors']);
+    // api and workers open the same vector store (LanceDB folder) on this host.
+    for (const name of ['api', 'worker']) assert.deepEqual(mount(name), [['volume', 'vectors', '/vectors']]);
     const temporal = service('temporal');
     assert.match(temporal.image ?? '', /^temporalio\/auto-setup:/);
     assert.equal(temporal.environment?.DB, 'postgres12', 'SQL visibility with custom search attributes');

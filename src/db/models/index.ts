@@ -4,6 +4,9 @@ import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
+import { ragCollectionSchema, type RagCollectionDoc } from './rag-collection.model';
+import { ragChunkPageSchema, ragDocumentSchema, type RagChunkPageDoc, type RagDocumentDoc } from './rag-document.model';
+import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { sessionTurnSchema, type SessionTurnDoc } from './session-turn.model';
@@ -13,6 +16,7 @@ import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-versi
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
+export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
 
@@ -38,6 +42,12 @@ export function createModels(conn: Connection) {
     User: conn.model<UserDoc>('User', userSchema),
     Session: conn.model<SessionDoc>('Session', sessionSchema),
     SessionTurn: conn.model<SessionTurnDoc>('SessionTurn', sessionTurnSchema),
+    RagCollection: conn.model<RagCollectionDoc>('RagCollection', ragCollectionSchema),
+    RagDocument: conn.model<RagDocumentDoc>('RagDocument', ragDocumentSchema),
+    RagChunkPage: conn.model<RagChunkPageDoc>('RagChunkPage', ragChunkPageSchema),
+    VectorIndex: conn.model<VectorIndexDoc>('VectorIndex', vectorIndexSchema),
+    ragFiles: new mongo.GridFSBucket(db, { bucketName: 'rag_files' }),
+    ragTexts: new mongo.GridFSBucket(db, { bucketName: 'rag_texts' }),
   };
 }
 
@@ -47,5 +57,5 @@ export type Models = ReturnType<typeof createModels>;
 export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init()]);
   await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
-  await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init()]);
+  await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init(), models.RagCollection.init(), models.RagDocument.init(), models.RagChunkPage.init(), models.VectorIndex.init()]);
 }

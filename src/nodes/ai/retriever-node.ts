@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { extendConfig, fixedOutputDefaults } from '../base-config.js';
+import { NodeExecutionError } from '../errors.js';
 import { openObject } from '../shared-models.js';
-import type { NodeTypeDefinition } from '../types.js';
+import { renderTemplate } from '../templates.js';
+import type { NodeExecutionContext, NodeInput, NodeTypeDefinition } from '../types.js';
 
 const chunkMetadata = z.object({
   document_id: z.string(),
@@ -25,6 +27,14 @@ const config = extendConfig({
   query_template: z.string().default('{{input_1}}'),
 });
 
+/** Queries the index with the rendered template; the worker's retriever does the work. */
+async function retrieve(cfg: z.output<typeof config>, input: NodeInput, ctx: NodeExecutionContext) {
+  if (!ctx.retrieve) throw new NodeExecutionError('Knowledge bases are not available on this worker');
+  const query = renderTemplate(cfg.query_template, input, 'query_template').trim();
+  if (!query) throw new NodeExecutionError('query_template rendered an empty query');
+  return ctx.retrieve({ indexId: cfg.vector_index_id, query, topK: cfg.top_k });
+}
+
 /** Queries a vector index with the rendered `query_template`. */
 export const retrieverNode: NodeTypeDefinition<typeof config> = {
   name: 'RetrieverNode',
@@ -35,4 +45,5 @@ export const retrieverNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output,
   executionKind: 'io',
+  execute: retrieve,
 };

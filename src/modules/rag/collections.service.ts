@@ -1,0 +1,114 @@
+import { trusted } from 'mongoose';
+import { toJsonText } from '../../db/json-text';
+import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
+import type { Models, RagCollectionDoc } from '../../db/models';
+import { ConflictError, NotFoundError } from '../../http/errors';
+import type { UploadedFile } from '../files/test-files.service';
+import { storeUploads } from './collection-uploads';
+import { createDocumentStore } from './document-store';
+import { collectionCounts } from './ingest-records';
+import { startingProgress, toProgressResponse } from './progress';
+import type { RagJobs } from './rag-jobs';
+import { toCollectionResponse } from './rag-responses';
+import type { CollectionMetadata, CollectionResponse, ProgressResponse } from './rag.schemas';
+
+export const collectionNotFound = () => new NotFoundError('Document collection not found', 'COLLECTION_NOT_FOUND');
+const nameTaken = (name: string) => new ConflictError(`A document collection named '${name}' already exists`, 'COLLECTION_NAME_TAKEN');
+const busy = (id: string) => new ConflictError(`Document collection ${id} is still processing documents; wait until its progress is completed`, 'COLLECTION_BUSY');
+
+export interface CollectionServiceDeps {
+  models: Models;
+  jobs: RagJobs;
+}
+
+/**
+ * Document collections. Uploads are stored, then one ingest workflow per job parses and chunks
+ * them; while a job runs the collection is `processing` and refuses changes (409), so each
+ * collection has one writer at a time. Deleting a collection an index still uses is refused (409).
+ */
+export function createCollectionService({ models, jobs }: CollectionServiceDeps) {
+  const { RagCollection, RagDocument, VectorIndex } = models;
+  const documents = createDocumentStore(models);
+
+  async function load(id: string): Promise<RagCollectionDoc> {
+    const doc = await RagCollection.findById(id).lean<RagCollectionDoc>();
+    if (!doc) throw collectionNotFound();
+    return doc;
+  }
+
+  /** Stores the files and starts the job; a failure on the way fails the collection, never leaves it processing. */
+  async function startJob(collection: RagCollectionDoc, files: UploadedFile[]): Promise<void> {
+    const job = (collection.job ?? 0) + 1;
+    const now = new Date();
+    // Conditional: of two requests that both saw the collection idle, one starts a job.
+    const claimed = await RagCollection.updateOne(
+      { _id: collection._id, status: trusted({ $ne: 'processing' }) },
+      { $set: { status: 'processing', error_message: null, job, updated_at: now, progress: startingProgress(now, { files: files.length, chunks: 0 }, 'parsing') } },
+    );
+    if (claimed.matchedCount === 0) throw busy(collection._id);
+    try {
+      const first = await RagDocument.countDocuments({ collection_id: collection._id });
+      const documentIds = await storeUploads(models, collection._id, files, first);
+      const counts = await collectionCounts(models, collection._id);
+      await RagCollection.updateOne({ _id: collection._id }, { $set: { document_count: counts.document_count } });
+      await jobs.startIngest({ collectionId: collection._id, job, documentIds });
+    } catch (err) {
+      const message = `Could not start processing: ${(err as Error).message}`;
+      await RagCollection.updateOne({ _id: collection._id }, { $set: { status: 'failed', error_message: message, 'progress.status': 'failed', 'progress.error_message': message, 'progress.updated_at': new Date() } });
+      throw err;
+    }
+  }
+
+  return {
+    load,
+    async create(meta: CollectionMetadata, files: UploadedFile[]): Promise<CollectionResponse> {
+      if (await RagCollection.exists({ name: meta.name })) throw nameTaken(meta.name);
+      const now = new Date();
+      let created: RagCollectionDoc;
+      try {
+        created = await insertWithNewId(models.conn, 'ragCollection', async (id) => (await RagCollection.exists({ _id: id })) !== null, async (id, seq) => {
+          const doc = {
+            _id: id, seq, name: meta.name, description: meta.description ?? null, status: 'ready', text_processing_json: toJsonText(meta.text_processing),
+            document_count: 0, chunk_count: 0, error_message: null, job: 0, created_at: now, updated_at: now,
+            progress: { ...startingProgress(now, { files: 0, chunks: 0 }, 'completed'), status: 'completed', progress: 1 },
+          };
+          await RagCollection.create(doc);
+          return doc as RagCollectionDoc;
+        });
+      } catch (err) {
+        if (isDuplicateKeyError(err) && (await RagCollection.exists({ name: meta.name }))) throw nameTaken(meta.name);
+        throw err;
+      }
+      if (files.length) await startJob(created, files);
+      return toCollectionResponse(await load(created._id));
+    },
+    async list(): Promise<CollectionResponse[]> {
+      return (await RagCollection.find().sort({ seq: 1 }).lean<RagCollectionDoc[]>()).map(toCollectionResponse);
+    },
+    get: async (id: string): Promise<CollectionResponse> => toCollectionResponse(await load(id)),
+    progress: async (id: string): Promise<ProgressResponse> => toProgressResponse(id, (await load(id)).progress),
+    async addDocuments(id: string, files: UploadedFile[]): Promise<CollectionResponse> {
+      const collection = await load(id);
+      if (collection.status === 'processing') throw busy(id);
+      await startJob(collection, files);
+      return toCollectionResponse(await load(id));
+    },
+    async remove(id: string): Promise<{ message: string }> {
+      const collection = await load(id);
+      if (collection.status === 'processing') throw busy(id);
+      const users = await VectorIndex.find({ collection_id: id }, { _id: 1 }).lean<{ _id: string }[]>();
+      if (users.length) {
+        throw new ConflictError(`Document collection ${id} is used by vector index ${users.map((u) => u._id).join(', ')}; delete the index first`, 'COLLECTION_IN_USE');
+      }
+      await RagCollection.deleteOne({ _id: id });
+      for (const doc of (await collectionCounts(models, id)).documents) {
+        await documents.remove(doc);
+        await RagDocument.deleteOne({ _id: doc._id });
+      }
+      return { message: 'Document collection deleted successfully' };
+    },
+    busy,
+  };
+}
+
+export type CollectionService = ReturnType<typeof createCollectionService>;

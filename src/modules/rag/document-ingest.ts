@@ -1,0 +1,73 @@
+import { fromJsonText, toJsonText } from '../../db/json-text';
+import type { Models } from '../../db/models';
+import type { RagChunk, RagDocumentDoc } from '../../db/models/rag-document.model';
+import { chunkDocument } from './chunker';
+import { createDocumentStore } from './document-store';
+import { parseDocument } from './parsers';
+import { TextProcessingConfig, type ChunkMetadata } from './rag.schemas';
+
+export interface IngestOutcome {
+  chunks: number;
+  failed: boolean;
+}
+
+/** The collection or document went away while its job ran: nothing left to do for it. */
+export class RagRecordGoneError extends Error {
+  override name = 'RagRecordGoneError';
+}
+
+export function collectionConfig(json: string): TextProcessingConfig {
+  return TextProcessingConfig.parse(fromJsonText(json) ?? {});
+}
+
+function chunkMetadata(doc: RagDocumentDoc, index: number, page: number | null, custom: Record<string, string>): ChunkMetadata {
+  return {
+    source: 'file', source_id: doc.filename, created_at: doc.created_at.toISOString(), author: null, title: doc.filename,
+    custom_metadata: custom, document_id: doc._id, chunk_index: index, page_number: page,
+  };
+}
+
+/**
+ * Parses and chunks one document and stores text and chunks (chunk ids `<documentId>_<n>`). A
+ * document already done (a retry after a crash that came after the record was written) is not
+ * done again. A file that is not readable fails alone, with the reason on its record.
+ */
+export function createDocumentIngest(models: Models, heartbeat: () => void = () => undefined) {
+  const { RagCollection, RagDocument } = models;
+  const store = createDocumentStore(models);
+
+  async function settle(id: string, set: Record<string, unknown>): Promise<void> {
+    await RagDocument.updateOne({ _id: id }, { $set: { ...set, updated_at: new Date() } });
+  }
+
+  return async function ingestDocument(collectionId: string, documentId: string): Promise<IngestOutcome> {
+    const doc = await RagDocument.findById(documentId).lean<RagDocumentDoc>();
+    if (!doc) return { chunks: 0, failed: false };
+    if (doc.status === 'completed') return { chunks: doc.chunk_count ?? 0, failed: false };
+    if (doc.status === 'failed') return { chunks: 0, failed: true };
+    const collection = await RagCollection.findById(collectionId).lean();
+    if (!collection) throw new RagRecordGoneError(`Collection ${collectionId} was deleted`);
+    const config = collectionConfig(collection.text_processing_json);
+    const bytes = await store.readBytes(doc);
+    let chunks: RagChunk[];
+    let text: string;
+    try {
+      const parsed = await parseDocument(doc.filename, doc.mime_type ?? null, bytes);
+      heartbeat();
+      text = parsed.text;
+      chunks = chunkDocument(parsed, config).map((c) => ({
+        id: `${doc._id}_${c.index}`, index: c.index, text: c.text,
+        metadata_json: toJsonText(chunkMetadata(doc, c.index, c.page_number, c.custom_metadata)),
+      }));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await settle(documentId, { status: 'failed', error_message: message, chunk_count: 0, chunk_pages: 0 });
+      return { chunks: 0, failed: true };
+    }
+    heartbeat();
+    await store.writeText(documentId, text);
+    const pages = await store.writeChunks(collectionId, documentId, chunks);
+    await settle(documentId, { status: 'completed', error_message: null, chunk_count: chunks.length, chunk_pages: pages });
+    return { chunks: chunks.length, failed: false };
+  };
+}

@@ -1,0 +1,86 @@
+import { fromJsonText } from '../../db/json-text';
+import type { Models } from '../../db/models';
+import type { RagDocumentDoc } from '../../db/models/rag-document.model';
+import { BadRequestError, NotFoundError } from '../../http/errors';
+import type { UploadedFile } from '../files/test-files.service';
+import { chunkDocument } from './chunker';
+import type { CollectionService } from './collections.service';
+import { createDocumentStore } from './document-store';
+import { collectionCounts } from './ingest-records';
+import { DocumentParseError, parseDocument } from './parsers';
+import type { ChunkMetadata, DocumentWithChunks, TextProcessingConfig } from './rag.schemas';
+import type { VectorStore } from './vector-store';
+
+export interface DocumentServiceDeps {
+  models: Models;
+  collections: CollectionService;
+  vectors: VectorStore;
+}
+
+/** A collection's documents: listing with chunks, deleting one (also from its indices), previews. */
+export function createDocumentService({ models, collections, vectors }: DocumentServiceDeps) {
+  const { RagCollection, RagDocument, VectorIndex } = models;
+  const store = createDocumentStore(models);
+
+  async function toResponse(doc: RagDocumentDoc): Promise<DocumentWithChunks> {
+    const chunks = await store.readChunks(doc);
+    return {
+      id: doc._id,
+      text: await store.readText(doc._id),
+      metadata: { source: 'file', source_id: doc.filename, created_at: doc.created_at.toISOString(), author: null, title: doc.filename, custom_metadata: null },
+      chunks: chunks.map((c) => ({ id: c.id, text: c.text, metadata: fromJsonText<ChunkMetadata>(c.metadata_json) as ChunkMetadata, embedding: null })),
+      status: doc.status as DocumentWithChunks['status'],
+      error_message: doc.error_message ?? null,
+    };
+  }
+
+  return {
+    async list(collectionId: string): Promise<DocumentWithChunks[]> {
+      await collections.load(collectionId);
+      const { documents } = await collectionCounts(models, collectionId);
+      const out: DocumentWithChunks[] = [];
+      for (const doc of documents) out.push(await toResponse(doc));
+      return out;
+    },
+
+    /** Removes the document, its chunks and its vectors in every index of the collection. */
+    async remove(collectionId: string, documentId: string): Promise<{ message: string }> {
+      const collection = await collections.load(collectionId);
+      const doc = await RagDocument.findById(documentId).lean<RagDocumentDoc>();
+      if (!doc || doc.collection_id !== collectionId) throw new NotFoundError('Document not found in collection', 'DOCUMENT_NOT_FOUND');
+      if (collection.status === 'processing') throw collections.busy(collectionId);
+      const indices = await VectorIndex.find({ collection_id: collectionId }, { _id: 1 }).lean<{ _id: string }[]>();
+      for (const index of indices) await vectors.deleteDocument(index._id, documentId);
+      await RagDocument.deleteOne({ _id: documentId });
+      await store.remove(doc);
+      const counts = await collectionCounts(models, collectionId);
+      await RagCollection.updateOne({ _id: collectionId }, { $set: { document_count: counts.document_count, chunk_count: counts.chunk_count, updated_at: new Date() } });
+      for (const index of indices) {
+        await VectorIndex.updateOne({ _id: index._id }, { $set: { chunk_count: await vectors.count(index._id), updated_at: new Date() } });
+      }
+      return { message: 'Document deleted successfully' };
+    },
+
+    /** How a file would be chunked: its first, middle and last chunk, and how many there are. */
+    async preview(file: UploadedFile, config: TextProcessingConfig) {
+      let chunks;
+      try {
+        chunks = chunkDocument(await parseDocument(file.originalname || 'file', file.mimetype || null, file.buffer), config);
+      } catch (err) {
+        if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError')) throw new BadRequestError(`Error previewing chunk: ${err.message}`);
+        throw err;
+      }
+      if (!chunks.length) throw new BadRequestError('No chunks could be generated with the provided configuration');
+      const picks = [...new Set([0, Math.floor(chunks.length / 2), chunks.length - 1])];
+      return {
+        chunks: picks.map((i) => {
+          const c = chunks[i] as (typeof chunks)[number];
+          return { original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: i + 1 };
+        }),
+        total_chunks: chunks.length,
+      };
+    },
+  };
+}
+
+export type DocumentService = ReturnType<typeof createDocumentService>;

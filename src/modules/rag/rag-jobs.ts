@@ -1,0 +1,36 @@
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { AppError } from '../../http/errors';
+import { RagWorkflowType, type RagIngestInput, ragIndexWorkflowId, ragIngestWorkflowId } from '../../../temporal/shared/rag-contract';
+
+export interface RagJobsDeps {
+  temporal: Client;
+  taskQueue: string;
+  workflowIdPrefix: string;
+}
+
+/** Starts and stops the knowledge-base workflows; the api never parses or embeds itself. */
+export function createRagJobs({ temporal, taskQueue, workflowIdPrefix }: RagJobsDeps) {
+  async function start(type: string, workflowId: string, input: unknown): Promise<void> {
+    try {
+      await temporal.workflow.start(type, { taskQueue, workflowId, args: [input] });
+    } catch (err) {
+      throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);
+    }
+  }
+  return {
+    startIngest: (input: RagIngestInput) => start(RagWorkflowType.ingest, ragIngestWorkflowId(input.collectionId, input.job, workflowIdPrefix), input),
+    startIndex: (indexId: string) => start(RagWorkflowType.index, ragIndexWorkflowId(indexId, workflowIdPrefix), { indexId }),
+    /** Ends an index build (its index was deleted); an index no longer building is fine. */
+    async stopIndex(indexId: string): Promise<void> {
+      try {
+        await temporal.workflow.getHandle(ragIndexWorkflowId(indexId, workflowIdPrefix)).terminate('vector index deleted');
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return;
+        if (err instanceof Error && /already completed|not found/i.test(err.message)) return;
+        throw err;
+      }
+    },
+  };
+}
+
+export type RagJobs = ReturnType<typeof createRagJobs>;

@@ -1,0 +1,33 @@
+import type { Client } from '@temporalio/client';
+import type { Models } from '../../db/models';
+import { createCollectionService } from './collections.service';
+import { createDocumentService } from './documents.service';
+import type { SecretReader } from './embedder';
+import { createIndexService } from './indices.service';
+import { createRagJobs } from './rag-jobs';
+import { createRetriever } from './retrieval';
+import type { VectorStore } from './vector-store';
+
+export interface RagServiceDeps {
+  models: Models;
+  temporal: Client;
+  taskQueue: string;
+  workflowIdPrefix: string;
+  vectors: VectorStore;
+  secret: SecretReader;
+}
+
+/** Knowledge bases as the api serves them: collections, their documents, indices and retrieval. */
+export function createRagService({ models, temporal, taskQueue, workflowIdPrefix, vectors, secret }: RagServiceDeps) {
+  const jobs = createRagJobs({ temporal, taskQueue, workflowIdPrefix });
+  const collections = createCollectionService({ models, jobs });
+  return {
+    collections,
+    documents: createDocumentService({ models, collections, vectors }),
+    indices: createIndexService({ models, collections, jobs, vectors, secret }),
+    retriever: createRetriever({ models, vectors, secret }),
+    secret,
+  };
+}
+
+export type RagService = ReturnType<typeof createRagService>;
