@@ -1,14 +1,12 @@
 // Large values benchmark (issue 11 §1): a 50 MB node output and a 20 MB run input through the
 // real processes (api and worker apart), measuring each process's peak RSS (VmHWM) and the
 // Temporal history of the largest run. Not part of npm test. Usage: npx tsx bench/large-values.ts
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
 import { saveResults } from './lib/report';
-import { type Stack, startStack } from './lib/stack';
+import { type Stack, runWithStack } from './lib/stack';
 
 const MB = 1_000_000;
 
@@ -54,66 +52,53 @@ async function historyOf(stack: Stack, runId: string): Promise<{ events: number;
   }
 }
 
-async function main(): Promise<void> {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-bench-values-'));
-  let stack: Stack | undefined;
-  try {
-    stack = await startStack({ tmpDir: tmp });
-    const pids = { api: stack.groups.api, worker: stack.groups.worker as number };
-    const base = stack.apiUrl;
-    const snap = () => ({ api: memory(pids.api), worker: memory(pids.worker) });
-    const idle = snap();
-    const wf = JSON.parse((await call('POST', `${base}/wf/`, { name: 'large values bench', definition })).text) as { id: string };
+runWithStack('spur-bench-values-', async (stack) => {
+  const pids = { api: stack.groups.api, worker: stack.groups.worker as number };
+  const base = stack.apiUrl;
+  const snap = () => ({ api: memory(pids.api), worker: memory(pids.worker) });
+  const idle = snap();
+  const wf = JSON.parse((await call('POST', `${base}/wf/`, { name: 'large values bench', definition })).text) as { id: string };
 
-    // Warm-up with a small run, so the peaks below are the values' doing, not the first run's.
-    await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 10, x: 'a' } } });
-    const warm = snap();
+  // Warm-up with a small run, so the peaks below are the values' doing, not the first run's.
+  await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 10, x: 'a' } } });
+  const warm = snap();
 
-    let t0 = performance.now();
-    const blocking = await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 50 * MB, x: 'a' } } });
-    const blockingMs = performance.now() - t0;
-    if (blocking.status !== 200 || blocking.text.length < 100 * MB) throw new Error(`50 MB run: ${blocking.status}, ${blocking.text.length} bytes`);
-    const runs = JSON.parse((await call('GET', `${base}/wf/${wf.id}/runs/?page_size=1`)).text) as Array<{ id: string }>;
-    const bigRun = (runs[0] as { id: string }).id;
-    t0 = performance.now();
-    const record = await call('GET', `${base}/run/${bigRun}/`);
-    const recordMs = performance.now() - t0;
-    const afterOutput = snap();
+  let t0 = performance.now();
+  const blocking = await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 50 * MB, x: 'a' } } });
+  const blockingMs = performance.now() - t0;
+  if (blocking.status !== 200 || blocking.text.length < 100 * MB) throw new Error(`50 MB run: ${blocking.status}, ${blocking.text.length} bytes`);
+  const runs = JSON.parse((await call('GET', `${base}/wf/${wf.id}/runs/?page_size=1`)).text) as Array<{ id: string }>;
+  const bigRun = (runs[0] as { id: string }).id;
+  t0 = performance.now();
+  const record = await call('GET', `${base}/run/${bigRun}/`);
+  const recordMs = performance.now() - t0;
+  const afterOutput = snap();
 
-    t0 = performance.now();
-    const input = await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 1, x: 'y'.repeat(20 * MB) } } });
-    const inputMs = performance.now() - t0;
-    if (input.status !== 200) throw new Error(`20 MB input: ${input.status} ${input.text.slice(0, 300)}`);
-    const afterInput = snap();
-    const history = await historyOf(stack, bigRun);
+  t0 = performance.now();
+  const input = await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 1, x: 'y'.repeat(20 * MB) } } });
+  const inputMs = performance.now() - t0;
+  if (input.status !== 200) throw new Error(`20 MB input: ${input.status} ${input.text.slice(0, 300)}`);
+  const afterInput = snap();
+  const history = await historyOf(stack, bigRun);
 
-    const mib = (x: number) => `${x.toFixed(0)} MiB`;
-    const row = (name: string, s: ReturnType<typeof snap>) =>
-      `| ${name} | ${mib(s.api.peak)} | ${mib(s.api.peak - idle.api.peak)} | ${mib(s.worker.peak)} | ${mib(s.worker.peak - idle.worker.peak)} |`;
-    const lines = [
-      `# Large values benchmark — ${new Date().toISOString()}`,
-      '',
-      'api (src/main.ts) and worker (temporal/worker.ts) as separate processes; peak RSS is /proc VmHWM (high-water mark since start).',
-      '',
-      '| after | api peak | api growth | worker peak | worker growth |',
-      '|---|---|---|---|---|',
-      row('start (idle)', idle),
-      row('a small run (warm)', warm),
-      row('50 MB output: blocking run + GET /run/{id}/', afterOutput),
-      row('20 MB input: blocking run', afterInput),
-      '',
-      `- 50 MB output: blocking run answered in ${(blockingMs / 1000).toFixed(1)} s (${(blocking.text.length / MB).toFixed(1)} MB body); GET /run/{id}/ in ${(recordMs / 1000).toFixed(1)} s (${(record.text.length / MB).toFixed(1)} MB body)`,
-      `- 20 MB input: blocking run answered in ${(inputMs / 1000).toFixed(1)} s`,
-      `- history of the 50 MB run: ${history.events} events, ${(history.bytes / 1024).toFixed(1)} KiB encoded, largest payload ${history.largestPayload} bytes`,
-    ];
-    saveResults('large-values-latest.md', lines);
-  } finally {
-    await stack?.stop();
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
-void main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
+  const mib = (x: number) => `${x.toFixed(0)} MiB`;
+  const row = (name: string, s: ReturnType<typeof snap>) =>
+    `| ${name} | ${mib(s.api.peak)} | ${mib(s.api.peak - idle.api.peak)} | ${mib(s.worker.peak)} | ${mib(s.worker.peak - idle.worker.peak)} |`;
+  const lines = [
+    `# Large values benchmark — ${new Date().toISOString()}`,
+    '',
+    'api (src/main.ts) and worker (temporal/worker.ts) as separate processes; peak RSS is /proc VmHWM (high-water mark since start).',
+    '',
+    '| after | api peak | api growth | worker peak | worker growth |',
+    '|---|---|---|---|---|',
+    row('start (idle)', idle),
+    row('a small run (warm)', warm),
+    row('50 MB output: blocking run + GET /run/{id}/', afterOutput),
+    row('20 MB input: blocking run', afterInput),
+    '',
+    `- 50 MB output: blocking run answered in ${(blockingMs / 1000).toFixed(1)} s (${(blocking.text.length / MB).toFixed(1)} MB body); GET /run/{id}/ in ${(recordMs / 1000).toFixed(1)} s (${(record.text.length / MB).toFixed(1)} MB body)`,
+    `- 20 MB input: blocking run answered in ${(inputMs / 1000).toFixed(1)} s`,
+    `- history of the 50 MB run: ${history.events} events, ${(history.bytes / 1024).toFixed(1)} KiB encoded, largest payload ${history.largestPayload} bytes`,
+  ];
+  saveResults('large-values-latest.md', lines);
 });

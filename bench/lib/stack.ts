@@ -3,7 +3,8 @@
 // then the api (src/main.ts) and one worker (temporal/worker.ts) as separate processes, so each
 // one's CPU can be read from /proc. Everything stops again in `stop()`, which is safe to repeat.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { buildWorkflowBundle } from '../../scripts/build-bundle';
 import { freePort, waitForTcp } from '../../scripts/lib/ports';
@@ -147,4 +148,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw err;
   }
+}
+
+/**
+ * A benchmark's entry point: its own stack in a fresh temporary folder, stopped and removed however
+ * the body ends; a failure sets the exit code.
+ */
+export function runWithStack(tmpPrefix: string, body: (stack: Stack) => Promise<void>): void {
+  const main = async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
+    let stack: Stack | undefined;
+    try {
+      stack = await startStack({ tmpDir: tmp });
+      await body(stack);
+    } finally {
+      await stack?.stop();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  };
+  void main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
 }

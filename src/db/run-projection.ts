@@ -51,8 +51,13 @@ export function createRunProjection(models: Models) {
   }
 
   return {
-    /** Tasks first, then the run: a reader that sees the run final also sees its tasks final. */
+    /**
+     * Tasks first, then the run: a reader that sees the run final also sees its tasks final. A
+     * cancel that finds the record CANCELED already is dropped whole: the api cancelled a run no
+     * worker had started, with its tasks, and the workflow leaves that record as it is.
+     */
     async save(p: ProgressSave): Promise<void> {
+      if (p.run?.status === 'CANCELED' && (await Run.findById(p.runId, { status: 1 }).lean<{ status: RunStatus }>())?.status === 'CANCELED') return;
       if (p.tasks) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       if (p.run) await saveRun(p.runId, p.run);
     },
