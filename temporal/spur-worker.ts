@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
+import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
 import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
@@ -11,7 +12,7 @@ import { createActivities } from './activities';
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
  * worker process, or the api in the single-process topology). All workers of a queue must be equal.
  */
-export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models): Promise<Worker> {
+export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models, pythonSandbox = new PythonSandbox(config.python)): Promise<Worker> {
   const env = createEnvService(models, new SecretBox(loadSecretKey(config)));
   return Worker.create({
     connection,
@@ -21,7 +22,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal }),
+    activities: createActivities({ models, secret: env.reveal, pythonSandbox }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

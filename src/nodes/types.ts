@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PythonSandbox } from './code-execution/python-sandbox';
 
 /** Groups of `/node/supported_types/`, in the order PySpur lists them. */
 export const NODE_CATEGORIES = [
@@ -47,6 +48,8 @@ export interface NodeExecutionContext {
   /** Provider secrets and base URLs from env management, by variable name. */
   secret(name: string): Promise<string | undefined>;
   heartbeat(details?: unknown): void;
+  /** Where PythonFuncNode code runs; set by workers (a node without it refuses to run code). */
+  pythonSandbox?: PythonSandbox;
 }
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {

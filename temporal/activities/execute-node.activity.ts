@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
+import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition } from '../../src/nodes/types';
@@ -10,6 +11,8 @@ export interface NodeActivityDeps {
   models: Models;
   /** Clear-text provider setting by variable name (env management), for LLM and integration nodes. */
   secret(name: string): Promise<string | undefined>;
+  /** Where PythonFuncNode code runs. */
+  pythonSandbox?: PythonSandbox;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -64,5 +67,6 @@ function nodeContext(deps: NodeActivityDeps, runId: string, nodeId: string, node
     signal: activity.cancellationSignal,
     secret: (name) => deps.secret(name),
     heartbeat: (details) => activity.heartbeat(details),
+    pythonSandbox: deps.pythonSandbox,
   };
 }

@@ -1,4 +1,5 @@
 import type { Models } from '../../src/db/models';
+import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createBatchActivities } from './batch.activities';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
@@ -6,6 +7,7 @@ import { createProjectionActivities } from './projection.activities';
 export interface ActivityDeps {
   models: Models;
   secret(name: string): Promise<string | undefined>;
+  pythonSandbox?: PythonSandbox;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
