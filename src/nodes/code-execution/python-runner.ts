@@ -158,7 +158,7 @@ function interpret(outcome: Outcome, options: PythonRunOptions): Record<string, 
 
 /** bwrap reports a command killed by signal N as exit code 128 + N. */
 function sandboxedSignal(launch: Launch, code: number | null): NodeJS.Signals | null {
-  if (launch.command !== 'bwrap' || code === null || code <= 128) return null;
+  if (!launch.sandboxed || code === null || code <= 128) return null;
   const entry = Object.entries(constants.signals).find(([, n]) => n === code - 128);
   return entry ? (entry[0] as NodeJS.Signals) : null;
 }

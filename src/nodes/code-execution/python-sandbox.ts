@@ -1,4 +1,4 @@
-import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, execFile, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,7 @@ const PROBE_CODE = 'print("sandbox-ok")';
  */
 export class PythonSandbox {
   private environment: Promise<PythonEnvironment> | undefined;
+  private bwrap: Promise<string> | undefined;
   private readyUntil = 0;
   private resolvConf: Promise<string> | undefined;
 
@@ -60,6 +61,7 @@ export class PythonSandbox {
   private async ready(): Promise<PythonEnvironment> {
     const python = await this.python();
     if (this.settings.sandbox === 'off' || Date.now() < this.readyUntil) return python;
+    await this.bwrapPath();
     await this.checkReadable(python);
     const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
     const output = await probe(launch, this.attach(launch));
@@ -76,8 +78,22 @@ export class PythonSandbox {
   }
 
   private async launch(python: PythonEnvironment, pythonArgs: string[]): Promise<Launch> {
-    const resolvConf = this.settings.sandbox === 'bubblewrap' && this.settings.network === 'internet' ? await this.resolvConfFile() : undefined;
-    return buildLaunch({ python, pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID, resolvConf });
+    if (this.settings.sandbox === 'off') return buildLaunch({ python, bwrap: '', pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID });
+    const resolvConf = this.settings.network === 'internet' ? await this.resolvConfFile() : undefined;
+    return buildLaunch({ python, bwrap: await this.bwrapPath(), pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID, resolvConf });
+  }
+
+  /** bwrap on the worker's PATH (the launch itself runs with an empty environment). */
+  private bwrapPath(): Promise<string> {
+    this.bwrap ??= new Promise<string>((resolve, reject) => {
+      execFile('/bin/sh', ['-c', 'command -v bwrap'], { timeout: 15_000 }, (error, stdout) => {
+        const found = stdout.trim();
+        if (error || !found.startsWith('/')) reject(unavailable(`bwrap is not installed (Debian: apt-get install bubblewrap${this.settings.network === 'internet' ? ' slirp4netns' : ''})`));
+        else resolve(found);
+      });
+    });
+    this.bwrap.catch(() => (this.bwrap = undefined));
+    return this.bwrap;
   }
 
   private attach(launch: Launch): ((child: ChildProcess) => Promise<void>) | undefined {

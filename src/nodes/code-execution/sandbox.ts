@@ -27,6 +27,8 @@ export const SLIRP_RESOLV_CONF = 'nameserver 10.0.2.3\n';
 
 export interface Launch {
   command: string;
+  /** True for bubblewrap (it reports a command killed by signal N as exit code 128 + N). */
+  sandboxed: boolean;
   args: string[];
   env: Record<string, string>;
   /** Set when the launcher must drop from root first. */
@@ -39,6 +41,8 @@ export interface Launch {
 
 export interface LaunchRequest {
   python: PythonEnvironment;
+  /** Absolute path of bwrap (found on the worker's PATH). */
+  bwrap: string;
   /** Arguments after the interpreter. */
   pythonArgs: string[];
   settings: Pick<PythonSettings, 'sandbox' | 'network' | 'maxProcesses' | 'scratchMb'>;
@@ -67,7 +71,7 @@ const USR_LINKS: [string, string][] = [['usr/bin', '/bin'], ['usr/sbin', '/sbin'
 export function buildLaunch(request: LaunchRequest): Launch {
   const { python, pythonArgs, settings } = request;
   if (settings.sandbox === 'off') {
-    return { command: python.executable, args: pythonArgs, env: { ...SANDBOX_ENV } };
+    return { command: python.executable, sandboxed: false, args: pythonArgs, env: { ...SANDBOX_ENV } };
   }
   const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv'];
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
@@ -78,7 +82,7 @@ export function buildLaunch(request: LaunchRequest): Launch {
   args.push('--proc', '/proc', '--dev', '/dev');
   const scratchBytes = String(settings.scratchMb * MB);
   args.push('--size', scratchBytes, '--tmpfs', '/tmp', '--size', scratchBytes, '--tmpfs', '/dev/shm', '--chdir', '/tmp');
-  const launch: Launch = { command: 'bwrap', args, env: {} };
+  const launch: Launch = { command: request.bwrap, sandboxed: true, args, env: {} };
   if (settings.network === 'internet') {
     if (!request.resolvConf) throw new Error('the opt-in network needs a resolv.conf file');
     args.push('--ro-bind', request.resolvConf, '/etc/resolv.conf', '--info-fd', '4', '--block-fd', '5');

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { startApi, type TestApi } from '../support/api';
+import { client } from '../support/http';
+import { runPython } from '../support/python-runs';
+import { startWorker } from '../support/worker';
+
+// Secure by default: the health endpoint says whether the sandbox starts, and Python runs refuse
+// to start without one unless the operator says the code is trusted.
+
+describe('e2e: the Python sandbox in health and when it cannot start', function () {
+  this.timeout(120_000);
+
+  async function withApi<T>(env: Record<string, string>, use: (api: TestApi) => Promise<T>): Promise<T> {
+    const api = await startApi(env);
+    try {
+      return await use(api);
+    } finally {
+      await api.close();
+    }
+  }
+
+  it('reports a working sandbox in /api/health', async () => {
+    await withApi({}, async (api) => {
+      const res = await client(api.baseUrl).get('/health');
+      assert.equal(res.status, 200);
+      assert.equal(res.body.checks.python_sandbox.ok, true);
+      assert.match(res.body.checks.python_sandbox.detail, /^bubblewrap, network none, Python 3\./);
+    });
+  });
+
+  it('answers 503 naming the cause and the setting when the sandbox cannot start', async () => {
+    await withApi({ SPUR_PYTHON: '/nonexistent/python3' }, async (api) => {
+      const res = await client(api.baseUrl).get('/health');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.checks.python_sandbox.ok, false);
+      assert.match(res.body.checks.python_sandbox.error, /\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/);
+    });
+  });
+
+  it('fails Python runs with the cause when bubblewrap is missing, and never runs them unsandboxed', async () => {
+    await withApi({}, async (api) => {
+      // A worker whose PATH has no bwrap (the interpreter is an absolute path).
+      const worker = await startWorker(api.env, { PATH: '/nonexistent' });
+      try {
+        const task = await runPython(client(api.baseUrl), 'return {"ran": 1}');
+        assert.equal(task.status, 'FAILED');
+        assert.match(task.error ?? '', /The Python sandbox cannot start \(SPUR_PYTHON_SANDBOX=bubblewrap\): bwrap is not installed \(Debian: apt-get install bubblewrap\)/);
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+
+  it('runs unsandboxed only when told to, and health says the code must be trusted', async () => {
+    await withApi({ SPUR_PYTHON_SANDBOX: 'off' }, async (api) => {
+      const http = client(api.baseUrl);
+      const health = await http.get('/health');
+      assert.equal(health.status, 200);
+      assert.match(health.body.checks.python_sandbox.detail, /^off \(SPUR_PYTHON_SANDBOX=off\).*trusted code only/);
+      const worker = await startWorker(api.env);
+      try {
+        const task = await runPython(http, 'import socket\nreturn {"interfaces": len(socket.if_nameindex())}');
+        assert.equal(task.status, 'COMPLETED', task.error);
+        assert.ok((task.outputs as { interfaces: number }).interfaces > 1, 'the host network: no sandbox');
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+});
