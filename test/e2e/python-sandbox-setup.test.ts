@@ -67,4 +67,36 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
       }
     });
   });
+
+  it('opts into outbound network: a tap device, private ranges prohibited, the host loopback unreachable', async () => {
+    await withApi({ SPUR_PYTHON_NETWORK: 'internet' }, async (api) => {
+      const http = client(api.baseUrl);
+      const worker = await startWorker(api.env);
+      try {
+        // No packet to a non-loopback address: the routing table is read, and only 127.0.0.1 is dialled.
+        const code = `
+import socket
+s = socket.socket()
+s.settimeout(5)
+try:
+    s.connect(("127.0.0.1", ${new URL(api.baseUrl).port}))
+    api = "connected"
+except OSError as e:
+    api = type(e).__name__
+routes = [line.split("\\t") for line in open("/proc/net/route").read().strip().split("\\n")[1:]]
+prohibited = sorted("%s/%s" % (socket.inet_ntoa(bytes.fromhex(r[1])[::-1]), bin(int(r[7], 16)).count("1")) for r in routes if int(r[3], 16) & 0x200)
+default = [r[0] for r in routes if r[1] == "00000000" and not int(r[3], 16) & 0x200]
+return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohibited": prohibited, "default": default}`;
+        const task = await runPython(http, code);
+        assert.equal(task.status, 'COMPLETED', task.error);
+        const out = task.outputs as { interfaces: string[]; api: string; prohibited: string[]; default: string[] };
+        assert.deepEqual(out.interfaces, ['lo', 'tap0']);
+        assert.deepEqual(out.default, ['tap0']);
+        assert.equal(out.api, 'ConnectionRefusedError', "the api's port on the host loopback");
+        for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10']) assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
 });

@@ -36,7 +36,7 @@ export class PythonSandbox {
   async run(options: PythonRunOptions): Promise<Record<string, unknown>> {
     const python = await this.ready();
     const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options));
-    if (this.settings.sandbox === 'bubblewrap') return runLaunch(launch, '/', options, this.attach(launch));
+    if (this.settings.sandbox === 'bubblewrap') return runLaunch(launch, '/', options, this.attach(launch, python));
     // Unsandboxed (trusted code only): a scratch folder of the worker's, removed afterwards.
     const dir = await mkdtemp(path.join(tmpdir(), 'spur-py-'));
     try {
@@ -64,7 +64,7 @@ export class PythonSandbox {
     await this.bwrapPath();
     await this.checkReadable(python);
     const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
-    const output = await probe(launch, this.attach(launch));
+    const output = await probe(launch, this.attach(launch, python));
     if (!output.includes('sandbox-ok')) throw unavailable(`a probe in the sandbox printed: ${output.slice(0, 300)}`);
     this.readyUntil = Date.now() + READY_FOR_MS;
     return python;
@@ -96,8 +96,8 @@ export class PythonSandbox {
     return this.bwrap;
   }
 
-  private attach(launch: Launch): ((child: ChildProcess) => Promise<void>) | undefined {
-    return launch.infoFd === undefined ? undefined : (child) => attachNetwork(child, launch);
+  private attach(launch: Launch, python: PythonEnvironment): ((child: ChildProcess) => Promise<void>) | undefined {
+    return launch.infoFd === undefined ? undefined : (child) => attachNetwork(child, launch, python.executable);
   }
 
   private resolvConfFile(): Promise<string> {

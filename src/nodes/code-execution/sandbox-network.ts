@@ -1,6 +1,6 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { type Launch, slirpCommand } from './sandbox';
+import type { Launch } from './sandbox';
 
 /**
  * Destinations the opt-in network refuses inside the sandbox (the kernel answers "prohibited"
@@ -13,24 +13,40 @@ export const PROHIBITED_RANGES = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '1
 const ATTACH_DEADLINE_MS = 10_000;
 
 /**
+ * Runs (as the sandbox's user) beside a sandbox that waits on its block fd: finds the user namespace
+ * that owns the sandbox's network namespace (bubblewrap nests the code one level deeper, so it is
+ * the parent of the code's: NS_GET_PARENT), prohibits the ranges above there with `ip`, then
+ * becomes slirp4netns for that namespace. argv: sandbox pid, then the prohibited ranges.
+ */
+const ATTACH_HELPER = `
+import fcntl, os, subprocess, sys
+pid, ranges = sys.argv[1], sys.argv[2:]
+owner = fcntl.ioctl(os.open("/proc/%s/ns/user" % pid, os.O_RDONLY), 0xb702)
+os.set_inheritable(owner, True)
+userns, netns = "/proc/self/fd/%d" % owner, "/proc/%s/ns/net" % pid
+batch = "".join("route add prohibit %s\\n" % r for r in ranges)
+subprocess.run(["nsenter", "--user=" + userns, "--net=" + netns, "--preserve-credentials", "ip", "-batch", "-"], input=batch.encode(), pass_fds=(owner,), check=True)
+os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", "--userns-path=" + userns, "--netns-type=path", netns, "tap0"])
+`;
+
+/**
  * Gives a sandbox started with --info-fd/--block-fd outbound access: slirp4netns (user-mode TCP/IP,
- * no privilege) joins its network namespace, routes to the ranges above are prohibited, then the
+ * no privilege) serves its network namespace, routes to the ranges above are prohibited, then the
  * sandbox is released to run the code. slirp4netns exits with the sandbox or, through its exit fd,
  * with the worker.
  */
-export async function attachNetwork(child: ChildProcess, launch: Launch): Promise<void> {
+export async function attachNetwork(child: ChildProcess, launch: Launch, python: string): Promise<void> {
   const info = child.stdio[launch.infoFd ?? -1] as Readable | undefined;
   const release = child.stdio[launch.blockFd ?? -1] as Writable | undefined;
   if (!info || !release) throw new Error('the sandbox was started without its info and block fds');
   const pid = await sandboxPid(info);
-  const slirp = spawn(slirpCommand(pid, 3)[0] as string, [...slirpCommand(pid, 3).slice(1), '--exit-fd=4'], {
+  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), ...PROHIBITED_RANGES], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-    env: {},
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
     ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
   });
   child.once('exit', () => slirp.kill('SIGKILL'));
   await ready(slirp);
-  await prohibitRanges(pid, launch);
   release.end('1');
 }
 
@@ -52,20 +68,8 @@ function ready(slirp: ChildProcess): Promise<void> {
     slirp.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-1000)));
     (slirp.stdio[3] as Readable).once('data', () => resolve());
     slirp.once('error', (error) => reject(new Error(`slirp4netns could not start: ${error.message} (Debian: apt-get install slirp4netns)`)));
-    slirp.once('exit', (code) => reject(new Error(`slirp4netns exited with code ${code}: ${stderr.trim()}`)));
+    slirp.once('exit', (code) => reject(new Error(`the network helper exited with code ${code}: ${stderr.trim()}`)));
   }), 'slirp4netns to configure the network');
-}
-
-function prohibitRanges(pid: number, launch: Launch): Promise<void> {
-  // One `ip -batch` in the sandbox's user and network namespaces, where its owner may add routes.
-  const batch = PROHIBITED_RANGES.map((range) => `route add prohibit ${range}`).join('\n');
-  return new Promise((resolve, reject) => {
-    const ip = execFile('nsenter', [`--target=${pid}`, '--user', '--net', '--preserve-credentials', 'ip', '-batch', '-'], { env: {}, timeout: ATTACH_DEADLINE_MS, uid: launch.uid, gid: launch.gid }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`routes could not be restricted (needs nsenter and ip): ${(stderr || error.message).trim()}`));
-      else resolve();
-    });
-    ip.stdin?.end(`${batch}\n`);
-  });
 }
 
 function withDeadline<T>(promise: Promise<T>, what: string): Promise<T> {

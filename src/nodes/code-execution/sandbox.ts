@@ -94,8 +94,3 @@ export function buildLaunch(request: LaunchRequest): Launch {
   if (request.workerUid === 0) Object.assign(launch, { uid: SANDBOX_UID, gid: SANDBOX_UID });
   return launch;
 }
-
-/** The slirp4netns command that gives a started sandbox outbound access (host loopback disabled). */
-export function slirpCommand(sandboxPid: number, readyFd: number): string[] {
-  return ['slirp4netns', '--configure', '--mtu=65520', '--disable-host-loopback', `--ready-fd=${readyFd}`, `--userns-path=/proc/${sandboxPid}/ns/user`, String(sandboxPid), 'tap0'];
-}
