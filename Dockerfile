@@ -3,10 +3,10 @@
 FROM node:20-bookworm-slim
 
 # python3: PythonFuncNode runs user code in a `python3` process, inside a bubblewrap sandbox
-# (bubblewrap; util-linux for prlimit; slirp4netns only for SPUR_PYTHON_NETWORK=internet). tini:
+# (bubblewrap; util-linux for prlimit; slirp4netns and iproute2 only for SPUR_PYTHON_NETWORK=internet). tini:
 # PID 1 that forwards SIGTERM to node and reaps the sandbox launchers.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 tini bubblewrap util-linux slirp4netns \
+  && apt-get install -y --no-install-recommends python3 tini bubblewrap util-linux slirp4netns iproute2 \
   && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

@@ -181,6 +181,7 @@ ensure_python_sandbox() {
   local missing=()
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
   [[ ${SPUR_PYTHON_NETWORK:-none} == internet ]] && ! command -v slirp4netns >/dev/null 2>&1 && missing+=(slirp4netns)
+  [[ ${SPUR_PYTHON_NETWORK:-none} == internet ]] && ! command -v ip >/dev/null 2>&1 && missing+=(iproute2)
   ((${#missing[@]} == 0)) && return 0
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
     step "apt-get install ${missing[*]} (the Python node sandbox)"

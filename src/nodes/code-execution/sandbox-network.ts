@@ -14,19 +14,37 @@ const ATTACH_DEADLINE_MS = 10_000;
 
 /**
  * Runs (as the sandbox's user) beside a sandbox that waits on its block fd: finds the user namespace
- * that owns the sandbox's network namespace (bubblewrap nests the code one level deeper, so it is
- * the parent of the code's: NS_GET_PARENT), prohibits the ranges above there with `ip`, then
- * becomes slirp4netns for that namespace. argv: sandbox pid, then the prohibited ranges.
+ * that owns the sandbox's network namespace (NS_GET_USERNS; bubblewrap nests the code's own user
+ * namespace one level deeper, where joining the network would be refused), prohibits the ranges
+ * above there with `ip` (iproute2), then becomes slirp4netns for that namespace. argv: sandbox pid, ranges.
  */
 const ATTACH_HELPER = `
-import fcntl, os, subprocess, sys
+import ctypes, fcntl, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
 pid, ranges = sys.argv[1], sys.argv[2:]
-owner = fcntl.ioctl(os.open("/proc/%s/ns/user" % pid, os.O_RDONLY), 0xb702)
+net = os.open("/proc/%s/ns/net" % pid, os.O_RDONLY)
+owner = fcntl.ioctl(net, 0xb701)
 os.set_inheritable(owner, True)
-userns, netns = "/proc/self/fd/%d" % owner, "/proc/%s/ns/net" % pid
-batch = "".join("route add prohibit %s\\n" % r for r in ranges)
-subprocess.run(["nsenter", "--user=" + userns, "--net=" + netns, "--preserve-credentials", "ip", "-batch", "-"], input=batch.encode(), pass_fds=(owner,), check=True)
-os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", "--userns-path=" + userns, "--netns-type=path", netns, "tap0"])
+child = os.fork()
+if child == 0:
+    # Joined as the namespace's owner we hold every capability there; exec as a non-root user
+    # would drop them, so CAP_NET_ADMIN (12) is made inheritable and ambient for ip.
+    if libc.setns(owner, 0x10000000) or libc.setns(net, 0x40000000):
+        os._exit(90)
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+    libc.capget(header, data)
+    data[2] |= 1 << 12
+    if libc.capset(header, data) or libc.prctl(47, 2, 12, 0, 0):
+        os._exit(91)
+    r, w = os.pipe()
+    os.write(w, "".join("route add prohibit %s\\n" % x for x in ranges).encode())
+    os.close(w)
+    os.dup2(r, 0)
+    os.execvp("ip", ["ip", "-batch", "-"])
+status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+if status != 0:
+    sys.exit("restricting routes failed with status %d" % status)
+os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", "--userns-path=/proc/self/fd/%d" % owner, "--netns-type=path", "/proc/%s/ns/net" % pid, "tap0"])
 `;
 
 /**
@@ -42,7 +60,7 @@ export async function attachNetwork(child: ChildProcess, launch: Launch, python:
   const pid = await sandboxPid(info);
   const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), ...PROHIBITED_RANGES], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
     ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
   });
   child.once('exit', () => slirp.kill('SIGKILL'));
