@@ -162,4 +162,12 @@ return {"one": one, "many": many, "shm": shm}`;
     assert.equal(task.status, 'FAILED');
     assert.match(task.error ?? '', /exceeded the memory limit of 1024 MB .*asks for 8192 MB.*SPUR_PYTHON_MAX_MEMORY_MB/);
   });
+
+  // Last: it kills this suite's worker.
+  it('kills a fork+setsid double-fork daemon when its worker dies', async () => {
+    await daemonGoneAfter({ timeout_seconds: 60 }, async () => {
+      worker.process.kill('SIGKILL');
+      await worker.process.exited;
+    });
+  });
 });
