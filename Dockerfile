@@ -2,10 +2,11 @@
 # glibc-based on purpose: Temporal's native core bridge does not support Alpine/musl.
 FROM node:20-bookworm-slim
 
-# python3: PythonFuncNode runs user code in a `python3` process. tini: PID 1 that forwards
-# SIGTERM to node and reaps the Python children.
+# python3: PythonFuncNode runs user code in a `python3` process, inside a bubblewrap sandbox
+# (bubblewrap; util-linux for prlimit; slirp4netns and iproute2 only for SPUR_PYTHON_NETWORK=internet). tini:
+# PID 1 that forwards SIGTERM to node and reaps the sandbox launchers.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 tini \
+  && apt-get install -y --no-install-recommends python3 tini bubblewrap util-linux slirp4netns iproute2 \
   && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

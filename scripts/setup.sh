@@ -172,3 +172,26 @@ ensure_compose_check() {
 }
 
 ensure_compose_check
+
+# --- Python sandbox -------------------------------------------------------------
+# PythonFuncNode code runs in bubblewrap (src/nodes/code-execution/sandbox.ts); slirp4netns only
+# for the opt-in network. Installed with apt when root; otherwise setup stops and says what to install.
+ensure_python_sandbox() {
+  [[ ${SPUR_PYTHON_SANDBOX:-bubblewrap} == off ]] && return 0
+  local missing=()
+  command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+  [[ ${SPUR_PYTHON_NETWORK:-none} == internet ]] && ! command -v slirp4netns >/dev/null 2>&1 && missing+=(slirp4netns)
+  [[ ${SPUR_PYTHON_NETWORK:-none} == internet ]] && ! command -v ip >/dev/null 2>&1 && missing+=(iproute2)
+  ((${#missing[@]} == 0)) && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "apt-get install ${missing[*]} (the Python node sandbox)"
+    apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends "${missing[@]}" >/dev/null ||
+      die "apt-get install ${missing[*]} failed (output above)"
+    return 0
+  fi
+  die "Python nodes run in a bubblewrap sandbox, and ${missing[*]} is not installed. Install it" \
+    "(Debian/Ubuntu: sudo apt-get install ${missing[*]}; Fedora: sudo dnf install ${missing[*]})," \
+    "or set SPUR_PYTHON_SANDBOX=off to run Python nodes unsandboxed (trusted code only)."
+}
+
+ensure_python_sandbox

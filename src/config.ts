@@ -66,6 +66,21 @@ const envSchema = z.object({
   SPUR_VECTOR_STORE_URI: z.string().min(1).optional(),
   /** Vector indices with at least this many chunks get an approximate (HNSW) index; smaller ones are searched exactly. */
   SPUR_VECTOR_ANN_MIN_ROWS: z.coerce.number().int().min(1).default(10_000),
+  /**
+   * How PythonFuncNode code is contained: `bubblewrap` (own PID, network, mount, IPC and user
+   * namespaces; runs refuse to start without it) or `off` (a bare python3 process: trusted code only).
+   */
+  SPUR_PYTHON_SANDBOX: z.enum(['bubblewrap', 'off']).default('bubblewrap'),
+  /** The Python environment of user code: an interpreter on PATH or a path (a venv's bin/python). */
+  SPUR_PYTHON: z.string().min(1).default('python3'),
+  /** `none`: no network at all; `internet`: outbound through slirp4netns, host loopback unreachable. */
+  SPUR_PYTHON_NETWORK: z.enum(['none', 'internet']).default('none'),
+  /** Installation maximum of a node's `memory_limit_mb` (a larger value is capped to it). */
+  SPUR_PYTHON_MAX_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).default(1024),
+  /** Processes plus threads one run may have at once. */
+  SPUR_PYTHON_MAX_PROCESSES: z.coerce.number().int().min(8).max(4096).default(64),
+  /** Size of the run's writable scratch (/tmp, also the largest file), in MB. */
+  SPUR_PYTHON_SCRATCH_MB: z.coerce.number().int().min(1).max(65_536).default(64),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -91,9 +106,20 @@ export interface Config {
   datasets: { maxBytes: number; rowsPerChunk: number };
   values: { refAboveBytes: number; maxBytes: number };
   rag: { vectorStoreUri: string; annMinRows: number };
+  python: PythonSettings;
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+}
+
+/** How PythonFuncNode code runs (src/nodes/code-execution/sandbox.ts). */
+export interface PythonSettings {
+  sandbox: Env['SPUR_PYTHON_SANDBOX'];
+  interpreter: string;
+  network: Env['SPUR_PYTHON_NETWORK'];
+  maxMemoryMb: number;
+  maxProcesses: number;
+  scratchMb: number;
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
+    python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

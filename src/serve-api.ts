@@ -5,7 +5,8 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Models } from './db/models';
 import type { Logger } from './logger';
-import { createTemporalProbe, mongoProbe } from './modules/health/probes';
+import { createTemporalProbe, mongoProbe, pythonSandboxProbe } from './modules/health/probes';
+import { PythonSandbox } from './nodes/code-execution/python-sandbox';
 import { loadSecretKey } from './modules/env-mgmt/secret-key';
 import { createServices } from './services';
 
@@ -34,7 +35,7 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
     config,
     logger,
     services: createServices({ models: deps.models, secretKey: loadSecretKey(config), temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal }),
-    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
+    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
   const server = http.createServer(app.callback());
   server.requestTimeout = 0; // blocking runs may legitimately take long; the run engine bounds them

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PythonSandbox } from './code-execution/python-sandbox';
 
 /** Groups of `/node/supported_types/`, in the order PySpur lists them. */
 export const NODE_CATEGORIES = [
@@ -58,6 +59,8 @@ export interface NodeExecutionContext {
   heartbeatDetails?: unknown;
   /** Queries a vector index (RetrieverNode); absent where no knowledge-base store is wired. */
   retrieve?: RagRetriever;
+  /** Where PythonFuncNode code runs; set by workers (a node without it refuses to run code). */
+  pythonSandbox?: PythonSandbox;
 }
 
 /** One retrieved chunk, as RetrieverNode and `POST /rag/indices/{id}/retrieve/` return it. */

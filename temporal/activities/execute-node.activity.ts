@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ValueTooLargeError } from '../../src/db/errors';
 import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
+import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
@@ -16,6 +17,8 @@ export interface NodeActivityDeps {
   values: Values;
   /** Vector-index queries for RetrieverNode. */
   retriever?: RagRetriever;
+  /** Where PythonFuncNode code runs. */
+  pythonSandbox?: PythonSandbox;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;

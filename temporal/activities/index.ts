@@ -1,6 +1,7 @@
 import type { Models } from '../../src/db/models';
 import { createRunRepository } from '../../src/db/run-repository';
 import type { Values } from '../../src/db/values';
+import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createBatchActivities } from './batch.activities';
 import { createChatActivities } from './chat.activities';
 import { createAgentActivities } from './agent-step.activity';
@@ -18,6 +19,7 @@ export interface ActivityDeps {
   /** Knowledge bases: the vector store and retrieval for RetrieverNode. */
   vectors: VectorStore;
   retriever?: RagRetriever;
+  pythonSandbox?: PythonSandbox;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */

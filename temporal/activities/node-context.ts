@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
+import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
 
 export interface NodeContextDeps {
@@ -8,6 +9,8 @@ export interface NodeContextDeps {
   secret(name: string): Promise<string | undefined>;
   /** Vector-index queries for RetrieverNode. */
   retriever?: RagRetriever;
+  /** Where PythonFuncNode code runs. */
+  pythonSandbox?: PythonSandbox;
 }
 
 /** Where a stored file path lives: run inputs' files and test files have their own buckets. */
@@ -50,6 +53,7 @@ export function activityNodeContext(deps: NodeContextDeps, runId: string, nodeId
     readFile: (path) => readStoredFile(deps.models, path),
     usage: () => usage,
     ...(deps.retriever ? { retrieve: deps.retriever } : {}),
+    ...(deps.pythonSandbox ? { pythonSandbox: deps.pythonSandbox } : {}),
     ...(maxValueBytes !== undefined ? { maxValueBytes } : {}),
   };
 }

@@ -21,6 +21,10 @@ export interface ComposeService {
   volumes?: { type: string; source: string; target: string }[] | null;
   stop_grace_period?: string;
   deploy?: { replicas?: number } | null;
+  security_opt?: string[] | null;
+  cap_add?: string[] | null;
+  privileged?: boolean;
+  user?: string;
 }
 
 export interface ComposeProject {

@@ -130,5 +130,17 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     assert.match(dockerfile, /^USER node$/m);
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
     assert.deepEqual(JSON.parse(cmd ?? 'null'), service('api').command, 'compose runs the api the way the image does');
+    assert.match(dockerfile, /apt-get install [^\n]*bubblewrap/, 'the Python sandbox');
+  });
+
+  it('grants api and workers only what the unprivileged Python sandbox needs: no capability, no root', () => {
+    for (const name of ['api', 'worker']) {
+      const s = service(name);
+      assert.deepEqual([...(s.security_opt ?? [])].sort(), ['apparmor=unconfined', 'no-new-privileges:true', 'seccomp=unconfined', 'systempaths=unconfined']);
+      assert.deepEqual(s.cap_add ?? [], []);
+      assert.ok(!s.privileged, `${name} is not privileged`);
+      assert.equal(s.user, undefined, `${name} runs as the image's user (node)`);
+    }
+    for (const name of ['mongo', 'postgresql', 'temporal', 'temporal-ui']) assert.equal(service(name).security_opt, undefined, `${name} keeps Docker's defaults`);
   });
 });

@@ -9,6 +9,7 @@ import { startApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { HOST_WRITING_PYTHON } from '../support/exec-log';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -62,7 +63,7 @@ describe('e2e: durability — killed workers, a restarted Temporal server, a kil
   });
 
   it('finishes 20 runs after kill -9 of the worker mid-activity; completed nodes do not run again', async () => {
-    api = await startApi();
+    api = await startApi(HOST_WRITING_PYTHON);
     const http = client(api.baseUrl);
     worker = await startWorker(api.env);
     const wf = (await http.post('/wf/', { name: 'crash me', definition: slowDefinition })).body;
@@ -115,7 +116,7 @@ describe('e2e: durability — killed workers, a restarted Temporal server, a kil
       logFile: path.join(stack.tmpDir, 'temporal-restart.log'),
     });
     try {
-      api = await startApi({ SPUR_TEMPORAL_ADDRESS: own.address });
+      api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_TEMPORAL_ADDRESS: own.address });
       const http = client(api.baseUrl);
       worker = await startWorker(api.env);
       const wf = (await http.post('/wf/', { name: 'server restart', definition: slowDefinition })).body;
@@ -134,7 +135,7 @@ describe('e2e: durability — killed workers, a restarted Temporal server, a kil
   });
 
   it('completes a blocking run whose api was killed mid-request; the run is readable afterwards', async () => {
-    api = await startApi();
+    api = await startApi(HOST_WRITING_PYTHON);
     worker = await startWorker(api.env);
     const apiProcess = await startApiProcess(api.env);
     const wf = (await apiProcess.http.post('/wf/', { name: 'api killed', definition: slowDefinition })).body;

@@ -9,6 +9,7 @@ import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { isFinal, waitForRun } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { HOST_WRITING_PYTHON } from '../support/exec-log';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -293,7 +294,7 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
   });
 
   it('cancels a run inside a long Python node: CANCELED within 5 s, the python process ends, no later node runs', async () => {
-    api = await startApi();
+    api = await startApi(HOST_WRITING_PYTHON);
     worker = await startWorker(api.env);
     const http = client(api.baseUrl);
     const logFile = path.join(stack.tmpDir, `cancel-python-${Date.now()}.log`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
-import { loggedSleep, readExecLog, until } from '../support/exec-log';
+import { HOST_WRITING_PYTHON, loggedSleep, readExecLog, until } from '../support/exec-log';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { stack } from '../support/stack';
@@ -47,7 +47,7 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
   beforeEach(async () => {
     logFile = path.join(stack.tmpDir, `sigterm-${Date.now()}.log`);
     writeFileSync(logFile, '');
-    api = await startApi();
+    api = await startApi(HOST_WRITING_PYTHON);
     apiProcess = await startApiProcess({ ...api.env, SPUR_SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS) });
   });
   afterEach(async () => {

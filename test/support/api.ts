@@ -8,7 +8,8 @@ import { type Config, loadConfig } from '../../src/config';
 import { connectMongo } from '../../src/db/connection';
 import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
-import { createTemporalProbe, mongoProbe } from '../../src/modules/health/probes';
+import { createTemporalProbe, mongoProbe, pythonSandboxProbe } from '../../src/modules/health/probes';
+import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createServices } from '../../src/services';
 import { apiTemporalConnection } from '../../src/temporal-connection';
 import { stack } from './stack';
@@ -38,6 +39,7 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     SPUR_WORKFLOW_ID_PREFIX: `t${suffix}-`,
     SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
     SPUR_LOG_LEVEL: 'silent',
+    SPUR_PYTHON: testPython(),
     ...overrides,
   };
   const config = loadConfig(env);
@@ -51,7 +53,7 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     config,
     logger: createLogger(config, 'api-test'),
     services: createServices({ models, secretKey: Buffer.from(env.SPUR_SECRET_KEY, 'base64'), temporal, config }),
-    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe },
+    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,4 +72,12 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
       await Promise.allSettled([mongo.close(), temporalHealth.close(), connection.close()]);
     },
   };
+}
+
+/**
+ * The interpreter Python nodes use in tests. The harness runs as root here, so sandboxes run as uid
+ * 65534, which cannot enter root's home (where pyenv lives): the system python3 unless set.
+ */
+export function testPython(): string {
+  return process.env.SPUR_PYTHON ?? '/usr/bin/python3';
 }

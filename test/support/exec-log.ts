@@ -2,6 +2,13 @@ import { readFileSync } from 'node:fs';
 import { n } from './graphs';
 
 /**
+ * Settings for suites whose Python nodes are the test's instrument: they write to a log file on the
+ * host, which the sandbox forbids, so these workers run Python unsandboxed (trusted code: the
+ * test's own). What the sandbox keeps out is tested in python-sandbox-*.test.ts.
+ */
+export const HOST_WRITING_PYTHON = { SPUR_PYTHON_SANDBOX: 'off' } as const;
+
+/**
  * A PythonFuncNode that appends `<worker pid> <tag> <node id> start|end` to a log file around a
  * sleep, and returns `{"<key>": <value of the input field>-<node id>}`. The worker spawns python
  * directly, so the parent pid names the worker process that executed the node. The node needs `src`

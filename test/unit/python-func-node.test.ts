@@ -2,13 +2,18 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { pythonFuncNode } from '../../src/nodes/code-execution/python-func-node.js';
 import { NodeExecutionError } from '../../src/nodes/errors.js';
+import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox.js';
 import { coerceToOutputSchema } from '../../src/nodes/output-coercion.js';
 import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/nodes/types.js';
+import { testPython } from '../support/api.js';
 
-// These tests start real python3 processes: the interpreter is the component under test.
+// These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
+// components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
+
+const sandbox = new PythonSandbox({ sandbox: 'bubblewrap', interpreter: testPython(), network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64 });
 
 function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {
-  return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, heartbeat };
+  return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, heartbeat, pythonSandbox: sandbox };
 }
 
 const INPUT: NodeInput = { input_node: { n: 21, text: 'hi', rows: [{ name: 'a' }, { name: 'b' }], items: [1, 2] } };
@@ -27,10 +32,10 @@ async function failure(config: Record<string, unknown>, ctx = context()): Promis
   return error;
 }
 
-/** Python processes that are children of this test process (the runner spawns them directly). */
+/** Processes that are children of this test process (the runner spawns the sandbox directly). */
 function pythonChildren(): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(process.pid), 'python'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(process.pid), '^(bwrap|python)'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -124,17 +129,21 @@ describe('PythonFuncNode', function () {
     assert.match(error.message, /memory limit of 128 MB/);
   });
 
-  it('passes no secrets to the process', async () => {
-    process.env.SPUR_SECRET_TEST = 's3cr3t';
-    process.env.OPENAI_API_KEY = 'sk-test';
-    try {
-      const out = await run({ code: 'import os\nreturn dict(os.environ)' });
-      assert.deepEqual(Object.keys(out).sort(), ['LANG', 'PATH', 'PYTHONDONTWRITEBYTECODE', 'PYTHONIOENCODING']);
-      assert.ok(!JSON.stringify(out).includes('s3cr3t'));
-    } finally {
-      delete process.env.SPUR_SECRET_TEST;
-      delete process.env.OPENAI_API_KEY;
-    }
+  it('caps memory at the installation maximum and says so', async () => {
+    const error = await failure({ code: 'b = bytearray(1_500_000_000)\nreturn {}', memory_limit_mb: 4096 });
+    assert.ok(error instanceof NodeExecutionError);
+    assert.match(error.message, /memory limit of 1024 MB.*asks for 4096 MB.*SPUR_PYTHON_MAX_MEMORY_MB/);
+  });
+
+  it('imports the standard library and writes to its own scratch folder', async () => {
+    const out = await run({ code: 'import json, os, tempfile, sqlite3\nopen("a.txt", "w").write("x")\nwith tempfile.NamedTemporaryFile() as f:\n    name = f.name\nreturn {"cwd": os.getcwd(), "tmp": name.startswith("/tmp/"), "read": open("a.txt").read()}' });
+    assert.deepEqual(out, { cwd: '/tmp', tmp: true, read: 'x' });
+  });
+
+  it('refuses to run without a sandbox, naming the setting', async () => {
+    const ctx = { ...context(), pythonSandbox: undefined };
+    const error = await failure({ code: 'return {}' }, ctx);
+    assert.match(error.message, /no Python sandbox/);
   });
 
   it('kills the process at once when aborted', async () => {

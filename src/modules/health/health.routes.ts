@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 
-export type HealthProbe = () => Promise<void>;
+/** Resolves when the dependency works, optionally with a line saying how; rejects with the cause. */
+export type HealthProbe = () => Promise<void | string>;
 
-const Check = z.object({ ok: z.boolean(), latency_ms: z.number(), error: z.string().optional() });
+const Check = z.object({ ok: z.boolean(), latency_ms: z.number(), detail: z.string().optional(), error: z.string().optional() });
 const HealthResponse = z.object({ status: z.enum(['ok', 'degraded']), checks: z.record(z.string(), Check) });
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -11,11 +12,11 @@ async function runProbe(probe: HealthProbe): Promise<z.output<typeof Check>> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
+    const detail = await Promise.race([
       probe(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS))),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS))),
     ]);
-    return { ok: true, latency_ms: Math.round(performance.now() - started) };
+    return { ok: true, latency_ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (err) {
     return { ok: false, latency_ms: Math.round(performance.now() - started), error: (err as Error).message };
   } finally {
@@ -27,7 +28,7 @@ async function runProbe(probe: HealthProbe): Promise<z.output<typeof Check>> {
 export function healthRoutes(probes: Record<string, HealthProbe>): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/health', summary: 'MongoDB and Temporal reachability', tags: ['health'],
+      method: 'get', path: '/health', summary: 'MongoDB and Temporal reachability; whether the Python sandbox starts', tags: ['health'],
       response: HealthResponse,
       handler: async (_input, ctx) => {
         const names = Object.keys(probes);

@@ -135,14 +135,16 @@ def run(memory_mb):
 
 
 def die_with_parent():
-    # The worker runs us in our own process group; if the worker is killed (-9), nothing would
-    # stop us. PR_SET_PDEATHSIG asks Linux to SIGKILL us when the parent dies.
+    # Unsandboxed, the worker runs us in our own process group; if the worker is killed (-9),
+    # nothing would stop us. PR_SET_PDEATHSIG asks Linux to SIGKILL us when the parent dies.
+    # (In the sandbox the parent is the namespace's init, pid 1, which takes us along anyway.)
+    parent = os.getppid()
     try:
         import ctypes, signal
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
     except Exception:
         pass
-    if os.getppid() == 1:  # the parent died before prctl took effect
+    if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
 
 

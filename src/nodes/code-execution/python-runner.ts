@@ -1,10 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { NodeExecutionError } from '../errors.js';
-import { PYTHON_HARNESS } from './python-harness.js';
+import type { Launch } from './sandbox.js';
 
 export interface PythonRunOptions {
   /** Body of `def user_function(input_model):`. */
@@ -23,51 +21,20 @@ export const OUTPUT_LIMIT_BYTES = 10 * 1024 * 1024;
 const HEARTBEAT_MS = 1000;
 const STDERR_TAIL_CHARS = 2000;
 
-/**
- * The child's environment: nothing inherited, so no provider keys or SPUR_* settings reach user
- * code. (`-I` makes the interpreter ignore the PYTHON* entries; they matter for the user's own
- * subprocesses.)
- */
-const CHILD_ENV = {
-  PATH: '/usr/local/bin:/usr/bin:/bin',
-  LANG: 'C.UTF-8',
-  PYTHONDONTWRITEBYTECODE: '1',
-  PYTHONIOENCODING: 'utf-8',
-};
-
-let interpreter: Promise<string> | undefined;
-
-/**
- * Absolute path of `python3`, found once with the worker's own PATH and environment (a pyenv
- * shim, say, cannot work in the minimal child environment; the real binary can).
- */
-function resolveInterpreter(): Promise<string> {
-  interpreter ??= new Promise<string>((resolve, reject) => {
-    execFile('python3', ['-c', 'import sys; print(sys.executable)'], { timeout: 15_000 }, (error, stdout) => {
-      if (error) reject(new NodeExecutionError(`python3 is not available: ${error.message}`, { cause: error }));
-      else resolve(stdout.trim() || 'python3');
-    });
-  });
-  // Do not cache a failure: python3 may be installed later without restarting the worker.
-  interpreter.catch(() => (interpreter = undefined));
-  return interpreter;
+/** The harness's arguments after the interpreter (`-I`: no PYTHON* variables, no user site). */
+export function harnessArgs(harness: string, options: Pick<PythonRunOptions, 'timeoutSeconds' | 'memoryLimitMb'>): string[] {
+  return ['-I', '-B', '-c', harness, String(options.timeoutSeconds + 1), String(options.memoryLimitMb)];
 }
 
 /**
- * Runs user code in a fresh `python3` process and returns the dict it returned. Failures of the
+ * Runs the harness as `launch` says and returns the dict the user's code returned. Failures of the
  * code (exceptions, timeouts, limits, non-dict results) throw NodeExecutionError; an abort of
- * `signal` kills the process and throws the abort reason.
+ * `signal` kills the process and throws the abort reason. `started` may prepare the running
+ * process (the opt-in network) before the code runs; its failure kills the process.
  */
-export async function runPython(options: PythonRunOptions): Promise<Record<string, unknown>> {
-  if (options.signal.aborted) throw abortError(options.signal);
-  const python = await resolveInterpreter();
-  const dir = await mkdtemp(join(tmpdir(), 'spur-py-'));
-  try {
-    const outcome = await runHarness(python, dir, options);
-    return interpret(outcome, options);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+export async function runLaunch(launch: Launch, cwd: string, options: PythonRunOptions, started?: (child: ChildProcess) => Promise<void>): Promise<Record<string, unknown>> {
+  const outcome = await runHarness(launch, cwd, options, started);
+  return interpret(outcome, options);
 }
 
 interface Outcome {
@@ -77,12 +44,19 @@ interface Outcome {
   signal: NodeJS.Signals | null;
 }
 
-function runHarness(python: string, cwd: string, options: PythonRunOptions): Promise<Outcome> {
-  const cpuSeconds = options.timeoutSeconds + 1;
-  const args = ['-I', '-S', '-B', '-c', PYTHON_HARNESS, String(cpuSeconds), String(options.memoryLimitMb)];
+function runHarness(launch: Launch, cwd: string, options: PythonRunOptions, started?: (child: ChildProcess) => Promise<void>): Promise<Outcome> {
   if (options.signal.aborted) throw abortError(options.signal);
-  // detached: the child leads its own process group, so one kill also takes any processes it forked.
-  const child = spawn(python, args, { cwd, env: CHILD_ENV, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true });
+  const extraFds = launch.blockFd === undefined ? 0 : 2;
+  // detached: the child leads its own process group. Killing it kills the sandbox: bwrap's init
+  // dies with its parent and takes the whole PID namespace along (setsid() cannot escape that);
+  // without a sandbox the group kill takes whatever did not start a session of its own.
+  const child = spawn(launch.command, launch.args, {
+    cwd,
+    env: launch.env,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...Array<'pipe'>(extraFds).fill('pipe')],
+    detached: true,
+    ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
+  });
 
   return new Promise<Outcome>((resolve, reject) => {
     let failure: Error | undefined;
@@ -145,11 +119,11 @@ function runHarness(python: string, cwd: string, options: PythonRunOptions): Pro
       if (!failure) result.push(chunk);
     });
     child.on('error', (error) => {
-      failure ??= new NodeExecutionError(`Could not start python3: ${error.message}`, { cause: error });
+      failure ??= new NodeExecutionError(`Could not start ${launch.command}: ${error.message}`, { cause: error });
       settle();
     });
     child.on('exit', (code, signal) => {
-      exit = { code, signal };
+      exit = { code, signal: signal ?? sandboxedSignal(launch, code) };
       // Reap whatever the user's code left running in the group; its pipes then close too.
       killGroup();
       if (failure) settle();
@@ -159,6 +133,7 @@ function runHarness(python: string, cwd: string, options: PythonRunOptions): Pro
     // The child may die before reading its input; that shows up as its exit, not as EPIPE here.
     child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify({ code: options.code, input: options.input }));
+    started?.(child).catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
   });
 }
 
@@ -184,7 +159,14 @@ function interpret(outcome: Outcome, options: PythonRunOptions): Record<string, 
   return message.output;
 }
 
-function abortError(signal: AbortSignal): Error {
+/** bwrap reports a command killed by signal N as exit code 128 + N. */
+function sandboxedSignal(launch: Launch, code: number | null): NodeJS.Signals | null {
+  if (!launch.sandboxed || code === null || code <= 128) return null;
+  const entry = Object.entries(constants.signals).find(([, n]) => n === code - 128);
+  return entry ? (entry[0] as NodeJS.Signals) : null;
+}
+
+export function abortError(signal: AbortSignal): Error {
   if (signal.reason instanceof Error) return signal.reason;
   const error = new Error(typeof signal.reason === 'string' ? signal.reason : 'The operation was aborted');
   error.name = 'AbortError';

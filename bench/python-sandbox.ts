@@ -1,0 +1,70 @@
+// What the Python sandbox costs: a trivial PythonFuncNode (`return {"y": input_model.src.x + "!"}`)
+// executed in process, as a worker's activity would, with the sandbox off (a bare python3), with
+// bubblewrap (the default) and with bubblewrap plus the opt-in network (slirp4netns). The variants
+// run interleaved round by round, so load from other processes on the machine hits them alike;
+// medians are reported. Writes bench/results/python-sandbox-latest.md. Nothing is asserted.
+// Usage: npx tsx bench/python-sandbox.ts [rounds=200]; SPUR_PYTHON picks the interpreter
+// (default /usr/bin/python3: a root worker's sandbox cannot read pyenv under /root).
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { PythonSettings } from '../src/config';
+import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
+import { pythonFuncNode } from '../src/nodes/code-execution/python-func-node';
+import type { NodeExecutionContext } from '../src/nodes/types';
+import { REPO_ROOT } from '../scripts/lib/tools';
+import { msSince, round, summarize } from './lib/stats';
+
+const rounds = Number(process.argv[2] ?? 200);
+const warmup = 10;
+const base: PythonSettings = { sandbox: 'bubblewrap', interpreter: process.env.SPUR_PYTHON ?? '/usr/bin/python3', network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64 };
+const variants: Record<string, PythonSettings> = {
+  'off (bare python3)': { ...base, sandbox: 'off' },
+  'bubblewrap (default)': base,
+  'bubblewrap + network (slirp4netns)': { ...base, network: 'internet' },
+};
+const config = pythonFuncNode.config.parse({ code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } });
+
+function context(sandbox: PythonSandbox): NodeExecutionContext {
+  return { runId: 'bench', nodeId: 'py', nodeTitle: 'py', signal: new AbortController().signal, secret: async () => undefined, heartbeat: () => undefined, pythonSandbox: sandbox };
+}
+
+async function main(): Promise<void> {
+  const sandboxes = Object.fromEntries(Object.entries(variants).map(([name, settings]) => [name, new PythonSandbox(settings)]));
+  for (const [name, sandbox] of Object.entries(sandboxes)) {
+    const state = await sandbox.state();
+    if (!state.ok) throw new Error(`${name}: ${state.detail}`);
+  }
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  for (let i = 0; i < warmup + rounds; i++) {
+    for (const [name, sandbox] of Object.entries(sandboxes)) {
+      const start = process.hrtime.bigint();
+      const out = await pythonFuncNode.execute?.(config, { src: { x: 'hi' } }, context(sandbox));
+      if (out?.y !== 'hi!') throw new Error(`${name}: unexpected output ${JSON.stringify(out)}`);
+      if (i >= warmup) samples[name]?.push(msSince(start));
+    }
+  }
+  const offMedian = summarize(samples['off (bare python3)'] ?? []).p50;
+  const lines = [
+    `# Python node latency with and without the sandbox`,
+    '',
+    `${new Date().toISOString()} · ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (shared with other agents) · ${rounds} interleaved rounds after ${warmup} warm-up · \`npx tsx bench/python-sandbox.ts\``,
+    '',
+    '| variant | median ms | p95 ms | mean ms | median − off |',
+    '|---|---|---|---|---|',
+    ...Object.entries(samples).map(([name, xs]) => {
+      const s = summarize(xs);
+      return `| ${name} | ${round(s.p50, 1)} | ${round(s.p95, 1)} | ${round(s.mean, 1)} | ${round(s.p50 - offMedian, 1)} |`;
+    }),
+    '',
+    'A trivial PythonFuncNode executed in process (the node\'s `execute`, as the worker\'s activity runs it): interpreter start, harness, JSON in and out. The sandbox adds bwrap\'s namespace and mount setup, prlimit and the kernel\'s teardown of the namespaces.',
+  ];
+  const text = `${lines.join('\n')}\n`;
+  writeFileSync(path.join(REPO_ROOT, 'bench', 'results', 'python-sandbox-latest.md'), text);
+  process.stdout.write(text);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,157 @@
+import { type ChildProcess, type StdioOptions, execFile, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PythonSettings } from '../../config';
+import { NodeExecutionError } from '../errors';
+import { PYTHON_HARNESS } from './python-harness';
+import { type PythonEnvironment, resolvePythonEnvironment } from './python-environment';
+import { type PythonRunOptions, harnessArgs, runLaunch } from './python-runner';
+import { SANDBOX_UID, SLIRP_RESOLV_CONF, buildLaunch, type Launch } from './sandbox';
+import { attachNetwork } from './sandbox-network';
+
+/** What /api/health shows about the Python sandbox. */
+export interface SandboxState {
+  ok: boolean;
+  /** One line: the mechanism and what it runs, or why it cannot start and what to set. */
+  detail: string;
+}
+
+const READY_FOR_MS = 60_000;
+const PROBE_CODE = 'print("sandbox-ok")';
+
+/**
+ * The worker's Python sandbox: checks once (and again after a minute) that it can start, then runs
+ * each PythonFuncNode in a fresh one. Secure by default: when the sandbox cannot start, runs fail
+ * with the cause and the setting instead of falling back to unsandboxed code.
+ */
+export class PythonSandbox {
+  private environment: Promise<PythonEnvironment> | undefined;
+  private bwrap: Promise<string> | undefined;
+  private readyUntil = 0;
+  private resolvConf: Promise<string> | undefined;
+
+  constructor(readonly settings: Readonly<PythonSettings>) {}
+
+  async run(options: PythonRunOptions): Promise<Record<string, unknown>> {
+    const python = await this.ready();
+    const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options));
+    if (this.settings.sandbox === 'bubblewrap') return runLaunch(launch, '/', options, this.attach(launch, python));
+    // Unsandboxed (trusted code only): a scratch folder of the worker's, removed afterwards.
+    const dir = await mkdtemp(path.join(tmpdir(), 'spur-py-'));
+    try {
+      return await runLaunch(launch, dir, options);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The state for /api/health; never throws. */
+  async state(): Promise<SandboxState> {
+    try {
+      const python = await this.ready();
+      if (this.settings.sandbox === 'off') return { ok: true, detail: `off (SPUR_PYTHON_SANDBOX=off): Python ${python.version} runs unsandboxed, for trusted code only` };
+      return { ok: true, detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable})` };
+    } catch (error) {
+      return { ok: false, detail: (error as Error).message };
+    }
+  }
+
+  /** Resolves the environment and, with a sandbox, proves that one starts (cached for a minute). */
+  private async ready(): Promise<PythonEnvironment> {
+    const python = await this.python();
+    if (this.settings.sandbox === 'off' || Date.now() < this.readyUntil) return python;
+    await this.bwrapPath();
+    await this.checkReadable(python);
+    const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
+    const output = await probe(launch, this.attach(launch, python));
+    if (!output.includes('sandbox-ok')) throw unavailable(`a probe in the sandbox printed: ${output.slice(0, 300)}`);
+    this.readyUntil = Date.now() + READY_FOR_MS;
+    return python;
+  }
+
+  private python(): Promise<PythonEnvironment> {
+    this.environment ??= resolvePythonEnvironment(this.settings.interpreter);
+    // Not cached when it fails: the interpreter may be installed without restarting the worker.
+    this.environment.catch(() => (this.environment = undefined));
+    return this.environment.catch((error: Error) => Promise.reject(unavailable(error.message)));
+  }
+
+  private async launch(python: PythonEnvironment, pythonArgs: string[]): Promise<Launch> {
+    if (this.settings.sandbox === 'off') return buildLaunch({ python, bwrap: '', pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID });
+    const resolvConf = this.settings.network === 'internet' ? await this.resolvConfFile() : undefined;
+    return buildLaunch({ python, bwrap: await this.bwrapPath(), pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID, resolvConf });
+  }
+
+  /** bwrap on the worker's PATH (the launch itself runs with an empty environment). */
+  private bwrapPath(): Promise<string> {
+    this.bwrap ??= new Promise<string>((resolve, reject) => {
+      execFile('/bin/sh', ['-c', 'command -v bwrap'], { timeout: 15_000 }, (error, stdout) => {
+        const found = stdout.trim();
+        if (error || !found.startsWith('/')) reject(unavailable(`bwrap is not installed (Debian: apt-get install bubblewrap${this.settings.network === 'internet' ? ' slirp4netns' : ''})`));
+        else resolve(found);
+      });
+    });
+    this.bwrap.catch(() => (this.bwrap = undefined));
+    return this.bwrap;
+  }
+
+  private attach(launch: Launch, python: PythonEnvironment): ((child: ChildProcess) => Promise<void>) | undefined {
+    return launch.infoFd === undefined ? undefined : (child) => attachNetwork(child, launch, python.executable);
+  }
+
+  private resolvConfFile(): Promise<string> {
+    this.resolvConf ??= (async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'spur-sandbox-'));
+      await chmod(dir, 0o755); // the sandbox user binds the file from here
+      const file = path.join(dir, 'resolv.conf');
+      await writeFile(file, SLIRP_RESOLV_CONF, { mode: 0o644 });
+      return file;
+    })();
+    return this.resolvConf;
+  }
+
+  /** A root worker runs the sandbox as uid 65534: the environment must be reachable by it. */
+  private async checkReadable(python: PythonEnvironment): Promise<void> {
+    if (process.getuid?.() !== 0) return;
+    for (const root of python.roots) {
+      for (let dir = path.dirname(root); dir !== '/'; dir = path.dirname(dir)) {
+        const mode = (await stat(dir)).mode;
+        if ((mode & 0o001) === 0) {
+          throw unavailable(`the Python environment ${root} is inside ${dir}, which the sandbox user (uid ${SANDBOX_UID}, used when the worker runs as root) cannot enter; set SPUR_PYTHON to an interpreter outside it, e.g. /usr/bin/python3`);
+        }
+      }
+    }
+  }
+}
+
+function unavailable(cause: string): NodeExecutionError {
+  return new NodeExecutionError(`The Python sandbox cannot start (SPUR_PYTHON_SANDBOX=bubblewrap): ${cause}. Python nodes do not run without it; SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only.`);
+}
+
+/** Starts `launch` once and returns what it printed; a start failure becomes a readable cause. */
+function probe(launch: Launch, attach: ((child: ChildProcess) => Promise<void>) | undefined): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const extra = launch.blockFd === undefined ? [] : ['ignore', 'pipe', 'pipe'];
+    const child = spawn(launch.command, launch.args, {
+      env: launch.env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', ...extra] as StdioOptions, timeout: 15_000,
+      ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      const install = `Debian: apt-get install bubblewrap${launch.infoFd === undefined ? '' : ' slirp4netns'}`;
+      reject(unavailable(error.code === 'ENOENT' ? `${launch.command} is not installed (${install})` : `${launch.command} could not start: ${error.message}`));
+    });
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve(stdout);
+      else reject(unavailable(`${launch.command} failed (${signal ?? `exit code ${code}`}): ${stderr.trim().slice(0, 500)}`));
+    });
+    attach?.(child).catch((error: Error) => {
+      child.kill('SIGKILL');
+      reject(unavailable(`the network could not be attached: ${error.message}`));
+    });
+  });
+}

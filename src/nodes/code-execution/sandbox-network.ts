@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { Launch } from './sandbox';
+
+/**
+ * Destinations the opt-in network refuses inside the sandbox (the kernel answers "prohibited"
+ * before a packet leaves): private, shared, link-local (cloud metadata) and multicast ranges.
+ * slirp4netns's own 10.0.2.0/24 stays reachable as the more specific route; its host-loopback
+ * gateway (10.0.2.2) is refused by slirp4netns itself (--disable-host-loopback).
+ */
+export const PROHIBITED_RANGES = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16', '198.18.0.0/15', '224.0.0.0/4', '240.0.0.0/4'];
+
+const ATTACH_DEADLINE_MS = 10_000;
+
+/**
+ * Runs (as the sandbox's user) beside a sandbox that waits on its block fd: finds the user namespace
+ * that owns the sandbox's network namespace (NS_GET_USERNS; bubblewrap nests the code's own user
+ * namespace one level deeper, where joining the network would be refused), prohibits the ranges
+ * above there with `ip` (iproute2), then becomes slirp4netns for that namespace. argv: sandbox pid, ranges.
+ */
+const ATTACH_HELPER = `
+import ctypes, fcntl, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+pid, ranges = sys.argv[1], sys.argv[2:]
+net = os.open("/proc/%s/ns/net" % pid, os.O_RDONLY)
+owner = fcntl.ioctl(net, 0xb701)
+os.set_inheritable(owner, True)
+child = os.fork()
+if child == 0:
+    # Joined as the namespace's owner we hold every capability there; exec as a non-root user
+    # would drop them, so CAP_NET_ADMIN (12) is made inheritable and ambient for ip.
+    if libc.setns(owner, 0x10000000) or libc.setns(net, 0x40000000):
+        os._exit(90)
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+    libc.capget(header, data)
+    data[2] |= 1 << 12
+    if libc.capset(header, data) or libc.prctl(47, 2, 12, 0, 0):
+        os._exit(91)
+    r, w = os.pipe()
+    os.write(w, "".join("route add prohibit %s\\n" % x for x in ranges).encode())
+    os.close(w)
+    os.dup2(r, 0)
+    os.execvp("ip", ["ip", "-batch", "-"])
+status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+if status != 0:
+    sys.exit("restricting routes failed with status %d" % status)
+os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", "--userns-path=/proc/self/fd/%d" % owner, "--netns-type=path", "/proc/%s/ns/net" % pid, "tap0"])
+`;
+
+/**
+ * Gives a sandbox started with --info-fd/--block-fd outbound access: slirp4netns (user-mode TCP/IP,
+ * no privilege) serves its network namespace, routes to the ranges above are prohibited, then the
+ * sandbox is released to run the code. slirp4netns exits with the sandbox or, through its exit fd,
+ * with the worker.
+ */
+export async function attachNetwork(child: ChildProcess, launch: Launch, python: string): Promise<void> {
+  const info = child.stdio[launch.infoFd ?? -1] as Readable | undefined;
+  const release = child.stdio[launch.blockFd ?? -1] as Writable | undefined;
+  if (!info || !release) throw new Error('the sandbox was started without its info and block fds');
+  const pid = await sandboxPid(info);
+  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), ...PROHIBITED_RANGES], {
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+    ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
+  });
+  child.once('exit', () => slirp.kill('SIGKILL'));
+  await ready(slirp);
+  release.end('1');
+}
+
+function sandboxPid(info: Readable): Promise<number> {
+  return withDeadline(new Promise((resolve, reject) => {
+    let text = '';
+    info.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (match) resolve(Number(match[1]));
+    });
+    info.once('end', () => reject(new Error(`bwrap reported no sandbox pid: ${text}`)));
+  }), 'bwrap to report the sandbox pid');
+}
+
+function ready(slirp: ChildProcess): Promise<void> {
+  return withDeadline(new Promise((resolve, reject) => {
+    let stderr = '';
+    slirp.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-1000)));
+    (slirp.stdio[3] as Readable).once('data', () => resolve());
+    slirp.once('error', (error) => reject(new Error(`slirp4netns could not start: ${error.message} (Debian: apt-get install slirp4netns)`)));
+    slirp.once('exit', (code) => reject(new Error(`the network helper exited with code ${code}: ${stderr.trim()}`)));
+  }), 'slirp4netns to configure the network');
+}
+
+function withDeadline<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from ${what} within ${ATTACH_DEADLINE_MS / 1000} s`)), ATTACH_DEADLINE_MS)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../../scripts/lib/tools';
+import { startApi, type TestApi } from '../support/api';
+import { client } from '../support/http';
+import { runPython, startPython } from '../support/python-runs';
+import { stack } from '../support/stack';
+import { startWorker, type TestWorker } from '../support/worker';
+
+// What user code must not read or reach (issue 12, classes 1-3), asked of a real worker over HTTP.
+// The worker holds a marker secret in its environment and one in SPUR_DATA_DIR/secret.key.
+
+const MARKER = `spur-marker-${randomBytes(8).toString('hex')}`;
+const hostPort = (address: string) => Number(address.split(':').pop());
+
+describe('e2e: Python code cannot read secrets or reach the network', function () {
+  this.timeout(180_000);
+  let api: TestApi;
+  let worker: TestWorker;
+  let http: ReturnType<typeof client>;
+  const dataDir = path.join(stack.tmpDir, `data-${randomBytes(4).toString('hex')}`);
+
+  before(async () => {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path.join(dataDir, 'secret.key'), `${MARKER}-key`);
+    api = await startApi({ SPUR_DATA_DIR: dataDir });
+    worker = await startWorker(api.env, { SPUR_TEST_MARKER: MARKER });
+    http = client(api.baseUrl);
+  });
+  after(async () => {
+    await worker?.stop();
+    await api?.close();
+  });
+
+  it("reads no process's environment, not the data folder, the source tree or the worker's home", async () => {
+    const code = `
+import glob, json, os
+def grab(p):
+    try:
+        with open(p, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except Exception as e:
+        return "ERR " + type(e).__name__
+def listing(p):
+    try:
+        return " ".join(os.listdir(p))
+    except Exception as e:
+        return "ERR " + type(e).__name__
+seen = {"parent": grab("/proc/%d/environ" % os.getppid()), "self": grab("/proc/self/environ"), "env": json.dumps(dict(os.environ))}
+for p in glob.glob("/proc/[0-9]*/environ"):
+    seen[p] = grab(p)
+seen["key"] = grab(${JSON.stringify(path.join(dataDir, 'secret.key'))})
+seen["data"] = listing(${JSON.stringify(dataDir)})
+seen["source"] = grab(${JSON.stringify(path.join(REPO_ROOT, 'src', 'config.ts'))})
+seen["home"] = listing(${JSON.stringify(os.homedir())})
+return {"seen": seen}`;
+    const task = await runPython(http, code);
+    assert.equal(task.status, 'COMPLETED', task.error);
+    const seen = (task.outputs as { seen: Record<string, string> }).seen;
+    const text = JSON.stringify(seen);
+    assert.ok(!text.includes(MARKER), `the marker leaked: ${Object.keys(seen).filter((k) => seen[k]?.includes(MARKER)).join(', ')}`);
+    assert.ok(!text.includes(api.env.SPUR_SECRET_KEY as string), 'the secret key leaked');
+    assert.ok(!text.includes(api.env.SPUR_MONGODB_URI as string), 'the database address leaked');
+    assert.match(seen.key ?? '', /^ERR/);
+    assert.match(seen.data ?? '', /^ERR/);
+    assert.match(seen.source ?? '', /^ERR/);
+    assert.match(seen.home ?? '', /^ERR/);
+  });
+
+  it("does not see another run's scratch files", async () => {
+    const writer = await startPython(http, 'import time\nopen("other-run-file", "w").write("' + MARKER + '")\ntime.sleep(60)\nreturn {}', { timeout_seconds: 90 });
+    try {
+      const code = `
+import glob, time
+for _ in range(100):
+    hits = glob.glob("/tmp/**/other-run-file", recursive=True) + glob.glob(${JSON.stringify(os.tmpdir())} + "/**/other-run-file", recursive=True)
+    if hits:
+        return {"found": open(hits[0]).read()}
+    time.sleep(0.1)
+return {"found": ""}`;
+      const task = await runPython(http, code);
+      assert.equal(task.status, 'COMPLETED', task.error);
+      assert.deepEqual(task.outputs, { found: '' });
+    } finally {
+      await http.post(`/wf/cancel_workflow/${writer}/`);
+    }
+  });
+
+  it("cannot connect to the service's ports and has no interface but lo and no route", async () => {
+    const ports = { api: hostPort(new URL(api.baseUrl).host), temporal: hostPort(stack.temporalAddress), database: hostPort(new URL(stack.mongoUri).host) };
+    const code = `
+import socket
+out = {}
+for name, port in ${JSON.stringify(ports)}.items():
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.connect(("127.0.0.1", port))
+        out[name] = "connected"
+    except OSError as e:
+        out[name] = type(e).__name__
+    finally:
+        s.close()
+out["interfaces"] = [name for _, name in socket.if_nameindex()]
+out["routes"] = open("/proc/net/route").read().strip().split("\\n")[1:]
+return out`;
+    const task = await runPython(http, code);
+    assert.equal(task.status, 'COMPLETED', task.error);
+    assert.deepEqual(task.outputs, { api: 'ConnectionRefusedError', temporal: 'ConnectionRefusedError', database: 'ConnectionRefusedError', interfaces: ['lo'], routes: [] });
+  });
+
+  it('kills "its parent" without harm: the worker keeps serving and a fresh run succeeds', async () => {
+    const killer = await runPython(http, 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn {"parent": os.getppid()}');
+    assert.ok(worker.process.running, 'the worker is alive');
+    assert.ok(['COMPLETED', 'FAILED'].includes(killer.status), killer.status);
+    const fresh = await runPython(http, 'return {"ok": 1}');
+    assert.equal(fresh.status, 'COMPLETED', fresh.error);
+    assert.deepEqual(fresh.outputs, { ok: 1 });
+  });
+});

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { startApi, type TestApi } from '../support/api';
+import { client } from '../support/http';
+import { runPython } from '../support/python-runs';
+import { startWorker } from '../support/worker';
+
+// Secure by default: the health endpoint says whether the sandbox starts, and Python runs refuse
+// to start without one unless the operator says the code is trusted.
+
+describe('e2e: the Python sandbox in health and when it cannot start', function () {
+  this.timeout(120_000);
+
+  async function withApi<T>(env: Record<string, string>, use: (api: TestApi) => Promise<T>): Promise<T> {
+    const api = await startApi(env);
+    try {
+      return await use(api);
+    } finally {
+      await api.close();
+    }
+  }
+
+  it('reports a working sandbox in /api/health', async () => {
+    await withApi({}, async (api) => {
+      const res = await client(api.baseUrl).get('/health');
+      assert.equal(res.status, 200);
+      assert.equal(res.body.checks.python_sandbox.ok, true);
+      assert.match(res.body.checks.python_sandbox.detail, /^bubblewrap, network none, Python 3\./);
+    });
+  });
+
+  it('answers 503 naming the cause and the setting when the sandbox cannot start', async () => {
+    await withApi({ SPUR_PYTHON: '/nonexistent/python3' }, async (api) => {
+      const res = await client(api.baseUrl).get('/health');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.checks.python_sandbox.ok, false);
+      assert.match(res.body.checks.python_sandbox.error, /\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/);
+    });
+  });
+
+  it('fails Python runs with the cause when bubblewrap is missing, and never runs them unsandboxed', async () => {
+    await withApi({}, async (api) => {
+      // A worker whose PATH has no bwrap (the interpreter is an absolute path).
+      const worker = await startWorker(api.env, { PATH: '/nonexistent' });
+      try {
+        const task = await runPython(client(api.baseUrl), 'return {"ran": 1}');
+        assert.equal(task.status, 'FAILED');
+        assert.match(task.error ?? '', /The Python sandbox cannot start \(SPUR_PYTHON_SANDBOX=bubblewrap\): bwrap is not installed \(Debian: apt-get install bubblewrap\)/);
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+
+  it('runs unsandboxed only when told to, and health says the code must be trusted', async () => {
+    await withApi({ SPUR_PYTHON_SANDBOX: 'off' }, async (api) => {
+      const http = client(api.baseUrl);
+      const health = await http.get('/health');
+      assert.equal(health.status, 200);
+      assert.match(health.body.checks.python_sandbox.detail, /^off \(SPUR_PYTHON_SANDBOX=off\).*trusted code only/);
+      const worker = await startWorker(api.env);
+      try {
+        const task = await runPython(http, 'import socket\nreturn {"interfaces": len(socket.if_nameindex())}');
+        assert.equal(task.status, 'COMPLETED', task.error);
+        assert.ok((task.outputs as { interfaces: number }).interfaces > 1, 'the host network: no sandbox');
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+
+  it('opts into outbound network: a tap device, private ranges prohibited, the host loopback unreachable', async () => {
+    await withApi({ SPUR_PYTHON_NETWORK: 'internet' }, async (api) => {
+      const http = client(api.baseUrl);
+      const worker = await startWorker(api.env);
+      try {
+        // No packet to a non-loopback address: the routing table is read, and only 127.0.0.1 is dialled.
+        const code = `
+import socket
+s = socket.socket()
+s.settimeout(5)
+try:
+    s.connect(("127.0.0.1", ${new URL(api.baseUrl).port}))
+    api = "connected"
+except OSError as e:
+    api = type(e).__name__
+routes = [line.split("\\t") for line in open("/proc/net/route").read().strip().split("\\n")[1:]]
+prohibited = sorted("%s/%s" % (socket.inet_ntoa(bytes.fromhex(r[1])[::-1]), bin(int(r[7], 16)).count("1")) for r in routes if int(r[3], 16) & 0x200)
+default = [r[0] for r in routes if r[1] == "00000000" and not int(r[3], 16) & 0x200]
+return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohibited": prohibited, "default": default}`;
+        const task = await runPython(http, code);
+        assert.equal(task.status, 'COMPLETED', task.error);
+        const out = task.outputs as { interfaces: string[]; api: string; prohibited: string[]; default: string[] };
+        assert.deepEqual(out.interfaces, ['lo', 'tap0']);
+        assert.deepEqual(out.default, ['tap0']);
+        assert.equal(out.api, 'ConnectionRefusedError', "the api's port on the host loopback");
+        for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10']) assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+});

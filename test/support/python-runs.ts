@@ -1,0 +1,66 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { waitForRun } from './engine';
+import { l, n } from './graphs';
+import type { client } from './http';
+
+type Http = ReturnType<typeof client>;
+export interface PyTask {
+  node_id: string;
+  status: string;
+  error?: string;
+  outputs?: Record<string, unknown>;
+}
+export interface PyRun {
+  id: string;
+  status: string;
+  tasks: PyTask[];
+}
+
+/** A workflow of one PythonFuncNode `py` after an InputNode. */
+export async function pythonWorkflow(http: Http, code: string, config: Record<string, unknown> = {}): Promise<string> {
+  const definition = { nodes: [n('src', 'InputNode', { output_schema: { x: 'string' } }), n('py', 'PythonFuncNode', { code, output_schema: {}, ...config })], links: [l('src', 'py')] };
+  const res = await http.post('/wf/', { name: `py-${Math.random()}`, definition });
+  if (res.status !== 200) throw new Error(`workflow not created: ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** Runs `code` to its end (blocking run) and returns the node's task. */
+export async function runPython(http: Http, code: string, config: Record<string, unknown> = {}): Promise<PyTask> {
+  const id = await pythonWorkflow(http, code, config);
+  const started = (await http.post(`/wf/${id}/start_run/`, { initial_inputs: { src: { x: 'x' } } })).body as PyRun;
+  const run = (await waitForRun(http, started.id, undefined, 120_000)) as PyRun;
+  const task = run.tasks.find((t) => t.node_id === 'py');
+  if (!task) throw new Error(`run ${run.id} has no py task: ${JSON.stringify(run)}`);
+  return task;
+}
+
+/** Starts `code` and returns the run id without waiting. */
+export async function startPython(http: Http, code: string, config: Record<string, unknown> = {}): Promise<string> {
+  const id = await pythonWorkflow(http, code, config);
+  return ((await http.post(`/wf/${id}/start_run/`, { initial_inputs: { src: { x: 'x' } } })).body as PyRun).id;
+}
+
+/** Host pids whose command line contains `token` (seen from outside any sandbox). */
+export function pidsWith(token: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(token)) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `ms`. */
+export async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
