@@ -51,6 +51,18 @@ const envSchema = z.object({
   SPUR_BATCH_ROW_MODE: z.enum(['auto', 'child']).default('auto'),
   /** A batch's workflow continues as new once its history has this many events. */
   SPUR_BATCH_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(2000),
+  /**
+   * How long a MongoDB operation waits for a reachable server: while the database is down, a
+   * request answers 503 after this long instead of hanging.
+   */
+  SPUR_MONGODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** The api cuts a client that has not sent its headers, or its whole request (body included), in this long. */
+  SPUR_HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
+  SPUR_HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(300),
+  /** How often the reconciler (a Temporal Schedule) looks for runs whose workflow is gone; 0 = never. */
+  SPUR_RECONCILE_EVERY_SECONDS: z.coerce.number().min(0).default(60),
+  /** A run younger than this is left alone by the reconciler (its api may still be starting it). */
+  SPUR_RECONCILE_GRACE_SECONDS: z.coerce.number().min(0).default(120),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -69,11 +81,14 @@ export interface Config {
     allowInsecure: boolean;
     corsOrigins: string[];
     shutdownDrainMs: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
   };
-  mongo: { uri: string; dbName: string };
+  mongo: { uri: string; dbName: string; timeoutMs: number };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
+  reconcile: { everyMs: number; graceMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -99,11 +114,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
       shutdownDrainMs: e.SPUR_SHUTDOWN_DRAIN_SECONDS * 1000,
+      headersTimeoutMs: e.SPUR_HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: e.SPUR_HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
     },
-    mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
+    mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
+    reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

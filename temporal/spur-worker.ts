@@ -21,7 +21,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal }),
+    activities: createActivities({ models, secret: env.reveal, temporal: { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix } }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

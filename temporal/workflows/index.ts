@@ -3,3 +3,4 @@
 export { spurRun } from './spur-run.workflow';
 export { spurPartialRun } from './partial-run.workflow';
 export { spurBatchRun } from './batch-run.workflow';
+export { spurReconcile } from './reconcile.workflow';

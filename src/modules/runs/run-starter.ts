@@ -1,17 +1,17 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
-import { insertWithNewId, taskIdFor } from '../../db/ids';
+import { insertWithNewId } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { Models, RunDoc } from '../../db/models';
+import type { Models, RunDoc, WorkflowDoc } from '../../db/models';
 import { createRunProjection } from '../../db/run-projection';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
-import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../engine/run-contract';
-import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
+import type { PartialRunInput as PartialRunWorkflowInput, RunDefinition, SpurRunResult } from '../../engine/run-contract';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
 import { mergeFiles, storeDataUris } from './run-files';
+import { type RunWorkflowStart, launchRun, startWorkflowOf } from './run-launch';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import type { RunReader } from './runs.service';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
@@ -44,16 +44,16 @@ export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal } = deps;
   const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
 
-  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
+  /** Checks and stores the run (PENDING); the caller starts its workflow (`launch`). */
+  async function record(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<{ run: RunDoc; workflow: WorkflowDoc; definition: RunDefinition }> {
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
     const body: StartRunInput = { ...request, initial_inputs: initialInputs };
-    const inputNodeInput = resolveRunInputs(definition, body.initial_inputs);
+    resolveRunInputs(definition, body.initial_inputs);
     const version = await deps.versions.ensureVersion(workflow);
-    const topLevel = definition.nodes.filter((n) => n.parent_id === null);
     const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
       const doc: RunDoc = {
         _id: id, seq, workflow_id: workflow._id, workflow_version_id: version._id, status: 'PENDING', start_time: new Date(), end_time: null,
@@ -63,16 +63,12 @@ export function createRunStarter(deps: RunStarterDeps) {
       await models.Run.create(doc);
       return doc;
     });
-    const input: SpurRunInput = {
-      runId: run._id,
-      workflowId: workflow._id,
-      definition,
-      inputNodeInput,
-      taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
-    };
-    await startRunWorkflow(deps, run._id, {
-      type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
-    });
+    return { run, workflow, definition };
+  }
+
+  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false): Promise<RunDoc> {
+    const { run, workflow, definition } = await record(workflowId, request, runType, mergeFileInputs);
+    await failIfNotStarted(models, run._id, () => launchRun(deps, run, workflow, definition));
     return run;
   }
 
@@ -171,6 +167,8 @@ export function createRunStarter(deps: RunStarterDeps) {
 
   return {
     runPartial,
+    /** Stores a run without starting it: what an api that dies mid-request leaves (the reconciler's case). */
+    record: async (workflowId: string, body: StartRunInput, runType: string) => (await record(workflowId, body, runType)).run,
     async start(workflowId: string, body: StartRunInput, runType: string) {
       return deps.reader.get((await start(workflowId, body, runType))._id);
     },
@@ -183,41 +181,24 @@ export function createRunStarter(deps: RunStarterDeps) {
 
 export type RunStarter = ReturnType<typeof createRunStarter>;
 
-export interface RunWorkflowStart {
-  type: (typeof WorkflowType)[keyof typeof WorkflowType];
-  args: unknown[];
-  summary: string;
-  /** The Spur workflow (`S<n>`) the run belongs to, for the search attributes. */
-  workflowId: string;
-  runType: string;
-}
-
 /**
  * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
  * why (FAILED) and the client gets a 503, never a run left PENDING forever.
  */
 export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'models' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>, runId: string, start: RunWorkflowStart): Promise<void> {
+  await failIfNotStarted(deps.models, runId, () => startWorkflowOf(deps, runId, start));
+}
+
+async function failIfNotStarted(models: Models, runId: string, starting: () => Promise<void>): Promise<void> {
   try {
-    await deps.temporal.workflow.start(start.type, {
-      workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
-      taskQueue: deps.taskQueue,
-      args: start.args,
-      workflowIdConflictPolicy: 'FAIL',
-      staticSummary: start.summary,
-      // The first workflow task runs in this process when it hosts a worker with a free slot.
-      requestEagerStart: deps.eagerStart,
-      typedSearchAttributes: [
-        { key: SpurWorkflowId, value: start.workflowId },
-        { key: SpurRunType, value: start.runType },
-        { key: SpurRunStatus, value: 'PENDING' },
-      ],
-    });
+    await starting();
   } catch (err) {
+    if (err instanceof AppError) throw err;
     // The client's own message is generic ("Failed to start Workflow"); the cause says why
     // (e.g. a server whose search attributes were never registered).
     const cause = (err as { cause?: { message?: unknown } }).cause?.message;
     const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
-    await deps.models.Run.updateOne({ _id: runId }, { $set: { status: 'FAILED', message, end_time: new Date() } });
+    await models.Run.updateOne({ _id: runId }, { $set: { status: 'FAILED', message, end_time: new Date() } });
     throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
   }
 }
