@@ -7,13 +7,14 @@ import { createDatasetReader } from '../../src/modules/datasets/dataset-reader';
 import type { DatasetRow } from '../../src/modules/datasets/parsers';
 import { createOutputFileWriter } from '../../src/modules/output-files/output-file-writer';
 import {
-  type BatchChildRow, type BatchChunkInput, type BatchRows, type BatchChunkResult, type BatchFinish, type BatchLinesInput, type RowOutcome,
+  type BatchChildRow, type BatchChunkInput, type BatchRows, type BatchChunkResult, type BatchFinish, type BatchLinesInput,
   batchRowRunId, batchRowTaskIds, outcomeLine,
 } from '../shared/batch-contract';
 import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
-import { type RowRun, runRowInProcess } from './batch-row';
+import { type ChunkOutcome, ChunkFlusher } from './batch-chunk-flusher';
+import { runRowOrFail } from './batch-row';
 import { type RowRecordBase, createBatchRecords, rowOutcome } from './batch-records';
 import type { NodeActivityDeps } from './execute-node.activity';
 
@@ -93,51 +94,46 @@ export function createBatchActivities(deps: NodeActivityDeps) {
     };
 
     // A retry: rows recorded by an earlier attempt keep their outcome and are not run again.
-    const outcomes: Array<RowOutcome | 'canceled' | undefined> = new Array(rows.length);
+    const outcomes: ChunkOutcome[] = new Array(rows.length);
     if (ctx.info.attempt > 1) {
+      // An earlier attempt that timed out may still be running somewhere: its next heartbeat is
+      // refused and cancels its rows. Give it that long before reading what it recorded, so no row
+      // runs in two attempts at once.
+      await fence(ctx);
       const ended = await records.endedOutcomes(runIds);
       runIds.forEach((id, i) => (outcomes[i] = ended.get(id)));
     }
-    let linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
+    const linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
     const count = { ok: 0, failed: 0 };
     for (const o of outcomes) if (o && o !== 'canceled') count[o.ok ? 'ok' : 'failed']++;
-
-    let unsaved: Array<{ run: RowRun; initialInputs: Record<string, unknown> }> = [];
-    let flushing: Promise<void> = Promise.resolve();
-    const flush = () =>
-      (flushing = flushing.then(async () => {
-        const taken = unsaved;
-        unsaved = [];
-        await records.insertEnded(base, taken);
-        const from = linesNext;
-        const lines: string[] = [];
-        for (let o = outcomes[linesNext]; o && o !== 'canceled'; o = outcomes[++linesNext]) lines.push(outcomeLine(o));
-        if (lines.length > 0) await outputs.appendLines(batch.outputFileId, lines, { part: start + from });
-        await setParent(batch.parentRunId, {
-          rows_done: input.before.ok + input.before.failed + count.ok + count.failed, rows_failed: input.before.failed + count.failed,
-        });
-        ctx.heartbeat({ linesWritten: start + linesNext });
-      }));
-    const ticker = setInterval(() => void flush().catch(() => undefined), FLUSH_EVERY_MS);
+    const flusher = new ChunkFlusher(
+      {
+        insertEnded: (b, ended) => records.insertEnded(b, ended),
+        appendLines: (id, lines, opts) => outputs.appendLines(id, lines, opts),
+        saveProgress: (done, failed) => setParent(batch.parentRunId, { rows_done: done, rows_failed: failed }),
+        heartbeat: (details) => ctx.heartbeat(details),
+      },
+      { base, outputFileId: batch.outputFileId, start, before: input.before },
+      outcomes, count, linesNext,
+    );
+    flusher.start(FLUSH_EVERY_MS);
 
     const runRow = async (i: number) => {
       const runId = runIds[i] as string;
       const cells = rowInput(rows[i] as DatasetRow, batch.columns);
-      const run = await runRowInProcess(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
-      unsaved.push({ run, initialInputs: { [batch.inputNodeId]: cells } });
-      if (run.status === 'CANCELED') {
-        outcomes[i] = 'canceled';
-        return;
+      const run = await runRowOrFail(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
+      if (run.status === 'CANCELED') outcomes[i] = 'canceled';
+      else {
+        const outcome = rowOutcome(run);
+        outcomes[i] = outcome;
+        count[outcome.ok ? 'ok' : 'failed']++;
       }
-      const outcome = rowOutcome(run);
-      outcomes[i] = outcome;
-      count[outcome.ok ? 'ok' : 'failed']++;
+      flusher.rowEnded({ index: i, run, initialInputs: { [batch.inputNodeId]: cells } });
     };
     try {
       await slidingWindow(rows.length, batch.miniBatchSize, (i) => outcomes[i] === undefined, runRow, ctx.cancellationSignal);
     } finally {
-      clearInterval(ticker);
-      await flush();
+      await flusher.finish(ctx.cancellationSignal);
     }
     if (ctx.cancellationSignal.aborted) throw new CancelledFailure(CANCELED_MESSAGE);
     return count;
@@ -170,6 +166,14 @@ export function createBatchActivities(deps: NodeActivityDeps) {
 
 function topLevelIds(definition: RunDefinition): string[] {
   return definition.nodes.filter((n) => n.parent_id === null).map((n) => n.id);
+}
+
+/** Longer than a refused heartbeat takes to reach an earlier attempt (throttled to 1 s) and stop its rows. */
+const FENCE_MS = 3000;
+
+async function fence(ctx: Context): Promise<void> {
+  ctx.heartbeat({ fencing: true });
+  await ctx.sleep(FENCE_MS);
 }
 
 /** Runs `work(i)` for every i in [0, n) that `wanted(i)`, at most `width` at a time, in order of i. */
