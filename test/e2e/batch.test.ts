@@ -175,8 +175,10 @@ describe('e2e: batch runs over datasets', function () {
     const parents = (await http.get('/run/?run_type=batch&page_size=100')).body;
     assert.ok(parents.some((r: any) => r.id === parent.id));
     assert.ok(parents.every((r: any) => r.parent_run_id === null));
-    const dsRuns = (await http.get(`/ds/${ds.id}/list_runs/`)).body;
+    const dsRuns = [];
+    for (let page = 1; page <= 3; page++) dsRuns.push(...(await http.get(`/ds/${ds.id}/list_runs/?page=${page}&page_size=100`)).body);
     assert.equal(dsRuns.length, 201);
+    assert.equal(new Set(dsRuns.map((r: any) => r.id)).size, 201);
     assert.ok(dsRuns.some((r: any) => r.id === parent.id));
   });
 
