@@ -44,7 +44,7 @@ function invalidFile(err: DatasetFormatError, fileName: string): RequestValidati
 }
 
 export function createDatasetService({ models, runs, limits, clock = () => new Date() }: DatasetServiceDeps) {
-  const { Dataset, Run } = models;
+  const { Dataset } = models;
   const reader = createDatasetReader(models);
   const idTaken = async (id: string) => (await Dataset.exists({ _id: id })) !== null;
   const nameTaken = async (name: string) => (await Dataset.exists({ name })) !== null;
