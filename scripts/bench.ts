@@ -160,7 +160,7 @@ let staleKeepAliveRetries = 0;
 
 async function runPhases(stack: Stack, phases: PhaseResult[]): Promise<Record<string, number>> {
   const http = jsonClient(stack.apiUrl, Math.max(64, settings.concurrency + 8));
-  const mongo = await connectMongo({ mongo: { uri: stack.env.SPUR_MONGODB_URI as string, dbName: stack.env.SPUR_MONGODB_DB as string } });
+  const mongo = await connectMongo({ mongo: { uri: stack.env.SPUR_MONGODB_URI as string, dbName: stack.env.SPUR_MONGODB_DB as string, timeoutMs: 10_000 } });
   try {
     const workflows = await createWorkflows(http);
     await measure(http, mongo, workflows, new CpuSampler(stack.groups), phases);

@@ -7,12 +7,16 @@
 // replaces the baseline: copy a file to another name first to keep replaying the old one.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
+import { StartRunRequest } from '../src/modules/runs/runs.schemas';
+import { createServices } from '../src/services';
+import type { ReconcileInput } from '../temporal/shared/reconcile-contract';
 import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
 import { isFinal, waitForRun, type Engine } from '../test/support/engine';
 import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
@@ -39,7 +43,8 @@ interface Scenario {
   expect:
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
     | { partial: Record<string, unknown> }
-    | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } };
+    | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } }
+    | { reconcile: { pageSize: number } };
 }
 
 const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
@@ -147,7 +152,27 @@ const SCENARIOS: Scenario[] = [
     definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] },
     expect: { batch: { rows: 3, miniBatchSize: 2, approveRows: true } },
   },
+  {
+    // One reconciler pass (what its schedule starts) over two pages of open runs, one of them never started.
+    name: 'reconcile',
+    definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
+    expect: { reconcile: { pageSize: 1 } },
+  },
 ];
+
+/** Leaves a run stored but never started (as an api killed mid-request would), then runs one reconciler pass. */
+async function runReconcileScenario(engine: Engine, workflowId: string, pageSize: number): Promise<string> {
+  const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+  const request = StartRunRequest.parse({ initial_inputs: { in: { x: 'a' } } });
+  const stranded = [await services.runStarter.record(workflowId, request, 'interactive'), await services.runStarter.record(workflowId, request, 'interactive')];
+  const input: ReconcileInput = { graceMs: 0, pageSize, maxPages: 5 };
+  const handle = await engine.api.temporal.workflow.start(WorkflowType.spurReconcile, {
+    workflowId: `${engine.api.config.temporal.workflowIdPrefix}spur-reconcile`, taskQueue: engine.api.config.temporal.taskQueue, args: [input],
+  });
+  await handle.result();
+  for (const run of stranded) assert.equal((await waitForRun(engine.http, run._id, isFinal)).status, 'COMPLETED');
+  return handle.workflowId;
+}
 
 /** A batch over a `rows`-row dataset; rows that pause are approved as they come. Resolves to the parent's workflow id. */
 async function runBatchScenario(engine: Engine, workflowId: string, batch: { rows: number; miniBatchSize: number; approveRows?: boolean }): Promise<string> {
@@ -180,6 +205,7 @@ async function runScenario(engine: Engine, scenario: Scenario): Promise<string> 
   assert.equal(wf.status, 200, wf.text);
   const { expect } = scenario;
   if ('batch' in expect) return runBatchScenario(engine, wf.body.id, expect.batch);
+  if ('reconcile' in expect) return runReconcileScenario(engine, wf.body.id, expect.reconcile.pageSize);
   if ('partial' in expect) {
     const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
     assert.equal(res.status, 200, res.text);

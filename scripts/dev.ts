@@ -3,7 +3,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { waitForTcp } from './lib/ports';
-import { spawnManaged, type ManagedProcess } from './lib/processes';
+import type { ManagedProcess } from './lib/processes';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy, type Supervised, supervise } from './lib/supervisor';
 import { DEFAULT_DEV_PORTS, TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal } from './lib/servers';
 import { REPO_ROOT } from './lib/tools';
 
@@ -12,6 +13,8 @@ export interface DevOptions {
   /** Internal: replace `tsx temporal/worker.ts` / `tsx src/main.ts` (tests of this script). */
   workerCommand?: readonly string[];
   apiCommand?: readonly string[];
+  /** How the worker and the api are restarted when they die (tests shorten it). */
+  restartPolicy?: RestartPolicy;
 }
 
 function envPort(name: string, fallback: number): number {
@@ -44,7 +47,7 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
   }
   const apiCommand = options.apiCommand ?? tsx('src/main.ts');
 
-  const apps: ManagedProcess[] = []; // stopped first
+  const apps: Supervised[] = []; // stopped first
   const servers: ManagedProcess[] = [];
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -61,7 +64,7 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (!shuttingDown) return void shutdown(0, `${signal} received`);
     say('second signal: killing everything now');
-    for (const p of [...apps, ...servers]) p.kill('SIGKILL');
+    for (const p of [...apps.map((a) => a.current), ...servers]) p.kill('SIGKILL');
     finish(130);
   };
   process.on('SIGINT', onSignal);
@@ -92,11 +95,11 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
       SPUR_DATA_DIR: dataDir,
       SPUR_PORT: String(ports.api),
     };
+    // The worker and the api are where durability shows: one that dies is restarted (with
+    // backoff, logged) while runs go on, instead of the whole stack stopping.
     const start = (name: string, [command, ...args]: readonly string[]): void => {
       if (command === undefined) throw new Error(`empty ${name} command`);
-      const p = spawnManaged({ name, command, args, env, cwd: REPO_ROOT });
-      apps.push(p);
-      watch(p);
+      apps.push(supervise({ name, command, args, env, cwd: REPO_ROOT }, options.restartPolicy ?? DEFAULT_RESTART_POLICY, say));
     };
     if (workerCommand) start('worker', workerCommand);
     start('api', apiCommand);

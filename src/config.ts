@@ -81,6 +81,18 @@ const envSchema = z.object({
   SPUR_PYTHON_MAX_PROCESSES: z.coerce.number().int().min(8).max(4096).default(64),
   /** Size of the run's writable scratch (/tmp, also the largest file), in MB. */
   SPUR_PYTHON_SCRATCH_MB: z.coerce.number().int().min(1).max(65_536).default(64),
+  /**
+   * How long a MongoDB operation waits for a reachable server: while the database is down, a
+   * request answers 503 after this long instead of hanging.
+   */
+  SPUR_MONGODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** The api cuts a client that has not sent its headers, or its whole request (body included), in this long. */
+  SPUR_HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().default(30),
+  SPUR_HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(300),
+  /** How often the reconciler (a Temporal Schedule) looks for runs whose workflow is gone; 0 = never. */
+  SPUR_RECONCILE_EVERY_SECONDS: z.coerce.number().min(0).default(60),
+  /** A run younger than this is left alone by the reconciler (its api may still be starting it). */
+  SPUR_RECONCILE_GRACE_SECONDS: z.coerce.number().min(0).default(120),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -99,14 +111,17 @@ export interface Config {
     allowInsecure: boolean;
     corsOrigins: string[];
     shutdownDrainMs: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
   };
-  mongo: { uri: string; dbName: string };
+  mongo: { uri: string; dbName: string; timeoutMs: number };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
   values: { refAboveBytes: number; maxBytes: number };
   rag: { vectorStoreUri: string; annMinRows: number };
   python: PythonSettings;
+  reconcile: { everyMs: number; graceMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -142,14 +157,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
       shutdownDrainMs: e.SPUR_SHUTDOWN_DRAIN_SECONDS * 1000,
+      headersTimeoutMs: e.SPUR_HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: e.SPUR_HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
     },
-    mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
+    mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB },
+    reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

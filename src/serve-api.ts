@@ -37,8 +37,18 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
     services: createServices({ models: deps.models, secretKey: loadSecretKey(config), temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
-  const server = http.createServer(app.callback());
-  server.requestTimeout = 0; // blocking runs may legitimately take long; the run engine bounds them
+  const server = http.createServer(
+    {
+      // Bounds on what a client can make the api hold: its headers, and its whole request (a
+      // stalled upload), each within a limit. A blocking run's wait comes after the request is in
+      // and is bounded by SPUR_BLOCKING_RUN_WAIT_SECONDS, so these do not cut it.
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: Math.max(config.http.requestTimeoutMs, config.http.headersTimeoutMs),
+      // How often those limits are checked (Node's default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+    },
+    app.callback(),
+  );
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;

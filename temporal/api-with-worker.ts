@@ -5,6 +5,7 @@ import { connectMongo } from '../src/db/connection';
 import { createModels, syncIndexes } from '../src/db/models';
 import { createLogger } from '../src/logger';
 import { refuseInsecureListen, serveApi } from '../src/serve-api';
+import { ensureReconcilerSchedule } from './reconciler-schedule';
 import { createSpurWorker, installRuntime } from './spur-worker';
 
 /**
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  await ensureReconcilerSchedule(temporal, config, logger);
   await serveApi({
     config, logger, mongo, models, temporal, eagerStart: true,
     // The SDK's own SIGTERM handler has begun the worker's drain: wait for it, then close.

@@ -27,7 +27,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values), vectors, retriever, pythonSandbox }),
+    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values), vectors, retriever, pythonSandbox, temporal: { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix } }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

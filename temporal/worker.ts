@@ -1,8 +1,10 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { connectMongo } from '../src/db/connection';
 import { createModels, syncIndexes } from '../src/db/models';
 import { createLogger } from '../src/logger';
+import { ensureReconcilerSchedule } from './reconciler-schedule';
 import { createSpurWorker, installRuntime } from './spur-worker';
 
 /**
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {
     const worker = await createSpurWorker(connection, config, models);
+    await ensureReconcilerSchedule(new Client({ connection, namespace: config.temporal.namespace }), config, logger);
     logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker running');
     await worker.run();
     logger.info('worker stopped');

@@ -8,9 +8,12 @@ import type { Config } from '../config';
 export async function connectMongo(config: Pick<Config, 'mongo'>): Promise<Connection> {
   mongoose.set('sanitizeFilter', true);
   mongoose.set('strictQuery', true);
+  mongoose.set('bufferTimeoutMS', config.mongo.timeoutMs);
   const conn = mongoose.createConnection(config.mongo.uri, {
     dbName: config.mongo.dbName,
-    serverSelectionTimeoutMS: 10_000,
+    // While the database is down an operation fails after this long (the api answers 503) instead
+    // of waiting for Mongoose's 10 s buffer or the driver's 30 s server selection.
+    serverSelectionTimeoutMS: config.mongo.timeoutMs,
     autoIndex: true,
   });
   await conn.asPromise();

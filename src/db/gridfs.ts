@@ -1,4 +1,6 @@
-import type { mongo } from 'mongoose';
+import { mongo } from 'mongoose';
+
+const GridFSBucketCtor = mongo.GridFSBucket;
 
 /** Stores bytes as one GridFS file and resolves with its id once every chunk is written. */
 export function putBytes(bucket: mongo.GridFSBucket, filename: string, metadata: Record<string, unknown>, data: Buffer): Promise<mongo.ObjectId> {
@@ -21,4 +23,36 @@ export async function deleteIfPresent(bucket: mongo.GridFSBucket, id: mongo.Obje
   } catch (err) {
     if (!(err instanceof Error && err.message.startsWith('File not found for id'))) throw err;
   }
+}
+
+/** Where a multipart upload streams its files before the route has validated the request. */
+export interface GridFsStaging {
+  bucket: mongo.GridFSBucket;
+  /** The bucket's `<name>.files` and `<name>.chunks` collections. */
+  files: mongo.Collection;
+  chunks: mongo.Collection;
+}
+
+/** Files whose name starts so are staged: no route has taken them yet. */
+export const STAGING_PREFIX = 'upload-staging/';
+
+export function gridFsStaging(db: mongo.Db, bucketName: string): GridFsStaging {
+  return { bucket: new GridFSBucketCtor(db, { bucketName }), files: db.collection(`${bucketName}.files`), chunks: db.collection(`${bucketName}.chunks`) };
+}
+
+/** Takes a staged file: gives it its final name and metadata in one write (no byte is copied). */
+export async function commitStaged(staging: GridFsStaging, id: mongo.ObjectId, filename: string, metadata: Record<string, unknown>): Promise<void> {
+  await staging.files.updateOne({ _id: id }, { $set: { filename, metadata } });
+}
+
+/**
+ * Deletes the given files that are still staged (the request failed, or did not take them),
+ * including the chunks of one cut off mid-stream (GridFS writes a file's document last).
+ */
+export async function discardStaged(staging: GridFsStaging, ids: mongo.ObjectId[]): Promise<void> {
+  if (ids.length === 0) return;
+  const docs = await staging.files.find({ _id: { $in: ids } }, { projection: { filename: 1 } }).toArray();
+  for (const doc of docs) if (String(doc.filename).startsWith(STAGING_PREFIX)) await deleteIfPresent(staging.bucket, doc._id as mongo.ObjectId);
+  const unfinished = ids.filter((id) => !docs.some((d) => id.equals(d._id as mongo.ObjectId)));
+  if (unfinished.length > 0) await staging.chunks.deleteMany({ files_id: { $in: unfinished } });
 }

@@ -50,6 +50,19 @@ export function createRunProjection(models: Models) {
     return fromJsonText<TaskRecord[]>(doc?.tasks) ?? [];
   }
 
+  /** Closes a run nobody else writes any more, and its open tasks, if it is still in one of `statuses`. */
+  async function closeWithoutWorkflow(runId: string, statuses: RunStatus[], status: 'CANCELED' | 'FAILED', message: string): Promise<void> {
+    const current = await Run.findById(runId, { status: 1 }).lean<{ status: RunStatus }>();
+    if (!current || !statuses.includes(current.status)) return;
+    const tasks = await tasksOf(runId);
+    const now = new Date().toISOString();
+    const open = ['PENDING', 'RUNNING', 'PAUSED'];
+    if (tasks.some((t) => open.includes(t.status))) {
+      await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)), false);
+    }
+    await Run.updateOne({ _id: runId }, { $set: { status, end_time: new Date(), message } });
+  }
+
   return {
     /**
      * Tasks first, then the run: a reader that sees the run final also sees its tasks final. A
@@ -86,15 +99,12 @@ export function createRunProjection(models: Models) {
      * would otherwise show RUNNING or PAUSED forever. Its open tasks are cancelled with it.
      */
     async cancelWithoutWorkflow(runId: string, statuses: RunStatus[]): Promise<void> {
-      const current = await Run.findById(runId, { status: 1 }).lean<{ status: RunStatus }>();
-      if (!current || !statuses.includes(current.status)) return;
-      const tasks = await tasksOf(runId);
-      const now = new Date().toISOString();
-      const open = ['PENDING', 'RUNNING', 'PAUSED'];
-      if (tasks.some((t) => open.includes(t.status))) {
-        await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status: 'CANCELED' as const, end_time: t.end_time ?? now } : t)), false);
-      }
-      await Run.updateOne({ _id: runId }, { $set: { status: 'CANCELED', end_time: new Date(), message: CANCELED_MESSAGE } });
+      await closeWithoutWorkflow(runId, statuses, 'CANCELED', CANCELED_MESSAGE);
+    },
+
+    /** The reconciler's end of a run whose workflow died without saying so (terminated, timed out, deleted). */
+    async failWithoutWorkflow(runId: string, statuses: RunStatus[], message: string): Promise<void> {
+      await closeWithoutWorkflow(runId, statuses, 'FAILED', message);
     },
 
     tasksOf,

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { isDuplicateKeyError } from '../db/ids';
 import type { Logger } from '../logger';
+import { RETRY_AFTER_SECONDS, unreachableDependency } from './dependency-errors';
 import { AppError, RequestValidationError } from './errors';
 
 const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_PART_COUNT', 'LIMIT_FIELD_COUNT', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_KEY']);
@@ -8,6 +9,7 @@ const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_
 interface Rendered {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -21,8 +23,10 @@ export function errorMiddleware(logger: Logger): Middleware {
       await next();
     } catch (err) {
       const rendered = render(err);
-      if (rendered.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      if (rendered.status === 503) logger.warn({ err: String(err), method: ctx.method, path: ctx.path }, 'request answered 503: a dependency is unavailable');
+      else if (rendered.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = rendered.status;
+      for (const [name, value] of Object.entries(rendered.headers ?? {})) ctx.set(name, value);
       ctx.body = rendered.body;
     }
   };
@@ -30,7 +34,15 @@ export function errorMiddleware(logger: Logger): Middleware {
 
 function render(err: unknown): Rendered {
   if (err instanceof RequestValidationError) return { status: 422, body: { detail: err.details } };
-  if (err instanceof AppError) return { status: err.status, body: { detail: err.message } };
+  if (err instanceof AppError) {
+    const headers = err.status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : undefined;
+    return { status: err.status, body: { detail: err.message }, ...(headers ? { headers } : {}) };
+  }
+  // While MongoDB or Temporal is down every endpoint says so (503, try again later), never 500.
+  const down = unreachableDependency(err);
+  if (down) {
+    return { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, body: { detail: `${down} is unavailable; try again in a few seconds` } };
+  }
   const e = err as { code?: unknown; field?: unknown; status?: unknown; expose?: unknown; message?: unknown; name?: unknown };
   if (e.name === 'MulterError' && typeof e.code === 'string') {
     if (MULTER_TOO_LARGE.has(e.code)) return { status: 413, body: { detail: uploadLimitMessage(e.code, e.field) } };

@@ -53,6 +53,22 @@ export async function runRowInProcess(
   }
 }
 
+/**
+ * A row that throws (a bug, an input the engine cannot take) fails alone instead of failing the
+ * chunk, which would be retried into the same row forever.
+ */
+export async function runRowOrFail(deps: NodeActivityDeps, level: GraphLevel, run: Parameters<typeof runRowInProcess>[2], signal: AbortSignal): Promise<RowRun> {
+  const startTime = new Date();
+  try {
+    return await runRowInProcess(deps, level, run, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return {
+      runId: run.runId, status: 'FAILED', message: `The row could not run: ${(err as Error).message}`, tasks: [], outputsById: {}, outputsByTitle: {}, startTime, endTime: new Date(),
+    };
+  }
+}
+
 async function executeWithRetries(deps: NodeActivityDeps, runId: string, node: GraphNode, input: Record<string, unknown>, signal: AbortSignal) {
   const attempts = PURE_NODE_TYPES.has(node.node_type) ? 1 : nodeAttempts(node.config);
   for (let attempt = 1; ; attempt++) {

@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
 import { createOutputFileParts } from '../../src/db/output-file-parts';
-import type { EndedRow, EndedRunSummary, RowRecordBase, RunRepository } from '../../src/db/run-repository';
+import type { RowRecordBase, RunRepository } from '../../src/db/run-repository';
 import { createDatasetReader } from '../../src/modules/datasets/dataset-reader';
 import type { DatasetRow } from '../../src/modules/datasets/parsers';
 import {
@@ -11,7 +11,8 @@ import {
 import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
-import { runRowInProcess } from './batch-row';
+import { type ChunkOutcome, ChunkFlusher, rowOutcome } from './batch-chunk-flusher';
+import { runRowOrFail } from './batch-row';
 import type { NodeActivityDeps } from './execute-node.activity';
 
 /** How often a chunk shows its progress: records, output lines, the parent's percentage. */
@@ -87,52 +88,47 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     const base = recordBase(batch);
 
     // A retry: rows recorded by an earlier attempt keep their outcome and are not run again.
-    const outcomes: Array<RowOutcome | 'canceled' | undefined> = new Array(rows.length);
+    const outcomes: ChunkOutcome[] = new Array(rows.length);
     if (ctx.info.attempt > 1) {
+      // An earlier attempt that timed out may still be running somewhere: its next heartbeat is
+      // refused and cancels its rows. Give it that long before reading what it recorded, so no row
+      // runs in two attempts at once.
+      await fence(ctx);
       const ended = new Map((await runs.endedRuns(runIds)).map((r) => [r.runId, rowOutcome(r)]));
       runIds.forEach((id, i) => (outcomes[i] = ended.get(id)));
     }
-    let linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
+    const linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);
     const count = { ok: 0, failed: 0 };
     for (const o of outcomes) if (o && o !== 'canceled') count[o.ok ? 'ok' : 'failed']++;
-
-    let unsaved: EndedRow[] = [];
-    let flushing: Promise<void> = Promise.resolve();
-    const flush = () =>
-      (flushing = flushing.then(async () => {
-        const taken = unsaved;
-        unsaved = [];
-        await runs.insertEndedRows(base, taken);
-        const from = linesNext;
-        const ready: RowOutcome[] = [];
-        for (let o = outcomes[linesNext]; o && o !== 'canceled'; o = outcomes[++linesNext]) ready.push(o);
-        const lines = await outcomeLines(ready);
-        if (lines.length > 0) await outputs.appendLines(batch.outputFileId, lines, { part: start + from });
-        await runs.setBatchProgress(batch.parentRunId, {
-          rows_done: input.before.ok + input.before.failed + count.ok + count.failed, rows_failed: input.before.failed + count.failed,
-        });
-        ctx.heartbeat({ linesWritten: start + linesNext });
-      }));
-    const ticker = setInterval(() => void flush().catch(() => undefined), FLUSH_EVERY_MS);
+    const flusher = new ChunkFlusher(
+      {
+        insertEnded: (b, ended) => runs.insertEndedRows(b, ended.map((e) => ({ ...e.run, initialInputs: e.initialInputs }))),
+        lines: (ready) => outcomeLines(ready),
+        appendLines: (id, lines, opts) => outputs.appendLines(id, lines, opts),
+        saveProgress: (done, failed) => runs.setBatchProgress(batch.parentRunId, { rows_done: done, rows_failed: failed }),
+        heartbeat: (details) => ctx.heartbeat(details),
+      },
+      { base, outputFileId: batch.outputFileId, start, before: input.before },
+      outcomes, count, linesNext,
+    );
+    flusher.start(FLUSH_EVERY_MS);
 
     const runRow = async (i: number) => {
       const runId = runIds[i] as string;
       const cells = await rowValues(runId, rowInput(rows[i] as DatasetRow, batch.columns));
-      const run = await runRowInProcess(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
-      unsaved.push({ ...run, initialInputs: { [batch.inputNodeId]: cells } });
-      if (run.status === 'CANCELED') {
-        outcomes[i] = 'canceled';
-        return;
+      const run = await runRowOrFail(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
+      if (run.status === 'CANCELED') outcomes[i] = 'canceled';
+      else {
+        const outcome = rowOutcome(run);
+        outcomes[i] = outcome;
+        count[outcome.ok ? 'ok' : 'failed']++;
       }
-      const outcome = rowOutcome(run);
-      outcomes[i] = outcome;
-      count[outcome.ok ? 'ok' : 'failed']++;
+      flusher.rowEnded({ index: i, run, initialInputs: { [batch.inputNodeId]: cells } });
     };
     try {
       await slidingWindow(rows.length, batch.miniBatchSize, (i) => outcomes[i] === undefined, runRow, ctx.cancellationSignal);
     } finally {
-      clearInterval(ticker);
-      await flush();
+      await flusher.finish(ctx.cancellationSignal);
     }
     if (ctx.cancellationSignal.aborted) throw new CancelledFailure(CANCELED_MESSAGE);
     return count;
@@ -161,10 +157,6 @@ async function rowValuesOf(deps: NodeActivityDeps, runId: string, cells: Record<
   }
 }
 
-/** A row's output line: its outputs, or its error and run id. */
-function rowOutcome(r: EndedRunSummary): RowOutcome {
-  return r.status === 'COMPLETED' ? { ok: true, outputsById: r.outputsById } : { ok: false, error: r.message ?? r.status, runId: r.runId };
-}
 
 /** What every row run of the batch shares on its record. */
 function recordBase(batch: BatchRows): RowRecordBase {
@@ -186,4 +178,12 @@ async function slidingWindow(n: number, width: number, wanted: (i: number) => bo
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(width, n)) }, lane));
+}
+
+/** Longer than a refused heartbeat takes to reach an earlier attempt (throttled to 1 s) and stop its rows. */
+const FENCE_MS = 3000;
+
+async function fence(ctx: Context): Promise<void> {
+  ctx.heartbeat({ fencing: true });
+  await ctx.sleep(FENCE_MS);
 }

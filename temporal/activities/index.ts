@@ -10,6 +10,7 @@ import { createProjectionActivities } from './projection.activities';
 import { createRagActivities } from './rag.activities';
 import type { VectorStore } from '../../src/modules/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
+import { createReconcileActivities } from './reconcile.activities';
 
 export interface ActivityDeps {
   models: Models;
@@ -20,6 +21,8 @@ export interface ActivityDeps {
   vectors: VectorStore;
   retriever?: RagRetriever;
   pythonSandbox?: PythonSandbox;
+  /** The queue and workflow-id prefix this worker serves (the reconciler starts runs there). */
+  temporal: { taskQueue: string; workflowIdPrefix: string };
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
@@ -32,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createChatActivities(deps.models),
     ...createAgentActivities(deps),
     ...createRagActivities(deps),
+    ...createReconcileActivities(deps),
   };
 }
 
@@ -39,3 +43,4 @@ export type ProjectionActivities = ReturnType<typeof createProjectionActivities>
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
 export type { RagActivities } from './rag.activities';
+export type ReconcileActivities = ReturnType<typeof createReconcileActivities>;

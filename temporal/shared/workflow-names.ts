@@ -3,6 +3,7 @@ export const WorkflowType = {
   spurRun: 'spurRun',
   spurPartialRun: 'spurPartialRun',
   spurBatchRun: 'spurBatchRun',
+  spurReconcile: 'spurReconcile',
 } as const;
 
 /**

@@ -12,6 +12,9 @@ import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { WorkflowType, runWorkflowId } from '../shared/workflow-names';
 import { failureMessage } from './graph-runner';
 
+/** Errors no retry can mend: Mongoose refusing a document, an input that is gone. */
+const PERMANENT = ['CastError', 'ValidationError', 'StrictModeError', 'BatchInputGone'];
+
 /** Rows per inline chunk: one dataset chunk document, one activity, a few flushes. */
 const INLINE_CHUNK_ROWS = 500;
 /** Rows whose records a child-mode batch creates at once. */
@@ -23,11 +26,14 @@ const chunks = proxyActivities<BatchActivities>({
   heartbeatTimeout: '10s',
   // A cancelled chunk records the rows it ran before the batch is marked CANCELED.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  // Bounded: a chunk that cannot finish in ~15 min of tries (a database away that long, a bug)
+  // fails the batch with the reason instead of retrying forever. Its rows never throw: a bad row
+  // fails alone (batch-row.ts); a record that cannot be stored fails its row (batch-chunk-flusher.ts).
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 35, nonRetryableErrorTypes: PERMANENT },
 });
 const bookkeeping = proxyActivities<BatchActivities>({
   startToCloseTimeout: '1m',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s' },
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 40, nonRetryableErrorTypes: PERMANENT },
 });
 
 /**

@@ -5,3 +5,4 @@ export { spurPartialRun } from './partial-run.workflow';
 export { spurBatchRun } from './batch-run.workflow';
 export { ragIngest } from './rag-ingest.workflow';
 export { ragIndex } from './rag-index.workflow';
+export { spurReconcile } from './reconcile.workflow';

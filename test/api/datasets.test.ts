@@ -204,6 +204,17 @@ describe('api: datasets (/ds/)', () => {
       assert.equal(runs.status, 200);
       assert.deepEqual(runs.body.map((r: { id: string; input_dataset_id: string }) => [r.id, r.input_dataset_id]), [['R902', ds.id], ['R901', ds.id]]);
     });
+
+    it('list_runs is paged with the spec bounds (page ≥ 1, 1 ≤ page_size ≤ 100)', async () => {
+      const ds = (await upload('paged runs', 'p.csv', 'q\nhello\n')).body;
+      const run = (i: number) => ({ _id: `R95${i}`, seq: 950 + i, workflow_id: 'S1', status: 'COMPLETED' as const, start_time: new Date(Date.UTC(2025, 0, 1 + i)), run_type: 'batch', input_dataset_id: ds.id });
+      await api.models.Run.create([0, 1, 2, 3, 4].map(run));
+      const ids = async (q: string) => (await http.get(`/ds/${ds.id}/list_runs/?${q}`)).body.map((r: { id: string }) => r.id);
+      assert.deepEqual(await ids('page_size=2'), ['R954', 'R953']);
+      assert.deepEqual(await ids('page=2&page_size=2'), ['R952', 'R951']);
+      assert.deepEqual(await ids('page=3&page_size=2'), ['R950']);
+      for (const q of ['page=0', 'page_size=0', 'page_size=101', 'page=x']) assert.equal((await http.get(`/ds/${ds.id}/list_runs/?${q}`)).status, 422, q);
+    });
   });
 
   describe('storage', () => {

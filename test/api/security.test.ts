@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/tools';
+import { trusted } from 'mongoose';
 import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
@@ -98,13 +99,28 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
 
   describe('NoSQL operator injection', () => {
     let api: TestApi;
+    const runIds: string[] = [];
     before(async () => {
       api = await startApi();
       const http = client(api.baseUrl);
-      await http.post('/wf/', { name: 'victim' });
+      const definition = { nodes: [{ id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } }], links: [] };
+      const wf = (await http.post('/wf/', { name: 'victim', definition })).body;
       await http.post('/env-mgmt/', { name: 'OPENAI_API_KEY', value: 'sk-secret-value-123456' });
+      // Runs an operator that got through would match (no worker: they stay PENDING).
+      for (let i = 0; i < 2; i++) {
+        const run = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'a' } } });
+        assert.equal(run.status, 200, run.text);
+        runIds.push(run.body.id);
+      }
     });
     after(() => api.close());
+
+    it('has runs that an operator reaching the database would match (the control)', async () => {
+      assert.equal(await api.models.Run.countDocuments({ run_type: trusted({ $ne: null }) }), runIds.length);
+      assert.equal(await api.models.Run.countDocuments({ _id: trusted({ $ne: null }) }), runIds.length);
+      const listed = await client(api.baseUrl).get('/run/?run_type=interactive');
+      assert.deepEqual(listed.body.map((r: { id: string }) => r.id).sort(), [...runIds].sort());
+    });
 
     const payloads = ['{"$ne":null}', '{"$gt":""}', '{"$where":"1"}', '{"$regex":".*"}', '[$ne]=1', '%7B%22%24ne%22%3Anull%7D'];
 
@@ -112,10 +128,10 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
       const http = client(api.baseUrl);
       for (const p of payloads) {
         const seg = encodeURIComponent(p);
-        for (const route of [`/wf/${seg}/`, `/run/${seg}/`, `/wf/pause_history/${seg}/`, `/env-mgmt/${seg}`, `/wf/${seg}/versions/`]) {
+        for (const route of [`/wf/${seg}/`, `/run/${seg}/`, `/run/${seg}/status/`, `/wf/pause_history/${seg}/`, `/env-mgmt/${seg}`, `/wf/${seg}/versions/`]) {
           const res = await http.get(route);
           assert.ok([404, 422].includes(res.status), `${route} → ${res.status}`);
-          assert.ok(!res.text.includes('victim') && !res.text.includes('sk-s'), route);
+          assert.ok(!res.text.includes('victim') && !res.text.includes('sk-s') && !runIds.some((id) => res.text.includes(`"${id}"`)), route);
         }
       }
     });
@@ -127,13 +143,22 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
         assert.equal(created.status, 422);
         const env = await http.post('/env-mgmt/', { name: op, value: 'x' });
         assert.equal(env.status, 422);
-        const action = await http.post('/wf/process_pause_action/R1/', { action: 'APPROVE', user_id: op, inputs: {} });
+        const action = await http.post(`/wf/process_pause_action/${runIds[0]}/`, { action: 'APPROVE', user_id: op, inputs: {} });
         assert.equal(action.status, 422);
       }
-      for (const q of ['status[$ne]=COMPLETED', 'status=%7B%22%24ne%22%3A1%7D', 'run_type[$regex]=.*', 'run_type=%7B%22%24ne%22%3Anull%7D']) {
+      // An operator as a value is a string that no run has: nothing matches (an operator would match every run).
+      const wfId = (await http.get(`/run/${runIds[0]}/`)).body.workflow_id;
+      assert.equal((await http.get(`/wf/${wfId}/runs/?status=%7B%22%24ne%22%3A1%7D`)).status, 422, 'status is one of the run statuses');
+      for (const q of ['run_type=%7B%22%24ne%22%3Anull%7D', 'run_type=%7B%22%24regex%22%3A%22.*%22%7D', 'run_type=%7B%22%24gt%22%3A%22%22%7D']) {
         const res = await http.get(`/run/?${q}`);
         assert.ok([200, 422].includes(res.status), q);
         if (res.status === 200) assert.deepEqual(res.body, [], q);
+      }
+      // Bracket keys are unknown parameters, ignored: every run (an operator `$ne: interactive` would match none).
+      for (const q of ['run_type[$ne]=interactive', 'status[$ne]=PENDING', 'run_type[$regex]=^nothing']) {
+        const res = await http.get(`/run/?${q}`);
+        assert.ok([200, 422].includes(res.status), q);
+        if (res.status === 200) assert.deepEqual(res.body.map((r: { id: string }) => r.id).sort(), [...runIds].sort(), q);
       }
     });
   });

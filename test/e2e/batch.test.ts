@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { l, n } from '../support/graphs';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { until } from '../support/exec-log';
 import { startWorker } from '../support/worker';
 
 type Http = Engine['http'];
@@ -175,8 +177,10 @@ describe('e2e: batch runs over datasets', function () {
     const parents = (await http.get('/run/?run_type=batch&page_size=100')).body;
     assert.ok(parents.some((r: any) => r.id === parent.id));
     assert.ok(parents.every((r: any) => r.parent_run_id === null));
-    const dsRuns = (await http.get(`/ds/${ds.id}/list_runs/`)).body;
+    const dsRuns = [];
+    for (let page = 1; page <= 3; page++) dsRuns.push(...(await http.get(`/ds/${ds.id}/list_runs/?page=${page}&page_size=100`)).body);
     assert.equal(dsRuns.length, 201);
+    assert.equal(new Set(dsRuns.map((r: any) => r.id)).size, 201);
     assert.ok(dsRuns.some((r: any) => r.id === parent.id));
   });
 
@@ -224,7 +228,10 @@ describe('e2e: batch runs over datasets', function () {
     const lines = await download(http, parent.output_file_id);
     assert.ok(lines.length < 60);
     lines.forEach((line, i) => assert.deepEqual(line.out, { y: `row-${i}` }));
-    await new Promise((r) => setTimeout(r, 1000));
+    // The batch's workflow waits for its chunk's cancel to complete before it closes: once closed,
+    // nothing can start a row any more, so the count is final now.
+    const workflow = engine.api.temporal.workflow.getHandle(runWorkflowId(parent.id, engine.api.config.temporal.workflowIdPrefix));
+    await until('the batch workflow to close', async () => (await workflow.describe()).status.name !== 'RUNNING');
     assert.equal((await rowRuns(http, wf.id, parent.id)).length, children.length, 'no row started after the cancel');
   });
 
@@ -367,9 +374,9 @@ describe('e2e: batch rows as child workflows (SPUR_BATCH_ROW_MODE=child)', funct
     }
     assert.equal((await http.post(`/wf/cancel_workflow/${parent.id}/`)).status, 200);
     assert.equal((await waitForRun(http, parent.id, isFinal, 60_000)).status, 'CANCELED');
-    const until = Date.now() + 30_000;
+    const rowsDeadline = Date.now() + 30_000;
     let rows = await rowRuns(http, wf.id, parent.id);
-    while (rows.some((r) => !isFinal(r as { status: string })) && Date.now() < until) {
+    while (rows.some((r) => !isFinal(r as { status: string })) && Date.now() < rowsDeadline) {
       await new Promise((r) => setTimeout(r, 200));
       rows = await rowRuns(http, wf.id, parent.id);
     }

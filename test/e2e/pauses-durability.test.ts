@@ -229,17 +229,14 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     // Another api on the same database and task queue, quick to give up on the worker.
     apiProcess = await startApiProcess({ ...api.env, SPUR_PAUSE_ACTION_WAIT_SECONDS: '1' });
     const act = (body: Record<string, unknown>) => (apiProcess as ApiProcess).http.post(`/wf/process_pause_action/${started.id}/`, body);
-    const t0 = Date.now();
     const first = await act({ action: 'APPROVE', user_id: 'first', inputs: { who: 'first' }, comments: 'queued' });
-    const firstMs = Date.now() - t0;
     assert.equal(first.status, 202, first.text);
-    assert.ok(firstMs < 4000, `202 took ${firstMs} ms`);
     assert.equal(first.body.status, 'PAUSED');
     assert.equal(first.body.id, started.id);
     const second = await act({ action: 'OVERRIDE', user_id: 'second', inputs: { who: 'second', in: { x: 'hijacked' } } });
     // It cannot be refused synchronously (nobody runs the workflow), but it must never be applied.
     assert.ok([202, 400].includes(second.status), `${second.status} ${second.text}`);
-    console.log(`      first action answered 202 in ${firstMs} ms; the second answered ${second.status}`);
+    console.log(`      the first action answered 202; the second answered ${second.status}`);
     const [waiting] = (await http.get(`/wf/pause_history/${started.id}/`)).body;
     assert.equal(waiting.resume_time, null, 'nothing applied without a worker');
     assert.equal((await http.get(`/run/${started.id}/status/`)).body.status, 'PAUSED');
@@ -317,16 +314,13 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     assert.ok(pid > 1, lines(logFile).join('|'));
     assert.equal(processEnded(pid), false, 'python runs before the cancel');
 
-    const t0 = Date.now();
+    // The node sleeps 60 s: a CANCELED answer and a python process gone well before that are the
+    // cancel's doing (how fast: the bench).
     const res = await http.post(`/wf/cancel_workflow/${started.id}/`);
-    const cancelMs = Date.now() - t0;
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'CANCELED');
     assert.equal(res.body.message, 'Workflow has been canceled successfully.');
-    assert.ok(cancelMs < 5000, `cancel took ${cancelMs} ms`);
-    const t1 = Date.now();
-    await until(`python process ${pid} to end`, () => processEnded(pid), 3000, 50);
-    console.log(`      cancel answered in ${cancelMs} ms; python ended ${Date.now() - t1} ms later`);
+    await until(`python process ${pid} to end`, () => processEnded(pid), 30_000, 50);
 
     assert.equal(await workflowClosed(api, started.id), 'CANCELLED');
     const run = (await http.get(`/run/${started.id}/`)).body;
@@ -335,11 +329,8 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     assert.equal(task(run, 'later')?.status, 'CANCELED');
     assert.equal(task(run, 'out')?.status, 'CANCELED');
     assert.ok(run.outputs === null || !('later' in run.outputs), JSON.stringify(run.outputs));
-    // Nothing is retried or continued: the log keeps the one line (a retry would write another pid).
-    const deadline = Date.now() + 1500;
-    while (Date.now() < deadline) {
-      assert.deepEqual(lines(logFile), [`pid ${pid}`]);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    // Nothing was retried or continued: the workflow is closed (no activity can start any more) and
+    // the log keeps the one line (a retry would have written another pid).
+    assert.deepEqual(lines(logFile), [`pid ${pid}`]);
   });
 });

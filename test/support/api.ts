@@ -40,6 +40,9 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
     SPUR_LOG_LEVEL: 'silent',
     SPUR_PYTHON: testPython(),
+    // Every test worker would otherwise leave a schedule firing on the shared server; the
+    // reconciler's own tests turn it on.
+    SPUR_RECONCILE_EVERY_SECONDS: '0',
     ...overrides,
   };
   const config = loadConfig(env);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RunResponse } from '../runs/runs.schemas';
 import { datasetUpload } from './dataset-upload';
@@ -34,9 +35,9 @@ export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/ds/{dataset_id}/list_runs/', summary: 'Runs that used this dataset, newest first', tags,
-      params: DatasetIdParams, response: z.array(RunResponse), errors: [404],
-      handler: ({ params }) => datasets.listRuns(params.dataset_id),
+      method: 'get', path: '/ds/{dataset_id}/list_runs/', summary: 'Runs that used this dataset (a batch and its rows), newest first, paged', tags,
+      params: DatasetIdParams, query: PageQuery, response: z.array(RunResponse), errors: [404],
+      handler: ({ params, query }) => datasets.listRuns(params.dataset_id, query),
     }),
   ];
 }

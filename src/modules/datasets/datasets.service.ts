@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { DatasetDoc, Models, RunDoc } from '../../db/models';
+import type { DatasetDoc, Models } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { ConflictError, RequestValidationError } from '../../http/errors';
+import type { Page } from '../../http/pagination';
 import type { RunReader } from '../runs/runs.service';
 import type { RunResponse } from '../runs/runs.schemas';
 import { safeFileName } from '../files/safe-file-name';
@@ -43,7 +44,7 @@ function invalidFile(err: DatasetFormatError, fileName: string): RequestValidati
 }
 
 export function createDatasetService({ models, runs, limits, clock = () => new Date() }: DatasetServiceDeps) {
-  const { Dataset, Run } = models;
+  const { Dataset } = models;
   const reader = createDatasetReader(models);
   const idTaken = async (id: string) => (await Dataset.exists({ _id: id })) !== null;
   const nameTaken = async (name: string) => (await Dataset.exists({ name })) !== null;
@@ -102,10 +103,10 @@ export function createDatasetService({ models, runs, limits, clock = () => new D
       await discardUpload(models, doc.file_id, doc.rows_key);
     },
     /** Runs started on this dataset (batch parents and their rows), newest first, unpaged. */
-    async listRuns(id: string): Promise<RunResponse[]> {
+    /** One page of the runs that used the dataset (a batch's parent and each of its rows), newest first. */
+    async listRuns(id: string, page: Page): Promise<RunResponse[]> {
       await reader.load(id);
-      const found = await Run.find({ input_dataset_id: id }).sort({ start_time: -1, seq: -1 }).lean<RunDoc[]>();
-      return runs.expand(found);
+      return runs.list({ inputDatasetId: id }, page);
     },
   };
 }

@@ -1,14 +1,9 @@
 import type { Readable } from 'node:stream';
-import { deleteIfPresent, putBytes } from '../../db/gridfs';
+import { commitStaged, deleteIfPresent, gridFsStaging } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import { NotFoundError } from '../../http/errors';
+import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { safeFileName, uploadStamp } from './safe-file-name';
-
-export interface UploadedFile {
-  originalname: string;
-  mimetype: string;
-  buffer: Buffer;
-}
 
 interface TestFileMeta {
   workflow_id: string;
@@ -19,6 +14,7 @@ interface TestFileMeta {
 /** Test files of workflow nodes, kept in GridFS under PySpur's relative paths. */
 export function createTestFileService(models: Models, clock: () => Date = () => new Date()) {
   const bucket = models.testFiles;
+  const staging = gridFsStaging(models.conn.db as NonNullable<Models['conn']['db']>, 'test_files');
 
   async function deleteByFilter(filter: Record<string, unknown>): Promise<void> {
     for (const file of await bucket.find(filter).toArray()) await deleteIfPresent(bucket, file._id);
@@ -26,13 +22,15 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
 
   return {
     /** Stores each file as `test_files/<workflow>/<stamp>_<name>`; a same-named upload replaces the older one. */
-    async upload(workflowId: string, nodeId: string, files: UploadedFile[]): Promise<string[]> {
+    /** Uploads stream here first (as staged files) and are taken by `upload`. */
+    staging,
+    async upload(workflowId: string, nodeId: string, files: StagedFile[]): Promise<string[]> {
       const stamp = uploadStamp(clock());
       const paths: string[] = [];
       for (const file of files) {
         const path = `test_files/${workflowId}/${stamp}_${safeFileName(file.originalname)}`;
         const older = await bucket.find({ filename: path }).toArray();
-        await putBytes(bucket, path, { workflow_id: workflowId, node_id: nodeId, content_type: file.mimetype || 'application/octet-stream' }, file.buffer);
+        await commitStaged(staging, file.gridfsId, path, { workflow_id: workflowId, node_id: nodeId, content_type: file.mimetype || 'application/octet-stream' });
         for (const f of older) await deleteIfPresent(bucket, f._id);
         paths.push(path);
       }

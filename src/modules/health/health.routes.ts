@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
+import { RETRY_AFTER_SECONDS } from '../../http/dependency-errors';
 
 /** Resolves when the dependency works, optionally with a line saying how; rejects with the cause. */
 export type HealthProbe = () => Promise<void | string>;
@@ -35,7 +36,10 @@ export function healthRoutes(probes: Record<string, HealthProbe>): MountableRout
         const results = await Promise.all(names.map((n) => runProbe(probes[n] as HealthProbe)));
         const checks = Object.fromEntries(names.map((n, i) => [n, results[i]]));
         const ok = results.every((r) => r.ok);
-        if (!ok) ctx.status = 503;
+        if (!ok) {
+          ctx.status = 503;
+          ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+        }
         return { status: ok ? 'ok' : 'degraded', checks };
       },
     }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { putBytes } from '../../db/gridfs';
 import type { Models } from '../../db/models';
-import type { UploadedFile } from '../files/test-files.service';
+import type { UploadedFile } from '../../http/uploads';
 import { safeFileName } from '../files/safe-file-name';
 
 /**

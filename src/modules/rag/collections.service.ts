@@ -3,7 +3,7 @@ import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import type { Models, RagCollectionDoc } from '../../db/models';
 import { ConflictError, NotFoundError } from '../../http/errors';
-import type { UploadedFile } from '../files/test-files.service';
+import type { UploadedFile } from '../../http/uploads';
 import { storeUploads } from './collection-uploads';
 import { createDocumentStore } from './document-store';
 import { collectionCounts } from './ingest-records';

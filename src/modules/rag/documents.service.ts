@@ -2,7 +2,7 @@ import { fromJsonText } from '../../db/json-text';
 import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError } from '../../http/errors';
-import type { UploadedFile } from '../files/test-files.service';
+import type { UploadedFile } from '../../http/uploads';
 import { chunkDocument } from './chunker';
 import type { CollectionService } from './collections.service';
 import { createDocumentStore } from './document-store';

@@ -1,5 +1,5 @@
 import { z } from '../../http/zod';
-import type { UploadedFile } from '../files/test-files.service';
+import type { UploadedFile } from '../../http/uploads';
 
 export const CollectionIdParams = z.object({ collection_id: z.string().min(1).max(200) });
 export const DocumentIdParams = CollectionIdParams.extend({ document_id: z.string().min(1).max(200) });

@@ -1,20 +1,19 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
-import { taskIdFor } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
-import type { Models, RunDoc } from '../../db/models';
+import type { Models, RunDoc, WorkflowDoc } from '../../db/models';
 import type { RunRepository } from '../../db/run-repository';
 import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
-import type { PartialRunInput as PartialRunWorkflowInput, SpurRunInput, SpurRunResult } from '../../engine/run-contract';
-import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
+import type { PartialRunInput as PartialRunWorkflowInput, SpurRunResult } from '../../engine/run-contract';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatMemory } from '../sessions/chat-memory';
 import { mergeFiles, storeDataUris } from './run-files';
+import { type RunWorkflowStart, launchRun, startWorkflowOf } from './run-launch';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import { storeClientValues } from './run-values';
 import type { RunReader } from './runs.service';
@@ -53,8 +52,8 @@ export type BlockingOutcome = { kind: 'done'; runId: string; outputsById: SpurRu
 export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal, runRecords } = deps;
 
-  /** `beforeLaunch` sees the record as created, before its workflow can change it. */
-  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>): Promise<RunDoc> {
+  /** Checks and stores the run (PENDING); the caller starts its workflow (`launchRun`). */
+  async function record(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
@@ -63,28 +62,27 @@ export function createRunStarter(deps: RunStarterDeps) {
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
     resolveRunInputs(definition, initialInputs);
     const version = await deps.versions.ensureVersion(workflow);
-    const topLevel = definition.nodes.filter((n) => n.parent_id === null);
     // Large inputs are stored under the run's id before its record exists, and travel by reference.
     const { doc: run, inputs: storedInputs } = await runRecords.create(
       { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
     );
+    return { run, workflow: workflow as WorkflowDoc, definition, spurType: stored.spur_type, storedInputs };
+  }
+
+  /** `beforeLaunch` sees the record as created, before its workflow can change it. */
+  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>): Promise<RunDoc> {
+    const { run, workflow, definition, spurType, storedInputs } = await record(workflowId, request, runType, mergeFileInputs);
     // A chatbot run in a session gets the session's earlier turns; its own turn is stamped with the run's start.
-    const chatRun = await deps.chatMemory.prepare(stored.spur_type, definition, resolveRunInputs(definition, storedInputs), run.start_time);
-    const input: SpurRunInput = {
-      runId: run._id,
-      workflowId: workflow._id,
-      definition,
-      inputNodeInput: chatRun.input,
-      taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
-      ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
-      ...(chatRun.chat ? { chat: chatRun.chat } : {}),
-    };
+    const chatRun = await deps.chatMemory.prepare(spurType, definition, resolveRunInputs(definition, storedInputs), run.start_time);
     await beforeLaunch?.(run._id);
-    await startRunWorkflow(deps, run._id, {
-      type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType,
-    });
+    const extra = {
+      inputNodeInput: chatRun.input,
+      ...(chatRun.chat ? { chat: chatRun.chat } : {}),
+      ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
+    };
+    await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, workflow, definition, extra));
     return run;
   }
 
@@ -188,6 +186,8 @@ export function createRunStarter(deps: RunStarterDeps) {
     runPartial,
     newPartialScope: () => `partial-${randomUUID()}`,
     dropPartial: (valueScope: string) => deps.values.deleteScopes([valueScope]),
+    /** Stores a run without starting it: what an api that dies mid-request leaves (the reconciler's case). */
+    record: async (workflowId: string, body: StartRunInput, runType: string) => (await record(workflowId, body, runType)).run,
     /**
      * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
      * since a short run may otherwise have ended by the time the answer is read.
@@ -208,41 +208,24 @@ export function createRunStarter(deps: RunStarterDeps) {
 
 export type RunStarter = ReturnType<typeof createRunStarter>;
 
-export interface RunWorkflowStart {
-  type: (typeof WorkflowType)[keyof typeof WorkflowType];
-  args: unknown[];
-  summary: string;
-  /** The Spur workflow (`S<n>`) the run belongs to, for the search attributes. */
-  workflowId: string;
-  runType: string;
-}
-
 /**
  * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
  * why (FAILED) and the client gets a 503, never a run left PENDING forever.
  */
 export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'runRecords' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>, runId: string, start: RunWorkflowStart): Promise<void> {
+  await failIfNotStarted(deps.runRecords, runId, () => startWorkflowOf(deps, runId, start));
+}
+
+async function failIfNotStarted(runRecords: Pick<RunRepository, 'markFailed'>, runId: string, starting: () => Promise<void>): Promise<void> {
   try {
-    await deps.temporal.workflow.start(start.type, {
-      workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
-      taskQueue: deps.taskQueue,
-      args: start.args,
-      workflowIdConflictPolicy: 'FAIL',
-      staticSummary: start.summary,
-      // The first workflow task runs in this process when it hosts a worker with a free slot.
-      requestEagerStart: deps.eagerStart,
-      typedSearchAttributes: [
-        { key: SpurWorkflowId, value: start.workflowId },
-        { key: SpurRunType, value: start.runType },
-        { key: SpurRunStatus, value: 'PENDING' },
-      ],
-    });
+    await starting();
   } catch (err) {
+    if (err instanceof AppError) throw err;
     // The client's own message is generic ("Failed to start Workflow"); the cause says why
     // (e.g. a server whose search attributes were never registered).
     const cause = (err as { cause?: { message?: unknown } }).cause?.message;
     const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
-    await deps.runRecords.markFailed(runId, message);
+    await runRecords.markFailed(runId, message);
     throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
   }
 }

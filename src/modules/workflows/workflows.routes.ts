@@ -1,5 +1,5 @@
 import { z } from '../../http/zod';
-import type { UploadedFile } from '../files/test-files.service';
+import { type StagedFile, isStagedFile } from '../../http/gridfs-upload-storage';
 import type { TestFileService } from '../files/test-files.service';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
@@ -19,7 +19,7 @@ export interface WorkflowRouteDeps {
 
 const tags = ['workflows'];
 const UploadedFileSchema = z
-  .custom<UploadedFile>((v) => typeof v === 'object' && v !== null && 'buffer' in v, { message: 'Expected a file' })
+  .custom<StagedFile>(isStagedFile, { message: 'Expected a file' })
   .openapi({ type: 'string', format: 'binary' });
 
 export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, runRecords }: WorkflowRouteDeps): MountableRoute[] {
@@ -37,7 +37,7 @@ export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, r
     }),
     defineRoute({
       method: 'post', path: '/wf/upload_test_files/', summary: 'Upload test files for a node', tags,
-      bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits)],
+      bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits, testFiles.staging)],
       body: UploadTestFilesForm.extend({ files: z.array(UploadedFileSchema).min(1) }),
       response: UploadTestFilesResponse, errors: [404, 413],
       handler: async ({ body }) => {

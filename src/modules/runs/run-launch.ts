@@ -1,0 +1,92 @@
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { taskIdFor } from '../../db/ids';
+import { fromJsonText } from '../../db/json-text';
+import type { Models, RunDoc } from '../../db/models';
+import type { ChatTurnStart, RunDefinition, SpurRunInput } from '../../engine/run-contract';
+import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
+import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
+import type { WorkflowDefinition } from '../workflows/definition.schema';
+import { resolveRunInputs, toRunDefinition } from './run-inputs';
+
+export interface RunLaunchDeps {
+  models: Models;
+  temporal: Client;
+  taskQueue: string;
+  workflowIdPrefix: string;
+  /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
+  eagerStart: boolean;
+}
+
+export interface RunWorkflowStart {
+  type: (typeof WorkflowType)[keyof typeof WorkflowType];
+  args: unknown[];
+  summary: string;
+  /** The Spur workflow (`S<n>`) the run belongs to, for the search attributes. */
+  workflowId: string;
+  runType: string;
+}
+
+/** What the api adds when it launches a run it has just stored (the reconciler launches with none). */
+export interface LaunchExtras {
+  /** The InputNode's input when it differs from the stored one (a chatbot's history filled in). */
+  inputNodeInput?: Record<string, unknown>;
+  chat?: ChatTurnStart;
+  historyEventsLimit?: number;
+}
+
+/**
+ * Starts the `spurRun` workflow of a run record that exists: everything it needs (the pinned
+ * definition, the stored initial inputs, the run's seq for task ids) is on the record and its
+ * version. The api calls it right after the insert; the reconciler calls it for a run whose api
+ * died before it could.
+ */
+export async function launchRun(deps: RunLaunchDeps, run: RunDoc, workflow: { _id: string; name: string }, definition: RunDefinition, extra: LaunchExtras = {}): Promise<void> {
+  const topLevel = definition.nodes.filter((n) => n.parent_id === null);
+  const input: SpurRunInput = {
+    runId: run._id,
+    workflowId: workflow._id,
+    definition,
+    // The stored inputs keep large values by reference, as the workflow wants them.
+    inputNodeInput: extra.inputNodeInput ?? resolveRunInputs(definition, fromJsonText<Record<string, Record<string, unknown>>>(run.initial_inputs) ?? {}),
+    taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
+    ...(extra.chat ? { chat: extra.chat } : {}),
+    ...(extra.historyEventsLimit !== undefined ? { historyEventsLimit: extra.historyEventsLimit } : {}),
+  };
+  await startWorkflowOf(deps, run._id, {
+    type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType: run.run_type,
+  });
+}
+
+/** A stored run's pinned definition and its workflow's name, for `launchRun` (null: either is gone). */
+export async function loadLaunchable(models: Models, run: RunDoc): Promise<{ workflow: { _id: string; name: string }; definition: RunDefinition } | null> {
+  const version = run.workflow_version_id ? await models.WorkflowVersion.findById(run.workflow_version_id, { definition: 1, name: 1 }).lean<{ definition: string; name: string }>() : null;
+  if (!version) return null;
+  const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(version.definition) as WorkflowDefinition);
+  return { workflow: { _id: run.workflow_id, name: version.name }, definition };
+}
+
+/**
+ * Starts a run record's Temporal workflow (`run-<runId>`). One that is already there (the
+ * reconciler and the api both got to it) counts as started.
+ */
+export async function startWorkflowOf(deps: Omit<RunLaunchDeps, 'models'>, runId: string, start: RunWorkflowStart): Promise<void> {
+  try {
+    await deps.temporal.workflow.start(start.type, {
+      workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
+      taskQueue: deps.taskQueue,
+      args: start.args,
+      workflowIdConflictPolicy: 'FAIL',
+      staticSummary: start.summary,
+      // The first workflow task runs in this process when it hosts a worker with a free slot.
+      requestEagerStart: deps.eagerStart,
+      typedSearchAttributes: [
+        { key: SpurWorkflowId, value: start.workflowId },
+        { key: SpurRunType, value: start.runType },
+        { key: SpurRunStatus, value: 'PENDING' },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw err;
+  }
+}

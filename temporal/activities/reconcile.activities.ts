@@ -1,0 +1,101 @@
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { trusted } from 'mongoose';
+import type { Models, RunDoc } from '../../src/db/models';
+import { createRunProjection } from '../../src/db/run-projection';
+import type { RunStatus } from '../../src/engine/statuses';
+import { launchRun, loadLaunchable } from '../../src/modules/runs/run-launch';
+import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
+import { runWorkflowId } from '../shared/workflow-names';
+
+const OPEN: RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
+
+/** Temporal's word for how a workflow ended, as a run's message. */
+const ENDED: Record<string, string> = {
+  TERMINATED: 'Its Temporal workflow was terminated outside Spur',
+  TIMED_OUT: 'Its Temporal workflow timed out',
+  FAILED: 'Its Temporal workflow failed without recording why',
+  COMPLETED: 'Its Temporal workflow completed without recording the result',
+};
+
+type Verdict = 'alive' | 'started' | 'failed' | 'canceled';
+
+export interface ReconcileDeps {
+  models: Models;
+  temporal: { taskQueue: string; workflowIdPrefix: string };
+}
+
+/**
+ * The reconciler's work: open runs (by their MongoDB record) whose Temporal workflow is not
+ * running. A never-started run (its api died between the insert and the start) is started the way
+ * the api starts it; a run whose workflow ended without recording it is closed with a message.
+ */
+export function createReconcileActivities({ models, temporal }: ReconcileDeps) {
+  const projection = createRunProjection(models);
+
+  async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
+    const ctx = Context.current();
+    // FerretDB v1 scans for a status filter: one bounded page per activity, resumed by `_id`.
+    const filter: Record<string, unknown> = { status: trusted({ $in: OPEN }), start_time: trusted({ $lt: new Date(Date.now() - page.graceMs) }) };
+    if (page.after !== null) filter._id = trusted({ $gt: page.after });
+    const runs = await models.Run.find(filter).sort({ _id: 1 }).limit(page.pageSize).lean<RunDoc[]>();
+    const tally: ReconcilePageResult = { checked: runs.length, started: 0, failed: 0, canceled: 0, next: runs.length === page.pageSize ? (runs.at(-1)?._id ?? null) : null };
+    for (const run of runs) {
+      const verdict = await reconcile(run);
+      if (verdict !== 'alive') {
+        tally[verdict]++;
+        ctx.log.info(`reconciler: run ${run._id} (${run.status}) ${verdict}`);
+      }
+      ctx.heartbeat(run._id);
+    }
+    return tally;
+  }
+
+  async function reconcile(run: RunDoc): Promise<Verdict> {
+    const status = await workflowStatus(run._id);
+    if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return 'alive';
+    if (status === 'CANCELLED') {
+      await projection.cancelWithoutWorkflow(run._id, OPEN);
+      return 'canceled';
+    }
+    if (status !== null) return fail(run, ENDED[status] ?? `Its Temporal workflow ended (${status}) without recording it`);
+    if (run.parent_run_id) {
+      // A child-mode batch row is recorded before its parent starts it.
+      if ((await workflowStatus(run.parent_run_id)) === 'RUNNING') return 'alive';
+      return fail(run, `Its batch ${run.parent_run_id} ended before the row ran`);
+    }
+    if (run.status !== 'PENDING') return fail(run, 'Its Temporal workflow no longer exists (deleted, or past the namespace retention)');
+    if (run.input_dataset_id) return fail(run, 'The api stopped before starting this batch; start it again');
+    return launch(run);
+  }
+
+  async function launch(run: RunDoc): Promise<Verdict> {
+    const launchable = await loadLaunchable(models, run);
+    if (!launchable) return fail(run, 'The api stopped before starting this run, and its workflow version is gone');
+    try {
+      await launchRun({ models, temporal: Context.current().client, ...temporal, eagerStart: false }, run, launchable.workflow, launchable.definition);
+    } catch (err) {
+      // Stored inputs the definition no longer accepts: nothing a retry could change.
+      if ((err as { status?: unknown }).status === 400) return fail(run, `The api stopped before starting this run, and it cannot start: ${(err as Error).message}`);
+      throw err;
+    }
+    return 'started';
+  }
+
+  async function fail(run: RunDoc, message: string): Promise<Verdict> {
+    await projection.failWithoutWorkflow(run._id, OPEN, message);
+    return 'failed';
+  }
+
+  /** The status of a run's workflow (its latest execution), or null when there is none. */
+  async function workflowStatus(runId: string): Promise<string | null> {
+    try {
+      return (await Context.current().client.workflow.getHandle(runWorkflowId(runId, temporal.workflowIdPrefix)).describe()).status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  return { reconcileRuns };
+}

@@ -1,0 +1,168 @@
+// kill -9 of FerretDB and of the Temporal server with runs in flight: every endpoint answers 503
+// with Retry-After (never another 5xx) while one is down, recovers by itself when it is back on the
+// same files and port, and every run ends COMPLETED with its outputs and one task record per node.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { trusted } from 'mongoose';
+import { freePort } from '../../scripts/lib/ports';
+import { type FerretDbServer, TEMPORAL_DEV_OPTIONS, type TemporalServer, startFerretDb, startTemporal } from '../../scripts/lib/servers';
+import { startApi, type TestApi } from '../support/api';
+import { waitForRun } from '../support/engine';
+import { loggedSleep, readExecLog, until } from '../support/exec-log';
+import { l, n } from '../support/graphs';
+import { client } from '../support/http';
+import { stack } from '../support/stack';
+import { startWorker, type TestWorker } from '../support/worker';
+
+type Http = ReturnType<typeof client>;
+const RUNS = 5;
+const NODES = ['src', 'p1', 'p2', 'out'];
+
+/** src → p1 (quick) → p2 (long enough to be cut off by the outage) → out.result = `<x>-p1-p2`. */
+const definition = {
+  nodes: [
+    n('src', 'InputNode', { output_schema: { x: 'string', tag: 'string', log: 'string' } }),
+    loggedSleep('p1', 0.2, { node: 'src', field: 'x' }, 'y'),
+    loggedSleep('p2', 6, { node: 'p1', field: 'y' }, 'z'),
+    n('out', 'OutputNode', { output_map: { result: 'p2.z' } }),
+  ],
+  links: [l('src', 'p1'), l('src', 'p2'), l('p1', 'p2'), l('p2', 'out')],
+};
+
+async function startRuns(http: Http, logFile: string, prefix: string): Promise<{ workflowId: string; runIds: string[] }> {
+  const wf = await http.post('/wf/', { name: `outage ${prefix}`, definition });
+  assert.equal(wf.status, 200, wf.text);
+  const runIds: string[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const res = await http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { src: { x: `x${i}`, tag: `${prefix}${i}`, log: logFile } } });
+    assert.equal(res.status, 200, res.text);
+    runIds.push(res.body.id);
+  }
+  await until('every run inside p2', () => readExecLog(logFile).filter((e) => e.node === 'p2' && e.phase === 'start').length >= RUNS, 90_000);
+  return { workflowId: wf.body.id, runIds };
+}
+
+/** Every run COMPLETED with its own outputs, one task per node, one task document per run. */
+async function assertAllCompleted(api: TestApi, http: Http, runIds: string[]): Promise<void> {
+  const done = await Promise.all(runIds.map((id) => waitForRun(http, id, undefined, 180_000)));
+  for (const [i, run] of done.entries()) assert.equal(run.status, 'COMPLETED', `${runIds[i]}: ${run.message}`);
+  for (const [i, id] of runIds.entries()) {
+    const run = (await http.get(`/run/${id}/`)).body;
+    assert.deepEqual(run.outputs.out, { result: `x${i}-p1-p2` }, id);
+    assert.deepEqual(run.tasks.map((t: { node_id: string }) => t.node_id).sort(), [...NODES].sort(), `${id}: one task per node`);
+    assert.ok(run.tasks.every((t: { status: string }) => t.status === 'COMPLETED'), id);
+  }
+  assert.equal(await api.models.RunTasks.countDocuments({ _id: trusted({ $in: runIds }) }), runIds.length, 'one task document per run');
+}
+
+/** Requests a user would send meanwhile; returns every answer as `<status> <method path>`. */
+async function probe(http: Http, workflowId: string, runId: string): Promise<Array<{ what: string; status: number; retryAfter: string | null; detail: unknown }>> {
+  const requests: Array<[string, () => ReturnType<Http['get']>]> = [
+    ['GET /health/', () => http.get('/health/')],
+    ['GET /wf/', () => http.get('/wf/')],
+    [`GET /run/${runId}/`, () => http.get(`/run/${runId}/`)],
+    ['POST start_run', () => http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { src: { x: 'probe', tag: 'probe', log: '/dev/null' } } })],
+    ['POST run (blocking)', () => http.post(`/wf/${workflowId}/run/`, { initial_inputs: { src: { x: 'probe', tag: 'probe', log: '/dev/null' } } })],
+  ];
+  const answers = [];
+  for (const [what, send] of requests) {
+    const res = await send();
+    answers.push({ what, status: res.status, retryAfter: res.headers.get('retry-after'), detail: (res.body as { detail?: unknown })?.detail });
+  }
+  return answers;
+}
+
+describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flight', function () {
+  this.timeout(300_000);
+  let api: TestApi | undefined;
+  let worker: TestWorker | undefined;
+  let logFile: string;
+
+  beforeEach(() => {
+    logFile = path.join(stack.tmpDir, `outage-${Date.now()}.log`);
+    writeFileSync(logFile, '');
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    await api?.close();
+    worker = undefined;
+    api = undefined;
+  });
+
+  it('FerretDB killed: 503 naming MongoDB meanwhile, then every run completes once it is back', async () => {
+    let ferret: FerretDbServer = await startFerretDb({
+      port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-outage-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-outage.log'),
+    });
+    try {
+      api = await startApi({ SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
+      worker = await startWorker(api.env);
+      const http = client(api.baseUrl);
+      const { workflowId, runIds } = await startRuns(http, logFile, 'f');
+
+      ferret.handle.kill('SIGKILL');
+      await ferret.handle.exited;
+      const seen = await probe(http, workflowId, runIds[0] as string);
+      for (const a of seen) {
+        assert.equal(a.status, 503, `${a.what} during the outage: ${a.status} ${JSON.stringify(a.detail)}`);
+        assert.ok(a.retryAfter, `${a.what}: Retry-After`);
+        if (a.what !== 'GET /health/') assert.match(String(a.detail), /MongoDB/, a.what);
+      }
+      // The nodes in flight finish while the database is away; their results wait for it.
+      await until('p2 to end in every run', () => readExecLog(logFile).filter((e) => e.node === 'p2' && e.phase === 'end' && e.tag.startsWith('f')).length >= RUNS, 90_000);
+      for (const a of await probe(http, workflowId, runIds[0] as string)) assert.equal(a.status, 503, a.what);
+
+      ferret = await startFerretDb(ferret.options); // same files, same port
+      await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);
+      await assertAllCompleted(api, http, runIds);
+      const log = readExecLog(logFile).filter((e) => e.tag.startsWith('f'));
+      for (let i = 0; i < RUNS; i++) {
+        for (const node of ['p1', 'p2']) assert.equal(log.filter((e) => e.tag === `f${i}` && e.node === node && e.phase === 'start').length, 1, `${node} of run ${i} ran once`);
+      }
+    } finally {
+      await worker?.stop();
+      worker = undefined;
+      await api?.close();
+      api = undefined;
+      await ferret.handle.stop();
+    }
+  });
+
+  it('Temporal killed: runs stay readable, starts answer 503 naming Temporal, every run completes once it is back', async () => {
+    let temporal: TemporalServer = await startTemporal({
+      ...TEMPORAL_DEV_OPTIONS, port: await freePort(), uiPort: null,
+      dbFile: path.join(stack.tmpDir, `temporal-outage-${Date.now()}.db`), logFile: path.join(stack.tmpDir, 'temporal-outage.log'),
+    });
+    try {
+      api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
+      worker = await startWorker(api.env);
+      const http = client(api.baseUrl);
+      const { workflowId, runIds } = await startRuns(http, logFile, 't');
+
+      temporal.handle.kill('SIGKILL');
+      await temporal.handle.exited;
+      const seen = await probe(http, workflowId, runIds[0] as string);
+      for (const a of seen) {
+        if (a.what.startsWith('GET /wf/') || a.what.startsWith('GET /run/')) {
+          assert.equal(a.status, 200, `${a.what} reads MongoDB only`);
+          continue;
+        }
+        assert.equal(a.status, 503, `${a.what} during the outage: ${a.status} ${JSON.stringify(a.detail)}`);
+        assert.ok(a.retryAfter, `${a.what}: Retry-After`);
+        if (a.what !== 'GET /health/') assert.match(String(a.detail), /Temporal/, a.what);
+      }
+
+      temporal = await startTemporal(temporal.options); // same SQLite file, same port
+      await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);
+      const again = await http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { src: { x: `x${RUNS}`, tag: `t${RUNS}`, log: logFile } } });
+      assert.equal(again.status, 200, `a start after the outage: ${again.text}`);
+      await assertAllCompleted(api, http, [...runIds, again.body.id]);
+    } finally {
+      await worker?.stop();
+      worker = undefined;
+      await api?.close();
+      api = undefined;
+      await temporal.handle.stop();
+    }
+  });
+});
