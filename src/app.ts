@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from './config';
 import { apiKeyMiddleware, parseKeyHashes } from './http/api-keys';
+import { browserSessions } from './http/browser-session';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
@@ -13,24 +15,31 @@ import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
 import { fileRoutes } from './modules/files/files.routes';
+import { templateRoutes } from './modules/templates/templates.routes';
+import { aiRoutes } from './modules/ai/ai.routes';
+import { evalRoutes } from './modules/evals/evals.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
 import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
 import { pauseRoutes } from './modules/pauses/pauses.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import type { Services } from './services';
+import { mountLogin } from './web-ui/login.routes';
+import { loadWebUiExport, webUiMiddleware } from './web-ui/static-site';
 
 export const API_PREFIX = '/api';
 
 export interface AppDeps {
-  config: Pick<Config, 'http'>;
+  config: Pick<Config, 'http' | 'webUi'>;
+  /** Signs browser session cookies (the server's secret key, so every replica accepts them). */
+  secretKey?: Buffer;
   logger: Logger;
   services: Services;
   probes: Record<string, HealthProbe>;
 }
 
 /** Builds the Koa app without listening: main.ts listens, tests may use `app.callback()`. */
-export function createApp({ config, logger, services, probes }: AppDeps): Koa {
+export function createApp({ config, logger, services, probes, secretKey = randomBytes(32) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: API_PREFIX });
@@ -44,7 +53,10 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
-    ...fileRoutes(services.testFiles),
+    ...fileRoutes(services.storedFiles),
+    ...templateRoutes(services.workflows),
+    ...aiRoutes(services.aiAssist),
+    ...evalRoutes(),
     ...envMgmtRoutes(services.env),
     ...datasetRoutes(services.datasets),
     ...outputFileRoutes(services.outputFiles),
@@ -59,7 +71,17 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
 
   app.use(errorMiddleware(logger));
   app.use(corsMiddleware(config.http.corsOrigins));
-  app.use(apiKeyMiddleware(parseKeyHashes(config.http.apiKeyHashes), new Set([`${API_PREFIX}/health`])));
+  const digests = parseKeyHashes(config.http.apiKeyHashes);
+  const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs);
+  const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+  app.use(apiKeyMiddleware(digests, { openPaths: new Set([`${API_PREFIX}/health`]), guarded: isApi, sessions }));
+  const site = new Router();
+  mountLogin(site, digests, sessions);
+  app.use(site.routes());
+  app.use(webUiMiddleware(loadWebUiExport(config.webUi), {
+    reserved: (path) => isApi(path) || path === '/login' || path === '/logout',
+    ...(digests.length > 0 ? { loggedIn: (ctx) => sessions.valid(ctx) } : {}),
+  }));
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
   app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));

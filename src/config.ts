@@ -51,6 +51,12 @@ const envSchema = z.object({
   SPUR_BATCH_ROW_MODE: z.enum(['auto', 'child']).default('auto'),
   /** A batch's workflow continues as new once its history has this many events. */
   SPUR_BATCH_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(2000),
+  /** Serve PySpur's web UI (fetched by scripts/setup.sh) at `/`. */
+  SPUR_WEB_UI: bool.default(true),
+  /** Where the UI's static export lives (setup links it here). */
+  SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
+  /** How long a browser login (the session cookie set by `/login`) lasts. */
+  SPUR_SESSION_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -69,7 +75,9 @@ export interface Config {
     allowInsecure: boolean;
     corsOrigins: string[];
     shutdownDrainMs: number;
+    sessionTtlMs: number;
   };
+  webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchRowMode: 'auto' | 'child' };
@@ -99,7 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
       shutdownDrainMs: e.SPUR_SHUTDOWN_DRAIN_SECONDS * 1000,
+      sessionTtlMs: e.SPUR_SESSION_HOURS * 3_600_000,
     },
+    webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },

@@ -10,6 +10,8 @@ import { createDatasetService } from './modules/datasets/datasets.service';
 import { createOutputFileService } from './modules/output-files/output-files.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
+import { createStoredFileService } from './modules/files/stored-files.service';
+import { createAiAssist } from './modules/ai/ai-assist';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
 
@@ -29,6 +31,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const reader = createRunReader(models);
+  const env = createEnvService(models, new SecretBox(secretKey));
   const starterDeps = { models, workflows, versions, reader, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, eagerStart, stopping };
   return {
     workflows,
@@ -38,7 +41,9 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
-    env: createEnvService(models, new SecretBox(secretKey)),
+    storedFiles: createStoredFileService(models),
+    env,
+    aiAssist: createAiAssist(env),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models),
   };
