@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
 
-interface Template { name: string; file_name: string; description: string; features: string[] }
+type Template = { name: string; file_name: string; description: string; features: string[] };
 
 /**
  * Spur's templates, instantiated the way the dashboard does and run with the fake LLM provider.

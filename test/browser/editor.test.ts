@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { pythonExclaim } from '../support/graphs';
+import { assertNoProblems, openDashboard, placed, runFromEditor, startUiStack, type UiStack } from '../support/ui';
+
+describe('browser: the dashboard and the editor', function () {
+  this.timeout(240_000);
+  let stack: UiStack;
+  before(async () => {
+    stack = await startUiStack();
+  });
+  after(async () => stack?.close());
+  afterEach(() => assertNoProblems(stack.browser));
+
+  it('loads the dashboard with Spur\'s templates and no failed API call', async () => {
+    await openDashboard(stack, true);
+    await stack.page.getByText('Expense approval with a human pause').waitFor();
+    await stack.page.getByText('Spurs Awaiting Human Approval').waitFor();
+    assert.ok(stack.browser.blocked.every((url) => !url.startsWith(stack.origin)), 'only off-machine requests are blocked');
+  });
+
+  it('a new spur gets a node added and connected, and keeps it after a reload', async () => {
+    const { page } = stack;
+    await openDashboard(stack, false);
+    await page.getByRole('button', { name: 'New Spur' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/workflows\/S\d+$/);
+    const workflowId = page.url().split('/').pop()!;
+    await page.locator('.react-flow__node[data-id="input_node"]').waitFor();
+
+    await page.locator('[data-node-panel] button').first().click();
+    await page.getByPlaceholder('Search nodes...').fill('Python');
+    await page.getByText('Python Function', { exact: true }).click();
+    const added = page.locator('.react-flow__node-PythonFuncNode');
+    await added.waitFor();
+    const addedId = await added.getAttribute('data-id');
+    assert.ok(addedId);
+
+    await page.locator('.react-flow__node[data-id="input_node"] .react-flow__handle.source').first().dragTo(added.locator('.react-flow__handle.target').first());
+    await page.locator('.react-flow__edge').first().waitFor();
+
+    // The editor saves on its own (PUT /wf/{id}/); wait until the stored definition has both.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const def = (await stack.engine.http.get(`/wf/${workflowId}/`)).body.definition;
+      const saved = def.nodes.some((n: { id: string }) => n.id === addedId) && def.links.some((l: { source_id: string; target_id: string }) => l.source_id === 'input_node' && l.target_id === addedId);
+      if (saved) break;
+      assert.ok(Date.now() < deadline, `the editor never saved the node and link: ${JSON.stringify(def)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await page.reload();
+    await page.locator(`.react-flow__node[data-id="${addedId}"]`).waitFor();
+    assert.equal(await page.locator('.react-flow__edge').count(), 1);
+  });
+
+  it('runs a workflow from the editor; the trace shows its outputs', async () => {
+    const { page, engine } = stack;
+    const definition = { ...pythonExclaim, nodes: placed(pythonExclaim.nodes), test_inputs: [{ id: 1, x: 'from the browser' }] };
+    const wf = (await engine.http.post('/wf/', { name: 'Exclaim in the browser', definition })).body;
+    await page.goto(`${stack.origin}/workflows/${wf.id}`);
+    await page.locator('.react-flow__node[data-id="py"]').waitFor();
+    await runFromEditor(page, 'from the browser');
+    await page.getByText('Workflow run completed.').waitFor({ timeout: 90_000 });
+    await page.locator('.react-flow__node[data-id="out"]').getByText('from the browser!').waitFor();
+
+    const [run] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
+    assert.equal(run.status, 'COMPLETED');
+    await page.goto(`${stack.origin}/trace/${run.id}`);
+    await page.getByText('from the browser!').first().waitFor();
+  });
+});
