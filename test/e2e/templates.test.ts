@@ -90,7 +90,7 @@ describe('e2e: templates instantiate and run', function () {
     fake.requests.length = 0;
     fake.enqueue({ content: '{"assistant_message": "Your name is Ada."}' });
     const history = [{ role: 'user', content: 'My name is Ada.' }, { role: 'assistant', content: 'Nice to meet you, Ada.' }];
-    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { chat_input: { user_message: 'What is my name?', session_id: 's1', message_history: history } } });
+    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { input_node: { user_message: 'What is my name?', session_id: 's1', message_history: history } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.chat_output, { assistant_message: 'Your name is Ada.' });
     const sent = fake.requests[0]!.body.messages as { role: string; content: string }[];

@@ -1,6 +1,7 @@
 import type { SpurTemplate } from '../template';
 import { link, llmInfo, node, outputs } from './build';
 
+// The UI's chat panel sends each turn to the node id `input_node`; the session supplies message_history.
 export const chatbotMemory: SpurTemplate = {
   file_name: 'chatbot-memory.json',
   name: 'Chatbot that remembers the conversation',
@@ -8,18 +9,18 @@ export const chatbotMemory: SpurTemplate = {
   features: ['Chatbot', 'Message history', 'LLM'],
   definition: {
     nodes: [
-      node('chat_input', 'InputNode', 0, outputs({ user_message: 'string', session_id: 'string', message_history: 'array' })),
+      node('input_node', 'InputNode', 0, outputs({ user_message: 'string', session_id: 'string', message_history: 'array' })),
       node('assistant', 'SingleLLMCallNode', 1, {
         llm_info: llmInfo(),
         system_message: 'You are a friendly assistant. Use what the user told you earlier in this conversation.',
-        user_message: '{{chat_input.user_message}}',
+        user_message: '{{input_node.user_message}}',
         enable_message_history: true,
-        message_history_variable: 'chat_input.message_history',
+        message_history_variable: 'input_node.message_history',
         ...outputs({ assistant_message: 'string' }),
       }),
       node('chat_output', 'OutputNode', 2, { ...outputs({ assistant_message: 'string' }), output_map: { assistant_message: 'assistant.assistant_message' } }),
     ],
-    links: [link('chat_input', 'assistant'), link('assistant', 'chat_output')],
+    links: [link('input_node', 'assistant'), link('assistant', 'chat_output')],
     test_inputs: [{ id: 1, user_message: 'Hi, my name is Ada.', session_id: 'demo', message_history: [] }],
     spur_type: 'chatbot',
   },
