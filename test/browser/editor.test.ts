@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitForRun } from '../support/engine';
 import { pythonExclaim } from '../support/graphs';
 import { assertNoProblems, openDashboard, placed, runFromEditor, startUiStack, type UiStack } from '../support/ui';
 
@@ -59,12 +60,25 @@ describe('browser: the dashboard and the editor', function () {
     await page.goto(`${stack.origin}/workflows/${wf.id}`);
     await page.locator('.react-flow__node[data-id="py"]').waitFor();
     await runFromEditor(page, 'from the browser');
-    await page.getByText('Workflow run completed.').waitFor({ timeout: 90_000 });
-    await page.locator('.react-flow__node[data-id="out"]').getByText('from the browser!').waitFor();
+    // The editor polls the run and writes each node's output into its card (its "completed" toast
+    // is too brief to wait for).
+    await page.locator('.react-flow__node[data-id="out"]').getByText('from the browser!').waitFor({ timeout: 90_000 });
 
-    const [run] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
+    const [started] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
+    const run = await waitForRun(engine.http, started.id, undefined, 60_000);
     assert.equal(run.status, 'COMPLETED');
     await page.goto(`${stack.origin}/trace/${run.id}`);
     await page.getByText('from the browser!').first().waitFor();
+  });
+
+  it('opens the runs, version-history and evals pages without a failed API call', async () => {
+    const { page, engine } = stack;
+    const [wf] = (await engine.http.get('/wf/?page=1&page_size=100')).body.filter((w: { name: string }) => w.name === 'Exclaim in the browser');
+    await page.goto(`${stack.origin}/runs/${wf.id}`);
+    await page.locator('td', { hasText: /completed/i }).first().waitFor();
+    await page.goto(`${stack.origin}/version-diff/${wf.id}`);
+    await page.waitForResponse((res) => res.url().includes(`/api/wf/${wf.id}/versions/`));
+    await page.goto(`${stack.origin}/evals`);
+    await page.waitForResponse((res) => res.url().endsWith('/api/evals/runs/'));
   });
 });

@@ -43,10 +43,10 @@ describe('browser: the human-task inbox and templates', function () {
     const workflowId = page.url().split('/').pop()!;
     await page.locator('.react-flow__node[data-id="clean"]').waitFor();
     await runFromEditor(page, 'ada@example.org');
-    await page.getByText('Workflow run completed.').waitFor({ timeout: 90_000 });
-    const [run] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
+    await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor({ timeout: 90_000 });
+    const [started] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
+    const run = await waitForRun(engine.http, started.id, undefined, 60_000);
     assert.equal(run.status, 'COMPLETED');
     assert.deepEqual(run.outputs.cleaned.rows, [{ name: 'Ada Lovelace', email: 'ada@example.org' }]);
-    await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor();
   });
 });
