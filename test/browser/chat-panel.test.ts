@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
-import { assertNoProblems, openDashboard, startUiStack, type UiStack } from '../support/ui';
+import { assertNoProblems, openDashboard, startUiStack, type UiStack, useTemplate } from '../support/ui';
 
 /**
  * The editor's chat panel over the chatbot template. The panel creates a test session
@@ -27,9 +27,7 @@ describe('browser: the chat panel keeps context', function () {
 
   it('a chatbot answers two messages, the second with the first in its context', async () => {
     const { page } = stack;
-    const card = page.locator('div', { has: page.getByText('Chatbot that remembers the conversation', { exact: true }) }).filter({ has: page.getByRole('button', { name: 'Use Template' }) }).last();
-    await card.getByRole('button', { name: 'Use Template' }).click();
-    await page.waitForURL(/\/workflows\/S\d+$/);
+    await useTemplate(page, 'Chatbot that remembers the conversation');
     await page.locator('.react-flow__node[data-id="assistant"]').waitFor();
 
     const prompt = page.getByPlaceholder(/Enter a prompt here|Send a message/).first();

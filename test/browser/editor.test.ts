@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { waitForRun } from '../support/engine';
 import { pythonExclaim } from '../support/graphs';
-import { assertNoProblems, openDashboard, placed, runFromEditor, startUiStack, type UiStack } from '../support/ui';
+import { addNode, assertNoProblems, connect, createSpur, openDashboard, placed, runFromEditor, startUiStack, type UiStack } from '../support/ui';
 
 describe('browser: the dashboard and the editor', function () {
   this.timeout(240_000);
@@ -22,22 +22,9 @@ describe('browser: the dashboard and the editor', function () {
   it('a new spur gets a node added and connected, and keeps it after a reload', async () => {
     const { page } = stack;
     await openDashboard(stack, false);
-    await page.getByRole('button', { name: 'New Spur' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
-    await page.waitForURL(/\/workflows\/S\d+$/);
-    const workflowId = page.url().split('/').pop()!;
-    await page.locator('.react-flow__node[data-id="input_node"]').waitFor();
-
-    await page.locator('[data-node-panel] button').first().click();
-    await page.getByPlaceholder('Search nodes...').fill('Python');
-    await page.getByText('Python Function', { exact: true }).click();
-    const added = page.locator('.react-flow__node-PythonFuncNode');
-    await added.waitFor();
-    const addedId = await added.getAttribute('data-id');
-    assert.ok(addedId);
-
-    await page.locator('.react-flow__node[data-id="input_node"] .react-flow__handle.source').first().dragTo(added.locator('.react-flow__handle.target').first());
-    await page.locator('.react-flow__edge').first().waitFor();
+    const workflowId = await createSpur(page);
+    const addedId = await addNode(page, 'Python', 'Python Function', 'PythonFuncNode');
+    await connect(page, 'input_node', addedId);
 
     // The editor saves on its own (PUT /wf/{id}/); wait until the stored definition has both.
     const deadline = Date.now() + 60_000;

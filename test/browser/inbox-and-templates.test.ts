@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { waitForRun } from '../support/engine';
-import { assertNoProblems, openDashboard, runFromEditor, startUiStack, type UiStack } from '../support/ui';
+import { assertNoProblems, openDashboard, runFromEditor, startUiStack, type UiStack, useTemplate } from '../support/ui';
 
 describe('browser: the human-task inbox and templates', function () {
   this.timeout(240_000);
@@ -37,10 +37,7 @@ describe('browser: the human-task inbox and templates', function () {
   it('instantiates a template from the dashboard and runs it in the editor', async () => {
     const { page, engine } = stack;
     await openDashboard(stack, false);
-    const card = page.locator('div', { has: page.getByText('Clean a list of contacts with Python', { exact: true }) }).filter({ has: page.getByRole('button', { name: 'Use Template' }) }).last();
-    await card.getByRole('button', { name: 'Use Template' }).click();
-    await page.waitForURL(/\/workflows\/S\d+$/);
-    const workflowId = page.url().split('/').pop()!;
+    const workflowId = await useTemplate(page, 'Clean a list of contacts with Python');
     await page.locator('.react-flow__node[data-id="clean"]').waitFor();
     await runFromEditor(page, 'ada@example.org');
     await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor({ timeout: 90_000 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { hashApiKey } from '../../src/http/api-keys';
-import { assertNoProblems, startUiStack, type UiStack } from '../support/ui';
+import { assertNoProblems, createSpur, startUiStack, type UiStack } from '../support/ui';
 
 const KEY = 'spur_browser-test-key';
 
@@ -32,10 +32,7 @@ describe('browser: logging in when API keys are set', function () {
     assert.equal(cookie?.sameSite, 'Strict');
     assert.ok(cookie!.expires > Date.now() / 1000, 'it expires');
     // The UI's own calls, including state changes, now pass with the cookie alone.
-    await page.getByRole('button', { name: 'New Spur' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
-    await page.waitForURL(/\/workflows\/S\d+$/);
-    await page.locator('.react-flow__node[data-id="input_node"]').waitFor();
+    await createSpur(page);
     assertNoProblems(stack.browser);
   });
 

@@ -36,10 +36,10 @@ export function assertNoProblems(browser: TestBrowser): void {
   assert.deepEqual(browser.problems, [], `the UI met problems:\n${browser.problems.join('\n')}`);
 }
 
-/** Opens the dashboard; a fresh profile sees PySpur's welcome dialog once, which this closes. */
-export async function openDashboard(stack: UiStack, firstVisit: boolean): Promise<void> {
+/** Opens the dashboard; while there are no workflows PySpur shows a welcome dialog, which this closes. */
+export async function openDashboard(stack: UiStack, noWorkflowsYet: boolean): Promise<void> {
   await stack.page.goto(`${stack.origin}/dashboard`);
-  if (firstVisit) await stack.page.getByRole('button', { name: 'Get Started' }).click();
+  if (noWorkflowsYet) await stack.page.getByRole('button', { name: 'Get Started' }).click();
   await stack.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 }
 
@@ -55,4 +55,40 @@ export async function runFromEditor(page: Page, testCaseText: string): Promise<v
 /** Node definitions as the editor writes them (it needs coordinates to draw a node). */
 export function placed<T extends object>(nodes: T[]): (T & { coordinates: { x: number; y: number } })[] {
   return nodes.map((node, i) => ({ ...node, coordinates: { x: 80 + i * 380, y: 120 } }));
+}
+
+/** Dashboard → "New Spur" → Create: the editor of the new workflow; resolves with its id. */
+export async function createSpur(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'New Spur' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+  await page.waitForURL(/\/workflows\/S\d+$/);
+  await page.locator('.react-flow__node[data-id="input_node"]').waitFor();
+  return page.url().split('/').pop()!;
+}
+
+/** Dashboard → a template's "Use Template": the editor of the new workflow; resolves with its id. */
+export async function useTemplate(page: Page, templateName: string): Promise<string> {
+  const card = page.locator('div', { has: page.getByText(templateName, { exact: true }) }).filter({ has: page.getByRole('button', { name: 'Use Template' }) }).last();
+  await card.getByRole('button', { name: 'Use Template' }).click();
+  await page.waitForURL(/\/workflows\/S\d+$/);
+  return page.url().split('/').pop()!;
+}
+
+/** The editor's node panel: search, pick, and resolve with the new node's id. */
+export async function addNode(page: Page, search: string, label: string, nodeType: string): Promise<string> {
+  await page.locator('[data-node-panel] button').first().click();
+  await page.getByPlaceholder('Search nodes...').fill(search);
+  await page.getByText(label, { exact: true }).click();
+  const added = page.locator(`.react-flow__node-${nodeType}`).last();
+  await added.waitFor();
+  const id = await added.getAttribute('data-id');
+  assert.ok(id, 'the added node has an id');
+  return id;
+}
+
+/** Drags from one node's output handle to another's input handle, as a user connects them. */
+export async function connect(page: Page, sourceId: string, targetId: string): Promise<void> {
+  const source = page.locator(`.react-flow__node[data-id="${sourceId}"] .react-flow__handle.source`).first();
+  await source.dragTo(page.locator(`.react-flow__node[data-id="${targetId}"] .react-flow__handle.target`).first());
+  await page.locator('.react-flow__edge').first().waitFor();
 }
