@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { hashApiKey } from '../../src/http/api-keys';
 import { waitForRun } from '../../test/support/engine';
-import { addNode, connect, createSpur, openDashboard, runFromEditor, startUiStack, useTemplate, type UiStack } from '../../test/support/ui';
+import { addNode, connect, createSpur, openDashboard, runCleaningTemplate, startUiStack, type UiStack } from '../../test/support/ui';
 import { REPO_ROOT } from '../lib/tools';
 
 const OUT = path.join(REPO_ROOT, 'docs', 'screenshots');
@@ -50,15 +50,9 @@ describe('screenshots of the web UI', function () {
   });
 
   it('a template run from the editor, and its trace', async () => {
-    const { page, engine } = stack;
-    await openDashboard(stack, false);
-    const workflowId = await useTemplate(page, 'Clean a list of contacts with Python');
-    await page.locator('.react-flow__node[data-id="clean"]').waitFor();
-    await runFromEditor(page, 'ada@example.org');
-    await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor({ timeout: 90_000 });
+    const { page } = stack;
+    const run = await runCleaningTemplate(stack); // the editor now shows every node's output
     await shot(page, 'editor-run');
-    const [run] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
-    await waitForRun(engine.http, run.id, undefined, 60_000);
     await page.goto(`${stack.origin}/trace/${run.id}`);
     await page.getByText('Ada Lovelace').first().waitFor();
     await shot(page, 'trace');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { waitForRun } from '../support/engine';
-import { assertNoProblems, openDashboard, runFromEditor, startUiStack, type UiStack, useTemplate } from '../support/ui';
+import { assertNoProblems, openDashboard, runCleaningTemplate, startUiStack, type UiStack } from '../support/ui';
 
 describe('browser: the human-task inbox and templates', function () {
   this.timeout(240_000);
@@ -35,14 +35,7 @@ describe('browser: the human-task inbox and templates', function () {
   });
 
   it('instantiates a template from the dashboard and runs it in the editor', async () => {
-    const { page, engine } = stack;
-    await openDashboard(stack, false);
-    const workflowId = await useTemplate(page, 'Clean a list of contacts with Python');
-    await page.locator('.react-flow__node[data-id="clean"]').waitFor();
-    await runFromEditor(page, 'ada@example.org');
-    await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor({ timeout: 90_000 });
-    const [started] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
-    const run = await waitForRun(engine.http, started.id, undefined, 60_000);
+    const run = await runCleaningTemplate(stack);
     assert.equal(run.status, 'COMPLETED');
     assert.deepEqual(run.outputs.cleaned.rows, [{ name: 'Ada Lovelace', email: 'ada@example.org' }]);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startEngine, type Engine } from './engine';
+import { startEngine, waitForRun, type Engine } from './engine';
 import { openBrowser, type TestBrowser } from './browser';
 
 /** A real engine (api in process + worker process) serving PySpur's UI, and a browser on it. */
@@ -91,4 +91,19 @@ export async function connect(page: Page, sourceId: string, targetId: string): P
   const source = page.locator(`.react-flow__node[data-id="${sourceId}"] .react-flow__handle.source`).first();
   await source.dragTo(page.locator(`.react-flow__node[data-id="${targetId}"] .react-flow__handle.target`).first());
   await page.locator('.react-flow__edge').first().waitFor();
+}
+
+/**
+ * Dashboard → the Python data-cleaning template → run its test case in the editor, until the
+ * output node's card shows the cleaned row; resolves with the run as the api reports it at its end.
+ */
+export async function runCleaningTemplate(stack: UiStack): Promise<{ id: string; workflow_id: string; status: string; outputs: Record<string, any> }> {
+  const { page, engine } = stack;
+  await openDashboard(stack, false);
+  const workflowId = await useTemplate(page, 'Clean a list of contacts with Python');
+  await page.locator('.react-flow__node[data-id="clean"]').waitFor();
+  await runFromEditor(page, 'ada@example.org');
+  await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor({ timeout: 90_000 });
+  const [started] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
+  return waitForRun(engine.http, started.id, undefined, 60_000);
 }
