@@ -60,7 +60,7 @@ export function apiKeyMiddleware(digests: Buffer[], options: ApiKeyOptions): Mid
     if (key === null && options.sessions?.valid(ctx)) {
       if (!sameOriginOrSafe(ctx)) {
         ctx.status = 403;
-        ctx.body = { detail: 'Cross-origin request refused: a browser session changes state only from its own origin' };
+        ctx.body = { detail: 'Cross-origin request refused: a browser session is accepted only from its own origin' };
         return;
       }
       return next();

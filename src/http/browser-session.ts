@@ -71,14 +71,14 @@ function cookieValue(header: string, name: string): string | null {
 }
 
 /**
- * CSRF guard for cookie-authenticated requests that change state: the browser's Origin must be
- * this server's own (SameSite=Strict already keeps the cookie off cross-site requests; this also
- * covers same-site neighbours and old browsers). Safe methods need no check.
+ * CSRF guard for cookie-authenticated requests: a request that names another Origin is refused
+ * whatever its method (SameSite=Strict lets the cookie ride along from same-site neighbours such
+ * as another app on localhost, and CORS allows local origins to read answers), and one that
+ * changes state must name this server's own origin. Same-origin GETs carry no Origin: allowed.
  */
 export function sameOriginOrSafe(ctx: Context): boolean {
-  if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return true;
   const origin = ctx.get('origin');
-  if (!origin) return false;
   const scheme = requestIsTls(ctx) ? 'https' : 'http';
-  return origin === `${scheme}://${ctx.host}`;
+  if (origin) return origin === `${scheme}://${ctx.host}`;
+  return ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS';
 }

@@ -73,6 +73,8 @@ describe('api: browser login with API keys', function () {
     }
     const byKey = await send('/api/wf/', { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'by key' }) });
     assert.equal(byKey.status, 200);
+    const crossRead = await send('/api/wf/', { headers: { cookie, origin: 'http://localhost:3000' } });
+    assert.equal(crossRead.status, 403, 'a same-site neighbour (another local app) cannot read with the cookie');
     const crossLogin = await login(KEY, '/', { origin: 'http://evil.example' });
     assert.equal(crossLogin.status, 403, 'login CSRF');
   });

@@ -40,8 +40,10 @@ describe('unit: browser session cookies', () => {
     assert.equal(browserSessions(Buffer.alloc(32, 8), [digest], 60_000).valid(fakeCtx({ cookie }).ctx), false);
   });
 
-  it('CSRF: state changes need this server as Origin; safe methods do not', () => {
+  it('CSRF: state changes need this server as Origin; reads need none, but never another one', () => {
     assert.equal(sameOriginOrSafe(fakeCtx({}, 'GET').ctx), true);
+    assert.equal(sameOriginOrSafe(fakeCtx({ origin: 'http://localhost:3000' }, 'GET').ctx), false);
+    assert.equal(sameOriginOrSafe(fakeCtx({ origin: 'http://127.0.0.1:6080' }, 'GET').ctx), true);
     assert.equal(sameOriginOrSafe(fakeCtx({ origin: 'http://127.0.0.1:6080' }, 'POST').ctx), true);
     assert.equal(sameOriginOrSafe(fakeCtx({ origin: 'http://127.0.0.1:6081' }, 'POST').ctx), false);
     assert.equal(sameOriginOrSafe(fakeCtx({ origin: 'null' }, 'DELETE').ctx), false);
