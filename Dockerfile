@@ -1,5 +1,15 @@
 # One image for the api (default command) and the worker (`node --import tsx temporal/worker.ts`).
 # glibc-based on purpose: Temporal's native core bridge does not support Alpine/musl.
+
+# PySpur's web UI (Apache-2.0): the static export inside the pinned `pyspur` wheel from PyPI,
+# checksum verified by scripts/fetch-web-ui.sh. A stage of its own, so pip stays out of the image.
+FROM node:20-bookworm-slim AS web-ui
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 python3-pip ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
+COPY scripts/fetch-web-ui.sh /fetch-web-ui.sh
+RUN bash /fetch-web-ui.sh /web-ui
+
 FROM node:20-bookworm-slim
 
 # python3: PythonFuncNode runs user code in a `python3` process, inside a bubblewrap sandbox
@@ -22,6 +32,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY temporal ./temporal
 COPY scripts ./scripts
+# Served at / by the api (SPUR_WEB_UI_DIR's default); SPUR_WEB_UI=false turns it off.
+COPY --from=web-ui /web-ui ./.tools/web-ui
 
 # Workers load this prebuilt workflow bundle instead of bundling at every start.
 RUN node --import tsx scripts/build-bundle.ts /app/dist/workflow-bundle.js

@@ -195,3 +195,39 @@ ensure_python_sandbox() {
 }
 
 ensure_python_sandbox
+# --- PySpur web UI --------------------------------------------------------------
+# The api serves PySpur's published UI at / (scripts/fetch-web-ui.sh: pinned wheel from PyPI,
+# checksum verified, cached per user, never committed). Optional: without it setup goes on and
+# the api says at / why there is no UI.
+ensure_web_ui() {
+  local dir="$CACHE/pyspur-web-ui-0.1.18" link="$ROOT/.tools/web-ui" out
+  [[ -f $dir/index.html && "$(readlink "$link" 2>/dev/null)" == "$dir" ]] && return 0
+  if [[ ! -f $dir/index.html ]]; then
+    step "fetching PySpur's web UI (pyspur 0.1.18 wheel) into $dir"
+    if ! out="$(bash "$ROOT/scripts/fetch-web-ui.sh" "$dir" 2>&1)"; then
+      printf '%s\n' "$out" | sed 's/^/setup:   /' >&2
+      step "web UI not fetched: the api starts without it and says so at /"
+      return 0
+    fi
+  fi
+  mkdir -p "$ROOT/.tools"
+  ln -sfn "$dir" "$link"
+}
+ensure_web_ui
+
+# --- Chromium (browser tests) ----------------------------------------------------
+# test/browser drives the UI in Debian's chromium through playwright-core. Installed where setup
+# can (apt as root); otherwise it says what to install and the browser tests fail saying the same.
+ensure_chromium() {
+  [[ -n ${SPUR_CHROMIUM:-} || -x /usr/bin/chromium ]] && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "installing chromium with apt-get (browser tests)"
+    if (apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 ||
+        { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends chromium >/dev/null 2>&1; }); then
+      return 0
+    fi
+  fi
+  step "chromium is missing: the browser tests need it. Install Debian's package ('sudo apt-get install chromium')" \
+    "or point SPUR_CHROMIUM at a Chromium binary."
+}
+ensure_chromium

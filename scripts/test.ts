@@ -59,7 +59,7 @@ async function staticChecks(): Promise<boolean> {
 }
 
 /** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
-const SUITE = ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'];
+const SUITE = ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/browser/**/*.test.ts'];
 
 function mochaArgs(args: string[]): string[] {
   const named = args.some((a) => !a.startsWith('-') && a.endsWith('.ts'));

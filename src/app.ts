@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from './config';
 import { apiKeyMiddleware, parseKeyHashes } from './http/api-keys';
+import { browserSessions } from './http/browser-session';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
@@ -15,6 +17,9 @@ import { googleTokenRoutes } from './modules/env-mgmt/google-token.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
 import { fileRoutes } from './modules/files/files.routes';
+import { templateRoutes } from './modules/templates/templates.routes';
+import { aiRoutes } from './modules/ai/ai.routes';
+import { evalRoutes } from './modules/evals/evals.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
 import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
 import { pauseRoutes } from './modules/pauses/pauses.routes';
@@ -25,18 +30,22 @@ import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
+import { mountLogin } from './web-ui/login.routes';
+import { loadWebUiExport, webUiMiddleware } from './web-ui/static-site';
 
 export const API_PREFIX = '/api';
 
 export interface AppDeps {
-  config: Pick<Config, 'http'>;
+  config: Pick<Config, 'http' | 'webUi'>;
+  /** Signs browser session cookies (the server's secret key, so every replica accepts them). */
+  secretKey?: Buffer;
   logger: Logger;
   services: Services;
   probes: Record<string, HealthProbe>;
 }
 
 /** Builds the Koa app without listening: main.ts listens, tests may use `app.callback()`. */
-export function createApp({ config, logger, services, probes }: AppDeps): Koa {
+export function createApp({ config, logger, services, probes, secretKey = randomBytes(32) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   const api = new Router({ prefix: API_PREFIX });
@@ -50,7 +59,10 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
-    ...fileRoutes(services.testFiles),
+    ...fileRoutes(services.storedFiles),
+    ...templateRoutes(services.workflows),
+    ...aiRoutes(services.aiAssist),
+    ...evalRoutes(),
     // Before env-mgmt's `/env-mgmt/{name}`, which would take `/env-mgmt/embedding-models/` for a name.
     ...ragRoutes(services.rag, { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes }),
     ...envMgmtRoutes(services.env),
@@ -72,7 +84,17 @@ export function createApp({ config, logger, services, probes }: AppDeps): Koa {
 
   app.use(errorMiddleware(logger));
   app.use(corsMiddleware(config.http.corsOrigins));
-  app.use(apiKeyMiddleware(parseKeyHashes(config.http.apiKeyHashes), new Set([`${API_PREFIX}/health`])));
+  const digests = parseKeyHashes(config.http.apiKeyHashes);
+  const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs);
+  const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+  app.use(apiKeyMiddleware(digests, { openPaths: new Set([`${API_PREFIX}/health`]), guarded: isApi, sessions }));
+  const site = new Router();
+  mountLogin(site, digests, sessions);
+  app.use(site.routes());
+  app.use(webUiMiddleware(loadWebUiExport(config.webUi), {
+    reserved: (path) => isApi(path) || path === '/login' || path === '/logout',
+    ...(digests.length > 0 ? { loggedIn: (ctx) => sessions.valid(ctx) } : {}),
+  }));
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
   app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));

@@ -93,6 +93,12 @@ const envSchema = z.object({
   SPUR_RECONCILE_EVERY_SECONDS: z.coerce.number().min(0).default(60),
   /** A run younger than this is left alone by the reconciler (its api may still be starting it). */
   SPUR_RECONCILE_GRACE_SECONDS: z.coerce.number().min(0).default(120),
+  /** Serve PySpur's web UI (fetched by scripts/setup.sh) at `/`. */
+  SPUR_WEB_UI: bool.default(true),
+  /** Where the UI's static export lives (setup links it here). */
+  SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
+  /** How long a browser login (the session cookie set by `/login`) lasts. */
+  SPUR_SESSION_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -113,7 +119,9 @@ export interface Config {
     shutdownDrainMs: number;
     headersTimeoutMs: number;
     requestTimeoutMs: number;
+    sessionTtlMs: number;
   };
+  webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string; timeoutMs: number };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
@@ -159,7 +167,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       shutdownDrainMs: e.SPUR_SHUTDOWN_DRAIN_SECONDS * 1000,
       headersTimeoutMs: e.SPUR_HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: e.SPUR_HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      sessionTtlMs: e.SPUR_SESSION_HOURS * 3_600_000,
     },
+    webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },

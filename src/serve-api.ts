@@ -31,10 +31,12 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
   const { config, logger, mongo } = deps;
   const temporalHealth = createTemporalProbe(config.temporal.address);
   const draining = new AbortController();
+  const secretKey = loadSecretKey(config);
   const app = createApp({
     config,
     logger,
-    services: createServices({ models: deps.models, secretKey: loadSecretKey(config), temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal }),
+    secretKey,
+    services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
   const server = http.createServer(

@@ -14,6 +14,8 @@ import { createLanceStore } from './modules/rag/lance-store';
 import { createRagService } from './modules/rag/rag.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
+import { createStoredFileService } from './modules/files/stored-files.service';
+import { createAiAssist } from './modules/ai/ai-assist';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
 import { createSessionTurns } from './db/session-turns';
@@ -57,7 +59,9 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
+    storedFiles: createStoredFileService(models),
     env,
+    aiAssist: createAiAssist(env),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models, runRecords),
     users,

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
 /** `sha256:<hex>` of a key: what configuration holds, so a leaked config does not leak keys. */
 export function hashApiKey(key: string): string {
@@ -28,20 +29,43 @@ function presentedKey(authorization: string | undefined, apiKey: string | string
   return null;
 }
 
+/** The configured digest the key hashes to, or null; compares with every digest in constant time. */
+export function matchingDigest(digests: readonly Buffer[], key: string | null): Buffer | null {
+  const digest = key === null ? null : createHash('sha256').update(key, 'utf8').digest();
+  let found: Buffer | null = null;
+  // No early exit: the time taken must not tell which prefix matched.
+  for (const expected of digests) if (digest !== null && timingSafeEqual(digest, expected)) found = expected;
+  return found;
+}
+
+export interface ApiKeyOptions {
+  /** Paths that never need a key (`/api/health`). */
+  openPaths: ReadonlySet<string>;
+  /** Paths the check applies to; others (the web UI's pages) guard themselves. */
+  guarded: (path: string) => boolean;
+  /** Browser logins: a valid session cookie counts as a key (state changes need a same-origin Origin). */
+  sessions?: BrowserSessions;
+}
+
 /**
- * When keys are configured, every request but the open paths needs one. The presented key is
- * hashed and compared with every configured digest in constant time (no early exit that could
- * leak which prefix matched).
+ * When keys are configured, every guarded request but the open paths needs one: a header key, or
+ * a browser session cookie. The presented key is hashed and compared with every configured digest
+ * in constant time.
  */
-export function apiKeyMiddleware(digests: Buffer[], openPaths: ReadonlySet<string>): Middleware {
+export function apiKeyMiddleware(digests: Buffer[], options: ApiKeyOptions): Middleware {
   return async function requireApiKey(ctx, next) {
     // The router ignores a trailing slash (`/api/health/` is PySpur's spelling), so must this check.
-    if (digests.length === 0 || openPaths.has(ctx.path.replace(/(.)\/+$/, '$1')) || ctx.method === 'OPTIONS') return next();
+    if (digests.length === 0 || !options.guarded(ctx.path) || options.openPaths.has(ctx.path.replace(/(.)\/+$/, '$1')) || ctx.method === 'OPTIONS') return next();
     const key = presentedKey(ctx.get('authorization') || undefined, ctx.headers['x-api-key']);
-    const digest = key === null ? null : createHash('sha256').update(key, 'utf8').digest();
-    let ok = false;
-    for (const expected of digests) ok = (digest !== null && timingSafeEqual(digest, expected)) || ok;
-    if (!ok) {
+    if (key === null && options.sessions?.valid(ctx)) {
+      if (!sameOriginOrSafe(ctx)) {
+        ctx.status = 403;
+        ctx.body = { detail: 'Cross-origin request refused: a browser session is accepted only from its own origin' };
+        return;
+      }
+      return next();
+    }
+    if (!matchingDigest(digests, key)) {
       ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = { detail: key === null ? 'Not authenticated' : 'Invalid API key' };

@@ -18,6 +18,11 @@ const SetKeyRequest = z.object({ name: z.string().max(200), value: z.string().ma
 
 export function envMgmtRoutes(env: EnvService): MountableRoute[] {
   return [
+    // Before `/env-mgmt/{name}`, which would otherwise take `anon-data` for a variable name.
+    defineRoute({
+      method: 'get', path: '/env-mgmt/anon-data/', summary: 'Whether anonymous telemetry is disabled: always true, Spur sends none', tags,
+      response: z.boolean(), handler: () => true,
+    }),
     defineRoute({
       method: 'get', path: '/env-mgmt/providers', summary: 'Provider configurations', tags,
       response: z.array(ProviderSchema), handler: () => PROVIDERS,

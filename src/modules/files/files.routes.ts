@@ -1,21 +1,63 @@
 import { z } from 'zod';
 import { setAttachment } from '../../http/attachment';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import type { TestFileService } from './test-files.service';
+import { FILE_KINDS, type StoredFileService } from './stored-files.service';
 
-/** Serves a stored test file by the path upload_test_files returned (PySpur's `/files/…`). */
-export function fileRoutes(testFiles: TestFileService): MountableRoute[] {
+const tags = ['files'];
+const segment = z.string().min(1).max(300);
+const WorkflowParams = z.object({ workflow_id: segment });
+const FileParams = z.object({ workflow_id: segment, file_name: segment });
+const FileInfo = z.object({ name: z.string(), path: z.string(), size: z.number().int(), created: z.string(), workflow_id: z.string().nullable() });
+const Message = z.object({ message: z.string() });
+
+/** Types the editor previews (<img>, <video>, a PDF <iframe>) and that run no script: served inline. */
+const INLINE = /^(image\/(png|jpeg|gif|webp)|application\/pdf|video\/(mp4|webm|ogg)|audio\/[\w.+-]+)$/;
+
+/** Run files and test files (PySpur's `/files/…`): listed, served by their stored path, deleted. */
+export function fileRoutes(files: StoredFileService): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/files/test_files/{workflow_id}/{file_name}', summary: 'Download an uploaded test file', tags: ['files'],
-      params: z.object({ workflow_id: z.string().min(1).max(200), file_name: z.string().min(1).max(300) }),
-      response: { contentType: 'application/octet-stream', description: 'The file' }, errors: [404],
-      handler: async ({ params }, ctx) => {
-        const file = await testFiles.open(`test_files/${params.workflow_id}/${params.file_name}`);
-        ctx.type = file.contentType;
-        ctx.length = file.length;
-        setAttachment(ctx, params.file_name);
-        return file.stream;
+      method: 'get', path: '/files/', summary: 'List all stored run and test files', tags,
+      response: z.array(FileInfo), handler: () => files.list(),
+    }),
+    defineRoute({
+      method: 'get', path: '/files/{workflow_id}', summary: "List a workflow's files", tags,
+      params: WorkflowParams, response: z.array(FileInfo), handler: ({ params }) => files.list(params.workflow_id),
+    }),
+    ...FILE_KINDS.map((kind) =>
+      defineRoute({
+        method: 'get', path: `/files/${kind}/{workflow_id}/{file_name}`, summary: `Download a stored file by its path (${kind})`, tags,
+        params: FileParams, response: { contentType: 'application/octet-stream', description: 'The file, streamed' }, errors: [404],
+        handler: async ({ params }, ctx) => {
+          const file = await files.open(kind, params.workflow_id, params.file_name);
+          const type = file.contentType.toLowerCase().split(';')[0]?.trim() ?? '';
+          ctx.type = file.contentType;
+          ctx.length = file.length;
+          ctx.set('X-Content-Type-Options', 'nosniff');
+          if (INLINE.test(type)) ctx.set('Content-Disposition', 'inline');
+          else {
+            // Anything that could run script (HTML, SVG) is a download, and sandboxed if opened anyway.
+            setAttachment(ctx, params.file_name);
+            ctx.set('Content-Security-Policy', 'sandbox');
+          }
+          return file.stream;
+        },
+      }),
+    ),
+    defineRoute({
+      method: 'delete', path: '/files/{workflow_id}/{file_name}', summary: 'Delete one file of a workflow', tags,
+      params: FileParams, response: Message, errors: [404],
+      handler: async ({ params }) => {
+        await files.removeOne(params.workflow_id, params.file_name);
+        return { message: 'File deleted successfully' };
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/files/{workflow_id}', summary: "Delete all of a workflow's files", tags,
+      params: WorkflowParams, response: Message, errors: [404],
+      handler: async ({ params }) => {
+        await files.removeForWorkflow(params.workflow_id);
+        return { message: 'All workflow files deleted successfully' };
       },
     }),
   ];

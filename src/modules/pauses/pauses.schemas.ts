@@ -30,5 +30,6 @@ export type PauseHistoryResponse = z.output<typeof PauseHistoryResponse>;
 export const PausedWorkflowResponse = z.object({
   run: RunResponse,
   current_pause: PauseHistoryResponse,
-  workflow: DefinitionStructureSchema,
+  /** The run's definition, plus the workflow's name (the UI's inbox shows it). */
+  workflow: DefinitionStructureSchema.extend({ name: z.string() }),
 });

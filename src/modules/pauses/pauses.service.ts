@@ -28,7 +28,7 @@ const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
 
 export function createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix, actionWaitMs }: PauseServiceDeps) {
-  const { Run, Pause, WorkflowVersion } = models;
+  const { Run, Pause, WorkflowVersion, Workflow } = models;
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
   async function loadRun(runId: string): Promise<RunDoc> {
@@ -90,7 +90,10 @@ export function createPauseService({ models, values, runRecords, reader, tempora
           const current = await Pause.findOne({ run_id: run._id, resume_time: null }).sort({ pause_time: -1 }).lean<PauseDoc>();
           const version = run.workflow_version_id ? await WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>() : null;
           if (!current || !version) return null;
-          return { run: expanded[i], current_pause: toPauseResponse(current), workflow: fromJsonText(version.definition) };
+          // The inbox names the workflow (PySpur sends the bare definition and its UI shows `undefined`).
+          const workflow = await Workflow.findById(run.workflow_id, { name: 1 }).lean<{ name: string }>();
+          const definition = fromJsonText(version.definition) as Record<string, unknown>;
+          return { run: expanded[i], current_pause: toPauseResponse(current), workflow: { ...definition, name: workflow?.name ?? version.name } };
         }),
       );
       return items.filter((item) => item !== null);

@@ -1,10 +1,11 @@
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
 import { type TaskRecord, type TokenUsage, addUsage } from '../../engine/run-contract';
 import { fromJsonText } from '../../db/json-text';
+import { pyDateTime } from '../../http/timestamps';
 import { toVersionResponse } from '../workflows/versions.service';
 import type { RunResponse, TaskResponse } from './runs.schemas';
 
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const iso = (d: Date | null | undefined) => (d ? pyDateTime(d) : null);
 
 export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
   return {
@@ -34,7 +35,7 @@ export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: Workflo
     workflow_version_id: run.workflow_version_id ?? null,
     workflow_version: version ? toVersionResponse(version) : null,
     status: run.status,
-    start_time: run.start_time.toISOString(),
+    start_time: pyDateTime(run.start_time),
     end_time: iso(end),
     initial_inputs: fromJsonText(run.initial_inputs),
     outputs: fromJsonText(run.outputs),

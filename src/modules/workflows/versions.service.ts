@@ -2,6 +2,7 @@ import type { Models, WorkflowDoc, WorkflowVersionDoc } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
 import { notFound } from '../../http/errors';
+import { pyDateTime } from '../../http/timestamps';
 import { type Page, pageBounds } from '../../http/pagination';
 import { definitionHash } from './definition-hash';
 import type { Clock } from './workflows.service';
@@ -16,8 +17,8 @@ export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionRespo
     description: doc.description ?? null,
     definition: fromJsonText(doc.definition),
     definition_hash: doc.definition_hash,
-    created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
+    created_at: pyDateTime(doc.created_at),
+    updated_at: pyDateTime(doc.updated_at),
   };
 }
 

@@ -1,0 +1,73 @@
+// The README's screenshots of PySpur's UI on Spur, one per flow the browser tests cover. Run by
+// `npm run screenshots` (scripts/screenshots.ts) inside the test harness: real Temporal, FerretDB,
+// api and worker, headless chromium, nothing leaving the machine. Never part of `npm test`.
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { hashApiKey } from '../../src/http/api-keys';
+import { waitForRun } from '../../test/support/engine';
+import { addNode, connect, createSpur, openDashboard, runCleaningTemplate, startUiStack, type UiStack } from '../../test/support/ui';
+import { REPO_ROOT } from '../lib/tools';
+
+const OUT = path.join(REPO_ROOT, 'docs', 'screenshots');
+async function shot(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle'); // icons arrive after the page has rendered
+  await page.screenshot({ path: path.join(OUT, `${name}.png`) });
+}
+
+describe('screenshots of the web UI', function () {
+  this.timeout(600_000);
+  let stack: UiStack;
+  before(async () => {
+    stack = await startUiStack();
+  });
+  after(async () => stack?.close());
+
+  it('dashboard and human-task inbox', async () => {
+    const { page, engine } = stack;
+    await openDashboard(stack, true); // PySpur welcomes a browser while there are no workflows yet
+    const templates = (await engine.http.get('/templates/')).body as { file_name: string }[];
+    const wf = (await engine.http.post('/templates/instantiate/', templates.find((t) => t.file_name === 'approval-flow.json')!)).body;
+    const run = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { request: { requester: 'Grace', amount: 900, purpose: 'A new laptop' } } })).body;
+    await waitForRun(engine.http, run.id, (r) => r.status === 'PAUSED', 60_000);
+    await openDashboard(stack, false);
+    await page.getByText('Expense approval with a human pause').first().waitFor();
+    await shot(page, 'dashboard');
+    await page.getByText('Spurs Awaiting Human Approval').scrollIntoViewIfNeeded();
+    await page.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+    await shot(page, 'inbox');
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await waitForRun(engine.http, run.id, undefined, 60_000);
+  });
+
+  it('a new spur with a node added and connected', async () => {
+    const { page } = stack;
+    await openDashboard(stack, false);
+    await createSpur(page);
+    const added = await addNode(page, 'Python', 'Python Function', 'PythonFuncNode');
+    await connect(page, 'input_node', added);
+    await page.locator('[data-node-panel] button').first().click();
+    await shot(page, 'editor-new-spur');
+  });
+
+  it('a template run from the editor, and its trace', async () => {
+    const { page } = stack;
+    const run = await runCleaningTemplate(stack); // the editor now shows every node's output
+    await shot(page, 'editor-run');
+    await page.goto(`${stack.origin}/trace/${run.id}`);
+    await page.getByText('Ada Lovelace').first().waitFor();
+    await shot(page, 'trace');
+  });
+
+  it('the login page', async () => {
+    const secured = await startUiStack({ SPUR_API_KEY_HASHES: hashApiKey('spur_screenshot-key') });
+    try {
+      await secured.page.goto(`${secured.origin}/dashboard`);
+      await secured.page.getByLabel('API key').fill('wrong key');
+      await secured.page.getByRole('button', { name: 'Sign in' }).click();
+      await secured.page.getByRole('alert').waitFor();
+      await shot(secured.page, 'login');
+    } finally {
+      await secured.close();
+    }
+  });
+});
