@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { waitForRun, type Engine } from '../support/engine';
+import { HOST_WRITING_PYTHON } from '../support/exec-log';
 import { startLlmEngine } from '../support/llm-engine';
 import { until } from '../support/exec-log';
 import { type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server';
@@ -60,7 +61,8 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
   let fake: FakeLlmServer;
 
   before(async () => {
-    ({ engine, fake } = await startLlmEngine());
+    // The tools log their executions to a host file (the test's instrument), which the sandbox forbids.
+    ({ engine, fake } = await startLlmEngine(HOST_WRITING_PYTHON));
   });
   after(async () => {
     await engine?.close();

@@ -7,8 +7,8 @@ export function fakeProviderSettings(fake: FakeLlmServer): Record<string, string
 }
 
 /** An engine whose OpenAI and Anthropic models talk to a fresh fake provider server. */
-export async function startLlmEngine(): Promise<{ engine: Engine; fake: FakeLlmServer }> {
-  const engine = await startEngine();
+export async function startLlmEngine(overrides: Record<string, string> = {}): Promise<{ engine: Engine; fake: FakeLlmServer }> {
+  const engine = await startEngine(overrides);
   const fake = await startFakeLlmServer();
   for (const [name, value] of Object.entries(fakeProviderSettings(fake))) {
     const res = await engine.http.post('/env-mgmt/', { name, value });
