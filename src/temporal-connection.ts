@@ -26,15 +26,22 @@ function closedChannelCall(reason: string): InterceptingCall {
   return new InterceptingCall(below);
 }
 
+/**
+ * Only retries are guarded: a first attempt on a closed channel throws to its caller at once, as
+ * the SDK expects (the retry interceptor can end a call only after an attempt has answered).
+ */
 function guardClosedChannel(interceptor: Interceptor): Interceptor {
-  return (options, nextCall: NextCall) =>
-    interceptor(options, (o) => {
+  return (options, nextCall: NextCall) => {
+    let attempts = 0;
+    return interceptor(options, (o) => {
+      if (attempts++ === 0) return nextCall(o);
       try {
         return nextCall(o);
       } catch (err) {
         return closedChannelCall(err instanceof Error ? err.message : String(err));
       }
     });
+  };
 }
 
 export function apiTemporalConnection(address: string): Connection {

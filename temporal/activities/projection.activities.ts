@@ -24,8 +24,12 @@ export function createProjectionActivities(runs: RunRepository) {
     async saveProgress(input: ProgressSave): Promise<void> {
       await write(input.runId, () => runs.save(input));
     },
+    /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */
     async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {
-      await write(input.progress.runId, () => Promise.all([runs.recordPause(input.pause), runs.save(input.progress)]));
+      await write(input.progress.runId, async () => {
+        await runs.recordPause(input.pause);
+        await runs.save(input.progress);
+      });
     },
     async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<void> {
       await write(input.progress.runId, () => Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress)]));

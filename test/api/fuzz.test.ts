@@ -74,6 +74,8 @@ describe('api: fuzzing every route with malformed requests', function () {
     // No generated request reached a run route with an existing workflow: nothing was started.
     const workflows = await api.temporal.workflow.count(`TaskQueue = '${api.env.SPUR_TASK_QUEUE}'`);
     assert.equal(workflows.count, 0, 'no Temporal workflow was started');
-    assert.equal(await api.models.Run.countDocuments(), real.pools.run_id!.length, 'no run record was created');
+    // Runs may be gone (a fuzzed DELETE of a workflow deletes its runs), but none may be new.
+    const runIds = (await api.models.Run.find({}, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);
+    assert.deepEqual(runIds.filter((id) => !real.pools.run_id!.includes(id)), [], 'no run record was created');
   });
 });

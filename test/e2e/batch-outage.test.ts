@@ -9,7 +9,8 @@ import { type FerretDbServer, startFerretDb } from '../../scripts/lib/servers';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
-import { loggedSleep, readExecLog, until } from '../support/exec-log';
+// The Python nodes log to a host file (the test's instrument), which the sandbox forbids.
+import { HOST_WRITING_PYTHON, loggedSleep, readExecLog, until } from '../support/exec-log';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { stack } from '../support/stack';
@@ -40,7 +41,7 @@ describe('e2e: an inline batch through a FerretDB outage', function () {
     const logFile = path.join(stack.tmpDir, `batch-outage-${Date.now()}.log`);
     writeFileSync(logFile, '');
     ferret = await startFerretDb({ port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-batch-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-batch.log') });
-    api = await startApi({ SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
+    api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
     worker = await startWorker(api.env);
     const http = client(api.baseUrl);
     const wf = (await http.post('/wf/', { name: 'batch outage', definition })).body;

@@ -9,7 +9,8 @@ import { freePort } from '../../scripts/lib/ports';
 import { type FerretDbServer, TEMPORAL_DEV_OPTIONS, type TemporalServer, startFerretDb, startTemporal } from '../../scripts/lib/servers';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
-import { loggedSleep, readExecLog, until } from '../support/exec-log';
+// The Python nodes log to a host file (the test's instrument), which the sandbox forbids.
+import { HOST_WRITING_PYTHON, loggedSleep, readExecLog, until } from '../support/exec-log';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { stack } from '../support/stack';
@@ -95,7 +96,7 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-outage-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-outage.log'),
     });
     try {
-      api = await startApi({ SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
+      api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
       worker = await startWorker(api.env);
       const http = client(api.baseUrl);
       const { workflowId, runIds } = await startRuns(http, logFile, 'f');
@@ -134,7 +135,7 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       dbFile: path.join(stack.tmpDir, `temporal-outage-${Date.now()}.db`), logFile: path.join(stack.tmpDir, 'temporal-outage.log'),
     });
     try {
-      api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
+      api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_TEMPORAL_ADDRESS: temporal.address });
       worker = await startWorker(api.env);
       const http = client(api.baseUrl);
       const { workflowId, runIds } = await startRuns(http, logFile, 't');
