@@ -2,8 +2,8 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
 import { createOutputFileParts } from '../../src/db/output-file-parts';
 import type { RowRecordBase, RunRepository } from '../../src/db/run-repository';
-import { createDatasetReader } from '../../src/modules/datasets/dataset-reader';
-import type { DatasetRow } from '../../src/modules/datasets/parsers';
+import { createDatasetReader } from '../../src/db/dataset-reader';
+import type { DatasetRow } from '../../src/db/dataset-row-chunks';
 import {
   type BatchChildRow, type BatchChunkInput, type BatchRows, type BatchChunkResult, type BatchFinish, type BatchLinesInput, type RowOutcome,
   batchRowRunId, batchRowTaskIds, outcomeLine,

@@ -10,7 +10,7 @@ import { createProjectionActivities } from './projection.activities';
 import { createRagActivities } from './rag.activities';
 import type { VectorStore } from '../../src/modules/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
-import { createReconcileActivities } from './reconcile.activities';
+import { type StoredRunLauncher, createReconcileActivities } from './reconcile.activities';
 
 export interface ActivityDeps {
   models: Models;
@@ -21,8 +21,10 @@ export interface ActivityDeps {
   vectors: VectorStore;
   retriever?: RagRetriever;
   pythonSandbox?: PythonSandbox;
-  /** The queue and workflow-id prefix this worker serves (the reconciler starts runs there). */
+  /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */
   temporal: { taskQueue: string; workflowIdPrefix: string };
+  /** How the reconciler starts a run whose api died before starting it (the api's own launch path). */
+  launchStoredRun: StoredRunLauncher;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */

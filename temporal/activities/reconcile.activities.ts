@@ -1,10 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { trusted } from 'mongoose';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/run-projection';
 import type { RunStatus } from '../../src/engine/statuses';
-import { launchRun, loadLaunchable } from '../../src/modules/runs/run-launch';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
 import { runWorkflowId } from '../shared/workflow-names';
 
@@ -20,9 +19,17 @@ const ENDED: Record<string, string> = {
 
 type Verdict = 'alive' | 'started' | 'failed' | 'canceled';
 
+/**
+ * Starts a stored run's workflow exactly as the api does (the worker entry composes it from the
+ * api's launch path, so activities import nothing of the api); false when its version is gone.
+ */
+export type StoredRunLauncher = (run: RunDoc, client: Client) => Promise<boolean>;
+
 export interface ReconcileDeps {
   models: Models;
+  /** The queue and workflow-id prefix this worker serves. */
   temporal: { taskQueue: string; workflowIdPrefix: string };
+  launchStoredRun: StoredRunLauncher;
 }
 
 /**
@@ -30,7 +37,7 @@ export interface ReconcileDeps {
  * running. A never-started run (its api died between the insert and the start) is started the way
  * the api starts it; a run whose workflow ended without recording it is closed with a message.
  */
-export function createReconcileActivities({ models, temporal }: ReconcileDeps) {
+export function createReconcileActivities({ models, temporal, launchStoredRun }: ReconcileDeps) {
   const projection = createRunProjection(models);
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
@@ -70,10 +77,8 @@ export function createReconcileActivities({ models, temporal }: ReconcileDeps) {
   }
 
   async function launch(run: RunDoc): Promise<Verdict> {
-    const launchable = await loadLaunchable(models, run);
-    if (!launchable) return fail(run, 'The api stopped before starting this run, and its workflow version is gone');
     try {
-      await launchRun({ models, temporal: Context.current().client, ...temporal, eagerStart: false }, run, launchable.workflow, launchable.definition);
+      if (!(await launchStoredRun(run, Context.current().client))) return fail(run, 'The api stopped before starting this run, and its workflow version is gone');
     } catch (err) {
       // Stored inputs the definition no longer accepts: nothing a retry could change.
       if ((err as { status?: unknown }).status === 400) return fail(run, `The api stopped before starting this run, and it cannot start: ${(err as Error).message}`);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createDatasetReader } from '../../src/modules/datasets/dataset-reader';
-import { MAX_PIECE_CHARS, readChunk, writeChunk } from '../../src/modules/datasets/row-chunks';
+import { createDatasetReader } from '../../src/db/dataset-reader';
+import { MAX_PIECE_CHARS, readChunk, writeChunk } from '../../src/db/dataset-row-chunks';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
 

@@ -4,7 +4,7 @@ import { mongo } from 'mongoose';
 import type { Models } from '../../db/models';
 import { gridfsAsyncBuffer, gridfsTee } from './gridfs-source';
 import { DatasetFormatError, type DatasetRow, parserFor } from './parsers';
-import { removeChunks, writeChunk } from './row-chunks';
+import { removeChunks, writeChunk } from '../../db/dataset-row-chunks';
 
 export interface IngestOptions {
   fileName: string;

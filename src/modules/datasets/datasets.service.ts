@@ -6,7 +6,7 @@ import type { Page } from '../../http/pagination';
 import type { RunReader } from '../runs/runs.service';
 import type { RunResponse } from '../runs/runs.schemas';
 import { safeFileName } from '../files/safe-file-name';
-import { createDatasetReader } from './dataset-reader';
+import { createDatasetReader } from '../../db/dataset-reader';
 import { discardUpload, ingestFile, type IngestedFile } from './dataset-ingest';
 import { DatasetFormatError, formatOf } from './parsers';
 import type { DatasetResponse, DatasetUploadQuery } from './datasets.schemas';

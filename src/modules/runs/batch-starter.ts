@@ -4,7 +4,7 @@ import type { BatchMode, BatchRunInput as BatchWorkflowInput } from '../../../te
 import { ENGINE_NODE_TYPES } from '../../engine/node-kinds';
 import type { GraphNode, RunDefinition } from '../../engine/run-contract';
 import { WorkflowType } from '../../../temporal/shared/workflow-names';
-import { createDatasetReader } from '../datasets/dataset-reader';
+import { createDatasetReader } from '../../db/dataset-reader';
 import { createOutputFileWriter } from '../output-files/output-file-writer';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import { checkRunnable, toRunDefinition } from './run-inputs';

@@ -90,3 +90,16 @@ export async function startWorkflowOf(deps: Omit<RunLaunchDeps, 'models'>, runId
     throw err;
   }
 }
+
+/**
+ * The reconciler's way in (composed by the worker entry): starts a stored run on this task queue
+ * with the client it is given; false when the run's pinned version is gone.
+ */
+export function storedRunLauncher(models: Models, queue: { taskQueue: string; workflowIdPrefix: string }) {
+  return async (run: RunDoc, temporal: Client): Promise<boolean> => {
+    const launchable = await loadLaunchable(models, run);
+    if (!launchable) return false;
+    await launchRun({ models, temporal, ...queue, eagerStart: false }, run, launchable.workflow, launchable.definition);
+    return true;
+  };
+}

@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { AsyncBuffer } from 'hyparquet';
 
-export type DatasetRow = Record<string, unknown>;
+import type { DatasetRow } from '../../../db/dataset-row-chunks';
+
+export type { DatasetRow };
 
 /** What a format parser gets: the bytes as they arrive, and (after the last byte) random access. */
 export interface ParseSource {

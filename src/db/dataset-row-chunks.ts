@@ -1,5 +1,7 @@
-import type { Models } from '../../db/models';
-import type { DatasetRow } from './parsers';
+import type { Models } from './models';
+
+/** One dataset row as stored: column name to cell. */
+export type DatasetRow = Record<string, unknown>;
 
 /**
  * JSON text per stored piece, in UTF-16 units: at most 3 UTF-8 bytes each, so a piece stays well

@@ -1,7 +1,6 @@
-import type { DatasetDoc, Models } from '../../db/models';
-import { notFound } from '../../http/errors';
-import type { DatasetRow } from './parsers';
-import { readChunk } from './row-chunks';
+import type { DatasetDoc, Models } from './models';
+import { StoredRecordMissing } from './errors';
+import { type DatasetRow, readChunk } from './dataset-row-chunks';
 
 /** What the batch engine needs to know about a dataset before paging through it. */
 export interface DatasetInfo {
@@ -18,7 +17,7 @@ export interface DatasetInfo {
 export function createDatasetReader(models: Models) {
   async function load(id: string): Promise<DatasetDoc> {
     const doc = await models.Dataset.findById(id).lean<DatasetDoc>();
-    if (!doc) throw notFound.dataset();
+    if (!doc) throw new StoredRecordMissing('dataset', 'Dataset not found');
     return doc;
   }
 
