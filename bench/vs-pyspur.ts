@@ -156,7 +156,10 @@ function report(byTopology: Record<string, Row[]>, seconds: number): string {
     const judged = topology === DEV_TOPOLOGY ? ' (npm run dev: targets apply)' : '';
     ratios.push(
       `- ${topology}${judged}: p50 ×${f(s.p50 / p.p50, 2)} of PySpur's (target ≤ 0.8: ${mark(s.p50 / p.p50 <= 0.8)}), p99 ×${f(s.p99 / p.p99, 2)} (≤ 1.0: ${mark(s.p99 / p.p99 <= 1)}), ` +
-        `throughput at c=${settings.concurrency} ×${f(sl.runsPerSecond / pl.runsPerSecond, 2)} (≥ 2.5, 0 failed: ${mark(sl.runsPerSecond / pl.runsPerSecond >= 2.5 && sl.failures === 0)}), ` +
+        (pl.failures > 0
+          ? `throughput at c=${settings.concurrency}: no ratio, PySpur failed ${pl.failures} of ${pl.runs} runs (Spur ${f(sl.runsPerSecond)} runs/s, ${sl.failures} failed), ` +
+            `so the ratio would measure PySpur's breakdown, not a speed; `
+          : `throughput at c=${settings.concurrency} ×${f(sl.runsPerSecond / pl.runsPerSecond, 2)} (≥ 2.5, 0 failed: ${mark(sl.runsPerSecond / pl.runsPerSecond >= 2.5 && sl.failures === 0)}), `) +
         `Spur CPU ${f(s.cpuMsPerRun)} ms per run (≤ 20: ${mark(s.cpuMsPerRun <= 20)})`,
     );
     for (const r of rows) for (const sample of r.failureSamples) ratios.push(`  - ${topology} ${r.system} ${r.phase} failure: ${sample}`);
