@@ -174,24 +174,35 @@ ensure_compose_check() {
 ensure_compose_check
 
 # --- Python sandbox -------------------------------------------------------------
-# PythonFuncNode code runs in bubblewrap (src/nodes/code-execution/sandbox.ts); slirp4netns only
-# for the opt-in network. Installed with apt when root; otherwise setup stops and says what to install.
+# PythonFuncNode code runs in bubblewrap (src/nodes/code-execution/sandbox.ts); slirp4netns and ip
+# (iproute2) serve the opt-in outbound network (SPUR_PYTHON_NETWORK=internet), which the test suite
+# also exercises, so they are installed with it. apt as root; otherwise setup says what to install.
 ensure_python_sandbox() {
   [[ ${SPUR_PYTHON_SANDBOX:-bubblewrap} == off ]] && return 0
-  local missing=()
+  local missing=() optional=()
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-  [[ ${SPUR_PYTHON_NETWORK:-none} == internet ]] && ! command -v slirp4netns >/dev/null 2>&1 && missing+=(slirp4netns)
-  [[ ${SPUR_PYTHON_NETWORK:-none} == internet ]] && ! command -v ip >/dev/null 2>&1 && missing+=(iproute2)
-  ((${#missing[@]} == 0)) && return 0
+  command -v slirp4netns >/dev/null 2>&1 || optional+=(slirp4netns)
+  command -v ip >/dev/null 2>&1 || optional+=(iproute2)
+  ((${#missing[@]} + ${#optional[@]} == 0)) && return 0
+  local all=("${missing[@]}" "${optional[@]}")
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-    step "apt-get install ${missing[*]} (the Python node sandbox)"
-    apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends "${missing[@]}" >/dev/null ||
-      die "apt-get install ${missing[*]} failed (output above)"
+    step "apt-get install ${all[*]} (the Python node sandbox)"
+    # A fresh machine may have no package lists yet: update once, then try again.
+    if apt_install "${all[@]}" || { apt-get update >/dev/null 2>&1 && apt_install "${all[@]}"; }; then return 0; fi
+    die "apt-get install ${all[*]} failed"
+  fi
+  if ((${#missing[@]} == 0)); then
+    step "${optional[*]} missing: SPUR_PYTHON_NETWORK=internet (opt-in outbound network) needs it" \
+      "(Debian/Ubuntu: sudo apt-get install ${optional[*]})"
     return 0
   fi
   die "Python nodes run in a bubblewrap sandbox, and ${missing[*]} is not installed. Install it" \
-    "(Debian/Ubuntu: sudo apt-get install ${missing[*]}; Fedora: sudo dnf install ${missing[*]})," \
+    "(Debian/Ubuntu: sudo apt-get install ${all[*]}; Fedora: sudo dnf install ${all[*]})," \
     "or set SPUR_PYTHON_SANDBOX=off to run Python nodes unsandboxed (trusted code only)."
+}
+
+apt_install() {
+  apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends "$@" >/dev/null 2>&1
 }
 
 ensure_python_sandbox
@@ -222,8 +233,7 @@ ensure_chromium() {
   [[ -n ${SPUR_CHROMIUM:-} || -x /usr/bin/chromium ]] && return 0
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
     step "installing chromium with apt-get (browser tests)"
-    if (apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 ||
-        { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends chromium >/dev/null 2>&1; }); then
+    if apt_install chromium || { apt-get update >/dev/null 2>&1 && apt_install chromium; }; then
       return 0
     fi
   fi
