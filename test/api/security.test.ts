@@ -69,18 +69,21 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
     });
   });
 
-  it('refuses to listen on a non-loopback address without keys unless told to', () => {
+  it('refuses to listen on a non-loopback address without keys unless told to', function () {
+    // tsx compiles the entry point first: seconds on a loaded machine.
+    this.timeout(90_000);
     const result = spawnSync(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')], {
       env: { PATH: process.env.PATH, SPUR_HOST: '0.0.0.0', SPUR_PORT: '0', SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/' },
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: 80_000,
     });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /Refusing to listen on 0\.0\.0\.0 without API keys/);
     assert.equal(result.stderr.trim().split('\n').length, 1, 'says so in one line');
   });
 
-  it('listens on a non-loopback address without keys when SPUR_ALLOW_INSECURE=true', async () => {
+  it('listens on a non-loopback address without keys when SPUR_ALLOW_INSECURE=true', async function () {
+    this.timeout(90_000);
     // Its own process group: tsx starts node as a child, and the whole group must go at the end.
     const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')], {
       env: { PATH: process.env.PATH, SPUR_HOST: '0.0.0.0', SPUR_PORT: '0', SPUR_ALLOW_INSECURE: 'true', SPUR_MONGODB_URI: stack.mongoUri, SPUR_MONGODB_DB: 'spur_insecure_probe', SPUR_TEMPORAL_ADDRESS: stack.temporalAddress, SPUR_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') },
@@ -89,7 +92,7 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
     try {
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + 80_000;
       while (!out.includes('api listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
       assert.match(out, /api listening/);
     } finally {
