@@ -1,4 +1,4 @@
-import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
@@ -128,6 +128,10 @@ export function createPauseService({ models, values, runRecords, reader, tempora
 }
 
 function isDeadline(err: unknown): boolean {
+  // The client's own wrapper for an Update call that ran out of time or was cut (DEADLINE_EXCEEDED
+  // or CANCELLED, e.g. ended during a retry backoff): the action may not have arrived. The signal
+  // that follows is harmless if it did: it names the pause, and a closed pause ignores it.
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
   const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
   // gRPC DEADLINE_EXCEEDED (4), directly or as the cause of the client's wrapper error.
   return e.code === 4 || e.cause?.code === 4 || (typeof e.message === 'string' && /deadline/i.test(e.message));
