@@ -217,4 +217,21 @@ describe('e2e: callback addresses without SPUR_CALLBACK_ALLOW_PRIVATE', function
     assert.match((await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: 'http://127.0.0.1:9/', secret: SECRET } })).body.detail[0].msg, /loopback.*SPUR_CALLBACK_ALLOW_PRIVATE/);
     assert.deepEqual((await http.get('/run/')).body, [], 'no run was recorded');
   });
+
+  it('documents the callback field, the deliveries route and the signature scheme in OpenAPI', async () => {
+    const doc = (await http.get('/openapi.json')).body;
+    const callback = doc.components.schemas.RunCallback;
+    assert.deepEqual(Object.keys(callback.properties).sort(), ['events', 'secret', 'url']);
+    assert.match(callback.description, /X-Spur-Signature: sha256=<hex HMAC-SHA256 of the raw request body/);
+    assert.deepEqual(callback.properties.events.items.enum, ['run.completed', 'run.failed', 'run.canceled', 'run.paused']);
+    for (const path of ['/wf/{workflow_id}/run/', '/wf/{workflow_id}/start_run/', '/wf/{workflow_id}/start_batch_run/']) {
+      const body = doc.paths[path].post.requestBody.content['application/json'].schema;
+      const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
+      assert.deepEqual(schema.properties.callback, { $ref: '#/components/schemas/RunCallback' }, path);
+    }
+    const route = doc.paths['/run/{run_id}/callbacks/'].get;
+    assert.match(route.description, /X-Spur-Event-Id/);
+    assert.ok(route.responses['404']);
+    assert.equal(route.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/RunCallbacks');
+  });
 });
