@@ -69,8 +69,9 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
     const message = `the receiver answered ${statusCode}`;
     await deliveries.recordAttempt(key, attempt(statusCode, null), verdict === 'retry' ? 'pending' : 'failed', verdict === 'retry' ? null : message);
     if (verdict === 'refused') throw ApplicationFailure.nonRetryable(message, CALLBACK_REFUSED);
-    // A receiver's Retry-After is honoured, within the longest wait between attempts.
-    const nextRetryDelay = retryAfterMs === null ? undefined : Math.min(retryAfterMs, callbacks.retry.maxRetryMs);
+    // A receiver's Retry-After is honoured, between the first and the longest wait between attempts
+    // (a zero delay is not a delay Temporal schedules a retry after).
+    const nextRetryDelay = retryAfterMs === null ? undefined : Math.max(callbacks.retry.firstRetryMs, Math.min(retryAfterMs, callbacks.retry.maxRetryMs));
     throw ApplicationFailure.create({ message, type: CALLBACK_RETRY, ...(nextRetryDelay !== undefined ? { nextRetryDelay } : {}) });
   }
 

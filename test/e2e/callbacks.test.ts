@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startApi, type TestApi } from '../support/api';
-import { startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
+import { DROP, startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
@@ -119,6 +119,18 @@ describe('e2e: run callbacks', function () {
     assert.ok(times[0] <= times[1] && times[1] <= times[2], 'attempts in order');
   });
 
+  it('retries a dropped connection and a 429 too', async () => {
+    const wf = await workflow(pure);
+    const path = '/hooks/dropping';
+    receiver.script(path, DROP, 429);
+    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    await receiver.waitFor(path, 3);
+    const listed = await deliveries(runId, (d) => d.deliveries[0]?.status === 'delivered');
+    const attempts = listed.deliveries[0].attempts;
+    assert.deepEqual(attempts.map((a: any) => a.status_code), [null, 429, 200]);
+    assert.ok(attempts[0].error, 'the network error is recorded');
+  });
+
   it('stops at a 400: one attempt, the delivery failed with the reason, its workflow ended', async () => {
     const wf = await workflow(pure);
     const path = '/hooks/refusing';
@@ -185,6 +197,38 @@ describe('e2e: run callbacks', function () {
     const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body.id as string;
     await waitForRun(engine.http, runId);
     assert.deepEqual((await engine.http.get(`/run/${runId}/callbacks/`)).body, { run_id: runId, callback: null, deliveries: [] });
+  });
+});
+
+describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let receiver: CallbackReceiver;
+  before(async () => {
+    receiver = await startCallbackReceiver();
+    // 0.001 h: about 3.6 s of retries, then the delivery is given up.
+    engine = await startEngine({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_HOURS: '0.001', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '0.5' });
+  });
+  after(async () => {
+    await engine?.close();
+    await receiver?.close();
+  });
+
+  it('a receiver that keeps answering 503 gets retried until the limit, then the delivery is failed; the run is not', async () => {
+    const wf = (await engine.http.post('/wf/', { name: 'cb-give-up', definition: pure })).body.id as string;
+    const path = '/hooks/down';
+    receiver.script(path, ...Array.from({ length: 1000 }, () => 503));
+    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    await receiver.waitFor(path, 1); // the delivery's workflow exists from then on
+    const outcome = await engine.api.temporal.workflow.getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`)).result();
+    assert.equal(outcome, 'failed');
+    const listed = (await engine.http.get(`/run/${runId}/callbacks/`)).body;
+    const [delivery] = listed.deliveries;
+    assert.equal(delivery.status, 'failed');
+    assert.ok(delivery.attempts.length >= 2, JSON.stringify(delivery.attempts));
+    assert.ok(delivery.attempts.every((a: any) => a.status_code === 503));
+    assert.ok(delivery.reason, 'the reason it stopped is recorded');
+    assert.equal((await engine.http.get(`/run/${runId}/`)).body.status, 'COMPLETED');
   });
 });
 

@@ -17,12 +17,15 @@ export interface CallbackReceiver {
   /** `http://127.0.0.1:<port>` */
   url: string;
   received: ReceivedCallback[];
-  /** Answers the next POSTs to `path` with these statuses, in order. */
+  /** Answers the next POSTs to `path` with these statuses, in order; `DROP` cuts the connection instead. */
   script(path: string, ...statuses: number[]): void;
   /** Waits until `count` POSTs to `path` have arrived (a generous deadline: the machine is shared). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedCallback[]>;
   close(): Promise<void>;
 }
+
+/** A scripted "status" that cuts the connection without an answer (a network error for the sender). */
+export const DROP = -1;
 
 export async function startCallbackReceiver(): Promise<CallbackReceiver> {
   const received: ReceivedCallback[] = [];
@@ -41,7 +44,10 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       }
       received.push({ path, headers: req.headers, raw, body });
       const status = scripts.get(path)?.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
+      if (status === DROP) return void req.socket.destroy();
+      // A 429 asks for the next try at once: the sender honours Retry-After.
+      const headers = status === 429 ? { 'retry-after': '0' } : {};
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ status }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
