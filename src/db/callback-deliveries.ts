@@ -26,6 +26,16 @@ export function createCallbackDeliveries(models: Models) {
       return (run?.callback as StoredCallback | null | undefined) ?? null;
     },
 
+    /** The delivery is under way (before its first attempt): listed as pending from now on. */
+    async open(key: DeliveryKey): Promise<void> {
+      const now = new Date();
+      await CallbackDelivery.updateOne(
+        { _id: key.deliveryId },
+        { $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, status: 'pending', reason: null, created_at: now, updated_at: now, attempts: [] } },
+        { upsert: true },
+      );
+    },
+
     /** Records one attempt (again, if a retry of the activity repeats it) and the delivery's status. */
     async recordAttempt(key: DeliveryKey, attempt: AttemptRecord, status: 'pending' | 'delivered' | 'failed', reason: string | null = null): Promise<void> {
       const now = new Date();

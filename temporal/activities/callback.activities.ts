@@ -84,8 +84,13 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
 
   return {
     deliverCallback,
-    /** The worker's retry settings, read once per delivery (recorded in its history). */
-    async callbackRetryPolicy(): Promise<CallbackRetryPolicy> {
+    /**
+     * A delivery starts: its record appears (pending), and the worker's retry settings are read
+     * once for it (recorded in its history).
+     */
+    async beginCallbackDelivery(input: CallbackDeliveryInput): Promise<CallbackRetryPolicy> {
+      const callback = await deliveries.callbackOf(input.runId);
+      if (callback) await deliveries.open({ deliveryId: input.deliveryId, runId: input.runId, event: input.event, url: callback.url });
       return callbacks.retry;
     },
     async callbackGaveUp(input: { deliveryId: string; reason: string }): Promise<void> {

@@ -13,7 +13,7 @@ const local = proxyLocalActivities<CallbackActivities>({
  * or the configured time is up. Every attempt is recorded by the activity; the outcome here.
  */
 export async function spurCallbackDelivery(input: CallbackDeliveryInput): Promise<'delivered' | 'failed'> {
-  const policy = await local.callbackRetryPolicy();
+  const policy = await local.beginCallbackDelivery(input);
   const delivery = proxyActivities<CallbackActivities>({
     // One attempt is one POST with its own timeout (callback-post.ts); a dead worker's attempt is retried.
     startToCloseTimeout: '2m',
