@@ -23,6 +23,8 @@ import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/s
 import { startLlmEngine } from '../test/support/llm-engine';
 import { chatbotDefinition } from '../test/support/chatbot';
 import { cond, input, l, n } from '../test/support/graphs';
+import { type CallbackReceiver, startCallbackReceiver } from '../test/support/callback-receiver';
+import { callbackWorkflowId } from '../temporal/shared/callback-contract';
 import { REPO_ROOT } from './lib/tools';
 
 const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -39,6 +41,8 @@ interface Scenario {
   definition: Definition;
   /** A chatbot run in a fresh test session (its InputNode is `input_node`). */
   session?: boolean;
+  /** The run's callback events (posted to a local receiver); the final event's delivery history is saved too. */
+  callbackEvents?: string[];
   /** Full runs: the run status the scenario must end in. Partial runs: the request body. Batches: the dataset. */
   expect:
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
@@ -106,6 +110,13 @@ const SCENARIOS: Scenario[] = [
       links: [l('in', 'gate'), l('gate', 'after'), l('in', 'side')],
     },
     expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: { note: 'ok' } } },
+  },
+  {
+    // A run with a callback: a delivery child (abandoned) at the pause and at the end.
+    name: 'pause-callback',
+    definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'after')] },
+    callbackEvents: ['run.paused', 'run.completed'],
+    expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: {} } },
   },
   {
     name: 'pause-decline',
@@ -200,7 +211,7 @@ async function approvePausedRows(engine: Engine, parentRunId: string): Promise<v
 }
 
 /** Runs one scenario through the api; resolves to the Temporal workflow id of the run it started. */
-async function runScenario(engine: Engine, scenario: Scenario): Promise<string> {
+async function runScenario(engine: Engine, scenario: Scenario, receiver?: CallbackReceiver): Promise<string> {
   const wf = await engine.http.post('/wf/', { name: `capture-${scenario.name}`, definition: scenario.definition });
   assert.equal(wf.status, 200, wf.text);
   const { expect } = scenario;
@@ -214,7 +225,8 @@ async function runScenario(engine: Engine, scenario: Scenario): Promise<string> 
   const inputs = scenario.session
     ? { input_node: { user_message: 'hi', session_id: (await engine.http.post(`/session/test/?workflow_id=${wf.body.id}`)).body.id, message_history: [] } }
     : { in: { x: 'a' } };
-  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: inputs });
+  const callback = scenario.callbackEvents && receiver ? { callback: { url: `${receiver.url}/${scenario.name}`, secret: 'capture-secret', events: scenario.callbackEvents } } : {};
+  const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: inputs, ...callback });
   assert.equal(started.status, 200, started.text);
   if (expect.pauseAction) {
     await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED');
@@ -259,22 +271,31 @@ function defineCaptureSuite(outDir: string): void {
     this.timeout(120_000);
     let engine: Engine;
     let fake: FakeLlmServer;
+    let receiver: CallbackReceiver;
     before(async () => {
       mkdirSync(outDir, { recursive: true });
-      ({ engine, fake } = await startLlmEngine());
+      receiver = await startCallbackReceiver();
+      ({ engine, fake } = await startLlmEngine({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true' }));
       fake.respondWith(providerScript);
     });
     after(async () => {
       await engine?.close();
       await fake?.close();
+      await receiver?.close();
     });
 
     // SPUR_CAPTURE_ONLY=name,name re-records just those scenarios.
     const only = process.env.SPUR_CAPTURE_ONLY?.split(',').filter(Boolean);
     for (const scenario of SCENARIOS.filter((s) => !only || only.includes(s.name))) {
       it(scenario.name, async () => {
-        const workflowId = await runScenario(engine, scenario);
+        const workflowId = await runScenario(engine, scenario, receiver);
         await saveHistory(engine, workflowId, path.join(outDir, `${scenario.name}.json`));
+        if (scenario.callbackEvents) {
+          const [hit] = await receiver.waitFor(`/${scenario.name}`, scenario.callbackEvents.length);
+          const runId = String(hit?.body.run.id);
+          const last = scenario.callbackEvents.at(-1);
+          await saveHistory(engine, callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:${last}:1`), path.join(outDir, `${scenario.name}-delivery.json`));
+        }
       });
     }
   });

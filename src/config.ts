@@ -99,6 +99,15 @@ const envSchema = z.object({
   SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
   /** How long a browser login (the session cookie set by `/login`) lasts. */
   SPUR_SESSION_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
+  /** Callbacks may go to loopback, private, link-local and unique-local addresses (on in `npm run dev`). */
+  SPUR_CALLBACK_ALLOW_PRIVATE: bool.default(false),
+  /** How long a callback delivery is retried (network errors, 5xx, 429) before it is given up. */
+  SPUR_CALLBACK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  /** First wait between two attempts of a delivery; it doubles up to SPUR_CALLBACK_RETRY_MAX_SECONDS. */
+  SPUR_CALLBACK_RETRY_FIRST_SECONDS: z.coerce.number().positive().default(5),
+  SPUR_CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(900),
+  /** How long one delivery attempt (one POST) may take. */
+  SPUR_CALLBACK_TIMEOUT_SECONDS: z.coerce.number().positive().max(100).default(15),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -130,9 +139,17 @@ export interface Config {
   rag: { vectorStoreUri: string; annMinRows: number };
   python: PythonSettings;
   reconcile: { everyMs: number; graceMs: number };
+  callbacks: CallbackSettings;
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+}
+
+/** Where run callbacks may go and how their deliveries are retried (issue 18 §2). */
+export interface CallbackSettings {
+  allowPrivate: boolean;
+  retry: { firstRetryMs: number; maxRetryMs: number; giveUpAfterMs: number };
+  attemptTimeoutMs: number;
 }
 
 /** How PythonFuncNode code runs (src/nodes/code-execution/sandbox.ts). */
@@ -178,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
+    callbacks: {
+      allowPrivate: e.SPUR_CALLBACK_ALLOW_PRIVATE,
+      retry: { firstRetryMs: e.SPUR_CALLBACK_RETRY_FIRST_SECONDS * 1000, maxRetryMs: Math.max(e.SPUR_CALLBACK_RETRY_FIRST_SECONDS, e.SPUR_CALLBACK_RETRY_MAX_SECONDS) * 1000, giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000 },
+      attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
+    },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

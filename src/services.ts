@@ -23,12 +23,13 @@ import { createChatMemory } from './modules/sessions/chat-memory';
 import { createSessionService } from './modules/sessions/sessions.service';
 import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
+import { createCallbackService } from './modules/callbacks/callbacks.service';
 
 export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag'>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'callbacks'>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -46,15 +47,18 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   // A deleted user takes its sessions along: the two services know each other through this call.
   const users = createUserService(models, (userId) => sessions.removeOfUser(userId));
   const sessions = createSessionService({ models, turns, users, workflows });
-  const starterDeps = { models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
+  const box = new SecretBox(secretKey);
+  const callbacks = createCallbackService({ models, box, allowPrivate: config.callbacks.allowPrivate });
+  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
   const runStarter = createRunStarter(starterDeps);
-  const env = createEnvService(models, new SecretBox(secretKey));
+  const env = createEnvService(models, box);
   return {
     values,
     runRecords,
     workflows,
     versions,
     runs: reader,
+    callbacks,
     runStarter,
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),

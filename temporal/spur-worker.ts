@@ -11,13 +11,21 @@ import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
 import { createLanceStore } from '../src/modules/rag/lance-store';
 import { createRetriever } from '../src/modules/rag/retrieval';
 import { createActivities } from './activities';
+import { createRunRepository } from '../src/db/run-repository';
+import { createRunReader } from '../src/modules/runs/runs.service';
+import { openCallbackSecret } from '../src/modules/callbacks/callback-secret';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
  * worker process, or the api in the single-process topology). All workers of a queue must be equal.
  */
 export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models, pythonSandbox = new PythonSandbox(config.python)): Promise<Worker> {
-  const env = createEnvService(models, new SecretBox(loadSecretKey(config)));
+  const box = new SecretBox(loadSecretKey(config));
+  const env = createEnvService(models, box);
+  const values = valuesOf(models.conn, config.values);
+  // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
+  const runs = createRunReader(models, createRunRepository(models, values));
+  const callbacks = { ...config.callbacks, runBody: (runId: string) => runs.get(runId), openSecret: (sealed: string) => openCallbackSecret(box, sealed) };
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
@@ -29,7 +37,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values), vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun: storedRunLauncher(models, queue) }),
+    activities: createActivities({ models, secret: env.reveal, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun: storedRunLauncher(models, queue), callbacks }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

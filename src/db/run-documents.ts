@@ -19,6 +19,15 @@ export interface NewRun {
   endTime?: Date | null;
   /** A batch parent's progress over its dataset. */
   rows?: { total: number; done: number; failed: number };
+  /** The run's callback, its secret already sealed. */
+  callback?: StoredCallback | null;
+}
+
+export interface StoredCallback {
+  url: string;
+  events: string[];
+  /** Sealed (SecretBox): opened only by the delivery activity. */
+  secret: string;
 }
 
 /** The one place a run document is built (api runs, batch parents, batch rows alike). */
@@ -29,5 +38,6 @@ export function runDocument(r: NewRun): RunDoc {
     outputs: r.outputs === undefined ? null : toJsonText(r.outputs), parent_run_id: r.parentRunId ?? null, run_type: r.runType,
     output_file_id: null, input_dataset_id: r.inputDatasetId ?? null, message: r.message ?? null,
     rows_total: r.rows?.total ?? null, rows_done: r.rows?.done ?? null, rows_failed: r.rows?.failed ?? null,
+    callback: r.callback ?? null,
   };
 }

@@ -63,6 +63,7 @@ export function createRunRepository(models: Models, values: Values) {
       if (ids.length === 0) return;
       await RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
       await Pause.deleteMany({ run_id: trusted({ $in: ids }) });
+      await models.CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
       await Run.deleteMany({ _id: trusted({ $in: ids }) });
       await values.deleteScopes(ids);
     },

@@ -1,4 +1,5 @@
 import type { NodeState } from './node-inputs';
+import type { RunCallbackInfo } from './callback-events';
 import type { PauseAction, RunStatus, TaskStatus } from './statuses';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
@@ -39,6 +40,8 @@ export interface SpurRunInput {
   resume?: RunResume;
   /** A chatbot run in a session: its turn is appended to the session when the run completes. */
   chat?: ChatTurnStart;
+  /** The run's callback: its events only (its url and secret stay on the run record). */
+  callback?: RunCallbackInfo;
 }
 
 /** What the api knows of a chat turn when the run starts. */

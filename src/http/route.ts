@@ -23,6 +23,8 @@ export interface RouteDef<P extends z.ZodObject | undefined, Q extends z.ZodObje
   method: Method;
   path: string;
   summary: string;
+  /** Longer prose for the OpenAPI document. */
+  description?: string;
   tags: string[];
   params?: P;
   query?: Q;
@@ -118,6 +120,7 @@ function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | 
     method: def.method,
     path: def.path,
     summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
     tags: def.tags,
     request: {
       ...(def.params ? { params: def.params } : {}),

@@ -4,6 +4,7 @@ import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createBatchActivities } from './batch.activities';
 import { createChatActivities } from './chat.activities';
+import { type CallbackDeliveryDeps, createCallbackActivities } from './callback.activities';
 import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   temporal: { taskQueue: string; workflowIdPrefix: string };
   /** How the reconciler starts a run whose api died before starting it (the api's own launch path). */
   launchStoredRun: StoredRunLauncher;
+  /** Callback delivery: the run's body as the api shows it, the secret's key, the settings. */
+  callbacks: CallbackDeliveryDeps;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
@@ -38,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentActivities(deps),
     ...createRagActivities(deps),
     ...createReconcileActivities(deps),
+    ...createCallbackActivities(deps),
   };
 }
 
@@ -45,4 +49,5 @@ export type ProjectionActivities = ReturnType<typeof createProjectionActivities>
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
 export type { RagActivities } from './rag.activities';
+export type CallbackActivities = ReturnType<typeof createCallbackActivities>;
 export type ReconcileActivities = ReturnType<typeof createReconcileActivities>;

@@ -1,3 +1,4 @@
+import type { RunCallbackInfo } from '../../src/engine/callback-events';
 import type { NodeOutput, RunDefinition } from '../../src/engine/run-contract';
 
 /**
@@ -37,10 +38,12 @@ export interface BatchRunInput {
   /** Continue as new once the history has this many events. */
   historyEventsLimit: number;
   cursor: BatchCursor;
+  /** The batch's callback: its events only (its url and secret stay on the run record). */
+  callback?: RunCallbackInfo;
 }
 
 /** One slice of rows for the inline mode: run them, record them, append their lines. */
-export type BatchRows = Omit<BatchRunInput, 'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit'>;
+export type BatchRows = Omit<BatchRunInput, 'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'callback'>;
 
 export interface BatchChunkInput {
   batch: BatchRows;

@@ -4,6 +4,7 @@ export const WorkflowType = {
   spurPartialRun: 'spurPartialRun',
   spurBatchRun: 'spurBatchRun',
   spurReconcile: 'spurReconcile',
+  spurCallbackDelivery: 'spurCallbackDelivery',
 } as const;
 
 /**

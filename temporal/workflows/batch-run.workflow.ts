@@ -11,6 +11,7 @@ import { SpurRunStatus } from '../shared/search-attributes';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { WorkflowType, runWorkflowId } from '../shared/workflow-names';
 import { failureMessage } from './graph-runner';
+import { announceEnd } from './callbacks';
 
 /** Errors no retry can mend: Mongoose refusing a document, an input that is gone. */
 const PERMANENT = ['CastError', 'ValidationError', 'StrictModeError', 'BatchInputGone'];
@@ -74,6 +75,7 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
 async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CANCELED', message: string | null) {
   await bookkeeping.finishBatch({ parentRunId: input.parentRunId, status, message });
   upsertSearchAttributes([{ key: SpurRunStatus, value: status } as never]);
+  await announceEnd(input.parentRunId, input.callback, status);
 }
 
 /** Continue-as-new well before Temporal's limits, keeping each run's history small to replay. */

@@ -6,3 +6,4 @@ export { spurBatchRun } from './batch-run.workflow';
 export { ragIngest } from './rag-ingest.workflow';
 export { ragIndex } from './rag-index.workflow';
 export { spurReconcile } from './reconcile.workflow';
+export { spurCallbackDelivery } from './callback-delivery.workflow';

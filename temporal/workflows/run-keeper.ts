@@ -9,6 +9,7 @@ import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
 import { PauseBook } from './pause-book';
 import { TaskBook } from '../../src/engine/task-book';
+import { announce } from './callbacks';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
@@ -28,6 +29,7 @@ export class RunKeeper {
   firstFailure: string | null = null;
   declined: string | null = null;
   private readonly runId: string;
+  private readonly callback: SpurRunInput['callback'];
   private shown: RunStatus = 'PENDING';
   private writes: Promise<void> = Promise.resolve();
   /**
@@ -42,6 +44,7 @@ export class RunKeeper {
 
   constructor(input: SpurRunInput, topLevel: GraphNode[]) {
     this.runId = input.runId;
+    this.callback = input.callback;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
     const resume = input.resume;
@@ -155,6 +158,7 @@ export class RunKeeper {
     const pauseTime = new Date().toISOString();
     this.recordTask({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
     await this.save(undefined, (progress) => projection.recordPause({ pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input }, progress }));
+    await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
 
     const decision = await this.awaitDecision(node, pause);
     const declined = decision.action === 'DECLINE';

@@ -8,6 +8,7 @@ import { collectOutputs } from '../../src/engine/graph-walker';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { recordChatTurn } from './chat-turn';
+import { announceEnd } from './callbacks';
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
@@ -35,13 +36,18 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
     if (isCancellation(err)) {
       // Cancel: record it whatever else was cancelled with the run, then end as cancelled.
       await keeper.cancel(CANCELED_MESSAGE);
+      await announceEnd(input.runId, input.callback, 'CANCELED');
       throw err;
     }
     const message = `Run failed: ${failureMessage(err)}`;
     // Its record could not be saved: the failing write recorded FAILED with the reason; end here.
-    if (keeper.saveFailure !== null) throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
+    if (keeper.saveFailure !== null) {
+      await announceEnd(input.runId, input.callback, 'FAILED');
+      throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
+    }
     // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
     await keeper.finish({ status: 'FAILED', message, outputsByTitle: {} });
+    await announceEnd(input.runId, input.callback, 'FAILED');
     return { status: 'FAILED', outputsById: {}, message };
   }
 }
@@ -69,6 +75,8 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
   const outputs = collectOutputs(level, states);
   await recordChatTurn(input, level, states);
   await keeper.finish({ status, message, outputsByTitle: outputs.byTitle });
+  // A save that failed earlier makes the run end FAILED (spurRun): that is the event then.
+  if (keeper.saveFailure === null) await announceEnd(input.runId, input.callback, status);
   return { status, outputsById: outputs.byId, message };
 }
 

@@ -26,6 +26,14 @@ export const runSchema = new Schema(
     rows_total: { type: Number, default: null },
     rows_done: { type: Number, default: null },
     rows_failed: { type: Number, default: null },
+    /**
+     * Where the run's events are posted (issue 18 §2): set by the api at creation, never in a
+     * workflow's input or history. `secret` is sealed (AES-256-GCM, the installation's key).
+     */
+    callback: {
+      type: new Schema({ url: { type: String, required: true }, events: { type: [String], required: true }, secret: { type: String, required: true } }, { _id: false }),
+      default: null,
+    },
   },
   { collection: 'runs', versionKey: false },
 );

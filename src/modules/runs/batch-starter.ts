@@ -2,6 +2,7 @@ import { fromJsonText } from '../../db/json-text';
 import { BadRequestError } from '../../http/errors';
 import type { BatchMode, BatchRunInput as BatchWorkflowInput } from '../../../temporal/shared/batch-contract';
 import { ENGINE_NODE_TYPES } from '../../engine/node-kinds';
+import type { CallbackEvent } from '../../engine/callback-events';
 import type { GraphNode, RunDefinition } from '../../engine/run-contract';
 import { WorkflowType } from '../../../temporal/shared/workflow-names';
 import { createDatasetReader } from '../../db/dataset-reader';
@@ -29,10 +30,11 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     const columns = inputColumns(inputNode, dataset.columns);
     const missing = columns.find((c) => !dataset.columns.includes(c));
     if (missing !== undefined) throw new BadRequestError(`Input field '${missing}' in input schema not found in the dataset`, 'MISSING_COLUMN');
+    const callback = body.callback ? await deps.callbacks.prepare(body.callback) : null;
     const version = await deps.versions.ensureVersion(workflow);
 
     const { doc: parent } = await runRecords.create(
-      { workflowId: workflow._id, workflowVersionId: version._id, runType: 'batch', inputDatasetId: dataset.id, rows: { total: dataset.row_count, done: 0, failed: 0 } },
+      { workflowId: workflow._id, workflowVersionId: version._id, runType: 'batch', inputDatasetId: dataset.id, rows: { total: dataset.row_count, done: 0, failed: 0 }, callback },
       {},
       async (_id, none) => none,
     );
@@ -43,6 +45,7 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
       parentRunId: parent._id, parentSeq: parent.seq, workflowIdPrefix: deps.workflowIdPrefix, workflowId: workflow._id,
       workflowVersionId: version._id, datasetId: dataset.id, outputFileId: outputFile.id, definition, inputNodeId: inputNode.id, columns,
       rowCount: dataset.row_count, miniBatchSize: body.mini_batch_size, mode: deps.batchRowMode === 'child' ? 'child' : batchMode(definition), historyEventsLimit: deps.batchHistoryEvents, cursor: { next: 0, ok: 0, failed: 0 },
+      ...(callback ? { callback: { events: callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
     };
     await startRunWorkflow(deps, parent._id, {
       type: WorkflowType.spurBatchRun, args: [input], workflowId: workflow._id, runType: 'batch',

@@ -3,6 +3,7 @@ import { taskIdFor } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, RunDoc } from '../../db/models';
 import type { ChatTurnStart, RunDefinition, SpurRunInput } from '../../engine/run-contract';
+import type { CallbackEvent } from '../../engine/callback-events';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
@@ -51,6 +52,8 @@ export async function launchRun(deps: RunLaunchDeps, run: RunDoc, workflow: { _i
     taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
     ...(extra.chat ? { chat: extra.chat } : {}),
     ...(extra.historyEventsLimit !== undefined ? { historyEventsLimit: extra.historyEventsLimit } : {}),
+    // Only the events: the callback's url and secret stay on the record, out of Temporal's history.
+    ...(run.callback?.events.length ? { callback: { events: run.callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
   };
   await startWorkflowOf(deps, run._id, {
     type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType: run.run_type,

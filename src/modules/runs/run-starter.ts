@@ -12,6 +12,7 @@ import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatMemory } from '../sessions/chat-memory';
+import type { CallbackService } from '../callbacks/callbacks.service';
 import { mergeFiles, storeDataUris } from './run-files';
 import { type RunWorkflowStart, launchRun, startWorkflowOf } from './run-launch';
 import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
@@ -38,6 +39,8 @@ export interface RunStarterDeps {
   eagerStart: boolean;
   /** Aborted when the api drains for shutdown: blocking waits end early (the runs go on). */
   stopping?: AbortSignal;
+  /** Checks and seals a run's callback before its record exists. */
+  callbacks: Pick<CallbackService, 'prepare'>;
 }
 
 /** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
@@ -58,13 +61,14 @@ export function createRunStarter(deps: RunStarterDeps) {
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
+    const callback = request.callback ? await deps.callbacks.prepare(request.callback) : null;
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
     resolveRunInputs(definition, initialInputs);
     const version = await deps.versions.ensureVersion(workflow);
     // Large inputs are stored under the run's id before its record exists, and travel by reference.
     const { doc: run, inputs: storedInputs } = await runRecords.create(
-      { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType },
+      { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType, callback },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
     );

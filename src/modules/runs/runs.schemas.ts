@@ -2,6 +2,7 @@ import { z } from '../../http/zod';
 import { PageQuery } from '../../http/pagination';
 import { RUN_STATUSES, TASK_STATUSES } from '../../engine/statuses';
 import { WorkflowVersionResponse } from '../workflows/workflows.schemas';
+import { CallbackRequest } from '../callbacks/callbacks.schemas';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -9,6 +10,8 @@ export const StartRunRequest = z.object({
   initial_inputs: z.record(z.string(), JsonObject).nullable().default(null),
   parent_run_id: z.string().max(200).nullable().default(null),
   files: z.record(z.string(), z.array(z.string())).nullable().default(null),
+  /** Beyond PySpur: where to post the run's events (signed). */
+  callback: CallbackRequest.optional(),
 });
 export type StartRunInput = z.output<typeof StartRunRequest>;
 
@@ -24,6 +27,8 @@ export type PartialRunInput = z.output<typeof PartialRunRequest>;
 export const BatchRunRequest = z.object({
   dataset_id: z.string().min(1).max(200),
   mini_batch_size: z.number().int().min(1).max(1000).default(10),
+  /** Beyond PySpur: where to post the batch's final event (signed). */
+  callback: CallbackRequest.optional(),
 });
 export type BatchRunInput = z.output<typeof BatchRunRequest>;
 

@@ -1,0 +1,62 @@
+import { trusted } from 'mongoose';
+import type { CallbackAttemptDoc } from './models/callback-delivery.model';
+import type { CallbackDeliveryDoc, Models, RunDoc } from './models';
+import type { StoredCallback } from './run-documents';
+
+export interface DeliveryKey {
+  deliveryId: string;
+  runId: string;
+  event: string;
+  url: string;
+}
+
+export type AttemptRecord = Omit<CallbackAttemptDoc, 'status_code' | 'error' | 'duration_ms'> & { status_code: number | null; error: string | null; duration_ms: number | null };
+
+/**
+ * Callback deliveries and their attempts (collection `callback_deliveries`), and the callback a
+ * run was given. A delivery's record is written only by its own delivery workflow, one attempt
+ * at a time (read, then write: FerretDB v1 has no arrayFilters).
+ */
+export function createCallbackDeliveries(models: Models) {
+  const { CallbackDelivery, Run } = models;
+
+  return {
+    async callbackOf(runId: string): Promise<StoredCallback | null> {
+      const run = await Run.findById(runId, { callback: 1 }).lean<Pick<RunDoc, 'callback'>>();
+      return (run?.callback as StoredCallback | null | undefined) ?? null;
+    },
+
+    /** The delivery is under way (before its first attempt): listed as pending from now on. */
+    async open(key: DeliveryKey): Promise<void> {
+      const now = new Date();
+      await CallbackDelivery.updateOne(
+        { _id: key.deliveryId },
+        { $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, status: 'pending', reason: null, created_at: now, updated_at: now, attempts: [] } },
+        { upsert: true },
+      );
+    },
+
+    /** Records one attempt (again, if a retry of the activity repeats it) and the delivery's status. */
+    async recordAttempt(key: DeliveryKey, attempt: AttemptRecord, status: 'pending' | 'delivered' | 'failed', reason: string | null = null): Promise<void> {
+      const now = new Date();
+      const existing = await CallbackDelivery.findById(key.deliveryId, { attempts: 1 }).lean<Pick<CallbackDeliveryDoc, 'attempts'>>();
+      const attempts = [...(existing?.attempts ?? []).filter((a) => a.attempt !== attempt.attempt), attempt].sort((a, b) => a.attempt - b.attempt);
+      await CallbackDelivery.updateOne(
+        { _id: key.deliveryId },
+        { $set: { attempts, status, reason, updated_at: now }, $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, created_at: now } },
+        { upsert: true },
+      );
+    },
+
+    /** The delivery stopped without being taken (time limit, refusal): it stays failed. */
+    async giveUp(deliveryId: string, reason: string): Promise<void> {
+      await CallbackDelivery.updateOne({ _id: deliveryId, status: trusted({ $ne: 'delivered' }) }, { $set: { status: 'failed', reason, updated_at: new Date() } });
+    },
+
+    listOfRun(runId: string): Promise<CallbackDeliveryDoc[]> {
+      return CallbackDelivery.find({ run_id: runId }).sort({ created_at: 1, _id: 1 }).lean<CallbackDeliveryDoc[]>();
+    },
+  };
+}
+
+export type CallbackDeliveries = ReturnType<typeof createCallbackDeliveries>;

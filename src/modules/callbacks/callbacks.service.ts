@@ -1,0 +1,60 @@
+import { CallbackRefusedError, type Resolver, checkedTarget } from '../../callbacks/callback-target';
+import { createCallbackDeliveries } from '../../db/callback-deliveries';
+import type { Models } from '../../db/models';
+import type { StoredCallback } from '../../db/run-documents';
+import type { CallbackEvent } from '../../engine/callback-events';
+import { RequestValidationError, notFound } from '../../http/errors';
+import { pyDateTime } from '../../http/timestamps';
+import type { SecretBox } from '../env-mgmt/secret-box';
+import { sealCallbackSecret } from './callback-secret';
+import type { CallbackInput, RunCallbacksResponse } from './callbacks.schemas';
+
+export interface CallbackServiceDeps {
+  models: Models;
+  box: SecretBox;
+  /** SPUR_CALLBACK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
+  resolve?: Resolver;
+}
+
+/** Run callbacks on the api's side: checked and sealed at submission, their deliveries listed. */
+export function createCallbackService({ models, box, allowPrivate, resolve }: CallbackServiceDeps) {
+  const deliveries = createCallbackDeliveries(models);
+
+  return {
+    /**
+     * What the run record keeps of a requested callback. Its url must resolve to addresses the
+     * installation allows (422 on `body.callback.url` otherwise), before any record exists.
+     */
+    async prepare(request: CallbackInput): Promise<StoredCallback> {
+      try {
+        await checkedTarget(request.url, allowPrivate, resolve);
+      } catch (err) {
+        const why = err instanceof CallbackRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
+        throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'callback', 'url'], msg: `Value error, callback URL refused: ${why}`, input: request.url, ctx: { error: {} } }]);
+      }
+      return { url: request.url, events: request.events, secret: sealCallbackSecret(box, request.secret) };
+    },
+
+    async list(runId: string): Promise<RunCallbacksResponse> {
+      if (!(await models.Run.exists({ _id: runId }))) throw notFound.run();
+      const [callback, docs] = await Promise.all([deliveries.callbackOf(runId), deliveries.listOfRun(runId)]);
+      return {
+        run_id: runId,
+        callback: callback ? { url: callback.url, events: callback.events as CallbackEvent[] } : null,
+        deliveries: docs.map((d) => ({
+          id: d._id,
+          event: d.event as CallbackEvent,
+          url: d.url,
+          status: d.status,
+          reason: d.reason ?? null,
+          created_at: pyDateTime(d.created_at),
+          updated_at: pyDateTime(d.updated_at),
+          attempts: d.attempts.map((a) => ({ attempt: a.attempt, time: pyDateTime(a.time), status_code: a.status_code ?? null, error: a.error ?? null, duration_ms: a.duration_ms ?? null })),
+        })),
+      };
+    },
+  };
+}
+
+export type CallbackService = ReturnType<typeof createCallbackService>;

@@ -1,0 +1,131 @@
+// The callback address check as pure functions: no test sends a packet anywhere, least of all to
+// the addresses it proves refused (they are classified, never connected to).
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { refusedAddress } from '../../src/callbacks/address-policy';
+import { CallbackRefusedError, type Resolver, checkedTarget, pinnedLookup } from '../../src/callbacks/callback-target';
+import { callbackSignature, callbackVerdict } from '../../src/callbacks/callback-post';
+import { loadConfig } from '../../src/config';
+
+const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001:82b::200e'];
+const PRIVATE_USE = [
+  '127.0.0.1', '127.255.255.254', // loopback
+  '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', // RFC 1918
+  '169.254.169.254', '169.254.0.1', // link-local (cloud metadata)
+  '100.64.0.1', '100.127.255.254', // carrier-grade NAT
+  '::1', '0:0:0:0:0:0:0:1', // IPv6 loopback, both spellings
+  'fe80::1', 'fe80::abcd:1%eth0', // IPv6 link-local, with a zone
+  'fc00::1', 'fd12:3456:789a::1', // IPv6 unique-local
+];
+const SPECIAL = [
+  '0.0.0.0', '0.1.2.3', '::', // unspecified
+  '224.0.0.1', '239.255.255.250', 'ff02::1', // multicast
+  '255.255.255.255', // broadcast
+  '192.0.2.1', '198.51.100.7', '203.0.113.9', '240.0.0.1', '2001:db8::1', // documentation and reserved
+  '198.18.0.1', // benchmarking
+  '64:ff9b::7f00:1', // NAT64 of 127.0.0.1
+  '2002:7f00:1::1', // 6to4 of 127.0.0.1
+  '2001:0:4136:e378::1', // Teredo
+];
+const MAPPED_PRIVATE = ['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::ffff:192.168.0.1'];
+
+describe('callback address policy', () => {
+  it('allows globally routable unicast addresses', () => {
+    for (const a of PUBLIC) assert.equal(refusedAddress(a, false), null, a);
+  });
+
+  it('refuses loopback, private, link-local, CGNAT and unique-local addresses by default, and names the setting', () => {
+    for (const a of PRIVATE_USE) {
+      const why = refusedAddress(a, false);
+      assert.ok(why, `${a} should be refused`);
+      assert.match(why, /SPUR_CALLBACK_ALLOW_PRIVATE/);
+    }
+  });
+
+  it('allows those with SPUR_CALLBACK_ALLOW_PRIVATE', () => {
+    for (const a of PRIVATE_USE) assert.equal(refusedAddress(a, true), null, a);
+  });
+
+  it('refuses special-purpose addresses whatever the setting', () => {
+    for (const a of SPECIAL) {
+      assert.ok(refusedAddress(a, false), `${a} should be refused`);
+      assert.ok(refusedAddress(a, true), `${a} should be refused even with private addresses allowed`);
+    }
+  });
+
+  it('sees through IPv4-mapped IPv6: refused by default, judged as the IPv4 address with the setting', () => {
+    for (const a of MAPPED_PRIVATE) {
+      assert.ok(refusedAddress(a, false), a);
+      assert.equal(refusedAddress(a, true), null, a);
+    }
+    assert.ok(refusedAddress('::ffff:8.8.8.8', false), 'mapped public addresses are refused by default too');
+    assert.ok(refusedAddress('::ffff:0.0.0.0', true), 'a mapped special-purpose address stays refused');
+  });
+
+  it('refuses what is not an IP address', () => {
+    for (const a of ['localhost', '', '1.2.3.4.5', 'gggg::1']) assert.ok(refusedAddress(a, true), a);
+  });
+});
+
+describe('callback target (resolution by a given resolver, no DNS)', () => {
+  const resolver = (answers: Record<string, string[]>): Resolver => async (host) => (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+  it('checks every address a name resolves to and connects to the first', async () => {
+    const target = await checkedTarget('https://hooks.example.test/x', false, resolver({ 'hooks.example.test': ['93.184.216.34', '2606:4700::1'] }));
+    assert.equal(target.address, '93.184.216.34');
+    assert.equal(target.family, 4);
+    assert.equal(target.url.hostname, 'hooks.example.test');
+  });
+
+  it('refuses a name with any private address among its answers (rebinding-style answers)', async () => {
+    const resolve = resolver({ 'evil.example.test': ['93.184.216.34', '127.0.0.1'], 'meta.example.test': ['169.254.169.254'] });
+    await assert.rejects(checkedTarget('http://evil.example.test/', false, resolve), (err: Error) => err instanceof CallbackRefusedError && /127\.0\.0\.1/.test(err.message));
+    await assert.rejects(checkedTarget('http://meta.example.test/', false, resolve), CallbackRefusedError);
+  });
+
+  it('checks IP literals without resolving them, IPv6 in brackets too', async () => {
+    const never: Resolver = async () => assert.fail('an IP literal is not resolved');
+    await assert.rejects(checkedTarget('http://[::1]:8080/', false, never), CallbackRefusedError);
+    await assert.rejects(checkedTarget('http://[::ffff:127.0.0.1]/', false, never), CallbackRefusedError);
+    await assert.rejects(checkedTarget('http://2130706433/', false, never), CallbackRefusedError, 'the URL parser canonicalises a decimal host to 127.0.0.1');
+    assert.equal((await checkedTarget('http://[2606:4700::1]/', false, never)).family, 6);
+  });
+
+  it('refuses other schemes and names that do not resolve', async () => {
+    await assert.rejects(checkedTarget('ftp://93.184.216.34/', true), CallbackRefusedError);
+    await assert.rejects(checkedTarget('http://nowhere.example.test/', true, resolver({})), CallbackRefusedError);
+  });
+
+  it('the pinned lookup answers only the checked address, in both callback forms', () => {
+    const lookup = pinnedLookup({ address: '93.184.216.34', family: 4 });
+    lookup('other.example.test', {}, (err, address, family) => {
+      assert.equal(err, null);
+      assert.equal(address, '93.184.216.34');
+      assert.equal(family, 4);
+    });
+    lookup('other.example.test', { all: true }, (err, addresses) => {
+      assert.equal(err, null);
+      assert.deepEqual(addresses, [{ address: '93.184.216.34', family: 4 }]);
+    });
+  });
+});
+
+describe('callback signature and verdicts', () => {
+  it('signs the raw body with HMAC-SHA256 of the secret, as sha256=<hex>', () => {
+    const body = Buffer.from('{"event":"run.completed","run":{"id":"R1"}}');
+    assert.equal(callbackSignature('s3cret-key', body), `sha256=${createHmac('sha256', 's3cret-key').update(body).digest('hex')}`);
+  });
+
+  it('2xx delivers; 429 and 5xx retry; redirects and other 4xx stop', () => {
+    for (const s of [200, 201, 204]) assert.equal(callbackVerdict(s), 'delivered');
+    for (const s of [429, 500, 502, 503, 504]) assert.equal(callbackVerdict(s), 'retry');
+    for (const s of [301, 302, 307, 400, 401, 403, 404, 410, 422]) assert.equal(callbackVerdict(s), 'refused');
+  });
+
+  it('private addresses are off unless configured, and the retry window defaults to 24 h', () => {
+    const config = loadConfig({});
+    assert.equal(config.callbacks.allowPrivate, false);
+    assert.equal(config.callbacks.retry.giveUpAfterMs, 24 * 3_600_000);
+    assert.equal(loadConfig({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true' }).callbacks.allowPrivate, true);
+  });
+});
