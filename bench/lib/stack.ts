@@ -26,6 +26,8 @@ export interface StackOptions {
   extraEnv?: Record<string, string>;
   /** Overrides BENCH_TOPOLOGY (benches that measure both). */
   topology?: Topology;
+  /** The MongoDB URI the api and the worker get, given FerretDB's (a counting proxy in between). */
+  mongoUri?: (ferretUri: string) => Promise<string>;
 }
 
 export interface Stack {
@@ -115,7 +117,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     const apiPort = await freePort();
     const env: Record<string, string> = {
-      SPUR_MONGODB_URI: ferret.uri,
+      SPUR_MONGODB_URI: options.mongoUri ? await options.mongoUri(ferret.uri) : ferret.uri,
       SPUR_MONGODB_DB: 'spur_bench',
       SPUR_TEMPORAL_ADDRESS: temporal.address,
       SPUR_TASK_QUEUE: 'spur-bench',
