@@ -1,7 +1,7 @@
 // A counting TCP proxy in front of MongoDB/FerretDB: every client message (a round trip) is
 // tallied by its command name, so a profile can say how many database calls one run costs — a
 // count the machine's load does not distort. Only OP_MSG (2013) frames are parsed; the command
-// name is the first key of the message's body section (kind 0).
+// name is the first key of the message's body section (kind 0), its value the collection.
 import net from 'node:net';
 
 export interface MongoCounter {
@@ -15,11 +15,18 @@ export interface MongoCounter {
 
 const OP_MSG = 2013;
 
-/** The first element's name of a BSON document starting at `offset` (type byte, then a C string). */
+/**
+ * The first element of a BSON document starting at `offset` (type byte, C-string name): the
+ * command, with its collection when the value is a string (`find:runs`).
+ */
 function firstKey(buf: Buffer, offset: number): string {
   const start = offset + 5; // int32 length, then the element's type byte
   const end = buf.indexOf(0, start);
-  return end > start ? buf.toString('latin1', start, end) : '?';
+  if (end <= start) return '?';
+  const name = buf.toString('latin1', start, end);
+  if (buf[offset + 4] !== 0x02) return name;
+  const length = buf.readInt32LE(end + 1);
+  return `${name}:${buf.toString('utf8', end + 5, end + 4 + length)}`;
 }
 
 export async function startMongoCounter(target: { host: string; port: number }): Promise<MongoCounter> {
