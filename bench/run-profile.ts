@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
-import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
+import { CpuSampler, accumulate, threadSeconds, type CpuSample } from './lib/cpu';
 import { jsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
@@ -70,10 +70,12 @@ async function main(): Promise<void> {
     const sampler = new CpuSampler(stack.groups);
     counter?.reset();
     const before = sampler.sample();
+    const threadsBefore = threadSeconds(stack.groups.api);
     const latencies: number[] = [];
     for (let i = 0; i < RUNS; i++) latencies.push(await once(WARMUP + i));
     const cpu: CpuSample = {};
     accumulate(cpu, before, sampler.sample());
+    const threads = [...threadSeconds(stack.groups.api)].map(([k, v]) => [k, v - (threadsBefore.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).slice(0, 6);
     const mongo = counter?.counts() ?? {};
     const runs = (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body as { id: string }[];
     const history = runs[0] ? await historyTally(stack, runs[0].id) : {};
@@ -89,6 +91,7 @@ async function main(): Promise<void> {
       `${RUNS} sequential blocking runs of "${VS_WORKFLOW.name}" after ${WARMUP} warm-up runs; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}.`,
       '',
       `- CPU-ms per run: ${names.map((n) => `${n} ${perRun(cpu[n] ?? 0)}`).join(', ')}; **total ${perRun(total)}**`,
+      `- the api process's busiest threads, CPU-ms per run (the first is its main thread, the second the workflow thread when it hosts the worker): ${threads.map(([k, v]) => `${k} ${perRun(v)}`).join(', ')}`,
       `- MongoDB round trips per run: **${f(mongoTotal / RUNS, 2)}** (${Object.entries(mongo).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${f(v / RUNS, 2)}`).join(', ')})`,
       `- Temporal history of one run: ${Object.entries(history).map(([k, v]) => `${k} ${v}`).join(', ')}`,
       `- wall clock (loaded machine): p50 ${f(lat.p50)} ms, p99 ${f(lat.p99)} ms`,

@@ -58,6 +58,7 @@ export async function startMongoCounter(target: { host: string; port: number }):
     upstream.on('close', end).on('error', end);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref(); // open connections keep the process alive, the listener alone does not
   const { port } = server.address() as net.AddressInfo;
   return {
     uri: `mongodb://127.0.0.1:${port}/`,

@@ -163,12 +163,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  * A benchmark's entry point: its own stack in a fresh temporary folder, stopped and removed however
  * the body ends; a failure sets the exit code.
  */
-export function runWithStack(tmpPrefix: string, body: (stack: Stack) => Promise<void>): void {
+export function runWithStack(tmpPrefix: string, body: (stack: Stack) => Promise<void>, options: Omit<StackOptions, 'tmpDir'> = {}): void {
   const main = async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
     let stack: Stack | undefined;
     try {
-      stack = await startStack({ tmpDir: tmp });
+      stack = await startStack({ ...options, tmpDir: tmp });
       await body(stack);
     } finally {
       await stack?.stop();
