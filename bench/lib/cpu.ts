@@ -112,3 +112,25 @@ export function cpuUsage(used: CpuSample, wallSeconds: number, runs: number): Cp
 }
 
 export const CORES = os.cpus().length;
+
+/** CPU-seconds so far of each thread of a process, keyed `<tid>:<name>` (Node's own threads are all named `node`). */
+export function threadSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out; // exited
+  }
+  for (const tid of tids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      out.set(`${tid}:${name}`, (Number(rest[11]) + Number(rest[12])) / clockTicks());
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}

@@ -26,6 +26,8 @@ export interface StackOptions {
   extraEnv?: Record<string, string>;
   /** Overrides BENCH_TOPOLOGY (benches that measure both). */
   topology?: Topology;
+  /** The MongoDB URI the api and the worker get, given FerretDB's (a counting proxy in between). */
+  mongoUri?: (ferretUri: string) => Promise<string>;
 }
 
 export interface Stack {
@@ -115,7 +117,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     const apiPort = await freePort();
     const env: Record<string, string> = {
-      SPUR_MONGODB_URI: ferret.uri,
+      SPUR_MONGODB_URI: options.mongoUri ? await options.mongoUri(ferret.uri) : ferret.uri,
       SPUR_MONGODB_DB: 'spur_bench',
       SPUR_TEMPORAL_ADDRESS: temporal.address,
       SPUR_TASK_QUEUE: 'spur-bench',
@@ -161,12 +163,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  * A benchmark's entry point: its own stack in a fresh temporary folder, stopped and removed however
  * the body ends; a failure sets the exit code.
  */
-export function runWithStack(tmpPrefix: string, body: (stack: Stack) => Promise<void>): void {
+export function runWithStack(tmpPrefix: string, body: (stack: Stack) => Promise<void>, options: Omit<StackOptions, 'tmpDir'> = {}): void {
   const main = async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
     let stack: Stack | undefined;
     try {
-      stack = await startStack({ tmpDir: tmp });
+      stack = await startStack({ ...options, tmpDir: tmp });
       await body(stack);
     } finally {
       await stack?.stop();

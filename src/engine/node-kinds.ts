@@ -25,3 +25,11 @@ export const ENGINE_NODE_TYPES = {
   agent: 'AgentNode',
   bestOfN: 'BestOfNNode',
 } as const;
+
+/**
+ * Whether a run of this graph can ever show PAUSED: only a HumanInterventionNode opens a pause
+ * (at the top level, inside a loop, or as an agent's tool; every one is in `nodes`).
+ */
+export function canPause(nodes: readonly { node_type: string }[]): boolean {
+  return nodes.some((n) => n.node_type === ENGINE_NODE_TYPES.humanIntervention);
+}

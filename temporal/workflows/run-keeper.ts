@@ -16,6 +16,13 @@ const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS
 /** Runs recorded before continue-as-new existed never take that path on replay. */
 export const CONTINUE_AS_NEW_PATCH = 'spur-run-continue-as-new';
 
+/**
+ * A pause opening or resolving is one projection write (the pause record with the tasks and the
+ * run). Before, its task change also started a save of its own, one local activity ahead of it:
+ * runs recorded then replay those two.
+ */
+export const ONE_SAVE_PER_PAUSE_PATCH = 'spur-run-one-save-per-pause';
+
 type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null };
 
 /**
@@ -156,7 +163,7 @@ export class RunKeeper {
     const pause = this.pauses.add(node.id);
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
     const pauseTime = new Date().toISOString();
-    this.recordTask({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
+    this.pauseTask({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
     await this.save(undefined, (progress) => projection.recordPause({ pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input }, progress }));
     await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
 
@@ -164,13 +171,19 @@ export class RunKeeper {
     const declined = decision.action === 'DECLINE';
     const output: NodeOutput | null = declined ? null : decision.action === 'APPROVE' ? { ...decision.inputs, ...input } : { ...input, ...decision.inputs };
     const resumeTime = new Date().toISOString();
-    this.recordTask({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
+    this.pauseTask({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
     if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
     this.pauses.close(pause);
     const resolution = { pauseId: pause.pauseId, action: decision.action, userId: decision.userId, comments: decision.comments, resumeTime };
     await CancellationScope.nonCancellable(() => this.save(undefined, (progress) => projection.resolvePause({ resolution, progress })));
     pause.applied = true;
     return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
+  }
+
+  /** The pause's own task change: carried by the pause's save that follows at once. */
+  private pauseTask(write: TaskWrite): void {
+    if (patched(ONE_SAVE_PER_PAUSE_PATCH)) this.tasks.apply(write);
+    else this.recordTask(write);
   }
 
   private async awaitDecision(node: GraphNode, pause: { decision: PauseActionRequest | null }): Promise<PauseActionRequest> {

@@ -6,7 +6,8 @@ import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
 import { AppError, BadRequestError } from '../../http/errors';
-import type { PartialRunInput as PartialRunWorkflowInput, SpurRunResult } from '../../engine/run-contract';
+import { canPause } from '../../engine/node-kinds';
+import type { PartialRunInput as PartialRunWorkflowInput, RunDefinition, SpurRunResult } from '../../engine/run-contract';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
@@ -76,7 +77,7 @@ export function createRunStarter(deps: RunStarterDeps) {
   }
 
   /** `beforeLaunch` sees the record as created, before its workflow can change it. */
-  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>): Promise<RunDoc> {
+  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>): Promise<{ run: RunDoc; definition: RunDefinition }> {
     const { run, workflow, definition, spurType, storedInputs } = await record(workflowId, request, runType, mergeFileInputs);
     // A chatbot run in a session gets the session's earlier turns; its own turn is stamped with the run's start.
     const chatRun = await deps.chatMemory.prepare(spurType, definition, resolveRunInputs(definition, storedInputs), run.start_time);
@@ -87,15 +88,18 @@ export function createRunStarter(deps: RunStarterDeps) {
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
     };
     await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, workflow, definition, extra));
-    return run;
+    return { run, definition };
   }
 
-  /** Waits for the run's result up to the configured limit; the run goes on either way. */
-  async function waitForOutputs(runId: string): Promise<BlockingOutcome> {
+  /**
+   * Waits for the run's result up to the configured limit; the run goes on either way. The answer
+   * is the workflow's result; the projection is read only for a graph that can pause.
+   */
+  async function waitForOutputs(runId: string, mayPause: boolean): Promise<BlockingOutcome> {
     const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId, deps.workflowIdPrefix));
     const watch = { stopped: false };
     try {
-      const result = await resultWithin(Promise.race([handle.result(), pausedOutputs(runId, watch)]));
+      const result = await resultWithin(mayPause ? Promise.race([handle.result(), pausedOutputs(runId, watch)]) : handle.result());
       if (result === 'timeout' || result === 'stopping') return { kind: 'still-running', runId };
       return { kind: 'done', runId, outputsById: result.outputsById };
     } catch (err) {
@@ -198,14 +202,14 @@ export function createRunStarter(deps: RunStarterDeps) {
      */
     async start(workflowId: string, body: StartRunInput, runType: string) {
       let created: Awaited<ReturnType<RunStarterDeps['reader']['get']>> | undefined;
-      const run = await start(workflowId, body, runType, false, async (runId) => {
+      const { run } = await start(workflowId, body, runType, false, async (runId) => {
         created = await deps.reader.get(runId);
       });
       return created ?? deps.reader.get(run._id);
     },
     async runBlocking(workflowId: string, body: StartRunInput, runType: string): Promise<BlockingOutcome> {
-      const run = await start(workflowId, body, runType, true);
-      return waitForOutputs(run._id);
+      const { run, definition } = await start(workflowId, body, runType, true);
+      return waitForOutputs(run._id, canPause(definition.nodes));
     },
   };
 }

@@ -9,6 +9,8 @@ import type { Clock } from './workflows.service';
 import type { WorkflowVersionResponse } from './workflows.schemas';
 
 const MAX_RACES = 10;
+/** Versions this process has seen, by workflow and definition hash (the run path's hottest read). */
+const KNOWN_VERSIONS_MAX = 1000;
 
 export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionResponse {
   return {
@@ -25,6 +27,16 @@ export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionRespo
 export function createVersionService(models: Models, clock: Clock = () => new Date()) {
   const { WorkflowVersion } = models;
   const idTaken = async (id: string) => (await WorkflowVersion.exists({ _id: id })) !== null;
+  /**
+   * A version never changes once written (it is deleted only with its workflow, whose load fails
+   * first), so a run of a definition already run here pins it without reading it again.
+   */
+  const known = new Map<string, WorkflowVersionDoc>();
+  const remember = (key: string, doc: WorkflowVersionDoc): WorkflowVersionDoc => {
+    if (known.size >= KNOWN_VERSIONS_MAX) known.delete(known.keys().next().value as string);
+    known.set(key, doc);
+    return doc;
+  };
 
   /**
    * The version a run pins: an existing version of this workflow with an equal definition hash,
@@ -33,9 +45,12 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
    */
   async function ensureVersion(workflow: WorkflowDoc): Promise<WorkflowVersionDoc> {
     const hash = definitionHash(fromJsonText(workflow.definition));
+    const key = `${workflow._id} ${hash}`;
+    const cached = known.get(key);
+    if (cached) return cached;
     for (let attempt = 0; attempt < MAX_RACES; attempt++) {
       const existing = await WorkflowVersion.findOne({ workflow_id: workflow._id, definition_hash: hash }).lean<WorkflowVersionDoc>();
-      if (existing) return existing;
+      if (existing) return remember(key, existing);
       const latest = await WorkflowVersion.findOne({ workflow_id: workflow._id }).sort({ version: -1 }).lean<WorkflowVersionDoc>();
       const now = clock();
       try {
@@ -53,7 +68,7 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
             updated_at: now,
           };
           await WorkflowVersion.create(doc);
-          return doc;
+          return remember(key, doc);
         });
       } catch (err) {
         // Another run created this hash or this number first: read again.
