@@ -60,7 +60,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
-    ...runEventRoutes({ hub: services.runEvents, events: services.runRecords.events, statusOf: (id) => services.runRecords.statusOf(id) }),
+    ...runEventRoutes({ hub: services.runEvents, events: services.runRecords.events, runOf: (id) => services.runs.get(id) }),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
     ...aiRoutes(services.aiAssist),

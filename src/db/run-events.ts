@@ -64,6 +64,12 @@ export function createRunEvents(models: Models) {
       return out;
     },
 
+    /** Whether the run's stream has ever been written (a first event, or a head). */
+    async exists(runId: string): Promise<boolean> {
+      const [first, head] = await Promise.all([RunEvent.exists({ _id: eventId(runId, 1) }), RunEventHead.exists({ _id: runId })]);
+      return first !== null || head !== null;
+    },
+
     /** With their runs (a workflow's delete). */
     async removeOfRuns(runIds: string[]): Promise<void> {
       if (runIds.length === 0) return;

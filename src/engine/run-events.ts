@@ -9,7 +9,7 @@ export const RUN_EVENT_NAMES = [
 export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
 
 export const FINAL_EVENTS: readonly RunEventName[] = ['run.completed', 'run.failed', 'run.canceled'];
-const FINAL_EVENT_OF: Partial<Record<RunStatus, RunEventName>> = { COMPLETED: 'run.completed', FAILED: 'run.failed', CANCELED: 'run.canceled' };
+export const FINAL_EVENT_OF: Partial<Record<RunStatus, RunEventName>> = { COMPLETED: 'run.completed', FAILED: 'run.failed', CANCELED: 'run.canceled' };
 
 /**
  * Retention: a run keeps at most this many events, as long as the run itself. Past it, only the

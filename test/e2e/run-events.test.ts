@@ -114,6 +114,19 @@ describe('e2e: run event stream (GET /run/{id}/events/)', function () {
     await bad.ended;
   });
 
+  it('a run that ended without any stored event (recorded before events existed) streams its final event and ends', async () => {
+    const wf = (await engine.http.post('/wf/', { name: 'old run', definition: gated })).body;
+    await engine.api.models.Run.create({
+      _id: 'R800001', seq: 800_001, workflow_id: wf.id, status: 'FAILED', message: 'old failure', start_time: new Date(), end_time: new Date(),
+      run_type: 'interactive', initial_inputs: '{}', outputs: null,
+    });
+    const stream = await openSse(url('R800001'));
+    assert.equal(await stream.ended, true);
+    assert.deepEqual(stream.events.map(({ id, event, data }) => ({ id, event, data })), [
+      { id: 1, event: 'run.failed', data: { run_id: 'R800001', status: 'FAILED', message: 'old failure', percentage_complete: 0 } },
+    ]);
+  });
+
   it('a batch parent reports batch.progress up to all rows, then ends; an inline row has its final event', async () => {
     const code = ['import time', 'time.sleep(0.3)', 'return {"y": "row-" + input_model["in"]["x"]}'].join('\n');
     const definition = {
