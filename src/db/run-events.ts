@@ -6,7 +6,7 @@ import type { Models, RunEventDoc } from './models';
 
 export type { RunEvent };
 
-/** Events read at once by a reader catching up (each an `_id` lookup, run in parallel). */
+/** Most events read at once by a reader catching up (each an `_id` lookup, run in parallel); windows start at 4 and double. */
 const READ_WINDOW = 32;
 
 const eventId = (runId: string, seq: number) => `${runId}:${seq}`;
@@ -52,9 +52,10 @@ export function createRunEvents(models: Models) {
       const first = await RunEvent.findById(eventId(runId, afterSeq + 1)).lean<RunEventDoc>();
       if (!first) return [];
       const out: StoredRunEvent[] = [stored(first)];
-      while (out.length < limit) {
+      // A write adds a few events: small windows first, so a live reader does not look up 32 ids to find 3.
+      for (let window = 4; out.length < limit; window = Math.min(READ_WINDOW, window * 2)) {
         const from = afterSeq + out.length + 1;
-        const ids = Array.from({ length: Math.min(READ_WINDOW, limit - out.length) }, (_, i) => eventId(runId, from + i));
+        const ids = Array.from({ length: Math.min(window, limit - out.length) }, (_, i) => eventId(runId, from + i));
         const docs = await Promise.all(ids.map((id) => RunEvent.findById(id).lean<RunEventDoc>()));
         for (const d of docs) {
           if (!d) return out;
