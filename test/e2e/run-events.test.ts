@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { input, l, n } from '../support/graphs';
-import { assertWholeStream, openSse, type SseEvent } from '../support/sse';
+import { FINAL_EVENT_NAMES, assertWholeStream, openSse, type SseEvent } from '../support/sse';
 
 /** in → gate (human) → after; in → side. */
 const gated = {
@@ -101,6 +101,18 @@ describe('e2e: run event stream (GET /run/{id}/events/)', function () {
     const deadline = Date.now() + 30_000;
     while (hub.stats().streams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(hub.stats(), { watchers: 0, streams: 0 }, 'no watcher left behind');
+  });
+
+  it('a workflow deleted mid-stream takes its run and events along: the stream ends, and the run is then a 404', async () => {
+    const wf = (await engine.http.post('/wf/', { name: `deleted-${Math.random()}`, definition: gated })).body;
+    const runId = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } })).body.id as string;
+    const stream = await openSse(url(runId));
+    await stream.waitFor((es) => es.some((e) => e.event === 'run.paused'));
+    assert.equal((await engine.http.delete(`/wf/${wf.id}/`)).status, 204);
+    assert.equal(await stream.ended, true, 'the server ends the stream of a deleted run');
+    assert.ok(!stream.events.some((e) => FINAL_EVENT_NAMES.includes(e.event)), 'no final event was made up');
+    assert.equal(await engine.api.models.RunEvent.countDocuments({ run_id: runId }), 0, 'its events are deleted with it');
+    assert.equal((await openSse(url(runId))).status, 404);
   });
 
   it('answers 404 for an unknown run and 422 for a Last-Event-ID that is not a number', async () => {
