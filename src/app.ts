@@ -26,6 +26,7 @@ import { pauseRoutes } from './modules/pauses/pauses.routes';
 import { ragRoutes } from './modules/rag/rag.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { callbackRoutes } from './modules/callbacks/callbacks.routes';
+import { runEventRoutes } from './modules/runs/run-events.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
@@ -61,6 +62,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
     ...callbackRoutes(services.callbacks),
+    ...runEventRoutes({ hub: services.runEvents, events: services.runRecords.events, runOf: (id) => services.runs.get(id) }),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
     ...aiRoutes(services.aiAssist),

@@ -109,6 +109,10 @@ const envSchema = z.object({
   SPUR_CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(900),
   /** How long one delivery attempt (one POST) may take. */
   SPUR_CALLBACK_TIMEOUT_SECONDS: z.coerce.number().positive().max(100).default(15),
+  /** Comment lines an event stream (`GET /run/{id}/events/`) sends this often, so proxies keep it open. */
+  SPUR_EVENT_STREAM_KEEPALIVE_SECONDS: z.coerce.number().positive().default(15),
+  /** How often the api's watcher of a streamed run looks for its next event (one `_id` lookup per run). */
+  SPUR_EVENT_STREAM_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -141,6 +145,7 @@ export interface Config {
   python: PythonSettings;
   reconcile: { everyMs: number; graceMs: number };
   callbacks: CallbackSettings;
+  runEvents: { keepAliveMs: number; pollMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -201,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retry: { firstRetryMs: e.SPUR_CALLBACK_RETRY_FIRST_SECONDS * 1000, maxRetryMs: Math.max(e.SPUR_CALLBACK_RETRY_FIRST_SECONDS, e.SPUR_CALLBACK_RETRY_MAX_SECONDS) * 1000, giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000 },
       attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
     },
+    runEvents: { keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000, pollMs: e.SPUR_EVENT_STREAM_POLL_MS },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -36,7 +36,7 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
     config,
     logger,
     secretKey,
-    services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal }),
+    services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal, logger }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
   const server = http.createServer(

@@ -7,6 +7,8 @@ import { createPauseService } from './modules/pauses/pauses.service';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
 import { createRunReader } from './modules/runs/runs.service';
+import { createRunEventHub } from './modules/runs/run-event-hub';
+import type { Logger } from './logger';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
 import { createOutputFileService } from './modules/output-files/output-files.service';
@@ -29,15 +31,16 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'callbacks'>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'callbacks'> & Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
   stopping?: AbortSignal;
+  logger?: Logger;
 }
 
 /** The api's business services, wired to one set of models and one Temporal client. */
-export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping }: ServiceDeps) {
+export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping, logger }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const values = valuesOf(models.conn, config.values);
@@ -52,7 +55,11 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
   const runStarter = createRunStarter(starterDeps);
   const env = createEnvService(models, box);
+  const runEvents = createRunEventHub(runRecords.events, { pollMs: 200, keepAliveMs: 15_000, ...config.runEvents, runExists: async (id) => (await runRecords.statusOf(id)) !== null, ...(logger ? { logger } : {}) });
+  // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
+  stopping?.addEventListener('abort', () => runEvents.close());
   return {
+    runEvents,
     values,
     runRecords,
     workflows,

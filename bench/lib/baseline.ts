@@ -7,6 +7,7 @@ import { insertWithNewId, taskIdFor } from '../../src/db/ids';
 import { fromJsonText } from '../../src/db/json-text';
 import type { Models, WorkflowDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/run-projection';
+import { createRunEvents } from '../../src/db/run-events';
 import { runDocument } from '../../src/db/run-documents';
 import { getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext } from '../../src/nodes/types';
@@ -78,7 +79,7 @@ export function planOf(definition: WorkflowDefinition): { def: RunDefinition; le
 export function createMongoBaseline(models: Models) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
-  const projection = createRunProjection(models);
+  const projection = createRunProjection(models, createRunEvents(models));
   const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
 
   return async function run(workflowId: string, initialInputs: Record<string, Record<string, unknown>>): Promise<NodeStep[]> {

@@ -2,10 +2,11 @@ import { trusted } from 'mongoose';
 import type { NodeOutput, TaskRecord } from '../engine/run-contract';
 import type { RunStatus } from '../engine/statuses';
 import { taskOutputsById } from '../engine/task-book';
-import { isDuplicateKeyError } from './ids';
+import { insertIgnoringDuplicates } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models, RunDoc } from './models';
 import { runDocument } from './run-documents';
+import type { RunEvents } from './run-events';
 import type { Values } from './values';
 
 /** What every row run of one batch shares on its record. */
@@ -42,12 +43,13 @@ export interface EndedRunSummary {
  * per collection for all the rows a flush carries: on FerretDB v1 an insert is cheap, an update
  * ~10×). Inline rows are inserted only when they have ended, so each record is written once.
  */
-export function createBatchRunRecords(models: Models, values: Values) {
+export function createBatchRunRecords(models: Models, values: Values, events: RunEvents) {
   const { Run, RunTasks } = models;
 
   return {
     async setBatchProgress(parentRunId: string, set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>): Promise<void> {
       await Run.updateOne({ _id: parentRunId }, { $set: set });
+      await events.append(parentRunId, { kind: 'batch', ...batchCounts(set), now: Date.now() });
     },
 
     /** The parent's end. Rows recorded ahead of starting (child mode) that never started are not runs: removed with their values. */
@@ -58,6 +60,8 @@ export function createBatchRunRecords(models: Models, values: Values) {
         await values.deleteScopes(never.map((r) => r._id));
       }
       await Run.updateOne({ _id: parentRunId }, { $set: { status, message, end_time: new Date() } });
+      const counts = await Run.findById(parentRunId, { rows_total: 1, rows_done: 1, rows_failed: 1 }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed'>>();
+      await events.append(parentRunId, { kind: 'batch', ...(counts ? batchCounts(counts) : {}), status, message, now: Date.now() });
     },
 
     /** Child mode: PENDING records of rows about to start (those not recorded by an earlier attempt). */
@@ -80,6 +84,7 @@ export function createBatchRunRecords(models: Models, values: Values) {
       // Tasks before runs (as every run save does): a reader that finds the run finds its tasks.
       await insertIgnoringDuplicates(RunTasks, rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })));
       await insertIgnoringDuplicates(Run, runs);
+      await events.appendEnded(rows.map((r) => ({ runId: r.runId, change: { kind: 'closed', status: r.status, message: r.message, tasks: r.tasks } })));
     },
 
     /** Rows an earlier attempt of the same chunk already recorded. */
@@ -92,17 +97,15 @@ export function createBatchRunRecords(models: Models, values: Values) {
   };
 }
 
-function rowFields(base: RowRecordBase, runId: string) {
-  return { id: runId, seq: base.seq, workflowId: base.workflowId, workflowVersionId: base.workflowVersionId, parentRunId: base.parentRunId, runType: 'batch', inputDatasetId: base.datasetId };
+function batchCounts(set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>) {
+  return {
+    ...(set.status ? { status: set.status } : {}),
+    ...(typeof set.rows_total === 'number' ? { total: set.rows_total } : {}),
+    ...(typeof set.rows_done === 'number' ? { done: set.rows_done } : {}),
+    ...(typeof set.rows_failed === 'number' ? { failed: set.rows_failed } : {}),
+  };
 }
 
-/** An unordered bulk insert where a document already there (a retried write) is not an error. */
-async function insertIgnoringDuplicates(model: Models['Run'] | Models['RunTasks'], docs: object[]): Promise<void> {
-  try {
-    await (model as Models['RunTasks']).insertMany(docs, { ordered: false, lean: true });
-  } catch (err) {
-    const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
-    const all = Array.isArray(writeErrors) && writeErrors.length > 0 ? writeErrors : [err];
-    if (!all.every((e) => isDuplicateKeyError((e as { err?: unknown }).err ?? e))) throw err;
-  }
+function rowFields(base: RowRecordBase, runId: string) {
+  return { id: runId, seq: base.seq, workflowId: base.workflowId, workflowVersionId: base.workflowVersionId, parentRunId: base.parentRunId, runType: 'batch', inputDatasetId: base.datasetId };
 }

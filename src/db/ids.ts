@@ -1,4 +1,4 @@
-import type { Connection } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
 
 /** PySpur's id prefixes: a per-collection counter behind a fixed prefix, never reused. */
 export const ID_PREFIX = {
@@ -131,4 +131,16 @@ export function isDuplicateKeyError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   if (e.code === DUPLICATE_KEY) return true;
   return typeof e.message === 'string' && /E11000|UNIQUE constraint failed/.test(e.message);
+}
+
+/** An unordered bulk insert where a document already there (a retried write) is not an error. */
+export async function insertIgnoringDuplicates<T>(model: Model<T>, docs: T[]): Promise<void> {
+  if (docs.length === 0) return;
+  try {
+    await model.insertMany(docs, { ordered: false, lean: true });
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
+    const all = Array.isArray(writeErrors) && writeErrors.length > 0 ? writeErrors : [err];
+    if (!all.every((e) => isDuplicateKeyError((e as { err?: unknown }).err ?? e))) throw err;
+  }
 }

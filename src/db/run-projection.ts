@@ -5,6 +5,7 @@ import { CANCELED_MESSAGE, type RunStatus } from '../engine/statuses';
 import { isDuplicateKeyError } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models } from './models';
+import type { RunEvents } from './run-events';
 
 const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
 
@@ -12,7 +13,7 @@ const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
  * Writes of a run's projection. Each is idempotent, so an activity that runs twice (a retry, a
  * worker that died after writing) leaves the same documents.
  */
-export function createRunProjection(models: Models) {
+export function createRunProjection(models: Models, events: RunEvents) {
   const { Run, RunTasks, Pause } = models;
 
   async function saveTasks(runId: string, records: TaskRecord[], first: boolean): Promise<void> {
@@ -61,18 +62,21 @@ export function createRunProjection(models: Models) {
       await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)), false);
     }
     await Run.updateOne({ _id: runId }, { $set: { status, end_time: new Date(), message } });
+    await events.append(runId, { kind: 'closed', status, message, tasks });
   }
 
   return {
     /**
      * Tasks first, then the run: a reader that sees the run final also sees its tasks final. A
      * cancel that finds the record CANCELED already is dropped whole: the api cancelled a run no
-     * worker had started, with its tasks, and the workflow leaves that record as it is.
+     * worker had started, with its tasks, and the workflow leaves that record as it is. The
+     * stream's events come last (with `pause`, the pause opened or resolved beside this save).
      */
-    async save(p: ProgressSave): Promise<void> {
+    async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }): Promise<void> {
       if (p.run?.status === 'CANCELED' && (await Run.findById(p.runId, { status: 1 }).lean<{ status: RunStatus }>())?.status === 'CANCELED') return;
       if (p.tasks) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       if (p.run) await saveRun(p.runId, p.run);
+      await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) });
     },
 
     async recordPause(p: PauseRecord): Promise<void> {

@@ -4,6 +4,7 @@ import { createBatchRunRecords } from './batch-run-records';
 import { insertWithNewId } from './ids';
 import type { Models, RunDoc } from './models';
 import { type NewRun, runDocument } from './run-documents';
+import { createRunEvents } from './run-events';
 import { createRunProjection } from './run-projection';
 import type { Values } from './values';
 
@@ -19,10 +20,12 @@ export function createRunRepository(models: Models, values: Values) {
   const { Run, RunTasks, Pause } = models;
   const idTaken = async (id: string) => (await Run.exists({ _id: id })) !== null;
 
-  const projection = createRunProjection(models);
+  const events = createRunEvents(models);
+  const projection = createRunProjection(models, events);
   return {
     ...projection,
-    ...createBatchRunRecords(models, values),
+    ...createBatchRunRecords(models, values, events),
+    events,
 
     /**
      * A new run with a fresh id (`R<n>`), PENDING. `storeInputs` turns the client's inputs into
@@ -46,6 +49,7 @@ export function createRunRepository(models: Models, values: Values) {
     /** The run cannot go on (Temporal refused its workflow, its record cannot be saved): the record says why. */
     async markFailed(runId: string, message: string): Promise<void> {
       await Run.updateOne({ _id: runId }, { $set: { status: 'FAILED', message, end_time: new Date() } });
+      await events.append(runId, { kind: 'closed', status: 'FAILED', message, tasks: [] });
     },
 
     async setOutputFile(runId: string, outputFileId: string): Promise<void> {
@@ -57,13 +61,14 @@ export function createRunRepository(models: Models, values: Values) {
       await Run.updateMany({ output_file_id: outputFileId }, { $set: { output_file_id: null } });
     },
 
-    /** A workflow's delete takes its runs with it (PySpur cascades): tasks, pauses and stored values too. */
+    /** A workflow's delete takes its runs with it (PySpur cascades): tasks, pauses, events and stored values too. */
     async removeOfWorkflow(workflowId: string): Promise<void> {
       const ids = (await Run.find({ workflow_id: workflowId }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);
       if (ids.length === 0) return;
       await RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
       await Pause.deleteMany({ run_id: trusted({ $in: ids }) });
       await models.CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
+      await events.removeOfRuns(ids);
       await Run.deleteMany({ _id: trusted({ $in: ids }) });
       await values.deleteScopes(ids);
     },

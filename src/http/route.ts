@@ -34,7 +34,7 @@ export interface RouteDef<P extends z.ZodObject | undefined, Q extends z.ZodObje
   middleware?: Middleware[];
   status?: number;
   /** Response schema for the OpenAPI document; `null` for an empty body. */
-  response: z.ZodType | null | { contentType: string; description: string };
+  response: z.ZodType | null | { contentType: string; description: string; schema?: z.ZodType };
   errors?: number[];
   /** Run values may be in the result by reference: the body is resolved (streamed) on the way out. */
   carriesValues?: boolean;
@@ -108,7 +108,7 @@ function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | 
   const status = def.status ?? 200;
   if (def.response === null) responses[status] = { description: 'No content' };
   else if ('contentType' in def.response) {
-    responses[status] = { description: def.response.description, content: { [def.response.contentType]: { schema: { type: 'string', format: 'binary' } } } };
+    responses[status] = { description: def.response.description, content: { [def.response.contentType]: { schema: def.response.schema ?? { type: 'string', format: 'binary' } } } };
   } else responses[status] = { description: 'Success', content: { 'application/json': { schema: def.response } } };
   for (const code of def.errors ?? []) {
     responses[code] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } } };

@@ -28,11 +28,11 @@ export function createProjectionActivities(runs: RunRepository) {
     async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {
       await write(input.progress.runId, async () => {
         await runs.recordPause(input.pause);
-        await runs.save(input.progress);
+        await runs.save(input.progress, { opened: input.pause });
       });
     },
     async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<void> {
-      await write(input.progress.runId, () => Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress)]));
+      await write(input.progress.runId, () => Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress, { resumed: input.resolution })]));
     },
   };
 }

@@ -3,6 +3,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { trusted } from 'mongoose';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/run-projection';
+import { createRunEvents } from '../../src/db/run-events';
 import type { RunStatus } from '../../src/engine/statuses';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
 import { runWorkflowId } from '../shared/workflow-names';
@@ -38,7 +39,7 @@ export interface ReconcileDeps {
  * the api starts it; a run whose workflow ended without recording it is closed with a message.
  */
 export function createReconcileActivities({ models, temporal, launchStoredRun }: ReconcileDeps) {
-  const projection = createRunProjection(models);
+  const projection = createRunProjection(models, createRunEvents(models));
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
     const ctx = Context.current();

@@ -10,7 +10,7 @@ import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
 import { createTemporalProbe, mongoProbe, pythonSandboxProbe } from '../../src/modules/health/probes';
 import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
-import { createServices } from '../../src/services';
+import { type Services, createServices } from '../../src/services';
 import { apiTemporalConnection } from '../../src/temporal-connection';
 import { stack } from './stack';
 
@@ -20,6 +20,8 @@ export interface TestApi {
   mongo: MongoConnection;
   temporal: Client;
   config: Readonly<Config>;
+  /** The api's services (a test may look at, e.g., its run event watchers). */
+  services: Services;
   /** Environment that points a worker process at the same database, task queue and key. */
   env: Record<string, string>;
   close(): Promise<void>;
@@ -52,10 +54,11 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   const temporalHealth = createTemporalProbe(config.temporal.address);
   const connection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const services = createServices({ models, secretKey: Buffer.from(env.SPUR_SECRET_KEY, 'base64'), temporal, config });
   const app = createApp({
     config,
     logger: createLogger(config, 'api-test'),
-    services: createServices({ models, secretKey: Buffer.from(env.SPUR_SECRET_KEY, 'base64'), temporal, config }),
+    services,
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
   const server = http.createServer(app.callback());
@@ -67,8 +70,10 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     mongo,
     temporal,
     config,
+    services,
     env,
     async close() {
+      services.runEvents.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mongo.dropDatabase().catch(() => undefined);

@@ -10,6 +10,7 @@ import { ragChunkPageSchema, ragDocumentSchema, type RagChunkPageDoc, type RagDo
 import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
+import { runEventHeadSchema, runEventSchema, type RunEventDoc, type RunEventHeadDoc } from './run-event.model';
 import { sessionTurnSchema, type SessionTurnDoc } from './session-turn.model';
 import { sessionSchema, type SessionDoc } from './session.model';
 import { userSchema, type UserDoc } from './user.model';
@@ -21,6 +22,7 @@ export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc 
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
 export type { CallbackDeliveryDoc };
+export type { RunEventDoc, RunEventHeadDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -34,6 +36,8 @@ export function createModels(conn: Connection) {
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
+    RunEvent: conn.model<RunEventDoc>('RunEvent', runEventSchema),
+    RunEventHead: conn.model<RunEventHeadDoc>('RunEventHead', runEventHeadSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
     runFiles: new mongo.GridFSBucket(db, { bucketName: 'run_files' }),
     Dataset: conn.model<DatasetDoc>('Dataset', datasetSchema),
@@ -58,7 +62,7 @@ export type Models = ReturnType<typeof createModels>;
 
 /** Builds the indexes before the first request, so uniqueness holds from the start. */
 export async function syncIndexes(models: Models): Promise<void> {
-  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init()]);
+  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init(), models.RunEvent.init()]);
   await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
   await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init(), models.RagCollection.init(), models.RagDocument.init(), models.RagChunkPage.init(), models.VectorIndex.init()]);
   await models.CallbackDelivery.init();

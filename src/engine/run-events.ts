@@ -1,0 +1,163 @@
+import type { PauseRecord, PauseResolution, ProgressSave, TaskRecord } from './run-contract';
+import type { RunStatus, TaskStatus } from './statuses';
+
+/** The events of a run's stream (GET /api/run/{id}/events/), in the order they may appear. */
+export const RUN_EVENT_NAMES = [
+  'run.status', 'task.started', 'task.completed', 'task.failed', 'run.paused', 'run.resumed', 'batch.progress',
+  'run.completed', 'run.failed', 'run.canceled',
+] as const;
+export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
+
+export const FINAL_EVENTS: readonly RunEventName[] = ['run.completed', 'run.failed', 'run.canceled'];
+export const FINAL_EVENT_OF: Partial<Record<RunStatus, RunEventName>> = { COMPLETED: 'run.completed', FAILED: 'run.failed', CANCELED: 'run.canceled' };
+
+/**
+ * Retention: a run keeps at most this many events, as long as the run itself. Past it, only the
+ * final event is still stored (its slot is kept free), so a stream always ends.
+ */
+export const MAX_EVENTS_PER_RUN = 10_000;
+/** A task.completed event carries outputs up to this size; larger ones are read from the run (by reference). */
+export const EVENT_INLINE_BYTES = 16 * 1024;
+/** A batch parent's progress event at most this often (the last one is never skipped). */
+export const BATCH_PROGRESS_EVERY_MS = 1000;
+
+export interface RunEvent {
+  seq: number;
+  event: RunEventName;
+  data: Record<string, unknown>;
+}
+
+/**
+ * What a run's stream has said so far (the head): every event is derived from a projection write
+ * and this, so a retried write derives the same events with the same numbers.
+ */
+export interface EventHead {
+  seq: number;
+  status: RunStatus | null;
+  /** Of the last write that carried tasks. */
+  percentage: number;
+  tasks: Record<string, TaskStatus>;
+  pauses: string[];
+  final: boolean;
+  batch: { total: number; done: number; failed: number; at: number } | null;
+}
+
+export const EMPTY_HEAD: EventHead = { seq: 0, status: null, percentage: 0, tasks: {}, pauses: [], final: false, batch: null };
+
+/** One projection write, as the stream sees it. */
+export type ProjectionChange =
+  | { kind: 'progress'; save: ProgressSave; pause?: { opened: PauseRecord } | { resumed: PauseResolution } }
+  | { kind: 'closed'; status: RunStatus; message: string | null; tasks: TaskRecord[] }
+  /** A batch parent's progress or end (`message` with a final status); `now` in ms, for the throttle. */
+  | { kind: 'batch'; status?: RunStatus; message?: string | null; total?: number; done?: number; failed?: number; now: number };
+
+type Draft = Omit<RunEvent, 'seq'>;
+
+/** The events a write adds to the stream, and the head after them. Pure. */
+export function deriveEvents(runId: string, head: EventHead, change: ProjectionChange): { events: RunEvent[]; head: EventHead } {
+  if (head.final) return { events: [], head };
+  const next: EventHead = { ...head, tasks: { ...head.tasks }, pauses: [...head.pauses] };
+  const drafts: Draft[] = [];
+  if (change.kind === 'progress') progressEvents(runId, next, change, drafts);
+  else if (change.kind === 'closed') {
+    if (change.tasks.length > 0) next.percentage = percentOf(change.tasks);
+    runStatusEvents(runId, next, change.status, change.message, next.percentage, drafts);
+  } else batchEvents(runId, next, change, drafts);
+  return number(next, head.seq, drafts);
+}
+
+function progressEvents(runId: string, next: EventHead, change: Extract<ProjectionChange, { kind: 'progress' }>, drafts: Draft[]): void {
+  const { save, pause } = change;
+  const records = save.tasks?.records;
+  if (records) next.percentage = percentOf(records);
+  // A run that goes on says so first (RUNNING before its tasks start); one that ends, last.
+  const status = save.run?.status;
+  const ends = status !== undefined && FINAL_EVENT_OF[status] !== undefined;
+  if (status && !ends) runStatusEvents(runId, next, status, save.run?.message ?? null, next.percentage, drafts);
+  if (records) taskEvents(runId, next, records, drafts);
+  if (pause && 'opened' in pause && !next.pauses.includes(pause.opened.pauseId)) {
+    const p = pause.opened;
+    next.pauses.push(p.pauseId);
+    drafts.push({ event: 'run.paused', data: { run_id: runId, pause: { id: p.pauseId, node_id: p.nodeId, pause_message: p.message, pause_time: p.pauseTime, input_data: inline(p.input) } } });
+  }
+  if (pause && 'resumed' in pause && next.pauses.includes(pause.resumed.pauseId)) {
+    const r = pause.resumed;
+    next.pauses = next.pauses.filter((id) => id !== r.pauseId);
+    drafts.push({ event: 'run.resumed', data: { run_id: runId, pause_id: r.pauseId, resume_action: r.action, resume_user_id: r.userId, comments: r.comments, resume_time: r.resumeTime } });
+  }
+  if (status && ends) runStatusEvents(runId, next, status, save.run?.message ?? null, next.percentage, drafts);
+}
+
+function taskEvents(runId: string, next: EventHead, records: TaskRecord[], drafts: Draft[]): void {
+  for (const t of records) {
+    const before = next.tasks[t.node_id];
+    if (before === t.status) continue;
+    next.tasks[t.node_id] = t.status;
+    const task = { run_id: runId, node_id: t.node_id, task_id: t.id };
+    const started = before !== undefined && before !== 'PENDING';
+    if (!started && t.status !== 'PENDING' && t.status !== 'CANCELED') drafts.push({ event: 'task.started', data: { ...task, start_time: t.start_time } });
+    if (t.status === 'COMPLETED') drafts.push({ event: 'task.completed', data: { ...task, end_time: t.end_time, ...outputsField(t.outputs) } });
+    if (t.status === 'FAILED') drafts.push({ event: 'task.failed', data: { ...task, end_time: t.end_time, error: t.error } });
+  }
+}
+
+/**
+ * A status change (with the percentage the run shows then: completed tasks, or a batch's rows
+ * ended), then the final event once the run has ended.
+ */
+function runStatusEvents(runId: string, next: EventHead, status: RunStatus, message: string | null, percentage: number, drafts: Draft[]): void {
+  if (status !== next.status) {
+    drafts.push({ event: 'run.status', data: { run_id: runId, status, percentage_complete: percentage, message } });
+    next.status = status;
+  }
+  const final = FINAL_EVENT_OF[status];
+  if (final) {
+    drafts.push({ event: final, data: { run_id: runId, status, message, percentage_complete: percentage } });
+    next.final = true;
+  }
+}
+
+function batchEvents(runId: string, next: EventHead, change: Extract<ProjectionChange, { kind: 'batch' }>, drafts: Draft[]): void {
+  const before = next.batch ?? { total: 0, done: 0, failed: 0, at: 0 };
+  const seen = { total: change.total ?? before.total, done: change.done ?? before.done, failed: change.failed ?? before.failed };
+  const ending = change.status !== undefined && FINAL_EVENT_OF[change.status] !== undefined;
+  const moved = seen.done !== before.done || seen.failed !== before.failed;
+  if (moved && (ending || seen.done >= seen.total || change.now - before.at >= BATCH_PROGRESS_EVERY_MS)) {
+    drafts.push({ event: 'batch.progress', data: { run_id: runId, rows_total: seen.total, rows_done: seen.done, rows_failed: seen.failed } });
+    next.batch = { ...seen, at: change.now };
+  } else next.batch = { ...before, total: seen.total };
+  next.percentage = seen.total > 0 ? (100 * seen.done) / seen.total : 0;
+  if (change.status) runStatusEvents(runId, next, change.status, change.message ?? null, next.percentage, drafts);
+}
+
+/** Numbers the drafts after `seq`; near the bound only the final event is kept (MAX_EVENTS_PER_RUN). */
+function number(next: EventHead, seq: number, drafts: Draft[]): { events: RunEvent[]; head: EventHead } {
+  const events: RunEvent[] = [];
+  for (const d of drafts) {
+    const isFinal = FINAL_EVENTS.includes(d.event);
+    if (!isFinal && seq >= MAX_EVENTS_PER_RUN - 1) continue;
+    events.push({ seq: ++seq, ...d });
+  }
+  return { events, head: { ...next, seq } };
+}
+
+/** Completed tasks over all tasks, as GET /run/{id}/ computes it. */
+function percentOf(tasks: TaskRecord[]): number {
+  return tasks.length === 0 ? 0 : (100 * tasks.filter((t) => t.status === 'COMPLETED').length) / tasks.length;
+}
+
+const utf8 = new TextEncoder();
+
+function jsonBytes(value: unknown): number {
+  return utf8.encode(JSON.stringify(value) ?? '').length;
+}
+
+/** A value small enough for an event, else null (the run record has it: GET /api/run/{id}/). */
+function inline(value: unknown): unknown {
+  return jsonBytes(value) <= EVENT_INLINE_BYTES ? value : null;
+}
+
+function outputsField(outputs: TaskRecord['outputs']): Record<string, unknown> {
+  const bytes = jsonBytes(outputs);
+  return bytes <= EVENT_INLINE_BYTES ? { outputs, outputs_by_reference: false } : { outputs: null, outputs_by_reference: true, outputs_bytes: bytes };
+}

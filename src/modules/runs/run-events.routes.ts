@@ -1,0 +1,93 @@
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+import type { RunEvents, StoredRunEvent } from '../../db/run-events';
+import { FINAL_EVENTS, FINAL_EVENT_OF } from '../../engine/run-events';
+import { RequestValidationError } from '../../http/errors';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import type { RunEventHub } from './run-event-hub';
+import { RunEventsQuery, RunStreamEvent } from './run-events.schemas';
+import { RunIdParams, type RunResponse } from './runs.schemas';
+
+export interface RunEventRouteDeps {
+  hub: RunEventHub;
+  events: Pick<RunEvents, 'after' | 'exists'>;
+  /** The run as GET /run/{id}/ shows it (404 when unknown). */
+  runOf(runId: string): Promise<Pick<RunResponse, 'id' | 'status' | 'message' | 'percentage_complete'>>;
+}
+
+/** How long a finished run without any event is given for its events to land before it counts as one that has none. */
+const LATE_EVENTS_MS = 1000;
+
+
+/** `GET /run/{run_id}/events/`: the run's events as server-sent events, resumable, ending after the final one. */
+export function runEventRoutes({ hub, events, runOf }: RunEventRouteDeps): MountableRoute[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/run/{run_id}/events/', summary: "A run's events as they happen (server-sent events; resumable with Last-Event-ID)", tags: ['runs'],
+      params: RunIdParams, query: RunEventsQuery, errors: [404],
+      response: { contentType: 'text/event-stream', description: 'Events of the run (see RunStreamEvent); ends after the final one', schema: RunStreamEvent },
+      handler: async ({ params, query }, ctx) => {
+        const after = lastEventId(ctx) ?? query.after ?? 0;
+        const run = await runOf(params.run_id);
+        // A client that already has the final event (a reconnect after it) gets an empty, ended stream.
+        const last = after > 0 ? await events.after(params.run_id, after - 1, 1) : [];
+        const body = new PassThrough();
+        ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+        ctx.req.socket.setNoDelay(true);
+        // Headers go out at once (a client waiting for them must not wait for the first event).
+        body.write(': stream\n\n');
+        if (last[0] && FINAL_EVENTS.includes(last[0].event)) {
+          body.end();
+          return body;
+        }
+        const sink = sseSink(body);
+        const final = FINAL_EVENT_OF[run.status];
+        if (final && after === 0 && !(await eventsWritten(events, run.id))) {
+          // A run that ended before events existed (or was recorded without them): its final event, not stored.
+          sink.send({ seq: 1, event: final, data: JSON.stringify({ run_id: run.id, status: run.status, message: run.message, percentage_complete: run.percentage_complete }), at: new Date() });
+          body.end();
+          return body;
+        }
+        const unsubscribe = hub.subscribe(params.run_id, after, sink);
+        ctx.req.once('close', unsubscribe);
+        ctx.res.once('close', unsubscribe);
+        return body;
+      },
+    }),
+  ];
+}
+
+/** Events of a finished run land right after its record: a run still without any a moment later has none. */
+async function eventsWritten(events: Pick<RunEvents, 'exists'>, runId: string): Promise<boolean> {
+  if (await events.exists(runId)) return true;
+  await new Promise((r) => setTimeout(r, LATE_EVENTS_MS));
+  return events.exists(runId);
+}
+
+function lastEventId(ctx: Context): number | undefined {
+  const raw = ctx.get('Last-Event-ID');
+  if (raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RequestValidationError([{ type: 'int_parsing', loc: ['header', 'last-event-id'], msg: 'Input should be a valid integer, at least 0', input: raw }]);
+  }
+  return n;
+}
+
+function sseSink(body: PassThrough) {
+  return {
+    send: (e: StoredRunEvent) => body.write(`id: ${e.seq}\nevent: ${e.event}\ndata: ${e.data}\n\n`),
+    drained: () => new Promise<void>((resolve) => {
+      if (body.destroyed || !body.writableNeedDrain) return resolve();
+      const done = () => {
+        body.off('drain', done);
+        body.off('close', done);
+        resolve();
+      };
+      body.once('drain', done);
+      body.once('close', done);
+    }),
+    comment: (text: string) => void body.write(`: ${text}\n\n`),
+    end: () => body.end(),
+  };
+}
