@@ -53,12 +53,12 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const routes: MountableRoute[] = [
     ...healthRoutes(probes),
     ...nodeTypeRoutes(),
-    ...pauseRoutes(services.pauses),
+    ...pauseRoutes(services.pauses, services.idempotency),
     ...workflowRoutes({
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
-    ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
+    ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs, idempotency: services.idempotency, recoverRun: services.recoverRun }),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
     ...aiRoutes(services.aiAssist),

@@ -99,6 +99,8 @@ const envSchema = z.object({
   SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
   /** How long a browser login (the session cookie set by `/login`) lasts. */
   SPUR_SESSION_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
+  /** How long an `Idempotency-Key` of a run route or pause action is remembered (its replays answer the first request). */
+  SPUR_IDEMPOTENCY_TTL_SECONDS: z.coerce.number().positive().max(365 * 86_400).default(86_400),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -130,6 +132,7 @@ export interface Config {
   rag: { vectorStoreUri: string; annMinRows: number };
   python: PythonSettings;
   reconcile: { everyMs: number; graceMs: number };
+  idempotency: { ttlMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
+    idempotency: { ttlMs: e.SPUR_IDEMPOTENCY_TTL_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -4,6 +4,8 @@ import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
 import { storedRunLauncher } from '../src/modules/runs/run-launch';
+import { createIdempotencyKeys } from '../src/db/idempotency-keys';
+import { keyedRunLauncher } from '../src/modules/runs/keyed-runs';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
@@ -21,6 +23,8 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
+  // The reconciler starts a keyed run only if its Idempotency-Key names it.
+  const launchStoredRun = keyedRunLauncher(createIdempotencyKeys(models, valuesOf(models.conn, config.values)), storedRunLauncher(models, queue));
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -29,7 +33,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values), vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun: storedRunLauncher(models, queue) }),
+    activities: createActivities({ models, secret: env.reveal, values: valuesOf(models.conn, config.values), vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

@@ -19,6 +19,8 @@ export interface NewRun {
   endTime?: Date | null;
   /** A batch parent's progress over its dataset. */
   rows?: { total: number; done: number; failed: number };
+  /** The idempotency record the run was recorded for (db/idempotency-keys.ts). */
+  idempotencyKey?: string | null;
 }
 
 /** The one place a run document is built (api runs, batch parents, batch rows alike). */
@@ -29,5 +31,6 @@ export function runDocument(r: NewRun): RunDoc {
     outputs: r.outputs === undefined ? null : toJsonText(r.outputs), parent_run_id: r.parentRunId ?? null, run_type: r.runType,
     output_file_id: null, input_dataset_id: r.inputDatasetId ?? null, message: r.message ?? null,
     rows_total: r.rows?.total ?? null, rows_done: r.rows?.done ?? null, rows_failed: r.rows?.failed ?? null,
+    idempotency_key: r.idempotencyKey ?? null,
   };
 }

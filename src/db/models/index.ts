@@ -2,6 +2,7 @@ import { mongo, type Connection } from 'mongoose';
 import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
 import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
+import { ensureKeyExpiry, idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
 import { ragCollectionSchema, type RagCollectionDoc } from './rag-collection.model';
@@ -19,6 +20,7 @@ export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
+export type { IdempotencyKeyDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -48,6 +50,7 @@ export function createModels(conn: Connection) {
     VectorIndex: conn.model<VectorIndexDoc>('VectorIndex', vectorIndexSchema),
     ragFiles: new mongo.GridFSBucket(db, { bucketName: 'rag_files' }),
     ragTexts: new mongo.GridFSBucket(db, { bucketName: 'rag_texts' }),
+    IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
   };
 }
 
@@ -58,4 +61,6 @@ export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init()]);
   await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
   await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init(), models.RagCollection.init(), models.RagDocument.init(), models.RagChunkPage.init(), models.VectorIndex.init()]);
+  await models.IdempotencyKey.init();
+  await ensureKeyExpiry(models.IdempotencyKey);
 }

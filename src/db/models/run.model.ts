@@ -26,6 +26,8 @@ export const runSchema = new Schema(
     rows_total: { type: Number, default: null },
     rows_done: { type: Number, default: null },
     rows_failed: { type: Number, default: null },
+    /** The `Idempotency-Key` record (its `_id`) this run was recorded for: the run starts only if that record names it. */
+    idempotency_key: { type: String, default: null },
   },
   { collection: 'runs', versionKey: false },
 );
