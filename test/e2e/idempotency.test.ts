@@ -3,6 +3,7 @@ import { hashApiKey } from '../../src/http/api-keys';
 import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
+import { keyedRunLeftUnstarted } from '../support/half-started-runs';
 
 type Http = Engine['http'];
 
@@ -136,6 +137,24 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.ok(declined.body.detail[0].msg.includes(key));
     const history = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
     assert.deepEqual([history.length, history[0].resume_action, history[0].resume_user_id], [1, 'APPROVE', 'alice']);
+  });
+
+  it('a replay starts the run of a first request whose api died between claiming the key and starting the run', async () => {
+    const wf = await createWorkflow(engine.http, echo);
+    const key = newKey();
+    const runId = await keyedRunLeftUnstarted(engine, wf, key, { in: { x: 'late' } }, true);
+    assert.equal((await engine.http.get(`/run/${runId}/status/`)).body.status, 'PENDING');
+    // This engine has no reconciler: only the replay can start it (after waiting for the first request).
+    const replay = await startRun(wf, key, 'late');
+    assert.equal(replay.status, 200, JSON.stringify(replay.body));
+    assert.ok(replayed(replay));
+    assert.equal(replay.body.id, runId);
+    const done = await waitForRun(engine.http, runId);
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual((await runsOf(engine.http, wf)).map((r) => r.id), [runId]);
+    // From now on its replays answer at once with what the replay answered.
+    const again = await startRun(wf, key, 'late');
+    assert.deepEqual([again.body.id, replayed(again)], [runId, true]);
   });
 
   it('scopes a key per route and per workflow: the same key elsewhere starts its own run', async () => {
