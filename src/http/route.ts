@@ -113,8 +113,9 @@ function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | 
   else if ('contentType' in def.response) {
     responses[status] = { description: def.response.description, content: { [def.response.contentType]: { schema: { type: 'string', format: 'binary' } } } };
   } else responses[status] = { description: 'Success', content: { 'application/json': { schema: def.response } } };
-  if (def.responseHeaders) {
-    responses[status] = { ...responses[status], headers: Object.fromEntries(Object.entries(def.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) } as ResponseConfig;
+  const success = responses[status];
+  if (def.responseHeaders && success) {
+    success.headers = Object.fromEntries(Object.entries(def.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]));
   }
   for (const code of def.errors ?? []) {
     responses[code] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } } };

@@ -125,7 +125,8 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     const done = await waitForRun(engine.http, run.id);
     assert.equal(done.status, 'COMPLETED');
 
-    const again = await act(decision);
+    // The same decision, its fields in another order: the same request.
+    const again = await engine.http.request('POST', `/wf/process_pause_action/${run.id}/`, { raw: JSON.stringify({ comments: 'fine', inputs: { note: 'ok' }, user_id: 'alice', action: 'APPROVE' }) }, keyed(key));
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.ok(replayed(again));
     assert.deepEqual(again.body, first.body);

@@ -107,21 +107,23 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
         await keys.discardRun(runId);
         throw new KeyTaken();
       },
-      // A blocking run's replays wait for the run itself, so it counts as accepted once started.
+      // Once started, the key stays with the run whatever fails next. A blocking run's replays
+      // wait for the run itself, so for them it is accepted now.
       started: async () => {
-        if (!op.replay) return;
         accepted = true;
-        await keys.accept(k.id);
+        if (op.replay) await keys.accept(k.id);
       },
     };
     try {
       if (op.existingRunId !== undefined && !(await claimFor(op.existingRunId))) throw new KeyTaken();
       const value = await op.perform(claim);
+      // The run is started: from here on the key stays with it, even if storing the answer fails.
+      accepted = true;
       if (claimedRun !== null && !op.replay) await keys.accept(k.id, { status: ctx.status, body: value });
       return value;
     } catch (err) {
       // Nothing was accepted: free the key, so a retry does the work (the failed run keeps its reason).
-      if (claimedRun !== null && !accepted && !(err instanceof KeyTaken)) await keys.release(k.id, claimedRun).catch(() => undefined);
+      if (claimedRun !== null && !accepted) await keys.release(k.id, claimedRun).catch(() => undefined);
       throw err;
     }
   }
