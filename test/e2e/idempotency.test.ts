@@ -3,7 +3,7 @@ import { hashApiKey } from '../../src/http/api-keys';
 import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
-import { keyedRunLeftUnstarted } from '../support/half-started-runs';
+import { keyedPauseActionLeftUnanswered, keyedRunLeftUnstarted } from '../support/half-started-runs';
 
 type Http = Engine['http'];
 
@@ -156,6 +156,47 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     // From now on its replays answer at once with what the replay answered.
     const again = await startRun(wf, key, 'late');
     assert.deepEqual([again.body.id, replayed(again)], [runId, true]);
+  });
+
+  it('a replay of a pause action whose api died unanswered applies the decision once, whether or not it had reached the workflow', async () => {
+    const wf = await createWorkflow(engine.http, { ...gated, nodes: [...gated.nodes, n('gate2', 'HumanInterventionNode'), n('out2', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out'), l('out', 'gate2'), l('gate2', 'out2')] });
+    const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'p' } } });
+    const runId = started.body.id as string;
+    const pausedAt = async (node: string) => waitForRun(engine.http, runId, (r: any) => r.status === 'PAUSED' && r.tasks.some((t: any) => t.node_id === node && t.status === 'PAUSED'), 60_000);
+    const decision = { action: 'APPROVE', user_id: 'alice', inputs: {}, comments: null };
+    const replay = (key: string) => engine.http.request('POST', `/wf/process_pause_action/${runId}/`, decision, keyed(key));
+
+    // Reached the workflow, then the api died: the replay answers without acting twice.
+    await pausedAt('gate');
+    const appliedKey = newKey();
+    await keyedPauseActionLeftUnanswered(engine, runId, appliedKey, decision, true);
+    await pausedAt('gate2');
+    const first = await replay(appliedKey);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.ok(replayed(first));
+    assert.equal(first.body.id, runId);
+    assert.equal((await engine.http.get(`/run/${runId}/status/`)).body.status, 'PAUSED', 'the second pause is still open');
+
+    // Died before the decision reached the workflow: the replay applies it.
+    const lostKey = newKey();
+    await keyedPauseActionLeftUnanswered(engine, runId, lostKey, decision, false);
+    const second = await replay(lostKey);
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.ok(replayed(second));
+    assert.equal((await waitForRun(engine.http, runId)).status, 'COMPLETED');
+    const history = (await engine.http.get(`/wf/pause_history/${runId}/`)).body as Array<{ node_id: string; resume_action: string }>;
+    assert.deepEqual(history.map((p) => [p.node_id, p.resume_action]).sort(), [['gate', 'APPROVE'], ['gate2', 'APPROVE']]);
+
+    // The decision ended the run before the api died: its workflow is closed, the pause record tells.
+    const endedKey = newKey();
+    const single = (await engine.http.post(`/wf/${await createWorkflow(engine.http, gated)}/start_run/`, { initial_inputs: { in: { x: 'q' } } })).body.id as string;
+    await waitForRun(engine.http, single, (r) => r.status === 'PAUSED', 60_000);
+    await keyedPauseActionLeftUnanswered(engine, single, endedKey, decision, true);
+    assert.equal((await waitForRun(engine.http, single)).status, 'COMPLETED');
+    const ended = await engine.http.request('POST', `/wf/process_pause_action/${single}/`, decision, keyed(endedKey));
+    assert.equal(ended.status, 200, JSON.stringify(ended.body));
+    assert.ok(replayed(ended));
+    assert.equal(ended.body.status, 'COMPLETED');
   });
 
   it('scopes a key per route and per workflow: the same key elsewhere starts its own run', async () => {
