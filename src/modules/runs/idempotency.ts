@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { type IdempotencyKeys, type KeyScope, keyRecordId, requestHash } from '../../db/idempotency-keys';
-import { fromJsonText } from '../../db/json-text';
+import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
 import type { ApiCaller } from '../../http/api-keys';
 import { AppError, RequestValidationError } from '../../http/errors';
@@ -145,7 +145,7 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
     const answer = await op.recover(record.run_id, record._id);
     const stored = op.replay ? undefined : { status: 200, body: answer };
     await keys.accept(record._id, stored);
-    return { ...record, accepted_at: new Date(), answer_status: stored?.status ?? null, answer_body: stored ? JSON.stringify(answer) : null };
+    return { ...record, accepted_at: new Date(), answer_status: stored?.status ?? null, answer_body: stored ? toJsonText(answer) : null };
   }
 
   async function replay<T>(ctx: Context, op: KeyedOperation<T>, record: IdempotencyKeyDoc): Promise<T> {
