@@ -55,12 +55,12 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const routes: MountableRoute[] = [
     ...healthRoutes(probes),
     ...nodeTypeRoutes(),
-    ...pauseRoutes(services.pauses),
+    ...pauseRoutes(services.pauses, services.idempotency),
     ...workflowRoutes({
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
-    ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
+    ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs, idempotency: services.idempotency, recoverRun: services.recoverRun }),
     ...callbackRoutes(services.callbacks),
     ...runEventRoutes({ hub: services.runEvents, events: services.runRecords.events, runOf: (id) => services.runs.get(id) }),
     ...fileRoutes(services.storedFiles),

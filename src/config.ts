@@ -113,6 +113,8 @@ const envSchema = z.object({
   SPUR_EVENT_STREAM_KEEPALIVE_SECONDS: z.coerce.number().positive().default(15),
   /** How often the api's watcher of a streamed run looks for its next event (one `_id` lookup per run). */
   SPUR_EVENT_STREAM_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  /** How long an `Idempotency-Key` of a run route or pause action is remembered (its replays answer the first request). */
+  SPUR_IDEMPOTENCY_TTL_SECONDS: z.coerce.number().positive().max(365 * 86_400).default(86_400),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -146,6 +148,7 @@ export interface Config {
   reconcile: { everyMs: number; graceMs: number };
   callbacks: CallbackSettings;
   runEvents: { keepAliveMs: number; pollMs: number };
+  idempotency: { ttlMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -207,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
     },
     runEvents: { keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000, pollMs: e.SPUR_EVENT_STREAM_POLL_MS },
+    idempotency: { ttlMs: e.SPUR_IDEMPOTENCY_TTL_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

@@ -26,12 +26,16 @@ import { createSessionService } from './modules/sessions/sessions.service';
 import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 import { createCallbackService } from './modules/callbacks/callbacks.service';
+import { createIdempotencyKeys } from './db/idempotency-keys';
+import { createIdempotency } from './modules/runs/idempotency';
+import { keyedRunRecovery } from './modules/runs/keyed-runs';
+import { storedRunLauncher } from './modules/runs/run-launch';
 
 export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'callbacks'> & Partial<Pick<Config, 'runEvents'>>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'callbacks' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -78,6 +82,8 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     users,
     sessions,
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
+    idempotency: createIdempotency({ keys: createIdempotencyKeys(models, values), ttlMs: config.idempotency.ttlMs }),
+    recoverRun: keyedRunRecovery({ models, reader, temporal, launch: storedRunLauncher(models, { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix }) }),
     rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal }),
   };
 }

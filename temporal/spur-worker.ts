@@ -5,6 +5,8 @@ import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
 import { storedRunLauncher } from '../src/modules/runs/run-launch';
+import { createIdempotencyKeys } from '../src/db/idempotency-keys';
+import { keyedRunLauncher } from '../src/modules/runs/keyed-runs';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
@@ -31,6 +33,8 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
   const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
+  // The reconciler starts a keyed run only if its Idempotency-Key names it.
+  const launchStoredRun = keyedRunLauncher(createIdempotencyKeys(models, values), storedRunLauncher(models, queue));
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -39,7 +43,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun: storedRunLauncher(models, queue), callbacks }),
+    activities: createActivities({ models, secret: env.reveal, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

@@ -21,6 +21,8 @@ export interface NewRun {
   rows?: { total: number; done: number; failed: number };
   /** The run's callback, its secret already sealed. */
   callback?: StoredCallback | null;
+  /** The idempotency record the run was recorded for (db/idempotency-keys.ts). */
+  idempotencyKey?: string | null;
 }
 
 export interface StoredCallback {
@@ -39,5 +41,6 @@ export function runDocument(r: NewRun): RunDoc {
     output_file_id: null, input_dataset_id: r.inputDatasetId ?? null, message: r.message ?? null,
     rows_total: r.rows?.total ?? null, rows_done: r.rows?.done ?? null, rows_failed: r.rows?.failed ?? null,
     callback: r.callback ?? null,
+    idempotency_key: r.idempotencyKey ?? null,
   };
 }

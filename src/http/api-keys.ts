@@ -38,6 +38,11 @@ export function matchingDigest(digests: readonly Buffer[], key: string | null): 
   return found;
 }
 
+/** What the check leaves on `ctx.state` for a request that presented a configured key. */
+export interface ApiCaller {
+  apiKeyDigest?: string;
+}
+
 export interface ApiKeyOptions {
   /** Paths that never need a key (`/api/health`). */
   openPaths: ReadonlySet<string>;
@@ -65,12 +70,15 @@ export function apiKeyMiddleware(digests: Buffer[], options: ApiKeyOptions): Mid
       }
       return next();
     }
-    if (!matchingDigest(digests, key)) {
+    const digest = matchingDigest(digests, key);
+    if (!digest) {
       ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer');
       ctx.body = { detail: key === null ? 'Not authenticated' : 'Invalid API key' };
       return;
     }
+    // Who is calling, for what is scoped per caller (idempotency keys): the key's digest, never the key.
+    (ctx.state as ApiCaller).apiKeyDigest = digest.toString('hex');
     return next();
   };
 }

@@ -17,7 +17,9 @@ export function corsMiddleware(allowedOrigins: readonly string[]): Middleware {
       return ok ? origin : '';
     },
     credentials: true,
-    allowHeaders: ['Content-Type', 'Authorization', 'X-API-Key'],
+    allowHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'Last-Event-ID'],
+    // A browser client may read whether its submission was a replay.
+    exposeHeaders: ['Idempotent-Replayed'],
     allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAge: 600,
   });

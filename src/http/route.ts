@@ -29,6 +29,10 @@ export interface RouteDef<P extends z.ZodObject | undefined, Q extends z.ZodObje
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers the route reads (lower-case names): validated (422) and documented. */
+  headers?: z.ZodObject;
+  /** Headers a success answer may carry (name → meaning), for the OpenAPI document. */
+  responseHeaders?: Record<string, string>;
   /** `multipart/form-data` bodies are parsed by `middleware` (multer) before validation. */
   bodyType?: 'application/json' | 'multipart/form-data';
   middleware?: Middleware[];
@@ -67,6 +71,7 @@ export function defineRoute<
       const handle: Middleware = async (ctx) => {
         const params = parsePart(def.params, 'path', ctx.params ?? {});
         const query = parsePart(def.query, 'query', ctx.query);
+        parsePart(def.headers, 'header', ctx.headers);
         let body: unknown;
         if (def.body) {
           const raw = def.bodyType === 'multipart/form-data' ? (ctx.request as { body?: unknown }).body : await readJsonBody(ctx, limits.maxJsonBytes);
@@ -110,10 +115,14 @@ function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | 
   else if ('contentType' in def.response) {
     responses[status] = { description: def.response.description, content: { [def.response.contentType]: { schema: def.response.schema ?? { type: 'string', format: 'binary' } } } };
   } else responses[status] = { description: 'Success', content: { 'application/json': { schema: def.response } } };
+  const success = responses[status];
+  if (def.responseHeaders && success) {
+    success.headers = Object.fromEntries(Object.entries(def.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]));
+  }
   for (const code of def.errors ?? []) {
     responses[code] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } } };
   }
-  if (def.params || def.query || def.body) {
+  if (def.params || def.query || def.body || def.headers) {
     responses[422] = { description: 'Validation Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } };
   }
   return {
@@ -125,6 +134,7 @@ function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | 
     request: {
       ...(def.params ? { params: def.params } : {}),
       ...(def.query ? { query: def.query } : {}),
+      ...(def.headers ? { headers: def.headers } : {}),
       ...(def.body ? { body: { required: true, content: { [def.bodyType ?? 'application/json']: { schema: def.body } } } } : {}),
     },
     responses,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ValidationDetail } from './errors';
 
-export type RequestPart = 'path' | 'query' | 'body';
+export type RequestPart = 'path' | 'query' | 'body' | 'header';
 
 /**
  * Translates zod issues into FastAPI/pydantic v2 error items, so PySpur clients that read

@@ -34,6 +34,8 @@ export const runSchema = new Schema(
       type: new Schema({ url: { type: String, required: true }, events: { type: [String], required: true }, secret: { type: String, required: true } }, { _id: false }),
       default: null,
     },
+    /** The `Idempotency-Key` record (its `_id`) this run was recorded for: the run starts only if that record names it. */
+    idempotency_key: { type: String, default: null },
   },
   { collection: 'runs', versionKey: false },
 );

@@ -3,12 +3,13 @@ import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RunIdParams, RunResponse } from '../runs/runs.schemas';
 import type { PauseService } from './pauses.service';
+import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from '../runs/idempotency';
 import { PauseHistoryResponse, PausedWorkflowResponse, ResumeRunRequest } from './pauses.schemas';
 
 const tags = ['pauses'];
 
 /** Registered before the workflow routes: `/wf/paused_workflows/` must not be read as a workflow id. */
-export function pauseRoutes(pauses: PauseService): MountableRoute[] {
+export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): MountableRoute[] {
   const cancel = ({ params }: { params: { run_id: string } }) => pauses.cancel(params.run_id);
   return [
     defineRoute({
@@ -26,12 +27,17 @@ export function pauseRoutes(pauses: PauseService): MountableRoute[] {
     defineRoute({
       carriesValues: true,
       method: 'post', path: '/wf/process_pause_action/{run_id}/', summary: 'Approve, decline or override a paused node', tags,
-      params: RunIdParams, body: ResumeRunRequest, response: RunResponse, errors: [400, 404],
-      handler: async ({ params, body }, ctx) => {
-        const { status, run } = await pauses.act(params.run_id, body);
-        ctx.status = status;
-        return run;
-      },
+      params: RunIdParams, body: ResumeRunRequest, headers: IdempotencyHeaders, response: RunResponse, responseHeaders: REPLAY_RESPONSE_HEADERS, errors: [400, 404],
+      handler: ({ params, body }, ctx) =>
+        idempotency.keyed(ctx, {
+          route: 'process_pause_action', target: params.run_id, request: body, existingRunId: params.run_id,
+          perform: async (claim) => {
+            const { status, run } = await pauses.act(params.run_id, body, claim?.keyId);
+            ctx.status = status;
+            return run;
+          },
+          recover: async (runId, keyId) => (await pauses.actAgain(runId, body, keyId)).run,
+        }),
     }),
     defineRoute({
       carriesValues: true,

@@ -51,15 +51,16 @@ export function createPauseService({ models, values, runRecords, reader, tempora
      * Delivers the action as an Update: the workflow validates it (so a stale or second action is
      * refused with PySpur's 400s) and answers once it is applied. If no worker takes it within
      * `actionWaitMs`, the same action goes as a durable signal and is applied when one returns (202).
+     * `updateId` (an Idempotency-Key's) makes Temporal apply one decision once, however often it is sent.
      */
-    async act(runId: string, body: ResumeRunInput): Promise<{ status: number; run: unknown }> {
+    async act(runId: string, body: ResumeRunInput, updateId?: string): Promise<{ status: number; run: unknown }> {
       const run = await loadRun(runId);
       if (FINAL.has(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
       // The human's inputs become part of the node's output: large ones travel by reference too.
       const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');
       const request: PauseActionRequest = { action: body.action, inputs, userId: body.user_id, comments: body.comments };
       try {
-        await temporal.withDeadline(Date.now() + actionWaitMs, () => handle(runId).executeUpdate(pauseActionUpdate, { args: [request] }));
+        await temporal.withDeadline(Date.now() + actionWaitMs, () => handle(runId).executeUpdate(pauseActionUpdate, { args: [request], ...(updateId ? { updateId } : {}) }));
         return { status: 200, run: await reader.get(runId) };
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PAUSE_REFUSED) {
@@ -73,6 +74,22 @@ export function createPauseService({ models, values, runRecords, reader, tempora
       await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
       const queued = await reader.get(runId);
       return { status: 202, run: { ...queued, message: 'The action is recorded and will be applied when a worker is available.' } };
+    },
+
+    /**
+     * A keyed decision whose first request died unanswered: sent again under the same update id
+     * (Temporal answers an update it has seen with its outcome). Refused because the pause is
+     * resolved: if it was resolved by this very decision, that is the answer.
+     */
+    async actAgain(runId: string, body: ResumeRunInput, updateId: string): Promise<{ status: number; run: unknown }> {
+      try {
+        return await this.act(runId, body, updateId);
+      } catch (err) {
+        if (!(err instanceof BadRequestError)) throw err;
+        const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
+        if (last?.resume_action !== body.action || last.resume_user_id !== body.user_id) throw err;
+        return { status: 200, run: await reader.get(runId) };
+      }
     },
 
     async history(runId: string) {

@@ -11,6 +11,7 @@ import type { WorkflowDefinition } from '../workflows/definition.schema';
 import { checkRunnable, toRunDefinition } from './run-inputs';
 import { type RunStarterDeps, startRunWorkflow } from './run-starter';
 import type { RunResponse, BatchRunInput } from './runs.schemas';
+import type { RunClaim } from './idempotency';
 
 /**
  * `start_batch_run` (pyspur-facts §3.5 with the §11 fixes): everything is checked (workflow,
@@ -22,7 +23,7 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
   const datasets = createDatasetReader(models);
   const outputFiles = createOutputFileWriter(models);
 
-  return async function startBatch(workflowId: string, body: BatchRunInput): Promise<RunResponse> {
+  return async function startBatch(workflowId: string, body: BatchRunInput, claim?: RunClaim): Promise<RunResponse> {
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNode = checkRunnable(definition);
@@ -34,10 +35,11 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     const version = await deps.versions.ensureVersion(workflow);
 
     const { doc: parent } = await runRecords.create(
-      { workflowId: workflow._id, workflowVersionId: version._id, runType: 'batch', inputDatasetId: dataset.id, rows: { total: dataset.row_count, done: 0, failed: 0 }, callback },
+      { workflowId: workflow._id, workflowVersionId: version._id, runType: 'batch', inputDatasetId: dataset.id, rows: { total: dataset.row_count, done: 0, failed: 0 }, callback, idempotencyKey: claim?.keyId ?? null },
       {},
       async (_id, none) => none,
     );
+    await claim?.claim(parent._id);
     const outputFile = await outputFiles.createOutputFile(parent._id, `output_${parent._id}.jsonl`);
     await runRecords.setOutputFile(parent._id, outputFile.id);
 
@@ -51,6 +53,7 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
       type: WorkflowType.spurBatchRun, args: [input], workflowId: workflow._id, runType: 'batch',
       summary: `${workflow.name} (${workflow._id}) batch ${parent._id} over ${dataset.name} (${dataset.id}), ${dataset.row_count} rows`,
     });
+    await claim?.started();
     return deps.reader.get(parent._id);
   };
 }

@@ -70,7 +70,7 @@ export async function loadLaunchable(models: Models, run: RunDoc): Promise<{ wor
 
 /**
  * Starts a run record's Temporal workflow (`run-<runId>`). One that is already there (the
- * reconciler and the api both got to it) counts as started.
+ * reconciler, an idempotent replay and the api all got to it) counts as started.
  */
 export async function startWorkflowOf(deps: Omit<RunLaunchDeps, 'models'>, runId: string, start: RunWorkflowStart): Promise<void> {
   try {
@@ -78,7 +78,10 @@ export async function startWorkflowOf(deps: Omit<RunLaunchDeps, 'models'>, runId
       workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
       taskQueue: deps.taskQueue,
       args: start.args,
-      workflowIdConflictPolicy: 'FAIL',
+      // A second start of a run (an idempotent replay, the reconciler) joins the running workflow
+      // and never starts a closed run again: at most one execution per run id.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       staticSummary: start.summary,
       // The first workflow task runs in this process when it hosts a worker with a free slot.
       requestEagerStart: deps.eagerStart,

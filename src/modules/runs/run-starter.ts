@@ -20,6 +20,7 @@ import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
 import { storeClientValues } from './run-values';
 import type { RunReader } from './runs.service';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
+import type { RunClaim } from './idempotency';
 
 export interface RunStarterDeps {
   models: Models;
@@ -57,7 +58,7 @@ export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal, runRecords } = deps;
 
   /** Checks and stores the run (PENDING); the caller starts its workflow (`launchRun`). */
-  async function record(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false) {
+  async function record(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, idempotencyKey: string | null = null) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
@@ -69,16 +70,20 @@ export function createRunStarter(deps: RunStarterDeps) {
     const version = await deps.versions.ensureVersion(workflow);
     // Large inputs are stored under the run's id before its record exists, and travel by reference.
     const { doc: run, inputs: storedInputs } = await runRecords.create(
-      { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType, callback },
+      { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType, callback, idempotencyKey },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
     );
     return { run, workflow: workflow as WorkflowDoc, definition, spurType: stored.spur_type, storedInputs };
   }
 
-  /** `beforeLaunch` sees the record as created, before its workflow can change it. */
-  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>): Promise<{ run: RunDoc; definition: RunDefinition }> {
-    const { run, workflow, definition, spurType, storedInputs } = await record(workflowId, request, runType, mergeFileInputs);
+  /**
+   * `beforeLaunch` sees the record as created, before its workflow can change it. With an
+   * Idempotency-Key, the key is claimed for the recorded run before its workflow starts.
+   */
+  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>, claim?: RunClaim): Promise<{ run: RunDoc; definition: RunDefinition }> {
+    const { run, workflow, definition, spurType, storedInputs } = await record(workflowId, request, runType, mergeFileInputs, claim?.keyId);
+    await claim?.claim(run._id);
     // A chatbot run in a session gets the session's earlier turns; its own turn is stamped with the run's start.
     const chatRun = await deps.chatMemory.prepare(spurType, definition, resolveRunInputs(definition, storedInputs), run.start_time);
     await beforeLaunch?.(run._id);
@@ -88,6 +93,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
     };
     await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, workflow, definition, extra));
+    await claim?.started();
     return { run, definition };
   }
 
@@ -200,17 +206,22 @@ export function createRunStarter(deps: RunStarterDeps) {
      * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
      * since a short run may otherwise have ended by the time the answer is read.
      */
-    async start(workflowId: string, body: StartRunInput, runType: string) {
+    async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim) {
       let created: Awaited<ReturnType<RunStarterDeps['reader']['get']>> | undefined;
       const { run } = await start(workflowId, body, runType, false, async (runId) => {
         created = await deps.reader.get(runId);
-      });
+      }, claim);
       return created ?? deps.reader.get(run._id);
     },
-    async runBlocking(workflowId: string, body: StartRunInput, runType: string): Promise<BlockingOutcome> {
-      const { run, definition } = await start(workflowId, body, runType, true);
+    async runBlocking(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim): Promise<BlockingOutcome> {
+      const { run, definition } = await start(workflowId, body, runType, true, undefined, claim);
       return waitForOutputs(run._id, canPause(definition.nodes));
     },
+    /**
+     * A blocking run's answer for a run already started (an idempotent replay waits for the same
+     * run); its graph is not at hand, so a pause is looked for.
+     */
+    waitForOutputs: (runId: string) => waitForOutputs(runId, true),
   };
 }
 

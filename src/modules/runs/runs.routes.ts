@@ -2,7 +2,9 @@ import { z } from '../../http/zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import type { BatchStarter } from './batch-starter';
-import type { RunStarter } from './run-starter';
+import type { BlockingOutcome, RunStarter } from './run-starter';
+import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from './idempotency';
+import type { Context } from 'koa';
 import type { RunReader } from './runs.service';
 import { AllRunsQuery, BatchRunRequest, PartialRunRequest, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
 
@@ -10,35 +12,59 @@ export interface RunRouteDeps {
   starter: RunStarter;
   startBatch: BatchStarter;
   reader: RunReader;
+  idempotency: Idempotency;
+  /** Starts a keyed run whose first request died before starting it (keyed-runs.ts). */
+  recoverRun: (runId: string) => Promise<RunResponse>;
 }
 
-export function runRoutes({ starter, startBatch, reader }: RunRouteDeps): MountableRoute[] {
+/** The run routes that take an Idempotency-Key: validated and documented alike. */
+const keyedRoute = { headers: IdempotencyHeaders, responseHeaders: REPLAY_RESPONSE_HEADERS };
+
+export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun }: RunRouteDeps): MountableRoute[] {
   const getRun = ({ params }: { params: { run_id: string } }) => reader.get(params.run_id);
+  /** A blocking run's answer: its outputs, or (past the wait limit) where to poll it. */
+  const blockingAnswer = async (outcome: BlockingOutcome, ctx: Context) => {
+    if (outcome.kind === 'done') return outcome.outputsById;
+    // The run goes on in Temporal; the client polls it like a non-blocking one.
+    const run = await reader.get(outcome.runId);
+    ctx.status = 202;
+    return RunStillGoing.parse({ run_id: run.id, status: run.status, detail: `Run ${run.id} is still going; poll /api/run/${run.id}/status/` });
+  };
   return [
     defineRoute({
       carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/run/', summary: 'Run and wait for the outputs (keyed by node id)', tags: ['runs'],
-      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunOutputsById, errors: [400, 404],
-      handler: async ({ params, query, body }, ctx) => {
-        const outcome = await starter.runBlocking(params.workflow_id, body, query.run_type);
-        if (outcome.kind === 'done') return outcome.outputsById;
-        // The run goes on in Temporal; the client polls it like a non-blocking one.
-        const run = await reader.get(outcome.runId);
-        ctx.status = 202;
-        return RunStillGoing.parse({ run_id: run.id, status: run.status, detail: `Run ${run.id} is still going; poll /api/run/${run.id}/status/` });
-      },
+      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, ...keyedRoute, response: RunOutputsById, errors: [400, 404],
+      handler: ({ params, query, body }, ctx) =>
+        idempotency.keyed(ctx, {
+          route: 'run', target: params.workflow_id, request: { query, body },
+          perform: async (claim) => blockingAnswer(await starter.runBlocking(params.workflow_id, body, query.run_type, claim), ctx),
+          // A replay waits for the same run and answers with its result.
+          replay: async (runId) => blockingAnswer(await starter.waitForOutputs(runId), ctx),
+          recover: recoverRun,
+        }),
     }),
     defineRoute({
       carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/start_run/', summary: 'Start a run and answer at once (PENDING)', tags: ['runs'],
-      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, response: RunResponse, errors: [400, 404],
-      handler: ({ params, query, body }) => starter.start(params.workflow_id, body, query.run_type),
+      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, ...keyedRoute, response: RunResponse, errors: [400, 404],
+      handler: ({ params, query, body }, ctx) =>
+        idempotency.keyed(ctx, {
+          route: 'start_run', target: params.workflow_id, request: { query, body },
+          perform: (claim) => starter.start(params.workflow_id, body, query.run_type, claim),
+          recover: recoverRun,
+        }),
     }),
     defineRoute({
       carriesValues: true,
       method: 'post', path: '/wf/{workflow_id}/start_batch_run/', summary: 'Run every row of a dataset (a batch parent run, answered at once)', tags: ['runs'],
-      params: WorkflowIdParams, body: BatchRunRequest, response: RunResponse, errors: [400, 404],
-      handler: ({ params, body }) => startBatch(params.workflow_id, body),
+      params: WorkflowIdParams, body: BatchRunRequest, ...keyedRoute, response: RunResponse, errors: [400, 404],
+      handler: ({ params, body }, ctx) =>
+        idempotency.keyed(ctx, {
+          route: 'start_batch_run', target: params.workflow_id, request: body,
+          perform: (claim) => startBatch(params.workflow_id, body, claim),
+          recover: recoverRun,
+        }),
     }),
     defineRoute({
       carriesValues: true,
