@@ -8,8 +8,8 @@ import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
 import { SecretBox } from '../src/modules/env-mgmt/secret-box';
 import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
-import { createLanceStore } from '../src/modules/rag/lance-store';
-import { createRetriever } from '../src/modules/rag/retrieval';
+import { createLanceStore } from '../src/rag/lance-store';
+import { createRetriever } from '../src/rag/retrieval';
 import { createActivities } from './activities';
 
 /**

@@ -5,12 +5,13 @@ import type { Models, RagCollectionDoc } from '../../db/models';
 import { ConflictError, NotFoundError } from '../../http/errors';
 import type { UploadedFile } from '../../http/uploads';
 import { storeUploads } from './collection-uploads';
-import { createDocumentStore } from './document-store';
-import { collectionCounts } from './ingest-records';
-import { startingProgress, toProgressResponse } from './progress';
+import { createDocumentStore } from '../../rag/document-store';
+import { collectionCounts } from '../../rag/ingest-records';
+import { startingProgress, toProgressResponse } from '../../rag/progress';
 import type { RagJobs } from './rag-jobs';
 import { toCollectionResponse } from './rag-responses';
-import type { CollectionMetadata, CollectionResponse, ProgressResponse } from './rag.schemas';
+import type { CollectionMetadata, CollectionResponse } from './rag.schemas';
+import type { ProgressResponse } from '../../rag/schemas';
 
 export const collectionNotFound = () => new NotFoundError('Document collection not found', 'COLLECTION_NOT_FOUND');
 const nameTaken = (name: string) => new ConflictError(`A document collection named '${name}' already exists`, 'COLLECTION_NAME_TAKEN');

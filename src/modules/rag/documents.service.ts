@@ -3,13 +3,14 @@ import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError } from '../../http/errors';
 import type { UploadedFile } from '../../http/uploads';
-import { chunkDocument } from './chunker';
+import { chunkDocument } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
-import { createDocumentStore } from './document-store';
-import { collectionCounts } from './ingest-records';
-import { DocumentParseError, parseDocument } from './parsers';
-import type { ChunkMetadata, DocumentWithChunks, TextProcessingConfig } from './rag.schemas';
-import type { VectorStore } from './vector-store';
+import { createDocumentStore } from '../../rag/document-store';
+import { collectionCounts } from '../../rag/ingest-records';
+import { DocumentParseError, parseDocument } from '../../rag/parsers';
+import type { DocumentWithChunks } from './rag.schemas';
+import type { ChunkMetadata, TextProcessingConfig } from '../../rag/schemas';
+import type { VectorStore } from '../../rag/vector-store';
 
 export interface DocumentServiceDeps {
   models: Models;

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { multipartUpload, type UploadLimits } from '../../http/uploads';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import { EmbeddingError } from './embedder';
+import { EmbeddingError } from '../../rag/embedder';
 import { embeddingModelListing, vectorStoreListing } from './rag-env';
 import type { RagService } from './rag.service';
 import {
   AddDocumentsForm, CollectionCreateForm, CollectionIdParams, CollectionResponse, DocumentIdParams, DocumentWithChunks, EmbeddingModelEntry,
-  IndexCreateRequest, IndexIdParams, IndexResponse, Message, PreviewChunkForm, PreviewChunkResponse, ProgressResponse, RetrievalRequest,
-  RetrievalResponse, VectorStoreEntry,
+  IndexCreateRequest, IndexIdParams, IndexResponse, Message, PreviewChunkForm, PreviewChunkResponse, VectorStoreEntry,
 } from './rag.schemas';
-import { IndexNotReadyError } from './retrieval';
+import { ProgressResponse, RetrievalRequest, RetrievalResponse } from '../../rag/schemas';
+import { IndexNotReadyError } from '../../rag/retrieval';
 
 const tags = ['rag'];
 

@@ -1,6 +1,6 @@
-import type { Models } from '../../db/models';
-import { CHUNKS_PER_PAGE, chunkPageId, type RagChunk, type RagDocumentDoc } from '../../db/models/rag-document.model';
-import { putBytes } from '../../db/gridfs';
+import type { Models } from '../db/models';
+import { CHUNKS_PER_PAGE, chunkPageId, type RagChunk, type RagDocumentDoc } from '../db/models/rag-document.model';
+import { putBytes } from '../db/gridfs';
 
 /**
  * The stored parts of a document besides its record: original bytes (`rag_files`), parsed text

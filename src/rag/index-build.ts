@@ -1,13 +1,13 @@
-import { fromJsonText } from '../../db/json-text';
-import type { Models, VectorIndexDoc } from '../../db/models';
-import { CHUNKS_PER_PAGE, type RagDocumentDoc } from '../../db/models/rag-document.model';
-import type { ChunkPageRef, RagIndexPlan } from '../../../temporal/shared/rag-contract';
+import { fromJsonText } from '../db/json-text';
+import type { Models, VectorIndexDoc } from '../db/models';
+import { CHUNKS_PER_PAGE, type RagDocumentDoc } from '../db/models/rag-document.model';
+import type { ChunkPageRef, RagIndexPlan } from '../../temporal/shared/rag-contract';
 import { RagRecordGoneError, collectionConfig } from './document-ingest';
 import { createDocumentStore } from './document-store';
 import { type SecretReader, embedTexts } from './embedder';
 import { findEmbeddingModel } from './embedding-models';
 import { progressUpdate } from './progress';
-import type { ChunkMetadata, EmbeddingConfig } from './rag.schemas';
+import type { ChunkMetadata, EmbeddingConfig } from './schemas';
 import type { VectorRow, VectorStore } from './vector-store';
 
 export interface IndexBuildDeps {
