@@ -1,6 +1,6 @@
 import { z } from '../../http/zod';
 import { nameComponent } from '../../http/openapi';
-import type { UploadedFile } from '../../http/uploads';
+import { StagedFileSchema } from '../../http/uploads';
 import { ChunkMetadata, DocumentMetadata, EmbeddingConfig, ProgressResponse, RetrievalResponse, TextProcessingConfig } from '../../rag/schemas';
 
 // The knowledge base's shapes are the domain's (src/rag/schemas.ts); the api only names them.
@@ -35,13 +35,9 @@ function jsonField<S extends z.ZodType>(schema: S) {
     .openapi({ type: 'string', description: 'JSON text' });
 }
 
-export const UploadedFileSchema = z
-  .custom<UploadedFile>((v) => typeof v === 'object' && v !== null && 'buffer' in v, { message: 'Expected a file' })
-  .openapi({ type: 'string', format: 'binary' });
-
-export const CollectionCreateForm = z.object({ metadata: jsonField(CollectionMetadata), files: z.array(UploadedFileSchema).optional() });
-export const AddDocumentsForm = z.object({ files: z.array(UploadedFileSchema).min(1) });
-export const PreviewChunkForm = z.object({ file: z.array(UploadedFileSchema).length(1), chunking_config: jsonField(TextProcessingConfig) });
+export const CollectionCreateForm = z.object({ metadata: jsonField(CollectionMetadata), files: z.array(StagedFileSchema).optional() });
+export const AddDocumentsForm = z.object({ files: z.array(StagedFileSchema).min(1) });
+export const PreviewChunkForm = z.object({ file: z.array(StagedFileSchema).length(1), chunking_config: jsonField(TextProcessingConfig) });
 
 export const CollectionResponse = z
   .object({
