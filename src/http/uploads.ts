@@ -65,6 +65,7 @@ function overLimit(err: unknown, limits: UploadLimits): PayloadTooLargeError | n
   if (e.name !== 'MulterError') return null;
   const where = e.field ? ` (field '${String(e.field)}')` : '';
   if (e.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError(`File too large${where}: the limit is ${formatBytes(limits.maxFileBytes)} per file (SPUR_MAX_UPLOAD_BYTES)`);
-  if (e.code === 'LIMIT_FILE_COUNT') return new PayloadTooLargeError(`Too many files${where}: the limit is ${limits.maxFiles} per request (SPUR_MAX_UPLOAD_FILES)`);
+  // The count is the route's (one file for a preview) or SPUR_MAX_UPLOAD_FILES: no setting to name.
+  if (e.code === 'LIMIT_FILE_COUNT') return new PayloadTooLargeError(`Too many files${where}: the limit is ${limits.maxFiles} per request`);
   return null;
 }
