@@ -51,12 +51,19 @@ export default tseslint.config(
     },
   },
   {
-    // Activities sit on the engine, storage and nodes, never on the api (issue 11 §4). The
-    // knowledge-base activities still use src/modules/rag's domain files: the one exception left,
-    // until that folder is split into a domain layer and the api's routes.
+    // The knowledge base's domain (ingest, chunking, embedding, vector stores, retrieval) is shared by
+    // the worker and the api, so it stands below the api: the api's routes and services use it, never
+    // the other way round, nor on Temporal code (the workflows carry its plans, typed from here).
+    files: ['src/rag/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(http|modules|temporal)/', message: 'src/rag is a domain below the api and the worker: it never imports src/http, src/modules or temporal/.' }] }],
+    },
+  },
+  {
+    // Activities sit on the engine, storage, nodes and domains such as src/rag, never on the api (issue 11 §4).
     files: ['temporal/activities/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '/src/(http/|modules/(?!rag/))', message: 'Activities never import the api (src/http, src/modules): move what both sides use below both.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '/src/(http|modules)/', message: 'Activities never import the api (src/http, src/modules): move what both sides use below both.' }] }],
     },
   },
   {

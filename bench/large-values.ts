@@ -9,6 +9,15 @@ import { saveResults } from './lib/report';
 import { type Stack, runWithStack } from './lib/stack';
 
 const MB = 1_000_000;
+/**
+ * How far either process's peak RSS may grow over its idle peak across the whole bench: ten copies
+ * of the largest value (50 MB). Measured: the api ~1 copy for the output, ~3.5 for the 20 MB input;
+ * the worker ~8 for the output (the Python result as text, parsed, measured, stored). A process
+ * that kept a copy per request, per node input or per projection write would pass the budget; the
+ * bench then fails after writing its table.
+ */
+const COPIES = 10;
+const GROWTH_BUDGET_MIB = (COPIES * 50 * MB) / (1024 * 1024);
 
 const definition = {
   nodes: [
@@ -100,5 +109,9 @@ runWithStack('spur-bench-values-', async (stack) => {
     `- 20 MB input: blocking run answered in ${(inputMs / 1000).toFixed(1)} s`,
     `- history of the 50 MB run: ${history.events} events, ${(history.bytes / 1024).toFixed(1)} KiB encoded, largest payload ${history.largestPayload} bytes`,
   ];
+  const growth = { api: afterInput.api.peak - idle.api.peak, worker: afterInput.worker.peak - idle.worker.peak };
+  const over = Object.entries(growth).filter(([, mibGrown]) => !(mibGrown <= GROWTH_BUDGET_MIB));
+  lines.push(`- peak RSS growth budget per process: ${mib(GROWTH_BUDGET_MIB)} (${COPIES} copies of the 50 MB value): ${over.length === 0 ? 'kept' : `OVER (${over.map(([name, g]) => `${name} ${mib(g)}`).join(', ')})`}`);
   saveResults('large-values-latest.md', lines);
+  if (over.length > 0) throw new Error(`peak RSS grew over ${mib(GROWTH_BUDGET_MIB)}: ${over.map(([name, g]) => `${name} ${mib(g)}`).join(', ')}`);
 });

@@ -9,7 +9,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../scripts/lib/tools';
-import { createLanceStore } from '../src/modules/rag/lance-store';
+import { createLanceStore } from '../src/rag/lance-store';
 import { bagOfWordsVector, startFakeEmbeddingsServer } from '../test/support/fake-embeddings-server';
 import { type JsonClient, jsonClient } from './lib/http';
 import { type Stack, startStack } from './lib/stack';

@@ -12,7 +12,7 @@ import type { Logger } from './logger';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
 import { createOutputFileService } from './modules/output-files/output-files.service';
-import { createLanceStore } from './modules/rag/lance-store';
+import { createLanceStore } from './rag/lance-store';
 import { createRagService } from './modules/rag/rag.service';
 import { SecretBox } from './modules/env-mgmt/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';

@@ -30,21 +30,3 @@ export function formatBytes(bytes: number): string {
   const kib = bytes / 1024;
   return Number.isInteger(kib) ? `${kib} KiB` : `${bytes} bytes`;
 }
-
-const TRANSIENT_NAMES = new Set([
-  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongooseServerSelectionError', 'MongoPoolClearedError',
-  'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoServerClosedError', 'DisconnectedError',
-]);
-
-/**
- * Whether a storage error may go away by itself (the database is unreachable, restarting, or
- * FerretDB's SQLite is busy): such writes are retried with backoff. Anything else (a document too
- * large, a validation or cast error, a duplicate) fails the same way on every attempt.
- */
-export function isTransientStorageError(err: unknown): boolean {
-  const e = err as { name?: unknown; message?: unknown; hasErrorLabel?: (label: string) => boolean };
-  if (typeof e.name === 'string' && TRANSIENT_NAMES.has(e.name)) return true;
-  if (typeof e.hasErrorLabel === 'function' && (e.hasErrorLabel('RetryableWriteError') || e.hasErrorLabel('ResetPool'))) return true;
-  const message = typeof e.message === 'string' ? e.message : '';
-  return /database is locked|SQLITE_BUSY|ECONNREFUSED|ECONNRESET|EPIPE|connection .*(closed|timed out)|Client must be connected|server selection/i.test(message);
-}

@@ -12,6 +12,13 @@ export function putBytes(bucket: mongo.GridFSBucket, filename: string, metadata:
   });
 }
 
+/** The whole content of one GridFS file (for readers that need it at once, as a document parser does). */
+export async function readBytes(bucket: mongo.GridFSBucket, id: mongo.ObjectId): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of bucket.openDownloadStream(id)) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
 /**
  * Deletes a GridFS file that may already be gone: a concurrent request (two deletes of one
  * workflow, two uploads replacing one name) removed it between our find and this delete. Any

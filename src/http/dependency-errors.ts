@@ -1,5 +1,5 @@
 import { isGrpcServiceError } from '@temporalio/client';
-import { isMongoUnreachable } from '../db/failure-kinds';
+import { storageFailureKind } from '../db/failure-kinds';
 
 /** A service the api cannot answer without. */
 export type Dependency = 'MongoDB' | 'Temporal';
@@ -12,7 +12,7 @@ const GRPC_UNREACHABLE = new Set([14, 4]);
 
 /** Which dependency, if any, an error says is unreachable; looks through wrapped causes. */
 export function unreachableDependency(err: unknown): Dependency | null {
-  if (isMongoUnreachable(err)) return 'MongoDB';
+  if (storageFailureKind(err) === 'unavailable') return 'MongoDB';
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     if (isGrpcServiceError(e) && GRPC_UNREACHABLE.has(e.code)) return 'Temporal';
     const name = (e as { name?: unknown }).name;

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { isTooLargeToStore } from '../db/failure-kinds';
 import { isDuplicateKeyError } from '../db/ids';
 import type { Logger } from '../logger';
 import { RETRY_AFTER_SECONDS, unreachableDependency } from './dependency-errors';
@@ -62,6 +63,8 @@ function render(err: unknown): Rendered {
     return { status: e.status, body: { detail: typeof e.message === 'string' ? e.message : 'Bad Request' } };
   }
   if (isDuplicateKeyError(err)) return { status: 409, body: { detail: 'A resource with the same unique key already exists' } };
+  // What the client sent makes a record over MongoDB's document size: its mistake, never a 500.
+  if (isTooLargeToStore(err)) return { status: 413, body: { detail: "The request makes a record over MongoDB's limit of 16 MiB per document; send less" } };
   return { status: 500, body: { detail: 'Internal Server Error' } };
 }
 

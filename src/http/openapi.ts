@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV3, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from './zod';
 
 const ValidationErrorItem = z.object({
@@ -8,6 +8,16 @@ const ValidationErrorItem = z.object({
   input: z.unknown(),
   ctx: z.record(z.string(), z.unknown()).optional(),
 });
+
+/**
+ * Names a schema declared below the api (plain zod, in a domain the worker shares) as the OpenAPI
+ * component `refId`, in place: every route and schema using that instance refers to the component,
+ * as `.openapi(refId)` would make them, without the api declaring a second copy of the shape.
+ */
+export function nameComponent(schema: z.ZodType, refId: string): void {
+  const current = zodToOpenAPIRegistry.get(schema);
+  zodToOpenAPIRegistry.add(schema, { ...current, _internal: { ...current?._internal, refId } });
+}
 
 /** A registry pre-loaded with the two error envelopes every route refers to. */
 export function createOpenApiRegistry(): OpenAPIRegistry {

@@ -1,4 +1,4 @@
-import { isMongoUnreachable, isPermanentWriteError } from '../../src/db/failure-kinds';
+import { retriesStorageWrite, storageFailureKind } from '../../src/db/failure-kinds';
 import type { RowRecordBase } from '../../src/db/run-repository';
 import type { RunStatus } from '../../src/engine/statuses';
 import type { NodeOutput } from '../../src/engine/run-contract';
@@ -80,9 +80,10 @@ export class ChunkFlusher {
         try {
           return await this.flush();
         } catch (err) {
-          // While the database is away it tries on. Anything else (the output file deleted meanwhile),
-          // or a cancelled chunk, gets a few tries: its rows are re-run by whoever runs the chunk again.
-          if ((signal.aborted || !isMongoUnreachable(err)) && attempt >= 3) throw err;
+          // While the database is away it tries on; anything else (the output file deleted meanwhile)
+          // a few times (failure-kinds.ts), and so does a cancelled chunk: its rows are re-run by
+          // whoever runs the chunk again.
+          if (!retriesStorageWrite(err, attempt) || (signal.aborted && attempt >= 3)) throw err;
           await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 5000)));
         }
       }
@@ -122,7 +123,7 @@ export class ChunkFlusher {
       await this.deps.insertEnded(this.place.base, rows);
       for (const row of rows) this.saved[row.index] = true;
     } catch (err) {
-      if (!isPermanentWriteError(err)) throw err; // the next flush tries again
+      if (storageFailureKind(err) !== 'rejected') throw err; // the next flush tries again
       if (rows.length === 1) return this.recordPoisoned(rows[0] as EndedRow, err);
       // One row's record cannot be stored (too large, invalid): find it, keep the others.
       for (const row of rows) await this.record([row]);

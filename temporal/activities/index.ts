@@ -9,7 +9,7 @@ import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createProjectionActivities } from './projection.activities';
 import { createRagActivities } from './rag.activities';
-import type { VectorStore } from '../../src/modules/rag/vector-store';
+import type { VectorStore } from '../../src/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
 import { type StoredRunLauncher, createReconcileActivities } from './reconcile.activities';
 

@@ -1,5 +1,5 @@
-import { ApplicationFailure } from '@temporalio/activity';
-import { isTransientStorageError } from '../../src/db/errors';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { retriesStorageWrite } from '../../src/db/failure-kinds';
 import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/run-projection';
 import type { RunRepository } from '../../src/db/run-repository';
 import { FailureType } from '../shared/failures';
@@ -7,14 +7,15 @@ import { FailureType } from '../shared/failures';
 /** Local activities that keep the run's MongoDB projection in step with the workflow. */
 export function createProjectionActivities(runs: RunRepository) {
   /**
-   * Transient failures (MongoDB away) are thrown as they are: the policy retries them with
-   * backoff. A permanent one fails the run: its record says why, and the failure is non-retryable.
+   * A failure the write may outlive (MongoDB away; an unknown error, a few times: failure-kinds.ts)
+   * is thrown as it is, and the policy retries it with backoff. Any other fails the run: its record
+   * says why, and the failure is non-retryable, so a run never wedges in a retry loop.
    */
   async function write(runId: string, work: () => Promise<unknown>): Promise<void> {
     try {
       await work();
     } catch (err) {
-      if (isTransientStorageError(err)) throw err;
+      if (retriesStorageWrite(err, Context.current().info.attempt)) throw err;
       const message = `The run record could not be saved: ${(err as Error).message}`;
       await runs.markFailed(runId, message).catch(() => undefined);
       throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);

@@ -1,10 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
-import { RagRecordGoneError, createDocumentIngest } from '../../src/modules/rag/document-ingest';
-import { EmbeddingError } from '../../src/modules/rag/embedder';
-import { createIndexBuild } from '../../src/modules/rag/index-build';
-import { finishIngest, recordIngestProgress } from '../../src/modules/rag/ingest-records';
-import type { VectorStore } from '../../src/modules/rag/vector-store';
+import { RagRecordGoneError, createDocumentIngest } from '../../src/rag/document-ingest';
+import { EmbeddingError } from '../../src/rag/embedder';
+import { createIndexBuild } from '../../src/rag/index-build';
+import { finishIngest, recordIngestProgress } from '../../src/rag/ingest-records';
+import type { VectorStore } from '../../src/rag/vector-store';
 import {
   type RagEmbedPageInput, type RagIndexInput, type RagIngestDocumentInput, type RagIngestDocumentResult, type RagIndexPlan, RagFailureType,
 } from '../shared/rag-contract';

@@ -1,3 +1,6 @@
+// Types only: erased from the workflow bundle, so the workflow sandbox never loads the domain.
+import type { ChunkPageRef, RagIndexPlan } from '../../src/rag/index-build';
+
 /**
  * Knowledge-base jobs: one Temporal workflow per collection ingest job and per index build. Inputs
  * are ids only; documents, chunks and vectors stay in MongoDB, GridFS and the vector store.
@@ -32,17 +35,8 @@ export interface RagIndexInput {
   indexId: string;
 }
 
-/** One page of a document's chunks (up to CHUNKS_PER_PAGE), embedded by one activity. */
-export interface ChunkPageRef {
-  documentId: string;
-  page: number;
-  chunks: number;
-}
-
-export interface RagIndexPlan {
-  pages: ChunkPageRef[];
-  totalChunks: number;
-}
+/** The index plan is the knowledge-base domain's; the index workflow only carries it between activities. */
+export type { ChunkPageRef, RagIndexPlan };
 
 export interface RagEmbedPageInput {
   indexId: string;

@@ -91,4 +91,15 @@ describe('api: health, routing and error envelopes', () => {
       await small.close();
     }
   });
+
+  it('answers 413, not 500, for a body under the JSON limit whose record MongoDB cannot store (over 16 MiB); the api goes on', async () => {
+    const note = 'x'.repeat(17 * 1024 * 1024);
+    const definition = { nodes: [{ id: 'input_node', title: 'input_node', node_type: 'InputNode', config: { output_schema: { a: 'string' }, note } }], links: [] };
+    const res = await http.post('/wf/', { name: 'Too large to store', definition });
+    assert.equal(res.status, 413, res.text.slice(0, 300));
+    assert.match(res.body.detail, /16 MiB per document/);
+    assert.equal((await http.post('/wf/', { name: 'Small after' })).status, 200);
+    const names = (await http.get('/wf/')).body.map((w: { name: string }) => w.name);
+    assert.ok(names.includes('Small after') && !names.includes('Too large to store'), JSON.stringify(names));
+  });
 });

@@ -1,39 +1,13 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { STAGING_PREFIX } from '../../src/db/gridfs';
 import { startApi, type TestApi } from '../support/api';
 import { until } from '../support/exec-log';
 import { client } from '../support/http';
+import { answerJson, openUpload } from '../support/open-upload';
 
-const BOUNDARY = 'spur-boundary-1234';
-
-/** Opens an upload to /wf/upload_test_files/, sends the form fields and `head` bytes of one file, and leaves it open. */
-function startUpload(baseUrl: string, fields: Record<string, string>, head: Buffer) {
-  const url = new URL(baseUrl);
-  const socket = net.connect(Number(url.port), url.hostname);
-  let answer = '';
-  socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  const fieldParts = Object.entries(fields).map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('');
-  socket.write(`POST ${url.pathname}/wf/upload_test_files/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-  const chunk = (data: Buffer | string) => {
-    if (Buffer.byteLength(data) === 0) return;
-    socket.write(`${Buffer.byteLength(data).toString(16)}\r\n`);
-    socket.write(data);
-    socket.write('\r\n');
-  };
-  chunk(`${fieldParts}--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-  chunk(head);
-  return {
-    async finish(tail: Buffer): Promise<string> {
-      chunk(tail);
-      chunk(`\r\n--${BOUNDARY}--\r\n`);
-      socket.write('0\r\n\r\n');
-      await closed;
-      return answer;
-    },
-  };
-}
+/** Opens an upload to /wf/upload_test_files/ with `head` bytes of one file, and leaves it open. */
+const startUpload = (baseUrl: string, fields: Record<string, string>, head: Buffer) =>
+  openUpload(baseUrl, '/wf/upload_test_files/', fields, { field: 'files', name: 'big.bin', head });
 
 describe('api: uploads stream into GridFS; what a failed request staged is deleted', function () {
   this.timeout(60_000);
@@ -57,7 +31,7 @@ describe('api: uploads stream into GridFS; what a failed request staged is delet
     await until('the first chunks of the file in GridFS', async () => (await chunks()) > 0, 30_000);
     const answer = await upload.finish(Buffer.alloc(512 * 1024, 9));
     assert.match(answer, /^HTTP\/1\.1 200/, answer.slice(0, 300));
-    const [path] = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, '')).n1;
+    const [path] = answerJson(answer).n1;
     const bytes = Buffer.from(await (await fetch(`${api.baseUrl}/files/${path}`)).arrayBuffer());
     assert.equal(bytes.length, head.length + 512 * 1024);
     assert.ok(bytes.subarray(0, head.length).every((b) => b === 7) && bytes.subarray(head.length).every((b) => b === 9));

@@ -80,9 +80,10 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       const wf = (await http.post('/wf/', { name: 'Big files' })).body;
       const big = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['big.bin', 'x'.repeat(5000)]]));
       assert.equal(big.status, 413);
-      assert.match(big.body.detail, /File too large/);
+      assert.match(big.body.detail, /File too large \(field 'files'\): the limit is 4 KiB per file \(SPUR_MAX_UPLOAD_BYTES\)/);
       const many = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['1', 'a'], ['2', 'b'], ['3', 'c'], ['4', 'd']]));
       assert.equal(many.status, 413);
+      assert.match(many.body.detail, /Too many files.*: the limit is 3 per request/);
       assert.equal(await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': wf.id }), 0);
     });
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { getEncoding } from 'js-tiktoken';
-import { chunkDocument, splitByTokens } from '../../src/modules/rag/chunker';
-import { hybridRank } from '../../src/modules/rag/hybrid';
-import { TextProcessingConfig } from '../../src/modules/rag/rag.schemas';
-import type { VectorHit } from '../../src/modules/rag/vector-store';
+import { chunkDocument, splitByTokens } from '../../src/rag/chunker';
+import { hybridRank } from '../../src/rag/hybrid';
+import { TextProcessingConfig } from '../../src/rag/schemas';
+import type { VectorHit } from '../../src/rag/vector-store';
 
 const encoding = getEncoding('cl100k_base');
 const text = Array.from({ length: 300 }, (_, i) => `Sentence number ${i} talks about item ${i * 3}.`).join(' ');

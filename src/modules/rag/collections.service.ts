@@ -1,16 +1,18 @@
 import { trusted } from 'mongoose';
+import { gridFsStaging } from '../../db/gridfs';
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import type { Models, RagCollectionDoc } from '../../db/models';
 import { ConflictError, NotFoundError } from '../../http/errors';
-import type { UploadedFile } from '../../http/uploads';
+import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { storeUploads } from './collection-uploads';
-import { createDocumentStore } from './document-store';
-import { collectionCounts } from './ingest-records';
-import { startingProgress, toProgressResponse } from './progress';
+import { createDocumentStore } from '../../rag/document-store';
+import { collectionCounts } from '../../rag/ingest-records';
+import { startingProgress, toProgressResponse } from '../../rag/progress';
 import type { RagJobs } from './rag-jobs';
 import { toCollectionResponse } from './rag-responses';
-import type { CollectionMetadata, CollectionResponse, ProgressResponse } from './rag.schemas';
+import type { CollectionMetadata, CollectionResponse } from './rag.schemas';
+import type { ProgressResponse } from '../../rag/schemas';
 
 export const collectionNotFound = () => new NotFoundError('Document collection not found', 'COLLECTION_NOT_FOUND');
 const nameTaken = (name: string) => new ConflictError(`A document collection named '${name}' already exists`, 'COLLECTION_NAME_TAKEN');
@@ -29,6 +31,7 @@ export interface CollectionServiceDeps {
 export function createCollectionService({ models, jobs }: CollectionServiceDeps) {
   const { RagCollection, RagDocument, VectorIndex } = models;
   const documents = createDocumentStore(models);
+  const staging = gridFsStaging(models.conn.db as NonNullable<Models['conn']['db']>, 'rag_files');
 
   async function load(id: string): Promise<RagCollectionDoc> {
     const doc = await RagCollection.findById(id).lean<RagCollectionDoc>();
@@ -37,7 +40,7 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
   }
 
   /** Stores the files and starts the job; a failure on the way fails the collection, never leaves it processing. */
-  async function startJob(collection: RagCollectionDoc, files: UploadedFile[]): Promise<void> {
+  async function startJob(collection: RagCollectionDoc, files: StagedFile[]): Promise<void> {
     const job = (collection.job ?? 0) + 1;
     const now = new Date();
     // Conditional: of two requests that both saw the collection idle, one starts a job.
@@ -48,7 +51,7 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
     if (claimed.matchedCount === 0) throw busy(collection._id);
     try {
       const first = await RagDocument.countDocuments({ collection_id: collection._id });
-      const documentIds = await storeUploads(models, collection._id, files, first);
+      const documentIds = await storeUploads(models, staging, collection._id, files, first);
       const counts = await collectionCounts(models, collection._id);
       await RagCollection.updateOne({ _id: collection._id }, { $set: { document_count: counts.document_count } });
       await jobs.startIngest({ collectionId: collection._id, job, documentIds });
@@ -60,8 +63,10 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
   }
 
   return {
+    /** Uploads stream here first (as staged files); a job takes them (storeUploads). */
+    staging,
     load,
-    async create(meta: CollectionMetadata, files: UploadedFile[]): Promise<CollectionResponse> {
+    async create(meta: CollectionMetadata, files: StagedFile[]): Promise<CollectionResponse> {
       if (await RagCollection.exists({ name: meta.name })) throw nameTaken(meta.name);
       const now = new Date();
       let created: RagCollectionDoc;
@@ -87,7 +92,7 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
     },
     get: async (id: string): Promise<CollectionResponse> => toCollectionResponse(await load(id)),
     progress: async (id: string): Promise<ProgressResponse> => toProgressResponse(id, (await load(id)).progress),
-    async addDocuments(id: string, files: UploadedFile[]): Promise<CollectionResponse> {
+    async addDocuments(id: string, files: StagedFile[]): Promise<CollectionResponse> {
       const collection = await load(id);
       if (collection.status === 'processing') throw busy(id);
       await startJob(collection, files);

@@ -1,15 +1,17 @@
+import { readBytes } from '../../db/gridfs';
 import { fromJsonText } from '../../db/json-text';
 import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError } from '../../http/errors';
-import type { UploadedFile } from '../../http/uploads';
-import { chunkDocument } from './chunker';
+import type { StagedFile } from '../../http/gridfs-upload-storage';
+import { chunkDocument } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
-import { createDocumentStore } from './document-store';
-import { collectionCounts } from './ingest-records';
-import { DocumentParseError, parseDocument } from './parsers';
-import type { ChunkMetadata, DocumentWithChunks, TextProcessingConfig } from './rag.schemas';
-import type { VectorStore } from './vector-store';
+import { createDocumentStore } from '../../rag/document-store';
+import { collectionCounts } from '../../rag/ingest-records';
+import { DocumentParseError, parseDocument } from '../../rag/parsers';
+import type { DocumentWithChunks } from './rag.schemas';
+import type { ChunkMetadata, TextProcessingConfig } from '../../rag/schemas';
+import type { VectorStore } from '../../rag/vector-store';
 
 export interface DocumentServiceDeps {
   models: Models;
@@ -61,11 +63,15 @@ export function createDocumentService({ models, collections, vectors }: Document
       return { message: 'Document deleted successfully' };
     },
 
-    /** How a file would be chunked: its first, middle and last chunk, and how many there are. */
-    async preview(file: UploadedFile, config: TextProcessingConfig) {
+    /**
+     * How a file would be chunked: its first, middle and last chunk, and how many there are. The
+     * upload stays staged (deleted with the request); it is read back whole because parsers need it so.
+     */
+    async preview(file: StagedFile, config: TextProcessingConfig) {
+      const bytes = await readBytes(collections.staging.bucket, file.gridfsId);
       let chunks;
       try {
-        chunks = chunkDocument(await parseDocument(file.originalname || 'file', file.mimetype || null, file.buffer), config);
+        chunks = chunkDocument(await parseDocument(file.originalname || 'file', file.mimetype || null, bytes), config);
       } catch (err) {
         if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError')) throw new BadRequestError(`Error previewing chunk: ${err.message}`);
         throw err;

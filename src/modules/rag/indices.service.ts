@@ -3,15 +3,16 @@ import { insertWithNewId } from '../../db/ids';
 import type { Models, VectorIndexDoc } from '../../db/models';
 import { BadRequestError, RequestValidationError } from '../../http/errors';
 import type { CollectionService } from './collections.service';
-import { type SecretReader, missingSettings } from './embedder';
-import { EMBEDDING_MODELS, findEmbeddingModel } from './embedding-models';
-import { startingProgress, toProgressResponse } from './progress';
+import { type SecretReader, missingSettings } from '../../rag/embedder';
+import { EMBEDDING_MODELS, findEmbeddingModel } from '../../rag/embedding-models';
+import { startingProgress, toProgressResponse } from '../../rag/progress';
 import type { RagJobs } from './rag-jobs';
 import { toIndexResponse } from './rag-responses';
-import type { IndexCreateRequest, IndexResponse, ProgressResponse } from './rag.schemas';
-import { indexNotFound } from './retrieval';
-import { resolveVectorDb, VECTOR_STORES } from './vector-stores';
-import type { VectorStore } from './vector-store';
+import type { IndexCreateRequest, IndexResponse } from './rag.schemas';
+import type { ProgressResponse } from '../../rag/schemas';
+import { indexNotFound } from '../../rag/retrieval';
+import { resolveVectorDb, VECTOR_STORES } from '../../rag/vector-stores';
+import type { VectorStore } from '../../rag/vector-store';
 
 export interface IndexServiceDeps {
   models: Models;

@@ -1,6 +1,6 @@
-import { type SecretReader, missingSettings } from './embedder';
-import { EMBEDDING_MODELS, EMBEDDING_PROVIDERS } from './embedding-models';
-import { VECTOR_STORES } from './vector-stores';
+import { type SecretReader, missingSettings } from '../../rag/embedder';
+import { EMBEDDING_MODELS, EMBEDDING_PROVIDERS } from '../../rag/embedding-models';
+import { VECTOR_STORES } from '../../rag/vector-stores';
 
 /** `GET /env-mgmt/embedding-models/`: PySpur's map by model id, each saying whether it is usable now. */
 export async function embeddingModelListing(secret: SecretReader) {

@@ -1,5 +1,5 @@
 import type { RagCollectionDoc, VectorIndexDoc } from '../../db/models';
-import { indexEmbedding } from './index-build';
+import { indexEmbedding } from '../../rag/index-build';
 import type { CollectionResponse, IndexResponse } from './rag.schemas';
 
 export function toCollectionResponse(doc: RagCollectionDoc): CollectionResponse {

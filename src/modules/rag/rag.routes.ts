@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { multipartUpload, type UploadLimits } from '../../http/uploads';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import { EmbeddingError } from './embedder';
+import { EmbeddingError } from '../../rag/embedder';
 import { embeddingModelListing, vectorStoreListing } from './rag-env';
 import type { RagService } from './rag.service';
 import {
   AddDocumentsForm, CollectionCreateForm, CollectionIdParams, CollectionResponse, DocumentIdParams, DocumentWithChunks, EmbeddingModelEntry,
-  IndexCreateRequest, IndexIdParams, IndexResponse, Message, PreviewChunkForm, PreviewChunkResponse, ProgressResponse, RetrievalRequest,
-  RetrievalResponse, VectorStoreEntry,
+  IndexCreateRequest, IndexIdParams, IndexResponse, Message, PreviewChunkForm, PreviewChunkResponse, VectorStoreEntry,
 } from './rag.schemas';
-import { IndexNotReadyError } from './retrieval';
+import { ProgressResponse, RetrievalRequest, RetrievalResponse } from '../../rag/schemas';
+import { IndexNotReadyError } from '../../rag/retrieval';
 
 const tags = ['rag'];
 
@@ -27,12 +27,12 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     }),
     defineRoute({
       method: 'post', path: '/rag/collections/preview_chunk/', summary: 'How a file would be chunked (first, middle and last chunk)', tags,
-      bodyType: 'multipart/form-data', middleware: [multipartUpload('file', { ...uploadLimits, maxFiles: 1 })], body: PreviewChunkForm,
+      bodyType: 'multipart/form-data', middleware: [multipartUpload('file', { ...uploadLimits, maxFiles: 1 }, collections.staging)], body: PreviewChunkForm,
       response: PreviewChunkResponse, errors: [400, 413], handler: ({ body }) => documents.preview(body.file[0] as (typeof body.file)[number], body.chunking_config),
     }),
     defineRoute({
       method: 'post', path: '/rag/collections/', summary: 'Create a document collection; its files are parsed and chunked by a workflow', tags,
-      bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits)], body: CollectionCreateForm,
+      bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits, collections.staging)], body: CollectionCreateForm,
       response: CollectionResponse, errors: [409, 413, 503], handler: ({ body }) => collections.create(body.metadata, body.files ?? []),
     }),
     defineRoute({ method: 'get', path: '/rag/collections/', summary: 'List document collections', tags, response: z.array(CollectionResponse), handler: () => collections.list() }),
@@ -54,7 +54,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     }),
     defineRoute({
       method: 'post', path: '/rag/collections/{collection_id}/documents/', summary: 'Add documents to a collection (a new ingest job)', tags,
-      params: CollectionIdParams, bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits)], body: AddDocumentsForm,
+      params: CollectionIdParams, bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits, collections.staging)], body: AddDocumentsForm,
       response: CollectionResponse, errors: [404, 409, 413, 503], handler: ({ params, body }) => collections.addDocuments(params.collection_id, body.files),
     }),
     defineRoute({

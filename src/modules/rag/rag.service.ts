@@ -2,11 +2,11 @@ import type { Client } from '@temporalio/client';
 import type { Models } from '../../db/models';
 import { createCollectionService } from './collections.service';
 import { createDocumentService } from './documents.service';
-import type { SecretReader } from './embedder';
+import type { SecretReader } from '../../rag/embedder';
 import { createIndexService } from './indices.service';
 import { createRagJobs } from './rag-jobs';
-import { createRetriever } from './retrieval';
-import type { VectorStore } from './vector-store';
+import { createRetriever } from '../../rag/retrieval';
+import type { VectorStore } from '../../rag/vector-store';
 
 export interface RagServiceDeps {
   models: Models;

@@ -1,9 +1,8 @@
 import { z } from '../../http/zod';
-import { type StagedFile, isStagedFile } from '../../http/gridfs-upload-storage';
 import type { TestFileService } from '../files/test-files.service';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import { multipartUpload, type UploadLimits } from '../../http/uploads';
+import { StagedFileSchema, multipartUpload, type UploadLimits } from '../../http/uploads';
 import { WorkflowCreateRequest, WorkflowIdParams, WorkflowResponse, WorkflowVersionResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
 import type { WorkflowService } from './workflows.service';
 import type { VersionService } from './versions.service';
@@ -18,9 +17,6 @@ export interface WorkflowRouteDeps {
 }
 
 const tags = ['workflows'];
-const UploadedFileSchema = z
-  .custom<StagedFile>(isStagedFile, { message: 'Expected a file' })
-  .openapi({ type: 'string', format: 'binary' });
 
 export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, runRecords }: WorkflowRouteDeps): MountableRoute[] {
   const exists = async (id: string) => (await workflows.load(id).then(() => true, () => false));
@@ -38,7 +34,7 @@ export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, r
     defineRoute({
       method: 'post', path: '/wf/upload_test_files/', summary: 'Upload test files for a node', tags,
       bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits, testFiles.staging)],
-      body: UploadTestFilesForm.extend({ files: z.array(UploadedFileSchema).min(1) }),
+      body: UploadTestFilesForm.extend({ files: z.array(StagedFileSchema).min(1) }),
       response: UploadTestFilesResponse, errors: [404, 413],
       handler: async ({ body }) => {
         await workflows.load(body.workflow_id);

@@ -1,29 +1,39 @@
-import type { Models, VectorIndexDoc } from '../../db/models';
-import { AppError, NotFoundError } from '../../http/errors';
-import { NodeExecutionError, TransientNodeError } from '../../nodes/errors';
-import type { RagRetriever } from '../../nodes/types';
+import type { Models, VectorIndexDoc } from '../db/models';
+import { NodeExecutionError, TransientNodeError } from '../nodes/errors';
+import type { RagRetriever } from '../nodes/types';
 import { EmbeddingError, type SecretReader, embedTexts } from './embedder';
 import { findEmbeddingModel } from './embedding-models';
 import { hybridRank } from './hybrid';
 import { indexEmbedding } from './index-build';
 import { toProgressResponse } from './progress';
-import type { ProgressResponse, RetrievalRequest, RetrievalResponse } from './rag.schemas';
+import type { ProgressResponse, RetrievalRequest, RetrievalResponse } from './schemas';
 import type { VectorStore } from './vector-store';
 
-export const indexNotFound = () => new NotFoundError('Vector index not found', 'VECTOR_INDEX_NOT_FOUND');
+/**
+ * A record a retrieval names is not there. Like storage's errors it carries the HTTP status the
+ * api answers with (`status`), so this domain never imports the api's error classes.
+ */
+export class RagRecordNotFound extends Error {
+  override name = 'RagRecordNotFound';
+  readonly status = 404;
+}
+
+export const indexNotFound = () => new RagRecordNotFound('Vector index not found');
 
 /** A query over an index that is still building (or failed): 409, with where the build stands. */
-export class IndexNotReadyError extends AppError {
+export class IndexNotReadyError extends Error {
+  override name = 'IndexNotReadyError';
+  readonly status = 409;
   constructor(
     readonly indexId: string,
     readonly progress: ProgressResponse,
   ) {
     const pct = Math.round(progress.progress * 100);
-    const message =
+    super(
       progress.status === 'failed'
         ? `Vector index ${indexId} failed to build: ${progress.error_message ?? 'unknown error'}`
-        : `Vector index ${indexId} is still being built (${pct}%, ${progress.processed_chunks} of ${progress.total_chunks} chunks embedded); retry when its progress is completed`;
-    super(409, 'VECTOR_INDEX_NOT_READY', message);
+        : `Vector index ${indexId} is still being built (${pct}%, ${progress.processed_chunks} of ${progress.total_chunks} chunks embedded); retry when its progress is completed`,
+    );
   }
 }
 
@@ -47,7 +57,7 @@ export function createRetriever({ models, vectors, secret }: RetrieverDeps) {
     if (index.status !== 'ready') throw new IndexNotReadyError(indexId, toProgressResponse(indexId, index.progress));
     const embedding = indexEmbedding(index);
     const model = findEmbeddingModel(embedding.model);
-    if (!model) throw new NotFoundError(`Embedding model ${embedding.model} is not known`);
+    if (!model) throw new RagRecordNotFound(`Embedding model ${embedding.model} is not known`);
     const [vector] = await embedTexts(secret, model, [request.query], index.dimensions);
     const threshold = request.score_threshold ?? embedding.score_threshold ?? null;
     const keyword = request.keyword_weight ?? embedding.keyword_weight ?? 0;
@@ -76,7 +86,7 @@ export function createRetriever({ models, vectors, secret }: RetrieverDeps) {
       return await retrieve(indexId, { query, top_k: topK });
     } catch (err) {
       if (err instanceof EmbeddingError && err.retryable) throw new TransientNodeError(err.message, undefined, { cause: err });
-      if (err instanceof AppError || err instanceof EmbeddingError) throw new NodeExecutionError(err.message, { cause: err });
+      if (err instanceof RagRecordNotFound || err instanceof IndexNotReadyError || err instanceof EmbeddingError) throw new NodeExecutionError(err.message, { cause: err });
       throw err;
     }
   };

@@ -1,5 +1,5 @@
-import type { RagProgressDoc } from '../../db/models/rag-collection.model';
-import type { ProgressResponse } from './rag.schemas';
+import type { RagProgressDoc } from '../db/models/rag-collection.model';
+import type { ProgressResponse } from './schemas';
 
 type ProgressFields = Omit<RagProgressDoc, 'created_at' | 'updated_at'>;
 

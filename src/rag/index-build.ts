@@ -1,14 +1,26 @@
-import { fromJsonText } from '../../db/json-text';
-import type { Models, VectorIndexDoc } from '../../db/models';
-import { CHUNKS_PER_PAGE, type RagDocumentDoc } from '../../db/models/rag-document.model';
-import type { ChunkPageRef, RagIndexPlan } from '../../../temporal/shared/rag-contract';
+import { fromJsonText } from '../db/json-text';
+import type { Models, VectorIndexDoc } from '../db/models';
+import { CHUNKS_PER_PAGE, type RagDocumentDoc } from '../db/models/rag-document.model';
 import { RagRecordGoneError, collectionConfig } from './document-ingest';
 import { createDocumentStore } from './document-store';
 import { type SecretReader, embedTexts } from './embedder';
 import { findEmbeddingModel } from './embedding-models';
 import { progressUpdate } from './progress';
-import type { ChunkMetadata, EmbeddingConfig } from './rag.schemas';
+import type { ChunkMetadata, EmbeddingConfig } from './schemas';
 import type { VectorRow, VectorStore } from './vector-store';
+
+/** One page of a document's chunks (up to CHUNKS_PER_PAGE), embedded by one activity. */
+export interface ChunkPageRef {
+  documentId: string;
+  page: number;
+  chunks: number;
+}
+
+/** What an index build embeds, page by page: the index workflow carries it between activities. */
+export interface RagIndexPlan {
+  pages: ChunkPageRef[];
+  totalChunks: number;
+}
 
 export interface IndexBuildDeps {
   models: Models;

@@ -1,5 +1,5 @@
-import type { Models } from '../../db/models';
-import type { RagDocumentDoc } from '../../db/models/rag-document.model';
+import type { Models } from '../db/models';
+import type { RagDocumentDoc } from '../db/models/rag-document.model';
 import { progressUpdate } from './progress';
 
 /** Counts of a collection that are true: its documents, and the chunks of those that were parsed. */

@@ -1,6 +1,6 @@
-import type { Models } from '../../db/models';
-import { CHUNKS_PER_PAGE, chunkPageId, type RagChunk, type RagDocumentDoc } from '../../db/models/rag-document.model';
-import { putBytes } from '../../db/gridfs';
+import type { Models } from '../db/models';
+import { CHUNKS_PER_PAGE, chunkPageId, type RagChunk, type RagDocumentDoc } from '../db/models/rag-document.model';
+import { putBytes, readBytes } from '../db/gridfs';
 
 /**
  * The stored parts of a document besides its record: original bytes (`rag_files`), parsed text
@@ -18,21 +18,14 @@ export function createDocumentStore(models: Models) {
   }
 
   return {
-    async readBytes(doc: RagDocumentDoc): Promise<Buffer> {
-      const parts: Buffer[] = [];
-      for await (const part of ragFiles.openDownloadStream(doc.file_id)) parts.push(part as Buffer);
-      return Buffer.concat(parts);
-    },
+    readBytes: (doc: RagDocumentDoc): Promise<Buffer> => readBytes(ragFiles, doc.file_id),
     async writeText(documentId: string, text: string): Promise<void> {
       await removeText(documentId);
       await putBytes(ragTexts, textName(documentId), { document_id: documentId }, Buffer.from(text, 'utf8'));
     },
     async readText(documentId: string): Promise<string> {
       const [file] = await ragTexts.find({ filename: textName(documentId) }).toArray();
-      if (!file) return '';
-      const parts: Buffer[] = [];
-      for await (const part of ragTexts.openDownloadStream(file._id)) parts.push(part as Buffer);
-      return Buffer.concat(parts).toString('utf8');
+      return file ? (await readBytes(ragTexts, file._id)).toString('utf8') : '';
     },
     /** Pages of CHUNKS_PER_PAGE chunks, each replaced whole under its `_id`. */
     async writeChunks(collectionId: string, documentId: string, chunks: RagChunk[]): Promise<number> {

@@ -1,7 +1,7 @@
 import { getEncoding } from 'js-tiktoken';
-import { renderTemplate } from '../../nodes/templates';
+import { renderTemplate } from '../nodes/templates';
 import type { ParsedDocument } from './parsers';
-import type { TextProcessingConfig } from './rag.schemas';
+import type { TextProcessingConfig } from './schemas';
 
 type Encoding = ReturnType<typeof getEncoding>;
 let cl100k: Encoding | undefined;

@@ -1,10 +1,10 @@
-import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { Models } from '../../db/models';
-import type { RagChunk, RagDocumentDoc } from '../../db/models/rag-document.model';
+import { fromJsonText, toJsonText } from '../db/json-text';
+import type { Models } from '../db/models';
+import type { RagChunk, RagDocumentDoc } from '../db/models/rag-document.model';
 import { chunkDocument } from './chunker';
 import { createDocumentStore } from './document-store';
 import { parseDocument } from './parsers';
-import { TextProcessingConfig, type ChunkMetadata } from './rag.schemas';
+import { TextProcessingConfig, type ChunkMetadata } from './schemas';
 
 export interface IngestOutcome {
   chunks: number;
