@@ -25,6 +25,7 @@ import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
 import { pauseRoutes } from './modules/pauses/pauses.routes';
 import { ragRoutes } from './modules/rag/rag.routes';
 import { runRoutes } from './modules/runs/runs.routes';
+import { rerunRoutes } from './modules/runs/rerun.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
@@ -59,6 +60,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs }),
+    ...rerunRoutes(services.rerunStarter),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
     ...aiRoutes(services.aiAssist),

@@ -6,6 +6,7 @@ import { createRunRepository } from './db/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
+import { createRerunStarter } from './modules/runs/rerun-starter';
 import { createRunReader } from './modules/runs/runs.service';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
@@ -48,6 +49,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const sessions = createSessionService({ models, turns, users, workflows });
   const starterDeps = { models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
   const runStarter = createRunStarter(starterDeps);
+  const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, new SecretBox(secretKey));
   return {
     values,
@@ -56,6 +58,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     versions,
     runs: reader,
     runStarter,
+    rerunStarter,
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),

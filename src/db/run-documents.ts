@@ -19,6 +19,8 @@ export interface NewRun {
   endTime?: Date | null;
   /** A batch parent's progress over its dataset. */
   rows?: { total: number; done: number; failed: number };
+  /** A rerun of an ended run from one of its nodes; `inputOverrides` already by reference where large. */
+  rerun?: { of: string; fromNodeId: string; inputOverrides: Record<string, unknown> | null };
 }
 
 /** The one place a run document is built (api runs, batch parents, batch rows alike). */
@@ -29,5 +31,7 @@ export function runDocument(r: NewRun): RunDoc {
     outputs: r.outputs === undefined ? null : toJsonText(r.outputs), parent_run_id: r.parentRunId ?? null, run_type: r.runType,
     output_file_id: null, input_dataset_id: r.inputDatasetId ?? null, message: r.message ?? null,
     rows_total: r.rows?.total ?? null, rows_done: r.rows?.done ?? null, rows_failed: r.rows?.failed ?? null,
+    rerun_of: r.rerun?.of ?? null, rerun_from_node_id: r.rerun?.fromNodeId ?? null,
+    rerun_input_overrides: r.rerun?.inputOverrides ? toJsonText(r.rerun.inputOverrides) : null,
   };
 }

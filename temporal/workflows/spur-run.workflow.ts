@@ -2,9 +2,10 @@ import { ApplicationFailure, ContinueAsNew, allHandlersFinished, condition, cont
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
-import type { SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
-import { collectOutputs } from '../../src/engine/graph-walker';
+import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { recordChatTurn } from './chat-turn';
@@ -56,7 +57,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
     mayStart: () => keeper.mayStart(),
   });
   const preset = input.resume ? new Map(input.resume.states) : undefined;
-  const states = await runner.runLevel(level, input.inputNodeInput, true, preset ? { preset } : {});
+  const states = await runner.runLevel(level, input.inputNodeInput, true, input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {});
   if (keeper.continuing) {
     // The history grew large: what has ended is saved and carried over; the rest runs in the next execution.
     await keeper.save();
@@ -70,6 +71,18 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
   await recordChatTurn(input, level, states);
   await keeper.finish({ status, message, outputsByTitle: outputs.byTitle });
   return { status, outputsById: outputs.byId, message };
+}
+
+/**
+ * A rerun presets the reused nodes (a continued execution's own states already hold them) and
+ * shows their original tasks from its first save; its start node may get the client's input.
+ */
+function rerunOptions(rerun: RunRerun, keeper: RunKeeper, resumed: Map<string, NodeState> | undefined): LevelOptions {
+  if (!resumed) keeper.tasks.adopt(rerun.tasks);
+  return {
+    preset: resumed ?? new Map(rerun.states),
+    ...(rerun.inputOverride ? { inputOverrides: new Map([[rerun.fromNodeId, rerun.inputOverride]]) } : {}),
+  };
 }
 
 function plan(input: SpurRunInput): GraphLevel {

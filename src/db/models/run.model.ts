@@ -26,6 +26,10 @@ export const runSchema = new Schema(
     rows_total: { type: Number, default: null },
     rows_done: { type: Number, default: null },
     rows_failed: { type: Number, default: null },
+    /** A rerun (`POST /run/{id}/rerun/`): the run it repeats, the node it starts from, the client's input for that node (JSON text). */
+    rerun_of: { type: String, default: null },
+    rerun_from_node_id: { type: String, default: null },
+    rerun_input_overrides: { type: String, default: null },
   },
   { collection: 'runs', versionKey: false },
 );

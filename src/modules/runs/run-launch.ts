@@ -2,7 +2,9 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { taskIdFor } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, RunDoc } from '../../db/models';
-import type { ChatTurnStart, RunDefinition, SpurRunInput } from '../../engine/run-contract';
+import type { ChatTurnStart, RunDefinition, RunRerun, SpurRunInput } from '../../engine/run-contract';
+import { createRunProjection } from '../../db/run-projection';
+import { rerunExtras, rerunSourceOf } from './rerun-launch';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
@@ -32,6 +34,8 @@ export interface LaunchExtras {
   inputNodeInput?: Record<string, unknown>;
   chat?: ChatTurnStart;
   historyEventsLimit?: number;
+  /** A rerun's reused outcomes and start node (rerun-launch.ts). */
+  rerun?: RunRerun;
 }
 
 /**
@@ -51,6 +55,7 @@ export async function launchRun(deps: RunLaunchDeps, run: RunDoc, workflow: { _i
     taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
     ...(extra.chat ? { chat: extra.chat } : {}),
     ...(extra.historyEventsLimit !== undefined ? { historyEventsLimit: extra.historyEventsLimit } : {}),
+    ...(extra.rerun ? { rerun: extra.rerun } : {}),
   };
   await startWorkflowOf(deps, run._id, {
     type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType: run.run_type,
@@ -99,7 +104,10 @@ export function storedRunLauncher(models: Models, queue: { taskQueue: string; wo
   return async (run: RunDoc, temporal: Client): Promise<boolean> => {
     const launchable = await loadLaunchable(models, run);
     if (!launchable) return false;
-    await launchRun({ models, temporal, ...queue, eagerStart: false }, run, launchable.workflow, launchable.definition);
+    // A rerun's plan is on its record and the original's tasks (a refused plan is a 400: the run fails).
+    const rerun = rerunSourceOf(run);
+    const extra = rerun && run.rerun_of ? rerunExtras(launchable.definition, rerun, await createRunProjection(models).tasksOf(run.rerun_of)) : {};
+    await launchRun({ models, temporal, ...queue, eagerStart: false }, run, launchable.workflow, launchable.definition, extra);
     return true;
   };
 }

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
+import { input, l, n } from '../support/graphs';
+
+type Task = { id: string; node_id: string; status: string; inputs: unknown; outputs: Record<string, unknown> | null; start_time: string | null; reused: boolean; error: string | null };
+type Run = { id: string; status: string; end_time: string | null; tasks: Task[]; outputs: Record<string, unknown> | null; initial_inputs: unknown; rerun_of: string | null; rerun_from_node_id: string | null; workflow_version_id: string | null };
+
+/** A Python node that returns a fresh 128-bit random draw `r` (two runs never agree) and `extra` (key → Python expression). */
+function randomNode(id: string, extra: Record<string, string> = {}) {
+  const fields = Object.entries(extra).map(([key, expr]) => `, "${key}": ${expr}`).join('');
+  const code = `import random\nreturn {"r": str(random.getrandbits(128))${fields}}`;
+  const schema = Object.fromEntries(Object.keys(extra).map((key) => [key, 'string']));
+  return n(id, 'PythonFuncNode', { code, output_schema: { r: 'string', ...schema } });
+}
+
+/** src → p1 → p2 → p3 → p4 (`in` is a Python keyword): p1 echoes the input, p3 what p2 handed it, p4 what p3 handed it. */
+function chain(p3 = randomNode('p3', { seen: 'input_model.p2.r' })) {
+  return {
+    nodes: [input('src'), randomNode('p1', { x: 'input_model.src.x' }), randomNode('p2'), p3, randomNode('p4', { seen: 'input_model.p3.r' })],
+    links: [l('src', 'p1'), l('p1', 'p2'), l('p2', 'p3'), l('p3', 'p4')],
+  };
+}
+
+describe('e2e: rerun from a node', function () {
+  this.timeout(180_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine();
+  });
+  after(() => engine?.close());
+
+  const task = (run: Run, id: string) => run.tasks.find((t) => t.node_id === id) as Task;
+  async function workflow(definition: unknown): Promise<string> {
+    const res = await engine.http.post('/wf/', { name: `rerun-${Math.random()}`, definition });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body.id as string;
+  }
+  /** A run shows FAILED as soon as a node fails, while other branches go on: it has ended once it has an end_time. */
+  const hasEnded = (r: { status: string; end_time?: string | null }) => isFinal(r) && !!r.end_time;
+  async function ranTo(wfId: string, x = 'a', done: (r: { status: string }) => boolean = hasEnded, inputId = 'src'): Promise<Run> {
+    const started = await engine.http.post(`/wf/${wfId}/start_run/`, { initial_inputs: { [inputId]: { x } } });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    return (await waitForRun(engine.http, started.body.id, done, 120_000)) as Run;
+  }
+  async function rerun(runId: string, body: Record<string, unknown>, expected = 200): Promise<Run> {
+    const res = await engine.http.post(`/run/${runId}/rerun/`, body);
+    assert.equal(res.status, expected, JSON.stringify(res.body));
+    return res.body as Run;
+  }
+  const ended = (id: string) => waitForRun(engine.http, id, hasEnded, 120_000) as Promise<Run>;
+
+  it('keeps the outputs above the start node, executes it and what follows it again', async () => {
+    const wf = await workflow(chain());
+    const original = await ranTo(wf);
+    assert.equal(original.status, 'COMPLETED', JSON.stringify(original));
+
+    const created = await rerun(original.id, { from_node_id: 'p3' });
+    assert.equal(created.status, 'PENDING');
+    assert.equal(created.rerun_of, original.id);
+    assert.equal(created.rerun_from_node_id, 'p3');
+    assert.notEqual(created.id, original.id);
+    assert.equal(created.workflow_version_id, original.workflow_version_id, "'same' is the default: the version the original ran");
+    const again = await ended(created.id);
+    assert.equal(again.status, 'COMPLETED', JSON.stringify(again));
+    assert.equal(again.rerun_of, original.id);
+
+    for (const id of ['src', 'p1', 'p2']) {
+      const [before, after] = [task(original, id), task(again, id)];
+      assert.equal(after.reused, true, `${id} is reused`);
+      assert.equal(after.status, 'COMPLETED');
+      assert.deepEqual(after.outputs, before.outputs, `${id}: the recorded output, not a new draw`);
+      assert.equal(after.start_time, before.start_time, `${id}: not executed again`);
+      assert.notEqual(after.id, before.id, "the rerun's own task ids");
+    }
+    for (const id of ['p3', 'p4']) {
+      assert.equal(task(again, id).reused, false, `${id} ran again`);
+      assert.equal(task(again, id).status, 'COMPLETED');
+      assert.notEqual(task(again, id).outputs?.r, task(original, id).outputs?.r, `${id}: a new 128-bit draw`);
+    }
+    assert.equal(task(again, 'p3').outputs?.seen, task(original, 'p2').outputs?.r, "p3 got p2's reused output");
+    assert.equal(task(again, 'p4').outputs?.seen, task(again, 'p3').outputs?.r, "p4 got the new p3's output");
+    assert.deepEqual(again.outputs?.p2, original.outputs?.p2, 'the run outputs hold the reused ones too');
+    assert.deepEqual(again.outputs?.p4, task(again, 'p4').outputs);
+    assert.ok(original.tasks.every((t) => t.reused === false), 'an ordinary run reuses nothing');
+    const listed = (await engine.http.get(`/run/${again.id}/`)).body as Run;
+    assert.equal(listed.rerun_from_node_id, 'p3');
+  });
+
+  it("input_overrides replace the start node's input; from the InputNode they become the initial inputs", async () => {
+    const wf = await workflow(chain());
+    const original = await ranTo(wf, 'first');
+
+    const overridden = await ended((await rerun(original.id, { from_node_id: 'p3', input_overrides: { p2: { r: 'given' } } })).id);
+    assert.equal(overridden.status, 'COMPLETED', JSON.stringify(overridden));
+    assert.deepEqual(task(overridden, 'p3').inputs, { p2: { r: 'given' } });
+    assert.equal(task(overridden, 'p3').outputs?.seen, 'given');
+    assert.deepEqual(task(overridden, 'p2').outputs, task(original, 'p2').outputs, 'p2 itself is still reused');
+
+    const fromInput = await ended((await rerun(original.id, { from_node_id: 'src', input_overrides: { x: 'second' } })).id);
+    assert.equal(fromInput.status, 'COMPLETED', JSON.stringify(fromInput));
+    assert.deepEqual(fromInput.initial_inputs, { src: { x: 'second' } });
+    assert.equal(task(fromInput, 'p1').outputs?.x, 'second');
+    assert.ok(fromInput.tasks.every((t) => !t.reused), 'from the InputNode every node runs again');
+
+    const sameInputs = await ended((await rerun(original.id, { from_node_id: 'src' })).id);
+    assert.equal(task(sameInputs, 'p1').outputs?.x, 'first', 'without overrides the original initial inputs');
+  });
+
+  it('refuses an open run (409), an unknown run (404), an unknown or nested node (422)', async () => {
+    const gated = { nodes: [input('src'), n('gate', 'HumanInterventionNode', {}), n('out', 'OutputNode')], links: [l('src', 'gate'), l('gate', 'out')] };
+    const paused = await ranTo(await workflow(gated), 'a', (r) => r.status === 'PAUSED');
+    const open = await engine.http.post(`/run/${paused.id}/rerun/`, { from_node_id: 'gate' });
+    assert.equal(open.status, 409, JSON.stringify(open.body));
+    assert.match(open.body.detail, /still PAUSED/);
+
+    assert.equal((await engine.http.post('/run/R999999/rerun/', { from_node_id: 'p3' })).status, 404);
+
+    const wf = await workflow(chain());
+    const done = await ranTo(wf);
+    const unknown = await engine.http.post(`/run/${done.id}/rerun/`, { from_node_id: 'nope' });
+    assert.equal(unknown.status, 422);
+    assert.deepEqual(unknown.body.detail[0].loc, ['body', 'from_node_id']);
+    const badVersion = await engine.http.post(`/run/${done.id}/rerun/`, { from_node_id: 'p3', version: 'latest' });
+    assert.equal(badVersion.status, 422);
+
+    const looped = {
+      nodes: [input('src'), n('loop', 'ForLoopNode', { num_iterations: 1 }), n('li', 'InputNode', {}, { parent_id: 'loop' }), n('lo', 'OutputNode', { output_map: { x: 'li.src.x' } }, { parent_id: 'loop' })],
+      links: [l('src', 'loop'), l('li', 'lo')],
+    };
+    const loopRun = await ranTo(await workflow(looped));
+    assert.equal(loopRun.status, 'COMPLETED', JSON.stringify(loopRun));
+    const nested = await engine.http.post(`/run/${loopRun.id}/rerun/`, { from_node_id: 'lo' });
+    assert.equal(nested.status, 422, JSON.stringify(nested.body));
+    assert.match(nested.body.detail[0].msg, /top-level/);
+    const container = await ended((await rerun(loopRun.id, { from_node_id: 'loop' })).id);
+    assert.equal(container.status, 'COMPLETED', JSON.stringify(container));
+    assert.equal(task(container, 'src').reused, true);
+  });
+
+  it('reruns a CANCELED run from the node it stopped at; a node cancelled with the run has nothing to reuse (422)', async () => {
+    const gated = { nodes: [input('src'), randomNode('p1'), n('gate', 'HumanInterventionNode', {}), n('out', 'OutputNode')], links: [l('src', 'p1'), l('p1', 'gate'), l('gate', 'out')] };
+    const paused = await ranTo(await workflow(gated), 'a', (r) => r.status === 'PAUSED');
+    assert.equal((await engine.http.post(`/wf/cancel_workflow/${paused.id}/`)).status, 200);
+    const canceled = await ended(paused.id);
+    assert.equal(canceled.status, 'CANCELED');
+
+    const below = await engine.http.post(`/run/${canceled.id}/rerun/`, { from_node_id: 'out' });
+    assert.equal(below.status, 422, JSON.stringify(below.body));
+    assert.match(below.body.detail[0].msg, /gate/);
+
+    const again = await waitForRun(engine.http, (await rerun(canceled.id, { from_node_id: 'gate' })).id, (r) => r.status === 'PAUSED', 120_000) as Run;
+    assert.equal(task(again, 'p1').reused, true);
+    assert.deepEqual(task(again, 'p1').outputs, task(canceled, 'p1').outputs);
+    assert.equal(task(again, 'gate').status, 'PAUSED', 'the start node runs again: it pauses for a human again');
+    assert.equal((await engine.http.post(`/wf/cancel_workflow/${again.id}/`)).status, 200);
+  });
+
+  it("reruns a FAILED run on the current definition after a fix; 'same' runs the version that failed", async () => {
+    const broken = randomNode('p3', { seen: 'input_model.p2.r', bad: 'str(1 / 0)' });
+    const wf = await workflow(chain(broken));
+    const failed = await ranTo(wf);
+    assert.equal(failed.status, 'FAILED', JSON.stringify(failed));
+    assert.equal(task(failed, 'p4').status, 'CANCELED');
+
+    const sameAgain = await ended((await rerun(failed.id, { from_node_id: 'p3' })).id);
+    assert.equal(sameAgain.status, 'FAILED', "'same' runs the definition that failed");
+    assert.deepEqual(task(sameAgain, 'p2').outputs, task(failed, 'p2').outputs);
+
+    const fixed = (await engine.http.get(`/wf/${wf}/`)).body;
+    const edit = await engine.http.put(`/wf/${wf}/`, { name: fixed.name, definition: { ...fixed.definition, ...chain() } });
+    assert.equal(edit.status, 200, JSON.stringify(edit.body));
+    const current = await rerun(failed.id, { from_node_id: 'p3', version: 'current' });
+    assert.notEqual(current.workflow_version_id, failed.workflow_version_id, 'the current definition is pinned as a new version');
+    const repaired = await ended(current.id);
+    assert.equal(repaired.status, 'COMPLETED', JSON.stringify(repaired));
+    assert.deepEqual(task(repaired, 'p2').outputs, task(failed, 'p2').outputs);
+    assert.equal(task(repaired, 'p3').outputs?.seen, task(failed, 'p2').outputs?.r);
+    assert.equal(task(repaired, 'p4').reused, false);
+
+    // A node the failed run never had (a new branch off the input) has no output to reuse.
+    const grown = chain();
+    grown.nodes.push(randomNode('side'));
+    grown.links.push(l('src', 'side'));
+    assert.equal((await engine.http.put(`/wf/${wf}/`, { name: fixed.name, definition: { ...fixed.definition, ...grown } })).status, 200);
+    const missing = await engine.http.post(`/run/${failed.id}/rerun/`, { from_node_id: 'p3', version: 'current' });
+    assert.equal(missing.status, 422, JSON.stringify(missing.body));
+    assert.match(missing.body.detail[0].msg, /'side' did not run/);
+    const gone = await engine.http.post(`/run/${failed.id}/rerun/`, { from_node_id: 'p9', version: 'current' });
+    assert.equal(gone.status, 422);
+  });
+});
