@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
-import { input, l, n } from '../support/graphs';
+import { cond, input, l, n } from '../support/graphs';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 type Task = { id: string; node_id: string; status: string; inputs: unknown; outputs: Record<string, unknown> | null; start_time: string | null; reused: boolean; error: string | null };
 type Run = { id: string; status: string; end_time: string | null; tasks: Task[]; outputs: Record<string, unknown> | null; initial_inputs: unknown; rerun_of: string | null; rerun_from_node_id: string | null; workflow_version_id: string | null };
@@ -8,7 +12,7 @@ type Run = { id: string; status: string; end_time: string | null; tasks: Task[];
 /** A Python node that returns a fresh 128-bit random draw `r` (two runs never agree) and `extra` (key → Python expression). */
 function randomNode(id: string, extra: Record<string, string> = {}) {
   const fields = Object.entries(extra).map(([key, expr]) => `, "${key}": ${expr}`).join('');
-  const code = `import random\nreturn {"r": str(random.getrandbits(128))${fields}}`;
+  const code = `import hashlib, random\nreturn {"r": str(random.getrandbits(128))${fields}}`;
   const schema = Object.fromEntries(Object.keys(extra).map((key) => [key, 'string']));
   return n(id, 'PythonFuncNode', { code, output_schema: { r: 'string', ...schema } });
 }
@@ -188,4 +192,67 @@ describe('e2e: rerun from a node', function () {
     const gone = await engine.http.post(`/run/${failed.id}/rerun/`, { from_node_id: 'p9', version: 'current' });
     assert.equal(gone.status, 422);
   });
+
+  it('reuses outputs held by reference (large values) and takes large input_overrides by reference', async () => {
+    const definition = {
+      nodes: [
+        input('src'),
+        n('big', 'PythonFuncNode', { code: 'import secrets\nreturn {"s": secrets.token_hex(300000)}', output_schema: { s: 'string' } }),
+        randomNode('dig', { h: 'hashlib.sha256(input_model.big.s.encode()).hexdigest()' }),
+      ],
+      links: [l('src', 'big'), l('big', 'dig')],
+    };
+    const original = await ranTo(await workflow(definition));
+    assert.equal(original.status, 'COMPLETED', JSON.stringify(original.tasks.map((t) => t.error)));
+    const bigText = task(original, 'big').outputs?.s as string;
+    assert.equal(bigText.length, 600_000);
+
+    const again = await ended((await rerun(original.id, { from_node_id: 'dig' })).id);
+    assert.equal(again.status, 'COMPLETED', JSON.stringify(again.tasks.map((t) => t.error)));
+    assert.equal(task(again, 'big').reused, true);
+    assert.equal(task(again, 'big').outputs?.s, bigText, 'the reused large output reads back whole');
+    assert.equal(task(again, 'dig').outputs?.h, sha(bigText), 'the node after it got the reused value resolved');
+    assert.notEqual(task(again, 'dig').outputs?.r, task(original, 'dig').outputs?.r);
+    const largest = await largestHistoryPayload(again.id);
+    assert.ok(largest < 64 * 1024, `the rerun's Temporal history carries references, not the value (largest payload ${largest} bytes)`);
+
+    const given = 'z'.repeat(400_000);
+    const overridden = await ended((await rerun(original.id, { from_node_id: 'dig', input_overrides: { big: { s: given } } })).id);
+    assert.equal(overridden.status, 'COMPLETED', JSON.stringify(overridden.tasks.map((t) => t.error)));
+    assert.equal(task(overridden, 'dig').outputs?.h, sha(given));
+    assert.ok((await largestHistoryPayload(overridden.id)) < 64 * 1024, 'the override travels by reference too');
+  });
+
+  it('reuses a branch a router did not take (CANCELED quietly) and reruns the taken one', async () => {
+    const definition = {
+      nodes: [
+        input('src'),
+        n('R', 'RouterNode', { route_map: { go: { conditions: [cond('src.x', 'equals', 'go')] }, stop: { conditions: [cond('src.x', 'equals', 'stop')] } } }),
+        randomNode('taken'),
+        n('untaken', 'OutputNode'),
+      ],
+      links: [l('src', 'R'), l('R', 'taken', 'go'), l('R', 'untaken', 'stop')],
+    };
+    const original = await ranTo(await workflow(definition), 'go');
+    assert.equal(original.status, 'COMPLETED', JSON.stringify(original));
+    assert.equal(task(original, 'untaken').status, 'CANCELED');
+    const again = await ended((await rerun(original.id, { from_node_id: 'taken' })).id);
+    assert.equal(again.status, 'COMPLETED', JSON.stringify(again));
+    assert.deepEqual([task(again, 'untaken').status, task(again, 'untaken').reused], ['CANCELED', true]);
+    assert.deepEqual([task(again, 'R').status, task(again, 'R').reused], ['COMPLETED', true]);
+    assert.notEqual(task(again, 'taken').outputs?.r, task(original, 'taken').outputs?.r);
+  });
+
+  /** The largest payload (workflow input, activity input or result) in a run's Temporal history. */
+  async function largestHistoryPayload(runId: string): Promise<number> {
+    const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
+    let bytes = 0;
+    const walk = (v: unknown) => {
+      if (v instanceof Uint8Array) bytes = Math.max(bytes, v.length);
+      else if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+    };
+    walk(history.events);
+    return bytes;
+  }
 });
