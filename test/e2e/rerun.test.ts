@@ -243,6 +243,45 @@ describe('e2e: rerun from a node', function () {
     assert.notEqual(task(again, 'taken').outputs?.r, task(original, 'taken').outputs?.r);
   });
 
+  it("refuses a batch parent (its nodes ran in its rows, 422) and reruns one of its rows as a run of its own", async () => {
+    const wf = await workflow({ nodes: [input('src'), randomNode('p1', { x: 'input_model.src.x' }), randomNode('p2')], links: [l('src', 'p1'), l('p1', 'p2')] });
+    const fd = new FormData();
+    fd.append('file', new Blob(['x\nrow-a\nrow-b'], { type: 'text/csv' }), 'rows.csv');
+    const ds = await engine.http.post('/ds/?name=rerun-rows', fd);
+    assert.equal(ds.status, 200, JSON.stringify(ds.body));
+    const parent = (await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds.body.id, mini_batch_size: 2 })).body as Run;
+    assert.equal((await ended(parent.id)).status, 'COMPLETED');
+
+    const whole = await engine.http.post(`/run/${parent.id}/rerun/`, { from_node_id: 'p2' });
+    assert.equal(whole.status, 422, JSON.stringify(whole.body));
+    assert.match(whole.body.detail[0].msg, /batch/);
+
+    const runs = (await engine.http.get(`/wf/${wf}/runs/?page_size=100`)).body as Array<Run & { parent_run_id: string | null }>;
+    const row = runs.find((r) => r.parent_run_id === parent.id && task(r, 'p1')?.outputs?.x === 'row-b') as Run;
+    assert.ok(row, 'row-b was recorded as a run of the batch');
+    const again = await ended((await rerun(row.id, { from_node_id: 'p2' })).id) as Run & { parent_run_id: string | null };
+    assert.equal(again.status, 'COMPLETED', JSON.stringify(again));
+    assert.equal(again.parent_run_id, null, "a row's rerun is not part of the batch (its output file stays as it was)");
+    assert.equal(again.rerun_of, row.id);
+    assert.deepEqual(task(again, 'p1').outputs, task(row, 'p1').outputs);
+    assert.notEqual(task(again, 'p2').outputs?.r, task(row, 'p2').outputs?.r);
+  });
+
+  it('is documented in the OpenAPI document: the route, its body and the new run and task fields', async () => {
+    const doc = (await engine.http.get('/openapi.json')).body;
+    const route = doc.paths['/run/{run_id}/rerun/']?.post;
+    assert.ok(route, 'the rerun route is listed');
+    assert.deepEqual(Object.keys(route.responses).sort(), ['200', '400', '404', '409', '422']);
+    const body = doc.components.schemas.RerunRequest;
+    assert.deepEqual(Object.keys(body.properties).sort(), ['from_node_id', 'input_overrides', 'version']);
+    assert.deepEqual(body.properties.version.enum, ['same', 'current']);
+    const run = doc.components.schemas.RunResponse.properties;
+    assert.match(run.rerun_of.description, /rerun/);
+    assert.ok(run.rerun_from_node_id);
+    assert.equal(run.tasks.items.properties.reused.type, 'boolean');
+    assert.match(run.tasks.items.properties.reused.description, /taken over from the original run/);
+  });
+
   /** The largest payload (workflow input, activity input or result) in a run's Temporal history. */
   async function largestHistoryPayload(runId: string): Promise<number> {
     const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
