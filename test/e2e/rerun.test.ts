@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { RerunRequest } from '../../src/modules/runs/rerun.schemas';
+import { createServices } from '../../src/services';
+import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { cond, input, l, n } from '../support/graphs';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
+/** A run shows FAILED as soon as a node fails, while other branches go on: it has ended once it has an end_time. */
+const hasEnded = (r: { status: string }) => isFinal(r) && !!(r as { end_time?: string | null }).end_time;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 type Task = { id: string; node_id: string; status: string; inputs: unknown; outputs: Record<string, unknown> | null; start_time: string | null; reused: boolean; error: string | null };
@@ -39,8 +44,6 @@ describe('e2e: rerun from a node', function () {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.id as string;
   }
-  /** A run shows FAILED as soon as a node fails, while other branches go on: it has ended once it has an end_time. */
-  const hasEnded = (r: { status: string; end_time?: string | null }) => isFinal(r) && !!r.end_time;
   async function ranTo(wfId: string, x = 'a', done: (r: { status: string }) => boolean = hasEnded, inputId = 'src'): Promise<Run> {
     const started = await engine.http.post(`/wf/${wfId}/start_run/`, { initial_inputs: { [inputId]: { x } } });
     assert.equal(started.status, 200, JSON.stringify(started.body));
@@ -294,4 +297,36 @@ describe('e2e: rerun from a node', function () {
     walk(history.events);
     return bytes;
   }
+});
+
+describe('e2e: a rerun whose api stopped before starting it', function () {
+  this.timeout(180_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
+  });
+  after(async () => {
+    await engine.api.temporal.schedule.getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string)).delete().catch(() => undefined);
+    await engine?.close();
+  });
+
+  it('is started by the reconciler as the same rerun: reused outputs, the start node with its overrides', async () => {
+    const wf = (await engine.http.post('/wf/', { name: 'rerun-orphan', definition: chain() })).body;
+    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'a' } } });
+    const original = (await waitForRun(engine.http, started.body.id, hasEnded, 120_000)) as Run;
+    assert.equal(original.status, 'COMPLETED');
+    // The api's own code path up to the insert, then no start: what an api killed at that moment leaves.
+    const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+    const stored = await services.rerunStarter.record(original.id, RerunRequest.parse({ from_node_id: 'p3', input_overrides: { p2: { r: 'late' } } }), 'interactive');
+    assert.equal((await engine.http.get(`/run/${stored._id}/status/`)).body.status, 'PENDING');
+
+    const done = (await waitForRun(engine.http, stored._id, hasEnded, 120_000)) as Run;
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    assert.equal(done.rerun_of, original.id);
+    const task = (run: Run, id: string) => run.tasks.find((t) => t.node_id === id) as Task;
+    assert.deepEqual(task(done, 'p2').outputs, task(original, 'p2').outputs);
+    assert.equal(task(done, 'p2').reused, true);
+    assert.equal(task(done, 'p3').outputs?.seen, 'late', 'the overrides were on the record');
+    assert.equal(task(done, 'p4').reused, false);
+  });
 });

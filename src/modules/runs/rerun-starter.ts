@@ -36,7 +36,8 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     return { version: pinned, name: pinned.name, definition };
   }
 
-  return async function rerun(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
+  /** Checks the request and stores the rerun (PENDING); `rerun` then starts its workflow. */
+  async function record(runId: string, body: RerunInput, runType: string) {
     const original = await models.Run.findById(runId).lean<RunDoc>();
     if (!original) throw notFound.run();
     // A run shows FAILED as soon as a node fails while other branches go on: it has ended once it has an end time.
@@ -69,14 +70,23 @@ export function createRerunStarter(deps: RerunStarterDeps) {
       },
       (stored) => ({ initialInputs: stored.initial ?? {}, rerun: { of: original._id, fromNodeId: body.from_node_id, inputOverrides: stored.overrides } }),
     );
-    // Answered as created (PENDING), like start_run: read before the workflow can change it.
-    const created = await deps.reader.get(run._id);
-    const extra = {
-      ...rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks),
-      ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
-    };
-    await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, { _id: original.workflow_id, name }, definition, extra));
-    return created;
+    return { run, name, definition, originalTasks, workflowId: original.workflow_id };
+  }
+
+  return {
+    /** Stores a rerun without starting it: what an api that dies mid-request leaves (the reconciler's case). */
+    record: async (runId: string, body: RerunInput, runType: string) => (await record(runId, body, runType)).run,
+    async rerun(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
+      const { run, name, definition, originalTasks, workflowId } = await record(runId, body, runType);
+      // Answered as created (PENDING), like start_run: read before the workflow can change it.
+      const created = await deps.reader.get(run._id);
+      const extra = {
+        ...rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks),
+        ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
+      };
+      await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, { _id: workflowId, name }, definition, extra));
+      return created;
+    },
   };
 }
 
