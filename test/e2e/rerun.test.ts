@@ -299,11 +299,12 @@ describe('e2e: rerun from a node', function () {
   }
 });
 
-describe('e2e: a rerun whose api stopped before starting it', function () {
+describe('e2e: a rerun whose api stopped before starting it; a rerun that continues as new', function () {
   this.timeout(180_000);
   let engine: Engine;
   before(async () => {
-    engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
+    // Ten history events: every Python node pushes a run's history past it, so runs continue as new repeatedly.
+    engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3', SPUR_RUN_HISTORY_EVENTS: '10' });
   });
   after(async () => {
     await engine.api.temporal.schedule.getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string)).delete().catch(() => undefined);
@@ -328,5 +329,22 @@ describe('e2e: a rerun whose api stopped before starting it', function () {
     assert.equal(task(done, 'p2').reused, true);
     assert.equal(task(done, 'p3').outputs?.seen, 'late', 'the overrides were on the record');
     assert.equal(task(done, 'p4').reused, false);
+  });
+
+  it('keeps its reused tasks and preset outputs across continue-as-new', async () => {
+    const wf = (await engine.http.post('/wf/', { name: 'rerun-long', definition: chain() })).body;
+    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'a' } } });
+    const original = (await waitForRun(engine.http, started.body.id, hasEnded, 120_000)) as Run;
+    assert.equal(original.status, 'COMPLETED', JSON.stringify(original));
+    const created = (await engine.http.post(`/run/${original.id}/rerun/`, { from_node_id: 'p2' })).body as Run;
+    const done = (await waitForRun(engine.http, created.id, hasEnded, 120_000)) as Run;
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(done.id, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
+    assert.ok(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId, 'the rerun continued as new');
+    const task = (run: Run, id: string) => run.tasks.find((t) => t.node_id === id) as Task;
+    assert.deepEqual(done.tasks.map((t) => [t.node_id, t.status, t.reused]), [['src', 'COMPLETED', true], ['p1', 'COMPLETED', true], ['p2', 'COMPLETED', false], ['p3', 'COMPLETED', false], ['p4', 'COMPLETED', false]]);
+    assert.deepEqual(task(done, 'p1').outputs, task(original, 'p1').outputs);
+    assert.deepEqual(done.outputs?.p1, original.outputs?.p1, 'the preset outputs reach the run outputs after continuing');
+    assert.equal(task(done, 'p3').outputs?.seen, task(done, 'p2').outputs?.r);
   });
 });
