@@ -3,15 +3,19 @@ import { type NodeState, decideNodeInput } from './node-inputs';
 import { topologicalOrder } from './graph';
 import type { RunDefinition, TaskRecord } from './run-contract';
 
-/** What a rerun takes over from the run it repeats: every top-level node not downstream of its start. */
-export interface RerunPlan {
-  /** Reused outcomes, preset in the walker (outputs by reference where large, as recorded). */
-  states: Array<[string, NodeState]>;
-  /** The original tasks of those nodes, marked `reused` (ids still the original run's). */
-  tasks: TaskRecord[];
-}
+/**
+ * What a rerun takes over from the run it repeats: the original tasks of every top-level node not
+ * downstream of its start, marked `reused` (outputs by reference where large, as recorded).
+ */
+export type RerunPlanResult = { ok: true; tasks: TaskRecord[] } | { ok: false; message: string };
 
-export type RerunPlanResult = { ok: true; plan: RerunPlan } | { ok: false; message: string };
+/**
+ * The outcomes the walker presets for reused tasks (all COMPLETED, or CANCELED quietly). Derived
+ * from the tasks rather than carried beside them, so a rerun's workflow input holds each output once.
+ */
+export function reusedStates(tasks: readonly TaskRecord[]): Map<string, NodeState> {
+  return new Map(tasks.map((t): [string, NodeState] => [t.node_id, t.status === 'COMPLETED' ? { status: 'COMPLETED', output: t.outputs } : { status: 'CANCELED', upstreamFailure: false }]));
+}
 
 /** The node and everything reachable from it along links (its own level only). */
 export function downstreamOf(level: GraphLevel, nodeId: string): Set<string> {
@@ -57,7 +61,7 @@ export function planRerun(definition: RunDefinition, level: GraphLevel, fromNode
     const { usage: _spent, ...kept } = task; // tokens were spent by the original run, not this one
     tasks.push({ ...kept, reused: true });
   }
-  return { ok: true, plan: { states: [...states.entries()], tasks } };
+  return { ok: true, tasks };
 }
 
 function reusableState(level: GraphLevel, id: string, task: TaskRecord, states: ReadonlyMap<string, NodeState>): NodeState | null {

@@ -49,7 +49,7 @@ export interface SpurRunInput {
  */
 export interface RunRerun {
   fromNodeId: string;
-  states: Array<[string, NodeState]>;
+  /** The reused tasks; the walker's preset outcomes are derived from them (`reusedStates`). */
   tasks: TaskRecord[];
   /** The start node's input, given by the client instead of what its predecessors hand it. */
   inputOverride?: Record<string, unknown>;

@@ -6,6 +6,7 @@ import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/engine/run
 import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
 import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';
+import { reusedStates } from '../../src/engine/rerun-plan';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { recordChatTurn } from './chat-turn';
@@ -80,7 +81,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
 function rerunOptions(rerun: RunRerun, keeper: RunKeeper, resumed: Map<string, NodeState> | undefined): LevelOptions {
   if (!resumed) keeper.tasks.adopt(rerun.tasks);
   return {
-    preset: resumed ?? new Map(rerun.states),
+    preset: resumed ?? reusedStates(rerun.tasks),
     ...(rerun.inputOverride ? { inputOverrides: new Map([[rerun.fromNodeId, rerun.inputOverride]]) } : {}),
   };
 }

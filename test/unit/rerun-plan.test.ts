@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { planGraph } from '../../src/engine/graph';
-import { downstreamOf, planRerun } from '../../src/engine/rerun-plan';
+import { downstreamOf, planRerun, reusedStates } from '../../src/engine/rerun-plan';
 import type { GraphLink, GraphNode, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
 import type { TaskStatus } from '../../src/engine/statuses';
 
@@ -27,9 +27,9 @@ describe('rerun plan: what a rerun from a node reuses', () => {
     assert.deepEqual([...downstreamOf(level, 'a')].sort(), ['a', 'c']);
     const result = plan('a');
     assert.ok(result.ok);
-    assert.deepEqual(result.plan.states.map(([id]) => id).sort(), ['L', 'b', 'd', 'in']);
-    assert.deepEqual(new Map(result.plan.states).get('b'), { status: 'COMPLETED', output: { v: 'b' } });
-    const reused = result.plan.tasks.find((t) => t.node_id === 'b');
+    assert.deepEqual(result.tasks.map((t) => t.node_id).sort(), ['L', 'b', 'd', 'in']);
+    assert.deepEqual(reusedStates(result.tasks).get('b'), { status: 'COMPLETED', output: { v: 'b' } });
+    const reused = result.tasks.find((t) => t.node_id === 'b');
     assert.equal(reused?.reused, true);
     assert.equal(reused?.usage, undefined, "the original run's tokens are not counted again");
     assert.equal(reused?.start_time, '2026-01-01T00:00:00Z');

@@ -1,7 +1,7 @@
 import { fromJsonText } from '../../db/json-text';
 import type { RunDoc } from '../../db/models';
 import { planGraph } from '../../engine/graph';
-import { planRerun } from '../../engine/rerun-plan';
+import { planRerun, reusedStates } from '../../engine/rerun-plan';
 import type { RunDefinition, RunRerun, TaskRecord } from '../../engine/run-contract';
 import { BadRequestError } from '../../http/errors';
 import { checkRunnable, resolveRunInputs } from './run-inputs';
@@ -43,8 +43,7 @@ export function rerunExtras(definition: RunDefinition, source: RerunSource, orig
   const inputNode = checkRunnable(definition);
   const planned = planRerun(definition, planGraph(definition), source.fromNodeId, original);
   if (!planned.ok) throw new RerunRefused(planned.message, 'from_node_id');
-  const { states, tasks } = planned.plan;
-  const reusedInput = states.find(([id]) => id === inputNode.id)?.[1];
+  const reusedInput = reusedStates(planned.tasks).get(inputNode.id);
   let inputNodeInput: Record<string, unknown>;
   if (reusedInput?.status === 'COMPLETED') inputNodeInput = reusedInput.output ?? {};
   else {
@@ -57,5 +56,5 @@ export function rerunExtras(definition: RunDefinition, source: RerunSource, orig
   }
   // The InputNode's new input is the run's initial_inputs; any other start node gets it here.
   const override = source.fromNodeId !== inputNode.id ? source.inputOverrides : null;
-  return { inputNodeInput, rerun: { fromNodeId: source.fromNodeId, states, tasks, ...(override ? { inputOverride: override } : {}) } };
+  return { inputNodeInput, rerun: { fromNodeId: source.fromNodeId, tasks: planned.tasks, ...(override ? { inputOverride: override } : {}) } };
 }
