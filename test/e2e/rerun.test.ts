@@ -270,6 +270,18 @@ describe('e2e: rerun from a node', function () {
     assert.notEqual(task(again, 'p2').outputs?.r, task(row, 'p2').outputs?.r);
   });
 
+  it('refuses (422) a rerun whose reused outputs would not fit in the start of a run', async () => {
+    // Ten outputs of 120 000 characters: each under the by-reference threshold, together over 1 MB.
+    const wide = Array.from({ length: 10 }, (_, i) => n(`w${i}`, 'PythonFuncNode', { code: 'return {"s": "x" * 120000}', output_schema: { s: 'string' } }));
+    const original = await ranTo(await workflow({ nodes: [input('src'), ...wide, randomNode('last')], links: [...wide.map((w) => l('src', w.id)), l('src', 'last')] }));
+    assert.equal(original.status, 'COMPLETED', JSON.stringify(original.tasks.map((t) => t.error)));
+    const res = await engine.http.post(`/run/${original.id}/rerun/`, { from_node_id: 'last' });
+    assert.equal(res.status, 422, JSON.stringify(res.body).slice(0, 500));
+    assert.match(res.body.detail[0].msg, /more than a run's start carries/);
+    const fromTop = await ended((await rerun(original.id, { from_node_id: 'src' })).id);
+    assert.equal(fromTop.status, 'COMPLETED', 'from the top nothing is reused');
+  });
+
   it('is documented in the OpenAPI document: the route, its body and the new run and task fields', async () => {
     const doc = (await engine.http.get('/openapi.json')).body;
     const route = doc.paths['/run/{run_id}/rerun/']?.post;

@@ -6,6 +6,12 @@ import type { RunDefinition, RunRerun, TaskRecord } from '../../engine/run-contr
 import { BadRequestError } from '../../http/errors';
 import { checkRunnable, resolveRunInputs } from './run-inputs';
 
+/**
+ * Most JSON a rerun's reused tasks may take in its workflow input: Temporal refuses a payload over
+ * 2 MB, and the definition travels beside them. (Outputs over SPUR_VALUE_REF_BYTES are references.)
+ */
+export const MAX_REUSED_BYTES = 1024 * 1024;
+
 /** A rerun the definition cannot carry out; `field` names the request field to change. */
 export class RerunRefused extends BadRequestError {
   constructor(
@@ -43,6 +49,10 @@ export function rerunExtras(definition: RunDefinition, source: RerunSource, orig
   const inputNode = checkRunnable(definition);
   const planned = planRerun(definition, planGraph(definition), source.fromNodeId, original);
   if (!planned.ok) throw new RerunRefused(planned.message, 'from_node_id');
+  const carried = Buffer.byteLength(JSON.stringify(planned.tasks));
+  if (carried > MAX_REUSED_BYTES) {
+    throw new RerunRefused(`The reused outputs take ${carried} bytes, more than a run's start carries (${MAX_REUSED_BYTES}): rerun from a node further up`, 'from_node_id');
+  }
   const reusedInput = reusedStates(planned.tasks).get(inputNode.id);
   let inputNodeInput: Record<string, unknown>;
   if (reusedInput?.status === 'COMPLETED') inputNodeInput = reusedInput.output ?? {};
