@@ -27,6 +27,7 @@ import { ragRoutes } from './modules/rag/rag.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { callbackRoutes } from './modules/callbacks/callbacks.routes';
 import { runEventRoutes } from './modules/runs/run-events.routes';
+import { rerunRoutes } from './modules/runs/rerun.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
@@ -63,6 +64,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs, idempotency: services.idempotency, recoverRun: services.recoverRun }),
     ...callbackRoutes(services.callbacks),
     ...runEventRoutes({ hub: services.runEvents, events: services.runRecords.events, runOf: (id) => services.runs.get(id) }),
+    ...rerunRoutes(services.rerunStarter),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
     ...aiRoutes(services.aiAssist),

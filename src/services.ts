@@ -6,6 +6,7 @@ import { createRunRepository } from './db/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
+import { createRerunStarter } from './modules/runs/rerun-starter';
 import { createRunReader } from './modules/runs/runs.service';
 import { createRunEventHub } from './modules/runs/run-event-hub';
 import type { Logger } from './logger';
@@ -58,6 +59,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const callbacks = createCallbackService({ models, box, allowPrivate: config.callbacks.allowPrivate });
   const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
   const runStarter = createRunStarter(starterDeps);
+  const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);
   const runEvents = createRunEventHub(runRecords.events, { pollMs: 200, keepAliveMs: 15_000, ...config.runEvents, runExists: async (id) => (await runRecords.statusOf(id)) !== null, ...(logger ? { logger } : {}) });
   // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
@@ -71,6 +73,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     runs: reader,
     callbacks,
     runStarter,
+    rerunStarter,
     startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),

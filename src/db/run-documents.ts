@@ -23,6 +23,8 @@ export interface NewRun {
   callback?: StoredCallback | null;
   /** The idempotency record the run was recorded for (db/idempotency-keys.ts). */
   idempotencyKey?: string | null;
+  /** A rerun of an ended run from one of its nodes; `inputOverrides` already by reference where large. */
+  rerun?: { of: string; fromNodeId: string; inputOverrides: Record<string, unknown> | null };
 }
 
 export interface StoredCallback {
@@ -42,5 +44,7 @@ export function runDocument(r: NewRun): RunDoc {
     rows_total: r.rows?.total ?? null, rows_done: r.rows?.done ?? null, rows_failed: r.rows?.failed ?? null,
     callback: r.callback ?? null,
     idempotency_key: r.idempotencyKey ?? null,
+    rerun_of: r.rerun?.of ?? null, rerun_from_node_id: r.rerun?.fromNodeId ?? null,
+    rerun_input_overrides: r.rerun?.inputOverrides ? toJsonText(r.rerun.inputOverrides) : null,
   };
 }

@@ -36,8 +36,9 @@ export function createRunProjection(models: Models, events: RunEvents) {
    * nothing changes between the read and the write.
    */
   async function saveRun(runId: string, patch: RunPatch): Promise<void> {
-    const current = await Run.findById(runId, { status: 1 }).lean<{ status: RunStatus }>();
-    if (!current || FINAL.includes(current.status)) return;
+    const current = await Run.findById(runId, { status: 1, end_time: 1 }).lean<{ status: RunStatus; end_time: Date | null }>();
+    // A run shows FAILED as soon as a node fails while other branches go on: only its end makes it final.
+    if (!current || (FINAL.includes(current.status) && current.end_time)) return;
     const set: Record<string, unknown> = { status: patch.status, message: patch.message };
     if (patch.final) {
       set.end_time = new Date();

@@ -31,11 +31,17 @@ export function createRunRepository(models: Models, values: Values) {
      * A new run with a fresh id (`R<n>`), PENDING. `storeInputs` turns the client's inputs into
      * what the record keeps (large values stored under the new id) before the record exists.
      */
-    async create<I>(fields: Omit<NewRun, 'id' | 'seq' | 'initialInputs'>, inputs: I, storeInputs: (runId: string, inputs: I) => Promise<I>): Promise<{ doc: RunDoc; inputs: I }> {
+    async create<I>(
+      fields: Omit<NewRun, 'id' | 'seq' | 'initialInputs'>,
+      inputs: I,
+      storeInputs: (runId: string, inputs: I) => Promise<I>,
+      /** Which record fields the stored inputs fill (a rerun's also carry the input of its start node). */
+      toFields: (stored: I) => Pick<NewRun, 'initialInputs' | 'rerun'> = (stored) => ({ initialInputs: stored }),
+    ): Promise<{ doc: RunDoc; inputs: I }> {
       let stored = inputs;
       const doc = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
         stored = await storeInputs(id, inputs);
-        const run = runDocument({ ...fields, id, seq, initialInputs: stored });
+        const run = runDocument({ ...fields, id, seq, ...toFields(stored) });
         await Run.create(run);
         return run;
       });

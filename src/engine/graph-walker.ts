@@ -13,6 +13,8 @@ export interface LevelOptions {
   preset?: ReadonlyMap<string, NodeState>;
   /** Partial runs accept an empty input; a real run's InputNode fails without one. */
   allowEmptyInput?: boolean;
+  /** Inputs given instead of what the predecessors hand on (a rerun's start node), by node id. */
+  inputOverrides?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 export interface RunnerHooks {
@@ -80,7 +82,8 @@ export class GraphWalker {
       const state: NodeState = empty ? { status: 'FAILED', error: `Node ${id} has no input` } : { status: 'COMPLETED', output: inputNodeInput };
       return this.settle(node, state, record, { inputs: {}, outputs: empty ? null : inputNodeInput }, states);
     }
-    const decision = decideNodeInput(level, id, states);
+    const override = options.inputOverrides?.get(id);
+    const decision = override ? { kind: 'run' as const, input: override } : decideNodeInput(level, id, states);
     if (decision.kind === 'fail') return this.settle(node, { status: 'FAILED', error: decision.error }, record, {}, states);
     if (decision.kind === 'cancel') {
       const state: NodeState = { status: 'CANCELED', upstreamFailure: decision.upstreamFailure };

@@ -42,6 +42,20 @@ export interface SpurRunInput {
   chat?: ChatTurnStart;
   /** The run's callback: its events only (its url and secret stay on the run record). */
   callback?: RunCallbackInfo;
+  /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
+  rerun?: RunRerun;
+}
+
+/**
+ * A rerun: the nodes not downstream of `fromNodeId` are preset with the original run's outcomes
+ * (never executed) and show their original tasks, marked `reused`; the rest runs as usual.
+ */
+export interface RunRerun {
+  fromNodeId: string;
+  /** The reused tasks; the walker's preset outcomes are derived from them (`reusedStates`). */
+  tasks: TaskRecord[];
+  /** The start node's input, given by the client instead of what its predecessors hand it. */
+  inputOverride?: Record<string, unknown>;
 }
 
 /** What the api knows of a chat turn when the run starts. */
@@ -104,6 +118,8 @@ export interface TaskRecord {
   subworkflow_output: Record<string, unknown[]> | null;
   /** LLM tokens the node used (absent for nodes that call no model). */
   usage?: TokenUsage;
+  /** A rerun's task whose outcome was taken over from the original run (not executed again). */
+  reused?: boolean;
 }
 
 /** One change to a task, applied in the workflow's memory and saved with the next flush. */

@@ -45,6 +45,16 @@ export class TaskBook {
     this.changed = true;
   }
 
+  /** A rerun's reused tasks, shown as the original run recorded them (the ids stay this run's). */
+  adopt(records: readonly TaskRecord[]): void {
+    for (const record of records) {
+      const mine = this.records.get(record.node_id);
+      if (!mine) continue;
+      this.records.set(record.node_id, { ...record, id: mine.id });
+      this.changed = true;
+    }
+  }
+
   /** Cancel: every task still open becomes CANCELED. */
   cancelOpen(at: string): void {
     for (const record of this.records.values()) {

@@ -2,9 +2,11 @@ import { ApplicationFailure, ContinueAsNew, allHandlersFinished, condition, cont
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
-import type { SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
-import { collectOutputs } from '../../src/engine/graph-walker';
+import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';
+import { reusedStates } from '../../src/engine/rerun-plan';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { recordChatTurn } from './chat-turn';
@@ -62,7 +64,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
     mayStart: () => keeper.mayStart(),
   });
   const preset = input.resume ? new Map(input.resume.states) : undefined;
-  const states = await runner.runLevel(level, input.inputNodeInput, true, preset ? { preset } : {});
+  const states = await runner.runLevel(level, input.inputNodeInput, true, input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {});
   if (keeper.continuing) {
     // The history grew large: what has ended is saved and carried over; the rest runs in the next execution.
     await keeper.save();
@@ -78,6 +80,18 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
   // A save that failed earlier makes the run end FAILED (spurRun): that is the event then.
   if (keeper.saveFailure === null) await announceEnd(input.runId, input.callback, status);
   return { status, outputsById: outputs.byId, message };
+}
+
+/**
+ * A rerun presets the reused nodes (a continued execution's own states already hold them) and
+ * shows their original tasks from its first save; its start node may get the client's input.
+ */
+function rerunOptions(rerun: RunRerun, keeper: RunKeeper, resumed: Map<string, NodeState> | undefined): LevelOptions {
+  if (!resumed) keeper.tasks.adopt(rerun.tasks);
+  return {
+    preset: resumed ?? reusedStates(rerun.tasks),
+    ...(rerun.inputOverride ? { inputOverrides: new Map([[rerun.fromNodeId, rerun.inputOverride]]) } : {}),
+  };
 }
 
 function plan(input: SpurRunInput): GraphLevel {

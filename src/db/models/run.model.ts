@@ -36,6 +36,10 @@ export const runSchema = new Schema(
     },
     /** The `Idempotency-Key` record (its `_id`) this run was recorded for: the run starts only if that record names it. */
     idempotency_key: { type: String, default: null },
+    /** A rerun (`POST /run/{id}/rerun/`): the run it repeats, the node it starts from, the client's input for that node (JSON text). */
+    rerun_of: { type: String, default: null },
+    rerun_from_node_id: { type: String, default: null },
+    rerun_input_overrides: { type: String, default: null },
   },
   { collection: 'runs', versionKey: false },
 );

@@ -2,8 +2,11 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { taskIdFor } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, RunDoc } from '../../db/models';
-import type { ChatTurnStart, RunDefinition, SpurRunInput } from '../../engine/run-contract';
 import type { CallbackEvent } from '../../engine/callback-events';
+import type { ChatTurnStart, RunDefinition, RunRerun, SpurRunInput } from '../../engine/run-contract';
+import { createRunProjection } from '../../db/run-projection';
+import { createRunEvents } from '../../db/run-events';
+import { rerunExtras, rerunSourceOf } from './rerun-launch';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
@@ -33,6 +36,8 @@ export interface LaunchExtras {
   inputNodeInput?: Record<string, unknown>;
   chat?: ChatTurnStart;
   historyEventsLimit?: number;
+  /** A rerun's reused outcomes and start node (rerun-launch.ts). */
+  rerun?: RunRerun;
 }
 
 /**
@@ -54,6 +59,7 @@ export async function launchRun(deps: RunLaunchDeps, run: RunDoc, workflow: { _i
     ...(extra.historyEventsLimit !== undefined ? { historyEventsLimit: extra.historyEventsLimit } : {}),
     // Only the events: the callback's url and secret stay on the record, out of Temporal's history.
     ...(run.callback?.events.length ? { callback: { events: run.callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
+    ...(extra.rerun ? { rerun: extra.rerun } : {}),
   };
   await startWorkflowOf(deps, run._id, {
     type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType: run.run_type,
@@ -105,7 +111,10 @@ export function storedRunLauncher(models: Models, queue: { taskQueue: string; wo
   return async (run: RunDoc, temporal: Client): Promise<boolean> => {
     const launchable = await loadLaunchable(models, run);
     if (!launchable) return false;
-    await launchRun({ models, temporal, ...queue, eagerStart: false }, run, launchable.workflow, launchable.definition);
+    // A rerun's plan is on its record and the original's tasks (a refused plan is a 400: the run fails).
+    const rerun = rerunSourceOf(run);
+    const extra = rerun && run.rerun_of ? rerunExtras(launchable.definition, rerun, await createRunProjection(models, createRunEvents(models)).tasksOf(run.rerun_of)) : {};
+    await launchRun({ models, temporal, ...queue, eagerStart: false }, run, launchable.workflow, launchable.definition, extra);
     return true;
   };
 }

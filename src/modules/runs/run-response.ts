@@ -22,6 +22,7 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     subworkflow: null,
     subworkflow_output: t.subworkflow_output,
     usage: t.usage ?? null,
+    reused: t.reused === true,
   };
 }
 
@@ -48,6 +49,8 @@ export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: Workflo
     duration: ((end ?? now).getTime() - run.start_time.getTime()) / 1000,
     percentage_complete: percentage(run, tasks.length, completed),
     usage: tasks.reduce<TokenUsage | undefined>((sum, t) => addUsage(sum, t.usage), undefined) ?? null,
+    rerun_of: run.rerun_of ?? null,
+    rerun_from_node_id: run.rerun_from_node_id ?? null,
   };
 }
 

@@ -235,7 +235,7 @@ export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'runRecords' |
   await failIfNotStarted(deps.runRecords, runId, () => startWorkflowOf(deps, runId, start));
 }
 
-async function failIfNotStarted(runRecords: Pick<RunRepository, 'markFailed'>, runId: string, starting: () => Promise<void>): Promise<void> {
+export async function failIfNotStarted(runRecords: Pick<RunRepository, 'markFailed'>, runId: string, starting: () => Promise<void>): Promise<void> {
   try {
     await starting();
   } catch (err) {

@@ -67,6 +67,9 @@ export const TaskResponse = z.object({
   subworkflow: z.unknown(),
   subworkflow_output: z.unknown(),
   usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of the LLM calls this node made; null for nodes that called no model' }),
+  reused: z.boolean().openapi({
+    description: "Beyond PySpur: true on a rerun's task whose outcome (status, inputs, outputs, times) was taken over from the original run's task; the node was not executed again",
+  }),
 });
 export type TaskResponse = z.output<typeof TaskResponse>;
 
@@ -90,6 +93,8 @@ export const RunResponse = z
     duration: z.number().nullable(),
     percentage_complete: z.number(),
     usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of all LLM calls of the run; null when it made none' }),
+    rerun_of: z.string().nullable().openapi({ description: 'Beyond PySpur: set on a rerun (POST /run/{run_id}/rerun/) to the id of the run it repeats' }),
+    rerun_from_node_id: z.string().nullable().openapi({ description: 'Beyond PySpur: the node a rerun started from (it and its descendants ran again)' }),
   })
   .openapi('RunResponse');
 export type RunResponse = z.input<typeof RunResponse>;

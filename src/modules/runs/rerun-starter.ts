@@ -1,0 +1,106 @@
+import { fromJsonText } from '../../db/json-text';
+import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
+import type { RunDefinition } from '../../engine/run-contract';
+import type { RunStatus } from '../../engine/statuses';
+import { ConflictError, RequestValidationError, notFound } from '../../http/errors';
+import type { WorkflowDefinition } from '../workflows/definition.schema';
+import { launchRun } from './run-launch';
+import { checkRunnable, toRunDefinition } from './run-inputs';
+import { type RunStarterDeps, failIfNotStarted } from './run-starter';
+import { storeClientValues } from './run-values';
+import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from './rerun-launch';
+import type { RerunInput } from './rerun.schemas';
+import type { RunResponse } from './runs.schemas';
+
+export type RerunStarterDeps = Omit<RunStarterDeps, 'chatMemory' | 'blockingWaitMs' | 'stopping'>;
+
+const OPEN: RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
+
+type Inputs = Record<string, Record<string, unknown>>;
+
+/**
+ * Reruns an ended run from one of its nodes: a new run of the same workflow (the version it ran,
+ * or the current definition) whose nodes not downstream of the start keep the original outcomes.
+ * Everything a client can get wrong is checked before the new record exists.
+ */
+export function createRerunStarter(deps: RerunStarterDeps) {
+  const { models, runRecords } = deps;
+
+  async function definitionFor(original: RunDoc, version: RerunInput['version']): Promise<{ version: WorkflowVersionDoc; name: string; definition: RunDefinition }> {
+    let pinned: WorkflowVersionDoc | null;
+    if (version === 'current') pinned = await deps.versions.ensureVersion(await deps.workflows.load(original.workflow_id));
+    else pinned = original.workflow_version_id ? await models.WorkflowVersion.findById(original.workflow_version_id).lean<WorkflowVersionDoc>() : null;
+    if (!pinned) throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
+    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(pinned.definition) as WorkflowDefinition);
+    checkRunnable(definition);
+    return { version: pinned, name: pinned.name, definition };
+  }
+
+  /** Checks the request and stores the rerun (PENDING); `rerun` then starts its workflow. */
+  async function record(runId: string, body: RerunInput, runType: string) {
+    const original = await models.Run.findById(runId).lean<RunDoc>();
+    if (!original) throw notFound.run();
+    // A run shows FAILED as soon as a node fails while other branches go on: it has ended once it has an end time.
+    if (OPEN.includes(original.status) || !original.end_time) {
+      const still = OPEN.includes(original.status) ? original.status : `${original.status} but still running (other branches have not ended)`;
+      throw new ConflictError(`Run ${runId} is still ${still}: only an ended run (COMPLETED, FAILED or CANCELED) can be rerun`, 'RUN_STILL_OPEN');
+    }
+    if (original.rows_total !== null && original.rows_total !== undefined) {
+      throw invalid('from_node_id', `Run ${runId} is a batch: its nodes ran in its rows; rerun a row (GET /api/run/?parent_only=false)`, body.from_node_id);
+    }
+    const { version, name, definition } = await definitionFor(original, body.version);
+    const originalTasks = await runRecords.tasksOf(runId);
+    const inputNode = checkRunnable(definition);
+    const fromInput = body.from_node_id === inputNode.id;
+    const source: RerunSource = {
+      fromNodeId: body.from_node_id,
+      initialInputs: fromInput && body.input_overrides ? { [inputNode.id]: body.input_overrides } : fromJsonText<Inputs>(original.initial_inputs),
+      inputOverrides: body.input_overrides,
+    };
+    refusedAs422(body, () => rerunExtras(definition, source, originalTasks));
+
+    const { doc: run } = await runRecords.create(
+      // A rerun stands alone: a batch row's rerun is not part of its batch.
+      { workflowId: original.workflow_id, workflowVersionId: version._id, parentRunId: null, runType },
+      { initial: source.initialInputs, overrides: body.input_overrides },
+      async (id, given) => {
+        // Only the client's new values are stored here; the original's are references already.
+        const overrides = given.overrides ? await storeClientValues(deps.values, id, given.overrides, 'input_overrides') : null;
+        return { overrides, initial: fromInput && overrides ? { [inputNode.id]: overrides as Record<string, unknown> } : given.initial };
+      },
+      (stored) => ({ initialInputs: stored.initial ?? {}, rerun: { of: original._id, fromNodeId: body.from_node_id, inputOverrides: stored.overrides } }),
+    );
+    return { run, name, definition, originalTasks, workflowId: original.workflow_id };
+  }
+
+  return {
+    /** Stores a rerun without starting it: what an api that dies mid-request leaves (the reconciler's case). */
+    record: async (runId: string, body: RerunInput, runType: string) => (await record(runId, body, runType)).run,
+    async rerun(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
+      const { run, name, definition, originalTasks, workflowId } = await record(runId, body, runType);
+      // Answered as created (PENDING), like start_run: read before the workflow can change it.
+      const created = await deps.reader.get(run._id);
+      const extra = {
+        ...rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks),
+        ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
+      };
+      await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, { _id: workflowId, name }, definition, extra));
+      return created;
+    },
+  };
+}
+
+export type RerunStarter = ReturnType<typeof createRerunStarter>;
+
+function refusedAs422(body: RerunInput, check: () => unknown): void {
+  try {
+    check();
+  } catch (err) {
+    if (!(err instanceof RerunRefused)) throw err;
+    throw invalid(err.field, err.message, body[err.field]);
+  }
+}
+
+function invalid(field: keyof RerunInput, msg: string, input: unknown): RequestValidationError {
+  return new RequestValidationError([{ type: 'value_error', loc: ['body', field], msg: `Value error, ${msg}`, input }]);
+}
