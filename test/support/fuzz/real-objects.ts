@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { LLM_BASE_URL_VARIABLES } from '../../../src/nodes/ai/llm/provider-settings';
 import { createOutputFileWriter } from '../../../src/modules/output-files/output-file-writer';
 import type { TestApi } from '../api';
 import { linearDefinition } from '../fixtures';
@@ -85,7 +86,10 @@ export function createRealObjects(api: TestApi) {
       for (let i = 0; i < 2; i++) pools.dataset_id.push(await dataset());
       for (let i = 0; i < 2; i++) pools.output_file_id.push(await outputFile());
       for (let i = 0; i < 3; i++) pools.run_id.push(await run());
-      const names: string[] = (await http.get('/env-mgmt/')).body;
+      // Every LLM base URL points at a closed loopback port, and the fuzz never sets a provider key:
+      // the editor's AI routes then answer 400 (no key) and no request can leave loopback.
+      for (const name of LLM_BASE_URL_VARIABLES) assert.equal((await http.post('/env-mgmt/', { name, value: 'http://127.0.0.1:9' })).status, 200);
+      const names = ((await http.get('/env-mgmt/')).body as string[]).filter((n) => !/_API_KEY$|_TOKEN$/.test(n) && !(LLM_BASE_URL_VARIABLES as readonly string[]).includes(n));
       for (const name of names.slice(0, 2)) await envVar(name);
       pools.name.push(...names.slice(0, 4));
     },
