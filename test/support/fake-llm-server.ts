@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A local stand-in for LLM providers: a real HTTP server speaking OpenAI's chat-completions
  * protocol (also used by Gemini, DeepSeek, Ollama, xAI and Azure's deployment URLs) and
  * Anthropic's messages protocol. Tests point the providers' base-URL settings at it, script
- * replies with `enqueue`, and assert on the recorded requests.
+ * replies with `enqueue`, and assert on the recorded requests. A chat-completions request with
+ * `stream: true` is answered with server-sent chunks, as OpenAI streams.
  */
 
 export type Protocol = 'openai' | 'anthropic';
@@ -33,6 +34,10 @@ export interface ScriptedResponse {
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
+  /** A streamed reply's content pieces (their concatenation is the content); default: the content in 3 pieces. */
+  chunks?: string[];
+  /** Pause between a streamed reply's chunks. */
+  chunkDelayMs?: number;
 }
 
 export interface ScriptedToolCall {
@@ -103,6 +108,31 @@ function replyBody(protocol: Protocol, model: string, content: string | null, sc
   };
 }
 
+/** The content in `parts` pieces of about equal length. */
+function split(content: string, parts: number): string[] {
+  const size = Math.max(1, Math.ceil(content.length / parts));
+  const out: string[] = [];
+  for (let i = 0; i < content.length; i += size) out.push(content.slice(i, i + size));
+  return out;
+}
+
+/** OpenAI's streamed reply: role, content deltas, tool calls, finish reason, then usage and `[DONE]`. */
+function streamChunks(model: string, content: string | null, scripted: ScriptedResponse | undefined): unknown[] {
+  const usage = scripted?.usage ?? { input: 10, output: 10 };
+  const calls = scripted?.toolCalls ?? [];
+  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const pieces = scripted?.chunks ?? (content ? split(content, 3) : []);
+  const toolCalls = calls.map((c, index) => ({ index, id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  return [
+    choice({ role: 'assistant', content: '' }),
+    ...pieces.map((text) => choice({ content: text })),
+    ...(toolCalls.length > 0 ? [choice({ tool_calls: toolCalls })] : []),
+    choice({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    { ...base, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } },
+  ];
+}
+
 function errorBody(protocol: Protocol | null, status: number): unknown {
   const message = `fake error ${status}`;
   if (protocol === 'anthropic') return { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
@@ -126,9 +156,28 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const timers = new Set<NodeJS.Timeout>();
   let responder: Responder | undefined;
 
+  const stream = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
+    const content = scripted?.chunks?.join('') ?? scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
+    const messages = streamChunks(String(recorded.body?.model ?? 'deployment'), content, scripted).map((c) => `data: ${JSON.stringify(c)}\n\n`);
+    messages.push('data: [DONE]\n\n');
+    res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
+    const next = () => {
+      const message = messages.shift();
+      if (message === undefined || res.destroyed) return void res.end();
+      res.write(message);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        next();
+      }, scripted?.chunkDelayMs ?? 0);
+      timers.add(timer);
+    };
+    next();
+  };
+
   const respond = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const protocol = recorded.protocol;
     const status = scripted?.status ?? (protocol ? 200 : 404);
+    if (protocol === 'openai' && recorded.body?.stream === true && status < 400 && scripted?.body === undefined) return stream(res, recorded, scripted);
     let body = scripted?.body;
     if (body === undefined) {
       if (status >= 400 || !protocol) body = errorBody(protocol, status);
