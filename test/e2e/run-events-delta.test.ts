@@ -8,15 +8,15 @@ import { assertWholeStream, openSse, type SseEvent } from '../support/sse';
 
 const ANSWER_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] });
 
-/** src → llm (OpenAI, JSON mode) → out. */
-const definition = {
+/** src → llm (JSON mode) → out. */
+const definitionFor = (model: string) => ({
   nodes: [
     n('src', 'InputNode', { output_schema: { question: 'string' } }),
-    n('llm', 'SingleLLMCallNode', { llm_info: { model: 'openai/gpt-4o', max_tokens: 200, temperature: 0.1 }, user_message: 'Q: {{src.question}}', output_json_schema: ANSWER_SCHEMA, output_schema: { answer: 'string' } }),
+    n('llm', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 200, temperature: 0.1 }, user_message: 'Q: {{src.question}}', output_json_schema: ANSWER_SCHEMA, output_schema: { answer: 'string' } }),
     n('out', 'OutputNode', { output_map: { answer: 'llm.answer' } }),
   ],
   links: [l('src', 'llm'), l('llm', 'out')],
-};
+});
 
 /** The reply in pieces: the JSON text the model writes, token by token. */
 const PIECES = ['{"ans', 'wer": "', 'streamed ', 'word ', 'by ', 'word', '"}'];
@@ -35,8 +35,8 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     await fake?.close();
   });
 
-  async function startRun(): Promise<{ runId: string; workflowId: string }> {
-    const wf = (await engine.http.post('/wf/', { name: `delta-${Math.random()}`, definition })).body;
+  async function startRun(model = 'openai/gpt-4o'): Promise<{ runId: string; workflowId: string }> {
+    const wf = (await engine.http.post('/wf/', { name: `delta-${Math.random()}`, definition: definitionFor(model) })).body;
     const res = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { question: 'why?' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return { runId: res.body.id as string, workflowId: wf.id as string };
@@ -103,6 +103,19 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     assert.ok(seenFirst.length + seenSecond.length <= PIECES.join('').length, 'nothing sent twice');
     const completed = durable.find((e) => e.event === 'task.completed' && e.data.node_id === 'llm');
     assert.deepEqual(completed?.data.outputs, { answer: 'streamed word by word' });
+  });
+
+  it('an Anthropic model streams its text the same way', async () => {
+    fake.enqueue({ chunks: PIECES, chunkDelayMs: 300 });
+    const { runId } = await startRun('anthropic/claude-3-5-haiku-latest');
+    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
+    assert.equal(await stream.ended, true);
+    assert.equal(fake.requests.at(-1)?.path, '/v1/messages');
+    const deltas = stream.events.filter(isDelta);
+    assert.equal(deltas.map((d) => d.data.text).join(''), PIECES.join(''));
+    const completed = stream.events.find((e) => e.event === 'task.completed' && e.data.node_id === 'llm') as SseEvent;
+    assert.ok(stream.events.indexOf(completed) > stream.events.indexOf(deltas.at(-1) as SseEvent));
+    assert.deepEqual(completed.data.outputs, { answer: 'streamed word by word' });
   });
 
   it('deleting the workflow deletes what its runs streamed', async () => {

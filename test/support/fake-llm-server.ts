@@ -1,12 +1,13 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { streamMessages } from './fake-llm-stream';
 
 /**
  * A local stand-in for LLM providers: a real HTTP server speaking OpenAI's chat-completions
  * protocol (also used by Gemini, DeepSeek, Ollama, xAI and Azure's deployment URLs) and
  * Anthropic's messages protocol. Tests point the providers' base-URL settings at it, script
- * replies with `enqueue`, and assert on the recorded requests. A chat-completions request with
- * `stream: true` is answered with server-sent chunks, as OpenAI streams.
+ * replies with `enqueue`, and assert on the recorded requests. A request with `stream: true`
+ * is answered with server-sent events in that protocol's streaming format.
  */
 
 export type Protocol = 'openai' | 'anthropic';
@@ -108,31 +109,6 @@ function replyBody(protocol: Protocol, model: string, content: string | null, sc
   };
 }
 
-/** The content in `parts` pieces of about equal length. */
-function split(content: string, parts: number): string[] {
-  const size = Math.max(1, Math.ceil(content.length / parts));
-  const out: string[] = [];
-  for (let i = 0; i < content.length; i += size) out.push(content.slice(i, i + size));
-  return out;
-}
-
-/** OpenAI's streamed reply: role, content deltas, tool calls, finish reason, then usage and `[DONE]`. */
-function streamChunks(model: string, content: string | null, scripted: ScriptedResponse | undefined): unknown[] {
-  const usage = scripted?.usage ?? { input: 10, output: 10 };
-  const calls = scripted?.toolCalls ?? [];
-  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
-  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
-  const pieces = scripted?.chunks ?? (content ? split(content, 3) : []);
-  const toolCalls = calls.map((c, index) => ({ index, id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
-  return [
-    choice({ role: 'assistant', content: '' }),
-    ...pieces.map((text) => choice({ content: text })),
-    ...(toolCalls.length > 0 ? [choice({ tool_calls: toolCalls })] : []),
-    choice({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    { ...base, choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } },
-  ];
-}
-
 function errorBody(protocol: Protocol | null, status: number): unknown {
   const message = `fake error ${status}`;
   if (protocol === 'anthropic') return { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
@@ -158,8 +134,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
 
   const stream = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const content = scripted?.chunks?.join('') ?? scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
-    const messages = streamChunks(String(recorded.body?.model ?? 'deployment'), content, scripted).map((c) => `data: ${JSON.stringify(c)}\n\n`);
-    messages.push('data: [DONE]\n\n');
+    const messages = streamMessages(recorded.protocol ?? 'openai', String(recorded.body?.model ?? 'deployment'), content, scripted);
     res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
     const next = () => {
       const message = messages.shift();
@@ -177,7 +152,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const respond = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const protocol = recorded.protocol;
     const status = scripted?.status ?? (protocol ? 200 : 404);
-    if (protocol === 'openai' && recorded.body?.stream === true && status < 400 && scripted?.body === undefined) return stream(res, recorded, scripted);
+    if (protocol && recorded.body?.stream === true && status < 400 && scripted?.body === undefined) return stream(res, recorded, scripted);
     let body = scripted?.body;
     if (body === undefined) {
       if (status >= 400 || !protocol) body = errorBody(protocol, status);
