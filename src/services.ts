@@ -61,7 +61,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);
-  const runEvents = createRunEventHub(runRecords.events, { pollMs: 200, keepAliveMs: 15_000, ...config.runEvents, runExists: async (id) => (await runRecords.statusOf(id)) !== null, ...(logger ? { logger } : {}) });
+  const runEvents = createRunEventHub(runRecords.events, { pollMs: 200, keepAliveMs: 15_000, ...config.runEvents, runExists: async (id) => (await runRecords.statusOf(id)) !== null, deltas: runRecords.deltas, ...(logger ? { logger } : {}) });
   // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
   stopping?.addEventListener('abort', () => runEvents.close());
   return {

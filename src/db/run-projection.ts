@@ -6,6 +6,7 @@ import { isDuplicateKeyError } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models } from './models';
 import type { RunEvents } from './run-events';
+import { createTaskDeltas } from './task-deltas';
 
 const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
 
@@ -15,6 +16,7 @@ const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
  */
 export function createRunProjection(models: Models, events: RunEvents) {
   const { Run, RunTasks, Pause } = models;
+  const deltas = createTaskDeltas(models);
 
   async function saveTasks(runId: string, records: TaskRecord[], first: boolean): Promise<void> {
     const doc = { _id: runId, tasks: toJsonText(records), updated_at: new Date() };
@@ -78,6 +80,8 @@ export function createRunProjection(models: Models, events: RunEvents) {
       if (p.tasks) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       if (p.run) await saveRun(p.runId, p.run);
       await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) });
+      // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
+      if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED')) await deltas.sweep();
     },
 
     async recordPause(p: PauseRecord): Promise<void> {

@@ -6,6 +6,7 @@ import type { Models, RunDoc } from './models';
 import { type NewRun, runDocument } from './run-documents';
 import { createRunEvents } from './run-events';
 import { createRunProjection } from './run-projection';
+import { createTaskDeltas } from './task-deltas';
 import type { Values } from './values';
 
 export type { EndedRow, EndedRunSummary, RowRecordBase } from './batch-run-records';
@@ -22,10 +23,13 @@ export function createRunRepository(models: Models, values: Values) {
 
   const events = createRunEvents(models);
   const projection = createRunProjection(models, events);
+  const deltas = createTaskDeltas(models);
   return {
     ...projection,
     ...createBatchRunRecords(models, values, events),
     events,
+    /** Running tasks' streamed text (live only; see task-deltas.ts). */
+    deltas,
 
     /**
      * A new run with a fresh id (`R<n>`), PENDING. `storeInputs` turns the client's inputs into
@@ -75,6 +79,7 @@ export function createRunRepository(models: Models, values: Values) {
       await Pause.deleteMany({ run_id: trusted({ $in: ids }) });
       await models.CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
       await events.removeOfRuns(ids);
+      await deltas.removeOfRuns(ids);
       await Run.deleteMany({ _id: trusted({ $in: ids }) });
       await values.deleteScopes(ids);
     },

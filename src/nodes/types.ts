@@ -53,6 +53,8 @@ export interface NodeExecutionContext {
   maxValueBytes?: number;
   /** Token usage of one LLM request, summed into the task's `usage`. */
   reportUsage?(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): void;
+  /** Text of an LLM reply as it streams in (live `task.delta` events; not stored with the run). */
+  delta?(text: string): void;
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */
   readFile?(reference: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null>;
   /** The last heartbeat details of an earlier attempt of this execution (a retry resumes from them). */

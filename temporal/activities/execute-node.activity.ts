@@ -40,7 +40,13 @@ export async function executeNode(deps: NodeActivityDeps, { runId, node, input }
   const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
   const plainInput = await deps.values.resolve(input);
-  const output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
+  let output: NodeOutput;
+  try {
+    output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
+  } finally {
+    // Streamed text is stored before the workflow records the task's end, so streams show it first.
+    await ctx.flushDeltas();
+  }
   const usage = ctx.usage();
   return { output: await externalizeOutput(deps.values, runId, node, output), startTime, endTime: new Date().toISOString(), ...(usage ? { usage } : {}) };
 }

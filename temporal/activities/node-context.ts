@@ -1,8 +1,10 @@
 import { Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
+import { createTaskDeltas } from '../../src/db/task-deltas';
 import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
+import { createDeltaBatcher } from './task-delta-batcher';
 
 export interface NodeContextDeps {
   models: Models;
@@ -31,10 +33,16 @@ async function readStoredFile(models: Models, path: string): Promise<{ bytes: Bu
   return { bytes: Buffer.concat(chunks), mimeType: typeof meta?.content_type === 'string' ? meta.content_type : 'application/octet-stream', name: path.split('/').at(-1) ?? path };
 }
 
-/** The context a node executes with inside an activity; `usage()` is what its LLM calls used. */
-export function activityNodeContext(deps: NodeContextDeps, runId: string, nodeId: string, nodeTitle: string, maxValueBytes?: number): NodeExecutionContext & { usage(): TokenUsage | undefined } {
+/**
+ * The context a node executes with inside an activity; `usage()` is what its LLM calls used,
+ * `flushDeltas()` stores the last of the text it streamed (before the task's end is recorded).
+ */
+export function activityNodeContext(
+  deps: NodeContextDeps, runId: string, nodeId: string, nodeTitle: string, maxValueBytes?: number,
+): NodeExecutionContext & { usage(): TokenUsage | undefined; flushDeltas(): Promise<void> } {
   const activity = Context.current();
   let usage: TokenUsage | undefined;
+  const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) => activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }));
   // Temporal keeps only the latest heartbeat's details: the periodic beats repeat the node's last
   // ones (a crawl id), so a retry after a crash still finds them.
   let last: unknown;
@@ -50,6 +58,8 @@ export function activityNodeContext(deps: NodeContextDeps, runId: string, nodeId
     },
     heartbeatDetails: activity.info.heartbeatDetails,
     reportUsage: (used) => void (usage = addUsage(usage, used)),
+    delta: (text) => deltas.push(text),
+    flushDeltas: () => deltas.flush(),
     readFile: (path) => readStoredFile(deps.models, path),
     usage: () => usage,
     ...(deps.retriever ? { retrieve: deps.retriever } : {}),

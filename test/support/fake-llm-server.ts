@@ -1,11 +1,13 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { streamMessages } from './fake-llm-stream';
 
 /**
  * A local stand-in for LLM providers: a real HTTP server speaking OpenAI's chat-completions
  * protocol (also used by Gemini, DeepSeek, Ollama, xAI and Azure's deployment URLs) and
  * Anthropic's messages protocol. Tests point the providers' base-URL settings at it, script
- * replies with `enqueue`, and assert on the recorded requests.
+ * replies with `enqueue`, and assert on the recorded requests. A request with `stream: true`
+ * is answered with server-sent events in that protocol's streaming format.
  */
 
 export type Protocol = 'openai' | 'anthropic';
@@ -33,6 +35,10 @@ export interface ScriptedResponse {
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
+  /** A streamed reply's content pieces (their concatenation is the content); default: the content in 3 pieces. */
+  chunks?: string[];
+  /** Pause between a streamed reply's chunks. */
+  chunkDelayMs?: number;
 }
 
 export interface ScriptedToolCall {
@@ -126,9 +132,27 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const timers = new Set<NodeJS.Timeout>();
   let responder: Responder | undefined;
 
+  const stream = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
+    const content = scripted?.chunks?.join('') ?? scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
+    const messages = streamMessages(recorded.protocol ?? 'openai', String(recorded.body?.model ?? 'deployment'), content, scripted);
+    res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
+    const next = () => {
+      const message = messages.shift();
+      if (message === undefined || res.destroyed) return void res.end();
+      res.write(message);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        next();
+      }, scripted?.chunkDelayMs ?? 0);
+      timers.add(timer);
+    };
+    next();
+  };
+
   const respond = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const protocol = recorded.protocol;
     const status = scripted?.status ?? (protocol ? 200 : 404);
+    if (protocol && recorded.body?.stream === true && status < 400 && scripted?.body === undefined) return stream(res, recorded, scripted);
     let body = scripted?.body;
     if (body === undefined) {
       if (status >= 400 || !protocol) body = errorBody(protocol, status);

@@ -12,6 +12,7 @@ import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { runEventHeadSchema, runEventSchema, type RunEventDoc, type RunEventHeadDoc } from './run-event.model';
+import { taskDeltaSchema, type TaskDeltaDoc } from './task-delta.model';
 import { sessionTurnSchema, type SessionTurnDoc } from './session-turn.model';
 import { sessionSchema, type SessionDoc } from './session.model';
 import { userSchema, type UserDoc } from './user.model';
@@ -23,7 +24,7 @@ export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc 
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
 export type { CallbackDeliveryDoc };
-export type { RunEventDoc, RunEventHeadDoc };
+export type { RunEventDoc, RunEventHeadDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
@@ -40,6 +41,7 @@ export function createModels(conn: Connection) {
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     RunEvent: conn.model<RunEventDoc>('RunEvent', runEventSchema),
     RunEventHead: conn.model<RunEventHeadDoc>('RunEventHead', runEventHeadSchema),
+    TaskDelta: conn.model<TaskDeltaDoc>('TaskDelta', taskDeltaSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
     runFiles: new mongo.GridFSBucket(db, { bucketName: 'run_files' }),
     Dataset: conn.model<DatasetDoc>('Dataset', datasetSchema),

@@ -1,4 +1,5 @@
 import type { RunEvents, StoredRunEvent } from '../../db/run-events';
+import type { TaskDelta, TaskDeltas } from '../../db/task-deltas';
 import { FINAL_EVENTS } from '../../engine/run-events';
 import type { Logger } from '../../logger';
 
@@ -6,6 +7,8 @@ import type { Logger } from '../../logger';
 export interface EventSink {
   /** False: the client is behind; wait for `drained()` before the next one. */
   send(event: StoredRunEvent): boolean;
+  /** A piece of a running task's streamed text (not an event of the stream: no sequence number). */
+  delta(nodeId: string, text: string): void;
   drained(): Promise<void>;
   comment(text: string): void;
   /** The stream is over (its final event sent, or its run deleted). */
@@ -18,6 +21,8 @@ export interface HubOptions {
   keepAliveMs: number;
   /** Whether a run still exists (a run deleted mid-stream ends its streams). */
   runExists(runId: string): Promise<boolean>;
+  /** Where running tasks' streamed text is (absent: no `task.delta`). */
+  deltas?: Pick<TaskDeltas, 'ofRun'>;
   logger?: Logger;
 }
 
@@ -41,6 +46,11 @@ interface Subscriber {
  * subscriber that falls behind the watcher's recent events (a slow client, a replay) reads them
  * from storage itself. The watcher stops with its last subscriber. While the database is away a
  * watcher retries with backoff and its streams stay open (keep-alives go on).
+ *
+ * Each tick also reads the run's streamed text pieces (few: they are kept only seconds) and sends
+ * the new ones, before the tick's events, to the streams that are up to date: a task's pieces are
+ * stored before its end is, so they reach a live stream before its `task.completed`. What was
+ * stored before the watcher's first look is not sent (a reconnect gets the task's output instead).
  */
 export function createRunEventHub(events: RunEvents, opts: HubOptions) {
   const watchers = new Map<string, RunWatcher>();
@@ -54,6 +64,8 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
     private polling = false;
     private failures = 0;
     private idleSince = Date.now();
+    /** Ids of the pieces seen (null until the first look, which only notes what is there already). */
+    private seenDeltas: Set<string> | null = null;
 
     constructor(readonly runId: string, from: number) {
       this.next = from;
@@ -75,8 +87,11 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
     private async poll(): Promise<void> {
       this.polling = true;
       let found: StoredRunEvent[];
+      let fresh: TaskDelta[];
       try {
         found = await events.after(this.runId, this.next - 1);
+        // After the events: a task end found above has its every piece stored by now.
+        fresh = await this.newDeltas();
         if (found.length === 0 && Date.now() - this.idleSince > EXISTS_CHECK_MS) {
           this.idleSince = Date.now();
           if (!(await opts.runExists(this.runId))) return this.gone();
@@ -93,6 +108,7 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
       }
       // `recent` stays contiguous: it only ever grows by the events that follow it.
       found = found.filter((e, i) => e.seq === this.next + i);
+      for (const sub of this.subs) if (!sub.closed && sub.next === this.next) for (const d of fresh) sub.sink.delta(d.nodeId, d.text);
       if (found.length > 0) {
         this.idleSince = Date.now();
         this.recent.push(...found);
@@ -103,6 +119,14 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
         for (const sub of this.subs) void pump(this, sub);
       }
       this.schedule(found.length > 0 ? 0 : opts.pollMs);
+    }
+
+    private async newDeltas(): Promise<TaskDelta[]> {
+      if (!opts.deltas) return [];
+      const all = await opts.deltas.ofRun(this.runId);
+      const seen = this.seenDeltas;
+      this.seenDeltas = new Set(all.map((d) => d.id));
+      return seen ? all.filter((d) => !seen.has(d.id)) : [];
     }
 
     private gone(): void {

@@ -77,6 +77,8 @@ function lastEventId(ctx: Context): number | undefined {
 function sseSink(body: PassThrough) {
   return {
     send: (e: StoredRunEvent) => body.write(`id: ${e.seq}\nevent: ${e.event}\ndata: ${e.data}\n\n`),
+    // No `id:`: a piece leaves the client's Last-Event-ID as it was.
+    delta: (nodeId: string, text: string) => void body.write(`event: task.delta\ndata: ${JSON.stringify({ node_id: nodeId, text })}\n\n`),
     drained: () => new Promise<void>((resolve) => {
       if (body.destroyed || !body.writableNeedDrain) return resolve();
       const done = () => {

@@ -33,10 +33,21 @@ export const RUN_EVENT_DATA = {
   'run.canceled': ended,
 } as const;
 
-/** The stream as OpenAPI shows it: each SSE message is `id: <seq>`, `event: <name>`, `data: <JSON>`. */
+/** `task.delta`: a piece of the text an LLM node is streaming from its provider; live only, not stored, no `id`. */
+export const TaskDeltaData = z.object({
+  node_id: z.string(),
+  text: z.string().openapi({ description: "The next piece of the model's reply text (as the provider sent it: JSON text for a JSON-mode call)" }),
+});
+
+const durableEvents = Object.entries(RUN_EVENT_DATA).map(([name, data]) => z.object({ id: z.number().int().min(1), event: z.literal(name), data }));
+const taskDelta = z.object({ event: z.literal('task.delta'), data: TaskDeltaData }).openapi({
+  description: "Sent without `id:` (Last-Event-ID is not moved by it) and never replayed: a client that connects later gets the task's output in task.completed.",
+});
+
+/** The stream as OpenAPI shows it: each SSE message is `id: <seq>`, `event: <name>`, `data: <JSON>` (task.delta without `id`). */
 export const RunStreamEvent = z
-  .union(Object.entries(RUN_EVENT_DATA).map(([name, data]) => z.object({ id: z.number().int().min(1), event: z.literal(name), data })) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
+  .union([...durableEvents, taskDelta] as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
   .openapi('RunStreamEvent', {
     description:
-      'One server-sent event: `id:` its sequence number in the run, `event:` its name, `data:` the JSON shown here. The stream ends after run.completed, run.failed or run.canceled; comment lines (`: keep-alive`) come every 15 s.',
+      'One server-sent event: `id:` its sequence number in the run, `event:` its name, `data:` the JSON shown here. The stream ends after run.completed, run.failed or run.canceled; comment lines (`: keep-alive`) come every 15 s. `task.delta` events (an LLM node\'s reply as it streams) have no `id:` and are not stored.',
   });

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { toNodeError } from './provider-errors.js';
 import { type AdapterOptions, baseUrlSetting, requiredSetting } from './provider-settings.js';
-import type { ChatCompletionRequest, ChatMessage, ContentPart, LlmAdapter } from './types.js';
+import type { ChatCompletionRequest, ChatCompletionResult, ChatMessage, ContentPart, LlmAdapter } from './types.js';
 
 /** The Messages API requires a limit; used only when the caller has none. */
 const FALLBACK_MAX_TOKENS = 4096;
@@ -63,7 +63,17 @@ function requestBody(request: ChatCompletionRequest): MessageCreateParamsNonStre
   return body;
 }
 
-/** `anthropic/*`: the Messages API through the official SDK; ANTHROPIC_API_BASE overrides the host. */
+function resultOf(message: Message): ChatCompletionResult {
+  const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+  const toolCalls = message.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : []));
+  const { input_tokens: prompt, output_tokens: completion } = message.usage;
+  return { text, ...(toolCalls.length > 0 ? { toolCalls } : {}), usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+}
+
+/**
+ * `anthropic/*`: the Messages API through the official SDK; ANTHROPIC_API_BASE overrides the host.
+ * Streamed (the SDK assembling the same message) when the caller takes text as it comes and offers no tools.
+ */
 export async function anthropicAdapter(options: AdapterOptions): Promise<LlmAdapter> {
   const apiKey = await requiredSetting(options.secret, 'ANTHROPIC_API_KEY');
   const baseURL = await baseUrlSetting(options.secret, 'ANTHROPIC_API_BASE', 'https://api.anthropic.com');
@@ -72,11 +82,13 @@ export async function anthropicAdapter(options: AdapterOptions): Promise<LlmAdap
   return {
     async chatCompletion(request) {
       try {
-        const message = await client.messages.create(requestBody(request), { signal: request.signal });
-        const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-        const toolCalls = message.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : []));
-        const { input_tokens: prompt, output_tokens: completion } = message.usage;
-        return { text, ...(toolCalls.length > 0 ? { toolCalls } : {}), usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+        const { onText } = request;
+        if (onText && !(request.tools && request.tools.length > 0)) {
+          const stream = client.messages.stream(requestBody(request), { signal: request.signal });
+          stream.on('text', (piece) => onText(piece));
+          return resultOf(await stream.finalMessage());
+        }
+        return resultOf(await client.messages.create(requestBody(request), { signal: request.signal }));
       } catch (err) {
         throw toNodeError(err, 'Anthropic', request.signal);
       }

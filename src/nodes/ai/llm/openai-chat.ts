@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { NodeExecutionError } from '../../errors.js';
+import { streamChatCompletion } from './openai-stream.js';
 import { toNodeError } from './provider-errors.js';
 import type { AdapterOptions } from './provider-settings.js';
 import type { ChatCompletionRequest, ChatMessage, ContentPart, LlmAdapter, TokenUsage } from './types.js';
@@ -64,11 +65,17 @@ function requestBody(request: ChatCompletionRequest, flavour: OpenAiChatFlavour)
   return body;
 }
 
-/** One chat completion through an OpenAI SDK client (OpenAI, Azure and the compatible APIs). */
+/**
+ * One chat completion through an OpenAI SDK client (OpenAI, Azure and the compatible APIs).
+ * Streamed when the caller takes text as it comes and offers no tools (tool calls stay one reply).
+ */
 export function openAiChatAdapter(client: OpenAI, flavour: OpenAiChatFlavour): LlmAdapter {
   return {
     async chatCompletion(request) {
       try {
+        if (request.onText && !(request.tools && request.tools.length > 0)) {
+          return await streamChatCompletion(client, requestBody(request, flavour), flavour.provider, request.onText, request.signal);
+        }
         const completion = await client.chat.completions.create(requestBody(request, flavour), { signal: request.signal });
         const message = completion.choices[0]?.message;
         if (!message) throw new NodeExecutionError(`${flavour.provider} returned no choices`);

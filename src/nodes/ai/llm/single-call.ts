@@ -67,7 +67,8 @@ export async function prepareModel(config: LlmCallConfig, ctx: NodeExecutionCont
 /** One provider request (Temporal owns retries); its token usage is reported to the task. */
 export async function callModel(prepared: PreparedModel, messages: ChatMessage[], extra: Partial<ChatCompletionRequest>, ctx: NodeExecutionContext): Promise<ChatCompletionResult> {
   ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
-  const reply = await prepared.adapter.chatCompletion({ ...prepared.settings, ...extra, messages });
+  const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
+  const reply = await prepared.adapter.chatCompletion({ ...prepared.settings, ...extra, messages, ...(onText ? { onText } : {}) });
   ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
   if (reply.usage) ctx.reportUsage?.(reply.usage);
   return reply;

@@ -41,6 +41,11 @@ export interface ChatCompletionRequest {
   /** Extended thinking with this budget (Anthropic). */
   thinkingBudgetTokens?: number;
   signal?: AbortSignal;
+  /**
+   * Given: the adapter streams the reply where it can (a plain completion, no tools) and calls
+   * this with each piece of text as it arrives; the result is the same as without it.
+   */
+  onText?: (text: string) => void;
 }
 
 /** Tokens a call used, as the provider reported them. */
