@@ -63,14 +63,14 @@ async function staticChecks(): Promise<boolean> {
 const SUITE = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/api/**/*.test.ts', 'test/unit/**/*.test.ts'];
 
 /**
- * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 2): every file starts its own api
+ * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 3): every file starts its own api
  * with a fresh database, task queue and workflow-id prefix, and the suites that kill servers start
  * their own, so files never share state. Much of an e2e file is waiting (kill -9 and restart,
  * retry backoff, a paused run), which a second file fills.
  */
 function mochaArgs(args: string[]): string[] {
   const named = args.some((a) => !a.startsWith('-') && a.endsWith('.ts'));
-  const jobs = Number(process.env.SPUR_TEST_JOBS ?? 2);
+  const jobs = Number(process.env.SPUR_TEST_JOBS ?? 3);
   const parallel = Number.isInteger(jobs) && jobs > 1 ? ['--parallel', '--jobs', String(jobs)] : [];
   return [...parallel, ...(named ? args : [...args, ...SUITE])];
 }
