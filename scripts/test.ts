@@ -66,7 +66,7 @@ const SUITE = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/deplo
  * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 3): every file starts its own api
  * with a fresh database, task queue and workflow-id prefix, and the suites that kill servers start
  * their own, so files never share state. Much of an e2e file is waiting (kill -9 and restart,
- * retry backoff, a paused run), which a second file fills.
+ * retry backoff, a paused run), which the other files fill.
  */
 function mochaArgs(args: string[]): string[] {
   const named = args.some((a) => !a.startsWith('-') && a.endsWith('.ts'));
