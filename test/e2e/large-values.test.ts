@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { BSON } from 'mongodb';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
+import { largestHistoryPayload } from '../support/run-history';
 import { l, n } from '../support/graphs';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
 const MB = 1_000_000;
 const THRESHOLD = 128 * 1024;
@@ -55,19 +55,6 @@ const gated = {
   nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('gate', 'HumanInterventionNode', { message: 'look' }), n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } })],
   links: [l('in', 'gate'), l('gate', 'out')],
 };
-
-/** Every payload in the run's Temporal history (inputs, results, markers) with its size. */
-async function largestHistoryPayload(engine: Engine, runId: string): Promise<{ bytes: number; events: number }> {
-  const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
-  let bytes = 0;
-  const walk = (v: unknown) => {
-    if (v instanceof Uint8Array) bytes = Math.max(bytes, v.length);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  walk(history.events);
-  return { bytes, events: history.events?.length ?? 0 };
-}
 
 /** The largest document of the test database (GridFS chunks aside: 1 MiB each by construction). */
 async function largestDocument(engine: Engine, skip: string[] = []): Promise<{ bytes: number; where: string }> {

@@ -4,6 +4,7 @@ import { RerunRequest } from '../../src/modules/runs/rerun.schemas';
 import { createServices } from '../../src/services';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
+import { largestHistoryPayload } from '../support/run-history';
 import { cond, input, l, n } from '../support/graphs';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
@@ -216,14 +217,14 @@ describe('e2e: rerun from a node', function () {
     assert.equal(task(again, 'big').outputs?.s, bigText, 'the reused large output reads back whole');
     assert.equal(task(again, 'dig').outputs?.h, sha(bigText), 'the node after it got the reused value resolved');
     assert.notEqual(task(again, 'dig').outputs?.r, task(original, 'dig').outputs?.r);
-    const largest = await largestHistoryPayload(again.id);
+    const largest = (await largestHistoryPayload(engine, again.id)).bytes;
     assert.ok(largest < 64 * 1024, `the rerun's Temporal history carries references, not the value (largest payload ${largest} bytes)`);
 
     const given = 'z'.repeat(400_000);
     const overridden = await ended((await rerun(original.id, { from_node_id: 'dig', input_overrides: { big: { s: given } } })).id);
     assert.equal(overridden.status, 'COMPLETED', JSON.stringify(overridden.tasks.map((t) => t.error)));
     assert.equal(task(overridden, 'dig').outputs?.h, sha(given));
-    assert.ok((await largestHistoryPayload(overridden.id)) < 64 * 1024, 'the override travels by reference too');
+    assert.ok((await largestHistoryPayload(engine, overridden.id)).bytes < 64 * 1024, 'the override travels by reference too');
   });
 
   it('reuses a branch a router did not take (CANCELED quietly) and reruns the taken one', async () => {
@@ -296,19 +297,6 @@ describe('e2e: rerun from a node', function () {
     assert.equal(run.tasks.items.properties.reused.type, 'boolean');
     assert.match(run.tasks.items.properties.reused.description, /taken over from the original run/);
   });
-
-  /** The largest payload (workflow input, activity input or result) in a run's Temporal history. */
-  async function largestHistoryPayload(runId: string): Promise<number> {
-    const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
-    let bytes = 0;
-    const walk = (v: unknown) => {
-      if (v instanceof Uint8Array) bytes = Math.max(bytes, v.length);
-      else if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-    };
-    walk(history.events);
-    return bytes;
-  }
 });
 
 describe('e2e: a rerun whose api stopped before starting it; a rerun that continues as new', function () {
