@@ -7,6 +7,7 @@ import { runForLoop } from './for-loop';
 import { runAgent } from './agent-loop';
 import { runBestOfN } from './best-of-n';
 import type { CompositeResult, StepRunner } from './composite';
+import { type PureRegion, type RegionOutcome, pureRegionFrom } from './pure-region';
 
 export interface LevelOptions {
   /** Nodes whose outcome is already known (a partial run's precomputed outputs): not executed. */
@@ -43,6 +44,8 @@ export interface NodeExecutor {
    * when such a node is reached; false replays runs recorded before they did. Absent: true.
    */
   stepwise?(): boolean;
+  /** Runs a pure region (pure-region.ts) as one step. Absent: every node runs on its own. */
+  executeRegion?(region: PureRegion): Promise<RegionOutcome[]>;
   /** The whole run is being cancelled: stop, do not record a node failure. */
   isCancellation(err: unknown): boolean;
 }
@@ -75,6 +78,8 @@ export class GraphWalker {
   }
 
   private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions) {
+    // Already run as part of a pure region that an earlier node started.
+    if (states.has(id)) return;
     const node = level.byId.get(id) as GraphNode;
     if (record && this.hooks.mayStart && !this.hooks.mayStart(node)) return;
     if (node.node_type === ENGINE_NODE_TYPES.input) {
@@ -99,6 +104,10 @@ export class GraphWalker {
       return this.settle(node, result.state, record, { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history }, states);
     }
     const slow = record && !PURE_NODE_TYPES.has(node.node_type);
+    if (!override && this.executor.executeRegion) {
+      const region = pureRegionFrom(level, id, states, new Set(options.inputOverrides?.keys()));
+      if (region) return this.runRegion(node, region, decision.input, record, states);
+    }
     if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
       const result = await this.executeOne(level, node, decision.input);
@@ -108,6 +117,24 @@ export class GraphWalker {
       if (this.executor.isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
       if (slow) this.hooks.afterSlowNode?.(node);
       this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
+    }
+  }
+
+  /**
+   * The region's nodes end as its step says. If the step itself fails (its retries spent), the
+   * start node fails with the reason; the nodes after it are then cancelled as usual.
+   */
+  private async runRegion(start: GraphNode, region: PureRegion, input: Record<string, unknown>, record: boolean, states: Map<string, NodeState>) {
+    let outcomes: RegionOutcome[];
+    try {
+      outcomes = await (this.executor.executeRegion as NonNullable<NodeExecutor['executeRegion']>)(region);
+    } catch (err) {
+      if (this.executor.isCancellation(err)) throw err;
+      return this.settle(start, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: input }, states);
+    }
+    for (const { nodeId, state, write } of outcomes) {
+      const node = region.nodes.find((n) => n.id === nodeId);
+      if (node) this.adopt(node, state, record ? write : null, states);
     }
   }
 
@@ -140,10 +167,18 @@ export class GraphWalker {
 
   /** Stores the node's final state and, for top-level nodes, its task record. */
   private settle(node: GraphNode, state: NodeState, record: boolean, extra: Partial<TaskWrite>, states: Map<string, NodeState>): void {
+    this.adopt(node, state, record ? this.taskWrite(node, state, extra) : null, states);
+  }
+
+  /** A node's final state and (null: not recorded) its task write. */
+  private adopt(node: GraphNode, state: NodeState, write: TaskWrite | null, states: Map<string, NodeState>): void {
     states.set(node.id, state);
     if (state.status === 'FAILED') this.hooks.onNodeFailed(node, state.error);
-    if (!record) return;
-    this.hooks.recordTask({
+    if (write) this.hooks.recordTask(write);
+  }
+
+  private taskWrite(node: GraphNode, state: NodeState, extra: Partial<TaskWrite>): TaskWrite {
+    return {
       nodeId: node.id,
       status: state.status,
       error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
@@ -153,7 +188,7 @@ export class GraphWalker {
       ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
       ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
       endTime: new Date().toISOString(),
-    });
+    };
   }
 }
 

@@ -44,6 +44,12 @@ export interface SpurRunInput {
   callback?: RunCallbackInfo;
   /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
   rerun?: RunRerun;
+  /**
+   * Run chains of pure nodes as one local activity each (pure-region.ts). Set by every start
+   * since; runs recorded before lack it and replay one activity per node. A flag in the input,
+   * not a `patched()` marker: a marker makes the server upsert a search attribute in every run.
+   */
+  pureRegions?: boolean;
 }
 
 /**
@@ -100,6 +106,8 @@ export interface PartialRunInput {
   precomputed: Record<string, NodeOutput>;
   /** Where this partial run's large values are stored (deleted once the api has answered). */
   valueScope?: string;
+  /** As SpurRunInput's. */
+  pureRegions?: boolean;
 }
 
 /**

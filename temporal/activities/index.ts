@@ -7,6 +7,7 @@ import { createChatActivities } from './chat.activities';
 import { type CallbackDeliveryDeps, createCallbackActivities } from './callback.activities';
 import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
+import { createPureRegionActivity } from './pure-region.activity';
 import { createProjectionActivities } from './projection.activities';
 import { createRagActivities } from './rag.activities';
 import type { VectorStore } from '../../src/rag/vector-store';
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createProjectionActivities(runs),
     ...createNodeActivities(deps),
+    ...createPureRegionActivity(deps),
     ...createBatchActivities(deps, runs),
     ...createChatActivities(deps.models),
     ...createAgentActivities(deps),

@@ -2,6 +2,7 @@ import { isCancellation, patched, proxyActivities, proxyLocalActivities } from '
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type AgentStepInput, type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
+import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
 import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
 
 export { failureMessage } from '../../src/engine/graph-walker';
@@ -11,17 +12,19 @@ const STEPWISE_LLM_NODES = 'stepwise-agent-best-of-n';
 
 /** A run's graph walked inside its workflow: every node is an activity (pure ones local). */
 export class GraphRunner extends GraphWalker {
-  constructor(runId: string, hooks: RunnerHooks) {
-    super(runId, hooks, activityExecutor(runId));
+  /** `pureRegions`: the run's input asks for pure regions (runs recorded before do not). */
+  constructor(runId: string, hooks: RunnerHooks, pureRegions: boolean) {
+    super(runId, hooks, activityExecutor(runId, pureRegions));
   }
 }
 
-function activityExecutor(runId: string): NodeExecutor {
+function activityExecutor(runId: string, pureRegions: boolean): NodeExecutor {
   return {
     // Not async: the activity promise is returned as is, so the walker awaits it directly.
     execute: (node, input) => nodeActivity(node)({ runId, node, input }),
     agentStep: (input) => agentStepActivity(input)(input),
     stepwise: () => patched(STEPWISE_LLM_NODES),
+    ...(pureRegions ? { executeRegion: (region: PureRegion) => regionActivity(region)({ runId, region }) } : {}),
     isCancellation,
   };
 }
@@ -33,6 +36,12 @@ function nodeActivity(node: GraphNode): ExecuteNodeActivity {
     return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[name] as ExecuteNodeActivity;
   }
   return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[name] as ExecuteNodeActivity;
+}
+
+/** A pure region as one local activity, named in the Web UI by its nodes. */
+function regionActivity(region: PureRegion): PureRegionActivity {
+  const summary = region.nodes.map((n) => `${n.title} (${n.id})`).join(' → ');
+  return proxyLocalActivities<Record<string, PureRegionActivity>>({ ...PURE_NODE_OPTIONS, summary })[PURE_REGION_ACTIVITY] as PureRegionActivity;
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */

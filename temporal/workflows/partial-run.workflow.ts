@@ -24,7 +24,7 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
     onNodeFailed: () => undefined,
     // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.
     pause: async (_node, nodeInput) => ({ status: 'COMPLETED', output: nodeInput }),
-  });
+  }, input.pureRegions === true);
   const states = await runner.runLevel(needed, input.inputNodeInput, false, { preset: known, allowEmptyInput: true });
   const outputs: Record<string, NodeOutput> = {};
   for (const [id, state] of states) if (state.status === 'COMPLETED' && state.output) outputs[id] = state.output;

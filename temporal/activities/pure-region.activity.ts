@@ -1,0 +1,51 @@
+import { storageFailureKind } from '../../src/db/failure-kinds';
+import { GraphWalker } from '../../src/engine/graph-walker';
+import { PURE_REGION_ACTIVITY, type PureRegionActivity, type PureRegionInput, type RegionOutcome, regionLevel } from '../../src/engine/pure-region';
+import type { TaskWrite } from '../../src/engine/run-contract';
+import { type NodeActivityDeps, executeNode } from './execute-node.activity';
+
+/** A failure the region's step may outlive (its storage away): the whole step is retried by its policy. */
+class RetryRegion extends Error {
+  constructor(readonly original: unknown) {
+    super('retry the region');
+  }
+}
+
+/**
+ * One local activity for a pure region: its nodes run here, one after another, with the engine's
+ * own walker, so inputs, routes, failures and upstream cancels are exactly those of nodes run one
+ * activity each. A node that fails is recorded FAILED (as its own activity would have been, its
+ * failure being deterministic); storage being away fails the step, which is retried whole.
+ */
+export function createPureRegionActivity(deps: NodeActivityDeps): Record<typeof PURE_REGION_ACTIVITY, PureRegionActivity> {
+  return { [PURE_REGION_ACTIVITY]: (input) => runPureRegion(deps, input) };
+}
+
+export async function runPureRegion(deps: NodeActivityDeps, { runId, region }: PureRegionInput): Promise<RegionOutcome[]> {
+  const { level, preset } = regionLevel(region);
+  const writes: TaskWrite[] = [];
+  const walker = new GraphWalker(
+    runId,
+    { recordTask: (write) => writes.push(write), onNodeFailed: () => undefined },
+    {
+      execute: async (node, input) => {
+        try {
+          return await executeNode(deps, { runId, node, input });
+        } catch (err) {
+          throw storageFailureKind(err) === 'unavailable' ? new RetryRegion(err) : err;
+        }
+      },
+      isCancellation: (err) => err instanceof RetryRegion,
+    },
+  );
+  let states;
+  try {
+    states = await walker.runLevel(level, {}, true, { preset });
+  } catch (err) {
+    throw err instanceof RetryRegion ? err.original : err;
+  }
+  return writes.flatMap((write) => {
+    const state = states.get(write.nodeId);
+    return state && !preset.has(write.nodeId) ? [{ nodeId: write.nodeId, state, write }] : [];
+  });
+}

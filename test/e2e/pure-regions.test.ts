@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { startEngine, type Engine } from '../support/engine';
+import { cond, input, l, n } from '../support/graphs';
+
+/** The activity types of a run's local activities, in the order the history recorded them. */
+async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
+  const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type] : [];
+  });
+}
+
+describe('e2e: a chain of pure nodes runs as one local activity (pure region)', function () {
+  this.timeout(60_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine();
+  });
+  after(() => engine?.close());
+
+  async function run(definition: unknown, inputs: Record<string, unknown>) {
+    const wf = (await engine.http.post('/wf/', { name: `region-${Math.random()}`, definition })).body;
+    assert.ok(wf.id, JSON.stringify(wf));
+    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: inputs } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [record] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
+    const tasks = Object.fromEntries(record.tasks.map((t: { node_id: string }) => [t.node_id, t]));
+    return { outputs: res.body, record, tasks };
+  }
+
+  const chain = {
+    nodes: [
+      input(),
+      n('S', 'StaticValueNode', { values: { greeting: 'hi' } }),
+      n('M', 'MergeNode'),
+      n('R', 'RouterNode', { route_map: { yes: { conditions: [cond('M.in.x', 'equals', 'go')] }, no: { conditions: [cond('M.in.x', 'equals', 'stop')] } } }),
+      n('out', 'OutputNode', { output_map: { said: 'R.M.S.greeting', x: 'R.M.in.x' } }),
+      n('other', 'OutputNode'),
+    ],
+    links: [l('in', 'S'), l('in', 'M'), l('S', 'M'), l('M', 'R'), l('R', 'out', 'yes'), l('R', 'other', 'no')],
+  };
+
+  it('runs five pure nodes in one step, and every node still shows its own task', async () => {
+    const { outputs, record, tasks } = await run(chain, { x: 'go' });
+    assert.deepEqual(outputs.out, { said: 'hi', x: 'go' });
+    assert.deepEqual(outputs.M, { in: { x: 'go' }, S: { greeting: 'hi' } });
+    assert.equal(record.status, 'COMPLETED');
+    // Each node's task has the inputs it was given and what it produced, in the order they ran.
+    assert.deepEqual(tasks.M.inputs, { in: { x: 'go' }, S: { greeting: 'hi' } });
+    assert.deepEqual(tasks.R.outputs, { yes: { M: outputs.M }, no: null });
+    assert.deepEqual(tasks.out.inputs, { R: { M: outputs.M } });
+    assert.deepEqual(tasks.out.outputs, { said: 'hi', x: 'go' });
+    assert.equal(tasks.other.status, 'CANCELED', 'the untaken route is cancelled inside the region too');
+    assert.equal(tasks.other.error, null);
+    for (const id of ['S', 'M', 'R', 'out']) {
+      assert.equal(tasks[id].status, 'COMPLETED', id);
+      assert.ok(tasks[id].start_time <= tasks[id].end_time, `${id}: ${tasks[id].start_time} .. ${tasks[id].end_time}`);
+    }
+    assert.ok(tasks.S.end_time <= tasks.M.start_time && tasks.M.end_time <= tasks.R.start_time, 'the chain ran in order');
+    // One local activity ran every node; the other one saved the run.
+    assert.deepEqual(await localActivityTypes(engine, record.id), ['executePureRegion', 'saveProgress']);
+  });
+
+  it('a node failing inside the region fails alone: what depends on it is cancelled, the other branch completes', async () => {
+    const def = {
+      nodes: [input(), n('S', 'StaticValueNode', { values: { v: 1 } }), n('bad', 'OutputNode', { output_map: { y: 'S.missing.deep' } }), n('after', 'MergeNode'), n('good', 'OutputNode', { output_map: { v: 'S.v' } })],
+      links: [l('in', 'S'), l('S', 'bad'), l('bad', 'after'), l('S', 'good')],
+    };
+    const { outputs, record, tasks } = await run(def, { x: 'go' });
+    assert.deepEqual(outputs.good, { v: 1 });
+    assert.equal(tasks.bad.status, 'FAILED');
+    assert.match(tasks.bad.error, /S\.missing\.deep/);
+    assert.deepEqual(tasks.bad.inputs, { S: { v: 1 } });
+    assert.equal(tasks.after.status, 'CANCELED');
+    assert.equal(tasks.after.error, 'Upstream failure');
+    assert.equal(record.status, 'FAILED');
+    assert.match(record.message, /^Node 'bad' \(bad\) failed: /);
+    // The failure is saved as soon as the region's step has ended (the run shows FAILED), then the end.
+    assert.deepEqual(await localActivityTypes(engine, record.id), ['executePureRegion', 'saveProgress', 'saveProgress']);
+  });
+
+  it('a partial run computes its target through a region', async () => {
+    const wf = (await engine.http.post('/wf/', { name: `region-partial-${Math.random()}`, definition: chain })).body;
+    const res = await engine.http.post(`/wf/${wf.id}/run_partial/`, { node_id: 'R', initial_inputs: { in: { x: 'stop' } }, partial_outputs: {} });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.R, { yes: null, no: { M: { in: { x: 'stop' }, S: { greeting: 'hi' } } } });
+    assert.equal('out' in res.body, false, 'nothing past the target runs');
+  });
+});
