@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startEngine, type Engine } from '../support/engine';
 import { cond, input, l, n } from '../support/graphs';
+import { runGraph } from '../support/run-graph';
 
 /** The activity types of a run's local activities, in the order the history recorded them. */
 async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
@@ -22,15 +23,7 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
   });
   after(() => engine?.close());
 
-  async function run(definition: unknown, inputs: Record<string, unknown>) {
-    const wf = (await engine.http.post('/wf/', { name: `region-${Math.random()}`, definition })).body;
-    assert.ok(wf.id, JSON.stringify(wf));
-    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: inputs } });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    const [record] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
-    const tasks = Object.fromEntries(record.tasks.map((t: { node_id: string }) => [t.node_id, t]));
-    return { outputs: res.body, record, tasks };
-  }
+  const run = (definition: unknown, inputs: Record<string, unknown>) => runGraph(engine, definition, inputs, 'region');
 
   const chain = {
     nodes: [

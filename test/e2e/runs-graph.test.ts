@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { cond, input, l, n } from '../support/graphs';
+import { runGraph } from '../support/run-graph';
 
 describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)', function () {
   this.timeout(60_000);
@@ -10,15 +11,7 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
   });
   after(() => engine?.close());
 
-  async function run(definition: unknown, inputs: Record<string, unknown>) {
-    const wf = (await engine.http.post('/wf/', { name: `g-${Math.random()}`, definition })).body;
-    assert.ok(wf.id, JSON.stringify(wf));
-    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: inputs } });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    const [record] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
-    const tasks = Object.fromEntries(record.tasks.map((t: { node_id: string }) => [t.node_id, t]));
-    return { outputs: res.body, record, tasks, wf };
-  }
+  const run = (definition: unknown, inputs: Record<string, unknown>) => runGraph(engine, definition, inputs, 'g');
 
   const routerGraph = {
     nodes: [
