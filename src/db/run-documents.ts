@@ -46,5 +46,6 @@ export function runDocument(r: NewRun): RunDoc {
     idempotency_key: r.idempotencyKey ?? null,
     rerun_of: r.rerun?.of ?? null, rerun_from_node_id: r.rerun?.fromNodeId ?? null,
     rerun_input_overrides: r.rerun?.inputOverrides ? toJsonText(r.rerun.inputOverrides) : null,
+    event_head: null, event_head_before: null,
   };
 }

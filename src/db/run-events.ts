@@ -11,27 +11,64 @@ const READ_WINDOW = 32;
 
 const eventId = (runId: string, seq: number) => `${runId}:${seq}`;
 
+/** The head fields of a run document (read by the caller that reads the run anyway, or here). */
+export interface StoredHead {
+  event_head?: string | null;
+  event_head_before?: string | null;
+}
+
+/** The projection that reads a run's head fields. */
+export const HEAD_FIELDS = { event_head: 1, event_head_before: 1 } as const;
+
+/** Fields of the run document to set in the same update as the head (a projection write). */
+export type RunFields = Record<string, unknown>;
+
 /**
- * A run's event stream in storage. Appends come after the projection write they describe, derived
- * from it and the head (what the stream said so far), with the head saved last: a retried write
- * derives the same events under the same numbers, the unique `(run_id, seq)` (and `_id`) turns
- * the ones already stored into no-ops, so nothing is skipped and nothing doubled.
+ * A run's event stream in storage. The head (what the stream has said so far) lives on the run
+ * document and is saved in the same update as the write it describes; the events that write adds
+ * are inserted right after it, so a reader of the stream never sees an event before the record
+ * says it. The head before the write is kept beside it: a write retried after a crash between the
+ * update and the insert finds its own head already saved, derives its events again from the head
+ * before, and inserts them; the unique `_id` (`<run>:<seq>`) turns those already stored into
+ * no-ops, so nothing is skipped and nothing doubled. Each write is one update and one insert.
  */
 export function createRunEvents(models: Models) {
-  const { RunEvent, RunEventHead } = models;
+  const { Run, RunEvent, RunEventHead } = models;
 
   function toDocs(runId: string, events: RunEvent[], at: Date): RunEventDoc[] {
     return events.map((e) => ({ _id: eventId(runId, e.seq), run_id: runId, seq: e.seq, event: e.event, data: toJsonText(e.data), at }));
   }
 
+  /** The stored head; a run recorded before heads moved onto the run document has it in `run_event_heads`. */
+  async function headOf(runId: string, stored: StoredHead): Promise<EventHead> {
+    if (stored.event_head !== undefined) return fromJsonText<EventHead>(stored.event_head) ?? EMPTY_HEAD;
+    const legacy = await RunEventHead.findById(runId).lean<{ head: string }>();
+    return fromJsonText<EventHead>(legacy?.head) ?? EMPTY_HEAD;
+  }
+
   return {
-    async append(runId: string, change: ProjectionChange): Promise<void> {
-      const doc = await RunEventHead.findById(runId).lean<{ head: string }>();
-      const head = fromJsonText<EventHead>(doc?.head) ?? EMPTY_HEAD;
+    /**
+     * Saves `fields` on the run together with the head after `change`, then the events `change`
+     * adds. `stored`: the run's head fields when the caller has just read the run (else read here;
+     * a run that no longer exists gets nothing).
+     */
+    async append(runId: string, change: ProjectionChange, fields: RunFields | null = null, stored?: StoredHead | null): Promise<void> {
+      const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
+      if (!current) return;
+      const head = await headOf(runId, current);
       const derived = deriveEvents(runId, head, change);
-      if (derived.events.length === 0 && JSON.stringify(derived.head) === JSON.stringify(head)) return;
-      await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
-      await RunEventHead.replaceOne({ _id: runId }, { _id: runId, head: toJsonText(derived.head) }, { upsert: true });
+      const headText = toJsonText(head);
+      if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
+        await Run.updateOne({ _id: runId }, { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } });
+        await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
+        return;
+      }
+      if (fields) await Run.updateOne({ _id: runId }, { $set: fields });
+      // Nothing new: this may be the retry of the write that saved this head. Its events, again.
+      const before = fromJsonText<EventHead>(current.event_head_before);
+      if (!before) return;
+      const again = deriveEvents(runId, before, change);
+      if (again.events.length > 0 && toJsonText(again.head) === headText) await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
     },
 
     /**
@@ -67,8 +104,12 @@ export function createRunEvents(models: Models) {
 
     /** Whether the run's stream has ever been written (a first event, or a head). */
     async exists(runId: string): Promise<boolean> {
-      const [first, head] = await Promise.all([RunEvent.exists({ _id: eventId(runId, 1) }), RunEventHead.exists({ _id: runId })]);
-      return first !== null || head !== null;
+      const [first, run, legacy] = await Promise.all([
+        RunEvent.exists({ _id: eventId(runId, 1) }),
+        Run.findById(runId, { event_head: 1 }).lean<StoredHead>(),
+        RunEventHead.exists({ _id: runId }),
+      ]);
+      return first !== null || typeof run?.event_head === 'string' || legacy !== null;
     },
 
     /** With their runs (a workflow's delete). */

@@ -5,7 +5,7 @@ import { CANCELED_MESSAGE, type RunStatus } from '../engine/statuses';
 import { isDuplicateKeyError } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models } from './models';
-import type { RunEvents } from './run-events';
+import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
 
 const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
@@ -32,21 +32,20 @@ export function createRunProjection(models: Models, events: RunEvents) {
   }
 
   /**
-   * A final status is never overwritten. Checked by a read, then an update by `_id` alone:
-   * FerretDB v1 evaluates any other filter (`status: {$nin: …}`) over every run document
-   * (measured: 214 ms per update at 3 000 runs). The workflow is the run's only writer, so
-   * nothing changes between the read and the write.
+   * The run's fields a save sets, or null when it sets none. A final status is never overwritten:
+   * checked on the run as just read, then written by `_id` alone (FerretDB v1 evaluates any other
+   * filter, e.g. `status: {$nin: …}`, over every run document: 214 ms per update at 3 000 runs).
+   * The workflow is the run's only writer, so nothing changes between the read and the write.
    */
-  async function saveRun(runId: string, patch: RunPatch): Promise<void> {
-    const current = await Run.findById(runId, { status: 1, end_time: 1 }).lean<{ status: RunStatus; end_time: Date | null }>();
+  function runFields(current: { status: RunStatus; end_time: Date | null }, patch: RunPatch | undefined): Record<string, unknown> | null {
     // A run shows FAILED as soon as a node fails while other branches go on: only its end makes it final.
-    if (!current || (FINAL.includes(current.status) && current.end_time)) return;
+    if (!patch || (FINAL.includes(current.status) && current.end_time)) return null;
     const set: Record<string, unknown> = { status: patch.status, message: patch.message };
     if (patch.final) {
       set.end_time = new Date();
       if (patch.final.outputsByTitle !== null) set.outputs = toJsonText(patch.final.outputsByTitle);
     }
-    await Run.updateOne({ _id: runId }, { $set: set });
+    return set;
   }
 
   async function tasksOf(runId: string): Promise<TaskRecord[]> {
@@ -56,7 +55,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
 
   /** Closes a run nobody else writes any more, and its open tasks, if it is still in one of `statuses`. */
   async function closeWithoutWorkflow(runId: string, statuses: RunStatus[], status: 'CANCELED' | 'FAILED', message: string): Promise<void> {
-    const current = await Run.findById(runId, { status: 1 }).lean<{ status: RunStatus }>();
+    const current = await Run.findById(runId, { status: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus } & StoredHead>();
     if (!current || !statuses.includes(current.status)) return;
     const tasks = await tasksOf(runId);
     const now = new Date().toISOString();
@@ -64,24 +63,28 @@ export function createRunProjection(models: Models, events: RunEvents) {
     if (tasks.some((t) => open.includes(t.status))) {
       await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)), false);
     }
-    await Run.updateOne({ _id: runId }, { $set: { status, end_time: new Date(), message } });
-    await events.append(runId, { kind: 'closed', status, message, tasks });
+    await events.append(runId, { kind: 'closed', status, message, tasks }, { status, end_time: new Date(), message }, current);
   }
 
   return {
     /**
-     * Tasks first, then the run: a reader that sees the run final also sees its tasks final. A
-     * cancel that finds the record CANCELED already is dropped whole: the api cancelled a run no
-     * worker had started, with its tasks, and the workflow leaves that record as it is. The
-     * stream's events come last (with `pause`, the pause opened or resolved beside this save).
+     * Tasks first, then the run with its stream's head in one update: a reader that sees the run
+     * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped
+     * whole: the api cancelled a run no worker had started, with its tasks, and the workflow leaves
+     * that record as it is. The stream's events come last (with `pause`, the pause opened or
+     * resolved beside this save). True when this save ended the run (a retried one finds it ended).
      */
-    async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }): Promise<void> {
-      if (p.run?.status === 'CANCELED' && (await Run.findById(p.runId, { status: 1 }).lean<{ status: RunStatus }>())?.status === 'CANCELED') return;
+    async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }): Promise<boolean> {
+      // One read serves the final-status check, a cancel's check and the stream's head.
+      const current = await Run.findById(p.runId, { status: 1, end_time: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus; end_time: Date | null } & StoredHead>();
+      if (!current) return false; // deleted with its workflow: nothing to show any more
+      if (p.run?.status === 'CANCELED' && current.status === 'CANCELED') return false;
       if (p.tasks) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
-      if (p.run) await saveRun(p.runId, p.run);
-      await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) });
+      const fields = runFields(current, p.run);
+      await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) }, fields, current);
       // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
       if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED')) await deltas.sweep();
+      return fields !== null && p.run?.final !== undefined;
     },
 
     async recordPause(p: PauseRecord): Promise<void> {

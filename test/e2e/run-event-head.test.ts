@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { createRunEvents } from '../../src/db/run-events';
+import { createRunProjection } from '../../src/db/run-projection';
+import { runDocument } from '../../src/db/run-documents';
+import type { ProgressSave, TaskRecord } from '../../src/engine/run-contract';
+import { startApi, type TestApi } from '../support/api';
+import { assertWholeStream, openSse } from '../support/sse';
+
+const task = (status: TaskRecord['status']): TaskRecord => ({
+  id: 'T1', node_id: 'a', status, inputs: {}, outputs: status === 'COMPLETED' ? { y: 1 } : null, error: null,
+  start_time: '2026-01-01T00:00:00.000Z', end_time: status === 'COMPLETED' ? '2026-01-01T00:00:01.000Z' : null, subworkflow_output: null,
+});
+
+/**
+ * The stream's head is saved on the run document in the same update as the write it describes;
+ * the events follow. These are the projection's own writes (what the run workflow's local
+ * activities call), against the real database, read back through GET /run/{id}/events/.
+ */
+describe('e2e: a run event stream whose head lives on the run document', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let seq = 0;
+  before(async () => {
+    api = await startApi();
+  });
+  after(() => api?.close());
+
+  const projection = () => createRunProjection(api.models, createRunEvents(api.models));
+  const running = (runId: string): ProgressSave => ({ runId, tasks: { records: [task('RUNNING')], first: true }, run: { status: 'RUNNING', message: null } });
+  const done = (runId: string): ProgressSave => ({ runId, tasks: { records: [task('COMPLETED')], first: false }, run: { status: 'COMPLETED', message: null, final: { outputsByTitle: { a: { y: 1 } } } } });
+
+  async function newRun(): Promise<string> {
+    const wf = (await (await fetch(`${api.baseUrl}/wf/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `head-${Math.random()}` }) })).json()) as { id: string };
+    const id = `R9${String(++seq).padStart(5, '0')}`;
+    await api.models.Run.create(runDocument({ id, seq: 900_000 + seq, workflowId: wf.id, workflowVersionId: null, runType: 'interactive', initialInputs: {} }));
+    return id;
+  }
+
+  async function streamOf(runId: string) {
+    const stream = await openSse(`${api.baseUrl}/run/${runId}/events/`);
+    assert.equal(await stream.ended, true);
+    assertWholeStream(stream.events);
+    return stream.events.map(({ id, event, data }) => ({ id, event, data }));
+  }
+
+  it('a write retried after a crash between its run update and its events adds them once, under the same numbers', async () => {
+    const [control, crashed] = [await newRun(), await newRun()];
+    for (const runId of [control, crashed]) await projection().save(running(runId));
+    // The crash: the run (and its head) was updated, the events were never inserted.
+    await api.models.RunEvent.deleteMany({ run_id: crashed });
+    const run = await api.models.Run.findById(crashed).lean();
+    assert.equal(run?.status, 'RUNNING');
+    // The local activity's retry writes the same save again, twice for good measure.
+    await projection().save(running(crashed));
+    await projection().save(running(crashed));
+    for (const runId of [control, crashed]) await projection().save(done(runId));
+
+    const [a, b] = [await streamOf(control), await streamOf(crashed)];
+    assert.deepEqual(a.map((e) => `${e.id} ${e.event}`), ['1 run.status', '2 task.started', '3 task.completed', '4 run.status', '5 run.completed']);
+    assert.deepEqual(b, a.map((e) => ({ ...e, data: { ...e.data, run_id: crashed } })));
+    assert.equal(await api.models.RunEvent.countDocuments({ run_id: crashed }), 5);
+  });
+
+  it('a run recorded before heads moved onto the run document goes on from its head in run_event_heads', async () => {
+    const runId = await newRun();
+    await projection().save(running(runId));
+    // What such a run looks like: no head fields on the run, the head in its own collection.
+    const { event_head: head } = (await api.models.Run.findById(runId).lean()) as { event_head: string };
+    await api.models.Run.collection.updateOne({ _id: runId as never }, { $unset: { event_head: '', event_head_before: '' } });
+    await api.models.RunEventHead.create({ _id: runId, head });
+    await projection().save(done(runId));
+    assert.deepEqual((await streamOf(runId)).map((e) => `${e.id} ${e.event}`), ['1 run.status', '2 task.started', '3 task.completed', '4 run.status', '5 run.completed']);
+    assert.equal(typeof (await api.models.Run.findById(runId).lean())?.event_head, 'string', 'the head now lives on the run');
+  });
+});
