@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { RunOutcomes } from './engine/run-outcomes';
 import type { Client } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from './app';
@@ -22,6 +23,8 @@ export interface ApiDeps {
    * response and runs here, skipping the server's task dispatch).
    */
   eagerStart: boolean;
+  /** Final saves of the worker in this process (combined topology): blocking runs answer from them. */
+  outcomes?: RunOutcomes;
   /** Runs after the HTTP server has drained, before the process exits (closes connections, stops a hosted worker). */
   afterDrain: () => Promise<void>;
 }
@@ -36,7 +39,7 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
     config,
     logger,
     secretKey,
-    services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, stopping: draining.signal, logger }),
+    services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, ...(deps.outcomes ? { outcomes: deps.outcomes } : {}), stopping: draining.signal, logger }),
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
   });
   const server = http.createServer(

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config';
 import type { Models } from './db/models';
 import { valuesOf } from './db/values';
@@ -42,10 +43,12 @@ export interface ServiceDeps {
   /** Aborted when the api starts draining for shutdown (main.ts). */
   stopping?: AbortSignal;
   logger?: Logger;
+  /** A worker in this process publishes final saves: blocking runs answer from them. */
+  outcomes?: RunOutcomes;
 }
 
 /** The api's business services, wired to one set of models and one Temporal client. */
-export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping, logger }: ServiceDeps) {
+export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping, logger, outcomes }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const values = valuesOf(models.conn, config.values);
@@ -57,7 +60,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const sessions = createSessionService({ models, turns, users, workflows });
   const box = new SecretBox(secretKey);
   const callbacks = createCallbackService({ models, box, allowPrivate: config.callbacks.allowPrivate });
-  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping };
+  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, ...(outcomes ? { outcomes } : {}) };
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);

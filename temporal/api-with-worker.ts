@@ -7,6 +7,7 @@ import { createLogger } from '../src/logger';
 import { refuseInsecureListen, serveApi } from '../src/serve-api';
 import { ensureReconcilerSchedule } from './reconciler-schedule';
 import { createSpurWorker, installRuntime } from './spur-worker';
+import { createRunOutcomes } from '../src/engine/run-outcomes';
 
 /**
  * The api and a worker in one process (single host: `npm run start:combined`). The client shares
@@ -23,7 +24,9 @@ async function main(): Promise<void> {
   const models = createModels(mongo);
   await syncIndexes(models);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const worker = await createSpurWorker(connection, config, models);
+  // Blocking runs this worker ends are answered from their final save (run-outcomes.ts).
+  const outcomes = createRunOutcomes();
+  const worker = await createSpurWorker(connection, config, models, { outcomes });
   const running = worker.run();
   running.catch((err: unknown) => {
     console.error('worker failed:', err);
@@ -32,7 +35,7 @@ async function main(): Promise<void> {
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   await ensureReconcilerSchedule(temporal, config, logger);
   await serveApi({
-    config, logger, mongo, models, temporal, eagerStart: true,
+    config, logger, mongo, models, temporal, eagerStart: true, outcomes,
     // The SDK's own SIGTERM handler has begun the worker's drain: wait for it, then close.
     afterDrain: async () => {
       await running.catch(() => undefined);

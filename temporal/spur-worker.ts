@@ -17,12 +17,15 @@ import { createActivities } from './activities';
 import { createRunRepository } from '../src/db/run-repository';
 import { createRunReader } from '../src/modules/runs/runs.service';
 import { openCallbackSecret } from '../src/modules/callbacks/callback-secret';
+import type { RunOutcomes } from '../src/engine/run-outcomes';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
  * worker process, or the api in the single-process topology). All workers of a queue must be equal.
+ * `hosted.outcomes`: the api in this process answers blocking runs from their final saves.
  */
-export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models, pythonSandbox = new PythonSandbox(config.python)): Promise<Worker> {
+export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models, hosted: { outcomes?: RunOutcomes } = {}): Promise<Worker> {
+  const pythonSandbox = new PythonSandbox(config.python);
   const box = new SecretBox(loadSecretKey(config));
   const env = createEnvService(models, box);
   const values = valuesOf(models.conn, config.values);
@@ -43,7 +46,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks }),
+    activities: createActivities({ models, secret: env.reveal, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

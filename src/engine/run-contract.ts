@@ -181,8 +181,11 @@ export function nodeActivityName(nodeType: string): string {
 export interface RunPatch {
   status: RunStatus;
   message: string | null;
-  /** Set when the run ends. */
-  final?: { outputsByTitle: Record<string, NodeOutput> | null };
+  /**
+   * Set when the run ends. `outputsById`: the blocking answer (what the workflow returns), for a
+   * process that answers from the saved record (run-outcomes.ts); absent when the run was cancelled.
+   */
+  final?: { outputsByTitle: Record<string, NodeOutput> | null; outputsById?: Record<string, NodeOutput> };
 }
 
 export interface ProgressSave {

@@ -12,6 +12,7 @@ import { createProjectionActivities } from './projection.activities';
 import { createRagActivities } from './rag.activities';
 import type { VectorStore } from '../../src/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
+import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { type StoredRunLauncher, createReconcileActivities } from './reconcile.activities';
 
 export interface ActivityDeps {
@@ -29,13 +30,15 @@ export interface ActivityDeps {
   launchStoredRun: StoredRunLauncher;
   /** Callback delivery: the run's body as the api shows it, the secret's key, the settings. */
   callbacks: CallbackDeliveryDeps;
+  /** Set when the api runs in this process: it answers blocking runs once their final save is written. */
+  outcomes?: RunOutcomes;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
 export function createActivities(deps: ActivityDeps) {
   const runs = createRunRepository(deps.models, deps.values);
   return {
-    ...createProjectionActivities(runs),
+    ...createProjectionActivities(runs, deps.outcomes),
     ...createNodeActivities(deps),
     ...createPureRegionActivity(deps),
     ...createBatchActivities(deps, runs),

@@ -2,10 +2,14 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { retriesStorageWrite } from '../../src/db/failure-kinds';
 import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/run-projection';
 import type { RunRepository } from '../../src/db/run-repository';
+import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { FailureType } from '../shared/failures';
 
-/** Local activities that keep the run's MongoDB projection in step with the workflow. */
-export function createProjectionActivities(runs: RunRepository) {
+/**
+ * Local activities that keep the run's MongoDB projection in step with the workflow. `outcomes`:
+ * in a process that also hosts the api, a blocking run is answered once its final save is written.
+ */
+export function createProjectionActivities(runs: RunRepository, outcomes?: RunOutcomes) {
   /**
    * A failure the write may outlive (MongoDB away; an unknown error, a few times: failure-kinds.ts)
    * is thrown as it is, and the policy retries it with backoff. Any other fails the run: its record
@@ -23,7 +27,12 @@ export function createProjectionActivities(runs: RunRepository) {
   }
   return {
     async saveProgress(input: ProgressSave): Promise<void> {
-      await write(input.runId, () => runs.save(input));
+      let ended = false;
+      await write(input.runId, async () => {
+        ended = await runs.save(input);
+      });
+      const outputsById = input.run?.final?.outputsById;
+      if (ended && outputsById) outcomes?.publish(input.runId, { outputsById });
     },
     /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */
     async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {

@@ -23,7 +23,7 @@ export const CONTINUE_AS_NEW_PATCH = 'spur-run-continue-as-new';
  */
 export const ONE_SAVE_PER_PAUSE_PATCH = 'spur-run-one-save-per-pause';
 
-type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null };
+type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null; outputsById?: Record<string, NodeOutput> };
 
 /**
  * The run as its record should show it, and the single writer of that record: tasks are kept in
@@ -134,7 +134,7 @@ export class RunKeeper {
         upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
       }
       const message = final ? final.message : this.firstFailure;
-      const run = runChanged ? { status, message, ...(final ? { final: { outputsByTitle: final.outputsByTitle } } : {}) } : undefined;
+      const run = runChanged ? { status, message, ...(final ? { final: { outputsByTitle: final.outputsByTitle, ...(final.outputsById ? { outputsById: final.outputsById } : {}) } } : {}) } : undefined;
       const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
       return via ? via(progress) : projection.saveProgress(progress);
     });

@@ -48,7 +48,7 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
       throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
     }
     // Whatever went wrong, the run record must not stay PENDING/RUNNING: record why it failed.
-    await keeper.finish({ status: 'FAILED', message, outputsByTitle: {} });
+    await keeper.finish({ status: 'FAILED', message, outputsByTitle: {}, outputsById: {} });
     await announceEnd(input.runId, input.callback, 'FAILED');
     return { status: 'FAILED', outputsById: {}, message };
   }
@@ -76,7 +76,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
   const message = keeper.declined ?? keeper.firstFailure;
   const outputs = collectOutputs(level, states);
   await recordChatTurn(input, level, states);
-  await keeper.finish({ status, message, outputsByTitle: outputs.byTitle });
+  await keeper.finish({ status, message, outputsByTitle: outputs.byTitle, outputsById: outputs.byId });
   // A save that failed earlier makes the run end FAILED (spurRun): that is the event then.
   if (keeper.saveFailure === null) await announceEnd(input.runId, input.callback, status);
   return { status, outputsById: outputs.byId, message };

@@ -52,6 +52,53 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     assert.ok(polled.length > 0 && polled.every((e) => e.workflowTaskStartedEventAttributes?.workerVersion?.buildId), 'later tasks were polled');
   });
 
+  it('answers a blocking run once its final record is saved: the record shows the answer; a FAILED run answers too', async () => {
+    const { http } = combined;
+    const chain = {
+      nodes: [input(), n('s', 'StaticValueNode', { values: { k: 'v' } }), n('m', 'MergeNode'), n('out', 'OutputNode', { output_map: { k: 'm.s.k', x: 'm.in.x' } })],
+      links: [l('in', 's'), l('in', 'm'), l('s', 'm'), l('m', 'out')],
+    };
+    const wf = (await http.post('/wf/', { name: 'combined chain', definition: chain })).body;
+    for (let i = 0; i < 5; i++) {
+      const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: `r${i}` } } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.out, { k: 'v', x: `r${i}` });
+      // The answer came from (or after) the final save: the record says the same, at once.
+      const [record] = (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body;
+      assert.equal(record.status, 'COMPLETED');
+      assert.deepEqual(record.outputs.out, res.body.out);
+    }
+    const failing = { ...chain, nodes: chain.nodes.map((node) => (node.id === 'out' ? n('out', 'OutputNode', { output_map: { k: 'm.nothing.here' } }) : node)) };
+    const bad = (await http.post('/wf/', { name: 'combined failing', definition: failing })).body;
+    const res = await http.post(`/wf/${bad.id}/run/`, { initial_inputs: { in: { x: 'f' } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.m, { in: { x: 'f' }, s: { k: 'v' } });
+    assert.equal('out' in res.body, false);
+    const [record] = (await http.get(`/wf/${bad.id}/runs/?page_size=1`)).body;
+    assert.equal(record.status, 'FAILED');
+  });
+
+  it('answers a blocking run cancelled mid-node with its outputs so far (no final save to answer from: Temporal tells)', async () => {
+    const { http } = combined;
+    const slow = {
+      nodes: [input(), n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(30)\nreturn {"y": 1}', output_schema: { y: 'integer' } }), n('out', 'OutputNode')],
+      links: [l('in', 'py'), l('py', 'out')],
+    };
+    const wf = (await http.post('/wf/', { name: 'combined cancel', definition: slow })).body;
+    const answer = http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'c' } } });
+    let runId: string | undefined;
+    while (!runId) {
+      runId = (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body[0]?.id;
+      if (!runId) await new Promise((r) => setTimeout(r, 50));
+    }
+    await waitForRun(http, runId, (r) => r.status === 'RUNNING');
+    assert.equal((await http.post(`/wf/cancel_workflow/${runId}/`, {})).status, 200);
+    const res = await answer;
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { in: { x: 'c' } });
+    assert.equal((await waitForRun(http, runId)).status, 'CANCELED');
+  });
+
   it('applies a pause action as an Update over the shared connection', async () => {
     const { http } = combined;
     const wf = (await http.post('/wf/', { name: 'combined pause', definition: gatedDefinition })).body;

@@ -21,6 +21,7 @@ import { storeClientValues } from './run-values';
 import type { RunReader } from './runs.service';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
 import type { RunClaim } from './idempotency';
+import type { ExpectedOutcome, RunOutcomes } from '../../engine/run-outcomes';
 
 export interface RunStarterDeps {
   models: Models;
@@ -43,7 +44,15 @@ export interface RunStarterDeps {
   stopping?: AbortSignal;
   /** Checks and seals a run's callback before its record exists. */
   callbacks: Pick<CallbackService, 'prepare'>;
+  /** Final saves of the worker in this process (combined topology): blocking runs answer from them. */
+  outcomes?: RunOutcomes;
 }
+
+/**
+ * With a worker in this process, how long a blocking run waits for its final save here before it
+ * also asks Temporal for the result (the run may be on another worker): the wait's only cost.
+ */
+const LOCAL_ANSWER_FIRST_MS = 250;
 
 /** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
 const PAUSE_POLL_MS = { first: 100, max: 1000 };
@@ -101,11 +110,16 @@ export function createRunStarter(deps: RunStarterDeps) {
    * Waits for the run's result up to the configured limit; the run goes on either way. The answer
    * is the workflow's result; the projection is read only for a graph that can pause.
    */
-  async function waitForOutputs(runId: string, mayPause: boolean): Promise<BlockingOutcome> {
+  async function waitForOutputs(runId: string, mayPause: boolean, local?: ExpectedOutcome): Promise<BlockingOutcome> {
     const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId, deps.workflowIdPrefix));
     const watch = { stopped: false };
+    let fallback: NodeJS.Timeout | undefined;
+    // Answered from the final save in this process, or from Temporal if that does not come soon.
+    const ended: Promise<Pick<SpurRunResult, 'outputsById'>> = local
+      ? Promise.race([local.outcome, new Promise<void>((r) => (fallback = setTimeout(r, LOCAL_ANSWER_FIRST_MS))).then(() => handle.result())])
+      : handle.result();
     try {
-      const result = await resultWithin(mayPause ? Promise.race([handle.result(), pausedOutputs(runId, watch)]) : handle.result());
+      const result = await resultWithin(mayPause ? Promise.race([ended, pausedOutputs(runId, watch)]) : ended);
       if (result === 'timeout' || result === 'stopping') return { kind: 'still-running', runId };
       return { kind: 'done', runId, outputsById: result.outputsById };
     } catch (err) {
@@ -117,6 +131,8 @@ export function createRunStarter(deps: RunStarterDeps) {
       throw err;
     } finally {
       watch.stopped = true;
+      clearTimeout(fallback);
+      local?.cancel();
     }
   }
 
@@ -215,8 +231,14 @@ export function createRunStarter(deps: RunStarterDeps) {
       return created ?? deps.reader.get(run._id);
     },
     async runBlocking(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim): Promise<BlockingOutcome> {
-      const { run, definition } = await start(workflowId, body, runType, true, undefined, claim);
-      return waitForOutputs(run._id, canPause(definition.nodes));
+      let local: ExpectedOutcome | undefined;
+      try {
+        // Expected before the workflow starts: a fast run may end before `start` returns.
+        const { run, definition } = await start(workflowId, body, runType, true, async (runId) => void (local = deps.outcomes?.expect(runId)), claim);
+        return await waitForOutputs(run._id, canPause(definition.nodes), local);
+      } finally {
+        local?.cancel();
+      }
     },
     /**
      * A blocking run's answer for a run already started (an idempotent replay waits for the same
