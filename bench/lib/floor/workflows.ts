@@ -1,0 +1,25 @@
+// The smallest workflows Temporal can run, for bench/temporal-floor.ts: what the engine itself
+// costs per run on this machine, whatever a workflow does.
+import { proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { SpurRunStatus } from '../../../temporal/shared/search-attributes';
+
+const { noop } = proxyLocalActivities<{ noop(): Promise<void> }>({ startToCloseTimeout: '10s' });
+
+/** Starts and completes: one workflow task. */
+export async function bare(): Promise<number> {
+  return 1;
+}
+
+/** One local activity (a marker), as a run's projection save is. */
+export async function oneLocalActivity(): Promise<number> {
+  await noop();
+  return 1;
+}
+
+/** Two local activities and a search-attribute upsert: the shape of a 5-node Spur run today. */
+export async function spurShaped(): Promise<number> {
+  await noop();
+  await noop();
+  upsertSearchAttributes([{ key: SpurRunStatus, value: 'COMPLETED' }]);
+  return 1;
+}
