@@ -10,6 +10,11 @@ export const PURE_NODE_OPTIONS: LocalActivityOptions = {
   retry: { initialInterval: '200ms', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
+/** A pure region (one local activity for several pure nodes): each node gets the time one would have alone. */
+export function pureRegionOptions(nodeCount: number): LocalActivityOptions {
+  return { ...PURE_NODE_OPTIONS, startToCloseTimeout: `${30 * Math.max(1, nodeCount)}s` };
+}
+
 /**
  * Projection writes must land eventually: transient failures (MongoDB away) are retried with
  * backoff for as long as it is away. Permanent ones (a document too large, a validation or cast

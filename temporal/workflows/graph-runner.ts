@@ -3,7 +3,7 @@ import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engi
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type AgentStepInput, type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
-import { PURE_NODE_OPTIONS, ioNodeOptions } from './activity-options';
+import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 
 export { failureMessage } from '../../src/engine/graph-walker';
 
@@ -41,7 +41,7 @@ function nodeActivity(node: GraphNode): ExecuteNodeActivity {
 /** A pure region as one local activity, named in the Web UI by its nodes. */
 function regionActivity(region: PureRegion): PureRegionActivity {
   const summary = region.nodes.map((n) => `${n.title} (${n.id})`).join(' → ');
-  return proxyLocalActivities<Record<string, PureRegionActivity>>({ ...PURE_NODE_OPTIONS, summary })[PURE_REGION_ACTIVITY] as PureRegionActivity;
+  return proxyLocalActivities<Record<string, PureRegionActivity>>({ ...pureRegionOptions(region.nodes.length), summary })[PURE_REGION_ACTIVITY] as PureRegionActivity;
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { FailureType } from '../../temporal/shared/failures';
-import { PROJECTION_OPTIONS, PURE_NODE_OPTIONS, ioNodeOptions } from '../../temporal/workflows/activity-options';
+import { PROJECTION_OPTIONS, PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from '../../temporal/workflows/activity-options';
 
 const DEFAULTS = { startToCloseTimeout: '330s', heartbeatTimeout: '20s', maximumAttempts: 4 };
 
@@ -81,6 +81,12 @@ describe('activity options: pure nodes and projection writes', () => {
     assert.equal(PURE_NODE_OPTIONS.startToCloseTimeout, '30s');
     assert.equal(PURE_NODE_OPTIONS.retry?.maximumAttempts, 3);
     assert.ok(PURE_NODE_OPTIONS.retry?.nonRetryableErrorTypes?.includes('NodeExecutionError'));
+  });
+
+  it('a pure region: the pure-node policy, 30 s per node it holds', () => {
+    assert.equal(pureRegionOptions(4).startToCloseTimeout, '120s');
+    assert.equal(pureRegionOptions(0).startToCloseTimeout, '30s');
+    assert.deepEqual(pureRegionOptions(4).retry, PURE_NODE_OPTIONS.retry);
   });
 
   it('projection writes retry without an attempt limit, except Mongoose cast and validation errors', () => {
