@@ -75,11 +75,14 @@ export function createRunProjection(models: Models, events: RunEvents) {
      * resolved beside this save). True when this save ended the run (a retried one finds it ended).
      */
     async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }): Promise<boolean> {
-      // One read serves the final-status check, a cancel's check and the stream's head.
-      const current = await Run.findById(p.runId, { status: 1, end_time: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus; end_time: Date | null } & StoredHead>();
+      // One read serves the final-status check, a cancel's check and the stream's head. Only a
+      // cancel's tasks wait for it; any other save's tasks are written whatever it says, meanwhile.
+      const cancel = p.run?.status === 'CANCELED';
+      const read = Run.findById(p.runId, { status: 1, end_time: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus; end_time: Date | null } & StoredHead>();
+      const [current] = await Promise.all([read, p.tasks && !cancel ? saveTasks(p.runId, p.tasks.records, p.tasks.first) : undefined]);
       if (!current) return false; // deleted with its workflow: nothing to show any more
-      if (p.run?.status === 'CANCELED' && current.status === 'CANCELED') return false;
-      if (p.tasks) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
+      if (cancel && current.status === 'CANCELED') return false;
+      if (p.tasks && cancel) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       const fields = runFields(current, p.run);
       await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) }, fields, current);
       // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
