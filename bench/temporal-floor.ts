@@ -1,8 +1,8 @@
 // What Temporal itself costs per workflow on this machine: the floor under any Spur run. A
 // Temporal dev server (same options and search attributes as Spur's stacks) and, in this process,
 // a worker plus a client over its NativeConnection with eager start (as `npm run dev` runs), run
-// the smallest workflows one after another (bench/lib/floor/workflows.ts): bare, one local
-// activity, and a 5-node Spur run's shape (two local activities and a search-attribute upsert).
+// the smallest workflows one after another (bench/lib/floor/workflows.ts): bare, one and two local
+// activities, and a 5-node Spur run's shape (two local activities and a search-attribute upsert).
 // Reports CPU-ms per workflow of the server and of this process (client + worker), and wall p50.
 // Usage: npx tsx bench/temporal-floor.ts [runs=300]. Writes bench/results/temporal-floor-latest.md.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { msSince, summarize } from './lib/stats';
 
 const RUNS = Number(process.argv[2] ?? 300);
 const WARMUP = 30;
-const SHAPES = ['bare', 'oneLocalActivity', 'spurShaped'] as const;
+const SHAPES = ['bare', 'oneLocalActivity', 'twoLocalActivities', 'spurShaped'] as const;
 const TASK_QUEUE = 'floor';
 
 async function main(): Promise<void> {

@@ -16,6 +16,13 @@ export async function oneLocalActivity(): Promise<number> {
   return 1;
 }
 
+/** Two local activities (a pure region, then the run's save). */
+export async function twoLocalActivities(): Promise<number> {
+  await noop();
+  await noop();
+  return 1;
+}
+
 /** Two local activities and a search-attribute upsert: the shape of a 5-node Spur run today. */
 export async function spurShaped(): Promise<number> {
   await noop();
