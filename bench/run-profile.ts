@@ -16,30 +16,49 @@ import { runWorkflowId } from '../temporal/shared/workflow-names';
 import { CpuSampler, accumulate, threadSeconds, type CpuSample } from './lib/cpu';
 import { jsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
+import { type RunWindow, timeline } from './lib/run-timeline';
 import { saveResults } from './lib/report';
 import { startStack, topologyEnv, type Stack } from './lib/stack';
 import { msSince, summarize } from './lib/stats';
-import { VS_WORKFLOW, vsAnswerOk, vsRunBody } from './lib/vs-scenario';
+import { VS_INPUT_NODE_ID, VS_WORKFLOW, vsAnswerOk, vsRunBody } from './lib/vs-scenario';
 
 const RUNS = Number(process.argv[2] ?? 200);
 const WARMUP = 30;
+/** Runs whose timeline is taken (after the measured ones: reading histories costs CPU). */
+const TIMELINE_RUNS = 60;
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 
-async function historyTally(stack: Stack, runId: string): Promise<Record<string, number>> {
+async function withTemporal<T>(stack: Stack, use: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: stack.env.SPUR_TEMPORAL_ADDRESS ?? '' });
   try {
-    const client = new Client({ connection });
-    const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
-    const tally: Record<string, number> = {};
-    for (const e of history.events ?? []) {
-      const name = (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
-      tally[name] = (tally[name] ?? 0) + 1;
-    }
-    tally.TOTAL = history.events?.length ?? 0;
-    return tally;
+    return await use(new Client({ connection }));
   } finally {
     await connection.close();
   }
+}
+
+const eventName = (e: temporal.api.history.v1.IHistoryEvent) => (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
+const epochMs = (t: temporal.api.history.v1.IHistoryEvent['eventTime']) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+
+async function historyTally(client: Client, runId: string): Promise<Record<string, number>> {
+  const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
+  const tally: Record<string, number> = {};
+  for (const e of history.events ?? []) tally[eventName(e)] = (tally[eventName(e)] ?? 0) + 1;
+  tally.TOTAL = history.events?.length ?? 0;
+  return tally;
+}
+
+type RunBody = { id: string; tasks: Array<{ node_id: string; start_time: string | null; end_time: string | null }> };
+
+/** The windows of the runs just made (newest first from the api), their workflows' start times added. */
+async function runWindows(client: Client, runs: RunBody[], sent: Array<{ sent: number; answered: number }>, inputNodeId: string): Promise<RunWindow[]> {
+  const ordered = [...runs].reverse();
+  return Promise.all(ordered.map(async (run, i) => {
+    const history = await client.workflow.getHandle(runWorkflowId(run.id, '')).fetchHistory();
+    const started = history.events?.find((e) => eventName(e) === 'WORKFLOW_EXECUTION_STARTED');
+    const tasks = run.tasks.filter((t) => t.node_id !== inputNodeId && t.start_time && t.end_time).map((t) => ({ start: Date.parse(`${t.start_time}Z`.replace(/Z+$/, 'Z')), end: Date.parse(`${t.end_time}Z`.replace(/Z+$/, 'Z')) }));
+    return { ...(sent[i] as { sent: number; answered: number }), workflowStarted: epochMs(started?.eventTime), tasks };
+  }));
 }
 
 async function main(): Promise<void> {
@@ -77,8 +96,21 @@ async function main(): Promise<void> {
     accumulate(cpu, before, sampler.sample());
     const threads = [...threadSeconds(stack.groups.api)].map(([k, v]) => [k, v - (threadsBefore.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).slice(0, 6);
     const mongo = counter?.counts() ?? {};
-    const runs = (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body as { id: string }[];
-    const history = runs[0] ? await historyTally(stack, runs[0].id) : {};
+
+    // The timeline: more runs, one at a time, with every round trip's times kept.
+    const windows: Array<{ sent: number; answered: number }> = [];
+    counter?.record(true);
+    for (let i = 0; i < TIMELINE_RUNS; i++) {
+      const sent = performance.timeOrigin + performance.now();
+      await once(WARMUP + RUNS + i);
+      windows.push({ sent, answered: performance.timeOrigin + performance.now() });
+    }
+    counter?.record(false);
+    const recent = (await http.get(`/wf/${wf.id}/runs/?page_size=${TIMELINE_RUNS}`)).body as RunBody[];
+    const { history, spans } = await withTemporal(stack, async (client) => ({
+      history: recent[0] ? await historyTally(client, recent[0].id) : {},
+      spans: timeline(await runWindows(client, recent, windows, VS_INPUT_NODE_ID), counter?.timeline() ?? []),
+    }));
 
     const perRun = (s: number) => f((1000 * s) / RUNS);
     const names = Object.keys(stack.groups);
@@ -95,6 +127,13 @@ async function main(): Promise<void> {
       `- MongoDB round trips per run: **${f(mongoTotal / RUNS, 2)}** (${Object.entries(mongo).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${f(v / RUNS, 2)}`).join(', ')})`,
       `- Temporal history of one run: ${Object.entries(history).map(([k, v]) => `${k} ${v}`).join(', ')}`,
       `- wall clock (loaded machine): p50 ${f(lat.p50)} ms, p99 ${f(lat.p99)} ms`,
+      '',
+      `Where one run's milliseconds go: medians over ${spans.runs} more runs, from the client's clock, each MongoDB round trip's (the proxy's: its hop adds ~0.1 ms to each), the Temporal history's event times and the task records (bench/lib/run-timeline.ts). The save is ${f(spans.saveTrips, 0)} round trips.`,
+      '',
+      '| stage | ms (median) |',
+      '| --- | ---: |',
+      ...spans.stages.map(([name, ms]) => `| ${name} | ${f(ms)} |`),
+      `| **total (client)** | **${f(spans.total)}** |`,
     ];
     saveResults(`profile-${topology}-latest.md`, lines);
   } finally {

@@ -1,7 +1,9 @@
 // A counting TCP proxy in front of MongoDB/FerretDB: every client message (a round trip) is
 // tallied by its command name, so a profile can say how many database calls one run costs — a
 // count the machine's load does not distort. Only OP_MSG (2013) frames are parsed; the command
-// name is the first key of the message's body section (kind 0), its value the collection.
+// name is the first key of the message's body section (kind 0), its value the collection. While
+// `record` is on, each round trip's start and end (its reply, matched by `responseTo`) are kept
+// too, in epoch milliseconds, for a run's timeline (the proxy's own hop adds ~0.1 ms to each).
 import net from 'node:net';
 
 export interface MongoCounter {
@@ -10,10 +12,35 @@ export interface MongoCounter {
   /** Round trips by command name since the last reset. */
   counts(): Record<string, number>;
   reset(): void;
+  /** Keep each round trip's times from now on (until `record(false)`). */
+  record(on: boolean): void;
+  /** The round trips kept, in the order they started. */
+  timeline(): RoundTrip[];
   close(): Promise<void>;
 }
 
+export interface RoundTrip {
+  name: string;
+  start: number;
+  end: number;
+}
+
 const OP_MSG = 2013;
+const now = () => performance.timeOrigin + performance.now();
+
+/** Complete wire-protocol frames from a stream of chunks (each starts with its int32 length). */
+function framer(onFrame: (frame: Buffer) => void): (chunk: Buffer) => void {
+  let pending: Buffer = Buffer.alloc(0);
+  return (chunk) => {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    while (pending.length >= 16) {
+      const length = pending.readInt32LE(0);
+      if (pending.length < length) break;
+      onFrame(pending.subarray(0, length));
+      pending = pending.subarray(length);
+    }
+  };
+}
 
 /**
  * The first element of a BSON document starting at `offset` (type byte, C-string name): the
@@ -31,23 +58,33 @@ function firstKey(buf: Buffer, offset: number): string {
 
 export async function startMongoCounter(target: { host: string; port: number }): Promise<MongoCounter> {
   let tally: Record<string, number> = {};
+  let recording = false;
+  let trips: RoundTrip[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
     sockets.add(client).add(upstream);
-    let pending = Buffer.alloc(0);
+    const inflight = new Map<number, RoundTrip>();
     client.on('data', (chunk) => {
       upstream.write(chunk);
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      while (pending.length >= 16) {
-        const length = pending.readInt32LE(0);
-        if (pending.length < length) break;
-        const name = pending.readInt32LE(12) === OP_MSG && pending[20] === 0 ? firstKey(pending, 21) : `op${pending.readInt32LE(12)}`;
-        tally[name] = (tally[name] ?? 0) + 1;
-        pending = pending.subarray(length);
-      }
+      requests(chunk);
     });
-    upstream.on('data', (chunk) => client.write(chunk));
+    const requests = framer((frame) => {
+      const name = frame.readInt32LE(12) === OP_MSG && frame[20] === 0 ? firstKey(frame, 21) : `op${frame.readInt32LE(12)}`;
+      tally[name] = (tally[name] ?? 0) + 1;
+      if (recording) inflight.set(frame.readInt32LE(4), { name, start: now(), end: Number.NaN });
+    });
+    const replies = framer((frame) => {
+      const trip = inflight.get(frame.readInt32LE(8));
+      if (!trip) return;
+      inflight.delete(frame.readInt32LE(8));
+      trip.end = now();
+      trips.push(trip);
+    });
+    upstream.on('data', (chunk) => {
+      client.write(chunk);
+      replies(chunk);
+    });
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -64,6 +101,11 @@ export async function startMongoCounter(target: { host: string; port: number }):
     uri: `mongodb://127.0.0.1:${port}/`,
     counts: () => ({ ...tally }),
     reset: () => void (tally = {}),
+    record: (on) => {
+      recording = on;
+      if (on) trips = [];
+    },
+    timeline: () => [...trips].sort((x, y) => x.start - y.start),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -35,6 +35,9 @@ export const VS_WORKFLOW = {
   },
 };
 
+/** The InputNode's id (its task is settled by the workflow itself, no node execution). */
+export const VS_INPUT_NODE_ID = 'in';
+
 export const vsRunBody = (text: string) => ({ initial_inputs: { in: { text } } });
 
 /**
