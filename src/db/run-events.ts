@@ -23,6 +23,12 @@ export const HEAD_FIELDS = { event_head: 1, event_head_before: 1 } as const;
 /** Fields of the run document to set in the same update as the head (a projection write). */
 export type RunFields = Record<string, unknown>;
 
+export interface AppendOptions {
+  fields?: RunFields | null;
+  stored?: StoredHead | null;
+  onRunUpdated?: () => void;
+}
+
 /**
  * A run's event stream in storage. The head (what the stream has said so far) lives on the run
  * document and is saved in the same update as the write it describes; the events that write adds
@@ -50,9 +56,9 @@ export function createRunEvents(models: Models) {
     /**
      * Saves `fields` on the run together with the head after `change`, then the events `change`
      * adds. `stored`: the run's head fields when the caller has just read the run (else read here;
-     * a run that no longer exists gets nothing).
+     * a run that no longer exists gets nothing). `onRunUpdated`: called once `fields` are written.
      */
-    async append(runId: string, change: ProjectionChange, fields: RunFields | null = null, stored?: StoredHead | null): Promise<void> {
+    async append(runId: string, change: ProjectionChange, { fields = null, stored, onRunUpdated }: AppendOptions = {}): Promise<void> {
       const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
       if (!current) return;
       const head = await headOf(runId, current);
@@ -60,10 +66,14 @@ export function createRunEvents(models: Models) {
       const headText = toJsonText(head);
       if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
         await Run.updateOne({ _id: runId }, { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } });
+        if (fields) onRunUpdated?.();
         await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
         return;
       }
-      if (fields) await Run.updateOne({ _id: runId }, { $set: fields });
+      if (fields) {
+        await Run.updateOne({ _id: runId }, { $set: fields });
+        onRunUpdated?.();
+      }
       // Nothing new: this may be the retry of the write that saved this head. Its events, again.
       const before = fromJsonText<EventHead>(current.event_head_before);
       if (!before) return;

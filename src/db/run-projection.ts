@@ -63,7 +63,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
     if (tasks.some((t) => open.includes(t.status))) {
       await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)), false);
     }
-    await events.append(runId, { kind: 'closed', status, message, tasks }, { status, end_time: new Date(), message }, current);
+    await events.append(runId, { kind: 'closed', status, message, tasks }, { fields: { status, end_time: new Date(), message }, stored: current });
   }
 
   return {
@@ -72,22 +72,23 @@ export function createRunProjection(models: Models, events: RunEvents) {
      * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped
      * whole: the api cancelled a run no worker had started, with its tasks, and the workflow leaves
      * that record as it is. The stream's events come last (with `pause`, the pause opened or
-     * resolved beside this save). True when this save ended the run (a retried one finds it ended).
+     * resolved beside this save). `onEnded`: called as soon as this save has ended the run's
+     * record (before its events; a retried save finds it ended and does not call it).
      */
-    async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }): Promise<boolean> {
+    async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }, onEnded?: () => void): Promise<void> {
       // One read serves the final-status check, a cancel's check and the stream's head. Only a
       // cancel's tasks wait for it; any other save's tasks are written whatever it says, meanwhile.
       const cancel = p.run?.status === 'CANCELED';
       const read = Run.findById(p.runId, { status: 1, end_time: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus; end_time: Date | null } & StoredHead>();
       const [current] = await Promise.all([read, p.tasks && !cancel ? saveTasks(p.runId, p.tasks.records, p.tasks.first) : undefined]);
-      if (!current) return false; // deleted with its workflow: nothing to show any more
-      if (cancel && current.status === 'CANCELED') return false;
+      if (!current) return; // deleted with its workflow: nothing to show any more
+      if (cancel && current.status === 'CANCELED') return;
       if (p.tasks && cancel) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       const fields = runFields(current, p.run);
-      await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) }, fields, current);
+      const ends = fields !== null && p.run?.final !== undefined;
+      await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) }, { fields, stored: current, ...(ends && onEnded ? { onRunUpdated: onEnded } : {}) });
       // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
       if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED')) await deltas.sweep();
-      return fields !== null && p.run?.final !== undefined;
     },
 
     async recordPause(p: PauseRecord): Promise<void> {

@@ -58,7 +58,7 @@ export function createRunRepository(models: Models, values: Values) {
 
     /** The run cannot go on (Temporal refused its workflow, its record cannot be saved): the record says why. */
     async markFailed(runId: string, message: string): Promise<void> {
-      await events.append(runId, { kind: 'closed', status: 'FAILED', message, tasks: [] }, { status: 'FAILED', message, end_time: new Date() });
+      await events.append(runId, { kind: 'closed', status: 'FAILED', message, tasks: [] }, { fields: { status: 'FAILED', message, end_time: new Date() } });
     },
 
     async setOutputFile(runId: string, outputFileId: string): Promise<void> {

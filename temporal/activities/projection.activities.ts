@@ -27,12 +27,10 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
   }
   return {
     async saveProgress(input: ProgressSave): Promise<void> {
-      let ended = false;
-      await write(input.runId, async () => {
-        ended = await runs.save(input);
-      });
+      // The blocking answer goes out once the run's record is final; its events follow.
       const outputsById = input.run?.final?.outputsById;
-      if (ended && outputsById) outcomes?.publish(input.runId, { outputsById });
+      const answer = outputsById && outcomes ? () => outcomes.publish(input.runId, { outputsById }) : undefined;
+      await write(input.runId, () => runs.save(input, undefined, answer));
     },
     /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */
     async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {
