@@ -2,7 +2,8 @@
 // showing RUNNING in the run projection, over many pauses; and what an action costs in measures load
 // does not distort: MongoDB round trips from the request to its answer (a counting proxy), CPU-ms
 // per action of each process, the events one run's history holds.
-// Usage: npx tsx bench/pause-latency.ts [pauses]; BENCH_TOPOLOGY=split|combined.
+// Usage: npx tsx bench/pause-latency.ts [pauses]; BENCH_TOPOLOGY=split (bench/results/pause-latest.md)
+// or combined (pause-latest-combined.md).
 import { Client, Connection } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
@@ -11,7 +12,7 @@ import os from 'node:os';
 import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
-import { runWithStack } from './lib/stack';
+import { runWithStack, topologyEnv } from './lib/stack';
 
 interface RunView {
   id: string;
@@ -46,25 +47,53 @@ async function until(http: JsonClient, runId: string, done: (r: RunView) => bool
   }
 }
 
+const nextStarted = (r: RunView) => ['RUNNING', 'COMPLETED'].includes(r.tasks.find((t) => t.node_id === 'next')?.status ?? '');
+
 let counter: MongoCounter | undefined;
 const tallyInto = (into: Record<string, number>, add: Record<string, number>) => {
   for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
 };
 
-async function historyOf(address: string, runId: string): Promise<string> {
+type HistoryEvent = proto.api.history.v1.IHistoryEvent;
+const eventName = (e: HistoryEvent) => (proto.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
+const eventMs = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+
+/**
+ * The action's workflow task as the server recorded it: from the task scheduled for the Update to
+ * its start on the worker (dispatch) and to its completion (the worker's part: the handler, the
+ * projection writes as local activities, the next node's schedule), in ms.
+ */
+function actionTask(events: HistoryEvent[]): { dispatch: number; worker: number } | null {
+  const accepted = events.findIndex((e) => eventName(e) === 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
+  const before = events.slice(0, Math.max(0, accepted));
+  const at = (name: string) => before.findLast((e) => eventName(e) === name);
+  const [scheduled, started, completed] = [at('WORKFLOW_TASK_SCHEDULED'), at('WORKFLOW_TASK_STARTED'), at('WORKFLOW_TASK_COMPLETED')];
+  if (!scheduled || !started || !completed) return null;
+  return { dispatch: eventMs(started) - eventMs(scheduled), worker: eventMs(completed) - eventMs(started) };
+}
+
+/** Every run's action task (p50s), and the last run's history: its events by type, what its action task recorded. */
+async function histories(address: string, runIds: string[]): Promise<{ tally: string; task: string }> {
   const connection = await Connection.connect({ address });
   try {
-    const history = await new Client({ connection }).workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
+    const client = new Client({ connection });
+    const all = await Promise.all(runIds.map(async (id) => (await client.workflow.getHandle(runWorkflowId(id, '')).fetchHistory()).events ?? []));
+    const events = all.at(-1) ?? [];
     const tally: Record<string, number> = {};
-    for (const e of history.events ?? []) {
-      const name = (proto.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
-      tally[name] = (tally[name] ?? 0) + 1;
-    }
-    return `${history.events?.length ?? 0} events (${Object.entries(tally).map(([k, v]) => `${k} ${v}`).join(', ')})`;
+    for (const e of events) tally[eventName(e)] = (tally[eventName(e)] ?? 0) + 1;
+    const tasks = all.map(actionTask).filter((t) => t !== null);
+    const accepted = events.findIndex((e) => eventName(e) === 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
+    const recorded = events.slice(accepted).filter((e) => eventName(e) !== 'WORKFLOW_TASK_COMPLETED').map(eventName);
+    return {
+      tally: `${events.length} events (${Object.entries(tally).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+      task: `scheduled → started p50 ${percentile(tasks.map((t) => t.dispatch), 50).toFixed(1)} ms, started → completed p50 ${percentile(tasks.map((t) => t.worker), 50).toFixed(1)} ms; recorded from the Update on: ${recorded.join(', ')}`,
+    };
   } finally {
     await connection.close();
   }
 }
+
+const topology = topologyEnv();
 
 runWithStack('spur-bench-pause-', async (stack) => {
   const pauses = Number(process.argv[2] ?? 500);
@@ -91,26 +120,30 @@ runWithStack('spur-bench-pause-', async (stack) => {
     accumulate(cpu, before, sampler.sample());
     tallyInto(roundTrips, counter?.counts() ?? {});
     if (res.status !== 200) throw new Error(`action on ${id}: ${res.status} ${JSON.stringify(res.body)}`);
-    await until(http, id, (r) => ['RUNNING', 'COMPLETED'].includes(r.tasks.find((t) => t.node_id === 'next')?.status ?? ''));
+    // The answer is the run as the projection shows it: if it shows the next node started, that is when a client saw it.
+    if (!nextStarted(res.body as RunView)) await until(http, id, nextStarted);
     toRunning.push(performance.now() - t0);
+    // The run's end (its Python node, the last save) is not part of the next action's measure.
+    await until(http, id, (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status));
   }
   const fmt = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`;
   const per = (n: number) => (n / runIds.length).toFixed(2);
   const total = Object.values(roundTrips).reduce((a, b) => a + b, 0);
-  const last = runIds.at(-1);
+  const history = await histories(stack.env.SPUR_TEMPORAL_ADDRESS ?? '', runIds);
   const lines = [
     `# Pause benchmark — ${new Date().toISOString()}`,
     '',
-    `${pauses} pauses, one at a time, on a warm stack (api and worker processes, Temporal dev server, FerretDB).`,
+    `${pauses} pauses, one at a time (each run ends before the next action), on a warm stack (${topology}: ${topology === 'combined' ? 'one api process hosting the worker' : 'api and worker processes'}, Temporal dev server, FerretDB).`,
     `- action request → next node RUNNING in the projection: ${fmt(toRunning)}`,
     `- action request → HTTP response (the run after the action was applied): ${fmt(response)}`,
     `- MongoDB round trips from the request to its answer, per action: ${per(total)} (${Object.entries(roundTrips).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${per(v)}`).join(', ')})`,
     `- CPU-ms per action, request to answer: ${Object.keys(stack.groups).map((k) => `${k} ${((1000 * (cpu[k] ?? 0)) / runIds.length).toFixed(1)}`).join(', ')}`,
-    `- one run's history: ${last ? await historyOf(stack.env.SPUR_TEMPORAL_ADDRESS ?? '', last) : '–'}`,
+    `- one run's history: ${history.tally}`,
+    `- the action's workflow task (server timestamps): ${history.task}`,
     `- load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     `- target p50 ≤ 25 ms: ${percentile(toRunning, 50) <= 25 ? 'met' : 'MISSED'}`,
   ];
-  saveResults('pause-latest.md', lines);
+  saveResults(topology === 'split' ? 'pause-latest.md' : 'pause-latest-combined.md', lines);
   http.close();
 }, {
   mongoUri: async (uri) => {

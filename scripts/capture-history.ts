@@ -112,6 +112,15 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: { note: 'ok' } } },
   },
   {
+    // A slow node after the pause: the save that shows it RUNNING carries the pause's resolution.
+    name: 'pause-approve-slow-next',
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'check' }), py('next', 'return {"y": input_model["gate"]["note"]}')],
+      links: [l('in', 'gate'), l('gate', 'next')],
+    },
+    expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: { note: 'ok' } } },
+  },
+  {
     // A run with a callback: a delivery child (abandoned) at the pause and at the end.
     name: 'pause-callback',
     definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'after')] },

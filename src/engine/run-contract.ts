@@ -50,6 +50,12 @@ export interface SpurRunInput {
    * not a `patched()` marker: a marker makes the server upsert a search attribute in every run.
    */
   pureRegions?: boolean;
+  /**
+   * A resolved pause is saved with what the run does next (the next node's RUNNING) in one write,
+   * and the action is answered then (run-keeper.ts). Set by every start since; runs recorded
+   * before lack it and replay a save of its own per resolution. A flag for the same reason as above.
+   */
+  resumeInOneSave?: boolean;
 }
 
 /**

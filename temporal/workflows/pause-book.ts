@@ -1,5 +1,6 @@
-import { ApplicationFailure } from '@temporalio/workflow';
-import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseRecordId } from '../shared/pauses';
+import { ApplicationFailure, condition } from '@temporalio/workflow';
+import type { GraphNode, PauseResolution } from '../../src/engine/run-contract';
+import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, TIMEOUT_USER, pauseRecordId } from '../shared/pauses';
 
 export interface OpenPause {
   pauseId: string;
@@ -13,6 +14,8 @@ export interface OpenPause {
 export class PauseBook {
   private readonly open: OpenPause[] = [];
   private readonly perNode = new Map<string, number>();
+  /** Resolved pauses whose record the next save carries (a run with `resumeInOneSave`), oldest first. */
+  private readonly unsaved: Array<{ pause: OpenPause; resolution: PauseResolution }> = [];
 
   constructor(private readonly runId: string) {}
 
@@ -31,6 +34,22 @@ export class PauseBook {
   close(pause: OpenPause): void {
     const i = this.open.indexOf(pause);
     if (i >= 0) this.open.splice(i, 1);
+  }
+
+  /** The pause is resolved; its record waits for the next save, which calls `saved` once written. */
+  resolved(pause: OpenPause, resolution: PauseResolution): void {
+    this.close(pause);
+    this.unsaved.push({ pause, resolution });
+  }
+
+  get unsavedCount(): number {
+    return this.unsaved.length;
+  }
+
+  /** The oldest resolution not yet saved, for a save to carry; `saved` marks its action applied. */
+  takeUnsaved(): { resolution: PauseResolution; saved: () => void } | undefined {
+    const next = this.unsaved.shift();
+    return next && { resolution: next.resolution, saved: () => void (next.pause.applied = true) };
   }
 
   /** The update validator: refuses, synchronously, an action that has nothing to act on. */
@@ -60,4 +79,31 @@ export class PauseBook {
 
 function refusal(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true });
+}
+
+/**
+ * Waits durably for a human (or the node's timeout, then its timeout action as `system:timeout`).
+ * condition() without a timeout resolves to nothing: only the timed form answers false.
+ */
+export async function awaitDecision(node: GraphNode, pause: { decision: PauseActionRequest | null }): Promise<PauseActionRequest> {
+  const timeoutSeconds = Number(node.config.timeout_seconds ?? 0);
+  if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0) await condition(() => pause.decision !== null, timeoutSeconds * 1000);
+  else await condition(() => pause.decision !== null);
+  if (pause.decision) return pause.decision;
+  const action = node.config.timeout_action === 'APPROVE' ? 'APPROVE' : 'DECLINE';
+  return { action, inputs: {}, userId: TIMEOUT_USER, comments: `No action within ${timeoutSeconds} s` };
+}
+
+/**
+ * Resolves once the workflow has done everything the current activation made ready: conditions
+ * are checked again only after the microtasks have run, so the first check says no and the next
+ * one, after them, says yes. Deterministic: the same jobs settle the same way on replay.
+ */
+export function settled(): Promise<void> {
+  let asked = false;
+  return condition(() => {
+    const ready = asked;
+    asked = true;
+    return ready;
+  });
 }

@@ -1,13 +1,12 @@
-import { CancellationScope, condition, patched, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, patched, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
-import { type PauseActionRequest, TIMEOUT_USER } from '../shared/pauses';
 import type { GraphNode, NodeOutput, ProgressSave, RunResume, SpurRunInput, TaskWrite } from '../../src/engine/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
-import { PauseBook } from './pause-book';
+import { PauseBook, awaitDecision, settled } from './pause-book';
 import { TaskBook } from '../../src/engine/task-book';
 import { announce } from './callbacks';
 
@@ -46,6 +45,8 @@ export class RunKeeper {
   saveFailure: unknown = null;
 
   private readonly historyEventsLimit: number | undefined;
+  /** The run's input asks for a resolved pause to be saved with what the run does next (`resumeInOneSave`). */
+  private readonly resumeInOneSave: boolean;
   /** Latched once the run has decided to continue as new: no node starts after that. */
   continuing = false;
 
@@ -54,6 +55,7 @@ export class RunKeeper {
     this.callback = input.callback;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
+    this.resumeInOneSave = input.resumeInOneSave === true;
     const resume = input.resume;
     this.tasks = new TaskBook(topLevel, input.taskIds, resume?.tasks);
     if (resume) {
@@ -119,13 +121,17 @@ export class RunKeeper {
 
   /**
    * Saves what changed (tasks, live status), after the saves before it. `via` carries the save
-   * together with another write (a pause record) in one local activity; it always runs.
+   * together with another write (a pause record) in one local activity; it always runs. A save
+   * without `via` carries the oldest resolved pause not yet saved (resumeInOneSave); one with
+   * `via` or a final status lets them go first, a save each, so records are written in order.
    */
   save(final?: Final, via?: (progress: ProgressSave) => Promise<void>): Promise<void> {
+    if (via || final) for (let n = this.pauses.unsavedCount; n > 0; n--) void this.save().catch(() => undefined);
     const write = this.writes.then(() => {
       const status = final?.status ?? this.liveStatus();
       const runChanged = status !== this.shown || final !== undefined;
-      if (!this.tasks.dirty && !runChanged && !via) return undefined;
+      const resolved = via ? undefined : this.pauses.takeUnsaved();
+      if (!this.tasks.dirty && !runChanged && !via && !resolved) return undefined;
       const first = !this.tasks.saved;
       const tasks = this.tasks.dirty ? { records: this.tasks.take(), first } : undefined;
       if (tasks) this.tasks.saved = true;
@@ -136,12 +142,22 @@ export class RunKeeper {
       const message = final ? final.message : this.firstFailure;
       const run = runChanged ? { status, message, ...(final ? { final: { outputsByTitle: final.outputsByTitle, ...(final.outputsById ? { outputsById: final.outputsById } : {}) } } : {}) } : undefined;
       const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
+      if (resolved) {
+        // The human's decision is applied only once its record is written, whatever cancels the run meanwhile.
+        return CancellationScope.nonCancellable(() => projection.resolvePause({ resolution: resolved.resolution, progress })).then(resolved.saved);
+      }
       return via ? via(progress) : projection.saveProgress(progress);
     });
     this.writes = write.catch((err: unknown) => {
       this.saveFailure ??= err;
     });
     return write;
+  }
+
+  /** Saves until no resolved pause waits for its record (before the run continues as new). */
+  async saveAll(): Promise<void> {
+    do await this.save();
+    while (this.pauses.unsavedCount > 0);
   }
 
   finish(final: Final): Promise<void> {
@@ -167,16 +183,26 @@ export class RunKeeper {
     await this.save(undefined, (progress) => projection.recordPause({ pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input }, progress }));
     await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
 
-    const decision = await this.awaitDecision(node, pause);
+    const decision = await awaitDecision(node, pause);
     const declined = decision.action === 'DECLINE';
     const output: NodeOutput | null = declined ? null : decision.action === 'APPROVE' ? { ...decision.inputs, ...input } : { ...input, ...decision.inputs };
     const resumeTime = new Date().toISOString();
     this.pauseTask({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
     if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
-    this.pauses.close(pause);
     const resolution = { pauseId: pause.pauseId, action: decision.action, userId: decision.userId, comments: decision.comments, resumeTime };
-    await CancellationScope.nonCancellable(() => this.save(undefined, (progress) => projection.resolvePause({ resolution, progress })));
-    pause.applied = true;
+    if (this.resumeInOneSave) {
+      // The nodes after the pause start first: the save that shows the next one RUNNING carries the
+      // resolution; if none starts now, a save of its own does, once the workflow has settled.
+      this.pauses.resolved(pause, resolution);
+      void CancellationScope.nonCancellable(async () => {
+        await settled();
+        await this.save();
+      }).catch(() => undefined);
+    } else {
+      this.pauses.close(pause);
+      await CancellationScope.nonCancellable(() => this.save(undefined, (progress) => projection.resolvePause({ resolution, progress })));
+      pause.applied = true;
+    }
     return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
   }
 
@@ -184,15 +210,5 @@ export class RunKeeper {
   private pauseTask(write: TaskWrite): void {
     if (patched(ONE_SAVE_PER_PAUSE_PATCH)) this.tasks.apply(write);
     else this.recordTask(write);
-  }
-
-  private async awaitDecision(node: GraphNode, pause: { decision: PauseActionRequest | null }): Promise<PauseActionRequest> {
-    const timeoutSeconds = Number(node.config.timeout_seconds ?? 0);
-    // condition() without a timeout resolves to nothing: only the timed form answers false.
-    if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0) await condition(() => pause.decision !== null, timeoutSeconds * 1000);
-    else await condition(() => pause.decision !== null);
-    if (pause.decision) return pause.decision;
-    const action = node.config.timeout_action === 'APPROVE' ? 'APPROVE' : 'DECLINE';
-    return { action, inputs: {}, userId: TIMEOUT_USER, comments: `No action within ${timeoutSeconds} s` };
   }
 }

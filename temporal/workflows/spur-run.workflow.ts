@@ -67,7 +67,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
   const states = await runner.runLevel(level, input.inputNodeInput, true, input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {});
   if (keeper.continuing) {
     // The history grew large: what has ended is saved and carried over; the rest runs in the next execution.
-    await keeper.save();
+    await keeper.saveAll();
     await condition(allHandlersFinished);
     return continueAsNew<typeof spurRun>({ ...input, resume: keeper.resumeState(states) });
   }

@@ -59,14 +59,33 @@ describe('e2e: human in the loop', function () {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(['RUNNING', 'COMPLETED'].includes(res.body.status), res.body.status);
     assert.deepEqual(task(res.body, 'gate').outputs, { in: { x: 1 }, note: 'ok' });
+    // Answered once the action is recorded: the record is filled as soon as the answer arrives.
+    const [record] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
     const done = await waitForRun(engine.http, run.id);
     assert.equal(done.status, 'COMPLETED');
     assert.deepEqual(done.outputs.after, { gate: { in: { x: 1 }, note: 'ok' } });
-    const [record] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
     assert.equal(record.resume_user_id, 'alice');
     assert.equal(record.resume_action, 'APPROVE');
     assert.equal(record.comments, 'fine');
     assert.ok(Date.parse(record.resume_time) >= Date.parse(record.pause_time));
+  });
+
+  it('answers an action with the node after the pause started (RUNNING) and the pause record filled', async () => {
+    const slowNext = n('next', 'PythonFuncNode', { code: 'return {"y": input_model["gate"]["note"]}', timeout_seconds: 60, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
+    const { run } = await pausedRun({ nodes: [input(), n('gate', 'HumanInterventionNode'), slowNext], links: [l('in', 'gate'), l('gate', 'next')] });
+    assert.equal(task(run, 'next').status, 'PENDING');
+    const res = await act(run.id, { action: 'APPROVE', user_id: 'dora', inputs: { note: 'go' }, comments: 'now' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(task(res.body, 'gate').status, 'COMPLETED');
+    assert.deepEqual(task(res.body, 'gate').outputs, { in: { x: 1 }, note: 'go' });
+    assert.ok(['RUNNING', 'COMPLETED'].includes(task(res.body, 'next').status), task(res.body, 'next').status);
+    assert.ok(['RUNNING', 'COMPLETED'].includes(res.body.status), res.body.status);
+    const [record] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.deepEqual([record.resume_action, record.resume_user_id, record.comments], ['APPROVE', 'dora', 'now']);
+    assert.ok(record.resume_time);
+    const done = await waitForRun(engine.http, run.id);
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual(task(done, 'next').outputs, { y: 'go' });
   });
 
   it('OVERRIDE lets the human keys win over the pass-through', async () => {

@@ -10,6 +10,8 @@ import { type Page, pageBounds } from '../../http/pagination';
 import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseActionSignal, pauseActionUpdate } from '../../../temporal/shared/pauses';
 import { runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { RunReader } from '../runs/runs.service';
+import { toRunResponse } from '../runs/run-response';
+import type { RunResponse } from '../runs/runs.schemas';
 import { toPauseResponse } from './pause-records';
 import type { ResumeRunInput } from './pauses.schemas';
 
@@ -37,6 +39,16 @@ export function createPauseService({ models, values, runRecords, reader, tempora
     return run;
   }
 
+  const versionOf = (run: RunDoc): Promise<WorkflowVersionDoc | null> =>
+    run.workflow_version_id ? WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>().exec() : Promise.resolve(null);
+
+  /** The run as the action left it: its record and its tasks read together; its version (it never changes) was read meanwhile. */
+  async function runAfterAction(runId: string, version: Promise<WorkflowVersionDoc | null>): Promise<RunResponse> {
+    const [run, tasks, v] = await Promise.all([Run.findById(runId).lean<RunDoc>(), runRecords.tasksOf(runId), version]);
+    if (!run) throw notFound.run();
+    return toRunResponse(run, tasks, v);
+  }
+
   async function waitForStatus(runId: string, done: (status: string) => boolean, ms: number): Promise<RunDoc> {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -59,9 +71,11 @@ export function createPauseService({ models, values, runRecords, reader, tempora
       // The human's inputs become part of the node's output: large ones travel by reference too.
       const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');
       const request: PauseActionRequest = { action: body.action, inputs, userId: body.user_id, comments: body.comments };
+      const version = versionOf(run);
+      version.catch(() => undefined); // awaited after the Update; a refusal does not need it
       try {
         await temporal.withDeadline(Date.now() + actionWaitMs, () => handle(runId).executeUpdate(pauseActionUpdate, { args: [request], ...(updateId ? { updateId } : {}) }));
-        return { status: 200, run: await reader.get(runId) };
+        return { status: 200, run: await runAfterAction(runId, version) };
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PAUSE_REFUSED) {
           throw new BadRequestError(err.cause.message);
