@@ -74,16 +74,17 @@ function progressEvents(runId: string, next: EventHead, change: Extract<Projecti
   const status = save.run?.status;
   const ends = status !== undefined && FINAL_EVENT_OF[status] !== undefined;
   if (status && !ends) runStatusEvents(runId, next, status, save.run?.message ?? null, next.percentage, drafts);
+  // A resolved pause says so before the tasks it lets go on (the pause's own task, the next node).
+  if (pause && 'resumed' in pause && next.pauses.includes(pause.resumed.pauseId)) {
+    const r = pause.resumed;
+    next.pauses = next.pauses.filter((id) => id !== r.pauseId);
+    drafts.push({ event: 'run.resumed', data: { run_id: runId, pause_id: r.pauseId, resume_action: r.action, resume_user_id: r.userId, comments: r.comments, resume_time: r.resumeTime } });
+  }
   if (records) taskEvents(runId, next, records, drafts);
   if (pause && 'opened' in pause && !next.pauses.includes(pause.opened.pauseId)) {
     const p = pause.opened;
     next.pauses.push(p.pauseId);
     drafts.push({ event: 'run.paused', data: { run_id: runId, pause: { id: p.pauseId, node_id: p.nodeId, pause_message: p.message, pause_time: p.pauseTime, input_data: inline(p.input) } } });
-  }
-  if (pause && 'resumed' in pause && next.pauses.includes(pause.resumed.pauseId)) {
-    const r = pause.resumed;
-    next.pauses = next.pauses.filter((id) => id !== r.pauseId);
-    drafts.push({ event: 'run.resumed', data: { run_id: runId, pause_id: r.pauseId, resume_action: r.action, resume_user_id: r.userId, comments: r.comments, resume_time: r.resumeTime } });
   }
   if (status && ends) runStatusEvents(runId, next, status, save.run?.message ?? null, next.percentage, drafts);
 }

@@ -38,6 +38,18 @@ describe('run events: derived from projection writes', () => {
     for (const e of events) assert.ok(RUN_EVENT_DATA[e.event].safeParse(e.data).success, e.event);
   });
 
+  it('a pause resolved in the same write as the next node starting says run.resumed before the tasks it lets go on', () => {
+    const opened = { runId: 'R1', nodeId: 'gate', pauseId: 'R1:p1', message: 'ok?', pauseTime: '2026-01-01T00:00:00Z', input: {} };
+    const paused: ProjectionChange = { kind: 'progress', save: { runId: 'R1', tasks: { records: [task('gate', 'PAUSED')], first: true }, run: { status: 'PAUSED', message: null } }, pause: { opened } };
+    const resumed: ProjectionChange = {
+      kind: 'progress',
+      save: { runId: 'R1', tasks: { records: [task('gate', 'COMPLETED'), task('next', 'RUNNING')], first: false }, run: { status: 'RUNNING', message: null } },
+      pause: { resumed: { pauseId: 'R1:p1', action: 'APPROVE', userId: 'ana', comments: null, resumeTime: '2026-01-01T00:00:02Z' } },
+    };
+    const { events } = stream([paused, resumed]);
+    assert.deepEqual(events.map((e) => e.event), ['run.status', 'task.started', 'run.paused', 'run.status', 'run.resumed', 'task.completed', 'task.started']);
+  });
+
   it('large outputs go by reference; nothing follows the final event', () => {
     const big = { text: 'x'.repeat(20_000) };
     const { events, head } = stream([progress([task('a', 'COMPLETED', big)], 'COMPLETED')]);
