@@ -104,7 +104,8 @@ describe('e2e: batch runs over datasets', function () {
   this.timeout(180_000);
   let engine: Engine;
   before(async () => {
-    engine = await startEngine();
+    // Chunks of 500 rows (default 2000): the 1 500-row batch below crosses chunks.
+    engine = await startEngine({ SPUR_BATCH_CHUNK_ROWS: '500' });
   });
   after(() => engine?.close());
 
@@ -294,8 +295,9 @@ describe('e2e: batch runs that continue as new', function () {
   this.timeout(180_000);
   let engine: Engine;
   before(async () => {
-    // A tiny history limit: the batch workflow continues as new after (nearly) every step.
-    engine = await startEngine({ SPUR_BATCH_HISTORY_EVENTS: '10' });
+    // A tiny history limit: the batch workflow continues as new after (nearly) every step, and
+    // chunks of 500 rows.
+    engine = await startEngine({ SPUR_BATCH_HISTORY_EVENTS: '10', SPUR_BATCH_CHUNK_ROWS: '500' });
   });
   after(() => engine?.close());
 
