@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
 import { REPO_ROOT } from '../scripts/lib/tools';
+import { type Api, api, runBatch as runBatchOf, uploadDataset } from './lib/batch-client';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { type Stack, startStack } from './lib/stack';
 
@@ -45,34 +46,6 @@ const GRAPHS = {
   },
 } as const;
 
-/** The few fields the bench reads from api replies. */
-interface Body {
-  id: string;
-  status: string;
-  message: string | null;
-}
-
-interface Reply {
-  status: number;
-  body: Body;
-}
-
-function api(base: string) {
-  const call = async (method: string, p: string, body?: unknown): Promise<Reply> => {
-    const init: RequestInit = { method };
-    if (body instanceof FormData) init.body = body;
-    else if (body !== undefined) {
-      init.body = JSON.stringify(body);
-      init.headers = { 'content-type': 'application/json' };
-    }
-    const res = await fetch(`${base}${p}`, init);
-    const text = await res.text();
-    return { status: res.status, body: (text && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : {}) as Body };
-  };
-  return { get: (p: string) => call('GET', p), post: (p: string, body?: unknown) => call('POST', p, body) };
-}
-type Api = ReturnType<typeof api>;
-
 /** Issue 13's target for the 1-node inline batch. */
 const TARGET_ROWS_PER_SECOND = 5000;
 
@@ -86,28 +59,7 @@ function peakRssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-async function uploadDataset(http: Api, name: string, rows: number): Promise<string> {
-  const csv = ['x,k', ...Array.from({ length: rows }, (_, i) => `value ${i},${i % 3}`)].join('\n');
-  const fd = new FormData();
-  fd.append('file', new Blob([csv], { type: 'text/csv' }), `${name}.csv`);
-  const res = await http.post(`/ds/?name=${encodeURIComponent(name)}`, fd);
-  if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
-
-async function runBatch(http: Api, workflowId: string, datasetId: string): Promise<{ runId: string; seconds: number }> {
-  const t0 = performance.now();
-  const res = await http.post(`/wf/${workflowId}/start_batch_run/`, { dataset_id: datasetId, mini_batch_size: settings.mini });
-  if (res.status !== 200) throw new Error(`start_batch_run: ${res.status} ${JSON.stringify(res.body)}`);
-  for (;;) {
-    const run = (await http.get(`/run/${res.body.id}/status/`)).body;
-    if (!['PENDING', 'RUNNING'].includes(run.status)) {
-      if (run.status !== 'COMPLETED') throw new Error(`batch ${run.id} ended ${run.status}: ${run.message}`);
-      return { runId: run.id, seconds: (performance.now() - t0) / 1000 };
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const runBatch = (http: Api, workflowId: string, datasetId: string) => runBatchOf(http, workflowId, datasetId, settings.mini);
 
 /** Largest history (events) among the batch workflow's runs (one per continue-as-new). */
 async function largestHistory(stack: Stack, runId: string): Promise<{ events: number; runs: number }> {
