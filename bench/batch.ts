@@ -9,11 +9,15 @@
 // BENCH_BATCH_REPEATS 3, BENCH_BATCH_MINI 100, BENCH_BATCH_BASELINE_ROWS 200, BENCH_BATCH_CHILD_ROWS 500).
 // The alternative design, a child workflow per row (SPUR_BATCH_ROW_MODE=child), is measured on a
 // second stack over BENCH_BATCH_CHILD_ROWS rows.
+// CPU-seconds per process over each 1-node batch (median) and the machine's load average are
+// reported beside rows/s: the machine is shared, and CPU per row does not move with its load.
 import { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
 import { REPO_ROOT } from '../scripts/lib/tools';
+import { type Api, api, runBatch as runBatchOf, uploadDataset } from './lib/batch-client';
+import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { type Stack, startStack } from './lib/stack';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -42,33 +46,10 @@ const GRAPHS = {
   },
 } as const;
 
-/** The few fields the bench reads from api replies. */
-interface Body {
-  id: string;
-  status: string;
-  message: string | null;
-}
+/** Issue 13's target for the 1-node inline batch. */
+const TARGET_ROWS_PER_SECOND = 5000;
 
-interface Reply {
-  status: number;
-  body: Body;
-}
-
-function api(base: string) {
-  const call = async (method: string, p: string, body?: unknown): Promise<Reply> => {
-    const init: RequestInit = { method };
-    if (body instanceof FormData) init.body = body;
-    else if (body !== undefined) {
-      init.body = JSON.stringify(body);
-      init.headers = { 'content-type': 'application/json' };
-    }
-    const res = await fetch(`${base}${p}`, init);
-    const text = await res.text();
-    return { status: res.status, body: (text && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : {}) as Body };
-  };
-  return { get: (p: string) => call('GET', p), post: (p: string, body?: unknown) => call('POST', p, body) };
-}
-type Api = ReturnType<typeof api>;
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 
@@ -78,28 +59,7 @@ function peakRssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-async function uploadDataset(http: Api, name: string, rows: number): Promise<string> {
-  const csv = ['x,k', ...Array.from({ length: rows }, (_, i) => `value ${i},${i % 3}`)].join('\n');
-  const fd = new FormData();
-  fd.append('file', new Blob([csv], { type: 'text/csv' }), `${name}.csv`);
-  const res = await http.post(`/ds/?name=${encodeURIComponent(name)}`, fd);
-  if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
-
-async function runBatch(http: Api, workflowId: string, datasetId: string): Promise<{ runId: string; seconds: number }> {
-  const t0 = performance.now();
-  const res = await http.post(`/wf/${workflowId}/start_batch_run/`, { dataset_id: datasetId, mini_batch_size: settings.mini });
-  if (res.status !== 200) throw new Error(`start_batch_run: ${res.status} ${JSON.stringify(res.body)}`);
-  for (;;) {
-    const run = (await http.get(`/run/${res.body.id}/status/`)).body;
-    if (!['PENDING', 'RUNNING'].includes(run.status)) {
-      if (run.status !== 'COMPLETED') throw new Error(`batch ${run.id} ended ${run.status}: ${run.message}`);
-      return { runId: run.id, seconds: (performance.now() - t0) / 1000 };
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const runBatch = (http: Api, workflowId: string, datasetId: string) => runBatchOf(http, workflowId, datasetId, settings.mini);
 
 /** Largest history (events) among the batch workflow's runs (one per continue-as-new). */
 async function largestHistory(stack: Stack, runId: string): Promise<{ events: number; runs: number }> {
@@ -135,17 +95,24 @@ async function main(): Promise<void> {
     const afterSmall = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker ?? stack.groups.api) };
 
     const bigId = await uploadDataset(http, 'big', settings.rows);
-    const results: Record<string, { rowsPerSecond: number[]; history: { events: number; runs: number } }> = {};
+    const results: Record<string, { rowsPerSecond: number[]; history: { events: number; runs: number }; cpu: CpuSample[] }> = {};
+    const sampler = new CpuSampler(stack.groups);
+    const loadBefore = loadAverage();
     for (let i = 0; i < settings.repeats; i++) {
       for (const name of Object.keys(GRAPHS)) {
+        const cpu: CpuSample = {};
+        const before = sampler.sample();
         const { runId, seconds } = await runBatch(http, workflows[name] as string, bigId);
-        const entry = (results[name] ??= { rowsPerSecond: [], history: { events: 0, runs: 0 } });
+        accumulate(cpu, before, sampler.sample());
+        const entry = (results[name] ??= { rowsPerSecond: [], history: { events: 0, runs: 0 }, cpu: [] });
         entry.rowsPerSecond.push(settings.rows / seconds);
+        entry.cpu.push(cpu);
         const history = await largestHistory(stack, runId);
         if (history.events > entry.history.events) entry.history = history;
         console.log(`${name}: ${settings.rows} rows in ${seconds.toFixed(2)} s (${history.runs} workflow runs, largest history ${history.events} events)`);
       }
     }
+    const loadAfter = loadAverage();
     const afterBig = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker ?? stack.groups.api) };
 
     // Baseline: the same rows one blocking run each, sequentially.
@@ -183,7 +150,17 @@ async function main(): Promise<void> {
       '',
       `Peak RSS (VmHWM) after a ${settings.small}-row batch: api ${afterSmall.api.toFixed(0)} MiB, worker ${afterSmall.worker.toFixed(0)} MiB;` +
         ` after ${settings.repeats * 2} batches of ${settings.rows} rows: api ${afterBig.api.toFixed(0)} MiB, worker ${afterBig.worker.toFixed(0)} MiB.`,
-      `Target ≥ 2 000 rows/s for 1 node: ${median(results['1 node']?.rowsPerSecond ?? []) >= 2000 ? 'met' : 'MISSED'}.`,
+      '',
+      `CPU-seconds per ${settings.rows}-row batch (median), by process:`,
+      '',
+      `| graph | ${PROCESS_NAMES.join(' | ')} | machine (all processes) |`,
+      `|---|${PROCESS_NAMES.map(() => '---:').join('|')}|---:|`,
+      ...Object.entries(results).map(
+        ([name, r]) => `| ${name} | ${[...PROCESS_NAMES, 'machine'].map((p) => median(r.cpu.map((c) => c[p] ?? 0)).toFixed(2)).join(' | ')} |`,
+      ),
+      '',
+      `Load average (1, 5, 15 min) before the big batches: ${loadBefore}; after: ${loadAfter} (${os.cpus().length} cores, shared).`,
+      `Target ≥ ${TARGET_ROWS_PER_SECOND} rows/s for 1 node (issue 13): ${median(results['1 node']?.rowsPerSecond ?? []) >= TARGET_ROWS_PER_SECOND ? 'met' : 'MISSED'}.`,
     );
     console.log(lines.join('\n'));
     const out = path.join(REPO_ROOT, 'bench', 'results');

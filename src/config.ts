@@ -54,6 +54,8 @@ const envSchema = z.object({
   SPUR_BATCH_ROW_MODE: z.enum(['auto', 'child']).default('auto'),
   /** A batch's workflow continues as new once its history has this many events. */
   SPUR_BATCH_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(2000),
+  /** Rows per inline batch chunk (one activity): each chunk costs a Temporal round trip, a dataset read, an output append and a progress save. */
+  SPUR_BATCH_CHUNK_ROWS: z.coerce.number().int().min(1).max(20_000).default(2000),
   /** A run's workflow continues as new (carrying its ended nodes and tasks) once its history has this many events. */
   SPUR_RUN_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(10_000),
   /** Run inputs, node inputs and outputs whose JSON is larger travel by reference (stored once in GridFS). */
@@ -140,7 +142,7 @@ export interface Config {
   webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string; timeoutMs: number };
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined; workflowStackTraces: boolean };
-  runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
+  runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchChunkRows: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
   values: { refAboveBytes: number; maxBytes: number };
   rag: { vectorStoreUri: string; annMinRows: number };
@@ -198,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE, workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES },
-    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
+    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },

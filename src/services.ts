@@ -77,7 +77,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     callbacks,
     runStarter,
     rerunStarter,
-    startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchRowMode: config.runs.batchRowMode }),
+    startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchChunkRows: config.runs.batchChunkRows, batchRowMode: config.runs.batchRowMode }),
     pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),

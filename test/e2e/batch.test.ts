@@ -104,7 +104,8 @@ describe('e2e: batch runs over datasets', function () {
   this.timeout(180_000);
   let engine: Engine;
   before(async () => {
-    engine = await startEngine();
+    // Chunks of 500 rows (default 2000): the 1 500-row batch below crosses chunks.
+    engine = await startEngine({ SPUR_BATCH_CHUNK_ROWS: '500' });
   });
   after(() => engine?.close());
 
@@ -172,6 +173,10 @@ describe('e2e: batch runs over datasets', function () {
     assert.deepEqual(third.outputs.out, { y: 'row-2' });
     assert.deepEqual(third.tasks.map((t: any) => [t.node_id, t.status]), [['in', 'COMPLETED'], ['py', 'COMPLETED'], ['out', 'COMPLETED']]);
     assert.equal(new Set(third.tasks.map((t: any) => t.id)).size, 3);
+    // A row's record leaves out the fields it has no value for: they answer null, as any run's do.
+    assert.deepEqual(Object.keys(third).sort(), Object.keys(parent).sort());
+    assert.deepEqual([third.output_file_id, third.message, third.rerun_of, third.rerun_from_node_id, third.parent_run_id], [null, null, null, null, parent.id]);
+    assert.equal(third.workflow_version_id, parent.workflow_version_id);
 
     // Only the parent lists by default; the dataset knows its runs, newest first.
     const parents = (await http.get('/run/?run_type=batch&page_size=100')).body;
@@ -294,8 +299,9 @@ describe('e2e: batch runs that continue as new', function () {
   this.timeout(180_000);
   let engine: Engine;
   before(async () => {
-    // A tiny history limit: the batch workflow continues as new after (nearly) every step.
-    engine = await startEngine({ SPUR_BATCH_HISTORY_EVENTS: '10' });
+    // A tiny history limit: the batch workflow continues as new after (nearly) every step, and
+    // chunks of 500 rows.
+    engine = await startEngine({ SPUR_BATCH_HISTORY_EVENTS: '10', SPUR_BATCH_CHUNK_ROWS: '500' });
   });
   after(() => engine?.close());
 

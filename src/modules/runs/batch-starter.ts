@@ -18,7 +18,7 @@ import type { RunClaim } from './idempotency';
  * dataset, columns) before the parent run exists; the parent is RUNNING while its workflow works
  * and knows its dataset (`input_dataset_id`) and output file from the start.
  */
-export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: number; batchRowMode: 'auto' | 'child' }) {
+export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: number; batchChunkRows: number; batchRowMode: 'auto' | 'child' }) {
   const { models, runRecords } = deps;
   const datasets = createDatasetReader(models);
   const outputFiles = createOutputFileWriter(models);
@@ -46,7 +46,7 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     const input: BatchWorkflowInput = {
       parentRunId: parent._id, parentSeq: parent.seq, workflowIdPrefix: deps.workflowIdPrefix, workflowId: workflow._id,
       workflowVersionId: version._id, datasetId: dataset.id, outputFileId: outputFile.id, definition, inputNodeId: inputNode.id, columns,
-      rowCount: dataset.row_count, miniBatchSize: body.mini_batch_size, mode: deps.batchRowMode === 'child' ? 'child' : batchMode(definition), historyEventsLimit: deps.batchHistoryEvents, cursor: { next: 0, ok: 0, failed: 0 },
+      rowCount: dataset.row_count, miniBatchSize: body.mini_batch_size, mode: deps.batchRowMode === 'child' ? 'child' : batchMode(definition), historyEventsLimit: deps.batchHistoryEvents, chunkRows: deps.batchChunkRows, cursor: { next: 0, ok: 0, failed: 0 },
       ...(callback ? { callback: { events: callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
     };
     await startRunWorkflow(deps, parent._id, {
