@@ -5,9 +5,14 @@
 // hosting the worker, eager workflow start). Prints one table with the ratios; writes
 // bench/results/vs-pyspur-<timestamp>.json and vs-pyspur-latest.md. Nothing is asserted.
 //
+// PySpur 0.1.18 (`serve --sqlite`) cannot serve 20 blocking runs at once: its SQLAlchemy pool (5 +
+// 10 connections) runs dry, requests wait 30 s per connection and fail with HTTP 500. So PySpur is
+// also measured at BENCH_VS_PYSPUR_CONCURRENCY (8), which it serves without a failure, before the
+// c=20 attempt; the throughput ratio is taken against the best rate PySpur sustains with 0 failed.
+//
 // Knobs: BENCH_VS_RUNS (400 rounds), BENCH_VS_WARMUP (30), BENCH_VS_SEQ_SECONDS (150 per topology),
-// BENCH_VS_CONCURRENCY (20), BENCH_VS_LOAD_RUNS (1000), BENCH_VS_LOAD_SECONDS (60),
-// BENCH_VS_TOPOLOGIES (split,combined).
+// BENCH_VS_CONCURRENCY (20), BENCH_VS_PYSPUR_CONCURRENCY (8), BENCH_VS_LOAD_RUNS (1000),
+// BENCH_VS_LOAD_SECONDS (60), BENCH_VS_TOPOLOGIES (split,combined).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +35,7 @@ const settings = {
   warmup: intEnv('BENCH_VS_WARMUP', 30),
   seqSeconds: intEnv('BENCH_VS_SEQ_SECONDS', 150),
   concurrency: intEnv('BENCH_VS_CONCURRENCY', 20),
+  pyspurConcurrency: intEnv('BENCH_VS_PYSPUR_CONCURRENCY', 8),
   loadRuns: intEnv('BENCH_VS_LOAD_RUNS', 1000),
   loadSeconds: intEnv('BENCH_VS_LOAD_SECONDS', 60),
   topologies: (process.env.BENCH_VS_TOPOLOGIES ?? 'split,combined').split(',') as Topology[],
@@ -124,6 +130,9 @@ async function measureTopology(topology: Topology, pyspurUrl: string, pyspurPid:
     sampler.refresh();
     log(`${topology}: concurrency ${settings.concurrency}, Spur then PySpur`);
     rows.push({ system: 'Spur', phase: `c=${settings.concurrency}`, ...(await concurrent(spurStep, settings.loadRuns, settings.concurrency, settings.loadSeconds, sampler, SPUR_PROCESSES)) });
+    // Before the c=20 attempt, which may leave PySpur's connection pool waiting for a while.
+    log(`${topology}: PySpur at concurrency ${settings.pyspurConcurrency}`);
+    rows.push({ system: 'PySpur', phase: `c=${settings.pyspurConcurrency}`, ...(await concurrent(pyStep, settings.loadRuns, settings.pyspurConcurrency, settings.loadSeconds, sampler, ['pyspur'])) });
     rows.push({ system: 'PySpur', phase: `c=${settings.concurrency}`, ...(await concurrent(pyStep, settings.loadRuns, settings.concurrency, settings.loadSeconds, sampler, ['pyspur'])) });
     return rows;
   } finally {
@@ -154,14 +163,13 @@ function report(byTopology: Record<string, Row[]>, seconds: number): string {
     if (!s || !p || !sl || !pl) continue;
     const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
     const judged = topology === DEV_TOPOLOGY ? ' (npm run dev: targets apply)' : '';
-    ratios.push(
-      `- ${topology}${judged}: p50 ×${f(s.p50 / p.p50, 2)} of PySpur's (target ≤ 0.8: ${mark(s.p50 / p.p50 <= 0.8)}), p99 ×${f(s.p99 / p.p99, 2)} (≤ 1.0: ${mark(s.p99 / p.p99 <= 1)}), ` +
-        (pl.failures > 0
-          ? `throughput at c=${settings.concurrency}: no ratio, PySpur failed ${pl.failures} of ${pl.runs} runs (Spur ${f(sl.runsPerSecond)} runs/s, ${sl.failures} failed), ` +
-            `so the ratio would measure PySpur's breakdown, not a speed; `
-          : `throughput at c=${settings.concurrency} ×${f(sl.runsPerSecond / pl.runsPerSecond, 2)} (≥ 2.5, 0 failed: ${mark(sl.runsPerSecond / pl.runsPerSecond >= 2.5 && sl.failures === 0)}), `) +
-        `Spur CPU ${f(s.cpuMsPerRun)} ms per run (≤ 20: ${mark(s.cpuMsPerRun <= 20)})`,
-    );
+    // PySpur's best rate with nothing failed: at c=20 if it manages, else at the concurrency it sustains, or one at a time.
+    const best = rows.filter((r) => r.system === 'PySpur' && r.failures === 0).sort((a, b) => b.runsPerSecond - a.runsPerSecond)[0];
+    const throughput = best
+      ? `throughput at c=${settings.concurrency} ${f(sl.runsPerSecond)} runs/s, ${sl.failures} failed, ×${f(sl.runsPerSecond / best.runsPerSecond, 2)} of PySpur's best with 0 failed (${f(best.runsPerSecond)} runs/s at ${best.phase}` +
+        `${pl.failures > 0 ? `; at c=${settings.concurrency} PySpur failed ${pl.failures} of ${pl.runs}` : ''}) (≥ 2.5, 0 failed: ${mark(sl.runsPerSecond / best.runsPerSecond >= 2.5 && sl.failures === 0)}), `
+      : `throughput: no ratio, PySpur failed in every phase; `;
+    ratios.push(`- ${topology}${judged}: p50 ×${f(s.p50 / p.p50, 2)} of PySpur's (target ≤ 0.8: ${mark(s.p50 / p.p50 <= 0.8)}), p99 ×${f(s.p99 / p.p99, 2)} (≤ 1.0: ${mark(s.p99 / p.p99 <= 1)}), ${throughput}Spur CPU ${f(s.cpuMsPerRun)} ms per run (≤ 20: ${mark(s.cpuMsPerRun <= 20)})`);
     for (const r of rows) for (const sample of r.failureSamples) ratios.push(`  - ${topology} ${r.system} ${r.phase} failure: ${sample}`);
   }
   return [...lines, '', ...ratios, ''].join('\n');
