@@ -1,0 +1,79 @@
+// Issue 13's targets in one table, read from the latest results the benches just wrote
+// (bench/results/*-latest.md): the last step of `npm run bench`. A missed target points to the
+// README's performance section, which gives its measured reason and what would close it.
+// Writes bench/results/targets-latest.md.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { saveResults } from './lib/report';
+import { REPO_ROOT } from '../scripts/lib/tools';
+
+const read = (name: string) => {
+  try {
+    return readFileSync(path.join(REPO_ROOT, 'bench', 'results', name), 'utf8');
+  } catch {
+    return '';
+  }
+};
+const pick = (text: string, re: RegExp) => text.match(re)?.slice(1) ?? [];
+
+interface Target {
+  name: string;
+  measured: string;
+  met: boolean | null;
+  source: string;
+}
+
+function vsTargets(): Target[] {
+  const text = read('vs-pyspur-latest.md');
+  const line = text.split('\n').find((l) => l.startsWith('- combined')) ?? '';
+  const split = text.split('\n').find((l) => l.startsWith('- split')) ?? '';
+  const [p50, p50Met] = pick(line, /p50 ×([\d.]+) of PySpur's \(target ≤ 0\.8: (met|MISSED)\)/);
+  const [p99, p99Met] = pick(line, /p99 ×([\d.]+) \(≤ 1\.0: (met|MISSED)\)/);
+  const [rate, ratio, best, tputMet] = pick(line, /throughput at c=20 ([\d.]+) runs\/s, \d+ failed, ×([\d.]+) of PySpur's best with 0 failed \(([^)]*)\)[^(]*\(≥ 2\.5, 0 failed: (met|MISSED)\)/);
+  const [cpu, cpuMet] = pick(line, /Spur CPU ([\d.]+) ms per run \(≤ 20: (met|MISSED)\)/);
+  const [sp50, sp99, sratio] = [pick(split, /p50 ×([\d.]+)/)[0], pick(split, /p99 ×([\d.]+)/)[0], pick(split, /×([\d.]+) of PySpur's best/)[0]];
+  const met = (v: string | undefined) => (v === undefined ? null : v === 'met');
+  const src = 'vs-pyspur-latest.md';
+  return [
+    { name: 'blocking run p50 ≤ 0.8× PySpur (npm run dev)', measured: `×${p50 ?? '?'}`, met: met(p50Met), source: src },
+    { name: 'blocking run p99 ≤ 1.0× PySpur', measured: `×${p99 ?? '?'}`, met: met(p99Met), source: src },
+    { name: 'throughput at c=20 ≥ 2.5× PySpur, 0 failed', measured: `${rate ?? '?'} runs/s, ×${ratio ?? '?'} (PySpur ${best ?? '?'})`, met: met(tputMet), source: src },
+    { name: '≤ 20 CPU-ms per 5-node run, all processes', measured: `${cpu ?? '?'} CPU-ms`, met: met(cpuMet), source: src },
+    { name: 'split topology, reported beside', measured: `p50 ×${sp50 ?? '?'}, p99 ×${sp99 ?? '?'}, c=20 ×${sratio ?? '?'}`, met: null, source: src },
+  ];
+}
+
+function pauseTarget(): Target {
+  const combined = read('pause-latest-combined.md');
+  const split = read('pause-latest.md');
+  const [p50] = pick(combined, /next node RUNNING in the projection: p50 ([\d.]+) ms/);
+  const [splitP50] = pick(split, /next node RUNNING in the projection: p50 ([\d.]+) ms/);
+  const [verdict] = pick(combined, /target p50 ≤ 25 ms: (met|MISSED)/);
+  return { name: 'pause action → next node RUNNING p50 ≤ 25 ms', measured: `${p50 ?? '?'} ms combined, ${splitP50 ?? '?'} ms split`, met: verdict === undefined ? null : verdict === 'met', source: 'pause-latest*.md' };
+}
+
+function batchTarget(): Target {
+  const text = read('batch-latest.md');
+  const [rows] = pick(text, /\| 1 node \| (\d+) \|/);
+  const [verdict] = pick(text, /Target ≥ 5000 rows\/s for 1 node \(issue 13\): (met|MISSED)/);
+  return { name: 'inline batch ≥ 5 000 rows/s, 1 node', measured: `${rows ?? '?'} rows/s`, met: verdict === undefined ? null : verdict === 'met', source: 'batch-latest.md' };
+}
+
+function main(): void {
+  const targets = [...vsTargets(), pauseTarget(), batchTarget()];
+  const floor = pick(read('temporal-floor-latest.md'), /\| spurShaped \| [\d.]+ \| [\d.]+ \| ([\d.]+) \| ([\d.]+) \|/);
+  const verdict = (t: Target) => (t.met === null ? 'reported' : t.met ? 'met' : 'MISSED: see README, Performance');
+  saveResults('targets-latest.md', [
+    `# Issue 13 targets — ${new Date().toISOString()}`,
+    '',
+    'From the latest results in bench/results/ (the benches `npm run bench` has just run).',
+    '',
+    '| target | measured | | from |',
+    '| --- | --- | --- | --- |',
+    ...targets.map((t) => `| ${t.name} | ${t.measured} | ${verdict(t)} | ${t.source} |`),
+    '',
+    `Temporal's own floor for a 5-node run's shape (two local activities and a search-attribute upsert, no HTTP, no database): ${floor[0] ?? '?'} CPU-ms, p50 ${floor[1] ?? '?'} ms (temporal-floor-latest.md).`,
+  ]);
+}
+
+main();
