@@ -149,7 +149,7 @@ function report(byTopology: Record<string, Row[]>, seconds: number): string {
     `# Spur vs PySpur ${PYSPUR_VERSION} — ${new Date().toISOString()}`,
     '',
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}; load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}` + ' (the machine may have been shared: the interleaving gives both systems the same noise).',
-    `Workflow: ${VS_WORKFLOW.name} (bench/lib/vs-scenario.ts), blocking POST /api/wf/{id}/run/, keep-alive client. PySpur: \`pyspur serve --sqlite\`, telemetry off. npm run dev's topology: ${DEV_TOPOLOGY}.`,
+    `Workflow: ${VS_WORKFLOW.name} (bench/lib/vs-scenario.ts), blocking POST /api/wf/{id}/run/, keep-alive client. PySpur: \`pyspur serve --sqlite\`, telemetry off, a fresh one per topology. npm run dev's topology: ${DEV_TOPOLOGY}.`,
     `Settings: \`${JSON.stringify(settings)}\`; took ${seconds.toFixed(0)} s.`,
     '',
     '| topology | system | phase | runs | fail | p50 ms | p99 ms | runs/s | CPU-ms/run |',
@@ -178,10 +178,17 @@ function report(byTopology: Record<string, Row[]>, seconds: number): string {
 async function main(): Promise<void> {
   const started = Date.now();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-vs-pyspur-'));
-  const pyspur = await startPySpur(tmp, log);
   try {
     const byTopology: Record<string, Row[]> = {};
-    for (const topology of settings.topologies) byTopology[topology] = await measureTopology(topology, pyspur.baseUrl, pyspur.pid, tmp);
+    // A fresh PySpur per topology, as Spur gets a fresh stack: PySpur slows as its SQLite file grows.
+    for (const topology of settings.topologies) {
+      const pyspur = await startPySpur(path.join(tmp, `pyspur-${topology}`), log);
+      try {
+        byTopology[topology] = await measureTopology(topology, pyspur.baseUrl, pyspur.pid, tmp);
+      } finally {
+        await pyspur.stop();
+      }
+    }
     const text = report(byTopology, (Date.now() - started) / 1000);
     console.log(`\n${text}`);
     const dir = path.join(REPO_ROOT, 'bench', 'results');
@@ -189,7 +196,6 @@ async function main(): Promise<void> {
     writeFileSync(path.join(dir, `vs-pyspur-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), `${JSON.stringify({ settings, byTopology }, null, 2)}\n`);
     writeFileSync(path.join(dir, 'vs-pyspur-latest.md'), text);
   } finally {
-    await pyspur.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
 }
