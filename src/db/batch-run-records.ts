@@ -6,7 +6,7 @@ import { insertIgnoringDuplicates } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models, RunDoc } from './models';
 import { runDocument } from './run-documents';
-import type { RunEvents } from './run-events';
+import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import type { Values } from './values';
 
 /** Rows per insert of ended rows, and inserts in flight at once (insertEndedRows). */
@@ -53,8 +53,8 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
 
   return {
     async setBatchProgress(parentRunId: string, set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>): Promise<void> {
-      await Run.updateOne({ _id: parentRunId }, { $set: set });
-      await events.append(parentRunId, { kind: 'batch', ...batchCounts(set), now: Date.now() });
+      // The counts go in the same update as the stream's head.
+      await events.append(parentRunId, { kind: 'batch', ...batchCounts(set), now: Date.now() }, { fields: set });
     },
 
     /** The parent's end. Rows recorded ahead of starting (child mode) that never started are not runs: removed with their values. */
@@ -64,9 +64,13 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
         await Run.deleteMany({ parent_run_id: parentRunId, status: 'PENDING' });
         await values.deleteScopes(never.map((r) => r._id));
       }
-      await Run.updateOne({ _id: parentRunId }, { $set: { status, message, end_time: new Date() } });
-      const counts = await Run.findById(parentRunId, { rows_total: 1, rows_done: 1, rows_failed: 1 }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed'>>();
-      await events.append(parentRunId, { kind: 'batch', ...(counts ? batchCounts(counts) : {}), status, message, now: Date.now() });
+      // One read for the counts the final event reports and the stream's head; the end goes in the head's update.
+      const current = await Run.findById(parentRunId, { rows_total: 1, rows_done: 1, rows_failed: 1, ...HEAD_FIELDS }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed'> & StoredHead>();
+      await events.append(
+        parentRunId,
+        { kind: 'batch', ...(current ? batchCounts(current) : {}), status, message, now: Date.now() },
+        { fields: { status, message, end_time: new Date() }, stored: current },
+      );
     },
 
     /** Child mode: PENDING records of rows about to start (those not recorded by an earlier attempt). */

@@ -119,7 +119,7 @@ export class ChunkFlusher {
     const done = before.ok + before.failed + this.count.ok + this.count.failed;
     const failed = before.failed + this.count.failed;
     // A tick while nothing ended (the rows of the last tick are still being stored) saves nothing:
-    // a progress save is a run update and an event-head read and write.
+    // a progress save is a run read and update (the counts with the stream's head).
     if (this.progressSaved?.done === done && this.progressSaved.failed === failed) return;
     await this.deps.saveProgress(done, failed);
     this.progressSaved = { done, failed };
