@@ -23,11 +23,12 @@ export function createRunReader(models: Models, runs: RunRepository) {
 
   async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
-    const versions = new Map(
-      (await Promise.all(versionIds.map((id) => WorkflowVersion.findById(id).lean<WorkflowVersionDoc>()))).filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]),
-    );
-    // One `_id` lookup per run: FerretDB pushes only those down.
-    const tasks = await Promise.all(docs.map((r) => runs.tasksOf(r._id)));
+    // Versions and tasks at once, one `_id` lookup each: FerretDB pushes only those down.
+    const [found, tasks] = await Promise.all([
+      Promise.all(versionIds.map((id) => WorkflowVersion.findById(id).lean<WorkflowVersionDoc>())),
+      Promise.all(docs.map((r) => runs.tasksOf(r._id))),
+    ]);
+    const versions = new Map(found.filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]));
     return docs.map((r, i) => toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null));
   }
 
