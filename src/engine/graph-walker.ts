@@ -104,9 +104,10 @@ export class GraphWalker {
       return this.settle(node, result.state, record, { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history }, states);
     }
     const slow = record && !PURE_NODE_TYPES.has(node.node_type);
-    if (!override && this.executor.executeRegion) {
+    const executeRegion = this.executor.executeRegion;
+    if (!override && executeRegion) {
       const region = pureRegionFrom(level, id, states, new Set(options.inputOverrides?.keys()));
-      if (region) return this.runRegion(node, region, decision.input, record, states);
+      if (region) return this.runRegion(executeRegion, node, region, decision.input, record, states);
     }
     if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
@@ -124,10 +125,12 @@ export class GraphWalker {
    * The region's nodes end as its step says. If the step itself fails (its retries spent), the
    * start node fails with the reason; the nodes after it are then cancelled as usual.
    */
-  private async runRegion(start: GraphNode, region: PureRegion, input: Record<string, unknown>, record: boolean, states: Map<string, NodeState>) {
+  private async runRegion(
+    executeRegion: NonNullable<NodeExecutor['executeRegion']>, start: GraphNode, region: PureRegion, input: Record<string, unknown>, record: boolean, states: Map<string, NodeState>,
+  ) {
     let outcomes: RegionOutcome[];
     try {
-      outcomes = await (this.executor.executeRegion as NonNullable<NodeExecutor['executeRegion']>)(region);
+      outcomes = await executeRegion(region);
     } catch (err) {
       if (this.executor.isCancellation(err)) throw err;
       return this.settle(start, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: input }, states);

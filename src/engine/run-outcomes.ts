@@ -33,10 +33,6 @@ export function createRunOutcomes() {
       waiting.delete(runId);
       resolve(outcome);
     },
-    /** Runs a blocking request still waits for (tests look: none may leak). */
-    get pending(): number {
-      return waiting.size;
-    },
   };
 }
 

@@ -38,14 +38,12 @@ export async function runPureRegion(deps: NodeActivityDeps, { runId, region }: P
       isCancellation: (err) => err instanceof RetryRegion,
     },
   );
-  let states;
-  try {
-    states = await walker.runLevel(level, {}, true, { preset });
-  } catch (err) {
+  const states = await walker.runLevel(level, {}, true, { preset }).catch((err: unknown) => {
     throw err instanceof RetryRegion ? err.original : err;
-  }
+  });
+  // Only the region's nodes are walked (the preset predecessors are not), so only they wrote.
   return writes.flatMap((write) => {
     const state = states.get(write.nodeId);
-    return state && !preset.has(write.nodeId) ? [{ nodeId: write.nodeId, state, write }] : [];
+    return state ? [{ nodeId: write.nodeId, state, write }] : [];
   });
 }

@@ -132,7 +132,6 @@ export function createRunStarter(deps: RunStarterDeps) {
     } finally {
       watch.stopped = true;
       clearTimeout(fallback);
-      local?.cancel();
     }
   }
 
@@ -232,6 +231,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     },
     async runBlocking(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim): Promise<BlockingOutcome> {
       let local: ExpectedOutcome | undefined;
+      // Forgotten however this ends: answered, timed out, or the start refused.
       try {
         // Expected before the workflow starts: a fast run may end before `start` returns.
         const { run, definition } = await start(workflowId, body, runType, true, async (runId) => void (local = deps.outcomes?.expect(runId)), claim);
