@@ -8,9 +8,9 @@
 // Writes bench/results/batch-profile-latest.md.
 import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
 import { api, runBatch, uploadDataset } from './lib/batch-client';
+import { type HistoryEvent, eventMs } from './lib/history';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
@@ -20,8 +20,6 @@ const num = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const settings = { rows: num('BENCH_BATCH_ROWS', 10_000), repeats: num('BENCH_BATCH_REPEATS', 3), mini: num('BENCH_BATCH_MINI', 100) };
 const ONE_NODE = { nodes: [{ id: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string', k: 'string' } } }], links: [] };
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const eventMs = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
 
 /** The batch workflow's activities: how many, time inside them, waiting to start, and the hops between them (ms). */
 function activityTimeline(events: HistoryEvent[]) {

@@ -4,11 +4,10 @@
 // per action of each process, the events one run's history holds.
 // Usage: npx tsx bench/pause-latency.ts [pauses]; BENCH_TOPOLOGY=split (bench/results/pause-latest.md)
 // or combined (pause-latest-combined.md).
-import { Client, Connection } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
 import os from 'node:os';
+import { type HistoryEvent, eventMs, eventName, tallyEvents, withTemporalClient } from './lib/history';
 import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
@@ -54,9 +53,6 @@ const tallyInto = (into: Record<string, number>, add: Record<string, number>) =>
   for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
 };
 
-type HistoryEvent = proto.api.history.v1.IHistoryEvent;
-const eventName = (e: HistoryEvent) => (proto.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
-const eventMs = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
 
 /**
  * The action's workflow task as the server recorded it: from the task scheduled for the Update to
@@ -74,13 +70,10 @@ function actionTask(events: HistoryEvent[]): { dispatch: number; worker: number 
 
 /** Every run's action task (p50s), and the last run's history: its events by type, what its action task recorded. */
 async function histories(address: string, runIds: string[]): Promise<{ tally: string; task: string }> {
-  const connection = await Connection.connect({ address });
-  try {
-    const client = new Client({ connection });
+  return withTemporalClient(address, async (client) => {
     const all = await Promise.all(runIds.map(async (id) => (await client.workflow.getHandle(runWorkflowId(id, '')).fetchHistory()).events ?? []));
     const events = all.at(-1) ?? [];
-    const tally: Record<string, number> = {};
-    for (const e of events) tally[eventName(e)] = (tally[eventName(e)] ?? 0) + 1;
+    const tally = tallyEvents(events);
     const tasks = all.map(actionTask).filter((t) => t !== null);
     const accepted = events.findIndex((e) => eventName(e) === 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
     const recorded = events.slice(accepted).filter((e) => eventName(e) !== 'WORKFLOW_TASK_COMPLETED').map(eventName);
@@ -88,9 +81,7 @@ async function histories(address: string, runIds: string[]): Promise<{ tally: st
       tally: `${events.length} events (${Object.entries(tally).map(([k, v]) => `${k} ${v}`).join(', ')})`,
       task: `scheduled → started p50 ${percentile(tasks.map((t) => t.dispatch), 50).toFixed(1)} ms, started → completed p50 ${percentile(tasks.map((t) => t.worker), 50).toFixed(1)} ms; recorded from the Update on: ${recorded.join(', ')}`,
     };
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 const topology = topologyEnv();

@@ -10,15 +10,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
 import { CpuSampler, accumulate, threadSeconds, type CpuSample } from './lib/cpu';
+import { eventMs, eventName, tallyEvents, withTemporalClient } from './lib/history';
 import { jsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { type RunWindow, timeline } from './lib/run-timeline';
 import { saveResults } from './lib/report';
-import { startStack, topologyEnv, type Stack } from './lib/stack';
+import { startStack, topologyEnv } from './lib/stack';
 import { msSince, summarize } from './lib/stats';
 import { VS_INPUT_NODE_ID, VS_WORKFLOW, vsAnswerOk, vsRunBody } from './lib/vs-scenario';
 
@@ -28,24 +28,9 @@ const WARMUP = 30;
 const TIMELINE_RUNS = 60;
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 
-async function withTemporal<T>(stack: Stack, use: (client: Client) => Promise<T>): Promise<T> {
-  const connection = await Connection.connect({ address: stack.env.SPUR_TEMPORAL_ADDRESS ?? '' });
-  try {
-    return await use(new Client({ connection }));
-  } finally {
-    await connection.close();
-  }
-}
-
-const eventName = (e: temporal.api.history.v1.IHistoryEvent) => (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
-const epochMs = (t: temporal.api.history.v1.IHistoryEvent['eventTime']) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
-
 async function historyTally(client: Client, runId: string): Promise<Record<string, number>> {
-  const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
-  const tally: Record<string, number> = {};
-  for (const e of history.events ?? []) tally[eventName(e)] = (tally[eventName(e)] ?? 0) + 1;
-  tally.TOTAL = history.events?.length ?? 0;
-  return tally;
+  const events = (await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory()).events ?? [];
+  return { ...tallyEvents(events), TOTAL: events.length };
 }
 
 type RunBody = { id: string; tasks: Array<{ node_id: string; start_time: string | null; end_time: string | null }> };
@@ -57,7 +42,7 @@ async function runWindows(client: Client, runs: RunBody[], sent: Array<{ sent: n
     const history = await client.workflow.getHandle(runWorkflowId(run.id, '')).fetchHistory();
     const started = history.events?.find((e) => eventName(e) === 'WORKFLOW_EXECUTION_STARTED');
     const tasks = run.tasks.filter((t) => t.node_id !== inputNodeId && t.start_time && t.end_time).map((t) => ({ start: Date.parse(`${t.start_time}Z`.replace(/Z+$/, 'Z')), end: Date.parse(`${t.end_time}Z`.replace(/Z+$/, 'Z')) }));
-    return { ...(sent[i] as { sent: number; answered: number }), workflowStarted: epochMs(started?.eventTime), tasks };
+    return { ...(sent[i] as { sent: number; answered: number }), workflowStarted: started ? eventMs(started) : Number.NaN, tasks };
   }));
 }
 
@@ -107,7 +92,7 @@ async function main(): Promise<void> {
     }
     counter?.record(false);
     const recent = (await http.get(`/wf/${wf.id}/runs/?page_size=${TIMELINE_RUNS}`)).body as RunBody[];
-    const { history, spans } = await withTemporal(stack, async (client) => ({
+    const { history, spans } = await withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS ?? '', async (client) => ({
       history: recent[0] ? await historyTally(client, recent[0].id) : {},
       spans: timeline(await runWindows(client, recent, windows, VS_INPUT_NODE_ID), counter?.timeline() ?? []),
     }));

@@ -1,0 +1,28 @@
+// Reading Temporal histories in benches: event names and times, and a tally of a history's events.
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** `WORKFLOW_TASK_STARTED`, … (the enum's name without its `EVENT_TYPE_` prefix). */
+export const eventName = (e: HistoryEvent) => (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
+
+/** When the server recorded the event, in epoch milliseconds. */
+export const eventMs = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+
+/** How many events of each type a history holds. */
+export function tallyEvents(events: HistoryEvent[]): Record<string, number> {
+  const tally: Record<string, number> = {};
+  for (const e of events) tally[eventName(e)] = (tally[eventName(e)] ?? 0) + 1;
+  return tally;
+}
+
+/** A Temporal client on a connection of its own for the time of `use`. */
+export async function withTemporalClient<T>(address: string, use: (client: Client) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address });
+  try {
+    return await use(new Client({ connection }));
+  } finally {
+    await connection.close();
+  }
+}
