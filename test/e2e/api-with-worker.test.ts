@@ -36,7 +36,10 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     const runs = (await http.get(`/wf/${wf.id}/runs/`)).body;
     assert.equal(runs.length, 1);
     assert.equal(runs[0].status, 'COMPLETED');
-    const history = await api.temporal.workflow.getHandle(runWorkflowId(runs[0].id, api.config.temporal.workflowIdPrefix)).fetchHistory();
+    // The answer came from the run's final save: the workflow's completion may still be on its way.
+    const handle = api.temporal.workflow.getHandle(runWorkflowId(runs[0].id, api.config.temporal.workflowIdPrefix));
+    await handle.result();
+    const history = await handle.fetchHistory();
     const identities = new Set<string>();
     for (const e of history.events ?? []) {
       const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;

@@ -52,7 +52,10 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
 
     const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
     try {
-      const history = await new Client({ connection }).workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
+      // The answer came from the run's final save: the workflow's completion may still be on its way.
+      const handle = new Client({ connection }).workflow.getHandle(runWorkflowId(runId, ''));
+      await handle.result();
+      const history = await handle.fetchHistory();
       const identities = new Set<string>();
       for (const e of history.events ?? []) {
         const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
