@@ -1,7 +1,7 @@
 // `npm test`: real Temporal and FerretDB on free loopback ports with fresh data, the mocha suite
 // against them, and everything stopped again, also when the suite fails or is interrupted.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onFreePort } from './lib/ports';
@@ -34,14 +34,14 @@ async function main(): Promise<number> {
       SPUR_TEST_MONGODB_URI: ferret.uri,
       SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
       SPUR_TEST_TMP: tmp,
-    });
+    }, path.join(tmp, 'mocha.log'));
   } catch (err) {
     console.error('test stack failed:', err);
     for (const log of ['ferretdb.log', 'temporal.log']) printTail(path.join(tmp, log));
   } finally {
     await stopAll();
     if (code === 0) rmSync(tmp, { recursive: true, force: true });
-    else console.error(`server logs kept in ${tmp}`);
+    else console.error(`server logs and mocha.log kept in ${tmp}`);
     console.log(`test run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   return code;
@@ -75,10 +75,18 @@ function mochaArgs(args: string[]): string[] {
   return [...parallel, ...(named ? args : [...args, ...SUITE])];
 }
 
-function runMocha(env: Record<string, string>): Promise<number> {
+/**
+ * Mocha's output goes to the terminal and to `mocha.log` beside the server logs, which a failed run
+ * keeps: a CI system that shows only part of the output still leaves the whole report on disk.
+ */
+function runMocha(env: Record<string, string>, logFile: string): Promise<number> {
   const mocha = path.join(REPO_ROOT, 'node_modules', '.bin', 'mocha');
-  const child = spawn(mocha, mochaArgs(process.argv.slice(2)), { cwd: REPO_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
-  return new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  const log = createWriteStream(logFile);
+  const child = spawn(mocha, mochaArgs(process.argv.slice(2)), { cwd: REPO_ROOT, stdio: ['inherit', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  child.stdout.on('data', (chunk: Buffer) => { process.stdout.write(chunk); log.write(chunk); });
+  child.stderr.on('data', (chunk: Buffer) => { process.stderr.write(chunk); log.write(chunk); });
+  const exited = new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  return exited.then((code) => new Promise((resolve) => log.end(() => resolve(code))));
 }
 
 function printTail(file: string): void {
