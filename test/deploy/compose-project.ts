@@ -18,7 +18,7 @@ export interface ComposeService {
   environment?: Record<string, string | null>;
   depends_on?: Record<string, { condition: string }> | null;
   healthcheck?: { test: string[] } | null;
-  volumes?: { type: string; source: string; target: string }[] | null;
+  volumes?: { type: string; source: string; target: string; read_only?: boolean }[] | null;
   stop_grace_period?: string;
   deploy?: { replicas?: number } | null;
   security_opt?: string[] | null;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { CONFIG_VARIABLES } from '../../src/config';
 import { hashApiKey } from '../../src/http/api-keys';
@@ -106,6 +107,21 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     assert.equal(temporal.environment?.POSTGRES_SEEDS, 'postgresql');
     assert.equal(temporal.environment?.POSTGRES_PWD, REQUIRED.POSTGRES_PASSWORD);
     assert.equal(temporal.depends_on?.postgresql?.condition, 'service_healthy');
+  });
+
+  it("gives compose's Temporal the dev server's dynamic config, from a file it mounts read-only", () => {
+    const temporal = service('temporal');
+    const mounted = (temporal.volumes ?? []).find((v) => v.target === '/etc/temporal/config/dynamicconfig/spur.yaml');
+    assert.ok(mounted, 'the dynamic config file is mounted');
+    assert.equal(mounted.type, 'bind');
+    // compose-check loads a copy of the project from a temporary folder: the path below the project is what counts.
+    assert.ok(mounted.source.endsWith('/deploy/temporal-dynamic-config.yaml'), mounted.source);
+    assert.equal(mounted.read_only, true);
+    assert.equal(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH, 'config/dynamicconfig/spur.yaml', "relative to the image's /etc/temporal");
+    // The file's `key:\n  - value: v` entries, compared with what the dev, test and bench servers get.
+    const text = readFileSync(path.join(REPO_ROOT, 'deploy', 'temporal-dynamic-config.yaml'), 'utf8');
+    const entries = Object.fromEntries([...text.matchAll(/^([\w.]+):\n\s+- value: (.+)$/gm)].map(([, key, value]) => [key, JSON.parse(value ?? '') as unknown]));
+    assert.deepEqual(entries, TEMPORAL_DEV_OPTIONS.dynamicConfig);
   });
 
   it('registers exactly the search attributes that runs set, with the Temporal admin tools', () => {
