@@ -1,12 +1,33 @@
 import assert from 'node:assert/strict';
+import type { Locator } from 'playwright-core';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
 import { assertNoProblems, openDashboard, startUiStack, type UiStack, useTemplate } from '../support/ui';
 
 /**
+ * Types `text` into the panel's prompt and presses Enter, as a user does, until the message shows in
+ * the panel as sent. PySpur's panel builds its prompt input anew whenever the editor's nodes, the
+ * session or the loading state change (the input component is a callback of them), and the new one
+ * starts empty: text typed just before is dropped and Enter then sends nothing (seen under load,
+ * no request made). A user types it again; so does this. The panel shows a sent message at once,
+ * before its request, so a message not shown after a few seconds was not sent.
+ */
+async function send(prompt: Locator, bubble: (text: string) => Locator, text: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await prompt.fill(text);
+    await prompt.press('Enter');
+    try {
+      await bubble(text).waitFor({ timeout: 5_000 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
+/**
  * The editor's chat panel over the chatbot template. The panel creates a test session
  * (`POST /session/test/`) and sends each turn with an empty `message_history`: the memory must
- * come from the server's session. Those routes arrive with the `chat-agents` branch, so this file
- * passes only once that branch is merged (on `web-ui` alone it fails on the 404 of /session/test/).
+ * come from the server's session.
  */
 describe('browser: the chat panel keeps context', function () {
   this.timeout(240_000);
@@ -31,15 +52,17 @@ describe('browser: the chat panel keeps context', function () {
     await page.locator('.react-flow__node[data-id="assistant"]').waitFor();
 
     const prompt = page.getByPlaceholder(/Enter a prompt here|Send a message/).first();
-    fake.enqueue({ content: '{"assistant_message": "Nice to meet you, Ada."}' }, { content: '{"assistant_message": "You are Ada."}' });
-    await prompt.fill('Hi, my name is Ada.');
-    await prompt.press('Enter');
     // The reply shows in the panel (the graph's nodes show it too: those are not the chat).
-    const reply = (text: string) => page.locator('p:not(.react-flow__node p)', { hasText: text });
-    await reply('Nice to meet you, Ada.').waitFor({ timeout: 90_000 });
-    await prompt.fill('What is my name?');
-    await prompt.press('Enter');
-    await reply('You are Ada.').waitFor({ timeout: 90_000 });
+    const bubble = (text: string) => page.locator('p:not(.react-flow__node p)', { hasText: text });
+    // The panel sends a turn with the session it shows once its id is there; before that it would
+    // use a made-up one.
+    await page.getByText(/^Session ID: SN\d+$/).waitFor();
+    fake.enqueue({ content: '{"assistant_message": "Nice to meet you, Ada."}' }, { content: '{"assistant_message": "You are Ada."}' });
+    await send(prompt, bubble, 'Hi, my name is Ada.');
+    await bubble('Nice to meet you, Ada.').waitFor({ timeout: 90_000 });
+    await send(prompt, bubble, 'What is my name?');
+    await bubble('You are Ada.').waitFor({ timeout: 90_000 });
+    assert.equal(fake.requests.length, 2, 'one model call per message');
 
     const second = fake.requests.at(-1)!.body.messages as { role: string; content: string }[];
     assert.deepEqual(second.filter((m) => m.role !== 'system').map((m) => m.content), ['Hi, my name is Ada.', 'Nice to meet you, Ada.', 'What is my name?']);
