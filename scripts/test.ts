@@ -40,7 +40,8 @@ async function main(): Promise<number> {
     for (const log of ['ferretdb.log', 'temporal.log']) printTail(path.join(tmp, log));
   } finally {
     await stopAll();
-    if (code === 0) rmSync(tmp, { recursive: true, force: true });
+    // SPUR_TEST_KEEP_LOGS=1 keeps them after a passing run too, e.g. to compare with a failed one.
+    if (code === 0 && process.env.SPUR_TEST_KEEP_LOGS !== '1') rmSync(tmp, { recursive: true, force: true });
     else console.error(`server logs and mocha.log kept in ${tmp}`);
     console.log(`test run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
