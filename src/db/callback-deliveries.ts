@@ -10,6 +10,10 @@ export interface DeliveryKey {
   url: string;
 }
 
+/** A delivery as listed: what `open` sets to null or [] is always there (see listOfRun). */
+export type DeliveryRecord = Omit<CallbackDeliveryDoc, 'attempts' | 'reason'> & { attempts: CallbackAttemptDoc[]; reason: string | null };
+type StoredDelivery = Omit<DeliveryRecord, 'attempts' | 'reason'> & Partial<Pick<DeliveryRecord, 'attempts' | 'reason'>>;
+
 export type AttemptRecord = Omit<CallbackAttemptDoc, 'status_code' | 'error' | 'duration_ms'> & { status_code: number | null; error: string | null; duration_ms: number | null };
 
 /**
@@ -53,8 +57,11 @@ export function createCallbackDeliveries(models: Models) {
       await CallbackDelivery.updateOne({ _id: deliveryId, status: trusted({ $ne: 'delivered' }) }, { $set: { status: 'failed', reason, updated_at: new Date() } });
     },
 
-    listOfRun(runId: string): Promise<CallbackDeliveryDoc[]> {
-      return CallbackDelivery.find({ run_id: runId }).sort({ created_at: 1, _id: 1 }).lean<CallbackDeliveryDoc[]>();
+    async listOfRun(runId: string): Promise<DeliveryRecord[]> {
+      const docs = await CallbackDelivery.find({ run_id: runId }).sort({ created_at: 1, _id: 1 }).lean<StoredDelivery[]>();
+      // FerretDB v1 (the dev and test database) leaves out the null and empty-array values of an
+      // upsert's $setOnInsert, so a delivery opened but not yet attempted has no attempts field there.
+      return docs.map((d) => ({ ...d, attempts: d.attempts ?? [], reason: d.reason ?? null }));
     },
   };
 }

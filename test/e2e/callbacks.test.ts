@@ -198,6 +198,20 @@ describe('e2e: run callbacks', function () {
     await waitForRun(engine.http, runId);
     assert.deepEqual((await engine.http.get(`/run/${runId}/callbacks/`)).body, { run_id: runId, callback: null, deliveries: [] });
   });
+
+  it('lists a delivery whose first attempt is still under way as pending, with no attempts yet', async () => {
+    const wf = await workflow(pure);
+    const path = '/hooks/held';
+    const release = receiver.hold(path);
+    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    await receiver.waitFor(path, 1); // the POST arrived and waits for its answer
+    const during = await engine.http.get(`/run/${runId}/callbacks/`);
+    release();
+    assert.equal(during.status, 200, JSON.stringify(during.body));
+    assert.deepEqual(during.body.deliveries.map((d: any) => [d.id, d.status, d.reason, d.attempts]), [[`${runId}:run.completed:1`, 'pending', null, []]]);
+    const after = await deliveries(runId, (d) => d.deliveries[0]?.status === 'delivered');
+    assert.deepEqual(after.deliveries[0].attempts.map((a: any) => [a.attempt, a.status_code]), [[1, 200]]);
+  });
 });
 
 describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', function () {

@@ -19,6 +19,8 @@ export interface CallbackReceiver {
   received: ReceivedCallback[];
   /** Answers the next POSTs to `path` with these statuses, in order; `DROP` cuts the connection instead. */
   script(path: string, ...statuses: number[]): void;
+  /** Keeps the next POST to `path` waiting for its answer until the returned function is called. */
+  hold(path: string): () => void;
   /** Waits until `count` POSTs to `path` have arrived (a generous deadline: the machine is shared). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedCallback[]>;
   close(): Promise<void>;
@@ -30,10 +32,11 @@ export const DROP = -1;
 export async function startCallbackReceiver(): Promise<CallbackReceiver> {
   const received: ReceivedCallback[] = [];
   const scripts = new Map<string, number[]>();
+  const holds = new Map<string, Promise<void>>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const raw = Buffer.concat(chunks);
       const path = req.url ?? '/';
       let body: unknown = null;
@@ -43,6 +46,9 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
         body = raw.toString('utf8');
       }
       received.push({ path, headers: req.headers, raw, body });
+      const held = holds.get(path);
+      holds.delete(path);
+      await held;
       const status = scripts.get(path)?.shift() ?? 200;
       if (status === DROP) return void req.socket.destroy();
       // A 429 asks for the next try at once: the sender honours Retry-After.
@@ -57,6 +63,11 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
     url: `http://127.0.0.1:${port}`,
     received,
     script: (path, ...statuses) => scripts.set(path, [...(scripts.get(path) ?? []), ...statuses]),
+    hold(path) {
+      let release = () => undefined as void;
+      holds.set(path, new Promise<void>((resolve) => (release = resolve)));
+      return () => release();
+    },
     async waitFor(path, count, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (of(path).length < count) {

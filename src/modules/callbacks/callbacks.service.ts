@@ -47,7 +47,7 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
           event: d.event as CallbackEvent,
           url: d.url,
           status: d.status,
-          reason: d.reason ?? null,
+          reason: d.reason,
           created_at: pyDateTime(d.created_at),
           updated_at: pyDateTime(d.updated_at),
           attempts: d.attempts.map((a) => ({ attempt: a.attempt, time: pyDateTime(a.time), status_code: a.status_code ?? null, error: a.error ?? null, duration_ms: a.duration_ms ?? null })),
