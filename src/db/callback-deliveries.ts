@@ -30,7 +30,10 @@ export function createCallbackDeliveries(models: Models) {
       return (run?.callback as StoredCallback | null | undefined) ?? null;
     },
 
-    /** The delivery is under way (before its first attempt): listed as pending from now on. */
+    /**
+     * The delivery is under way (before its first attempt): listed as pending from now on. On
+     * FerretDB the null and [] below are not stored (see listOfRun): readers must not rely on them.
+     */
     async open(key: DeliveryKey): Promise<void> {
       const now = new Date();
       await CallbackDelivery.updateOne(
