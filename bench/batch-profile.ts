@@ -7,10 +7,9 @@
 // BENCH_BATCH_MINI 100; BENCH_CPU_PROF_DIR for V8 profiles of the api and the worker).
 // Writes bench/results/batch-profile-latest.md.
 import os from 'node:os';
-import { Client, Connection } from '@temporalio/client';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
 import { api, runBatch, uploadDataset } from './lib/batch-client';
-import { type HistoryEvent, eventMs } from './lib/history';
+import { type HistoryEvent, eventMs, withTemporalClient } from './lib/history';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
@@ -60,7 +59,6 @@ runWithStack('spur-bench-batch-profile-', async (stack) => {
   await runBatch(http, workflowId, await uploadDataset(http, 'warm-up', 1000), settings.mini);
   const datasetId = await uploadDataset(http, 'profile', settings.rows);
   const sampler = new CpuSampler(stack.groups);
-  const connection = await Connection.connect({ address: stack.env.SPUR_TEMPORAL_ADDRESS as string });
   const lines = [
     `# Batch profile — ${new Date().toISOString()}`,
     '',
@@ -71,23 +69,23 @@ runWithStack('spur-bench-batch-profile-', async (stack) => {
   ];
   const trips: Record<string, number> = {};
   try {
-    const client = new Client({ connection });
-    for (let i = 0; i < settings.repeats; i++) {
-      counter?.reset();
-      const cpu: CpuSample = {};
-      const before = sampler.sample();
-      const { runId, seconds } = await runBatch(http, workflowId, datasetId, settings.mini);
-      accumulate(cpu, before, sampler.sample());
-      const counts = counter?.counts() ?? {};
-      for (const [k, v] of Object.entries(counts)) trips[k] = (trips[k] ?? 0) + v;
-      const total = Object.values(counts).reduce((a, b) => a + b, 0);
-      const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
-      const t = activityTimeline(history.events ?? []);
-      const cpuText = [...PROCESS_NAMES, 'machine'].map((p) => (cpu[p] ?? 0).toFixed(2)).join(' / ');
-      lines.push(`| ${i + 1} | ${(settings.rows / seconds).toFixed(0)} | ${cpuText} | ${(total / settings.rows).toFixed(3)} | ${t.activities} | ${t.insideMs.toFixed(0)} | ${t.toStartMs.toFixed(0)} | ${t.hopsMs.toFixed(0)} |`);
-    }
+    await withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS as string, async (client) => {
+      for (let i = 0; i < settings.repeats; i++) {
+        counter?.reset();
+        const cpu: CpuSample = {};
+        const before = sampler.sample();
+        const { runId, seconds } = await runBatch(http, workflowId, datasetId, settings.mini);
+        accumulate(cpu, before, sampler.sample());
+        const counts = counter?.counts() ?? {};
+        for (const [k, v] of Object.entries(counts)) trips[k] = (trips[k] ?? 0) + v;
+        const total = Object.values(counts).reduce((a, b) => a + b, 0);
+        const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
+        const t = activityTimeline(history.events ?? []);
+        const cpuText = [...PROCESS_NAMES, 'machine'].map((p) => (cpu[p] ?? 0).toFixed(2)).join(' / ');
+        lines.push(`| ${i + 1} | ${(settings.rows / seconds).toFixed(0)} | ${cpuText} | ${(total / settings.rows).toFixed(3)} | ${t.activities} | ${t.insideMs.toFixed(0)} | ${t.toStartMs.toFixed(0)} | ${t.hopsMs.toFixed(0)} |`);
+      }
+    });
   } finally {
-    await connection.close();
     await counter?.close();
   }
   const byCommand = Object.entries(trips).sort((a, b) => b[1] - a[1]);

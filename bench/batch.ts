@@ -14,10 +14,10 @@
 import { readFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Connection, Client } from '@temporalio/client';
 import { REPO_ROOT } from '../scripts/lib/tools';
 import { type Api, api, runBatch as runBatchOf, uploadDataset } from './lib/batch-client';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
+import { withTemporalClient } from './lib/history';
 import { type Stack, startStack } from './lib/stack';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -63,9 +63,7 @@ const runBatch = (http: Api, workflowId: string, datasetId: string) => runBatchO
 
 /** Largest history (events) among the batch workflow's runs (one per continue-as-new). */
 async function largestHistory(stack: Stack, runId: string): Promise<{ events: number; runs: number }> {
-  const connection = await Connection.connect({ address: stack.env.SPUR_TEMPORAL_ADDRESS as string });
-  try {
-    const client = new Client({ connection });
+  return withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS as string, async (client) => {
     let events = 0;
     let runs = 0;
     for await (const wf of client.workflow.list({ query: `WorkflowId = 'run-${runId}'` })) {
@@ -73,9 +71,7 @@ async function largestHistory(stack: Stack, runId: string): Promise<{ events: nu
       runs++;
     }
     return { events, runs };
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 async function main(): Promise<void> {

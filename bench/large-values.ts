@@ -2,9 +2,9 @@
 // real processes (api and worker apart), measuring each process's peak RSS (VmHWM) and the
 // Temporal history of the largest run. Not part of npm test. Usage: npx tsx bench/large-values.ts
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { withTemporalClient } from './lib/history';
 import { saveResults } from './lib/report';
 import { type Stack, runWithStack } from './lib/stack';
 
@@ -44,9 +44,7 @@ async function call(method: string, url: string, body?: unknown): Promise<{ stat
 }
 
 async function historyOf(stack: Stack, runId: string): Promise<{ events: number; bytes: number; largestPayload: number }> {
-  const connection = await Connection.connect({ address: stack.env.SPUR_TEMPORAL_ADDRESS as string });
-  try {
-    const client = new Client({ connection });
+  return withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS as string, async (client) => {
     const history = await client.workflow.getHandle(runWorkflowId(runId)).fetchHistory();
     let largestPayload = 0;
     const walk = (v: unknown) => {
@@ -56,9 +54,7 @@ async function historyOf(stack: Stack, runId: string): Promise<{ events: number;
     };
     walk(history.events);
     return { events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length, largestPayload };
-  } finally {
-    await connection.close();
-  }
+  });
 }
 
 runWithStack('spur-bench-values-', async (stack) => {
