@@ -4,15 +4,18 @@ import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
 
 const NON_RETRYABLE = [FailureType.NodeFailed, FailureType.NotExecutable];
 
+/** A pure node's time to run (one local activity, or its share of a region's). */
+const PURE_NODE_SECONDS = 30;
+
 /** Pure nodes: local activities, no server round trip; a failure there is a bug in input or code. */
 export const PURE_NODE_OPTIONS: LocalActivityOptions = {
-  startToCloseTimeout: '30s',
+  startToCloseTimeout: `${PURE_NODE_SECONDS}s`,
   retry: { initialInterval: '200ms', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
 /** A pure region (one local activity for several pure nodes): each node gets the time one would have alone. */
 export function pureRegionOptions(nodeCount: number): LocalActivityOptions {
-  return { ...PURE_NODE_OPTIONS, startToCloseTimeout: `${30 * Math.max(1, nodeCount)}s` };
+  return { ...PURE_NODE_OPTIONS, startToCloseTimeout: `${PURE_NODE_SECONDS * Math.max(1, nodeCount)}s` };
 }
 
 /**
