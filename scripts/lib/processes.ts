@@ -16,6 +16,8 @@ export interface SpawnManagedOptions {
   logFile?: string;
   /** Forward output lines to our stdout as `[name] line` (dev). Default: true without logFile. */
   prefixOutput?: boolean;
+  /** Run as this user instead of ours (a root harness starting a process as an unprivileged user). */
+  user?: { uid: number; gid: number };
 }
 
 export interface ManagedProcess {
@@ -101,7 +103,7 @@ export function spawnManaged(options: SpawnManagedOptions): ManagedProcess {
     stdio = ['ignore', 'pipe', 'pipe'];
   }
 
-  const child = spawn(command, [...args], { cwd, env, stdio, detached: true });
+  const child = spawn(command, [...args], { cwd, env, stdio, detached: true, ...options.user });
   if (logFd !== undefined) closeSync(logFd);
   // Without a handler an 'error' event (e.g. ENOENT, emitted later) would crash us.
   child.on('error', (err) => process.stderr.write(`[${name}] ${err.message}\n`));

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, mkdtempSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
 import { runPython } from '../support/python-runs';
+import { stack } from '../support/stack';
 import { startWorker } from '../support/worker';
 
 // Secure by default: the health endpoint says whether the sandbox starts, and Python runs refuse
@@ -94,6 +98,28 @@ return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohib
         assert.deepEqual(out.default, ['tap0']);
         assert.equal(out.api, 'ConnectionRefusedError', "the api's port on the host loopback");
         for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10']) assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+  it('tells why the opt-in network cannot start where the worker\'s user may not open /dev/net/tun', async function () {
+    const tun = statSync('/dev/net/tun', { throwIfNoEntry: false });
+    // Only meaningful where the device is root's alone, as on the hosts this fixes; elsewhere the
+    // unprivileged worker would simply get its network.
+    if (process.getuid?.() !== 0 || !tun || (tun.mode & 0o006) === 0o006) this.skip();
+    await withApi({ SPUR_PYTHON_NETWORK: 'internet' }, async (api) => {
+      // The unprivileged worker reads the prebuilt bundle from a folder it may enter.
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'spur-bundle-'));
+      chmodSync(dir, 0o755);
+      const bundle = path.join(dir, 'workflow-bundle.js');
+      copyFileSync(stack.workflowBundle, bundle);
+      chmodSync(bundle, 0o644);
+      const worker = await startWorker(api.env, { SPUR_WORKFLOW_BUNDLE: bundle, HOME: '/tmp' }, { uid: 65534, gid: 65534 });
+      try {
+        const task = await runPython(client(api.baseUrl), 'return {"ran": 1}');
+        assert.equal(task.status, 'FAILED');
+        assert.match(task.error ?? '', /SPUR_PYTHON_NETWORK=internet\) needs the tun device, and the worker's user \(uid 65534\) cannot open \/dev\/net\/tun \(EACCES\); run the worker as root, or give its user read and write access/);
       } finally {
         await worker.stop();
       }

@@ -16,7 +16,7 @@ let counter = 0;
  * A real worker process (temporal/worker.ts) for the given api's database and task queue, using
  * the bundle the harness prebuilt. Crash tests kill it with `process.kill('SIGKILL')`.
  */
-export async function startWorker(env: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<TestWorker> {
+export async function startWorker(env: Record<string, string>, extraEnv: Record<string, string> = {}, user?: { uid: number; gid: number }): Promise<TestWorker> {
   const logFile = path.join(stack.tmpDir, `worker-${process.pid}-${++counter}.log`);
   const child = spawnManaged({
     name: 'worker',
@@ -26,6 +26,7 @@ export async function startWorker(env: Record<string, string>, extraEnv: Record<
     env: { ...env, SPUR_LOG_LEVEL: 'info', SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, ...extraEnv },
     cwd: REPO_ROOT,
     logFile,
+    user,
   });
   const deadline = Date.now() + 30_000;
   while (!readLog(logFile).includes('worker running')) {

@@ -1,5 +1,6 @@
 import { type ChildProcess, type StdioOptions, execFile, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PythonSettings } from '../../config';
@@ -63,6 +64,7 @@ export class PythonSandbox {
     if (this.settings.sandbox === 'off' || Date.now() < this.readyUntil) return python;
     await this.bwrapPath();
     await this.checkReadable(python);
+    if (this.settings.network === 'internet') await checkTunDevice();
     const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
     const output = await probe(launch, this.attach(launch, python));
     if (!output.includes('sandbox-ok')) throw unavailable(`a probe in the sandbox printed: ${output.slice(0, 300)}`);
@@ -124,6 +126,25 @@ export class PythonSandbox {
     }
   }
 }
+
+/**
+ * The opt-in network's slirp4netns opens /dev/net/tun as the user the sandbox runs as. A root
+ * worker hands that user a private copy of the device (sandbox-network.ts); any other worker user
+ * must be able to open the device itself, or no sandbox gets a network.
+ */
+async function checkTunDevice(): Promise<void> {
+  const uid = process.getuid?.();
+  if (uid === 0) return;
+  try {
+    await access(TUN_DEVICE, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? `${TUN_DEVICE} does not exist on this host (in a container, pass the device in)` : `the worker's user (uid ${uid}) cannot open ${TUN_DEVICE} (${code})`;
+    throw unavailable(`the opt-in network (SPUR_PYTHON_NETWORK=internet) needs the tun device, and ${why}; run the worker as root, or give its user read and write access to ${TUN_DEVICE}`);
+  }
+}
+
+const TUN_DEVICE = '/dev/net/tun';
 
 function unavailable(cause: string): NodeExecutionError {
   return new NodeExecutionError(`The Python sandbox cannot start (SPUR_PYTHON_SANDBOX=bubblewrap): ${cause}. Python nodes do not run without it; SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only.`);

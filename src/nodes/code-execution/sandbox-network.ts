@@ -13,18 +13,51 @@ export const PROHIBITED_RANGES = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '1
 const ATTACH_DEADLINE_MS = 10_000;
 
 /**
- * Runs (as the sandbox's user) beside a sandbox that waits on its block fd: finds the user namespace
- * that owns the sandbox's network namespace (NS_GET_USERNS; bubblewrap nests the code's own user
- * namespace one level deeper, where joining the network would be refused), prohibits the ranges
- * above there with `ip` (iproute2), then becomes slirp4netns for that namespace. argv: sandbox pid, ranges.
+ * Runs beside a sandbox that waits on its block fd: finds the user namespace that owns the
+ * sandbox's network namespace (NS_GET_USERNS; bubblewrap nests the code's own user namespace one
+ * level deeper, where joining the network would be refused), prohibits the ranges above there with
+ * `ip` (iproute2), then becomes slirp4netns for that namespace. argv: sandbox pid, sandbox uid (-1:
+ * the worker is not root and the helper stays the worker's user), ranges.
+ *
+ * A root worker starts it as root so that slirp4netns, which runs as the sandbox user, can open the
+ * tun device even where /dev/net/tun is root's alone (crw-------, as on some hosts): in a mount
+ * namespace of its own the helper puts a copy of the device node owned by the sandbox user over
+ * /dev/net, then drops to that user for good. Only this helper's processes see that node.
  */
 const ATTACH_HELPER = `
-import ctypes, fcntl, os, sys
+import ctypes, fcntl, os, stat, sys
 libc = ctypes.CDLL(None, use_errno=True)
-pid, ranges = sys.argv[1], sys.argv[2:]
+pid, sandbox_uid, ranges = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+
+def fail(step):
+    sys.exit("cannot give the sandbox user the tun device (%s: %s)" % (step, os.strerror(ctypes.get_errno())))
+
+def give_tun(uid):
+    try:
+        device = os.stat("/dev/net/tun")
+    except OSError as e:
+        sys.exit("/dev/net/tun is missing (%s): the opt-in network needs the tun device" % e.strerror)
+    if not stat.S_ISCHR(device.st_mode):
+        sys.exit("/dev/net/tun is not a character device")
+    # unshare(CLONE_NEWNS), then make every mount private so nothing leaks back to the host.
+    if libc.unshare(0x00020000): fail("unshare")
+    if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None): fail("mount --make-rprivate /")
+    if libc.mount(b"tmpfs", b"/dev/net", b"tmpfs", 2 | 8, b"mode=0755,size=16k"): fail("mount tmpfs on /dev/net")
+    try:
+        os.mknod("/dev/net/tun", stat.S_IFCHR | 0o600, device.st_rdev)
+        os.chown("/dev/net/tun", uid, uid)
+    except OSError as e:
+        sys.exit("cannot give the sandbox user the tun device (mknod: %s)" % e.strerror)
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE: /proc/self/fd stays ours after the uid change
+
 net = os.open("/proc/%s/ns/net" % pid, os.O_RDONLY)
 owner = fcntl.ioctl(net, 0xb701)
 os.set_inheritable(owner, True)
+if sandbox_uid >= 0:
+    give_tun(sandbox_uid)
 child = os.fork()
 if child == 0:
     # Joined as the namespace's owner we hold every capability there; exec as a non-root user
@@ -58,10 +91,10 @@ export async function attachNetwork(child: ChildProcess, launch: Launch, python:
   const release = child.stdio[launch.blockFd ?? -1] as Writable | undefined;
   if (!info || !release) throw new Error('the sandbox was started without its info and block fds');
   const pid = await sandboxPid(info);
-  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), ...PROHIBITED_RANGES], {
+  // Started as the worker's user: a root worker's helper drops to the sandbox user itself.
+  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), String(launch.uid ?? -1), ...PROHIBITED_RANGES], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-    ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
   });
   child.once('exit', () => slirp.kill('SIGKILL'));
   await ready(slirp);
