@@ -75,7 +75,7 @@ const envSchema = z.object({
    */
   SPUR_PYTHON_SANDBOX: z.enum(['bubblewrap', 'off']).default('bubblewrap'),
   /** The Python environment of user code: an interpreter on PATH or a path (a venv's bin/python). */
-  SPUR_PYTHON: z.string().min(1).default('python3'),
+  SPUR_PYTHON: z.string().min(1).optional(),
   /** `none`: no network at all; `internet`: outbound through slirp4netns, host loopback unreachable. */
   SPUR_PYTHON_NETWORK: z.enum(['none', 'internet']).default('none'),
   /** Installation maximum of a node's `memory_limit_mb` (a larger value is capped to it). */
@@ -166,7 +166,8 @@ export interface CallbackSettings {
 /** How PythonFuncNode code runs (src/nodes/code-execution/sandbox.ts). */
 export interface PythonSettings {
   sandbox: Env['SPUR_PYTHON_SANDBOX'];
-  interpreter: string;
+  /** Unset: `python3` on PATH, or the system's when the sandbox user cannot reach that one. */
+  interpreter: string | undefined;
   network: Env['SPUR_PYTHON_NETWORK'];
   maxMemoryMb: number;
   maxProcesses: number;

@@ -13,7 +13,6 @@ import { getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext } from '../../src/nodes/types';
 import { loadConfig } from '../../src/config';
 import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
-import { BENCH_PYTHON_ENV } from './stack';
 import { resolveRunInputs, toRunDefinition } from '../../src/modules/runs/run-inputs';
 import type { WorkflowDefinition } from '../../src/modules/workflows/definition.schema';
 import { createVersionService } from '../../src/modules/workflows/versions.service';
@@ -23,7 +22,7 @@ import { type NodeState, decideNodeInput } from '../../src/engine/node-inputs';
 import type { NodeOutput, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
 
 /** Python runs sandboxed here too, as on the bench's worker. */
-const pythonSandbox = new PythonSandbox(loadConfig({ ...process.env, ...BENCH_PYTHON_ENV }).python);
+const pythonSandbox = new PythonSandbox(loadConfig(process.env).python);
 
 function context(runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
   return { runId, nodeId, nodeTitle, signal: new AbortController().signal, secret: async () => undefined, heartbeat: () => undefined, pythonSandbox };

@@ -12,12 +12,6 @@ import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
 import { type SqliteSync, TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal } from '../../scripts/lib/servers';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 
-/**
- * The Python environment of the bench's sandboxes: run as root (as here), a worker starts them as
- * uid 65534, which cannot enter root's home where pyenv lives, so the system python3 unless set.
- */
-export const BENCH_PYTHON_ENV = { SPUR_PYTHON: process.env.SPUR_PYTHON ?? '/usr/bin/python3' };
-
 export interface StackOptions {
   tmpDir: string;
   /** Extra `--dynamic-config-value` entries for the Temporal dev server. */
@@ -124,7 +118,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
       SPUR_DATA_DIR: path.join(tmpDir, 'data'),
       SPUR_LOG_LEVEL: 'info',
-      ...BENCH_PYTHON_ENV,
       ...options.extraEnv,
     };
     const apiLog = path.join(tmpDir, 'api.log');

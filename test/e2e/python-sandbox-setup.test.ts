@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdtempSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startApi, type TestApi } from '../support/api';
@@ -10,6 +11,12 @@ import { startWorker } from '../support/worker';
 
 // Secure by default: the health endpoint says whether the sandbox starts, and Python runs refuse
 // to start without one unless the operator says the code is trusted.
+
+/** True when every folder on the way to `dir` may be entered by any user. */
+function canEnterAsOthers(dir: string): boolean {
+  for (let at = dir; at !== '/'; at = path.dirname(at)) if ((statSync(at).mode & 0o001) === 0) return false;
+  return true;
+}
 
 describe('e2e: the Python sandbox in health and when it cannot start', function () {
   this.timeout(120_000);
@@ -32,6 +39,27 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     });
   });
 
+  it('with nothing set, runs Python nodes sandboxed even where python3 on PATH is in a folder the sandbox user cannot enter', async function () {
+    const onPath = execFileSync('python3', ['-c', 'import os, sys; print(os.path.realpath(sys.executable))'], { encoding: 'utf8' }).trim();
+    const hidden = process.getuid?.() === 0 && !canEnterAsOthers(path.dirname(onPath));
+    await withApi({}, async (api) => {
+      const http = client(api.baseUrl);
+      const health = await http.get('/health');
+      assert.equal(health.status, 200);
+      if (hidden) assert.match(health.body.checks.python_sandbox.detail, /python3 on PATH cannot be used: .* cannot enter, so \/usr\/bin\/python3 runs user code \(SPUR_PYTHON chooses another\)/);
+      else assert.doesNotMatch(health.body.checks.python_sandbox.detail, /cannot be used/);
+      const worker = await startWorker(api.env);
+      try {
+        const task = await runPython(http, 'import os, sys\nreturn {"python": os.path.realpath(sys.executable), "uid": os.getuid()}');
+        assert.equal(task.status, 'COMPLETED', task.error);
+        const out = task.outputs as { python: string; uid: number };
+        assert.equal(out.python, hidden ? realpathSync('/usr/bin/python3') : onPath);
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+
   it('answers 503 naming the cause and the setting when the sandbox cannot start', async () => {
     await withApi({ SPUR_PYTHON: '/nonexistent/python3' }, async (api) => {
       const res = await client(api.baseUrl).get('/health');
@@ -43,8 +71,8 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
 
   it('fails Python runs with the cause when bubblewrap is missing, and never runs them unsandboxed', async () => {
     await withApi({}, async (api) => {
-      // A worker whose PATH has no bwrap (the interpreter is an absolute path).
-      const worker = await startWorker(api.env, { PATH: '/nonexistent' });
+      // A worker whose PATH has no bwrap (the interpreter is given as an absolute path).
+      const worker = await startWorker(api.env, { PATH: '/nonexistent', SPUR_PYTHON: '/usr/bin/python3' });
       try {
         const task = await runPython(client(api.baseUrl), 'return {"ran": 1}');
         assert.equal(task.status, 'FAILED');

@@ -41,7 +41,6 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     SPUR_WORKFLOW_ID_PREFIX: `t${suffix}-`,
     SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
     SPUR_LOG_LEVEL: 'silent',
-    SPUR_PYTHON: testPython(),
     // Every test worker would otherwise leave a schedule firing on the shared server; the
     // reconciler's own tests turn it on.
     SPUR_RECONCILE_EVERY_SECONDS: '0',
@@ -80,12 +79,4 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
       await Promise.allSettled([mongo.close(), temporalHealth.close(), connection.close()]);
     },
   };
-}
-
-/**
- * The interpreter Python nodes use in tests. The harness runs as root here, so sandboxes run as uid
- * 65534, which cannot enter root's home (where pyenv lives): the system python3 unless set.
- */
-export function testPython(): string {
-  return process.env.SPUR_PYTHON ?? '/usr/bin/python3';
 }

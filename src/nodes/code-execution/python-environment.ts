@@ -10,6 +10,8 @@ export interface PythonEnvironment {
   version: string;
   /** Directories the interpreter reads (prefixes, standard library, site-packages), outermost only. */
   roots: string[];
+  /** Why this environment and not the one asked for, when it stands in for it. */
+  note?: string;
 }
 
 const Probe = z.object({ executable: z.string(), version: z.string(), dirs: z.array(z.string()) });

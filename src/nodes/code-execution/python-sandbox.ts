@@ -1,12 +1,12 @@
 import { type ChildProcess, type StdioOptions, execFile, spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { constants, statSync } from 'node:fs';
+import { access, chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PythonSettings } from '../../config';
 import { NodeExecutionError } from '../errors';
 import { PYTHON_HARNESS } from './python-harness';
-import { type PythonEnvironment, resolvePythonEnvironment } from './python-environment';
+import { type PythonEnvironment, isInside, resolvePythonEnvironment } from './python-environment';
 import { type PythonRunOptions, harnessArgs, runLaunch } from './python-runner';
 import { SANDBOX_UID, SLIRP_RESOLV_CONF, buildLaunch, type Launch } from './sandbox';
 import { attachNetwork } from './sandbox-network';
@@ -19,6 +19,8 @@ export interface SandboxState {
 }
 
 const READY_FOR_MS = 60_000;
+/** Where a distribution's own interpreter lives: outside any home folder. */
+const SYSTEM_INTERPRETERS = ['/usr/bin/python3', '/usr/local/bin/python3'];
 const PROBE_CODE = 'print("sandbox-ok")';
 
 /**
@@ -52,7 +54,8 @@ export class PythonSandbox {
     try {
       const python = await this.ready();
       if (this.settings.sandbox === 'off') return { ok: true, detail: `off (SPUR_PYTHON_SANDBOX=off): Python ${python.version} runs unsandboxed, for trusted code only` };
-      return { ok: true, detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable})` };
+      const note = python.note ? `; ${python.note}` : '';
+      return { ok: true, detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable})${note}` };
     } catch (error) {
       return { ok: false, detail: (error as Error).message };
     }
@@ -63,7 +66,6 @@ export class PythonSandbox {
     const python = await this.python();
     if (this.settings.sandbox === 'off' || Date.now() < this.readyUntil) return python;
     await this.bwrapPath();
-    await this.checkReadable(python);
     if (this.settings.network === 'internet') await checkTunDevice();
     const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
     const output = await probe(launch, this.attach(launch, python));
@@ -73,10 +75,40 @@ export class PythonSandbox {
   }
 
   private python(): Promise<PythonEnvironment> {
-    this.environment ??= resolvePythonEnvironment(this.settings.interpreter);
+    this.environment ??= this.chooseEnvironment();
     // Not cached when it fails: the interpreter may be installed without restarting the worker.
     this.environment.catch(() => (this.environment = undefined));
     return this.environment.catch((error: Error) => Promise.reject(unavailable(error.message)));
+  }
+
+  /**
+   * SPUR_PYTHON when set; else `python3` on PATH, unless a root worker's sandbox user cannot enter
+   * its folder (pyenv under /root): then the system's interpreter, noted for health, so a fresh
+   * machine runs Python nodes sandboxed with nothing set.
+   */
+  private async chooseEnvironment(): Promise<PythonEnvironment> {
+    const configured = this.settings.interpreter;
+    const python = await resolvePythonEnvironment(configured ?? 'python3');
+    const blocked = this.blockedDir(python);
+    if (!blocked) return python;
+    const cannotEnter = `the Python environment ${python.roots.find((root) => isInside(root, blocked)) ?? python.executable} is inside ${blocked}, which the sandbox user (uid ${SANDBOX_UID}, used when the worker runs as root) cannot enter`;
+    if (configured !== undefined) throw new Error(`${cannotEnter}; set SPUR_PYTHON to an interpreter outside it, e.g. /usr/bin/python3`);
+    for (const candidate of SYSTEM_INTERPRETERS) {
+      const system = await resolvePythonEnvironment(candidate).catch(() => undefined);
+      if (system && !this.blockedDir(system)) return { ...system, note: `python3 on PATH cannot be used: ${cannotEnter}, so ${candidate} runs user code (SPUR_PYTHON chooses another)` };
+    }
+    throw new Error(`${cannotEnter}, and no system interpreter (${SYSTEM_INTERPRETERS.join(', ')}) can stand in; set SPUR_PYTHON to an interpreter the sandbox user can reach`);
+  }
+
+  /** A root worker runs the sandbox as uid 65534: the first folder on the way to the environment it cannot enter. */
+  private blockedDir(python: PythonEnvironment): string | undefined {
+    if (this.settings.sandbox === 'off' || process.getuid?.() !== 0) return undefined;
+    for (const root of python.roots) {
+      for (let dir = path.dirname(root); dir !== '/'; dir = path.dirname(dir)) {
+        if ((statSync(dir).mode & 0o001) === 0) return dir;
+      }
+    }
+    return undefined;
   }
 
   private async launch(python: PythonEnvironment, pythonArgs: string[]): Promise<Launch> {
@@ -113,18 +145,6 @@ export class PythonSandbox {
     return this.resolvConf;
   }
 
-  /** A root worker runs the sandbox as uid 65534: the environment must be reachable by it. */
-  private async checkReadable(python: PythonEnvironment): Promise<void> {
-    if (process.getuid?.() !== 0) return;
-    for (const root of python.roots) {
-      for (let dir = path.dirname(root); dir !== '/'; dir = path.dirname(dir)) {
-        const mode = (await stat(dir)).mode;
-        if ((mode & 0o001) === 0) {
-          throw unavailable(`the Python environment ${root} is inside ${dir}, which the sandbox user (uid ${SANDBOX_UID}, used when the worker runs as root) cannot enter; set SPUR_PYTHON to an interpreter outside it, e.g. /usr/bin/python3`);
-        }
-      }
-    }
-  }
 }
 
 /**
