@@ -67,6 +67,20 @@ export default tseslint.config(
     },
   },
   {
+    // One outbound client (src/outbound) for every server-side request: a second path around its
+    // address policy, redirect checks and size cap would be a way to reach internal services.
+    files: ['src/**/*.ts', 'temporal/**/*.ts'],
+    ignores: ['src/outbound/**', 'src/serve-api.ts'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'Requests go through the outbound client (ctx.fetch or an OutboundFetch from src/outbound), which applies the address policy.' }],
+      // no-restricted-syntax, not no-restricted-imports: the floors above own that rule for their folders.
+      'no-restricted-syntax': ['error', {
+        selector: "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|net|tls|dgram|dns(\\/promises)?)$|^undici$/]",
+        message: 'Network access goes through src/outbound (the address policy); the api server itself is src/serve-api.ts.',
+      }],
+    },
+  },
+  {
     // Tests assert on parsed JSON bodies; `any` stays inside the test helpers.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

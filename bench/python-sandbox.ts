@@ -14,6 +14,8 @@ import { pythonFuncNode } from '../src/nodes/code-execution/python-func-node';
 import type { NodeExecutionContext } from '../src/nodes/types';
 import { REPO_ROOT } from '../scripts/lib/tools';
 import { msSince, round, summarize } from './lib/stats';
+import { loadConfig } from '../src/config';
+import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 
 const rounds = Number(process.argv[2] ?? 200);
 const warmup = 10;
@@ -26,7 +28,7 @@ const variants: Record<string, PythonSettings> = {
 const config = pythonFuncNode.config.parse({ code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } });
 
 function context(sandbox: PythonSandbox): NodeExecutionContext {
-  return { runId: 'bench', nodeId: 'py', nodeTitle: 'py', signal: new AbortController().signal, secret: async () => undefined, heartbeat: () => undefined, pythonSandbox: sandbox };
+  return { runId: 'bench', nodeId: 'py', nodeTitle: 'py', signal: new AbortController().signal, secret: async () => undefined, fetch: createOutboundFetch(loadConfig(process.env).outbound), heartbeat: () => undefined, pythonSandbox: sandbox };
 }
 
 async function main(): Promise<void> {

@@ -284,7 +284,7 @@ function defineCaptureSuite(outDir: string): void {
     before(async () => {
       mkdirSync(outDir, { recursive: true });
       receiver = await startCallbackReceiver();
-      ({ engine, fake } = await startLlmEngine({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true' }));
+      ({ engine, fake } = await startLlmEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' }));
       fake.respondWith(providerScript);
     });
     after(async () => {

@@ -110,8 +110,9 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
       SPUR_TEMPORAL_ADDRESS: temporal.address,
       SPUR_DATA_DIR: dataDir,
       SPUR_PORT: String(ports.api),
-      // A developer's callback receiver is on this machine or its network.
-      SPUR_CALLBACK_ALLOW_PRIVATE: process.env.SPUR_CALLBACK_ALLOW_PRIVATE ?? 'true',
+      // A developer's model server (Ollama), fake services and callback receivers are on this
+      // machine or its network; production leaves these addresses closed.
+      SPUR_OUTBOUND_ALLOW_PRIVATE: process.env.SPUR_OUTBOUND_ALLOW_PRIVATE ?? 'true',
     };
     // The worker and the api are where durability shows: one that dies is restarted (with
     // backoff, logged) while runs go on, instead of the whole stack stopping.

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { OutboundPolicy } from './outbound/outbound-fetch';
 
 /**
  * The only place that reads `process.env`. Every process parses it once at boot and passes the
@@ -102,8 +103,15 @@ const envSchema = z.object({
   SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
   /** How long a browser login (the session cookie set by `/login`) lasts. */
   SPUR_SESSION_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
-  /** Callbacks may go to loopback, private, link-local and unique-local addresses (on in `npm run dev`). */
-  SPUR_CALLBACK_ALLOW_PRIVATE: bool.default(false),
+  /**
+   * Server-side requests (integrations, LLM and embedding providers, callbacks) may go to loopback,
+   * private, link-local (cloud metadata), CGNAT and unique-local addresses (on in `npm run dev`).
+   */
+  SPUR_OUTBOUND_ALLOW_PRIVATE: bool.default(false),
+  /** `host:port` pairs server-side requests may reach whatever their address (an internal gateway). */
+  SPUR_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+  /** Largest answer body of a server-side request, after decompression. */
+  SPUR_OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   /** How long a callback delivery is retried (network errors, 5xx, 429) before it is given up. */
   SPUR_CALLBACK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   /** First wait between two attempts of a delivery; it doubles up to SPUR_CALLBACK_RETRY_MAX_SECONDS. */
@@ -148,6 +156,7 @@ export interface Config {
   rag: { vectorStoreUri: string; annMinRows: number };
   python: PythonSettings;
   reconcile: { everyMs: number; graceMs: number };
+  outbound: OutboundPolicy;
   callbacks: CallbackSettings;
   runEvents: { keepAliveMs: number; pollMs: number };
   idempotency: { ttlMs: number };
@@ -158,7 +167,6 @@ export interface Config {
 
 /** Where run callbacks may go and how their deliveries are retried (issue 18 §2). */
 export interface CallbackSettings {
-  allowPrivate: boolean;
   retry: { firstRetryMs: number; maxRetryMs: number; giveUpAfterMs: number };
   attemptTimeoutMs: number;
 }
@@ -207,8 +215,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
+    outbound: { allowPrivate: e.SPUR_OUTBOUND_ALLOW_PRIVATE, allowHosts: list(e.SPUR_OUTBOUND_ALLOW_HOSTS), maxResponseBytes: e.SPUR_OUTBOUND_MAX_RESPONSE_BYTES, idleTimeoutMs: OUTBOUND_IDLE_TIMEOUT_MS, maxRedirects: OUTBOUND_MAX_REDIRECTS },
     callbacks: {
-      allowPrivate: e.SPUR_CALLBACK_ALLOW_PRIVATE,
       retry: { firstRetryMs: e.SPUR_CALLBACK_RETRY_FIRST_SECONDS * 1000, maxRetryMs: Math.max(e.SPUR_CALLBACK_RETRY_FIRST_SECONDS, e.SPUR_CALLBACK_RETRY_MAX_SECONDS) * 1000, giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000 },
       attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
     },
@@ -219,6 +227,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },
   });
 }
+
+/** A server that sends nothing for a minute is not answering; a slow stream still sends. */
+const OUTBOUND_IDLE_TIMEOUT_MS = 60_000;
+/** As many as browsers allow in practice for an API; each hop is checked like the first. */
+const OUTBOUND_MAX_REDIRECTS = 5;
 
 function list(text: string): string[] {
   return text.split(',').map((s) => s.trim()).filter(Boolean);

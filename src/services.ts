@@ -32,12 +32,13 @@ import { createIdempotencyKeys } from './db/idempotency-keys';
 import { createIdempotency } from './modules/runs/idempotency';
 import { keyedRunRecovery } from './modules/runs/keyed-runs';
 import { storedRunLauncher } from './modules/runs/run-launch';
+import { createOutboundFetch } from './outbound/outbound-fetch';
 
 export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'callbacks' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -59,7 +60,9 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const users = createUserService(models, (userId) => sessions.removeOfUser(userId));
   const sessions = createSessionService({ models, turns, users, workflows });
   const box = new SecretBox(secretKey);
-  const callbacks = createCallbackService({ models, box, allowPrivate: config.callbacks.allowPrivate });
+  // Requests the api makes itself (AI helpers, embedding a retrieval query) follow the same policy as the worker's.
+  const outbound = createOutboundFetch(config.outbound);
+  const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
   const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, ...(outcomes ? { outcomes } : {}) };
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
@@ -82,7 +85,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),
     env,
-    aiAssist: createAiAssist(env),
+    aiAssist: createAiAssist(env, outbound),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
     outputFiles: createOutputFileService(models, runRecords),
     users,
@@ -90,7 +93,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
     idempotency: createIdempotency({ keys: createIdempotencyKeys(models, values), ttlMs: config.idempotency.ttlMs }),
     recoverRun: keyedRunRecovery({ models, reader, temporal, launch: storedRunLauncher(models, { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix }) }),
-    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal }),
+    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal, fetch: outbound }),
   };
 }
 

@@ -18,6 +18,7 @@ import { createRunRepository } from '../src/db/run-repository';
 import { createRunReader } from '../src/modules/runs/runs.service';
 import { openCallbackSecret } from '../src/modules/callbacks/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
+import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
@@ -26,14 +27,16 @@ import type { RunOutcomes } from '../src/engine/run-outcomes';
  */
 export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models, hosted: { outcomes?: RunOutcomes } = {}): Promise<Worker> {
   const pythonSandbox = new PythonSandbox(config.python);
+  // Every request the worker makes for a run (nodes, embeddings, callbacks) goes through this one.
+  const outbound = createOutboundFetch(config.outbound);
   const box = new SecretBox(loadSecretKey(config));
   const env = createEnvService(models, box);
   const values = valuesOf(models.conn, config.values);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
   const runs = createRunReader(models, createRunRepository(models, values));
-  const callbacks = { ...config.callbacks, runBody: (runId: string) => runs.get(runId), openSecret: (sealed: string) => openCallbackSecret(box, sealed) };
+  const callbacks = { ...config.callbacks, fetch: outbound, runBody: (runId: string) => runs.get(runId), openSecret: (sealed: string) => openCallbackSecret(box, sealed) };
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
-  const retriever = createRetriever({ models, vectors, secret: env.reveal }).forNode;
+  const retriever = createRetriever({ models, vectors, secret: env.reveal, fetch: outbound }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
   // The reconciler starts a keyed run only if its Idempotency-Key names it.
@@ -46,7 +49,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
+    activities: createActivities({ models, secret: env.reveal, fetch: outbound, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

@@ -20,12 +20,14 @@ import { createWorkflowService } from '../../src/modules/workflows/workflows.ser
 import { type GraphLevel, planGraph, topologicalOrder } from '../../src/engine/graph';
 import { type NodeState, decideNodeInput } from '../../src/engine/node-inputs';
 import type { NodeOutput, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
+import { createOutboundFetch } from '../../src/outbound/outbound-fetch';
 
 /** Python runs sandboxed here too, as on the bench's worker. */
 const pythonSandbox = new PythonSandbox(loadConfig(process.env).python);
+const outboundFetch = createOutboundFetch(loadConfig(process.env).outbound);
 
 function context(runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
-  return { runId, nodeId, nodeTitle, signal: new AbortController().signal, secret: async () => undefined, heartbeat: () => undefined, pythonSandbox };
+  return { runId, nodeId, nodeTitle, signal: new AbortController().signal, secret: async () => undefined, fetch: outboundFetch, heartbeat: () => undefined, pythonSandbox };
 }
 
 export interface NodeStep {

@@ -1,7 +1,5 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import { type CallbackTarget, pinnedLookup } from './callback-target';
+import type { OutboundFetch } from '../outbound/outbound-fetch';
 
 /** `sha256=<hex HMAC-SHA256 of the raw body>`: what a receiver recomputes with the shared secret. */
 export function callbackSignature(secret: string, body: Buffer): string {
@@ -15,27 +13,20 @@ export interface CallbackAnswer {
 }
 
 /**
- * One POST to the checked address (pinned: no second DNS lookup), no redirect followed, no
- * connection reuse, bounded by `timeoutMs`. Network errors and the timeout reject.
+ * One POST through the outbound client (address checked and pinned, no redirect followed), bounded
+ * by `timeoutMs`. The receiver's body is never read: the connection closes once the status is
+ * known, so a receiver trickling bytes cannot hold the worker. Network errors and refusals reject.
  */
-export function postCallback(target: CallbackTarget, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<CallbackAnswer> {
-  const client = target.url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = client.request(target.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'Spur-Callback/1', ...headers },
-      lookup: pinnedLookup(target),
-      agent: false,
-      timeout: timeoutMs,
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
-    req.on('error', reject);
-    req.on('response', (res) => {
-      res.resume(); // the receiver's body is not read
-      resolve({ statusCode: res.statusCode ?? 0, retryAfterMs: retryAfter(res.headers['retry-after']) });
-    });
-    req.end(body);
+export async function postCallback(fetch: OutboundFetch, url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<CallbackAnswer> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'Spur-Callback/1', ...headers },
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(timeoutMs),
   });
+  await answer.body?.cancel();
+  return { statusCode: answer.status, retryAfterMs: retryAfter(answer.headers.get('retry-after') ?? undefined) };
 }
 
 function retryAfter(value: string | undefined): number | null {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { OutboundFetch } from '../outbound/outbound-fetch';
 import type { PythonSandbox } from './code-execution/python-sandbox';
 
 /** Groups of `/node/supported_types/`, in the order PySpur lists them. */
@@ -47,6 +48,8 @@ export interface NodeExecutionContext {
   signal: AbortSignal;
   /** Provider secrets and base URLs from env management, by variable name. */
   secret(name: string): Promise<string | undefined>;
+  /** The one client of the node's network requests: the installation's address policy and limits apply. */
+  fetch: OutboundFetch;
   /** Records progress; the last details given are repeated by later heartbeats without any. */
   heartbeat(details?: unknown): void;
   /** Largest value the run may carry (SPUR_MAX_VALUE_BYTES): nodes that buffer output size their caps by it. */

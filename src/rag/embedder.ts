@@ -1,7 +1,15 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import { EMBEDDING_PROVIDERS, type EmbeddingModelInfo, remoteModelName } from './embedding-models';
+import { outboundStop } from '../outbound/errors';
+import type { OutboundFetch } from '../outbound/outbound-fetch';
 
 export type SecretReader = (name: string) => Promise<string | undefined>;
+
+/** What an embedding request needs: the provider settings and the installation's outbound client. */
+export interface EmbeddingAccess {
+  secret: SecretReader;
+  fetch: OutboundFetch;
+}
 
 /** A failed embedding request; `retryable` says whether trying again later can help. */
 export class EmbeddingError extends Error {
@@ -28,11 +36,11 @@ export async function missingSettings(secret: SecretReader, model: EmbeddingMode
   return missing;
 }
 
-async function clientFor(secret: SecretReader, model: EmbeddingModelInfo): Promise<OpenAI> {
+async function clientFor({ secret, fetch }: EmbeddingAccess, model: EmbeddingModelInfo): Promise<OpenAI> {
   const missing = await missingSettings(secret, model);
   if (missing.length) throw new EmbeddingError(`${missing.join(', ')} not set; add it in the environment settings to use ${model.id}`, false);
   const access = EMBEDDING_PROVIDERS[model.provider];
-  const common = { maxRetries: 0, timeout: REQUEST_TIMEOUT_MS, organization: null, project: null };
+  const common = { maxRetries: 0, timeout: REQUEST_TIMEOUT_MS, organization: null, project: null, fetch };
   if (model.provider === 'AzureOpenAI') {
     const endpoint = (await setting(secret, 'AZURE_OPENAI_ENDPOINT')) as string;
     return new AzureOpenAI({
@@ -54,6 +62,8 @@ async function clientFor(secret: SecretReader, model: EmbeddingModelInfo): Promi
 /** 429, 408, 409 and 5xx (and no answer at all) are worth retrying; other answers are final. */
 function classify(err: unknown, model: EmbeddingModelInfo): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
+  const stop = outboundStop(err);
+  if (stop) return new EmbeddingError(`${model.provider} embeddings request stopped by the outbound policy: ${stop.message}`, false);
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const retryable = err.status === 429 || err.status === 408 || err.status === 409 || err.status >= 500;
     return new EmbeddingError(`${model.provider} embeddings answered ${err.status}: ${err.message}`, retryable);
@@ -66,10 +76,10 @@ function classify(err: unknown, model: EmbeddingModelInfo): EmbeddingError {
  * Embeds `texts` in one request and checks the answer: one vector per text, each of the index's
  * dimensions (a model that answers with other dimensions fails the job, saying so).
  */
-export async function embedTexts(secret: SecretReader, model: EmbeddingModelInfo, texts: string[], dimensions: number, signal?: AbortSignal): Promise<number[][]> {
+export async function embedTexts(providerAccess: EmbeddingAccess, model: EmbeddingModelInfo, texts: string[], dimensions: number, signal?: AbortSignal): Promise<number[][]> {
   const access = EMBEDDING_PROVIDERS[model.provider];
   try {
-    const client = await clientFor(secret, model);
+    const client = await clientFor(providerAccess, model);
     const input = texts.map((t) => t.slice(0, model.max_input_length * 4));
     const response = await client.embeddings.create(
       {

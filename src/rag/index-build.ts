@@ -8,6 +8,7 @@ import { findEmbeddingModel } from './embedding-models';
 import { progressUpdate } from './progress';
 import type { ChunkMetadata, EmbeddingConfig } from './schemas';
 import type { VectorRow, VectorStore } from './vector-store';
+import type { OutboundFetch } from '../outbound/outbound-fetch';
 
 /** One page of a document's chunks (up to CHUNKS_PER_PAGE), embedded by one activity. */
 export interface ChunkPageRef {
@@ -26,6 +27,7 @@ export interface IndexBuildDeps {
   models: Models;
   vectors: VectorStore;
   secret: SecretReader;
+  fetch: OutboundFetch;
 }
 
 export function indexEmbedding(doc: Pick<VectorIndexDoc, 'embedding_json'>): EmbeddingConfig {
@@ -33,7 +35,7 @@ export function indexEmbedding(doc: Pick<VectorIndexDoc, 'embedding_json'>): Emb
 }
 
 /** Building an index: plan its pages, embed and store each page, record the outcome. */
-export function createIndexBuild({ models, vectors, secret }: IndexBuildDeps) {
+export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildDeps) {
   const { VectorIndex, RagCollection, RagDocument } = models;
   const store = createDocumentStore(models);
 
@@ -74,7 +76,7 @@ export function createIndexBuild({ models, vectors, secret }: IndexBuildDeps) {
       const rows: VectorRow[] = [];
       for (let start = 0; start < chunks.length; start += batchSize) {
         const batch = chunks.slice(start, start + batchSize);
-        const vectors = await embedTexts(secret, model, batch.map((c) => c.text), index.dimensions, signal);
+        const vectors = await embedTexts({ secret, fetch }, model, batch.map((c) => c.text), index.dimensions, signal);
         heartbeat();
         batch.forEach((chunk, i) => {
           const meta = fromJsonText<ChunkMetadata>(chunk.metadata_json);

@@ -8,6 +8,7 @@ import { indexEmbedding } from './index-build';
 import { toProgressResponse } from './progress';
 import type { ProgressResponse, RetrievalRequest, RetrievalResponse } from './schemas';
 import type { VectorStore } from './vector-store';
+import type { OutboundFetch } from '../outbound/outbound-fetch';
 
 /**
  * A record a retrieval names is not there. Like storage's errors it carries the HTTP status the
@@ -41,6 +42,7 @@ export interface RetrieverDeps {
   models: Models;
   vectors: VectorStore;
   secret: SecretReader;
+  fetch: OutboundFetch;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface RetrieverDeps {
  * `keyword_weight` above 0 (the request's, else the index's) the ranking is hybrid: cosine and
  * normalised BM25 full-text scores, weighted (see hybridRank).
  */
-export function createRetriever({ models, vectors, secret }: RetrieverDeps) {
+export function createRetriever({ models, vectors, secret, fetch }: RetrieverDeps) {
   async function retrieve(indexId: string, request: RetrievalRequest): Promise<RetrievalResponse> {
     const index = await models.VectorIndex.findById(indexId).lean<VectorIndexDoc>();
     if (!index) throw indexNotFound();
@@ -58,7 +60,7 @@ export function createRetriever({ models, vectors, secret }: RetrieverDeps) {
     const embedding = indexEmbedding(index);
     const model = findEmbeddingModel(embedding.model);
     if (!model) throw new RagRecordNotFound(`Embedding model ${embedding.model} is not known`);
-    const [vector] = await embedTexts(secret, model, [request.query], index.dimensions);
+    const [vector] = await embedTexts({ secret, fetch }, model, [request.query], index.dimensions);
     const threshold = request.score_threshold ?? embedding.score_threshold ?? null;
     const keyword = request.keyword_weight ?? embedding.keyword_weight ?? 0;
     let hits;

@@ -1,10 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { type CallbackTarget, CallbackRefusedError, checkedTarget } from '../../src/callbacks/callback-target';
 import { callbackSignature, callbackVerdict, postCallback } from '../../src/callbacks/callback-post';
 import { type AttemptRecord, createCallbackDeliveries } from '../../src/db/callback-deliveries';
 import type { Models } from '../../src/db/models';
 import { jsonWithValues } from '../../src/db/value-json';
 import type { Values } from '../../src/db/values';
+import { OutboundRefusedError } from '../../src/outbound/checked-target';
+import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import { CALLBACK_REFUSED, CALLBACK_RETRY, type CallbackDeliveryInput, type CallbackRetryPolicy } from '../shared/callback-contract';
 
 /** What a delivery needs from the worker that hosts it (composed in temporal/spur-worker.ts). */
@@ -13,8 +14,8 @@ export interface CallbackDeliveryDeps {
   runBody(runId: string): Promise<unknown>;
   /** Opens a callback secret sealed by the api. */
   openSecret(sealed: string): string;
-  /** SPUR_CALLBACK_ALLOW_PRIVATE. */
-  allowPrivate: boolean;
+  /** The worker's outbound client: the address policy applies to every delivery. */
+  fetch: OutboundFetch;
   retry: CallbackRetryPolicy;
   /** How long one POST may take. */
   attemptTimeoutMs: number;
@@ -22,7 +23,7 @@ export interface CallbackDeliveryDeps {
 
 /**
  * Callback delivery: one activity attempt is one signed POST, recorded whatever its outcome. The
- * address is checked again here (it may resolve elsewhere now) and the connection goes to the
+ * outbound client checks the address again (it may resolve elsewhere now) and connects to the
  * address checked. Delivery is at least once: a receiver dedupes by `X-Spur-Event-Id`.
  */
 export function createCallbackActivities(deps: { models: Models; values: Values; callbacks: CallbackDeliveryDeps }) {
@@ -38,16 +39,6 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
       attempt: Context.current().info.attempt, time: new Date(started), status_code: statusCode, error, duration_ms: Date.now() - started,
     });
 
-    let target: CallbackTarget;
-    try {
-      target = await checkedTarget(callback.url, callbacks.allowPrivate);
-    } catch (err) {
-      const message = `callback address: ${(err as Error).message}`;
-      const refused = err instanceof CallbackRefusedError;
-      await deliveries.recordAttempt(key, attempt(null, message), refused ? 'failed' : 'pending', refused ? message : null);
-      throw refused ? ApplicationFailure.nonRetryable(message, CALLBACK_REFUSED) : ApplicationFailure.retryable(message, CALLBACK_RETRY);
-    }
-
     const body = await bodyOf(input);
     const headers = {
       'x-spur-event': input.event,
@@ -57,8 +48,14 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
     let statusCode: number;
     let retryAfterMs: number | null;
     try {
-      ({ statusCode, retryAfterMs } = await postCallback(target, body, headers, callbacks.attemptTimeoutMs));
+      ({ statusCode, retryAfterMs } = await postCallback(callbacks.fetch, callback.url, body, headers, callbacks.attemptTimeoutMs));
     } catch (err) {
+      // The address may resolve elsewhere now than at submission: refused for good, not retried.
+      if (err instanceof OutboundRefusedError) {
+        const message = `callback address: ${err.message}`;
+        await deliveries.recordAttempt(key, attempt(null, message), 'failed', message);
+        throw ApplicationFailure.nonRetryable(message, CALLBACK_REFUSED);
+      }
       const message = (err as Error).message || String(err);
       await deliveries.recordAttempt(key, attempt(null, message), 'pending');
       throw ApplicationFailure.retryable(`callback POST failed: ${message}`, CALLBACK_RETRY);

@@ -9,11 +9,14 @@ import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../
 import { FailureType } from '../shared/failures';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, type NodeOutput, nodeActivityName } from '../../src/engine/run-contract';
 import { activityNodeContext } from './node-context';
+import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 
 export interface NodeActivityDeps {
   models: Models;
   /** Clear-text provider setting by variable name (env management), for LLM and integration nodes. */
   secret(name: string): Promise<string | undefined>;
+  /** The worker's outbound client: every request a node makes goes through it. */
+  fetch: OutboundFetch;
   values: Values;
   /** Vector-index queries for RetrieverNode. */
   retriever?: RagRetriever;

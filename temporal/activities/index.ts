@@ -14,10 +14,13 @@ import type { VectorStore } from '../../src/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { type StoredRunLauncher, createReconcileActivities } from './reconcile.activities';
+import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 
 export interface ActivityDeps {
   models: Models;
   secret(name: string): Promise<string | undefined>;
+  /** The worker's outbound client: every request a node makes goes through it. */
+  fetch: OutboundFetch;
   /** Large values by reference: resolved before a node runs, stored when a node returns one. */
   values: Values;
   /** Knowledge bases: the vector store and retrieval for RetrieverNode. */

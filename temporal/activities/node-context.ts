@@ -4,11 +4,14 @@ import { createTaskDeltas } from '../../src/db/task-deltas';
 import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
+import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import { createDeltaBatcher } from './task-delta-batcher';
 
 export interface NodeContextDeps {
   models: Models;
   secret(name: string): Promise<string | undefined>;
+  /** The worker's outbound client. */
+  fetch: OutboundFetch;
   /** Vector-index queries for RetrieverNode. */
   retriever?: RagRetriever;
   /** Where PythonFuncNode code runs. */
@@ -52,6 +55,7 @@ export function activityNodeContext(
     nodeTitle,
     signal: activity.cancellationSignal,
     secret: (name) => deps.secret(name),
+    fetch: deps.fetch,
     heartbeat: (details) => {
       if (details !== undefined) last = details;
       activity.heartbeat(last);

@@ -5,6 +5,7 @@ import { EmbeddingError } from '../../src/rag/embedder';
 import { createIndexBuild } from '../../src/rag/index-build';
 import { finishIngest, recordIngestProgress } from '../../src/rag/ingest-records';
 import type { VectorStore } from '../../src/rag/vector-store';
+import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import {
   type RagEmbedPageInput, type RagIndexInput, type RagIngestDocumentInput, type RagIngestDocumentResult, type RagIndexPlan, RagFailureType,
 } from '../shared/rag-contract';
@@ -13,6 +14,7 @@ export interface RagActivityDeps {
   models: Models;
   vectors: VectorStore;
   secret(name: string): Promise<string | undefined>;
+  fetch: OutboundFetch;
 }
 
 const HEARTBEAT_EVERY_MS = 3000;

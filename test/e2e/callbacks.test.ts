@@ -28,7 +28,7 @@ describe('e2e: run callbacks', function () {
   before(async () => {
     receiver = await startCallbackReceiver();
     // The receiver is on loopback: this installation allows it. Retries are quick here (0.2 s, doubling to 1 s).
-    engine = await startEngine({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '1' });
+    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '1' });
   });
   after(async () => {
     await engine?.close();
@@ -221,7 +221,7 @@ describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', fu
   before(async () => {
     receiver = await startCallbackReceiver();
     // 0.001 h: about 3.6 s of retries, then the delivery is given up.
-    engine = await startEngine({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_HOURS: '0.001', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '0.5' });
+    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_HOURS: '0.001', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '0.5' });
   });
   after(async () => {
     await engine?.close();
@@ -246,12 +246,12 @@ describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', fu
   });
 });
 
-describe('e2e: callback addresses without SPUR_CALLBACK_ALLOW_PRIVATE', function () {
+describe('e2e: callback addresses without SPUR_OUTBOUND_ALLOW_PRIVATE', function () {
   this.timeout(60_000);
   let api: TestApi;
   let http: ReturnType<typeof client>;
   before(async () => {
-    api = await startApi(); // the default: private addresses refused
+    api = await startApi({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'false' }); // the production default
     http = client(api.baseUrl);
   });
   after(() => api?.close());
@@ -272,7 +272,7 @@ describe('e2e: callback addresses without SPUR_CALLBACK_ALLOW_PRIVATE', function
       assert.equal(res.status, 422, `${route} ${JSON.stringify(callback)}: ${JSON.stringify(res.body)}`);
       assert.deepEqual(res.body.detail[0].loc, loc, JSON.stringify(res.body));
     }
-    assert.match((await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: 'http://127.0.0.1:9/', secret: SECRET } })).body.detail[0].msg, /loopback.*SPUR_CALLBACK_ALLOW_PRIVATE/);
+    assert.match((await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: 'http://127.0.0.1:9/', secret: SECRET } })).body.detail[0].msg, /loopback.*SPUR_OUTBOUND_ALLOW_PRIVATE/);
     assert.deepEqual((await http.get('/run/')).body, [], 'no run was recorded');
   });
 

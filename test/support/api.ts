@@ -41,6 +41,9 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     SPUR_WORKFLOW_ID_PREFIX: `t${suffix}-`,
     SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
     SPUR_LOG_LEVEL: 'silent',
+    // As `npm run dev` sets it: the fakes tests talk to listen on loopback. Tests of the
+    // production default set it to 'false'.
+    SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
     // Every test worker would otherwise leave a schedule firing on the shared server; the
     // reconciler's own tests turn it on.
     SPUR_RECONCILE_EVERY_SECONDS: '0',

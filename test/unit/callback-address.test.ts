@@ -2,8 +2,8 @@
 // the addresses it proves refused (they are classified, never connected to).
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { refusedAddress } from '../../src/callbacks/address-policy';
-import { CallbackRefusedError, type Resolver, checkedTarget, pinnedLookup } from '../../src/callbacks/callback-target';
+import { refusedAddress } from '../../src/outbound/address-policy';
+import { OutboundRefusedError, type Resolver, checkedAddresses, checkedUrl, checkingLookup } from '../../src/outbound/checked-target';
 import { callbackSignature, callbackVerdict } from '../../src/callbacks/callback-post';
 import { loadConfig } from '../../src/config';
 
@@ -38,11 +38,11 @@ describe('callback address policy', () => {
     for (const a of PRIVATE_USE) {
       const why = refusedAddress(a, false);
       assert.ok(why, `${a} should be refused`);
-      assert.match(why, /SPUR_CALLBACK_ALLOW_PRIVATE/);
+      assert.match(why, /SPUR_OUTBOUND_ALLOW_PRIVATE/);
     }
   });
 
-  it('allows those with SPUR_CALLBACK_ALLOW_PRIVATE', () => {
+  it('allows those with SPUR_OUTBOUND_ALLOW_PRIVATE', () => {
     for (const a of PRIVATE_USE) assert.equal(refusedAddress(a, true), null, a);
   });
 
@@ -67,46 +67,43 @@ describe('callback address policy', () => {
   });
 });
 
-describe('callback target (resolution by a given resolver, no DNS)', () => {
+describe('outbound address checks (resolution by a given resolver, no DNS)', () => {
   const resolver = (answers: Record<string, string[]>): Resolver => async (host) => (answers[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
-  it('checks every address a name resolves to and connects to the first', async () => {
-    const target = await checkedTarget('https://hooks.example.test/x', false, resolver({ 'hooks.example.test': ['93.184.216.34', '2606:4700::1'] }));
-    assert.equal(target.address, '93.184.216.34');
-    assert.equal(target.family, 4);
-    assert.equal(target.url.hostname, 'hooks.example.test');
+  it('checks every address a name resolves to', async () => {
+    const addresses = await checkedAddresses('hooks.example.test', false, resolver({ 'hooks.example.test': ['93.184.216.34', '2606:4700::1'] }));
+    assert.deepEqual(addresses, [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }]);
   });
 
   it('refuses a name with any private address among its answers (rebinding-style answers)', async () => {
     const resolve = resolver({ 'evil.example.test': ['93.184.216.34', '127.0.0.1'], 'meta.example.test': ['169.254.169.254'] });
-    await assert.rejects(checkedTarget('http://evil.example.test/', false, resolve), (err: Error) => err instanceof CallbackRefusedError && /127\.0\.0\.1/.test(err.message));
-    await assert.rejects(checkedTarget('http://meta.example.test/', false, resolve), CallbackRefusedError);
+    await assert.rejects(checkedUrl('http://evil.example.test/', false, resolve), (err: Error) => err instanceof OutboundRefusedError && /evil\.example\.test resolves to 127\.0\.0\.1: .*SPUR_OUTBOUND_ALLOW_PRIVATE=true/.test(err.message));
+    await assert.rejects(checkedUrl('http://meta.example.test/', false, resolve), OutboundRefusedError);
   });
 
   it('checks IP literals without resolving them, IPv6 in brackets too', async () => {
     const never: Resolver = async () => assert.fail('an IP literal is not resolved');
-    await assert.rejects(checkedTarget('http://[::1]:8080/', false, never), CallbackRefusedError);
-    await assert.rejects(checkedTarget('http://[::ffff:127.0.0.1]/', false, never), CallbackRefusedError);
-    await assert.rejects(checkedTarget('http://2130706433/', false, never), CallbackRefusedError, 'the URL parser canonicalises a decimal host to 127.0.0.1');
-    assert.equal((await checkedTarget('http://[2606:4700::1]/', false, never)).family, 6);
+    await assert.rejects(checkedUrl('http://[::1]:8080/', false, never), OutboundRefusedError);
+    await assert.rejects(checkedUrl('http://[::ffff:127.0.0.1]/', false, never), OutboundRefusedError);
+    await assert.rejects(checkedUrl('http://2130706433/', false, never), OutboundRefusedError, 'the URL parser canonicalises a decimal host to 127.0.0.1');
+    await assert.rejects(checkedUrl('http://0x7f.1/', false, never), OutboundRefusedError, 'and a hexadecimal one');
+    assert.equal((await checkedUrl('http://[2606:4700::1]/', false, never)).hostname, '[2606:4700::1]');
   });
 
   it('refuses other schemes and names that do not resolve', async () => {
-    await assert.rejects(checkedTarget('ftp://93.184.216.34/', true), CallbackRefusedError);
-    await assert.rejects(checkedTarget('http://nowhere.example.test/', true, resolver({})), CallbackRefusedError);
+    await assert.rejects(checkedUrl('ftp://93.184.216.34/', true), OutboundRefusedError);
+    await assert.rejects(checkedUrl('file:///etc/passwd', true), OutboundRefusedError);
+    await assert.rejects(checkedUrl('http://nowhere.example.test/', true, resolver({})), OutboundRefusedError);
   });
 
-  it('the pinned lookup answers only the checked address, in both callback forms', () => {
-    const lookup = pinnedLookup({ address: '93.184.216.34', family: 4 });
-    lookup('other.example.test', {}, (err, address, family) => {
-      assert.equal(err, null);
-      assert.equal(address, '93.184.216.34');
-      assert.equal(family, 4);
-    });
-    lookup('other.example.test', { all: true }, (err, addresses) => {
-      assert.equal(err, null);
-      assert.deepEqual(addresses, [{ address: '93.184.216.34', family: 4 }]);
-    });
+  it('the connection lookup answers only checked addresses, in both callback forms, and refuses the rest', async () => {
+    const lookup = checkingLookup(false, resolver({ 'ok.example.test': ['93.184.216.34'], 'evil.example.test': ['10.0.0.5'] }));
+    const one = await new Promise<[unknown, unknown, unknown]>((resolve) => lookup('ok.example.test', {}, (err, address, family) => resolve([err, address, family])));
+    assert.deepEqual(one, [null, '93.184.216.34', 4]);
+    const all = await new Promise<[unknown, unknown]>((resolve) => lookup('ok.example.test', { all: true }, (err, addresses) => resolve([err, addresses])));
+    assert.deepEqual(all, [null, [{ address: '93.184.216.34', family: 4 }]]);
+    const refused = await new Promise<unknown>((resolve) => lookup('evil.example.test', {}, (err) => resolve(err)));
+    assert.ok(refused instanceof OutboundRefusedError && /10\.0\.0\.5/.test(refused.message));
   });
 });
 
@@ -124,8 +121,8 @@ describe('callback signature and verdicts', () => {
 
   it('private addresses are off unless configured, and the retry window defaults to 24 h', () => {
     const config = loadConfig({});
-    assert.equal(config.callbacks.allowPrivate, false);
+    assert.equal(config.outbound.allowPrivate, false);
     assert.equal(config.callbacks.retry.giveUpAfterMs, 24 * 3_600_000);
-    assert.equal(loadConfig({ SPUR_CALLBACK_ALLOW_PRIVATE: 'true' }).callbacks.allowPrivate, true);
+    assert.equal(loadConfig({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' }).outbound.allowPrivate, true);
   });
 });

@@ -8,11 +8,12 @@ import { SERVICES } from '../../src/nodes/integrations/http/services.js';
 import { preferredTrack, videoIdOf } from '../../src/nodes/integrations/youtube-api.js';
 import type { NodeExecutionContext } from '../../src/nodes/types.js';
 import { emailAddresses } from '../../src/nodes/tools/send-email-node.js';
+import { devOutboundFetch } from '../support/outbound';
 
 const headers = (h: Record<string, string> = {}) => new Headers(h);
 
 function ctxWith(settings: Record<string, string>): NodeExecutionContext {
-  return { runId: 'R1', nodeId: 'n', nodeTitle: 'n', signal: new AbortController().signal, secret: async (name) => settings[name], heartbeat: () => undefined };
+  return { runId: 'R1', nodeId: 'n', nodeTitle: 'n', signal: new AbortController().signal, secret: async (name) => settings[name], fetch: devOutboundFetch, heartbeat: () => undefined };
 }
 
 describe('integration HTTP: failure classification', () => {

@@ -5,6 +5,7 @@ import { LLM_BASE_URL_VARIABLES } from '../../src/nodes/ai/llm/provider-settings
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors.js';
 import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/nodes/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server.js';
+import { devOutboundFetch } from '../support/outbound';
 
 const INPUT: NodeInput = { input_node: { topic: 'arithmetic', question: 'What is 2+2?' } };
 const PROMPTS = { system_message: 'You answer questions about {{ input_node.topic }}.', user_message: 'Q: {{input_node.question}}' };
@@ -24,6 +25,7 @@ function fakeContext(settings: Record<string, string>, signal = new AbortControl
     signal,
     heartbeats,
     asked,
+    fetch: devOutboundFetch,
     secret: async (name) => {
       asked.push(name);
       return settings[name];

@@ -4,13 +4,14 @@ import { anthropicAdapter } from '../../src/nodes/ai/llm/anthropic.js';
 import { openAiChatAdapter, openAiClientOptions } from '../../src/nodes/ai/llm/openai-chat.js';
 import type { ChatCompletionRequest, LlmAdapter } from '../../src/nodes/ai/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server.js';
+import { devOutboundFetch } from '../support/outbound';
 
 describe('LLM adapters: streamed completions', () => {
   let server: FakeLlmServer;
   let adapter: LlmAdapter;
   before(async () => {
     server = await startFakeLlmServer();
-    const client = new OpenAI(openAiClientOptions('sk-test', `${server.url}/v1`, { secret: async () => undefined, timeoutMs: 10_000 }));
+    const client = new OpenAI(openAiClientOptions('sk-test', `${server.url}/v1`, { secret: async () => undefined, timeoutMs: 10_000, fetch: devOutboundFetch }));
     adapter = openAiChatAdapter(client, { provider: 'OpenAI', jsonMode: 'json_schema', maxTokensParam: 'max_completion_tokens' });
   });
   after(() => server.close());
@@ -43,7 +44,7 @@ describe('LLM adapters: streamed completions', () => {
 
   it('anthropic: streams text pieces and returns the message the unstreamed call returns', async () => {
     const settings: Record<string, string> = { ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_API_BASE: server.url };
-    const claude = await anthropicAdapter({ secret: async (name) => settings[name], timeoutMs: 10_000 });
+    const claude = await anthropicAdapter({ secret: async (name) => settings[name], timeoutMs: 10_000, fetch: devOutboundFetch });
     const reply = { chunks: ['{"a": ', '"one', ' two"}'], usage: { input: 5, output: 4 } };
     server.enqueue({ content: reply.chunks.join(''), usage: reply.usage }, reply);
     const claudeRequest = { ...request, model: 'claude-3-5-haiku-latest' };

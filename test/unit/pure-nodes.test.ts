@@ -11,6 +11,7 @@ import { routerNode } from '../../src/nodes/logic/router-node.js';
 import { staticValueNode } from '../../src/nodes/logic/static-value-node.js';
 import { valueAtPath } from '../../src/nodes/paths.js';
 import type { NodeExecutionContext, NodeInput, NodeOutput, NodeTypeDefinition } from '../../src/nodes/types.js';
+import { devOutboundFetch } from '../support/outbound';
 
 const ctx: NodeExecutionContext = {
   runId: 'run-1',
@@ -18,6 +19,7 @@ const ctx: NodeExecutionContext = {
   nodeTitle: 'Node_1',
   signal: new AbortController().signal,
   secret: async () => undefined,
+  fetch: devOutboundFetch,
   heartbeat: () => undefined,
 };
 

@@ -5,6 +5,7 @@ import { NodeExecutionError } from '../../src/nodes/errors.js';
 import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox.js';
 import { coerceToOutputSchema } from '../../src/nodes/output-coercion.js';
 import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/nodes/types.js';
+import { devOutboundFetch } from '../support/outbound';
 
 // These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
 // components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
@@ -12,7 +13,7 @@ import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/node
 const sandbox = new PythonSandbox({ sandbox: 'bubblewrap', interpreter: undefined, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64 });
 
 function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {
-  return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, heartbeat, pythonSandbox: sandbox };
+  return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, fetch: devOutboundFetch, heartbeat, pythonSandbox: sandbox };
 }
 
 const INPUT: NodeInput = { input_node: { n: 21, text: 'hi', rows: [{ name: 'a' }, { name: 'b' }], items: [1, 2] } };

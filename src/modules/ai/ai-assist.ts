@@ -3,6 +3,7 @@ import { adapterFor } from '../../nodes/ai/llm/adapters';
 import type { ChatMessage } from '../../nodes/ai/llm/types';
 import { AppError, BadRequestError } from '../../http/errors';
 import type { EnvService } from '../env-mgmt/env-mgmt.service';
+import type { OutboundFetch } from '../../outbound/outbound-fetch';
 
 /**
  * The model behind the editor's "AI generate" buttons: the first provider whose key is set in env
@@ -24,7 +25,7 @@ export interface AssistRequest {
 }
 
 /** One chat completion with the configured provider; a 400 names the keys when none is set. */
-export function createAiAssist(env: EnvService) {
+export function createAiAssist(env: EnvService, fetch: OutboundFetch) {
   return async function complete({ messages, json, maxTokens }: AssistRequest): Promise<string> {
     let chosen: (typeof ASSIST_MODELS)[number] | undefined;
     for (const candidate of ASSIST_MODELS) {
@@ -37,7 +38,7 @@ export function createAiAssist(env: EnvService) {
       throw new BadRequestError(`No LLM provider key is set: set ${ASSIST_MODELS.map((m) => m.key).join(', or ')} in the environment settings (/api/env-mgmt/)`, 'LLM_KEY_MISSING');
     }
     try {
-      const { adapter, model } = await adapterFor(chosen.model, { secret: env.reveal, timeoutMs: TIMEOUT_MS });
+      const { adapter, model } = await adapterFor(chosen.model, { secret: env.reveal, timeoutMs: TIMEOUT_MS, fetch });
       const reply = await adapter.chatCompletion({ model, messages, maxTokens, temperature: 0.3, ...(json ? { jsonSchema: { type: 'object' } } : {}) });
       return reply.text;
     } catch (err) {

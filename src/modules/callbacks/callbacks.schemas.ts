@@ -14,7 +14,7 @@ const SIGNATURE_SCHEME =
   'A 2xx answer ends the delivery; network errors, 5xx and 429 (its Retry-After honoured) are retried with backoff for up to ' +
   'SPUR_CALLBACK_RETRY_HOURS (24 h); any other answer, redirects included (never followed), stops it. Deliveries never hold up or fail the run. ' +
   'The url must be http(s); its host must resolve to public addresses only (loopback, private, link-local and other special-purpose ' +
-  'addresses are refused with 422 unless the installation sets SPUR_CALLBACK_ALLOW_PRIVATE), checked again at delivery, and the connection goes to the address checked.';
+  'addresses are refused with 422 unless the installation sets SPUR_OUTBOUND_ALLOW_PRIVATE), checked again at delivery, and the connection goes to the address checked.';
 
 /** The optional `callback` of run, start_run and start_batch_run (beyond PySpur). */
 export const CallbackRequest = z

@@ -1,4 +1,4 @@
-import { CallbackRefusedError, type Resolver, checkedTarget } from '../../callbacks/callback-target';
+import { OutboundRefusedError, type Resolver, checkedUrl } from '../../outbound/checked-target';
 import { createCallbackDeliveries } from '../../db/callback-deliveries';
 import type { Models } from '../../db/models';
 import type { StoredCallback } from '../../db/run-documents';
@@ -12,7 +12,7 @@ import type { CallbackInput, RunCallbacksResponse } from './callbacks.schemas';
 export interface CallbackServiceDeps {
   models: Models;
   box: SecretBox;
-  /** SPUR_CALLBACK_ALLOW_PRIVATE. */
+  /** SPUR_OUTBOUND_ALLOW_PRIVATE. */
   allowPrivate: boolean;
   resolve?: Resolver;
 }
@@ -28,9 +28,9 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
      */
     async prepare(request: CallbackInput): Promise<StoredCallback> {
       try {
-        await checkedTarget(request.url, allowPrivate, resolve);
+        await checkedUrl(request.url, allowPrivate, resolve);
       } catch (err) {
-        const why = err instanceof CallbackRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
+        const why = err instanceof OutboundRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
         throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'callback', 'url'], msg: `Value error, callback URL refused: ${why}`, input: request.url, ctx: { error: {} } }]);
       }
       return { url: request.url, events: request.events, secret: sealCallbackSecret(box, request.secret) };

@@ -7,6 +7,7 @@ import { createIndexService } from './indices.service';
 import { createRagJobs } from './rag-jobs';
 import { createRetriever } from '../../rag/retrieval';
 import type { VectorStore } from '../../rag/vector-store';
+import type { OutboundFetch } from '../../outbound/outbound-fetch';
 
 export interface RagServiceDeps {
   models: Models;
@@ -15,17 +16,19 @@ export interface RagServiceDeps {
   workflowIdPrefix: string;
   vectors: VectorStore;
   secret: SecretReader;
+  /** The api's outbound client (queries are embedded here). */
+  fetch: OutboundFetch;
 }
 
 /** Knowledge bases as the api serves them: collections, their documents, indices and retrieval. */
-export function createRagService({ models, temporal, taskQueue, workflowIdPrefix, vectors, secret }: RagServiceDeps) {
+export function createRagService({ models, temporal, taskQueue, workflowIdPrefix, vectors, secret, fetch }: RagServiceDeps) {
   const jobs = createRagJobs({ temporal, taskQueue, workflowIdPrefix });
   const collections = createCollectionService({ models, jobs });
   return {
     collections,
     documents: createDocumentService({ models, collections, vectors }),
     indices: createIndexService({ models, collections, jobs, vectors, secret }),
-    retriever: createRetriever({ models, vectors, secret }),
+    retriever: createRetriever({ models, vectors, secret, fetch }),
     secret,
   };
 }

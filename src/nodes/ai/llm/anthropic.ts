@@ -78,7 +78,7 @@ export async function anthropicAdapter(options: AdapterOptions): Promise<LlmAdap
   const apiKey = await requiredSetting(options.secret, 'ANTHROPIC_API_KEY');
   const baseURL = await baseUrlSetting(options.secret, 'ANTHROPIC_API_BASE', 'https://api.anthropic.com');
   // An explicit key and base URL keep the SDK from reading ANTHROPIC_* variables or profiles.
-  const client = new Anthropic({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs });
+  const client = new Anthropic({ apiKey, baseURL, maxRetries: 0, timeout: options.timeoutMs, fetch: options.fetch });
   return {
     async chatCompletion(request) {
       try {

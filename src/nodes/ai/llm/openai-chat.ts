@@ -20,7 +20,7 @@ export interface OpenAiChatFlavour {
  * read from process.env is given explicitly: settings come only from env management.
  */
 export function openAiClientOptions(apiKey: string, baseURL: string, options: AdapterOptions) {
-  return { apiKey, baseURL, adminAPIKey: null, organization: null, project: null, maxRetries: 0, timeout: options.timeoutMs };
+  return { apiKey, baseURL, adminAPIKey: null, organization: null, project: null, maxRetries: 0, timeout: options.timeoutMs, fetch: options.fetch };
 }
 
 /** Images go as `image_url` data URIs; other files (PDF) as `file` parts with their bytes. */

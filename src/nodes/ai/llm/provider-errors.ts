@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { outboundStop } from '../../../outbound/errors.js';
 import { NodeExecutionError, TransientNodeError } from '../../errors.js';
 
 /**
@@ -11,6 +12,8 @@ export function toNodeError(err: unknown, provider: string, signal?: AbortSignal
   // A cancelled activity surfaces its own cancellation, not a provider failure.
   if (signal?.aborted) return signal.reason ?? err;
   if (err instanceof NodeExecutionError || err instanceof TransientNodeError) return err;
+  const stop = outboundStop(err);
+  if (stop) return new NodeExecutionError(`${provider} request stopped by the outbound policy: ${stop.message}`, { cause: err });
   if (err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError) {
     const what = err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError ? 'timed out' : 'could not connect';
     return new TransientNodeError(`${provider} request ${what}: ${err.message}`, undefined, { cause: err });

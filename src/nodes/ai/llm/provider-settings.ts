@@ -1,5 +1,6 @@
 import { NodeExecutionError } from '../../errors.js';
 import type { SecretReader } from './types.js';
+import type { OutboundFetch } from '../../../outbound/outbound-fetch';
 
 /**
  * Base-URL overrides the LLM adapters read (besides AZURE_OPENAI_ENDPOINT, which is the Azure
@@ -29,6 +30,8 @@ export const DEFAULT_LLM_TIMEOUT_MS = 280_000;
 export interface AdapterOptions {
   secret: SecretReader;
   timeoutMs: number;
+  /** The installation's outbound client: the SDKs send every request through it. */
+  fetch: OutboundFetch;
 }
 
 /** A setting that must be present; its absence fails the node (retrying cannot help). */

@@ -60,7 +60,7 @@ export interface PreparedModel {
 export async function prepareModel(config: LlmCallConfig, ctx: NodeExecutionContext): Promise<PreparedModel> {
   const modelId = config.llm_info.model;
   const limits: ModelConstraint | undefined = (MODEL_CONSTRAINTS as Record<string, ModelConstraint>)[modelId];
-  const { adapter, model } = await adapterFor(modelId, { secret: (name) => ctx.secret(name), timeoutMs: requestTimeoutMs(config) });
+  const { adapter, model } = await adapterFor(modelId, { secret: (name) => ctx.secret(name), timeoutMs: requestTimeoutMs(config), fetch: ctx.fetch });
   return { modelId, limits, adapter, settings: { model, ...sampling(config.llm_info, limits), ...thinking(config, limits), signal: ctx.signal } };
 }
 

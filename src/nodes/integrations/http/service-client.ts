@@ -123,7 +123,7 @@ function contentType(req: ServiceRequest): Record<string, string> {
  */
 async function send(ctx: NodeExecutionContext, service: ServiceSpec, url: string, init: RequestInit): Promise<{ res: Response; text: string }> {
   try {
-    const res = await fetch(url, { ...init, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
+    const res = await ctx.fetch(url, { ...init, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
     return { res, text: await res.text() };
   } catch (err) {
     // A cancelled activity reports its own cancellation, not a service failure.

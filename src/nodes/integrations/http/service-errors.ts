@@ -1,3 +1,4 @@
+import { outboundStop } from '../../../outbound/errors.js';
 import { NodeExecutionError, TransientNodeError } from '../../errors.js';
 import type { ServiceSpec } from './services.js';
 
@@ -36,7 +37,9 @@ export function failureForStatus(service: ServiceSpec, status: number, headers: 
 }
 
 /** A transport failure (refused connection, reset, DNS, timeout): worth retrying. */
-export function networkFailure(service: ServiceSpec, err: unknown): TransientNodeError {
+export function networkFailure(service: ServiceSpec, err: unknown): TransientNodeError | NodeExecutionError {
+  const stop = outboundStop(err);
+  if (stop) return new NodeExecutionError(`${service.label} request stopped by the outbound policy: ${stop.message}`, { cause: err });
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   const timedOut = err instanceof Error && err.name === 'TimeoutError';
   const detail = cause instanceof Error ? cause.message : String(cause);

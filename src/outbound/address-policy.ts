@@ -1,15 +1,18 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses a callback may connect to. Only globally routable unicast addresses by default;
- * with `allowPrivate` (an installation's own network, `npm run dev`) also loopback, private,
- * link-local, unique-local and carrier-grade NAT ones. Special-purpose ranges (unspecified,
- * multicast, broadcast, documentation, benchmarking, 6to4/Teredo/NAT64 tunnels that can carry any
- * IPv4 address…) are never allowed. Pure: tested without sending a packet.
+ * Which addresses a server-side request may connect to. Only globally routable unicast addresses
+ * by default; with `allowPrivate` (an installation's own network, `npm run dev`) also loopback,
+ * private, link-local (cloud metadata), unique-local and carrier-grade NAT ones. Special-purpose
+ * ranges (unspecified, multicast, broadcast, documentation, benchmarking, 6to4/Teredo/NAT64 tunnels
+ * that can carry any IPv4 address…) are never allowed. Pure: tested without sending a packet.
  */
 const PRIVATE_USE = new Set(['loopback', 'private', 'linkLocal', 'uniqueLocal', 'carrierGradeNat']);
 
-/** null when `address` (an IP literal) may be called back; otherwise why not. */
+/** The operator setting that lets requests reach private networks. */
+export const ALLOW_PRIVATE_SETTING = 'SPUR_OUTBOUND_ALLOW_PRIVATE';
+
+/** null when `address` (an IP literal) may be connected to; otherwise why not. */
 export function refusedAddress(address: string, allowPrivate: boolean): string | null {
   if (!ipaddr.isValid(address)) return `'${address}' is not an IP address`;
   const ip = ipaddr.parse(address);
@@ -22,6 +25,6 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
   if (range === 'unicast') return null;
   if (allowPrivate && PRIVATE_USE.has(range)) return null;
   return PRIVATE_USE.has(range)
-    ? `${address} is a ${range} address; callbacks to private networks need SPUR_CALLBACK_ALLOW_PRIVATE=true`
+    ? `${address} is a ${range} address; requests to private networks need ${ALLOW_PRIVATE_SETTING}=true`
     : `${address} is a special-purpose (${range}) address`;
 }

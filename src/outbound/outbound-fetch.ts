@@ -1,0 +1,143 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Readable, Transform, type TransformCallback, pipeline } from 'node:stream';
+import zlib from 'node:zlib';
+import { type Resolver, checkUrl, checkingLookup, systemResolver } from './checked-target';
+import { OutboundLimitError, OutboundRefusedError } from './errors';
+
+/** The operator's rules for every request the server makes on a workflow's or a caller's behalf. */
+export interface OutboundPolicy {
+  /** Loopback, private, link-local and similar addresses may be reached (SPUR_OUTBOUND_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  /** Largest answer body, counted after decompression (SPUR_OUTBOUND_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
+  /** A connection that sends nothing for this long is cut (a trickling server cannot hold it forever). */
+  idleTimeoutMs: number;
+  /** Redirects followed, each hop checked like the first request. */
+  maxRedirects: number;
+  /**
+   * `host:port` pairs the operator trusts whatever their address (an internal model gateway while
+   * the rest of the private network stays closed: SPUR_OUTBOUND_ALLOW_HOSTS).
+   */
+  allowHosts: readonly string[];
+}
+
+/** The same contract as the global fetch, so SDKs (OpenAI, Anthropic) take it as their `fetch`. */
+export type OutboundFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY = new Set([101, 204, 205, 304]);
+/** Headers that survive a redirect to another origin: none that could carry a credential. */
+const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-language', 'content-language', 'content-type', 'user-agent']);
+
+/**
+ * The one client of every server-side request (integrations, LLM and embedding providers, AI
+ * helpers, callbacks). Each connection's address comes from a lookup that checks it against the
+ * policy, so what is checked is what is dialled (no DNS rebinding), and IP literals are checked
+ * before any connection. Redirects are followed by hand, each hop checked again, and credentials
+ * never follow a redirect to another origin. Answers are decompressed and capped as they stream.
+ */
+export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = systemResolver): OutboundFetch {
+  const lookup = checkingLookup(policy.allowPrivate, resolve);
+  const checked = { 'http:': new http.Agent({ keepAlive: true, lookup }), 'https:': new https.Agent({ keepAlive: true, lookup }) };
+  const trusted = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  const allowHosts = new Set(policy.allowHosts.map((h) => h.toLowerCase()));
+  const agentFor = (url: URL) => {
+    const scheme = url.protocol as 'http:' | 'https:';
+    return allowHosts.has(hostPort(url)) ? trusted[scheme] : checked[scheme];
+  };
+
+  return async function outboundFetch(input, init) {
+    const request = new Request(input, init);
+    let body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    let url = new URL(request.url);
+    let method = request.method;
+    let headers = Object.fromEntries(request.headers);
+    for (let hop = 0; ; hop++) {
+      checkUrl(url, policy.allowPrivate || allowHosts.has(hostPort(url)));
+      const answer = await send(url, { method, headers, agent: agentFor(url), signal: request.signal, timeout: policy.idleTimeoutMs }, body);
+      const location = answer.headers.location;
+      if (!REDIRECTS.has(answer.statusCode ?? 0) || !location || request.redirect === 'manual') return toResponse(answer, url, method, policy);
+      answer.destroy();
+      if (request.redirect === 'error') throw new TypeError(`${url.href} redirected, and the request does not follow redirects`);
+      if (hop >= policy.maxRedirects) throw new OutboundRefusedError(`more than ${policy.maxRedirects} redirects from ${request.url}`);
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_SAFE.has(name)));
+      if (answer.statusCode === 303 || (method === 'POST' && (answer.statusCode === 301 || answer.statusCode === 302))) {
+        method = 'GET';
+        body = undefined;
+        delete headers['content-type'];
+      }
+      url = next;
+    }
+  };
+}
+
+/** `host:port` with the scheme's default port spelled out, as SPUR_OUTBOUND_ALLOW_HOSTS lists them. */
+export function hostPort(url: URL): string {
+  return `${url.hostname.toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+function send(url: URL, options: http.RequestOptions, body: Buffer | undefined): Promise<http.IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+    const req = client.request(url, { ...options, headers });
+    req.on('timeout', () => req.destroy(new Error(`${url.host} sent nothing for ${Number(options.timeout) / 1000} s`)));
+    req.on('error', reject);
+    req.on('response', resolve);
+    req.end(body);
+  });
+}
+
+function toResponse(answer: http.IncomingMessage, url: URL, method: string, policy: OutboundPolicy): Response {
+  const status = answer.statusCode ?? 0;
+  const headers = new Headers();
+  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i] as string, answer.rawHeaders[i + 1] as string);
+  if (NULL_BODY.has(status) || method === 'HEAD') {
+    answer.resume();
+    return withUrl(new Response(null, { status, statusText: answer.statusMessage, headers }), url);
+  }
+  const decoder = decoderFor(headers.get('content-encoding'));
+  if (decoder) {
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+  }
+  const stages: NodeJS.ReadWriteStream[] = decoder ? [decoder, byteCap(policy.maxResponseBytes)] : [byteCap(policy.maxResponseBytes)];
+  const out = stages[stages.length - 1] as Transform;
+  pipeline([answer, ...stages], () => undefined); // errors reach the reader through `out`
+  const body = Readable.toWeb(out) as ReadableStream<Uint8Array>;
+  return withUrl(new Response(body, { status, statusText: answer.statusMessage, headers }), url);
+}
+
+function decoderFor(encoding: string | null): Transform | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/** Passes bytes through until `max`, then fails: a decompression bomb stops at the cap too. */
+function byteCap(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      seen += chunk.length;
+      if (seen > max) callback(new OutboundLimitError(`the answer exceeded ${max} bytes (SPUR_OUTBOUND_MAX_RESPONSE_BYTES)`));
+      else callback(null, chunk);
+    },
+  });
+}
+
+/** Response.url is read-only and empty for a constructed Response; SDKs read it in error messages. */
+function withUrl(response: Response, url: URL): Response {
+  Object.defineProperty(response, 'url', { value: url.href });
+  return response;
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
+import { type Cfg, l, n } from '../support/graphs';
+import { runNode, setEnv } from '../support/integration-runs';
+
+// Server-side requests go where the operator allows, whoever sets the base URL. Every address here
+// is on loopback: with SPUR_OUTBOUND_ALLOW_PRIVATE=false (the production default) loopback stands
+// for any internal service, and the listeners count connections, so "refused" means nothing arrived.
+
+const LLM = { llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 50, temperature: 0.1 }, user_message: 'hello {{in.x}}' };
+const POLICY = /stopped by the outbound policy: 127\.0\.0\.1 is a loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/;
+
+/** A loopback HTTP server that counts the TCP connections it accepts, whatever arrives on them. */
+interface Listener {
+  url: string;
+  port: number;
+  connections: number;
+  close(): Promise<void>;
+}
+
+async function listen(handler: http.RequestListener): Promise<Listener> {
+  const server = http.createServer(handler);
+  const listener = { url: '', port: 0, connections: 0, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  server.on('connection', () => listener.connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  listener.port = (server.address() as AddressInfo).port;
+  listener.url = `http://127.0.0.1:${listener.port}`;
+  return listener;
+}
+
+/** Sends every request on to `target`, path kept, with the given redirect status. */
+const redirectTo = (target: () => string, status = 307): http.RequestListener => (req, res) => {
+  res.writeHead(status, { location: `${target()}${req.url}` });
+  res.end();
+};
+
+describe('security: the outbound policy, production default (no private addresses)', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let internal: Listener;
+  let redirector: Listener;
+
+  before(async () => {
+    internal = await listen((_req, res) => res.end('{"secret": "internal answer"}'));
+    redirector = await listen(redirectTo(() => internal.url));
+    // The redirector alone is trusted by the operator; where it points is checked again.
+    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'false', SPUR_OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${redirector.port}` });
+  });
+  after(async () => {
+    await engine?.close();
+    await Promise.all([internal?.close(), redirector?.close()]);
+  });
+  beforeEach(() => {
+    internal.connections = 0;
+    redirector.connections = 0;
+  });
+
+  it('an LLM base URL set through env management cannot reach an internal address: the node fails naming the setting', async () => {
+    await setEnv(engine, { OPENAI_API_KEY: 'sk-stored', OPENAI_API_BASE: `${internal.url}/v1` });
+    const run = await runNode(engine, 'SingleLLMCallNode', LLM);
+    assert.equal(run.task.status, 'FAILED');
+    assert.match(run.task.error ?? '', POLICY);
+    assert.equal(internal.connections, 0, 'the internal listener received nothing');
+  });
+
+  it('an integration base URL cannot either, and its answer never becomes node output', async () => {
+    await setEnv(engine, { JINA_API_BASE: internal.url });
+    const run = await runNode(engine, 'JinaReaderNode', { url_template: 'https://example.com/page', use_readerlm_v2: false });
+    assert.equal(run.task.status, 'FAILED');
+    assert.match(run.task.error ?? '', POLICY);
+    assert.doesNotMatch(JSON.stringify(run), /internal answer/);
+    assert.equal(internal.connections, 0);
+  });
+
+  it('a redirect from an allowed host to an internal address is checked again and refused', async () => {
+    await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1` });
+    const run = await runNode(engine, 'SingleLLMCallNode', LLM);
+    assert.equal(run.task.status, 'FAILED');
+    assert.match(run.task.error ?? '', POLICY);
+    assert.ok(redirector.connections > 0, 'the allowed host was asked');
+    assert.equal(internal.connections, 0, 'the redirect target received nothing');
+  });
+
+  it('a callback url on an internal address is refused with 422 before any run exists, and never called', async () => {
+    const definition = { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg)], links: [] };
+    const wf = (await engine.http.post('/wf/', { name: 'cb-internal', definition })).body.id as string;
+    const res = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } }, callback: { url: `${internal.url}/hook`, secret: 'a-callback-secret-of-enough-length' } });
+    assert.equal(res.status, 422);
+    assert.match(JSON.stringify(res.body.detail), /loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/);
+    assert.deepEqual((await engine.http.get(`/wf/${wf}/runs/`)).body, []);
+    assert.equal(internal.connections, 0);
+  });
+});
+
+describe('security: the outbound policy with private addresses allowed (npm run dev)', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let fake: FakeLlmServer;
+  let redirector: Listener;
+  let receiver: Listener;
+  const received: string[] = [];
+
+  before(async () => {
+    fake = await startFakeLlmServer();
+    redirector = await listen(redirectTo(() => fake.url));
+    receiver = await listen((req, res) => {
+      received.push(String(req.headers['x-spur-event']));
+      res.end();
+    });
+    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' });
+  });
+  after(async () => {
+    await engine?.close();
+    await Promise.all([fake?.close(), redirector?.close(), receiver?.close()]);
+  });
+
+  it('the same base URL, redirect and callback work', async () => {
+    await setEnv(engine, { OPENAI_API_KEY: 'sk-stored', OPENAI_API_BASE: `${fake.url}/v1` });
+    const direct = await runNode(engine, 'SingleLLMCallNode', LLM);
+    assert.equal(direct.task.status, 'COMPLETED', direct.task.error ?? '');
+
+    await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1` });
+    const redirected = await runNode(engine, 'SingleLLMCallNode', LLM);
+    assert.equal(redirected.task.status, 'COMPLETED', redirected.task.error ?? '');
+    assert.equal(fake.requests.length, 2, 'the redirected call reached the provider');
+
+    const definition = { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] };
+    const wf = (await engine.http.post('/wf/', { name: 'cb-dev', definition })).body.id as string;
+    const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } }, callback: { url: `${receiver.url}/hook`, secret: 'a-callback-secret-of-enough-length' } });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    await waitForRun(engine.http, started.body.id);
+    for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(received, ['run.completed']);
+  });
+});
