@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { OutboundPolicy } from './outbound/outbound-fetch';
@@ -85,6 +86,10 @@ const envSchema = z.object({
   SPUR_PYTHON_MAX_PROCESSES: z.coerce.number().int().min(8).max(4096).default(64),
   /** Size of the run's writable scratch (/tmp, also the largest file), in MB. */
   SPUR_PYTHON_SCRATCH_MB: z.coerce.number().int().min(1).max(65_536).default(64),
+  /** Python sandboxes one worker runs at once; the rest wait (default: the host's cores, at least 2). */
+  SPUR_PYTHON_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1024).default(Math.max(2, availableParallelism())),
+  /** Activities one worker process runs at once (Temporal's maxConcurrentActivityTaskExecutions). */
+  SPUR_WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(10_000).default(100),
   /**
    * How long a MongoDB operation waits for a reachable server: while the database is down, a
    * request answers 503 after this long instead of hanging.
@@ -149,7 +154,7 @@ export interface Config {
   };
   webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string; timeoutMs: number };
-  temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined; workflowStackTraces: boolean };
+  temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined; workflowStackTraces: boolean; maxActivities: number };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchChunkRows: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
   values: { refAboveBytes: number; maxBytes: number };
@@ -180,6 +185,7 @@ export interface PythonSettings {
   maxMemoryMb: number;
   maxProcesses: number;
   scratchMb: number;
+  maxConcurrent: number;
 }
 
 export class ConfigError extends Error {}
@@ -208,12 +214,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
-    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE, workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES },
+    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE, workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES, maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
-    python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB },
+    python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB, maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
     outbound: { allowPrivate: e.SPUR_OUTBOUND_ALLOW_PRIVATE, allowHosts: list(e.SPUR_OUTBOUND_ALLOW_HOSTS), maxResponseBytes: e.SPUR_OUTBOUND_MAX_RESPONSE_BYTES, idleTimeoutMs: OUTBOUND_IDLE_TIMEOUT_MS, maxRedirects: OUTBOUND_MAX_REDIRECTS },
     callbacks: {

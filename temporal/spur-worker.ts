@@ -50,6 +50,8 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
     activities: createActivities({ models, secret: env.reveal, fetch: outbound, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
+    // Beyond this many, activities wait in Temporal's queue (where they cost nothing) for a slot.
+    maxConcurrentActivityTaskExecutions: config.temporal.maxActivities,
     shutdownGraceTime: '10s',
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.

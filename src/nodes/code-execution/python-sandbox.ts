@@ -10,6 +10,7 @@ import { type PythonEnvironment, isInside, resolvePythonEnvironment } from './py
 import { type PythonRunOptions, harnessArgs, runLaunch } from './python-runner';
 import { SANDBOX_UID, SLIRP_RESOLV_CONF, buildLaunch, type Launch } from './sandbox';
 import { attachNetwork } from './sandbox-network';
+import { SandboxSlots } from './sandbox-slots';
 
 /** What /api/health shows about the Python sandbox. */
 export interface SandboxState {
@@ -34,9 +35,23 @@ export class PythonSandbox {
   private readyUntil = 0;
   private resolvConf: Promise<string> | undefined;
 
-  constructor(readonly settings: Readonly<PythonSettings>) {}
+  private readonly slots: SandboxSlots;
 
+  constructor(readonly settings: Readonly<PythonSettings>) {
+    this.slots = new SandboxSlots(settings.maxConcurrent);
+  }
+
+  /** Runs the code in a fresh sandbox once one of the worker's slots is free. */
   async run(options: PythonRunOptions): Promise<Record<string, unknown>> {
+    const release = await this.slots.acquire(options.signal, options.heartbeat);
+    try {
+      return await this.runNow(options);
+    } finally {
+      release();
+    }
+  }
+
+  private async runNow(options: PythonRunOptions): Promise<Record<string, unknown>> {
     const python = await this.ready();
     const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options));
     if (this.settings.sandbox === 'bubblewrap') return runLaunch(launch, '/', options, this.attach(launch, python));
