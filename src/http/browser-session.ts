@@ -20,7 +20,7 @@ export const SESSION_COOKIE = 'spur_session';
 export const TLS_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 export interface BrowserSessions {
-  /** Starts a session for a login with the key of this digest and sets its cookie. */
+  /** Starts a session for a login with the key of this digest and sets its cookie (ending the request's old one). */
   issue(ctx: Context, keyDigest: Buffer): Promise<void>;
   /** Ends the request's session server-side (if any) and clears the cookie. */
   end(ctx: Context): Promise<void>;
@@ -35,6 +35,9 @@ export function browserSessions(secretKey: Buffer, digests: readonly Buffer[], t
 
   return {
     async issue(ctx, keyDigest) {
+      // A login replaces the browser's previous session rather than leaving it valid beside the new one.
+      const previous = presentedSessionId(ctx);
+      if (previous) await store.remove(storedId(previous));
       const sessionId = randomBytes(32).toString('base64url');
       const now = clock();
       await store.create(storedId(sessionId), { keyTag: tagOf(keyDigest), expiresAt: new Date(now + ttlMs) }, new Date(now));

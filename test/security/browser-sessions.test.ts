@@ -36,12 +36,14 @@ describe('security: browser sessions live on the server', function () {
   });
   after(async () => api?.close());
 
-  it('logout ends the session: a copied cookie then gets 401 from the API, no state change, and pages go to /login', async () => {
+  it('logout ends the session: a copied cookie then gets 401 from the API, no state change, and pages go to /login; the database never holds the id', async () => {
     const login = await postLogin(origin, KEY);
     assert.equal(login.status, 303);
     const cookie = sessionCookieOf(login);
     assert.match(cookie, /^spur_session=[A-Za-z0-9_-]{43}$/, 'the cookie holds only a random session id');
     const copied = cookie;
+    const stored = JSON.stringify(await api.mongo.collection('browser_sessions').find().toArray());
+    assert.ok(!stored.includes(cookie.split('=')[1]!), 'the database holds a keyed digest of the id, not the id');
     assert.equal((await get('/api/wf/', cookie)).status, 200);
     assert.equal((await get('/dashboard', cookie)).status, 200);
     const before = await sessionCount(api);
@@ -58,6 +60,14 @@ describe('security: browser sessions live on the server', function () {
     assert.equal(create.status, 401);
     const listed = await plainRequest(origin, 'GET', '/api/wf/', { headers: { authorization: `Bearer ${KEY}` } });
     assert.ok(!listed.body.includes('after logout'), 'no workflow was created with the ended session');
+  });
+
+  it('a new login from a browser with a session replaces it: the old cookie stops working', async () => {
+    const old = sessionCookieOf(await postLogin(origin, KEY));
+    const again = await postLogin(origin, KEY, { headers: { cookie: old } });
+    assert.equal(again.status, 303);
+    assert.equal((await get('/api/wf/', old)).status, 401);
+    assert.equal((await get('/api/wf/', sessionCookieOf(again))).status, 200);
   });
 
   it('a session made on one api works on a second sharing the database; logout on the second ends it on the first', async () => {
