@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { Config } from './config';
 import { apiKeyMiddleware, parseKeyHashes } from './http/api-keys';
 import { browserSessions } from './http/browser-session';
+import { clientAddressOf, loginAttempts } from './http/login-attempts';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
@@ -40,7 +41,7 @@ export const API_PREFIX = '/api';
 
 export interface AppDeps {
   config: Pick<Config, 'http' | 'webUi'>;
-  /** Signs browser session cookies (the server's secret key, so every replica accepts them). */
+  /** Keys browser session ids (the server's secret key, so every replica accepts them). */
   secretKey?: Buffer;
   logger: Logger;
   services: Services;
@@ -91,11 +92,11 @@ export function createApp({ config, logger, services, probes, secretKey = random
   app.use(errorMiddleware(logger));
   app.use(corsMiddleware(config.http.corsOrigins));
   const digests = parseKeyHashes(config.http.apiKeyHashes);
-  const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs);
+  const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs, services.browserSessionStore);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
   app.use(apiKeyMiddleware(digests, { openPaths: new Set([`${API_PREFIX}/health`]), guarded: isApi, sessions }));
   const site = new Router();
-  mountLogin(site, digests, sessions);
+  mountLogin(site, { digests, sessions, attempts: loginAttempts(config.http.login), clientAddress: clientAddressOf(config.http.login.trustForwardedFor) });
   app.use(site.routes());
   app.use(webUiMiddleware(loadWebUiExport(config.webUi), {
     reserved: (path) => isApi(path) || path === '/login' || path === '/logout',

@@ -117,6 +117,14 @@ const envSchema = z.object({
   SPUR_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
   /** Largest answer body of a server-side request, after decompression. */
   SPUR_OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** Failed logins at `/login` one client address may make per window; then it gets 429 (counted per api process, in memory). */
+  SPUR_LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(10_000).default(10),
+  SPUR_LOGIN_WINDOW_SECONDS: z.coerce.number().positive().max(86_400).default(60),
+  /**
+   * Count login failures per the last `X-Forwarded-For` address (the one a single reverse proxy in
+   * front appends) instead of the connection's: set only when every request comes through that proxy.
+   */
+  SPUR_LOGIN_TRUST_FORWARDED_FOR: bool.default(false),
   /** How long a callback delivery is retried (network errors, 5xx, 429) before it is given up. */
   SPUR_CALLBACK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   /** First wait between two attempts of a delivery; it doubles up to SPUR_CALLBACK_RETRY_MAX_SECONDS. */
@@ -151,6 +159,7 @@ export interface Config {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
     sessionTtlMs: number;
+    login: LoginSettings;
   };
   webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string; timeoutMs: number };
@@ -168,6 +177,13 @@ export interface Config {
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+}
+
+/** How `/login` limits failed attempts per client address (http/login-attempts.ts). */
+export interface LoginSettings {
+  maxFailures: number;
+  windowMs: number;
+  trustForwardedFor: boolean;
 }
 
 /** Where run callbacks may go and how their deliveries are retried (issue 18 §2). */
@@ -211,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       headersTimeoutMs: e.SPUR_HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: e.SPUR_HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
       sessionTtlMs: e.SPUR_SESSION_HOURS * 3_600_000,
+      login: { maxFailures: e.SPUR_LOGIN_MAX_FAILURES, windowMs: e.SPUR_LOGIN_WINDOW_SECONDS * 1000, trustForwardedFor: e.SPUR_LOGIN_TRUST_FORWARDED_FOR },
     },
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },

@@ -29,6 +29,7 @@ import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 import { createCallbackService } from './modules/callbacks/callbacks.service';
 import { createIdempotencyKeys } from './db/idempotency-keys';
+import { createBrowserSessionStore } from './db/browser-sessions';
 import { createIdempotency } from './modules/runs/idempotency';
 import { keyedRunRecovery } from './modules/runs/keyed-runs';
 import { storedRunLauncher } from './modules/runs/run-launch';
@@ -91,6 +92,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     users,
     sessions,
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
+    browserSessionStore: createBrowserSessionStore(models),
     idempotency: createIdempotency({ keys: createIdempotencyKeys(models, values), ttlMs: config.idempotency.ttlMs }),
     recoverRun: keyedRunRecovery({ models, reader, temporal, launch: storedRunLauncher(models, { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix }) }),
     rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal, fetch: outbound }),

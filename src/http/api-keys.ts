@@ -62,7 +62,7 @@ export function apiKeyMiddleware(digests: Buffer[], options: ApiKeyOptions): Mid
     // The router ignores a trailing slash (`/api/health/` is PySpur's spelling), so must this check.
     if (digests.length === 0 || !options.guarded(ctx.path) || options.openPaths.has(ctx.path.replace(/(.)\/+$/, '$1')) || ctx.method === 'OPTIONS') return next();
     const key = presentedKey(ctx.get('authorization') || undefined, ctx.headers['x-api-key']);
-    if (key === null && options.sessions?.valid(ctx)) {
+    if (key === null && (await options.sessions?.valid(ctx))) {
       if (!sameOriginOrSafe(ctx)) {
         ctx.status = 403;
         ctx.body = { detail: 'Cross-origin request refused: a browser session is accepted only from its own origin' };

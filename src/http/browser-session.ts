@@ -1,47 +1,58 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import type { BrowserSessionStore } from '../db/browser-sessions';
 
 /**
- * Browser logins: a browser cannot add an API key header, so `/login` trades a key for this
- * cookie. Its value is `<expiry ms>.<key tag>.<HMAC-SHA256>`, signed with a key derived from the
- * server's secret key (so every api replica accepts it and a restart keeps it), tagged with the
- * digest of the API key it was made from (removing that key from the configuration ends its
- * sessions), HttpOnly, SameSite=Strict, Secure when the request came over TLS.
+ * Browser logins: a browser cannot add an API key header, so `/login` trades a key for a session
+ * cookie. The cookie holds only a random 256-bit session id; the session itself (the key it came
+ * from, its expiry) lives in MongoDB, so every api replica accepts it, and logging out on any
+ * replica ends it for all (a copied cookie stops working). The stored `_id` is an HMAC of the id
+ * under a key derived from the server's secret key: the database alone yields no usable cookie and
+ * cannot mint one. A session names the digest of its API key by a tag: removing that key from the
+ * configuration ends its sessions.
+ *
+ * Over TLS the cookie is `__Host-spur_session` (Secure, Path=/, no Domain: a browser accepts it only
+ * from this origin over HTTPS, so neither a plain-HTTP answer nor a sibling subdomain can plant or
+ * overwrite it); over plain HTTP (loopback development) it is `spur_session`. Both HttpOnly,
+ * SameSite=Strict.
  */
 export const SESSION_COOKIE = 'spur_session';
+export const TLS_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 export interface BrowserSessions {
-  /** A Set-Cookie value for a login with the key of this digest. */
-  issue(ctx: Context, keyDigest: Buffer): void;
-  /** Clears the cookie. */
-  clear(ctx: Context): void;
-  /** True when the request carries a cookie signed here, unexpired, of a key still configured. */
-  valid(ctx: Context): boolean;
+  /** Starts a session for a login with the key of this digest and sets its cookie (ending the request's old one). */
+  issue(ctx: Context, keyDigest: Buffer): Promise<void>;
+  /** Ends the request's session server-side (if any) and clears the cookie. */
+  end(ctx: Context): Promise<void>;
+  /** True when the request carries the cookie of a stored, unexpired session of a key still configured. */
+  valid(ctx: Context): Promise<boolean>;
 }
 
-export function browserSessions(secretKey: Buffer, digests: readonly Buffer[], ttlMs: number, clock: () => number = Date.now): BrowserSessions {
-  const signingKey = createHmac('sha256', secretKey).update('spur browser session v1').digest();
+export function browserSessions(secretKey: Buffer, digests: readonly Buffer[], ttlMs: number, store: BrowserSessionStore, clock: () => number = Date.now): BrowserSessions {
+  const idKey = createHmac('sha256', secretKey).update('spur browser session id v2').digest();
   const tags = new Set(digests.map(tagOf));
-  const sign = (payload: string) => createHmac('sha256', signingKey).update(payload).digest();
+  const storedId = (sessionId: string) => createHmac('sha256', idKey).update(sessionId).digest('hex');
 
   return {
-    issue(ctx, keyDigest) {
-      const expires = clock() + ttlMs;
-      const payload = `${expires}.${tagOf(keyDigest)}`;
-      const value = `${payload}.${sign(payload).toString('base64url')}`;
-      setCookie(ctx, value, Math.floor(ttlMs / 1000));
+    async issue(ctx, keyDigest) {
+      // A login replaces the browser's previous session rather than leaving it valid beside the new one.
+      const previous = presentedSessionId(ctx);
+      if (previous) await store.remove(storedId(previous));
+      const sessionId = randomBytes(32).toString('base64url');
+      const now = clock();
+      await store.create(storedId(sessionId), { keyTag: tagOf(keyDigest), expiresAt: new Date(now + ttlMs) }, new Date(now));
+      setCookie(ctx, sessionId, Math.floor(ttlMs / 1000));
     },
-    clear(ctx) {
+    async end(ctx) {
+      const sessionId = presentedSessionId(ctx);
+      if (sessionId) await store.remove(storedId(sessionId));
       setCookie(ctx, '', 0);
     },
-    valid(ctx) {
-      const value = cookieValue(ctx.get('cookie'), SESSION_COOKIE);
-      const match = value ? /^(\d{1,16})\.([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/.exec(value) : null;
-      if (!match) return false;
-      const [, expires, tag, signature] = match as unknown as [string, string, string, string];
-      const expected = sign(`${expires}.${tag}`);
-      const given = Buffer.from(signature, 'base64url');
-      return given.length === expected.length && timingSafeEqual(given, expected) && Number(expires) > clock() && tags.has(tag);
+    async valid(ctx) {
+      const sessionId = presentedSessionId(ctx);
+      if (!sessionId) return false;
+      const session = await store.find(storedId(sessionId), new Date(clock()));
+      return session !== null && tags.has(session.keyTag);
     },
   };
 }
@@ -51,13 +62,29 @@ function tagOf(digest: Buffer): string {
   return createHash('sha256').update(digest).digest('hex').slice(0, 16);
 }
 
-/** TLS at this server, or at a proxy in front that says so (only ever makes the cookie stricter). */
+/**
+ * TLS at this server, or at a proxy in front that says so in `X-Forwarded-Proto`. The header can
+ * only make things stricter: any `https` in it counts (a proxy that appends its own value after a
+ * client's `http` still wins), and TLS only ever adds requirements (the `__Host-` cookie, Secure,
+ * an `https` Origin).
+ */
 export function requestIsTls(ctx: Context): boolean {
-  return ctx.secure || ctx.get('x-forwarded-proto').split(',')[0]?.trim() === 'https';
+  return ctx.secure || ctx.get('x-forwarded-proto').split(',').some((proto) => proto.trim().toLowerCase() === 'https');
+}
+
+/** The cookie name this request's scheme uses: over TLS only the `__Host-` one is read or set. */
+export function sessionCookieName(ctx: Context): string {
+  return requestIsTls(ctx) ? TLS_SESSION_COOKIE : SESSION_COOKIE;
+}
+
+/** The session id in the request's cookie when it has the shape of one (anything else is no session). */
+function presentedSessionId(ctx: Context): string | null {
+  const value = cookieValue(ctx.get('cookie'), sessionCookieName(ctx));
+  return value !== null && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 }
 
 function setCookie(ctx: Context, value: string, maxAgeSeconds: number): void {
-  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
+  const parts = [`${sessionCookieName(ctx)}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
   if (requestIsTls(ctx)) parts.push('Secure');
   ctx.append('Set-Cookie', parts.join('; '));
 }

@@ -3,6 +3,7 @@ import getRawBody from 'raw-body';
 import type { Context } from 'koa';
 import { matchingDigest } from '../http/api-keys';
 import { type BrowserSessions, sameOriginOrSafe } from '../http/browser-session';
+import type { LoginAttempts } from '../http/login-attempts';
 import { loginPage } from './pages';
 
 /** Where to go after signing in: only a path on this server (never `//host` or a full URL). */
@@ -15,13 +16,28 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
+export interface LoginOptions {
+  digests: readonly Buffer[];
+  sessions: BrowserSessions;
+  attempts: LoginAttempts;
+  /** The address failed logins are counted per (http/login-attempts.ts). */
+  clientAddress: (ctx: Context) => string;
+}
+
 /**
- * `/login` trades an API key for a browser session cookie; `/logout` ends it. Without keys
- * (loopback only) there is nothing to log in to: `/login` sends the browser on.
+ * `/login` trades an API key for a browser session cookie; `/logout` ends the session on the
+ * server. Without keys (loopback only) there is nothing to log in to: `/login` sends the browser on.
  */
-export function mountLogin(router: Router, digests: readonly Buffer[], sessions: BrowserSessions): void {
-  router.get('/login', (ctx) => {
-    if (digests.length === 0 || sessions.valid(ctx)) return ctx.redirect(safeNext(ctx.query.next));
+export function mountLogin(router: Router, { digests, sessions, attempts, clientAddress }: LoginOptions): void {
+  const htmlAnswer = (ctx: Context, status: number, next: string, error: string) => {
+    ctx.status = status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = loginPage(next, error);
+  };
+
+  router.get('/login', async (ctx) => {
+    if (digests.length === 0 || (await sessions.valid(ctx))) return ctx.redirect(safeNext(ctx.query.next));
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
     ctx.body = loginPage(safeNext(ctx.query.next));
@@ -36,25 +52,30 @@ export function mountLogin(router: Router, digests: readonly Buffer[], sessions:
     }
     const form = await readForm(ctx);
     const next = safeNext(form.get('next'));
-    const digest = digests.length === 0 ? null : matchingDigest(digests, form.get('api_key')?.trim() || null);
-    if (!digest) {
-      ctx.status = 401;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = loginPage(next, digests.length === 0 ? 'This server has no API keys: no login needed.' : 'That API key is not valid.');
-      return;
+    if (digests.length === 0) return htmlAnswer(ctx, 401, next, 'This server has no API keys: no login needed.');
+    const client = clientAddress(ctx);
+    const wait = attempts.retryAfterSeconds(client);
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait));
+      return htmlAnswer(ctx, 429, next, `Too many failed sign-ins from your address: try again in ${wait} s.`);
     }
-    sessions.issue(ctx, digest);
+    const digest = matchingDigest(digests, form.get('api_key')?.trim() || null);
+    if (!digest) {
+      attempts.failed(client);
+      return htmlAnswer(ctx, 401, next, 'That API key is not valid.');
+    }
+    await sessions.issue(ctx, digest);
     ctx.status = 303;
     ctx.redirect(next);
   });
 
-  router.post('/logout', (ctx) => {
+  router.post('/logout', async (ctx) => {
     if (!sameOriginOrSafe(ctx)) {
       ctx.status = 403;
       ctx.body = { detail: 'Cross-origin logout refused' };
       return;
     }
-    sessions.clear(ctx);
+    await sessions.end(ctx);
     ctx.status = 303;
     ctx.redirect('/login');
   });

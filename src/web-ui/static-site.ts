@@ -41,7 +41,7 @@ export interface WebUiOptions {
   /** Paths the UI must leave alone (the API, the login page). */
   reserved: (path: string) => boolean;
   /** When set and false for a request, pages redirect to the login page instead. */
-  loggedIn?: (ctx: Context) => boolean;
+  loggedIn?: (ctx: Context) => Promise<boolean>;
 }
 
 /** Serves the export at `/` with Next's export routing; everything reserved passes through. */
@@ -56,7 +56,7 @@ export function webUiMiddleware(ui: WebUiExport, options: WebUiOptions): Middlew
     }
     const file = resolveExportFile(ui.routes, ctx.path);
     const isPage = file === null || file.endsWith('.html');
-    if (isPage && options.loggedIn && !options.loggedIn(ctx)) {
+    if (isPage && options.loggedIn && !(await options.loggedIn(ctx))) {
       ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`);
       return;
     }

@@ -1,21 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
-import { stack } from '../support/stack';
+import { tinyWebUiExport as tinyExport } from '../support/browser-login';
 
 const KEY = 'spur_browser-login-test-key';
 const OTHER_KEY = 'spur_another-key';
-
-function tinyExport(): string {
-  const dir = mkdtempSync(path.join(stack.tmpDir, 'web-ui-login-'));
-  mkdirSync(path.join(dir, '_next/static'), { recursive: true });
-  writeFileSync(path.join(dir, 'index.html'), '<html>the ui</html>');
-  writeFileSync(path.join(dir, 'dashboard.html'), '<html>dashboard</html>');
-  writeFileSync(path.join(dir, '_next/static/app.js'), 'x');
-  return dir;
-}
 
 describe('api: browser login with API keys', function () {
   this.timeout(60_000);
@@ -59,10 +48,10 @@ describe('api: browser login with API keys', function () {
     assert.equal(created.status, 200, await created.text());
   });
 
-  it('marks the cookie Secure when the request came over TLS (a proxy saying so)', async () => {
+  it('over TLS (a proxy saying so) the cookie is __Host- prefixed and Secure', async () => {
     const res = await login(KEY, '/', { origin: origin.replace('http:', 'https:'), 'x-forwarded-proto': 'https' });
     assert.equal(res.status, 303);
-    assert.match(res.headers.get('set-cookie') ?? '', /; Secure$/);
+    assert.match(res.headers.get('set-cookie') ?? '', /^__Host-spur_session=[^;]+; Path=\/; Max-Age=3600; HttpOnly; SameSite=Strict; Secure$/);
   });
 
   it('refuses a state change by cookie from another origin or without one (CSRF); a header key needs no Origin', async () => {
@@ -85,11 +74,10 @@ describe('api: browser login with API keys', function () {
     assert.match(await wrong.text(), /not valid/);
     assert.equal(wrong.headers.get('set-cookie'), null);
     const good = cookieOf(await login(KEY)).replace('spur_session=', '');
-    const [expires, tag, sig] = good.split('.') as [string, string, string];
     const forged = [
-      `${Number(expires) + 10_000_000}.${tag}.${sig}`, // expiry pushed out: signature no longer matches
-      `${expires}.${'0'.repeat(16)}.${sig}`,
-      `${expires}.${tag}.${'A'.repeat(43)}`,
+      `${good.slice(0, -1)}${good.endsWith('A') ? 'B' : 'A'}`, // one character off: no such session
+      'A'.repeat(43),
+      `${Date.now() + 3_600_000}.${'0'.repeat(16)}.${'A'.repeat(43)}`, // a signed-cookie shape
       'garbage',
     ];
     for (const value of forged) {
@@ -107,6 +95,7 @@ describe('api: browser login with API keys', function () {
     const out = await send('/logout', { method: 'POST', headers: { cookie, origin } });
     assert.equal(out.status, 303);
     assert.match(out.headers.get('set-cookie') ?? '', /^spur_session=; Path=\/; Max-Age=0/);
+    assert.equal((await send('/api/wf/', { headers: { cookie } })).status, 401, 'the cookie, kept, no longer works');
   });
 
   it('a session ends when its key is removed from the configuration', async () => {

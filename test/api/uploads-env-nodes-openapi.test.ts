@@ -149,11 +149,14 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       assert.equal((await http.delete('/env-mgmt/OPENAI_API_KEY')).status, 404, 'deleting a key that is not set');
     });
 
-    it('answers 404 Key not found for unknown names and 400 for an empty value', async () => {
-      for (const res of [await http.get('/env-mgmt/NOPE'), await http.delete('/env-mgmt/NOPE'), await http.post('/env-mgmt/', { name: 'NOPE', value: 'x' })]) {
+    it('answers 404 Key not found when reading or deleting an unknown name, 422 when setting one, 400 for an empty value', async () => {
+      for (const res of [await http.get('/env-mgmt/NOPE'), await http.delete('/env-mgmt/NOPE')]) {
         assert.equal(res.status, 404);
         assert.deepEqual(res.body, { detail: 'Key not found' });
       }
+      const set = await http.post('/env-mgmt/', { name: 'NOPE', value: 'x' });
+      assert.equal(set.status, 422);
+      assert.deepEqual(set.body.detail[0].loc, ['body', 'name']);
       for (const body of [{ name: 'OPENAI_API_KEY', value: '' }, { name: 'OPENAI_API_KEY' }]) {
         const res = await http.post('/env-mgmt/', body);
         assert.equal(res.status, 400);

@@ -56,9 +56,11 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   const temporalHealth = createTemporalProbe(config.temporal.address);
   const connection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const services = createServices({ models, secretKey: Buffer.from(env.SPUR_SECRET_KEY, 'base64'), temporal, config });
+  const secretKey = Buffer.from(env.SPUR_SECRET_KEY, 'base64');
+  const services = createServices({ models, secretKey, temporal, config });
   const app = createApp({
     config,
+    secretKey,
     logger: createLogger(config, 'api-test'),
     services,
     probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },

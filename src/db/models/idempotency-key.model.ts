@@ -1,4 +1,4 @@
-import { type Model, Schema, type InferSchemaType } from 'mongoose';
+import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
  * One accepted `Idempotency-Key`: `_id` is the digest of its scope (caller, route, workflow or run,
@@ -29,17 +29,3 @@ export const idempotencyKeySchema = new Schema(
 );
 
 export type IdempotencyKeyDoc = InferSchemaType<typeof idempotencyKeySchema> & { _id: string };
-
-/**
- * MongoDB removes expired records itself (a TTL index on `expires_at`). FerretDB v1 refuses TTL
- * indexes ("not implemented yet"): there a plain index serves the api's own sweep
- * (db/idempotency-keys.ts), and an expired record counts as gone either way.
- */
-export async function ensureKeyExpiry(model: Model<IdempotencyKeyDoc>): Promise<void> {
-  try {
-    await model.collection.createIndex({ expires_at: 1 }, { name: 'expires_at_ttl', expireAfterSeconds: 0 });
-  } catch (err) {
-    if (!/expireAfterSeconds.*not implemented/i.test((err as Error).message)) throw err;
-    await model.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
-  }
-}

@@ -3,7 +3,9 @@ import { callbackDeliverySchema, type CallbackDeliveryDoc } from './callback-del
 import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
 import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
-import { ensureKeyExpiry, idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
+import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
+import { ensureExpiryIndex } from './expiry-index';
+import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
 import { ragCollectionSchema, type RagCollectionDoc } from './rag-collection.model';
@@ -26,6 +28,7 @@ export type { SessionDoc, SessionTurnDoc, UserDoc };
 export type { CallbackDeliveryDoc };
 export type { RunEventDoc, RunEventHeadDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
+export type { BrowserSessionDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -60,6 +63,7 @@ export function createModels(conn: Connection) {
     ragTexts: new mongo.GridFSBucket(db, { bucketName: 'rag_texts' }),
     CallbackDelivery: conn.model<CallbackDeliveryDoc>('CallbackDelivery', callbackDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
+    BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
   };
 }
 
@@ -71,6 +75,6 @@ export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
   await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init(), models.RagCollection.init(), models.RagDocument.init(), models.RagChunkPage.init(), models.VectorIndex.init()]);
   await models.CallbackDelivery.init();
-  await models.IdempotencyKey.init();
-  await ensureKeyExpiry(models.IdempotencyKey);
+  await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init()]);
+  await Promise.all([ensureExpiryIndex(models.IdempotencyKey.collection), ensureExpiryIndex(models.BrowserSession.collection)]);
 }

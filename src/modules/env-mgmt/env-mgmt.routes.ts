@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import type { EnvService } from './env-mgmt.service';
+import { type EnvService, SettableName } from './env-mgmt.service';
 import { PROVIDERS } from './providers';
 
 const tags = ['env-mgmt'];
@@ -14,7 +14,8 @@ const ProviderSchema = z.object({
   parameters: z.array(z.object({ name: z.string(), description: z.string(), required: z.boolean(), type: z.enum(['password', 'text']) })),
   icon: z.string(),
 });
-const SetKeyRequest = z.object({ name: z.string().max(200), value: z.string().max(64 * 1024).nullable().optional() });
+// Only Spur's own variable names: anything else (NODE_OPTIONS, PATH, SPUR_*) is a 422 naming the allowed set.
+const SetKeyRequest = z.object({ name: SettableName, value: z.string().max(64 * 1024).nullable().optional() });
 
 export function envMgmtRoutes(env: EnvService): MountableRoute[] {
   return [
@@ -33,7 +34,7 @@ export function envMgmtRoutes(env: EnvService): MountableRoute[] {
     }),
     defineRoute({
       method: 'post', path: '/env-mgmt/', summary: 'Set a variable (stored encrypted)', tags,
-      body: SetKeyRequest, response: Message, errors: [400, 404],
+      body: SetKeyRequest, response: Message, errors: [400],
       handler: ({ body }) => env.set(body.name, body.value),
     }),
     defineRoute({

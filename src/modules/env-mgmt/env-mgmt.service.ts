@@ -1,7 +1,13 @@
+import { z } from 'zod';
 import type { Models } from '../../db/models';
-import { BadRequestError, notFound } from '../../http/errors';
-import { findParameter, KNOWN_VARIABLES } from './providers';
+import { BadRequestError, notFound, RequestValidationError } from '../../http/errors';
+import { toValidationDetails } from '../../http/validation-details';
+import { findParameter, KNOWN_VARIABLES, SETTABLE_VARIABLES } from './providers';
 import { maskSecret, type SecretBox } from './secret-box';
+
+/** A name a writer accepts: its 422 names the whole allowed set. */
+export const SettableName = z.enum(SETTABLE_VARIABLES);
+const NamedSetting = z.object({ name: SettableName });
 
 /** Provider settings kept encrypted in MongoDB; clear text leaves only through `reveal` (for nodes). */
 export function createEnvService(models: Models, box: SecretBox, clock: () => Date = () => new Date()) {
@@ -27,7 +33,9 @@ export function createEnvService(models: Models, box: SecretBox, clock: () => Da
       return { name, value: param.type === 'password' ? maskSecret(value) : value };
     },
     async set(name: string, value: string | null | undefined) {
-      known(name);
+      // The route's schema refuses other names already; this holds for every other writer too.
+      const checked = NamedSetting.safeParse({ name });
+      if (!checked.success) throw new RequestValidationError(toValidationDetails(checked.error.issues, 'body', { name }));
       if (!value) throw new BadRequestError('Value is required');
       await EnvVar.updateOne({ _id: name }, { $set: { ciphertext: box.seal(name, value), updated_at: clock() } }, { upsert: true });
       return { message: `Key '${name}' set successfully` };

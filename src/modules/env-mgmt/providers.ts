@@ -112,3 +112,11 @@ const EXTRA_PARAMETERS = new Map<string, ProviderParameter>(
 export function findParameter(name: string): ProviderParameter | undefined {
   return PARAMETERS.get(name) ?? EXTRA_PARAMETERS.get(name);
 }
+
+/**
+ * Every name env management stores, the one list its writers accept: the providers' parameters,
+ * the base URLs the LLM providers and integrations read, and the extras above. Anything else
+ * (`NODE_OPTIONS`, `PATH`, `SPUR_*`, a lower-case spelling) is refused, though stored values never
+ * reach any process's environment: nodes read them through env management by these names only.
+ */
+export const SETTABLE_VARIABLES = [...PARAMETERS.keys(), ...EXTRA_PARAMETERS.keys()] as [string, ...string[]];
