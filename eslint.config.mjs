@@ -74,10 +74,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-globals': ['error', { name: 'fetch', message: 'Requests go through the outbound client (ctx.fetch or an OutboundFetch from src/outbound), which applies the address policy.' }],
       // no-restricted-syntax, not no-restricted-imports: the floors above own that rule for their folders.
-      'no-restricted-syntax': ['error', {
-        selector: "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|net|tls|dgram|dns(\\/promises)?)$|^undici$/]",
-        message: 'Network access goes through src/outbound (the address policy); the api server itself is src/serve-api.ts.',
-      }],
+      // node:net's address helpers (isIP) are pure and allowed; its sockets are not.
+      'no-restricted-syntax': ['error', ...[
+        "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|tls|dgram|dns(\\/promises)?)$|^undici$/]",
+        "ImportDeclaration[importKind!='type'][source.value=/^(node:)?net$/] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier, ImportSpecifier[imported.name!=/^isIP(v4|v6)?$/])",
+      ].map((selector) => ({ selector, message: 'Network access goes through src/outbound (the address policy); the api server itself is src/serve-api.ts.' }))],
     },
   },
   {
