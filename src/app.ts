@@ -2,11 +2,17 @@ import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from './config';
-import { apiKeyMiddleware, parseKeyHashes } from './http/api-keys';
+import { allowedHostNames } from './http/allowed-hosts';
+import { anonymousAllowlist } from './http/allowlist';
+import { parseKeyHashes } from './http/api-keys';
+import { FORM_TYPE } from './http/body-types';
 import { browserSessions } from './http/browser-session';
 import { clientAddressOf, loginAttempts } from './http/login-attempts';
-import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/error-middleware';
+import { requestGate } from './http/gate';
+import { apiBodyTypes } from './http/route-body-types';
+import { securityHeaders } from './http/security-headers';
+import { trustedOrigins } from './http/trusted-origins';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
 import { mountDocsPage } from './http/docs-page';
 import { fallbackMiddleware } from './http/fallback';
@@ -35,7 +41,7 @@ import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
 import { mountLogin } from './web-ui/login.routes';
-import { loadWebUiExport, webUiMiddleware } from './web-ui/static-site';
+import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static-site';
 
 export const API_PREFIX = '/api';
 
@@ -52,7 +58,9 @@ export interface AppDeps {
 export function createApp({ config, logger, services, probes, secretKey = randomBytes(32) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
-  const api = new Router({ prefix: API_PREFIX });
+  // Case-sensitive, as the gate compares paths: `/API/wf/` is no route. The trailing slash stays
+  // optional (the default), so PySpur's `/api/health/` is `/api/health`, as the allowlist says.
+  const api = new Router({ prefix: API_PREFIX, sensitive: true });
   const registry = createOpenApiRegistry();
   const routes: MountableRoute[] = [
     ...healthRoutes(probes),
@@ -89,19 +97,28 @@ export function createApp({ config, logger, services, probes, secretKey = random
   });
   mountDocsPage(api, `${API_PREFIX}/openapi.json`);
 
-  app.use(errorMiddleware(logger));
-  app.use(corsMiddleware(config.http.corsOrigins));
   const digests = parseKeyHashes(config.http.apiKeyHashes);
+  const keysSet = digests.length > 0;
   const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs, services.browserSessionStore);
+  const ui = loadWebUiExport(config.webUi);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
-  app.use(apiKeyMiddleware(digests, { openPaths: new Set([`${API_PREFIX}/health`]), guarded: isApi, sessions }));
-  const site = new Router();
+  const loginRoute = (path: string) => path === '/login' || path === '/logout';
+  const bodyTypesOfApi = apiBodyTypes(api, routes, API_PREFIX);
+
+  app.use(securityHeaders());
+  app.use(errorMiddleware(logger));
+  for (const check of requestGate({
+    digests,
+    sessions,
+    hosts: allowedHostNames({ listenHost: config.http.host, allowedHosts: config.http.allowedHosts, keysSet }),
+    trustedOrigin: trustedOrigins(config.http.corsOrigins, keysSet),
+    anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path) }),
+    bodyTypes: (method, path) => (loginRoute(path) ? [FORM_TYPE] : bodyTypesOfApi(method, path)),
+  })) app.use(check);
+  const site = new Router({ sensitive: true });
   mountLogin(site, { digests, sessions, attempts: loginAttempts(config.http.login), clientAddress: clientAddressOf(config.http.login.trustForwardedFor) });
   app.use(site.routes());
-  app.use(webUiMiddleware(loadWebUiExport(config.webUi), {
-    reserved: (path) => isApi(path) || path === '/login' || path === '/logout',
-    ...(digests.length > 0 ? { loggedIn: (ctx) => sessions.valid(ctx) } : {}),
-  }));
+  app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) }));
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
   app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));

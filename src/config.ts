@@ -35,8 +35,16 @@ const envSchema = z.object({
   SPUR_API_KEY_HASHES: z.string().default(''),
   /** Serve a non-loopback address without API keys anyway (say so explicitly). */
   SPUR_ALLOW_INSECURE: bool.default(false),
-  /** Comma-separated allowed CORS origins; default: local development origins only. */
+  /** Comma-separated other origins trusted for CORS and state changes; default: local development origins when no keys are set, else none. */
   SPUR_CORS_ORIGINS: z.string().default(''),
+  /**
+   * Comma-separated host names (no port) served besides loopback names and SPUR_HOST. Without keys
+   * only those are served (DNS rebinding); with keys any Host is, unless this is set.
+   */
+  SPUR_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .refine((text) => list(text).every((name) => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/.test(name)), 'host names without a port or scheme, e.g. spur.example.com,[2001:db8::1]'),
   /** A workflow bundle prebuilt by scripts/build-bundle.ts; unset = bundle at worker start. */
   SPUR_WORKFLOW_BUNDLE: z.string().optional(),
   /** How long a blocking run request waits before answering 202 with the run id to poll. */
@@ -155,6 +163,7 @@ export interface Config {
     apiKeyHashes: string[];
     allowInsecure: boolean;
     corsOrigins: string[];
+    allowedHosts: string[];
     shutdownDrainMs: number;
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -223,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       apiKeyHashes: list(e.SPUR_API_KEY_HASHES),
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
+      allowedHosts: list(e.SPUR_ALLOWED_HOSTS),
       shutdownDrainMs: e.SPUR_SHUTDOWN_DRAIN_SECONDS * 1000,
       headersTimeoutMs: e.SPUR_HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: e.SPUR_HTTP_REQUEST_TIMEOUT_SECONDS * 1000,

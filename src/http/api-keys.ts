@@ -1,6 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Middleware } from 'koa';
-import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
 /** `sha256:<hex>` of a key: what configuration holds, so a leaked config does not leak keys. */
 export function hashApiKey(key: string): string {
@@ -22,7 +20,7 @@ export function parseKeyHashes(hashes: readonly string[]): Buffer[] {
 }
 
 /** The presented key, from `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
-function presentedKey(authorization: string | undefined, apiKey: string | string[] | undefined): string | null {
+export function presentedKey(authorization: string | undefined, apiKey: string | string[] | undefined): string | null {
   const bearer = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim())?.[1] : undefined;
   if (bearer) return bearer;
   if (typeof apiKey === 'string' && apiKey.length > 0) return apiKey;
@@ -38,47 +36,15 @@ export function matchingDigest(digests: readonly Buffer[], key: string | null): 
   return found;
 }
 
-/** What the check leaves on `ctx.state` for a request that presented a configured key. */
+/** What the gate (gate.ts) leaves on `ctx.state`. */
 export interface ApiCaller {
+  /** A configured key or a valid session came with the request, or no keys are configured. */
+  authenticated?: boolean;
+  /** The digest of the key presented, when one was. */
   apiKeyDigest?: string;
 }
 
-export interface ApiKeyOptions {
-  /** Paths that never need a key (`/api/health`). */
-  openPaths: ReadonlySet<string>;
-  /** Paths the check applies to; others (the web UI's pages) guard themselves. */
-  guarded: (path: string) => boolean;
-  /** Browser logins: a valid session cookie counts as a key (state changes need a same-origin Origin). */
-  sessions?: BrowserSessions;
-}
-
-/**
- * When keys are configured, every guarded request but the open paths needs one: a header key, or
- * a browser session cookie. The presented key is hashed and compared with every configured digest
- * in constant time.
- */
-export function apiKeyMiddleware(digests: Buffer[], options: ApiKeyOptions): Middleware {
-  return async function requireApiKey(ctx, next) {
-    // The router ignores a trailing slash (`/api/health/` is PySpur's spelling), so must this check.
-    if (digests.length === 0 || !options.guarded(ctx.path) || options.openPaths.has(ctx.path.replace(/(.)\/+$/, '$1')) || ctx.method === 'OPTIONS') return next();
-    const key = presentedKey(ctx.get('authorization') || undefined, ctx.headers['x-api-key']);
-    if (key === null && (await options.sessions?.valid(ctx))) {
-      if (!sameOriginOrSafe(ctx)) {
-        ctx.status = 403;
-        ctx.body = { detail: 'Cross-origin request refused: a browser session is accepted only from its own origin' };
-        return;
-      }
-      return next();
-    }
-    const digest = matchingDigest(digests, key);
-    if (!digest) {
-      ctx.status = 401;
-      ctx.set('WWW-Authenticate', 'Bearer');
-      ctx.body = { detail: key === null ? 'Not authenticated' : 'Invalid API key' };
-      return;
-    }
-    // Who is calling, for what is scoped per caller (idempotency keys): the key's digest, never the key.
-    (ctx.state as ApiCaller).apiKeyDigest = digest.toString('hex');
-    return next();
-  };
+/** False unless the gate let the request in as authenticated (the allowlist also lets others in). */
+export function isAuthenticated(state: unknown): boolean {
+  return (state as ApiCaller).authenticated === true;
 }

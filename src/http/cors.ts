@@ -1,20 +1,15 @@
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 
-const LOCAL_DEV_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
-
 /**
- * CORS: the configured origins, or by default local development origins (a PySpur frontend on
- * another localhost port). Never `*` with credentials: an origin is echoed only when allowed.
+ * CORS for the trusted origins only (see trusted-origins.ts). Never `*` with credentials: an origin
+ * is echoed only when trusted, and a preflight from any other origin gets no CORS headers.
  */
-export function corsMiddleware(allowedOrigins: readonly string[]): Middleware {
-  const allowed = new Set(allowedOrigins);
+export function corsMiddleware(trusted: (origin: string) => boolean): Middleware {
   return cors({
     origin: (ctx) => {
       const origin = ctx.get('Origin');
-      if (!origin) return '';
-      const ok = allowed.size > 0 ? allowed.has(origin) : LOCAL_DEV_ORIGIN.test(origin);
-      return ok ? origin : '';
+      return origin && trusted(origin) ? origin : '';
     },
     credentials: true,
     allowHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'Last-Event-ID'],

@@ -54,6 +54,8 @@ export interface RouteLimits {
 export interface MountableRoute {
   method: Method;
   path: string;
+  /** The body's media type, when the route reads a body. */
+  bodyType?: 'application/json' | 'multipart/form-data';
   mount(router: Router, registry: OpenAPIRegistry, limits: RouteLimits): void;
 }
 
@@ -65,9 +67,10 @@ export function defineRoute<
   return {
     method: def.method,
     path: def.path,
+    ...(def.body ? { bodyType: def.bodyType ?? 'application/json' } : {}),
     mount(router, registry, limits) {
       registry.registerPath(openApiPath(def));
-      const koaPath = def.path.replace(/\{(\w+)\}/g, ':$1');
+      const koaPath = koaPathOf(def.path);
       const handle: Middleware = async (ctx) => {
         const params = parsePart(def.params, 'path', ctx.params ?? {});
         const query = parsePart(def.query, 'query', ctx.query);
@@ -85,6 +88,11 @@ export function defineRoute<
       router[def.method](koaPath, ...(def.middleware ?? []), handle);
     },
   };
+}
+
+/** A route path in @koa/router's `:name` form. */
+export function koaPathOf(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
 function parsePart(schema: z.ZodType | undefined, part: RequestPart, raw: unknown): unknown {

@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import { type ExportRoutes, exportRoutes, resolveExportFile } from './export-routes';
 import { unavailablePage } from './pages';
 
@@ -37,14 +37,26 @@ function cacheControl(file: string): string {
   return 'public, max-age=3600';
 }
 
+/** What the UI answers a GET of a path with: a file of the export, a page (or the export's 404 page), the "no UI" notice. */
+export type WebUiPathKind = 'asset' | 'page' | 'notice';
+
+/** The kind of answer `webUiMiddleware` gives for a path it is not told to leave alone; null when it gives none. */
+export function webUiPathKind(ui: WebUiExport, urlPath: string): WebUiPathKind | null {
+  if (!ui.available) return urlPath === '/' ? 'notice' : null;
+  const file = resolveExportFile(ui.routes, urlPath);
+  return file === null || file.endsWith('.html') ? 'page' : 'asset';
+}
+
 export interface WebUiOptions {
   /** Paths the UI must leave alone (the API, the login page). */
   reserved: (path: string) => boolean;
-  /** When set and false for a request, pages redirect to the login page instead. */
-  loggedIn?: (ctx: Context) => Promise<boolean>;
 }
 
-/** Serves the export at `/` with Next's export routing; everything reserved passes through. */
+/**
+ * Serves the export at `/` with Next's export routing; everything reserved passes through. Who may
+ * see pages is the gate's decision (http/gate.ts): it sends a browser without a session to the
+ * login page before this runs.
+ */
 export function webUiMiddleware(ui: WebUiExport, options: WebUiOptions): Middleware {
   return async function serveWebUi(ctx, next) {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || options.reserved(ctx.path)) return next();
@@ -55,11 +67,6 @@ export function webUiMiddleware(ui: WebUiExport, options: WebUiOptions): Middlew
       return;
     }
     const file = resolveExportFile(ui.routes, ctx.path);
-    const isPage = file === null || file.endsWith('.html');
-    if (isPage && options.loggedIn && !(await options.loggedIn(ctx))) {
-      ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`);
-      return;
-    }
     const served = file ?? (ui.routes.files.has('404.html') ? '404.html' : null);
     if (served === null) return next();
     const full = path.join(ui.dir, served);
@@ -69,7 +76,6 @@ export function webUiMiddleware(ui: WebUiExport, options: WebUiOptions): Middlew
     ctx.length = stat.size;
     ctx.lastModified = stat.mtime;
     ctx.set('Cache-Control', cacheControl(served));
-    ctx.set('X-Content-Type-Options', 'nosniff');
     // HEAD: Koa sends the headers and no body; opening the file would only leak a descriptor.
     if (ctx.method === 'GET') ctx.body = createReadStream(full);
   };

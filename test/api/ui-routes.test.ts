@@ -80,7 +80,7 @@ describe('api: the routes PySpur\'s UI calls', function () {
     assert.equal(png.headers.get('content-disposition'), 'inline', 'the editor previews it in an <img>');
     const svg = await http.get(`/files/${testPath}`);
     assert.match(svg.headers.get('content-disposition') ?? '', /^attachment/);
-    assert.equal(svg.headers.get('content-security-policy'), 'sandbox', 'script in a stored file never runs on this origin');
+    assert.equal(svg.headers.get('content-security-policy'), "sandbox; frame-ancestors 'self'", 'script in a stored file never runs on this origin');
 
     const raw = rawClient(api.baseUrl);
     for (const bad of [`/files/run_files/${wf.id}/..`, `/files/etc_files/${wf.id}/x`, `/files/run_files/${wf.id}/%2e%2e%2fx`, `/files/run_files/..%2f..%2f/x`]) {

@@ -41,12 +41,12 @@ describe('e2e: the api bounds how long a client can hold a request open', functi
   });
 
   it('cuts a client that never finishes its headers (408)', async () => {
-    const answer = await holdOpen(apiProcess.baseUrl, 'GET /api/health/ HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    const answer = await holdOpen(apiProcess.baseUrl, 'GET /api/health/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
     assert.match(answer, /^HTTP\/1\.1 408/);
   });
 
   it('cuts a client that never finishes its body (408)', async () => {
-    const answer = await holdOpen(apiProcess.baseUrl, 'POST /api/wf/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":');
+    const answer = await holdOpen(apiProcess.baseUrl, 'POST /api/wf/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":');
     assert.match(answer, /^HTTP\/1\.1 408/);
   });
 

@@ -19,7 +19,7 @@ export function openUpload(baseUrl: string, path: string, fields: Record<string,
   socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   const fieldParts = Object.entries(fields).map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('');
-  socket.write(`POST ${url.pathname}${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  socket.write(`POST ${url.pathname}${path} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
   const chunk = (data: Buffer | string) => {
     if (Buffer.byteLength(data) === 0) return;
     socket.write(`${Buffer.byteLength(data).toString(16)}\r\n`);

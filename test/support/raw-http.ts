@@ -26,6 +26,7 @@ export interface RawReply {
  * never hits; a body cut after the status resolves with `truncated`.
  */
 export function rawClient(baseUrl: string, timeoutMs = 30_000) {
+  // `req.path` follows the base URL's path; a bare origin (`http://host:port`) has none.
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   return {
@@ -34,7 +35,7 @@ export function rawClient(baseUrl: string, timeoutMs = 30_000) {
         const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
         const headers = { ...(req.headers ?? {}), ...(body ? { 'content-length': String(body.length) } : {}) };
         // A redirect echoes the (escaped, so up to 3× longer) URL in Location: read headers of any size.
-        const options = { host: url.hostname, port: url.port, method: req.method, path: `${url.pathname}${req.path}`, headers, agent, maxHeaderSize: 1 << 20 };
+        const options = { host: url.hostname, port: url.port, method: req.method, path: `${url.pathname.replace(/\/$/, '')}${req.path}`, headers, agent, maxHeaderSize: 1 << 20 };
         const out = http.request(options, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

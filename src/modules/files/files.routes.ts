@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { setAttachment } from '../../http/attachment';
 import { defineRoute, type MountableRoute } from '../../http/route';
+import { frameableBySameOrigin } from '../../http/security-headers';
 import { FILE_KINDS, type StoredFileService } from './stored-files.service';
 
 const tags = ['files'];
@@ -33,12 +34,14 @@ export function fileRoutes(files: StoredFileService): MountableRoute[] {
           const type = file.contentType.toLowerCase().split(';')[0]?.trim() ?? '';
           ctx.type = file.contentType;
           ctx.length = file.length;
-          ctx.set('X-Content-Type-Options', 'nosniff');
-          if (INLINE.test(type)) ctx.set('Content-Disposition', 'inline');
-          else {
+          // The editor shows a file in an <iframe> of its own page (a PDF, or any other in a sandboxed one).
+          if (INLINE.test(type)) {
+            ctx.set('Content-Disposition', 'inline');
+            frameableBySameOrigin(ctx);
+          } else {
             // Anything that could run script (HTML, SVG) is a download, and sandboxed if opened anyway.
             setAttachment(ctx, params.file_name);
-            ctx.set('Content-Security-Policy', 'sandbox');
+            frameableBySameOrigin(ctx, 'sandbox');
           }
           return file.stream;
         },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAuthenticated } from '../../http/api-keys';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RETRY_AFTER_SECONDS } from '../../http/dependency-errors';
 
@@ -6,7 +7,11 @@ import { RETRY_AFTER_SECONDS } from '../../http/dependency-errors';
 export type HealthProbe = () => Promise<void | string>;
 
 const Check = z.object({ ok: z.boolean(), latency_ms: z.number(), detail: z.string().optional(), error: z.string().optional() });
-const HealthResponse = z.object({ status: z.enum(['ok', 'degraded']), checks: z.record(z.string(), Check) });
+const HealthResponse = z.object({
+  status: z.enum(['ok', 'degraded']),
+  /** Only for a caller with a key or session (or when no keys are configured): it names versions, paths and errors. */
+  checks: z.record(z.string(), Check).optional(),
+});
 const PROBE_TIMEOUT_MS = 3000;
 
 async function runProbe(probe: HealthProbe): Promise<z.output<typeof Check>> {
@@ -25,7 +30,10 @@ async function runProbe(probe: HealthProbe): Promise<z.output<typeof Check>> {
   }
 }
 
-/** Checks every dependency; 503 when one is down, so orchestrators can route around the instance. */
+/**
+ * Checks every dependency; 503 when one is down, so orchestrators can route around the instance.
+ * Open to anyone (probes send no key), but what each check found only goes to authenticated callers.
+ */
 export function healthRoutes(probes: Record<string, HealthProbe>): MountableRoute[] {
   return [
     defineRoute({
@@ -40,7 +48,8 @@ export function healthRoutes(probes: Record<string, HealthProbe>): MountableRout
           ctx.status = 503;
           ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
         }
-        return { status: ok ? 'ok' : 'degraded', checks };
+        const status = ok ? 'ok' : 'degraded';
+        return isAuthenticated(ctx.state) ? { status, checks } : { status };
       },
     }),
   ];

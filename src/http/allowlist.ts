@@ -1,0 +1,31 @@
+import type { AnonymousAccess } from './gate';
+
+/** What the web UI answers a GET with (web-ui/static-site.ts `webUiPathKind`), null when nothing. */
+export type UiKind = 'asset' | 'page' | 'notice' | null;
+
+export interface AllowlistSettings {
+  apiPrefix: string;
+  /** Called only for paths outside the API and the login routes. */
+  webUi: (path: string) => UiKind;
+}
+
+/**
+ * The only requests served without a key or session when keys are configured. Paths are compared
+ * exactly and case-sensitively on the raw path, as the routers match them (`/api/health/` is the
+ * compose probe's spelling of `/api/health`): the health status (its details need a key), the login
+ * form and logout, and the web UI's files; its pages send the browser to the login form instead.
+ */
+export function anonymousAllowlist({ apiPrefix, webUi }: AllowlistSettings): (method: string, path: string) => AnonymousAccess {
+  const health = new Set([`${apiPrefix}/health`, `${apiPrefix}/health/`]);
+  const isApi = (path: string) => path === apiPrefix || path.startsWith(`${apiPrefix}/`);
+  return (method, path) => {
+    const read = method === 'GET' || method === 'HEAD';
+    if (path === '/login') return read || method === 'POST' ? 'allow' : 'deny';
+    if (path === '/logout') return method === 'POST' ? 'allow' : 'deny';
+    if (isApi(path)) return read && health.has(path) ? 'allow' : 'deny';
+    if (!read) return 'deny';
+    const kind = webUi(path);
+    if (kind === 'asset' || kind === 'notice') return 'allow';
+    return kind === 'page' ? 'login' : 'deny';
+  };
+}
