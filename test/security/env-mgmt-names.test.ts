@@ -50,13 +50,16 @@ describe('security: env management takes only Spur’s own variable names', func
     assert.ok(!before.docs.includes(MARKER));
   });
 
-  it('GET and DELETE of those names answer 404 Key not found (as PySpur) and remove nothing', async () => {
+  it('GET and DELETE of those names answer 404 (Key not found as PySpur, or the gate\'s for a name no canonical path holds) and remove nothing', async () => {
     const before = await storedState();
     for (const name of REFUSED) {
       for (const method of ['GET', 'DELETE']) {
         const res = await http.request(method, `/env-mgmt/${encodeURIComponent(name)}`, undefined, auth);
         assert.equal(res.status, 404, `${method} ${JSON.stringify(name)}`);
-        assert.deepEqual(res.body, { detail: 'Key not found' });
+        // A NUL or a `/` escaped into the path never reaches the route: the gate refuses the path.
+        const canonical = !/[\u0000-\u001f/]/.test(name);
+        if (canonical) assert.deepEqual(res.body, { detail: 'Key not found' }, `${method} ${JSON.stringify(name)}`);
+        else assert.match(res.body.detail, /not in canonical form/, `${method} ${JSON.stringify(name)}`);
         assert.ok(!res.text.includes('sk-b'), 'no stored value comes out');
       }
     }
