@@ -100,7 +100,7 @@ describe('api: the routes PySpur\'s UI calls', function () {
     const none = await http.post('/ai/generate_schema/', { description: 'a person' });
     assert.equal(none.status, 400);
     assert.match(none.body.detail, /OPENAI_API_KEY/);
-    for (const [name, value] of [['OPENAI_API_KEY', 'sk-ui-test'], ['OPENAI_API_BASE', `${fake.url}/v1`]]) {
+    for (const [name, value] of [['OPENAI_API_BASE', `${fake.url}/v1`], ['OPENAI_API_KEY', 'sk-ui-test']]) {
       assert.equal((await http.post('/env-mgmt/', { name, value })).status, 200);
     }
     const schema = { type: 'object', properties: { name: { type: 'string', description: 'Full name' } }, required: ['name'] };

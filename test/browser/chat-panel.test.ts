@@ -36,7 +36,7 @@ describe('browser: the chat panel keeps context', function () {
   before(async () => {
     stack = await startUiStack();
     fake = await startFakeLlmServer();
-    for (const [name, value] of [['OPENAI_API_KEY', 'sk-chat'], ['OPENAI_API_BASE', `${fake.url}/v1`]]) {
+    for (const [name, value] of [['OPENAI_API_BASE', `${fake.url}/v1`], ['OPENAI_API_KEY', 'sk-chat']]) {
       assert.equal((await stack.engine.http.post('/env-mgmt/', { name, value })).status, 200);
     }
     await openDashboard(stack, true);

@@ -59,7 +59,7 @@ describe('e2e: every type the catalogue lists executes', function () {
     engine = await startEngine();
     fake = await startFakeServices();
     llm = await startFakeLlmServer();
-    await setEnv(engine, { ...fakeBases(fake), ...CREDENTIALS, OPENAI_API_KEY: 'sk-walk', OPENAI_API_BASE: `${llm.url}/v1` });
+    await setEnv(engine, { ...fakeBases(fake), ...CREDENTIALS, OPENAI_API_BASE: `${llm.url}/v1`, OPENAI_API_KEY: 'sk-walk' });
     // BestOfN's rating calls ask for a {rating} object; everything else gets the fake's echo.
     llm.respondWith((req) => (JSON.stringify(req.body.response_format ?? '').includes('rating') ? { content: JSON.stringify({ rating: 5 }) } : undefined));
   });

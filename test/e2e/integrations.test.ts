@@ -38,7 +38,7 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
       assert.equal((await engine.http.delete(`/env-mgmt/${name}`)).status, 200, name);
       assert.equal((await engine.http.get(`/env-mgmt/${name}`)).body.value, '', name);
     }
-    await setEnv(engine, { SENDGRID_API_KEY: CREDENTIALS.SENDGRID_API_KEY!, SENDGRID_API_BASE: fake.base('sendgrid') });
+    await setEnv(engine, { SENDGRID_API_BASE: fake.base('sendgrid'), SENDGRID_API_KEY: CREDENTIALS.SENDGRID_API_KEY! });
   });
 
   describe('each node: method, path and auth, and an output built from the answer', () => {
@@ -189,13 +189,14 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
       const closed = await startFakeServices();
       const deadBase = closed.base('github');
       await closed.close();
-      await setEnv(engine, { GITHUB_API_BASE: deadBase });
+      // The token is entered again for the new base: a key is used only with the base it was entered under.
+      await setEnv(engine, { GITHUB_API_BASE: deadBase, GITHUB_ACCESS_TOKEN: CREDENTIALS.GITHUB_ACCESS_TOKEN! });
       try {
         const run = await runNode(engine, 'GitHubGetRepositoryNode', { repo_name: 'o/r', max_retries: 1 });
         assert.equal(run.status, 'FAILED');
         assert.match(String(run.task.error), /^GitHub request failed: .*ECONNREFUSED/);
       } finally {
-        await setEnv(engine, { GITHUB_API_BASE: fake.base('github') });
+        await setEnv(engine, { GITHUB_API_BASE: fake.base('github'), GITHUB_ACCESS_TOKEN: CREDENTIALS.GITHUB_ACCESS_TOKEN! });
       }
     });
   });

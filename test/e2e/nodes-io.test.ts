@@ -3,6 +3,7 @@ import { startApi } from '../support/api';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
+import { basesFirst } from '../support/integration-runs';
 import { client } from '../support/http';
 
 const ANSWER_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] });
@@ -32,7 +33,7 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
   });
 
   async function setEnv(settings: Record<string, string>) {
-    for (const [name, value] of Object.entries(settings)) {
+    for (const [name, value] of basesFirst(settings)) {
       const res = await engine.http.post('/env-mgmt/', { name, value });
       assert.equal(res.status, 200, `${name}: ${JSON.stringify(res.body)}`);
     }

@@ -118,7 +118,7 @@ describe('e2e: knowledge bases — bad input, failures and the listings', functi
 
   it('embeds through Azure OpenAI\'s deployment URL and Ollama\'s /v1; a model answering other dimensions fails the index', async () => {
     const http = engine.http;
-    const settings = { AZURE_OPENAI_API_KEY: 'azure-key', AZURE_OPENAI_ENDPOINT: fake.url, AZURE_OPENAI_API_VERSION: '2024-10-21', OLLAMA_BASE_URL: fake.url };
+    const settings = { AZURE_OPENAI_ENDPOINT: fake.url, AZURE_OPENAI_API_KEY: 'azure-key', AZURE_OPENAI_API_VERSION: '2024-10-21', OLLAMA_BASE_URL: fake.url };
     for (const [name, value] of Object.entries(settings)) assert.equal((await http.post('/env-mgmt/', { name, value })).status, 200);
     const c = await collection('providers', [{ name: 'a.txt', content: TOPICS.gardening }]);
     const azure = (await http.post('/rag/indices/', { name: 'azure', collection_id: c.id, embedding: { ...INDEX_EMBEDDING, model: 'azure/text-embedding-3-small' } })).body;

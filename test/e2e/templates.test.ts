@@ -17,7 +17,7 @@ describe('e2e: templates instantiate and run', function () {
   before(async () => {
     engine = await startEngine();
     fake = await startFakeLlmServer();
-    for (const [name, value] of [['OPENAI_API_KEY', 'sk-templates'], ['OPENAI_API_BASE', `${fake.url}/v1`]]) {
+    for (const [name, value] of [['OPENAI_API_BASE', `${fake.url}/v1`], ['OPENAI_API_KEY', 'sk-templates']]) {
       assert.equal((await engine.http.post('/env-mgmt/', { name, value })).status, 200);
     }
     templates = (await engine.http.get('/templates/')).body;

@@ -38,8 +38,14 @@ export const CREDENTIALS: Record<string, string> = {
   SENDGRID_API_KEY: 'SG.test-key',
 };
 
+/** Base URL settings before the rest, as a user enters them: a key is used only with the base it was entered under. */
+export function basesFirst(settings: Record<string, string>): Array<[string, string]> {
+  const isBase = (name: string) => /(_API_BASE|_AUTH_BASE|_BASE_URL|_ENDPOINT)$/.test(name);
+  return Object.entries(settings).sort(([a], [b]) => Number(isBase(b)) - Number(isBase(a)));
+}
+
 export async function setEnv(engine: Engine, settings: Record<string, string>): Promise<void> {
-  for (const [name, value] of Object.entries(settings)) {
+  for (const [name, value] of basesFirst(settings)) {
     const res = await engine.http.post('/env-mgmt/', { name, value });
     assert.equal(res.status, 200, `${name}: ${JSON.stringify(res.body)}`);
   }

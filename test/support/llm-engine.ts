@@ -1,9 +1,12 @@
 import { type Engine, startEngine } from './engine';
 import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server';
 
-/** Provider settings that point OpenAI and Anthropic models at the fake server. */
+/**
+ * Provider settings that point OpenAI and Anthropic models at the fake server, bases first: a key
+ * is used only with the base it was entered under.
+ */
 export function fakeProviderSettings(fake: FakeLlmServer): Record<string, string> {
-  return { OPENAI_API_KEY: 'sk-test', OPENAI_API_BASE: `${fake.url}/v1`, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_API_BASE: fake.url };
+  return { OPENAI_API_BASE: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_BASE: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test' };
 }
 
 /** An engine whose OpenAI and Anthropic models talk to a fresh fake provider server. */

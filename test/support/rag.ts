@@ -12,7 +12,7 @@ export async function startRagEngine(overrides: Record<string, string> = {}): Pr
   const vectorDir = path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`);
   const engine = await startEngine({ SPUR_VECTOR_STORE_URI: vectorDir, SPUR_LOG_LEVEL: 'error', ...overrides });
   const fake = await startFakeEmbeddingsServer();
-  for (const [name, value] of Object.entries({ OPENAI_API_KEY: 'sk-embed-test', OPENAI_API_BASE: `${fake.url}/v1` })) {
+  for (const [name, value] of Object.entries({ OPENAI_API_BASE: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-embed-test' })) {
     const res = await engine.http.post('/env-mgmt/', { name, value });
     if (res.status !== 200) throw new Error(`setting ${name}: ${res.status} ${res.text}`);
   }

@@ -6,6 +6,8 @@ export const envVarSchema = new Schema(
     _id: { type: String, required: true },
     ciphertext: { type: String, required: true },
     updated_at: { type: Date, required: true },
+    /** For a credential: the base URL settings it was entered under (env-mgmt/key-bases), as JSON text. */
+    entered_for: { type: String, required: false },
   },
   { collection: 'env_vars', versionKey: false },
 );

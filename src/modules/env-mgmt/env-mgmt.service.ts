@@ -3,6 +3,7 @@ import type { Models } from '../../db/models';
 import { BadRequestError, notFound, RequestValidationError } from '../../http/errors';
 import { toValidationDetails } from '../../http/validation-details';
 import { findParameter, KNOWN_VARIABLES, SETTABLE_VARIABLES } from './providers';
+import { KEY_BASES, basesText, normalizedBase } from '../../nodes/credential-bases';
 import { maskSecret, type SecretBox } from './secret-box';
 
 /** A name a writer accepts: its 422 names the whole allowed set. */
@@ -19,9 +20,20 @@ export function createEnvService(models: Models, box: SecretBox, clock: () => Da
     return param;
   }
 
+  /** The current values of base settings, compared as a credential records them. */
+  async function basesNow(bases: readonly string[]): Promise<string> {
+    const docs = await Promise.all(bases.map((base) => EnvVar.findById(base).lean()));
+    const values = new Map(docs.flatMap((d) => (d ? [[d._id, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [])));
+    return basesText(bases, (base) => values.get(base) ?? '');
+  }
+
+  /** A setting's clear text; a credential whose base has changed since it was entered reads as unset. */
   async function reveal(name: string): Promise<string | undefined> {
     const doc = await EnvVar.findById(name).lean();
-    return doc ? box.open(name, doc.ciphertext) : undefined;
+    if (!doc) return undefined;
+    const bases = KEY_BASES.get(name);
+    if (bases && (doc.entered_for ?? basesText(bases, () => '')) !== (await basesNow(bases))) return undefined;
+    return box.open(name, doc.ciphertext);
   }
 
   return {
@@ -37,7 +49,9 @@ export function createEnvService(models: Models, box: SecretBox, clock: () => Da
       const checked = NamedSetting.safeParse({ name });
       if (!checked.success) throw new RequestValidationError(toValidationDetails(checked.error.issues, 'body', { name }));
       if (!value) throw new BadRequestError('Value is required');
-      await EnvVar.updateOne({ _id: name }, { $set: { ciphertext: box.seal(name, value), updated_at: clock() } }, { upsert: true });
+      const bases = KEY_BASES.get(name);
+      const enteredFor = bases ? { entered_for: await basesNow(bases) } : {};
+      await EnvVar.updateOne({ _id: name }, { $set: { ciphertext: box.seal(name, value), updated_at: clock(), ...enteredFor } }, { upsert: true });
       return { message: `Key '${name}' set successfully` };
     },
     async remove(name: string) {

@@ -1,4 +1,4 @@
-import { NodeExecutionError } from '../../errors.js';
+import { settingNotSet } from '../../credential-bases.js';
 import type { SecretReader } from './types.js';
 import type { OutboundFetch } from '../../../outbound/outbound-fetch';
 
@@ -37,7 +37,7 @@ export interface AdapterOptions {
 /** A setting that must be present; its absence fails the node (retrying cannot help). */
 export async function requiredSetting(secret: SecretReader, name: string): Promise<string> {
   const value = (await secret(name))?.trim();
-  if (!value) throw new NodeExecutionError(`${name} is not set; add it in the environment settings`);
+  if (!value) throw settingNotSet(name);
   return value;
 }
 

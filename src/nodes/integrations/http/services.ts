@@ -47,3 +47,12 @@ export const SERVICES = {
 
 /** Every `<SERVICE>_API_BASE`-style variable, settable in env management. */
 export const INTEGRATION_BASE_URL_VARIABLES: readonly string[] = [...new Set(Object.values(SERVICES).map((s: ServiceSpec) => s.baseVariable))];
+
+/** Reddit's app credentials and login go to its token endpoint, whose base falls back to the API's. */
+const REDDIT_CREDENTIALS = ['REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET', 'REDDIT_USERNAME', 'REDDIT_PASSWORD'];
+
+/** The base URL settings each integration credential is sent to. */
+export const INTEGRATION_KEY_BASES: Readonly<Record<string, readonly string[]>> = Object.fromEntries([
+  ...Object.values(SERVICES).flatMap((s: ServiceSpec) => (s.auth.kind === 'none' ? [] : [[s.auth.variable, [s.baseVariable, ...(s.fallbackVariable ? [s.fallbackVariable] : [])]] as const])),
+  ...REDDIT_CREDENTIALS.map((name) => [name, [SERVICES.redditAuth.baseVariable, SERVICES.reddit.baseVariable]] as const),
+]);

@@ -1,10 +1,10 @@
-import { NodeExecutionError } from '../../errors.js';
+import { settingNotSet } from '../../credential-bases.js';
 import type { NodeExecutionContext } from '../../types.js';
 
 /** A credential the node cannot run without; its absence fails the task naming the variable. */
 export async function requireSetting(ctx: Pick<NodeExecutionContext, 'secret'>, name: string): Promise<string> {
   const value = (await ctx.secret(name))?.trim();
-  if (!value) throw new NodeExecutionError(`${name} is not set; add it in the environment settings`);
+  if (!value) throw settingNotSet(name);
   return value;
 }
 
