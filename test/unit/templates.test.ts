@@ -111,6 +111,27 @@ describe('renderTemplate (Jinja semantics, §8.2)', () => {
     await assertFails('{{ input_node.question.constructor.constructor("return 1")() }}', /Error rendering template/);
   });
 
+  it('runs macros, call blocks, set and filter blocks, switch, cycler and joiner', async () => {
+    assert.equal(await render('{% macro greet(who, punct="!") %}Hi {{ who }}{{ punct }}{% endmacro %}{{ greet("Ada") }} {{ greet("Bob", "?") }} {{ greet(who="Cy", punct=".") }}'), 'Hi Ada! Hi Bob? Hi Cy.');
+    assert.equal(await render('{% macro wrap(tag) %}<{{ tag }}>{{ caller() }}</{{ tag }}>{% endmacro %}{% call wrap("p") %}in{% endcall %}'), '<p>in</p>');
+    assert.equal(await render('{% set x = 1 %}{% for i in [1, 2] %}{% set x = x + i %}{% endfor %}{{ x }} {% set b %}got {{ x }}{% endset %}{{ b | upper }} {% filter lower %}LOUD{% endfilter %}'), '4 GOT 4 loud');
+    assert.equal(await render('{% switch 5 %}{% case 4 %}four{% case 5 %}five{% default %}other{% endswitch %}'), 'five');
+    assert.equal(await render('{% set c = cycler("odd", "even") %}{% for i in [1, 2, 3] %}{{ c.next() }},{% endfor %}{{ c.current }} {% set j = joiner("|") %}{% for i in [1, 2] %}{{ j() }}{{ i }}{% endfor %}'), 'odd,even,odd,odd 1|2');
+    assert.equal(await render('{{ 2e3 }} {{ range(3) | join(",") }} {{ range(10, 0, -4) | join(",") }}'), '2000 0,1,2 10,6,2');
+  });
+
+  it('reads the attribute argument of sort, join, sum, selectattr and groupby as a field, never a prototype member', async () => {
+    const items = { items: [{ name: 'b', v: 2, g: 'x' }, { name: 'a', v: 1, g: 'y' }, { name: 'c', v: 3, g: 'x' }] };
+    assert.equal(await render('{{ items | sort(attribute="name") | join(",", attribute="name") }} {{ items | sum(attribute="v") }} {{ items | selectattr("v") | length }}', items), 'a,b,c 6 3');
+    assert.equal(await render('{% for k, group in items | groupby("g") %}{{ k }}={{ group | length }};{% endfor %}', items), 'x=2;y=1;');
+    assert.equal(await render('[{{ items | join(",", attribute="constructor") }}][{{ items | selectattr("constructor") | length }}]', items), '[,,][0]');
+  });
+
+  it("offers Python's common string methods, and no JavaScript method", async () => {
+    assert.equal(await render('[{{ v.strip().upper() }}] {{ v.split() }} {{ "a,b".split(",") }} {{ v.startswith("  W") }}', { v: '  What is 2+2? ' }), "[WHAT IS 2+2?] ['What', 'is', '2+2?'] ['a', 'b'] True");
+    assert.equal(await render('[{{ v.toUpperCase }}][{{ v.constructor }}][{{ v.upper.constructor }}]', { v: 'x' }), '[][][]');
+  });
+
   it('names the field in the error message when given', async () => {
     await assert.rejects(() => renderTemplate('{{ a.b }}', {}, 'user_message'), /Error rendering user_message: .*'a' is undefined/);
   });
