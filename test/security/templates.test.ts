@@ -217,6 +217,15 @@ describe('security: template injection reaches no JavaScript in the api or the w
     assert.match(res.text, /took longer than the time limit of 1 s/);
   });
 
+  it('a filter call the render cannot interrupt is stopped with its thread, naming the time limit, and the next render works', async () => {
+    const res = await preview('{{ "x" | center(1000000000) | length }}');
+    assert.equal(res.status, 400, res.text.slice(0, 500));
+    assert.match(res.text, /took longer than the time limit of 1 s/);
+    const next = await preview('{{ text | length }}');
+    assert.equal(next.status, 200, next.text.slice(0, 500));
+    assert.equal(next.body.chunks[0].processed_text, String(DOCUMENT.length));
+  });
+
   it('a render whose output passes the output limit fails naming it', async () => {
     const res = await preview('{% for i in range(100000) %}{% for j in range(100) %}{{ "0123456789" }}{% endfor %}{% endfor %}');
     assert.equal(res.status, 400, res.text.slice(0, 500));

@@ -58,8 +58,8 @@ class RenderThread {
   private timer: NodeJS.Timeout | undefined;
 
   constructor() {
-    threads++;
     this.worker = new Worker(BOOT, { eval: true, resourceLimits: { maxOldGenerationSizeMb: THREAD_MEMORY_MB } });
+    threads++;
     // An idle pool does not keep the process alive; a thread with a render does (see start).
     this.worker.unref();
     this.worker.on('message', (message: 'ready' | RenderResult) => this.receive(message));
