@@ -48,24 +48,34 @@ export function splitByTokens(text: string, config: TextProcessingConfig, limit:
   return pieces;
 }
 
-function applyTemplate(text: string, config: TextProcessingConfig): { text: string; custom_metadata: Record<string, string> } {
-  const template = config.template;
-  if (!template?.enabled) return { text, custom_metadata: {} };
-  const context = { text };
-  const custom_metadata = Object.fromEntries(Object.entries(template.metadata_template ?? {}).map(([key, t]) => [key, renderTemplate(t, context, `metadata_template.${key}`)]));
-  return { text: renderTemplate(template.template, context, 'template'), custom_metadata };
+/** A chunk as cut from the document, before the collection's template. */
+export type ChunkPiece = Omit<TextChunk, 'text' | 'custom_metadata'>;
+
+/** The pieces of a parsed document: page by page for PDFs (so each knows its page), else whole. */
+export function splitDocument(parsed: ParsedDocument, config: TextProcessingConfig): ChunkPiece[] {
+  const sections = parsed.pages ? parsed.pages.map((text, i) => ({ text, page: i + 1 })) : [{ text: parsed.text, page: null }];
+  const pieces: ChunkPiece[] = [];
+  for (const section of sections) {
+    const room = config.max_num_chunks - pieces.length;
+    if (room <= 0) break;
+    for (const piece of splitByTokens(section.text, config, room)) pieces.push({ index: pieces.length, page_number: section.page, original_text: piece });
+  }
+  return pieces.slice(0, config.max_num_chunks);
 }
 
-/** The chunks of a parsed document: page by page for PDFs (so each knows its page), else whole. */
-export function chunkDocument(parsed: ParsedDocument, config: TextProcessingConfig): TextChunk[] {
-  const sections = parsed.pages ? parsed.pages.map((text, i) => ({ text, page: i + 1 })) : [{ text: parsed.text, page: null }];
+/** A piece with the collection's template (if enabled) applied to its text and metadata. */
+export async function applyTemplate(piece: ChunkPiece, config: TextProcessingConfig): Promise<TextChunk> {
+  const template = config.template;
+  if (!template?.enabled) return { ...piece, text: piece.original_text, custom_metadata: {} };
+  const context = { text: piece.original_text };
+  const metadata: [string, string][] = [];
+  for (const [key, t] of Object.entries(template.metadata_template ?? {})) metadata.push([key, await renderTemplate(t, context, `metadata_template.${key}`)]);
+  return { ...piece, text: await renderTemplate(template.template, context, 'template'), custom_metadata: Object.fromEntries(metadata) };
+}
+
+/** The chunks of a parsed document, templates applied one chunk after the other. */
+export async function chunkDocument(parsed: ParsedDocument, config: TextProcessingConfig): Promise<TextChunk[]> {
   const chunks: TextChunk[] = [];
-  for (const section of sections) {
-    const room = config.max_num_chunks - chunks.length;
-    if (room <= 0) break;
-    for (const piece of splitByTokens(section.text, config, room)) {
-      chunks.push({ index: chunks.length, page_number: section.page, original_text: piece, ...applyTemplate(piece, config) });
-    }
-  }
-  return chunks.slice(0, config.max_num_chunks);
+  for (const piece of splitDocument(parsed, config)) chunks.push(await applyTemplate(piece, config));
+  return chunks;
 }

@@ -55,7 +55,7 @@ export function createDocumentIngest(models: Models, heartbeat: () => void = () 
       const parsed = await parseDocument(doc.filename, doc.mime_type ?? null, bytes);
       heartbeat();
       text = parsed.text;
-      chunks = chunkDocument(parsed, config).map((c) => ({
+      chunks = (await chunkDocument(parsed, config)).map((c) => ({
         id: `${doc._id}_${c.index}`, index: c.index, text: c.text,
         metadata_json: toJsonText(chunkMetadata(doc, c.index, c.page_number, c.custom_metadata)),
       }));

@@ -87,10 +87,10 @@ describe('integration nodes: input parsing', () => {
     assert.deepEqual(emailAddresses('[]'), []);
   });
 
-  it('an empty template takes the first string of the input, a top-level one before a field', () => {
-    assert.equal(renderOrFirstString('', { in: { url: 'https://a' } }, 'url_template'), 'https://a');
-    assert.equal(renderOrFirstString('  ', { a: 'top', in: { url: 'https://a' } }, 'url_template'), 'top');
-    assert.equal(renderOrFirstString('{{in.url}}/x', { in: { url: 'https://a' } }, 'url_template'), 'https://a/x');
-    assert.throws(() => renderOrFirstString('', { in: { n: 1 } }, 'url_template'), /url_template is empty/);
+  it('an empty template takes the first string of the input, a top-level one before a field', async () => {
+    assert.equal(await renderOrFirstString('', { in: { url: 'https://a' } }, 'url_template'), 'https://a');
+    assert.equal(await renderOrFirstString('  ', { a: 'top', in: { url: 'https://a' } }, 'url_template'), 'top');
+    assert.equal(await renderOrFirstString('{{in.url}}/x', { in: { url: 'https://a' } }, 'url_template'), 'https://a/x');
+    await assert.rejects(() => renderOrFirstString('', { in: { n: 1 } }, 'url_template'), /url_template is empty/);
   });
 });

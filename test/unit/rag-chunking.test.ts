@@ -23,14 +23,14 @@ describe('knowledge bases: chunking by tokens and hybrid ranking', () => {
     assert.equal(chunks.join(' ').replace(/\s+/g, ' '), text);
   });
 
-  it('stops at max_num_chunks and drops pieces no longer than min_chunk_length_to_embed', () => {
-    assert.equal(chunkDocument({ text, pages: null }, TextProcessingConfig.parse({ chunk_token_size: 20, max_num_chunks: 4 })).length, 4);
+  it('stops at max_num_chunks and drops pieces no longer than min_chunk_length_to_embed', async () => {
+    assert.equal((await chunkDocument({ text, pages: null }, TextProcessingConfig.parse({ chunk_token_size: 20, max_num_chunks: 4 }))).length, 4);
     assert.deepEqual(splitByTokens('ok.', TextProcessingConfig.parse({ min_chunk_length_to_embed: 5 }), 10), []);
   });
 
-  it('numbers PDF chunks by page and applies the template to text and metadata', () => {
+  it('numbers PDF chunks by page and applies the template to text and metadata', async () => {
     const config = TextProcessingConfig.parse({ template: { enabled: true, template: '[{{ text }}]', metadata_template: { kind: 'k:{{ text|length }}' } } });
-    const chunks = chunkDocument({ text: 'one page text\n\nanother page', pages: ['one page text', 'another page'] }, config);
+    const chunks = await chunkDocument({ text: 'one page text\n\nanother page', pages: ['one page text', 'another page'] }, config);
     assert.deepEqual(chunks.map((c) => [c.index, c.page_number, c.text, c.original_text]), [[0, 1, '[one page text]', 'one page text'], [1, 2, '[another page]', 'another page']]);
     assert.deepEqual(chunks[0]?.custom_metadata, { kind: 'k:13' });
   });

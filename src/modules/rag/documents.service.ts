@@ -4,7 +4,7 @@ import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError } from '../../http/errors';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
-import { chunkDocument } from '../../rag/chunker';
+import { type ChunkPiece, applyTemplate, splitDocument } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
 import { createDocumentStore } from '../../rag/document-store';
 import { collectionCounts } from '../../rag/ingest-records';
@@ -64,27 +64,26 @@ export function createDocumentService({ models, collections, vectors }: Document
     },
 
     /**
-     * How a file would be chunked: its first, middle and last chunk, and how many there are. The
-     * upload stays staged (deleted with the request); it is read back whole because parsers need it so.
+     * How a file would be chunked: its first, middle and last chunk (only these get the template),
+     * and how many there are. The upload stays staged (deleted with the request); it is read back
+     * whole because parsers need it so.
      */
     async preview(file: StagedFile, config: TextProcessingConfig) {
       const bytes = await readBytes(collections.staging.bucket, file.gridfsId);
-      let chunks;
       try {
-        chunks = chunkDocument(await parseDocument(file.originalname || 'file', file.mimetype || null, bytes), config);
+        const pieces = splitDocument(await parseDocument(file.originalname || 'file', file.mimetype || null, bytes), config);
+        if (!pieces.length) throw new BadRequestError('No chunks could be generated with the provided configuration');
+        const picks = [...new Set([0, Math.floor(pieces.length / 2), pieces.length - 1])];
+        const chunks = [];
+        for (const i of picks) {
+          const c = await applyTemplate(pieces[i] as ChunkPiece, config);
+          chunks.push({ original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: i + 1 });
+        }
+        return { chunks, total_chunks: pieces.length };
       } catch (err) {
         if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError')) throw new BadRequestError(`Error previewing chunk: ${err.message}`);
         throw err;
       }
-      if (!chunks.length) throw new BadRequestError('No chunks could be generated with the provided configuration');
-      const picks = [...new Set([0, Math.floor(chunks.length / 2), chunks.length - 1])];
-      return {
-        chunks: picks.map((i) => {
-          const c = chunks[i] as (typeof chunks)[number];
-          return { original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: i + 1 };
-        }),
-        total_chunks: chunks.length,
-      };
     },
   };
 }

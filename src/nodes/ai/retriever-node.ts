@@ -30,7 +30,7 @@ const config = extendConfig({
 /** Queries the index with the rendered template; the worker's retriever does the work. */
 async function retrieve(cfg: z.output<typeof config>, input: NodeInput, ctx: NodeExecutionContext) {
   if (!ctx.retrieve) throw new NodeExecutionError('Knowledge bases are not available on this worker');
-  const query = renderTemplate(cfg.query_template, input, 'query_template').trim();
+  const query = (await renderTemplate(cfg.query_template, input, 'query_template')).trim();
   if (!query) throw new NodeExecutionError('query_template rendered an empty query');
   return ctx.retrieve({ indexId: cfg.vector_index_id, query, topK: cfg.top_k });
 }

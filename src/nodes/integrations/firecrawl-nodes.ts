@@ -37,7 +37,7 @@ export const firecrawlCrawlNode = integrationNode({
     limit: z.number().int().min(1).nullish(),
   },
   async run(config, input, ctx) {
-    const url = renderOrFirstString(config.url_template, input, 'url_template');
+    const url = await renderOrFirstString(config.url_template, input, 'url_template');
     const api = await connect(ctx, SERVICES.firecrawl);
     const resumed = crawlProgress.safeParse(ctx.heartbeatDetails);
     let crawlId: string;
@@ -85,7 +85,7 @@ export const firecrawlScrapeNode = integrationNode({
   output: z.object({ markdown: z.string() }),
   config: { url_template: z.string().default('') },
   async run(config, input, ctx) {
-    const url = renderOrFirstString(config.url_template, input, 'url_template');
+    const url = await renderOrFirstString(config.url_template, input, 'url_template');
     const api = await connect(ctx, SERVICES.firecrawl);
     const page = await api.post('/v1/scrape', { url, formats: ['markdown'] }, scraped);
     return { markdown: page.data.markdown ?? '' };

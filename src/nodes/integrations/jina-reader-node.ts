@@ -15,10 +15,10 @@ export const jinaReaderNode = integrationNode({
   output: z.object({ title: z.string(), content: z.string() }),
   config: { url_template: z.string().default('https://r.jina.ai/{url}'), use_readerlm_v2: z.boolean().default(true) },
   async run(config, input, ctx) {
-    const rendered = renderOrFirstString(config.url_template, input, 'url_template').trim();
+    const rendered = (await renderOrFirstString(config.url_template, input, 'url_template')).trim();
     let page = rendered.startsWith(JINA_DEFAULT) ? rendered.slice(JINA_DEFAULT.length) : rendered;
     // The default template's `{url}` is no Jinja variable: read it as "the URL in the input".
-    if (page === '{url}') page = renderOrFirstString('', input, 'url_template');
+    if (page === '{url}') page = await renderOrFirstString('', input, 'url_template');
     const api = await connect(ctx, SERVICES.jina);
     const headers: Record<string, string> = { accept: 'application/json', ...(config.use_readerlm_v2 ? { 'x-respond-with': 'readerlm-v2' } : {}) };
     const res = await api.request({ path: `/${page}`, headers });

@@ -18,7 +18,7 @@ export const slackNotifyNode = integrationNode({
     message: z.string().default(''),
   },
   async run(config, input, ctx) {
-    const text = config.message.trim() ? renderTemplate(config.message, input, 'message') : JSON.stringify(input, null, 2);
+    const text = config.message.trim() ? await renderTemplate(config.message, input, 'message') : JSON.stringify(input, null, 2);
     const service = config.mode === 'user' ? SERVICES.slackUser : SERVICES.slackBot;
     const api = await connect(ctx, service);
     // Slack reports most failures as 200 with {"ok": false, "error": "channel_not_found"}.

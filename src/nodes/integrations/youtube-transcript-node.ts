@@ -10,7 +10,7 @@ export const youTubeTranscriptNode = integrationNode({
   output: z.object({ transcript: z.string() }),
   config: { video_url_template: z.string().default('') },
   async run(config, input, ctx) {
-    const videoId = videoIdOf(renderOrFirstString(config.video_url_template, input, 'video_url_template'));
+    const videoId = videoIdOf(await renderOrFirstString(config.video_url_template, input, 'video_url_template'));
     const api = await connect(ctx, SERVICES.youtube);
     const track = preferredTrack(await captionTracks(api, videoId));
     return { transcript: await trackText(api, track.baseUrl) };

@@ -29,7 +29,7 @@ export const exaSearchNode = integrationNode({
     max_characters: z.number().int().min(1).default(1000),
   },
   async run(config, input, ctx) {
-    const query = renderTemplate(config.query_template, input, 'query_template');
+    const query = await renderTemplate(config.query_template, input, 'query_template');
     const api = await connect(ctx, SERVICES.exa);
     const contents = config.include_content ? { contents: { text: { maxCharacters: config.max_characters } } } : {};
     const found = await api.post('/search', { query, numResults: Math.min(config.max_results, 100), ...contents }, answer);

@@ -51,10 +51,10 @@ export const sendEmailNode = integrationNode({
     content_template: z.string().default(''),
   },
   async run(config, input, ctx) {
-    const from = renderOrFirstString(config.from_template, input, 'from_template');
-    const to = emailAddresses(renderOrFirstString(config.to_template, input, 'to_template'));
+    const from = await renderOrFirstString(config.from_template, input, 'from_template');
+    const to = emailAddresses(await renderOrFirstString(config.to_template, input, 'to_template'));
     if (!to.length) throw new NodeExecutionError('to_template names no recipient');
-    const email = { from, to, subject: renderOrFirstString(config.subject_template, input, 'subject_template'), text: renderOrFirstString(config.content_template, input, 'content_template') };
+    const email = { from, to, subject: await renderOrFirstString(config.subject_template, input, 'subject_template'), text: await renderOrFirstString(config.content_template, input, 'content_template') };
     const sent = await PROVIDERS[config.provider](ctx, email);
     const raw = { ...sent.raw, from, to, subject: email.subject };
     return { provider: config.provider, message_id: sent.message_id, status: 'success', raw_response: pyJson(raw) };

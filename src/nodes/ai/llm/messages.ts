@@ -39,9 +39,9 @@ function history(config: MessageConfig, input: NodeInput): ChatMessage[] {
  * key) joins the user message as a content part, its bytes read from storage here.
  */
 export async function buildMessages(config: MessageConfig, input: NodeInput, instruction: string | undefined, ctx: NodeExecutionContext): Promise<ChatMessage[]> {
-  const rendered = renderTemplate(config.system_message, input, 'system_message');
+  const rendered = await renderTemplate(config.system_message, input, 'system_message');
   const system = [rendered, instruction].filter((part) => part && part.trim() !== '').join('\n\n');
-  const user = config.user_message.trim() === '' ? JSON.stringify(input, null, 2) : renderTemplate(config.user_message, input, 'user_message');
+  const user = config.user_message.trim() === '' ? JSON.stringify(input, null, 2) : await renderTemplate(config.user_message, input, 'user_message');
   const examples = (config.few_shot_examples ?? []).flatMap((example): ChatMessage[] => [
     { role: 'user', content: example.input },
     { role: 'assistant', content: example.output },

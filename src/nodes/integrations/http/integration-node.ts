@@ -52,7 +52,7 @@ export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawS
  * A `*_template` field rendered over the input; an empty template means the first string value
  * in the input (a predecessor's output field when no top-level value is a string).
  */
-export function renderOrFirstString(template: string, input: NodeInput, field: string): string {
+export async function renderOrFirstString(template: string, input: NodeInput, field: string): Promise<string> {
   if (template.trim()) return renderTemplate(template, input, field);
   const values = Object.values(input);
   const nested = values.flatMap((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.values(v) : []));
