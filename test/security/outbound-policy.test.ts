@@ -76,7 +76,7 @@ describe('security: the outbound policy, production default (no private addresse
   });
 
   it('a redirect from an allowed host to an internal address is checked again and refused', async () => {
-    await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1` });
+    await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1`, OPENAI_API_KEY: 'sk-stored' });
     const run = await runNode(engine, 'SingleLLMCallNode', LLM);
     assert.equal(run.task.status, 'FAILED');
     assert.match(run.task.error ?? '', POLICY);
@@ -122,7 +122,7 @@ describe('security: the outbound policy with private addresses allowed (npm run 
     const direct = await runNode(engine, 'SingleLLMCallNode', LLM);
     assert.equal(direct.task.status, 'COMPLETED', direct.task.error ?? '');
 
-    await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1` });
+    await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1`, OPENAI_API_KEY: 'sk-stored' });
     const redirected = await runNode(engine, 'SingleLLMCallNode', LLM);
     assert.equal(redirected.task.status, 'COMPLETED', redirected.task.error ?? '');
     assert.equal(fake.requests.length, 2, 'the redirected call reached the provider');
