@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, realpathSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import os from 'node:os';
 import path from 'node:path';
 import { startApi, type TestApi } from '../support/api';
@@ -11,6 +12,22 @@ import { startWorker } from '../support/worker';
 
 // Secure by default: the health endpoint says whether the sandbox starts, and Python runs refuse
 // to start without one unless the operator says the code is trusted.
+
+/** Live processes named `comm` whose parent is `ppid`, from /proc. */
+function childrenNamed(ppid: number, comm: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === ppid && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) found.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
 
 /** True when every folder on the way to `dir` may be entered by any user. */
 function canEnterAsOthers(dir: string): boolean {
@@ -100,7 +117,7 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     });
   });
 
-  it('opts into outbound network: a tap device, private ranges prohibited, the host loopback unreachable', async () => {
+  it('opts into outbound network: a tap device, private ranges and the host\'s own addresses prohibited, the host loopback unreachable, slirp4netns under seccomp in its own mount namespace', async () => {
     await withApi({ SPUR_PYTHON_NETWORK: 'internet' }, async (api) => {
       const http = client(api.baseUrl);
       const worker = await startWorker(api.env);
@@ -118,14 +135,39 @@ except OSError as e:
 routes = [line.split("\\t") for line in open("/proc/net/route").read().strip().split("\\n")[1:]]
 prohibited = sorted("%s/%s" % (socket.inet_ntoa(bytes.fromhex(r[1])[::-1]), bin(int(r[7], 16)).count("1")) for r in routes if int(r[3], 16) & 0x200)
 default = [r[0] for r in routes if r[1] == "00000000" and not int(r[3], 16) & 0x200]
+import time
+time.sleep(1)  # the test looks at slirp4netns meanwhile
 return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohibited": prohibited, "default": default}`;
-        const task = await runPython(http, code);
+        const seen: Array<{ seccomp: string; mountNs: string }> = [];
+        let running = true;
+        const watching = (async () => {
+          while (running) {
+            for (const pid of childrenNamed(worker.process.pid, 'slirp4netns')) {
+              try {
+                seen.push({ seccomp: /^Seccomp:\s*(\d)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '', mountNs: readlinkSync(`/proc/${pid}/ns/mnt`) });
+              } catch {
+                // it ended while we looked
+              }
+            }
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        })();
+        const task = await runPython(http, code).finally(() => (running = false));
+        await watching;
         assert.equal(task.status, 'COMPLETED', task.error);
         const out = task.outputs as { interfaces: string[]; api: string; prohibited: string[]; default: string[] };
         assert.deepEqual(out.interfaces, ['lo', 'tap0']);
         assert.deepEqual(out.default, ['tap0']);
         assert.equal(out.api, 'ConnectionRefusedError', "the api's port on the host loopback");
         for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10']) assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
+        const hostAddresses = Object.values(networkInterfaces()).flatMap((l) => l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => `${a.address}/32`);
+        for (const own of hostAddresses) assert.ok(out.prohibited.includes(own), `the host's own ${own} in ${out.prohibited.join(' ')}`);
+        // slirp4netns itself runs with seccomp (mode 2: filter) in a mount namespace of its own.
+        assert.ok(seen.length > 0, 'slirp4netns was seen while the code ran');
+        for (const s of seen) {
+          assert.equal(s.seccomp, '2');
+          assert.notEqual(s.mountNs, readlinkSync('/proc/self/ns/mnt'));
+        }
       } finally {
         await worker.stop();
       }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { networkInterfaces } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { Launch } from './sandbox';
 
@@ -77,7 +78,11 @@ if child == 0:
 status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
 if status != 0:
     sys.exit("restricting routes failed with status %d" % status)
-os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", "--userns-path=/proc/self/fd/%d" % owner, "--netns-type=path", "/proc/%s/ns/net" % pid, "tap0"])
+# slirp4netns runs in the namespace's user namespace (not its network): holding capabilities
+# there, --enable-sandbox can give it a mount namespace of its own and drop them again.
+if libc.setns(owner, 0x10000000):
+    fail("setns into the sandbox's user namespace")
+os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", "--userns-path=/proc/self/ns/user", "--netns-type=path", "/proc/%s/ns/net" % pid, "tap0"])
 `;
 
 /**
@@ -92,13 +97,23 @@ export async function attachNetwork(child: ChildProcess, launch: Launch, python:
   if (!info || !release) throw new Error('the sandbox was started without its info and block fds');
   const pid = await sandboxPid(info);
   // Started as the worker's user: a root worker's helper drops to the sandbox user itself.
-  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), String(launch.uid ?? -1), ...PROHIBITED_RANGES], {
+  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), String(launch.uid ?? -1), ...PROHIBITED_RANGES, ...hostAddressRoutes()], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
   });
   child.once('exit', () => slirp.kill('SIGKILL'));
   await ready(slirp);
   release.end('1');
+}
+
+/**
+ * The host's own IPv4 addresses: slirp4netns would otherwise carry a connection to a public
+ * address of the host to the host itself (its services on 0.0.0.0). slirp4netns offers no IPv6
+ * unless asked, so IPv4 is all there is to close.
+ */
+export function hostAddressRoutes(interfaces = networkInterfaces()): string[] {
+  const addresses = Object.values(interfaces).flatMap((list) => list ?? []).filter((a) => a.family === 'IPv4' && !a.internal);
+  return [...new Set(addresses.map((a) => `${a.address}/32`))];
 }
 
 function sandboxPid(info: Readable): Promise<number> {
