@@ -61,7 +61,7 @@ async function staticChecks(): Promise<boolean> {
 
 /** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
 // The long e2e files first: with files in parallel, the short ones then fill the gaps at the end.
-const SUITE = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/api/**/*.test.ts', 'test/unit/**/*.test.ts'];
+const SUITE = ['test/e2e/**/*.test.ts', 'test/security/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/api/**/*.test.ts', 'test/unit/**/*.test.ts'];
 
 /**
  * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 3): every file starts its own api
