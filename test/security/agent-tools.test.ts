@@ -21,7 +21,7 @@ const INJECTED_CODE = `marker = "agent-" + "marker-" + str(1000 + 337)\nprint(ma
 const PAGE_TEXT = 'The stored page: release notes';
 
 /** Tool results a request carries (OpenAI `tool` messages), in order. */
-const toolMessages = (req: RecordedRequest): { tool_call_id: string; content: string }[] => (req.body.messages as { role: string }[]).filter((m) => m.role === 'tool') as never;
+const toolMessages = (req: RecordedRequest): { tool_call_id: string; content: string }[] => (req.body.messages as any[]).filter((m) => m.role === 'tool');
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ id, name, arguments: args });
 const refusal = (fields: string) => new RegExp(`^Error: fields? ${fields} cannot be set by the model`);
 
