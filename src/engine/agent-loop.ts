@@ -1,8 +1,9 @@
 import type { GraphLevel } from './graph';
 import type { NodeState } from './node-inputs';
 import { ENGINE_NODE_TYPES } from './node-kinds';
-import { type AgentToolCall, type AgentTurn, type GraphNode, type NodeOutput, type TokenUsage, addUsage } from './run-contract';
+import { type AgentToolCall, type AgentTurn, type GraphNode, type NodeOutput, type TokenUsage, type ToolFields, addUsage } from './run-contract';
 import type { CompositeResult, StepRunner } from './composite';
+import { refusalMessage, splitToolArguments } from './tool-arguments';
 
 /** A tool's function name: its title with what function names may not hold replaced (OpenAI: [A-Za-z0-9_-]{1,64}). */
 export function toolName(title: string): string {
@@ -26,10 +27,11 @@ function parseArguments(text: string): Record<string, unknown> | string {
 /**
  * AgentNode as durable steps (pyspur-facts §13): each model call and each tool call is a step of
  * its own, so a worker that dies mid-loop resumes after the last completed one. Tools are the
- * agent's child nodes. A call's arguments are merged over the tool's stored config (fields the
- * model did not send keep their configured values; PySpur would drop them) and are the tool's
- * input. A tool that is a HumanInterventionNode pauses the run like any pause. The loop ends at a
- * reply without tool calls, or fails after `max_iterations` model calls.
+ * agent's child nodes. A call's arguments are the tool's input; only its node type's settable
+ * fields replace stored config values (PySpur lets the model write the whole config, code and URLs
+ * included; model output is untrusted here). A tool that is a HumanInterventionNode pauses the run
+ * like any pause. The loop ends at a reply without tool calls, or fails after `max_iterations`
+ * model calls.
  */
 export async function runAgent(steps: StepRunner, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<CompositeResult> {
   const tools = level.children.get(node.id)?.nodes ?? [];
@@ -42,7 +44,7 @@ export async function runAgent(steps: StepRunner, level: GraphLevel, node: Graph
     usage = addUsage(usage, step.usage);
     if (step.kind === 'answer') return { state: { status: 'COMPLETED', output: step.output }, history: calls, usage };
     transcript.push({ role: 'assistant', content: step.content, toolCalls: step.toolCalls });
-    const results = await Promise.all(step.toolCalls.map((call) => runTool(steps, node, tools, call)));
+    const results = await Promise.all(step.toolCalls.map((call) => runTool(steps, node, tools, call, step.toolFields)));
     for (const result of results) {
       transcript.push(result.turn);
       usage = addUsage(usage, result.usage);
@@ -61,21 +63,23 @@ interface ToolResult {
   failed?: boolean;
 }
 
-async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall): Promise<ToolResult> {
+async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall, fields: Record<string, ToolFields> | undefined): Promise<ToolResult> {
   const reply = (content: NodeOutput | string, extra: Partial<ToolResult> = {}): ToolResult => ({ turn: { role: 'tool', toolCallId: call.id, name: call.name, content }, ...extra });
   const tool = findTool(tools, call.name);
   // Mistakes of the model are told to the model, which can correct itself on the next turn.
   if (!tool) return reply(`Error: there is no tool named '${call.name}'`);
   const args = parseArguments(call.arguments);
   if (typeof args === 'string') return reply(`Error: ${args}`);
-  const configured: GraphNode = { ...tool, id: `${tool.id}`, parent_id: agent.id, config: { ...tool.config, ...args } };
+  const split = splitToolArguments(tool, args, fields && Object.hasOwn(fields, tool.id) ? fields[tool.id] : undefined);
+  if ('refused' in split) return reply(refusalMessage(split.refused));
+  const configured: GraphNode = { ...tool, id: `${tool.id}`, parent_id: agent.id, config: split.config };
   let state: NodeState;
   let usage: TokenUsage | undefined;
   if (tool.node_type === ENGINE_NODE_TYPES.humanIntervention && steps.pause) {
-    state = await steps.pause(configured, args);
+    state = await steps.pause(configured, split.input);
   } else {
     try {
-      const result = await steps.execute(configured, args);
+      const result = await steps.execute(configured, split.input);
       state = { status: 'COMPLETED', output: result.output };
       usage = result.usage;
     } catch (err) {

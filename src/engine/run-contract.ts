@@ -240,8 +240,21 @@ export interface AgentStepInput {
   iteration: number;
 }
 
-/** The model asked for tools, or answered (the node's output, `tool_calls` included). */
-export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[] } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
+/**
+ * What a model may write into one tool's call, by its node type: `settable` config fields (the
+ * type's `modelSettable`) and `config`, the type's config fields, which a call may not name otherwise.
+ */
+export interface ToolFields {
+  settable: string[];
+  config: string[];
+}
+
+/**
+ * The model asked for tools, or answered (the node's output, `tool_calls` included). `toolFields`
+ * (by tool node id) comes from the node types the activity knows; steps recorded without it give
+ * no tool any settable field.
+ */
+export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields?: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
 
 export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
 

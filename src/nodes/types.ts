@@ -98,6 +98,13 @@ export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
   /** Only on SingleLLMCallNode. */
   modelConstraints?: Record<string, ModelConstraint>;
   executionKind: NodeExecutionKind;
+  /**
+   * Config fields a model may set when the node is an agent's tool (default none): the call's
+   * arguments are the tool's input, and only these of them replace stored config values for that
+   * call. Never code, templates, URLs, credentials, recipients or targets of a write, limits,
+   * timeouts, models or retry settings: model output is untrusted.
+   */
+  modelSettable?: readonly string[];
   /** Absent for node types that are catalogued but not executable yet. */
   execute?: (config: z.output<Config>, input: NodeInput, ctx: NodeExecutionContext) => Promise<NodeOutput>;
 }

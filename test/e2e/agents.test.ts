@@ -129,7 +129,7 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(tool.type, 'function');
     assert.equal(tool.function.name, 'add_note');
     assert.match(tool.function.description, /Python function/, 'described by its node type');
-    assert.ok(tool.function.parameters.properties.code, 'parameters are the node type config schema');
+    assert.deepEqual(tool.function.parameters, { type: 'object', properties: {}, additionalProperties: true }, 'parameters are its input (any fields), never its config (code, timeouts)');
     assert.equal(first!.body.response_format.type, 'json_schema');
     const sent = second!.body.messages.slice(-2);
     assert.equal(sent[0].role, 'assistant');

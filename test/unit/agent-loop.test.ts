@@ -42,21 +42,72 @@ describe('agent loop (engine)', () => {
     assert.equal(toolName('x'.repeat(80)).length, 64);
   });
 
-  it('merges the arguments over the stored config, hands them over as input, and keeps every turn in order', async () => {
+  it('hands the arguments over as input, sets only the declared settable fields, and keeps every turn in order', async () => {
     const level = agentGraph();
+    const fields = { t1: { settable: ['over'], config: ['keep', 'over', 'code'] } };
     const { runner, steps, executed } = scripted([
-      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', { over: 'model', q: 1 }), call('c2', 'Look Up', {})], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } },
+      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', { over: 'model', q: 1 }), call('c2', 'Look Up', {})], toolFields: fields, usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } },
       { kind: 'answer', output: { output: 'ok' } },
     ]);
     const result = await runAgent(runner, level, level.byId.get('a') as GraphNode, { src: 1 });
     assert.deepEqual(result.state, { status: 'COMPLETED', output: { output: 'ok' } });
-    assert.deepEqual(executed[0]!.config, { keep: 'stored', over: 'model', q: 1 });
+    assert.deepEqual(executed[0]!.config, { keep: 'stored', over: 'model' });
+    assert.deepEqual(executed[1]!.config, { keep: 'stored', over: 'stored' }, 'a field left out keeps its stored value');
     assert.equal(executed.length, 2);
     const second = steps[1]!.transcript;
     assert.deepEqual(second.map((t) => (t.role === 'tool' ? `tool ${t.toolCallId}` : 'assistant')), ['assistant', 'tool c1', 'tool c2']);
-    assert.deepEqual(((second[1] as { content: Record<string, unknown> }).content).input, { over: 'model', q: 1 });
+    assert.deepEqual(((second[1] as { content: Record<string, unknown> }).content).input, { q: 1 });
     assert.deepEqual(result.usage, { prompt_tokens: 7, completion_tokens: 7, total_tokens: 14 });
     assert.equal(result.history.look_up!.length, 1);
+  });
+
+  it('refuses a call that names a config field its node type does not let the model set, without running it or showing the stored config', async () => {
+    const level = agentGraph({ code: 'stored code', timeout_seconds: 30 });
+    const fields = { t1: { settable: [], config: ['code', 'timeout_seconds', 'memory_limit_mb'] } };
+    const { runner, steps, executed } = scripted([
+      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', { q: 1, code: 'evil' }), call('c2', 'look_up', { q: 1, timeout_seconds: 3600, memory_limit_mb: 8192 })], toolFields: fields },
+      { kind: 'answer', output: { output: 'ok' } },
+    ]);
+    const result = await runAgent(runner, level, level.byId.get('a') as GraphNode, {});
+    assert.equal(result.state.status, 'COMPLETED');
+    assert.equal(executed.length, 0);
+    const [first, second] = steps[1]!.transcript.slice(1).map((t) => (t as { content: string }).content);
+    assert.equal(first, "Error: field 'code' cannot be set by the model; call the tool again with its input and the settable fields its schema lists");
+    assert.match(second!, /^Error: fields 'timeout_seconds', 'memory_limit_mb' cannot be set by the model/);
+    assert.doesNotMatch(`${first} ${second}`, /stored code|30/);
+  });
+
+  it('steps recorded without tool fields let the model set nothing: arguments are input, run-policy fields are refused', async () => {
+    const level = agentGraph({ code: 'stored code' });
+    const { runner, steps, executed } = scripted([
+      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', '{"code": "evil", "__proto__": {"polluted": true}}'), call('c2', 'look_up', { max_retries: 50 })] },
+      { kind: 'answer', output: { output: 'ok' } },
+    ]);
+    await runAgent(runner, level, level.byId.get('a') as GraphNode, {});
+    assert.equal(executed.length, 1);
+    assert.deepEqual(executed[0]!.config, { code: 'stored code' });
+    const input = ((steps[1]!.transcript[1] as { content: Record<string, any> }).content).input;
+    assert.equal(input.code, 'evil');
+    assert.ok(Object.hasOwn(input, '__proto__') && Object.getPrototypeOf(input) === Object.prototype, 'an argument named __proto__ stays a field');
+    assert.match((steps[1]!.transcript[2] as { content: string }).content, /field 'max_retries' cannot be set/);
+  });
+
+  it('a HumanInterventionNode tool pauses with its stored config: the model cannot set its timeout or action', async () => {
+    const level = planGraph({ nodes: [node('a', 'AgentNode'), node('h', 'HumanInterventionNode', { message: 'Approve refunds under $100 only' }, 'a', 'ask')], links: [] });
+    const paused: { config: Record<string, unknown>; input: Record<string, unknown> }[] = [];
+    const fields = { h: { settable: [], config: ['message', 'timeout_seconds', 'timeout_action'] } };
+    const { runner, steps } = scripted([
+      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'ask', { question: 'ok?', timeout_seconds: 1, timeout_action: 'APPROVE' })], toolFields: fields },
+      { kind: 'tool_calls', content: '', toolCalls: [call('c2', 'ask', { question: 'ok?' })], toolFields: fields },
+      { kind: 'answer', output: { output: 'done' } },
+    ]);
+    runner.pause = async (n, input) => {
+      paused.push({ config: n.config, input });
+      return { status: 'COMPLETED', output: { ...input, answer: 'no' } };
+    };
+    await runAgent(runner, level, level.byId.get('a') as GraphNode, {});
+    assert.deepEqual(paused, [{ config: { message: 'Approve refunds under $100 only' }, input: { question: 'ok?' } }]);
+    assert.match((steps[1]!.transcript[1] as { content: string }).content, /fields 'timeout_seconds', 'timeout_action' cannot be set/);
   });
 
   it('tells the model about unknown tools and malformed arguments instead of failing', async () => {

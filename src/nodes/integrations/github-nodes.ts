@@ -9,6 +9,7 @@ export const gitHubListPullRequestsNode = integrationNode({
   ...common, name: 'GitHubListPullRequestsNode', displayName: 'GitHubListPullRequests', tag: 'GLPRN #8A2BE2',
   output: z.object({ pull_requests: z.string() }),
   config: { repo_name: z.string().default(''), state: z.string().default('open') },
+  modelSettable: ['repo_name', 'state'],
   async run(config, _input, ctx) {
     const pulls = await allPages(await gitHub(ctx), `${repoPath(config.repo_name)}/pulls`, pullRequest, { state: config.state });
     const list = pulls.map((pr) => ({ number: pr.number, title: pr.title, user: pr.user.login, created_at: isoformat(pr.created_at), state: pr.state, url: pr.html_url }));
@@ -30,6 +31,7 @@ export const gitHubGetRepositoryNode = integrationNode({
   ...common, name: 'GitHubGetRepositoryNode', displayName: 'GitHubGetRepository', tag: 'GGRN #FA8072',
   output: z.object({ repository_details: z.string() }),
   config: { repo_name: z.string().default('') },
+  modelSettable: ['repo_name'],
   async run(config, _input, ctx) {
     const repo = await (await gitHub(ctx)).get(repoPath(config.repo_name), repository);
     const details = {
@@ -44,6 +46,8 @@ export const gitHubSearchRepositoriesNode = integrationNode({
   ...common, name: 'GitHubSearchRepositoriesNode', displayName: 'GitHubSearchRepositories', tag: 'GSRN #FFC107',
   output: z.object({ repositories: z.string() }),
   config: { query: z.string(), sort: z.string().default('stars'), order: z.string().default('desc'), per_page: z.number().int().default(5) },
+  // `per_page` is a limit: it stays the operator's.
+  modelSettable: ['query', 'sort', 'order'],
   async run(config, _input, ctx) {
     const perPage = Math.min(Math.max(config.per_page, 1), 100);
     const query = { q: required(config.query, 'query'), sort: config.sort, order: config.order, per_page: perPage };
@@ -57,6 +61,7 @@ export const gitHubGetPullRequestNode = integrationNode({
   ...common, name: 'GitHubGetPullRequestNode', displayName: 'GitHubGetPullRequest', tag: 'GGPRN #17A2B8',
   output: z.object({ pull_request: z.string() }),
   config: { repo_name: z.string().default(''), pr_number: z.string().default('') },
+  modelSettable: ['repo_name', 'pr_number'],
   async run(config, _input, ctx) {
     const api = await gitHub(ctx);
     const path = `${repoPath(config.repo_name)}/pulls/${prNumber(config.pr_number)}`;
@@ -75,6 +80,7 @@ export const gitHubGetPullRequestChangesNode = integrationNode({
   ...common, name: 'GitHubGetPullRequestChangesNode', displayName: 'GitHubGetPullRequestChanges', tag: 'GGPRCN #DC3545',
   output: z.object({ pull_request_changes: z.string() }),
   config: { repo_name: z.string().default(''), pr_number: z.number().int().nullish() },
+  modelSettable: ['repo_name', 'pr_number'],
   async run(config, _input, ctx) {
     const files = await allPages(await gitHub(ctx), `${repoPath(config.repo_name)}/pulls/${prNumber(config.pr_number)}/files`, changedFile);
     const changes = files.map((f) => ({ filename: f.filename, status: f.status, additions: f.additions, deletions: f.deletions, changes: f.changes, raw_url: f.raw_url, blob_url: f.blob_url, patch: f.patch }));
@@ -86,6 +92,8 @@ export const gitHubCreateIssueNode = integrationNode({
   ...common, name: 'GitHubCreateIssueNode', displayName: 'GitHubCreateIssue', tag: 'GCIN #20C997',
   output: z.object({ issue: z.string() }),
   config: { repo_name: z.string().default(''), issue_title: z.string().default(''), body: z.string().nullish() },
+  // The repository written to stays the operator's; the model writes the issue.
+  modelSettable: ['issue_title', 'body'],
   async run(config, _input, ctx) {
     const request = { title: required(config.issue_title, 'issue_title'), ...(config.body != null ? { body: config.body } : {}) };
     const created = await (await gitHub(ctx)).post(`${repoPath(config.repo_name)}/issues`, request, issue);

@@ -11,6 +11,8 @@ export const googleSheetsReadNode = integrationNode({
   name: 'GoogleSheetsReadNode', displayName: 'GoogleSheetsRead', category: 'Integrations', tag: 'GSRN #6F42C1', logo: '/images/google.png', categoryLabel: 'Google',
   output: z.object({ data: z.string() }),
   config: { spreadsheet_id: z.string().default(''), range: z.string().default('') },
+  // Which spreadsheet the credential reads stays the operator's; the model picks the cells.
+  modelSettable: ['range'],
   async run(config, _input, ctx) {
     const api = await connect(ctx, SERVICES.googleSheets);
     const path = `/v4/spreadsheets/${encodeURIComponent(required(config.spreadsheet_id, 'spreadsheet_id'))}/values/${encodeURIComponent(required(config.range, 'range'))}`;

@@ -26,6 +26,8 @@ export const redditCreatePostNode = integrationNode({
     username: z.string().default(''),
     password: z.string().default(''),
   },
+  // The subreddit posted to, the kind of post and the account stay the operator's; the model writes the post.
+  modelSettable: ['title', 'content', 'flair'],
   async run(config, _input, ctx) {
     // As in PySpur, the environment's account wins over the one typed into the node.
     const username = (await ctx.secret('REDDIT_USERNAME'))?.trim() || config.username.trim();
@@ -74,6 +76,7 @@ export const redditGetTopPostsNode = integrationNode({
     limit: z.number().int().min(1).default(10),
     only_self_posts: z.boolean().default(false),
   },
+  modelSettable: ['subreddit', 'time_filter', 'only_self_posts'],
   async run(config, _input, ctx) {
     const sub = redditName(config.subreddit, 'subreddit');
     const query = { t: config.time_filter, limit: Math.min(config.limit, 100), raw_json: 1 };
@@ -93,6 +96,7 @@ export const redditGetUserInfoNode = integrationNode({
   ...common, name: 'RedditGetUserInfoNode', displayName: 'RedditGetUserInfo', tag: 'RGUIN #007BFF',
   output: z.object({ user_info: z.record(z.string(), z.unknown()) }),
   config: { username: z.string().default('') },
+  modelSettable: ['username'],
   async run(config, _input, ctx) {
     const name = redditName(config.username, 'username');
     const u = await withReddit(ctx, app, (api) => api.get(`/user/${name}/about`, thing(user), { raw_json: 1 }));
@@ -105,6 +109,7 @@ export const redditGetSubredditInfoNode = integrationNode({
   ...common, name: 'RedditGetSubredditInfoNode', displayName: 'RedditGetSubredditInfo', tag: 'RGSIN #FF00FF',
   output: z.object({ subreddit_info: z.record(z.string(), z.unknown()) }),
   config: { subreddit_name: z.string().default('') },
+  modelSettable: ['subreddit_name'],
   async run(config, _input, ctx) {
     const sub = redditName(config.subreddit_name, 'subreddit_name');
     const [about, flairs] = await withReddit(ctx, app, async (api) => [await api.get(`/r/${sub}/about`, thing(subreddit), { raw_json: 1 }), await linkFlairs(api, sub)] as const);
@@ -120,6 +125,7 @@ export const redditGetSubredditStatsNode = integrationNode({
   ...common, name: 'RedditGetSubredditStatsNode', displayName: 'RedditGetSubredditStats', tag: 'RGSSN #6F42C1',
   output: z.object({ subreddit_stats: z.record(z.string(), z.unknown()) }),
   config: { subreddit: z.string().default('') },
+  modelSettable: ['subreddit'],
   async run(config, _input, ctx) {
     const sub = redditName(config.subreddit, 'subreddit');
     const [about, recent] = await withReddit(ctx, app, async (api) => [await api.get(`/r/${sub}/about`, thing(subreddit), { raw_json: 1 }), await api.get(`/r/${sub}/new`, listing(post), { limit: 100, raw_json: 1 })] as const);

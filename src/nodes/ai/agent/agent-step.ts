@@ -5,7 +5,7 @@ import { outputSchemaFor, replyToOutput, validatedOutput } from '../llm/json-out
 import { buildMessages, jsonInstruction } from '../llm/messages.js';
 import { type LlmCallConfig, callModel, jsonMode, prepareModel, stripReasoning } from '../llm/single-call.js';
 import type { ChatMessage } from '../llm/types.js';
-import { toolSpec } from './tool-specs.js';
+import { toolFields, toolSpec } from './tool-specs.js';
 
 /** The output field the agent fills itself: the model is not asked for it. */
 const TOOL_CALLS = 'tool_calls';
@@ -35,7 +35,10 @@ export async function agentModelStep(config: LlmCallConfig, tools: GraphNode[], 
   const messages = [...(await buildMessages(config, input, jsonInstruction(schema), ctx)), ...transcriptMessages(transcript)];
   const prepared = await prepareModel(config, ctx);
   const reply = await callModel(prepared, messages, { ...jsonMode(prepared, schema), tools: tools.map(toolSpec) }, ctx);
-  if (reply.toolCalls && reply.toolCalls.length > 0) return { kind: 'tool_calls', content: reply.text, toolCalls: reply.toolCalls };
+  if (reply.toolCalls && reply.toolCalls.length > 0) {
+    // The workflow holds no node types: it learns here which fields each tool lets the model set.
+    return { kind: 'tool_calls', content: reply.text, toolCalls: reply.toolCalls, toolFields: Object.fromEntries(tools.map((t) => [t.id, toolFields(t)])) };
+  }
   // Parsed against what the model was asked for (so a plain-text answer still fits `{output}`),
   // then checked whole once `tool_calls` is in.
   const answer = replyToOutput(stripReasoning(reply.text, prepared.limits?.reasoning_separator), outputSchemaFor(JSON.stringify(schema)));

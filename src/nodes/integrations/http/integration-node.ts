@@ -23,6 +23,8 @@ export interface IntegrationNodeSpec<Out extends z.ZodObject, Shape extends z.Zo
   categoryLabel?: string;
   output: Out;
   config: Shape;
+  /** Config fields a model may set when the node is an agent's tool (NodeTypeDefinition.modelSettable). */
+  modelSettable?: readonly (keyof Shape & string)[];
   run(config: z.output<ConfigOf<Shape>>, input: NodeInput, ctx: NodeExecutionContext): Promise<z.input<Out>>;
 }
 
@@ -39,6 +41,7 @@ export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawS
     output: spec.output,
     ...(spec.logo ? { logo: spec.logo } : {}),
     ...(spec.categoryLabel ? { categoryLabel: spec.categoryLabel } : {}),
+    ...(spec.modelSettable ? { modelSettable: spec.modelSettable } : {}),
     executionKind: 'io',
     async execute(cfg, input, ctx) {
       const output = spec.output.safeParse(await spec.run(cfg, input, ctx));
