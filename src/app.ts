@@ -34,6 +34,7 @@ import { ragRoutes } from './modules/rag/rag.routes';
 import { runRoutes } from './modules/runs/runs.routes';
 import { callbackRoutes } from './modules/callbacks/callbacks.routes';
 import { runEventRoutes } from './modules/runs/run-events.routes';
+import { streamClientOf } from './modules/runs/stream-slots';
 import { rerunRoutes } from './modules/runs/rerun.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
@@ -72,7 +73,13 @@ export function createApp({ config, logger, services, probes, secretKey = random
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs, idempotency: services.idempotency, recoverRun: services.recoverRun }),
     ...callbackRoutes(services.callbacks),
-    ...runEventRoutes({ hub: services.runEvents, events: services.runRecords.events, runOf: (id) => services.runs.get(id) }),
+    ...runEventRoutes({
+      hub: services.runEvents,
+      events: services.runRecords.events,
+      runOf: (id) => services.runs.get(id),
+      slots: services.streamSlots,
+      clientOf: streamClientOf(clientAddressOf(config.http.login.trustForwardedFor)),
+    }),
     ...rerunRoutes(services.rerunStarter),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),

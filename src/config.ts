@@ -144,6 +144,10 @@ const envSchema = z.object({
   SPUR_EVENT_STREAM_KEEPALIVE_SECONDS: z.coerce.number().positive().default(15),
   /** How often the api's watcher of a streamed run looks for its next event (one `_id` lookup per run). */
   SPUR_EVENT_STREAM_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  /** Event streams one api process keeps open at once (each holds a connection and a share of a run's watcher); more get 429. */
+  SPUR_EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** Event streams one client (an API key; without keys, an address) may have open on one api process at once. */
+  SPUR_EVENT_STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
   /** How long an `Idempotency-Key` of a run route or pause action is remembered (its replays answer the first request). */
   SPUR_IDEMPOTENCY_TTL_SECONDS: z.coerce.number().positive().max(365 * 86_400).default(86_400),
 });
@@ -181,11 +185,17 @@ export interface Config {
   reconcile: { everyMs: number; graceMs: number };
   outbound: OutboundPolicy;
   callbacks: CallbackSettings;
-  runEvents: { keepAliveMs: number; pollMs: number };
+  runEvents: { keepAliveMs: number; pollMs: number; streams: StreamLimits };
   idempotency: { ttlMs: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+}
+
+/** Open event streams allowed per api process and per client (modules/runs/stream-slots.ts). */
+export interface StreamLimits {
+  max: number;
+  perClient: number;
 }
 
 /** How `/login` limits failed attempts per client address (http/login-attempts.ts). */
@@ -253,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retry: { firstRetryMs: e.SPUR_CALLBACK_RETRY_FIRST_SECONDS * 1000, maxRetryMs: Math.max(e.SPUR_CALLBACK_RETRY_FIRST_SECONDS, e.SPUR_CALLBACK_RETRY_MAX_SECONDS) * 1000, giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000 },
       attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
     },
-    runEvents: { keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000, pollMs: e.SPUR_EVENT_STREAM_POLL_MS },
+    runEvents: { keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000, pollMs: e.SPUR_EVENT_STREAM_POLL_MS, streams: { max: e.SPUR_EVENT_STREAMS_MAX, perClient: e.SPUR_EVENT_STREAMS_PER_CLIENT } },
     idempotency: { ttlMs: e.SPUR_IDEMPOTENCY_TTL_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,

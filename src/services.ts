@@ -10,6 +10,7 @@ import { createRunStarter } from './modules/runs/run-starter';
 import { createRerunStarter } from './modules/runs/rerun-starter';
 import { createRunReader } from './modules/runs/runs.service';
 import { createRunEventHub } from './modules/runs/run-event-hub';
+import { createStreamSlots } from './modules/runs/stream-slots';
 import type { Logger } from './logger';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
@@ -73,6 +74,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   stopping?.addEventListener('abort', () => runEvents.close());
   return {
     runEvents,
+    streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),
     values,
     runRecords,
     workflows,

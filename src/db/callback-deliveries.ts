@@ -60,8 +60,9 @@ export function createCallbackDeliveries(models: Models) {
       await CallbackDelivery.updateOne({ _id: deliveryId, status: trusted({ $ne: 'delivered' }) }, { $set: { status: 'failed', reason, updated_at: new Date() } });
     },
 
-    async listOfRun(runId: string): Promise<DeliveryRecord[]> {
-      const docs = await CallbackDelivery.find({ run_id: runId }).sort({ created_at: 1, _id: 1 }).lean<StoredDelivery[]>();
+    /** One stretch of the run's deliveries, oldest first. */
+    async listOfRun(runId: string, { skip, limit }: { skip: number; limit: number }): Promise<DeliveryRecord[]> {
+      const docs = await CallbackDelivery.find({ run_id: runId }).sort({ created_at: 1, _id: 1 }).skip(skip).limit(limit).lean<StoredDelivery[]>();
       // FerretDB v1 (the dev and test database) leaves out the null and empty-array values of an
       // upsert's $setOnInsert, so a delivery opened but not yet attempted has no attempts field there.
       return docs.map((d) => ({ ...d, attempts: d.attempts ?? [], reason: d.reason ?? null }));

@@ -112,6 +112,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Unknown identifier',
   409: 'Conflict with an existing resource',
   413: 'Body or upload over the size limit',
+  429: 'Too many at once: retry after the Retry-After seconds',
 };
 
 function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined>(

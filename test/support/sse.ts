@@ -28,11 +28,12 @@ export interface SseStream {
 
 /**
  * A small EventSource: GETs `url`, parses `id:`/`event:`/`data:` messages and comment lines as
- * they arrive, resolves once the response headers are in.
+ * they arrive, resolves once the response headers are in. `localAddress` picks the client's
+ * loopback address (127.0.0.2…), to be another client to the server.
  */
-export function openSse(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
+export function openSse(url: string, headers: Record<string, string> = {}, options: { localAddress?: string } = {}): Promise<SseStream> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
+    const req = http.get(url, { headers: { Accept: 'text/event-stream', ...headers }, ...options }, (res) => {
       const events: SseEvent[] = [];
       const comments: string[] = [];
       const waiters = new Set<() => void>();

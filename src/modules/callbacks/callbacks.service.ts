@@ -4,6 +4,7 @@ import type { Models } from '../../db/models';
 import type { StoredCallback } from '../../db/run-documents';
 import type { CallbackEvent } from '../../engine/callback-events';
 import { RequestValidationError, notFound } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
 import { pyDateTime } from '../../http/timestamps';
 import type { SecretBox } from '../env-mgmt/secret-box';
 import { sealCallbackSecret } from './callback-secret';
@@ -36,9 +37,10 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
       return { url: request.url, events: request.events, secret: sealCallbackSecret(box, request.secret) };
     },
 
-    async list(runId: string): Promise<RunCallbacksResponse> {
+    /** The run's callback and one page of its deliveries. */
+    async list(runId: string, page: Page): Promise<RunCallbacksResponse> {
       if (!(await models.Run.exists({ _id: runId }))) throw notFound.run();
-      const [callback, docs] = await Promise.all([deliveries.callbackOf(runId), deliveries.listOfRun(runId)]);
+      const [callback, docs] = await Promise.all([deliveries.callbackOf(runId), deliveries.listOfRun(runId, pageBounds(page))]);
       return {
         run_id: runId,
         callback: callback ? { url: callback.url, events: callback.events as CallbackEvent[] } : null,

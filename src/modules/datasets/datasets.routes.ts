@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery } from '../../http/pagination';
+import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RunResponse } from '../runs/runs.schemas';
 import { datasetUpload } from './dataset-upload';
@@ -17,9 +17,9 @@ export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
       handler: ({ body }) => datasets.get(body.file),
     }),
     defineRoute({
-      method: 'get', path: '/ds/', summary: 'List all datasets in storage order (not paged)', tags,
-      response: z.array(DatasetResponse),
-      handler: () => datasets.list(),
+      method: 'get', path: '/ds/', summary: `Datasets in storage order, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      query: WholeListQuery, response: z.array(DatasetResponse),
+      handler: ({ query }) => datasets.list(query),
     }),
     defineRoute({
       method: 'get', path: '/ds/{dataset_id}/', summary: 'Get a dataset', tags,

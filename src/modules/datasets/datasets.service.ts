@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { DatasetDoc, Models } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { ConflictError, RequestValidationError } from '../../http/errors';
-import type { Page } from '../../http/pagination';
+import { type Page, pageBounds } from '../../http/pagination';
 import type { RunReader } from '../runs/runs.service';
 import type { RunResponse } from '../runs/runs.schemas';
 import { safeFileName } from '../files/safe-file-name';
@@ -89,9 +89,10 @@ export function createDatasetService({ models, runs, limits, clock = () => new D
         throw err;
       }
     },
-    /** Every dataset in storage order (PySpur lists by primary key), unpaged. */
-    async list(): Promise<DatasetResponse[]> {
-      return (await Dataset.find().sort({ seq: 1 }).lean<DatasetDoc[]>()).map(toDatasetResponse);
+    /** One page of the datasets in storage order (PySpur lists by primary key). */
+    async list(page: Page): Promise<DatasetResponse[]> {
+      const { skip, limit } = pageBounds(page);
+      return (await Dataset.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<DatasetDoc[]>()).map(toDatasetResponse);
     },
     async get(id: string): Promise<DatasetResponse> {
       return toDatasetResponse(await reader.load(id));
@@ -102,7 +103,6 @@ export function createDatasetService({ models, runs, limits, clock = () => new D
       await Dataset.deleteOne({ _id: id });
       await discardUpload(models, doc.file_id, doc.rows_key);
     },
-    /** Runs started on this dataset (batch parents and their rows), newest first, unpaged. */
     /** One page of the runs that used the dataset (a batch's parent and each of its rows), newest first. */
     async listRuns(id: string, page: Page): Promise<RunResponse[]> {
       await reader.load(id);

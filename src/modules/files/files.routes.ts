@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { setAttachment } from '../../http/attachment';
+import { WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { frameableBySameOrigin } from '../../http/security-headers';
 import { FILE_KINDS, type StoredFileService } from './stored-files.service';
@@ -18,12 +19,12 @@ const INLINE = /^(image\/(png|jpeg|gif|webp)|application\/pdf|video\/(mp4|webm|o
 export function fileRoutes(files: StoredFileService): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/files/', summary: 'List all stored run and test files', tags,
-      response: z.array(FileInfo), handler: () => files.list(),
+      method: 'get', path: '/files/', summary: `Stored run and test files, newest first, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      query: WholeListQuery, response: z.array(FileInfo), handler: ({ query }) => files.list(query),
     }),
     defineRoute({
-      method: 'get', path: '/files/{workflow_id}', summary: "List a workflow's files", tags,
-      params: WorkflowParams, response: z.array(FileInfo), handler: ({ params }) => files.list(params.workflow_id),
+      method: 'get', path: '/files/{workflow_id}', summary: `A workflow's files, newest first, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      params: WorkflowParams, query: WholeListQuery, response: z.array(FileInfo), handler: ({ params, query }) => files.list(query, params.workflow_id),
     }),
     ...FILE_KINDS.map((kind) =>
       defineRoute({

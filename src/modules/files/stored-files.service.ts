@@ -3,6 +3,7 @@ import type { mongo } from 'mongoose';
 import { deleteIfPresent } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import { NotFoundError } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
 
 /** PySpur's FileResponseSchema: `path` is what runs and the UI use to address the file. */
 export interface StoredFileInfo {
@@ -56,13 +57,42 @@ export function createStoredFileService(models: Models) {
     return found.flat().sort((a, b) => b.file.uploadDate.getTime() - a.file.uploadDate.getTime());
   }
 
+  /**
+   * One page of both buckets' files, newest first: their sorted cursors merged as they are read,
+   * so only the page is held, however many files there are.
+   */
+  async function newestFirst(filter: Record<string, unknown>, { skip, limit }: { skip: number; limit: number }): Promise<mongo.GridFSFile[]> {
+    const cursors = FILE_KINDS.map((kind) => buckets[kind].find(filter).sort({ uploadDate: -1, _id: 1 }).limit(skip + limit));
+    try {
+      const heads = await Promise.all(cursors.map((c) => c.next()));
+      const out: mongo.GridFSFile[] = [];
+      for (let n = 0; n < skip + limit; n++) {
+        // The newer head; on equal times the first bucket's (run files before test files).
+        let next = -1;
+        heads.forEach((head, i) => {
+          const best = heads[next];
+          if (head && (!best || head.uploadDate > best.uploadDate)) next = i;
+        });
+        const head = heads[next];
+        const cursor = cursors[next];
+        if (!head || !cursor) break;
+        if (n >= skip) out.push(head);
+        heads[next] = await cursor.next();
+      }
+      return out;
+    } finally {
+      await Promise.all(cursors.map((c) => c.close()));
+    }
+  }
+
   async function remove(entries: { kind: FileKind; file: mongo.GridFSFile }[]): Promise<void> {
     for (const { kind, file } of entries) await deleteIfPresent(buckets[kind], file._id);
   }
 
   return {
-    async list(workflowId?: string): Promise<StoredFileInfo[]> {
-      return (await find(workflowId === undefined ? {} : { 'metadata.workflow_id': workflowId })).map(({ file }) => info(file));
+    /** One page of the files (of one workflow, or all), newest first. */
+    async list(page: Page, workflowId?: string): Promise<StoredFileInfo[]> {
+      return (await newestFirst(workflowId === undefined ? {} : { 'metadata.workflow_id': workflowId }, pageBounds(page))).map(info);
     },
     async open(kind: FileKind, workflowId: string, name: string): Promise<{ stream: Readable; length: number; contentType: string }> {
       requireSegments(workflowId, name);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { setAttachment } from '../../http/attachment';
+import { WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { contentTypeOf, OutputFileDeleted, OutputFileIdParams, OutputFileResponse } from './output-files.schemas';
 import type { OutputFileService } from './output-files.service';
@@ -9,9 +10,9 @@ const tags = ['output-files'];
 export function outputFileRoutes(outputFiles: OutputFileService): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/of/', summary: 'List all output files (not paged)', tags,
-      response: z.array(OutputFileResponse),
-      handler: () => outputFiles.list(),
+      method: 'get', path: '/of/', summary: `Output files in storage order, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      query: WholeListQuery, response: z.array(OutputFileResponse),
+      handler: ({ query }) => outputFiles.list(query),
     }),
     defineRoute({
       method: 'get', path: '/of/{output_file_id}/', summary: 'Get an output file', tags,

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Models, OutputFileDoc } from '../../db/models';
 import type { RunRepository } from '../../db/run-repository';
 import { notFound } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
 import { createOutputFileWriter } from './output-file-writer';
 import type { OutputFileResponse } from './output-files.schemas';
 
@@ -27,8 +28,10 @@ export function createOutputFileService(models: Models, runs: Pick<RunRepository
 
   return {
     ...createOutputFileWriter(models, clock),
-    async list(): Promise<OutputFileResponse[]> {
-      return (await OutputFile.find().sort({ seq: 1 }).lean<OutputFileDoc[]>()).map(toOutputFileResponse);
+    /** One page of the output files in storage order. */
+    async list(page: Page): Promise<OutputFileResponse[]> {
+      const { skip, limit } = pageBounds(page);
+      return (await OutputFile.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<OutputFileDoc[]>()).map(toOutputFileResponse);
     },
     async get(id: string): Promise<OutputFileResponse> {
       return toOutputFileResponse(await load(id));

@@ -1,5 +1,5 @@
 import { z } from '../../http/zod';
-import { PageQuery } from '../../http/pagination';
+import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RunIdParams, RunResponse } from '../runs/runs.schemas';
 import type { PauseService } from './pauses.service';
@@ -20,9 +20,9 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
     }),
     defineRoute({
       carriesValues: true,
-      method: 'get', path: '/wf/pause_history/{run_id}/', summary: 'Every pause of a run, newest first', tags,
-      params: RunIdParams, response: z.array(PauseHistoryResponse), errors: [404],
-      handler: ({ params }) => pauses.history(params.run_id),
+      method: 'get', path: '/wf/pause_history/{run_id}/', summary: `A run's pauses, newest first, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      params: RunIdParams, query: WholeListQuery, response: z.array(PauseHistoryResponse), errors: [404],
+      handler: ({ params, query }) => pauses.history(params.run_id, query),
     }),
     defineRoute({
       carriesValues: true,

@@ -1,5 +1,6 @@
 import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { trusted } from 'mongoose';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { Values } from '../../db/values';
@@ -106,19 +107,26 @@ export function createPauseService({ models, values, runRecords, reader, tempora
       }
     },
 
-    async history(runId: string) {
+    async history(runId: string, page: Page) {
       await loadRun(runId);
-      const pauses = await Pause.find({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc[]>();
+      const { skip, limit } = pageBounds(page);
+      const pauses = await Pause.find({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).skip(skip).limit(limit).lean<PauseDoc[]>();
       return pauses.map(toPauseResponse);
     },
 
     async paused(page: Page) {
       const { skip, limit } = pageBounds(page);
       const runs = await Run.find({ status: 'PAUSED' }).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
-      const expanded = await reader.expand(runs);
+      // The page's open pauses in one query (FerretDB scans the collection for any but an `_id` lookup), newest first.
+      const [expanded, open] = await Promise.all([
+        reader.expand(runs),
+        Pause.find({ run_id: trusted({ $in: runs.map((r) => r._id) }), resume_time: null }).sort({ pause_time: -1 }).lean<PauseDoc[]>(),
+      ]);
+      const currentOf = new Map<string, PauseDoc>();
+      for (const pause of open) if (!currentOf.has(pause.run_id)) currentOf.set(pause.run_id, pause);
       const items = await Promise.all(
         runs.map(async (run, i) => {
-          const current = await Pause.findOne({ run_id: run._id, resume_time: null }).sort({ pause_time: -1 }).lean<PauseDoc>();
+          const current = currentOf.get(run._id);
           const version = run.workflow_version_id ? await WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>() : null;
           if (!current || !version) return null;
           // The inbox names the workflow (PySpur sends the bare definition and its UI shows `undefined`).

@@ -4,6 +4,7 @@ import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import type { Models, RagCollectionDoc } from '../../db/models';
 import { ConflictError, NotFoundError } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { storeUploads } from './collection-uploads';
 import { createDocumentStore } from '../../rag/document-store';
@@ -87,8 +88,9 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
       if (files.length) await startJob(created, files);
       return toCollectionResponse(await load(created._id));
     },
-    async list(): Promise<CollectionResponse[]> {
-      return (await RagCollection.find().sort({ seq: 1 }).lean<RagCollectionDoc[]>()).map(toCollectionResponse);
+    async list(page: Page): Promise<CollectionResponse[]> {
+      const { skip, limit } = pageBounds(page);
+      return (await RagCollection.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<RagCollectionDoc[]>()).map(toCollectionResponse);
     },
     get: async (id: string): Promise<CollectionResponse> => toCollectionResponse(await load(id)),
     progress: async (id: string): Promise<ProgressResponse> => toProgressResponse(id, (await load(id)).progress),

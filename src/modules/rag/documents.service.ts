@@ -3,6 +3,7 @@ import { fromJsonText } from '../../db/json-text';
 import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { type ChunkPiece, applyTemplate, splitDocument } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
@@ -37,9 +38,11 @@ export function createDocumentService({ models, collections, vectors }: Document
   }
 
   return {
-    async list(collectionId: string): Promise<DocumentWithChunks[]> {
+    /** One page of the collection's documents in storage order, each with its text and chunks. */
+    async list(collectionId: string, page: Page): Promise<DocumentWithChunks[]> {
       await collections.load(collectionId);
-      const { documents } = await collectionCounts(models, collectionId);
+      const { skip, limit } = pageBounds(page);
+      const documents = await RagDocument.find({ collection_id: collectionId }).sort({ seq: 1 }).skip(skip).limit(limit).lean<RagDocumentDoc[]>();
       const out: DocumentWithChunks[] = [];
       for (const doc of documents) out.push(await toResponse(doc));
       return out;

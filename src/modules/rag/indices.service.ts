@@ -2,6 +2,7 @@ import { toJsonText } from '../../db/json-text';
 import { insertWithNewId } from '../../db/ids';
 import type { Models, VectorIndexDoc } from '../../db/models';
 import { BadRequestError, RequestValidationError } from '../../http/errors';
+import { type Page, pageBounds } from '../../http/pagination';
 import type { CollectionService } from './collections.service';
 import { type SecretReader, missingSettings } from '../../rag/embedder';
 import { EMBEDDING_MODELS, findEmbeddingModel } from '../../rag/embedding-models';
@@ -76,8 +77,9 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
       }
       return toIndexResponse(await load(index._id));
     },
-    async list(): Promise<IndexResponse[]> {
-      return (await VectorIndex.find().sort({ seq: 1 }).lean<VectorIndexDoc[]>()).map(toIndexResponse);
+    async list(page: Page): Promise<IndexResponse[]> {
+      const { skip, limit } = pageBounds(page);
+      return (await VectorIndex.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<VectorIndexDoc[]>()).map(toIndexResponse);
     },
     get: async (id: string): Promise<IndexResponse> => toIndexResponse(await load(id)),
     progress: async (id: string): Promise<ProgressResponse> => toProgressResponse(id, (await load(id)).progress),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { multipartUpload, type UploadLimits } from '../../http/uploads';
+import { WHOLE_LIST_PAGE_MAX, WholeListQuery, wholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { EmbeddingError } from '../../rag/embedder';
 import { embeddingModelListing, vectorStoreListing } from './rag-env';
@@ -12,6 +13,9 @@ import { ProgressResponse, RetrievalRequest, RetrievalResponse } from '../../rag
 import { IndexNotReadyError } from '../../rag/retrieval';
 
 const tags = ['rag'];
+/** Each document comes with its whole text and every chunk: fewer of them per answer than of other records. */
+const DOCUMENTS_PAGE_MAX = 100;
+const DocumentsQuery = wholeListQuery(DOCUMENTS_PAGE_MAX);
 
 /** The 15 `/rag/` routes of PySpur's knowledge-base api, and env-mgmt's two listings for them. */
 export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): MountableRoute[] {
@@ -35,7 +39,10 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
       bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits, collections.staging)], body: CollectionCreateForm,
       response: CollectionResponse, errors: [409, 413, 503], handler: ({ body }) => collections.create(body.metadata, body.files ?? []),
     }),
-    defineRoute({ method: 'get', path: '/rag/collections/', summary: 'List document collections', tags, response: z.array(CollectionResponse), handler: () => collections.list() }),
+    defineRoute({
+      method: 'get', path: '/rag/collections/', summary: `Document collections, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      query: WholeListQuery, response: z.array(CollectionResponse), handler: ({ query }) => collections.list(query),
+    }),
     defineRoute({
       method: 'get', path: '/rag/collections/{collection_id}/', summary: 'Get a document collection', tags,
       params: CollectionIdParams, response: CollectionResponse, errors: [404], handler: ({ params }) => collections.get(params.collection_id),
@@ -49,8 +56,8 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
       params: CollectionIdParams, response: ProgressResponse, errors: [404], handler: ({ params }) => collections.progress(params.collection_id),
     }),
     defineRoute({
-      method: 'get', path: '/rag/collections/{collection_id}/documents/', summary: 'Documents of a collection with their chunks', tags,
-      params: CollectionIdParams, response: z.array(DocumentWithChunks), errors: [404], handler: ({ params }) => documents.list(params.collection_id),
+      method: 'get', path: '/rag/collections/{collection_id}/documents/', summary: `Documents of a collection with their text and chunks, ${DOCUMENTS_PAGE_MAX} per page unless page_size says fewer`, tags,
+      params: CollectionIdParams, query: DocumentsQuery, response: z.array(DocumentWithChunks), errors: [404], handler: ({ params, query }) => documents.list(params.collection_id, query),
     }),
     defineRoute({
       method: 'post', path: '/rag/collections/{collection_id}/documents/', summary: 'Add documents to a collection (a new ingest job)', tags,
@@ -65,7 +72,10 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
       method: 'post', path: '/rag/indices/', summary: 'Create a vector index over a collection; built by a workflow', tags,
       body: IndexCreateRequest, response: IndexResponse, errors: [400, 404, 409, 503], handler: ({ body }) => indices.create(body),
     }),
-    defineRoute({ method: 'get', path: '/rag/indices/', summary: 'List vector indices', tags, response: z.array(IndexResponse), handler: () => indices.list() }),
+    defineRoute({
+      method: 'get', path: '/rag/indices/', summary: `Vector indices, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`, tags,
+      query: WholeListQuery, response: z.array(IndexResponse), handler: ({ query }) => indices.list(query),
+    }),
     defineRoute({
       method: 'get', path: '/rag/indices/{index_id}/', summary: 'Get a vector index', tags,
       params: IndexIdParams, response: IndexResponse, errors: [404], handler: ({ params }) => indices.get(params.index_id),
