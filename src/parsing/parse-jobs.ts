@@ -1,19 +1,22 @@
-import type { ParquetSpent, RowGroupJob, RowGroupPlan } from '../modules/datasets/parsers/parquet-decode';
-import type { DatasetRow } from '../modules/datasets/parsers/types';
+import type { RowGroupJob, RowGroupPlan, RowGroupRows } from '../modules/datasets/parsers/parquet-decode';
 import type { ChunkPiece } from '../rag/chunker';
-import type { ParsedDocument } from '../rag/parsed-document';
 import type { TextProcessingConfig } from '../rag/schemas';
 
 /** What the api or the worker asks of a parse thread (parse-thread.ts), and what it answers. */
 
+/**
+ * A document to parse and cut into chunks (before any template). `ingest` answers the text and
+ * every piece; `preview` only the first, middle and last piece and how many there are, so the
+ * api's event loop never copies a large answer back.
+ */
 export interface DocumentJob {
   kind: 'document';
+  output: 'ingest' | 'preview';
   fileName: string;
   mimeType: string | null;
   bytes: Uint8Array;
   maxBytes: number;
-  /** Also cut the text into chunks (before any template) with this configuration. */
-  chunking: TextProcessingConfig | null;
+  chunking: TextProcessingConfig;
 }
 
 export interface ParquetPlanJob {
@@ -31,12 +34,17 @@ export interface ParquetRowsJob extends RowGroupJob {
 
 export type ParseJob = DocumentJob | ParquetPlanJob | ParquetRowsJob;
 
-export interface DocumentParse {
-  document: ParsedDocument;
-  pieces: ChunkPiece[] | null;
+export interface DocumentChunks {
+  text: string;
+  pieces: ChunkPiece[];
 }
 
-export type ParseValue = DocumentParse | RowGroupPlan[] | { rows: DatasetRow[]; spent: ParquetSpent };
+export interface ChunkPreview {
+  picks: ChunkPiece[];
+  total: number;
+}
+
+export type ParseValue = DocumentChunks | ChunkPreview | RowGroupPlan[] | RowGroupRows;
 
 /**
  * `limit`: over SPUR_PARSE_MAX_BYTES (the message says what); `format`: not a readable file of

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { ThreadPool } from '../threads/thread-pool';
-import type { ParquetSpent, RowGroupPlan } from '../modules/datasets/parsers/parquet-decode';
-import { DatasetFormatError, type DatasetRow } from '../modules/datasets/parsers/types';
+import type { ParquetSpent, RowGroupPlan, RowGroupRows } from '../modules/datasets/parsers/parquet-decode';
+import { DatasetFormatError } from '../modules/datasets/parsers/types';
 import { DocumentParseError } from '../rag/parsed-document';
 import type { TextProcessingConfig } from '../rag/schemas';
 import { type ParseLimits, ParseLimitError, memoryLimitMessage, timeLimitMessage } from './limits';
-import type { DocumentParse, ParseJob, ParseOutcome } from './parse-jobs';
+import type { ChunkPreview, DocumentChunks, ParseJob, ParseOutcome } from './parse-jobs';
 
 /**
  * Uploaded files are parsed on parse threads, never on the event loop of the api or the worker:
@@ -37,12 +37,14 @@ function poolFor(memoryMb: number): ThreadPool<ParseJob, ParseOutcome> {
 }
 
 export interface BoundedParser {
-  /** Text (and, given a chunking configuration, the chunks before templates) of a document. */
-  document(fileName: string, mimeType: string | null, bytes: Uint8Array, chunking: TextProcessingConfig | null): Promise<DocumentParse>;
+  /** A document's text and its chunks before templates. */
+  chunks(fileName: string, mimeType: string | null, bytes: Uint8Array, chunking: TextProcessingConfig): Promise<DocumentChunks>;
+  /** A document's first, middle and last chunk before templates, and how many there are. */
+  preview(fileName: string, mimeType: string | null, bytes: Uint8Array, chunking: TextProcessingConfig): Promise<ChunkPreview>;
   /** The row groups of a Parquet file, from its footer (the file's last bytes). */
   parquetPlan(fileName: string, footer: Uint8Array, fileLength: number): Promise<RowGroupPlan[]>;
   /** One row group's rows, given the bytes its column chunks span. */
-  parquetRows(fileName: string, job: { footer: Uint8Array; fileLength: number; group: RowGroupPlan; bytes: Uint8Array; index: number; spent: ParquetSpent }): Promise<{ rows: DatasetRow[]; spent: ParquetSpent }>;
+  parquetRows(fileName: string, job: { footer: Uint8Array; fileLength: number; group: RowGroupPlan; bytes: Uint8Array; index: number; spent: ParquetSpent }): Promise<RowGroupRows>;
   /** Parses on a thread right now. */
   running(): number;
 }
@@ -70,7 +72,8 @@ export function createBoundedParser(limits: ParseLimits): BoundedParser {
   const datasetError = (message: string) => new DatasetFormatError(message);
   const { maxBytes } = limits;
   return {
-    document: (fileName, mimeType, bytes, chunking) => run({ kind: 'document', fileName, mimeType, bytes, maxBytes, chunking }, fileName, documentError),
+    chunks: (fileName, mimeType, bytes, chunking) => run({ kind: 'document', output: 'ingest', fileName, mimeType, bytes, maxBytes, chunking }, fileName, documentError),
+    preview: (fileName, mimeType, bytes, chunking) => run({ kind: 'document', output: 'preview', fileName, mimeType, bytes, maxBytes, chunking }, fileName, documentError),
     parquetPlan: (fileName, footer, fileLength) => run({ kind: 'parquet-plan', fileName, footer, fileLength, maxBytes }, fileName, datasetError),
     parquetRows: (fileName, job) => run({ kind: 'parquet-rows', fileName, maxBytes, ...job }, fileName, datasetError),
     running: () => pool.running(),

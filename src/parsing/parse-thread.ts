@@ -12,7 +12,10 @@ async function run(job: ParseJob): Promise<ParseValue> {
   switch (job.kind) {
     case 'document': {
       const document = await parseDocument(job.fileName, job.mimeType, job.bytes, job.maxBytes);
-      return { document, pieces: job.chunking ? splitDocument(document, job.chunking) : null };
+      const pieces = splitDocument(document, job.chunking);
+      if (job.output === 'ingest') return { text: document.text, pieces };
+      const picks = [...new Set([0, Math.floor(pieces.length / 2), pieces.length - 1])].flatMap((i) => pieces[i] ?? []);
+      return { picks, total: pieces.length };
     }
     case 'parquet-plan':
       return planRowGroups(job.footer, job.fileLength, job.fileName, job.maxBytes);

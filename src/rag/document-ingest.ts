@@ -53,10 +53,10 @@ export function createDocumentIngest(models: Models, parser: BoundedParser, hear
     let chunks: RagChunk[];
     let text: string;
     try {
-      const parsed = await parser.document(doc.filename, doc.mime_type ?? null, bytes, config);
+      const parsed = await parser.chunks(doc.filename, doc.mime_type ?? null, bytes, config);
       heartbeat();
-      text = parsed.document.text;
-      chunks = (await applyTemplates(parsed.pieces ?? [], config)).map((c) => ({
+      text = parsed.text;
+      chunks = (await applyTemplates(parsed.pieces, config)).map((c) => ({
         id: `${doc._id}_${c.index}`, index: c.index, text: c.text,
         metadata_json: toJsonText(chunkMetadata(doc, c.index, c.page_number, c.custom_metadata)),
       }));

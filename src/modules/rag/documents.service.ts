@@ -4,7 +4,7 @@ import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../http/errors';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
-import { type ChunkPiece, applyTemplate } from '../../rag/chunker';
+import { applyTemplate } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
 import { createDocumentStore } from '../../rag/document-store';
 import { collectionCounts } from '../../rag/ingest-records';
@@ -75,15 +75,14 @@ export function createDocumentService({ models, collections, vectors, parser }: 
     async preview(file: StagedFile, config: TextProcessingConfig) {
       const bytes = await readBytes(collections.staging.bucket, file.gridfsId);
       try {
-        const pieces = (await parser.document(file.originalname || 'file', file.mimetype || null, bytes, config)).pieces ?? [];
-        if (!pieces.length) throw new BadRequestError('No chunks could be generated with the provided configuration');
-        const picks = [...new Set([0, Math.floor(pieces.length / 2), pieces.length - 1])];
+        const { picks, total } = await parser.preview(file.originalname || 'file', file.mimetype || null, bytes, config);
+        if (!total) throw new BadRequestError('No chunks could be generated with the provided configuration');
         const chunks = [];
-        for (const i of picks) {
-          const c = await applyTemplate(pieces[i] as ChunkPiece, config);
-          chunks.push({ original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: i + 1 });
+        for (const piece of picks) {
+          const c = await applyTemplate(piece, config);
+          chunks.push({ original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: piece.index + 1 });
         }
-        return { chunks, total_chunks: pieces.length };
+        return { chunks, total_chunks: total };
       } catch (err) {
         if (err instanceof ParseLimitError) throw new PayloadTooLargeError(`Error previewing chunk: ${err.message}`);
         if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError')) throw new BadRequestError(`Error previewing chunk: ${err.message}`);

@@ -90,8 +90,20 @@ export interface RowGroupJob {
   spent: ParquetSpent;
 }
 
-/** The rows of one row group as JSON-safe objects, and the budgets spent after it. */
-export async function readRowGroup(job: RowGroupJob, index: number): Promise<{ rows: DatasetRow[]; spent: ParquetSpent }> {
+/**
+ * A row group's rows as JSON text, in arrays of about BATCH_CHARS each: text is copied back to
+ * the caller's thread in one move, and the caller parses one batch at a time, never a whole row
+ * group at once on its event loop.
+ */
+export interface RowGroupRows {
+  batches: string[];
+  spent: ParquetSpent;
+}
+
+const BATCH_CHARS = 1024 * 1024;
+
+/** The rows of one row group (JSON-safe), and the budgets spent after it. */
+export async function readRowGroup(job: RowGroupJob, index: number): Promise<RowGroupRows> {
   const { group, fileName, maxBytes } = job;
   const metadata = readMetadata(job.footer);
   const decompressed = new ByteBudget(maxBytes, (limit) => `${fileName}: its pages decompress to more than ${limit}`, job.spent.decompressed);
@@ -103,9 +115,22 @@ export async function readRowGroup(job: RowGroupJob, index: number): Promise<{ r
     decompressed.check();
     throw new ParquetFormatError(`Parquet row group ${index + 1} (rows ${group.rowStart + 1}-${group.rowEnd}) could not be read: ${(err as Error).message}`);
   }
-  const safe = rows.map((row) => jsonSafe(row) as DatasetRow);
-  for (const row of safe) extracted.take(JSON.stringify(row).length);
-  return { rows: safe, spent: { decompressed: decompressed.used(), extracted: extracted.used() } };
+  const batches: string[] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const json = JSON.stringify(jsonSafe(row));
+    extracted.take(json.length);
+    batch.push(json);
+    chars += json.length;
+    if (chars >= BATCH_CHARS) {
+      batches.push(`[${batch.join(',')}]`);
+      batch = [];
+      chars = 0;
+    }
+  }
+  if (batch.length) batches.push(`[${batch.join(',')}]`);
+  return { batches, spent: { decompressed: decompressed.used(), extracted: extracted.used() } };
 }
 
 /** The file as hyparquet reads it, holding only the row group's bytes. */

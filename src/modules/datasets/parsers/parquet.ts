@@ -18,7 +18,7 @@ export async function* parseParquet({ stream, stored, parser, fileName }: ParseS
     const bytes = new Uint8Array(await file.slice(group.byteStart, group.byteEnd));
     const read = await parser.parquetRows(fileName, { footer, fileLength: file.byteLength, group, bytes, index, spent });
     spent = read.spent;
-    yield* read.rows;
+    for (const batch of read.batches) yield* JSON.parse(batch) as DatasetRow[];
   }
 }
 
