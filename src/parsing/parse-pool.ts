@@ -28,6 +28,7 @@ function poolFor(memoryMb: number): ThreadPool<ParseJob, ParseOutcome> {
       module: path.join(__dirname, 'parse-thread.ts'),
       threads: THREADS,
       memoryMb,
+      // Every job passes its file's time limit (SPUR_PARSE_TIMEOUT_SECONDS); this is only the fallback.
       stopAfterMs: 60_000,
       stopped: (reason) => ({ ok: false, kind: reason, message: '' }),
     });

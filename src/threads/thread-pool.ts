@@ -27,8 +27,6 @@ export interface ThreadPoolOptions<Result> {
 }
 
 export interface RunOptions {
-  /** Objects moved to the thread instead of copied (the ArrayBuffer of a large input). */
-  transfer?: readonly ArrayBuffer[];
   /** This job's time limit, when it is not the pool's. */
   stopAfterMs?: number;
 }
@@ -120,7 +118,7 @@ class PoolThread<Job, Result> {
   private send(pending: Pending<Job, Result>): void {
     this.timer = setTimeout(() => this.overtime(), pending.options.stopAfterMs ?? this.pool.options.stopAfterMs);
     try {
-      this.worker.postMessage(pending.job, pending.options.transfer ?? []);
+      this.worker.postMessage(pending.job);
     } catch (err) {
       // A job that cannot be copied (it holds a function): the caller's bug, not the job's.
       this.finish();
