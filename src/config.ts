@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { OutboundPolicy } from './outbound/outbound-fetch';
+import type { ParseLimits } from './parsing/limits';
 
 /**
  * The only place that reads `process.env`. Every process parses it once at boot and passes the
@@ -55,6 +56,15 @@ const envSchema = z.object({
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
   /** Largest dataset file accepted by `POST /ds/` (bytes); larger uploads are refused with 413. */
   SPUR_MAX_DATASET_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
+  /**
+   * Bytes one uploaded document or dataset file may decompress to (DOCX entries, PDF streams,
+   * Parquet pages), and separately the text or rows extracted from it; over it, the file is refused.
+   */
+  SPUR_PARSE_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  /** Time the parse (and chunking) of one file may take before its thread is stopped. */
+  SPUR_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(60),
+  /** Heap of each parse thread (two per api and worker process), in MB. */
+  SPUR_PARSE_MEMORY_MB: z.coerce.number().int().min(64).max(65_536).default(1024),
   /** Dataset rows stored per document: a batch reads any row range with a few `_id` lookups. */
   SPUR_DATASET_ROWS_PER_CHUNK: z.coerce.number().int().min(1).max(100_000).default(500),
   /**
@@ -179,6 +189,7 @@ export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined; workflowStackTraces: boolean; maxActivities: number };
   runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchChunkRows: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
   datasets: { maxBytes: number; rowsPerChunk: number };
+  parsing: ParseLimits;
   values: { refAboveBytes: number; maxBytes: number };
   rag: { vectorStoreUri: string; annMinRows: number };
   python: PythonSettings;
@@ -254,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE, workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES, maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES },
     runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
+    parsing: { maxBytes: e.SPUR_PARSE_MAX_BYTES, timeLimitMs: e.SPUR_PARSE_TIMEOUT_SECONDS * 1000, memoryMb: e.SPUR_PARSE_MEMORY_MB },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB, maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT },

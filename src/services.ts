@@ -35,12 +35,13 @@ import { createIdempotency } from './modules/runs/idempotency';
 import { keyedRunRecovery } from './modules/runs/keyed-runs';
 import { storedRunLauncher } from './modules/runs/run-launch';
 import { createOutboundFetch } from './outbound/outbound-fetch';
+import { createBoundedParser } from './parsing/parse-pool';
 
 export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'parsing' | 'values' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -64,6 +65,8 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   const box = new SecretBox(secretKey);
   // Requests the api makes itself (AI helpers, embedding a retrieval query) follow the same policy as the worker's.
   const outbound = createOutboundFetch(config.outbound);
+  // Uploaded documents and dataset files are parsed on its threads, never on the api's event loop.
+  const parser = createBoundedParser(config.parsing);
   const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
   const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, ...(outcomes ? { outcomes } : {}) };
   const runStarter = createRunStarter(starterDeps);
@@ -89,7 +92,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     storedFiles: createStoredFileService(models),
     env,
     aiAssist: createAiAssist(env, outbound),
-    datasets: createDatasetService({ models, runs: reader, limits: config.datasets }),
+    datasets: createDatasetService({ models, runs: reader, limits: config.datasets, parser }),
     outputFiles: createOutputFileService(models, runRecords),
     users,
     sessions,
@@ -97,7 +100,8 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     browserSessionStore: createBrowserSessionStore(models),
     idempotency: createIdempotency({ keys: createIdempotencyKeys(models, values), ttlMs: config.idempotency.ttlMs }),
     recoverRun: keyedRunRecovery({ models, reader, temporal, launch: storedRunLauncher(models, { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix }) }),
-    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal, fetch: outbound }),
+    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal, fetch: outbound, parser }),
+    parser,
   };
 }
 

@@ -19,6 +19,7 @@ import { createRunReader } from '../src/modules/runs/runs.service';
 import { openCallbackSecret } from '../src/modules/callbacks/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import { createOutboundFetch } from '../src/outbound/outbound-fetch';
+import { createBoundedParser } from '../src/parsing/parse-pool';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
@@ -49,7 +50,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, fetch: outbound, values, vectors, retriever, pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
+    activities: createActivities({ models, secret: env.reveal, fetch: outbound, values, vectors, retriever, parser: createBoundedParser(config.parsing), pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
     // Beyond this many, activities wait in Temporal's queue (where they cost nothing) for a slot.
     maxConcurrentActivityTaskExecutions: config.temporal.maxActivities,
     shutdownGraceTime: '10s',

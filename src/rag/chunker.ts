@@ -1,6 +1,6 @@
 import { getEncoding } from 'js-tiktoken';
 import { renderTemplate } from '../nodes/templates';
-import type { ParsedDocument } from './parsers';
+import type { ParsedDocument } from './parsed-document';
 import type { TextProcessingConfig } from './schemas';
 
 type Encoding = ReturnType<typeof getEncoding>;
@@ -73,9 +73,12 @@ export async function applyTemplate(piece: ChunkPiece, config: TextProcessingCon
   return { ...piece, text: await renderTemplate(template.template, context, 'template'), custom_metadata: Object.fromEntries(metadata) };
 }
 
-/** The chunks of a parsed document, templates applied one chunk after the other. */
-export async function chunkDocument(parsed: ParsedDocument, config: TextProcessingConfig): Promise<TextChunk[]> {
+/** Pieces with the collection's template applied, one after the other. */
+export async function applyTemplates(pieces: ChunkPiece[], config: TextProcessingConfig): Promise<TextChunk[]> {
   const chunks: TextChunk[] = [];
-  for (const piece of splitDocument(parsed, config)) chunks.push(await applyTemplate(piece, config));
+  for (const piece of pieces) chunks.push(await applyTemplate(piece, config));
   return chunks;
 }
+
+/** The chunks of a parsed document (the ingest cuts on a parse thread, then applies templates here). */
+export const chunkDocument = (parsed: ParsedDocument, config: TextProcessingConfig): Promise<TextChunk[]> => applyTemplates(splitDocument(parsed, config), config);

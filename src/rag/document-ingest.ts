@@ -1,9 +1,9 @@
 import { fromJsonText, toJsonText } from '../db/json-text';
 import type { Models } from '../db/models';
 import type { RagChunk, RagDocumentDoc } from '../db/models/rag-document.model';
-import { chunkDocument } from './chunker';
+import type { BoundedParser } from '../parsing/parse-pool';
+import { applyTemplates } from './chunker';
 import { createDocumentStore } from './document-store';
-import { parseDocument } from './parsers';
 import { TextProcessingConfig, type ChunkMetadata } from './schemas';
 
 export interface IngestOutcome {
@@ -30,9 +30,10 @@ function chunkMetadata(doc: RagDocumentDoc, index: number, page: number | null, 
 /**
  * Parses and chunks one document and stores text and chunks (chunk ids `<documentId>_<n>`). A
  * document already done (a retry after a crash that came after the record was written) is not
- * done again. A file that is not readable fails alone, with the reason on its record.
+ * done again. A file that is not readable, or goes past a parse limit, fails alone, with the
+ * reason on its record. Parsing and cutting run on a parse thread; templates on the template pool.
  */
-export function createDocumentIngest(models: Models, heartbeat: () => void = () => undefined) {
+export function createDocumentIngest(models: Models, parser: BoundedParser, heartbeat: () => void = () => undefined) {
   const { RagCollection, RagDocument } = models;
   const store = createDocumentStore(models);
 
@@ -52,10 +53,10 @@ export function createDocumentIngest(models: Models, heartbeat: () => void = () 
     let chunks: RagChunk[];
     let text: string;
     try {
-      const parsed = await parseDocument(doc.filename, doc.mime_type ?? null, bytes);
+      const parsed = await parser.chunks(doc.filename, doc.mime_type ?? null, bytes, config);
       heartbeat();
       text = parsed.text;
-      chunks = (await chunkDocument(parsed, config)).map((c) => ({
+      chunks = (await applyTemplates(parsed.pieces, config)).map((c) => ({
         id: `${doc._id}_${c.index}`, index: c.index, text: c.text,
         metadata_json: toJsonText(chunkMetadata(doc, c.index, c.page_number, c.custom_metadata)),
       }));

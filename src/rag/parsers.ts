@@ -1,18 +1,9 @@
 import path from 'node:path';
 import { convert as htmlToText } from 'html-to-text';
-import mammoth from 'mammoth';
-import { extractText as extractPdfText, getDocumentProxy } from 'unpdf';
-
-/** The file cannot become text (unsupported, damaged, binary, empty): that document fails, saying why. */
-export class DocumentParseError extends Error {
-  override name = 'DocumentParseError';
-}
-
-/** A parsed file: its text, and for PDFs the text of each page (so chunks know their page). */
-export interface ParsedDocument {
-  text: string;
-  pages: string[] | null;
-}
+import { docxText } from '../parsing/docx-text';
+import { ByteBudget, ParseLimitError, bytesLimit } from '../parsing/limits';
+import { pdfPages } from '../parsing/pdf-text';
+import { DocumentParseError, type ParsedDocument } from './parsed-document';
 
 type Kind = 'pdf' | 'docx' | 'html' | 'text';
 
@@ -42,7 +33,7 @@ function kindOf(fileName: string, mimeType: string | null): Kind | null {
 }
 
 /** Strict UTF-8 without NUL bytes: anything else is binary, not text. */
-function decodeText(bytes: Buffer, fileName: string): string {
+function decodeText(bytes: Uint8Array, fileName: string): string {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -53,22 +44,17 @@ function decodeText(bytes: Buffer, fileName: string): string {
   return text.replace(/^\uFEFF/, '');
 }
 
-async function parsePdf(bytes: Buffer): Promise<ParsedDocument> {
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  try {
-    const { text } = await extractPdfText(pdf, { mergePages: false });
-    return { text: text.join('\n\n'), pages: text };
-  } finally {
-    await pdf.destroy();
-  }
+async function parsePdf(bytes: Uint8Array, fileName: string, maxBytes: number): Promise<ParsedDocument> {
+  const pages = await pdfPages(bytes, new ByteBudget(maxBytes, (limit) => `${fileName}: its PDF streams decompress to more than ${limit}`));
+  return { text: pages.join('\n\n'), pages };
 }
 
-async function parse(kind: Kind, bytes: Buffer, fileName: string): Promise<ParsedDocument> {
+async function parse(kind: Kind, bytes: Uint8Array, fileName: string, maxBytes: number): Promise<ParsedDocument> {
   switch (kind) {
     case 'pdf':
-      return parsePdf(bytes);
+      return parsePdf(bytes, fileName, maxBytes);
     case 'docx':
-      return { text: (await mammoth.extractRawText({ buffer: bytes })).value, pages: null };
+      return { text: await docxText(bytes, fileName, maxBytes), pages: null };
     case 'html':
       return { text: htmlToText(decodeText(bytes, fileName), { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }), pages: null };
     case 'text':
@@ -79,17 +65,20 @@ async function parse(kind: Kind, bytes: Buffer, fileName: string): Promise<Parse
 /**
  * Text of an uploaded file: PDF (unpdf, PDF.js), DOCX (mammoth), HTML (html-to-text), and plain
  * text, Markdown, CSV, JSON as they are. Unknown types are read as text when they are valid UTF-8.
+ * What a file decompresses to, and the text it gives, are each limited to `maxBytes`. Runs on a
+ * parse thread (src/parsing/parse-thread.ts), never on the event loop of the api or the worker.
  */
-export async function parseDocument(fileName: string, mimeType: string | null, bytes: Buffer): Promise<ParsedDocument> {
+export async function parseDocument(fileName: string, mimeType: string | null, bytes: Uint8Array, maxBytes: number): Promise<ParsedDocument> {
   const kind = kindOf(fileName, mimeType) ?? 'text';
   let parsed: ParsedDocument;
   try {
-    parsed = await parse(kind, bytes, fileName);
+    parsed = await parse(kind, bytes, fileName, maxBytes);
   } catch (err) {
-    if (err instanceof DocumentParseError) throw err;
+    if (err instanceof DocumentParseError || err instanceof ParseLimitError) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     throw new DocumentParseError(`${fileName} could not be read as ${kind.toUpperCase()}: ${reason}`);
   }
+  if (Buffer.byteLength(parsed.text) > maxBytes) throw new ParseLimitError(`${fileName}: its text is longer than ${bytesLimit(maxBytes)}`);
   if (!parsed.text.trim()) throw new DocumentParseError(`${fileName} contains no text`);
   return parsed;
 }

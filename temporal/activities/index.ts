@@ -15,6 +15,7 @@ import type { RagRetriever } from '../../src/nodes/types';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { type StoredRunLauncher, createReconcileActivities } from './reconcile.activities';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
+import type { BoundedParser } from '../../src/parsing/parse-pool';
 
 export interface ActivityDeps {
   models: Models;
@@ -26,6 +27,8 @@ export interface ActivityDeps {
   /** Knowledge bases: the vector store and retrieval for RetrieverNode. */
   vectors: VectorStore;
   retriever?: RagRetriever;
+  /** Documents of an ingest job are parsed and cut on its threads, within the parse limits. */
+  parser: BoundedParser;
   pythonSandbox?: PythonSandbox;
   /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */
   temporal: { taskQueue: string; workflowIdPrefix: string };

@@ -6,6 +6,7 @@ import { createIndexBuild } from '../../src/rag/index-build';
 import { finishIngest, recordIngestProgress } from '../../src/rag/ingest-records';
 import type { VectorStore } from '../../src/rag/vector-store';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
+import type { BoundedParser } from '../../src/parsing/parse-pool';
 import {
   type RagEmbedPageInput, type RagIndexInput, type RagIngestDocumentInput, type RagIngestDocumentResult, type RagIndexPlan, RagFailureType,
 } from '../shared/rag-contract';
@@ -15,6 +16,7 @@ export interface RagActivityDeps {
   vectors: VectorStore;
   secret(name: string): Promise<string | undefined>;
   fetch: OutboundFetch;
+  parser: BoundedParser;
 }
 
 const HEARTBEAT_EVERY_MS = 3000;
@@ -44,7 +46,7 @@ export function createRagActivities(deps: RagActivityDeps) {
   return {
     ingestRagDocument: (input: RagIngestDocumentInput): Promise<RagIngestDocumentResult> =>
       withHeartbeat(async (beat) => {
-        const outcome = await createDocumentIngest(deps.models, beat)(input.collectionId, input.documentId);
+        const outcome = await createDocumentIngest(deps.models, deps.parser, beat)(input.collectionId, input.documentId);
         await recordIngestProgress(deps.models, input.collectionId, { done: input.done.files + 1, total: input.totalFiles }, input.done.chunks + outcome.chunks);
         return outcome;
       }),

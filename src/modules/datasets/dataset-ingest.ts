@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { mongo } from 'mongoose';
 import type { Models } from '../../db/models';
+import type { BoundedParser } from '../../parsing/parse-pool';
 import { gridfsAsyncBuffer, gridfsTee } from './gridfs-source';
 import { DatasetFormatError, type DatasetRow, parserFor } from './parsers';
 import { removeChunks, writeChunk } from '../../db/dataset-row-chunks';
@@ -11,6 +12,7 @@ export interface IngestOptions {
   format: string;
   maxBytes: number;
   rowsPerChunk: number;
+  parser: BoundedParser;
 }
 
 export interface IngestedFile {
@@ -43,7 +45,7 @@ export async function ingestFile(models: Models, input: Readable, opts: IngestOp
   let rowCount = 0;
   let chunk: DatasetRow[] = [];
   try {
-    for await (const row of parserFor(opts.format)({ stream: tee, stored })) {
+    for await (const row of parserFor(opts.format)({ stream: tee, stored, parser: opts.parser, fileName: opts.fileName })) {
       for (const key of Object.keys(row)) columns.add(key);
       chunk.push(row);
       rowCount++;

@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { DatasetDoc, Models } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
-import { ConflictError, RequestValidationError } from '../../http/errors';
+import { ConflictError, PayloadTooLargeError, RequestValidationError } from '../../http/errors';
+import type { BoundedParser } from '../../parsing/parse-pool';
+import { ParseLimitError } from '../../parsing/limits';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { RunReader } from '../runs/runs.service';
 import type { RunResponse } from '../runs/runs.schemas';
@@ -15,6 +17,8 @@ export interface DatasetServiceDeps {
   models: Models;
   runs: RunReader;
   limits: { maxBytes: number; rowsPerChunk: number };
+  /** Decodes formats that decompress (Parquet) off the event loop, within the parse limits. */
+  parser: BoundedParser;
   clock?: () => Date;
 }
 
@@ -43,7 +47,7 @@ function invalidFile(err: DatasetFormatError, fileName: string): RequestValidati
   return new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, ${err.message}`, input: fileName, ctx: { error: {} } }]);
 }
 
-export function createDatasetService({ models, runs, limits, clock = () => new Date() }: DatasetServiceDeps) {
+export function createDatasetService({ models, runs, limits, parser, clock = () => new Date() }: DatasetServiceDeps) {
   const { Dataset } = models;
   const reader = createDatasetReader(models);
   const idTaken = async (id: string) => (await Dataset.exists({ _id: id })) !== null;
@@ -77,8 +81,9 @@ export function createDatasetService({ models, runs, limits, clock = () => new D
       if (await nameTaken(meta.name)) throw conflict(meta.name);
       let file: IngestedFile;
       try {
-        file = await ingestFile(models, incoming.stream, { fileName, format, ...limits });
+        file = await ingestFile(models, incoming.stream, { fileName, format, parser, ...limits });
       } catch (err) {
+        if (err instanceof ParseLimitError) throw new PayloadTooLargeError(err.message);
         throw err instanceof DatasetFormatError ? invalidFile(err, fileName) : err;
       }
       try {

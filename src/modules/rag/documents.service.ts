@@ -2,14 +2,16 @@ import { readBytes } from '../../db/gridfs';
 import { fromJsonText } from '../../db/json-text';
 import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
-import { BadRequestError, NotFoundError } from '../../http/errors';
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../http/errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
-import { type ChunkPiece, applyTemplate, splitDocument } from '../../rag/chunker';
+import { applyTemplate } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
 import { createDocumentStore } from '../../rag/document-store';
 import { collectionCounts } from '../../rag/ingest-records';
-import { DocumentParseError, parseDocument } from '../../rag/parsers';
+import { DocumentParseError } from '../../rag/parsed-document';
+import { ParseLimitError } from '../../parsing/limits';
+import type { BoundedParser } from '../../parsing/parse-pool';
 import type { DocumentWithChunks } from './rag.schemas';
 import type { ChunkMetadata, TextProcessingConfig } from '../../rag/schemas';
 import type { VectorStore } from '../../rag/vector-store';
@@ -18,10 +20,11 @@ export interface DocumentServiceDeps {
   models: Models;
   collections: CollectionService;
   vectors: VectorStore;
+  parser: BoundedParser;
 }
 
 /** A collection's documents: listing with chunks, deleting one (also from its indices), previews. */
-export function createDocumentService({ models, collections, vectors }: DocumentServiceDeps) {
+export function createDocumentService({ models, collections, vectors, parser }: DocumentServiceDeps) {
   const { RagCollection, RagDocument, VectorIndex } = models;
   const store = createDocumentStore(models);
 
@@ -69,21 +72,22 @@ export function createDocumentService({ models, collections, vectors }: Document
     /**
      * How a file would be chunked: its first, middle and last chunk (only these get the template),
      * and how many there are. The upload stays staged (deleted with the request); it is read back
-     * whole because parsers need it so.
+     * whole because parsers need it so. Parsing and cutting happen on a parse thread; a file over
+     * a parse limit is a 413 naming the limit.
      */
     async preview(file: StagedFile, config: TextProcessingConfig) {
       const bytes = await readBytes(collections.staging.bucket, file.gridfsId);
       try {
-        const pieces = splitDocument(await parseDocument(file.originalname || 'file', file.mimetype || null, bytes), config);
-        if (!pieces.length) throw new BadRequestError('No chunks could be generated with the provided configuration');
-        const picks = [...new Set([0, Math.floor(pieces.length / 2), pieces.length - 1])];
+        const { picks, total } = await parser.preview(file.originalname || 'file', file.mimetype || null, bytes, config);
+        if (!total) throw new BadRequestError('No chunks could be generated with the provided configuration');
         const chunks = [];
-        for (const i of picks) {
-          const c = await applyTemplate(pieces[i] as ChunkPiece, config);
-          chunks.push({ original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: i + 1 });
+        for (const piece of picks) {
+          const c = await applyTemplate(piece, config);
+          chunks.push({ original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: piece.index + 1 });
         }
-        return { chunks, total_chunks: pieces.length };
+        return { chunks, total_chunks: total };
       } catch (err) {
+        if (err instanceof ParseLimitError) throw new PayloadTooLargeError(`Error previewing chunk: ${err.message}`);
         if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError')) throw new BadRequestError(`Error previewing chunk: ${err.message}`);
         throw err;
       }

@@ -8,6 +8,7 @@ import { createRagJobs } from './rag-jobs';
 import { createRetriever } from '../../rag/retrieval';
 import type { VectorStore } from '../../rag/vector-store';
 import type { OutboundFetch } from '../../outbound/outbound-fetch';
+import type { BoundedParser } from '../../parsing/parse-pool';
 
 export interface RagServiceDeps {
   models: Models;
@@ -18,15 +19,17 @@ export interface RagServiceDeps {
   secret: SecretReader;
   /** The api's outbound client (queries are embedded here). */
   fetch: OutboundFetch;
+  /** Chunk previews are parsed on its threads, within the parse limits. */
+  parser: BoundedParser;
 }
 
 /** Knowledge bases as the api serves them: collections, their documents, indices and retrieval. */
-export function createRagService({ models, temporal, taskQueue, workflowIdPrefix, vectors, secret, fetch }: RagServiceDeps) {
+export function createRagService({ models, temporal, taskQueue, workflowIdPrefix, vectors, secret, fetch, parser }: RagServiceDeps) {
   const jobs = createRagJobs({ temporal, taskQueue, workflowIdPrefix });
   const collections = createCollectionService({ models, jobs });
   return {
     collections,
-    documents: createDocumentService({ models, collections, vectors }),
+    documents: createDocumentService({ models, collections, vectors, parser }),
     indices: createIndexService({ models, collections, jobs, vectors, secret }),
     retriever: createRetriever({ models, vectors, secret, fetch }),
     secret,

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AsyncBuffer } from 'hyparquet';
 
 import type { DatasetRow } from '../../../db/dataset-row-chunks';
+import type { BoundedParser } from '../../../parsing/parse-pool';
 
 export type { DatasetRow };
 
@@ -11,6 +12,9 @@ export interface ParseSource {
   stream: Readable;
   /** Random access to the stored bytes; resolves only once the whole upload is in GridFS. */
   stored(): Promise<AsyncBuffer>;
+  /** Formats that decompress (Parquet) are decoded on its threads, within the parse limits. */
+  parser: BoundedParser;
+  fileName: string;
 }
 
 export type RowParser = (source: ParseSource) => AsyncIterable<DatasetRow>;
