@@ -28,6 +28,13 @@ export function basesText(bases: readonly string[], valueOf: (name: string) => s
   return JSON.stringify(bases.map((name) => [name, valueOf(name)]));
 }
 
+/** A setting a node cannot run without, trimmed; its absence fails the node (retrying cannot help). */
+export async function settingOrFail(read: (name: string) => Promise<string | undefined>, name: string): Promise<string> {
+  const value = (await read(name))?.trim();
+  if (!value) throw settingNotSet(name);
+  return value;
+}
+
 /** A setting a node cannot run without is unset (or, for a credential, entered under another base). */
 export function settingNotSet(name: string): NodeExecutionError {
   const bases = KEY_BASES.get(name);

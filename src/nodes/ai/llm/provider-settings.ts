@@ -1,4 +1,4 @@
-import { settingNotSet } from '../../credential-bases.js';
+import { settingOrFail } from '../../credential-bases.js';
 import type { SecretReader } from './types.js';
 import type { OutboundFetch } from '../../../outbound/outbound-fetch';
 
@@ -36,9 +36,7 @@ export interface AdapterOptions {
 
 /** A setting that must be present; its absence fails the node (retrying cannot help). */
 export async function requiredSetting(secret: SecretReader, name: string): Promise<string> {
-  const value = (await secret(name))?.trim();
-  if (!value) throw settingNotSet(name);
-  return value;
+  return settingOrFail(secret, name);
 }
 
 /** A base-URL override, else the provider's default. Never read from process.env by the SDKs. */

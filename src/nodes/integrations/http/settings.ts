@@ -1,11 +1,9 @@
-import { settingNotSet } from '../../credential-bases.js';
+import { settingOrFail } from '../../credential-bases.js';
 import type { NodeExecutionContext } from '../../types.js';
 
 /** A credential the node cannot run without; its absence fails the task naming the variable. */
 export async function requireSetting(ctx: Pick<NodeExecutionContext, 'secret'>, name: string): Promise<string> {
-  const value = (await ctx.secret(name))?.trim();
-  if (!value) throw settingNotSet(name);
-  return value;
+  return settingOrFail((variable) => ctx.secret(variable), name);
 }
 
 /** Waits `ms`, or rejects with the activity's cancellation as soon as it arrives. */
