@@ -6,8 +6,8 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Models } from './db/models';
 import type { Logger } from './logger';
-import { createTemporalProbe, mongoProbe, pythonSandboxProbe } from './modules/health/probes';
-import { PythonSandbox } from './nodes/code-execution/python-sandbox';
+import { apiProbes, createTemporalProbe } from './modules/health/probes';
+import type { PythonSandbox } from './nodes/code-execution/python-sandbox';
 import { loadSecretKey } from './modules/env-mgmt/secret-key';
 import { createServices } from './services';
 
@@ -25,6 +25,11 @@ export interface ApiDeps {
   eagerStart: boolean;
   /** Final saves of the worker in this process (combined topology): blocking runs answer from them. */
   outcomes?: RunOutcomes;
+  /**
+   * The Python sandbox settings of the worker in this process (combined topology): /api/health
+   * then says whether it starts. The api alone runs no Python and leaves that to its workers.
+   */
+  hostedWorkerSandbox?: PythonSandbox;
   /** Runs after the HTTP server has drained, before the process exits (closes connections, stops a hosted worker). */
   afterDrain: () => Promise<void>;
 }
@@ -40,7 +45,7 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
     logger,
     secretKey,
     services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, ...(deps.outcomes ? { outcomes: deps.outcomes } : {}), stopping: draining.signal, logger }),
-    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
+    probes: apiProbes(mongo, temporalHealth.probe, deps.hostedWorkerSandbox),
   });
   const server = http.createServer(
     {

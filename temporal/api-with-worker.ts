@@ -8,6 +8,7 @@ import { refuseInsecureListen, serveApi } from '../src/serve-api';
 import { ensureReconcilerSchedule } from './reconciler-schedule';
 import { createSpurWorker, installRuntime } from './spur-worker';
 import { createRunOutcomes } from '../src/engine/run-outcomes';
+import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 
 /**
  * The api and a worker in one process (single host: `npm run start:combined`). The client shares
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
   await ensureReconcilerSchedule(temporal, config, logger);
   await serveApi({
     config, logger, mongo, models, temporal, eagerStart: true, outcomes,
+    // This process runs Python nodes: its health says whether the sandbox starts here.
+    hostedWorkerSandbox: new PythonSandbox(config.python),
     // The SDK's own SIGTERM handler has begun the worker's drain: wait for it, then close.
     afterDrain: async () => {
       await running.catch(() => undefined);

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { CONFIG_VARIABLES } from '../../src/config';
-import { hashApiKey } from '../../src/http/api-keys';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
-import { COMPOSE_FILE, checkCompose, envFileFrom, readEnvExample, type ComposeProject, type ComposeService } from './compose-project';
+import { COMPOSE_FILE, REQUIRED_VALUES as REQUIRED, checkCompose, envFileFrom, loadProject, readEnvExample, type ComposeProject, type ComposeService } from './compose-project';
 
-/** What an operator fills into .env after `cp .env.example .env`. */
-const REQUIRED = {
-  SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
-  SPUR_API_KEY_HASHES: hashApiKey('spur_deploy_test_key'),
-  POSTGRES_PASSWORD: 'a-postgres-password',
-};
+/** The services holding data or running Temporal: on the internal network only, nothing published. */
+const PRIVATE_SERVICES = ['mongo', 'postgresql', 'temporal', 'temporal-setup'];
 
 /** Seconds of a compose duration such as "30s" or "1m30s". */
 function seconds(duration: string | undefined): number {
@@ -33,21 +27,33 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
   };
 
   before(async () => {
-    const result = await checkCompose(envFileFrom(readEnvExample(), REQUIRED));
-    assert.ok(result.ok, result.ok ? '' : `compose-check refused the project:\n${result.error}`);
-    project = result.project;
+    project = await loadProject();
   });
 
   it('is a valid compose project once .env holds the required values', () => {
     assert.deepEqual(Object.keys(project.services).sort(), ['api', 'mongo', 'postgresql', 'temporal', 'temporal-setup', 'temporal-ui', 'worker']);
   });
 
-  it('refuses to load while .env lacks the secret key or the PostgreSQL password, naming them', async () => {
+  it('refuses to load while .env lacks the secret key, the PostgreSQL password or the MongoDB credentials, naming them', async () => {
     const result = await checkCompose(readEnvExample());
     assert.equal(result.ok, false);
     if (result.ok) return;
     assert.match(result.error, /SPUR_SECRET_KEY.*openssl rand -base64 32/);
     assert.match(result.error, /POSTGRES_PASSWORD/);
+    assert.match(result.error, /MONGO_ROOT_USERNAME/);
+    assert.match(result.error, /MONGO_ROOT_PASSWORD/);
+  });
+
+  it('refuses to load without the MongoDB user or password when everything else is set, naming the missing one', async () => {
+    for (const missing of ['MONGO_ROOT_USERNAME', 'MONGO_ROOT_PASSWORD'] as const) {
+      const values: Record<string, string> = { ...REQUIRED, [missing]: '' };
+      const result = await checkCompose(envFileFrom(readEnvExample(), values));
+      assert.equal(result.ok, false, `loaded without ${missing}`);
+      if (result.ok) continue;
+      assert.match(result.error, new RegExp(`required variable ${missing} is missing a value: set ${missing} in \\.env`));
+      const other = missing === 'MONGO_ROOT_USERNAME' ? 'MONGO_ROOT_PASSWORD' : 'MONGO_ROOT_USERNAME';
+      assert.doesNotMatch(result.error, new RegExp(`required variable ${other}`), 'only the missing one is named');
+    }
   });
 
   it('runs api and workers from one image; workers scale: no container_name, no published ports', () => {
@@ -71,7 +77,7 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
   it('points api and workers at the compose services, with one secret key and the API keys from .env', () => {
     for (const name of ['api', 'worker']) {
       const env = service(name).environment ?? {};
-      assert.equal(env.SPUR_MONGODB_URI, 'mongodb://mongo:27017/?replicaSet=rs0');
+      assert.equal(env.SPUR_MONGODB_URI, `mongodb://${REQUIRED.MONGO_ROOT_USERNAME}:${REQUIRED.MONGO_ROOT_PASSWORD}@mongo:27017/?replicaSet=rs0&authSource=admin`);
       assert.equal(env.SPUR_TEMPORAL_ADDRESS, 'temporal:7233');
       assert.equal(env.SPUR_SECRET_KEY, REQUIRED.SPUR_SECRET_KEY);
       assert.equal(env.SPUR_API_KEY_HASHES, REQUIRED.SPUR_API_KEY_HASHES);
@@ -87,18 +93,48 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     }
     const mongo = service('mongo');
     assert.match(mongo.image ?? '', /^mongo:7(\.|$)/);
-    assert.deepEqual(mongo.command, ['--replSet', 'rs0', '--bind_ip_all']);
-    const [kind, shell, , , script] = mongo.healthcheck?.test ?? [];
+    const [kind, shell, ...args] = mongo.healthcheck?.test ?? [];
     assert.deepEqual([kind, shell], ['CMD', 'mongosh']);
+    const script = args[args.indexOf('--eval') + 1];
     assert.match(script ?? '', /rs\.initiate\(\{ _id: 'rs0', members: \[\{ _id: 0, host: 'mongo:27017' \}\] \}\)/, 'the member address is the one in the URI');
     assert.doesNotThrow(() => new Function(script ?? ''), 'the mongosh script is valid JavaScript');
   });
 
+  it('runs MongoDB with authentication: a root user from .env, a replica-set keyFile, a health check that logs in', () => {
+    const mongo = service('mongo');
+    // The image's entrypoint creates this user on the first start and then adds --auth.
+    assert.equal(mongo.environment?.MONGO_INITDB_ROOT_USERNAME, REQUIRED.MONGO_ROOT_USERNAME);
+    assert.equal(mongo.environment?.MONGO_INITDB_ROOT_PASSWORD, REQUIRED.MONGO_ROOT_PASSWORD);
+    // A replica set with auth needs a keyFile; it lives on a named volume, so it survives a re-create.
+    assert.deepEqual(mongo.command, ['--replSet', 'rs0', '--bind_ip_all', '--keyFile', '/data/configdb/keyfile']);
+    assert.ok((mongo.volumes ?? []).some((v) => v.type === 'volume' && v.source === 'mongo-config' && v.target === '/data/configdb'), 'the keyFile folder is a named volume');
+    // The wrapper that writes the keyFile hands over to the image's entrypoint (test/deploy/mongo-keyfile.test.ts runs it).
+    assert.deepEqual(mongo.entrypoint?.slice(0, 2), ['sh', '-c']);
+    assert.match(mongo.entrypoint?.[2] ?? '', /exec docker-entrypoint\.sh "\$@"\n$/);
+    const args = mongo.healthcheck?.test.slice(2) ?? [];
+    const option = (name: string) => args[args.indexOf(name) + 1];
+    assert.equal(option('--username'), REQUIRED.MONGO_ROOT_USERNAME);
+    assert.equal(option('--password'), REQUIRED.MONGO_ROOT_PASSWORD);
+    assert.equal(option('--authenticationDatabase'), 'admin', 'where the image creates the root user, as authSource in the URI');
+  });
+
+  it('keeps MongoDB, PostgreSQL and Temporal on an internal network, publishing no port', () => {
+    assert.equal(project.networks?.data?.internal, true, 'the data network has no route out and no published ports');
+    assert.ok(!project.networks?.default?.internal, 'the default network carries the published ports and outbound requests');
+    const joined = (name: string) => Object.keys(service(name).networks ?? {}).sort();
+    for (const name of PRIVATE_SERVICES) {
+      assert.deepEqual(joined(name), ['data'], `${name} is on the internal network alone`);
+      assert.deepEqual(service(name).ports ?? [], [], `${name} publishes no port`);
+    }
+    // Those that reach the data services and must also be reached from the host or reach out.
+    for (const name of ['api', 'worker', 'temporal-ui']) assert.deepEqual(joined(name), ['data', 'default'], name);
+  });
+
   it('keeps MongoDB and Temporal’s PostgreSQL on named volumes', () => {
     const mount = (name: string) => (service(name).volumes ?? []).map((v) => [v.type, v.source, v.target]);
-    assert.deepEqual(mount('mongo'), [['volume', 'mongo-data', '/data/db']]);
+    assert.deepEqual(mount('mongo'), [['volume', 'mongo-data', '/data/db'], ['volume', 'mongo-config', '/data/configdb']]);
     assert.deepEqual(mount('postgresql'), [['volume', 'temporal-postgres-data', '/var/lib/postgresql/data']]);
-    assert.deepEqual(Object.keys(project.volumes ?? {}).sort(), ['mongo-data', 'temporal-postgres-data', 'vectors']);
+    assert.deepEqual(Object.keys(project.volumes ?? {}).sort(), ['mongo-config', 'mongo-data', 'temporal-postgres-data', 'vectors']);
     // api and workers open the same vector store (LanceDB folder) on this host.
     for (const name of ['api', 'worker']) assert.deepEqual(mount(name), [['volume', 'vectors', '/vectors']]);
     const temporal = service('temporal');
@@ -149,14 +185,28 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     assert.match(dockerfile, /apt-get install [^\n]*bubblewrap/, 'the Python sandbox');
   });
 
-  it('grants api and workers only what the unprivileged Python sandbox needs: no capability, no root', () => {
+  it("keeps Docker's default seccomp and AppArmor profiles for the api: it runs no Python", () => {
+    assert.deepEqual(service('api').security_opt, ['no-new-privileges:true']);
+    for (const name of ['mongo', 'postgresql', 'temporal', 'temporal-setup', 'temporal-ui']) assert.equal(service(name).security_opt, undefined, `${name} keeps Docker's defaults`);
+  });
+
+  it('grants the workers only what the unprivileged Python sandbox needs: no capability, no root', () => {
     for (const name of ['api', 'worker']) {
       const s = service(name);
-      assert.deepEqual([...(s.security_opt ?? [])].sort(), ['apparmor=unconfined', 'no-new-privileges:true', 'seccomp=unconfined', 'systempaths=unconfined']);
       assert.deepEqual(s.cap_add ?? [], []);
       assert.ok(!s.privileged, `${name} is not privileged`);
       assert.equal(s.user, undefined, `${name} runs as the image's user (node)`);
     }
-    for (const name of ['mongo', 'postgresql', 'temporal', 'temporal-ui']) assert.equal(service(name).security_opt, undefined, `${name} keeps Docker's defaults`);
+    assert.deepEqual([...(service('worker').security_opt ?? [])].sort(), ['apparmor=unconfined', 'no-new-privileges:true', 'seccomp=unconfined', 'systempaths=unconfined']);
+  });
+
+  it("checks each worker's health with a command in its container that starts the sandbox (test/deploy/worker-health.test.ts runs it)", () => {
+    const check = service('worker').healthcheck;
+    assert.deepEqual(check?.test, ['CMD', 'node', '--import', 'tsx', 'temporal/worker-health.ts']);
+    // The command waits up to 15 s per check (it exits on its own first); compose must wait longer.
+    assert.ok(seconds(check?.timeout) > 15 + 5, `timeout ${check?.timeout}`);
+    const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    assert.match(dockerfile, /^COPY temporal \.\/temporal$/m, 'the image holds the command');
+    assert.match(dockerfile, /^WORKDIR \/app$/m, 'where its relative path resolves');
   });
 });

@@ -10,17 +10,14 @@ import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
-import { checkCompose, envFileFrom, readEnvExample } from './compose-project';
+import { loadProject } from './compose-project';
 
 /**
  * The compose `temporal-setup` service's script, run here with this machine's Temporal CLI standing
  * in for the one in temporalio/admin-tools, against a fresh server that knows no Spur attribute.
  */
 async function setupCommand(): Promise<string[]> {
-  const env = envFileFrom(readEnvExample(), { SPUR_SECRET_KEY: 'k', POSTGRES_PASSWORD: 'pw' });
-  const loaded = await checkCompose(env);
-  assert.ok(loaded.ok, loaded.ok ? '' : loaded.error);
-  const setup = loaded.project.services['temporal-setup'];
+  const setup = (await loadProject()).services['temporal-setup'];
   return [...(setup?.entrypoint ?? []), ...(setup?.command ?? [])];
 }
 

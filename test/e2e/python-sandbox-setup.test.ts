@@ -9,9 +9,11 @@ import { client } from '../support/http';
 import { runPython } from '../support/python-runs';
 import { stack } from '../support/stack';
 import { startWorker } from '../support/worker';
+import { runWorkerHealth } from '../support/worker-health';
 
-// Secure by default: the health endpoint says whether the sandbox starts, and Python runs refuse
-// to start without one unless the operator says the code is trusted.
+// Secure by default: the worker's health check (temporal/worker-health.ts, its compose health
+// check) says whether the sandbox starts, and Python runs refuse to start without one unless the
+// operator says the code is trusted.
 
 /** Live processes named `comm` whose parent is `ppid`, from /proc. */
 function childrenNamed(ppid: number, comm: string): number[] {
@@ -47,12 +49,11 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     }
   }
 
-  it('reports a working sandbox in /api/health', async () => {
+  it("reports a working sandbox in the worker's health check", async () => {
     await withApi({}, async (api) => {
-      const res = await client(api.baseUrl).get('/health');
-      assert.equal(res.status, 200);
-      assert.equal(res.body.checks.python_sandbox.ok, true);
-      assert.match(res.body.checks.python_sandbox.detail, /^bubblewrap, network none, Python 3\./);
+      const health = await runWorkerHealth(api.env);
+      assert.equal(health.code, 0, health.output);
+      assert.match(health.output, /python_sandbox ok \(bubblewrap, network none, Python 3\./);
     });
   });
 
@@ -61,10 +62,10 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     const hidden = process.getuid?.() === 0 && !canEnterAsOthers(path.dirname(onPath));
     await withApi({}, async (api) => {
       const http = client(api.baseUrl);
-      const health = await http.get('/health');
-      assert.equal(health.status, 200);
-      if (hidden) assert.match(health.body.checks.python_sandbox.detail, /python3 on PATH cannot be used: .* cannot enter, so \/usr\/bin\/python3 runs user code \(SPUR_PYTHON chooses another\)/);
-      else assert.doesNotMatch(health.body.checks.python_sandbox.detail, /cannot be used/);
+      const health = await runWorkerHealth(api.env);
+      assert.equal(health.code, 0, health.output);
+      if (hidden) assert.match(health.output, /python3 on PATH cannot be used: .* cannot enter, so \/usr\/bin\/python3 runs user code \(SPUR_PYTHON chooses another\)/);
+      else assert.doesNotMatch(health.output, /cannot be used/);
       const worker = await startWorker(api.env);
       try {
         const task = await runPython(http, 'import os, sys\nreturn {"python": os.path.realpath(sys.executable), "uid": os.getuid()}');
@@ -77,12 +78,11 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     });
   });
 
-  it('answers 503 naming the cause and the setting when the sandbox cannot start', async () => {
-    await withApi({ SPUR_PYTHON: '/nonexistent/python3' }, async (api) => {
-      const res = await client(api.baseUrl).get('/health');
-      assert.equal(res.status, 503);
-      assert.equal(res.body.checks.python_sandbox.ok, false);
-      assert.match(res.body.checks.python_sandbox.error, /\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/);
+  it("fails the worker's health check naming the cause and the setting when the sandbox cannot start", async () => {
+    await withApi({}, async (api) => {
+      const health = await runWorkerHealth(api.env, { SPUR_PYTHON: '/nonexistent/python3' });
+      assert.equal(health.code, 1, health.output);
+      assert.match(health.output, /^worker unhealthy: python_sandbox FAILED: .*\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/);
     });
   });
 
@@ -100,12 +100,12 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     });
   });
 
-  it('runs unsandboxed only when told to, and health says the code must be trusted', async () => {
+  it("runs unsandboxed only when told to, and the worker's health check says the code must be trusted", async () => {
     await withApi({ SPUR_PYTHON_SANDBOX: 'off' }, async (api) => {
       const http = client(api.baseUrl);
-      const health = await http.get('/health');
-      assert.equal(health.status, 200);
-      assert.match(health.body.checks.python_sandbox.detail, /^off \(SPUR_PYTHON_SANDBOX=off\).*trusted code only/);
+      const health = await runWorkerHealth(api.env);
+      assert.equal(health.code, 0, health.output);
+      assert.match(health.output, /python_sandbox ok \(off \(SPUR_PYTHON_SANDBOX=off\).*trusted code only/);
       const worker = await startWorker(api.env);
       try {
         const task = await runPython(http, 'import socket\nreturn {"interfaces": len(socket.if_nameindex())}');

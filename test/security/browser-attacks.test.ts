@@ -188,7 +188,7 @@ describe('security: a browser on another site cannot drive the api', function ()
       assert.ok([200, 503].includes(anonymous.status));
       assert.deepEqual(Object.keys(JSON.parse(text(anonymous))), ['status']);
       const detailed = JSON.parse(text(await keyed.raw.request({ method: 'GET', path: '/api/health/', headers: { 'x-api-key': KEY } })));
-      assert.deepEqual(Object.keys(detailed.checks).sort(), ['mongodb', 'python_sandbox', 'temporal']);
+      assert.deepEqual(Object.keys(detailed.checks).sort(), ['mongodb', 'temporal']);
     });
 
     it('sends a page request without a session to /login, API paths in other letters too; files stay open', async () => {

@@ -8,8 +8,7 @@ import { type Config, loadConfig } from '../../src/config';
 import { connectMongo } from '../../src/db/connection';
 import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
-import { createTemporalProbe, mongoProbe, pythonSandboxProbe } from '../../src/modules/health/probes';
-import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
+import { apiProbes, createTemporalProbe } from '../../src/modules/health/probes';
 import { type Services, createServices } from '../../src/services';
 import { apiTemporalConnection } from '../../src/temporal-connection';
 import { stack } from './stack';
@@ -63,7 +62,8 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     secretKey,
     logger: createLogger(config, 'api-test'),
     services,
-    probes: { mongodb: mongoProbe(mongo), temporal: temporalHealth.probe, python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)) },
+    // The api alone, as src/main.ts runs it (tests start workers as their own processes): no Python sandbox to check.
+    probes: apiProbes(mongo, temporalHealth.probe),
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

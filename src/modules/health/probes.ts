@@ -1,13 +1,26 @@
 import { Connection as TemporalConnection } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
-import { pingMongo } from '../../db/connection';
+import type { Config } from '../../config';
+import { connectMongo, pingMongo } from '../../db/connection';
 import type { PythonSandbox } from '../../nodes/code-execution/python-sandbox';
-import type { HealthProbe } from './health.routes';
+import type { HealthProbe } from './run-probes';
 
 const DEADLINE_MS = 2000;
 
 export function mongoProbe(conn: MongoConnection): HealthProbe {
   return () => pingMongo(conn);
+}
+
+/** For a process that holds no connection (the worker's health command): connects, pings, closes. */
+export function mongoConnectProbe(config: Pick<Config, 'mongo'>): HealthProbe {
+  return async () => {
+    const conn = await connectMongo(config);
+    try {
+      await pingMongo(conn);
+    } finally {
+      await conn.close();
+    }
+  };
 }
 
 /**
@@ -25,13 +38,26 @@ export function createTemporalProbe(address: string): { probe: HealthProbe; clos
 }
 
 /**
- * Whether PythonFuncNode code can run on this host with this configuration (the api checks with the
- * same image and settings as its workers): degraded when the sandbox cannot start, naming the cause.
+ * Whether PythonFuncNode code can run in this process with this configuration: fails when the
+ * sandbox cannot start, naming the cause.
  */
 export function pythonSandboxProbe(sandbox: PythonSandbox): HealthProbe {
   return async () => {
     const state = await sandbox.state();
     if (!state.ok) throw new Error(state.detail);
     return state.detail;
+  };
+}
+
+/**
+ * What /api/health checks: MongoDB and Temporal, and the Python sandbox only when this process runs
+ * nodes (the api hosting a worker). The api alone runs no Python, so it needs no sandbox and does
+ * not check one: each worker checks its own (temporal/worker-health.ts).
+ */
+export function apiProbes(mongo: MongoConnection, temporal: HealthProbe, hostedWorkerSandbox?: PythonSandbox): Record<string, HealthProbe> {
+  return {
+    mongodb: mongoProbe(mongo),
+    temporal,
+    ...(hostedWorkerSandbox ? { python_sandbox: pythonSandboxProbe(hostedWorkerSandbox) } : {}),
   };
 }
