@@ -39,7 +39,7 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'values' | 'limits' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -64,7 +64,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   // Requests the api makes itself (AI helpers, embedding a retrieval query) follow the same policy as the worker's.
   const outbound = createOutboundFetch(config.outbound);
   const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
-  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, ...(outcomes ? { outcomes } : {}) };
+  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, definitionLimits: config.limits, ...(outcomes ? { outcomes } : {}) };
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);
