@@ -53,7 +53,7 @@ export interface ServiceDeps {
 export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping, logger, outcomes }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
-  const values = valuesOf(models.conn, config.values);
+  const values = valuesOf(models.conn, config.values, secretKey);
   const runRecords = createRunRepository(models, values);
   const reader = createRunReader(models, runRecords);
   const turns = createSessionTurns(models);
