@@ -14,7 +14,7 @@ export function withoutReservedKey<S extends z.ZodType>(schema: S): S {
   return schema.superRefine((value, ctx) => {
     const path = reservedKeyPath(value);
     if (path) ctx.addIssue({ code: 'custom', message: RESERVED_KEY_MESSAGE, path, params: { pydanticType: 'value_error' } });
-  }) as S;
+  });
 }
 
 /**
