@@ -47,7 +47,7 @@ import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static
 export const API_PREFIX = '/api';
 
 export interface AppDeps {
-  config: Pick<Config, 'http' | 'webUi'>;
+  config: Pick<Config, 'http' | 'webUi' | 'limits'>;
   /** Keys browser session ids (the server's secret key, so every replica accepts them). */
   secretKey?: Buffer;
   logger: Logger;
@@ -70,6 +70,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...workflowRoutes({
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
+      definitionLimits: config.limits,
     }),
     ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs, idempotency: services.idempotency, recoverRun: services.recoverRun }),
     ...callbackRoutes(services.callbacks),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { OutboundPolicy } from './outbound/outbound-fetch';
 import type { ParseLimits } from './parsing/limits';
+import type { DefinitionLimits } from './modules/workflows/definition-limits';
 
 /**
  * The only place that reads `process.env`. Every process parses it once at boot and passes the
@@ -82,6 +83,10 @@ const envSchema = z.object({
   SPUR_VALUE_REF_BYTES: z.coerce.number().int().min(256).max(1024 * 1024).default(128 * 1024),
   /** Largest value a run may carry (an input field, a node output): a request over it gets 413, a node over it fails. */
   SPUR_MAX_VALUE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** Most model calls an AgentNode's `max_iterations` may ask for: a workflow over it is refused when saved (422) and when run (400). */
+  SPUR_AGENT_MAX_ITERATIONS: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Most iterations of nested ForLoopNodes, multiplied along each nesting chain (checked like the agent cap). */
+  SPUR_LOOP_MAX_TOTAL_ITERATIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /**
    * Where LanceDB keeps vector indices: a folder (default `<SPUR_DATA_DIR>/vectors`) or object
    * storage (`s3://bucket/prefix`, `gs://…`, `az://…`) shared by every api and worker process.
@@ -191,6 +196,7 @@ export interface Config {
   datasets: { maxBytes: number; rowsPerChunk: number };
   parsing: ParseLimits;
   values: { refAboveBytes: number; maxBytes: number };
+  limits: DefinitionLimits;
   rag: { vectorStoreUri: string; annMinRows: number };
   python: PythonSettings;
   reconcile: { everyMs: number; graceMs: number };
@@ -267,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     parsing: { maxBytes: e.SPUR_PARSE_MAX_BYTES, timeLimitMs: e.SPUR_PARSE_TIMEOUT_SECONDS * 1000, memoryMb: e.SPUR_PARSE_MEMORY_MB },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
+    limits: { agentMaxIterations: e.SPUR_AGENT_MAX_ITERATIONS, loopMaxTotalIterations: e.SPUR_LOOP_MAX_TOTAL_ITERATIONS },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
     python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB, maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },

@@ -41,7 +41,7 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'parsing' | 'values' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
+  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'parsing' | 'values' | 'limits' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -55,7 +55,7 @@ export interface ServiceDeps {
 export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping, logger, outcomes }: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
-  const values = valuesOf(models.conn, config.values);
+  const values = valuesOf(models.conn, config.values, secretKey);
   const runRecords = createRunRepository(models, values);
   const reader = createRunReader(models, runRecords);
   const turns = createSessionTurns(models);
@@ -68,7 +68,7 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   // Uploaded documents and dataset files are parsed on its threads, never on the api's event loop.
   const parser = createBoundedParser(config.parsing);
   const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
-  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, ...(outcomes ? { outcomes } : {}) };
+  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, definitionLimits: config.limits, ...(outcomes ? { outcomes } : {}) };
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);

@@ -30,9 +30,10 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
   const pythonSandbox = new PythonSandbox(config.python);
   // Every request the worker makes for a run (nodes, embeddings, callbacks) goes through this one.
   const outbound = createOutboundFetch(config.outbound);
-  const box = new SecretBox(loadSecretKey(config));
+  const secretKey = loadSecretKey(config);
+  const box = new SecretBox(secretKey);
   const env = createEnvService(models, box);
-  const values = valuesOf(models.conn, config.values);
+  const values = valuesOf(models.conn, config.values, secretKey);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
   const runs = createRunReader(models, createRunRepository(models, values));
   const callbacks = { ...config.callbacks, fetch: outbound, runBody: (runId: string) => runs.get(runId), openSecret: (sealed: string) => openCallbackSecret(box, sealed) };

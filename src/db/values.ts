@@ -1,6 +1,8 @@
 import type { Connection } from 'mongoose';
-import { containsValueRef, isValueRef, valueRef, type ValueRef } from '../engine/value-ref';
+import { containsValueRef, valueRef, type ValueRef } from '../engine/value-ref';
 import { ValueTooLargeError } from './errors';
+import { jsonWithValues } from './value-json';
+import { type ValueSeal, createValueSeal } from './value-seal';
 import { type ValueStore, createValueStore } from './value-store';
 
 export interface ValueLimits {
@@ -22,20 +24,23 @@ function jsonBytes(value: unknown): number {
  * Values by reference over a ValueStore: `externalize` turns a plain value into one whose JSON is
  * at most `refAboveBytes`, storing its large parts; `resolve` turns refs back into plain values.
  * A container keeps its shape where it can (a node output `{text: <50 MB>}` becomes
- * `{text: <ref>}`), so the engine still sees the keys it routes on.
+ * `{text: <ref>}`), so the engine still sees the keys it routes on. Only refs sealed here are
+ * read back (value-seal.ts): anything else of their shape is a plain value like any other.
  */
-export function createValues(store: ValueStore, limits: ValueLimits) {
+export function createValues(store: ValueStore, limits: ValueLimits, seals: ValueSeal) {
+  const isRef = (value: unknown): value is ValueRef => seals.isSealed(value);
   const minPiece = Math.max(REF_OVERHEAD, limits.refAboveBytes / 8);
 
   /** `text`: the value's JSON when already at hand (a 50 MB string is not serialised again). */
   async function storeWhole(scope: string, value: unknown, text?: string): Promise<ValueRef> {
     const json = Buffer.from(text ?? JSON.stringify(value), 'utf8');
-    return valueRef(await store.put(scope, json), json.length);
+    const id = await store.put(scope, json);
+    return valueRef(id, json.length, seals.seal(id, json.length));
   }
 
   async function shrink(scope: string, value: unknown, budget: number, size: number, text?: string): Promise<unknown> {
     if (size <= budget) return value;
-    if (budget >= REF_OVERHEAD && value !== null && typeof value === 'object' && !isValueRef(value)) {
+    if (budget >= REF_OVERHEAD && value !== null && typeof value === 'object' && !isRef(value)) {
       const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...value }) as Record<string, unknown>;
       const big = Object.entries(copy)
         .map(([key, child]) => {
@@ -59,7 +64,7 @@ export function createValues(store: ValueStore, limits: ValueLimits) {
 
   async function resolveDeep(value: unknown): Promise<unknown> {
     if (value === null || typeof value !== 'object') return value;
-    if (isValueRef(value)) return JSON.parse((await store.read(value.__spur_value_ref__.id)).toString('utf8')) as unknown;
+    if (isRef(value)) return JSON.parse((await store.read(value.__spur_value_ref__.id)).toString('utf8')) as unknown;
     if (Array.isArray(value)) return Promise.all(value.map(resolveDeep));
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) out[key] = await resolveDeep(child);
@@ -83,8 +88,14 @@ export function createValues(store: ValueStore, limits: ValueLimits) {
 
     /** The plain value: every ref read back (a value without refs is returned as is). */
     async resolve<T>(value: T): Promise<T> {
-      return containsValueRef(value) ? ((await resolveDeep(value)) as T) : value;
+      return containsValueRef(value, isRef) ? ((await resolveDeep(value)) as T) : value;
     },
+
+    /** Whether a sealed ref sits anywhere inside `value`. */
+    holdsRefs: (value: unknown): boolean => containsValueRef(value, isRef),
+
+    /** The JSON text of `value` with every sealed ref's stored JSON spliced in, as a stream. */
+    jsonStream: (value: unknown) => jsonWithValues(value, store, isRef),
 
     deleteScopes: (scopes: string[]) => store.deleteScopes(scopes),
   };
@@ -92,8 +103,8 @@ export function createValues(store: ValueStore, limits: ValueLimits) {
 
 export type Values = ReturnType<typeof createValues>;
 
-/** The values of one connection's database (bucket `values`), with the configured limits. */
-export function valuesOf(conn: Connection, limits: ValueLimits): Values {
+/** The values of one connection's database (bucket `values`), with the configured limits, sealed with the installation's key. */
+export function valuesOf(conn: Connection, limits: ValueLimits, secretKey: Buffer): Values {
   if (!conn.db) throw new Error('valuesOf needs an open connection');
-  return createValues(createValueStore(conn.db), limits);
+  return createValues(createValueStore(conn.db), limits, createValueSeal(secretKey));
 }

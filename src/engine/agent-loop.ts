@@ -24,6 +24,11 @@ function parseArguments(text: string): Record<string, unknown> | string {
   }
 }
 
+/** The model calls an AgentNode may make: its `max_iterations`, 10 when absent or not a number (PySpur's default). */
+export function agentMaxIterations(config: Record<string, unknown>): number {
+  return Math.max(1, Number(config.max_iterations ?? 10) || 10);
+}
+
 /**
  * AgentNode as durable steps (pyspur-facts §13): each model call and each tool call is a step of
  * its own, so a worker that dies mid-loop resumes after the last completed one. Tools are the
@@ -35,7 +40,7 @@ function parseArguments(text: string): Record<string, unknown> | string {
  */
 export async function runAgent(steps: StepRunner, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<CompositeResult> {
   const tools = level.children.get(node.id)?.nodes ?? [];
-  const maxIterations = Math.max(1, Number(node.config.max_iterations ?? 10) || 10);
+  const maxIterations = agentMaxIterations(node.config);
   const transcript: AgentTurn[] = [];
   const calls: Record<string, unknown[]> = {};
   let usage: TokenUsage | undefined;

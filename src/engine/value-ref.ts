@@ -3,6 +3,8 @@
  * stored once (src/db/value-store.ts) and travels through Temporal histories, activity payloads
  * and run documents as this small object instead. Workflow code may hold and move refs but never
  * reads through them; activities resolve them before a node runs, the api before it answers.
+ * The shape alone proves nothing: user content can hold it too. Only a ref whose `seal` Spur's
+ * key made (src/db/value-seal.ts) is ever read through; any other is plain data.
  * Pure: no I/O, safe inside the workflow sandbox.
  */
 export const VALUE_REF_KEY = '__spur_value_ref__';
@@ -12,6 +14,8 @@ export interface ValueRefTarget {
   id: string;
   /** Length of the stored JSON text in bytes. */
   bytes: number;
+  /** HMAC of id and bytes under a key derived from SPUR_SECRET_KEY: written by Spur's value store only. */
+  seal: string;
 }
 
 export interface ValueRef {
@@ -23,17 +27,40 @@ export function isValueRef(value: unknown): value is ValueRef {
   const keys = Object.keys(value);
   if (keys.length !== 1 || keys[0] !== VALUE_REF_KEY) return false;
   const target = (value as Record<string, unknown>)[VALUE_REF_KEY] as Partial<ValueRefTarget> | null;
-  return target !== null && typeof target === 'object' && typeof target.id === 'string' && typeof target.bytes === 'number';
+  return target !== null && typeof target === 'object' && typeof target.id === 'string' && typeof target.bytes === 'number' && typeof target.seal === 'string';
 }
 
-export function valueRef(id: string, bytes: number): ValueRef {
-  return { [VALUE_REF_KEY]: { id, bytes } };
+export function valueRef(id: string, bytes: number, seal: string): ValueRef {
+  return { [VALUE_REF_KEY]: { id, bytes, seal } };
 }
 
-/** Whether any ref sits anywhere inside `value` (cheap walk; no JSON text is built). */
-export function containsValueRef(value: unknown): boolean {
+/** Whether a value `isRef` accepts sits anywhere inside `value` (cheap walk; no JSON text is built). */
+export function containsValueRef(value: unknown, isRef: (v: unknown) => boolean = isValueRef): boolean {
   if (value === null || typeof value !== 'object') return false;
-  if (isValueRef(value)) return true;
+  if (isRef(value)) return true;
   const children = Array.isArray(value) ? value : Object.values(value);
-  return children.some(containsValueRef);
+  return children.some((child) => containsValueRef(child, isRef));
+}
+
+/**
+ * Where the reserved key first appears in a client's value, whatever the object around it holds
+ * (null when nowhere): a client may not send anything ref-like, sealed or not.
+ */
+export function reservedKeyPath(value: unknown): (string | number)[] | null {
+  const path: (string | number)[] = [];
+  const walk = (v: unknown): boolean => {
+    if (v === null || typeof v !== 'object') return false;
+    if (!Array.isArray(v) && Object.hasOwn(v, VALUE_REF_KEY)) {
+      path.push(VALUE_REF_KEY);
+      return true;
+    }
+    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((child, i) => [i, child]) : Object.entries(v);
+    for (const [key, child] of entries) {
+      path.push(key);
+      if (walk(child)) return true;
+      path.pop();
+    }
+    return false;
+  };
+  return walk(value) ? path : null;
 }

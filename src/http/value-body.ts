@@ -1,6 +1,4 @@
 import type { Context } from 'koa';
-import { containsValueRef } from '../engine/value-ref';
-import { jsonWithValues } from '../db/value-json';
 import type { Values } from '../db/values';
 
 /**
@@ -9,8 +7,8 @@ import type { Values } from '../db/values';
  */
 export function valueBody(values: Values) {
   return (ctx: Context, result: unknown): unknown => {
-    if (!containsValueRef(result)) return result;
+    if (!values.holdsRefs(result)) return result;
     ctx.type = 'application/json';
-    return jsonWithValues(result, values.store);
+    return values.jsonStream(result);
   };
 }

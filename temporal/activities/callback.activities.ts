@@ -2,7 +2,6 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { callbackSignature, callbackVerdict, postCallback } from '../../src/callbacks/callback-post';
 import { type AttemptRecord, createCallbackDeliveries } from '../../src/db/callback-deliveries';
 import type { Models } from '../../src/db/models';
-import { jsonWithValues } from '../../src/db/value-json';
 import type { Values } from '../../src/db/values';
 import { OutboundRefusedError } from '../../src/outbound/checked-target';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
@@ -75,7 +74,7 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
   /** `{event, run}` as bytes, large values spliced in: exactly what is signed and sent. */
   async function bodyOf(input: CallbackDeliveryInput): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const chunk of jsonWithValues({ event: input.event, run: await callbacks.runBody(input.runId) }, deps.values.store)) chunks.push(chunk as Buffer);
+    for await (const chunk of deps.values.jsonStream({ event: input.event, run: await callbacks.runBody(input.runId) })) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
 

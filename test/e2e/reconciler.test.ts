@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { StartRunRequest } from '../../src/modules/runs/runs.schemas';
 import { createServices } from '../../src/services';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
@@ -26,7 +25,7 @@ describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose 
   it('starts a run whose api stopped between inserting it and starting its workflow', async () => {
     const wf = (await engine.http.post('/wf/', { name: 'never started', definition: pythonExclaim })).body;
     // The api's own code path up to the insert, then no start: what an api killed at that moment leaves.
-    const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+    const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
     const run = await services.runStarter.record(wf.id, StartRunRequest.parse({ initial_inputs: { src: { x: 'late' } } }), 'interactive');
     assert.equal((await engine.http.get(`/run/${run._id}/status/`)).body.status, 'PENDING');
 

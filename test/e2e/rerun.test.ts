@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { RerunRequest } from '../../src/modules/runs/rerun.schemas';
 import { createServices } from '../../src/services';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
@@ -317,7 +317,7 @@ describe('e2e: a rerun whose api stopped before starting it; a rerun that contin
     const original = (await waitForRun(engine.http, started.body.id, hasEnded, 120_000)) as Run;
     assert.equal(original.status, 'COMPLETED');
     // The api's own code path up to the insert, then no start: what an api killed at that moment leaves.
-    const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+    const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
     const stored = await services.rerunStarter.record(original.id, RerunRequest.parse({ from_node_id: 'p3', input_overrides: { p2: { r: 'late' } } }), 'interactive');
     assert.equal((await engine.http.get(`/run/${stored._id}/status/`)).body.status, 'PENDING');
 

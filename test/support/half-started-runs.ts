@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { createIdempotencyKeys, keyRecordId, requestHash } from '../../src/db/idempotency-keys';
 import { ResumeRunRequest } from '../../src/modules/pauses/pauses.schemas';
 import { RunTypeQuery, StartRunRequest } from '../../src/modules/runs/runs.schemas';
@@ -12,7 +11,7 @@ import type { Engine } from './engine';
  * workflow never started, no answer sent. Returns the run's id.
  */
 export async function keyedRunLeftUnstarted(engine: Engine, workflowId: string, key: string, initialInputs: Record<string, unknown>, claimed: boolean): Promise<string> {
-  const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+  const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
   const keys = createIdempotencyKeys(engine.api.models, services.values);
   const body = StartRunRequest.parse({ initial_inputs: initialInputs });
   const scope = { principal: null, route: 'start_run', target: workflowId, key };
@@ -35,7 +34,7 @@ export async function keyedRunLeftUnstarted(engine: Engine, workflowId: string, 
  * own code path, under the key's update id) before the api died.
  */
 export async function keyedPauseActionLeftUnanswered(engine: Engine, runId: string, key: string, decision: Record<string, unknown>, applied: boolean): Promise<void> {
-  const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+  const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
   const keys = createIdempotencyKeys(engine.api.models, services.values);
   const body = ResumeRunRequest.parse(decision);
   const scope = { principal: null, route: 'process_pause_action', target: runId, key };

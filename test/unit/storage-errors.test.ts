@@ -56,16 +56,17 @@ describe('storage errors', () => {
 
 describe('value refs (pure)', () => {
   it('recognises exactly the ref shape', () => {
-    const ref = valueRef('R1/abc', 10);
+    const ref = valueRef('R1/abc', 10, 'seal');
     assert.equal(isValueRef(ref), true);
     assert.equal(isValueRef({ [VALUE_REF_KEY]: { id: 'R1/abc' } }), false);
+    assert.equal(isValueRef({ [VALUE_REF_KEY]: { id: 'R1/abc', bytes: 1 } }), false, 'a ref without a seal');
     assert.equal(isValueRef({ [VALUE_REF_KEY]: { id: 'R1/abc', bytes: 1 }, other: 1 }), false);
     assert.equal(isValueRef([ref]), false);
     assert.equal(isValueRef(null), false);
   });
 
   it('finds a ref anywhere inside a value', () => {
-    assert.equal(containsValueRef({ a: [1, { b: valueRef('R7/x', 1) }] }), true);
+    assert.equal(containsValueRef({ a: [1, { b: valueRef('R7/x', 1, 'seal') }] }), true);
     assert.equal(containsValueRef({ a: [1, { b: 'R7/x' }], c: null }), false);
   });
 });

@@ -2,9 +2,10 @@ import { z } from '../../http/zod';
 import { PAUSE_ACTIONS } from '../../engine/statuses';
 import { DefinitionStructureSchema } from '../workflows/definition.schema';
 import { RunResponse } from '../runs/runs.schemas';
+import { withoutReservedKey } from '../runs/run-values';
 
 export const ResumeRunRequest = z.object({
-  inputs: z.record(z.string(), z.unknown()),
+  inputs: withoutReservedKey(z.record(z.string(), z.unknown())),
   user_id: z.string().min(1).max(200),
   action: z.enum(PAUSE_ACTIONS),
   comments: z.string().max(10_000).nullable().default(null),

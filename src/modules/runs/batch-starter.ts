@@ -8,7 +8,7 @@ import { WorkflowType } from '../../../temporal/shared/workflow-names';
 import { createDatasetReader } from '../../db/dataset-reader';
 import { createOutputFileWriter } from '../output-files/output-file-writer';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
-import { checkRunnable, toRunDefinition } from './run-inputs';
+import { checkRunnable, checkWithinLimits, toRunDefinition } from './run-inputs';
 import { type RunStarterDeps, startRunWorkflow } from './run-starter';
 import type { RunResponse, BatchRunInput } from './runs.schemas';
 import type { RunClaim } from './idempotency';
@@ -27,6 +27,7 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNode = checkRunnable(definition);
+    checkWithinLimits(definition, deps.definitionLimits);
     const dataset = await datasets.getDataset(body.dataset_id);
     const columns = inputColumns(inputNode, dataset.columns);
     const missing = columns.find((c) => !dataset.columns.includes(c));

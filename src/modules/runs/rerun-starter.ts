@@ -5,7 +5,7 @@ import type { RunStatus } from '../../engine/statuses';
 import { ConflictError, RequestValidationError, notFound } from '../../http/errors';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import { launchRun } from './run-launch';
-import { checkRunnable, toRunDefinition } from './run-inputs';
+import { checkRunnable, checkWithinLimits, toRunDefinition } from './run-inputs';
 import { type RunStarterDeps, failIfNotStarted } from './run-starter';
 import { storeClientValues } from './run-values';
 import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from './rerun-launch';
@@ -33,6 +33,7 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     if (!pinned) throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(pinned.definition) as WorkflowDefinition);
     checkRunnable(definition);
+    checkWithinLimits(definition, deps.definitionLimits);
     return { version: pinned, name: pinned.name, definition };
   }
 

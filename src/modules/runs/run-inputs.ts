@@ -2,6 +2,7 @@ import { BadRequestError } from '../../http/errors';
 import { GraphError, planGraph } from '../../engine/graph';
 import type { GraphNode, RunDefinition } from '../../engine/run-contract';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
+import { type DefinitionLimits, definitionLimitIssues } from '../workflows/definition-limits';
 
 /** The engine's view of a stored definition (the fields it reads). */
 export function toRunDefinition(def: WorkflowDefinition): RunDefinition {
@@ -22,6 +23,15 @@ export function checkRunnable(def: RunDefinition): GraphNode {
   const inputNode = def.nodes.find((n) => n.node_type === 'InputNode' && n.parent_id === null);
   if (!inputNode) throw new BadRequestError('The workflow has no InputNode, so it cannot be run', 'NO_INPUT_NODE');
   return inputNode;
+}
+
+/**
+ * A definition saved before the limits were lowered (or before they existed) is refused when run:
+ * the agent and loop caps hold for every run, not only for definitions saved since.
+ */
+export function checkWithinLimits(def: RunDefinition, limits: DefinitionLimits): void {
+  const issues = definitionLimitIssues(def, limits);
+  if (issues.length > 0) throw new BadRequestError(`${issues.map((i) => i.message).join('; ')}: lower it and save the workflow`, 'OVER_LIMIT');
 }
 
 /**

@@ -16,12 +16,13 @@ import type { ChatMemory } from '../sessions/chat-memory';
 import type { CallbackService } from '../callbacks/callbacks.service';
 import { mergeFiles, storeDataUris } from './run-files';
 import { type RunWorkflowStart, launchRun, startWorkflowOf } from './run-launch';
-import { checkRunnable, resolveRunInputs, toRunDefinition } from './run-inputs';
+import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from './run-inputs';
 import { storeClientValues } from './run-values';
 import type { RunReader } from './runs.service';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
 import type { RunClaim } from './idempotency';
 import type { ExpectedOutcome, RunOutcomes } from '../../engine/run-outcomes';
+import type { DefinitionLimits } from '../workflows/definition-limits';
 
 export interface RunStarterDeps {
   models: Models;
@@ -46,6 +47,8 @@ export interface RunStarterDeps {
   callbacks: Pick<CallbackService, 'prepare'>;
   /** Final saves of the worker in this process (combined topology): blocking runs answer from them. */
   outcomes?: RunOutcomes;
+  /** SPUR_AGENT_MAX_ITERATIONS and SPUR_LOOP_MAX_TOTAL_ITERATIONS, for definitions stored before they held. */
+  definitionLimits: DefinitionLimits;
 }
 
 /**
@@ -71,6 +74,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
+    checkWithinLimits(definition, deps.definitionLimits);
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
     const callback = request.callback ? await deps.callbacks.prepare(request.callback) : null;
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
@@ -179,6 +183,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNode = checkRunnable(definition);
+    checkWithinLimits(definition, deps.definitionLimits);
     const given = await storeClientValues(deps.values, valueScope, body.initial_inputs ?? {}, 'initial_inputs');
     const precomputed = await storeClientValues(
       deps.values,

@@ -3,11 +3,12 @@ import { PageQuery } from '../../http/pagination';
 import { RUN_STATUSES, TASK_STATUSES } from '../../engine/statuses';
 import { WorkflowVersionResponse } from '../workflows/workflows.schemas';
 import { CallbackRequest } from '../callbacks/callbacks.schemas';
+import { withoutReservedKey } from './run-values';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
 export const StartRunRequest = z.object({
-  initial_inputs: z.record(z.string(), JsonObject).nullable().default(null),
+  initial_inputs: withoutReservedKey(z.record(z.string(), JsonObject).nullable().default(null)),
   parent_run_id: z.string().max(200).nullable().default(null),
   files: z.record(z.string(), z.array(z.string())).nullable().default(null),
   /** Beyond PySpur: where to post the run's events (signed). */
@@ -18,8 +19,8 @@ export type StartRunInput = z.output<typeof StartRunRequest>;
 export const PartialRunRequest = z.object({
   node_id: z.string().min(1),
   rerun_predecessors: z.boolean().default(false),
-  initial_inputs: z.record(z.string(), JsonObject).nullable().default(null),
-  partial_outputs: z.record(z.string(), z.union([JsonObject, z.array(JsonObject)])).nullable().default(null),
+  initial_inputs: withoutReservedKey(z.record(z.string(), JsonObject).nullable().default(null)),
+  partial_outputs: withoutReservedKey(z.record(z.string(), z.union([JsonObject, z.array(JsonObject)])).nullable().default(null)),
 });
 export type PartialRunInput = z.output<typeof PartialRunRequest>;
 

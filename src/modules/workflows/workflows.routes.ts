@@ -3,22 +3,26 @@ import type { TestFileService } from '../files/test-files.service';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { StagedFileSchema, multipartUpload, type UploadLimits } from '../../http/uploads';
-import { WorkflowCreateRequest, WorkflowIdParams, WorkflowResponse, WorkflowVersionResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
+import { WorkflowIdParams, workflowCreateRequest, WorkflowResponse, WorkflowVersionResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
 import type { WorkflowService } from './workflows.service';
 import type { VersionService } from './versions.service';
+import type { DefinitionLimits } from './definition-limits';
 
 export interface WorkflowRouteDeps {
   workflows: WorkflowService;
   versions: VersionService;
   testFiles: TestFileService;
   uploadLimits: UploadLimits;
+  /** SPUR_AGENT_MAX_ITERATIONS and SPUR_LOOP_MAX_TOTAL_ITERATIONS: definitions over them are not saved. */
+  definitionLimits: DefinitionLimits;
   /** Runs go with their workflow (PySpur's cascade), stored values included. */
   runRecords: { removeOfWorkflow(workflowId: string): Promise<void> };
 }
 
 const tags = ['workflows'];
 
-export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, runRecords }: WorkflowRouteDeps): MountableRoute[] {
+export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, definitionLimits, runRecords }: WorkflowRouteDeps): MountableRoute[] {
+  const WorkflowCreateRequest = workflowCreateRequest(definitionLimits);
   const exists = async (id: string) => (await workflows.load(id).then(() => true, () => false));
   return [
     defineRoute({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DefinitionStructureSchema, WorkflowDefinitionSchema } from './definition.schema';
+import { type DefinitionLimits, definitionLimitIssues } from './definition-limits';
 
 export const WorkflowIdParams = z.object({ workflow_id: z.string().min(1).max(200) });
 
@@ -9,6 +10,16 @@ export const WorkflowCreateRequest = z.object({
   definition: WorkflowDefinitionSchema.nullable().default(null),
 });
 export type WorkflowCreateInput = z.output<typeof WorkflowCreateRequest>;
+
+/** The create/replace body within the installation's limits: a definition over them is a 422 like any rule's. */
+export function workflowCreateRequest(limits: DefinitionLimits) {
+  return WorkflowCreateRequest.superRefine((body, ctx) => {
+    if (!body.definition) return;
+    for (const issue of definitionLimitIssues(body.definition, limits)) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: ['definition', ...issue.path], params: { pydanticType: 'value_error' } });
+    }
+  });
+}
 
 export const WorkflowResponse = z.object({
   id: z.string(),
