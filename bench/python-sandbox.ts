@@ -19,7 +19,7 @@ import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 
 const rounds = Number(process.argv[2] ?? 200);
 const warmup = 10;
-const base: PythonSettings = { sandbox: 'bubblewrap', interpreter: process.env.SPUR_PYTHON, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 64 };
+const base: PythonSettings = { sandbox: 'bubblewrap', interpreter: process.env.SPUR_PYTHON, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 64, cgroup: 'auto' };
 const variants: Record<string, PythonSettings> = {
   'off (bare python3)': { ...base, sandbox: 'off' },
   'bubblewrap (default)': base,

@@ -109,6 +109,12 @@ const envSchema = z.object({
   SPUR_PYTHON_MAX_PROCESSES: z.coerce.number().int().min(8).max(4096).default(64),
   /** Size of the run's writable scratch (/tmp, also the largest file), in MB. */
   SPUR_PYTHON_SCRATCH_MB: z.coerce.number().int().min(1).max(65_536).default(64),
+  /**
+   * Per-sandbox memory and task caps through cgroups (v2, or v1's memory and pids): `auto` uses them
+   * where the worker may create cgroups and says in health where it may not; `required` refuses to
+   * run Python nodes without them; `off` leaves them out (caps set per container instead).
+   */
+  SPUR_PYTHON_CGROUP: z.enum(['auto', 'required', 'off']).default('auto'),
   /** Python sandboxes one worker runs at once; the rest wait (default: the host's cores, at least 2). */
   SPUR_PYTHON_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1024).default(Math.max(2, availableParallelism())),
   /** Activities one worker process runs at once (Temporal's maxConcurrentActivityTaskExecutions). */
@@ -238,6 +244,7 @@ export interface PythonSettings {
   maxProcesses: number;
   scratchMb: number;
   maxConcurrent: number;
+  cgroup: Env['SPUR_PYTHON_CGROUP'];
 }
 
 export class ConfigError extends Error {}
@@ -275,7 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
     limits: { agentMaxIterations: e.SPUR_AGENT_MAX_ITERATIONS, loopMaxTotalIterations: e.SPUR_LOOP_MAX_TOTAL_ITERATIONS },
     rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
-    python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB, maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT },
+    python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB, maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT, cgroup: e.SPUR_PYTHON_CGROUP },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
     outbound: { allowPrivate: e.SPUR_OUTBOUND_ALLOW_PRIVATE, allowHosts: list(e.SPUR_OUTBOUND_ALLOW_HOSTS), maxResponseBytes: e.SPUR_OUTBOUND_MAX_RESPONSE_BYTES, idleTimeoutMs: OUTBOUND_IDLE_TIMEOUT_MS, maxRedirects: OUTBOUND_MAX_REDIRECTS },
     callbacks: {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
 import { REPO_ROOT } from '../../scripts/lib/tools';
@@ -35,6 +36,16 @@ export async function startWorker(env: Record<string, string>, extraEnv: Record<
     await new Promise((r) => setTimeout(r, 100));
   }
   return { process: child, logFile, stop: () => child.stop('SIGTERM', 15_000) };
+}
+
+/** A worker running as uid 65534 (nobody), reading a copy of the bundle from a folder it may enter. */
+export function startUnprivilegedWorker(env: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<TestWorker> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'spur-bundle-'));
+  chmodSync(dir, 0o755);
+  const bundle = path.join(dir, 'workflow-bundle.js');
+  copyFileSync(stack.workflowBundle, bundle);
+  chmodSync(bundle, 0o644);
+  return startWorker(env, { SPUR_WORKFLOW_BUNDLE: bundle, HOME: '/tmp', ...extraEnv }, { uid: 65534, gid: 65534 });
 }
 
 function readLog(file: string): string {

@@ -10,7 +10,7 @@ import { devOutboundFetch } from '../support/outbound';
 // These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
 // components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
 
-const sandbox = new PythonSandbox({ sandbox: 'bubblewrap', interpreter: undefined, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 4 });
+const sandbox = new PythonSandbox({ sandbox: 'bubblewrap', interpreter: undefined, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 4, cgroup: 'auto' });
 
 function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {
   return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, fetch: devOutboundFetch, heartbeat, pythonSandbox: sandbox };

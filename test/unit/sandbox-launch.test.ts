@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { SANDBOX_ENV, SANDBOX_UID, buildLaunch, type LaunchRequest } from '../../src/nodes/code-execution/sandbox';
 import { outermost } from '../../src/nodes/code-execution/python-environment';
 
@@ -41,11 +45,33 @@ describe('sandbox launch (bubblewrap)', () => {
 
   it('drops to uid 65534 when the worker is root, and attaches the opt-in network through fds', () => {
     const rooted = buildLaunch(request({ workerUid: 0 }));
-    assert.deepEqual([rooted.uid, rooted.gid], [SANDBOX_UID, SANDBOX_UID]);
+    assert.deepEqual([rooted.uid, rooted.gid, rooted.sandboxUid], [SANDBOX_UID, SANDBOX_UID, SANDBOX_UID]);
     const online = buildLaunch(request({ settings: { sandbox: 'bubblewrap', network: 'internet', maxProcesses: 64, scratchMb: 64 }, resolvConf: '/tmp/r/resolv.conf' }));
     assert.deepEqual([online.infoFd, online.blockFd], [4, 5]);
     assert.deepEqual(after(online.args, '--info-fd'), ['4']);
     assert.ok(after(online.args, '--ro-bind', 2).includes('/tmp/r/resolv.conf /etc/resolv.conf'));
+  });
+
+  it('with a cgroup, the launcher joins it as itself and then execs bwrap (dropping root with setpriv)', () => {
+    const joined = buildLaunch(request({ workerUid: 0, cgroupProcs: ['/cg/memory/s/cgroup.procs', '/cg/pids/s/cgroup.procs'] }));
+    assert.equal(joined.command, '/bin/sh');
+    assert.equal(joined.uid, undefined, 'root joins the cgroups; setpriv drops afterwards');
+    assert.equal(joined.sandboxUid, SANDBOX_UID, 'the network helper still learns whom the sandbox runs as');
+    const rest = joined.args.slice(joined.args.indexOf('--') + 1);
+    assert.deepEqual(joined.args.slice(2, joined.args.indexOf('--')), ['spur-sandbox', '/cg/memory/s/cgroup.procs', '/cg/pids/s/cgroup.procs']);
+    assert.deepEqual(rest.slice(0, 6), ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--', '/usr/bin/bwrap']);
+    const unprivileged = buildLaunch(request({ cgroupProcs: ['/cg/s/cgroup.procs'] }));
+    assert.equal(unprivileged.args[unprivileged.args.indexOf('--') + 1], '/usr/bin/bwrap');
+  });
+
+  it('the join script writes the pid of the very process it then execs into every file', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spur-join-'));
+    const files = [path.join(dir, 'a'), path.join(dir, 'b')];
+    const { args } = buildLaunch(request({ cgroupProcs: files }));
+    const script = args[1] as string;
+    const printed = execFileSync('/bin/sh', ['-c', script, 'spur-sandbox', ...files, '--', '/bin/sh', '-c', 'echo $$'], { encoding: 'utf8' }).trim();
+    for (const file of files) assert.equal(readFileSync(file, 'utf8').trim(), printed);
+    rmSync(dir, { recursive: true });
   });
 
   it('runs the bare interpreter only when the sandbox is off', () => {

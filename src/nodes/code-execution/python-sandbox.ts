@@ -9,6 +9,7 @@ import { PYTHON_HARNESS } from './python-harness';
 import { type PythonEnvironment, isInside, resolvePythonEnvironment } from './python-environment';
 import { type PythonRunOptions, harnessArgs, runLaunch } from './python-runner';
 import { SANDBOX_UID, SLIRP_RESOLV_CONF, buildLaunch, type Launch } from './sandbox';
+import { type CgroupSupport, type SandboxCgroup, detectCgroups } from './sandbox-cgroup';
 import { attachNetwork } from './sandbox-network';
 import { SandboxSlots } from './sandbox-slots';
 
@@ -20,6 +21,7 @@ export interface SandboxState {
 }
 
 const READY_FOR_MS = 60_000;
+const MB = 1024 * 1024;
 /** Where a distribution's own interpreter lives: outside any home folder. */
 const SYSTEM_INTERPRETERS = ['/usr/bin/python3', '/usr/local/bin/python3'];
 const PROBE_CODE = 'print("sandbox-ok")';
@@ -34,6 +36,7 @@ export class PythonSandbox {
   private bwrap: Promise<string> | undefined;
   private readyUntil = 0;
   private resolvConf: Promise<string> | undefined;
+  private cgroups: Promise<CgroupSupport> | undefined;
 
   private readonly slots: SandboxSlots;
 
@@ -53,8 +56,8 @@ export class PythonSandbox {
 
   private async runNow(options: PythonRunOptions): Promise<Record<string, unknown>> {
     const python = await this.ready();
+    if (this.settings.sandbox === 'bubblewrap') return this.runSandboxed(python, options);
     const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options));
-    if (this.settings.sandbox === 'bubblewrap') return runLaunch(launch, '/', options, this.attach(launch, python));
     // Unsandboxed (trusted code only): a scratch folder of the worker's, removed afterwards.
     const dir = await mkdtemp(path.join(tmpdir(), 'spur-py-'));
     try {
@@ -64,13 +67,40 @@ export class PythonSandbox {
     }
   }
 
+  /** In its own cgroup when the host allows: the memory cap counts its processes and its two tmpfs. */
+  private async runSandboxed(python: PythonEnvironment, options: PythonRunOptions): Promise<Record<string, unknown>> {
+    const support = await this.cgroupSupport();
+    const memoryMb = options.memoryLimitMb + 2 * this.settings.scratchMb;
+    // bwrap and the namespace's init are tasks of the sandbox too.
+    const cgroup: SandboxCgroup | undefined = support.available ? await support.create({ memoryBytes: memoryMb * MB, tasks: this.settings.maxProcesses + 2 }) : undefined;
+    try {
+      const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options), cgroup?.procsFiles);
+      return await runLaunch(launch, '/', options, this.attach(launch, python));
+    } catch (error) {
+      if (cgroup && (await cgroup.oomKilled())) {
+        throw new NodeExecutionError(`Python code exceeded the sandbox's memory cap of ${memoryMb} MB (memory_limit_mb ${options.memoryLimitMb} plus twice SPUR_PYTHON_SCRATCH_MB for /tmp and /dev/shm), counted over all its processes`);
+      }
+      throw error;
+    } finally {
+      await cgroup?.remove();
+    }
+  }
+
+  /** Detected once per worker; `off` skips detection. */
+  private cgroupSupport(): Promise<CgroupSupport> {
+    this.cgroups ??= this.settings.cgroup === 'off' ? Promise.resolve({ available: false, reason: 'SPUR_PYTHON_CGROUP=off' }) : detectCgroups();
+    return this.cgroups;
+  }
+
   /** The state for /api/health; never throws. */
   async state(): Promise<SandboxState> {
     try {
       const python = await this.ready();
       if (this.settings.sandbox === 'off') return { ok: true, detail: `off (SPUR_PYTHON_SANDBOX=off): Python ${python.version} runs unsandboxed, for trusted code only` };
       const note = python.note ? `; ${python.note}` : '';
-      return { ok: true, detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable})${note}` };
+      const support = await this.cgroupSupport();
+      const caps = support.available ? `memory and task caps per sandbox through cgroup ${support.version}` : `no per-sandbox cgroup caps (${support.reason}; SPUR_PYTHON_CGROUP=required refuses to run without them)`;
+      return { ok: true, detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable}), ${caps}${note}` };
     } catch (error) {
       return { ok: false, detail: (error as Error).message };
     }
@@ -82,6 +112,8 @@ export class PythonSandbox {
     if (this.settings.sandbox === 'off' || Date.now() < this.readyUntil) return python;
     await this.bwrapPath();
     if (this.settings.network === 'internet') await checkTunDevice();
+    const support = await this.cgroupSupport();
+    if (!support.available && this.settings.cgroup === 'required') throw unavailable(`SPUR_PYTHON_CGROUP=required, and no cgroup can be made for a sandbox: ${support.reason}`);
     const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
     const output = await probe(launch, this.attach(launch, python));
     if (!output.includes('sandbox-ok')) throw unavailable(`a probe in the sandbox printed: ${output.slice(0, 300)}`);
@@ -126,10 +158,10 @@ export class PythonSandbox {
     return undefined;
   }
 
-  private async launch(python: PythonEnvironment, pythonArgs: string[]): Promise<Launch> {
+  private async launch(python: PythonEnvironment, pythonArgs: string[], cgroupProcs?: string[]): Promise<Launch> {
     if (this.settings.sandbox === 'off') return buildLaunch({ python, bwrap: '', pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID });
     const resolvConf = this.settings.network === 'internet' ? await this.resolvConfFile() : undefined;
-    return buildLaunch({ python, bwrap: await this.bwrapPath(), pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID, resolvConf });
+    return buildLaunch({ python, bwrap: await this.bwrapPath(), pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID, resolvConf, cgroupProcs });
   }
 
   /** bwrap on the worker's PATH (the launch itself runs with an empty environment). */

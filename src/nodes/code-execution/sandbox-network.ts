@@ -97,7 +97,7 @@ export async function attachNetwork(child: ChildProcess, launch: Launch, python:
   if (!info || !release) throw new Error('the sandbox was started without its info and block fds');
   const pid = await sandboxPid(info);
   // Started as the worker's user: a root worker's helper drops to the sandbox user itself.
-  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), String(launch.uid ?? -1), ...PROHIBITED_RANGES, ...hostAddressRoutes()], {
+  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), String(launch.sandboxUid ?? -1), ...PROHIBITED_RANGES, ...hostAddressRoutes()], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
   });

@@ -16,7 +16,8 @@ import { isInside, type PythonEnvironment } from './python-environment';
  * but the few variables set here. Its processes die with it: when the launcher (bwrap) is killed,
  * the namespace's init is killed and the kernel kills every process in the PID namespace, however
  * daemonized. Limits (prlimit, in the namespace so they count only its processes): processes plus
- * threads, file size, core dumps; the harness adds address space and CPU time.
+ * threads, file size, core dumps; the harness adds address space and CPU time. Where the host
+ * allows, a cgroup per sandbox (sandbox-cgroup.ts) caps its memory and tasks as a whole.
  */
 
 /** The uid/gid the sandbox runs as when the worker is root (bubblewrap's user namespace must be unprivileged). */
@@ -31,9 +32,11 @@ export interface Launch {
   sandboxed: boolean;
   args: string[];
   env: Record<string, string>;
-  /** Set when the launcher must drop from root first. */
+  /** Set when spawn must drop from root before the launcher runs. */
   uid?: number;
   gid?: number;
+  /** Set when a root worker's sandbox runs as SANDBOX_UID (dropped by spawn or by the launcher). */
+  sandboxUid?: number;
   /** fds of bwrap's --info-fd / --block-fd (only with the opt-in network, which attaches after start). */
   infoFd?: number;
   blockFd?: number;
@@ -50,7 +53,15 @@ export interface LaunchRequest {
   workerUid: number;
   /** A host file holding SLIRP_RESOLV_CONF, for the opt-in network. */
   resolvConf?: string;
+  /** cgroup.procs files of the sandbox's cgroup (sandbox-cgroup.ts): the launcher joins them first. */
+  cgroupProcs?: string[];
 }
+
+/**
+ * Joins the cgroups named before `--` (writing its own pid), then execs the rest. The launcher is
+ * in them before bubblewrap starts, so every process of the sandbox is too.
+ */
+const JOIN_CGROUPS = 'for f; do shift; [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; done; exec "$@"';
 
 /** What user code sees in its environment: nothing of the worker's. */
 export const SANDBOX_ENV: Readonly<Record<string, string>> = Object.freeze({
@@ -91,6 +102,14 @@ export function buildLaunch(request: LaunchRequest): Launch {
   // Everything else in the new root (/, /dev) stays read-only: only the two tmpfs take writes.
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   args.push('--', 'prlimit', `--nproc=${settings.maxProcesses}`, `--fsize=${settings.scratchMb * MB}`, '--core=0', '--', python.executable, ...pythonArgs);
-  if (request.workerUid === 0) Object.assign(launch, { uid: SANDBOX_UID, gid: SANDBOX_UID });
-  return launch;
+  const dropRoot = request.workerUid === 0;
+  if (dropRoot) launch.sandboxUid = SANDBOX_UID;
+  if (request.cgroupProcs === undefined) {
+    if (dropRoot) Object.assign(launch, { uid: SANDBOX_UID, gid: SANDBOX_UID });
+    return launch;
+  }
+  // Joining a cgroup takes the worker's rights, so a root worker drops to the sandbox user after
+  // joining (setpriv, util-linux), where spawn would drop before the launcher runs.
+  const drop = dropRoot ? ['setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--'] : [];
+  return { ...launch, command: '/bin/sh', args: ['-c', JOIN_CGROUPS, 'spur-sandbox', ...request.cgroupProcs, '--', ...drop, request.bwrap, ...args] };
 }
