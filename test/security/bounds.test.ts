@@ -252,5 +252,21 @@ describe('security: limits on definitions and on value references', function () 
       const seen = rowTexts.map((text) => JSON.parse(JSON.parse(text).outputs.out.seen));
       assert.deepEqual(seen.filter((x) => KEY in x).map((x) => JSON.stringify(x)).sort(), [bare, guessed].map((x) => JSON.stringify(x)).sort(), 'each row’s node got its cell as it was');
     });
+
+    it("a dataset's runs (GET /ds/{id}/list_runs/) answer their stored values, never a reference to them", async () => {
+      const big = `big-${randomBytes(4).toString('hex')}${'.'.repeat(4 * REF_BYTES)}`;
+      const fd = new FormData();
+      fd.append('file', new Blob([JSON.stringify({ x: big })], { type: 'application/x-ndjson' }), 'big.jsonl');
+      const ds = await engine.http.post('/ds/?name=big-cell', fd);
+      assert.equal(ds.status, 200, ds.text);
+      const wf = await created({ nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] });
+      const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds.body.id });
+      assert.equal((await waitForRun(engine.http, parent.body.id, isFinal, 120_000)).status, 'COMPLETED');
+      const listed = await engine.http.get(`/ds/${ds.body.id}/list_runs/?page_size=100`);
+      assert.equal(listed.status, 200);
+      const row = (listed.body as Array<{ parent_run_id: string | null; outputs: { out?: { x?: string } } | null }>).find((r) => r.parent_run_id === parent.body.id);
+      assert.equal(row?.outputs?.out?.x, big, 'the row run lists the value itself');
+      assert.ok(!listed.text.includes(KEY), 'no reference in the listing');
+    });
   });
 });

@@ -35,6 +35,7 @@ export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
       },
     }),
     defineRoute({
+      carriesValues: true,
       method: 'get', path: '/ds/{dataset_id}/list_runs/', summary: 'Runs that used this dataset (a batch and its rows), newest first, paged', tags,
       params: DatasetIdParams, query: PageQuery, response: z.array(RunResponse), errors: [404],
       handler: ({ params, query }) => datasets.listRuns(params.dataset_id, query),
