@@ -2,7 +2,7 @@ import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { formatBytes } from '../db/errors';
 import { type GridFsStaging, discardStaged } from '../db/gridfs';
-import { PayloadTooLargeError } from './errors';
+import { PayloadTooLargeError } from '../errors';
 import { GridFsUploadStorage, type StagedFile, isStagedFile } from './gridfs-upload-storage';
 import { z } from './zod';
 

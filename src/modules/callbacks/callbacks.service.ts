@@ -3,7 +3,7 @@ import { createCallbackDeliveries } from '../../db/callback-deliveries';
 import type { Models } from '../../db/models';
 import type { StoredCallback } from '../../db/run-documents';
 import type { CallbackEvent } from '../../engine/callback-events';
-import { RequestValidationError, notFound } from '../../http/errors';
+import { RequestValidationError, notFound } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import { pyDateTime } from '../../http/timestamps';
 import type { SecretBox } from '../env-mgmt/secret-box';

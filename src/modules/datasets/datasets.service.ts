@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { DatasetDoc, Models } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
-import { ConflictError, PayloadTooLargeError, RequestValidationError } from '../../http/errors';
+import { ConflictError, PayloadTooLargeError, RequestValidationError } from '../../errors';
 import type { BoundedParser } from '../../parsing/parse-pool';
 import { ParseLimitError } from '../../parsing/limits';
 import { type Page, pageBounds } from '../../http/pagination';

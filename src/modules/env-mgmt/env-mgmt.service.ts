@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Models } from '../../db/models';
-import { BadRequestError, notFound, RequestValidationError } from '../../http/errors';
+import { BadRequestError, notFound, RequestValidationError } from '../../errors';
 import { toValidationDetails } from '../../http/validation-details';
 import { findParameter, KNOWN_VARIABLES, SETTABLE_VARIABLES } from './providers';
 import { KEY_BASES, basesText, normalizedBase } from '../../nodes/credential-bases';

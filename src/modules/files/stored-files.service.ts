@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { mongo } from 'mongoose';
 import { deleteIfPresent } from '../../db/gridfs';
 import type { Models } from '../../db/models';
-import { NotFoundError } from '../../http/errors';
+import { NotFoundError } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 
 /** PySpur's FileResponseSchema: `path` is what runs and the UI use to address the file. */

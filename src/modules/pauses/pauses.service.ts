@@ -6,7 +6,7 @@ import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/mode
 import type { Values } from '../../db/values';
 import { storeClientValues } from '../runs/run-values';
 import type { RunRepository } from '../../db/run-repository';
-import { AppError, BadRequestError, notFound } from '../../http/errors';
+import { SpurError, BadRequestError, notFound } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseActionSignal, pauseActionUpdate } from '../../../temporal/shared/pauses';
 import { runWorkflowId } from '../../../temporal/shared/workflow-names';
@@ -151,7 +151,7 @@ export function createPauseService({ models, values, runRecords, reader, tempora
         // operator) without an error; then no workflow will ever record it.
         workflowGone = (await handle(runId).describe()).status.name !== 'RUNNING';
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
+        if (!(err instanceof WorkflowNotFoundError)) throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
         workflowGone = true;
       }
       // A run no worker has picked up has no writer yet (the workflow, when it starts and sees the

@@ -3,7 +3,7 @@ import { gridFsStaging } from '../../db/gridfs';
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import type { Models, RagCollectionDoc } from '../../db/models';
-import { ConflictError, NotFoundError } from '../../http/errors';
+import { ConflictError, NotFoundError } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { storeUploads } from './collection-uploads';

@@ -2,7 +2,7 @@ import { readBytes } from '../../db/gridfs';
 import { fromJsonText } from '../../db/json-text';
 import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../http/errors';
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { applyTemplate } from '../../rag/chunker';

@@ -1,7 +1,7 @@
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId } from '../../db/ids';
 import type { Models, VectorIndexDoc } from '../../db/models';
-import { BadRequestError, RequestValidationError } from '../../http/errors';
+import { BadRequestError, RequestValidationError } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { CollectionService } from './collections.service';
 import { type SecretReader, missingSettings } from '../../rag/embedder';

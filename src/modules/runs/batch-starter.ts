@@ -1,5 +1,5 @@
 import { fromJsonText } from '../../db/json-text';
-import { BadRequestError } from '../../http/errors';
+import { BadRequestError } from '../../errors';
 import type { BatchMode, BatchRunInput as BatchWorkflowInput } from '../../../temporal/shared/batch-contract';
 import { ENGINE_NODE_TYPES } from '../../engine/node-kinds';
 import type { CallbackEvent } from '../../engine/callback-events';

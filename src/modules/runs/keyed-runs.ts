@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { IdempotencyKeys } from '../../db/idempotency-keys';
 import type { Models, RunDoc } from '../../db/models';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import type { RunReader } from './runs.service';
 
 type StoredRunLauncher = (run: RunDoc, client: Client) => Promise<boolean>;

@@ -3,7 +3,7 @@ import type { RunDoc } from '../../db/models';
 import { planGraph } from '../../engine/graph';
 import { planRerun, reusedStates } from '../../engine/rerun-plan';
 import type { RunDefinition, RunRerun, TaskRecord } from '../../engine/run-contract';
-import { BadRequestError } from '../../http/errors';
+import { BadRequestError } from '../../errors';
 import { checkRunnable, resolveRunInputs } from './run-inputs';
 
 /**

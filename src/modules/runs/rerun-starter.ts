@@ -2,7 +2,7 @@ import { fromJsonText } from '../../db/json-text';
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunDefinition } from '../../engine/run-contract';
 import type { RunStatus } from '../../engine/statuses';
-import { ConflictError, RequestValidationError, notFound } from '../../http/errors';
+import { ConflictError, RequestValidationError, notFound } from '../../errors';
 import type { WorkflowDefinition } from '../workflows/definition.schema';
 import { launchRun } from './run-launch';
 import { checkRunnable, checkWithinLimits, toRunDefinition } from './run-inputs';

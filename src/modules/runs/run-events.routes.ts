@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import type { RunEvents, StoredRunEvent } from '../../db/run-events';
 import { FINAL_EVENTS, FINAL_EVENT_OF } from '../../engine/run-events';
-import { RequestValidationError } from '../../http/errors';
+import { RequestValidationError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import type { RunEventHub } from './run-event-hub';
 import type { StreamRefusal, StreamSlots } from './stream-slots';

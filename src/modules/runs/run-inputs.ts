@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../http/errors';
+import { BadRequestError } from '../../errors';
 import { GraphError, planGraph } from '../../engine/graph';
 import type { GraphNode, RunDefinition } from '../../engine/run-contract';
 import type { WorkflowDefinition } from '../workflows/definition.schema';

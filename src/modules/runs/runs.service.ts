@@ -1,7 +1,7 @@
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunRepository } from '../../db/run-repository';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import type { RunStatus } from '../../engine/statuses';
 import { toRunResponse } from './run-response';

@@ -1,7 +1,7 @@
 import type { Models, WorkflowDoc, WorkflowVersionDoc } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { pyDateTime } from '../../http/timestamps';
 import { type Page, pageBounds } from '../../http/pagination';
 import { definitionHash } from './definition-hash';

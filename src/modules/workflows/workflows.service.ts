@@ -1,7 +1,7 @@
 import type { Models, WorkflowDoc } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import { ConflictError, BadRequestError, notFound } from '../../http/errors';
+import { ConflictError, BadRequestError, notFound } from '../../errors';
 import { type Page, pageBounds } from '../../http/pagination';
 import { defaultChatbotDefinition, defaultWorkflowDefinition } from './default-definitions';
 import { type WorkflowDefinition, WorkflowDefinitionSchema } from './definition.schema';
