@@ -4,7 +4,7 @@ import { formatBytes } from '../db/errors';
 import { type GridFsStaging, discardStaged } from '../db/gridfs';
 import { PayloadTooLargeError } from '../errors';
 import { GridFsUploadStorage, type StagedFile, isStagedFile } from './gridfs-upload-storage';
-import { z } from './zod';
+import { z } from '../zod';
 
 /**
  * multer turns `a[b]` and `a[3]` field names into nested objects and arrays, unbounded by default:

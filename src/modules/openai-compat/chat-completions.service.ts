@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { fromJsonText } from '../../db/json-text';
 import { SpurError, BadRequestError } from '../../errors';
 import type { RunStarter } from '../runs/run-starter';
-import type { RunReader } from '../runs/runs.service';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
+import type { RunReader } from '../../runs/reader';
+import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatCompletionRequest, ChatCompletionResponse, ChatMessageIn } from './chat-completions.schemas';
 

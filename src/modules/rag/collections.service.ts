@@ -4,7 +4,7 @@ import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import type { Models, RagCollectionDoc } from '../../db/models';
 import { ConflictError, NotFoundError } from '../../errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { type Page, pageBounds } from '../../db/paging';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { storeUploads } from './collection-uploads';
 import { createDocumentStore } from '../../rag/document-store';

@@ -3,7 +3,7 @@ import { fromJsonText } from '../../db/json-text';
 import type { Models } from '../../db/models';
 import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { type Page, pageBounds } from '../../db/paging';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { applyTemplate } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';

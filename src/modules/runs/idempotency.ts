@@ -4,7 +4,7 @@ import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
 import type { ApiCaller } from '../../http/api-keys';
 import { SpurError, RequestValidationError } from '../../errors';
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -7,7 +7,8 @@ import { defineRoute, type MountableRoute } from '../../http/route';
 import type { RunEventHub } from './run-event-hub';
 import type { StreamRefusal, StreamSlots } from './stream-slots';
 import { RunEventsQuery, RunStreamEvent } from './run-events.schemas';
-import { RunIdParams, type RunResponse } from './runs.schemas';
+import { RunIdParams } from './runs.schemas';
+import { type RunResponse } from '../../runs/response.schemas';
 
 export interface RunEventRouteDeps {
   hub: RunEventHub;

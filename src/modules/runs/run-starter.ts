@@ -9,20 +9,20 @@ import { SpurError, BadRequestError } from '../../errors';
 import { canPause } from '../../engine/node-kinds';
 import type { PartialRunInput as PartialRunWorkflowInput, RunDefinition, SpurRunResult } from '../../engine/run-contract';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
+import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatMemory } from '../sessions/chat-memory';
 import type { CallbackService } from '../callbacks/callbacks.service';
-import { mergeFiles, storeDataUris } from './run-files';
-import { type RunWorkflowStart, launchRun, startWorkflowOf } from './run-launch';
-import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from './run-inputs';
-import { storeClientValues } from './run-values';
-import type { RunReader } from './runs.service';
+import { mergeFiles, storeDataUris } from '../../runs/files';
+import { type RunWorkflowStart, launchRun, startWorkflowOf } from '../../runs/launch';
+import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from '../../runs/inputs';
+import { storeClientValues } from '../../runs/values';
+import type { RunReader } from '../../runs/reader';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
 import type { RunClaim } from './idempotency';
 import type { ExpectedOutcome, RunOutcomes } from '../../engine/run-outcomes';
-import type { DefinitionLimits } from '../workflows/definition-limits';
+import type { DefinitionLimits } from '../../definitions/definition-limits';
 
 export interface RunStarterDeps {
   models: Models;
