@@ -51,19 +51,26 @@ export default tseslint.config(
     },
   },
   {
-    // The knowledge base's domain (ingest, chunking, embedding, vector stores, retrieval) is shared by
-    // the worker and the api, so it stands below the api: the api's routes and services use it, never
-    // the other way round, nor on Temporal code (the workflows carry its plans, typed from here).
-    files: ['src/rag/**/*.ts'],
+    // Below the api: what the api and the worker share (the run's life, definitions, secrets, nodes,
+    // the knowledge base, parsing, outbound requests, health probes) never reaches up into the api's
+    // routes and services, so the worker can load it without loading the api.
+    files: ['src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks}/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(http|modules|temporal)/', message: 'src/rag is a domain below the api and the worker: it never imports src/http, src/modules or temporal/.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(http|modules)/|(^|/)temporal/(?!shared/)', message: 'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.' }] }],
     },
   },
   {
-    // Activities sit on the engine, storage, nodes and domains such as src/rag, never on the api (issue 11 §4).
-    files: ['temporal/activities/**/*.ts'],
+    files: ['src/{errors,zod,timestamps,config,logger}.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '/src/(http|modules)/', message: 'Activities never import the api (src/http, src/modules): move what both sides use below both.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(http|modules)/|(^|/)temporal/(?!shared/)', message: 'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.' }] }],
+    },
+  },
+  {
+    // The worker (entries, activities, shared contracts) sits on the engine, storage, nodes and the shared domains, never on the api.
+    files: ['temporal/**/*.ts'],
+    ignores: ['temporal/workflows/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '/src/(http|modules)/', message: 'The worker never imports the api (src/http, src/modules): move what both sides use below both.' }] }],
     },
   },
   {

@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { Connection } from 'mongoose';
 import { connectMongo } from '../src/db/connection';
 import { createModels } from '../src/db/models';
-import type { WorkflowDefinition } from '../src/modules/workflows/definition.schema';
+import type { WorkflowDefinition } from '../src/definitions/definition.schema';
 import { createMongoBaseline, executeInProcess, planOf } from '../bench/lib/baseline';
 import { CORES, CpuSampler, cpuUsage } from '../bench/lib/cpu';
 import { jsonClient, type JsonClient } from '../bench/lib/http';

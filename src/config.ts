@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { OutboundPolicy } from './outbound/outbound-fetch';
 import type { ParseLimits } from './parsing/limits';
-import type { DefinitionLimits } from './modules/workflows/definition-limits';
+import type { DefinitionLimits } from './definitions/definition-limits';
 
 /**
  * The only place that reads `process.env`. Every process parses it once at boot and passes the

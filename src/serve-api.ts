@@ -6,9 +6,9 @@ import { createApp } from './app';
 import type { Config } from './config';
 import type { Models } from './db/models';
 import type { Logger } from './logger';
-import { apiProbes, createTemporalProbe } from './modules/health/probes';
+import { apiProbes, createTemporalProbe } from './health/probes';
 import type { PythonSandbox } from './nodes/code-execution/python-sandbox';
-import { loadSecretKey } from './modules/env-mgmt/secret-key';
+import { loadSecretKey } from './secrets/secret-key';
 import { createServices } from './services';
 
 export interface ApiDeps {

@@ -4,19 +4,19 @@ import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } fro
 import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
-import { storedRunLauncher } from '../src/modules/runs/run-launch';
+import { storedRunLauncher } from '../src/runs/launch';
 import { createIdempotencyKeys } from '../src/db/idempotency-keys';
-import { keyedRunLauncher } from '../src/modules/runs/keyed-runs';
+import { keyedRunLauncher } from '../src/runs/keyed-recovery';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
-import { createEnvService } from '../src/modules/env-mgmt/env-mgmt.service';
-import { SecretBox } from '../src/modules/env-mgmt/secret-box';
-import { loadSecretKey } from '../src/modules/env-mgmt/secret-key';
+import { createCredentials } from '../src/secrets/credentials';
+import { SecretBox } from '../src/secrets/secret-box';
+import { loadSecretKey } from '../src/secrets/secret-key';
 import { createLanceStore } from '../src/rag/lance-store';
 import { createRetriever } from '../src/rag/retrieval';
 import { createActivities } from './activities';
 import { createRunRepository } from '../src/db/run-repository';
-import { createRunReader } from '../src/modules/runs/runs.service';
-import { openCallbackSecret } from '../src/modules/callbacks/callback-secret';
+import { createRunReader } from '../src/runs/reader';
+import { openCallbackSecret } from '../src/secrets/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { createBoundedParser } from '../src/parsing/parse-pool';
@@ -32,13 +32,13 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
   const outbound = createOutboundFetch(config.outbound);
   const secretKey = loadSecretKey(config);
   const box = new SecretBox(secretKey);
-  const env = createEnvService(models, box);
+  const credentials = createCredentials(models, box);
   const values = valuesOf(models.conn, config.values, secretKey);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
   const runs = createRunReader(models, createRunRepository(models, values));
   const callbacks = { ...config.callbacks, fetch: outbound, runBody: (runId: string) => runs.get(runId), openSecret: (sealed: string) => openCallbackSecret(box, sealed) };
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
-  const retriever = createRetriever({ models, vectors, secret: env.reveal, fetch: outbound }).forNode;
+  const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
   // The reconciler starts a keyed run only if its Idempotency-Key names it.
@@ -51,7 +51,7 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: env.reveal, fetch: outbound, values, vectors, retriever, parser: createBoundedParser(config.parsing), pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
+    activities: createActivities({ models, secret: credentials.reveal, fetch: outbound, values, vectors, retriever, parser: createBoundedParser(config.parsing), pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
     // Beyond this many, activities wait in Temporal's queue (where they cost nothing) for a slot.
     maxConcurrentActivityTaskExecutions: config.temporal.maxActivities,
     shutdownGraceTime: '10s',

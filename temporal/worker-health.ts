@@ -1,5 +1,5 @@
 import { loadConfig } from '../src/config';
-import { checkWorkerHealth, oneLine } from '../src/modules/health/worker-health';
+import { checkWorkerHealth, oneLine } from '../src/health/worker-health';
 
 /**
  * The worker container's health check (docker-compose.yml runs `node --import tsx

@@ -3,7 +3,8 @@ import { isTooLargeToStore } from '../db/failure-kinds';
 import { isDuplicateKeyError } from '../db/ids';
 import type { Logger } from '../logger';
 import { RETRY_AFTER_SECONDS, unreachableDependency } from './dependency-errors';
-import { AppError, RequestValidationError } from './errors';
+import { RequestValidationError, SpurError } from '../errors';
+import { STATUS_OF_KIND } from './errors';
 
 const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_PART_COUNT', 'LIMIT_FIELD_COUNT', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_KEY']);
 
@@ -35,9 +36,10 @@ export function errorMiddleware(logger: Logger): Middleware {
 
 function render(err: unknown): Rendered {
   if (err instanceof RequestValidationError) return { status: 422, body: { detail: err.details } };
-  if (err instanceof AppError) {
-    const headers = err.status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : undefined;
-    return { status: err.status, body: { detail: err.message }, ...(headers ? { headers } : {}) };
+  if (err instanceof SpurError) {
+    const status = STATUS_OF_KIND[err.kind];
+    const headers = status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : undefined;
+    return { status, body: { detail: err.message }, ...(headers ? { headers } : {}) };
   }
   // While MongoDB or Temporal is down every endpoint says so (503, try again later), never 500.
   const down = unreachableDependency(err);

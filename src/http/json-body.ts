@@ -1,6 +1,6 @@
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
-import { BadRequestError, PayloadTooLargeError, RequestValidationError } from './errors';
+import { BadRequestError, PayloadTooLargeError, RequestValidationError } from '../errors';
 
 /** Marks "the client sent no body at all", which FastAPI reports as a missing `body`. */
 export const NO_BODY = Symbol('no-body');

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { z } from './zod';
+import { z } from '../zod';
 
 const ValidationErrorItem = z.object({
   type: z.string(),

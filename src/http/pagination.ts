@@ -20,7 +20,6 @@ function pageQuery(size: { max: number; default: number }) {
 
 /** The spec's paging bounds: page ≥ 1 (default 1), 1 ≤ page_size ≤ 100 (default 10). */
 export const PageQuery = pageQuery({ max: 100, default: 10 });
-export type Page = z.output<typeof PageQuery>;
 
 /** Most items one answer of a listing that PySpur answers whole may hold. */
 export const WHOLE_LIST_PAGE_MAX = 1000;
@@ -36,7 +35,3 @@ export function wholeListQuery(max: number = WHOLE_LIST_PAGE_MAX) {
   return pageQuery({ max, default: max });
 }
 export const WholeListQuery = wholeListQuery();
-
-export function pageBounds(page: Page): { skip: number; limit: number } {
-  return { skip: (page.page - 1) * page.page_size, limit: page.page_size };
-}

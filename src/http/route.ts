@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
-import { RequestValidationError } from './errors';
+import { RequestValidationError } from '../errors';
 import { NO_BODY, readJsonBody } from './json-body';
 import { type RequestPart, toValidationDetails } from './validation-details';
 

@@ -2,9 +2,9 @@ import multer from '@koa/multer';
 import type { Middleware } from 'koa';
 import { formatBytes } from '../db/errors';
 import { type GridFsStaging, discardStaged } from '../db/gridfs';
-import { PayloadTooLargeError } from './errors';
+import { PayloadTooLargeError } from '../errors';
 import { GridFsUploadStorage, type StagedFile, isStagedFile } from './gridfs-upload-storage';
-import { z } from './zod';
+import { z } from '../zod';
 
 /**
  * multer turns `a[b]` and `a[3]` field names into nested objects and arrays, unbounded by default:

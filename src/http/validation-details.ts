@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ValidationDetail } from './errors';
+import type { ValidationDetail } from '../errors';
 
 export type RequestPart = 'path' | 'query' | 'body' | 'header';
 

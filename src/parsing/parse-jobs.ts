@@ -1,4 +1,4 @@
-import type { RowGroupJob, RowGroupPlan, RowGroupRows } from '../modules/datasets/parsers/parquet-decode';
+import type { RowGroupJob, RowGroupPlan, RowGroupRows } from './datasets/parquet-decode';
 import type { ChunkPiece } from '../rag/chunker';
 import type { TextProcessingConfig } from '../rag/schemas';
 

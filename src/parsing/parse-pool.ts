@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ThreadPool } from '../threads/thread-pool';
-import type { ParquetSpent, RowGroupPlan, RowGroupRows } from '../modules/datasets/parsers/parquet-decode';
-import { DatasetFormatError } from '../modules/datasets/parsers/types';
+import type { ParquetSpent, RowGroupPlan, RowGroupRows } from './datasets/parquet-decode';
+import { DatasetFormatError } from './datasets/types';
 import { DocumentParseError } from '../rag/parsed-document';
 import type { TextProcessingConfig } from '../rag/schemas';
 import { type ParseLimits, ParseLimitError, memoryLimitMessage, timeLimitMessage } from './limits';

@@ -1,4 +1,4 @@
-import { ParquetFormatError, planRowGroups, readRowGroup } from '../modules/datasets/parsers/parquet-decode';
+import { ParquetFormatError, planRowGroups, readRowGroup } from './datasets/parquet-decode';
 import { splitDocument } from '../rag/chunker';
 import { DocumentParseError } from '../rag/parsed-document';
 import { parseDocument } from '../rag/parsers';

@@ -8,7 +8,7 @@ import { type Config, loadConfig } from '../../src/config';
 import { connectMongo } from '../../src/db/connection';
 import { createModels, syncIndexes, type Models } from '../../src/db/models';
 import { createLogger } from '../../src/logger';
-import { apiProbes, createTemporalProbe } from '../../src/modules/health/probes';
+import { apiProbes, createTemporalProbe } from '../../src/health/probes';
 import { type Services, createServices } from '../../src/services';
 import { apiTemporalConnection } from '../../src/temporal-connection';
 import { stack } from './stack';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { definitionLimitIssues } from '../../src/modules/workflows/definition-limits.js';
+import { definitionLimitIssues } from '../../src/definitions/definition-limits.js';
 import { workflowCreateRequest } from '../../src/modules/workflows/workflows.schemas.js';
 
 const LIMITS = { agentMaxIterations: 50, loopMaxTotalIterations: 10_000 };

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { prefixedModel } from '../../src/modules/workflows/definition-normalize.js';
-import { checkDefinitionRules } from '../../src/modules/workflows/definition-rules.js';
+import { prefixedModel } from '../../src/definitions/definition-normalize.js';
+import { checkDefinitionRules } from '../../src/definitions/definition-rules.js';
 import { MAX_LOOP_ITERATIONS } from '../../src/engine/for-loop.js';
 import {
   SpurTypeSchema,
   type WorkflowDefinition,
   WorkflowDefinitionSchema,
   WorkflowNodeSchema,
-} from '../../src/modules/workflows/definition.schema.js';
+} from '../../src/definitions/definition.schema.js';
 
 interface SimpleIssue {
   code: string;

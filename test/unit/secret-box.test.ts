@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { findParameter, KNOWN_VARIABLES, PROVIDERS } from '../../src/modules/env-mgmt/providers.js';
-import { maskSecret, SecretBox } from '../../src/modules/env-mgmt/secret-box.js';
+import { maskSecret, SecretBox } from '../../src/secrets/secret-box.js';
 
 /** Flips one bit of the base64url segment at `index` of a sealed text. */
 function tamper(sealed: string, index: number): string {

@@ -1,7 +1,7 @@
 import { NodeExecutionError, TransientNodeError } from '../../nodes/errors';
 import { adapterFor } from '../../nodes/ai/llm/adapters';
 import type { ChatMessage } from '../../nodes/ai/llm/types';
-import { AppError, BadRequestError } from '../../http/errors';
+import { SpurError, BadRequestError } from '../../errors';
 import type { EnvService } from '../env-mgmt/env-mgmt.service';
 import type { OutboundFetch } from '../../outbound/outbound-fetch';
 
@@ -43,7 +43,7 @@ export function createAiAssist(env: EnvService, fetch: OutboundFetch) {
       return reply.text;
     } catch (err) {
       if (err instanceof NodeExecutionError || err instanceof TransientNodeError) {
-        throw new AppError(502, 'LLM_PROVIDER_ERROR', `${chosen.model}: ${err.message}`);
+        throw new SpurError('upstream_failed', 'LLM_PROVIDER_ERROR', `${chosen.model}: ${err.message}`);
       }
       throw err;
     }

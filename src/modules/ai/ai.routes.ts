@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BadRequestError } from '../../http/errors';
+import { BadRequestError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { parseJsonReply } from '../../nodes/ai/llm/json-output';
 import type { AiAssist } from './ai-assist';

@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { CALLBACK_EVENTS, FINAL_CALLBACK_EVENTS } from '../../engine/callback-events';
 import { CALLBACK_DELIVERY_STATUSES } from '../../db/models/callback-delivery.model';
 

@@ -3,11 +3,11 @@ import { createCallbackDeliveries } from '../../db/callback-deliveries';
 import type { Models } from '../../db/models';
 import type { StoredCallback } from '../../db/run-documents';
 import type { CallbackEvent } from '../../engine/callback-events';
-import { RequestValidationError, notFound } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
-import { pyDateTime } from '../../http/timestamps';
-import type { SecretBox } from '../env-mgmt/secret-box';
-import { sealCallbackSecret } from './callback-secret';
+import { RequestValidationError, notFound } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
+import { pyDateTime } from '../../timestamps';
+import type { SecretBox } from '../../secrets/secret-box';
+import { sealCallbackSecret } from '../../secrets/callback-secret';
 import type { CallbackInput, RunCallbacksResponse } from './callbacks.schemas';
 
 export interface CallbackServiceDeps {

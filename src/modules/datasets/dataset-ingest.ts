@@ -4,7 +4,7 @@ import { mongo } from 'mongoose';
 import type { Models } from '../../db/models';
 import type { BoundedParser } from '../../parsing/parse-pool';
 import { gridfsAsyncBuffer, gridfsTee } from './gridfs-source';
-import { DatasetFormatError, type DatasetRow, parserFor } from './parsers';
+import { DatasetFormatError, type DatasetRow, parserFor } from '../../parsing/datasets';
 import { removeChunks, writeChunk } from '../../db/dataset-row-chunks';
 
 export interface IngestOptions {

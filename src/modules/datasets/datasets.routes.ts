@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import { RunResponse } from '../runs/runs.schemas';
+import { RunResponse } from '../../runs/response.schemas';
 import { datasetUpload } from './dataset-upload';
 import { DatasetDeleted, DatasetIdParams, DatasetResponse, DatasetUploadForm, DatasetUploadQuery } from './datasets.schemas';
 import type { DatasetService } from './datasets.service';

@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 
 export const DatasetIdParams = z.object({ dataset_id: z.string().min(1).max(200) });
 

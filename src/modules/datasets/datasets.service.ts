@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
 import type { DatasetDoc, Models } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
-import { ConflictError, PayloadTooLargeError, RequestValidationError } from '../../http/errors';
+import { ConflictError, PayloadTooLargeError, RequestValidationError } from '../../errors';
 import type { BoundedParser } from '../../parsing/parse-pool';
 import { ParseLimitError } from '../../parsing/limits';
-import { type Page, pageBounds } from '../../http/pagination';
-import type { RunReader } from '../runs/runs.service';
-import type { RunResponse } from '../runs/runs.schemas';
+import { type Page, pageBounds } from '../../db/paging';
+import type { RunReader } from '../../runs/reader';
+import type { RunResponse } from '../../runs/response.schemas';
 import { safeFileName } from '../files/safe-file-name';
 import { createDatasetReader } from '../../db/dataset-reader';
 import { discardUpload, ingestFile, type IngestedFile } from './dataset-ingest';
-import { DatasetFormatError, formatOf } from './parsers';
+import { DatasetFormatError, formatOf } from '../../parsing/datasets';
 import type { DatasetResponse, DatasetUploadQuery } from './datasets.schemas';
 
 export interface DatasetServiceDeps {

@@ -2,7 +2,7 @@ import { Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { AsyncBuffer } from 'hyparquet';
 import type { mongo } from 'mongoose';
-import { PayloadTooLargeError } from '../../http/errors';
+import { PayloadTooLargeError } from '../../errors';
 
 type Bucket = mongo.GridFSBucket;
 type UploadStream = mongo.GridFSBucketWriteStream;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BadRequestError } from '../../http/errors';
+import { BadRequestError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 
 const tags = ['evals'];

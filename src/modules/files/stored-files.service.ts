@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { mongo } from 'mongoose';
 import { deleteIfPresent } from '../../db/gridfs';
 import type { Models } from '../../db/models';
-import { NotFoundError } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { NotFoundError } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
 
 /** PySpur's FileResponseSchema: `path` is what runs and the UI use to address the file. */
 export interface StoredFileInfo {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { commitStaged, deleteIfPresent, gridFsStaging } from '../../db/gridfs';
 import type { Models } from '../../db/models';
-import { NotFoundError } from '../../http/errors';
+import { NotFoundError } from '../../errors';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { safeFileName, uploadStamp } from './safe-file-name';
 

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { isAuthenticated } from '../../http/api-keys';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RETRY_AFTER_SECONDS } from '../../http/dependency-errors';
-import { API_PROBE_TIMEOUT_MS, HealthCheck, type HealthProbe, runProbes } from './run-probes';
+import { API_PROBE_TIMEOUT_MS, HealthCheck, type HealthProbe, runProbes } from '../../health/run-probes';
 
-export type { HealthProbe } from './run-probes';
+export type { HealthProbe } from '../../health/run-probes';
 
 const HealthResponse = z.object({
   status: z.enum(['ok', 'degraded']),

@@ -1,5 +1,5 @@
-import { z } from '../../http/zod';
-import { TokenUsageResponse } from '../runs/runs.schemas';
+import { z } from '../../zod';
+import { TokenUsageResponse } from '../../runs/response.schemas';
 
 const ContentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { fromJsonText } from '../../db/json-text';
-import { AppError, BadRequestError } from '../../http/errors';
+import { SpurError, BadRequestError } from '../../errors';
 import type { RunStarter } from '../runs/run-starter';
-import type { RunReader } from '../runs/runs.service';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
+import type { RunReader } from '../../runs/reader';
+import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatCompletionRequest, ChatCompletionResponse, ChatMessageIn } from './chat-completions.schemas';
 
@@ -47,9 +47,9 @@ export function createChatCompletionService({ workflows, starter, reader }: Chat
       const history = body.messages.slice(0, lastUser).filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => ({ role: m.role, content: textOf(m) }));
       const input = { user_message: textOf(body.messages[lastUser] as ChatMessageIn), session_id: body.user ?? `chatcmpl-${randomUUID()}`, message_history: history };
       const outcome = await starter.runBlocking(workflow._id, { initial_inputs: { [inputNode.id]: input }, parent_run_id: null, files: null }, 'openai');
-      if (outcome.kind === 'still-running') throw new AppError(504, 'RUN_STILL_GOING', `Run ${outcome.runId} is still going; poll /api/run/${outcome.runId}/status/`);
+      if (outcome.kind === 'still-running') throw new SpurError('timed_out', 'RUN_STILL_GOING', `Run ${outcome.runId} is still going; poll /api/run/${outcome.runId}/status/`);
       const run = await reader.get(outcome.runId);
-      if (run.status === 'FAILED') throw new AppError(502, 'RUN_FAILED', run.message ?? `Run ${run.id} failed`);
+      if (run.status === 'FAILED') throw new SpurError('upstream_failed', 'RUN_FAILED', run.message ?? `Run ${run.id} failed`);
       const outputNode = definition.nodes.find((n) => n.node_type === 'OutputNode' && n.parent_id === null);
       return {
         id: `chatcmpl-${outcome.runId}`,

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Models, OutputFileDoc } from '../../db/models';
 import type { RunRepository } from '../../db/run-repository';
-import { notFound } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { notFound } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
 import { createOutputFileWriter } from './output-file-writer';
 import type { OutputFileResponse } from './output-files.schemas';
 

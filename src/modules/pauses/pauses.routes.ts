@@ -1,7 +1,8 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import { RunIdParams, RunResponse } from '../runs/runs.schemas';
+import { RunIdParams } from '../runs/runs.schemas';
+import { RunResponse } from '../../runs/response.schemas';
 import type { PauseService } from './pauses.service';
 import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from '../runs/idempotency';
 import { PauseHistoryResponse, PausedWorkflowResponse, ResumeRunRequest } from './pauses.schemas';

@@ -1,8 +1,8 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { PAUSE_ACTIONS } from '../../engine/statuses';
-import { DefinitionStructureSchema } from '../workflows/definition.schema';
-import { RunResponse } from '../runs/runs.schemas';
-import { withoutReservedKey } from '../runs/run-values';
+import { DefinitionStructureSchema } from '../../definitions/definition.schema';
+import { RunResponse } from '../../runs/response.schemas';
+import { withoutReservedKey } from '../../runs/values';
 
 export const ResumeRunRequest = z.object({
   inputs: withoutReservedKey(z.record(z.string(), z.unknown())),

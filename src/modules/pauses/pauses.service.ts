@@ -4,15 +4,15 @@ import { trusted } from 'mongoose';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { Values } from '../../db/values';
-import { storeClientValues } from '../runs/run-values';
+import { storeClientValues } from '../../runs/values';
 import type { RunRepository } from '../../db/run-repository';
-import { AppError, BadRequestError, notFound } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { SpurError, BadRequestError, notFound } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
 import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseActionSignal, pauseActionUpdate } from '../../../temporal/shared/pauses';
 import { runWorkflowId } from '../../../temporal/shared/workflow-names';
-import type { RunReader } from '../runs/runs.service';
-import { toRunResponse } from '../runs/run-response';
-import type { RunResponse } from '../runs/runs.schemas';
+import type { RunReader } from '../../runs/reader';
+import { toRunResponse } from '../../runs/response';
+import type { RunResponse } from '../../runs/response.schemas';
 import { toPauseResponse } from './pause-records';
 import type { ResumeRunInput } from './pauses.schemas';
 
@@ -151,7 +151,7 @@ export function createPauseService({ models, values, runRecords, reader, tempora
         // operator) without an error; then no workflow will ever record it.
         workflowGone = (await handle(runId).describe()).status.name !== 'RUNNING';
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
+        if (!(err instanceof WorkflowNotFoundError)) throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
         workflowGone = true;
       }
       // A run no worker has picked up has no writer yet (the workflow, when it starts and sees the

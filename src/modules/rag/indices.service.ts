@@ -1,8 +1,8 @@
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId } from '../../db/ids';
 import type { Models, VectorIndexDoc } from '../../db/models';
-import { BadRequestError, RequestValidationError } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { BadRequestError, RequestValidationError } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
 import type { CollectionService } from './collections.service';
 import { type SecretReader, missingSettings } from '../../rag/embedder';
 import { EMBEDDING_MODELS, findEmbeddingModel } from '../../rag/embedding-models';

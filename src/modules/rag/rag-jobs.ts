@@ -1,5 +1,5 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { AppError } from '../../http/errors';
+import { SpurError } from '../../errors';
 import { RagWorkflowType, type RagIngestInput, ragIndexWorkflowId, ragIngestWorkflowId } from '../../../temporal/shared/rag-contract';
 
 export interface RagJobsDeps {
@@ -14,7 +14,7 @@ export function createRagJobs({ temporal, taskQueue, workflowIdPrefix }: RagJobs
     try {
       await temporal.workflow.start(type, { taskQueue, workflowId, args: [input] });
     } catch (err) {
-      throw new AppError(503, 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);
+      throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);
     }
   }
   return {

@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { nameComponent } from '../../http/openapi';
 import { StagedFileSchema } from '../../http/uploads';
 import { ChunkMetadata, DocumentMetadata, EmbeddingConfig, ProgressResponse, RetrievalResponse, TextProcessingConfig } from '../../rag/schemas';

@@ -1,5 +1,5 @@
 import { fromJsonText } from '../../db/json-text';
-import { BadRequestError } from '../../http/errors';
+import { BadRequestError } from '../../errors';
 import type { BatchMode, BatchRunInput as BatchWorkflowInput } from '../../../temporal/shared/batch-contract';
 import { ENGINE_NODE_TYPES } from '../../engine/node-kinds';
 import type { CallbackEvent } from '../../engine/callback-events';
@@ -7,10 +7,11 @@ import type { GraphNode, RunDefinition } from '../../engine/run-contract';
 import { WorkflowType } from '../../../temporal/shared/workflow-names';
 import { createDatasetReader } from '../../db/dataset-reader';
 import { createOutputFileWriter } from '../output-files/output-file-writer';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
-import { checkRunnable, checkWithinLimits, toRunDefinition } from './run-inputs';
+import type { WorkflowDefinition } from '../../definitions/definition.schema';
+import { checkRunnable, checkWithinLimits, toRunDefinition } from '../../runs/inputs';
 import { type RunStarterDeps, startRunWorkflow } from './run-starter';
-import type { RunResponse, BatchRunInput } from './runs.schemas';
+import type { BatchRunInput } from './runs.schemas';
+import type { RunResponse } from '../../runs/response.schemas';
 import type { RunClaim } from './idempotency';
 
 /**

@@ -3,8 +3,8 @@ import { type IdempotencyKeys, type KeyScope, keyRecordId, requestHash } from '.
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
 import type { ApiCaller } from '../../http/api-keys';
-import { AppError, RequestValidationError } from '../../http/errors';
-import { z } from '../../http/zod';
+import { SpurError, RequestValidationError } from '../../errors';
+import { z } from '../../zod';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -89,7 +89,7 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
         if (!(err instanceof KeyTaken)) throw err;
       }
     }
-    throw new AppError(409, 'IDEMPOTENCY_KEY_CONTENDED', `Idempotency-Key '${key}' kept changing hands; send the request again`);
+    throw new SpurError('conflict', 'IDEMPOTENCY_KEY_CONTENDED', `Idempotency-Key '${key}' kept changing hands; send the request again`);
   }
 
   async function performClaimed<T>(ctx: Context, op: KeyedOperation<T>, k: { id: string; scope: KeyScope; bodyHash: string }): Promise<T> {

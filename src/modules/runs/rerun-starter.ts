@@ -2,15 +2,15 @@ import { fromJsonText } from '../../db/json-text';
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunDefinition } from '../../engine/run-contract';
 import type { RunStatus } from '../../engine/statuses';
-import { ConflictError, RequestValidationError, notFound } from '../../http/errors';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
-import { launchRun } from './run-launch';
-import { checkRunnable, checkWithinLimits, toRunDefinition } from './run-inputs';
+import { ConflictError, RequestValidationError, notFound } from '../../errors';
+import type { WorkflowDefinition } from '../../definitions/definition.schema';
+import { launchRun } from '../../runs/launch';
+import { checkRunnable, checkWithinLimits, toRunDefinition } from '../../runs/inputs';
 import { type RunStarterDeps, failIfNotStarted } from './run-starter';
-import { storeClientValues } from './run-values';
-import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from './rerun-launch';
+import { storeClientValues } from '../../runs/values';
+import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from '../../runs/rerun-launch';
 import type { RerunInput } from './rerun.schemas';
-import type { RunResponse } from './runs.schemas';
+import type { RunResponse } from '../../runs/response.schemas';
 
 export type RerunStarterDeps = Omit<RunStarterDeps, 'chatMemory' | 'blockingWaitMs' | 'stopping'>;
 

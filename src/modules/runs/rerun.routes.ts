@@ -1,7 +1,8 @@
 import { defineRoute, type MountableRoute } from '../../http/route';
 import type { RerunStarter } from './rerun-starter';
 import { RerunRequest } from './rerun.schemas';
-import { RunIdParams, RunResponse, RunTypeQuery } from './runs.schemas';
+import { RunIdParams, RunTypeQuery } from './runs.schemas';
+import { RunResponse } from '../../runs/response.schemas';
 
 /** Beyond PySpur: repeat an ended run from one node, reusing the outcomes above it. */
 export function rerunRoutes(starter: RerunStarter): MountableRoute[] {

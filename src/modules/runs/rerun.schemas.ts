@@ -1,5 +1,5 @@
-import { z } from '../../http/zod';
-import { withoutReservedKey } from './run-values';
+import { z } from '../../zod';
+import { withoutReservedKey } from '../../runs/values';
 
 /** `POST /run/{run_id}/rerun/` (beyond PySpur). */
 export const RerunRequest = z

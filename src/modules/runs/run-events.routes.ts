@@ -2,12 +2,13 @@ import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import type { RunEvents, StoredRunEvent } from '../../db/run-events';
 import { FINAL_EVENTS, FINAL_EVENT_OF } from '../../engine/run-events';
-import { RequestValidationError } from '../../http/errors';
+import { RequestValidationError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import type { RunEventHub } from './run-event-hub';
 import type { StreamRefusal, StreamSlots } from './stream-slots';
 import { RunEventsQuery, RunStreamEvent } from './run-events.schemas';
-import { RunIdParams, type RunResponse } from './runs.schemas';
+import { RunIdParams } from './runs.schemas';
+import { type RunResponse } from '../../runs/response.schemas';
 
 export interface RunEventRouteDeps {
   hub: RunEventHub;

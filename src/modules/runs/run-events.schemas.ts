@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { PAUSE_ACTIONS, RUN_STATUSES } from '../../engine/statuses';
 
 /** `?after=N`: replay the events after sequence number N (the `Last-Event-ID` header wins when both are sent). */

@@ -5,24 +5,24 @@ import type { RunRepository } from '../../db/run-repository';
 import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
-import { AppError, BadRequestError } from '../../http/errors';
+import { SpurError, BadRequestError } from '../../errors';
 import { canPause } from '../../engine/node-kinds';
 import type { PartialRunInput as PartialRunWorkflowInput, RunDefinition, SpurRunResult } from '../../engine/run-contract';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
+import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import type { VersionService } from '../workflows/versions.service';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatMemory } from '../sessions/chat-memory';
 import type { CallbackService } from '../callbacks/callbacks.service';
-import { mergeFiles, storeDataUris } from './run-files';
-import { type RunWorkflowStart, launchRun, startWorkflowOf } from './run-launch';
-import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from './run-inputs';
-import { storeClientValues } from './run-values';
-import type { RunReader } from './runs.service';
+import { mergeFiles, storeDataUris } from '../../runs/files';
+import { type RunWorkflowStart, launchRun, startWorkflowOf } from '../../runs/launch';
+import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from '../../runs/inputs';
+import { storeClientValues } from '../../runs/values';
+import type { RunReader } from '../../runs/reader';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
 import type { RunClaim } from './idempotency';
 import type { ExpectedOutcome, RunOutcomes } from '../../engine/run-outcomes';
-import type { DefinitionLimits } from '../workflows/definition-limits';
+import type { DefinitionLimits } from '../../definitions/definition-limits';
 
 export interface RunStarterDeps {
   models: Models;
@@ -130,7 +130,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       if (err instanceof WorkflowFailedError) {
         // A cancelled run: answer with what it produced, like a paused one.
         if (err.cause instanceof CancelledFailure) return { kind: 'done', runId, outputsById: await outputsFromTasks(runId) };
-        throw new AppError(500, 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
+        throw new SpurError('internal', 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
       }
       throw err;
     } finally {
@@ -208,8 +208,8 @@ export function createRunStarter(deps: RunStarterDeps) {
     });
     try {
       const result = await resultWithin(handle.result() as Promise<Record<string, Record<string, unknown>>>);
-      if (result === 'timeout') throw new AppError(504, 'PARTIAL_RUN_TIMEOUT', 'The partial run did not finish within the blocking wait limit');
-      if (result === 'stopping') throw new AppError(503, 'API_STOPPING', 'The api is shutting down; send the partial run again');
+      if (result === 'timeout') throw new SpurError('timed_out', 'PARTIAL_RUN_TIMEOUT', 'The partial run did not finish within the blocking wait limit');
+      if (result === 'stopping') throw new SpurError('unavailable', 'API_STOPPING', 'The api is shutting down; send the partial run again');
       return result;
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new BadRequestError(err.cause?.message ?? err.message);
@@ -267,12 +267,12 @@ export async function failIfNotStarted(runRecords: Pick<RunRepository, 'markFail
   try {
     await starting();
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (err instanceof SpurError) throw err;
     // The client's own message is generic ("Failed to start Workflow"); the cause says why
     // (e.g. a server whose search attributes were never registered).
     const cause = (err as { cause?: { message?: unknown } }).cause?.message;
     const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
     await runRecords.markFailed(runId, message);
-    throw new AppError(503, 'TEMPORAL_UNAVAILABLE', message);
+    throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', message);
   }
 }

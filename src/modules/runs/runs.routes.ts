@@ -1,12 +1,13 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import type { BatchStarter } from './batch-starter';
 import type { BlockingOutcome, RunStarter } from './run-starter';
 import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from './idempotency';
 import type { Context } from 'koa';
-import type { RunReader } from './runs.service';
-import { AllRunsQuery, BatchRunRequest, PartialRunRequest, RunIdParams, RunOutputsById, RunResponse, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
+import type { RunReader } from '../../runs/reader';
+import { AllRunsQuery, BatchRunRequest, PartialRunRequest, RunIdParams, RunOutputsById, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
+import { RunResponse } from '../../runs/response.schemas';
 
 export interface RunRouteDeps {
   starter: RunStarter;

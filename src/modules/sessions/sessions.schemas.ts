@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { SkipLimitQuery } from '../users/users.schemas';
 
 export const SessionIdParams = z.object({ session_id: z.string().min(1).max(200) });

@@ -2,7 +2,7 @@ import { trusted } from 'mongoose';
 import { insertWithNewId } from '../../db/ids';
 import type { Models, SessionDoc } from '../../db/models';
 import type { SessionMessage, SessionTurns } from '../../db/session-turns';
-import { NotFoundError } from '../../http/errors';
+import { NotFoundError } from '../../errors';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { UserService } from '../users/users.service';
 import type { SessionCreateInput, SessionListFilter, SessionResponse } from './sessions.schemas';

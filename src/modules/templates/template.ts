@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 
 /** What `GET /templates/` lists and `POST /templates/instantiate/` takes back (PySpur's TemplateSchema). */
 export const TemplateSchema = z

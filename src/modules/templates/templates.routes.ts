@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../http/errors';
+import { NotFoundError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import type { WorkflowService } from '../workflows/workflows.service';
 import { WorkflowCreateRequest, WorkflowResponse } from '../workflows/workflows.schemas';

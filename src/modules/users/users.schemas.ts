@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import { queryInt } from '../../http/pagination';
 
 const Metadata = z.record(z.string(), z.unknown());

@@ -1,7 +1,7 @@
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { Models, UserDoc } from '../../db/models';
-import { ConflictError, NotFoundError } from '../../http/errors';
+import { ConflictError, NotFoundError } from '../../errors';
 import type { UserCreateInput, UserResponse, UserUpdateInput } from './users.schemas';
 
 export const userNotFound = () => new NotFoundError('User not found', 'USER_NOT_FOUND');

@@ -1,4 +1,4 @@
-import type { WorkflowDefinition, WorkflowNode } from './definition.schema';
+import type { WorkflowDefinition, WorkflowNode } from '../../definitions/definition.schema';
 
 /** InputNode config defaults, byte for byte as PySpur writes them (the JSON text has its spaces). */
 const INPUT_NODE_CONFIG = {

@@ -1,28 +1,15 @@
+import { toVersionResponse } from '../../runs/response';
 import type { Models, WorkflowDoc, WorkflowVersionDoc } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText } from '../../db/json-text';
-import { notFound } from '../../http/errors';
-import { pyDateTime } from '../../http/timestamps';
-import { type Page, pageBounds } from '../../http/pagination';
-import { definitionHash } from './definition-hash';
+import { notFound } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
+import { definitionHash } from '../../definitions/definition-hash';
 import type { Clock } from './workflows.service';
-import type { WorkflowVersionResponse } from './workflows.schemas';
 
 const MAX_RACES = 10;
 /** Versions this process has seen, by workflow and definition hash (the run path's hottest read). */
 const KNOWN_VERSIONS_MAX = 1000;
-
-export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionResponse {
-  return {
-    version: doc.version,
-    name: doc.name,
-    description: doc.description ?? null,
-    definition: fromJsonText(doc.definition),
-    definition_hash: doc.definition_hash,
-    created_at: pyDateTime(doc.created_at),
-    updated_at: pyDateTime(doc.updated_at),
-  };
-}
 
 export function createVersionService(models: Models, clock: Clock = () => new Date()) {
   const { WorkflowVersion } = models;

@@ -1,12 +1,13 @@
-import { z } from '../../http/zod';
+import { z } from '../../zod';
 import type { TestFileService } from '../files/test-files.service';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { StagedFileSchema, multipartUpload, type UploadLimits } from '../../http/uploads';
-import { WorkflowIdParams, workflowCreateRequest, WorkflowResponse, WorkflowVersionResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
+import { WorkflowIdParams, workflowCreateRequest, WorkflowResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
+import { WorkflowVersionResponse } from '../../runs/response.schemas';
 import type { WorkflowService } from './workflows.service';
 import type { VersionService } from './versions.service';
-import type { DefinitionLimits } from './definition-limits';
+import type { DefinitionLimits } from '../../definitions/definition-limits';
 
 export interface WorkflowRouteDeps {
   workflows: WorkflowService;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DefinitionStructureSchema, WorkflowDefinitionSchema } from './definition.schema';
-import { type DefinitionLimits, definitionLimitIssues } from './definition-limits';
+import { DefinitionStructureSchema, WorkflowDefinitionSchema } from '../../definitions/definition.schema';
+import { type DefinitionLimits, definitionLimitIssues } from '../../definitions/definition-limits';
 
 export const WorkflowIdParams = z.object({ workflow_id: z.string().min(1).max(200) });
 
@@ -30,17 +30,6 @@ export const WorkflowResponse = z.object({
   updated_at: z.iso.datetime(),
 });
 export type WorkflowResponse = z.input<typeof WorkflowResponse>;
-
-export const WorkflowVersionResponse = z.object({
-  version: z.number().int(),
-  name: z.string(),
-  description: z.string().nullable(),
-  definition: z.unknown(),
-  definition_hash: z.string(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-});
-export type WorkflowVersionResponse = z.input<typeof WorkflowVersionResponse>;
 
 export const OutputVariable = z.object({ node_id: z.string(), variable_name: z.string(), prefixed_variable: z.string() });
 export type OutputVariable = z.output<typeof OutputVariable>;

@@ -1,10 +1,10 @@
 import type { Models, WorkflowDoc } from '../../db/models';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import { ConflictError, BadRequestError, notFound } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
+import { ConflictError, BadRequestError, notFound } from '../../errors';
+import { type Page, pageBounds } from '../../db/paging';
 import { defaultChatbotDefinition, defaultWorkflowDefinition } from './default-definitions';
-import { type WorkflowDefinition, WorkflowDefinitionSchema } from './definition.schema';
+import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../../definitions/definition.schema';
 import { candidateNames } from './unique-name';
 import type { OutputVariable, WorkflowCreateInput, WorkflowResponse } from './workflows.schemas';
 

@@ -1,6 +1,6 @@
 import { type AsyncBuffer, type Compressors, type FileMetaData, parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors, decompressZstd } from 'hyparquet-compressors';
-import { ByteBudget, ParseLimitError, bytesLimit, formatBytes } from '../../../parsing/limits';
+import { ByteBudget, ParseLimitError, bytesLimit, formatBytes } from '../limits';
 import type { DatasetRow } from './types';
 
 /**

@@ -1,16 +1,16 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { taskIdFor } from '../../db/ids';
-import { fromJsonText } from '../../db/json-text';
-import type { Models, RunDoc } from '../../db/models';
-import type { CallbackEvent } from '../../engine/callback-events';
-import type { ChatTurnStart, RunDefinition, RunRerun, SpurRunInput } from '../../engine/run-contract';
-import { createRunProjection } from '../../db/run-projection';
-import { createRunEvents } from '../../db/run-events';
+import { taskIdFor } from '../db/ids';
+import { fromJsonText } from '../db/json-text';
+import type { Models, RunDoc } from '../db/models';
+import type { CallbackEvent } from '../engine/callback-events';
+import type { ChatTurnStart, RunDefinition, RunRerun, SpurRunInput } from '../engine/run-contract';
+import { createRunProjection } from '../db/run-projection';
+import { createRunEvents } from '../db/run-events';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
-import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../../temporal/shared/search-attributes';
-import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
-import { resolveRunInputs, toRunDefinition } from './run-inputs';
+import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../temporal/shared/search-attributes';
+import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
+import type { WorkflowDefinition } from '../definitions/definition.schema';
+import { resolveRunInputs, toRunDefinition } from './inputs';
 
 export interface RunLaunchDeps {
   models: Models;

@@ -1,10 +1,10 @@
-import { fromJsonText } from '../../db/json-text';
-import type { RunDoc } from '../../db/models';
-import { planGraph } from '../../engine/graph';
-import { planRerun, reusedStates } from '../../engine/rerun-plan';
-import type { RunDefinition, RunRerun, TaskRecord } from '../../engine/run-contract';
-import { BadRequestError } from '../../http/errors';
-import { checkRunnable, resolveRunInputs } from './run-inputs';
+import { fromJsonText } from '../db/json-text';
+import type { RunDoc } from '../db/models';
+import { planGraph } from '../engine/graph';
+import { planRerun, reusedStates } from '../engine/rerun-plan';
+import type { RunDefinition, RunRerun, TaskRecord } from '../engine/run-contract';
+import { BadRequestError } from '../errors';
+import { checkRunnable, resolveRunInputs } from './inputs';
 
 /**
  * Most JSON a rerun's reused tasks may take in its workflow input: Temporal refuses a payload over

@@ -1,5 +1,5 @@
-import { agentMaxIterations } from '../../engine/agent-loop';
-import { ENGINE_NODE_TYPES } from '../../engine/node-kinds';
+import { agentMaxIterations } from '../engine/agent-loop';
+import { ENGINE_NODE_TYPES } from '../engine/node-kinds';
 
 /**
  * The installation's bounds on the work one run of a definition can ask for (SPUR_AGENT_MAX_ITERATIONS,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { putBytes } from '../../db/gridfs';
-import type { Models } from '../../db/models';
-import { BadRequestError } from '../../http/errors';
+import { putBytes } from '../db/gridfs';
+import type { Models } from '../db/models';
+import { BadRequestError } from '../errors';
 
 const EXTENSIONS: Record<string, string> = {
   'image/jpeg': '.jpg',

@@ -1,11 +1,11 @@
 import { type QueryFilter, trusted } from 'mongoose';
-import type { Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
-import type { RunRepository } from '../../db/run-repository';
-import { notFound } from '../../http/errors';
-import { type Page, pageBounds } from '../../http/pagination';
-import type { RunStatus } from '../../engine/statuses';
-import { toRunResponse } from './run-response';
-import type { RunResponse } from './runs.schemas';
+import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
+import type { RunRepository } from '../db/run-repository';
+import { notFound } from '../errors';
+import { type Page, pageBounds } from '../db/paging';
+import type { RunStatus } from '../engine/statuses';
+import { toRunResponse } from './response';
+import type { RunResponse } from './response.schemas';
 
 export interface RunFilter {
   workflowId?: string;

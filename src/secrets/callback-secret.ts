@@ -1,4 +1,4 @@
-import type { SecretBox } from '../env-mgmt/secret-box';
+import type { SecretBox } from './secret-box';
 
 /** The associated data of a sealed callback secret: it opens as nothing else. */
 const PURPOSE = 'spur-run-callback-secret';

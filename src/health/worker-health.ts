@@ -1,5 +1,5 @@
-import type { Config } from '../../config';
-import { PythonSandbox } from '../../nodes/code-execution/python-sandbox';
+import type { Config } from '../config';
+import { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 import { createTemporalProbe, mongoConnectProbe, pythonSandboxProbe } from './probes';
 import { type HealthCheck, runProbes } from './run-probes';
 

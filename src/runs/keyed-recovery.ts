@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
-import type { IdempotencyKeys } from '../../db/idempotency-keys';
-import type { Models, RunDoc } from '../../db/models';
-import { notFound } from '../../http/errors';
-import type { RunReader } from './runs.service';
+import type { IdempotencyKeys } from '../db/idempotency-keys';
+import type { Models, RunDoc } from '../db/models';
+import { notFound } from '../errors';
+import type { RunReader } from './reader';
 
 type StoredRunLauncher = (run: RunDoc, client: Client) => Promise<boolean>;
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Values } from '../../db/values';
-import { VALUE_REF_KEY, reservedKeyPath } from '../../engine/value-ref';
-import { RequestValidationError } from '../../http/errors';
+import type { Values } from '../db/values';
+import { VALUE_REF_KEY, reservedKeyPath } from '../engine/value-ref';
+import { RequestValidationError } from '../errors';
 
 /** Why a client's value with the reserved key is refused (a 422 naming where it is). */
 export const RESERVED_KEY_MESSAGE = `'${VALUE_REF_KEY}' is reserved for the references Spur writes itself and may not appear in a value`;

@@ -1,4 +1,4 @@
-import { MAX_LOOP_ITERATIONS } from '../../engine/for-loop';
+import { MAX_LOOP_ITERATIONS } from '../engine/for-loop';
 import type { WorkflowDefinition } from './definition.schema';
 
 export interface RuleIssue {

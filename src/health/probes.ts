@@ -1,8 +1,8 @@
 import { Connection as TemporalConnection } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
-import type { Config } from '../../config';
-import { connectMongo, pingMongo } from '../../db/connection';
-import type { PythonSandbox } from '../../nodes/code-execution/python-sandbox';
+import type { Config } from '../config';
+import { connectMongo, pingMongo } from '../db/connection';
+import type { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 import type { HealthProbe } from './run-probes';
 
 const DEADLINE_MS = 2000;

@@ -1,4 +1,4 @@
-import { z } from '../../http/zod';
+import { z } from '../zod';
 import { checkDefinitionRules } from './definition-rules';
 import { normalizeDefinition } from './definition-normalize';
 

@@ -1,8 +1,8 @@
-import { BadRequestError } from '../../http/errors';
-import { GraphError, planGraph } from '../../engine/graph';
-import type { GraphNode, RunDefinition } from '../../engine/run-contract';
-import type { WorkflowDefinition } from '../workflows/definition.schema';
-import { type DefinitionLimits, definitionLimitIssues } from '../workflows/definition-limits';
+import { BadRequestError } from '../errors';
+import { GraphError, planGraph } from '../engine/graph';
+import type { GraphNode, RunDefinition } from '../engine/run-contract';
+import type { WorkflowDefinition } from '../definitions/definition.schema';
+import { type DefinitionLimits, definitionLimitIssues } from '../definitions/definition-limits';
 
 /** The engine's view of a stored definition (the fields it reads). */
 export function toRunDefinition(def: WorkflowDefinition): RunDefinition {

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { AsyncBuffer } from 'hyparquet';
 
-import type { DatasetRow } from '../../../db/dataset-row-chunks';
-import type { BoundedParser } from '../../../parsing/parse-pool';
+import type { DatasetRow } from '../../db/dataset-row-chunks';
+import type { BoundedParser } from '../parse-pool';
 
 export type { DatasetRow };
 

@@ -1,9 +1,8 @@
-import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
-import { type TaskRecord, type TokenUsage, addUsage } from '../../engine/run-contract';
-import { fromJsonText } from '../../db/json-text';
-import { pyDateTime } from '../../http/timestamps';
-import { toVersionResponse } from '../workflows/versions.service';
-import type { RunResponse, TaskResponse } from './runs.schemas';
+import type { RunDoc, WorkflowVersionDoc } from '../db/models';
+import { type TaskRecord, type TokenUsage, addUsage } from '../engine/run-contract';
+import { fromJsonText } from '../db/json-text';
+import { pyDateTime } from '../timestamps';
+import type { RunResponse, TaskResponse, WorkflowVersionResponse } from './response.schemas';
 
 const iso = (d: Date | null | undefined) => (d ? pyDateTime(d) : null);
 
@@ -58,4 +57,17 @@ export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: Workflo
 function percentage(run: RunDoc, taskCount: number, completed: number): number {
   if (run.rows_total) return (100 * (run.rows_done ?? 0)) / run.rows_total;
   return taskCount === 0 ? 0 : (100 * completed) / taskCount;
+}
+
+/** A workflow version as PySpur answers it (alone, and pinned inside each run). */
+export function toVersionResponse(doc: WorkflowVersionDoc): WorkflowVersionResponse {
+  return {
+    version: doc.version,
+    name: doc.name,
+    description: doc.description ?? null,
+    definition: fromJsonText(doc.definition),
+    definition_hash: doc.definition_hash,
+    created_at: pyDateTime(doc.created_at),
+    updated_at: pyDateTime(doc.updated_at),
+  };
 }

@@ -1,0 +1,71 @@
+import { RUN_STATUSES, TASK_STATUSES } from '../engine/statuses';
+import { z } from '../zod';
+
+/**
+ * PySpur's shapes of a run, its tasks and its pinned workflow version, as the api answers them and
+ * as the worker posts them to a run's callback.
+ */
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const WorkflowVersionResponse = z.object({
+  version: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  definition: z.unknown(),
+  definition_hash: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type WorkflowVersionResponse = z.input<typeof WorkflowVersionResponse>;
+
+/** Beyond PySpur: LLM tokens, as the providers reported them. */
+export const TokenUsageResponse = z
+  .object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
+  .openapi('TokenUsage', { description: 'LLM tokens used (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks' });
+
+export const TaskResponse = z.object({
+  id: z.string(),
+  run_id: z.string(),
+  node_id: z.string(),
+  parent_task_id: z.string().nullable(),
+  status: z.enum(TASK_STATUSES),
+  inputs: z.unknown(),
+  outputs: z.unknown(),
+  error: z.string().nullable(),
+  start_time: z.string().nullable(),
+  end_time: z.string().nullable(),
+  subworkflow: z.unknown(),
+  subworkflow_output: z.unknown(),
+  usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of the LLM calls this node made; null for nodes that called no model' }),
+  reused: z.boolean().openapi({
+    description: "Beyond PySpur: true on a rerun's task whose outcome (status, inputs, outputs, times) was taken over from the original run's task; the node was not executed again",
+  }),
+});
+export type TaskResponse = z.output<typeof TaskResponse>;
+
+export const RunResponse = z
+  .object({
+    id: z.string(),
+    workflow_id: z.string(),
+    workflow_version_id: z.string().nullable(),
+    workflow_version: WorkflowVersionResponse.nullable(),
+    status: z.enum(RUN_STATUSES),
+    start_time: z.string(),
+    end_time: z.string().nullable(),
+    initial_inputs: z.record(z.string(), JsonObject).nullable(),
+    outputs: z.record(z.string(), JsonObject).nullable(),
+    tasks: z.array(TaskResponse),
+    parent_run_id: z.string().nullable(),
+    run_type: z.string(),
+    output_file_id: z.string().nullable(),
+    input_dataset_id: z.string().nullable(),
+    message: z.string().nullable(),
+    duration: z.number().nullable(),
+    percentage_complete: z.number(),
+    usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of all LLM calls of the run; null when it made none' }),
+    rerun_of: z.string().nullable().openapi({ description: 'Beyond PySpur: set on a rerun (POST /run/{run_id}/rerun/) to the id of the run it repeats' }),
+    rerun_from_node_id: z.string().nullable().openapi({ description: 'Beyond PySpur: the node a rerun started from (it and its descendants ran again)' }),
+  })
+  .openapi('RunResponse');
+export type RunResponse = z.input<typeof RunResponse>;

@@ -1,0 +1,42 @@
+import type { Models } from '../db/models';
+import { KEY_BASES, basesText, normalizedBase } from '../nodes/credential-bases';
+import type { SecretBox } from './secret-box';
+
+/**
+ * The provider settings and credentials kept encrypted in MongoDB (collection `env_vars`): the one
+ * module that writes them. A credential remembers the base URL settings it was entered for; once
+ * one differs it reads as unset, so changing a base never sends the old key to the new host.
+ */
+export function createCredentials(models: Models, box: SecretBox, clock: () => Date = () => new Date()) {
+  const { EnvVar } = models;
+
+  /** The current values of base settings, compared as a credential records them. */
+  async function basesNow(bases: readonly string[]): Promise<string> {
+    const docs = await Promise.all(bases.map((base) => EnvVar.findById(base).lean()));
+    const values = new Map(docs.flatMap((d) => (d ? [[d._id, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [])));
+    return basesText(bases, (base) => values.get(base) ?? '');
+  }
+
+  return {
+    /** A setting's clear text, for nodes; a credential whose base has changed since it was entered reads as unset. */
+    async reveal(name: string): Promise<string | undefined> {
+      const doc = await EnvVar.findById(name).lean();
+      if (!doc) return undefined;
+      const bases = KEY_BASES.get(name);
+      if (bases && (doc.entered_for ?? basesText(bases, () => '')) !== (await basesNow(bases))) return undefined;
+      return box.open(name, doc.ciphertext);
+    },
+    async store(name: string, value: string): Promise<void> {
+      const bases = KEY_BASES.get(name);
+      const enteredFor = bases ? { entered_for: await basesNow(bases) } : {};
+      await EnvVar.updateOne({ _id: name }, { $set: { ciphertext: box.seal(name, value), updated_at: clock(), ...enteredFor } }, { upsert: true });
+    },
+    /** False when nothing was stored under the name. */
+    async remove(name: string): Promise<boolean> {
+      const { deletedCount } = await EnvVar.deleteOne({ _id: name });
+      return deletedCount > 0;
+    },
+  };
+}
+
+export type Credentials = ReturnType<typeof createCredentials>;
