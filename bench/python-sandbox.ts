@@ -1,6 +1,6 @@
 // What the Python sandbox costs: a trivial PythonFuncNode (`return {"y": input_model.src.x + "!"}`)
 // executed in process, as a worker's activity would, with the sandbox off (a bare python3), with
-// bubblewrap (the default) and with bubblewrap plus the opt-in network (slirp4netns). The variants
+// bubblewrap without and with its per-sandbox cgroup (the default where the host allows) and with bubblewrap plus the opt-in network (slirp4netns). The variants
 // run interleaved round by round, so load from other processes on the machine hits them alike;
 // medians are reported. Writes bench/results/python-sandbox-latest.md. Nothing is asserted.
 // Usage: npx tsx bench/python-sandbox.ts [rounds=200]; SPUR_PYTHON picks the interpreter
@@ -22,7 +22,8 @@ const warmup = 10;
 const base: PythonSettings = { sandbox: 'bubblewrap', interpreter: process.env.SPUR_PYTHON, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 64, cgroup: 'auto' };
 const variants: Record<string, PythonSettings> = {
   'off (bare python3)': { ...base, sandbox: 'off' },
-  'bubblewrap (default)': base,
+  'bubblewrap, no cgroup caps (SPUR_PYTHON_CGROUP=off)': { ...base, cgroup: 'off' },
+  'bubblewrap (default: cgroup caps where the host allows)': base,
   'bubblewrap + network (slirp4netns)': { ...base, network: 'internet' },
 };
 const config = pythonFuncNode.config.parse({ code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } });

@@ -19,6 +19,7 @@ import { createVersionService } from '../../src/modules/workflows/versions.servi
 import { createWorkflowService } from '../../src/modules/workflows/workflows.service';
 import { type GraphLevel, planGraph, topologicalOrder } from '../../src/engine/graph';
 import { type NodeState, decideNodeInput } from '../../src/engine/node-inputs';
+import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import type { NodeOutput, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
 import { createOutboundFetch } from '../../src/outbound/outbound-fetch';
 
@@ -64,9 +65,10 @@ export async function executeInProcess(level: GraphLevel, inputNodeInput: Record
     const type = getNodeType(node.node_type);
     if (!type?.execute) throw new Error(`baseline: ${node.node_type} is not executable`);
     const config = type.config.parse(node.config ?? {});
-    if (type.executionKind === 'io') await hooks.beforeIo?.(id, decision.input);
+    const kind = PURE_NODE_TYPES.has(node.node_type) ? 'pure' : 'io';
+    if (kind === 'io') await hooks.beforeIo?.(id, decision.input);
     const output = await type.execute(config, decision.input, context(runId, id, node.title));
-    done({ nodeId: id, kind: type.executionKind, input: decision.input, output });
+    done({ nodeId: id, kind, input: decision.input, output });
   }
   return steps;
 }

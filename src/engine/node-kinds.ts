@@ -1,7 +1,8 @@
 /**
  * Node types that are cheap and side-effect free: the workflow runs them as local activities (no
  * server round trip). Everything else (LLM, HTTP, user code) runs as a regular activity with
- * retries and heartbeats. The node registry's `executionKind` must agree (a unit test checks it).
+ * retries and heartbeats. The one declaration of purity: workflows read it, and cannot load the
+ * node registry.
  */
 export const PURE_NODE_TYPES: ReadonlySet<string> = new Set([
   'InputNode',

@@ -5,7 +5,8 @@ import { connectMongo, pingMongo } from '../db/connection';
 import type { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 import type { HealthProbe } from './run-probes';
 
-const DEADLINE_MS = 2000;
+/** The api's Temporal check answers within its health route's own limit (API_PROBE_TIMEOUT_MS). */
+const API_TEMPORAL_DEADLINE_MS = 2000;
 
 export function mongoProbe(conn: MongoConnection): HealthProbe {
   return () => pingMongo(conn);
@@ -27,11 +28,11 @@ export function mongoConnectProbe(config: Pick<Config, 'mongo'>): HealthProbe {
  * A connection of its own with no retry interceptor: a health check answers for this moment, and
  * no retry may outlive it (a retry firing after close throws outside any request).
  */
-export function createTemporalProbe(address: string): { probe: HealthProbe; close(): Promise<void> } {
+export function createTemporalProbe(address: string, deadlineMs = API_TEMPORAL_DEADLINE_MS): { probe: HealthProbe; close(): Promise<void> } {
   const connection = TemporalConnection.lazy({ address, interceptors: [] });
   return {
     probe: async () => {
-      await connection.withDeadline(Date.now() + DEADLINE_MS, () => connection.workflowService.getSystemInfo({}));
+      await connection.withDeadline(Date.now() + deadlineMs, () => connection.workflowService.getSystemInfo({}));
     },
     close: () => connection.close(),
   };

@@ -20,7 +20,8 @@ export interface WorkerHealth {
  * Python sandbox starts, and MongoDB and Temporal answer.
  */
 export async function checkWorkerHealth(config: Readonly<Config>): Promise<WorkerHealth> {
-  const temporal = createTemporalProbe(config.temporal.address);
+  // A fresh process's first connection, on a host that may be busy: the same budget as the others.
+  const temporal = createTemporalProbe(config.temporal.address, WORKER_PROBE_TIMEOUT_MS);
   try {
     const { ok, checks } = await runProbes(
       { python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)), mongodb: mongoConnectProbe(config), temporal: temporal.probe },

@@ -30,12 +30,6 @@ export interface ModelConstraint {
   thinking_budget_tokens: number | null;
 }
 
-/**
- * Where a node executes once runs exist: `pure` nodes are cheap and side-effect free (local
- * activities), `io` nodes call the network or run user code (regular activities with retries).
- */
-export type NodeExecutionKind = 'pure' | 'io';
-
 /** A node's input: predecessor title → that predecessor's output object. */
 export type NodeInput = Record<string, unknown>;
 export type NodeOutput = Record<string, unknown>;
@@ -97,7 +91,6 @@ export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
   categoryLabel?: string;
   /** Only on SingleLLMCallNode. */
   modelConstraints?: Record<string, ModelConstraint>;
-  executionKind: NodeExecutionKind;
   /**
    * Config fields a model may set when the node is an agent's tool (default none): the call's
    * arguments are the tool's input, and only these of them replace stored config values for that

@@ -4,6 +4,7 @@ import { DocumentParseError } from '../rag/parsed-document';
 import { parseDocument } from '../rag/parsers';
 import { serveJobs } from '../threads/serve-jobs';
 import { ParseLimitError } from './limits';
+import { loadCountingPdfjs } from './pdf-text';
 import type { ParseJob, ParseOutcome, ParseValue } from './parse-jobs';
 
 /** A parse thread (see parse-pool.ts): documents and Parquet row groups, one job at a time. */
@@ -36,4 +37,5 @@ async function answer(job: ParseJob): Promise<ParseOutcome> {
   }
 }
 
-serveJobs(answer);
+// PDF.js (a few MB of code, patched) loads while the thread starts, not within the first PDF's time limit.
+serveJobs(answer, loadCountingPdfjs);

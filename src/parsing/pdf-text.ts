@@ -33,7 +33,8 @@ const hookSlot = globalThis as unknown as Record<symbol, Hook | undefined>;
 
 let loaded: Promise<void> | undefined;
 
-function loadCountingPdfjs(): Promise<void> {
+/** Loads the counting PDF.js once per thread (a parse thread does it before it takes jobs). */
+export function loadCountingPdfjs(): Promise<void> {
   loaded ??= (async () => {
     const bundle = path.join(path.dirname(require.resolve('unpdf')), 'pdfjs.mjs');
     let source = readFileSync(bundle, 'utf8');

@@ -4,6 +4,7 @@ import type { RagChunk, RagDocumentDoc } from '../db/models/rag-document.model';
 import type { BoundedParser } from '../parsing/parse-pool';
 import { applyTemplates } from './chunker';
 import { createDocumentStore } from './document-store';
+import { settleDocument } from './document-records';
 import { TextProcessingConfig, type ChunkMetadata } from './schemas';
 
 export interface IngestOutcome {
@@ -37,10 +38,6 @@ export function createDocumentIngest(models: Models, parser: BoundedParser, hear
   const { RagCollection, RagDocument } = models;
   const store = createDocumentStore(models);
 
-  async function settle(id: string, set: Record<string, unknown>): Promise<void> {
-    await RagDocument.updateOne({ _id: id }, { $set: { ...set, updated_at: new Date() } });
-  }
-
   return async function ingestDocument(collectionId: string, documentId: string): Promise<IngestOutcome> {
     const doc = await RagDocument.findById(documentId).lean<RagDocumentDoc>();
     if (!doc) return { chunks: 0, failed: false };
@@ -62,13 +59,13 @@ export function createDocumentIngest(models: Models, parser: BoundedParser, hear
       }));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      await settle(documentId, { status: 'failed', error_message: message, chunk_count: 0, chunk_pages: 0 });
+      await settleDocument(models, documentId, { status: 'failed', error_message: message, chunk_count: 0, chunk_pages: 0 });
       return { chunks: 0, failed: true };
     }
     heartbeat();
     await store.writeText(documentId, text);
     const pages = await store.writeChunks(collectionId, documentId, chunks);
-    await settle(documentId, { status: 'completed', error_message: null, chunk_count: chunks.length, chunk_pages: pages });
+    await settleDocument(models, documentId, { status: 'completed', error_message: null, chunk_count: chunks.length, chunk_pages: pages });
     return { chunks: chunks.length, failed: false };
   };
 }

@@ -5,7 +5,7 @@ import { RagRecordGoneError, collectionConfig } from './document-ingest';
 import { createDocumentStore } from './document-store';
 import { type SecretReader, embedTexts } from './embedder';
 import { findEmbeddingModel } from './embedding-models';
-import { progressUpdate } from './progress';
+import { finishIndexRecord, recordIndexPlan, recordIndexProgress, recordIndexStep } from './index-records';
 import type { ChunkMetadata, EmbeddingConfig } from './schemas';
 import type { VectorRow, VectorStore } from './vector-store';
 import type { OutboundFetch } from '../outbound/outbound-fetch';
@@ -57,10 +57,7 @@ export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildD
         }
       }
       const totalChunks = pages.reduce((sum, p) => sum + p.chunks, 0);
-      await VectorIndex.updateOne(
-        { _id: indexId },
-        { $set: { document_count: documents.length, ...progressUpdate({ status: 'processing', current_step: 'embedding', total_files: documents.length, processed_files: 0, total_chunks: totalChunks, processed_chunks: 0 }) } },
-      );
+      await recordIndexPlan(models, indexId, documents.length, totalChunks);
       return { pages, totalChunks };
     },
 
@@ -90,14 +87,14 @@ export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildD
       await loadIndex(indexId);
       await vectors.upsert(indexId, index.dimensions, rows);
       const processed = done + rows.length;
-      await VectorIndex.updateOne({ _id: indexId }, { $set: progressUpdate({ processed_chunks: processed, progress: total ? processed / total : 1 }) });
+      await recordIndexProgress(models, indexId, processed, total);
       return rows.length;
     },
 
     /** Full-text and (for large indices) ANN indexes, after the last page. */
     async finalize(indexId: string): Promise<void> {
       await loadIndex(indexId);
-      await VectorIndex.updateOne({ _id: indexId }, { $set: progressUpdate({ current_step: 'optimizing' }) });
+      await recordIndexStep(models, indexId, 'optimizing');
       await vectors.finalize(indexId);
     },
 
@@ -108,18 +105,7 @@ export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildD
         await vectors.drop(indexId);
         return;
       }
-      const ok = error === null;
-      const count = await vectors.count(indexId);
-      const message = ok ? null : `Indexing failed: ${error}`;
-      await VectorIndex.updateOne(
-        { _id: indexId },
-        {
-          $set: {
-            status: ok ? 'ready' : 'failed', chunk_count: count, error_message: message, updated_at: new Date(),
-            ...progressUpdate({ status: ok ? 'completed' : 'failed', current_step: ok ? 'completed' : 'failed', processed_files: ok ? index.document_count : index.progress.processed_files, error_message: message, ...(ok ? { progress: 1, processed_chunks: count } : {}) }),
-          },
-        },
-      );
+      await finishIndexRecord(models, index, await vectors.count(indexId), error);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Models } from '../../src/db/models';
 import { RagRecordGoneError, createDocumentIngest } from '../../src/rag/document-ingest';
 import { EmbeddingError } from '../../src/rag/embedder';
 import { createIndexBuild } from '../../src/rag/index-build';
-import { finishIngest, recordIngestProgress } from '../../src/rag/ingest-records';
+import { finishIngest, recordIngestProgress } from '../../src/rag/collection-records';
 import type { VectorStore } from '../../src/rag/vector-store';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';

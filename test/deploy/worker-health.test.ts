@@ -67,7 +67,7 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
   });
 
   it("fails the worker's health check naming MongoDB and Temporal when they do not answer", async () => {
-    const result = await runHealthcheck(workerCheck(), workerEnv({ SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/', SPUR_MONGODB_TIMEOUT_MS: '1000', SPUR_TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const result = await runHealthcheck(workerCheck(), workerEnv({ SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/', SPUR_MONGODB_TIMEOUT_MS: '4000', SPUR_TEMPORAL_ADDRESS: '127.0.0.1:1' }));
     assert.equal(result.code, 1, result.output);
     const line = oneLine(result.output);
     assert.match(line, /^worker unhealthy: mongodb FAILED: .*ECONNREFUSED.* \| temporal FAILED: /);

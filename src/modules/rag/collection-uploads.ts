@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type GridFsStaging, commitStaged } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
+import { insertPendingDocument } from '../../rag/document-records';
 import { safeFileName } from '../files/safe-file-name';
 
 /**
@@ -16,9 +17,9 @@ export async function storeUploads(models: Models, staging: GridFsStaging, colle
     const filename = safeFileName(file.originalname || `file-${i + 1}`);
     await commitStaged(staging, file.gridfsId, filename, { collection_id: collectionId, document_id: id, content_type: file.mimetype || null });
     const now = new Date();
-    await models.RagDocument.create({
+    await insertPendingDocument(models, {
       _id: id, collection_id: collectionId, seq: firstSeq + i, filename, mime_type: file.mimetype || null, byte_size: file.size,
-      file_id: file.gridfsId, status: 'pending', created_at: now, updated_at: now,
+      file_id: file.gridfsId, created_at: now, updated_at: now,
     });
     ids.push(id);
   }

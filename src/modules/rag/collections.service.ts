@@ -1,4 +1,3 @@
-import { trusted } from 'mongoose';
 import { gridFsStaging } from '../../db/gridfs';
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
@@ -8,7 +7,8 @@ import { type Page, pageBounds } from '../../db/paging';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { storeUploads } from './collection-uploads';
 import { createDocumentStore } from '../../rag/document-store';
-import { collectionCounts } from '../../rag/ingest-records';
+import { claimCollectionJob, collectionCounts, failCollectionJob, insertCollection, recountCollection, removeCollection } from '../../rag/collection-records';
+import { removeDocumentRecord } from '../../rag/document-records';
 import { startingProgress, toProgressResponse } from '../../rag/progress';
 import type { RagJobs } from './rag-jobs';
 import { toCollectionResponse } from './rag-responses';
@@ -43,22 +43,14 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
   /** Stores the files and starts the job; a failure on the way fails the collection, never leaves it processing. */
   async function startJob(collection: RagCollectionDoc, files: StagedFile[]): Promise<void> {
     const job = (collection.job ?? 0) + 1;
-    const now = new Date();
-    // Conditional: of two requests that both saw the collection idle, one starts a job.
-    const claimed = await RagCollection.updateOne(
-      { _id: collection._id, status: trusted({ $ne: 'processing' }) },
-      { $set: { status: 'processing', error_message: null, job, updated_at: now, progress: startingProgress(now, { files: files.length, chunks: 0 }, 'parsing') } },
-    );
-    if (claimed.matchedCount === 0) throw busy(collection._id);
+    if (!(await claimCollectionJob(models, collection._id, job, files.length))) throw busy(collection._id);
     try {
       const first = await RagDocument.countDocuments({ collection_id: collection._id });
       const documentIds = await storeUploads(models, staging, collection._id, files, first);
-      const counts = await collectionCounts(models, collection._id);
-      await RagCollection.updateOne({ _id: collection._id }, { $set: { document_count: counts.document_count } });
+      await recountCollection(models, collection._id);
       await jobs.startIngest({ collectionId: collection._id, job, documentIds });
     } catch (err) {
-      const message = `Could not start processing: ${(err as Error).message}`;
-      await RagCollection.updateOne({ _id: collection._id }, { $set: { status: 'failed', error_message: message, 'progress.status': 'failed', 'progress.error_message': message, 'progress.updated_at': new Date() } });
+      await failCollectionJob(models, collection._id, `Could not start processing: ${(err as Error).message}`);
       throw err;
     }
   }
@@ -78,7 +70,7 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
             document_count: 0, chunk_count: 0, error_message: null, job: 0, created_at: now, updated_at: now,
             progress: { ...startingProgress(now, { files: 0, chunks: 0 }, 'completed'), status: 'completed', progress: 1 },
           };
-          await RagCollection.create(doc);
+          await insertCollection(models, doc as RagCollectionDoc);
           return doc as RagCollectionDoc;
         });
       } catch (err) {
@@ -107,10 +99,10 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
       if (users.length) {
         throw new ConflictError(`Document collection ${id} is used by vector index ${users.map((u) => u._id).join(', ')}; delete the index first`, 'COLLECTION_IN_USE');
       }
-      await RagCollection.deleteOne({ _id: id });
+      await removeCollection(models, id);
       for (const doc of (await collectionCounts(models, id)).documents) {
         await documents.remove(doc);
-        await RagDocument.deleteOne({ _id: doc._id });
+        await removeDocumentRecord(models, doc._id);
       }
       return { message: 'Document collection deleted successfully' };
     },

@@ -8,7 +8,9 @@ import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { applyTemplate } from '../../rag/chunker';
 import type { CollectionService } from './collections.service';
 import { createDocumentStore } from '../../rag/document-store';
-import { collectionCounts } from '../../rag/ingest-records';
+import { recountCollection } from '../../rag/collection-records';
+import { removeDocumentRecord } from '../../rag/document-records';
+import { setIndexChunkCount } from '../../rag/index-records';
 import { DocumentParseError } from '../../rag/parsed-document';
 import { ParseLimitError } from '../../parsing/limits';
 import type { BoundedParser } from '../../parsing/parse-pool';
@@ -25,7 +27,7 @@ export interface DocumentServiceDeps {
 
 /** A collection's documents: listing with chunks, deleting one (also from its indices), previews. */
 export function createDocumentService({ models, collections, vectors, parser }: DocumentServiceDeps) {
-  const { RagCollection, RagDocument, VectorIndex } = models;
+  const { RagDocument, VectorIndex } = models;
   const store = createDocumentStore(models);
 
   async function toResponse(doc: RagDocumentDoc): Promise<DocumentWithChunks> {
@@ -59,13 +61,10 @@ export function createDocumentService({ models, collections, vectors, parser }: 
       if (collection.status === 'processing') throw collections.busy(collectionId);
       const indices = await VectorIndex.find({ collection_id: collectionId }, { _id: 1 }).lean<{ _id: string }[]>();
       for (const index of indices) await vectors.deleteDocument(index._id, documentId);
-      await RagDocument.deleteOne({ _id: documentId });
+      await removeDocumentRecord(models, documentId);
       await store.remove(doc);
-      const counts = await collectionCounts(models, collectionId);
-      await RagCollection.updateOne({ _id: collectionId }, { $set: { document_count: counts.document_count, chunk_count: counts.chunk_count, updated_at: new Date() } });
-      for (const index of indices) {
-        await VectorIndex.updateOne({ _id: index._id }, { $set: { chunk_count: await vectors.count(index._id), updated_at: new Date() } });
-      }
+      await recountCollection(models, collectionId);
+      for (const index of indices) await setIndexChunkCount(models, index._id, await vectors.count(index._id));
       return { message: 'Document deleted successfully' };
     },
 

@@ -1,3 +1,4 @@
+import { failIndexStart, insertIndex, removeIndex } from '../../rag/index-records';
 import { toJsonText } from '../../db/json-text';
 import { insertWithNewId } from '../../db/ids';
 import type { Models, VectorIndexDoc } from '../../db/models';
@@ -65,14 +66,13 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
           progress: startingProgress(now, { files: collection.document_count ?? 0, chunks: collection.chunk_count ?? 0 }),
           created_at: now, updated_at: now,
         };
-        await VectorIndex.create(doc);
+        await insertIndex(models, doc as VectorIndexDoc);
         return doc as VectorIndexDoc;
       });
       try {
         await jobs.startIndex(index._id);
       } catch (err) {
-        const message = `Could not start indexing: ${(err as Error).message}`;
-        await VectorIndex.updateOne({ _id: index._id }, { $set: { status: 'failed', error_message: message, 'progress.status': 'failed', 'progress.error_message': message } });
+        await failIndexStart(models, index._id, `Could not start indexing: ${(err as Error).message}`);
         throw err;
       }
       return toIndexResponse(await load(index._id));
@@ -86,7 +86,7 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
     /** The record first (retrieval 404s at once), then the build, then the vectors. */
     async remove(id: string): Promise<{ message: string }> {
       await load(id);
-      await VectorIndex.deleteOne({ _id: id });
+      await removeIndex(models, id);
       await jobs.stopIndex(id);
       await vectors.drop(id);
       return { message: 'Vector index deleted successfully' };

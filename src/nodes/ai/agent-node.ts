@@ -23,5 +23,4 @@ export const agentNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'io',
 };

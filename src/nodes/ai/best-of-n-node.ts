@@ -27,6 +27,5 @@ export const bestOfNNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'io',
   execute: (cfg, input, ctx) => executeSingleLlmCall(cfg, input, ctx),
 };

@@ -44,6 +44,5 @@ export const retrieverNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output,
-  executionKind: 'io',
   execute: retrieve,
 };

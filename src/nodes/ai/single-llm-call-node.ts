@@ -18,6 +18,5 @@ export const singleLlmCallNode: NodeTypeDefinition<typeof config> = {
   input: openObject(),
   output: openObject(),
   modelConstraints: MODEL_CONSTRAINTS,
-  executionKind: 'io',
   execute: (cfg, input, ctx) => executeSingleLlmCall(cfg, input, ctx),
 };

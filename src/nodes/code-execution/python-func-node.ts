@@ -29,7 +29,6 @@ export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'io',
   async execute(cfg, input, ctx) {
     const sandbox = ctx.pythonSandbox;
     if (!sandbox) throw new NodeExecutionError('This process has no Python sandbox configured; Python nodes run on workers');

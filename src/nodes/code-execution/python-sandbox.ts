@@ -82,7 +82,9 @@ export class PythonSandbox {
       }
       throw error;
     } finally {
-      await cgroup?.remove();
+      // Not awaited: the kernel reaps the sandbox's processes after the result is in, and the node
+      // need not wait for that; a cgroup left by a worker that dies meanwhile is swept at its next start.
+      void cgroup?.remove();
     }
   }
 

@@ -22,5 +22,4 @@ export const forLoopNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'pure',
 };

@@ -17,5 +17,4 @@ export const inputNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'pure',
 };

@@ -19,7 +19,6 @@ export const outputNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'pure',
   async execute(config, input) {
     const entries = Object.entries(config.output_map ?? {});
     // PySpur fails on an empty map (§11 #15); passing the inputs through is the intended behaviour.

@@ -18,7 +18,6 @@ export const coalesceNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: null,
-  executionKind: 'pure',
   async execute(config, input) {
     return pickCoalesced(input, config.preferences);
   },

@@ -22,5 +22,4 @@ export const humanInterventionNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'pure',
 };

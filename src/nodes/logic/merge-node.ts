@@ -13,7 +13,6 @@ export const mergeNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: null,
-  executionKind: 'pure',
   async execute(_config, input) {
     return { ...input };
   },

@@ -46,7 +46,6 @@ export const routerNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: null,
-  executionKind: 'pure',
   async execute(config, input) {
     const output: NodeOutput = {};
     for (const [route, group] of Object.entries(config.route_map)) {

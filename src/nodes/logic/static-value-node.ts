@@ -16,7 +16,6 @@ export const staticValueNode: NodeTypeDefinition<typeof config> = {
   config,
   input: openObject(),
   output: openObject(),
-  executionKind: 'pure',
   async execute(config) {
     return structuredClone(config.values);
   },

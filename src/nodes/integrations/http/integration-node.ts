@@ -42,7 +42,6 @@ export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawS
     ...(spec.logo ? { logo: spec.logo } : {}),
     ...(spec.categoryLabel ? { categoryLabel: spec.categoryLabel } : {}),
     ...(spec.modelSettable ? { modelSettable: spec.modelSettable } : {}),
-    executionKind: 'io',
     async execute(cfg, input, ctx) {
       const output = spec.output.safeParse(await spec.run(cfg, input, ctx));
       if (output.success) return output.data as Record<string, unknown>;

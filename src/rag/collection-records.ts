@@ -1,6 +1,43 @@
+import { trusted } from 'mongoose';
 import type { Models } from '../db/models';
+import type { RagCollectionDoc } from '../db/models/rag-collection.model';
 import type { RagDocumentDoc } from '../db/models/rag-document.model';
-import { progressUpdate } from './progress';
+import { progressUpdate, startingProgress } from './progress';
+
+// The one module that writes document collections (`rag_collections`): the api creates, claims and
+// removes them; the ingest job in the worker records its progress and its end.
+
+export async function insertCollection(models: Models, doc: RagCollectionDoc): Promise<void> {
+  await models.RagCollection.create(doc);
+}
+
+/**
+ * Marks an idle collection as processing job `job` of `files` files; false when another request got
+ * there first (of two requests that both saw it idle, one starts a job).
+ */
+export async function claimCollectionJob(models: Models, collectionId: string, job: number, files: number): Promise<boolean> {
+  const now = new Date();
+  const claimed = await models.RagCollection.updateOne(
+    { _id: collectionId, status: trusted({ $ne: 'processing' }) },
+    { $set: { status: 'processing', error_message: null, job, updated_at: now, progress: startingProgress(now, { files, chunks: 0 }, 'parsing') } },
+  );
+  return claimed.matchedCount > 0;
+}
+
+/** A job that could not start: the collection fails with the reason, never stays processing. */
+export async function failCollectionJob(models: Models, collectionId: string, message: string): Promise<void> {
+  await models.RagCollection.updateOne({ _id: collectionId }, { $set: { status: 'failed', error_message: message, 'progress.status': 'failed', 'progress.error_message': message, 'progress.updated_at': new Date() } });
+}
+
+/** The counts recomputed from the collection's documents (after an upload or a document's removal). */
+export async function recountCollection(models: Models, collectionId: string): Promise<void> {
+  const counts = await collectionCounts(models, collectionId);
+  await models.RagCollection.updateOne({ _id: collectionId }, { $set: { document_count: counts.document_count, chunk_count: counts.chunk_count, updated_at: new Date() } });
+}
+
+export async function removeCollection(models: Models, collectionId: string): Promise<void> {
+  await models.RagCollection.deleteOne({ _id: collectionId });
+}
 
 /** Counts of a collection that are true: its documents, and the chunks of those that were parsed. */
 export async function collectionCounts(models: Models, collectionId: string): Promise<{ documents: RagDocumentDoc[]; document_count: number; chunk_count: number }> {
