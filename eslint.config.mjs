@@ -33,11 +33,11 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code (DESIGN §2).' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code: workflows must stay deterministic and replayable, and the api must run without a worker.' }] }],
     },
   },
   {
-    // Ground floors (DESIGN §2): the engine is pure and deterministic and imports nothing but itself;
+    // Ground floors: the engine is pure and deterministic and imports nothing but itself;
     // storage imports nothing above it (no api modules, no nodes, no Temporal code).
     files: ['src/engine/**/*.ts'],
     rules: {
@@ -60,7 +60,8 @@ export default tseslint.config(
     },
   },
   {
-    // Activities sit on the engine, storage, nodes and domains such as src/rag, never on the api (issue 11 §4).
+    // Activities sit on the engine, storage, nodes and domains such as src/rag, never on the api: the api
+    // can then change its routes and schemas without touching what workers run.
     files: ['temporal/activities/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '/src/(http|modules)/', message: 'Activities never import the api (src/http, src/modules): move what both sides use below both.' }] }],
