@@ -33,11 +33,11 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code (DESIGN §2).' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code: workflows must stay deterministic and replayable, and the api must run without a worker.' }] }],
     },
   },
   {
-    // Ground floors (DESIGN §2): the engine is pure and deterministic and imports nothing but itself;
+    // Ground floors: the engine is pure and deterministic and imports nothing but itself;
     // storage imports nothing above it (no api modules, no nodes, no Temporal code).
     files: ['src/engine/**/*.ts'],
     rules: {

@@ -1,4 +1,4 @@
-// Where an inline batch's time goes (issue 13): a BENCH_BATCH_ROWS-row dataset through the 1-node
+// Where an inline batch's time goes: a BENCH_BATCH_ROWS-row dataset through the 1-node
 // workflow, BENCH_BATCH_REPEATS times, on the bench's own stack with a counting proxy in front of
 // FerretDB. Per batch: rows/s, CPU-seconds per process, MongoDB round trips by command, and the
 // batch workflow's activity timeline from its Temporal history (time inside chunk activities,

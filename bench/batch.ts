@@ -1,4 +1,4 @@
-// Batch benchmark (issue: durable batch runs): a 10 000-row dataset through a 1-node and a 3-node
+// Batch benchmark (durable batch runs): a 10 000-row dataset through a 1-node and a 3-node
 // pure workflow as batch runs, on the bench's own stack (api and worker processes, Temporal dev
 // server, FerretDB). Reports rows/s (median of BENCH_BATCH_REPEATS batches), the peak RSS of the
 // api and the worker, and the largest history of any of the batch's workflow runs (it continues as
@@ -46,7 +46,7 @@ const GRAPHS = {
   },
 } as const;
 
-/** Issue 13's target for the 1-node inline batch. */
+/** The throughput target for the 1-node inline batch (docs/performance.md). */
 const TARGET_ROWS_PER_SECOND = 5000;
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
       ),
       '',
       `Load average (1, 5, 15 min) before the big batches: ${loadBefore}; after: ${loadAfter} (${os.cpus().length} cores, shared).`,
-      `Target ≥ ${TARGET_ROWS_PER_SECOND} rows/s for 1 node (issue 13): ${median(results['1 node']?.rowsPerSecond ?? []) >= TARGET_ROWS_PER_SECOND ? 'met' : 'MISSED'}.`,
+      `Target ≥ ${TARGET_ROWS_PER_SECOND} rows/s for 1 node: ${median(results['1 node']?.rowsPerSecond ?? []) >= TARGET_ROWS_PER_SECOND ? 'met' : 'MISSED'}.`,
     );
     console.log(lines.join('\n'));
     const out = path.join(REPO_ROOT, 'bench', 'results');

@@ -1,4 +1,4 @@
-// Large values benchmark (issue 11 §1): a 50 MB node output and a 20 MB run input through the
+// Large values benchmark: a 50 MB node output and a 20 MB run input through the
 // real processes (api and worker apart), measuring each process's peak RSS (VmHWM) and the
 // Temporal history of the largest run. Not part of npm test. Usage: npx tsx bench/large-values.ts
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Pause benchmark (issue: human in the loop): time from a pause action request to the next node
+// Pause benchmark (human in the loop): time from a pause action request to the next node
 // showing RUNNING in the run projection, over many pauses; and what an action costs in measures load
 // does not distort: MongoDB round trips from the request to its answer (a counting proxy), CPU-ms
 // per action of each process, the events one run's history holds.

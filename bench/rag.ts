@@ -1,4 +1,4 @@
-// Knowledge-base benchmark (issue 16): ingest and index BENCH_RAG_CHUNKS chunks (default 10 000:
+// Knowledge-base benchmark: ingest and index BENCH_RAG_CHUNKS chunks (default 10 000:
 // 20 files of 500 chunks) on the bench's own stack (api and worker processes, Temporal dev server,
 // FerretDB, the embedded LanceDB store), with embeddings from a local OpenAI-compatible server
 // (hashed bag of words, 1536 dimensions). Reports chunks/s for the ingest (parse + chunk + store)

@@ -1,4 +1,4 @@
-// Run event streams (issue 18 §1): BENCH_EVENT_STREAMS (1000) concurrent `GET /run/{id}/events/`
+// Run event streams: BENCH_EVENT_STREAMS (1000) concurrent `GET /run/{id}/events/`
 // streams on one api, spread over BENCH_EVENT_RUNS (50) paused runs; then every run is approved and
 // runs to its end. Measures the api's RSS and CPU (idle with the streams open, and while the events
 // flow) and each event's delay from its write (the event document's `at`, stamped right after the

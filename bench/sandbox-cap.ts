@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       return `| ${cap} | ${round(summarize(xs).p50, 1)} | ${round(Math.min(...xs), 1)} | ${round(Math.max(...xs), 1)} |`;
     }),
     '',
-    'Each execution is a fresh bubblewrap sandbox running a trivial function: the cost is process and namespace start-up, which is CPU-bound, so on this host more than a couple at once only queue on the cores. 64 is what a batch of mini_batch_size 64 ran before the cap, with 64 sandboxes of up to 1 GiB each alive at once.',
+    'Each execution is a fresh bubblewrap sandbox running a trivial function: the cost is process and namespace start-up, which is CPU-bound, so on this host more than a couple at once only queue on the cores. Without the cap a batch of mini_batch_size 64 would run 64 sandboxes of up to 1 GiB each at once.',
   ];
   const text = `${lines.join('\n')}\n`;
   writeFileSync(path.join(REPO_ROOT, 'bench', 'results', 'sandbox-cap-latest.md'), text);

@@ -1,9 +1,10 @@
-// Issue 13's targets in one table, read from the latest results the benches just wrote
-// (bench/results/*-latest.md): the last step of `npm run bench`. A missed target points to the
-// README's performance section, which gives its measured reason and what would close it.
-// Writes bench/results/targets-latest.md.
+// The performance targets in one table, read from the latest results the benches just wrote
+// (bench/results/*-latest.md): the last step of `npm run bench`. A missed target points to
+// docs/performance.md, which gives its measured reason and what would close it.
+// Writes bench/results/targets-latest.md and the numbers block of docs/performance.md.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { measuredTime, writeBenchBlock } from './lib/performance-doc';
 import { saveResults } from './lib/report';
 import { REPO_ROOT } from '../scripts/lib/tools';
 
@@ -55,16 +56,34 @@ function pauseTarget(): Target {
 function batchTarget(): Target {
   const text = read('batch-latest.md');
   const [rows] = pick(text, /\| 1 node \| (\d+) \|/);
-  const [verdict] = pick(text, /Target ≥ 5000 rows\/s for 1 node \(issue 13\): (met|MISSED)/);
+  const [verdict] = pick(text, /Target ≥ 5000 rows\/s for 1 node: (met|MISSED)/);
   return { name: 'inline batch ≥ 5 000 rows/s, 1 node', measured: `${rows ?? '?'} rows/s`, met: verdict === undefined ? null : verdict === 'met', source: 'batch-latest.md' };
+}
+
+/** "2 cores (AMD EPYC), Node v20…, load average at end …" from the side-by-side run's machine line. */
+function machineOf(vsPyspur: string): string {
+  const [cores, model, rest] = pick(vsPyspur, /^Machine: (\d+) × ([^,]+), ([^(\n]*?)\s*(?:\(|$)/m);
+  return cores === undefined ? 'machine unknown' : `${cores} cores (${model}), ${(rest ?? '').replace(/;/g, ',')}`;
 }
 
 function main(): void {
   const targets = [...vsTargets(), pauseTarget(), batchTarget()];
   const floor = pick(read('temporal-floor-latest.md'), /\| spurShaped \| [\d.]+ \| [\d.]+ \| ([\d.]+) \| ([\d.]+) \|/);
-  const verdict = (t: Target) => (t.met === null ? 'reported' : t.met ? 'met' : 'MISSED: see README, Performance');
+  const verdict = (t: Target) => (t.met === null ? 'reported' : t.met ? 'met' : 'MISSED: see docs/performance.md');
+  const vs = read('vs-pyspur-latest.md');
+  writeBenchBlock({
+    machine: machineOf(vs),
+    measuredAt: measuredTime(vs) ?? 'time unknown',
+    targets: targets.map((t) => ({ name: t.name, measured: t.measured, verdict: t.met === null ? 'reported' : t.met ? 'met' : 'missed (below)' })),
+    sections: [
+      { title: 'Spur beside PySpur 0.1.18', source: 'vs-pyspur-latest.md', text: vs },
+      { title: "Temporal's own floor", source: 'temporal-floor-latest.md', text: read('temporal-floor-latest.md'), withIntro: true },
+      { title: 'Batch runs, 10 000 rows', source: 'batch-latest.md', text: read('batch-latest.md'), withIntro: true },
+      { title: 'Live event streams', source: 'run-events-latest.md', text: read('run-events-latest.md'), withIntro: true },
+    ],
+  });
   saveResults('targets-latest.md', [
-    `# Issue 13 targets — ${new Date().toISOString()}`,
+    `# Performance targets — ${new Date().toISOString()}`,
     '',
     'From the latest results in bench/results/ (the benches `npm run bench` has just run).',
     '',

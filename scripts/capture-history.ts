@@ -1,6 +1,6 @@
 // Records the workflow histories the replay test (test/e2e/replay.test.ts) checks every workflow
-// change against (STYLE "Temporal rules" 10, 11): representative runs through the real api and
-// worker, each history saved as test/fixtures/histories/<scenario>.json.
+// change against, so a change that breaks the replay of recorded runs fails a test: representative
+// runs through the real api and worker, each history saved as test/fixtures/histories/<scenario>.json.
 //
 // Usage: npx tsx scripts/capture-history.ts [out-dir]
 // It starts the test stack (scripts/test.ts) with this file as the only mocha spec. Regenerating

@@ -1,4 +1,4 @@
-// `npm run screenshots`: regenerates docs/screenshots/*.png (the README's pictures of the web UI)
+// `npm run screenshots`: regenerates docs/screenshots/*.png (the pictures of docs/web-ui.md)
 // by running scripts/screenshots/capture.ts inside the test harness (scripts/test.ts).
 import { spawn } from 'node:child_process';
 import path from 'node:path';

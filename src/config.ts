@@ -228,7 +228,7 @@ export interface LoginSettings {
   trustForwardedFor: boolean;
 }
 
-/** Where run callbacks may go and how their deliveries are retried (issue 18 §2). */
+/** How run callback deliveries are retried and timed out (docs/integrations.md). */
 export interface CallbackSettings {
   retry: { firstRetryMs: number; maxRetryMs: number; giveUpAfterMs: number };
   attemptTimeoutMs: number;

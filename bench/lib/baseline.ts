@@ -2,7 +2,7 @@
 // Temporal. "compute" calls the node `execute` functions in topological order (config parsed as
 // the activity does). "compute + mongo" also does a run's MongoDB traffic with the project's own
 // code: the api's (load the workflow, pin the version, insert the run) and the projection saves
-// the run's workflow makes (RunKeeper, as of 2bc68dc: one save before each slow node, one at the end).
+// the run's workflow makes (RunKeeper: one save before each slow node, one at the end).
 import { insertWithNewId, taskIdFor } from '../../src/db/ids';
 import { fromJsonText } from '../../src/db/json-text';
 import type { Models, WorkflowDoc } from '../../src/db/models';

@@ -1,4 +1,4 @@
-// The workflow both Spur and PySpur run in the side-by-side bench (issue 13's "5-node pure
+// The workflow both Spur and PySpur run in the side-by-side bench (the targets' "5-node pure
 // workflow": input → static → merge → router → output). The same PySpur-shaped definition is
 // posted to both services unchanged, and every blocking answer must carry the input text at the
 // OutputNode.

@@ -1,4 +1,4 @@
-// The README's screenshots of PySpur's UI on Spur, one per flow the browser tests cover. Run by
+// The screenshots of PySpur's UI on Spur (docs/web-ui.md), one per flow the browser tests cover. Run by
 // `npm run screenshots` (scripts/screenshots.ts) inside the test harness: real Temporal, FerretDB,
 // api and worker, headless chromium, nothing leaving the machine. Never part of `npm test`.
 import path from 'node:path';

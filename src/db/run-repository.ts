@@ -65,7 +65,7 @@ export function createRunRepository(models: Models, values: Values) {
       await Run.updateOne({ _id: runId }, { $set: { output_file_id: outputFileId } });
     },
 
-    /** An output file was deleted: its batch runs stay, without it (pyspur-facts §11 #13). */
+    /** An output file was deleted: its batch runs stay, without it (PySpur deletes the runs with it, losing their history). */
     async clearOutputFile(outputFileId: string): Promise<void> {
       await Run.updateMany({ output_file_id: outputFileId }, { $set: { output_file_id: null } });
     },

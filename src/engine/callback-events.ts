@@ -1,7 +1,7 @@
 import type { RunStatus } from './statuses';
 
 /**
- * What a run's callback can be told (issue 18 §2): its final state, and each human pause. The
+ * What a run's callback can be told: its final state, and each human pause. The
  * api validates subscriptions against this list; the run workflow announces them.
  */
 export const CALLBACK_EVENTS = ['run.completed', 'run.failed', 'run.canceled', 'run.paused'] as const;

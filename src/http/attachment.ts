@@ -10,7 +10,7 @@ export function asciiFileName(name: string): string {
 
 /**
  * Sets `Content-Disposition: attachment` for a stored file name. The header stays ASCII: node
- * writes non-ASCII header bytes inconsistently (a Latin-1 `é` arrived as `ý` when the body was
+ * writes non-ASCII header bytes inconsistently (a Latin-1 `é` arrives as `ý` when the body is
  * sent in one piece), so any other name travels as `filename*=UTF-8''…` with an ASCII
  * `filename=` for old clients. A plain token goes bare, as PySpur sends it (`filename=out.jsonl`).
  */

@@ -78,7 +78,7 @@ describe('api: output files (/of/)', () => {
     assert.equal(res.headers.get('content-disposition'), 'attachment; filename="my results (1).csv"');
   });
 
-  it('keeps Content-Disposition ASCII: other names go as filename* (a Latin-1 é used to arrive as ý)', async () => {
+  it('keeps Content-Disposition ASCII: other names go as filename* (raw Latin-1 bytes turn é into ý)', async () => {
     const { id } = await writer.createOutputFile(null, 'résumé 📄.jsonl');
     await writer.appendLines(id, ['{"a":1}']);
     const res = await download(id);

@@ -9,7 +9,7 @@ import { eventually, pidsWith, runPython, startPython } from '../support/python-
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
-// Python code cannot outlive its run or exhaust the host (issue 12, classes 4-5), over HTTP
+// Python code cannot outlive its run or exhaust the host (docs/security.md, Python sandbox), over HTTP
 // against a real worker with the default limits (64 processes, 64 MB scratch, 1024 MB memory).
 
 /** User code that leaves a daemon (fork, setsid, fork, exec) touching `marker` in its scratch folder. */

@@ -10,7 +10,7 @@ import { runPython, startPython } from '../support/python-runs';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
-// What user code must not read or reach (issue 12, classes 1-3), asked of a real worker over HTTP.
+// What user code must not read or reach (docs/security.md, Python sandbox), asked of a real worker over HTTP.
 // The worker holds a marker secret in its environment and one in SPUR_DATA_DIR/secret.key.
 
 const MARKER = `spur-marker-${randomBytes(8).toString('hex')}`;

@@ -125,7 +125,7 @@ describe('security: limits on definitions and on value references', function () 
     it('a definition stored before the limits does not run: the run is refused naming the limit, no run is recorded and no model is called', async () => {
       const agent = await created(agentDefinition(10));
       const loops = await created(nestedLoops(1, 1, 1));
-      // What an older version (or a lower limit set since) left in the database.
+      // A definition saved under higher limits than the installation's now (an operator lowered them).
       await engine.api.models.Workflow.updateOne({ _id: agent }, { $set: { definition: JSON.stringify(agentDefinition(500)) } });
       await engine.api.models.Workflow.updateOne({ _id: loops }, { $set: { definition: JSON.stringify(nestedLoops(1000, 1000, 1000)) } });
 

@@ -27,7 +27,7 @@ export const runSchema = new Schema(
     rows_done: { type: Number, default: null },
     rows_failed: { type: Number, default: null },
     /**
-     * Where the run's events are posted (issue 18 §2): set by the api at creation, never in a
+     * Where the run's callback events are posted: set by the api at creation, never in a
      * workflow's input or history. `secret` is sealed (AES-256-GCM, the installation's key).
      */
     callback: {

@@ -21,7 +21,8 @@ export const outputNode: NodeTypeDefinition<typeof config> = {
   output: openObject(),
   async execute(config, input) {
     const entries = Object.entries(config.output_map ?? {});
-    // PySpur fails on an empty map (§11 #15); passing the inputs through is the intended behaviour.
+    // PySpur fails on an empty map (its default chatbot OutputNode has one); passing the inputs
+    // through is what such a node is meant to do.
     if (entries.length === 0) return input;
     const output: NodeOutput = {};
     for (const [key, path] of entries) {

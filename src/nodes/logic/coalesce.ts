@@ -2,9 +2,9 @@ import { NodeExecutionError } from '../errors.js';
 import type { NodeInput, NodeOutput } from '../types.js';
 
 /**
- * CoalesceNode's choice (§8.4, §11 #17): the first non-null predecessor output, trying the
+ * CoalesceNode's choice: the first non-null predecessor output, trying the
  * `preferences` titles in order (titles not in the input are skipped), then every input in link
- * order. The chosen output is returned as it is. The engine cancels a coalesce whose inputs are
+ * order (PySpur's fallback order is hash order, which no user can predict). The chosen output is returned as it is. The engine cancels a coalesce whose inputs are
  * all null before running it; reaching that case here is an error.
  */
 export function pickCoalesced(input: NodeInput, preferences: readonly string[]): NodeOutput {

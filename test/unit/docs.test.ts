@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { CONFIG_VARIABLES } from '../../src/config';
+
+// The docs a user reads: every setting the processes parse is documented, and every link in them
+// can be followed by a reader of this repository alone.
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function markdownFiles(): string[] {
+  const inDocs = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) return inDocs(full);
+      return name.endsWith('.md') ? [full] : [];
+    });
+  return [path.join(ROOT, 'README.md'), ...inDocs(path.join(ROOT, 'docs'))];
+}
+
+/** Code spans and fenced blocks hold examples, not links: `[x](y)` inside them is text. */
+function withoutCode(text: string): string {
+  return withoutFences(text).replace(/`[^`\n]*`/g, '');
+}
+
+/** Inline links and images `[t](target "title")`, reference definitions `[r]: target`, autolinks `<scheme:…>`. */
+function linkTargets(text: string): string[] {
+  const prose = withoutCode(text);
+  const inline = [...prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] as string);
+  const references = [...prose.matchAll(/^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$/gm)].map((m) => m[1] as string);
+  const autolinks = [...prose.matchAll(/<([a-z][a-z0-9+.-]*:[^>\s]+)>/gi)].map((m) => m[1] as string);
+  return [...inline, ...references, ...autolinks];
+}
+
+const hasScheme = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target);
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  const headings = withoutFences(text).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm);
+  for (const [, heading] of headings) {
+    const slug = (heading as string).toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+function withoutFences(text: string): string {
+  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
+const relative = (file: string) => path.relative(ROOT, file);
+
+describe('docs', () => {
+  const files = markdownFiles();
+
+  it('docs/configuration.md names every variable src/config.ts reads', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    assert.ok(CONFIG_VARIABLES.length > 50, 'the env schema was read');
+    const missing = CONFIG_VARIABLES.filter((name) => !doc.includes(`\`${name}\``));
+    assert.deepEqual(missing, [], 'variables of src/config.ts missing from docs/configuration.md');
+  });
+
+  it('README.md and docs/ link only to files of this repository that exist, and to headings that exist', () => {
+    const broken: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const target of linkTargets(text)) {
+        if (hasScheme(target)) continue;
+        const [pathPart = '', anchor] = target.split('#', 2);
+        const resolved = pathPart === '' ? file : path.resolve(path.dirname(file), decodeURIComponent(pathPart.split('?')[0] as string));
+        const inside = path.relative(ROOT, resolved);
+        if (inside.startsWith('..') || path.isAbsolute(inside)) {
+          broken.push(`${relative(file)}: ${target} leaves the repository`);
+          continue;
+        }
+        if (!existsSync(resolved)) {
+          broken.push(`${relative(file)}: ${target} does not exist`);
+          continue;
+        }
+        if (anchor !== undefined && anchor !== '' && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)) {
+          broken.push(`${relative(file)}: ${target} names no heading of ${relative(resolved)}`);
+        }
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
+  it('README.md and docs/ name no path outside the repository and no issue numbers', () => {
+    const found: string[] = [];
+    for (const file of files) {
+      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+        if (/\.\.\/shared|\bissue [0-9]|\(issue/i.test(line)) found.push(`${relative(file)}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    assert.deepEqual(found, []);
+  });
+});
