@@ -89,6 +89,17 @@ describe('docs', () => {
     assert.deepEqual(broken, []);
   });
 
+  it("docs/architecture.md's folder tree names every folder and file at the top of src/ and temporal/, and nothing else", () => {
+    const text = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const tree = text.slice(text.indexOf('<!-- folder-tree:start -->'), text.indexOf('<!-- folder-tree:end -->'));
+    for (const top of ['src', 'temporal']) {
+      const section = tree.slice(tree.indexOf(`${top}/ `), top === 'src' ? tree.indexOf('temporal/ ') : undefined);
+      const named = new Set([...section.matchAll(/[├└]── ([^\s,]+(?:, [^\s,]+)*)/g)].flatMap((m) => (m[1] as string).split(', ')));
+      const actual = readdirSync(path.join(ROOT, top)).map((name) => (statSync(path.join(ROOT, top, name)).isDirectory() ? `${name}/` : name));
+      assert.deepEqual([...named].sort(), actual.sort(), `${top}/ in the tree`);
+    }
+  });
+
   it('README.md and docs/ name no path outside the repository and no issue numbers', () => {
     const found: string[] = [];
     for (const file of files) {
