@@ -237,10 +237,10 @@ export interface ToolFields {
 
 /**
  * The model asked for tools, or answered (the node's output, `tool_calls` included). `toolFields`
- * (by tool node id) comes from the node types the activity knows; steps recorded without it give
- * no tool any settable field.
+ * (by tool node id) comes from the node types, which the activity knows and the workflow code
+ * does not load.
  */
-export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields?: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
+export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
 
 export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
 
