@@ -1,10 +1,10 @@
 // Records the workflow histories the replay test (test/e2e/replay.test.ts) checks every workflow
-// change against, so a change that breaks the replay of recorded runs fails a test: representative
-// runs through the real api and worker, each history saved as test/fixtures/histories/<scenario>.json.
+// change against: representative runs through the real api and worker, each history saved as
+// test/fixtures/histories/<scenario>.json.
 //
 // Usage: npx tsx scripts/capture-history.ts [out-dir]
 // It starts the test stack (scripts/test.ts) with this file as the only mocha spec. Regenerating
-// replaces the baseline: copy a file to another name first to keep replaying the old one.
+// replaces the baseline: the fixtures are exactly the scenarios below, in today's shapes.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -39,17 +39,10 @@ export interface AppendOptions {
  * no-ops, so nothing is skipped and nothing doubled. Each write is one update and one insert.
  */
 export function createRunEvents(models: Models) {
-  const { Run, RunEvent, RunEventHead } = models;
+  const { Run, RunEvent } = models;
 
   function toDocs(runId: string, events: RunEvent[], at: Date): RunEventDoc[] {
     return events.map((e) => ({ _id: eventId(runId, e.seq), run_id: runId, seq: e.seq, event: e.event, data: toJsonText(e.data), at }));
-  }
-
-  /** The stored head; a run recorded before heads moved onto the run document has it in `run_event_heads`. */
-  async function headOf(runId: string, stored: StoredHead): Promise<EventHead> {
-    if (stored.event_head !== undefined) return fromJsonText<EventHead>(stored.event_head) ?? EMPTY_HEAD;
-    const legacy = await RunEventHead.findById(runId).lean<{ head: string }>();
-    return fromJsonText<EventHead>(legacy?.head) ?? EMPTY_HEAD;
   }
 
   return {
@@ -61,7 +54,7 @@ export function createRunEvents(models: Models) {
     async append(runId: string, change: ProjectionChange, { fields = null, stored, onRunUpdated }: AppendOptions = {}): Promise<void> {
       const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
       if (!current) return;
-      const head = await headOf(runId, current);
+      const head = fromJsonText<EventHead>(current.event_head) ?? EMPTY_HEAD;
       const derived = deriveEvents(runId, head, change);
       const headText = toJsonText(head);
       if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
@@ -114,19 +107,17 @@ export function createRunEvents(models: Models) {
 
     /** Whether the run's stream has ever been written (a first event, or a head). */
     async exists(runId: string): Promise<boolean> {
-      const [first, run, legacy] = await Promise.all([
+      const [first, run] = await Promise.all([
         RunEvent.exists({ _id: eventId(runId, 1) }),
         Run.findById(runId, { event_head: 1 }).lean<StoredHead>(),
-        RunEventHead.exists({ _id: runId }),
       ]);
-      return first !== null || typeof run?.event_head === 'string' || legacy !== null;
+      return first !== null || typeof run?.event_head === 'string';
     },
 
     /** With their runs (a workflow's delete). */
     async removeOfRuns(runIds: string[]): Promise<void> {
       if (runIds.length === 0) return;
       await RunEvent.deleteMany({ run_id: trusted({ $in: runIds }) });
-      await RunEventHead.deleteMany({ _id: trusted({ $in: runIds }) });
     },
   };
 }

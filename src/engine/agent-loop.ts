@@ -68,14 +68,14 @@ interface ToolResult {
   failed?: boolean;
 }
 
-async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall, fields: Record<string, ToolFields> | undefined): Promise<ToolResult> {
+async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall, fields: Record<string, ToolFields>): Promise<ToolResult> {
   const reply = (content: NodeOutput | string, extra: Partial<ToolResult> = {}): ToolResult => ({ turn: { role: 'tool', toolCallId: call.id, name: call.name, content }, ...extra });
   const tool = findTool(tools, call.name);
   // Mistakes of the model are told to the model, which can correct itself on the next turn.
   if (!tool) return reply(`Error: there is no tool named '${call.name}'`);
   const args = parseArguments(call.arguments);
   if (typeof args === 'string') return reply(`Error: ${args}`);
-  const split = splitToolArguments(tool, args, fields && Object.hasOwn(fields, tool.id) ? fields[tool.id] : undefined);
+  const split = splitToolArguments(tool, args, Object.hasOwn(fields, tool.id) ? fields[tool.id] : undefined);
   if ('refused' in split) return reply(refusalMessage(split.refused));
   const configured: GraphNode = { ...tool, id: `${tool.id}`, parent_id: agent.id, config: split.config };
   let state: NodeState;

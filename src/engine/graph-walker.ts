@@ -39,11 +39,6 @@ export interface NodeExecutor {
   execute(node: GraphNode, input: Record<string, unknown>): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
   /** One model call of an AgentNode; without it agents run as a single node (and fail as not executable). */
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
-  /**
-   * Whether AgentNode and BestOfNNode run step by step (each call its own activity). Asked only
-   * when such a node is reached; false replays runs recorded before they did. Absent: true.
-   */
-  stepwise?(): boolean;
   /** Runs a pure region (pure-region.ts) as one step. Absent: every node runs on its own. */
   executeRegion?(region: PureRegion): Promise<RegionOutcome[]>;
   /** The whole run is being cancelled: stop, do not record a node failure. */
@@ -144,9 +139,9 @@ export class GraphWalker {
   /** A node as one activity, or a composite (Agent, BestOfN) as its steps. */
   private async executeOne(level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<{ state: NodeState; extra: Partial<TaskWrite> }> {
     let composite: CompositeResult | undefined;
-    if (node.node_type === ENGINE_NODE_TYPES.agent && this.executor.agentStep && (this.executor.stepwise?.() ?? true)) {
+    if (node.node_type === ENGINE_NODE_TYPES.agent && this.executor.agentStep) {
       composite = await runAgent(this.steps(), level, node, input);
-    } else if (node.node_type === ENGINE_NODE_TYPES.bestOfN && (this.executor.stepwise?.() ?? true)) {
+    } else if (node.node_type === ENGINE_NODE_TYPES.bestOfN) {
       composite = await runBestOfN(this.steps(), node, input);
     }
     if (composite) {

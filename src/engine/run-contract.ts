@@ -44,18 +44,6 @@ export interface SpurRunInput {
   callback?: RunCallbackInfo;
   /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
   rerun?: RunRerun;
-  /**
-   * Run chains of pure nodes as one local activity each (pure-region.ts). Set by every start
-   * since; runs recorded before lack it and replay one activity per node. A flag in the input,
-   * not a `patched()` marker: a marker makes the server upsert a search attribute in every run.
-   */
-  pureRegions?: boolean;
-  /**
-   * A resolved pause is saved with what the run does next (the next node's RUNNING) in one write,
-   * and the action is answered then (run-keeper.ts). Set by every start since; runs recorded
-   * before lack it and replay a save of its own per resolution. A flag for the same reason as above.
-   */
-  resumeInOneSave?: boolean;
 }
 
 /**
@@ -111,9 +99,7 @@ export interface PartialRunInput {
   /** Outputs the client already has, by node id: used as given, never recomputed. */
   precomputed: Record<string, NodeOutput>;
   /** Where this partial run's large values are stored (deleted once the api has answered). */
-  valueScope?: string;
-  /** As SpurRunInput's. */
-  pureRegions?: boolean;
+  valueScope: string;
 }
 
 /**
@@ -251,10 +237,10 @@ export interface ToolFields {
 
 /**
  * The model asked for tools, or answered (the node's output, `tool_calls` included). `toolFields`
- * (by tool node id) comes from the node types the activity knows; steps recorded without it give
- * no tool any settable field.
+ * (by tool node id) comes from the node types, which the activity knows and the workflow code
+ * does not load.
  */
-export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields?: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
+export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
 
 export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
 

@@ -13,8 +13,8 @@ export type ToolArguments = { config: Record<string, unknown>; input: Record<str
  * Models fill inputs, not configuration: an argument named like a settable field of the tool's node
  * type replaces the stored value for this call; any other config field is refused (the whole call,
  * so a call written by injected text does not run half-done); everything else is the tool's input.
- * The stored config is never read back to the model. `fields` absent (a step recorded before tools
- * had declared fields): nothing is settable.
+ * The stored config is never read back to the model. `fields` absent (a tool the step did not
+ * describe): nothing is settable.
  */
 export function splitToolArguments(tool: GraphNode, args: Record<string, unknown>, fields: ToolFields | undefined): ToolArguments {
   const settable = new Set(fields?.settable ?? []);

@@ -60,8 +60,6 @@ export async function launchRun(deps: RunLaunchDeps, run: RunDoc, workflow: { _i
     // Only the events: the callback's url and secret stay on the record, out of Temporal's history.
     ...(run.callback?.events.length ? { callback: { events: run.callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
     ...(extra.rerun ? { rerun: extra.rerun } : {}),
-    pureRegions: true,
-    resumeInOneSave: true,
   };
   await startWorkflowOf(deps, run._id, {
     type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType: run.run_type,

@@ -37,12 +37,8 @@ export interface BatchRunInput {
   mode: BatchMode;
   /** Continue as new once the history has this many events. */
   historyEventsLimit: number;
-  /**
-   * Rows per inline chunk activity. Absent in batches started before it existed: those keep the
-   * 500 their histories were recorded with (a different size would pair a recorded chunk's result
-   * with another range of rows).
-   */
-  chunkRows?: number;
+  /** Rows per inline chunk activity (SPUR_BATCH_CHUNK_ROWS). */
+  chunkRows: number;
   cursor: BatchCursor;
   /** The batch's callback: its events only (its url and secret stay on the run record). */
   callback?: RunCallbackInfo;

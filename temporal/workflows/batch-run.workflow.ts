@@ -16,8 +16,6 @@ import { announceEnd } from './callbacks';
 /** Errors no retry can mend: Mongoose refusing a document, an input that is gone. */
 const PERMANENT = ['CastError', 'ValidationError', 'StrictModeError', 'BatchInputGone'];
 
-/** Rows per inline chunk of batches whose input does not say (started before `chunkRows`). */
-const RECORDED_CHUNK_ROWS = 500;
 /** Rows whose records a child-mode batch creates at once. */
 const CHILD_PREPARE_ROWS = 50;
 
@@ -56,7 +54,7 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
       datasetId: input.datasetId, outputFileId: input.outputFileId, definition: input.definition, inputNodeId: input.inputNodeId,
       columns: input.columns, rowCount: input.rowCount, miniBatchSize: input.miniBatchSize,
     };
-    more = input.mode === 'inline' ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows ?? RECORDED_CHUNK_ROWS) : await runChildren(input, rows, cursor);
+    more = input.mode === 'inline' ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows) : await runChildren(input, rows, cursor);
     if (!more) {
       const message = cursor.failed > 0 ? `${cursor.ok} rows completed, ${cursor.failed} failed` : null;
       await finish(input, cursor.failed > 0 ? 'FAILED' : 'COMPLETED', message);

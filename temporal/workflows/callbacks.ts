@@ -1,14 +1,11 @@
 import {
-  CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, WorkflowIdReusePolicy, log, patched,
+  CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, WorkflowIdReusePolicy, log,
   startChild,
 } from '@temporalio/workflow';
 import { type CallbackEvent, type RunCallbackInfo, callbackDeliveryId, finalCallbackEvent } from '../../src/engine/callback-events';
 import type { RunStatus } from '../../src/engine/statuses';
 import { type CallbackDeliveryInput, callbackWorkflowId } from '../shared/callback-contract';
 import { WorkflowType } from '../shared/workflow-names';
-
-/** Runs recorded before callbacks existed never start a delivery on replay. */
-export const CALLBACKS_PATCH = 'spur-run-callbacks';
 
 /**
  * Tells the run's callback about `event`, if it subscribed to it: starts the delivery's own
@@ -17,7 +14,7 @@ export const CALLBACKS_PATCH = 'spur-run-callbacks';
  * the run up or fail it. Call it once the state the event announces is recorded.
  */
 export async function announce(runId: string, callback: RunCallbackInfo | undefined, event: CallbackEvent, n: string | number = 1): Promise<void> {
-  if (!callback?.events.includes(event) || !patched(CALLBACKS_PATCH)) return;
+  if (!callback?.events.includes(event)) return;
   const deliveryId = callbackDeliveryId(runId, event, n);
   const input: CallbackDeliveryInput = { runId, event, deliveryId };
   try {

@@ -1,4 +1,4 @@
-import { patched, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { ChatActivities } from '../activities';
 import type { GraphLevel } from '../../src/engine/graph';
 import type { NodeState } from '../../src/engine/node-inputs';
@@ -13,8 +13,7 @@ const chat = proxyLocalActivities<ChatActivities>(PROJECTION_OPTIONS);
  * sent once this run is seen to end, finds it. Stored once per run id, however often retried.
  */
 export async function recordChatTurn(input: SpurRunInput, level: GraphLevel, states: Map<string, NodeState>): Promise<void> {
-  // Runs recorded before chat memory carry no `chat`; the marker keeps new histories replayable.
-  if (!input.chat || !patched('chat-session-turn')) return;
+  if (!input.chat) return;
   const outputNode = level.nodes.find((n) => n.node_type === 'OutputNode');
   const state = outputNode ? states.get(outputNode.id) : undefined;
   const answer = state?.status === 'COMPLETED' ? state.output?.assistant_message : undefined;

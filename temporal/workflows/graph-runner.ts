@@ -1,4 +1,4 @@
-import { isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type AgentStepInput, type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
@@ -7,24 +7,22 @@ import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-
 
 export { failureMessage } from '../../src/engine/graph-walker';
 
-/** Runs recorded before Agent and BestOfN ran step by step lack this marker and replay as they ran. */
-const STEPWISE_LLM_NODES = 'stepwise-agent-best-of-n';
-
-/** A run's graph walked inside its workflow: every node is an activity (pure ones local). */
+/**
+ * A run's graph walked inside its workflow: every node is an activity (pure ones local), a chain
+ * of pure nodes one local activity (a pure region).
+ */
 export class GraphRunner extends GraphWalker {
-  /** `pureRegions`: the run's input asks for pure regions (runs recorded before do not). */
-  constructor(runId: string, hooks: RunnerHooks, pureRegions: boolean) {
-    super(runId, hooks, activityExecutor(runId, pureRegions));
+  constructor(runId: string, hooks: RunnerHooks) {
+    super(runId, hooks, activityExecutor(runId));
   }
 }
 
-function activityExecutor(runId: string, pureRegions: boolean): NodeExecutor {
+function activityExecutor(runId: string): NodeExecutor {
   return {
     // Not async: the activity promise is returned as is, so the walker awaits it directly.
     execute: (node, input) => nodeActivity(node)({ runId, node, input }),
     agentStep: (input) => agentStepActivity(input)(input),
-    stepwise: () => patched(STEPWISE_LLM_NODES),
-    ...(pureRegions ? { executeRegion: (region: PureRegion) => regionActivity(region)({ runId, region }) } : {}),
+    executeRegion: (region) => regionActivity(region)({ runId, region }),
     isCancellation,
   };
 }

@@ -19,12 +19,12 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
   }
   const known = new Map<string, NodeState>(Object.entries(input.precomputed).map(([id, output]) => [id, { status: 'COMPLETED', output }]));
   const needed = level.byId.has(input.targetNodeId) ? restrictToAncestors(level, input.targetNodeId, new Set(known.keys())) : { ...level, nodes: [] };
-  const runner = new GraphRunner(input.valueScope ?? 'partial', {
+  const runner = new GraphRunner(input.valueScope, {
     recordTask: () => undefined,
     onNodeFailed: () => undefined,
     // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.
     pause: async (_node, nodeInput) => ({ status: 'COMPLETED', output: nodeInput }),
-  }, input.pureRegions === true);
+  });
   const states = await runner.runLevel(needed, input.inputNodeInput, false, { preset: known, allowEmptyInput: true });
   const outputs: Record<string, NodeOutput> = {};
   for (const [id, state] of states) if (state.status === 'COMPLETED' && state.output) outputs[id] = state.output;

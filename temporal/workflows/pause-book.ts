@@ -14,7 +14,7 @@ export interface OpenPause {
 export class PauseBook {
   private readonly open: OpenPause[] = [];
   private readonly perNode = new Map<string, number>();
-  /** Resolved pauses whose record the next save carries (a run with `resumeInOneSave`), oldest first. */
+  /** Resolved pauses whose record the next save carries, oldest first. */
   private readonly unsaved: Array<{ pause: OpenPause; resolution: PauseResolution }> = [];
 
   constructor(private readonly runId: string) {}
@@ -31,7 +31,7 @@ export class PauseBook {
     return pause;
   }
 
-  close(pause: OpenPause): void {
+  private close(pause: OpenPause): void {
     const i = this.open.indexOf(pause);
     if (i >= 0) this.open.splice(i, 1);
   }

@@ -1,4 +1,4 @@
-import { CancellationScope, patched, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
@@ -11,16 +11,6 @@ import { TaskBook } from '../../src/engine/task-book';
 import { announce } from './callbacks';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
-
-/** Runs recorded before continue-as-new existed never take that path on replay. */
-export const CONTINUE_AS_NEW_PATCH = 'spur-run-continue-as-new';
-
-/**
- * A pause opening or resolving is one projection write (the pause record with the tasks and the
- * run). Before, its task change also started a save of its own, one local activity ahead of it:
- * runs recorded then replay those two.
- */
-export const ONE_SAVE_PER_PAUSE_PATCH = 'spur-run-one-save-per-pause';
 
 type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null; outputsById?: Record<string, NodeOutput> };
 
@@ -45,8 +35,6 @@ export class RunKeeper {
   saveFailure: unknown = null;
 
   private readonly historyEventsLimit: number | undefined;
-  /** The run's input asks for a resolved pause to be saved with what the run does next (`resumeInOneSave`). */
-  private readonly resumeInOneSave: boolean;
   /** Latched once the run has decided to continue as new: no node starts after that. */
   continuing = false;
 
@@ -55,7 +43,6 @@ export class RunKeeper {
     this.callback = input.callback;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
-    this.resumeInOneSave = input.resumeInOneSave === true;
     const resume = input.resume;
     this.tasks = new TaskBook(topLevel, input.taskIds, resume?.tasks);
     if (resume) {
@@ -75,7 +62,7 @@ export class RunKeeper {
     if (this.pauses.openCount > 0) return true;
     const info = workflowInfo();
     const large = info.continueAsNewSuggested || (this.historyEventsLimit !== undefined && info.historyLength >= this.historyEventsLimit);
-    if (!large || !patched(CONTINUE_AS_NEW_PATCH)) return true;
+    if (!large) return true;
     this.continuing = true;
     return false;
   }
@@ -122,7 +109,7 @@ export class RunKeeper {
   /**
    * Saves what changed (tasks, live status), after the saves before it. `via` carries the save
    * together with another write (a pause record) in one local activity; it always runs. A save
-   * without `via` carries the oldest resolved pause not yet saved (resumeInOneSave); one with
+   * without `via` carries the oldest resolved pause not yet saved; one with
    * `via` or a final status lets them go first, a save each, so records are written in order.
    */
   save(final?: Final, via?: (progress: ProgressSave) => Promise<void>): Promise<void> {
@@ -179,7 +166,8 @@ export class RunKeeper {
     const pause = this.pauses.add(node.id);
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
     const pauseTime = new Date().toISOString();
-    this.pauseTask({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
+    // The pause's task change stays in memory: the save that records the pause carries it (one write).
+    this.tasks.apply({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
     await this.save(undefined, (progress) => projection.recordPause({ pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input }, progress }));
     await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
 
@@ -187,28 +175,17 @@ export class RunKeeper {
     const declined = decision.action === 'DECLINE';
     const output: NodeOutput | null = declined ? null : decision.action === 'APPROVE' ? { ...decision.inputs, ...input } : { ...input, ...decision.inputs };
     const resumeTime = new Date().toISOString();
-    this.pauseTask({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
+    this.tasks.apply({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
     if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
     const resolution = { pauseId: pause.pauseId, action: decision.action, userId: decision.userId, comments: decision.comments, resumeTime };
-    if (this.resumeInOneSave) {
-      // The nodes after the pause start first: the save that shows the next one RUNNING carries the
-      // resolution; if none starts now, a save of its own does, once the workflow has settled.
-      this.pauses.resolved(pause, resolution);
-      void CancellationScope.nonCancellable(async () => {
-        await settled();
-        await this.save();
-      }).catch(() => undefined);
-    } else {
-      this.pauses.close(pause);
-      await CancellationScope.nonCancellable(() => this.save(undefined, (progress) => projection.resolvePause({ resolution, progress })));
-      pause.applied = true;
-    }
+    // The nodes after the pause start first: the save that shows the next one RUNNING carries the
+    // resolution; if none starts now, a save of its own does, once the workflow has settled. The
+    // action is answered once that save is written.
+    this.pauses.resolved(pause, resolution);
+    void CancellationScope.nonCancellable(async () => {
+      await settled();
+      await this.save();
+    }).catch(() => undefined);
     return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
-  }
-
-  /** The pause's own task change: carried by the pause's save that follows at once. */
-  private pauseTask(write: TaskWrite): void {
-    if (patched(ONE_SAVE_PER_PAUSE_PATCH)) this.tasks.apply(write);
-    else this.recordTask(write);
   }
 }

@@ -62,7 +62,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
     afterSlowNode: () => keeper.slowNodeDone(),
     pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
     mayStart: () => keeper.mayStart(),
-  }, input.pureRegions === true);
+  });
   const preset = input.resume ? new Map(input.resume.states) : undefined;
   const states = await runner.runLevel(level, input.inputNodeInput, true, input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {});
   if (keeper.continuing) {

@@ -1,7 +1,8 @@
-// Determinism gate (STYLE "Temporal rules" 10, 11): every recorded history in
-// test/fixtures/histories/ must replay against the current workflow code. A failure here means a
-// change alters the command sequence of workflows that may be running: guard it with `patched()`.
-// Histories come from `npx tsx scripts/capture-history.ts`. No server is needed to replay.
+// Determinism gate: every history in test/fixtures/histories/ must replay against the current
+// workflow code, and a workflow with another command sequence must fail to. A failure means a
+// change alters the command sequence of the captured runs. Spur keeps no compatibility branches
+// before 1.0: a deliberate change is recaptured (`npx tsx scripts/capture-history.ts`), not
+// guarded with `patched()` or an input flag. No server is needed to replay.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -60,16 +60,4 @@ describe('e2e: a run event stream whose head lives on the run document', functio
     assert.deepEqual(b, a.map((e) => ({ ...e, data: { ...e.data, run_id: crashed } })));
     assert.equal(await api.models.RunEvent.countDocuments({ run_id: crashed }), 5);
   });
-
-  it('a run recorded before heads moved onto the run document goes on from its head in run_event_heads', async () => {
-    const runId = await newRun();
-    await projection().save(running(runId));
-    // What such a run looks like: no head fields on the run, the head in its own collection.
-    const { event_head: head } = (await api.models.Run.findById(runId).lean()) as { event_head: string };
-    await api.models.Run.collection.updateOne({ _id: runId as never }, { $unset: { event_head: '', event_head_before: '' } });
-    await api.models.RunEventHead.create({ _id: runId, head });
-    await projection().save(done(runId));
-    assert.deepEqual((await streamOf(runId)).map((e) => `${e.id} ${e.event}`), ['1 run.status', '2 task.started', '3 task.completed', '4 run.status', '5 run.completed']);
-    assert.equal(typeof (await api.models.Run.findById(runId).lean())?.event_head, 'string', 'the head now lives on the run');
-  });
 });

@@ -126,8 +126,8 @@ describe('e2e: run event stream (GET /run/{id}/events/)', function () {
     await bad.ended;
   });
 
-  it('a run that ended without any stored event (recorded before events existed) streams its final event and ends', async () => {
-    const wf = (await engine.http.post('/wf/', { name: 'old run', definition: gated })).body;
+  it('a run that ended without any stored event streams its final event and ends', async () => {
+    const wf = (await engine.http.post('/wf/', { name: 'eventless run', definition: gated })).body;
     await engine.api.models.Run.create({
       _id: 'R800001', seq: 800_001, workflow_id: wf.id, status: 'FAILED', message: 'old failure', start_time: new Date(), end_time: new Date(),
       run_type: 'interactive', initial_inputs: '{}', outputs: null,

@@ -77,10 +77,10 @@ describe('agent loop (engine)', () => {
     assert.doesNotMatch(`${first} ${second}`, /stored code|30/);
   });
 
-  it('steps recorded without tool fields let the model set nothing: arguments are input, run-policy fields are refused', async () => {
+  it('a tool whose node type declares no fields lets the model set nothing: arguments are input, run-policy fields are refused', async () => {
     const level = agentGraph({ code: 'stored code' });
     const { runner, steps, executed } = scripted([
-      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', '{"code": "evil", "__proto__": {"polluted": true}}'), call('c2', 'look_up', { max_retries: 50 })] },
+      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', '{"code": "evil", "__proto__": {"polluted": true}}'), call('c2', 'look_up', { max_retries: 50 })], toolFields: { t1: { settable: [], config: [] } } },
       { kind: 'answer', output: { output: 'ok' } },
     ]);
     await runAgent(runner, level, level.byId.get('a') as GraphNode, {});
@@ -113,7 +113,7 @@ describe('agent loop (engine)', () => {
   it('tells the model about unknown tools and malformed arguments instead of failing', async () => {
     const level = agentGraph();
     const { runner, steps, executed } = scripted([
-      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'nope', {}), call('c2', 'look_up', '{not json'), call('c3', 'look_up', '[1]')] },
+      { kind: 'tool_calls', content: '', toolCalls: [call('c1', 'nope', {}), call('c2', 'look_up', '{not json'), call('c3', 'look_up', '[1]')], toolFields: {} },
       { kind: 'answer', output: { output: 'sorry' } },
     ]);
     const result = await runAgent(runner, level, level.byId.get('a') as GraphNode, {});
@@ -127,10 +127,10 @@ describe('agent loop (engine)', () => {
 
   it('fails when a tool fails, and after max_iterations model calls without an answer', async () => {
     const broken = agentGraph({ fail: true });
-    const failing = await runAgent(scripted([{ kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', {})] }]).runner, broken, broken.byId.get('a') as GraphNode, {});
+    const failing = await runAgent(scripted([{ kind: 'tool_calls', content: '', toolCalls: [call('c1', 'look_up', {})], toolFields: {} }]).runner, broken, broken.byId.get('a') as GraphNode, {});
     assert.deepEqual(failing.state, { status: 'FAILED', error: "Tool 'look_up' failed: tool broke" });
     const level = agentGraph();
-    const loop = Array.from({ length: 3 }, (_, i): AgentStepResult => ({ kind: 'tool_calls', content: '', toolCalls: [call(`c${i}`, 'look_up', {})] }));
+    const loop = Array.from({ length: 3 }, (_, i): AgentStepResult => ({ kind: 'tool_calls', content: '', toolCalls: [call(`c${i}`, 'look_up', {})], toolFields: {} }));
     const endless = await runAgent(scripted(loop).runner, level, level.byId.get('a') as GraphNode, {});
     assert.equal(endless.state.status, 'FAILED');
     assert.match((endless.state as { error: string }).error, /3 model calls \(max_iterations\)/);

@@ -13,7 +13,7 @@ import { ragChunkPageSchema, ragDocumentSchema, type RagChunkPageDoc, type RagDo
 import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
-import { runEventHeadSchema, runEventSchema, type RunEventDoc, type RunEventHeadDoc } from './run-event.model';
+import { runEventSchema, type RunEventDoc } from './run-event.model';
 import { taskDeltaSchema, type TaskDeltaDoc } from './task-delta.model';
 import { sessionTurnSchema, type SessionTurnDoc } from './session-turn.model';
 import { sessionSchema, type SessionDoc } from './session.model';
@@ -26,7 +26,7 @@ export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc 
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
 export type { CallbackDeliveryDoc };
-export type { RunEventDoc, RunEventHeadDoc, TaskDeltaDoc };
+export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
 
@@ -43,7 +43,6 @@ export function createModels(conn: Connection) {
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     RunEvent: conn.model<RunEventDoc>('RunEvent', runEventSchema),
-    RunEventHead: conn.model<RunEventHeadDoc>('RunEventHead', runEventHeadSchema),
     TaskDelta: conn.model<TaskDeltaDoc>('TaskDelta', taskDeltaSchema),
     testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
     runFiles: new mongo.GridFSBucket(db, { bucketName: 'run_files' }),

@@ -17,14 +17,4 @@ export const runEventSchema = new Schema(
 );
 runEventSchema.index({ run_id: 1, seq: 1 }, { unique: true });
 
-/** What a run's stream has said so far (`_id` = run id, `head` JSON text of EventHead): written after its events. */
-export const runEventHeadSchema = new Schema(
-  {
-    _id: { type: String, required: true },
-    head: { type: String, required: true },
-  },
-  { collection: 'run_event_heads', versionKey: false },
-);
-
 export type RunEventDoc = InferSchemaType<typeof runEventSchema> & { _id: string };
-export type RunEventHeadDoc = InferSchemaType<typeof runEventHeadSchema> & { _id: string };

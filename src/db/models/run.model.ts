@@ -43,7 +43,6 @@ export const runSchema = new Schema(
     /**
      * What the run's event stream has said so far (JSON text of EventHead), saved with the write
      * it describes, and the head before that write: run-events.ts. Null until the first event.
-     * Runs recorded before this field keep theirs in `run_event_heads`.
      */
     event_head: { type: String, default: null },
     event_head_before: { type: String, default: null },

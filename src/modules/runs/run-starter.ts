@@ -197,7 +197,6 @@ export function createRunStarter(deps: RunStarterDeps) {
       targetNodeId: body.node_id,
       precomputed,
       valueScope,
-      pureRegions: true,
     };
     const handle = await temporal.workflow.start(WorkflowType.spurPartialRun, {
       workflowId: `${deps.workflowIdPrefix}partial-${workflow._id}-${randomUUID()}`,
