@@ -55,7 +55,7 @@ export function runEventRoutes({ hub, events, runOf, slots, clientOf }: RunEvent
         const sink = sseSink(body);
         const final = FINAL_EVENT_OF[run.status];
         if (final && after === 0 && !(await eventsWritten(events, run.id))) {
-          // A run that ended before events existed (or was recorded without them): its final event, not stored.
+          // A run that ended with no stored event (a batch row whose chunk attempt died before writing its events): its final event, not stored.
           sink.send({ seq: 1, event: final, data: JSON.stringify({ run_id: run.id, status: run.status, message: run.message, percentage_complete: run.percentage_complete }), at: new Date() });
           body.end();
           return body;
