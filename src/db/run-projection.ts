@@ -1,6 +1,7 @@
 import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../engine/run-contract';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
+
 import { CANCELED_MESSAGE, type RunStatus } from '../engine/statuses';
 import { isDuplicateKeyError } from './ids';
 import { fromJsonText, toJsonText } from './json-text';

@@ -1,5 +1,3 @@
-import type { NodeState } from './node-inputs';
-import type { RunCallbackInfo } from './callback-events';
 import type { PauseAction, RunStatus, TaskStatus } from './statuses';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
@@ -24,83 +22,6 @@ export interface RunDefinition {
 }
 
 export type NodeOutput = Record<string, unknown>;
-
-/** Input of the `spurRun` workflow: ids and the definition snapshot, never large data. */
-export interface SpurRunInput {
-  runId: string;
-  workflowId: string;
-  definition: RunDefinition;
-  /** The InputNode's input, already resolved from `initial_inputs` (by id, else by title). */
-  inputNodeInput: Record<string, unknown>;
-  /** Task ids (`T<n>`) reserved by the api, by top-level node id. */
-  taskIds: Record<string, string>;
-  /** Continue as new once the history has this many events (Temporal may suggest it earlier). */
-  historyEventsLimit?: number;
-  /** Set when a run continues as new: where the previous execution left off. */
-  resume?: RunResume;
-  /** A chatbot run in a session: its turn is appended to the session when the run completes. */
-  chat?: ChatTurnStart;
-  /** The run's callback: its events only (its url and secret stay on the run record). */
-  callback?: RunCallbackInfo;
-  /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
-  rerun?: RunRerun;
-}
-
-/**
- * A rerun: the nodes not downstream of `fromNodeId` are preset with the original run's outcomes
- * (never executed) and show their original tasks, marked `reused`; the rest runs as usual.
- */
-export interface RunRerun {
-  fromNodeId: string;
-  /** The reused tasks; the walker's preset outcomes are derived from them (`reusedStates`). */
-  tasks: TaskRecord[];
-  /** The start node's input, given by the client instead of what its predecessors hand it. */
-  inputOverride?: Record<string, unknown>;
-}
-
-/** What the api knows of a chat turn when the run starts. */
-export interface ChatTurnStart {
-  sessionId: string;
-  userMessage: string;
-  /** When the user sent the message (the run's start), ISO 8601. */
-  userTime: string;
-}
-
-/** A completed chat turn, appended once per run (keyed by the run id). */
-export interface ChatTurnAppend extends ChatTurnStart {
-  runId: string;
-  assistantMessage: string;
-}
-
-/**
- * A run's state carried into its next execution (continue-as-new): the top-level nodes that have
- * ended (outputs by reference where large, so this stays small), its tasks and what it has shown.
- */
-export interface RunResume {
-  states: Array<[string, NodeState]>;
-  tasks: TaskRecord[];
-  tasksSaved: boolean;
-  firstFailure: string | null;
-  declined: string | null;
-  shown: RunStatus;
-}
-
-export interface SpurRunResult {
-  status: RunStatus;
-  /** Outputs by node **id** (the blocking-run response); title-keyed ones go on the run record. */
-  outputsById: Record<string, NodeOutput>;
-  message: string | null;
-}
-
-export interface PartialRunInput {
-  definition: RunDefinition;
-  inputNodeInput: Record<string, unknown>;
-  targetNodeId: string;
-  /** Outputs the client already has, by node id: used as given, never recomputed. */
-  precomputed: Record<string, NodeOutput>;
-  /** Where this partial run's large values are stored (deleted once the api has answered). */
-  valueScope: string;
-}
 
 /**
  * A task as the run's projection stores it (one document per run holds them all; the run's
@@ -135,12 +56,6 @@ export interface TaskWrite {
   usage?: TokenUsage;
 }
 
-export interface ExecuteNodeInput {
-  runId: string;
-  node: GraphNode;
-  input: Record<string, unknown>;
-}
-
 /** Tokens LLM requests used (summed over a task's requests, or a run's tasks). */
 export interface TokenUsage {
   prompt_tokens: number;
@@ -160,13 +75,6 @@ export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): 
   if (!a) return b;
   if (!b) return a;
   return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens, total_tokens: a.total_tokens + b.total_tokens };
-}
-
-export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult>;
-
-/** Activity type per node type, so the Temporal UI shows what each step is. */
-export function nodeActivityName(nodeType: string): string {
-  return `execute${nodeType}`;
 }
 
 /** Fields of the run document a save may set. */
@@ -242,7 +150,3 @@ export interface ToolFields {
  */
 export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
 
-export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
-
-/** Activity type of an agent's model call. */
-export const AGENT_STEP_ACTIVITY = 'agentModelCall';

@@ -2,7 +2,8 @@ import { fromJsonText } from '../db/json-text';
 import type { RunDoc } from '../db/models';
 import { planGraph } from '../engine/graph';
 import { planRerun, reusedStates } from '../engine/rerun-plan';
-import type { RunDefinition, RunRerun, TaskRecord } from '../engine/run-contract';
+import type { RunDefinition, TaskRecord } from '../engine/run-contract';
+import type { RunRerun } from '../../temporal/shared/run-contract';
 import { BadRequestError } from '../errors';
 import { checkRunnable, resolveRunInputs } from './inputs';
 

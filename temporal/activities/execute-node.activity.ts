@@ -7,7 +7,8 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
-import { type ExecuteNodeActivity, type ExecuteNodeInput, type ExecuteNodeResult, type NodeOutput, nodeActivityName } from '../../src/engine/run-contract';
+import { type ExecuteNodeResult, type NodeOutput } from '../../src/engine/run-contract';
+import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../shared/run-contract';
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 

@@ -6,7 +6,7 @@ import type { BatchActivities } from '../activities';
 import {
   type BatchChildRow, type BatchCursor, type BatchRows, type BatchRunInput, type RowOutcome,
 } from '../shared/batch-contract';
-import type { SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { WorkflowType, runWorkflowId } from '../shared/workflow-names';

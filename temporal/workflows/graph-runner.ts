@@ -1,7 +1,8 @@
 import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
-import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type AgentStepInput, type ExecuteNodeActivity, type GraphNode, nodeActivityName } from '../../src/engine/run-contract';
+import { type AgentStepInput, type GraphNode } from '../../src/engine/run-contract';
+import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type ExecuteNodeActivity, nodeActivityName } from '../shared/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 

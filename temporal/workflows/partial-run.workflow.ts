@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph, restrictToAncestors } from '../../src/engine/graph';
 import type { NodeState } from '../../src/engine/node-inputs';
-import type { NodeOutput, PartialRunInput } from '../../src/engine/run-contract';
+import type { NodeOutput } from '../../src/engine/run-contract';
+import type { PartialRunInput } from '../shared/run-contract';
 import { GraphRunner } from './graph-runner';
 
 /**

@@ -2,7 +2,8 @@ import { CancellationScope, proxyLocalActivities, upsertSearchAttributes, workfl
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
-import type { GraphNode, NodeOutput, ProgressSave, RunResume, SpurRunInput, TaskWrite } from '../../src/engine/run-contract';
+import type { GraphNode, NodeOutput, ProgressSave, TaskWrite } from '../../src/engine/run-contract';
+import type { RunResume, SpurRunInput } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';

@@ -2,7 +2,7 @@ import { ApplicationFailure, ContinueAsNew, allHandlersFinished, condition, cont
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
-import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/engine/run-contract';
+import type { RunRerun, SpurRunInput, SpurRunResult } from '../shared/run-contract';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
 import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';

@@ -1,5 +1,6 @@
 import type { SessionTurns } from '../../db/session-turns';
-import type { ChatTurnStart, RunDefinition } from '../../engine/run-contract';
+import type { RunDefinition } from '../../engine/run-contract';
+import type { ChatTurnStart } from '../../../temporal/shared/run-contract';
 
 /** The input field PySpur fills with a session's history. */
 const HISTORY_FIELD = 'message_history';

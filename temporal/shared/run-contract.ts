@@ -1,0 +1,92 @@
+import type { ChatTurnAppend } from '../../src/db/session-turns';
+import type { RunCallbackInfo } from '../../src/engine/callback-events';
+import type { NodeState } from '../../src/engine/node-inputs';
+import type { AgentStepInput, AgentStepResult, ExecuteNodeResult, GraphNode, NodeOutput, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
+import type { RunStatus } from '../../src/engine/statuses';
+
+// The contracts of the run workflows: their inputs and results, and the activities they call by
+// name. The engine's own shapes (definitions, tasks, node results) stay in src/engine.
+
+/** Input of the `spurRun` workflow: ids and the definition snapshot, never large data. */
+export interface SpurRunInput {
+  runId: string;
+  workflowId: string;
+  definition: RunDefinition;
+  /** The InputNode's input, already resolved from `initial_inputs` (by id, else by title). */
+  inputNodeInput: Record<string, unknown>;
+  /** Task ids (`T<n>`) reserved by the api, by top-level node id. */
+  taskIds: Record<string, string>;
+  /** Continue as new once the history has this many events (Temporal may suggest it earlier). */
+  historyEventsLimit?: number;
+  /** Set when a run continues as new: where the previous execution left off. */
+  resume?: RunResume;
+  /** A chatbot run in a session: its turn is appended to the session when the run completes. */
+  chat?: ChatTurnStart;
+  /** The run's callback: its events only (its url and secret stay on the run record). */
+  callback?: RunCallbackInfo;
+  /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
+  rerun?: RunRerun;
+}
+
+/**
+ * A rerun: the nodes not downstream of `fromNodeId` are preset with the original run's outcomes
+ * (never executed) and show their original tasks, marked `reused`; the rest runs as usual.
+ */
+export interface RunRerun {
+  fromNodeId: string;
+  /** The reused tasks; the walker's preset outcomes are derived from them (`reusedStates`). */
+  tasks: TaskRecord[];
+  /** The start node's input, given by the client instead of what its predecessors hand it. */
+  inputOverride?: Record<string, unknown>;
+}
+
+/** What the api knows of a chat turn when the run starts. */
+export type ChatTurnStart = Omit<ChatTurnAppend, 'runId' | 'assistantMessage'>;
+
+/**
+ * A run's state carried into its next execution (continue-as-new): the top-level nodes that have
+ * ended (outputs by reference where large, so this stays small), its tasks and what it has shown.
+ */
+export interface RunResume {
+  states: Array<[string, NodeState]>;
+  tasks: TaskRecord[];
+  tasksSaved: boolean;
+  firstFailure: string | null;
+  declined: string | null;
+  shown: RunStatus;
+}
+
+export interface SpurRunResult {
+  status: RunStatus;
+  /** Outputs by node **id** (the blocking-run response); title-keyed ones go on the run record. */
+  outputsById: Record<string, NodeOutput>;
+  message: string | null;
+}
+
+export interface PartialRunInput {
+  definition: RunDefinition;
+  inputNodeInput: Record<string, unknown>;
+  targetNodeId: string;
+  /** Outputs the client already has, by node id: used as given, never recomputed. */
+  precomputed: Record<string, NodeOutput>;
+  /** Where this partial run's large values are stored (deleted once the api has answered). */
+  valueScope: string;
+}
+
+export interface ExecuteNodeInput {
+  runId: string;
+  node: GraphNode;
+  input: Record<string, unknown>;
+}
+
+export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult>;
+
+/** Activity type per node type, so the Temporal UI shows what each step is. */
+export function nodeActivityName(nodeType: string): string {
+  return `execute${nodeType}`;
+}
+
+export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
+
+/** Activity type of an agent's model call. */
+export const AGENT_STEP_ACTIVITY = 'agentModelCall';
