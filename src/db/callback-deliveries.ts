@@ -25,6 +25,10 @@ export function createCallbackDeliveries(models: Models) {
   const { CallbackDelivery, Run } = models;
 
   return {
+    /** The deliveries of deleted runs (their workflow's delete). */
+    async removeOfRuns(ids: string[]): Promise<void> {
+      await CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
+    },
     async callbackOf(runId: string): Promise<StoredCallback | null> {
       const run = await Run.findById(runId, { callback: 1 }).lean<Pick<RunDoc, 'callback'>>();
       return (run?.callback as StoredCallback | null | undefined) ?? null;

@@ -1,3 +1,4 @@
+import { trusted } from 'mongoose';
 import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../engine/run-contract';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
@@ -68,6 +69,11 @@ export function createRunProjection(models: Models, events: RunEvents) {
   }
 
   return {
+    /** The tasks and pauses of deleted runs (their workflow's delete). */
+    async removeTasksAndPausesOf(ids: string[]): Promise<void> {
+      await models.RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
+      await models.Pause.deleteMany({ run_id: trusted({ $in: ids }) });
+    },
     /**
      * Tasks first, then the run with its stream's head in one update: a reader that sees the run
      * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped

@@ -1,6 +1,7 @@
 import { trusted } from 'mongoose';
 import type { RunStatus } from '../engine/statuses';
 import { createBatchRunRecords } from './batch-run-records';
+import { createCallbackDeliveries } from './callback-deliveries';
 import { insertWithNewId } from './ids';
 import type { Models, RunDoc } from './models';
 import { type NewRun, runDocument } from './run-documents';
@@ -18,7 +19,7 @@ export type { EndedRow, EndedRunSummary, RowRecordBase } from './batch-run-recor
  * bookkeeping (batch-run-records.ts). DESIGN's "one writer per document" as structure.
  */
 export function createRunRepository(models: Models, values: Values) {
-  const { Run, RunTasks, Pause } = models;
+  const { Run } = models;
   const idTaken = async (id: string) => (await Run.exists({ _id: id })) !== null;
 
   const events = createRunEvents(models);
@@ -74,9 +75,8 @@ export function createRunRepository(models: Models, values: Values) {
     async removeOfWorkflow(workflowId: string): Promise<void> {
       const ids = (await Run.find({ workflow_id: workflowId }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);
       if (ids.length === 0) return;
-      await RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
-      await Pause.deleteMany({ run_id: trusted({ $in: ids }) });
-      await models.CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
+      await projection.removeTasksAndPausesOf(ids);
+      await createCallbackDeliveries(models).removeOfRuns(ids);
       await events.removeOfRuns(ids);
       await deltas.removeOfRuns(ids);
       await Run.deleteMany({ _id: trusted({ $in: ids }) });

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
-import { createOutputFileParts } from '../../src/db/output-file-parts';
+import { createOutputFiles } from '../../src/db/output-files';
 import type { RowRecordBase, RunRepository } from '../../src/db/run-repository';
 import { createDatasetReader } from '../../src/db/dataset-reader';
 import type { DatasetRow } from '../../src/db/dataset-row-chunks';
@@ -39,7 +39,7 @@ async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
 
 export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepository) {
   const datasets = createDatasetReader(deps.models);
-  const outputs = createOutputFileParts(deps.models);
+  const outputs = createOutputFiles(deps.models);
   const rowValues = (runId: string, cells: Record<string, unknown>) => rowValuesOf(deps, runId, cells);
 
   return {

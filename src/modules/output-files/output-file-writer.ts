@@ -1,23 +1,13 @@
 import type { Models } from '../../db/models';
-import { insertWithNewId } from '../../db/ids';
-import { createOutputFileParts } from '../../db/output-file-parts';
+import { createOutputFiles } from '../../db/output-files';
 import { safeFileName } from '../files/safe-file-name';
 
-/** Output files for the batch engine: created here (named safely), appended to by src/db/output-file-parts. */
+/** Output files for the batch engine, named safely. */
 export function createOutputFileWriter(models: Models, clock: () => Date = () => new Date()) {
-  const { OutputFile } = models;
-  const idTaken = async (id: string) => (await OutputFile.exists({ _id: id })) !== null;
-
+  const files = createOutputFiles(models, clock);
   return {
-    /** A new, empty output file (a download gives an empty body until the first append). */
-    async createOutputFile(runId: string | null, fileName: string): Promise<{ id: string }> {
-      const now = clock();
-      return insertWithNewId(models.conn, 'outputFile', idTaken, async (id, seq) => {
-        await OutputFile.create({ _id: id, seq, file_name: safeFileName(fileName), run_id: runId, parts: [], created_at: now, updated_at: now });
-        return { id };
-      });
-    },
-    ...createOutputFileParts(models, clock),
+    ...files,
+    createOutputFile: (runId: string | null, fileName: string): Promise<{ id: string }> => files.create(runId, safeFileName(fileName)),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createOutputFiles } from '../../db/output-files';
 import { Readable } from 'node:stream';
 import type { Models, OutputFileDoc } from '../../db/models';
 import type { RunRepository } from '../../db/run-repository';
@@ -51,7 +52,7 @@ export function createOutputFileService(models: Models, runs: Pick<RunRepository
      */
     async remove(id: string): Promise<void> {
       const doc = await load(id);
-      await OutputFile.deleteOne({ _id: id });
+      await createOutputFiles(models).remove(id);
       await runs.clearOutputFile(id);
       const ids = new Map(doc.parts.map((p) => [p.file_id.toHexString(), p.file_id]));
       for (const file of await bucket.find({ 'metadata.output_file_id': id }).toArray()) ids.set(file._id.toHexString(), file._id);

@@ -66,6 +66,10 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
   }
 
   return {
+    /** Every version of a deleted workflow. */
+    async removeAllOf(workflowId: string): Promise<void> {
+      await WorkflowVersion.deleteMany({ workflow_id: workflowId });
+    },
     ensureVersion,
     async list(workflowId: string, page: Page, workflowExists: (id: string) => Promise<boolean>) {
       if (!(await workflowExists(workflowId))) throw notFound.workflow();

@@ -6,6 +6,7 @@ import { type Page, pageBounds } from '../../db/paging';
 import { defaultChatbotDefinition, defaultWorkflowDefinition } from './default-definitions';
 import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../../definitions/definition.schema';
 import { candidateNames } from './unique-name';
+import { createVersionService } from './versions.service';
 import type { OutputVariable, WorkflowCreateInput, WorkflowResponse } from './workflows.schemas';
 
 export type Clock = () => Date;
@@ -116,7 +117,7 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
     async remove(id: string, removeTestFiles: (workflowId: string) => Promise<void>) {
       await load(id);
       await removeTestFiles(id);
-      await models.WorkflowVersion.deleteMany({ workflow_id: id });
+      await createVersionService(models).removeAllOf(id);
       await Workflow.deleteOne({ _id: id });
     },
     async outputVariables(id: string): Promise<OutputVariable[]> {

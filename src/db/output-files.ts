@@ -1,17 +1,34 @@
 import { StoredRecordMissing } from './errors';
 import { putBytes } from './gridfs';
+import { insertWithNewId } from './ids';
 import type { Models, OutputFileDoc } from './models';
 
 const missing = () => new StoredRecordMissing('output file', 'Output file not found');
 
 /**
- * Appends to output files, for the batch engine. GridFS files cannot grow, so each append stores
- * its lines as one more GridFS file (a "part") and records it on the output file document; a
- * download concatenates the parts in order. Only the batch's own activity appends, one call at a time.
+ * The one writer of output files (`output_files`): created empty for a batch, appended to by the
+ * batch's own activity (one call at a time), removed by the api. GridFS files cannot grow, so each
+ * append stores its lines as one more GridFS file (a "part") and records it on the output file
+ * document; a download concatenates the parts in order.
  */
-export function createOutputFileParts(models: Models, clock: () => Date = () => new Date()) {
+export function createOutputFiles(models: Models, clock: () => Date = () => new Date()) {
   const { OutputFile } = models;
+  const idTaken = async (id: string) => (await OutputFile.exists({ _id: id })) !== null;
   return {
+    /** A new, empty output file (a download gives an empty body until the first append). */
+    async create(runId: string | null, fileName: string): Promise<{ id: string }> {
+      const now = clock();
+      return insertWithNewId(models.conn, 'outputFile', idTaken, async (id, seq) => {
+        await OutputFile.create({ _id: id, seq, file_name: fileName, run_id: runId, parts: [], created_at: now, updated_at: now });
+        return { id };
+      });
+    },
+
+    /** The record only; its parts' bytes are the caller's to delete (it knows the bucket's strays too). */
+    async remove(outputFileId: string): Promise<void> {
+      await OutputFile.deleteOne({ _id: outputFileId });
+    },
+
     /**
      * Appends lines (each without its newline) after everything appended so far. `part` numbers
      * the append: an activity retried after a stored append passes the same number and the
