@@ -69,3 +69,14 @@ export function sleeper(id: string, seconds: number, from: { node: string; field
   const code = ['import time', `time.sleep(${seconds})`, `return {"${key}": input_model.${from.node}.${from.field} + "-${id}"}`].join('\n');
   return n(id, 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 10, output_schema: { [key]: 'string' } });
 }
+
+/** `nodeAttempts` bound to an api's Temporal client and workflow ids, with the questions crash tests ask. */
+export function attemptsOf(api: { temporal: Client; config: { temporal: { workflowIdPrefix: string } } }) {
+  const all = (runId: string) => nodeAttempts(api.temporal, api.config.temporal.workflowIdPrefix, runId);
+  /** A run's activities of `node`, in the order they were scheduled. */
+  const ofNode = async (runId: string, node: string) => (await all(runId)).filter((a) => a.node === node);
+  /** Whether every run has an activity of `node` in one of `states`. */
+  const allAt = async (runIds: string[], node: string, states: NodeAttempt['state'][]) =>
+    (await Promise.all(runIds.map((id) => ofNode(id, node)))).every((list) => list.some((a) => states.includes(a.state)));
+  return { all, ofNode, allAt };
+}
