@@ -92,6 +92,7 @@ describe('api: browser login with API keys', function () {
       assert.equal((await login(KEY, next)).headers.get('location'), '/', next);
     }
     const cookie = cookieOf(await login(KEY));
+    assert.equal((await send('/api/wf/', { headers: { cookie } })).status, 200, 'the session works before the logout');
     const out = await send('/logout', { method: 'POST', headers: { cookie, origin } });
     assert.equal(out.status, 303);
     assert.match(out.headers.get('set-cookie') ?? '', /^spur_session=; Path=\/; Max-Age=0/);

@@ -1,35 +1,26 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { waitForRun, type Engine } from '../support/engine';
-import { HOST_WRITING_PYTHON } from '../support/exec-log';
 import { startLlmEngine } from '../support/llm-engine';
 import { until } from '../support/exec-log';
 import { type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
-import { stack } from '../support/stack';
+import { attemptsOf } from '../support/node-attempts';
 import { startWorker } from '../support/worker';
 
 const MODEL = { model: 'openai/gpt-4o', max_tokens: 200, temperature: 0.2 };
 
-/** A PythonFuncNode tool that logs each execution to a file (slow for `slowNote`). */
-function noteTool(agentId: string, log: string, slowNote = '') {
-  const code = [
-    'import time',
-    `open(${JSON.stringify(log)}, "a").write(input_model.note + " start\\n")`,
-    `if input_model.note == ${JSON.stringify(slowNote)}: time.sleep(6)`,
-    `open(${JSON.stringify(log)}, "a").write(input_model.note + " end\\n")`,
-    'return {"saved": input_model.note}',
-  ].join('\n');
+/** A PythonFuncNode tool (slow for `slowNote`): Temporal records each of its executions. */
+function noteTool(agentId: string, slowNote = '') {
+  const code = ['import time', `if input_model.note == ${JSON.stringify(slowNote)}: time.sleep(6)`, 'return {"saved": input_model.note}'].join('\n');
   return n('notes', 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 3, output_schema: { saved: 'string' } }, { title: 'add_note', parent_id: agentId });
 }
 
-function agentWorkflow(log: string, slowNote = '', llmInfo: Record<string, unknown> = MODEL) {
+function agentWorkflow(slowNote = '', llmInfo: Record<string, unknown> = MODEL) {
   return {
     nodes: [
       n('src', 'InputNode', { output_schema: { task: 'string' } }),
       n('agent', 'AgentNode', { llm_info: llmInfo, system_message: 'You keep notes.', user_message: '{{src.task}}', max_iterations: 5 }),
-      noteTool('agent', log, slowNote),
+      noteTool('agent', slowNote),
       n('out', 'OutputNode', { output_map: { answer: 'agent.output' } }),
     ],
     links: [l('src', 'agent'), l('agent', 'out')],
@@ -51,18 +42,13 @@ function agentScript(req: RecordedRequest) {
   return { content: JSON.stringify({ output: 'two notes saved' }) };
 }
 
-function lines(file: string): string[] {
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
-}
-
 describe('e2e: agents act through durable tool calls; best-of-n picks the best sample', function () {
   this.timeout(180_000);
   let engine: Engine;
   let fake: FakeLlmServer;
 
   before(async () => {
-    // The tools log their executions to a host file (the test's instrument), which the sandbox forbids.
-    ({ engine, fake } = await startLlmEngine(HOST_WRITING_PYTHON));
+    ({ engine, fake } = await startLlmEngine());
   });
   after(async () => {
     await engine?.close();
@@ -72,6 +58,9 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     fake.requests.length = 0;
     fake.respondWith(undefined);
   });
+
+  /** The tool's executions in a run, as Temporal recorded them: [state, attempt] in call order. */
+  const toolRuns = async (runId: string) => (await attemptsOf(engine.api).ofNode(runId, 'notes')).map((a) => [a.state, a.attempt]);
 
   async function createWorkflow(definition: unknown) {
     const wf = await engine.http.post('/wf/', { name: `agent-${Math.random()}`, definition });
@@ -112,10 +101,8 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
   });
 
   it('Agent: offers its child nodes as tools, answers each tool call with its id, then returns the final answer', async () => {
-    const log = path.join(stack.tmpDir, `notes-${Date.now()}.log`);
-    writeFileSync(log, '');
     fake.respondWith(agentScript);
-    const id = await createWorkflow(agentWorkflow(log));
+    const id = await createWorkflow(agentWorkflow());
     const res = await engine.http.post(`/wf/${id}/run/`, { initial_inputs: { src: { task: 'Save two notes' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.out.answer, 'two notes saved');
@@ -136,9 +123,9 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(sent[0].tool_calls[0].id, 'call_1');
     assert.deepEqual(sent[1], { role: 'tool', tool_call_id: 'call_1', content: '{"saved":"first"}' });
     assert.equal(third!.body.messages.at(-1).tool_call_id, 'call_2');
-    assert.deepEqual(lines(log), ['first start', 'first end', 'second start', 'second end']);
 
     const [run] = (await engine.http.get(`/wf/${id}/runs/`)).body;
+    assert.deepEqual(await toolRuns(run.id), [['completed', 1], ['completed', 1]], 'the tool ran once per call');
     const used = { prompt_tokens: 30, completion_tokens: 30, total_tokens: 60 };
     assert.deepEqual(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').usage, used);
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'src').usage, null);
@@ -149,10 +136,8 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
   });
 
   it('Agent on Anthropic: tools with input_schema, each tool_use answered by a tool_result with its id', async () => {
-    const log = path.join(stack.tmpDir, `notes-anthropic-${Date.now()}.log`);
-    writeFileSync(log, '');
     fake.respondWith(agentScript);
-    const id = await createWorkflow(agentWorkflow(log, '', { ...MODEL, model: 'anthropic/claude-3-5-haiku-latest' }));
+    const id = await createWorkflow(agentWorkflow('', { ...MODEL, model: 'anthropic/claude-3-5-haiku-latest' }));
     const res = await engine.http.post(`/wf/${id}/run/`, { initial_inputs: { src: { task: 'Save two notes' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.out.answer, 'two notes saved');
@@ -168,22 +153,25 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
   });
 
   it('Agent: a worker killed (kill -9) mid-loop resumes without repeating completed model or tool calls', async () => {
-    const log = path.join(stack.tmpDir, `notes-crash-${Date.now()}.log`);
-    writeFileSync(log, '');
     fake.respondWith(agentScript);
-    const id = await createWorkflow(agentWorkflow(log, 'second'));
+    const id = await createWorkflow(agentWorkflow('second'));
     const started = await engine.http.post(`/wf/${id}/start_run/`, { initial_inputs: { src: { task: 'Save two notes' } } });
     assert.equal(started.status, 200);
-    await until('the second tool call running', () => lines(log).includes('second start'));
+    const victim = engine.worker.process.pid;
+    await until('the second tool call running', async () => {
+      const calls = await attemptsOf(engine.api).ofNode(started.body.id, 'notes');
+      return calls.length === 2 && calls[1]?.state === 'running' && calls[1].workerPid === victim;
+    });
     engine.worker.process.kill('SIGKILL');
     await engine.worker.process.exited;
     engine.worker = await startWorker(engine.api.env);
     const run = await waitForRun(engine.http, started.body.id, undefined, 120_000);
     assert.equal(run.status, 'COMPLETED', run.message);
     assert.equal(fake.requests.length, 3, 'each model call was made once');
-    const entries = lines(log);
-    assert.equal(entries.filter((e) => e === 'first start').length, 1, `the completed tool call did not run again: ${entries}`);
-    assert.equal(entries.filter((e) => e === 'second end').length, 1);
+    const calls = await toolRuns(started.body.id);
+    assert.deepEqual(calls[0], ['completed', 1], `the completed tool call did not run again: ${JSON.stringify(calls)}`);
+    assert.equal(calls.length, 2, 'no tool call was scheduled anew');
+    assert.ok(calls[1]?.[0] === 'completed' && Number(calls[1]?.[1]) >= 2, `the interrupted call ran again: ${JSON.stringify(calls)}`);
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').outputs.output, 'two notes saved');
   });
 

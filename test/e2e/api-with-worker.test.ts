@@ -5,8 +5,8 @@ import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
 import { input, l, n, pythonExclaim } from '../support/graphs';
+import { eventually } from '../support/python-runs';
 import { stack } from '../support/stack';
-
 
 const gatedDefinition = {
   nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
@@ -89,11 +89,7 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     };
     const wf = (await http.post('/wf/', { name: 'combined cancel', definition: slow })).body;
     const answer = http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'c' } } });
-    let runId: string | undefined;
-    while (!runId) {
-      runId = (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body[0]?.id;
-      if (!runId) await new Promise((r) => setTimeout(r, 50));
-    }
+    const runId = await eventually('the run to be recorded', async () => (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body[0]?.id as string | undefined);
     await waitForRun(http, runId, (r) => r.status === 'RUNNING');
     assert.equal((await http.post(`/wf/cancel_workflow/${runId}/`, {})).status, 200);
     const res = await answer;
@@ -114,10 +110,9 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     assert.deepEqual(done.tasks.find((t: { node_id: string }) => t.node_id === 'gate').outputs, { ok: true, in: { x: 1 } });
   });
 
-  it('stops on SIGTERM with exit code 0 (api drained, then its worker)', async () => {
+  it('stops on SIGTERM with exit code 0', async () => {
     process.kill(combined.process.pid, 'SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running after 30 s'), 30_000)));
-    assert.equal(await Promise.race([combined.process.exited, late]).finally(() => clearTimeout(timer)), 0);
+    // A process that never stops fails on the suite's timeout.
+    assert.equal(await combined.process.exited, 0);
   });
 });

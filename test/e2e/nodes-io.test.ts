@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startApi } from '../support/api';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
+import { type FakeLlmServer, type RecordedRequest, startFakeLlmServer } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
 import { basesFirst } from '../support/integration-runs';
 import { client } from '../support/http';
@@ -73,14 +73,33 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
     });
   }
 
-  it('retries a 429 (Retry-After honoured) and then succeeds', async () => {
+  it('retries a 429 no sooner than its Retry-After (2 s, by the provider\'s own clock) and then succeeds', async () => {
     await setEnv({ OPENAI_API_KEY: 'sk-openai-test-key', OPENAI_API_BASE: `${fake.url}/v1` });
     fake.requests.length = 0;
-    fake.enqueue({ status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'slow down' } } }, { content: '{"answer": "after retry"}' });
+    fake.enqueue({ status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'slow down' } } }, { content: '{"answer": "after retry"}' });
     const { res, task } = await runBlocking(llmWorkflow('openai/gpt-4o'));
     assert.deepEqual(res.body.out, { answer: 'after retry' }, JSON.stringify(task('llm')));
     assert.equal(task('llm').status, 'COMPLETED');
     assert.equal(fake.requests.length, 2);
+    const [first, second] = fake.requests as [RecordedRequest, RecordedRequest];
+    assert.ok(second.at - first.at >= 2000, `the retry came ${second.at - first.at} ms after the 429`);
+  });
+
+  it('gives up an attempt the provider never answers after the node\'s timeout_seconds, and the retry succeeds', async () => {
+    await setEnv({ OPENAI_API_KEY: 'sk-openai-test-key', OPENAI_API_BASE: `${fake.url}/v1` });
+    fake.requests.length = 0;
+    const hangMs = 120_000;
+    fake.enqueue({ delayMs: hangMs, content: '{"answer": "too late"}' }, { content: '{"answer": "second attempt"}' });
+    const definition = llmWorkflow('openai/gpt-4o');
+    Object.assign(definition.nodes[1]!.config, { timeout_seconds: 2 });
+    const { res, task } = await runBlocking(definition);
+    assert.deepEqual(res.body.out, { answer: 'second attempt' }, JSON.stringify(task('llm')));
+    assert.equal(fake.requests.length, 2);
+    const [first, second] = fake.requests as [RecordedRequest, RecordedRequest];
+    const gap = second.at - first.at;
+    // Not before the 2 s timeout, and before Temporal's own limit on the attempt (start-to-close:
+    // timeout_seconds + 30 s) would have ended it: the request's timeout did.
+    assert.ok(gap >= 2000 && gap < 32_000, `the retry came ${gap} ms after the hung request`);
   });
 
   it('fails at once on 401 and on a reply that breaks the output schema', async () => {

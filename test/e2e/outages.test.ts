@@ -2,17 +2,16 @@
 // with Retry-After (never another 5xx) while one is down, recovers by itself when it is back on the
 // same files and port, and every run ends COMPLETED with its outputs and one task record per node.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { trusted } from 'mongoose';
 import { freePort } from '../../scripts/lib/ports';
 import { type FerretDbServer, TEMPORAL_DEV_OPTIONS, type TemporalServer, startFerretDb, startTemporal } from '../../scripts/lib/servers';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
-// The Python nodes log to a host file (the test's instrument), which the sandbox forbids.
-import { HOST_WRITING_PYTHON, loggedSleep, readExecLog, until } from '../support/exec-log';
+import { until } from '../support/exec-log';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { attemptsOf, sleeper } from '../support/node-attempts';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -23,24 +22,24 @@ const NODES = ['src', 'p1', 'p2', 'out'];
 /** src → p1 (quick) → p2 (long enough to be cut off by the outage) → out.result = `<x>-p1-p2`. */
 const definition = {
   nodes: [
-    n('src', 'InputNode', { output_schema: { x: 'string', tag: 'string', log: 'string' } }),
-    loggedSleep('p1', 0.2, { node: 'src', field: 'x' }, 'y'),
-    loggedSleep('p2', 6, { node: 'p1', field: 'y' }, 'z'),
+    n('src', 'InputNode', { output_schema: { x: 'string' } }),
+    sleeper('p1', 0.2, { node: 'src', field: 'x' }, 'y'),
+    sleeper('p2', 6, { node: 'p1', field: 'y' }, 'z'),
     n('out', 'OutputNode', { output_map: { result: 'p2.z' } }),
   ],
-  links: [l('src', 'p1'), l('src', 'p2'), l('p1', 'p2'), l('p2', 'out')],
+  links: [l('src', 'p1'), l('p1', 'p2'), l('p2', 'out')],
 };
 
-async function startRuns(http: Http, logFile: string, prefix: string): Promise<{ workflowId: string; runIds: string[] }> {
+async function startRuns(api: TestApi, http: Http, prefix: string): Promise<{ workflowId: string; runIds: string[] }> {
   const wf = await http.post('/wf/', { name: `outage ${prefix}`, definition });
   assert.equal(wf.status, 200, wf.text);
   const runIds: string[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const res = await http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { src: { x: `x${i}`, tag: `${prefix}${i}`, log: logFile } } });
+    const res = await http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { src: { x: `x${i}` } } });
     assert.equal(res.status, 200, res.text);
     runIds.push(res.body.id);
   }
-  await until('every run inside p2', () => readExecLog(logFile).filter((e) => e.node === 'p2' && e.phase === 'start').length >= RUNS, 90_000);
+  await until('every run inside p2', () => attemptsOf(api).allAt(runIds, 'p2', ['running']), 90_000);
   return { workflowId: wf.body.id, runIds };
 }
 
@@ -63,8 +62,8 @@ async function probe(http: Http, workflowId: string, runId: string): Promise<Arr
     ['GET /health/', () => http.get('/health/')],
     ['GET /wf/', () => http.get('/wf/')],
     [`GET /run/${runId}/`, () => http.get(`/run/${runId}/`)],
-    ['POST start_run', () => http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { src: { x: 'probe', tag: 'probe', log: '/dev/null' } } })],
-    ['POST run (blocking)', () => http.post(`/wf/${workflowId}/run/`, { initial_inputs: { src: { x: 'probe', tag: 'probe', log: '/dev/null' } } })],
+    ['POST start_run', () => http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { src: { x: 'probe' } } })],
+    ['POST run (blocking)', () => http.post(`/wf/${workflowId}/run/`, { initial_inputs: { src: { x: 'probe' } } })],
   ];
   const answers = [];
   for (const [what, send] of requests) {
@@ -78,12 +77,6 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
   this.timeout(300_000);
   let api: TestApi | undefined;
   let worker: TestWorker | undefined;
-  let logFile: string;
-
-  beforeEach(() => {
-    logFile = path.join(stack.tmpDir, `outage-${Date.now()}.log`);
-    writeFileSync(logFile, '');
-  });
   afterEach(async () => {
     await worker?.stop();
     await api?.close();
@@ -96,10 +89,11 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-outage-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-outage.log'),
     });
     try {
-      api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
+      api = await startApi({ SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
       worker = await startWorker(api.env);
       const http = client(api.baseUrl);
-      const { workflowId, runIds } = await startRuns(http, logFile, 'f');
+      const attempts = attemptsOf(api);
+      const { workflowId, runIds } = await startRuns(api, http, 'f');
 
       ferret.handle.kill('SIGKILL');
       await ferret.handle.exited;
@@ -109,16 +103,16 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
         assert.ok(a.retryAfter, `${a.what}: Retry-After`);
         if (a.what !== 'GET /health/') assert.match(String(a.detail), /MongoDB/, a.what);
       }
-      // The nodes in flight finish while the database is away; their results wait for it.
-      await until('p2 to end in every run', () => readExecLog(logFile).filter((e) => e.node === 'p2' && e.phase === 'end' && e.tag.startsWith('f')).length >= RUNS, 90_000);
+      // The nodes in flight finish while the database is away (Temporal has their results); the
+      // records wait for it.
+      await until('p2 to end in every run', () => attempts.allAt(runIds, 'p2', ['completed']), 90_000);
       for (const a of await probe(http, workflowId, runIds[0] as string)) assert.equal(a.status, 503, a.what);
 
       ferret = await startFerretDb(ferret.options); // same files, same port
       await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);
       await assertAllCompleted(api, http, runIds);
-      const log = readExecLog(logFile).filter((e) => e.tag.startsWith('f'));
-      for (let i = 0; i < RUNS; i++) {
-        for (const node of ['p1', 'p2']) assert.equal(log.filter((e) => e.tag === `f${i}` && e.node === node && e.phase === 'start').length, 1, `${node} of run ${i} ran once`);
+      for (const [i, id] of runIds.entries()) {
+        for (const node of ['p1', 'p2']) assert.deepEqual((await attempts.ofNode(id, node)).map((a) => [a.state, a.attempt]), [['completed', 1]], `${node} of run ${i} ran once`);
       }
     } finally {
       await worker?.stop();
@@ -135,10 +129,10 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       dbFile: path.join(stack.tmpDir, `temporal-outage-${Date.now()}.db`), logFile: path.join(stack.tmpDir, 'temporal-outage.log'),
     });
     try {
-      api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_TEMPORAL_ADDRESS: temporal.address });
+      api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
       worker = await startWorker(api.env);
       const http = client(api.baseUrl);
-      const { workflowId, runIds } = await startRuns(http, logFile, 't');
+      const { workflowId, runIds } = await startRuns(api, http, 't');
 
       temporal.handle.kill('SIGKILL');
       await temporal.handle.exited;
@@ -155,7 +149,7 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
 
       temporal = await startTemporal(temporal.options); // same SQLite file, same port
       await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);
-      const again = await http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { src: { x: `x${RUNS}`, tag: `t${RUNS}`, log: logFile } } });
+      const again = await http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { src: { x: `x${RUNS}` } } });
       assert.equal(again.status, 200, `a start after the outage: ${again.text}`);
       await assertAllCompleted(api, http, [...runIds, again.body.id]);
     } finally {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { input, l, n } from '../support/graphs';
+import { eventually, parentOf, pidsWith, processEnded, tokenedWait } from '../support/python-runs';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
 /** in → gate (human) → after; in → side (independent branch). */
@@ -202,19 +204,26 @@ describe('e2e: human in the loop', function () {
     assert.equal(task(res.body, 'after').status, 'CANCELED');
   });
 
-  it('cancels a running Python node within seconds: its process stops and nothing runs after', async () => {
+  it('cancels a running Python node: its processes end and the node after it never runs', async () => {
     const { http } = engine;
+    const token = `spur-cancel-${randomBytes(6).toString('hex')}`;
     const def = {
-      nodes: [input(), n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(30)\nreturn {"output": "too late"}', timeout_seconds: 60 }), n('after', 'OutputNode')],
+      nodes: [input(), n('py', 'PythonFuncNode', { code: `${tokenedWait(token, 30)}\nreturn {"output": "too late"}`, timeout_seconds: 60 }), n('after', 'OutputNode')],
       links: [l('in', 'py'), l('py', 'after')],
     };
     const wf = (await http.post('/wf/', { name: 'cancel python', definition: def })).body;
     const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body;
-    await waitForRun(http, started.id, (r: any) => task(r, 'py')?.status === 'RUNNING');
-    // The node sleeps 30 s: an answer that says CANCELED did not wait for it (latency: the bench).
+    const child = await eventually('the node starts its child', () => pidsWith(token)[0]);
+    const node = parentOf(child);
+    assert.equal(processEnded(node), false, 'the node runs before the cancel');
+    // The node waits 30 s: an answer that says CANCELED did not wait for it (latency: the bench).
     const res = await http.post(`/wf/cancel_workflow/${started.id}/`);
     assert.equal(res.body.status, 'CANCELED');
     assert.equal(task(res.body, 'py').status, 'CANCELED');
     assert.equal(task(res.body, 'after').status, 'CANCELED');
+    await eventually('the node and its child end', () => (processEnded(node) && processEnded(child) ? true : undefined), 20_000);
+    const run = await waitForRun(http, started.id, (r: any) => isFinal(r));
+    assert.equal(task(run, 'after').status, 'CANCELED');
+    assert.ok(!run.outputs || !('after' in run.outputs), JSON.stringify(run.outputs));
   });
 });

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
-import { runPython, startPython } from '../support/python-runs';
+import { waitForRun } from '../support/engine';
+import { type PyRun, runPython, startPython } from '../support/python-runs';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -71,19 +72,40 @@ return {"seen": seen}`;
   });
 
   it("does not see another run's scratch files", async () => {
-    const writer = await startPython(http, 'import time\nopen("other-run-file", "w").write("' + MARKER + '")\ntime.sleep(60)\nreturn {}', { timeout_seconds: 90 });
+    // The writer proves it wrote (its own read-back) and that the file was still there after the
+    // reader had finished looking (its stamps, on the host's clock, which sandboxes share).
+    const writerCode = `
+import time
+open("other-run-file", "w").write(${JSON.stringify(MARKER)})
+wrote_at = time.time()
+wrote = open("other-run-file").read()
+time.sleep(40)
+return {"wrote": wrote, "wrote_at": wrote_at, "still": open("other-run-file").read(), "still_at": time.time()}`;
+    const writer = await startPython(http, writerCode, { timeout_seconds: 90, output_schema: { wrote: 'string', wrote_at: 'float', still: 'string', still_at: 'float' } });
     try {
+      await waitForRun(http, writer, (r) => (r as PyRun).tasks?.some((t) => t.node_id === 'py' && t.status === 'RUNNING') ?? false, 60_000);
       const code = `
 import glob, time
+looked_from = time.time()
+hits = []
 for _ in range(100):
     hits = glob.glob("/tmp/**/other-run-file", recursive=True) + glob.glob(${JSON.stringify(os.tmpdir())} + "/**/other-run-file", recursive=True)
     if hits:
-        return {"found": open(hits[0]).read()}
+        break
     time.sleep(0.1)
-return {"found": ""}`;
-      const task = await runPython(http, code);
+return {"found": open(hits[0]).read() if hits else "", "looked_from": looked_from, "looked_until": time.time()}`;
+      const task = await runPython(http, code, { output_schema: { found: 'string', looked_from: 'float', looked_until: 'float' } });
       assert.equal(task.status, 'COMPLETED', task.error);
-      assert.deepEqual(task.outputs, { found: '' });
+      const reader = task.outputs as { found: string; looked_from: number; looked_until: number };
+      assert.equal(reader.found, '');
+      const done = (await waitForRun(http, writer, undefined, 120_000)) as PyRun;
+      const wrote = done.tasks.find((t) => t.node_id === 'py');
+      assert.equal(wrote?.status, 'COMPLETED', wrote?.error);
+      const w = wrote?.outputs as { wrote: string; wrote_at: number; still: string; still_at: number };
+      assert.equal(w.wrote, MARKER, 'the writer wrote the file');
+      assert.equal(w.still, MARKER, 'the file was still there at the writer\'s end');
+      assert.ok(w.wrote_at < reader.looked_until, 'the reader kept looking after the file was written');
+      assert.ok(reader.looked_until < w.still_at, 'the writer (and its file) outlived the reader\'s look');
     } finally {
       await http.post(`/wf/cancel_workflow/${writer}/`);
     }

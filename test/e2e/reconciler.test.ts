@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { StartRunRequest } from '../../src/modules/runs/runs.schemas';
-import { createServices } from '../../src/services';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { input, l, n, pythonExclaim } from '../support/graphs';
+import { runLeftUnstarted } from '../support/half-started-runs';
 
 /** in → gate (a human pause: the run stays open until someone acts) → out. */
 const gated = { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] };
@@ -24,19 +23,20 @@ describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose 
 
   it('starts a run whose api stopped between inserting it and starting its workflow', async () => {
     const wf = (await engine.http.post('/wf/', { name: 'never started', definition: pythonExclaim })).body;
-    // The api's own code path up to the insert, then no start: what an api killed at that moment leaves.
-    const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
-    const run = await services.runStarter.record(wf.id, StartRunRequest.parse({ initial_inputs: { src: { x: 'late' } } }), 'interactive');
-    assert.equal((await engine.http.get(`/run/${run._id}/status/`)).body.status, 'PENDING');
+    // An api process killed (kill -9) while its workflow start was on the way to Temporal.
+    const runId = await runLeftUnstarted(engine, wf.id, { src: { x: 'late' } });
+    const recorded = (await engine.http.get(`/run/${runId}/`)).body;
+    assert.equal(recorded.status, 'PENDING');
 
-    const done = await waitForRun(engine.http, run._id, (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status), 90_000);
+    const done = await waitForRun(engine.http, runId, (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status), 90_000);
     assert.equal(done.status, 'COMPLETED', done.message);
-    const full = (await engine.http.get(`/run/${run._id}/`)).body;
+    const full = (await engine.http.get(`/run/${runId}/`)).body;
     assert.deepEqual(full.outputs.out, { result: 'late!' });
     assert.equal(full.tasks.length, 3, 'one task per node');
     // It was not started before its grace period was over.
-    const started = await engine.api.temporal.workflow.getHandle(runWorkflowId(run._id, engine.api.env.SPUR_WORKFLOW_ID_PREFIX)).describe();
-    assert.ok(started.startTime.getTime() - run.start_time.getTime() >= graceSeconds * 1000, 'started only after the grace period');
+    const started = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX)).describe();
+    const insertedAt = (await engine.api.models.Run.findById(runId).lean())?.start_time as Date;
+    assert.ok(started.startTime.getTime() - insertedAt.getTime() >= graceSeconds * 1000, 'started only after the grace period');
   });
 
   it('fails a run whose workflow was terminated, saying why; its open tasks close with it', async () => {

@@ -23,6 +23,13 @@ const PIECES = ['{"ans', 'wer": "', 'streamed ', 'word ', 'by ', 'word', '"}'];
 
 const isDelta = (e: SseEvent) => e.event === 'task.delta';
 
+/** A promise the test resolves when it is ready for the fake to go on. */
+function opening(): { promise: Promise<void>; open: () => void } {
+  let open = () => undefined as void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
 describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', function () {
   this.timeout(120_000);
   let engine: Engine;
@@ -44,11 +51,18 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
 
   it('streams the reply as task.delta events (no id) before the task completes; the output is that of an unstreamed call', async () => {
     fake.requests.length = 0;
-    // Slow enough that the watcher (50 ms) sees several batches (150 ms) while the node runs.
-    fake.enqueue({ chunks: PIECES, chunkDelayMs: 400 });
+    // The reply waits until the stream is watching the running node, sends two pieces, then waits
+    // until the stream has shown them: the rest can only come as later deltas.
+    const watching = opening();
+    const shown = opening();
+    fake.enqueue({ chunks: PIECES, gates: [{ afterChunks: 0, open: watching.promise }, { afterChunks: 2, open: shown.promise }] });
     const { runId } = await startRun();
     const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     assert.equal(stream.status, 200);
+    await stream.waitFor((es) => es.some((e) => e.event === 'task.started' && e.data.node_id === 'llm'), 60_000);
+    watching.open();
+    await stream.waitFor((es) => es.some(isDelta), 60_000);
+    shown.open();
     assert.equal(await stream.ended, true);
 
     const deltas = stream.events.filter(isDelta);
@@ -87,20 +101,25 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
   });
 
   it('a client reconnecting mid-node with Last-Event-ID gets no old deltas, only new ones, and the whole output on completion', async () => {
-    fake.enqueue({ chunks: PIECES, chunkDelayMs: 300 });
+    // Three pieces reach the first client; the rest is sent only after it has gone and come back.
+    const watching = opening();
+    const reconnected = opening();
+    fake.enqueue({ chunks: PIECES, chunkDelayMs: 100, gates: [{ afterChunks: 0, open: watching.promise }, { afterChunks: 3, open: reconnected.promise }] });
+    const early = PIECES.slice(0, 3).join('');
     const { runId } = await startRun();
     const first = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
-    await first.waitFor((es) => es.filter(isDelta).length >= 1);
+    await first.waitFor((es) => es.some((e) => e.event === 'task.started' && e.data.node_id === 'llm'), 60_000);
+    watching.open();
+    await first.waitFor((es) => es.filter(isDelta).map((d) => d.data.text).join('') === early, 60_000);
     first.close();
     const lastId = first.events.filter((e) => !isDelta(e)).at(-1)?.id;
     const second = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`, { 'Last-Event-ID': String(lastId) });
+    reconnected.open();
     assert.equal(await second.ended, true);
     const durable = [...first.events, ...second.events].filter((e) => !isDelta(e));
     assertWholeStream(durable);
-    const seenFirst = first.events.filter(isDelta).map((d) => d.data.text).join('');
     const seenSecond = second.events.filter(isDelta).map((d) => d.data.text).join('');
-    assert.ok(PIECES.join('').endsWith(seenSecond), `the second stream has only later pieces: ${JSON.stringify(seenSecond)}`);
-    assert.ok(seenFirst.length + seenSecond.length <= PIECES.join('').length, 'nothing sent twice');
+    assert.ok(PIECES.slice(3).join('').endsWith(seenSecond), `the second stream has no piece the first one had: ${JSON.stringify(seenSecond)}`);
     const completed = durable.find((e) => e.event === 'task.completed' && e.data.node_id === 'llm');
     assert.deepEqual(completed?.data.outputs, { answer: 'streamed word by word' });
   });

@@ -1,28 +1,18 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { startApi, type TestApi } from '../support/api';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
-import { HOST_WRITING_PYTHON, readExecLog, until } from '../support/exec-log';
+import { until } from '../support/exec-log';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { attemptsOf } from '../support/node-attempts';
 import { assertWholeStream, openSse, type SseEvent } from '../support/sse';
-import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
-/** src → gate (human) → p (logs, sleeps 4 s: what the worker's kill interrupts) → out. */
-const code = [
-  'import os, time',
-  'd = input_model["gate"]["src"]',
-  'line = str(os.getppid()) + " " + d["tag"] + " p "',
-  'open(d["log"], "a").write(line + "start\\n")',
-  'time.sleep(4)',
-  'open(d["log"], "a").write(line + "end\\n")',
-  'return {"y": d["tag"]}',
-].join('\n');
+/** src → gate (human) → p (sleeps 4 s: what the worker's kill interrupts) → out. */
+const code = ['import time', 'time.sleep(4)', 'return {"y": input_model["gate"]["src"]["tag"]}'].join('\n');
 const definition = {
   nodes: [
-    n('src', 'InputNode', { output_schema: { tag: 'string', log: 'string' } }),
+    n('src', 'InputNode', { output_schema: { tag: 'string' } }),
     n('gate', 'HumanInterventionNode', { message: 'go?' }),
     n('p', 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 3, output_schema: { y: 'string' } }),
     n('out', 'OutputNode', { output_map: { y: 'p.y' } }),
@@ -42,14 +32,13 @@ describe('e2e: run event stream across crashes', function () {
   });
 
   it('a client reconnecting with Last-Event-ID after an api kill -9 and a worker kill -9 misses nothing and gets nothing twice', async () => {
-    api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_EVENT_STREAM_POLL_MS: '50' });
+    api = await startApi({ SPUR_EVENT_STREAM_POLL_MS: '50' });
     worker = await startWorker(api.env);
     apiProcess = await startApiProcess({ ...api.env, SPUR_EVENT_STREAM_POLL_MS: '50' });
     const http = client(api.baseUrl);
-    const logFile = path.join(stack.tmpDir, `events-crash-${Date.now()}.log`);
-    writeFileSync(logFile, '');
+    const attempts = attemptsOf(api);
     const wf = (await http.post('/wf/', { name: 'events across crashes', definition })).body;
-    const runId = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { tag: 'c1', log: logFile } } })).body.id as string;
+    const runId = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { tag: 'c1' } } })).body.id as string;
     const received: SseEvent[] = [];
 
     // 1. On the api process until the run pauses; then that api dies.
@@ -66,7 +55,7 @@ describe('e2e: run event stream across crashes', function () {
     assert.equal(second.status, 200);
     assert.equal((await http.post(`/wf/process_pause_action/${runId}/`, { action: 'APPROVE', user_id: 'ops', inputs: {} })).status, 200);
     await second.waitFor((es) => es.some((e) => e.event === 'task.started' && e.data.node_id === 'p'));
-    await until('p to start', () => readExecLog(logFile).some((e) => e.node === 'p' && e.phase === 'start'));
+    await until('p to run on the worker', async () => (await attempts.ofNode(runId, 'p')).some((a) => a.state === 'running' && a.workerPid === worker?.process.pid));
     worker.process.kill('SIGKILL');
     await worker.process.exited;
     second.close();
@@ -82,7 +71,8 @@ describe('e2e: run event stream across crashes', function () {
     assert.equal(received.at(-1)?.event, 'run.completed');
     assert.equal(received.filter((e) => e.event === 'task.started' && e.data.node_id === 'p').length, 1, 'the retried node started once in the stream');
     assert.deepEqual(received.find((e) => e.event === 'task.completed' && e.data.node_id === 'p')?.data.outputs, { y: 'c1' });
-    assert.ok(readExecLog(logFile).filter((e) => e.node === 'p' && e.phase === 'start').length >= 2, 'the kill interrupted the node, which ran again');
+    const p = await attempts.ofNode(runId, 'p');
+    assert.ok(p.length === 1 && (p[0]?.attempt ?? 0) >= 2 && p[0]?.workerPid === worker.process.pid, `the kill interrupted the node, which ran again on the new worker: ${JSON.stringify(p)}`);
     // What the client pieced together is what the run's full replay says.
     const replay = await openSse(`${api.baseUrl}/run/${runId}/events/`);
     await replay.ended;

@@ -11,6 +11,8 @@ export interface ReceivedCallback {
   headers: IncomingHttpHeaders;
   raw: Buffer;
   body: any;
+  /** When the request arrived (ms since the epoch, this receiver's clock). */
+  at: number;
 }
 
 export interface CallbackReceiver {
@@ -34,6 +36,7 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
   const scripts = new Map<string, number[]>();
   const holds = new Map<string, Promise<void>>();
   const server = createServer((req, res) => {
+    const at = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -45,7 +48,7 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       } catch {
         body = raw.toString('utf8');
       }
-      received.push({ path, headers: req.headers, raw, body });
+      received.push({ path, headers: req.headers, raw, body, at });
       const held = holds.get(path);
       holds.delete(path);
       await held;

@@ -12,6 +12,8 @@ export interface EmbeddingRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: { model: string; input: string | string[]; dimensions?: number; encoding_format?: string };
+  /** When the request arrived (ms since the epoch, this server's clock). */
+  at: number;
 }
 
 export interface FakeEmbeddingsServer {
@@ -19,8 +21,8 @@ export interface FakeEmbeddingsServer {
   requests: EmbeddingRequest[];
   /** Wait this long before every answer (keeps an index building). */
   delayMs: number;
-  /** Answer this many next requests with this status. */
-  failNext(count: number, status: number): void;
+  /** Answer this many next requests with this status (and these headers, e.g. Retry-After). */
+  failNext(count: number, status: number, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
@@ -40,10 +42,11 @@ export function bagOfWordsVector(text: string, dimensions: number): number[] {
 
 export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer> {
   const requests: EmbeddingRequest[] = [];
-  const failures: number[] = [];
+  const failures: { status: number; headers: Record<string, string> }[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const state = { delayMs: 0 };
   const server = createServer((req, res) => {
+    const at = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -55,12 +58,12 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'bad json' } }));
         return;
       }
-      requests.push({ path, headers: req.headers, body });
+      requests.push({ path, headers: req.headers, body, at });
       const answer = () => {
-        const failStatus = failures.shift();
-        if (!path.endsWith('/embeddings') || failStatus) {
-          const status = failStatus ?? 404;
-          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `fake error ${status}`, type: 'invalid_request_error', code: null, param: null } }));
+        const failure = path.endsWith('/embeddings') ? failures.shift() : { status: 404, headers: {} };
+        if (failure) {
+          const { status } = failure;
+          res.writeHead(status, { 'content-type': 'application/json', ...failure.headers }).end(JSON.stringify({ error: { message: `fake error ${status}`, type: 'invalid_request_error', code: null, param: null } }));
           return;
         }
         const inputs = Array.isArray(body.input) ? body.input : [body.input];
@@ -92,8 +95,8 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
     set delayMs(ms: number) {
       state.delayMs = ms;
     },
-    failNext(count, status) {
-      for (let i = 0; i < count; i++) failures.push(status);
+    failNext(count, status, headers = {}) {
+      for (let i = 0; i < count; i++) failures.push({ status, headers });
     },
     async close() {
       for (const t of timers) clearTimeout(t);

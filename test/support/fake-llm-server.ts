@@ -20,6 +20,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   body: any;
   protocol: Protocol | null;
+  /** When the request arrived (ms since the epoch, this server's clock). */
+  at: number;
 }
 
 export interface ScriptedResponse {
@@ -39,6 +41,8 @@ export interface ScriptedResponse {
   chunks?: string[];
   /** Pause between a streamed reply's chunks. */
   chunkDelayMs?: number;
+  /** A streamed reply waits for each gate's `open` once it has sent `afterChunks` content pieces. */
+  gates?: { afterChunks: number; open: Promise<unknown> }[];
 }
 
 export interface ScriptedToolCall {
@@ -136,10 +140,16 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     const content = scripted?.chunks?.join('') ?? scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
     const messages = streamMessages(recorded.protocol ?? 'openai', String(recorded.body?.model ?? 'deployment'), content, scripted);
     res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
+    // The messages ahead of the first content piece: OpenAI's role chunk; Anthropic's message and block starts.
+    const head = recorded.protocol === 'anthropic' ? 2 : 1;
+    const gates = [...(scripted?.gates ?? [])].sort((a, b) => a.afterChunks - b.afterChunks);
+    let sent = 0;
     const next = () => {
+      if (gates[0] && sent === gates[0].afterChunks + head) return void (gates.shift() as { open: Promise<unknown> }).open.then(next);
       const message = messages.shift();
       if (message === undefined || res.destroyed) return void res.end();
       res.write(message);
+      sent += 1;
       const timer = setTimeout(() => {
         timers.delete(timer);
         next();
@@ -167,9 +177,11 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   };
 
   const server = createServer((req, res) => {
+    const at = Date.now();
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
       const recorded: RecordedRequest = {
+        at,
         method: req.method ?? 'GET',
         path: url.pathname,
         query: url.searchParams,

@@ -1,44 +1,98 @@
-import assert from 'node:assert/strict';
-import { createIdempotencyKeys, keyRecordId, requestHash } from '../../src/db/idempotency-keys';
-import { ResumeRunRequest } from '../../src/modules/pauses/pauses.schemas';
-import { RunTypeQuery, StartRunRequest } from '../../src/modules/runs/runs.schemas';
-import { createServices } from '../../src/services';
+import { trusted } from 'mongoose';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { type ApiProcess, startApiProcess } from './api-process';
 import type { Engine } from './engine';
+import { until } from './exec-log';
+import { type TcpRelay, startTcpRelay } from './tcp-relay';
 
 /**
- * What an api killed in the middle of a keyed `start_run` leaves behind, made with the api's own
- * code path: the run recorded (naming its key) and, with `claimed`, the key claimed for it; its
- * workflow never started, no answer sent. Returns the run's id.
+ * What an api killed with kill -9 in the middle of a request leaves behind, made for real: a second
+ * api process on the engine's database and task queue, whose database and Temporal traffic pass
+ * through relays, is stopped at the chosen step by holding the next request there, and killed.
  */
-export async function keyedRunLeftUnstarted(engine: Engine, workflowId: string, key: string, initialInputs: Record<string, unknown>, claimed: boolean): Promise<string> {
-  const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
-  const keys = createIdempotencyKeys(engine.api.models, services.values);
-  const body = StartRunRequest.parse({ initial_inputs: initialInputs });
-  const scope = { principal: null, route: 'start_run', target: workflowId, key };
-  const keyId = keyRecordId(scope);
-  const bodyHash = requestHash({ query: RunTypeQuery.parse({}), body });
-  const killed = new Error('the api was killed here');
+interface RelayedApi {
+  api: ApiProcess;
+  temporal: TcpRelay;
+  mongo: TcpRelay;
+}
+
+async function relayedApi(engine: Engine): Promise<RelayedApi> {
+  const [host, port] = engine.api.env.SPUR_TEMPORAL_ADDRESS!.split(':') as [string, string];
+  const temporal = await startTcpRelay({ host, port: Number(port) });
+  const mongoUrl = new URL(engine.api.env.SPUR_MONGODB_URI!);
+  const mongo = await startTcpRelay({ host: mongoUrl.hostname, port: Number(mongoUrl.port) }, 'mongodb');
+  mongoUrl.host = mongo.address;
+  const api = await startApiProcess({ ...engine.api.env, SPUR_TEMPORAL_ADDRESS: temporal.address, SPUR_MONGODB_URI: mongoUrl.toString() });
+  return { api, temporal, mongo };
+}
+
+/** The request's connection breaks with the kill: that is expected, not a failure. */
+async function killed(relayed: RelayedApi, request: Promise<unknown>): Promise<void> {
+  relayed.api.process.kill('SIGKILL');
+  await relayed.api.process.exited;
+  await request;
+  await Promise.all([relayed.temporal.close(), relayed.mongo.close()]);
+}
+
+/** An insert into the idempotency keys: a claim (the look before it is a find). */
+const CLAIM = Buffer.concat([Buffer.from([0x02]), Buffer.from('insert\0'), Buffer.from([17, 0, 0, 0]), Buffer.from('idempotency_keys\0')]);
+const isClaim = (message: Buffer) => message.includes(CLAIM);
+
+/**
+ * A `start_run` whose api was killed after recording the run; with a key, after claiming it for
+ * the run (`claimed`) or just before the claim. Its workflow never started, no answer was sent.
+ * Returns the run's id.
+ */
+export const runLeftUnstarted = (engine: Engine, workflowId: string, initialInputs: Record<string, unknown>, keyed?: { key: string; claimed: boolean }) =>
+  leftUnstarted(engine, workflowId, 'start_run', { initial_inputs: initialInputs }, keyed);
+
+/** A `start_batch_run` whose api was killed after recording the batch, before starting its workflow. */
+export const batchLeftUnstarted = (engine: Engine, workflowId: string, datasetId: string) =>
+  leftUnstarted(engine, workflowId, 'start_batch_run', { dataset_id: datasetId, mini_batch_size: 1 });
+
+async function leftUnstarted(engine: Engine, workflowId: string, route: string, body: Record<string, unknown>, keyed?: { key: string; claimed: boolean }): Promise<string> {
+  const relayed = await relayedApi(engine);
+  const claimed = keyed?.claimed ?? false;
+  if (keyed && !claimed) relayed.mongo.hold(isClaim);
+  else relayed.temporal.hold();
+  const headers: Record<string, string> = keyed ? { 'Idempotency-Key': keyed.key } : {};
+  const sent = new Date();
+  const request = relayed.api.http.request('POST', `/wf/${workflowId}/${route}/`, body, headers).catch(() => undefined);
   let runId = '';
-  const claim = async (id: string) => {
-    runId = id;
-    if (claimed) assert.ok(await keys.claim({ id: keyId, scope, bodyHash, runId: id, now: new Date(), ttlMs: engine.api.config.idempotency.ttlMs }));
-    throw killed;
-  };
-  await assert.rejects(services.runStarter.start(workflowId, body, 'interactive', { keyId, claim, started: async () => undefined }), killed);
+  await until('the run recorded (and its key claimed)', async () => {
+    const run = await engine.api.models.Run.findOne({ workflow_id: workflowId, start_time: trusted({ $gte: sent }) }).lean();
+    runId = run ? String(run._id) : '';
+    if (!run || !claimed) return run !== null;
+    return (await engine.api.models.IdempotencyKey.countDocuments({ run_id: runId })) > 0;
+  });
+  await killed(relayed, request);
+  const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX));
+  if (await handle.describe().then(() => true, () => false)) throw new Error(`the workflow of run ${runId} started before the api was killed`);
   return runId;
 }
 
+/** `runLeftUnstarted` of a request with an Idempotency-Key. */
+export const keyedRunLeftUnstarted = (engine: Engine, workflowId: string, key: string, initialInputs: Record<string, unknown>, claimed: boolean) =>
+  runLeftUnstarted(engine, workflowId, initialInputs, { key, claimed });
+
 /**
- * What an api killed in the middle of a keyed `process_pause_action` leaves behind: the key claimed
- * for the run, no answer stored; with `applied`, the decision went through to the workflow (the api's
- * own code path, under the key's update id) before the api died.
+ * A keyed `process_pause_action` whose api was killed after claiming the key, no answer stored;
+ * with `applied`, after the decision went through to the workflow (the answer's write held),
+ * else before it left the api (the update held).
  */
 export async function keyedPauseActionLeftUnanswered(engine: Engine, runId: string, key: string, decision: Record<string, unknown>, applied: boolean): Promise<void> {
-  const services = createServices({ models: engine.api.models, secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'), temporal: engine.api.temporal, config: engine.api.config });
-  const keys = createIdempotencyKeys(engine.api.models, services.values);
-  const body = ResumeRunRequest.parse(decision);
-  const scope = { principal: null, route: 'process_pause_action', target: runId, key };
-  const keyId = keyRecordId(scope);
-  assert.ok(await keys.claim({ id: keyId, scope, bodyHash: requestHash(body), runId, now: new Date(), ttlMs: engine.api.config.idempotency.ttlMs }));
-  if (applied) assert.equal((await services.pauses.act(runId, body, keyId)).status, 200);
+  const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX));
+  const updatesDone = async () => ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionUpdateCompletedEventAttributes).length;
+  const before = await updatesDone();
+  const relayed = await relayedApi(engine);
+  relayed.temporal.hold();
+  const request = relayed.api.http.request('POST', `/wf/process_pause_action/${runId}/`, decision, { 'Idempotency-Key': key }).catch(() => undefined);
+  await until('the key claimed', async () => (await engine.api.models.IdempotencyKey.countDocuments({ run_id: runId, key })) > 0);
+  if (applied) {
+    // From here the api writes nothing more; the decision then reaches the workflow.
+    relayed.mongo.hold();
+    relayed.temporal.release();
+    await until('the decision applied in the workflow', async () => (await updatesDone()) > before);
+  }
+  await killed(relayed, request);
 }

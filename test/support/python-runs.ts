@@ -64,3 +64,28 @@ export async function eventually<T>(what: string, probe: () => T | undefined | P
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Python lines that wait `seconds` in a child process carrying `token` on its command line (user
+ * code reaches the sandbox on stdin, so nothing else names it): the host finds the node's own
+ * process as that child's parent, sandbox or not.
+ */
+export function tokenedWait(token: string, seconds: number): string {
+  return `import subprocess, sys\nsubprocess.run([sys.executable, "-c", "import time; time.sleep(${seconds})", ${JSON.stringify(token)}])`;
+}
+
+/** The parent pid of a live process. */
+export function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which sits in parentheses and may hold spaces.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Gone, or a zombie nobody reaped (PID 1 here does not reap orphans): either way it no longer runs. */
+export function processEnded(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { l, n } from '../support/graphs';
+
+/** Values up to this size stay inline in the run's records (the largest SPUR_VALUE_REF_BYTES allows). */
+const INLINE = 1024 * 1024;
+/** Enough ~1 MB outputs that the run's one task document is over the 16 MiB document limit. */
+const NODES = 20;
+
+/** src → p0 … p19, each returning a string just under the inline size. */
+const definition = {
+  nodes: [
+    n('src', 'InputNode', { output_schema: { x: 'string' } }),
+    ...Array.from({ length: NODES }, (_, i) => n(`p${i}`, 'PythonFuncNode', { code: `return {"s": "${i % 10}" * ${INLINE - 64}}`, output_schema: { s: 'string' } })),
+  ],
+  links: Array.from({ length: NODES }, (_, i) => l('src', `p${i}`)),
+};
+
+describe('e2e: a run whose record the database refuses for good fails, end to end', function () {
+  this.timeout(300_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE) });
+  });
+  after(() => engine?.close());
+
+  it('ends FAILED saying its record could not be saved, and its workflow closes instead of retrying the write', async () => {
+    const wf = (await engine.http.post('/wf/', { name: 'too large a record', definition })).body;
+    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'go' } } });
+    assert.equal(started.status, 200, started.text);
+    const run = await waitForRun(engine.http, started.body.id, undefined, 240_000);
+    assert.equal(run.status, 'FAILED', JSON.stringify(run).slice(0, 500));
+    assert.match(String((run as { message?: string }).message), /could not be saved/);
+    const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix));
+    let status = '';
+    const deadline = Date.now() + 60_000;
+    while ((status = (await handle.describe()).status.name) === 'RUNNING') {
+      assert.ok(Date.now() < deadline, 'the workflow is still running: the write is being retried');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(status, 'FAILED');
+  });
+});

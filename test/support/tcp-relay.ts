@@ -1,0 +1,83 @@
+import net from 'node:net';
+
+/**
+ * A loopback TCP relay in front of a real server (Temporal, FerretDB), for crash tests that must
+ * stop a process between two of its requests: `hold` keeps what clients send from the first
+ * message the predicate picks on (that connection's and every later message), while answers keep
+ * flowing back; `release` sends what was held. With `mongodb` framing a message is one whole wire
+ * protocol message (its int32 length prefix); otherwise it is whatever one read returned.
+ */
+export interface TcpRelay {
+  /** `127.0.0.1:<port>`. */
+  address: string;
+  port: number;
+  hold(predicate?: (message: Buffer) => boolean): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+interface Pipe {
+  client: net.Socket;
+  upstream: net.Socket;
+  pending: Buffer;
+  held: Buffer[] | null;
+}
+
+export async function startTcpRelay(target: { host: string; port: number }, framing: 'mongodb' | 'bytes' = 'bytes'): Promise<TcpRelay> {
+  const pipes = new Set<Pipe>();
+  let holding: ((message: Buffer) => boolean) | null = null;
+
+  const messages = (pipe: Pipe, chunk: Buffer): Buffer[] => {
+    if (framing === 'bytes') return [chunk];
+    pipe.pending = Buffer.concat([pipe.pending, chunk]);
+    const out: Buffer[] = [];
+    while (pipe.pending.length >= 4 && pipe.pending.length >= pipe.pending.readInt32LE(0)) {
+      const size = pipe.pending.readInt32LE(0);
+      out.push(pipe.pending.subarray(0, size));
+      pipe.pending = pipe.pending.subarray(size);
+    }
+    return out;
+  };
+
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target);
+    const pipe: Pipe = { client, upstream, pending: Buffer.alloc(0), held: null };
+    pipes.add(pipe);
+    client.on('data', (chunk: Buffer) => {
+      for (const message of messages(pipe, chunk)) {
+        if (pipe.held === null && holding?.(message)) pipe.held = [];
+        if (pipe.held) pipe.held.push(message);
+        else upstream.write(message);
+      }
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    const end = () => {
+      pipes.delete(pipe);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    hold: (predicate = () => true) => void (holding = predicate),
+    release() {
+      holding = null;
+      for (const pipe of pipes) {
+        for (const message of pipe.held ?? []) pipe.upstream.write(message);
+        pipe.held = null;
+      }
+    },
+    async close() {
+      for (const pipe of pipes) {
+        pipe.client.destroy();
+        pipe.upstream.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
