@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../scripts/lib/ports';
+import { onFreePort } from '../../scripts/lib/ports';
 import { startTemporal, type TemporalServer } from '../../scripts/lib/servers';
 import { resolveTool } from '../../scripts/lib/tools';
 import { startApi, type TestApi } from '../support/api';
@@ -46,12 +46,14 @@ describe('deploy: the temporal-setup service registers Spur’s search attribute
   });
 
   it('makes a bare Temporal server ready for runs, and is safe to run again', async () => {
-    temporal = await startTemporal({
-      port: await freePort(),
+    temporal = await onFreePort((port) =>
+      startTemporal({
+      port,
       uiPort: null,
       dbFile: path.join(stack.tmpDir, `bare-${Date.now()}.db`),
       logFile: path.join(stack.tmpDir, 'temporal-bare.log'),
-    });
+    }),
+    );
     api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
     const http = client(api.baseUrl);
     const wf = (await http.post('/wf/', { name: 'setup probe', definition: { nodes: [input('src'), n('out', 'OutputNode', { output_map: { x: 'src.x' } })], links: [l('src', 'out')] } })).body;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { trusted } from 'mongoose';
-import { freePort } from '../../scripts/lib/ports';
+import { onFreePort } from '../../scripts/lib/ports';
 import { TEMPORAL_DEV_OPTIONS, restartTemporal, startTemporal, type TemporalServer } from '../../scripts/lib/servers';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess } from '../support/api-process';
@@ -90,13 +90,15 @@ describe('e2e: durability — killed workers, a restarted Temporal server, a kil
   });
 
   it('loses no run when the Temporal server stops and restarts on the same SQLite file', async () => {
-    const own: TemporalServer = await startTemporal({
+    const own: TemporalServer = await onFreePort((port) =>
+      startTemporal({
       ...TEMPORAL_DEV_OPTIONS,
-      port: await freePort(),
+      port,
       uiPort: null,
       dbFile: path.join(stack.tmpDir, `restart-${Date.now()}.db`),
       logFile: path.join(stack.tmpDir, 'temporal-restart.log'),
-    });
+    }),
+    );
     try {
       api = await startApi({ SPUR_TEMPORAL_ADDRESS: own.address });
       const http = client(api.baseUrl);

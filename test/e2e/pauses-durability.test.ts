@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { freePort } from '../../scripts/lib/ports';
+import { freePort, onFreePort } from '../../scripts/lib/ports';
 import { TEMPORAL_DEV_OPTIONS, startTemporal, type TemporalServer } from '../../scripts/lib/servers';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
@@ -93,13 +93,15 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
   it('100 paused runs survive kill -9 of worker and api and a Temporal restart, then each resumes with its own action', async () => {
     const t0 = Date.now();
     const mark = (what: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
-    let temporal: TemporalServer = await startTemporal({
+    let temporal: TemporalServer = await onFreePort((port) =>
+      startTemporal({
       ...TEMPORAL_DEV_OPTIONS,
-      port: await freePort(),
+      port,
       uiPort: null,
       dbFile: path.join(stack.tmpDir, `pauses-restart-${Date.now()}.db`),
       logFile: path.join(stack.tmpDir, 'temporal-pauses-restart.log'),
-    });
+    }),
+    );
     try {
       // The in-process api only provides the database and env (and drops the database at the end).
       api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
