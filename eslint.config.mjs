@@ -1,5 +1,6 @@
 // Lint as an architecture guard (STYLE.md): workflow code stays deterministic, promises are awaited,
 // and the api never reaches into the worker's code.
+import eslintPluginPrettierRecommended from 'eslint-plugin-prettier/recommended';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -23,8 +24,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!@temporalio/workflow$|\\.\\.?/|\\.\\./shared/|\\.\\./\\.\\./src/engine/).*', message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.', allowTypeImports: true },
-            { regex: '^\\.\\./(?!shared/|\\.\\./src/engine/)', message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.', allowTypeImports: true },
+            {
+              regex: '^(?!@temporalio/workflow$|\\.\\.?/|\\.\\./shared/|\\.\\./\\.\\./src/engine/).*',
+              message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.',
+              allowTypeImports: true,
+            },
+            {
+              regex: '^\\.\\./(?!shared/|\\.\\./src/engine/)',
+              message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.',
+              allowTypeImports: true,
+            },
           ],
         },
       ],
@@ -33,7 +42,18 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: 'temporal/(workflows|activities)', message: 'The api never imports workflow or activity code: workflows must stay deterministic and replayable, and the api must run without a worker.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: 'temporal/(workflows|activities)',
+              message:
+                'The api never imports workflow or activity code: workflows must stay deterministic and replayable, and the api must run without a worker.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -41,13 +61,26 @@ export default tseslint.config(
     // storage imports nothing above it (no api modules, no nodes, no Temporal code).
     files: ['src/engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: 'The engine imports nothing outside src/engine.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\./)', message: 'The engine imports nothing outside src/engine.' }] },
+      ],
     },
   },
   {
     files: ['src/db/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(temporal|modules|http|nodes)/', message: 'Storage is a ground floor: it may import only src/engine (types), its own files and libraries.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(temporal|modules|http|nodes)/',
+              message: 'Storage is a ground floor: it may import only src/engine (types), its own files and libraries.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -56,13 +89,35 @@ export default tseslint.config(
     // routes and services, so the worker can load it without loading the api.
     files: ['src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks}/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(http|modules)/|(^|/)temporal/(?!shared/)', message: 'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(http|modules)/|(^|/)temporal/(?!shared/)',
+              message:
+                'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/{errors,zod,timestamps,config,logger}.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\./(http|modules)/|(^|/)temporal/(?!shared/)', message: 'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\./(http|modules)/|(^|/)temporal/(?!shared/)',
+              message:
+                'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -70,7 +125,17 @@ export default tseslint.config(
     files: ['temporal/**/*.ts'],
     ignores: ['temporal/workflows/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '/src/(http|modules)/', message: 'The worker never imports the api (src/http, src/modules): move what both sides use below both.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '/src/(http|modules)/',
+              message: 'The worker never imports the api (src/http, src/modules): move what both sides use below both.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -79,13 +144,27 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'temporal/**/*.ts'],
     ignores: ['src/outbound/**', 'src/serve-api.ts'],
     rules: {
-      'no-restricted-globals': ['error', { name: 'fetch', message: 'Requests go through the outbound client (ctx.fetch or an OutboundFetch from src/outbound), which applies the address policy.' }],
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'fetch',
+          message:
+            'Requests go through the outbound client (ctx.fetch or an OutboundFetch from src/outbound), which applies the address policy.',
+        },
+      ],
       // no-restricted-syntax, not no-restricted-imports: the floors above own that rule for their folders.
       // node:net's address helpers (isIP) are pure and allowed; its sockets are not.
-      'no-restricted-syntax': ['error', ...[
-        "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|tls|dgram|dns(\\/promises)?)$|^undici$/]",
-        "ImportDeclaration[importKind!='type'][source.value=/^(node:)?net$/] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier, ImportSpecifier[imported.name!=/^isIP(v4|v6)?$/])",
-      ].map((selector) => ({ selector, message: 'Network access goes through src/outbound (the address policy); the api server itself is src/serve-api.ts.' }))],
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|tls|dgram|dns(\\/promises)?)$|^undici$/]",
+          "ImportDeclaration[importKind!='type'][source.value=/^(node:)?net$/] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier, ImportSpecifier[imported.name!=/^isIP(v4|v6)?$/])",
+        ].map((selector) => ({
+          selector,
+          message:
+            'Network access goes through src/outbound (the address policy); the api server itself is src/serve-api.ts.',
+        })),
+      ],
     },
   },
   {
@@ -93,4 +172,6 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  // Layout is Prettier's (.prettierrc.json): `npm run format` writes it, lint fails on a difference.
+  eslintPluginPrettierRecommended,
 );

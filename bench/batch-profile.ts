@@ -16,9 +16,15 @@ import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const settings = { rows: num('BENCH_BATCH_ROWS', 10_000), repeats: num('BENCH_BATCH_REPEATS', 3), mini: num('BENCH_BATCH_MINI', 100) };
-const ONE_NODE = { nodes: [{ id: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string', k: 'string' } } }], links: [] };
-
+const settings = {
+  rows: num('BENCH_BATCH_ROWS', 10_000),
+  repeats: num('BENCH_BATCH_REPEATS', 3),
+  mini: num('BENCH_BATCH_MINI', 100),
+};
+const ONE_NODE = {
+  nodes: [{ id: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string', k: 'string' } } }],
+  links: [],
+};
 
 /** The batch workflow's activities: how many, time inside them, waiting to start, and the hops between them (ms). */
 function activityTimeline(events: HistoryEvent[]) {
@@ -53,42 +59,54 @@ const countedUri = async (ferretUri: string) => {
   return counter.uri;
 };
 
-runWithStack('spur-bench-batch-profile-', async (stack) => {
-  const http = api(stack.apiUrl);
-  const workflowId = (await http.post('/wf/', { name: 'batch profile', definition: ONE_NODE })).body.id;
-  await runBatch(http, workflowId, await uploadDataset(http, 'warm-up', 1000), settings.mini);
-  const datasetId = await uploadDataset(http, 'profile', settings.rows);
-  const sampler = new CpuSampler(stack.groups);
-  const lines = [
-    `# Batch profile — ${new Date().toISOString()}`,
-    '',
-    `${settings.rows} rows through the 1-node workflow, inline mode, mini_batch_size ${settings.mini}; load average before: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared).`,
-    '',
-    `| batch | rows/s | CPU-s ${PROCESS_NAMES.join(' / ')} / machine | Mongo round trips per row | activities | inside activities ms | to start ms | hops between ms |`,
-    '|---|---:|---|---:|---:|---:|---:|---:|',
-  ];
-  const trips: Record<string, number> = {};
-  try {
-    await withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS as string, async (client) => {
-      for (let i = 0; i < settings.repeats; i++) {
-        counter?.reset();
-        const cpu: CpuSample = {};
-        const before = sampler.sample();
-        const { runId, seconds } = await runBatch(http, workflowId, datasetId, settings.mini);
-        accumulate(cpu, before, sampler.sample());
-        const counts = counter?.counts() ?? {};
-        for (const [k, v] of Object.entries(counts)) trips[k] = (trips[k] ?? 0) + v;
-        const total = Object.values(counts).reduce((a, b) => a + b, 0);
-        const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
-        const t = activityTimeline(history.events ?? []);
-        const cpuText = [...PROCESS_NAMES, 'machine'].map((p) => (cpu[p] ?? 0).toFixed(2)).join(' / ');
-        lines.push(`| ${i + 1} | ${(settings.rows / seconds).toFixed(0)} | ${cpuText} | ${(total / settings.rows).toFixed(3)} | ${t.activities} | ${t.insideMs.toFixed(0)} | ${t.toStartMs.toFixed(0)} | ${t.hopsMs.toFixed(0)} |`);
-      }
-    });
-  } finally {
-    await counter?.close();
-  }
-  const byCommand = Object.entries(trips).sort((a, b) => b[1] - a[1]);
-  lines.push('', `Round trips over all ${settings.repeats} batches, by command: ${byCommand.map(([k, v]) => `${k} ${v}`).join(', ')}.`);
-  saveResults('batch-profile-latest.md', lines);
-}, { mongoUri: countedUri });
+runWithStack(
+  'spur-bench-batch-profile-',
+  async (stack) => {
+    const http = api(stack.apiUrl);
+    const workflowId = (await http.post('/wf/', { name: 'batch profile', definition: ONE_NODE })).body.id;
+    await runBatch(http, workflowId, await uploadDataset(http, 'warm-up', 1000), settings.mini);
+    const datasetId = await uploadDataset(http, 'profile', settings.rows);
+    const sampler = new CpuSampler(stack.groups);
+    const lines = [
+      `# Batch profile — ${new Date().toISOString()}`,
+      '',
+      `${settings.rows} rows through the 1-node workflow, inline mode, mini_batch_size ${settings.mini}; load average before: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (${os.cpus().length} cores, shared).`,
+      '',
+      `| batch | rows/s | CPU-s ${PROCESS_NAMES.join(' / ')} / machine | Mongo round trips per row | activities | inside activities ms | to start ms | hops between ms |`,
+      '|---|---:|---|---:|---:|---:|---:|---:|',
+    ];
+    const trips: Record<string, number> = {};
+    try {
+      await withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS as string, async (client) => {
+        for (let i = 0; i < settings.repeats; i++) {
+          counter?.reset();
+          const cpu: CpuSample = {};
+          const before = sampler.sample();
+          const { runId, seconds } = await runBatch(http, workflowId, datasetId, settings.mini);
+          accumulate(cpu, before, sampler.sample());
+          const counts = counter?.counts() ?? {};
+          for (const [k, v] of Object.entries(counts)) trips[k] = (trips[k] ?? 0) + v;
+          const total = Object.values(counts).reduce((a, b) => a + b, 0);
+          const history = await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory();
+          const t = activityTimeline(history.events ?? []);
+          const cpuText = [...PROCESS_NAMES, 'machine'].map((p) => (cpu[p] ?? 0).toFixed(2)).join(' / ');
+          lines.push(
+            `| ${i + 1} | ${(settings.rows / seconds).toFixed(0)} | ${cpuText} | ${(total / settings.rows).toFixed(3)} | ${t.activities} | ${t.insideMs.toFixed(0)} | ${t.toStartMs.toFixed(0)} | ${t.hopsMs.toFixed(0)} |`,
+          );
+        }
+      });
+    } finally {
+      await counter?.close();
+    }
+    const byCommand = Object.entries(trips).sort((a, b) => b[1] - a[1]);
+    lines.push(
+      '',
+      `Round trips over all ${settings.repeats} batches, by command: ${byCommand.map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    );
+    saveResults('batch-profile-latest.md', lines);
+  },
+  { mongoUri: countedUri },
+);

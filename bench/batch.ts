@@ -49,7 +49,11 @@ const GRAPHS = {
 /** The throughput target for the 1-node inline batch (docs/performance.md). */
 const TARGET_ROWS_PER_SECOND = 5000;
 
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 
@@ -59,7 +63,8 @@ function peakRssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-const runBatch = (http: Api, workflowId: string, datasetId: string) => runBatchOf(http, workflowId, datasetId, settings.mini);
+const runBatch = (http: Api, workflowId: string, datasetId: string) =>
+  runBatchOf(http, workflowId, datasetId, settings.mini);
 
 /** Largest history (events) among the batch workflow's runs (one per continue-as-new). */
 async function largestHistory(stack: Stack, runId: string): Promise<{ events: number; runs: number }> {
@@ -88,10 +93,16 @@ async function main(): Promise<void> {
     // Memory baseline: a small batch first, on the fresh stack.
     const smallId = await uploadDataset(http, 'small', settings.small);
     await runBatch(http, workflows['1 node'] as string, smallId);
-    const afterSmall = { api: peakRssMiB(stack.groups.api), worker: peakRssMiB(stack.groups.worker ?? stack.groups.api) };
+    const afterSmall = {
+      api: peakRssMiB(stack.groups.api),
+      worker: peakRssMiB(stack.groups.worker ?? stack.groups.api),
+    };
 
     const bigId = await uploadDataset(http, 'big', settings.rows);
-    const results: Record<string, { rowsPerSecond: number[]; history: { events: number; runs: number }; cpu: CpuSample[] }> = {};
+    const results: Record<
+      string,
+      { rowsPerSecond: number[]; history: { events: number; runs: number }; cpu: CpuSample[] }
+    > = {};
     const sampler = new CpuSampler(stack.groups);
     const loadBefore = loadAverage();
     for (let i = 0; i < settings.repeats; i++) {
@@ -105,7 +116,9 @@ async function main(): Promise<void> {
         entry.cpu.push(cpu);
         const history = await largestHistory(stack, runId);
         if (history.events > entry.history.events) entry.history = history;
-        console.log(`${name}: ${settings.rows} rows in ${seconds.toFixed(2)} s (${history.runs} workflow runs, largest history ${history.events} events)`);
+        console.log(
+          `${name}: ${settings.rows} rows in ${seconds.toFixed(2)} s (${history.runs} workflow runs, largest history ${history.events} events)`,
+        );
       }
     }
     const loadAfter = loadAverage();
@@ -114,7 +127,9 @@ async function main(): Promise<void> {
     // Baseline: the same rows one blocking run each, sequentially.
     const t0 = performance.now();
     for (let i = 0; i < settings.baselineRows; i++) {
-      const res = await http.post(`/wf/${workflows['1 node']}/run/`, { initial_inputs: { in: { x: `value ${i}`, k: String(i % 3) } } });
+      const res = await http.post(`/wf/${workflows['1 node']}/run/`, {
+        initial_inputs: { in: { x: `value ${i}`, k: String(i % 3) } },
+      });
       if (res.status !== 200) throw new Error(`baseline run: ${res.status}`);
     }
     const baseline = settings.baselineRows / ((performance.now() - t0) / 1000);
@@ -124,12 +139,15 @@ async function main(): Promise<void> {
     mkdirSync(path.join(tmp, 'child'));
     stack = await startStack({ tmpDir: path.join(tmp, 'child'), extraEnv: { SPUR_BATCH_ROW_MODE: 'child' } });
     const childHttp = api(stack.apiUrl);
-    const childWf = (await childHttp.post('/wf/', { name: 'batch bench child mode', definition: GRAPHS['1 node'] })).body.id;
+    const childWf = (await childHttp.post('/wf/', { name: 'batch bench child mode', definition: GRAPHS['1 node'] }))
+      .body.id;
     const childDs = await uploadDataset(childHttp, 'child', settings.childRows);
     const child = await runBatch(childHttp, childWf, childDs);
     const childRate = settings.childRows / child.seconds;
     const childHistory = await largestHistory(stack, child.runId);
-    console.log(`1 node, child mode: ${settings.childRows} rows in ${child.seconds.toFixed(2)} s (${childHistory.runs} workflow runs, largest history ${childHistory.events} events)`);
+    console.log(
+      `1 node, child mode: ${settings.childRows} rows in ${child.seconds.toFixed(2)} s (${childHistory.runs} workflow runs, largest history ${childHistory.events} events)`,
+    );
 
     lines.push(
       `# Batch benchmark — ${new Date().toISOString()}`,
@@ -139,7 +157,8 @@ async function main(): Promise<void> {
       '| graph | rows/s (median) | × baseline | largest history (events) | workflow runs per batch |',
       '|---|---:|---:|---:|---:|',
       ...Object.entries(results).map(
-        ([name, r]) => `| ${name} | ${median(r.rowsPerSecond).toFixed(0)} | ${(median(r.rowsPerSecond) / baseline).toFixed(1)} | ${r.history.events} | ${r.history.runs} |`,
+        ([name, r]) =>
+          `| ${name} | ${median(r.rowsPerSecond).toFixed(0)} | ${(median(r.rowsPerSecond) / baseline).toFixed(1)} | ${r.history.events} | ${r.history.runs} |`,
       ),
       `| 1 node, child workflow per row (${settings.childRows} rows) | ${childRate.toFixed(0)} | ${(childRate / baseline).toFixed(1)} | ${childHistory.events} | ${childHistory.runs} |`,
       `| baseline: one blocking run per row (1 node, ${settings.baselineRows} rows) | ${baseline.toFixed(1)} | 1.0 | | |`,
@@ -152,7 +171,8 @@ async function main(): Promise<void> {
       `| graph | ${PROCESS_NAMES.join(' | ')} | machine (all processes) |`,
       `|---|${PROCESS_NAMES.map(() => '---:').join('|')}|---:|`,
       ...Object.entries(results).map(
-        ([name, r]) => `| ${name} | ${[...PROCESS_NAMES, 'machine'].map((p) => median(r.cpu.map((c) => c[p] ?? 0)).toFixed(2)).join(' | ')} |`,
+        ([name, r]) =>
+          `| ${name} | ${[...PROCESS_NAMES, 'machine'].map((p) => median(r.cpu.map((c) => c[p] ?? 0)).toFixed(2)).join(' | ')} |`,
       ),
       '',
       `Load average (1, 5, 15 min) before the big batches: ${loadBefore}; after: ${loadAfter} (${os.cpus().length} cores, shared).`,

@@ -23,12 +23,22 @@ const definition = {
   nodes: [
     { id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { n: 'integer', x: 'string' } } },
     {
-      id: 'py', title: 'py', node_type: 'PythonFuncNode',
-      config: { code: 'size = int(input_model["in"]["n"])\nreturn {"s": ("0123456789abcdef" * (size // 16 + 1))[:size], "len": len(input_model["in"]["x"])}', output_schema: { s: 'string', len: 'integer' }, memory_limit_mb: 1024, timeout_seconds: 300 },
+      id: 'py',
+      title: 'py',
+      node_type: 'PythonFuncNode',
+      config: {
+        code: 'size = int(input_model["in"]["n"])\nreturn {"s": ("0123456789abcdef" * (size // 16 + 1))[:size], "len": len(input_model["in"]["x"])}',
+        output_schema: { s: 'string', len: 'integer' },
+        memory_limit_mb: 1024,
+        timeout_seconds: 300,
+      },
     },
     { id: 'out', title: 'out', node_type: 'OutputNode', config: { output_map: { s: 'py.s', len: 'py.len' } } },
   ],
-  links: [{ source_id: 'in', target_id: 'py' }, { source_id: 'py', target_id: 'out' }],
+  links: [
+    { source_id: 'in', target_id: 'py' },
+    { source_id: 'py', target_id: 'out' },
+  ],
 };
 
 /** Peak and current resident set of a process, MiB (/proc: VmHWM is the high-water mark). */
@@ -39,11 +49,18 @@ function memory(pid: number): { peak: number; now: number } {
 }
 
 async function call(method: string, url: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, text: await res.text() };
 }
 
-async function historyOf(stack: Stack, runId: string): Promise<{ events: number; bytes: number; largestPayload: number }> {
+async function historyOf(
+  stack: Stack,
+  runId: string,
+): Promise<{ events: number; bytes: number; largestPayload: number }> {
   return withTemporalClient(stack.env.SPUR_TEMPORAL_ADDRESS as string, async (client) => {
     const history = await client.workflow.getHandle(runWorkflowId(runId)).fetchHistory();
     let largestPayload = 0;
@@ -53,7 +70,11 @@ async function historyOf(stack: Stack, runId: string): Promise<{ events: number;
       else if (v && typeof v === 'object') Object.values(v).forEach(walk);
     };
     walk(history.events);
-    return { events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length, largestPayload };
+    return {
+      events: history.events?.length ?? 0,
+      bytes: temporal.api.history.v1.History.encode(history).finish().length,
+      largestPayload,
+    };
   });
 }
 
@@ -62,7 +83,9 @@ runWithStack('spur-bench-values-', async (stack) => {
   const base = stack.apiUrl;
   const snap = () => ({ api: memory(pids.api), worker: memory(pids.worker) });
   const idle = snap();
-  const wf = JSON.parse((await call('POST', `${base}/wf/`, { name: 'large values bench', definition })).text) as { id: string };
+  const wf = JSON.parse((await call('POST', `${base}/wf/`, { name: 'large values bench', definition })).text) as {
+    id: string;
+  };
 
   // Warm-up with a small run, so the peaks below are the values' doing, not the first run's.
   await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 10, x: 'a' } } });
@@ -71,7 +94,8 @@ runWithStack('spur-bench-values-', async (stack) => {
   let t0 = performance.now();
   const blocking = await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 50 * MB, x: 'a' } } });
   const blockingMs = performance.now() - t0;
-  if (blocking.status !== 200 || blocking.text.length < 100 * MB) throw new Error(`50 MB run: ${blocking.status}, ${blocking.text.length} bytes`);
+  if (blocking.status !== 200 || blocking.text.length < 100 * MB)
+    throw new Error(`50 MB run: ${blocking.status}, ${blocking.text.length} bytes`);
   const runs = JSON.parse((await call('GET', `${base}/wf/${wf.id}/runs/?page_size=1`)).text) as Array<{ id: string }>;
   const bigRun = (runs[0] as { id: string }).id;
   t0 = performance.now();
@@ -80,7 +104,9 @@ runWithStack('spur-bench-values-', async (stack) => {
   const afterOutput = snap();
 
   t0 = performance.now();
-  const input = await call('POST', `${base}/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 1, x: 'y'.repeat(20 * MB) } } });
+  const input = await call('POST', `${base}/wf/${wf.id}/run/`, {
+    initial_inputs: { in: { n: 1, x: 'y'.repeat(20 * MB) } },
+  });
   const inputMs = performance.now() - t0;
   if (input.status !== 200) throw new Error(`20 MB input: ${input.status} ${input.text.slice(0, 300)}`);
   const afterInput = snap();
@@ -107,7 +133,12 @@ runWithStack('spur-bench-values-', async (stack) => {
   ];
   const growth = { api: afterInput.api.peak - idle.api.peak, worker: afterInput.worker.peak - idle.worker.peak };
   const over = Object.entries(growth).filter(([, mibGrown]) => !(mibGrown <= GROWTH_BUDGET_MIB));
-  lines.push(`- peak RSS growth budget per process: ${mib(GROWTH_BUDGET_MIB)} (${COPIES} copies of the 50 MB value): ${over.length === 0 ? 'kept' : `OVER (${over.map(([name, g]) => `${name} ${mib(g)}`).join(', ')})`}`);
+  lines.push(
+    `- peak RSS growth budget per process: ${mib(GROWTH_BUDGET_MIB)} (${COPIES} copies of the 50 MB value): ${over.length === 0 ? 'kept' : `OVER (${over.map(([name, g]) => `${name} ${mib(g)}`).join(', ')})`}`,
+  );
   saveResults('large-values-latest.md', lines);
-  if (over.length > 0) throw new Error(`peak RSS grew over ${mib(GROWTH_BUDGET_MIB)}: ${over.map(([name, g]) => `${name} ${mib(g)}`).join(', ')}`);
+  if (over.length > 0)
+    throw new Error(
+      `peak RSS grew over ${mib(GROWTH_BUDGET_MIB)}: ${over.map(([name, g]) => `${name} ${mib(g)}`).join(', ')}`,
+    );
 });

@@ -22,14 +22,21 @@ async function main(): Promise<void> {
   const options = { apiKey: 'sk-bench', baseURL: `${fake.url}/v1`, maxRetries: 0 };
   const clients = {
     'global fetch (no policy)': new OpenAI(options),
-    'outbound client (policy, private allowed)': new OpenAI({ ...options, fetch: createOutboundFetch(loadConfig({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' }).outbound) }),
+    'outbound client (policy, private allowed)': new OpenAI({
+      ...options,
+      fetch: createOutboundFetch(loadConfig({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' }).outbound),
+    }),
   };
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(clients).map((name) => [name, []]));
   try {
     for (let i = 0; i < warmup + calls; i++) {
       for (const [name, client] of Object.entries(clients)) {
         const start = process.hrtime.bigint();
-        const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `call ${i}` }], max_completion_tokens: 20 });
+        const reply = await client.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: `call ${i}` }],
+          max_completion_tokens: 20,
+        });
         if (!reply.choices[0]?.message) throw new Error(`${name}: no reply`);
         if (i >= warmup) samples[name]?.push(msSince(start));
       }
@@ -41,7 +48,10 @@ async function main(): Promise<void> {
   const lines = [
     '# The outbound client on an LLM call',
     '',
-    `${new Date().toISOString()} · ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} · ${calls} interleaved calls after ${warmup} warm-up · \`npx tsx bench/outbound.ts\``,
+    `${new Date().toISOString()} · ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} · ${calls} interleaved calls after ${warmup} warm-up · \`npx tsx bench/outbound.ts\``,
     '',
     '| client | p50 ms | p95 ms | p50 − global fetch |',
     '|---|---|---|---|',

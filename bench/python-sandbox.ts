@@ -19,21 +19,44 @@ import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 
 const rounds = Number(process.argv[2] ?? 200);
 const warmup = 10;
-const base: PythonSettings = { sandbox: 'bubblewrap', interpreter: process.env.SPUR_PYTHON, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 64, cgroup: 'auto' };
+const base: PythonSettings = {
+  sandbox: 'bubblewrap',
+  interpreter: process.env.SPUR_PYTHON,
+  network: 'none',
+  maxMemoryMb: 1024,
+  maxProcesses: 64,
+  scratchMb: 64,
+  maxConcurrent: 64,
+  cgroup: 'auto',
+};
 const variants: Record<string, PythonSettings> = {
   'off (bare python3)': { ...base, sandbox: 'off' },
   'bubblewrap, no cgroup caps (SPUR_PYTHON_CGROUP=off)': { ...base, cgroup: 'off' },
   'bubblewrap (default: cgroup caps where the host allows)': base,
   'bubblewrap + network (slirp4netns)': { ...base, network: 'internet' },
 };
-const config = pythonFuncNode.config.parse({ code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } });
+const config = pythonFuncNode.config.parse({
+  code: 'return {"y": input_model.src.x + "!"}',
+  output_schema: { y: 'string' },
+});
 
 function context(sandbox: PythonSandbox): NodeExecutionContext {
-  return { runId: 'bench', nodeId: 'py', nodeTitle: 'py', signal: new AbortController().signal, secret: async () => undefined, fetch: createOutboundFetch(loadConfig(process.env).outbound), heartbeat: () => undefined, pythonSandbox: sandbox };
+  return {
+    runId: 'bench',
+    nodeId: 'py',
+    nodeTitle: 'py',
+    signal: new AbortController().signal,
+    secret: async () => undefined,
+    fetch: createOutboundFetch(loadConfig(process.env).outbound),
+    heartbeat: () => undefined,
+    pythonSandbox: sandbox,
+  };
 }
 
 async function main(): Promise<void> {
-  const sandboxes = Object.fromEntries(Object.entries(variants).map(([name, settings]) => [name, new PythonSandbox(settings)]));
+  const sandboxes = Object.fromEntries(
+    Object.entries(variants).map(([name, settings]) => [name, new PythonSandbox(settings)]),
+  );
   for (const [name, sandbox] of Object.entries(sandboxes)) {
     const state = await sandbox.state();
     if (!state.ok) throw new Error(`${name}: ${state.detail}`);
@@ -51,7 +74,12 @@ async function main(): Promise<void> {
   const lines = [
     `# Python node latency with and without the sandbox`,
     '',
-    `${new Date().toISOString()} · ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} (shared with other agents) · ${rounds} interleaved rounds after ${warmup} warm-up · \`npx tsx bench/python-sandbox.ts\``,
+    `${new Date().toISOString()} · ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )} (shared with other agents) · ${rounds} interleaved rounds after ${warmup} warm-up · \`npx tsx bench/python-sandbox.ts\``,
     '',
     '| variant | median ms | p95 ms | mean ms | median − off |',
     '|---|---|---|---|---|',
@@ -60,7 +88,7 @@ async function main(): Promise<void> {
       return `| ${name} | ${round(s.p50, 1)} | ${round(s.p95, 1)} | ${round(s.mean, 1)} | ${round(s.p50 - offMedian, 1)} |`;
     }),
     '',
-    'A trivial PythonFuncNode executed in process (the node\'s `execute`, as the worker\'s activity runs it): interpreter start, harness, JSON in and out. The sandbox adds bwrap\'s namespace and mount setup, prlimit and the kernel\'s teardown of the namespaces.',
+    "A trivial PythonFuncNode executed in process (the node's `execute`, as the worker's activity runs it): interpreter start, harness, JSON in and out. The sandbox adds bwrap's namespace and mount setup, prlimit and the kernel's teardown of the namespaces.",
   ];
   const text = `${lines.join('\n')}\n`;
   writeFileSync(path.join(REPO_ROOT, 'bench', 'results', 'python-sandbox-latest.md'), text);

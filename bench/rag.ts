@@ -16,14 +16,26 @@ import { type Stack, startStack } from './lib/stack';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const FILES = 20;
-const settings = { chunks: num('BENCH_RAG_CHUNKS', 10_000), queries: num('BENCH_RAG_QUERIES', 200), annMinRows: num('BENCH_RAG_ANN_MIN_ROWS', 5000) };
+const settings = {
+  chunks: num('BENCH_RAG_CHUNKS', 10_000),
+  queries: num('BENCH_RAG_QUERIES', 200),
+  annMinRows: num('BENCH_RAG_ANN_MIN_ROWS', 5000),
+};
 const perFile = Math.ceil(settings.chunks / FILES);
-const TEXT_PROCESSING = { chunk_token_size: 60, min_chunk_size_chars: 50, min_chunk_length_to_embed: 5, embeddings_batch_size: 128, max_num_chunks: perFile, use_vision_model: false };
+const TEXT_PROCESSING = {
+  chunk_token_size: 60,
+  min_chunk_size_chars: 50,
+  min_chunk_length_to_embed: 5,
+  embeddings_batch_size: 128,
+  max_num_chunks: perFile,
+  use_vision_model: false,
+};
 
 /** Enough text that every file yields `perFile` chunks (the rest is cut by max_num_chunks). */
 function fileText(k: number): string {
   const lines: string[] = [];
-  for (let j = 0; j < perFile * 5; j++) lines.push(`Record ${k}-${j} notes reading ${(j * 7919) % 10007} at station${j % 97} for sensor${k}.`);
+  for (let j = 0; j < perFile * 5; j++)
+    lines.push(`Record ${k}-${j} notes reading ${(j * 7919) % 10007} at station${j % 97} for sensor${k}.`);
   return lines.join('\n');
 }
 
@@ -42,7 +54,8 @@ function peakRssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? Number.NaN;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-bench-rag-'));
@@ -52,12 +65,14 @@ async function main(): Promise<void> {
     // The bench's index gets the HNSW index (as any index from SPUR_VECTOR_ANN_MIN_ROWS, 10 000, on).
     stack = await startStack({ tmpDir: tmp, extraEnv: { SPUR_VECTOR_ANN_MIN_ROWS: String(settings.annMinRows) } });
     const http = jsonClient(stack.apiUrl, 4);
-    for (const [name, value] of Object.entries({ OPENAI_API_KEY: 'sk-bench', OPENAI_API_BASE: `${fake.url}/v1` })) await http.post('/env-mgmt/', { name, value });
+    for (const [name, value] of Object.entries({ OPENAI_API_KEY: 'sk-bench', OPENAI_API_BASE: `${fake.url}/v1` }))
+      await http.post('/env-mgmt/', { name, value });
     const load = os.loadavg()[0]?.toFixed(1);
 
     const form = new FormData();
     form.append('metadata', JSON.stringify({ name: 'bench', text_processing: TEXT_PROCESSING }));
-    for (let k = 0; k < FILES; k++) form.append('files', new Blob([fileText(k)], { type: 'text/plain' }), `file-${k}.txt`);
+    for (let k = 0; k < FILES; k++)
+      form.append('files', new Blob([fileText(k)], { type: 'text/plain' }), `file-${k}.txt`);
     const t0 = performance.now();
     // Multipart goes through fetch; the JSON calls through the bench's keep-alive client.
     const res = await fetch(`${stack.apiUrl}/rag/collections/`, { method: 'POST', body: form });
@@ -69,7 +84,17 @@ async function main(): Promise<void> {
     console.log(`ingest: ${chunks} chunks in ${ingestSeconds.toFixed(1)} s (${ingest.status})`);
 
     const t1 = performance.now();
-    const index = (await http.post('/rag/indices/', { name: 'bench', collection_id: created.body.id, embedding: { model: 'openai/text-embedding-3-small', vector_db: 'lancedb', search_strategy: 'vector', keyword_weight: 0, score_threshold: null } })) as { status: number; body: Body };
+    const index = (await http.post('/rag/indices/', {
+      name: 'bench',
+      collection_id: created.body.id,
+      embedding: {
+        model: 'openai/text-embedding-3-small',
+        vector_db: 'lancedb',
+        search_strategy: 'vector',
+        keyword_weight: 0,
+        score_threshold: null,
+      },
+    })) as { status: number; body: Body };
     if (index.status !== 200) throw new Error(`create index: ${index.status} ${JSON.stringify(index.body)}`);
     const built = await waitDone(http, `/rag/indices/${String(index.body.id)}/progress/`);
     const indexSeconds = (performance.now() - t1) / 1000;

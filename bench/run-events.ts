@@ -22,7 +22,11 @@ const definition = {
   nodes: [
     { id: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } },
     { id: 'gate', node_type: 'HumanInterventionNode', config: { message: 'bench' } },
-    { id: 'next', node_type: 'PythonFuncNode', config: { code: 'return {"output": "ok"}', output_schema: { output: 'string' } } },
+    {
+      id: 'next',
+      node_type: 'PythonFuncNode',
+      config: { code: 'return {"output": "ok"}', output_schema: { output: 'string' } },
+    },
     { id: 'out', node_type: 'OutputNode', config: {} },
   ],
   links: [
@@ -53,7 +57,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 runWithStack('spur-bench-events-', async (stack) => {
   const http = jsonClient(stack.apiUrl);
-  const sampler = new CpuSampler({ api: stack.groups.api, worker: stack.groups.worker ?? stack.groups.api, ferretdb: stack.groups.ferretdb });
+  const sampler = new CpuSampler({
+    api: stack.groups.api,
+    worker: stack.groups.worker ?? stack.groups.api,
+    ferretdb: stack.groups.ferretdb,
+  });
   const cpuOver = async <T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpu: CpuSample }> => {
     const before = sampler.sample();
     const t0 = performance.now();
@@ -65,7 +73,10 @@ runWithStack('spur-bench-events-', async (stack) => {
 
   const wf = (await http.post('/wf/', { name: 'events bench', definition })).body as { id: string };
   const runIds: string[] = [];
-  for (let i = 0; i < RUNS; i++) runIds.push(((await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'b' } } })).body as { id: string }).id);
+  for (let i = 0; i < RUNS; i++)
+    runIds.push(
+      ((await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'b' } } })).body as { id: string }).id,
+    );
   for (const id of runIds) {
     while (((await http.get(`/run/${id}/status/`)).body as { status: string }).status !== 'PAUSED') await sleep(50);
   }
@@ -74,10 +85,12 @@ runWithStack('spur-bench-events-', async (stack) => {
   // Open every stream; each replays its run up to run.paused.
   const streams: Array<{ runId: string; stream: SseStream }> = [];
   for (let i = 0; i < STREAMS; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, STREAMS - i) }, (_, j) => {
-      const runId = runIds[(i + j) % RUNS] as string;
-      return openSse(`${stack.apiUrl}/run/${runId}/events/`).then((stream) => ({ runId, stream }));
-    }));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, STREAMS - i) }, (_, j) => {
+        const runId = runIds[(i + j) % RUNS] as string;
+        return openSse(`${stack.apiUrl}/run/${runId}/events/`).then((stream) => ({ runId, stream }));
+      }),
+    );
     streams.push(...batch);
   }
   await Promise.all(streams.map((s) => s.stream.waitFor((es) => es.some((e) => e.event === 'run.paused'), 120_000)));
@@ -94,7 +107,13 @@ runWithStack('spur-bench-events-', async (stack) => {
   const peak = setInterval(() => (rssPeak = Math.max(rssPeak, groupRssMiB(stack.groups.api))), 500);
   const active = await cpuOver(async () => {
     for (let i = 0; i < runIds.length; i += 10) {
-      await Promise.all(runIds.slice(i, i + 10).map((id) => http.post(`/wf/process_pause_action/${id}/`, { action: 'APPROVE', user_id: 'bench', inputs: {} })));
+      await Promise.all(
+        runIds
+          .slice(i, i + 10)
+          .map((id) =>
+            http.post(`/wf/process_pause_action/${id}/`, { action: 'APPROVE', user_id: 'bench', inputs: {} }),
+          ),
+      );
     }
     return Promise.all(streams.map((s) => s.stream.ended));
   });
@@ -108,7 +127,9 @@ runWithStack('spur-bench-events-', async (stack) => {
   const written = new Map<string, number>();
   for (const id of runIds) {
     for (let seq = 1; ; seq++) {
-      const doc = await mongo.collection('run_events').findOne({ _id: `${id}:${seq}` as never }, { projection: { at: 1 } });
+      const doc = await mongo
+        .collection('run_events')
+        .findOne({ _id: `${id}:${seq}` as never }, { projection: { at: 1 } });
       if (!doc) break;
       written.set(`${id}:${seq}`, (doc.at as Date).getTime());
     }

@@ -36,14 +36,30 @@ async function historyTally(client: Client, runId: string): Promise<Record<strin
 type RunBody = { id: string; tasks: Array<{ node_id: string; start_time: string | null; end_time: string | null }> };
 
 /** The windows of the runs just made (newest first from the api), their workflows' start times added. */
-async function runWindows(client: Client, runs: RunBody[], sent: Array<{ sent: number; answered: number }>, inputNodeId: string): Promise<RunWindow[]> {
+async function runWindows(
+  client: Client,
+  runs: RunBody[],
+  sent: Array<{ sent: number; answered: number }>,
+  inputNodeId: string,
+): Promise<RunWindow[]> {
   const ordered = [...runs].reverse();
-  return Promise.all(ordered.map(async (run, i) => {
-    const history = await client.workflow.getHandle(runWorkflowId(run.id, '')).fetchHistory();
-    const started = history.events?.find((e) => eventName(e) === 'WORKFLOW_EXECUTION_STARTED');
-    const tasks = run.tasks.filter((t) => t.node_id !== inputNodeId && t.start_time && t.end_time).map((t) => ({ start: Date.parse(`${t.start_time}Z`.replace(/Z+$/, 'Z')), end: Date.parse(`${t.end_time}Z`.replace(/Z+$/, 'Z')) }));
-    return { ...(sent[i] as { sent: number; answered: number }), workflowStarted: started ? eventMs(started) : Number.NaN, tasks };
-  }));
+  return Promise.all(
+    ordered.map(async (run, i) => {
+      const history = await client.workflow.getHandle(runWorkflowId(run.id, '')).fetchHistory();
+      const started = history.events?.find((e) => eventName(e) === 'WORKFLOW_EXECUTION_STARTED');
+      const tasks = run.tasks
+        .filter((t) => t.node_id !== inputNodeId && t.start_time && t.end_time)
+        .map((t) => ({
+          start: Date.parse(`${t.start_time}Z`.replace(/Z+$/, 'Z')),
+          end: Date.parse(`${t.end_time}Z`.replace(/Z+$/, 'Z')),
+        }));
+      return {
+        ...(sent[i] as { sent: number; answered: number }),
+        workflowStarted: started ? eventMs(started) : Number.NaN,
+        tasks,
+      };
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -53,7 +69,9 @@ async function main(): Promise<void> {
   const stack = await startStack({
     tmpDir: tmp,
     topology,
-    ...(process.env.BENCH_EXTRA_ENV ? { extraEnv: JSON.parse(process.env.BENCH_EXTRA_ENV) as Record<string, string> } : {}),
+    ...(process.env.BENCH_EXTRA_ENV
+      ? { extraEnv: JSON.parse(process.env.BENCH_EXTRA_ENV) as Record<string, string> }
+      : {}),
     mongoUri: async (uri) => {
       const { hostname, port } = new URL(uri);
       counter = await startMongoCounter({ host: hostname, port: Number(port) });
@@ -67,7 +85,8 @@ async function main(): Promise<void> {
       const text = `p-${i}`;
       const t0 = process.hrtime.bigint();
       const res = await http.post(`/wf/${wf.id}/run/`, vsRunBody(text));
-      if (res.status !== 200 || !vsAnswerOk(res.body, text)) throw new Error(`run ${i}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status !== 200 || !vsAnswerOk(res.body, text))
+        throw new Error(`run ${i}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
       return msSince(t0);
     };
     for (let i = 0; i < WARMUP; i++) await once(i);
@@ -79,7 +98,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < RUNS; i++) latencies.push(await once(WARMUP + i));
     const cpu: CpuSample = {};
     accumulate(cpu, before, sampler.sample());
-    const threads = [...threadSeconds(stack.groups.api)].map(([k, v]) => [k, v - (threadsBefore.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).slice(0, 6);
+    const threads = [...threadSeconds(stack.groups.api)]
+      .map(([k, v]) => [k, v - (threadsBefore.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6);
     const mongo = counter?.counts() ?? {};
 
     // The timeline: more runs, one at a time, with every round trip's times kept.
@@ -105,12 +128,20 @@ async function main(): Promise<void> {
     const lines = [
       `# Run profile (${topology}) — ${new Date().toISOString()}`,
       '',
-      `${RUNS} sequential blocking runs of "${VS_WORKFLOW.name}" after ${WARMUP} warm-up runs; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}.`,
+      `${RUNS} sequential blocking runs of "${VS_WORKFLOW.name}" after ${WARMUP} warm-up runs; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}.`,
       '',
       `- CPU-ms per run: ${names.map((n) => `${n} ${perRun(cpu[n] ?? 0)}`).join(', ')}; **total ${perRun(total)}**`,
       `- the api process's busiest threads, CPU-ms per run (the first is its main thread, the second the workflow thread when it hosts the worker): ${threads.map(([k, v]) => `${k} ${perRun(v)}`).join(', ')}`,
-      `- MongoDB round trips per run: **${f(mongoTotal / RUNS, 2)}** (${Object.entries(mongo).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${f(v / RUNS, 2)}`).join(', ')})`,
-      `- Temporal history of one run: ${Object.entries(history).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `- MongoDB round trips per run: **${f(mongoTotal / RUNS, 2)}** (${Object.entries(mongo)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${f(v / RUNS, 2)}`)
+        .join(', ')})`,
+      `- Temporal history of one run: ${Object.entries(history)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
       `- wall clock (loaded machine): p50 ${f(lat.p50)} ms, p99 ${f(lat.p99)} ms`,
       '',
       `Where one run's milliseconds go: medians over ${spans.runs} more runs, from the client's clock, each MongoDB round trip's (the proxy's: its hop adds ~0.1 ms to each), the Temporal history's event times and the task records (bench/lib/run-timeline.ts). The save is ${f(spans.saveTrips, 0)} round trips.`,

@@ -18,11 +18,23 @@ import { msSince, round, summarize } from './lib/stats';
 const rounds = Number(process.argv[2] ?? 8);
 const ROWS = 64;
 const CAPS = [1, 2, 4, 64];
-const config = pythonFuncNode.config.parse({ code: 'return {"y": input_model.src.x + "!"}', output_schema: { y: 'string' } });
+const config = pythonFuncNode.config.parse({
+  code: 'return {"y": input_model.src.x + "!"}',
+  output_schema: { y: 'string' },
+});
 const fetch = createOutboundFetch(loadConfig(process.env).outbound);
 
 function context(sandbox: PythonSandbox): NodeExecutionContext {
-  return { runId: 'bench', nodeId: 'py', nodeTitle: 'py', signal: new AbortController().signal, secret: async () => undefined, fetch, heartbeat: () => undefined, pythonSandbox: sandbox };
+  return {
+    runId: 'bench',
+    nodeId: 'py',
+    nodeTitle: 'py',
+    signal: new AbortController().signal,
+    secret: async () => undefined,
+    fetch,
+    heartbeat: () => undefined,
+    pythonSandbox: sandbox,
+  };
 }
 
 async function main(): Promise<void> {
@@ -36,17 +48,24 @@ async function main(): Promise<void> {
   for (let r = 0; r < rounds + 1; r++) {
     for (const [cap, sandbox] of sandboxes) {
       const start = process.hrtime.bigint();
-      await Promise.all(Array.from({ length: ROWS }, async (_, i) => {
-        const out = await pythonFuncNode.execute?.(config, { src: { x: String(i) } }, context(sandbox));
-        if (out?.y !== `${i}!`) throw new Error(`cap ${cap}: unexpected output ${JSON.stringify(out)}`);
-      }));
+      await Promise.all(
+        Array.from({ length: ROWS }, async (_, i) => {
+          const out = await pythonFuncNode.execute?.(config, { src: { x: String(i) } }, context(sandbox));
+          if (out?.y !== `${i}!`) throw new Error(`cap ${cap}: unexpected output ${JSON.stringify(out)}`);
+        }),
+      );
       if (r > 0) rates.get(cap)?.push(ROWS / (msSince(start) / 1000)); // the first round warms up
     }
   }
   const lines = [
     '# The per-worker sandbox cap on a wide batch',
     '',
-    `${new Date().toISOString()} · ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} · ${rounds} interleaved rounds of ${ROWS} executions started at once · \`npx tsx bench/sandbox-cap.ts\``,
+    `${new Date().toISOString()} · ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )} · ${rounds} interleaved rounds of ${ROWS} executions started at once · \`npx tsx bench/sandbox-cap.ts\``,
     '',
     '| SPUR_PYTHON_MAX_CONCURRENT | median executions/s | slowest round | fastest round |',
     '|---|---|---|---|',

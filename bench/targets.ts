@@ -30,17 +30,39 @@ function vsTargets(): Target[] {
   const split = text.split('\n').find((l) => l.startsWith('- split')) ?? '';
   const [p50, p50Met] = pick(line, /p50 ×([\d.]+) of PySpur's \(target ≤ 0\.8: (met|MISSED)\)/);
   const [p99, p99Met] = pick(line, /p99 ×([\d.]+) \(≤ 1\.0: (met|MISSED)\)/);
-  const [rate, ratio, best, tputMet] = pick(line, /throughput at c=20 ([\d.]+) runs\/s, \d+ failed, ×([\d.]+) of PySpur's best with 0 failed \(([^)]*)\)[^(]*\(≥ 2\.5, 0 failed: (met|MISSED)\)/);
+  const [rate, ratio, best, tputMet] = pick(
+    line,
+    /throughput at c=20 ([\d.]+) runs\/s, \d+ failed, ×([\d.]+) of PySpur's best with 0 failed \(([^)]*)\)[^(]*\(≥ 2\.5, 0 failed: (met|MISSED)\)/,
+  );
   const [cpu, cpuMet] = pick(line, /Spur CPU ([\d.]+) ms per run \(≤ 20: (met|MISSED)\)/);
-  const [sp50, sp99, sratio] = [pick(split, /p50 ×([\d.]+)/)[0], pick(split, /p99 ×([\d.]+)/)[0], pick(split, /×([\d.]+) of PySpur's best/)[0]];
+  const [sp50, sp99, sratio] = [
+    pick(split, /p50 ×([\d.]+)/)[0],
+    pick(split, /p99 ×([\d.]+)/)[0],
+    pick(split, /×([\d.]+) of PySpur's best/)[0],
+  ];
   const met = (v: string | undefined) => (v === undefined ? null : v === 'met');
   const src = 'vs-pyspur-latest.md';
   return [
     { name: 'blocking run p50 ≤ 0.8× PySpur (npm run dev)', measured: `×${p50 ?? '?'}`, met: met(p50Met), source: src },
     { name: 'blocking run p99 ≤ 1.0× PySpur', measured: `×${p99 ?? '?'}`, met: met(p99Met), source: src },
-    { name: 'throughput at c=20 ≥ 2.5× PySpur, 0 failed', measured: `${rate ?? '?'} runs/s, ×${ratio ?? '?'} (PySpur ${best ?? '?'})`, met: met(tputMet), source: src },
-    { name: '≤ 20 CPU-ms per 5-node run, all processes', measured: `${cpu ?? '?'} CPU-ms`, met: met(cpuMet), source: src },
-    { name: 'split topology, reported beside', measured: `p50 ×${sp50 ?? '?'}, p99 ×${sp99 ?? '?'}, c=20 ×${sratio ?? '?'}`, met: null, source: src },
+    {
+      name: 'throughput at c=20 ≥ 2.5× PySpur, 0 failed',
+      measured: `${rate ?? '?'} runs/s, ×${ratio ?? '?'} (PySpur ${best ?? '?'})`,
+      met: met(tputMet),
+      source: src,
+    },
+    {
+      name: '≤ 20 CPU-ms per 5-node run, all processes',
+      measured: `${cpu ?? '?'} CPU-ms`,
+      met: met(cpuMet),
+      source: src,
+    },
+    {
+      name: 'split topology, reported beside',
+      measured: `p50 ×${sp50 ?? '?'}, p99 ×${sp99 ?? '?'}, c=20 ×${sratio ?? '?'}`,
+      met: null,
+      source: src,
+    },
   ];
 }
 
@@ -50,14 +72,24 @@ function pauseTarget(): Target {
   const [p50] = pick(combined, /next node RUNNING in the projection: p50 ([\d.]+) ms/);
   const [splitP50] = pick(split, /next node RUNNING in the projection: p50 ([\d.]+) ms/);
   const [verdict] = pick(combined, /target p50 ≤ 25 ms: (met|MISSED)/);
-  return { name: 'pause action → next node RUNNING p50 ≤ 25 ms', measured: `${p50 ?? '?'} ms combined, ${splitP50 ?? '?'} ms split`, met: verdict === undefined ? null : verdict === 'met', source: 'pause-latest*.md' };
+  return {
+    name: 'pause action → next node RUNNING p50 ≤ 25 ms',
+    measured: `${p50 ?? '?'} ms combined, ${splitP50 ?? '?'} ms split`,
+    met: verdict === undefined ? null : verdict === 'met',
+    source: 'pause-latest*.md',
+  };
 }
 
 function batchTarget(): Target {
   const text = read('batch-latest.md');
   const [rows] = pick(text, /\| 1 node \| (\d+) \|/);
   const [verdict] = pick(text, /Target ≥ 5000 rows\/s for 1 node: (met|MISSED)/);
-  return { name: 'inline batch ≥ 5 000 rows/s, 1 node', measured: `${rows ?? '?'} rows/s`, met: verdict === undefined ? null : verdict === 'met', source: 'batch-latest.md' };
+  return {
+    name: 'inline batch ≥ 5 000 rows/s, 1 node',
+    measured: `${rows ?? '?'} rows/s`,
+    met: verdict === undefined ? null : verdict === 'met',
+    source: 'batch-latest.md',
+  };
 }
 
 /** "2 cores (AMD EPYC), Node v20…, load average at end …" from the side-by-side run's machine line. */
@@ -74,12 +106,26 @@ function main(): void {
   writeBenchBlock({
     machine: machineOf(vs),
     measuredAt: measuredTime(vs) ?? 'time unknown',
-    targets: targets.map((t) => ({ name: t.name, measured: t.measured, verdict: t.met === null ? 'reported' : t.met ? 'met' : 'missed (below)' })),
+    targets: targets.map((t) => ({
+      name: t.name,
+      measured: t.measured,
+      verdict: t.met === null ? 'reported' : t.met ? 'met' : 'missed (below)',
+    })),
     sections: [
       { title: 'Spur beside PySpur 0.1.18', source: 'vs-pyspur-latest.md', text: vs },
-      { title: "Temporal's own floor", source: 'temporal-floor-latest.md', text: read('temporal-floor-latest.md'), withIntro: true },
+      {
+        title: "Temporal's own floor",
+        source: 'temporal-floor-latest.md',
+        text: read('temporal-floor-latest.md'),
+        withIntro: true,
+      },
       { title: 'Batch runs, 10 000 rows', source: 'batch-latest.md', text: read('batch-latest.md'), withIntro: true },
-      { title: 'Live event streams', source: 'run-events-latest.md', text: read('run-events-latest.md'), withIntro: true },
+      {
+        title: 'Live event streams',
+        source: 'run-events-latest.md',
+        text: read('run-events-latest.md'),
+        withIntro: true,
+      },
     ],
   });
   saveResults('targets-latest.md', [

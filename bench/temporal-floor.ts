@@ -21,18 +21,29 @@ const RUNS = Number(process.argv[2] ?? 300);
 const WARMUP = 30;
 /** Each shape with eager start (as `npm run dev` starts runs), and a bare one through the task queue (as a split api does). */
 const CASES = [
-  ...(['bare', 'oneLocalActivity', 'twoLocalActivities', 'spurShaped'] as const).map((shape) => ({ shape, eager: true })),
+  ...(['bare', 'oneLocalActivity', 'twoLocalActivities', 'spurShaped'] as const).map((shape) => ({
+    shape,
+    eager: true,
+  })),
   { shape: 'bare', eager: false },
 ] as const;
 const TASK_QUEUE = 'floor';
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-floor-'));
-  const server = await startTemporal({ ...TEMPORAL_DEV_OPTIONS, port: await freePort(), dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') });
+  const server = await startTemporal({
+    ...TEMPORAL_DEV_OPTIONS,
+    port: await freePort(),
+    dbFile: path.join(tmp, 'temporal.db'),
+    logFile: path.join(tmp, 'temporal.log'),
+  });
   installRuntime();
   const connection = await NativeConnection.connect({ address: server.address });
   const worker = await Worker.create({
-    connection, taskQueue: TASK_QUEUE, workflowsPath: require.resolve('./lib/floor/workflows'), activities: { noop: async () => undefined },
+    connection,
+    taskQueue: TASK_QUEUE,
+    workflowsPath: require.resolve('./lib/floor/workflows'),
+    activities: { noop: async () => undefined },
   });
   const running = worker.run();
   const client = new Client({ connection });
@@ -40,11 +51,26 @@ async function main(): Promise<void> {
   try {
     const once = async (shape: string, eager: boolean, i: number) => {
       const t0 = process.hrtime.bigint();
-      await client.workflow.execute(shape, { taskQueue: TASK_QUEUE, workflowId: `${shape}-${eager}-${i}`, requestEagerStart: eager });
+      await client.workflow.execute(shape, {
+        taskQueue: TASK_QUEUE,
+        workflowId: `${shape}-${eager}-${i}`,
+        requestEagerStart: eager,
+      });
       return msSince(t0);
     };
-    lines.push(`# Temporal's floor — ${new Date().toISOString()}`, '', `${RUNS} sequential workflows of each shape after ${WARMUP} warm-up ones; eager start over the worker's connection; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}.`, '');
-    lines.push('| workflow | server CPU-ms | client + worker CPU-ms | total CPU-ms | p50 ms |', '| --- | ---: | ---: | ---: | ---: |');
+    lines.push(
+      `# Temporal's floor — ${new Date().toISOString()}`,
+      '',
+      `${RUNS} sequential workflows of each shape after ${WARMUP} warm-up ones; eager start over the worker's connection; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}.`,
+      '',
+    );
+    lines.push(
+      '| workflow | server CPU-ms | client + worker CPU-ms | total CPU-ms | p50 ms |',
+      '| --- | ---: | ---: | ---: | ---: |',
+    );
     for (const { shape, eager } of CASES) {
       for (let i = 0; i < WARMUP; i++) await once(shape, eager, -1 - i);
       const sampler = new CpuSampler({ temporal: server.handle.pid });
@@ -54,7 +80,9 @@ async function main(): Promise<void> {
       const used: CpuSample = {};
       accumulate(used, before, sampler.sample());
       const per = (s: number | undefined) => (1000 * (s ?? 0)) / RUNS;
-      lines.push(`| ${shape}${eager ? '' : ' (no eager start: through the task queue)'} | ${per(used.temporal).toFixed(1)} | ${per(used.bench).toFixed(1)} | ${(per(used.temporal) + per(used.bench)).toFixed(1)} | ${summarize(wall).p50.toFixed(1)} |`);
+      lines.push(
+        `| ${shape}${eager ? '' : ' (no eager start: through the task queue)'} | ${per(used.temporal).toFixed(1)} | ${per(used.bench).toFixed(1)} | ${(per(used.temporal) + per(used.bench)).toFixed(1)} | ${summarize(wall).p50.toFixed(1)} |`,
+      );
     }
     saveResults('temporal-floor-latest.md', lines);
   } finally {

@@ -67,7 +67,10 @@ function blockingStep(name: string, http: JsonClient, workflowId: string): Step 
         const res = await http.post(`/wf/${workflowId}/run/`, vsRunBody(text));
         const ms = msSince(started);
         if (res.status !== 200) return { ms, error: `HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}` };
-        return { ms, error: vsAnswerOk(res.body, text) ? null : `wrong answer: ${JSON.stringify(res.body).slice(0, 200)}` };
+        return {
+          ms,
+          error: vsAnswerOk(res.body, text) ? null : `wrong answer: ${JSON.stringify(res.body).slice(0, 200)}`,
+        };
       } catch (err) {
         return { ms: msSince(started), error: (err as Error).message };
       }
@@ -77,14 +80,23 @@ function blockingStep(name: string, http: JsonClient, workflowId: string): Step 
 
 async function createWorkflow(http: JsonClient): Promise<string> {
   const res = await http.post('/wf/', VS_WORKFLOW);
-  if (res.status !== 200 && res.status !== 201) throw new Error(`creating the workflow: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200 && res.status !== 201)
+    throw new Error(`creating the workflow: HTTP ${res.status} ${JSON.stringify(res.body)}`);
   return (res.body as { id: string }).id;
 }
 
-const cpuMs = (cpu: CpuSample, names: readonly string[], runs: number) => (runs ? (1000 * names.reduce((s, n) => s + (cpu[n] ?? 0), 0)) / runs : Number.NaN);
+const cpuMs = (cpu: CpuSample, names: readonly string[], runs: number) =>
+  runs ? (1000 * names.reduce((s, n) => s + (cpu[n] ?? 0), 0)) / runs : Number.NaN;
 
 /** `concurrency` clients each issuing the next run when the previous answers. */
-async function concurrent(step: Step, total: number, concurrency: number, maxSeconds: number, sampler: CpuSampler, names: readonly string[]): Promise<Omit<Row, 'system' | 'phase'>> {
+async function concurrent(
+  step: Step,
+  total: number,
+  concurrency: number,
+  maxSeconds: number,
+  sampler: CpuSampler,
+  names: readonly string[],
+): Promise<Omit<Row, 'system' | 'phase'>> {
   const latencies: number[] = [];
   const failureSamples: string[] = [];
   let failures = 0;
@@ -103,7 +115,15 @@ async function concurrent(step: Step, total: number, concurrency: number, maxSec
   const cpu: CpuSample = {};
   accumulate(cpu, before, sampler.sample());
   const s = summarize(latencies);
-  return { runs: latencies.length, failures, p50: s.p50, p99: s.p99, runsPerSecond: latencies.length / wall, cpuMsPerRun: cpuMs(cpu, names, latencies.length), failureSamples };
+  return {
+    runs: latencies.length,
+    failures,
+    p50: s.p50,
+    p99: s.p99,
+    runsPerSecond: latencies.length / wall,
+    cpuMsPerRun: cpuMs(cpu, names, latencies.length),
+    failureSamples,
+  };
 }
 
 async function measureTopology(topology: Topology, pyspurUrl: string, pyspurPid: number, tmp: string): Promise<Row[]> {
@@ -122,18 +142,52 @@ async function measureTopology(topology: Topology, pyspurUrl: string, pyspurPid:
     const seq = await runInterleaved([spurStep, pyStep], settings.runs, settings.seqSeconds, sampler);
     const [spurSeq, pySeq] = seq.results;
     const rows: Row[] = [];
-    for (const [system, r, names] of [['Spur', spurSeq, SPUR_PROCESSES], ['PySpur', pySeq, ['pyspur']]] as const) {
+    for (const [system, r, names] of [
+      ['Spur', spurSeq, SPUR_PROCESSES],
+      ['PySpur', pySeq, ['pyspur']],
+    ] as const) {
       if (!r) continue;
       const s = summarize(r.latenciesMs);
-      rows.push({ system, phase: 'seq', runs: s.count, failures: r.failures, p50: s.p50, p99: s.p99, runsPerSecond: s.count / r.wallSeconds, cpuMsPerRun: cpuMs(r.cpu, names, s.count), failureSamples: r.failureSamples });
+      rows.push({
+        system,
+        phase: 'seq',
+        runs: s.count,
+        failures: r.failures,
+        p50: s.p50,
+        p99: s.p99,
+        runsPerSecond: s.count / r.wallSeconds,
+        cpuMsPerRun: cpuMs(r.cpu, names, s.count),
+        failureSamples: r.failureSamples,
+      });
     }
     sampler.refresh();
     log(`${topology}: concurrency ${settings.concurrency}, Spur then PySpur`);
-    rows.push({ system: 'Spur', phase: `c=${settings.concurrency}`, ...(await concurrent(spurStep, settings.loadRuns, settings.concurrency, settings.loadSeconds, sampler, SPUR_PROCESSES)) });
+    rows.push({
+      system: 'Spur',
+      phase: `c=${settings.concurrency}`,
+      ...(await concurrent(
+        spurStep,
+        settings.loadRuns,
+        settings.concurrency,
+        settings.loadSeconds,
+        sampler,
+        SPUR_PROCESSES,
+      )),
+    });
     // Before the c=20 attempt, which may leave PySpur's connection pool waiting for a while.
     log(`${topology}: PySpur at concurrency ${settings.pyspurConcurrency}`);
-    rows.push({ system: 'PySpur', phase: `c=${settings.pyspurConcurrency}`, ...(await concurrent(pyStep, settings.loadRuns, settings.pyspurConcurrency, settings.loadSeconds, sampler, ['pyspur'])) });
-    rows.push({ system: 'PySpur', phase: `c=${settings.concurrency}`, ...(await concurrent(pyStep, settings.loadRuns, settings.concurrency, settings.loadSeconds, sampler, ['pyspur'])) });
+    rows.push({
+      system: 'PySpur',
+      phase: `c=${settings.pyspurConcurrency}`,
+      ...(await concurrent(pyStep, settings.loadRuns, settings.pyspurConcurrency, settings.loadSeconds, sampler, [
+        'pyspur',
+      ])),
+    });
+    rows.push({
+      system: 'PySpur',
+      phase: `c=${settings.concurrency}`,
+      ...(await concurrent(pyStep, settings.loadRuns, settings.concurrency, settings.loadSeconds, sampler, ['pyspur'])),
+    });
     return rows;
   } finally {
     spur.close();
@@ -148,7 +202,10 @@ function report(byTopology: Record<string, Row[]>, seconds: number): string {
   const lines = [
     `# Spur vs PySpur ${PYSPUR_VERSION} — ${new Date().toISOString()}`,
     '',
-    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}; load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}` + ' (the machine may have been shared: the interleaving gives both systems the same noise).',
+    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}; load average at end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}` + ' (the machine may have been shared: the interleaving gives both systems the same noise).',
     `Workflow: ${VS_WORKFLOW.name} (bench/lib/vs-scenario.ts), blocking POST /api/wf/{id}/run/, keep-alive client. PySpur: \`pyspur serve --sqlite\`, telemetry off, a fresh one per topology. npm run dev's topology: ${DEV_TOPOLOGY}.`,
     `Settings: \`${JSON.stringify(settings)}\`; took ${seconds.toFixed(0)} s.`,
     '',
@@ -157,20 +214,33 @@ function report(byTopology: Record<string, Row[]>, seconds: number): string {
   ];
   const ratios: string[] = [];
   for (const [topology, rows] of Object.entries(byTopology)) {
-    for (const r of rows) lines.push(`| ${topology} | ${r.system} | ${r.phase} | ${r.runs} | ${r.failures} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.runsPerSecond)} | ${f(r.cpuMsPerRun)} |`);
+    for (const r of rows)
+      lines.push(
+        `| ${topology} | ${r.system} | ${r.phase} | ${r.runs} | ${r.failures} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.runsPerSecond)} | ${f(r.cpuMsPerRun)} |`,
+      );
     const get = (system: string, phase: string) => rows.find((r) => r.system === system && r.phase === phase);
-    const [s, p, sl, pl] = [get('Spur', 'seq'), get('PySpur', 'seq'), get('Spur', `c=${settings.concurrency}`), get('PySpur', `c=${settings.concurrency}`)];
+    const [s, p, sl, pl] = [
+      get('Spur', 'seq'),
+      get('PySpur', 'seq'),
+      get('Spur', `c=${settings.concurrency}`),
+      get('PySpur', `c=${settings.concurrency}`),
+    ];
     if (!s || !p || !sl || !pl) continue;
     const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
     const judged = topology === DEV_TOPOLOGY ? ' (npm run dev: targets apply)' : '';
     // PySpur's best rate with nothing failed: at c=20 if it manages, else at the concurrency it sustains, or one at a time.
-    const best = rows.filter((r) => r.system === 'PySpur' && r.failures === 0).sort((a, b) => b.runsPerSecond - a.runsPerSecond)[0];
+    const best = rows
+      .filter((r) => r.system === 'PySpur' && r.failures === 0)
+      .sort((a, b) => b.runsPerSecond - a.runsPerSecond)[0];
     const throughput = best
       ? `throughput at c=${settings.concurrency} ${f(sl.runsPerSecond)} runs/s, ${sl.failures} failed, ×${f(sl.runsPerSecond / best.runsPerSecond, 2)} of PySpur's best with 0 failed (${f(best.runsPerSecond)} runs/s at ${best.phase}` +
         `${pl.failures > 0 ? `; at c=${settings.concurrency} PySpur failed ${pl.failures} of ${pl.runs}` : ''}) (≥ 2.5, 0 failed: ${mark(sl.runsPerSecond / best.runsPerSecond >= 2.5 && sl.failures === 0)}), `
       : `throughput: no ratio, PySpur failed in every phase; `;
-    ratios.push(`- ${topology}${judged}: p50 ×${f(s.p50 / p.p50, 2)} of PySpur's (target ≤ 0.8: ${mark(s.p50 / p.p50 <= 0.8)}), p99 ×${f(s.p99 / p.p99, 2)} (≤ 1.0: ${mark(s.p99 / p.p99 <= 1)}), ${throughput}Spur CPU ${f(s.cpuMsPerRun)} ms per run (≤ 20: ${mark(s.cpuMsPerRun <= 20)})`);
-    for (const r of rows) for (const sample of r.failureSamples) ratios.push(`  - ${topology} ${r.system} ${r.phase} failure: ${sample}`);
+    ratios.push(
+      `- ${topology}${judged}: p50 ×${f(s.p50 / p.p50, 2)} of PySpur's (target ≤ 0.8: ${mark(s.p50 / p.p50 <= 0.8)}), p99 ×${f(s.p99 / p.p99, 2)} (≤ 1.0: ${mark(s.p99 / p.p99 <= 1)}), ${throughput}Spur CPU ${f(s.cpuMsPerRun)} ms per run (≤ 20: ${mark(s.cpuMsPerRun <= 20)})`,
+    );
+    for (const r of rows)
+      for (const sample of r.failureSamples) ratios.push(`  - ${topology} ${r.system} ${r.phase} failure: ${sample}`);
   }
   return [...lines, '', ...ratios, ''].join('\n');
 }
@@ -193,7 +263,10 @@ async function main(): Promise<void> {
     console.log(`\n${text}`);
     const dir = path.join(REPO_ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, `vs-pyspur-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), `${JSON.stringify({ settings, byTopology }, null, 2)}\n`);
+    writeFileSync(
+      path.join(dir, `vs-pyspur-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+      `${JSON.stringify({ settings, byTopology }, null, 2)}\n`,
+    );
     writeFileSync(path.join(dir, 'vs-pyspur-latest.md'), text);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -24,8 +24,22 @@ import type { WorkflowDefinition } from '../src/definitions/definition.schema';
 import { createMongoBaseline, executeInProcess, planOf } from '../bench/lib/baseline';
 import { CORES, CpuSampler, cpuUsage } from '../bench/lib/cpu';
 import { jsonClient, type JsonClient } from '../bench/lib/http';
-import { type LoadResult, type Step, engineStep, inProcessStep, runConcurrent, runInterleaved } from '../bench/lib/load';
-import { type BenchReport, type Derived, type PhaseKind, type PhaseResult, markdown, textTable } from '../bench/lib/report';
+import {
+  type LoadResult,
+  type Step,
+  engineStep,
+  inProcessStep,
+  runConcurrent,
+  runInterleaved,
+} from '../bench/lib/load';
+import {
+  type BenchReport,
+  type Derived,
+  type PhaseKind,
+  type PhaseResult,
+  markdown,
+  textTable,
+} from '../bench/lib/report';
 import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from '../bench/lib/scenarios';
 import { type Stack, sqliteSyncEnv, startStack, topologyEnv } from '../bench/lib/stack';
 import { percentile, summarize } from '../bench/lib/stats';
@@ -43,7 +57,8 @@ function dynamicConfigEnv(): Record<string, string | number | boolean> | undefin
   const raw = process.env.BENCH_TEMPORAL_DYNAMIC_CONFIG;
   if (!raw) return undefined;
   const parsed: unknown = JSON.parse(raw);
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('BENCH_TEMPORAL_DYNAMIC_CONFIG must be a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error('BENCH_TEMPORAL_DYNAMIC_CONFIG must be a JSON object');
   return parsed as Record<string, string | number | boolean>;
 }
 
@@ -65,15 +80,27 @@ const settings = {
 
 const TOPOLOGIES = {
   split: 'api = src/main.ts in its own process; one worker = temporal/worker.ts in its own process (prebuilt bundle)',
-  combined: 'api and worker in one process (temporal/api-with-worker.ts, eager workflow start; its CPU is in the api column)',
+  combined:
+    'api and worker in one process (temporal/api-with-worker.ts, eager workflow start; its CPU is in the api column)',
 };
 const TOPOLOGY = `${TOPOLOGIES[settings.topology]}; load generator and baselines in the bench process`;
 
 const log = (line: string) => console.log(`bench: ${line}`);
 
-function phase(name: string, scenario: Scenario, kind: PhaseKind, concurrency: number, r: LoadResult, capped: boolean): PhaseResult {
+function phase(
+  name: string,
+  scenario: Scenario,
+  kind: PhaseKind,
+  concurrency: number,
+  r: LoadResult,
+  capped: boolean,
+): PhaseResult {
   const tenth = Math.max(1, Math.floor(r.latenciesMs.length / 10));
-  const p50Of = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const p50Of = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const result: PhaseResult = {
     name,
     scenario: scenario.key,
@@ -90,7 +117,9 @@ function phase(name: string, scenario: Scenario, kind: PhaseKind, concurrency: n
     drift: { firstTenthP50: p50Of(r.latenciesMs.slice(0, tenth)), lastTenthP50: p50Of(r.latenciesMs.slice(-tenth)) },
   };
   const l = result.latencyMs;
-  log(`${name}: ${result.runs} runs${capped ? ' (time cap)' : ''}, p50 ${l.p50.toFixed(1)} / p99 ${l.p99.toFixed(1)} ms, ${result.runsPerSecond.toFixed(1)} runs/s, ${r.failures} failures, other load ${result.cpu.percentOfCore.other?.toFixed(0)} % of a core`);
+  log(
+    `${name}: ${result.runs} runs${capped ? ' (time cap)' : ''}, p50 ${l.p50.toFixed(1)} / p99 ${l.p99.toFixed(1)} ms, ${result.runsPerSecond.toFixed(1)} runs/s, ${r.failures} failures, other load ${result.cpu.percentOfCore.other?.toFixed(0)} % of a core`,
+  );
   return result;
 }
 
@@ -99,8 +128,12 @@ type Workflows = Record<ScenarioKey, { id: string; definition: WorkflowDefinitio
 async function createWorkflows(http: JsonClient): Promise<Workflows> {
   const out: Partial<Workflows> = {};
   for (const [key, scenario] of Object.entries(SCENARIOS) as [ScenarioKey, Scenario][]) {
-    const res = await http.post('/wf/', { name: `bench ${scenario.label}`, definition: { nodes: scenario.nodes, links: scenario.links } });
-    if (res.status !== 200 && res.status !== 201) throw new Error(`creating workflow ${key}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+    const res = await http.post('/wf/', {
+      name: `bench ${scenario.label}`,
+      definition: { nodes: scenario.nodes, links: scenario.links },
+    });
+    if (res.status !== 200 && res.status !== 201)
+      throw new Error(`creating workflow ${key}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
     const body = res.body as { id: string; definition: WorkflowDefinition };
     out[key] = { id: body.id, definition: body.definition };
   }
@@ -115,22 +148,49 @@ interface StepSpec {
 
 /** Sequential steps: the engine scenarios and, interleaved with them, the in-process baselines. */
 function sequentialSteps(http: JsonClient, mongo: Connection, workflows: Workflows): StepSpec[] {
-  const engine = (name: string, key: ScenarioKey): StepSpec => ({ step: engineStep(name, http, { scenario: SCENARIOS[key], workflowId: workflows[key].id }), scenario: key, kind: 'engine' });
+  const engine = (name: string, key: ScenarioKey): StepSpec => ({
+    step: engineStep(name, http, { scenario: SCENARIOS[key], workflowId: workflows[key].id }),
+    scenario: key,
+    kind: 'engine',
+  });
   const mongoBaseline = createMongoBaseline(createModels(mongo));
   const inputs = runBody('baseline').initial_inputs;
-  const baselines = ([['pure', 'A'], ['python', 'B']] as const).flatMap(([key, label]): StepSpec[] => {
+  const baselines = (
+    [
+      ['pure', 'A'],
+      ['python', 'B'],
+    ] as const
+  ).flatMap(([key, label]): StepSpec[] => {
     const { level } = planOf(workflows[key].definition);
     // Pure compute takes microseconds: every round. What spawns python3 or writes: every n-th.
     const computeEvery = key === 'pure' ? 1 : settings.baselineEvery;
     return [
-      { step: inProcessStep(`${label} compute`, () => executeInProcess(level, inputs.in ?? {}), computeEvery), scenario: key, kind: 'baseline-compute' },
-      { step: inProcessStep(`${label} compute+mongo`, () => mongoBaseline(workflows[key].id, inputs), settings.baselineEvery), scenario: key, kind: 'baseline-mongo' },
+      {
+        step: inProcessStep(`${label} compute`, () => executeInProcess(level, inputs.in ?? {}), computeEvery),
+        scenario: key,
+        kind: 'baseline-compute',
+      },
+      {
+        step: inProcessStep(
+          `${label} compute+mongo`,
+          () => mongoBaseline(workflows[key].id, inputs),
+          settings.baselineEvery,
+        ),
+        scenario: key,
+        kind: 'baseline-mongo',
+      },
     ];
   });
   return [engine('1-node seq', 'one'), engine('A pure seq', 'pure'), engine('B python seq', 'python'), ...baselines];
 }
 
-async function measure(http: JsonClient, mongo: Connection, workflows: Workflows, sampler: CpuSampler, phases: PhaseResult[]): Promise<void> {
+async function measure(
+  http: JsonClient,
+  mongo: Connection,
+  workflows: Workflows,
+  sampler: CpuSampler,
+  phases: PhaseResult[],
+): Promise<void> {
   const specs = sequentialSteps(http, mongo, workflows);
   const steps = specs.map((s) => s.step);
   log(`warm-up: ${settings.warmup} rounds of ${steps.map((s) => s.name).join(', ')}`);
@@ -138,9 +198,13 @@ async function measure(http: JsonClient, mongo: Connection, workflows: Workflows
   const broken = warm.results.find((r) => r.failures > 0);
   if (broken) throw new Error(`warm-up runs failed: ${broken.failureSamples.join(' / ')}`);
 
-  log(`sequential: up to ${settings.runs} rounds (cap ${settings.seqSeconds} s); slow baselines every ${settings.baselineEvery} rounds`);
+  log(
+    `sequential: up to ${settings.runs} rounds (cap ${settings.seqSeconds} s); slow baselines every ${settings.baselineEvery} rounds`,
+  );
   const seq = await runInterleaved(steps, settings.runs, settings.seqSeconds, sampler);
-  const results = specs.map((spec, i) => phase(spec.step.name, SCENARIOS[spec.scenario], spec.kind, 1, seq.results[i] as LoadResult, seq.capped));
+  const results = specs.map((spec, i) =>
+    phase(spec.step.name, SCENARIOS[spec.scenario], spec.kind, 1, seq.results[i] as LoadResult, seq.capped),
+  );
 
   const load: PhaseResult[] = [];
   const c = settings.concurrency;
@@ -150,7 +214,14 @@ async function measure(http: JsonClient, mongo: Connection, workflows: Workflows
   ] as const) {
     if (runs === 0) continue;
     log(`${label} at c=${c}: up to ${runs} runs (cap ${seconds} s, then the runs in flight finish)`);
-    const r = await runConcurrent(http, { scenario: SCENARIOS[key], workflowId: workflows[key].id }, runs, c, seconds, sampler);
+    const r = await runConcurrent(
+      http,
+      { scenario: SCENARIOS[key], workflowId: workflows[key].id },
+      runs,
+      c,
+      seconds,
+      sampler,
+    );
     load.push(phase(`${label} c=${c}`, SCENARIOS[key], 'engine', c, r, r.capped));
   }
   phases.push(...results.filter((p) => p.kind === 'engine'), ...load, ...results.filter((p) => p.kind !== 'engine'));
@@ -160,13 +231,21 @@ let staleKeepAliveRetries = 0;
 
 async function runPhases(stack: Stack, phases: PhaseResult[]): Promise<Record<string, number>> {
   const http = jsonClient(stack.apiUrl, Math.max(64, settings.concurrency + 8));
-  const mongo = await connectMongo({ mongo: { uri: stack.env.SPUR_MONGODB_URI as string, dbName: stack.env.SPUR_MONGODB_DB as string, timeoutMs: 10_000 } });
+  const mongo = await connectMongo({
+    mongo: {
+      uri: stack.env.SPUR_MONGODB_URI as string,
+      dbName: stack.env.SPUR_MONGODB_DB as string,
+      timeoutMs: 10_000,
+    },
+  });
   try {
     const workflows = await createWorkflows(http);
     await measure(http, mongo, workflows, new CpuSampler(stack.groups), phases);
     const counts: Record<string, number> = {};
     const db = mongo.db;
-    if (db) for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) counts[name] = await db.collection(name).countDocuments();
+    if (db)
+      for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray())
+        counts[name] = await db.collection(name).countDocuments();
     return counts;
   } finally {
     staleKeepAliveRetries = http.staleRetries;
@@ -179,18 +258,39 @@ function derive(phases: PhaseResult[], documentsAtEnd: Record<string, number>): 
   const find = (name: string) => phases.find((p) => p.name === name);
   const p50 = (name: string) => find(name)?.latencyMs.p50 ?? Number.NaN;
   const derived: Derived = { perNodeOverheadMs: {}, ratios: {}, targets: [], documentsAtEnd };
-  for (const [label, prefix] of [['A pure', 'A'], ['B python', 'B']] as const) {
+  for (const [label, prefix] of [
+    ['A pure', 'A'],
+    ['B python', 'B'],
+  ] as const) {
     derived.perNodeOverheadMs[label] = (p50(`${label} seq`) - p50('1-node seq')) / 4;
-    derived.ratios[label] = { vsCompute: p50(`${label} seq`) / p50(`${prefix} compute`), vsComputeMongo: p50(`${label} seq`) / p50(`${prefix} compute+mongo`) };
+    derived.ratios[label] = {
+      vsCompute: p50(`${label} seq`) / p50(`${prefix} compute`),
+      vsComputeMongo: p50(`${label} seq`) / p50(`${prefix} compute+mongo`),
+    };
   }
   const a = find('A pure seq');
   const load = find(`A pure c=${settings.concurrency}`);
   if (a) {
-    derived.targets.push({ name: 'A p50', target: '≤ 40 ms', value: `${a.latencyMs.p50.toFixed(1)} ms`, ok: a.latencyMs.p50 <= 40 });
-    derived.targets.push({ name: 'A p99', target: '≤ 150 ms', value: `${a.latencyMs.p99.toFixed(1)} ms`, ok: a.latencyMs.p99 <= 150 });
+    derived.targets.push({
+      name: 'A p50',
+      target: '≤ 40 ms',
+      value: `${a.latencyMs.p50.toFixed(1)} ms`,
+      ok: a.latencyMs.p50 <= 40,
+    });
+    derived.targets.push({
+      name: 'A p99',
+      target: '≤ 150 ms',
+      value: `${a.latencyMs.p99.toFixed(1)} ms`,
+      ok: a.latencyMs.p99 <= 150,
+    });
   }
   if (load) {
-    derived.targets.push({ name: `A c=${settings.concurrency}`, target: '≥ 50 runs/s, 0 failures', value: `${load.runsPerSecond.toFixed(1)} runs/s, ${load.failures} failures`, ok: load.runsPerSecond >= 50 && load.failures === 0 });
+    derived.targets.push({
+      name: `A c=${settings.concurrency}`,
+      target: '≥ 50 runs/s, 0 failures',
+      value: `${load.runsPerSecond.toFixed(1)} runs/s, ${load.failures} failures`,
+      ok: load.runsPerSecond >= 50 && load.failures === 0,
+    });
   }
   return derived;
 }
@@ -219,7 +319,10 @@ async function main(): Promise<number> {
   let documentsAtEnd: Record<string, number> = {};
   try {
     log(`settings ${JSON.stringify(settings)}`);
-    stack = await startStack({ tmpDir: tmp, ...(settings.temporalDynamicConfig ? { temporalDynamicConfig: settings.temporalDynamicConfig } : {}) });
+    stack = await startStack({
+      tmpDir: tmp,
+      ...(settings.temporalDynamicConfig ? { temporalDynamicConfig: settings.temporalDynamicConfig } : {}),
+    });
     log(`stack up in ${stack.startSeconds.toFixed(1)} s (logs in ${tmp}); ${TOPOLOGY}`);
     documentsAtEnd = await runPhases(stack, phases);
     code = phases.some((p) => p.failures > 0) ? 2 : 0;
@@ -233,7 +336,14 @@ async function main(): Promise<number> {
       startedAt,
       durationSeconds: (Date.now() - started) / 1000,
       stackStartSeconds: stack?.startSeconds ?? Number.NaN,
-      machine: { cpus: CORES, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version, commit: gitCommit(), loadAverageAtStart, loadAverageAtEnd: os.loadavg() },
+      machine: {
+        cpus: CORES,
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        commit: gitCommit(),
+        loadAverageAtStart,
+        loadAverageAtEnd: os.loadavg(),
+      },
       topology: TOPOLOGY,
       settings,
       staleKeepAliveRetries,

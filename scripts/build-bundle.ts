@@ -6,7 +6,10 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { REPO_ROOT } from './lib/tools';
 
 export async function buildWorkflowBundle(outFile: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'),
+    logger: quietLogger,
+  });
   mkdirSync(path.dirname(path.resolve(outFile)), { recursive: true }); // e.g. dist/ in a fresh checkout or image
   writeFileSync(outFile, code);
   return outFile;

@@ -56,25 +56,41 @@ const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
 /** The fake provider's script: one tool call for an agent, then answers; ratings for raters. */
 function providerScript(req: RecordedRequest): ScriptedResponse {
   const messages = req.body.messages as { role: string; content: unknown }[];
-  if (req.body.tools && !messages.some((m) => m.role === 'tool')) return { toolCalls: [{ id: 'call_1', name: 'echo_tool', arguments: {} }] };
+  if (req.body.tools && !messages.some((m) => m.role === 'tool'))
+    return { toolCalls: [{ id: 'call_1', name: 'echo_tool', arguments: {} }] };
   if (String(messages[0]?.content).startsWith('Rate')) return { content: '{"rating": 7}' };
   return { content: '{"output": "done", "response": "done"}' };
 }
 
-const py = (id: string, code: string) => n(id, 'PythonFuncNode', { code, timeout_seconds: 20, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
+const py = (id: string, code: string) =>
+  n(id, 'PythonFuncNode', { code, timeout_seconds: 20, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
 
 const SCENARIOS: Scenario[] = [
   {
     // InputNode → PythonFuncNode (a regular activity) → OutputNode.
     name: 'linear',
-    definition: { nodes: [input(), py('py', 'return {"y": input_model["in"]["x"] * 2}'), n('out', 'OutputNode')], links: [l('in', 'py'), l('py', 'out')] },
+    definition: {
+      nodes: [input(), py('py', 'return {"y": input_model["in"]["x"] * 2}'), n('out', 'OutputNode')],
+      links: [l('in', 'py'), l('py', 'out')],
+    },
     expect: { status: 'COMPLETED' },
   },
   {
     // One route taken, one not: the untaken branch and what follows it are cancelled quietly.
     name: 'router-untaken-branch',
     definition: {
-      nodes: [input(), n('R', 'RouterNode', { route_map: { yes: { conditions: [cond('in.x', 'equals', 'a')] }, no: { conditions: [cond('in.x', 'equals', 'b')] } } }), n('Y', 'OutputNode'), n('N', 'OutputNode'), n('after_n', 'MergeNode')],
+      nodes: [
+        input(),
+        n('R', 'RouterNode', {
+          route_map: {
+            yes: { conditions: [cond('in.x', 'equals', 'a')] },
+            no: { conditions: [cond('in.x', 'equals', 'b')] },
+          },
+        }),
+        n('Y', 'OutputNode'),
+        n('N', 'OutputNode'),
+        n('after_n', 'MergeNode'),
+      ],
       links: [l('in', 'R'), l('R', 'Y', 'yes'), l('R', 'N', 'no'), l('N', 'after_n')],
     },
     expect: { status: 'COMPLETED' },
@@ -83,7 +99,12 @@ const SCENARIOS: Scenario[] = [
     // A failing activity (non-retryable) cancels its dependents with "Upstream failure"; the other branch finishes.
     name: 'failing-node',
     definition: {
-      nodes: [input(), py('bad', 'raise ValueError("broken on purpose")'), n('after', 'MergeNode'), n('good', 'OutputNode')],
+      nodes: [
+        input(),
+        py('bad', 'raise ValueError("broken on purpose")'),
+        n('after', 'MergeNode'),
+        n('good', 'OutputNode'),
+      ],
       links: [l('in', 'bad'), l('bad', 'after'), l('in', 'good')],
     },
     expect: { status: 'FAILED' },
@@ -106,7 +127,12 @@ const SCENARIOS: Scenario[] = [
     // A human pause (an Update delivers the action), in parallel with a branch that finishes.
     name: 'pause-approve',
     definition: {
-      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'check' }), n('after', 'OutputNode'), n('side', 'OutputNode')],
+      nodes: [
+        input(),
+        n('gate', 'HumanInterventionNode', { message: 'check' }),
+        n('after', 'OutputNode'),
+        n('side', 'OutputNode'),
+      ],
       links: [l('in', 'gate'), l('gate', 'after'), l('in', 'side')],
     },
     expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: { note: 'ok' } } },
@@ -115,7 +141,11 @@ const SCENARIOS: Scenario[] = [
     // A slow node after the pause: the save that shows it RUNNING carries the pause's resolution.
     name: 'pause-approve-slow-next',
     definition: {
-      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'check' }), py('next', 'return {"y": input_model["gate"]["note"]}')],
+      nodes: [
+        input(),
+        n('gate', 'HumanInterventionNode', { message: 'check' }),
+        py('next', 'return {"y": input_model["gate"]["note"]}'),
+      ],
       links: [l('in', 'gate'), l('gate', 'next')],
     },
     expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: { note: 'ok' } } },
@@ -123,26 +153,40 @@ const SCENARIOS: Scenario[] = [
   {
     // A run with a callback: a delivery child (abandoned) at the pause and at the end.
     name: 'pause-callback',
-    definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'after')] },
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'after')],
+    },
     callbackEvents: ['run.paused', 'run.completed'],
     expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: {} } },
   },
   {
     name: 'pause-decline',
-    definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'after')] },
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode'), n('after', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'after')],
+    },
     expect: { status: 'CANCELED', pauseAction: { action: 'DECLINE', user_id: 'capture', inputs: {} } },
   },
   {
     // `a` is given, so only `b` and the target `c` run.
     name: 'partial-run',
-    definition: { nodes: [input(), n('a', 'OutputNode', { output_map: { v: 'in.x' } }), n('b', 'MergeNode'), n('c', 'MergeNode')], links: [l('in', 'a'), l('a', 'b'), l('b', 'c')] },
+    definition: {
+      nodes: [input(), n('a', 'OutputNode', { output_map: { v: 'in.x' } }), n('b', 'MergeNode'), n('c', 'MergeNode')],
+      links: [l('in', 'a'), l('a', 'b'), l('b', 'c')],
+    },
     expect: { partial: { node_id: 'c', initial_inputs: { in: { x: 'a' } }, partial_outputs: { a: { v: 'given' } } } },
   },
   {
     // An agent's loop: model call → tool call (its own activity) → model call with the result.
     name: 'agent-tools',
     definition: {
-      nodes: [input(), n('agent', 'AgentNode', { llm_info: LLM }), { ...py('tool', 'return {"y": "from tool"}'), title: 'echo_tool', parent_id: 'agent' }, n('out', 'OutputNode')],
+      nodes: [
+        input(),
+        n('agent', 'AgentNode', { llm_info: LLM }),
+        { ...py('tool', 'return {"y": "from tool"}'), title: 'echo_tool', parent_id: 'agent' },
+        n('out', 'OutputNode'),
+      ],
       links: [l('in', 'agent'), l('agent', 'out')],
     },
     expect: { status: 'COMPLETED' },
@@ -157,7 +201,10 @@ const SCENARIOS: Scenario[] = [
   {
     // Two samples, each followed by its rating call, in parallel.
     name: 'best-of-n',
-    definition: { nodes: [input(), n('best', 'BestOfNNode', { llm_info: LLM, samples: 2 }), n('out', 'OutputNode')], links: [l('in', 'best'), l('best', 'out')] },
+    definition: {
+      nodes: [input(), n('best', 'BestOfNNode', { llm_info: LLM, samples: 2 }), n('out', 'OutputNode')],
+      links: [l('in', 'best'), l('best', 'out')],
+    },
     expect: { status: 'COMPLETED' },
   },
   {
@@ -169,7 +216,10 @@ const SCENARIOS: Scenario[] = [
   {
     // A batch whose rows pause: child workflows, two at a time, each approved.
     name: 'batch-child',
-    definition: { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] },
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'out')],
+    },
     expect: { batch: { rows: 3, miniBatchSize: 2, approveRows: true } },
   },
   {
@@ -182,12 +232,22 @@ const SCENARIOS: Scenario[] = [
 
 /** Leaves a run stored but never started (as an api killed mid-request would), then runs one reconciler pass. */
 async function runReconcileScenario(engine: Engine, workflowId: string, pageSize: number): Promise<string> {
-  const services = createServices({ models: engine.api.models, secretKey: randomBytes(32), temporal: engine.api.temporal, config: engine.api.config });
+  const services = createServices({
+    models: engine.api.models,
+    secretKey: randomBytes(32),
+    temporal: engine.api.temporal,
+    config: engine.api.config,
+  });
   const request = StartRunRequest.parse({ initial_inputs: { in: { x: 'a' } } });
-  const stranded = [await services.runStarter.record(workflowId, request, 'interactive'), await services.runStarter.record(workflowId, request, 'interactive')];
+  const stranded = [
+    await services.runStarter.record(workflowId, request, 'interactive'),
+    await services.runStarter.record(workflowId, request, 'interactive'),
+  ];
   const input: ReconcileInput = { graceMs: 0, pageSize, maxPages: 5 };
   const handle = await engine.api.temporal.workflow.start(WorkflowType.spurReconcile, {
-    workflowId: `${engine.api.config.temporal.workflowIdPrefix}spur-reconcile`, taskQueue: engine.api.config.temporal.taskQueue, args: [input],
+    workflowId: `${engine.api.config.temporal.workflowIdPrefix}spur-reconcile`,
+    taskQueue: engine.api.config.temporal.taskQueue,
+    args: [input],
   });
   await handle.result();
   for (const run of stranded) assert.equal((await waitForRun(engine.http, run._id, isFinal)).status, 'COMPLETED');
@@ -195,27 +255,45 @@ async function runReconcileScenario(engine: Engine, workflowId: string, pageSize
 }
 
 /** A batch over a `rows`-row dataset; rows that pause are approved as they come. Resolves to the parent's workflow id. */
-async function runBatchScenario(engine: Engine, workflowId: string, batch: { rows: number; miniBatchSize: number; approveRows?: boolean }): Promise<string> {
+async function runBatchScenario(
+  engine: Engine,
+  workflowId: string,
+  batch: { rows: number; miniBatchSize: number; approveRows?: boolean },
+): Promise<string> {
   const fd = new FormData();
   fd.append('file', new Blob([['x', ...Array.from({ length: batch.rows }, (_, i) => `v${i}`)].join('\n')]), 'rows.csv');
   const ds = await engine.http.post(`/ds/?name=capture-${workflowId}`, fd);
   assert.equal(ds.status, 200, ds.text);
-  const parent = await engine.http.post(`/wf/${workflowId}/start_batch_run/`, { dataset_id: ds.body.id, mini_batch_size: batch.miniBatchSize });
+  const parent = await engine.http.post(`/wf/${workflowId}/start_batch_run/`, {
+    dataset_id: ds.body.id,
+    mini_batch_size: batch.miniBatchSize,
+  });
   assert.equal(parent.status, 200, parent.text);
-  const run = await waitForRun(engine.http, parent.body.id, (r) => {
-    if (batch.approveRows) void approvePausedRows(engine, parent.body.id);
-    return isFinal(r);
-  }, 60_000);
+  const run = await waitForRun(
+    engine.http,
+    parent.body.id,
+    (r) => {
+      if (batch.approveRows) void approvePausedRows(engine, parent.body.id);
+      return isFinal(r);
+    },
+    60_000,
+  );
   assert.equal(run.status, 'COMPLETED', JSON.stringify(run));
   return runWorkflowId(parent.body.id, engine.api.config.temporal.workflowIdPrefix);
 }
 
 const approving = new Set<string>();
 async function approvePausedRows(engine: Engine, parentRunId: string): Promise<void> {
-  const paused = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body as Array<{ run: { id: string; parent_run_id: string | null } }>;
+  const paused = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body as Array<{
+    run: { id: string; parent_run_id: string | null };
+  }>;
   for (const p of paused.filter((x) => x.run.parent_run_id === parentRunId && !approving.has(x.run.id))) {
     approving.add(p.run.id);
-    await engine.http.post(`/wf/process_pause_action/${p.run.id}/`, { action: 'APPROVE', user_id: 'capture', inputs: {} });
+    await engine.http.post(`/wf/process_pause_action/${p.run.id}/`, {
+      action: 'APPROVE',
+      user_id: 'capture',
+      inputs: {},
+    });
   }
 }
 
@@ -232,9 +310,24 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
     return findPartialRun(engine);
   }
   const inputs = scenario.session
-    ? { input_node: { user_message: 'hi', session_id: (await engine.http.post(`/session/test/?workflow_id=${wf.body.id}`)).body.id, message_history: [] } }
+    ? {
+        input_node: {
+          user_message: 'hi',
+          session_id: (await engine.http.post(`/session/test/?workflow_id=${wf.body.id}`)).body.id,
+          message_history: [],
+        },
+      }
     : { in: { x: 'a' } };
-  const callback = scenario.callbackEvents && receiver ? { callback: { url: `${receiver.url}/${scenario.name}`, secret: 'capture-secret', events: scenario.callbackEvents } } : {};
+  const callback =
+    scenario.callbackEvents && receiver
+      ? {
+          callback: {
+            url: `${receiver.url}/${scenario.name}`,
+            secret: 'capture-secret',
+            events: scenario.callbackEvents,
+          },
+        }
+      : {};
   const started = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: inputs, ...callback });
   assert.equal(started.status, 200, started.text);
   if (expect.pauseAction) {
@@ -263,9 +356,14 @@ async function findPartialRun(engine: Engine): Promise<string> {
  * SDK's own helper fails its `instanceof Type` check ("type must be a Type").
  */
 function historyToProtoJson(history: History): unknown {
-  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as { toJson(type: unknown, message: unknown): unknown };
+  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
+    toJson(type: unknown, message: unknown): unknown;
+  };
   const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
-  return protojson.toJson(root.lookupType('temporal.api.history.v1.History'), proto.temporal.api.history.v1.History.fromObject(history));
+  return protojson.toJson(
+    root.lookupType('temporal.api.history.v1.History'),
+    proto.temporal.api.history.v1.History.fromObject(history),
+  );
 }
 
 async function saveHistory(engine: Engine, workflowId: string, file: string): Promise<void> {
@@ -303,7 +401,11 @@ function defineCaptureSuite(outDir: string): void {
           const [hit] = await receiver.waitFor(`/${scenario.name}`, scenario.callbackEvents.length);
           const runId = String(hit?.body.run.id);
           const last = scenario.callbackEvents.at(-1);
-          await saveHistory(engine, callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:${last}:1`), path.join(outDir, `${scenario.name}-delivery.json`));
+          await saveHistory(
+            engine,
+            callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:${last}:1`),
+            path.join(outDir, `${scenario.name}-delivery.json`),
+          );
         }
       });
     }
@@ -313,7 +415,17 @@ function defineCaptureSuite(outDir: string): void {
 /** Started by hand: run this file as the only spec of the test harness, which brings up the stack. */
 function main(): Promise<number> {
   const outDir = path.resolve(process.argv[2] ?? HISTORY_DIR);
-  const args = [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'scripts', 'test.ts'), '--no-config', '--require', 'tsx/cjs', '--extension', 'ts', '--exit', __filename];
+  const args = [
+    require.resolve('tsx/cli'),
+    path.join(REPO_ROOT, 'scripts', 'test.ts'),
+    '--no-config',
+    '--require',
+    'tsx/cjs',
+    '--extension',
+    'ts',
+    '--exit',
+    __filename,
+  ];
   const env = { ...process.env, SPUR_TEST_SKIP_STATIC: '1', [CAPTURE_FLAG]: '1', [OUT_DIR_VAR]: outDir };
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: 'inherit', env });
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));

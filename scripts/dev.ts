@@ -61,7 +61,11 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
   const entries = DEV_ENTRIES[topology];
   const workerCommand = options.workerCommand ?? (entries.worker ? tsx(entries.worker) : undefined);
   const apiCommand = options.apiCommand ?? tsx(entries.api);
-  say(topology === 'combined' ? 'topology: combined (the api hosts the worker; SPUR_DEV_TOPOLOGY=split for two processes)' : 'topology: split (api and worker apart, as in production)');
+  say(
+    topology === 'combined'
+      ? 'topology: combined (the api hosts the worker; SPUR_DEV_TOPOLOGY=split for two processes)'
+      : 'topology: split (api and worker apart, as in production)',
+  );
 
   const apps: Supervised[] = []; // stopped first
   const servers: ManagedProcess[] = [];
@@ -91,7 +95,12 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
 
   try {
     const [temporalResult, ferretResult] = await Promise.allSettled([
-      startTemporal({ ...TEMPORAL_DEV_OPTIONS, port: ports.temporal, uiPort: ports.temporalUi, dbFile: path.join(dataDir, 'temporal.db') }),
+      startTemporal({
+        ...TEMPORAL_DEV_OPTIONS,
+        port: ports.temporal,
+        uiPort: ports.temporalUi,
+        dbFile: path.join(dataDir, 'temporal.db'),
+      }),
       startFerretDb({ port: ports.ferret, dataDir: path.join(dataDir, 'ferretdb') }),
     ]);
     // Track whatever started, so a failure of the other one (or Ctrl-C meanwhile) stops it too.
@@ -118,7 +127,9 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
     // backoff, logged) while runs go on, instead of the whole stack stopping.
     const start = (name: string, [command, ...args]: readonly string[]): void => {
       if (command === undefined) throw new Error(`empty ${name} command`);
-      apps.push(supervise({ name, command, args, env, cwd: REPO_ROOT }, options.restartPolicy ?? DEFAULT_RESTART_POLICY, say));
+      apps.push(
+        supervise({ name, command, args, env, cwd: REPO_ROOT }, options.restartPolicy ?? DEFAULT_RESTART_POLICY, say),
+      );
     };
     if (workerCommand) start('worker', workerCommand);
     start('api', apiCommand);

@@ -4,9 +4,13 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/tools';
 
-const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'scripts', 'test.ts'), 'scripts/screenshots/capture.ts'], {
-  cwd: REPO_ROOT,
-  stdio: 'inherit',
-  env: { ...process.env, SPUR_TEST_SKIP_STATIC: '1' },
-});
+const child = spawn(
+  process.execPath,
+  [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'scripts', 'test.ts'), 'scripts/screenshots/capture.ts'],
+  {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, SPUR_TEST_SKIP_STATIC: '1' },
+  },
+);
 child.on('exit', (code) => process.exit(code ?? 1));

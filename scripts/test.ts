@@ -5,7 +5,13 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onFreePort } from './lib/ports';
-import { TEMPORAL_DEV_OPTIONS, startFerretDb, startTemporal, type FerretDbServer, type TemporalServer } from './lib/servers';
+import {
+  TEMPORAL_DEV_OPTIONS,
+  startFerretDb,
+  startTemporal,
+  type FerretDbServer,
+  type TemporalServer,
+} from './lib/servers';
 import { REPO_ROOT } from './lib/tools';
 import { buildWorkflowBundle } from './build-bundle';
 
@@ -22,19 +28,34 @@ async function main(): Promise<number> {
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(143)));
   try {
     [ferret, temporal] = await Promise.all([
-      onFreePort((port) => startFerretDb({ port, dataDir: path.join(tmp, 'ferretdb'), logFile: path.join(tmp, 'ferretdb.log') })),
-      onFreePort((port) => startTemporal({ ...TEMPORAL_DEV_OPTIONS, port, uiPort: null, dbFile: path.join(tmp, 'temporal.db'), logFile: path.join(tmp, 'temporal.log') })),
+      onFreePort((port) =>
+        startFerretDb({ port, dataDir: path.join(tmp, 'ferretdb'), logFile: path.join(tmp, 'ferretdb.log') }),
+      ),
+      onFreePort((port) =>
+        startTemporal({
+          ...TEMPORAL_DEV_OPTIONS,
+          port,
+          uiPort: null,
+          dbFile: path.join(tmp, 'temporal.db'),
+          logFile: path.join(tmp, 'temporal.log'),
+        }),
+      ),
     ]);
-    console.log(`test stack: FerretDB ${ferret.uri}, Temporal ${temporal.address} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`);
+    console.log(
+      `test stack: FerretDB ${ferret.uri}, Temporal ${temporal.address} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`,
+    );
     if (process.env.SPUR_TEST_SKIP_STATIC !== '1' && !(await staticChecks())) return 1;
     // One bundle for every worker the suite starts: workers come up in a second, not five.
     const bundle = await buildWorkflowBundle(path.join(tmp, 'workflow-bundle.js'));
-    code = await runMocha({
-      SPUR_TEST_WORKFLOW_BUNDLE: bundle,
-      SPUR_TEST_MONGODB_URI: ferret.uri,
-      SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
-      SPUR_TEST_TMP: tmp,
-    }, path.join(tmp, 'mocha.log'));
+    code = await runMocha(
+      {
+        SPUR_TEST_WORKFLOW_BUNDLE: bundle,
+        SPUR_TEST_MONGODB_URI: ferret.uri,
+        SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
+        SPUR_TEST_TMP: tmp,
+      },
+      path.join(tmp, 'mocha.log'),
+    );
   } catch (err) {
     console.error('test stack failed:', err);
     for (const log of ['ferretdb.log', 'temporal.log']) printTail(path.join(tmp, log));
@@ -52,7 +73,9 @@ async function main(): Promise<number> {
 async function staticChecks(): Promise<boolean> {
   const bin = (name: string) => path.join(REPO_ROOT, 'node_modules', '.bin', name);
   const run = (name: string, args: string[]) =>
-    new Promise<boolean>((resolve) => spawn(bin(name), args, { cwd: REPO_ROOT, stdio: 'inherit' }).on('exit', (c) => resolve(c === 0)));
+    new Promise<boolean>((resolve) =>
+      spawn(bin(name), args, { cwd: REPO_ROOT, stdio: 'inherit' }).on('exit', (c) => resolve(c === 0)),
+    );
   const [types, lint] = await Promise.all([run('tsc', ['--noEmit', '-p', 'tsconfig.json']), run('eslint', ['.'])]);
   if (!types) console.error('static checks: tsc failed');
   if (!lint) console.error('static checks: eslint failed');
@@ -61,7 +84,14 @@ async function staticChecks(): Promise<boolean> {
 
 /** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
 // The long e2e files first: with files in parallel, the short ones then fill the gaps at the end.
-const SUITE = ['test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts', 'test/security/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/api/**/*.test.ts', 'test/unit/**/*.test.ts'];
+const SUITE = [
+  'test/e2e/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/deploy/**/*.test.ts',
+  'test/api/**/*.test.ts',
+  'test/unit/**/*.test.ts',
+];
 
 /**
  * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 3): every file starts its own api
@@ -83,9 +113,19 @@ function mochaArgs(args: string[]): string[] {
 function runMocha(env: Record<string, string>, logFile: string): Promise<number> {
   const mocha = path.join(REPO_ROOT, 'node_modules', '.bin', 'mocha');
   const log = createWriteStream(logFile);
-  const child = spawn(mocha, mochaArgs(process.argv.slice(2)), { cwd: REPO_ROOT, stdio: ['inherit', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  child.stdout.on('data', (chunk: Buffer) => { process.stdout.write(chunk); log.write(chunk); });
-  child.stderr.on('data', (chunk: Buffer) => { process.stderr.write(chunk); log.write(chunk); });
+  const child = spawn(mocha, mochaArgs(process.argv.slice(2)), {
+    cwd: REPO_ROOT,
+    stdio: ['inherit', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    log.write(chunk);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    log.write(chunk);
+  });
   const exited = new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
   return exited.then((code) => new Promise((resolve) => log.end(() => resolve(code))));
 }

@@ -72,7 +72,13 @@ export function createApp({ config, logger, services, probes, secretKey = random
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
       definitionLimits: config.limits,
     }),
-    ...runRoutes({ starter: services.runStarter, startBatch: services.startBatch, reader: services.runs, idempotency: services.idempotency, recoverRun: services.recoverRun }),
+    ...runRoutes({
+      starter: services.runStarter,
+      startBatch: services.startBatch,
+      reader: services.runs,
+      idempotency: services.idempotency,
+      recoverRun: services.recoverRun,
+    }),
     ...callbackRoutes(services.callbacks),
     ...runEventRoutes({
       hub: services.runEvents,
@@ -122,9 +128,15 @@ export function createApp({ config, logger, services, probes, secretKey = random
     trustedOrigin: trustedOrigins(config.http.corsOrigins, keysSet),
     anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path) }),
     bodyTypes: (method, path) => (loginRoute(path) ? [FORM_TYPE] : bodyTypesOfApi(method, path)),
-  })) app.use(check);
+  }))
+    app.use(check);
   const site = new Router({ sensitive: true });
-  mountLogin(site, { digests, sessions, attempts: loginAttempts(config.http.login), clientAddress: clientAddressOf(config.http.login.trustForwardedFor) });
+  mountLogin(site, {
+    digests,
+    sessions,
+    attempts: loginAttempts(config.http.login),
+    clientAddress: clientAddressOf(config.http.login.trustForwardedFor),
+  });
   app.use(site.routes());
   app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) }));
   app.use(api.routes());

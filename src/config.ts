@@ -22,15 +22,26 @@ const envSchema = z.object({
   SPUR_TEMPORAL_NAMESPACE: z.string().default('default'),
   SPUR_TASK_QUEUE: z.string().default('spur-runs'),
   /** Prepended to Temporal workflow ids, for installations sharing a namespace. */
-  SPUR_WORKFLOW_ID_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]*$/).default(''),
+  SPUR_WORKFLOW_ID_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]*$/)
+    .default(''),
   SPUR_WORKFLOW_STACK_TRACES: bool.default(false),
   SPUR_DATA_DIR: z.string().default('.data'),
   /** base64 of 32 bytes; when unset, a key is generated once and kept in SPUR_DATA_DIR. */
   SPUR_SECRET_KEY: z.string().optional(),
   SPUR_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON request body (bytes): room for one value at SPUR_MAX_VALUE_BYTES and its envelope. */
-  SPUR_MAX_JSON_BYTES: z.coerce.number().int().positive().default(80 * 1024 * 1024),
-  SPUR_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  SPUR_MAX_JSON_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(80 * 1024 * 1024),
+  SPUR_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
   SPUR_MAX_UPLOAD_FILES: z.coerce.number().int().positive().default(20),
   SPUR_PRETTY_LOGS: bool.default(false),
   /** Comma-separated `sha256:<hex>` digests of the accepted API keys (scripts/hash-api-key.ts). */
@@ -46,7 +57,10 @@ const envSchema = z.object({
   SPUR_ALLOWED_HOSTS: z
     .string()
     .default('')
-    .refine((text) => list(text).every((name) => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/.test(name)), 'host names without a port or scheme, e.g. spur.example.com,[2001:db8::1]'),
+    .refine(
+      (text) => list(text).every((name) => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/.test(name)),
+      'host names without a port or scheme, e.g. spur.example.com,[2001:db8::1]',
+    ),
   /** A workflow bundle prebuilt by scripts/build-bundle.ts; unset = bundle at worker start. */
   SPUR_WORKFLOW_BUNDLE: z.string().optional(),
   /** How long a blocking run request waits before answering 202 with the run id to poll. */
@@ -56,12 +70,20 @@ const envSchema = z.object({
   /** How long a pause action waits for a worker before it is queued (202) to apply later. */
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
   /** Largest dataset file accepted by `POST /ds/` (bytes); larger uploads are refused with 413. */
-  SPUR_MAX_DATASET_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
+  SPUR_MAX_DATASET_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(200 * 1024 * 1024),
   /**
    * Bytes one uploaded document or dataset file may decompress to (DOCX entries, PDF streams,
    * Parquet pages), and separately the text or rows extracted from it; over it, the file is refused.
    */
-  SPUR_PARSE_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  SPUR_PARSE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024 * 1024),
   /** Time the parse (and chunking) of one file may take before its thread is stopped. */
   SPUR_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(60),
   /** Heap of each parse thread (two per api and worker process), in MB. */
@@ -80,9 +102,18 @@ const envSchema = z.object({
   /** A run's workflow continues as new (carrying its ended nodes and tasks) once its history has this many events. */
   SPUR_RUN_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(10_000),
   /** Run inputs, node inputs and outputs whose JSON is larger travel by reference (stored once in GridFS). */
-  SPUR_VALUE_REF_BYTES: z.coerce.number().int().min(256).max(1024 * 1024).default(128 * 1024),
+  SPUR_VALUE_REF_BYTES: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(1024 * 1024)
+    .default(128 * 1024),
   /** Largest value a run may carry (an input field, a node output): a request over it gets 413, a node over it fails. */
-  SPUR_MAX_VALUE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  SPUR_MAX_VALUE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   /** Most model calls an AgentNode's `max_iterations` may ask for: a workflow over it is refused when saved (422) and when run (400). */
   SPUR_AGENT_MAX_ITERATIONS: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Most iterations of nested ForLoopNodes, multiplied along each nesting chain (checked like the agent cap). */
@@ -136,7 +167,11 @@ const envSchema = z.object({
   /** Where the UI's static export lives (setup links it here). */
   SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
   /** How long a browser login (the session cookie set by `/login`) lasts. */
-  SPUR_SESSION_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
+  SPUR_SESSION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(12),
   /**
    * Server-side requests (integrations, LLM and embedding providers, callbacks) may go to loopback,
    * private, link-local (cloud metadata), CGNAT and unique-local addresses (on in `npm run dev`).
@@ -145,7 +180,11 @@ const envSchema = z.object({
   /** `host:port` pairs server-side requests may reach whatever their address (an internal gateway). */
   SPUR_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
   /** Largest answer body of a server-side request, after decompression. */
-  SPUR_OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  SPUR_OUTBOUND_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   /** Failed logins at `/login` one client address may make per window; then it gets 429 (counted per api process, in memory). */
   SPUR_LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(10_000).default(10),
   SPUR_LOGIN_WINDOW_SECONDS: z.coerce.number().positive().max(86_400).default(60),
@@ -155,7 +194,11 @@ const envSchema = z.object({
    */
   SPUR_LOGIN_TRUST_FORWARDED_FOR: bool.default(false),
   /** How long a callback delivery is retried (network errors, 5xx, 429) before it is given up. */
-  SPUR_CALLBACK_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  SPUR_CALLBACK_RETRY_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(24),
   /** First wait between two attempts of a delivery; it doubles up to SPUR_CALLBACK_RETRY_MAX_SECONDS. */
   SPUR_CALLBACK_RETRY_FIRST_SECONDS: z.coerce.number().positive().default(5),
   SPUR_CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(900),
@@ -170,7 +213,11 @@ const envSchema = z.object({
   /** Event streams one client (an API key; without keys, an address) may have open on one api process at once. */
   SPUR_EVENT_STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(20),
   /** How long an `Idempotency-Key` of a run route or pause action is remembered (its replays answer the first request). */
-  SPUR_IDEMPOTENCY_TTL_SECONDS: z.coerce.number().positive().max(365 * 86_400).default(86_400),
+  SPUR_IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .positive()
+    .max(365 * 86_400)
+    .default(86_400),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -197,8 +244,23 @@ export interface Config {
   };
   webUi: { enabled: boolean; dir: string };
   mongo: { uri: string; dbName: string; timeoutMs: number };
-  temporal: { address: string; namespace: string; taskQueue: string; workflowIdPrefix: string; workflowBundle: string | undefined; workflowStackTraces: boolean; maxActivities: number };
-  runs: { blockingWaitMs: number; actionWaitMs: number; batchHistoryEvents: number; batchChunkRows: number; runHistoryEvents: number; batchRowMode: 'auto' | 'child' };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    workflowIdPrefix: string;
+    workflowBundle: string | undefined;
+    workflowStackTraces: boolean;
+    maxActivities: number;
+  };
+  runs: {
+    blockingWaitMs: number;
+    actionWaitMs: number;
+    batchHistoryEvents: number;
+    batchChunkRows: number;
+    runHistoryEvents: number;
+    batchRowMode: 'auto' | 'child';
+  };
   datasets: { maxBytes: number; rowsPerChunk: number };
   parsing: ParseLimits;
   values: { refAboveBytes: number; maxBytes: number };
@@ -271,25 +333,77 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       headersTimeoutMs: e.SPUR_HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: e.SPUR_HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
       sessionTtlMs: e.SPUR_SESSION_HOURS * 3_600_000,
-      login: { maxFailures: e.SPUR_LOGIN_MAX_FAILURES, windowMs: e.SPUR_LOGIN_WINDOW_SECONDS * 1000, trustForwardedFor: e.SPUR_LOGIN_TRUST_FORWARDED_FOR },
+      login: {
+        maxFailures: e.SPUR_LOGIN_MAX_FAILURES,
+        windowMs: e.SPUR_LOGIN_WINDOW_SECONDS * 1000,
+        trustForwardedFor: e.SPUR_LOGIN_TRUST_FORWARDED_FOR,
+      },
     },
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
-    temporal: { address: e.SPUR_TEMPORAL_ADDRESS, namespace: e.SPUR_TEMPORAL_NAMESPACE, taskQueue: e.SPUR_TASK_QUEUE, workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX, workflowBundle: e.SPUR_WORKFLOW_BUNDLE, workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES, maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES },
-    runs: { blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000, actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000, batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS, batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS, runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS, batchRowMode: e.SPUR_BATCH_ROW_MODE },
+    temporal: {
+      address: e.SPUR_TEMPORAL_ADDRESS,
+      namespace: e.SPUR_TEMPORAL_NAMESPACE,
+      taskQueue: e.SPUR_TASK_QUEUE,
+      workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX,
+      workflowBundle: e.SPUR_WORKFLOW_BUNDLE,
+      workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES,
+      maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES,
+    },
+    runs: {
+      blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000,
+      actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000,
+      batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS,
+      batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS,
+      runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS,
+      batchRowMode: e.SPUR_BATCH_ROW_MODE,
+    },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
-    parsing: { maxBytes: e.SPUR_PARSE_MAX_BYTES, timeLimitMs: e.SPUR_PARSE_TIMEOUT_SECONDS * 1000, memoryMb: e.SPUR_PARSE_MEMORY_MB },
+    parsing: {
+      maxBytes: e.SPUR_PARSE_MAX_BYTES,
+      timeLimitMs: e.SPUR_PARSE_TIMEOUT_SECONDS * 1000,
+      memoryMb: e.SPUR_PARSE_MEMORY_MB,
+    },
     values: { refAboveBytes: e.SPUR_VALUE_REF_BYTES, maxBytes: e.SPUR_MAX_VALUE_BYTES },
-    limits: { agentMaxIterations: e.SPUR_AGENT_MAX_ITERATIONS, loopMaxTotalIterations: e.SPUR_LOOP_MAX_TOTAL_ITERATIONS },
-    rag: { vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'), annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS },
-    python: { sandbox: e.SPUR_PYTHON_SANDBOX, interpreter: e.SPUR_PYTHON, network: e.SPUR_PYTHON_NETWORK, maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB, maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES, scratchMb: e.SPUR_PYTHON_SCRATCH_MB, maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT, cgroup: e.SPUR_PYTHON_CGROUP },
+    limits: {
+      agentMaxIterations: e.SPUR_AGENT_MAX_ITERATIONS,
+      loopMaxTotalIterations: e.SPUR_LOOP_MAX_TOTAL_ITERATIONS,
+    },
+    rag: {
+      vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'),
+      annMinRows: e.SPUR_VECTOR_ANN_MIN_ROWS,
+    },
+    python: {
+      sandbox: e.SPUR_PYTHON_SANDBOX,
+      interpreter: e.SPUR_PYTHON,
+      network: e.SPUR_PYTHON_NETWORK,
+      maxMemoryMb: e.SPUR_PYTHON_MAX_MEMORY_MB,
+      maxProcesses: e.SPUR_PYTHON_MAX_PROCESSES,
+      scratchMb: e.SPUR_PYTHON_SCRATCH_MB,
+      maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT,
+      cgroup: e.SPUR_PYTHON_CGROUP,
+    },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
-    outbound: { allowPrivate: e.SPUR_OUTBOUND_ALLOW_PRIVATE, allowHosts: list(e.SPUR_OUTBOUND_ALLOW_HOSTS), maxResponseBytes: e.SPUR_OUTBOUND_MAX_RESPONSE_BYTES, idleTimeoutMs: OUTBOUND_IDLE_TIMEOUT_MS, maxRedirects: OUTBOUND_MAX_REDIRECTS },
+    outbound: {
+      allowPrivate: e.SPUR_OUTBOUND_ALLOW_PRIVATE,
+      allowHosts: list(e.SPUR_OUTBOUND_ALLOW_HOSTS),
+      maxResponseBytes: e.SPUR_OUTBOUND_MAX_RESPONSE_BYTES,
+      idleTimeoutMs: OUTBOUND_IDLE_TIMEOUT_MS,
+      maxRedirects: OUTBOUND_MAX_REDIRECTS,
+    },
     callbacks: {
-      retry: { firstRetryMs: e.SPUR_CALLBACK_RETRY_FIRST_SECONDS * 1000, maxRetryMs: Math.max(e.SPUR_CALLBACK_RETRY_FIRST_SECONDS, e.SPUR_CALLBACK_RETRY_MAX_SECONDS) * 1000, giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000 },
+      retry: {
+        firstRetryMs: e.SPUR_CALLBACK_RETRY_FIRST_SECONDS * 1000,
+        maxRetryMs: Math.max(e.SPUR_CALLBACK_RETRY_FIRST_SECONDS, e.SPUR_CALLBACK_RETRY_MAX_SECONDS) * 1000,
+        giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000,
+      },
       attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
     },
-    runEvents: { keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000, pollMs: e.SPUR_EVENT_STREAM_POLL_MS, streams: { max: e.SPUR_EVENT_STREAMS_MAX, perClient: e.SPUR_EVENT_STREAMS_PER_CLIENT } },
+    runEvents: {
+      keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000,
+      pollMs: e.SPUR_EVENT_STREAM_POLL_MS,
+      streams: { max: e.SPUR_EVENT_STREAMS_MAX, perClient: e.SPUR_EVENT_STREAMS_PER_CLIENT },
+    },
     idempotency: { ttlMs: e.SPUR_IDEMPOTENCY_TTL_SECONDS * 1000 },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
@@ -303,7 +417,10 @@ const OUTBOUND_IDLE_TIMEOUT_MS = 60_000;
 const OUTBOUND_MAX_REDIRECTS = 5;
 
 function list(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function deepFreeze<T extends object>(value: T): Readonly<T> {

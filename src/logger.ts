@@ -8,7 +8,10 @@ export function createLogger(config: Pick<Config, 'log'>, name: string): Logger 
   return pino({
     name,
     level: config.log.level,
-    redact: { paths: ['*.value', '*.secret', 'req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+    redact: {
+      paths: ['*.value', '*.secret', 'req.headers.authorization', 'req.headers["x-api-key"]'],
+      censor: '[redacted]',
+    },
     ...(config.log.pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   });
 }

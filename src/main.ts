@@ -18,7 +18,12 @@ async function main(): Promise<void> {
   const temporalConnection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
   await serveApi({
-    config, logger, mongo, models, temporal, eagerStart: false,
+    config,
+    logger,
+    mongo,
+    models,
+    temporal,
+    eagerStart: false,
     afterDrain: async () => {
       await Promise.allSettled([mongo.close(), temporalConnection.close()]);
     },

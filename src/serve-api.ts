@@ -44,7 +44,16 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
     config,
     logger,
     secretKey,
-    services: createServices({ models: deps.models, secretKey, temporal: deps.temporal, config, eagerStart: deps.eagerStart, ...(deps.outcomes ? { outcomes: deps.outcomes } : {}), stopping: draining.signal, logger }),
+    services: createServices({
+      models: deps.models,
+      secretKey,
+      temporal: deps.temporal,
+      config,
+      eagerStart: deps.eagerStart,
+      ...(deps.outcomes ? { outcomes: deps.outcomes } : {}),
+      stopping: draining.signal,
+      logger,
+    }),
     probes: apiProbes(mongo, temporalHealth.probe, deps.hostedWorkerSandbox),
   });
   const server = http.createServer(
@@ -68,7 +77,10 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, drainMs: config.http.shutdownDrainMs }, 'api stopping: no new connections, draining requests in flight');
+    logger.info(
+      { signal, drainMs: config.http.shutdownDrainMs },
+      'api stopping: no new connections, draining requests in flight',
+    );
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // An answered keep-alive connection would hold close() for keepAliveTimeout: close idle ones as they appear.
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
@@ -91,7 +103,9 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
 /** Called first thing at boot: no keys on a non-loopback address stops the process (unless allowed). */
 export function refuseInsecureListen(config: Readonly<Config>): void {
   if (!isLoopback(config.http.host) && config.http.apiKeyHashes.length === 0 && !config.http.allowInsecure) {
-    console.error(`Refusing to listen on ${config.http.host} without API keys: set SPUR_API_KEY_HASHES, or SPUR_ALLOW_INSECURE=true to accept the risk.`);
+    console.error(
+      `Refusing to listen on ${config.http.host} without API keys: set SPUR_API_KEY_HASHES, or SPUR_ALLOW_INSECURE=true to accept the risk.`,
+    );
     process.exit(2);
   }
 }

@@ -41,7 +41,11 @@ export interface ServiceDeps {
   models: Models;
   secretKey: Buffer;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'runs' | 'datasets' | 'parsing' | 'values' | 'limits' | 'rag' | 'outbound' | 'idempotency'> & Partial<Pick<Config, 'runEvents'>>;
+  config: Pick<
+    Config,
+    'temporal' | 'runs' | 'datasets' | 'parsing' | 'values' | 'limits' | 'rag' | 'outbound' | 'idempotency'
+  > &
+    Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
   /** Aborted when the api starts draining for shutdown (main.ts). */
@@ -52,7 +56,16 @@ export interface ServiceDeps {
 }
 
 /** The api's business services, wired to one set of models and one Temporal client. */
-export function createServices({ models, secretKey, temporal, config, eagerStart = false, stopping, logger, outcomes }: ServiceDeps) {
+export function createServices({
+  models,
+  secretKey,
+  temporal,
+  config,
+  eagerStart = false,
+  stopping,
+  logger,
+  outcomes,
+}: ServiceDeps) {
   const workflows = createWorkflowService(models);
   const versions = createVersionService(models);
   const values = valuesOf(models.conn, config.values, secretKey);
@@ -68,11 +81,36 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
   // Uploaded documents and dataset files are parsed on its threads, never on the api's event loop.
   const parser = createBoundedParser(config.parsing);
   const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
-  const starterDeps = { callbacks, models, values, runRecords, workflows, versions, reader, chatMemory: createChatMemory(turns), temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, blockingWaitMs: config.runs.blockingWaitMs, runHistoryEvents: config.runs.runHistoryEvents, eagerStart, stopping, definitionLimits: config.limits, ...(outcomes ? { outcomes } : {}) };
+  const starterDeps = {
+    callbacks,
+    models,
+    values,
+    runRecords,
+    workflows,
+    versions,
+    reader,
+    chatMemory: createChatMemory(turns),
+    temporal,
+    taskQueue: config.temporal.taskQueue,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    blockingWaitMs: config.runs.blockingWaitMs,
+    runHistoryEvents: config.runs.runHistoryEvents,
+    eagerStart,
+    stopping,
+    definitionLimits: config.limits,
+    ...(outcomes ? { outcomes } : {}),
+  };
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);
-  const runEvents = createRunEventHub(runRecords.events, { pollMs: 200, keepAliveMs: 15_000, ...config.runEvents, runExists: async (id) => (await runRecords.statusOf(id)) !== null, deltas: runRecords.deltas, ...(logger ? { logger } : {}) });
+  const runEvents = createRunEventHub(runRecords.events, {
+    pollMs: 200,
+    keepAliveMs: 15_000,
+    ...config.runEvents,
+    runExists: async (id) => (await runRecords.statusOf(id)) !== null,
+    deltas: runRecords.deltas,
+    ...(logger ? { logger } : {}),
+  });
   // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
   stopping?.addEventListener('abort', () => runEvents.close());
   return {
@@ -86,8 +124,21 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     callbacks,
     runStarter,
     rerunStarter,
-    startBatch: createBatchStarter({ ...starterDeps, batchHistoryEvents: config.runs.batchHistoryEvents, batchChunkRows: config.runs.batchChunkRows, batchRowMode: config.runs.batchRowMode }),
-    pauses: createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix: config.temporal.workflowIdPrefix, actionWaitMs: config.runs.actionWaitMs }),
+    startBatch: createBatchStarter({
+      ...starterDeps,
+      batchHistoryEvents: config.runs.batchHistoryEvents,
+      batchChunkRows: config.runs.batchChunkRows,
+      batchRowMode: config.runs.batchRowMode,
+    }),
+    pauses: createPauseService({
+      models,
+      values,
+      runRecords,
+      reader,
+      temporal,
+      workflowIdPrefix: config.temporal.workflowIdPrefix,
+      actionWaitMs: config.runs.actionWaitMs,
+    }),
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),
     env,
@@ -99,8 +150,25 @@ export function createServices({ models, secretKey, temporal, config, eagerStart
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
     browserSessionStore: createBrowserSessionStore(models),
     idempotency: createIdempotency({ keys: createIdempotencyKeys(models, values), ttlMs: config.idempotency.ttlMs }),
-    recoverRun: keyedRunRecovery({ models, reader, temporal, launch: storedRunLauncher(models, { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix }) }),
-    rag: createRagService({ models, temporal, taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix, vectors: createLanceStore(config.rag.vectorStoreUri, config.rag), secret: env.reveal, fetch: outbound, parser }),
+    recoverRun: keyedRunRecovery({
+      models,
+      reader,
+      temporal,
+      launch: storedRunLauncher(models, {
+        taskQueue: config.temporal.taskQueue,
+        workflowIdPrefix: config.temporal.workflowIdPrefix,
+      }),
+    }),
+    rag: createRagService({
+      models,
+      temporal,
+      taskQueue: config.temporal.taskQueue,
+      workflowIdPrefix: config.temporal.workflowIdPrefix,
+      vectors: createLanceStore(config.rag.vectorStoreUri, config.rag),
+      secret: env.reveal,
+      fetch: outbound,
+      parser,
+    }),
     parser,
   };
 }

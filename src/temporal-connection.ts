@@ -4,7 +4,14 @@
 // uncaught exception that kills the process. Here the retry interceptor is the SDK's own, with the
 // one call it makes guarded: on a closed channel the call ends as CANCELLED and the caller's
 // promise rejects instead.
-import { InterceptingCall, Metadata, type Interceptor, type InterceptingListener, type NextCall, status } from '@grpc/grpc-js';
+import {
+  InterceptingCall,
+  Metadata,
+  type Interceptor,
+  type InterceptingListener,
+  type NextCall,
+  status,
+} from '@grpc/grpc-js';
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 
 type CallBelow = ConstructorParameters<typeof InterceptingCall>[0];
@@ -13,7 +20,9 @@ type CallBelow = ConstructorParameters<typeof InterceptingCall>[0];
 function closedChannelCall(reason: string): InterceptingCall {
   const below: CallBelow = {
     start(_metadata: Metadata, listener?: Partial<InterceptingListener>) {
-      setImmediate(() => listener?.onReceiveStatus?.({ code: status.CANCELLED, details: reason, metadata: new Metadata() }));
+      setImmediate(() =>
+        listener?.onReceiveStatus?.({ code: status.CANCELLED, details: reason, metadata: new Metadata() }),
+      );
     },
     cancelWithStatus() {},
     getPeer: () => '',
@@ -45,5 +54,8 @@ function guardClosedChannel(interceptor: Interceptor): Interceptor {
 }
 
 export function apiTemporalConnection(address: string): Connection {
-  return Connection.lazy({ address, interceptors: [guardClosedChannel(makeGrpcRetryInterceptor(defaultGrpcRetryOptions()))] });
+  return Connection.lazy({
+    address,
+    interceptors: [guardClosedChannel(makeGrpcRetryInterceptor(defaultGrpcRetryOptions()))],
+  });
 }

@@ -36,7 +36,13 @@ async function main(): Promise<void> {
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   await ensureReconcilerSchedule(temporal, config, logger);
   await serveApi({
-    config, logger, mongo, models, temporal, eagerStart: true, outcomes,
+    config,
+    logger,
+    mongo,
+    models,
+    temporal,
+    eagerStart: true,
+    outcomes,
     // This process runs Python nodes: its health says whether the sandbox starts here.
     hostedWorkerSandbox: new PythonSandbox(config.python),
     // The SDK's own SIGTERM handler has begun the worker's drain: wait for it, then close.

@@ -1,4 +1,9 @@
-import { type Client, ScheduleAlreadyRunning, ScheduleNotFoundError, type ScheduleOptionsAction } from '@temporalio/client';
+import {
+  type Client,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  type ScheduleOptionsAction,
+} from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { Logger } from '../src/logger';
 import type { ReconcileInput } from './shared/reconcile-contract';
@@ -14,7 +19,11 @@ export const reconcilerScheduleId = (prefix: string) => `${prefix}spur-reconcile
  * the last one's settings win, and all workers of a queue share one config). Cadence 0 removes it.
  * A pass that is still going when the next is due makes the next one skip.
  */
-export async function ensureReconcilerSchedule(client: Client, config: Pick<Config, 'temporal' | 'reconcile'>, logger: Logger): Promise<void> {
+export async function ensureReconcilerSchedule(
+  client: Client,
+  config: Pick<Config, 'temporal' | 'reconcile'>,
+  logger: Logger,
+): Promise<void> {
   const id = reconcilerScheduleId(config.temporal.workflowIdPrefix);
   const handle = client.schedule.getHandle(id);
   if (config.reconcile.everyMs === 0) {

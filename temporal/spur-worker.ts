@@ -26,7 +26,12 @@ import { createBoundedParser } from '../src/parsing/parse-pool';
  * worker process, or the api in the single-process topology). All workers of a queue must be equal.
  * `hosted.outcomes`: the api in this process answers blocking runs from their final saves.
  */
-export function createSpurWorker(connection: NativeConnection, config: Readonly<Config>, models: Models, hosted: { outcomes?: RunOutcomes } = {}): Promise<Worker> {
+export function createSpurWorker(
+  connection: NativeConnection,
+  config: Readonly<Config>,
+  models: Models,
+  hosted: { outcomes?: RunOutcomes } = {},
+): Promise<Worker> {
   const pythonSandbox = new PythonSandbox(config.python);
   // Every request the worker makes for a run (nodes, embeddings, callbacks) goes through this one.
   const outbound = createOutboundFetch(config.outbound);
@@ -36,7 +41,12 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
   const values = valuesOf(models.conn, config.values, secretKey);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
   const runs = createRunReader(models, createRunRepository(models, values));
-  const callbacks = { ...config.callbacks, fetch: outbound, runBody: (runId: string) => runs.get(runId), openSecret: (sealed: string) => openCallbackSecret(box, sealed) };
+  const callbacks = {
+    ...config.callbacks,
+    fetch: outbound,
+    runBody: (runId: string) => runs.get(runId),
+    openSecret: (sealed: string) => openCallbackSecret(box, sealed),
+  };
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
@@ -51,7 +61,20 @@ export function createSpurWorker(connection: NativeConnection, config: Readonly<
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
-    activities: createActivities({ models, secret: credentials.reveal, fetch: outbound, values, vectors, retriever, parser: createBoundedParser(config.parsing), pythonSandbox, temporal: queue, launchStoredRun, callbacks, ...hosted }),
+    activities: createActivities({
+      models,
+      secret: credentials.reveal,
+      fetch: outbound,
+      values,
+      vectors,
+      retriever,
+      parser: createBoundedParser(config.parsing),
+      pythonSandbox,
+      temporal: queue,
+      launchStoredRun,
+      callbacks,
+      ...hosted,
+    }),
     // Beyond this many, activities wait in Temporal's queue (where they cost nothing) for a slot.
     maxConcurrentActivityTaskExecutions: config.temporal.maxActivities,
     shutdownGraceTime: '10s',
@@ -74,5 +97,7 @@ function withoutWorkflowStackTraces(): void {
 
 /** Once per process, before any connection: core's own logs at warnings and errors only. */
 export function installRuntime(): void {
-  Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } } });
+  Runtime.install({
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+  });
 }

@@ -28,7 +28,16 @@ const pythonSandbox = new PythonSandbox(loadConfig(process.env).python);
 const outboundFetch = createOutboundFetch(loadConfig(process.env).outbound);
 
 function context(runId: string, nodeId: string, nodeTitle: string): NodeExecutionContext {
-  return { runId, nodeId, nodeTitle, signal: new AbortController().signal, secret: async () => undefined, fetch: outboundFetch, heartbeat: () => undefined, pythonSandbox };
+  return {
+    runId,
+    nodeId,
+    nodeTitle,
+    signal: new AbortController().signal,
+    secret: async () => undefined,
+    fetch: outboundFetch,
+    heartbeat: () => undefined,
+    pythonSandbox,
+  };
 }
 
 export interface NodeStep {
@@ -45,7 +54,12 @@ export interface StepHooks {
 }
 
 /** Executes the graph node by node in topological order; returns every node's step. */
-export async function executeInProcess(level: GraphLevel, inputNodeInput: Record<string, unknown>, runId = 'baseline', hooks: StepHooks = {}): Promise<NodeStep[]> {
+export async function executeInProcess(
+  level: GraphLevel,
+  inputNodeInput: Record<string, unknown>,
+  runId = 'baseline',
+  hooks: StepHooks = {},
+): Promise<NodeStep[]> {
   const states = new Map<string, NodeState>();
   const steps: NodeStep[] = [];
   const done = (step: NodeStep) => {
@@ -85,20 +99,43 @@ export function createMongoBaseline(models: Models) {
   const projection = createRunProjection(models, createRunEvents(models));
   const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;
 
-  return async function run(workflowId: string, initialInputs: Record<string, Record<string, unknown>>): Promise<NodeStep[]> {
+  return async function run(
+    workflowId: string,
+    initialInputs: Record<string, Record<string, unknown>>,
+  ): Promise<NodeStep[]> {
     // api: what run-starter does before it starts the workflow
     const workflow: WorkflowDoc = await workflows.load(workflowId);
     const { def, level } = planOf(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNodeInput = resolveRunInputs(def, initialInputs);
     const version = await versions.ensureVersion(workflow);
     const run = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
-      const doc = runDocument({ id, seq, workflowId: workflow._id, workflowVersionId: version._id, runType: 'bench-baseline', initialInputs });
+      const doc = runDocument({
+        id,
+        seq,
+        workflowId: workflow._id,
+        workflowVersionId: version._id,
+        runType: 'bench-baseline',
+        initialInputs,
+      });
       await models.Run.create(doc);
       return doc;
     });
     // workflow: tasks kept in memory, saved before each slow node and at the end
     const records = new Map<string, TaskRecord>(
-      def.nodes.map((n, i) => [n.id, { id: taskIdFor(run.seq, i, def.nodes.length), node_id: n.id, status: 'PENDING', inputs: null, outputs: null, error: null, start_time: null, end_time: null, subworkflow_output: null }]),
+      def.nodes.map((n, i) => [
+        n.id,
+        {
+          id: taskIdFor(run.seq, i, def.nodes.length),
+          node_id: n.id,
+          status: 'PENDING',
+          inputs: null,
+          outputs: null,
+          error: null,
+          start_time: null,
+          end_time: null,
+          subworkflow_output: null,
+        },
+      ]),
     );
     let saved = false;
     const snapshot = () => {
@@ -108,16 +145,30 @@ export function createMongoBaseline(models: Models) {
     };
     const steps = await executeInProcess(level, inputNodeInput, run._id, {
       beforeIo: async (nodeId, inputs) => {
-        Object.assign(records.get(nodeId) as TaskRecord, { status: 'RUNNING', inputs, start_time: new Date().toISOString() });
+        Object.assign(records.get(nodeId) as TaskRecord, {
+          status: 'RUNNING',
+          inputs,
+          start_time: new Date().toISOString(),
+        });
         await projection.save({ runId: run._id, tasks: snapshot(), run: { status: 'RUNNING', message: null } });
       },
       after: (s) => {
         const now = new Date().toISOString();
-        Object.assign(records.get(s.nodeId) as TaskRecord, { status: 'COMPLETED', inputs: s.input, outputs: s.output, start_time: now, end_time: now });
+        Object.assign(records.get(s.nodeId) as TaskRecord, {
+          status: 'COMPLETED',
+          inputs: s.input,
+          outputs: s.output,
+          start_time: now,
+          end_time: now,
+        });
       },
     });
     const byTitle = Object.fromEntries(steps.map((s) => [level.byId.get(s.nodeId)?.title ?? s.nodeId, s.output]));
-    await projection.save({ runId: run._id, tasks: snapshot(), run: { status: 'COMPLETED', message: null, final: { outputsByTitle: byTitle } } });
+    await projection.save({
+      runId: run._id,
+      tasks: snapshot(),
+      run: { status: 'COMPLETED', message: null, final: { outputsByTitle: byTitle } },
+    });
     return steps;
   };
 }

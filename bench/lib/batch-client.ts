@@ -23,7 +23,12 @@ export function api(base: string) {
     }
     const res = await fetch(`${base}${p}`, init);
     const text = await res.text();
-    return { status: res.status, body: (text && (res.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : {}) as Body };
+    return {
+      status: res.status,
+      body: (text && (res.headers.get('content-type') ?? '').startsWith('application/json')
+        ? JSON.parse(text)
+        : {}) as Body,
+    };
   };
   return { get: (p: string) => call('GET', p), post: (p: string, body?: unknown) => call('POST', p, body) };
 }
@@ -40,9 +45,17 @@ export async function uploadDataset(http: Api, name: string, rows: number): Prom
 }
 
 /** A batch over the dataset, from its start until it ended COMPLETED (anything else throws). */
-export async function runBatch(http: Api, workflowId: string, datasetId: string, miniBatchSize: number): Promise<{ runId: string; seconds: number }> {
+export async function runBatch(
+  http: Api,
+  workflowId: string,
+  datasetId: string,
+  miniBatchSize: number,
+): Promise<{ runId: string; seconds: number }> {
   const t0 = performance.now();
-  const res = await http.post(`/wf/${workflowId}/start_batch_run/`, { dataset_id: datasetId, mini_batch_size: miniBatchSize });
+  const res = await http.post(`/wf/${workflowId}/start_batch_run/`, {
+    dataset_id: datasetId,
+    mini_batch_size: miniBatchSize,
+  });
   if (res.status !== 200) throw new Error(`start_batch_run: ${res.status} ${JSON.stringify(res.body)}`);
   for (;;) {
     const run = (await http.get(`/run/${res.body.id}/status/`)).body;

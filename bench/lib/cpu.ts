@@ -83,7 +83,8 @@ export class CpuSampler {
 
 /** Adds `after − before` into `into` (per key). */
 export function accumulate(into: CpuSample, before: CpuSample, after: CpuSample): void {
-  for (const key of Object.keys(after)) into[key] = (into[key] ?? 0) + Math.max(0, (after[key] ?? 0) - (before[key] ?? 0));
+  for (const key of Object.keys(after))
+    into[key] = (into[key] ?? 0) + Math.max(0, (after[key] ?? 0) - (before[key] ?? 0));
 }
 
 export interface CpuUsage {

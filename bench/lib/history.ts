@@ -5,7 +5,8 @@ import { temporal } from '@temporalio/proto';
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /** `WORKFLOW_TASK_STARTED`, … (the enum's name without its `EVENT_TYPE_` prefix). */
-export const eventName = (e: HistoryEvent) => (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
+export const eventName = (e: HistoryEvent) =>
+  (temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
 
 /** When the server recorded the event, in epoch milliseconds. */
 export const eventMs = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;

@@ -64,7 +64,9 @@ export function jsonClient(baseUrl: string, maxSockets = 64): JsonClient {
           });
         },
       );
-      req.on('error', (err: NodeJS.ErrnoException) => reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocketError(err.message) : err));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        reject(req.reusedSocket && err.code === 'ECONNRESET' ? new StaleSocketError(err.message) : err),
+      );
       req.end(payload);
     });
   }

@@ -29,7 +29,8 @@ async function oneRun(http: JsonClient, target: Target, seq: number): Promise<{ 
     const res = await http.post(`/wf/${target.workflowId}/run/?run_type=blocking`, runBody(text));
     const ms = msSince(started);
     if (res.status !== 200) return { ms, error: `HTTP ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}` };
-    if (!echoes(target.scenario, res.body, text)) return { ms, error: `wrong outputs: ${JSON.stringify(res.body).slice(0, 300)}` };
+    if (!echoes(target.scenario, res.body, text))
+      return { ms, error: `wrong outputs: ${JSON.stringify(res.body).slice(0, 300)}` };
     return { ms, error: null };
   } catch (err) {
     return { ms: msSince(started), error: `request failed: ${(err as Error).message}` };
@@ -76,7 +77,12 @@ export function inProcessStep(name: string, body: () => Promise<unknown>, every 
  * step sees the same database size and the same background noise. Stops after `rounds` or
  * `maxSeconds`. CPU is sampled around every run and credited to that run's step.
  */
-export async function runInterleaved(steps: Step[], rounds: number, maxSeconds: number, sampler: CpuSampler): Promise<{ results: LoadResult[]; rounds: number; capped: boolean }> {
+export async function runInterleaved(
+  steps: Step[],
+  rounds: number,
+  maxSeconds: number,
+  sampler: CpuSampler,
+): Promise<{ results: LoadResult[]; rounds: number; capped: boolean }> {
   const results = steps.map(emptyResult);
   const started = process.hrtime.bigint();
   let round = 0;
@@ -99,7 +105,14 @@ export async function runInterleaved(steps: Step[], rounds: number, maxSeconds: 
  * Throughput: `concurrency` clients, each issuing its next run when the previous one answers,
  * until `total` runs were issued or `maxSeconds` passed (runs in flight then still finish).
  */
-export async function runConcurrent(http: JsonClient, target: Target, total: number, concurrency: number, maxSeconds: number, sampler?: CpuSampler): Promise<LoadResult & { capped: boolean }> {
+export async function runConcurrent(
+  http: JsonClient,
+  target: Target,
+  total: number,
+  concurrency: number,
+  maxSeconds: number,
+  sampler?: CpuSampler,
+): Promise<LoadResult & { capped: boolean }> {
   const result = emptyResult();
   let next = 0;
   let capped = false;

@@ -70,7 +70,8 @@ export async function startMongoCounter(target: { host: string; port: number }):
       requests(chunk);
     });
     const requests = framer((frame) => {
-      const name = frame.readInt32LE(12) === OP_MSG && frame[20] === 0 ? firstKey(frame, 21) : `op${frame.readInt32LE(12)}`;
+      const name =
+        frame.readInt32LE(12) === OP_MSG && frame[20] === 0 ? firstKey(frame, 21) : `op${frame.readInt32LE(12)}`;
       tally[name] = (tally[name] ?? 0) + 1;
       if (recording) inflight.set(frame.readInt32LE(4), { name, start: now(), end: Number.NaN });
     });

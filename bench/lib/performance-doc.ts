@@ -6,7 +6,8 @@ import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 
 export const PERFORMANCE_DOC = path.join(REPO_ROOT, 'docs', 'performance.md');
-export const BENCH_START = '<!-- bench:start (written by npm run bench: edit bench/lib/performance-doc.ts, not this block) -->';
+export const BENCH_START =
+  '<!-- bench:start (written by npm run bench: edit bench/lib/performance-doc.ts, not this block) -->';
 export const BENCH_END = '<!-- bench:end -->';
 
 /** `doc` with the text between the markers replaced by `body`; throws when the markers are missing. */
@@ -55,7 +56,10 @@ export function measuredTime(text: string): string | null {
 export function introOf(text: string): string {
   const paragraphs = text.split(/\n\s*\n/).slice(1);
   const first = paragraphs.find((p) => !p.startsWith('|') && !p.startsWith('#')) ?? '';
-  return first.split('\n').map((l) => l.trim()).join(' ');
+  return first
+    .split('\n')
+    .map((l) => l.trim())
+    .join(' ');
 }
 
 function renderSection({ title, source, text, withIntro }: BenchSection): string[] {
@@ -63,7 +67,15 @@ function renderSection({ title, source, text, withIntro }: BenchSection): string
   if (table.length === 0) return [];
   const at = measuredTime(text);
   const intro = withIntro ? introOf(text) : '';
-  return [`### ${title}`, '', ...(intro ? [intro, ''] : []), ...table, '', `From \`bench/results/${source}\`${at ? `, ${at}` : ''}.`, ''];
+  return [
+    `### ${title}`,
+    '',
+    ...(intro ? [intro, ''] : []),
+    ...table,
+    '',
+    `From \`bench/results/${source}\`${at ? `, ${at}` : ''}.`,
+    '',
+  ];
 }
 
 export function renderBenchBlock(s: BenchSummary): string {

@@ -22,18 +22,27 @@ export interface PySpurServer {
   stop(): Promise<void>;
 }
 
-const cacheDir = () => process.env.SPUR_TOOLS_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'spur-tools');
+const cacheDir = () =>
+  process.env.SPUR_TOOLS_CACHE ??
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'spur-tools');
 
 /** The venv, installed once per requirements file (its hash names the folder). */
 export function ensurePySpurVenv(log: (line: string) => void): string {
   const requirements = readFileSync(REQUIREMENTS);
-  const venv = path.join(cacheDir(), `pyspur-${PYSPUR_VERSION}-${createHash('sha256').update(requirements).digest('hex').slice(0, 12)}`);
+  const venv = path.join(
+    cacheDir(),
+    `pyspur-${PYSPUR_VERSION}-${createHash('sha256').update(requirements).digest('hex').slice(0, 12)}`,
+  );
   const stamp = path.join(venv, '.installed');
   if (existsSync(stamp)) return venv;
   log(`installing PySpur ${PYSPUR_VERSION} into ${venv} (first time only; a few minutes)`);
   mkdirSync(path.dirname(venv), { recursive: true });
   execFileSync('python3', ['-m', 'venv', '--clear', venv], { stdio: 'inherit' });
-  execFileSync(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '--no-deps', '-r', REQUIREMENTS], { stdio: 'inherit' });
+  execFileSync(
+    path.join(venv, 'bin', 'pip'),
+    ['install', '--quiet', '--disable-pip-version-check', '--no-deps', '-r', REQUIREMENTS],
+    { stdio: 'inherit' },
+  );
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   return venv;
 }
@@ -43,7 +52,10 @@ export async function startPySpur(tmpDir: string, log: (line: string) => void): 
   const project = path.join(tmpDir, 'pyspur-project');
   mkdirSync(project, { recursive: true });
   const bin = path.join(venv, 'bin', 'pyspur');
-  execFileSync(bin, ['init', project], { stdio: 'ignore', env: { ...process.env, DISABLE_ANONYMOUS_TELEMETRY: 'true' } });
+  execFileSync(bin, ['init', project], {
+    stdio: 'ignore',
+    env: { ...process.env, DISABLE_ANONYMOUS_TELEMETRY: 'true' },
+  });
   appendFileSync(path.join(project, '.env'), '\nDISABLE_ANONYMOUS_TELEMETRY=true\n');
   const port = await freePort();
   const logFile = path.join(tmpDir, 'pyspur.log');

@@ -39,7 +39,14 @@ export interface BenchReport {
   startedAt: string;
   durationSeconds: number;
   stackStartSeconds: number;
-  machine: { cpus: number; cpuModel: string; node: string; commit: string | null; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    node: string;
+    commit: string | null;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+  };
   topology: string;
   settings: Record<string, unknown>;
   /** Requests re-sent once because the api had closed their idle keep-alive connection (not failures). */
@@ -51,7 +58,21 @@ export interface BenchReport {
 const f = (v: number | undefined, d = 1) => (v !== undefined && Number.isFinite(v) ? round(v, d).toFixed(d) : '–');
 
 function rows(report: BenchReport): string[][] {
-  const head = ['phase', 'c', 'runs', 'fail', 'p50', 'p95', 'p99', 'max', 'runs/s', ...PROCESS_NAMES, 'total', 'ours %', 'other %'];
+  const head = [
+    'phase',
+    'c',
+    'runs',
+    'fail',
+    'p50',
+    'p95',
+    'p99',
+    'max',
+    'runs/s',
+    ...PROCESS_NAMES,
+    'total',
+    'ours %',
+    'other %',
+  ];
   const body = report.phases.map((p) => [
     `${p.name}${p.capped ? '*' : ''}`,
     String(p.concurrency),
@@ -80,18 +101,33 @@ const LEGEND = [
 function derivedLines(report: BenchReport): string[] {
   const { derived } = report;
   const out: string[] = [];
-  for (const [scenario, ms] of Object.entries(derived.perNodeOverheadMs)) out.push(`per-node overhead ${scenario}: ${f(ms, 1)} ms = (p50 5-node − p50 1-node InputNode-only) / 4 extra nodes`);
+  for (const [scenario, ms] of Object.entries(derived.perNodeOverheadMs))
+    out.push(
+      `per-node overhead ${scenario}: ${f(ms, 1)} ms = (p50 5-node − p50 1-node InputNode-only) / 4 extra nodes`,
+    );
   for (const [scenario, r] of Object.entries(derived.ratios)) {
-    out.push(`engine/baseline p50 ${scenario}: ×${f(r.vsCompute, 1)} vs pure compute, ×${f(r.vsComputeMongo, 2)} vs compute + same Mongo traffic`);
+    out.push(
+      `engine/baseline p50 ${scenario}: ×${f(r.vsCompute, 1)} vs pure compute, ×${f(r.vsComputeMongo, 2)} vs compute + same Mongo traffic`,
+    );
   }
   for (const p of report.phases.filter((x) => x.kind === 'engine' && x.concurrency === 1)) {
-    out.push(`drift ${p.name}: p50 first tenth ${f(p.drift.firstTenthP50)} ms → last tenth ${f(p.drift.lastTenthP50)} ms`);
+    out.push(
+      `drift ${p.name}: p50 first tenth ${f(p.drift.firstTenthP50)} ms → last tenth ${f(p.drift.lastTenthP50)} ms`,
+    );
   }
   for (const t of derived.targets) out.push(`target ${t.name} ${t.target}: ${t.value} ${t.ok ? 'OK' : 'MISSED'}`);
   out.push(`requests re-sent after a stale keep-alive connection (not failures): ${report.staleKeepAliveRetries}`);
-  out.push(`documents at end: ${Object.entries(derived.documentsAtEnd).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  out.push(`load average at start ${report.machine.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}, at end ${report.machine.loadAverageAtEnd.map((x) => x.toFixed(2)).join(' ')} (${report.machine.cpus} cores)`);
-  out.push(`bench took ${f(report.durationSeconds, 0)} s (stack start ${f(report.stackStartSeconds, 1)} s); ${report.topology}`);
+  out.push(
+    `documents at end: ${Object.entries(derived.documentsAtEnd)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  out.push(
+    `load average at start ${report.machine.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}, at end ${report.machine.loadAverageAtEnd.map((x) => x.toFixed(2)).join(' ')} (${report.machine.cpus} cores)`,
+  );
+  out.push(
+    `bench took ${f(report.durationSeconds, 0)} s (stack start ${f(report.stackStartSeconds, 1)} s); ${report.topology}`,
+  );
   return out;
 }
 
@@ -99,15 +135,28 @@ export function textTable(report: BenchReport): string {
   const all = rows(report);
   const head = all[0] as string[];
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line), '', ...LEGEND, '', ...derivedLines(report)].join('\n');
+  const line = (r: string[]) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join('  ');
+  return [
+    line(head),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...all.slice(1).map(line),
+    '',
+    ...LEGEND,
+    '',
+    ...derivedLines(report),
+  ].join('\n');
 }
 
 export function markdown(report: BenchReport): string {
   const all = rows(report);
   const head = all[0] as string[];
-  const table = [head, head.map((_, i) => (i === 0 ? '---' : '---:')), ...all.slice(1)].map((r) => `| ${r.join(' | ')} |`);
-  const failures = report.phases.filter((p) => p.failureSamples.length > 0).map((p) => `- ${p.name}: ${p.failureSamples.join(' / ')}`);
+  const table = [head, head.map((_, i) => (i === 0 ? '---' : '---:')), ...all.slice(1)].map(
+    (r) => `| ${r.join(' | ')} |`,
+  );
+  const failures = report.phases
+    .filter((p) => p.failureSamples.length > 0)
+    .map((p) => `- ${p.name}: ${p.failureSamples.join(' / ')}`);
   return [
     `# Spur benchmark — ${report.startedAt}`,
     '',

@@ -24,7 +24,7 @@ export const STAGES = [
   'workflow started → first node runs',
   'nodes run',
   'last node ended → save begins',
-  'MongoDB: the run\'s save',
+  "MongoDB: the run's save",
   'save written → answer received',
 ] as const;
 
@@ -53,10 +53,21 @@ function stagesOf(run: RunWindow, trips: RoundTrip[]): number[] | null {
 }
 
 /** Median milliseconds per stage, the median total, and how many runs it is over. */
-export function timeline(runs: RunWindow[], trips: RoundTrip[]): { stages: Array<[string, number]>; total: number; runs: number; saveTrips: number } {
+export function timeline(
+  runs: RunWindow[],
+  trips: RoundTrip[],
+): { stages: Array<[string, number]>; total: number; runs: number; saveTrips: number } {
   const rows = runs.map((r) => stagesOf(r, trips)).filter((r): r is number[] => r !== null);
-  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
-  const saveTrips = median(runs.map((r) => trips.filter((t) => t.start >= Math.max(...r.tasks.map((x) => x.end)) && t.end <= r.answered).length));
+  const median = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
+  const saveTrips = median(
+    runs.map(
+      (r) => trips.filter((t) => t.start >= Math.max(...r.tasks.map((x) => x.end)) && t.end <= r.answered).length,
+    ),
+  );
   return {
     stages: STAGES.map((name, i) => [name, median(rows.map((r) => r[i] as number))]),
     total: median(runs.map((r) => r.answered - r.sent)),

@@ -25,10 +25,21 @@ export interface Scenario {
   lastNodeId: string;
 }
 
-const node = (id: string, nodeType: string, config: Record<string, unknown> = {}): BenchNode => ({ id, title: id, node_type: nodeType, config, parent_id: null });
+const node = (id: string, nodeType: string, config: Record<string, unknown> = {}): BenchNode => ({
+  id,
+  title: id,
+  node_type: nodeType,
+  config,
+  parent_id: null,
+});
 
 function chain(key: string, label: string, nodes: BenchNode[]): Scenario {
-  const links = nodes.slice(1).map((n, i): BenchLink => ({ source_id: (nodes[i] as BenchNode).id, target_id: n.id, source_handle: null, target_handle: null }));
+  const links = nodes.slice(1).map((n, i): BenchLink => ({
+    source_id: (nodes[i] as BenchNode).id,
+    target_id: n.id,
+    source_handle: null,
+    target_handle: null,
+  }));
   return { key, label, nodes, links, lastNodeId: (nodes[nodes.length - 1] as BenchNode).id };
 }
 
@@ -42,7 +53,13 @@ export const SCENARIOS = {
   /** The reference for per-node overhead: just the InputNode (no activity at all). */
   one: chain('one', '1-node (Input)', [input()]),
   /** A: Input → Output(pick) → Merge → Output(reshape) → Output, all pure (local activities). */
-  pure: chain('pure', 'A: 5-node pure', [input(), pick(), node('merge', 'MergeNode'), node('reshape', 'OutputNode', { output_map: { text: 'merge.pick.text' } }), out('reshape')]),
+  pure: chain('pure', 'A: 5-node pure', [
+    input(),
+    pick(),
+    node('merge', 'MergeNode'),
+    node('reshape', 'OutputNode', { output_map: { text: 'merge.pick.text' } }),
+    out('reshape'),
+  ]),
   /** B: as A with the Merge replaced by a PythonFuncNode (a regular activity + a python3 process). */
   python: chain('python', 'B: 5-node with PythonFunc', [
     input(),

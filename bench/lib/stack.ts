@@ -47,14 +47,22 @@ function spawnNode(name: string, entry: string, env: Record<string, string>, log
   // BENCH_CPU_PROF_DIR: V8 CPU profiles of the api and the worker, written when they stop.
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
-  return spawnManaged({ name, command: process.execPath, args: [...profile, '--import', 'tsx', path.join(REPO_ROOT, entry)], env, cwd: REPO_ROOT, logFile });
+  return spawnManaged({
+    name,
+    command: process.execPath,
+    args: [...profile, '--import', 'tsx', path.join(REPO_ROOT, entry)],
+    env,
+    cwd: REPO_ROOT,
+    logFile,
+  });
 }
 
 async function waitForLog(child: ManagedProcess, logFile: string, text: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!readLog(logFile).includes(text)) {
     if (!child.running) throw new Error(`${child.name} exited during start:\n${readLog(logFile).slice(-3000)}`);
-    if (Date.now() > deadline) throw new Error(`${child.name} did not start in ${timeoutMs} ms:\n${readLog(logFile).slice(-3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`${child.name} did not start in ${timeoutMs} ms:\n${readLog(logFile).slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -83,7 +91,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const handles: ManagedProcess[] = [];
   // Servers are stopped last: the worker drains against them.
   const stop = async () => {
-    const [servers, apps] = [handles.filter((h) => h.name === 'temporal' || h.name === 'ferretdb'), handles.filter((h) => h.name === 'api' || h.name === 'worker')];
+    const [servers, apps] = [
+      handles.filter((h) => h.name === 'temporal' || h.name === 'ferretdb'),
+      handles.filter((h) => h.name === 'api' || h.name === 'worker'),
+    ];
     await Promise.allSettled(apps.map((h) => h.stop('SIGTERM', 15_000)));
     await Promise.allSettled(servers.map((h) => h.stop()));
   };
@@ -96,7 +107,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     // The bundle builds while the servers come up; each server is registered for stop() as soon as it is up.
     const [ferret, temporal, bundle] = await Promise.all([
-      startFerretDb({ port: ferretPort, dataDir: path.join(tmpDir, 'ferretdb'), logFile: path.join(tmpDir, 'ferretdb.log'), sqliteSync }).then(keep),
+      startFerretDb({
+        port: ferretPort,
+        dataDir: path.join(tmpDir, 'ferretdb'),
+        logFile: path.join(tmpDir, 'ferretdb.log'),
+        sqliteSync,
+      }).then(keep),
       startTemporal({
         ...TEMPORAL_DEV_OPTIONS,
         port: temporalPort,
@@ -135,7 +151,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       handles.push(worker);
       const api = spawnNode('api', 'src/main.ts', apiEnv, apiLog);
       handles.push(api);
-      await Promise.all([waitForLog(worker, workerLog, 'worker running', 60_000), waitForLog(api, apiLog, 'api listening', 60_000)]);
+      await Promise.all([
+        waitForLog(worker, workerLog, 'worker running', 60_000),
+        waitForLog(api, apiLog, 'api listening', 60_000),
+      ]);
       groups = { api: api.pid, worker: worker.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
     }
     await waitForTcp('127.0.0.1', apiPort, 10_000);
@@ -156,7 +175,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  * A benchmark's entry point: its own stack in a fresh temporary folder, stopped and removed however
  * the body ends; a failure sets the exit code.
  */
-export function runWithStack(tmpPrefix: string, body: (stack: Stack) => Promise<void>, options: Omit<StackOptions, 'tmpDir'> = {}): void {
+export function runWithStack(
+  tmpPrefix: string,
+  body: (stack: Stack) => Promise<void>,
+  options: Omit<StackOptions, 'tmpDir'> = {},
+): void {
   const main = async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
     let stack: Stack | undefined;

@@ -11,7 +11,11 @@ interface VsLink {
   target_handle: null;
 }
 
-const node = (id: string, nodeType: string, config: Record<string, unknown>): BenchNode & { coordinates: { x: number; y: number } } => ({
+const node = (
+  id: string,
+  nodeType: string,
+  config: Record<string, unknown>,
+): BenchNode & { coordinates: { x: number; y: number } } => ({
   id,
   title: id,
   node_type: nodeType,
@@ -19,7 +23,12 @@ const node = (id: string, nodeType: string, config: Record<string, unknown>): Be
   parent_id: null,
   coordinates: { x: 0, y: 0 },
 });
-const link = (source: string, target: string, handle: string | null = null): VsLink => ({ source_id: source, target_id: target, source_handle: handle, target_handle: null });
+const link = (source: string, target: string, handle: string | null = null): VsLink => ({
+  source_id: source,
+  target_id: target,
+  source_handle: handle,
+  target_handle: null,
+});
 
 export const VS_WORKFLOW = {
   name: 'bench: input → static → merge → router → output',
@@ -28,10 +37,24 @@ export const VS_WORKFLOW = {
       node('in', 'InputNode', { output_schema: { text: 'string' } }),
       node('static', 'StaticValueNode', { values: { greeting: 'hello' } }),
       node('merge', 'MergeNode', {}),
-      node('router', 'RouterNode', { route_map: { route1: { conditions: [{ variable: 'merge.static.greeting', operator: 'equals', value: 'hello', logicalOperator: 'AND' }] } } }),
+      node('router', 'RouterNode', {
+        route_map: {
+          route1: {
+            conditions: [
+              { variable: 'merge.static.greeting', operator: 'equals', value: 'hello', logicalOperator: 'AND' },
+            ],
+          },
+        },
+      }),
       node('out', 'OutputNode', { output_schema: { text: 'string' }, output_map: { text: 'router.merge.in.text' } }),
     ],
-    links: [link('in', 'static'), link('in', 'merge'), link('static', 'merge'), link('merge', 'router'), link('router', 'out', 'route1')],
+    links: [
+      link('in', 'static'),
+      link('in', 'merge'),
+      link('static', 'merge'),
+      link('merge', 'router'),
+      link('router', 'out', 'route1'),
+    ],
   },
 };
 

@@ -48,7 +48,9 @@ export function assertPortFree(host: string, port: number, what: string): Promis
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(`${what}: ${host}:${port} is not available (${err.code ?? err.message}); is another stack running?`)),
+      reject(
+        new Error(`${what}: ${host}:${port} is not available (${err.code ?? err.message}); is another stack running?`),
+      ),
     );
     server.listen(port, host, () => server.close(() => resolve()));
   });

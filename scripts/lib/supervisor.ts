@@ -13,7 +13,12 @@ export interface RestartPolicy {
   healthyAfterMs: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { initialDelayMs: 500, factor: 2, maxDelayMs: 30_000, healthyAfterMs: 60_000 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  initialDelayMs: 500,
+  factor: 2,
+  maxDelayMs: 30_000,
+  healthyAfterMs: 60_000,
+};
 
 export interface Supervised {
   readonly name: string;

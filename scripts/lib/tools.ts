@@ -42,7 +42,5 @@ export function resolveTool(name: ToolName): string {
   if (isExecutable(local)) return local;
   const onPath = findOnPath(name);
   if (onPath) return onPath;
-  throw new Error(
-    `'${name}' not found (looked at $${envVar}, ${local} and PATH). Run \`npm run setup\` to build it.`,
-  );
+  throw new Error(`'${name}' not found (looked at $${envVar}, ${local} and PATH). Run \`npm run setup\` to build it.`);
 }

@@ -5,7 +5,15 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { hashApiKey } from '../../src/http/api-keys';
 import { waitForRun } from '../../test/support/engine';
-import { addNode, connect, createSpur, openDashboard, runCleaningTemplate, startUiStack, type UiStack } from '../../test/support/ui';
+import {
+  addNode,
+  connect,
+  createSpur,
+  openDashboard,
+  runCleaningTemplate,
+  startUiStack,
+  type UiStack,
+} from '../../test/support/ui';
 import { REPO_ROOT } from '../lib/tools';
 
 const OUT = path.join(REPO_ROOT, 'docs', 'screenshots');
@@ -26,8 +34,17 @@ describe('screenshots of the web UI', function () {
     const { page, engine } = stack;
     await openDashboard(stack, true); // PySpur welcomes a browser while there are no workflows yet
     const templates = (await engine.http.get('/templates/')).body as { file_name: string }[];
-    const wf = (await engine.http.post('/templates/instantiate/', templates.find((t) => t.file_name === 'approval-flow.json')!)).body;
-    const run = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { request: { requester: 'Grace', amount: 900, purpose: 'A new laptop' } } })).body;
+    const wf = (
+      await engine.http.post(
+        '/templates/instantiate/',
+        templates.find((t) => t.file_name === 'approval-flow.json')!,
+      )
+    ).body;
+    const run = (
+      await engine.http.post(`/wf/${wf.id}/start_run/`, {
+        initial_inputs: { request: { requester: 'Grace', amount: 900, purpose: 'A new laptop' } },
+      })
+    ).body;
     await waitForRun(engine.http, run.id, (r) => r.status === 'PAUSED', 60_000);
     await openDashboard(stack, false);
     await page.getByText('Expense approval with a human pause').first().waitFor();

@@ -17,7 +17,13 @@ export interface CallbackAnswer {
  * by `timeoutMs`. The receiver's body is never read: the connection closes once the status is
  * known, so a receiver trickling bytes cannot hold the worker. Network errors and refusals reject.
  */
-export async function postCallback(fetch: OutboundFetch, url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<CallbackAnswer> {
+export async function postCallback(
+  fetch: OutboundFetch,
+  url: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<CallbackAnswer> {
   const answer = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'user-agent': 'Spur-Callback/1', ...headers },

@@ -52,7 +52,10 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
   const insertSlice = (base: RowRecordBase, rows: EndedRow[]) => insertSliceOf(models, events, base, rows);
 
   return {
-    async setBatchProgress(parentRunId: string, set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>): Promise<void> {
+    async setBatchProgress(
+      parentRunId: string,
+      set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>,
+    ): Promise<void> {
       // The counts go in the same update as the stream's head.
       await events.append(parentRunId, { kind: 'batch', ...batchCounts(set), now: Date.now() }, { fields: set });
     },
@@ -60,12 +63,19 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
     /** The parent's end. Rows recorded ahead of starting (child mode) that never started are not runs: removed with their values. */
     async finishBatch(parentRunId: string, status: RunStatus, message: string | null): Promise<void> {
       if (status !== 'COMPLETED') {
-        const never = await Run.find({ parent_run_id: parentRunId, status: 'PENDING' }, { _id: 1 }).lean<Array<{ _id: string }>>();
+        const never = await Run.find({ parent_run_id: parentRunId, status: 'PENDING' }, { _id: 1 }).lean<
+          Array<{ _id: string }>
+        >();
         await Run.deleteMany({ parent_run_id: parentRunId, status: 'PENDING' });
         await values.deleteScopes(never.map((r) => r._id));
       }
       // One read for the counts the final event reports and the stream's head; the end goes in the head's update.
-      const current = await Run.findById(parentRunId, { rows_total: 1, rows_done: 1, rows_failed: 1, ...HEAD_FIELDS }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed'> & StoredHead>();
+      const current = await Run.findById(parentRunId, {
+        rows_total: 1,
+        rows_done: 1,
+        rows_failed: 1,
+        ...HEAD_FIELDS,
+      }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed'> & StoredHead>();
       await events.append(
         parentRunId,
         { kind: 'batch', ...(current ? batchCounts(current) : {}), status, message, now: Date.now() },
@@ -74,12 +84,22 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
     },
 
     /** Child mode: PENDING records of rows about to start (those not recorded by an earlier attempt). */
-    async insertPendingRows(base: RowRecordBase, rows: Array<{ runId: string; initialInputs: Record<string, unknown> }>): Promise<void> {
-      const existing = new Set((await Run.find({ _id: trusted({ $in: rows.map((r) => r.runId) }) }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id));
+    async insertPendingRows(
+      base: RowRecordBase,
+      rows: Array<{ runId: string; initialInputs: Record<string, unknown> }>,
+    ): Promise<void> {
+      const existing = new Set(
+        (
+          await Run.find({ _id: trusted({ $in: rows.map((r) => r.runId) }) }, { _id: 1 }).lean<Array<{ _id: string }>>()
+        ).map((r) => r._id),
+      );
       const fresh = rows.filter((r) => !existing.has(r.runId));
       if (fresh.length === 0) return;
       const now = new Date();
-      await insertIgnoringDuplicates(Run, fresh.map((r) => runDocument({ ...rowFields(base, r.runId), initialInputs: r.initialInputs, startTime: now })));
+      await insertIgnoringDuplicates(
+        Run,
+        fresh.map((r) => runDocument({ ...rowFields(base, r.runId), initialInputs: r.initialInputs, startTime: now })),
+      );
     },
 
     /**
@@ -102,10 +122,19 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
 
     /** Rows an earlier attempt of the same chunk already recorded. */
     async endedRuns(runIds: string[]): Promise<EndedRunSummary[]> {
-      const found = await Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1 }).lean<Array<Pick<RunDoc, '_id' | 'status' | 'message'>>>();
-      const tasks = await RunTasks.find({ _id: trusted({ $in: found.map((r) => r._id) }) }).lean<Array<{ _id: string; tasks: string }>>();
+      const found = await Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1 }).lean<
+        Array<Pick<RunDoc, '_id' | 'status' | 'message'>>
+      >();
+      const tasks = await RunTasks.find({ _id: trusted({ $in: found.map((r) => r._id) }) }).lean<
+        Array<{ _id: string; tasks: string }>
+      >();
       const tasksById = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
-      return found.map((r) => ({ runId: r._id, status: r.status, message: r.message ?? null, outputsById: taskOutputsById(tasksById.get(r._id) ?? []) }));
+      return found.map((r) => ({
+        runId: r._id,
+        status: r.status,
+        message: r.message ?? null,
+        outputsById: taskOutputsById(tasksById.get(r._id) ?? []),
+      }));
     },
   };
 }
@@ -114,15 +143,30 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
 async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordBase, rows: EndedRow[]): Promise<void> {
   const { Run, RunTasks } = models;
   const runs = rows.map((run) =>
-    withoutNulls(runDocument({
-      ...rowFields(base, run.runId), status: run.status, startTime: run.startTime, endTime: run.endTime, initialInputs: run.initialInputs,
-      outputs: run.outputsByTitle, message: run.message,
-    })),
+    withoutNulls(
+      runDocument({
+        ...rowFields(base, run.runId),
+        status: run.status,
+        startTime: run.startTime,
+        endTime: run.endTime,
+        initialInputs: run.initialInputs,
+        outputs: run.outputsByTitle,
+        message: run.message,
+      }),
+    ),
   );
   // Tasks before runs (as every run save does): a reader that finds the run finds its tasks.
-  await insertIgnoringDuplicates(RunTasks, rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })));
+  await insertIgnoringDuplicates(
+    RunTasks,
+    rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })),
+  );
   await insertIgnoringDuplicates(Run, runs);
-  await events.appendEnded(rows.map((r) => ({ runId: r.runId, change: { kind: 'closed', status: r.status, message: r.message, tasks: r.tasks } })));
+  await events.appendEnded(
+    rows.map((r) => ({
+      runId: r.runId,
+      change: { kind: 'closed', status: r.status, message: r.message, tasks: r.tasks },
+    })),
+  );
 }
 
 /**
@@ -147,5 +191,13 @@ function batchCounts(set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_d
 }
 
 function rowFields(base: RowRecordBase, runId: string) {
-  return { id: runId, seq: base.seq, workflowId: base.workflowId, workflowVersionId: base.workflowVersionId, parentRunId: base.parentRunId, runType: 'batch', inputDatasetId: base.datasetId };
+  return {
+    id: runId,
+    seq: base.seq,
+    workflowId: base.workflowId,
+    workflowVersionId: base.workflowVersionId,
+    parentRunId: base.parentRunId,
+    runType: 'batch',
+    inputDatasetId: base.datasetId,
+  };
 }

@@ -11,10 +11,18 @@ export interface DeliveryKey {
 }
 
 /** A delivery as listed: what `open` sets to null or [] is always there (see listOfRun). */
-export type DeliveryRecord = Omit<CallbackDeliveryDoc, 'attempts' | 'reason'> & { attempts: CallbackAttemptDoc[]; reason: string | null };
-type StoredDelivery = Omit<DeliveryRecord, 'attempts' | 'reason'> & Partial<Pick<DeliveryRecord, 'attempts' | 'reason'>>;
+export type DeliveryRecord = Omit<CallbackDeliveryDoc, 'attempts' | 'reason'> & {
+  attempts: CallbackAttemptDoc[];
+  reason: string | null;
+};
+type StoredDelivery = Omit<DeliveryRecord, 'attempts' | 'reason'> &
+  Partial<Pick<DeliveryRecord, 'attempts' | 'reason'>>;
 
-export type AttemptRecord = Omit<CallbackAttemptDoc, 'status_code' | 'error' | 'duration_ms'> & { status_code: number | null; error: string | null; duration_ms: number | null };
+export type AttemptRecord = Omit<CallbackAttemptDoc, 'status_code' | 'error' | 'duration_ms'> & {
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+};
 
 /**
  * Callback deliveries and their attempts (collection `callback_deliveries`), and the callback a
@@ -42,31 +50,61 @@ export function createCallbackDeliveries(models: Models) {
       const now = new Date();
       await CallbackDelivery.updateOne(
         { _id: key.deliveryId },
-        { $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, status: 'pending', reason: null, created_at: now, updated_at: now, attempts: [] } },
+        {
+          $setOnInsert: {
+            run_id: key.runId,
+            event: key.event,
+            url: key.url,
+            status: 'pending',
+            reason: null,
+            created_at: now,
+            updated_at: now,
+            attempts: [],
+          },
+        },
         { upsert: true },
       );
     },
 
     /** Records one attempt (again, if a retry of the activity repeats it) and the delivery's status. */
-    async recordAttempt(key: DeliveryKey, attempt: AttemptRecord, status: 'pending' | 'delivered' | 'failed', reason: string | null = null): Promise<void> {
+    async recordAttempt(
+      key: DeliveryKey,
+      attempt: AttemptRecord,
+      status: 'pending' | 'delivered' | 'failed',
+      reason: string | null = null,
+    ): Promise<void> {
       const now = new Date();
-      const existing = await CallbackDelivery.findById(key.deliveryId, { attempts: 1 }).lean<Pick<CallbackDeliveryDoc, 'attempts'>>();
-      const attempts = [...(existing?.attempts ?? []).filter((a) => a.attempt !== attempt.attempt), attempt].sort((a, b) => a.attempt - b.attempt);
+      const existing = await CallbackDelivery.findById(key.deliveryId, { attempts: 1 }).lean<
+        Pick<CallbackDeliveryDoc, 'attempts'>
+      >();
+      const attempts = [...(existing?.attempts ?? []).filter((a) => a.attempt !== attempt.attempt), attempt].sort(
+        (a, b) => a.attempt - b.attempt,
+      );
       await CallbackDelivery.updateOne(
         { _id: key.deliveryId },
-        { $set: { attempts, status, reason, updated_at: now }, $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, created_at: now } },
+        {
+          $set: { attempts, status, reason, updated_at: now },
+          $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, created_at: now },
+        },
         { upsert: true },
       );
     },
 
     /** The delivery stopped without being taken (time limit, refusal): it stays failed. */
     async giveUp(deliveryId: string, reason: string): Promise<void> {
-      await CallbackDelivery.updateOne({ _id: deliveryId, status: trusted({ $ne: 'delivered' }) }, { $set: { status: 'failed', reason, updated_at: new Date() } });
+      await CallbackDelivery.updateOne(
+        { _id: deliveryId, status: trusted({ $ne: 'delivered' }) },
+        { $set: { status: 'failed', reason, updated_at: new Date() } },
+      );
     },
 
     /** One stretch of the run's deliveries, oldest first. */
     async listOfRun(runId: string, { skip, limit }: { skip: number; limit: number }): Promise<DeliveryRecord[]> {
-      const docs = await CallbackDelivery.find({ run_id: runId }).sort({ created_at: 1, _id: 1 }).skip(skip).limit(limit).lean<StoredDelivery[]>();
+      const docs = await CallbackDelivery.find({ run_id: runId })
+        .sort({ created_at: 1, _id: 1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<StoredDelivery[]>();
       // FerretDB v1 (the dev and test database) leaves out the null and empty-array values of an
       // upsert's $setOnInsert, so a delivery opened but not yet attempted has no attempts field there.
       return docs.map((d) => ({ ...d, attempts: d.attempts ?? [], reason: d.reason ?? null }));

@@ -37,7 +37,9 @@ export function createDatasetReader(models: Models) {
       const size = doc.chunk_size;
       const first = Math.floor(from / size);
       const last = Math.floor((to - 1) / size);
-      const chunks = await Promise.all(Array.from({ length: last - first + 1 }, (_, i) => readChunk(models, doc.rows_key, first + i)));
+      const chunks = await Promise.all(
+        Array.from({ length: last - first + 1 }, (_, i) => readChunk(models, doc.rows_key, first + i)),
+      );
       return chunks.flat().slice(from - first * size, to - first * size);
     },
   };

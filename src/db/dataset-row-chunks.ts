@@ -17,7 +17,12 @@ export function chunkId(rowsKey: string, chunk: number, piece = 0): string {
 export async function writeChunk(models: Models, rowsKey: string, chunk: number, rows: DatasetRow[]): Promise<void> {
   const pieces = splitText(JSON.stringify(rows), MAX_PIECE_CHARS);
   await models.DatasetRow.insertMany(
-    pieces.map((text, piece) => ({ _id: chunkId(rowsKey, chunk, piece), rows_key: rowsKey, rows: text, parts: pieces.length })),
+    pieces.map((text, piece) => ({
+      _id: chunkId(rowsKey, chunk, piece),
+      rows_key: rowsKey,
+      rows: text,
+      parts: pieces.length,
+    })),
     { ordered: true },
   );
 }
@@ -26,7 +31,9 @@ export async function readChunk(models: Models, rowsKey: string, chunk: number):
   const head = await models.DatasetRow.findById(chunkId(rowsKey, chunk)).lean();
   if (!head) throw new Error(`dataset rows ${chunkId(rowsKey, chunk)} are missing`);
   const rest = await Promise.all(
-    Array.from({ length: (head.parts ?? 1) - 1 }, (_, i) => models.DatasetRow.findById(chunkId(rowsKey, chunk, i + 1)).lean()),
+    Array.from({ length: (head.parts ?? 1) - 1 }, (_, i) =>
+      models.DatasetRow.findById(chunkId(rowsKey, chunk, i + 1)).lean(),
+    ),
   );
   let text = head.rows;
   for (const [i, piece] of rest.entries()) {

@@ -5,7 +5,10 @@
  */
 export class StoredRecordMissing extends Error {
   readonly status = 404;
-  constructor(readonly what: 'run' | 'dataset' | 'output file', message: string) {
+  constructor(
+    readonly what: 'run' | 'dataset' | 'output file',
+    message: string,
+  ) {
     super(message);
     this.name = 'StoredRecordMissing';
   }

@@ -23,15 +23,25 @@ export type StorageFailure = 'unavailable' | 'rejected' | 'unknown';
 export const UNKNOWN_FAILURE_ATTEMPTS = 5;
 
 const UNAVAILABLE_NAMES = new Set([
-  'MongoServerSelectionError', 'MongooseServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError',
-  'MongoTopologyClosedError', 'MongoPoolClearedError', 'MongoServerClosedError', 'MongoExpiredSessionError', 'PoolClosedError',
-  'MongoWaitQueueTimeoutError', 'DisconnectedError',
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+  'MongoServerClosedError',
+  'MongoExpiredSessionError',
+  'PoolClosedError',
+  'MongoWaitQueueTimeoutError',
+  'DisconnectedError',
 ]);
 /** Server codes of a server going away or not writable now (the driver's own retryable set). */
 const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
 /** Socket errors the driver passes on as they are (seen: a bulk write on a socket the server closed, EPIPE). */
 const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-const UNAVAILABLE_MESSAGE = /database is locked|SQLITE_BUSY|ECONNREFUSED|ECONNRESET|EPIPE|connection .*(closed|timed out)|Client must be connected|server selection|buffering timed out/i;
+const UNAVAILABLE_MESSAGE =
+  /database is locked|SQLITE_BUSY|ECONNREFUSED|ECONNRESET|EPIPE|connection .*(closed|timed out)|Client must be connected|server selection|buffering timed out/i;
 
 /** Mongoose refusing a document, or the server refusing its size: storing it again cannot work. */
 const REJECTED_NAMES = new Set(['ValidationError', 'CastError', 'StrictModeError', 'BSONError', 'BSONVersionError']);
@@ -45,13 +55,18 @@ function isUnavailable(e: Fields): boolean {
   if (typeof e.name === 'string' && UNAVAILABLE_NAMES.has(e.name)) return true;
   if (typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) return true;
   if (typeof e.code === 'string' && SOCKET_CODES.has(e.code)) return true;
-  const labelled = typeof e.hasErrorLabel === 'function' ? (e.hasErrorLabel as (label: string) => boolean).bind(e) : null;
+  const labelled =
+    typeof e.hasErrorLabel === 'function' ? (e.hasErrorLabel as (label: string) => boolean).bind(e) : null;
   if (labelled && (labelled('RetryableWriteError') || labelled('ResetPool'))) return true;
   return UNAVAILABLE_MESSAGE.test(String(e.message ?? ''));
 }
 
 function isTooLarge(e: Fields): boolean {
-  return (typeof e.code === 'number' && TOO_LARGE_CODES.has(e.code)) || e instanceof RangeError || TOO_LARGE_MESSAGE.test(String(e.message ?? ''));
+  return (
+    (typeof e.code === 'number' && TOO_LARGE_CODES.has(e.code)) ||
+    e instanceof RangeError ||
+    TOO_LARGE_MESSAGE.test(String(e.message ?? ''))
+  );
 }
 
 function isRejected(e: Fields): boolean {
@@ -85,7 +100,8 @@ function someCause(err: unknown, test: (e: Fields) => boolean): boolean {
     if (test(e as Fields)) return true;
     // A bulk write reports per-document errors beside its own.
     const writeErrors = (e as { writeErrors?: unknown }).writeErrors;
-    if (Array.isArray(writeErrors) && writeErrors.some((w) => test(((w as { err?: unknown }).err ?? w) as Fields))) return true;
+    if (Array.isArray(writeErrors) && writeErrors.some((w) => test(((w as { err?: unknown }).err ?? w) as Fields)))
+      return true;
   }
   return false;
 }

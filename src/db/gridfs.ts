@@ -3,7 +3,12 @@ import { mongo } from 'mongoose';
 const GridFSBucketCtor = mongo.GridFSBucket;
 
 /** Stores bytes as one GridFS file and resolves with its id once every chunk is written. */
-export function putBytes(bucket: mongo.GridFSBucket, filename: string, metadata: Record<string, unknown>, data: Buffer): Promise<mongo.ObjectId> {
+export function putBytes(
+  bucket: mongo.GridFSBucket,
+  filename: string,
+  metadata: Record<string, unknown>,
+  data: Buffer,
+): Promise<mongo.ObjectId> {
   const upload = bucket.openUploadStream(filename, { metadata });
   return new Promise((resolve, reject) => {
     upload.once('finish', () => resolve(upload.id));
@@ -44,11 +49,20 @@ export interface GridFsStaging {
 export const STAGING_PREFIX = 'upload-staging/';
 
 export function gridFsStaging(db: mongo.Db, bucketName: string): GridFsStaging {
-  return { bucket: new GridFSBucketCtor(db, { bucketName }), files: db.collection(`${bucketName}.files`), chunks: db.collection(`${bucketName}.chunks`) };
+  return {
+    bucket: new GridFSBucketCtor(db, { bucketName }),
+    files: db.collection(`${bucketName}.files`),
+    chunks: db.collection(`${bucketName}.chunks`),
+  };
 }
 
 /** Takes a staged file: gives it its final name and metadata in one write (no byte is copied). */
-export async function commitStaged(staging: GridFsStaging, id: mongo.ObjectId, filename: string, metadata: Record<string, unknown>): Promise<void> {
+export async function commitStaged(
+  staging: GridFsStaging,
+  id: mongo.ObjectId,
+  filename: string,
+  metadata: Record<string, unknown>,
+): Promise<void> {
   await staging.files.updateOne({ _id: id }, { $set: { filename, metadata } });
 }
 
@@ -59,7 +73,9 @@ export async function commitStaged(staging: GridFsStaging, id: mongo.ObjectId, f
 export async function discardStaged(staging: GridFsStaging, ids: mongo.ObjectId[]): Promise<void> {
   if (ids.length === 0) return;
   const docs = await staging.files.find({ _id: { $in: ids } }, { projection: { filename: 1 } }).toArray();
-  for (const doc of docs) if (String(doc.filename).startsWith(STAGING_PREFIX)) await deleteIfPresent(staging.bucket, doc._id as mongo.ObjectId);
+  for (const doc of docs)
+    if (String(doc.filename).startsWith(STAGING_PREFIX))
+      await deleteIfPresent(staging.bucket, doc._id as mongo.ObjectId);
   const unfinished = ids.filter((id) => !docs.some((d) => id.equals(d._id as mongo.ObjectId)));
   if (unfinished.length > 0) await staging.chunks.deleteMany({ files_id: { $in: unfinished } });
 }

@@ -24,18 +24,27 @@ export interface NewKeyRecord {
 
 /** The record's `_id`: one digest per scope, so the `_id` index makes a key claimable once. */
 export function keyRecordId(scope: KeyScope): string {
-  return createHash('sha256').update(JSON.stringify([scope.principal, scope.route, scope.target, scope.key])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([scope.principal, scope.route, scope.target, scope.key]))
+    .digest('hex');
 }
 
 /** sha256 of a request's canonical JSON (object keys sorted): equal requests, equal hashes. */
 export function requestHash(request: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(request)))
+    .digest('hex');
 }
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, canonical(v)]),
+  );
 }
 
 const BUSY_RETRIES = 6;
@@ -71,8 +80,17 @@ export function createIdempotencyKeys(models: Models, values: Values) {
     /** Inserts the record naming the run; false when another request holds the key. */
     async claim(k: NewKeyRecord): Promise<boolean> {
       const doc = {
-        _id: k.id, key: k.scope.key, route: k.scope.route, target: k.scope.target, body_hash: k.bodyHash, run_id: k.runId,
-        created_at: k.now, expires_at: new Date(k.now.getTime() + k.ttlMs), accepted_at: null, answer_status: null, answer_body: null,
+        _id: k.id,
+        key: k.scope.key,
+        route: k.scope.route,
+        target: k.scope.target,
+        body_hash: k.bodyHash,
+        run_id: k.runId,
+        created_at: k.now,
+        expires_at: new Date(k.now.getTime() + k.ttlMs),
+        accepted_at: null,
+        answer_status: null,
+        answer_body: null,
       };
       sweepNowAndThen(k.now);
       for (let attempt = 0; ; attempt++) {
@@ -89,7 +107,15 @@ export function createIdempotencyKeys(models: Models, values: Values) {
 
     /** The run started (the action was applied): replays may answer, with `answer` when the route stores one. */
     async accept(id: string, answer?: { status: number; body: unknown }): Promise<void> {
-      await Key.updateOne({ _id: id }, { $set: { accepted_at: new Date(), ...(answer ? { answer_status: answer.status, answer_body: toJsonText(answer.body) } : {}) } });
+      await Key.updateOne(
+        { _id: id },
+        {
+          $set: {
+            accepted_at: new Date(),
+            ...(answer ? { answer_status: answer.status, answer_body: toJsonText(answer.body) } : {}),
+          },
+        },
+      );
     },
 
     /** The first request failed before its run started: the key is free again (a retry gets a new run). */

@@ -69,7 +69,11 @@ async function incrementCounter(conn: Connection, kind: IdKind, count: number): 
   const counters = conn.collection<CounterDoc>('counters');
   for (let attempt = 0; ; attempt++) {
     try {
-      const doc = await counters.findOneAndUpdate({ _id: kind }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' });
+      const doc = await counters.findOneAndUpdate(
+        { _id: kind },
+        { $inc: { seq: count } },
+        { upsert: true, returnDocument: 'after' },
+      );
       if (!doc) throw new Error(`counter ${kind} was not returned`);
       return doc.seq;
     } catch (err) {

@@ -19,7 +19,15 @@ export function createOutputFiles(models: Models, clock: () => Date = () => new 
     async create(runId: string | null, fileName: string): Promise<{ id: string }> {
       const now = clock();
       return insertWithNewId(models.conn, 'outputFile', idTaken, async (id, seq) => {
-        await OutputFile.create({ _id: id, seq, file_name: fileName, run_id: runId, parts: [], created_at: now, updated_at: now });
+        await OutputFile.create({
+          _id: id,
+          seq,
+          file_name: fileName,
+          run_id: runId,
+          parts: [],
+          created_at: now,
+          updated_at: now,
+        });
         return { id };
       });
     },
@@ -35,15 +43,24 @@ export function createOutputFiles(models: Models, clock: () => Date = () => new 
      * repeat is skipped. Without it the append goes after the last part.
      */
     async appendLines(outputFileId: string, lines: string[], opts: { part?: number } = {}): Promise<void> {
-      if (lines.some((line) => /[\r\n]/.test(line))) throw new Error('appendLines: a line must not contain a line break');
+      if (lines.some((line) => /[\r\n]/.test(line)))
+        throw new Error('appendLines: a line must not contain a line break');
       const doc = await OutputFile.findById(outputFileId).lean<OutputFileDoc>();
       if (!doc) throw missing();
       const n = opts.part ?? doc.parts.reduce((max, p) => Math.max(max, p.n + 1), 0);
       if (lines.length === 0 || doc.parts.some((p) => p.n === n)) return;
       const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
-      const fileId = await putBytes(models.outputFiles, `${outputFileId}.${n}`, { output_file_id: outputFileId, n }, data);
+      const fileId = await putBytes(
+        models.outputFiles,
+        `${outputFileId}.${n}`,
+        { output_file_id: outputFileId, n },
+        data,
+      );
       const part = { n, file_id: fileId, bytes: data.length, rows: lines.length };
-      const res = await OutputFile.updateOne({ _id: outputFileId }, { $push: { parts: part }, $set: { updated_at: clock() } });
+      const res = await OutputFile.updateOne(
+        { _id: outputFileId },
+        { $push: { parts: part }, $set: { updated_at: clock() } },
+      );
       if (res.matchedCount === 0) {
         // Deleted while we wrote: do not leave the part behind.
         await models.outputFiles.delete(fileId).catch(() => undefined);

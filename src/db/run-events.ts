@@ -1,5 +1,12 @@
 import { trusted } from 'mongoose';
-import { EMPTY_HEAD, type EventHead, type ProjectionChange, type RunEvent, type RunEventName, deriveEvents } from '../engine/run-events';
+import {
+  EMPTY_HEAD,
+  type EventHead,
+  type ProjectionChange,
+  type RunEvent,
+  type RunEventName,
+  deriveEvents,
+} from '../engine/run-events';
 import { insertIgnoringDuplicates } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models, RunEventDoc } from './models';
@@ -42,7 +49,14 @@ export function createRunEvents(models: Models) {
   const { Run, RunEvent } = models;
 
   function toDocs(runId: string, events: RunEvent[], at: Date): RunEventDoc[] {
-    return events.map((e) => ({ _id: eventId(runId, e.seq), run_id: runId, seq: e.seq, event: e.event, data: toJsonText(e.data), at }));
+    return events.map((e) => ({
+      _id: eventId(runId, e.seq),
+      run_id: runId,
+      seq: e.seq,
+      event: e.event,
+      data: toJsonText(e.data),
+      at,
+    }));
   }
 
   return {
@@ -51,14 +65,21 @@ export function createRunEvents(models: Models) {
      * adds. `stored`: the run's head fields when the caller has just read the run (else read here;
      * a run that no longer exists gets nothing). `onRunUpdated`: called once `fields` are written.
      */
-    async append(runId: string, change: ProjectionChange, { fields = null, stored, onRunUpdated }: AppendOptions = {}): Promise<void> {
+    async append(
+      runId: string,
+      change: ProjectionChange,
+      { fields = null, stored, onRunUpdated }: AppendOptions = {},
+    ): Promise<void> {
       const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
       if (!current) return;
       const head = fromJsonText<EventHead>(current.event_head) ?? EMPTY_HEAD;
       const derived = deriveEvents(runId, head, change);
       const headText = toJsonText(head);
       if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
-        await Run.updateOne({ _id: runId }, { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } });
+        await Run.updateOne(
+          { _id: runId },
+          { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } },
+        );
         if (fields) onRunUpdated?.();
         await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
         return;
@@ -71,7 +92,8 @@ export function createRunEvents(models: Models) {
       const before = fromJsonText<EventHead>(current.event_head_before);
       if (!before) return;
       const again = deriveEvents(runId, before, change);
-      if (again.events.length > 0 && toJsonText(again.head) === headText) await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
+      if (again.events.length > 0 && toJsonText(again.head) === headText)
+        await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
     },
 
     /**

@@ -39,7 +39,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
    * filter, e.g. `status: {$nin: …}`, over every run document: 214 ms per update at 3 000 runs).
    * The workflow is the run's only writer, so nothing changes between the read and the write.
    */
-  function runFields(current: { status: RunStatus; end_time: Date | null }, patch: RunPatch | undefined): Record<string, unknown> | null {
+  function runFields(
+    current: { status: RunStatus; end_time: Date | null },
+    patch: RunPatch | undefined,
+  ): Record<string, unknown> | null {
     // A run shows FAILED as soon as a node fails while other branches go on: only its end makes it final.
     if (!patch || (FINAL.includes(current.status) && current.end_time)) return null;
     const set: Record<string, unknown> = { status: patch.status, message: patch.message };
@@ -56,16 +59,29 @@ export function createRunProjection(models: Models, events: RunEvents) {
   }
 
   /** Closes a run nobody else writes any more, and its open tasks, if it is still in one of `statuses`. */
-  async function closeWithoutWorkflow(runId: string, statuses: RunStatus[], status: 'CANCELED' | 'FAILED', message: string): Promise<void> {
+  async function closeWithoutWorkflow(
+    runId: string,
+    statuses: RunStatus[],
+    status: 'CANCELED' | 'FAILED',
+    message: string,
+  ): Promise<void> {
     const current = await Run.findById(runId, { status: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus } & StoredHead>();
     if (!current || !statuses.includes(current.status)) return;
     const tasks = await tasksOf(runId);
     const now = new Date().toISOString();
     const open = ['PENDING', 'RUNNING', 'PAUSED'];
     if (tasks.some((t) => open.includes(t.status))) {
-      await saveTasks(runId, tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)), false);
+      await saveTasks(
+        runId,
+        tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)),
+        false,
+      );
     }
-    await events.append(runId, { kind: 'closed', status, message, tasks }, { fields: { status, end_time: new Date(), message }, stored: current });
+    await events.append(
+      runId,
+      { kind: 'closed', status, message, tasks },
+      { fields: { status, end_time: new Date(), message }, stored: current },
+    );
   }
 
   return {
@@ -82,27 +98,49 @@ export function createRunProjection(models: Models, events: RunEvents) {
      * resolved beside this save). `onEnded`: called as soon as this save has ended the run's
      * record (before its events; a retried save finds it ended and does not call it).
      */
-    async save(p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }, onEnded?: () => void): Promise<void> {
+    async save(
+      p: ProgressSave,
+      pause?: { opened: PauseRecord } | { resumed: PauseResolution },
+      onEnded?: () => void,
+    ): Promise<void> {
       // One read serves the final-status check, a cancel's check and the stream's head. Only a
       // cancel's tasks wait for it; any other save's tasks are written whatever it says, meanwhile.
       const cancel = p.run?.status === 'CANCELED';
-      const read = Run.findById(p.runId, { status: 1, end_time: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus; end_time: Date | null } & StoredHead>();
-      const [current] = await Promise.all([read, p.tasks && !cancel ? saveTasks(p.runId, p.tasks.records, p.tasks.first) : undefined]);
+      const read = Run.findById(p.runId, { status: 1, end_time: 1, ...HEAD_FIELDS }).lean<
+        { status: RunStatus; end_time: Date | null } & StoredHead
+      >();
+      const [current] = await Promise.all([
+        read,
+        p.tasks && !cancel ? saveTasks(p.runId, p.tasks.records, p.tasks.first) : undefined,
+      ]);
       if (!current) return; // deleted with its workflow: nothing to show any more
       if (cancel && current.status === 'CANCELED') return;
       if (p.tasks && cancel) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       const fields = runFields(current, p.run);
       const ends = fields !== null && p.run?.final !== undefined;
-      await events.append(p.runId, { kind: 'progress', save: p, ...(pause ? { pause } : {}) }, { fields, stored: current, ...(ends && onEnded ? { onRunUpdated: onEnded } : {}) });
+      await events.append(
+        p.runId,
+        { kind: 'progress', save: p, ...(pause ? { pause } : {}) },
+        { fields, stored: current, ...(ends && onEnded ? { onRunUpdated: onEnded } : {}) },
+      );
       // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
-      if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED')) await deltas.sweep();
+      if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED'))
+        await deltas.sweep();
     },
 
     async recordPause(p: PauseRecord): Promise<void> {
       try {
         await Pause.create({
-          _id: p.pauseId, run_id: p.runId, node_id: p.nodeId, pause_message: p.message, pause_time: new Date(p.pauseTime),
-          resume_time: null, resume_user_id: null, resume_action: null, input_data: toJsonText(p.input), comments: null,
+          _id: p.pauseId,
+          run_id: p.runId,
+          node_id: p.nodeId,
+          pause_message: p.message,
+          pause_time: new Date(p.pauseTime),
+          resume_time: null,
+          resume_user_id: null,
+          resume_action: null,
+          input_data: toJsonText(p.input),
+          comments: null,
         });
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err; // recorded by an earlier attempt
@@ -112,7 +150,14 @@ export function createRunProjection(models: Models, events: RunEvents) {
     async resolvePause(r: PauseResolution): Promise<void> {
       await Pause.updateOne(
         { _id: r.pauseId },
-        { $set: { resume_time: new Date(r.resumeTime), resume_user_id: r.userId, resume_action: r.action, comments: r.comments } },
+        {
+          $set: {
+            resume_time: new Date(r.resumeTime),
+            resume_user_id: r.userId,
+            resume_action: r.action,
+            comments: r.comments,
+          },
+        },
       );
     },
 

@@ -59,7 +59,11 @@ export function createRunRepository(models: Models, values: Values) {
 
     /** The run cannot go on (Temporal refused its workflow, its record cannot be saved): the record says why. */
     async markFailed(runId: string, message: string): Promise<void> {
-      await events.append(runId, { kind: 'closed', status: 'FAILED', message, tasks: [] }, { fields: { status: 'FAILED', message, end_time: new Date() } });
+      await events.append(
+        runId,
+        { kind: 'closed', status: 'FAILED', message, tasks: [] },
+        { fields: { status: 'FAILED', message, end_time: new Date() } },
+      );
     },
 
     async setOutputFile(runId: string, outputFileId: string): Promise<void> {
@@ -73,7 +77,9 @@ export function createRunRepository(models: Models, values: Values) {
 
     /** A workflow's delete takes its runs with it (PySpur cascades): tasks, pauses, events and stored values too. */
     async removeOfWorkflow(workflowId: string): Promise<void> {
-      const ids = (await Run.find({ workflow_id: workflowId }, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);
+      const ids = (await Run.find({ workflow_id: workflowId }, { _id: 1 }).lean<Array<{ _id: string }>>()).map(
+        (r) => r._id,
+      );
       if (ids.length === 0) return;
       await projection.removeTasksAndPausesOf(ids);
       await createCallbackDeliveries(models).removeOfRuns(ids);

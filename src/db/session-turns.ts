@@ -22,9 +22,14 @@ export interface SessionMessage {
   created_at: Date;
 }
 
-
 function messagesOf(turn: SessionTurnDoc): SessionMessage[] {
-  return [turn.user, turn.assistant].map((m) => ({ id: m.id, session_id: turn.session_id, run_id: turn.run_id, content: fromJsonText(m.content), created_at: m.created_at }));
+  return [turn.user, turn.assistant].map((m) => ({
+    id: m.id,
+    session_id: turn.session_id,
+    run_id: turn.run_id,
+    content: fromJsonText(m.content),
+    created_at: m.created_at,
+  }));
 }
 
 /** Run order: the run's number, then its id (batch rows share their parent's number). */
@@ -60,11 +65,21 @@ export function createSessionTurns(models: Models, clock: () => Date = () => new
       if ((await SessionTurn.exists({ _id })) !== null) return 'already-stored';
       if ((await Session.exists({ _id: turn.sessionId })) === null) return 'no-session';
       const run = await Run.findById(turn.runId, { seq: 1 }).lean<{ seq: number }>();
-      const [userNo, assistantNo] = [await nextSequence(models.conn, 'message'), await nextSequence(models.conn, 'message')];
-      const message = (id: number, role: string, content: string, at: Date) => ({ id: `M${id}`, content: toJsonText({ role, content }), created_at: at });
+      const [userNo, assistantNo] = [
+        await nextSequence(models.conn, 'message'),
+        await nextSequence(models.conn, 'message'),
+      ];
+      const message = (id: number, role: string, content: string, at: Date) => ({
+        id: `M${id}`,
+        content: toJsonText({ role, content }),
+        created_at: at,
+      });
       try {
         await SessionTurn.create({
-          _id, session_id: turn.sessionId, run_id: turn.runId, run_seq: run?.seq ?? 0,
+          _id,
+          session_id: turn.sessionId,
+          run_id: turn.runId,
+          run_seq: run?.seq ?? 0,
           user: message(userNo, 'user', turn.userMessage, new Date(turn.userTime)),
           assistant: message(assistantNo, 'assistant', turn.assistantMessage, clock()),
         });

@@ -24,7 +24,14 @@ export function createTaskDeltas(models: Models) {
   let sweptAt = 0;
   return {
     async append(runId: string, nodeId: string, stream: string, seq: number, text: string): Promise<void> {
-      await TaskDelta.create({ _id: `${runId}:${nodeId}:${stream}:${seq}`, run_id: runId, node_id: nodeId, seq, text, at: new Date() });
+      await TaskDelta.create({
+        _id: `${runId}:${nodeId}:${stream}:${seq}`,
+        run_id: runId,
+        node_id: nodeId,
+        seq,
+        text,
+        at: new Date(),
+      });
     },
 
     /** The run's stored pieces, oldest first (a handful: only the last seconds' are kept). */

@@ -12,7 +12,9 @@ import type { ValueStore } from './value-store';
 export function jsonWithValues(value: unknown, store: ValueStore, isRef: (v: unknown) => v is ValueRef): Readable {
   const nonce = `spur-value-${randomUUID()}-`;
   const ids: string[] = [];
-  const text = JSON.stringify(value, (_key, v: unknown) => (isRef(v) ? `${nonce}${ids.push(v.__spur_value_ref__.id) - 1}` : v));
+  const text = JSON.stringify(value, (_key, v: unknown) =>
+    isRef(v) ? `${nonce}${ids.push(v.__spur_value_ref__.id) - 1}` : v,
+  );
   const placeholder = new RegExp(`"${nonce}(\\d+)"`, 'g');
   async function* pieces(): AsyncGenerator<Buffer> {
     let at = 0;

@@ -20,7 +20,8 @@ export interface ValueSeal {
 export function createValueSeal(secretKey: Buffer): ValueSeal {
   // Its own key: a seal is no use against the other things SPUR_SECRET_KEY protects.
   const key = createHmac('sha256', secretKey).update('spur value ref seal v1').digest();
-  const mac = (id: string, bytes: number) => createHmac('sha256', key).update(`${bytes}\n${id}`).digest().subarray(0, SEAL_BYTES);
+  const mac = (id: string, bytes: number) =>
+    createHmac('sha256', key).update(`${bytes}\n${id}`).digest().subarray(0, SEAL_BYTES);
   return {
     seal: (id, bytes) => mac(id, bytes).toString('base64url'),
     isSealed(value: unknown): value is ValueRef {

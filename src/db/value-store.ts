@@ -51,7 +51,14 @@ export function createValueStore(db: Db) {
         const data = new Binary(json.subarray(at, at + VALUE_CHUNK_BYTES));
         await insertOnce(() => chunks.insertOne({ _id: `${id}#${n}`, files_id: id, n, data, scope }));
       }
-      const file: ValueFileDoc = { _id: id, length: json.length, chunkSize: VALUE_CHUNK_BYTES, uploadDate: new Date(), filename: id, metadata: { scope } };
+      const file: ValueFileDoc = {
+        _id: id,
+        length: json.length,
+        chunkSize: VALUE_CHUNK_BYTES,
+        uploadDate: new Date(),
+        filename: id,
+        metadata: { scope },
+      };
       await insertOnce(() => files.insertOne(file));
       return id;
     },

@@ -46,7 +46,12 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
         .map(([key, child]) => {
           const childText = JSON.stringify(child) ?? '';
           // Strings are stored as they are: keep their JSON for the store instead of building it twice.
-          return { key, child, size: Buffer.byteLength(childText), text: typeof child === 'string' ? childText : undefined };
+          return {
+            key,
+            child,
+            size: Buffer.byteLength(childText),
+            text: typeof child === 'string' ? childText : undefined,
+          };
         })
         .filter((e) => e.size > minPiece)
         .sort((a, b) => b.size - a.size);
@@ -83,7 +88,13 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
       const text = JSON.stringify(value) ?? '';
       const size = Buffer.byteLength(text);
       if (size > limits.maxBytes) throw new ValueTooLargeError(size, limits.maxBytes, what);
-      return (await shrink(scope, value, limits.refAboveBytes, size, typeof value === 'string' ? text : undefined)) as T;
+      return (await shrink(
+        scope,
+        value,
+        limits.refAboveBytes,
+        size,
+        typeof value === 'string' ? text : undefined,
+      )) as T;
     },
 
     /** The plain value: every ref read back (a value without refs is returned as is). */

@@ -28,7 +28,10 @@ interface LimitedNode {
 
 /** Every node over a limit, naming the node, the field and the limit (empty when within them). */
 export function definitionLimitIssues(def: { nodes: readonly LimitedNode[] }, limits: DefinitionLimits): LimitIssue[] {
-  return [...agentIssues(def.nodes, limits.agentMaxIterations), ...loopIssues(def.nodes, limits.loopMaxTotalIterations)];
+  return [
+    ...agentIssues(def.nodes, limits.agentMaxIterations),
+    ...loopIssues(def.nodes, limits.loopMaxTotalIterations),
+  ];
 }
 
 function agentIssues(nodes: readonly LimitedNode[], max: number): LimitIssue[] {
@@ -38,7 +41,12 @@ function agentIssues(nodes: readonly LimitedNode[], max: number): LimitIssue[] {
     if (iterations <= max) return [];
     // An agent without the field runs the default, which an installation may have set the cap under.
     const given = node.config.max_iterations === undefined ? ` (the default when unset)` : '';
-    return [{ path: ['nodes', i, 'config', 'max_iterations'], message: `AgentNode '${node.id}' has max_iterations ${iterations}${given}, over the maximum of ${max} (SPUR_AGENT_MAX_ITERATIONS)` }];
+    return [
+      {
+        path: ['nodes', i, 'config', 'max_iterations'],
+        message: `AgentNode '${node.id}' has max_iterations ${iterations}${given}, over the maximum of ${max} (SPUR_AGENT_MAX_ITERATIONS)`,
+      },
+    ];
   });
 }
 
@@ -54,8 +62,14 @@ function loopIssues(nodes: readonly LimitedNode[], max: number): LimitIssue[] {
     const total = chain.reduce((product, loop) => product * loopIterations(loop), 1);
     const outer = total / loopIterations(node);
     if (total <= max || outer > max) return [];
-    const nesting = chain.length > 1 ? ` in all (${chain.map((l) => `'${l.id}' ${loopIterations(l)}`).join(' × ')})` : '';
-    return [{ path: ['nodes', i, 'config', 'num_iterations'], message: `ForLoopNode '${node.id}' runs ${total} iterations${nesting}, over the maximum of ${max} loop iterations (SPUR_LOOP_MAX_TOTAL_ITERATIONS)` }];
+    const nesting =
+      chain.length > 1 ? ` in all (${chain.map((l) => `'${l.id}' ${loopIterations(l)}`).join(' × ')})` : '';
+    return [
+      {
+        path: ['nodes', i, 'config', 'num_iterations'],
+        message: `ForLoopNode '${node.id}' runs ${total} iterations${nesting}, over the maximum of ${max} loop iterations (SPUR_LOOP_MAX_TOTAL_ITERATIONS)`,
+      },
+    ];
   });
 }
 
@@ -63,7 +77,11 @@ function loopIssues(nodes: readonly LimitedNode[], max: number): LimitIssue[] {
 function enclosingLoops(node: LimitedNode, byId: ReadonlyMap<string, LimitedNode>): LimitedNode[] {
   const chain: LimitedNode[] = [];
   const seen = new Set<string>();
-  for (let cur: LimitedNode | undefined = node; cur && !seen.has(cur.id); cur = cur.parent_id === null ? undefined : byId.get(cur.parent_id)) {
+  for (
+    let cur: LimitedNode | undefined = node;
+    cur && !seen.has(cur.id);
+    cur = cur.parent_id === null ? undefined : byId.get(cur.parent_id)
+  ) {
     seen.add(cur.id);
     if (cur.node_type === ENGINE_NODE_TYPES.forLoop) chain.unshift(cur);
   }

@@ -19,7 +19,11 @@ function normalizeNode(node: WorkflowNode): WorkflowNode {
   const title = node.title.trim() === '' ? node.id : node.title;
   if (!LLM_NODE_TYPES.has(node.node_type)) return { ...node, title };
   const info = node.config.llm_info as Record<string, unknown>;
-  return { ...node, title, config: { ...node.config, llm_info: { ...info, model: prefixedModel(String(info.model)) } } };
+  return {
+    ...node,
+    title,
+    config: { ...node.config, llm_info: { ...info, model: prefixedModel(String(info.model)) } },
+  };
 }
 
 export function prefixedModel(model: string): string {

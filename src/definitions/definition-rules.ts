@@ -15,14 +15,22 @@ export const LLM_NODE_TYPES = new Set(['SingleLLMCallNode', 'BestOfNNode']);
  * PySpur's chatbot I/O fields, ForLoopNodes within the iteration cap.
  */
 export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
-  return [...checkNodeIds(def), ...checkLinks(def), ...checkInputNodes(def), ...checkLlmNodes(def), ...checkChatbot(def), ...checkLoops(def)];
+  return [
+    ...checkNodeIds(def),
+    ...checkLinks(def),
+    ...checkInputNodes(def),
+    ...checkLlmNodes(def),
+    ...checkChatbot(def),
+    ...checkLoops(def),
+  ];
 }
 
 function checkNodeIds(def: WorkflowDefinition): RuleIssue[] {
   const seen = new Set<string>();
   const issues: RuleIssue[] = [];
   def.nodes.forEach((node, i) => {
-    if (seen.has(node.id)) issues.push({ path: ['nodes', i, 'id'], message: `Duplicate node id '${node.id}'`, kind: 'value_error' });
+    if (seen.has(node.id))
+      issues.push({ path: ['nodes', i, 'id'], message: `Duplicate node id '${node.id}'`, kind: 'value_error' });
     seen.add(node.id);
   });
   return issues;
@@ -34,13 +42,21 @@ function checkLinks(def: WorkflowDefinition): RuleIssue[] {
   // A child whose parent is missing would silently never run.
   def.nodes.forEach((node, i) => {
     if (node.parent_id !== null && !ids.has(node.parent_id)) {
-      issues.push({ path: ['nodes', i, 'parent_id'], message: `Node '${node.id}' has parent_id '${node.parent_id}', which is not a node of this workflow`, kind: 'value_error' });
+      issues.push({
+        path: ['nodes', i, 'parent_id'],
+        message: `Node '${node.id}' has parent_id '${node.parent_id}', which is not a node of this workflow`,
+        kind: 'value_error',
+      });
     }
   });
   def.links.forEach((link, i) => {
     for (const end of ['source_id', 'target_id'] as const) {
       if (!ids.has(link[end])) {
-        issues.push({ path: ['links', i, end], message: `Link ${end} '${link[end]}' is not a node of this workflow`, kind: 'value_error' });
+        issues.push({
+          path: ['links', i, end],
+          message: `Link ${end} '${link[end]}' is not a node of this workflow`,
+          kind: 'value_error',
+        });
       }
     }
   });
@@ -48,7 +64,9 @@ function checkLinks(def: WorkflowDefinition): RuleIssue[] {
 }
 
 function checkInputNodes(def: WorkflowDefinition): RuleIssue[] {
-  const inputs = def.nodes.map((n, i) => ({ n, i })).filter(({ n }) => n.node_type === 'InputNode' && n.parent_id === null);
+  const inputs = def.nodes
+    .map((n, i) => ({ n, i }))
+    .filter(({ n }) => n.node_type === 'InputNode' && n.parent_id === null);
   return inputs.slice(1).map(({ i }) => ({
     path: ['nodes', i],
     message: 'A workflow can have at most one top-level InputNode',
@@ -62,9 +80,17 @@ function checkLlmNodes(def: WorkflowDefinition): RuleIssue[] {
     if (!LLM_NODE_TYPES.has(node.node_type)) return;
     const info = node.config.llm_info;
     if (info === null || typeof info !== 'object' || Array.isArray(info)) {
-      issues.push({ path: ['nodes', i], message: `${node.node_type} '${node.id}' needs config.llm_info`, kind: 'assertion_error' });
+      issues.push({
+        path: ['nodes', i],
+        message: `${node.node_type} '${node.id}' needs config.llm_info`,
+        kind: 'assertion_error',
+      });
     } else if (typeof (info as Record<string, unknown>).model !== 'string') {
-      issues.push({ path: ['nodes', i, 'config', 'llm_info', 'model'], message: `${node.node_type} '${node.id}' needs config.llm_info.model`, kind: 'value_error' });
+      issues.push({
+        path: ['nodes', i, 'config', 'llm_info', 'model'],
+        message: `${node.node_type} '${node.id}' needs config.llm_info.model`,
+        kind: 'value_error',
+      });
     }
   });
   return issues;
@@ -77,7 +103,11 @@ function checkLoops(def: WorkflowDefinition): RuleIssue[] {
     if (node.node_type !== 'ForLoopNode') return;
     const iterations = Number(node.config.num_iterations ?? 1);
     if (iterations > MAX_LOOP_ITERATIONS) {
-      issues.push({ path: ['nodes', i, 'config', 'num_iterations'], message: `ForLoopNode '${node.id}' has num_iterations ${iterations}, over the maximum of ${MAX_LOOP_ITERATIONS}`, kind: 'value_error' });
+      issues.push({
+        path: ['nodes', i, 'config', 'num_iterations'],
+        message: `ForLoopNode '${node.id}' has num_iterations ${iterations}, over the maximum of ${MAX_LOOP_ITERATIONS}`,
+        kind: 'value_error',
+      });
     }
   });
   return issues;
@@ -91,12 +121,14 @@ function checkChatbot(def: WorkflowDefinition): RuleIssue[] {
   if (input) {
     const problem = missingStringFields(input.config.output_json_schema, ['user_message', 'session_id']);
     if (problem === 'invalid') issues.push(chatbotIssue('Invalid JSON schema in input node output_json_schema'));
-    else if (problem.length) issues.push(chatbotIssue(`Chatbot input node must have the following mandatory fields: ${problem.join(', ')}`));
+    else if (problem.length)
+      issues.push(chatbotIssue(`Chatbot input node must have the following mandatory fields: ${problem.join(', ')}`));
   }
   if (output) {
     const problem = missingStringFields(output.config.output_json_schema, ['assistant_message']);
     if (problem === 'invalid') issues.push(chatbotIssue('Invalid JSON schema in output node output_json_schema'));
-    else if (problem.length) issues.push(chatbotIssue(`Chatbot output node must have the following mandatory fields: ${problem.join(', ')}`));
+    else if (problem.length)
+      issues.push(chatbotIssue(`Chatbot output node must have the following mandatory fields: ${problem.join(', ')}`));
   }
   return issues;
 }
@@ -115,7 +147,10 @@ function missingStringFields(schemaText: unknown, fields: string[]): string[] | 
   }
   const rawProps = (schema as { properties?: unknown } | null)?.properties;
   // A schema whose `properties` is not an object declares none of the fields.
-  const props = rawProps !== null && typeof rawProps === 'object' && !Array.isArray(rawProps) ? (rawProps as Record<string, unknown>) : {};
+  const props =
+    rawProps !== null && typeof rawProps === 'object' && !Array.isArray(rawProps)
+      ? (rawProps as Record<string, unknown>)
+      : {};
   return fields.flatMap((f) => {
     if (!(f in props)) return [f];
     return (props[f] as { type?: unknown } | null)?.type === 'string' ? [] : [`${f} (must be of type str)`];

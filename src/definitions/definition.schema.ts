@@ -3,7 +3,14 @@ import { checkDefinitionRules } from './definition-rules';
 import { normalizeDefinition } from './definition-normalize';
 
 /** Numbers, or numeric strings as pydantic coerces them (`"12.5"` → 12.5). */
-const numberLike = z.union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/).transform(Number)]);
+const numberLike = z.union([
+  z.number(),
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/)
+    .transform(Number),
+]);
 
 export const SPUR_TYPES = ['workflow', 'chatbot', 'agent'] as const;
 /** Lowercase on the wire as PySpur emits it; either case accepted on input. */
@@ -30,12 +37,14 @@ export const WorkflowNodeSchema = z.object({
 });
 
 /** The shape alone; the graph rules and rewrites are applied by `WorkflowDefinitionSchema`. */
-export const DefinitionStructureSchema = z.object({
-  nodes: z.array(WorkflowNodeSchema),
-  links: z.array(WorkflowLinkSchema),
-  test_inputs: z.array(z.record(z.string(), z.unknown())).default([]),
-  spur_type: SpurTypeSchema.default('workflow'),
-}).openapi('WorkflowDefinition'); // a named component: subworkflows refer to it instead of recursing
+export const DefinitionStructureSchema = z
+  .object({
+    nodes: z.array(WorkflowNodeSchema),
+    links: z.array(WorkflowLinkSchema),
+    test_inputs: z.array(z.record(z.string(), z.unknown())).default([]),
+    spur_type: SpurTypeSchema.default('workflow'),
+  })
+  .openapi('WorkflowDefinition'); // a named component: subworkflows refer to it instead of recursing
 
 export type WorkflowNode = z.output<typeof WorkflowNodeSchema>;
 export type WorkflowLink = z.output<typeof WorkflowLinkSchema>;

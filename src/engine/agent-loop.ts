@@ -1,7 +1,15 @@
 import type { GraphLevel } from './graph';
 import type { NodeState } from './node-inputs';
 import { ENGINE_NODE_TYPES } from './node-kinds';
-import { type AgentToolCall, type AgentTurn, type GraphNode, type NodeOutput, type TokenUsage, type ToolFields, addUsage } from './run-contract';
+import {
+  type AgentToolCall,
+  type AgentTurn,
+  type GraphNode,
+  type NodeOutput,
+  type TokenUsage,
+  type ToolFields,
+  addUsage,
+} from './run-contract';
 import type { CompositeResult, StepRunner } from './composite';
 import { refusalMessage, splitToolArguments } from './tool-arguments';
 
@@ -12,13 +20,17 @@ export function toolName(title: string): string {
 
 function findTool(tools: GraphNode[], name: string): GraphNode | undefined {
   const wanted = name.toLowerCase();
-  return tools.find((t) => toolName(t.title).toLowerCase() === wanted) ?? tools.find((t) => t.title.toLowerCase() === wanted);
+  return (
+    tools.find((t) => toolName(t.title).toLowerCase() === wanted) ?? tools.find((t) => t.title.toLowerCase() === wanted)
+  );
 }
 
 function parseArguments(text: string): Record<string, unknown> | string {
   try {
     const value: unknown = JSON.parse(text || '{}');
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : 'the arguments are not a JSON object';
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : 'the arguments are not a JSON object';
   } catch {
     return 'the arguments are not valid JSON';
   }
@@ -38,14 +50,26 @@ export function agentMaxIterations(config: Record<string, unknown>): number {
  * like any pause. The loop ends at a reply without tool calls, or fails after `max_iterations`
  * model calls.
  */
-export async function runAgent(steps: StepRunner, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<CompositeResult> {
+export async function runAgent(
+  steps: StepRunner,
+  level: GraphLevel,
+  node: GraphNode,
+  input: Record<string, unknown>,
+): Promise<CompositeResult> {
   const tools = level.children.get(node.id)?.nodes ?? [];
   const maxIterations = agentMaxIterations(node.config);
   const transcript: AgentTurn[] = [];
   const calls: Record<string, unknown[]> = {};
   let usage: TokenUsage | undefined;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const step = await steps.agentStep({ runId: steps.runId, agent: node, tools, input, transcript: [...transcript], iteration });
+    const step = await steps.agentStep({
+      runId: steps.runId,
+      agent: node,
+      tools,
+      input,
+      transcript: [...transcript],
+      iteration,
+    });
     usage = addUsage(usage, step.usage);
     if (step.kind === 'answer') return { state: { status: 'COMPLETED', output: step.output }, history: calls, usage };
     transcript.push({ role: 'assistant', content: step.content, toolCalls: step.toolCalls });
@@ -56,9 +80,21 @@ export async function runAgent(steps: StepRunner, level: GraphLevel, node: Graph
       if (result.output !== undefined) (calls[result.turn.name] ??= []).push(result.output);
     }
     const failed = results.find((r) => r.failed);
-    if (failed) return { state: { status: 'FAILED', error: `Tool '${failed.turn.name}' failed: ${String(failed.turn.content)}` }, history: calls, usage };
+    if (failed)
+      return {
+        state: { status: 'FAILED', error: `Tool '${failed.turn.name}' failed: ${String(failed.turn.content)}` },
+        history: calls,
+        usage,
+      };
   }
-  return { state: { status: 'FAILED', error: `Agent ${node.id} made ${maxIterations} model calls (max_iterations) without a final answer` }, history: calls, usage };
+  return {
+    state: {
+      status: 'FAILED',
+      error: `Agent ${node.id} made ${maxIterations} model calls (max_iterations) without a final answer`,
+    },
+    history: calls,
+    usage,
+  };
 }
 
 interface ToolResult {
@@ -68,8 +104,17 @@ interface ToolResult {
   failed?: boolean;
 }
 
-async function runTool(steps: StepRunner, agent: GraphNode, tools: GraphNode[], call: AgentToolCall, fields: Record<string, ToolFields>): Promise<ToolResult> {
-  const reply = (content: NodeOutput | string, extra: Partial<ToolResult> = {}): ToolResult => ({ turn: { role: 'tool', toolCallId: call.id, name: call.name, content }, ...extra });
+async function runTool(
+  steps: StepRunner,
+  agent: GraphNode,
+  tools: GraphNode[],
+  call: AgentToolCall,
+  fields: Record<string, ToolFields>,
+): Promise<ToolResult> {
+  const reply = (content: NodeOutput | string, extra: Partial<ToolResult> = {}): ToolResult => ({
+    turn: { role: 'tool', toolCallId: call.id, name: call.name, content },
+    ...extra,
+  });
   const tool = findTool(tools, call.name);
   // Mistakes of the model are told to the model, which can correct itself on the next turn.
   if (!tool) return reply(`Error: there is no tool named '${call.name}'`);

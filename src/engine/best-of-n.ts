@@ -15,8 +15,22 @@ function sampleNode(node: GraphNode, i: number): GraphNode {
 /** PySpur's rater: the rating prompt as system message, the sample as the (JSON) user message. */
 function ratingNode(node: GraphNode, i: number): GraphNode {
   const { llm_info, timeout_seconds, max_retries, heartbeat_timeout_seconds } = node.config;
-  const config = { llm_info, timeout_seconds, max_retries, heartbeat_timeout_seconds, system_message: typeof node.config.rating_prompt === 'string' ? node.config.rating_prompt : DEFAULT_RATING_PROMPT, user_message: '', output_json_schema: RATING_SCHEMA };
-  return { id: `${node.id}.rating_${i}`, title: `${node.title} rating ${i}`, parent_id: node.id, node_type: 'SingleLLMCallNode', config: JSON.parse(JSON.stringify(config)) as Record<string, unknown> };
+  const config = {
+    llm_info,
+    timeout_seconds,
+    max_retries,
+    heartbeat_timeout_seconds,
+    system_message: typeof node.config.rating_prompt === 'string' ? node.config.rating_prompt : DEFAULT_RATING_PROMPT,
+    user_message: '',
+    output_json_schema: RATING_SCHEMA,
+  };
+  return {
+    id: `${node.id}.rating_${i}`,
+    title: `${node.title} rating ${i}`,
+    parent_id: node.id,
+    node_type: 'SingleLLMCallNode',
+    config: JSON.parse(JSON.stringify(config)) as Record<string, unknown>,
+  };
 }
 
 /**
@@ -24,7 +38,11 @@ function ratingNode(node: GraphNode, i: number): GraphNode {
  * `rating_prompt`; the output is the highest-rated sample (the first of equals). Every sample and
  * rating is its own step, each sample followed by its rating, all samples in parallel.
  */
-export async function runBestOfN(steps: StepRunner, node: GraphNode, input: Record<string, unknown>): Promise<CompositeResult> {
+export async function runBestOfN(
+  steps: StepRunner,
+  node: GraphNode,
+  input: Record<string, unknown>,
+): Promise<CompositeResult> {
   const samples = Math.min(10, Math.max(1, Math.trunc(Number(node.config.samples ?? 3)) || 3));
   let usage: TokenUsage | undefined;
   const one = async (i: number): Promise<{ output: NodeOutput; rating: number }> => {

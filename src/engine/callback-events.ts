@@ -10,7 +10,11 @@ export type CallbackEvent = (typeof CALLBACK_EVENTS)[number];
 /** A subscription without `events` gets the run's final event, whichever it is. */
 export const FINAL_CALLBACK_EVENTS: readonly CallbackEvent[] = ['run.completed', 'run.failed', 'run.canceled'];
 
-const FINAL_EVENT: Partial<Record<RunStatus, CallbackEvent>> = { COMPLETED: 'run.completed', FAILED: 'run.failed', CANCELED: 'run.canceled' };
+const FINAL_EVENT: Partial<Record<RunStatus, CallbackEvent>> = {
+  COMPLETED: 'run.completed',
+  FAILED: 'run.failed',
+  CANCELED: 'run.canceled',
+};
 
 /** The final event of a run that ended with `status` (null: not a final status). */
 export function finalCallbackEvent(status: RunStatus): CallbackEvent | null {

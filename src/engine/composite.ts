@@ -4,7 +4,10 @@ import type { AgentStepInput, AgentStepResult, ExecuteNodeResult, GraphNode, Tok
 /** What a composite node (Agent, BestOfN) runs its steps with: the walker's executor and pause hook. */
 export interface StepRunner {
   runId: string;
-  execute(node: GraphNode, input: Record<string, unknown>): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
+  execute(
+    node: GraphNode,
+    input: Record<string, unknown>,
+  ): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
   agentStep(input: AgentStepInput): Promise<AgentStepResult>;
   pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
   isCancellation(err: unknown): boolean;

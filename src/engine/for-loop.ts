@@ -24,7 +24,12 @@ export interface LoopResult {
  * sees the loop's input, `loop_history` and the previous iteration's output fields at top level;
  * the loop's output is the child OutputNode's output of the last iteration.
  */
-export async function runForLoop(runner: GraphWalker, level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<LoopResult> {
+export async function runForLoop(
+  runner: GraphWalker,
+  level: GraphLevel,
+  node: GraphNode,
+  input: Record<string, unknown>,
+): Promise<LoopResult> {
   const history: Record<string, unknown[]> = {};
   const fail = (error: string): LoopResult => ({ state: { status: 'FAILED', error }, output: null, history });
   const child = level.children.get(node.id);
@@ -34,8 +39,10 @@ export async function runForLoop(runner: GraphWalker, level: GraphLevel, node: G
     return fail(`ForLoopNode ${node.id} needs exactly one child InputNode and one child OutputNode`);
   }
   const iterations = Number(node.config.num_iterations ?? 1);
-  if (!Number.isInteger(iterations) || iterations < 1) return fail(`ForLoopNode ${node.id}: num_iterations must be a positive integer`);
-  if (iterations > MAX_LOOP_ITERATIONS) return fail(`ForLoopNode ${node.id}: num_iterations ${iterations} is over the maximum of ${MAX_LOOP_ITERATIONS}`);
+  if (!Number.isInteger(iterations) || iterations < 1)
+    return fail(`ForLoopNode ${node.id}: num_iterations must be a positive integer`);
+  if (iterations > MAX_LOOP_ITERATIONS)
+    return fail(`ForLoopNode ${node.id}: num_iterations ${iterations} is over the maximum of ${MAX_LOOP_ITERATIONS}`);
   const outputId = (childOutput[0] as GraphNode).id;
   const base = mappedInput(node, input);
   if (typeof base === 'string') return fail(base);
@@ -48,7 +55,8 @@ export async function runForLoop(runner: GraphWalker, level: GraphLevel, node: G
     const failed = [...states.entries()].find(([, s]) => s.status === 'FAILED');
     if (failed) return fail(`Iteration ${i}: node ${failed[0]} failed: ${(failed[1] as { error: string }).error}`);
     const out = states.get(outputId);
-    if (out?.status !== 'COMPLETED' || !out.output) return fail(`Iteration ${i}: the child OutputNode produced no output`);
+    if (out?.status !== 'COMPLETED' || !out.output)
+      return fail(`Iteration ${i}: the child OutputNode produced no output`);
     previous = out.output;
   }
   return { state: { status: 'COMPLETED', output: previous }, output: previous, history };
@@ -57,11 +65,19 @@ export async function runForLoop(runner: GraphWalker, level: GraphLevel, node: G
 /** `input_map` {child field: "Pred.path"} picks the iteration input; without it the loop's input is used. */
 function mappedInput(node: GraphNode, input: Record<string, unknown>): Record<string, unknown> | string {
   const map = node.config.input_map;
-  if (map === null || map === undefined || typeof map !== 'object' || Array.isArray(map) || Object.keys(map).length === 0) return input;
+  if (
+    map === null ||
+    map === undefined ||
+    typeof map !== 'object' ||
+    Array.isArray(map) ||
+    Object.keys(map).length === 0
+  )
+    return input;
   const picked: Record<string, unknown> = {};
   for (const [field, path] of Object.entries(map)) {
     const lookup = valueAtPath(input, String(path));
-    if (!lookup.found) return `ForLoopNode ${node.id}: input_map field '${field}': path '${String(path)}' not found in the input`;
+    if (!lookup.found)
+      return `ForLoopNode ${node.id}: input_map field '${field}': path '${String(path)}' not found in the input`;
     picked[field] = lookup.value;
   }
   return picked;

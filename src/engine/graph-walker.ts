@@ -1,7 +1,14 @@
 import { type GraphLevel, topologicalOrder } from './graph';
 import { type NodeState, decideNodeInput } from './node-inputs';
 import { ENGINE_NODE_TYPES, PURE_NODE_TYPES } from './node-kinds';
-import type { AgentStepInput, AgentStepResult, ExecuteNodeResult, GraphNode, NodeOutput, TaskWrite } from './run-contract';
+import type {
+  AgentStepInput,
+  AgentStepResult,
+  ExecuteNodeResult,
+  GraphNode,
+  NodeOutput,
+  TaskWrite,
+} from './run-contract';
 import { UPSTREAM_FAILURE } from './statuses';
 import { runForLoop } from './for-loop';
 import { runAgent } from './agent-loop';
@@ -36,7 +43,10 @@ export interface RunnerHooks {
 
 /** Where nodes actually run: Temporal activities in a run's workflow, in-process in a batch chunk. */
 export interface NodeExecutor {
-  execute(node: GraphNode, input: Record<string, unknown>): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
+  execute(
+    node: GraphNode,
+    input: Record<string, unknown>,
+  ): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
   /** One model call of an AgentNode; without it agents run as a single node (and fail as not executable). */
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
   /** Runs a pure region (pure-region.ts) as one step. Absent: every node runs on its own. */
@@ -57,7 +67,12 @@ export class GraphWalker {
     private readonly executor: NodeExecutor,
   ) {}
 
-  async runLevel(level: GraphLevel, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions = {}): Promise<Map<string, NodeState>> {
+  async runLevel(
+    level: GraphLevel,
+    inputNodeInput: Record<string, unknown>,
+    record: boolean,
+    options: LevelOptions = {},
+  ): Promise<Map<string, NodeState>> {
     const states = new Map<string, NodeState>(options.preset ?? []);
     const finished = new Map<string, Promise<void>>();
     for (const id of topologicalOrder(level)) {
@@ -66,25 +81,38 @@ export class GraphWalker {
         continue;
       }
       const predecessors = (level.incoming.get(id) ?? []).map((l) => finished.get(l.source_id));
-      finished.set(id, Promise.all(predecessors).then(() => this.runNode(level, id, states, inputNodeInput, record, options)));
+      finished.set(
+        id,
+        Promise.all(predecessors).then(() => this.runNode(level, id, states, inputNodeInput, record, options)),
+      );
     }
     await Promise.all(finished.values());
     return states;
   }
 
-  private async runNode(level: GraphLevel, id: string, states: Map<string, NodeState>, inputNodeInput: Record<string, unknown>, record: boolean, options: LevelOptions) {
+  private async runNode(
+    level: GraphLevel,
+    id: string,
+    states: Map<string, NodeState>,
+    inputNodeInput: Record<string, unknown>,
+    record: boolean,
+    options: LevelOptions,
+  ) {
     // Already run as part of a pure region that an earlier node started.
     if (states.has(id)) return;
     const node = level.byId.get(id) as GraphNode;
     if (record && this.hooks.mayStart && !this.hooks.mayStart(node)) return;
     if (node.node_type === ENGINE_NODE_TYPES.input) {
       const empty = Object.keys(inputNodeInput).length === 0 && !options.allowEmptyInput;
-      const state: NodeState = empty ? { status: 'FAILED', error: `Node ${id} has no input` } : { status: 'COMPLETED', output: inputNodeInput };
+      const state: NodeState = empty
+        ? { status: 'FAILED', error: `Node ${id} has no input` }
+        : { status: 'COMPLETED', output: inputNodeInput };
       return this.settle(node, state, record, { inputs: {}, outputs: empty ? null : inputNodeInput }, states);
     }
     const override = options.inputOverrides?.get(id);
     const decision = override ? { kind: 'run' as const, input: override } : decideNodeInput(level, id, states);
-    if (decision.kind === 'fail') return this.settle(node, { status: 'FAILED', error: decision.error }, record, {}, states);
+    if (decision.kind === 'fail')
+      return this.settle(node, { status: 'FAILED', error: decision.error }, record, {}, states);
     if (decision.kind === 'cancel') {
       const state: NodeState = { status: 'CANCELED', upstreamFailure: decision.upstreamFailure };
       return this.settle(node, state, record, { error: decision.upstreamFailure ? UPSTREAM_FAILURE : null }, states);
@@ -96,7 +124,13 @@ export class GraphWalker {
     }
     if (node.node_type === ENGINE_NODE_TYPES.forLoop) {
       const result = await runForLoop(this, level, node, decision.input);
-      return this.settle(node, result.state, record, { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history }, states);
+      return this.settle(
+        node,
+        result.state,
+        record,
+        { inputs: decision.input, outputs: result.output, subworkflowOutput: result.history },
+        states,
+      );
     }
     const slow = record && !PURE_NODE_TYPES.has(node.node_type);
     const executeRegion = this.executor.executeRegion;
@@ -121,7 +155,12 @@ export class GraphWalker {
    * start node fails with the reason; the nodes after it are then cancelled as usual.
    */
   private async runRegion(
-    executeRegion: NonNullable<NodeExecutor['executeRegion']>, start: GraphNode, region: PureRegion, input: Record<string, unknown>, record: boolean, states: Map<string, NodeState>,
+    executeRegion: NonNullable<NodeExecutor['executeRegion']>,
+    start: GraphNode,
+    region: PureRegion,
+    input: Record<string, unknown>,
+    record: boolean,
+    states: Map<string, NodeState>,
   ) {
     let outcomes: RegionOutcome[];
     try {
@@ -137,7 +176,11 @@ export class GraphWalker {
   }
 
   /** A node as one activity, or a composite (Agent, BestOfN) as its steps. */
-  private async executeOne(level: GraphLevel, node: GraphNode, input: Record<string, unknown>): Promise<{ state: NodeState; extra: Partial<TaskWrite> }> {
+  private async executeOne(
+    level: GraphLevel,
+    node: GraphNode,
+    input: Record<string, unknown>,
+  ): Promise<{ state: NodeState; extra: Partial<TaskWrite> }> {
     let composite: CompositeResult | undefined;
     if (node.node_type === ENGINE_NODE_TYPES.agent && this.executor.agentStep) {
       composite = await runAgent(this.steps(), level, node, input);
@@ -145,7 +188,10 @@ export class GraphWalker {
       composite = await runBestOfN(this.steps(), node, input);
     }
     if (composite) {
-      return { state: composite.state, extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) } };
+      return {
+        state: composite.state,
+        extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
+      };
     }
     const { output, startTime, usage } = await this.executor.execute(node, input);
     return { state: { status: 'COMPLETED', output }, extra: { startTime, ...(usage ? { usage } : {}) } };
@@ -157,14 +203,25 @@ export class GraphWalker {
       runId: this.runId,
       execute: (node, input) => executor.execute(node, input),
       agentStep: (input) => (executor.agentStep as NonNullable<NodeExecutor['agentStep']>)(input),
-      ...(hooks.pause ? { pause: (node: GraphNode, input: Record<string, unknown>) => (hooks.pause as NonNullable<RunnerHooks['pause']>)(node, input) } : {}),
+      ...(hooks.pause
+        ? {
+            pause: (node: GraphNode, input: Record<string, unknown>) =>
+              (hooks.pause as NonNullable<RunnerHooks['pause']>)(node, input),
+          }
+        : {}),
       isCancellation: (err) => executor.isCancellation(err),
       failureMessage,
     };
   }
 
   /** Stores the node's final state and, for top-level nodes, its task record. */
-  private settle(node: GraphNode, state: NodeState, record: boolean, extra: Partial<TaskWrite>, states: Map<string, NodeState>): void {
+  private settle(
+    node: GraphNode,
+    state: NodeState,
+    record: boolean,
+    extra: Partial<TaskWrite>,
+    states: Map<string, NodeState>,
+  ): void {
     this.adopt(node, state, record ? this.taskWrite(node, state, extra) : null, states);
   }
 
@@ -181,7 +238,11 @@ export class GraphWalker {
       status: state.status,
       error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
       ...(extra.inputs !== undefined ? { inputs: extra.inputs } : {}),
-      ...(extra.outputs !== undefined ? { outputs: extra.outputs } : state.status === 'COMPLETED' ? { outputs: state.output } : {}),
+      ...(extra.outputs !== undefined
+        ? { outputs: extra.outputs }
+        : state.status === 'COMPLETED'
+          ? { outputs: state.output }
+          : {}),
       ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
       ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
       ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
@@ -193,7 +254,8 @@ export class GraphWalker {
 /** The message a user can act on: the root cause's, not "Activity task failed". */
 export function failureMessage(err: unknown): string {
   let cur: unknown = err;
-  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error) cur = (cur as { cause: Error }).cause;
+  while (cur instanceof Error && (cur as { cause?: unknown }).cause instanceof Error)
+    cur = (cur as { cause: Error }).cause;
   return cur instanceof Error ? cur.message : String(err);
 }
 

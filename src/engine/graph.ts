@@ -28,7 +28,10 @@ export function planGraph(def: RunDefinition): GraphLevel {
   const ids = new Set(def.nodes.map((n) => n.id));
   for (const link of def.links) {
     for (const end of [link.source_id, link.target_id]) {
-      if (!ids.has(end)) throw new GraphError(`Link ${link.source_id} → ${link.target_id} refers to a node that does not exist: '${end}'`);
+      if (!ids.has(end))
+        throw new GraphError(
+          `Link ${link.source_id} → ${link.target_id} refers to a node that does not exist: '${end}'`,
+        );
     }
   }
   return buildLevel(def, null);
@@ -82,7 +85,11 @@ function assertAcyclic(level: GraphLevel): void {
  * The sub-graph a partial run needs: the target and what it transitively depends on, stopping at
  * nodes whose output is already known (their own predecessors need not run).
  */
-export function restrictToAncestors(level: GraphLevel, target: string, known: ReadonlySet<string> = new Set()): GraphLevel {
+export function restrictToAncestors(
+  level: GraphLevel,
+  target: string,
+  known: ReadonlySet<string> = new Set(),
+): GraphLevel {
   const keep = new Set<string>([target]);
   const stack = known.has(target) ? [] : [target];
   while (stack.length > 0) {
@@ -97,7 +104,12 @@ export function restrictToAncestors(level: GraphLevel, target: string, known: Re
     nodes,
     byId: new Map(nodes.map((n) => [n.id, n])),
     // A known node keeps no incoming links: it is not run, so what feeds it does not matter.
-    incoming: new Map(nodes.map((n) => [n.id, (level.incoming.get(n.id) ?? []).filter((link) => keep.has(link.source_id) && !known.has(n.id))])),
+    incoming: new Map(
+      nodes.map((n) => [
+        n.id,
+        (level.incoming.get(n.id) ?? []).filter((link) => keep.has(link.source_id) && !known.has(n.id)),
+      ]),
+    ),
     outgoing: new Map(nodes.map((n) => [n.id, (level.outgoing.get(n.id) ?? []).filter((id) => keep.has(id))])),
     children: level.children,
   };

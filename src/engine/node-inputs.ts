@@ -19,7 +19,11 @@ export type InputDecision =
  * or cancelled-by-failure predecessor cancels the node with "Upstream failure"; a null payload
  * cancels it quietly. A CoalesceNode instead drops such inputs and runs if any is left.
  */
-export function decideNodeInput(level: GraphLevel, nodeId: string, states: ReadonlyMap<string, NodeState>): InputDecision {
+export function decideNodeInput(
+  level: GraphLevel,
+  nodeId: string,
+  states: ReadonlyMap<string, NodeState>,
+): InputDecision {
   const node = level.byId.get(nodeId);
   if (!node) return { kind: 'fail', error: `Unknown node ${nodeId}` };
   const links = level.incoming.get(nodeId) ?? [];
@@ -39,7 +43,8 @@ export function decideNodeInput(level: GraphLevel, nodeId: string, states: Reado
     }
     let payload: unknown = state.output;
     if (source.node_type === ENGINE_NODE_TYPES.router) {
-      if (!link.source_handle) return { kind: 'fail', error: `Link from router ${source.id} to ${nodeId} names no route (source_handle)` };
+      if (!link.source_handle)
+        return { kind: 'fail', error: `Link from router ${source.id} to ${nodeId} names no route (source_handle)` };
       payload = state.output?.[link.source_handle] ?? null;
     }
     if (payload === null || payload === undefined) {

@@ -4,7 +4,10 @@
  * because 0 attempts would mean "retry forever" to Temporal. Capped at 20.
  */
 export function nodeAttempts(config: Record<string, unknown>): number {
-  const raw = typeof config.max_retries === 'number' || typeof config.max_retries === 'string' ? Number(config.max_retries) : Number.NaN;
+  const raw =
+    typeof config.max_retries === 'number' || typeof config.max_retries === 'string'
+      ? Number(config.max_retries)
+      : Number.NaN;
   const retries = Number.isFinite(raw) && raw >= 0 && String(config.max_retries).trim() !== '' ? Math.floor(raw) : 3;
   return Math.min(retries + 1, 20);
 }

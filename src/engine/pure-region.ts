@@ -40,7 +40,10 @@ export const PURE_REGION_ACTIVITY = 'executePureRegion';
 
 /** Pure nodes that run through the node executor: the engine's own kinds (input, pause, loop) never join. */
 const REGION_NODE_TYPES: ReadonlySet<string> = new Set(
-  [...PURE_NODE_TYPES].filter((t) => t !== ENGINE_NODE_TYPES.input && t !== ENGINE_NODE_TYPES.humanIntervention && t !== ENGINE_NODE_TYPES.forLoop),
+  [...PURE_NODE_TYPES].filter(
+    (t) =>
+      t !== ENGINE_NODE_TYPES.input && t !== ENGINE_NODE_TYPES.humanIntervention && t !== ENGINE_NODE_TYPES.forLoop,
+  ),
 );
 
 export function joinsRegions(nodeType: string): boolean {
@@ -52,17 +55,31 @@ export function joinsRegions(nodeType: string): boolean {
  * node could join it. Deterministic in the level and the states: the workflow computes it again
  * identically on replay. Nodes in `excluded` (a rerun's start node with its given input) never join.
  */
-export function pureRegionFrom(level: GraphLevel, startId: string, states: ReadonlyMap<string, NodeState>, excluded: ReadonlySet<string> = new Set()): PureRegion | null {
+export function pureRegionFrom(
+  level: GraphLevel,
+  startId: string,
+  states: ReadonlyMap<string, NodeState>,
+  excluded: ReadonlySet<string> = new Set(),
+): PureRegion | null {
   const start = level.byId.get(startId);
   if (!start || !joinsRegions(start.node_type)) return null;
   const members = [start];
   const inRegion = new Set([startId]);
-  const ready = (id: string) => (level.incoming.get(id) ?? []).every((l) => inRegion.has(l.source_id) || states.has(l.source_id));
+  const ready = (id: string) =>
+    (level.incoming.get(id) ?? []).every((l) => inRegion.has(l.source_id) || states.has(l.source_id));
   // Breadth first from the start: a successor joins once all it waits for is in or has ended.
   for (let i = 0; i < members.length; i++) {
     for (const next of level.outgoing.get((members[i] as GraphNode).id) ?? []) {
       const node = level.byId.get(next);
-      if (!node || inRegion.has(next) || states.has(next) || excluded.has(next) || !joinsRegions(node.node_type) || !ready(next)) continue;
+      if (
+        !node ||
+        inRegion.has(next) ||
+        states.has(next) ||
+        excluded.has(next) ||
+        !joinsRegions(node.node_type) ||
+        !ready(next)
+      )
+        continue;
       inRegion.add(next);
       members.push(node);
     }
@@ -93,5 +110,8 @@ export function regionLevel(region: PureRegion): { level: GraphLevel; preset: Ma
     incoming.get(link.target_id)?.push(link);
     outgoing.get(link.source_id)?.push(link.target_id);
   }
-  return { level: { nodes, byId: new Map(nodes.map((n) => [n.id, n])), incoming, outgoing, children: new Map() }, preset: new Map(region.preset) };
+  return {
+    level: { nodes, byId: new Map(nodes.map((n) => [n.id, n])), incoming, outgoing, children: new Map() },
+    preset: new Map(region.preset),
+  };
 }

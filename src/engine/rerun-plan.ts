@@ -14,7 +14,14 @@ export type RerunPlanResult = { ok: true; tasks: TaskRecord[] } | { ok: false; m
  * from the tasks rather than carried beside them, so a rerun's workflow input holds each output once.
  */
 export function reusedStates(tasks: readonly TaskRecord[]): Map<string, NodeState> {
-  return new Map(tasks.map((t): [string, NodeState] => [t.node_id, t.status === 'COMPLETED' ? { status: 'COMPLETED', output: t.outputs } : { status: 'CANCELED', upstreamFailure: false }]));
+  return new Map(
+    tasks.map((t): [string, NodeState] => [
+      t.node_id,
+      t.status === 'COMPLETED'
+        ? { status: 'COMPLETED', output: t.outputs }
+        : { status: 'CANCELED', upstreamFailure: false },
+    ]),
+  );
 }
 
 /** The node and everything reachable from it along links (its own level only). */
@@ -39,10 +46,19 @@ export function downstreamOf(level: GraphLevel, nodeId: string): Set<string> {
  * cancel it again (an untaken route): a node that failed, was declined, or was cancelled with the
  * run has no outcome to reuse, so the rerun must start at or above it.
  */
-export function planRerun(definition: RunDefinition, level: GraphLevel, fromNodeId: string, original: readonly TaskRecord[]): RerunPlanResult {
+export function planRerun(
+  definition: RunDefinition,
+  level: GraphLevel,
+  fromNodeId: string,
+  original: readonly TaskRecord[],
+): RerunPlanResult {
   if (!level.byId.has(fromNodeId)) {
     const nested = definition.nodes.find((n) => n.id === fromNodeId);
-    if (nested) return { ok: false, message: `Node '${fromNodeId}' is inside '${nested.parent_id ?? ''}': a rerun starts from a top-level node (rerun from its container)` };
+    if (nested)
+      return {
+        ok: false,
+        message: `Node '${fromNodeId}' is inside '${nested.parent_id ?? ''}': a rerun starts from a top-level node (rerun from its container)`,
+      };
     return { ok: false, message: `Node '${fromNodeId}' is not in the workflow definition the rerun uses` };
   }
   const rerun = downstreamOf(level, fromNodeId);
@@ -55,7 +71,10 @@ export function planRerun(definition: RunDefinition, level: GraphLevel, fromNode
     const state = task ? reusableState(level, id, task, states) : null;
     if (!state || !task) {
       const seen = task ? `ended ${task.status}` : 'did not run';
-      return { ok: false, message: `Node '${id}' ${seen} in the original run, so there is no output to reuse: rerun from it or from a node above it` };
+      return {
+        ok: false,
+        message: `Node '${id}' ${seen} in the original run, so there is no output to reuse: rerun from it or from a node above it`,
+      };
     }
     states.set(id, state);
     const { usage: _spent, ...kept } = task; // tokens were spent by the original run, not this one
@@ -64,10 +83,17 @@ export function planRerun(definition: RunDefinition, level: GraphLevel, fromNode
   return { ok: true, tasks };
 }
 
-function reusableState(level: GraphLevel, id: string, task: TaskRecord, states: ReadonlyMap<string, NodeState>): NodeState | null {
+function reusableState(
+  level: GraphLevel,
+  id: string,
+  task: TaskRecord,
+  states: ReadonlyMap<string, NodeState>,
+): NodeState | null {
   if (task.status === 'COMPLETED') return { status: 'COMPLETED', output: task.outputs };
   if (task.status !== 'CANCELED') return null;
   // Cancelled quietly only if the reused predecessors would cancel it quietly again.
   const decision = decideNodeInput(level, id, states);
-  return decision.kind === 'cancel' && !decision.upstreamFailure ? { status: 'CANCELED', upstreamFailure: false } : null;
+  return decision.kind === 'cancel' && !decision.upstreamFailure
+    ? { status: 'CANCELED', upstreamFailure: false }
+    : null;
 }

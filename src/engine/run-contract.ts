@@ -74,7 +74,11 @@ export interface ExecuteNodeResult {
 export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
   if (!a) return b;
   if (!b) return a;
-  return { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens, total_tokens: a.total_tokens + b.total_tokens };
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
 }
 
 /** Fields of the run document a save may set. */
@@ -148,5 +152,7 @@ export interface ToolFields {
  * (by tool node id) comes from the node types, which the activity knows and the workflow code
  * does not load.
  */
-export type AgentStepResult = ({ kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields: Record<string, ToolFields> } | { kind: 'answer'; output: NodeOutput }) & { usage?: TokenUsage };
-
+export type AgentStepResult = (
+  | { kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields: Record<string, ToolFields> }
+  | { kind: 'answer'; output: NodeOutput }
+) & { usage?: TokenUsage };

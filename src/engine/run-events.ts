@@ -3,13 +3,25 @@ import type { RunStatus, TaskStatus } from './statuses';
 
 /** The events of a run's stream (GET /api/run/{id}/events/), in the order they may appear. */
 export const RUN_EVENT_NAMES = [
-  'run.status', 'task.started', 'task.completed', 'task.failed', 'run.paused', 'run.resumed', 'batch.progress',
-  'run.completed', 'run.failed', 'run.canceled',
+  'run.status',
+  'task.started',
+  'task.completed',
+  'task.failed',
+  'run.paused',
+  'run.resumed',
+  'batch.progress',
+  'run.completed',
+  'run.failed',
+  'run.canceled',
 ] as const;
 export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
 
 export const FINAL_EVENTS: readonly RunEventName[] = ['run.completed', 'run.failed', 'run.canceled'];
-export const FINAL_EVENT_OF: Partial<Record<RunStatus, RunEventName>> = { COMPLETED: 'run.completed', FAILED: 'run.failed', CANCELED: 'run.canceled' };
+export const FINAL_EVENT_OF: Partial<Record<RunStatus, RunEventName>> = {
+  COMPLETED: 'run.completed',
+  FAILED: 'run.failed',
+  CANCELED: 'run.canceled',
+};
 
 /**
  * Retention: a run keeps at most this many events, as long as the run itself. Past it, only the
@@ -42,19 +54,39 @@ export interface EventHead {
   batch: { total: number; done: number; failed: number; at: number } | null;
 }
 
-export const EMPTY_HEAD: EventHead = { seq: 0, status: null, percentage: 0, tasks: {}, pauses: [], final: false, batch: null };
+export const EMPTY_HEAD: EventHead = {
+  seq: 0,
+  status: null,
+  percentage: 0,
+  tasks: {},
+  pauses: [],
+  final: false,
+  batch: null,
+};
 
 /** One projection write, as the stream sees it. */
 export type ProjectionChange =
   | { kind: 'progress'; save: ProgressSave; pause?: { opened: PauseRecord } | { resumed: PauseResolution } }
   | { kind: 'closed'; status: RunStatus; message: string | null; tasks: TaskRecord[] }
   /** A batch parent's progress or end (`message` with a final status); `now` in ms, for the throttle. */
-  | { kind: 'batch'; status?: RunStatus; message?: string | null; total?: number; done?: number; failed?: number; now: number };
+  | {
+      kind: 'batch';
+      status?: RunStatus;
+      message?: string | null;
+      total?: number;
+      done?: number;
+      failed?: number;
+      now: number;
+    };
 
 type Draft = Omit<RunEvent, 'seq'>;
 
 /** The events a write adds to the stream, and the head after them. Pure. */
-export function deriveEvents(runId: string, head: EventHead, change: ProjectionChange): { events: RunEvent[]; head: EventHead } {
+export function deriveEvents(
+  runId: string,
+  head: EventHead,
+  change: ProjectionChange,
+): { events: RunEvent[]; head: EventHead } {
   if (head.final) return { events: [], head };
   const next: EventHead = { ...head, tasks: { ...head.tasks }, pauses: [...head.pauses] };
   const drafts: Draft[] = [];
@@ -66,7 +98,12 @@ export function deriveEvents(runId: string, head: EventHead, change: ProjectionC
   return number(next, head.seq, drafts);
 }
 
-function progressEvents(runId: string, next: EventHead, change: Extract<ProjectionChange, { kind: 'progress' }>, drafts: Draft[]): void {
+function progressEvents(
+  runId: string,
+  next: EventHead,
+  change: Extract<ProjectionChange, { kind: 'progress' }>,
+  drafts: Draft[],
+): void {
   const { save, pause } = change;
   const records = save.tasks?.records;
   if (records) next.percentage = percentOf(records);
@@ -78,13 +115,35 @@ function progressEvents(runId: string, next: EventHead, change: Extract<Projecti
   if (pause && 'resumed' in pause && next.pauses.includes(pause.resumed.pauseId)) {
     const r = pause.resumed;
     next.pauses = next.pauses.filter((id) => id !== r.pauseId);
-    drafts.push({ event: 'run.resumed', data: { run_id: runId, pause_id: r.pauseId, resume_action: r.action, resume_user_id: r.userId, comments: r.comments, resume_time: r.resumeTime } });
+    drafts.push({
+      event: 'run.resumed',
+      data: {
+        run_id: runId,
+        pause_id: r.pauseId,
+        resume_action: r.action,
+        resume_user_id: r.userId,
+        comments: r.comments,
+        resume_time: r.resumeTime,
+      },
+    });
   }
   if (records) taskEvents(runId, next, records, drafts);
   if (pause && 'opened' in pause && !next.pauses.includes(pause.opened.pauseId)) {
     const p = pause.opened;
     next.pauses.push(p.pauseId);
-    drafts.push({ event: 'run.paused', data: { run_id: runId, pause: { id: p.pauseId, node_id: p.nodeId, pause_message: p.message, pause_time: p.pauseTime, input_data: inline(p.input) } } });
+    drafts.push({
+      event: 'run.paused',
+      data: {
+        run_id: runId,
+        pause: {
+          id: p.pauseId,
+          node_id: p.nodeId,
+          pause_message: p.message,
+          pause_time: p.pauseTime,
+          input_data: inline(p.input),
+        },
+      },
+    });
   }
   if (status && ends) runStatusEvents(runId, next, status, save.run?.message ?? null, next.percentage, drafts);
 }
@@ -96,9 +155,12 @@ function taskEvents(runId: string, next: EventHead, records: TaskRecord[], draft
     next.tasks[t.node_id] = t.status;
     const task = { run_id: runId, node_id: t.node_id, task_id: t.id };
     const started = before !== undefined && before !== 'PENDING';
-    if (!started && t.status !== 'PENDING' && t.status !== 'CANCELED') drafts.push({ event: 'task.started', data: { ...task, start_time: t.start_time } });
-    if (t.status === 'COMPLETED') drafts.push({ event: 'task.completed', data: { ...task, end_time: t.end_time, ...outputsField(t.outputs) } });
-    if (t.status === 'FAILED') drafts.push({ event: 'task.failed', data: { ...task, end_time: t.end_time, error: t.error } });
+    if (!started && t.status !== 'PENDING' && t.status !== 'CANCELED')
+      drafts.push({ event: 'task.started', data: { ...task, start_time: t.start_time } });
+    if (t.status === 'COMPLETED')
+      drafts.push({ event: 'task.completed', data: { ...task, end_time: t.end_time, ...outputsField(t.outputs) } });
+    if (t.status === 'FAILED')
+      drafts.push({ event: 'task.failed', data: { ...task, end_time: t.end_time, error: t.error } });
   }
 }
 
@@ -106,7 +168,14 @@ function taskEvents(runId: string, next: EventHead, records: TaskRecord[], draft
  * A status change (with the percentage the run shows then: completed tasks, or a batch's rows
  * ended), then the final event once the run has ended.
  */
-function runStatusEvents(runId: string, next: EventHead, status: RunStatus, message: string | null, percentage: number, drafts: Draft[]): void {
+function runStatusEvents(
+  runId: string,
+  next: EventHead,
+  status: RunStatus,
+  message: string | null,
+  percentage: number,
+  drafts: Draft[],
+): void {
   if (status !== next.status) {
     drafts.push({ event: 'run.status', data: { run_id: runId, status, percentage_complete: percentage, message } });
     next.status = status;
@@ -118,13 +187,25 @@ function runStatusEvents(runId: string, next: EventHead, status: RunStatus, mess
   }
 }
 
-function batchEvents(runId: string, next: EventHead, change: Extract<ProjectionChange, { kind: 'batch' }>, drafts: Draft[]): void {
+function batchEvents(
+  runId: string,
+  next: EventHead,
+  change: Extract<ProjectionChange, { kind: 'batch' }>,
+  drafts: Draft[],
+): void {
   const before = next.batch ?? { total: 0, done: 0, failed: 0, at: 0 };
-  const seen = { total: change.total ?? before.total, done: change.done ?? before.done, failed: change.failed ?? before.failed };
+  const seen = {
+    total: change.total ?? before.total,
+    done: change.done ?? before.done,
+    failed: change.failed ?? before.failed,
+  };
   const ending = change.status !== undefined && FINAL_EVENT_OF[change.status] !== undefined;
   const moved = seen.done !== before.done || seen.failed !== before.failed;
   if (moved && (ending || seen.done >= seen.total || change.now - before.at >= BATCH_PROGRESS_EVERY_MS)) {
-    drafts.push({ event: 'batch.progress', data: { run_id: runId, rows_total: seen.total, rows_done: seen.done, rows_failed: seen.failed } });
+    drafts.push({
+      event: 'batch.progress',
+      data: { run_id: runId, rows_total: seen.total, rows_done: seen.done, rows_failed: seen.failed },
+    });
     next.batch = { ...seen, at: change.now };
   } else next.batch = { ...before, total: seen.total };
   next.percentage = seen.total > 0 ? (100 * seen.done) / seen.total : 0;
@@ -160,5 +241,7 @@ function inline(value: unknown): unknown {
 
 function outputsField(outputs: TaskRecord['outputs']): Record<string, unknown> {
   const bytes = jsonBytes(outputs);
-  return bytes <= EVENT_INLINE_BYTES ? { outputs, outputs_by_reference: false } : { outputs: null, outputs_by_reference: true, outputs_bytes: bytes };
+  return bytes <= EVENT_INLINE_BYTES
+    ? { outputs, outputs_by_reference: false }
+    : { outputs: null, outputs_by_reference: true, outputs_bytes: bytes };
 }

@@ -21,8 +21,15 @@ export class TaskBook {
     }
     nodes.forEach((node, index) => {
       this.records.set(node.id, {
-        id: taskIds[node.id] ?? `T${index + 1}`, node_id: node.id, status: 'PENDING', inputs: null, outputs: null,
-        error: null, start_time: null, end_time: null, subworkflow_output: null,
+        id: taskIds[node.id] ?? `T${index + 1}`,
+        node_id: node.id,
+        status: 'PENDING',
+        inputs: null,
+        outputs: null,
+        error: null,
+        start_time: null,
+        end_time: null,
+        subworkflow_output: null,
       });
     });
   }
@@ -58,7 +65,8 @@ export class TaskBook {
   /** Cancel: every task still open becomes CANCELED. */
   cancelOpen(at: string): void {
     for (const record of this.records.values()) {
-      if (OPEN.includes(record.status)) this.apply({ nodeId: record.node_id, status: 'CANCELED', endTime: record.end_time ?? at });
+      if (OPEN.includes(record.status))
+        this.apply({ nodeId: record.node_id, status: 'CANCELED', endTime: record.end_time ?? at });
     }
   }
 
@@ -79,8 +87,12 @@ export class TaskBook {
  * when it paused or was cancelled, and a batch row's output line. Empty outputs are left out, as
  * the engine leaves them out of a run's outputs.
  */
-export function taskOutputsById(tasks: readonly TaskRecord[], statuses: readonly TaskStatus[] = ['COMPLETED']): Record<string, NodeOutput> {
+export function taskOutputsById(
+  tasks: readonly TaskRecord[],
+  statuses: readonly TaskStatus[] = ['COMPLETED'],
+): Record<string, NodeOutput> {
   const outputs: Record<string, NodeOutput> = {};
-  for (const t of tasks) if (statuses.includes(t.status) && t.outputs && Object.keys(t.outputs).length > 0) outputs[t.node_id] = t.outputs;
+  for (const t of tasks)
+    if (statuses.includes(t.status) && t.outputs && Object.keys(t.outputs).length > 0) outputs[t.node_id] = t.outputs;
   return outputs;
 }

@@ -16,7 +16,11 @@ export type ToolArguments = { config: Record<string, unknown>; input: Record<str
  * The stored config is never read back to the model. `fields` absent (a tool the step did not
  * describe): nothing is settable.
  */
-export function splitToolArguments(tool: GraphNode, args: Record<string, unknown>, fields: ToolFields | undefined): ToolArguments {
+export function splitToolArguments(
+  tool: GraphNode,
+  args: Record<string, unknown>,
+  fields: ToolFields | undefined,
+): ToolArguments {
   const settable = new Set(fields?.settable ?? []);
   const configFields = new Set([...(fields?.config ?? []), ...RUN_POLICY_FIELDS]);
   const refused = Object.keys(args).filter((name) => configFields.has(name) && !settable.has(name));

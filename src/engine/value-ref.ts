@@ -27,7 +27,13 @@ export function isValueRef(value: unknown): value is ValueRef {
   const keys = Object.keys(value);
   if (keys.length !== 1 || keys[0] !== VALUE_REF_KEY) return false;
   const target = (value as Record<string, unknown>)[VALUE_REF_KEY] as Partial<ValueRefTarget> | null;
-  return target !== null && typeof target === 'object' && typeof target.id === 'string' && typeof target.bytes === 'number' && typeof target.seal === 'string';
+  return (
+    target !== null &&
+    typeof target === 'object' &&
+    typeof target.id === 'string' &&
+    typeof target.bytes === 'number' &&
+    typeof target.seal === 'string'
+  );
 }
 
 export function valueRef(id: string, bytes: number, seal: string): ValueRef {
@@ -54,7 +60,9 @@ export function reservedKeyPath(value: unknown): (string | number)[] | null {
       path.push(VALUE_REF_KEY);
       return true;
     }
-    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((child, i) => [i, child]) : Object.entries(v);
+    const entries: [string | number, unknown][] = Array.isArray(v)
+      ? v.map((child, i) => [i, child])
+      : Object.entries(v);
     for (const [key, child] of entries) {
       path.push(key);
       if (walk(child)) return true;

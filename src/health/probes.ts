@@ -28,7 +28,10 @@ export function mongoConnectProbe(config: Pick<Config, 'mongo'>): HealthProbe {
  * A connection of its own with no retry interceptor: a health check answers for this moment, and
  * no retry may outlive it (a retry firing after close throws outside any request).
  */
-export function createTemporalProbe(address: string, deadlineMs = API_TEMPORAL_DEADLINE_MS): { probe: HealthProbe; close(): Promise<void> } {
+export function createTemporalProbe(
+  address: string,
+  deadlineMs = API_TEMPORAL_DEADLINE_MS,
+): { probe: HealthProbe; close(): Promise<void> } {
   const connection = TemporalConnection.lazy({ address, interceptors: [] });
   return {
     probe: async () => {
@@ -55,7 +58,11 @@ export function pythonSandboxProbe(sandbox: PythonSandbox): HealthProbe {
  * nodes (the api hosting a worker). The api alone runs no Python, so it needs no sandbox and does
  * not check one: each worker checks its own (temporal/worker-health.ts).
  */
-export function apiProbes(mongo: MongoConnection, temporal: HealthProbe, hostedWorkerSandbox?: PythonSandbox): Record<string, HealthProbe> {
+export function apiProbes(
+  mongo: MongoConnection,
+  temporal: HealthProbe,
+  hostedWorkerSandbox?: PythonSandbox,
+): Record<string, HealthProbe> {
   return {
     mongodb: mongoProbe(mongo),
     temporal,

@@ -24,7 +24,11 @@ export async function checkWorkerHealth(config: Readonly<Config>): Promise<Worke
   const temporal = createTemporalProbe(config.temporal.address, WORKER_PROBE_TIMEOUT_MS);
   try {
     const { ok, checks } = await runProbes(
-      { python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)), mongodb: mongoConnectProbe(config), temporal: temporal.probe },
+      {
+        python_sandbox: pythonSandboxProbe(new PythonSandbox(config.python)),
+        mongodb: mongoConnectProbe(config),
+        temporal: temporal.probe,
+      },
       WORKER_PROBE_TIMEOUT_MS,
     );
     return { ok, line: describe(ok, checks) };
@@ -35,7 +39,9 @@ export async function checkWorkerHealth(config: Readonly<Config>): Promise<Worke
 
 function describe(ok: boolean, checks: Record<string, HealthCheck>): string {
   const entries = Object.entries(checks).sort(([, a], [, b]) => Number(a.ok) - Number(b.ok));
-  const parts = entries.map(([name, c]) => (c.ok ? `${name} ok${c.detail ? ` (${c.detail})` : ''}` : `${name} FAILED: ${c.error ?? 'unknown error'}`));
+  const parts = entries.map(([name, c]) =>
+    c.ok ? `${name} ok${c.detail ? ` (${c.detail})` : ''}` : `${name} FAILED: ${c.error ?? 'unknown error'}`,
+  );
   return oneLine(`worker ${ok ? 'healthy' : 'unhealthy'}: ${parts.join(' | ')}`);
 }
 

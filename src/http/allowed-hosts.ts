@@ -24,7 +24,8 @@ export function allowedHostNames(settings: HostSettings): ReadonlySet<string> | 
   if (settings.keysSet && settings.allowedHosts.length === 0) return null;
   const names = new Set(LOOPBACK_NAMES);
   const listen = settings.listenHost.toLowerCase();
-  if (!WILDCARD_ADDRESSES.has(listen)) names.add(listen.includes(':') && !listen.startsWith('[') ? `[${listen}]` : listen);
+  if (!WILDCARD_ADDRESSES.has(listen))
+    names.add(listen.includes(':') && !listen.startsWith('[') ? `[${listen}]` : listen);
   for (const name of settings.allowedHosts) names.add(name.toLowerCase());
   return names;
 }

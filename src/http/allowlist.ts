@@ -15,7 +15,10 @@ export interface AllowlistSettings {
  * compose probe's spelling of `/api/health`): the health status (its details need a key), the login
  * form and logout, and the web UI's files; its pages send the browser to the login form instead.
  */
-export function anonymousAllowlist({ apiPrefix, webUi }: AllowlistSettings): (method: string, path: string) => AnonymousAccess {
+export function anonymousAllowlist({
+  apiPrefix,
+  webUi,
+}: AllowlistSettings): (method: string, path: string) => AnonymousAccess {
   const health = new Set([`${apiPrefix}/health`, `${apiPrefix}/health/`]);
   const isApi = (path: string) => path === apiPrefix || path.startsWith(`${apiPrefix}/`);
   return (method, path) => {

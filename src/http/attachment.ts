@@ -5,7 +5,10 @@ import type { Context } from 'koa';
  * printable ASCII replaced by `_`.
  */
 export function asciiFileName(name: string): string {
-  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/gu, '_');
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/gu, '_');
 }
 
 /**

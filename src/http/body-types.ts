@@ -23,6 +23,8 @@ export function bodyTypeCheck(accepted: (method: string, path: string) => readon
     if (types.length > 0 && ctx.is(...types)) return next();
     const given = ctx.get('content-type');
     ctx.status = 415;
-    ctx.body = { detail: `Unsupported Content-Type ${given ? `'${given.slice(0, 100)}'` : '(none)'}: the body of ${ctx.method} ${ctx.path.slice(0, 200)} must be ${types.join(' or ')}` };
+    ctx.body = {
+      detail: `Unsupported Content-Type ${given ? `'${given.slice(0, 100)}'` : '(none)'}: the body of ${ctx.method} ${ctx.path.slice(0, 200)} must be ${types.join(' or ')}`,
+    };
   };
 }

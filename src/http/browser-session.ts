@@ -28,7 +28,13 @@ export interface BrowserSessions {
   valid(ctx: Context): Promise<boolean>;
 }
 
-export function browserSessions(secretKey: Buffer, digests: readonly Buffer[], ttlMs: number, store: BrowserSessionStore, clock: () => number = Date.now): BrowserSessions {
+export function browserSessions(
+  secretKey: Buffer,
+  digests: readonly Buffer[],
+  ttlMs: number,
+  store: BrowserSessionStore,
+  clock: () => number = Date.now,
+): BrowserSessions {
   const idKey = createHmac('sha256', secretKey).update('spur browser session id v2').digest();
   const tags = new Set(digests.map(tagOf));
   const storedId = (sessionId: string) => createHmac('sha256', idKey).update(sessionId).digest('hex');
@@ -40,7 +46,11 @@ export function browserSessions(secretKey: Buffer, digests: readonly Buffer[], t
       if (previous) await store.remove(storedId(previous));
       const sessionId = randomBytes(32).toString('base64url');
       const now = clock();
-      await store.create(storedId(sessionId), { keyTag: tagOf(keyDigest), expiresAt: new Date(now + ttlMs) }, new Date(now));
+      await store.create(
+        storedId(sessionId),
+        { keyTag: tagOf(keyDigest), expiresAt: new Date(now + ttlMs) },
+        new Date(now),
+      );
       setCookie(ctx, sessionId, Math.floor(ttlMs / 1000));
     },
     async end(ctx) {
@@ -69,7 +79,13 @@ function tagOf(digest: Buffer): string {
  * an `https` Origin).
  */
 export function requestIsTls(ctx: Context): boolean {
-  return ctx.secure || ctx.get('x-forwarded-proto').split(',').some((proto) => proto.trim().toLowerCase() === 'https');
+  return (
+    ctx.secure ||
+    ctx
+      .get('x-forwarded-proto')
+      .split(',')
+      .some((proto) => proto.trim().toLowerCase() === 'https')
+  );
 }
 
 /** The cookie name this request's scheme uses: over TLS only the `__Host-` one is read or set. */
@@ -84,7 +100,13 @@ function presentedSessionId(ctx: Context): string | null {
 }
 
 function setCookie(ctx: Context, value: string, maxAgeSeconds: number): void {
-  const parts = [`${sessionCookieName(ctx)}=${value}`, 'Path=/', `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
+  const parts = [
+    `${sessionCookieName(ctx)}=${value}`,
+    'Path=/',
+    `Max-Age=${maxAgeSeconds}`,
+    'HttpOnly',
+    'SameSite=Strict',
+  ];
   if (requestIsTls(ctx)) parts.push('Secure');
   ctx.append('Set-Cookie', parts.join('; '));
 }

@@ -13,11 +13,20 @@ const GRPC_UNREACHABLE = new Set([14, 4]);
 /** Which dependency, if any, an error says is unreachable; looks through wrapped causes. */
 export function unreachableDependency(err: unknown): Dependency | null {
   if (storageFailureKind(err) === 'unavailable') return 'MongoDB';
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 6;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (isGrpcServiceError(e) && GRPC_UNREACHABLE.has(e.code)) return 'Temporal';
     const name = (e as { name?: unknown }).name;
     // The SDK's own connection errors (a lazy connection that cannot reach the frontend).
-    if (name === 'TransportError' || (name === 'ServiceError' && /connect|unavailable|deadline/i.test(String((e as { message?: unknown }).message ?? '')))) return 'Temporal';
+    if (
+      name === 'TransportError' ||
+      (name === 'ServiceError' &&
+        /connect|unavailable|deadline/i.test(String((e as { message?: unknown }).message ?? '')))
+    )
+      return 'Temporal';
   }
   return null;
 }

@@ -3,7 +3,12 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 
-const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+const ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+]);
 const TYPES: Record<string, string> = { '.css': 'text/css', '.js': 'application/javascript', '.png': 'image/png' };
 
 /** Swagger UI served from the npm package, so the docs page needs no outside network. */

@@ -6,7 +6,14 @@ import { RETRY_AFTER_SECONDS, unreachableDependency } from './dependency-errors'
 import { RequestValidationError, SpurError } from '../errors';
 import { STATUS_OF_KIND } from './errors';
 
-const MULTER_TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FILE_COUNT', 'LIMIT_PART_COUNT', 'LIMIT_FIELD_COUNT', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_KEY']);
+const MULTER_TOO_LARGE = new Set([
+  'LIMIT_FILE_SIZE',
+  'LIMIT_FILE_COUNT',
+  'LIMIT_PART_COUNT',
+  'LIMIT_FIELD_COUNT',
+  'LIMIT_FIELD_VALUE',
+  'LIMIT_FIELD_KEY',
+]);
 
 interface Rendered {
   status: number;
@@ -25,7 +32,11 @@ export function errorMiddleware(logger: Logger): Middleware {
       await next();
     } catch (err) {
       const rendered = render(err);
-      if (rendered.status === 503) logger.warn({ err: String(err), method: ctx.method, path: ctx.path }, 'request answered 503: a dependency is unavailable');
+      if (rendered.status === 503)
+        logger.warn(
+          { err: String(err), method: ctx.method, path: ctx.path },
+          'request answered 503: a dependency is unavailable',
+        );
       else if (rendered.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = rendered.status;
       for (const [name, value] of Object.entries(rendered.headers ?? {})) ctx.set(name, value);
@@ -44,15 +55,35 @@ function render(err: unknown): Rendered {
   // While MongoDB or Temporal is down every endpoint says so (503, try again later), never 500.
   const down = unreachableDependency(err);
   if (down) {
-    return { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, body: { detail: `${down} is unavailable; try again in a few seconds` } };
+    return {
+      status: 503,
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      body: { detail: `${down} is unavailable; try again in a few seconds` },
+    };
   }
-  const e = err as { code?: unknown; field?: unknown; status?: unknown; expose?: unknown; message?: unknown; name?: unknown };
+  const e = err as {
+    code?: unknown;
+    field?: unknown;
+    status?: unknown;
+    expose?: unknown;
+    message?: unknown;
+    name?: unknown;
+  };
   if (e.name === 'MulterError' && typeof e.code === 'string') {
     if (MULTER_TOO_LARGE.has(e.code)) return { status: 413, body: { detail: uploadLimitMessage(e.code, e.field) } };
     if (e.code === 'LIMIT_UNEXPECTED_FILE') {
       return {
         status: 422,
-        body: { detail: [{ type: 'unexpected_file', loc: ['body', String(e.field ?? '')], msg: `Unexpected file field '${String(e.field ?? '')}'`, input: null }] },
+        body: {
+          detail: [
+            {
+              type: 'unexpected_file',
+              loc: ['body', String(e.field ?? '')],
+              msg: `Unexpected file field '${String(e.field ?? '')}'`,
+              input: null,
+            },
+          ],
+        },
       };
     }
     // A part without a name, a field name multer cannot use, a stream cut short: a malformed body.
@@ -64,9 +95,14 @@ function render(err: unknown): Rendered {
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose !== false) {
     return { status: e.status, body: { detail: typeof e.message === 'string' ? e.message : 'Bad Request' } };
   }
-  if (isDuplicateKeyError(err)) return { status: 409, body: { detail: 'A resource with the same unique key already exists' } };
+  if (isDuplicateKeyError(err))
+    return { status: 409, body: { detail: 'A resource with the same unique key already exists' } };
   // What the client sent makes a record over MongoDB's document size: its mistake, never a 500.
-  if (isTooLargeToStore(err)) return { status: 413, body: { detail: "The request makes a record over MongoDB's limit of 16 MiB per document; send less" } };
+  if (isTooLargeToStore(err))
+    return {
+      status: 413,
+      body: { detail: "The request makes a record over MongoDB's limit of 16 MiB per document; send less" },
+    };
   return { status: 500, body: { detail: 'Internal Server Error' } };
 }
 

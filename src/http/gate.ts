@@ -32,7 +32,14 @@ export interface GateOptions {
  * key, whatever router would answer it.
  */
 export function requestGate(options: GateOptions): Middleware[] {
-  return [canonicalPath, hostCheck(options.hosts), corsMiddleware(options.trustedOrigin), originCheck(options.trustedOrigin), authenticate(options), bodyTypeCheck(options.bodyTypes)];
+  return [
+    canonicalPath,
+    hostCheck(options.hosts),
+    corsMiddleware(options.trustedOrigin),
+    originCheck(options.trustedOrigin),
+    authenticate(options),
+    bodyTypeCheck(options.bodyTypes),
+  ];
 }
 
 const canonicalPath: Middleware = async function refuseNonCanonicalPath(ctx, next) {
@@ -47,7 +54,9 @@ function hostCheck(hosts: ReadonlySet<string> | null): Middleware {
     const name = hostNameOf(ctx.get('host'));
     if (hosts === null || (name !== null && hosts.has(name))) return next();
     ctx.status = 421;
-    ctx.body = { detail: `Misdirected Request: this server answers for ${[...hosts].join(', ')}, not for Host '${ctx.get('host').slice(0, 100)}' (SPUR_ALLOWED_HOSTS adds names)` };
+    ctx.body = {
+      detail: `Misdirected Request: this server answers for ${[...hosts].join(', ')}, not for Host '${ctx.get('host').slice(0, 100)}' (SPUR_ALLOWED_HOSTS adds names)`,
+    };
   };
 }
 

@@ -32,7 +32,9 @@ export class GridFsUploadStorage implements StorageEngine {
   constructor(private readonly staging: GridFsStaging) {}
 
   _handleFile(_req: IncomingMessage, file: multer.File, done: (error?: unknown, info?: multer.File) => void): void {
-    const upload = this.staging.bucket.openUploadStream(`${STAGING_PREFIX}${randomUUID()}`, { metadata: { content_type: file.mimetype } });
+    const upload = this.staging.bucket.openUploadStream(`${STAGING_PREFIX}${randomUUID()}`, {
+      metadata: { content_type: file.mimetype },
+    });
     this.started.push(upload.id);
     const stream = (file as multer.File & { stream: Readable }).stream;
     pipeline(stream, upload).then(
@@ -45,6 +47,9 @@ export class GridFsUploadStorage implements StorageEngine {
   _removeFile(_req: IncomingMessage, file: multer.File, done: (error: Error) => void): void {
     const id = (file as Partial<StagedFile>).gridfsId;
     if (!id) return done(NO_ERROR);
-    deleteIfPresent(this.staging.bucket, id).then(() => done(NO_ERROR), (err: Error) => done(err));
+    deleteIfPresent(this.staging.bucket, id).then(
+      () => done(NO_ERROR),
+      (err: Error) => done(err),
+    );
   }
 }

@@ -24,7 +24,10 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
     text = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.request.length });
   } catch (err) {
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') throw new PayloadTooLargeError(`Request body exceeds ${limitBytes} bytes, the limit per request (SPUR_MAX_JSON_BYTES)`);
+    if (type === 'entity.too.large')
+      throw new PayloadTooLargeError(
+        `Request body exceeds ${limitBytes} bytes, the limit per request (SPUR_MAX_JSON_BYTES)`,
+      );
     throw new BadRequestError(`Could not read the request body: ${(err as Error).message}`);
   }
   if (text.trim() === '') return NO_BODY;
@@ -41,7 +44,9 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
 }
 
 function jsonInvalid(offset: number, error: string): RequestValidationError {
-  return new RequestValidationError([{ type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error } }]);
+  return new RequestValidationError([
+    { type: 'json_invalid', loc: ['body', offset], msg: 'JSON decode error', input: {}, ctx: { error } },
+  ]);
 }
 
 /** Offset of the first `[` or `{` that opens level `max + 1` of valid JSON text (outside strings), else -1. */
@@ -51,7 +56,8 @@ export function offsetBeyondDepth(text: string, max: number): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -90,7 +90,8 @@ export function clientKey(address: string): string {
 /** The eight 16-bit groups of an IPv6 address, in lower-case hex without leading zeros. */
 function expandIPv6(address: string): string[] {
   const [head = '', tail] = address.toLowerCase().split('::');
-  const groups = (part: string | undefined) => (part ? part.split(':') : []).flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [g]));
+  const groups = (part: string | undefined) =>
+    (part ? part.split(':') : []).flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [g]));
   const left = groups(head);
   const right = groups(tail);
   const fill = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');

@@ -8,7 +8,10 @@ export function queryInt(bounds: { min?: number; max?: number; default: number }
   let inner = z.number().int();
   if (bounds.min !== undefined) inner = inner.min(bounds.min);
   if (bounds.max !== undefined) inner = inner.max(bounds.max);
-  return z.preprocess((v) => (typeof v === 'string' ? (/^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : Number.NaN) : v), inner.default(bounds.default));
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? (/^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : Number.NaN) : v),
+    inner.default(bounds.default),
+  );
 }
 
 function pageQuery(size: { max: number; default: number }) {

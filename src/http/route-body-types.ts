@@ -10,8 +10,16 @@ const JSON_OR_MULTIPART = [JSON_TYPE, MULTIPART_TYPE] as const;
  * files (uploads, datasets, RAG documents). Which route a path is, is the router's own match, so
  * this and the router cannot disagree.
  */
-export function apiBodyTypes(router: Router, routes: readonly MountableRoute[], prefix: string): (method: string, path: string) => readonly string[] {
-  const takesFiles = new Set(routes.filter((r) => r.bodyType === MULTIPART_TYPE).map((r) => `${r.method.toUpperCase()} ${prefix}${koaPathOf(r.path)}`));
+export function apiBodyTypes(
+  router: Router,
+  routes: readonly MountableRoute[],
+  prefix: string,
+): (method: string, path: string) => readonly string[] {
+  const takesFiles = new Set(
+    routes
+      .filter((r) => r.bodyType === MULTIPART_TYPE)
+      .map((r) => `${r.method.toUpperCase()} ${prefix}${koaPathOf(r.path)}`),
+  );
   return (method, path) => {
     const layers = router.match(path, method).pathAndMethod;
     return layers.some((layer) => takesFiles.has(`${method} ${String(layer.path)}`)) ? JSON_OR_MULTIPART : JSON_ONLY;

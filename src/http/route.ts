@@ -19,7 +19,11 @@ export interface RouteInput<P, Q, B> {
  * One endpoint, described once: the same zod schemas validate the request, type the handler and
  * generate the OpenAPI document. Paths use OpenAPI's `{name}` form.
  */
-export interface RouteDef<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
+export interface RouteDef<
+  P extends z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+> {
   method: Method;
   path: string;
   summary: string;
@@ -77,13 +81,17 @@ export function defineRoute<
         parsePart(def.headers, 'header', ctx.headers);
         let body: unknown;
         if (def.body) {
-          const raw = def.bodyType === 'multipart/form-data' ? (ctx.request as { body?: unknown }).body : await readJsonBody(ctx, limits.maxJsonBytes);
+          const raw =
+            def.bodyType === 'multipart/form-data'
+              ? (ctx.request as { body?: unknown }).body
+              : await readJsonBody(ctx, limits.maxJsonBytes);
           body = parsePart(def.body, 'body', raw === NO_BODY ? undefined : raw);
         }
         // Set before the handler runs, so a handler may still choose another status (health: 503).
         ctx.status = def.status ?? 200;
         const result = await def.handler({ params, query, body } as RouteInput<P, Q, B>, ctx);
-        if (result !== undefined) ctx.body = def.carriesValues && limits.valueBody ? limits.valueBody(ctx, result) : result;
+        if (result !== undefined)
+          ctx.body = def.carriesValues && limits.valueBody ? limits.valueBody(ctx, result) : result;
       };
       router[def.method](koaPath, ...(def.middleware ?? []), handle);
     },
@@ -115,24 +123,40 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Too many at once: retry after the Retry-After seconds',
 };
 
-function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined>(
-  def: RouteDef<P, Q, B>,
-) {
+function openApiPath<
+  P extends z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined,
+  B extends z.ZodType | undefined,
+>(def: RouteDef<P, Q, B>) {
   const responses: Record<number, ResponseConfig> = {};
   const status = def.status ?? 200;
   if (def.response === null) responses[status] = { description: 'No content' };
   else if ('contentType' in def.response) {
-    responses[status] = { description: def.response.description, content: { [def.response.contentType]: { schema: def.response.schema ?? { type: 'string', format: 'binary' } } } };
+    responses[status] = {
+      description: def.response.description,
+      content: { [def.response.contentType]: { schema: def.response.schema ?? { type: 'string', format: 'binary' } } },
+    };
   } else responses[status] = { description: 'Success', content: { 'application/json': { schema: def.response } } };
   const success = responses[status];
   if (def.responseHeaders && success) {
-    success.headers = Object.fromEntries(Object.entries(def.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]));
+    success.headers = Object.fromEntries(
+      Object.entries(def.responseHeaders).map(([name, description]) => [
+        name,
+        { description, schema: { type: 'string' as const } },
+      ]),
+    );
   }
   for (const code of def.errors ?? []) {
-    responses[code] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } } };
+    responses[code] = {
+      description: ERROR_DESCRIPTIONS[code] ?? 'Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
+    };
   }
   if (def.params || def.query || def.body || def.headers) {
-    responses[422] = { description: 'Validation Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } };
+    responses[422] = {
+      description: 'Validation Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+    };
   }
   return {
     method: def.method,
@@ -144,7 +168,9 @@ function openApiPath<P extends z.ZodObject | undefined, Q extends z.ZodObject | 
       ...(def.params ? { params: def.params } : {}),
       ...(def.query ? { query: def.query } : {}),
       ...(def.headers ? { headers: def.headers } : {}),
-      ...(def.body ? { body: { required: true, content: { [def.bodyType ?? 'application/json']: { schema: def.body } } } } : {}),
+      ...(def.body
+        ? { body: { required: true, content: { [def.bodyType ?? 'application/json']: { schema: def.body } } } }
+        : {}),
     },
     responses,
   };

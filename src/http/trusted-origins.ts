@@ -33,7 +33,9 @@ export function originCheck(trusted: (origin: string) => boolean): Middleware {
     const origin = ctx.get('origin');
     if (origin && isStateChanging(ctx.method) && origin !== ownOrigin(ctx) && !trusted(origin)) {
       ctx.status = 403;
-      ctx.body = { detail: `Cross-origin request refused: Origin ${origin.slice(0, 200)} is neither this server's origin nor one of SPUR_CORS_ORIGINS` };
+      ctx.body = {
+        detail: `Cross-origin request refused: Origin ${origin.slice(0, 200)} is neither this server's origin nor one of SPUR_CORS_ORIGINS`,
+      };
       return;
     }
     return next();

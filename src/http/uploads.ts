@@ -20,7 +20,9 @@ export const FIELD_NAME_LIMITS = { fieldNestingDepth: 4, fieldArrayIndexLimit: 1
 export const PART_CHARSET = { defParamCharset: 'utf8' };
 
 /** A file field of a multipart form: the file as multipartUpload staged it in GridFS. */
-export const StagedFileSchema = z.custom<StagedFile>(isStagedFile, { message: 'Expected a file' }).openapi({ type: 'string', format: 'binary' });
+export const StagedFileSchema = z
+  .custom<StagedFile>(isStagedFile, { message: 'Expected a file' })
+  .openapi({ type: 'string', format: 'binary' });
 
 export interface UploadLimits {
   maxFiles: number;
@@ -42,7 +44,14 @@ export function multipartUpload(fileField: string, limits: UploadLimits, staging
     const parse = multer({
       storage,
       ...PART_CHARSET,
-      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20, ...FIELD_NAME_LIMITS },
+      limits: {
+        fileSize: limits.maxFileBytes,
+        files: limits.maxFiles,
+        fields: 20,
+        fieldSize: 64 * 1024,
+        parts: limits.maxFiles + 20,
+        ...FIELD_NAME_LIMITS,
+      },
     }).array(fileField);
     try {
       await parse(ctx, async () => undefined).catch((err: unknown) => {
@@ -64,8 +73,12 @@ function overLimit(err: unknown, limits: UploadLimits): PayloadTooLargeError | n
   const e = err as { name?: unknown; code?: unknown; field?: unknown };
   if (e.name !== 'MulterError') return null;
   const where = e.field ? ` (field '${String(e.field)}')` : '';
-  if (e.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError(`File too large${where}: the limit is ${formatBytes(limits.maxFileBytes)} per file (SPUR_MAX_UPLOAD_BYTES)`);
+  if (e.code === 'LIMIT_FILE_SIZE')
+    return new PayloadTooLargeError(
+      `File too large${where}: the limit is ${formatBytes(limits.maxFileBytes)} per file (SPUR_MAX_UPLOAD_BYTES)`,
+    );
   // The count is the route's (one file for a preview) or SPUR_MAX_UPLOAD_FILES: no setting to name.
-  if (e.code === 'LIMIT_FILE_COUNT') return new PayloadTooLargeError(`Too many files${where}: the limit is ${limits.maxFiles} per request`);
+  if (e.code === 'LIMIT_FILE_COUNT')
+    return new PayloadTooLargeError(`Too many files${where}: the limit is ${limits.maxFiles} per request`);
   return null;
 }

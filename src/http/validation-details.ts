@@ -8,7 +8,11 @@ export type RequestPart = 'path' | 'query' | 'body' | 'header';
  * `detail[].type`/`loc`/`msg` keep working. `raw` is the unparsed request part: `input` is read
  * from it, because zod reports coerced values.
  */
-export function toValidationDetails(issues: readonly z.core.$ZodIssue[], part: RequestPart, raw: unknown): ValidationDetail[] {
+export function toValidationDetails(
+  issues: readonly z.core.$ZodIssue[],
+  part: RequestPart,
+  raw: unknown,
+): ValidationDetail[] {
   return issues.map((issue) => toDetail(issue, part, raw));
 }
 
@@ -17,7 +21,12 @@ function toDetail(issue: z.core.$ZodIssue, part: RequestPart, raw: unknown): Val
   const loc = [part, ...path];
   const value = valueAt(raw, path);
   if (value === undefined && issue.code === 'invalid_type') {
-    return { type: 'missing', loc, msg: 'Field required', input: path.length ? (valueAt(raw, path.slice(0, -1)) ?? null) : null };
+    return {
+      type: 'missing',
+      loc,
+      msg: 'Field required',
+      input: path.length ? (valueAt(raw, path.slice(0, -1)) ?? null) : null,
+    };
   }
   const input = value === undefined ? null : value;
   switch (issue.code) {
@@ -70,8 +79,16 @@ function boundError(origin: string, bound: 'ge' | 'le', limit: unknown, inclusiv
   const n = typeof limit === 'bigint' ? Number(limit) : (limit as number);
   if (origin === 'string') {
     return bound === 'ge'
-      ? { type: 'string_too_short', msg: `String should have at least ${n} character${n === 1 ? '' : 's'}`, ctx: { min_length: n } }
-      : { type: 'string_too_long', msg: `String should have at most ${n} character${n === 1 ? '' : 's'}`, ctx: { max_length: n } };
+      ? {
+          type: 'string_too_short',
+          msg: `String should have at least ${n} character${n === 1 ? '' : 's'}`,
+          ctx: { min_length: n },
+        }
+      : {
+          type: 'string_too_long',
+          msg: `String should have at most ${n} character${n === 1 ? '' : 's'}`,
+          ctx: { max_length: n },
+        };
   }
   if (origin === 'array' || origin === 'set') {
     return bound === 'ge'
@@ -79,7 +96,9 @@ function boundError(origin: string, bound: 'ge' | 'le', limit: unknown, inclusiv
       : { type: 'too_long', msg: `List should have at most ${n} item${n === 1 ? '' : 's'}`, ctx: { max_length: n } };
   }
   const key = inclusive ? bound : bound === 'ge' ? 'gt' : 'lt';
-  const words = { ge: 'greater than or equal to', le: 'less than or equal to', gt: 'greater than', lt: 'less than' }[key];
+  const words = { ge: 'greater than or equal to', le: 'less than or equal to', gt: 'greater than', lt: 'less than' }[
+    key
+  ];
   const type = { ge: 'greater_than_equal', le: 'less_than_equal', gt: 'greater_than', lt: 'less_than' }[key];
   return { type, msg: `Input should be ${words} ${n}`, ctx: { [key]: n } };
 }

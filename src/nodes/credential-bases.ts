@@ -16,7 +16,9 @@ const LLM_KEY_BASES: Readonly<Record<string, readonly string[]>> = {
  * API caller may change that setting. So each credential remembers the base values it was entered
  * under, and reads as unset once one of them differs: re-entering it is what sends it to a new host.
  */
-export const KEY_BASES: ReadonlyMap<string, readonly string[]> = new Map(Object.entries({ ...LLM_KEY_BASES, ...INTEGRATION_KEY_BASES }));
+export const KEY_BASES: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries({ ...LLM_KEY_BASES, ...INTEGRATION_KEY_BASES }),
+);
 
 /** A base value as compared: trimmed, without trailing slashes; unset is ''. */
 export function normalizedBase(value: string | undefined): string {
@@ -29,7 +31,10 @@ export function basesText(bases: readonly string[], valueOf: (name: string) => s
 }
 
 /** A setting a node cannot run without, trimmed; its absence fails the node (retrying cannot help). */
-export async function settingOrFail(read: (name: string) => Promise<string | undefined>, name: string): Promise<string> {
+export async function settingOrFail(
+  read: (name: string) => Promise<string | undefined>,
+  name: string,
+): Promise<string> {
   const value = (await read(name))?.trim();
   if (!value) throw settingNotSet(name);
   return value;
@@ -38,6 +43,8 @@ export async function settingOrFail(read: (name: string) => Promise<string | und
 /** A setting a node cannot run without is unset (or, for a credential, entered under another base). */
 export function settingNotSet(name: string): NodeExecutionError {
   const bases = KEY_BASES.get(name);
-  const hint = bases ? ` (a credential is used only with the ${bases.join(' and ')} it was entered under: after changing that, enter ${name} again)` : '';
+  const hint = bases
+    ? ` (a credential is used only with the ${bases.join(' and ')} it was entered under: after changing that, enter ${name} again)`
+    : '';
   return new NodeExecutionError(`${name} is not set; add it in the environment settings${hint}`);
 }

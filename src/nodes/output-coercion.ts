@@ -80,7 +80,8 @@ function toBoolean(value: unknown): boolean | typeof INVALID {
 }
 
 const toList: Coercer = (value) => (Array.isArray(value) ? value : INVALID);
-const toObject: Coercer = (value) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : INVALID);
+const toObject: Coercer = (value) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? value : INVALID;
 
 const COERCERS = new Map<string, Coercer>([
   ['string', toText],

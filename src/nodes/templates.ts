@@ -18,7 +18,11 @@ const TEMPLATE_SYNTAX = /\{[{%#]/;
  * Renders `template` over `context`. Syntax errors, reads through undefined values and renders
  * over a limit throw NodeExecutionError; `name` (e.g. the config field) prefixes the message.
  */
-export async function renderTemplate(template: string, context: Record<string, unknown>, name = 'template'): Promise<string> {
+export async function renderTemplate(
+  template: string,
+  context: Record<string, unknown>,
+  name = 'template',
+): Promise<string> {
   if (!TEMPLATE_SYNTAX.test(template)) return template;
   const result = await renderInThread({ template, context: context as DataObject });
   if (result.ok) return result.text;

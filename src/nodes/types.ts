@@ -66,10 +66,20 @@ export interface NodeExecutionContext {
 export interface RetrievedChunk {
   text: string;
   score: number;
-  metadata: { document_id: string; chunk_id: string; document_title: string | null; page_number: number | null; chunk_number: number | null };
+  metadata: {
+    document_id: string;
+    chunk_id: string;
+    document_title: string | null;
+    page_number: number | null;
+    chunk_number: number | null;
+  };
 }
 
-export type RagRetriever = (request: { indexId: string; query: string; topK: number }) => Promise<{ results: RetrievedChunk[]; total_results: number }>;
+export type RagRetriever = (request: {
+  indexId: string;
+  query: string;
+  topK: number;
+}) => Promise<{ results: RetrievedChunk[]; total_results: number }>;
 
 export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
   /** The `node_type` value, e.g. `RouterNode`. */

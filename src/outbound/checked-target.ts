@@ -17,7 +17,8 @@ export function hostOf(url: URL): string {
 
 /** Refuses what is not http(s), and an IP-literal host the policy refuses (no lookup is made for those). */
 export function checkUrl(url: URL, allowPrivate: boolean): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusedError(`only http and https urls may be requested, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundRefusedError(`only http and https urls may be requested, not ${url.protocol}`);
   const host = hostOf(url);
   const why = isIP(host) ? refusedAddress(host, allowPrivate) : null;
   if (why !== null) throw new OutboundRefusedError(why);
@@ -28,7 +29,11 @@ export function checkUrl(url: URL, allowPrivate: boolean): void {
  * name that also points at an internal address is refused whichever one a client would pick. A
  * resolution failure is thrown as it is (a DNS outage is worth retrying, a refused address is not).
  */
-export async function checkedAddresses(host: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<Array<{ address: string; family: 4 | 6 }>> {
+export async function checkedAddresses(
+  host: string,
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): Promise<Array<{ address: string; family: 4 | 6 }>> {
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
   if (addresses.length === 0) throw new OutboundRefusedError(`${host} does not resolve to an address`);
   for (const { address } of addresses) {
@@ -46,7 +51,10 @@ export function checkingLookup(allowPrivate: boolean, resolve: Resolver = system
   return (hostname, options, callback) => {
     checkedAddresses(hostname, allowPrivate, resolve).then(
       (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => a.family === options.family)
+            : addresses;
         const usable = wanted.length > 0 ? wanted : addresses;
         if (options.all) callback(null, usable);
         else callback(null, (usable[0] as { address: string }).address, (usable[0] as { family: number }).family);
@@ -57,7 +65,11 @@ export function checkingLookup(allowPrivate: boolean, resolve: Resolver = system
 }
 
 /** Checks a url as a request to it would be checked, without sending anything (validation at submission). */
-export async function checkedUrl(rawUrl: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<URL> {
+export async function checkedUrl(
+  rawUrl: string,
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): Promise<URL> {
   const url = new URL(rawUrl);
   checkUrl(url, allowPrivate);
   await checkedAddresses(hostOf(url), allowPrivate, resolve);

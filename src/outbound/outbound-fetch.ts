@@ -39,7 +39,10 @@ const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-language', 'content-languag
  */
 export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = systemResolver): OutboundFetch {
   const lookup = checkingLookup(policy.allowPrivate, resolve);
-  const checked = { 'http:': new http.Agent({ keepAlive: true, lookup }), 'https:': new https.Agent({ keepAlive: true, lookup }) };
+  const checked = {
+    'http:': new http.Agent({ keepAlive: true, lookup }),
+    'https:': new https.Agent({ keepAlive: true, lookup }),
+  };
   const trusted = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
   const allowHosts = new Set(policy.allowHosts.map((h) => h.toLowerCase()));
   const agentFor = (url: URL) => {
@@ -55,15 +58,26 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
     let headers = Object.fromEntries(request.headers);
     for (let hop = 0; ; hop++) {
       checkUrl(url, policy.allowPrivate || allowHosts.has(hostPort(url)));
-      const answer = await send(url, { method, headers, agent: agentFor(url), signal: request.signal, timeout: policy.idleTimeoutMs }, body);
+      const answer = await send(
+        url,
+        { method, headers, agent: agentFor(url), signal: request.signal, timeout: policy.idleTimeoutMs },
+        body,
+      );
       const location = answer.headers.location;
-      if (!REDIRECTS.has(answer.statusCode ?? 0) || !location || request.redirect === 'manual') return toResponse(answer, url, method, policy);
+      if (!REDIRECTS.has(answer.statusCode ?? 0) || !location || request.redirect === 'manual')
+        return toResponse(answer, url, method, policy);
       answer.destroy();
-      if (request.redirect === 'error') throw new TypeError(`${url.href} redirected, and the request does not follow redirects`);
-      if (hop >= policy.maxRedirects) throw new OutboundRefusedError(`more than ${policy.maxRedirects} redirects from ${request.url}`);
+      if (request.redirect === 'error')
+        throw new TypeError(`${url.href} redirected, and the request does not follow redirects`);
+      if (hop >= policy.maxRedirects)
+        throw new OutboundRefusedError(`more than ${policy.maxRedirects} redirects from ${request.url}`);
       const next = new URL(location, url);
-      if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_SAFE.has(name)));
-      if (answer.statusCode === 303 || (method === 'POST' && (answer.statusCode === 301 || answer.statusCode === 302))) {
+      if (next.origin !== url.origin)
+        headers = Object.fromEntries(Object.entries(headers).filter(([name]) => CROSS_ORIGIN_SAFE.has(name)));
+      if (
+        answer.statusCode === 303 ||
+        (method === 'POST' && (answer.statusCode === 301 || answer.statusCode === 302))
+      ) {
         method = 'GET';
         body = undefined;
         delete headers['content-type'];
@@ -93,7 +107,8 @@ function send(url: URL, options: http.RequestOptions, body: Buffer | undefined):
 function toResponse(answer: http.IncomingMessage, url: URL, method: string, policy: OutboundPolicy): Response {
   const status = answer.statusCode ?? 0;
   const headers = new Headers();
-  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i] as string, answer.rawHeaders[i + 1] as string);
+  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2)
+    headers.append(answer.rawHeaders[i] as string, answer.rawHeaders[i + 1] as string);
   if (NULL_BODY.has(status) || method === 'HEAD') {
     answer.resume();
     return withUrl(new Response(null, { status, statusText: answer.statusMessage, headers }), url);
@@ -103,7 +118,9 @@ function toResponse(answer: http.IncomingMessage, url: URL, method: string, poli
     headers.delete('content-encoding');
     headers.delete('content-length');
   }
-  const stages: NodeJS.ReadWriteStream[] = decoder ? [decoder, byteCap(policy.maxResponseBytes)] : [byteCap(policy.maxResponseBytes)];
+  const stages: NodeJS.ReadWriteStream[] = decoder
+    ? [decoder, byteCap(policy.maxResponseBytes)]
+    : [byteCap(policy.maxResponseBytes)];
   const out = stages[stages.length - 1] as Transform;
   pipeline([answer, ...stages], () => undefined); // errors reach the reader through `out`
   const body = Readable.toWeb(out) as ReadableStream<Uint8Array>;
@@ -130,7 +147,8 @@ function byteCap(max: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       seen += chunk.length;
-      if (seen > max) callback(new OutboundLimitError(`the answer exceeded ${max} bytes (SPUR_OUTBOUND_MAX_RESPONSE_BYTES)`));
+      if (seen > max)
+        callback(new OutboundLimitError(`the answer exceeded ${max} bytes (SPUR_OUTBOUND_MAX_RESPONSE_BYTES)`));
       else callback(null, chunk);
     },
   });

@@ -28,8 +28,10 @@ export function formatBytes(bytes: number): string {
 }
 
 export const bytesLimit = (maxBytes: number) => `the limit of ${formatBytes(maxBytes)} (SPUR_PARSE_MAX_BYTES)`;
-export const timeLimitMessage = (fileName: string, limits: ParseLimits) => `${fileName}: parsing took longer than the limit of ${limits.timeLimitMs / 1000} s (SPUR_PARSE_TIMEOUT_SECONDS)`;
-export const memoryLimitMessage = (fileName: string, limits: ParseLimits) => `${fileName}: parsing needed more than the memory limit of ${limits.memoryMb} MB (SPUR_PARSE_MEMORY_MB)`;
+export const timeLimitMessage = (fileName: string, limits: ParseLimits) =>
+  `${fileName}: parsing took longer than the limit of ${limits.timeLimitMs / 1000} s (SPUR_PARSE_TIMEOUT_SECONDS)`;
+export const memoryLimitMessage = (fileName: string, limits: ParseLimits) =>
+  `${fileName}: parsing needed more than the memory limit of ${limits.memoryMb} MB (SPUR_PARSE_MEMORY_MB)`;
 
 /**
  * Bytes a parse may still produce of one kind (decompressed, or extracted). Once over, every

@@ -50,4 +50,5 @@ export type ParseValue = DocumentChunks | ChunkPreview | RowGroupPlan[] | RowGro
  * `limit`: over SPUR_PARSE_MAX_BYTES (the message says what); `format`: not a readable file of
  * its type; `time` and `memory`: the pool stopped the thread (parse-pool.ts words the message).
  */
-export type ParseOutcome<T = ParseValue> = { ok: true; value: T } | { ok: false; kind: 'limit' | 'format' | 'time' | 'memory'; message: string };
+export type ParseOutcome<T = ParseValue> =
+  { ok: true; value: T } | { ok: false; kind: 'limit' | 'format' | 'time' | 'memory'; message: string };

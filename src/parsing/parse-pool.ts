@@ -39,13 +39,33 @@ function poolFor(memoryMb: number): ThreadPool<ParseJob, ParseOutcome> {
 
 export interface BoundedParser {
   /** A document's text and its chunks before templates. */
-  chunks(fileName: string, mimeType: string | null, bytes: Uint8Array, chunking: TextProcessingConfig): Promise<DocumentChunks>;
+  chunks(
+    fileName: string,
+    mimeType: string | null,
+    bytes: Uint8Array,
+    chunking: TextProcessingConfig,
+  ): Promise<DocumentChunks>;
   /** A document's first, middle and last chunk before templates, and how many there are. */
-  preview(fileName: string, mimeType: string | null, bytes: Uint8Array, chunking: TextProcessingConfig): Promise<ChunkPreview>;
+  preview(
+    fileName: string,
+    mimeType: string | null,
+    bytes: Uint8Array,
+    chunking: TextProcessingConfig,
+  ): Promise<ChunkPreview>;
   /** The row groups of a Parquet file, from its footer (the file's last bytes). */
   parquetPlan(fileName: string, footer: Uint8Array, fileLength: number): Promise<RowGroupPlan[]>;
   /** One row group's rows, given the bytes its column chunks span. */
-  parquetRows(fileName: string, job: { footer: Uint8Array; fileLength: number; group: RowGroupPlan; bytes: Uint8Array; index: number; spent: ParquetSpent }): Promise<RowGroupRows>;
+  parquetRows(
+    fileName: string,
+    job: {
+      footer: Uint8Array;
+      fileLength: number;
+      group: RowGroupPlan;
+      bytes: Uint8Array;
+      index: number;
+      spent: ParquetSpent;
+    },
+  ): Promise<RowGroupRows>;
   /** Parses on a thread right now. */
   running(): number;
 }
@@ -73,9 +93,20 @@ export function createBoundedParser(limits: ParseLimits): BoundedParser {
   const datasetError = (message: string) => new DatasetFormatError(message);
   const { maxBytes } = limits;
   return {
-    chunks: (fileName, mimeType, bytes, chunking) => run({ kind: 'document', output: 'ingest', fileName, mimeType, bytes, maxBytes, chunking }, fileName, documentError),
-    preview: (fileName, mimeType, bytes, chunking) => run({ kind: 'document', output: 'preview', fileName, mimeType, bytes, maxBytes, chunking }, fileName, documentError),
-    parquetPlan: (fileName, footer, fileLength) => run({ kind: 'parquet-plan', fileName, footer, fileLength, maxBytes }, fileName, datasetError),
+    chunks: (fileName, mimeType, bytes, chunking) =>
+      run(
+        { kind: 'document', output: 'ingest', fileName, mimeType, bytes, maxBytes, chunking },
+        fileName,
+        documentError,
+      ),
+    preview: (fileName, mimeType, bytes, chunking) =>
+      run(
+        { kind: 'document', output: 'preview', fileName, mimeType, bytes, maxBytes, chunking },
+        fileName,
+        documentError,
+      ),
+    parquetPlan: (fileName, footer, fileLength) =>
+      run({ kind: 'parquet-plan', fileName, footer, fileLength, maxBytes }, fileName, datasetError),
     parquetRows: (fileName, job) => run({ kind: 'parquet-rows', fileName, maxBytes, ...job }, fileName, datasetError),
     running: () => pool.running(),
   };

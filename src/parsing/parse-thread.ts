@@ -31,7 +31,8 @@ async function answer(job: ParseJob): Promise<ParseOutcome> {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof ParseLimitError) return { ok: false, kind: 'limit', message };
-    if (err instanceof DocumentParseError || err instanceof ParquetFormatError) return { ok: false, kind: 'format', message };
+    if (err instanceof DocumentParseError || err instanceof ParquetFormatError)
+      return { ok: false, kind: 'format', message };
     // Anything else a library threw reading the file: the file's fault as far as the caller can tell.
     return { ok: false, kind: 'format', message: `${job.fileName} could not be read: ${message}` };
   }

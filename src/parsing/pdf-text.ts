@@ -25,7 +25,10 @@ const PATCHES: [original: string, bounded: string][] = [
     `ensureBuffer(e){const n=this.buffer;if(e<=n.byteLength)return n;let s=this.minBufferLength;for(;s<e;)s*=2;${CALL}(s-n.byteLength);`,
   ],
   // DecodeStream.asyncGetBytesFromDecompressionStream: each chunk `c` of the output.
-  ['for await(const c of s)r.push(c),o+=c.byteLength;', `for await(const c of s)${CALL}(c.byteLength),r.push(c),o+=c.byteLength;`],
+  [
+    'for await(const c of s)r.push(c),o+=c.byteLength;',
+    `for await(const c of s)${CALL}(c.byteLength),r.push(c),o+=c.byteLength;`,
+  ],
 ];
 
 type Hook = (bytes: number) => void;
@@ -39,7 +42,10 @@ export function loadCountingPdfjs(): Promise<void> {
     const bundle = path.join(path.dirname(require.resolve('unpdf')), 'pdfjs.mjs');
     let source = readFileSync(bundle, 'utf8');
     for (const [original, bounded] of PATCHES) {
-      if (source.split(original).length !== 2) throw new Error(`PDF parsing is unavailable: ${bundle} no longer has the code src/parsing/pdf-text.ts counts decoded bytes in`);
+      if (source.split(original).length !== 2)
+        throw new Error(
+          `PDF parsing is unavailable: ${bundle} no longer has the code src/parsing/pdf-text.ts counts decoded bytes in`,
+        );
       source = source.replace(original, () => bounded);
     }
     const url = `data:text/javascript;base64,${Buffer.from(source).toString('base64')}`;

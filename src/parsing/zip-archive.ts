@@ -39,7 +39,9 @@ export class ZipArchive {
       declared += entry.declaredSize;
     }
     if (declared > maxBytes) {
-      throw new ParseLimitError(`${fileName}: its ZIP entries declare ${formatBytes(declared)} when uncompressed, more than ${bytesLimit(maxBytes)}; nothing was inflated`);
+      throw new ParseLimitError(
+        `${fileName}: its ZIP entries declare ${formatBytes(declared)} when uncompressed, more than ${bytesLimit(maxBytes)}; nothing was inflated`,
+      );
     }
     this.budget = new ByteBudget(maxBytes, (limit) => `${fileName}: its ZIP entries inflate to more than ${limit}`);
   }
@@ -55,7 +57,10 @@ export class ZipArchive {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`${this.fileName} has no ${name}`);
     const data = this.bytes.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
-    const lie = () => new ParseLimitError(`${this.fileName}: the ZIP entry ${name} inflates to more than the ${formatBytes(entry.declaredSize)} its headers declare (a damaged file or a decompression bomb); it was not inflated further`);
+    const lie = () =>
+      new ParseLimitError(
+        `${this.fileName}: the ZIP entry ${name} inflates to more than the ${formatBytes(entry.declaredSize)} its headers declare (a damaged file or a decompression bomb); it was not inflated further`,
+      );
     let out: Uint8Array;
     if (entry.method === 0) {
       if (data.length > entry.declaredSize) throw lie();
@@ -86,7 +91,8 @@ function readDirectory(view: DataView): Entry[] {
   const entries: Entry[] = [];
   let at = directoryOffset;
   for (let i = 0; i < count; i++) {
-    if (at + 46 > view.byteLength || view.getUint32(at, true) !== CENTRAL) throw new Error('the ZIP central directory is damaged');
+    if (at + 46 > view.byteLength || view.getUint32(at, true) !== CENTRAL)
+      throw new Error('the ZIP central directory is damaged');
     const flags = view.getUint16(at + 8, true);
     const method = view.getUint16(at + 10, true);
     const compressedSize = view.getUint32(at + 20, true);
@@ -97,9 +103,13 @@ function readDirectory(view: DataView): Entry[] {
     const localOffset = view.getUint32(at + 42, true);
     if (at + 46 + nameLength > view.byteLength) throw new Error('the ZIP central directory is damaged');
     const name = new TextDecoder().decode(new Uint8Array(view.buffer, view.byteOffset + at + 46, nameLength));
-    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw new Error('ZIP64 archives are not supported');
+    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff)
+      throw new Error('ZIP64 archives are not supported');
     if (flags & 1) throw new Error(`the ZIP entry ${name} is encrypted`);
-    if (method !== 0 && method !== 8) throw new Error(`the ZIP entry ${name} uses compression method ${method} (only stored and deflated entries are read)`);
+    if (method !== 0 && method !== 8)
+      throw new Error(
+        `the ZIP entry ${name} uses compression method ${method} (only stored and deflated entries are read)`,
+      );
     entries.push({ name, method, compressedSize, ...localPart(view, localOffset, name, compressedSize, size) });
     at += 46 + nameLength + extraLength + commentLength;
   }
@@ -107,13 +117,21 @@ function readDirectory(view: DataView): Entry[] {
 }
 
 /** Where the entry's data starts (after its local header), and the larger of the two declared sizes. */
-function localPart(view: DataView, offset: number, name: string, compressedSize: number, centralSize: number): { dataStart: number; declaredSize: number } {
-  if (offset + 30 > view.byteLength || view.getUint32(offset, true) !== LOCAL) throw new Error(`the local header of the ZIP entry ${name} is missing`);
+function localPart(
+  view: DataView,
+  offset: number,
+  name: string,
+  compressedSize: number,
+  centralSize: number,
+): { dataStart: number; declaredSize: number } {
+  if (offset + 30 > view.byteLength || view.getUint32(offset, true) !== LOCAL)
+    throw new Error(`the local header of the ZIP entry ${name} is missing`);
   const flags = view.getUint16(offset + 6, true);
   // With a data descriptor (bit 3) the local header's sizes are zero; the central directory's count.
   const localSize = flags & 8 ? 0 : view.getUint32(offset + 22, true);
   const dataStart = offset + 30 + view.getUint16(offset + 26, true) + view.getUint16(offset + 28, true);
-  if (dataStart + compressedSize > view.byteLength) throw new Error(`the ZIP entry ${name} runs past the end of the file`);
+  if (dataStart + compressedSize > view.byteLength)
+    throw new Error(`the ZIP entry ${name} runs past the end of the file`);
   return { dataStart, declaredSize: Math.max(centralSize, localSize) };
 }
 

@@ -53,12 +53,15 @@ export type ChunkPiece = Omit<TextChunk, 'text' | 'custom_metadata'>;
 
 /** The pieces of a parsed document: page by page for PDFs (so each knows its page), else whole. */
 export function splitDocument(parsed: ParsedDocument, config: TextProcessingConfig): ChunkPiece[] {
-  const sections = parsed.pages ? parsed.pages.map((text, i) => ({ text, page: i + 1 })) : [{ text: parsed.text, page: null }];
+  const sections = parsed.pages
+    ? parsed.pages.map((text, i) => ({ text, page: i + 1 }))
+    : [{ text: parsed.text, page: null }];
   const pieces: ChunkPiece[] = [];
   for (const section of sections) {
     const room = config.max_num_chunks - pieces.length;
     if (room <= 0) break;
-    for (const piece of splitByTokens(section.text, config, room)) pieces.push({ index: pieces.length, page_number: section.page, original_text: piece });
+    for (const piece of splitByTokens(section.text, config, room))
+      pieces.push({ index: pieces.length, page_number: section.page, original_text: piece });
   }
   return pieces.slice(0, config.max_num_chunks);
 }
@@ -69,8 +72,13 @@ export async function applyTemplate(piece: ChunkPiece, config: TextProcessingCon
   if (!template?.enabled) return { ...piece, text: piece.original_text, custom_metadata: {} };
   const context = { text: piece.original_text };
   const metadata: [string, string][] = [];
-  for (const [key, t] of Object.entries(template.metadata_template ?? {})) metadata.push([key, await renderTemplate(t, context, `metadata_template.${key}`)]);
-  return { ...piece, text: await renderTemplate(template.template, context, 'template'), custom_metadata: Object.fromEntries(metadata) };
+  for (const [key, t] of Object.entries(template.metadata_template ?? {}))
+    metadata.push([key, await renderTemplate(t, context, `metadata_template.${key}`)]);
+  return {
+    ...piece,
+    text: await renderTemplate(template.template, context, 'template'),
+    custom_metadata: Object.fromEntries(metadata),
+  };
 }
 
 /** Pieces with the collection's template applied, one after the other. */
@@ -81,4 +89,5 @@ export async function applyTemplates(pieces: ChunkPiece[], config: TextProcessin
 }
 
 /** The chunks of a parsed document (the ingest cuts on a parse thread, then applies templates here). */
-export const chunkDocument = (parsed: ParsedDocument, config: TextProcessingConfig): Promise<TextChunk[]> => applyTemplates(splitDocument(parsed, config), config);
+export const chunkDocument = (parsed: ParsedDocument, config: TextProcessingConfig): Promise<TextChunk[]> =>
+  applyTemplates(splitDocument(parsed, config), config);

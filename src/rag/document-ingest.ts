@@ -21,10 +21,22 @@ export function collectionConfig(json: string): TextProcessingConfig {
   return TextProcessingConfig.parse(fromJsonText(json) ?? {});
 }
 
-function chunkMetadata(doc: RagDocumentDoc, index: number, page: number | null, custom: Record<string, string>): ChunkMetadata {
+function chunkMetadata(
+  doc: RagDocumentDoc,
+  index: number,
+  page: number | null,
+  custom: Record<string, string>,
+): ChunkMetadata {
   return {
-    source: 'file', source_id: doc.filename, created_at: doc.created_at.toISOString(), author: null, title: doc.filename,
-    custom_metadata: custom, document_id: doc._id, chunk_index: index, page_number: page,
+    source: 'file',
+    source_id: doc.filename,
+    created_at: doc.created_at.toISOString(),
+    author: null,
+    title: doc.filename,
+    custom_metadata: custom,
+    document_id: doc._id,
+    chunk_index: index,
+    page_number: page,
   };
 }
 
@@ -54,18 +66,30 @@ export function createDocumentIngest(models: Models, parser: BoundedParser, hear
       heartbeat();
       text = parsed.text;
       chunks = (await applyTemplates(parsed.pieces, config)).map((c) => ({
-        id: `${doc._id}_${c.index}`, index: c.index, text: c.text,
+        id: `${doc._id}_${c.index}`,
+        index: c.index,
+        text: c.text,
         metadata_json: toJsonText(chunkMetadata(doc, c.index, c.page_number, c.custom_metadata)),
       }));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      await settleDocument(models, documentId, { status: 'failed', error_message: message, chunk_count: 0, chunk_pages: 0 });
+      await settleDocument(models, documentId, {
+        status: 'failed',
+        error_message: message,
+        chunk_count: 0,
+        chunk_pages: 0,
+      });
       return { chunks: 0, failed: true };
     }
     heartbeat();
     await store.writeText(documentId, text);
     const pages = await store.writeChunks(collectionId, documentId, chunks);
-    await settleDocument(models, documentId, { status: 'completed', error_message: null, chunk_count: chunks.length, chunk_pages: pages });
+    await settleDocument(models, documentId, {
+      status: 'completed',
+      error_message: null,
+      chunk_count: chunks.length,
+      chunk_pages: pages,
+    });
     return { chunks: chunks.length, failed: false };
   };
 }

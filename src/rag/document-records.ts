@@ -4,7 +4,10 @@ import type { RagDocumentDoc } from '../db/models/rag-document.model';
 // The one module that writes the records of a collection's documents (`rag_documents`): the api
 // writes a pending record per upload and removes them; the ingest job settles each one.
 
-export type PendingDocument = Pick<RagDocumentDoc, '_id' | 'collection_id' | 'seq' | 'filename' | 'mime_type' | 'byte_size' | 'file_id' | 'created_at' | 'updated_at'>;
+export type PendingDocument = Pick<
+  RagDocumentDoc,
+  '_id' | 'collection_id' | 'seq' | 'filename' | 'mime_type' | 'byte_size' | 'file_id' | 'created_at' | 'updated_at'
+>;
 
 export async function insertPendingDocument(models: Models, doc: PendingDocument): Promise<void> {
   await models.RagDocument.create({ ...doc, status: 'pending' });

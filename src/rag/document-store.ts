@@ -32,7 +32,17 @@ export function createDocumentStore(models: Models) {
       let pages = 0;
       for (let start = 0; start < chunks.length; start += CHUNKS_PER_PAGE, pages++) {
         const _id = chunkPageId(documentId, pages);
-        await RagChunkPage.replaceOne({ _id }, { _id, collection_id: collectionId, document_id: documentId, page: pages, chunks: chunks.slice(start, start + CHUNKS_PER_PAGE) }, { upsert: true });
+        await RagChunkPage.replaceOne(
+          { _id },
+          {
+            _id,
+            collection_id: collectionId,
+            document_id: documentId,
+            page: pages,
+            chunks: chunks.slice(start, start + CHUNKS_PER_PAGE),
+          },
+          { upsert: true },
+        );
       }
       return pages;
     },
@@ -47,7 +57,8 @@ export function createDocumentStore(models: Models) {
     },
     /** Everything of a document but its record. */
     async remove(doc: RagDocumentDoc): Promise<void> {
-      for (let page = 0; page < (doc.chunk_pages ?? 0); page++) await RagChunkPage.deleteOne({ _id: chunkPageId(doc._id, page) });
+      for (let page = 0; page < (doc.chunk_pages ?? 0); page++)
+        await RagChunkPage.deleteOne({ _id: chunkPageId(doc._id, page) });
       await ragFiles.delete(doc.file_id).catch(() => undefined);
       await removeText(doc._id);
     },

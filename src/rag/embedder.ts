@@ -32,13 +32,18 @@ async function setting(secret: SecretReader, name: string): Promise<string | und
 /** Which of the model's required settings are missing (empty: the model is usable now). */
 export async function missingSettings(secret: SecretReader, model: EmbeddingModelInfo): Promise<string[]> {
   const missing: string[] = [];
-  for (const name of EMBEDDING_PROVIDERS[model.provider].required) if (!(await setting(secret, name))) missing.push(name);
+  for (const name of EMBEDDING_PROVIDERS[model.provider].required)
+    if (!(await setting(secret, name))) missing.push(name);
   return missing;
 }
 
 async function clientFor({ secret, fetch }: EmbeddingAccess, model: EmbeddingModelInfo): Promise<OpenAI> {
   const missing = await missingSettings(secret, model);
-  if (missing.length) throw new EmbeddingError(`${missing.join(', ')} not set; add it in the environment settings to use ${model.id}`, false);
+  if (missing.length)
+    throw new EmbeddingError(
+      `${missing.join(', ')} not set; add it in the environment settings to use ${model.id}`,
+      false,
+    );
   const access = EMBEDDING_PROVIDERS[model.provider];
   const common = { maxRetries: 0, timeout: REQUEST_TIMEOUT_MS, organization: null, project: null, fetch };
   if (model.provider === 'AzureOpenAI') {
@@ -63,7 +68,11 @@ async function clientFor({ secret, fetch }: EmbeddingAccess, model: EmbeddingMod
 function classify(err: unknown, model: EmbeddingModelInfo): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
   const stop = outboundStop(err);
-  if (stop) return new EmbeddingError(`${model.provider} embeddings request stopped by the outbound policy: ${stop.message}`, false);
+  if (stop)
+    return new EmbeddingError(
+      `${model.provider} embeddings request stopped by the outbound policy: ${stop.message}`,
+      false,
+    );
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const retryable = err.status === 429 || err.status === 408 || err.status === 409 || err.status >= 500;
     return new EmbeddingError(`${model.provider} embeddings answered ${err.status}: ${err.message}`, retryable);
@@ -76,7 +85,13 @@ function classify(err: unknown, model: EmbeddingModelInfo): EmbeddingError {
  * Embeds `texts` in one request and checks the answer: one vector per text, each of the index's
  * dimensions (a model that answers with other dimensions fails the job, saying so).
  */
-export async function embedTexts(providerAccess: EmbeddingAccess, model: EmbeddingModelInfo, texts: string[], dimensions: number, signal?: AbortSignal): Promise<number[][]> {
+export async function embedTexts(
+  providerAccess: EmbeddingAccess,
+  model: EmbeddingModelInfo,
+  texts: string[],
+  dimensions: number,
+  signal?: AbortSignal,
+): Promise<number[][]> {
   const access = EMBEDDING_PROVIDERS[model.provider];
   try {
     const client = await clientFor(providerAccess, model);
@@ -92,10 +107,14 @@ export async function embedTexts(providerAccess: EmbeddingAccess, model: Embeddi
       signal ? { signal } : undefined,
     );
     const vectors = [...response.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as unknown as number[]);
-    if (vectors.length !== texts.length) throw new EmbeddingError(`${model.id} returned ${vectors.length} vectors for ${texts.length} texts`, false);
+    if (vectors.length !== texts.length)
+      throw new EmbeddingError(`${model.id} returned ${vectors.length} vectors for ${texts.length} texts`, false);
     for (const v of vectors) {
       if (!Array.isArray(v) || v.length !== dimensions) {
-        throw new EmbeddingError(`${model.id} returned ${Array.isArray(v) ? v.length : 0}-dimensional vectors; the index expects ${dimensions}`, false);
+        throw new EmbeddingError(
+          `${model.id} returned ${Array.isArray(v) ? v.length : 0}-dimensional vectors; the index expects ${dimensions}`,
+          false,
+        );
       }
     }
     return vectors;

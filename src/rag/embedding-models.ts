@@ -18,13 +18,51 @@ export interface EmbeddingProviderAccess {
 }
 
 export const EMBEDDING_PROVIDERS: Record<EmbeddingProviderName, EmbeddingProviderAccess> = {
-  OpenAI: { required: ['OPENAI_API_KEY'], baseUrlVariable: 'OPENAI_API_BASE', defaultBaseUrl: 'https://api.openai.com/v1', encodingFormat: 'float', sendsDimensions: true },
-  AzureOpenAI: { required: ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT', 'AZURE_OPENAI_API_VERSION'], defaultBaseUrl: '', encodingFormat: 'float', sendsDimensions: true },
-  Cohere: { required: ['COHERE_API_KEY'], defaultBaseUrl: 'https://api.cohere.ai/compatibility/v1', encodingFormat: 'float', sendsDimensions: false },
-  Voyage: { required: ['VOYAGE_API_KEY'], defaultBaseUrl: 'https://api.voyageai.com/v1', encodingFormat: 'base64', sendsDimensions: false },
-  Mistral: { required: ['MISTRAL_API_KEY'], defaultBaseUrl: 'https://api.mistral.ai/v1', encodingFormat: 'float', sendsDimensions: false },
-  Gemini: { required: ['GEMINI_API_KEY'], baseUrlVariable: 'GEMINI_API_BASE', defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', encodingFormat: 'float', sendsDimensions: false },
-  Ollama: { required: [], baseUrlVariable: 'OLLAMA_BASE_URL', defaultBaseUrl: 'http://127.0.0.1:11434', encodingFormat: 'float', sendsDimensions: false },
+  OpenAI: {
+    required: ['OPENAI_API_KEY'],
+    baseUrlVariable: 'OPENAI_API_BASE',
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    encodingFormat: 'float',
+    sendsDimensions: true,
+  },
+  AzureOpenAI: {
+    required: ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT', 'AZURE_OPENAI_API_VERSION'],
+    defaultBaseUrl: '',
+    encodingFormat: 'float',
+    sendsDimensions: true,
+  },
+  Cohere: {
+    required: ['COHERE_API_KEY'],
+    defaultBaseUrl: 'https://api.cohere.ai/compatibility/v1',
+    encodingFormat: 'float',
+    sendsDimensions: false,
+  },
+  Voyage: {
+    required: ['VOYAGE_API_KEY'],
+    defaultBaseUrl: 'https://api.voyageai.com/v1',
+    encodingFormat: 'base64',
+    sendsDimensions: false,
+  },
+  Mistral: {
+    required: ['MISTRAL_API_KEY'],
+    defaultBaseUrl: 'https://api.mistral.ai/v1',
+    encodingFormat: 'float',
+    sendsDimensions: false,
+  },
+  Gemini: {
+    required: ['GEMINI_API_KEY'],
+    baseUrlVariable: 'GEMINI_API_BASE',
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    encodingFormat: 'float',
+    sendsDimensions: false,
+  },
+  Ollama: {
+    required: [],
+    baseUrlVariable: 'OLLAMA_BASE_URL',
+    defaultBaseUrl: 'http://127.0.0.1:11434',
+    encodingFormat: 'float',
+    sendsDimensions: false,
+  },
 };
 
 export interface EmbeddingModelInfo {
@@ -61,10 +99,16 @@ const ROWS: [string, EmbeddingProviderName, string, number, number][] = [
   ['ollama/all-minilm', 'Ollama', 'Ollama all-MiniLM', 384, 256],
 ];
 
-export const EMBEDDING_MODELS: readonly EmbeddingModelInfo[] = ROWS.map(([id, provider, name, dimensions, max_input_length]) => ({
-  id, provider, name, dimensions, max_input_length,
-  supported_encoding_formats: provider === 'Cohere' ? COHERE_FORMATS : null,
-}));
+export const EMBEDDING_MODELS: readonly EmbeddingModelInfo[] = ROWS.map(
+  ([id, provider, name, dimensions, max_input_length]) => ({
+    id,
+    provider,
+    name,
+    dimensions,
+    max_input_length,
+    supported_encoding_formats: provider === 'Cohere' ? COHERE_FORMATS : null,
+  }),
+);
 
 const byId = new Map(EMBEDDING_MODELS.map((m) => [m.id, m]));
 

@@ -6,7 +6,12 @@ import type { VectorHit } from './vector-store';
  * found it), averaged with the given weights. The result stays on the cosine scale: 1 is a chunk
  * that is both the nearest possible vector and the best keyword match.
  */
-export function hybridRank(byVector: VectorHit[], byKeyword: VectorHit[], weights: { semantic: number; keyword: number }, limit: number): VectorHit[] {
+export function hybridRank(
+  byVector: VectorHit[],
+  byKeyword: VectorHit[],
+  weights: { semantic: number; keyword: number },
+  limit: number,
+): VectorHit[] {
   const total = weights.semantic + weights.keyword || 1;
   const best = Math.max(0, ...byKeyword.map((h) => h.score));
   const merged = new Map<string, { hit: VectorHit; cosine: number; keyword: number }>();
@@ -17,7 +22,10 @@ export function hybridRank(byVector: VectorHit[], byKeyword: VectorHit[], weight
     merged.set(hit.chunk_id, entry);
   }
   return [...merged.values()]
-    .map(({ hit, cosine, keyword }) => ({ ...hit, score: (weights.semantic * cosine + weights.keyword * keyword) / total }))
+    .map(({ hit, cosine, keyword }) => ({
+      ...hit,
+      score: (weights.semantic * cosine + weights.keyword * keyword) / total,
+    }))
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);
 }

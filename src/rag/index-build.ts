@@ -49,11 +49,17 @@ export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildD
     /** The pages of the collection's parsed documents, in upload order. */
     async plan(indexId: string): Promise<RagIndexPlan> {
       const index = await loadIndex(indexId);
-      const documents = await RagDocument.find({ collection_id: index.collection_id, status: 'completed' }).sort({ seq: 1 }).lean<RagDocumentDoc[]>();
+      const documents = await RagDocument.find({ collection_id: index.collection_id, status: 'completed' })
+        .sort({ seq: 1 })
+        .lean<RagDocumentDoc[]>();
       const pages: ChunkPageRef[] = [];
       for (const doc of documents) {
         for (let page = 0; page < (doc.chunk_pages ?? 0); page++) {
-          pages.push({ documentId: doc._id, page, chunks: Math.min(CHUNKS_PER_PAGE, (doc.chunk_count ?? 0) - page * CHUNKS_PER_PAGE) });
+          pages.push({
+            documentId: doc._id,
+            page,
+            chunks: Math.min(CHUNKS_PER_PAGE, (doc.chunk_count ?? 0) - page * CHUNKS_PER_PAGE),
+          });
         }
       }
       const totalChunks = pages.reduce((sum, p) => sum + p.chunks, 0);
@@ -62,7 +68,14 @@ export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildD
     },
 
     /** Embeds one page in batches of the collection's `embeddings_batch_size`, then upserts it. */
-    async embedPage(indexId: string, ref: ChunkPageRef, done: number, total: number, heartbeat: () => void, signal?: AbortSignal): Promise<number> {
+    async embedPage(
+      indexId: string,
+      ref: ChunkPageRef,
+      done: number,
+      total: number,
+      heartbeat: () => void,
+      signal?: AbortSignal,
+    ): Promise<number> {
       const index = await loadIndex(indexId);
       const embedding = indexEmbedding(index);
       const model = findEmbeddingModel(embedding.model);
@@ -73,13 +86,24 @@ export function createIndexBuild({ models, vectors, secret, fetch }: IndexBuildD
       const rows: VectorRow[] = [];
       for (let start = 0; start < chunks.length; start += batchSize) {
         const batch = chunks.slice(start, start + batchSize);
-        const vectors = await embedTexts({ secret, fetch }, model, batch.map((c) => c.text), index.dimensions, signal);
+        const vectors = await embedTexts(
+          { secret, fetch },
+          model,
+          batch.map((c) => c.text),
+          index.dimensions,
+          signal,
+        );
         heartbeat();
         batch.forEach((chunk, i) => {
           const meta = fromJsonText<ChunkMetadata>(chunk.metadata_json);
           rows.push({
-            chunk_id: chunk.id, document_id: ref.documentId, document_title: meta?.title ?? meta?.source_id ?? null,
-            chunk_number: chunk.index, page_number: meta?.page_number ?? null, text: chunk.text, vector: vectors[i] as number[],
+            chunk_id: chunk.id,
+            document_id: ref.documentId,
+            document_title: meta?.title ?? meta?.source_id ?? null,
+            chunk_number: chunk.index,
+            page_number: meta?.page_number ?? null,
+            text: chunk.text,
+            vector: vectors[i] as number[],
           });
         });
       }

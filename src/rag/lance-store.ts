@@ -86,29 +86,47 @@ export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions 
     async upsert(indexId, dimensions, rows) {
       if (rows.length === 0) return;
       const db = await connect();
-      const table = (await open(indexId)) ?? (await db.createEmptyTable(tableName(indexId), schemaFor(dimensions), { mode: 'create', existOk: true }));
-      await table.mergeInsert('chunk_id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows.map((r) => ({ ...r })));
+      const table =
+        (await open(indexId)) ??
+        (await db.createEmptyTable(tableName(indexId), schemaFor(dimensions), { mode: 'create', existOk: true }));
+      await table
+        .mergeInsert('chunk_id')
+        .whenMatchedUpdateAll()
+        .whenNotMatchedInsertAll()
+        .execute(rows.map((r) => ({ ...r })));
     },
-    search: (indexId, vector, limit, options) => withTable(indexId, [] as VectorHit[], async (table) => {
-      let query = table.vectorSearch(vector).distanceType('cosine').limit(limit);
-      if (options?.exact) query = query.bypassVectorIndex();
-      const found = await query.select([...HIT_COLUMNS, '_distance']).toArray();
-      return found.map((row: Record<string, unknown>) => toHit(row, 1 - Number(row._distance)));
-    }),
-    keywordSearch: (indexId, query, limit) => withTable(indexId, [] as VectorHit[], async (table) => {
-      const found = await table.query().fullTextSearch(query, { columns: ['text'] }).select([...HIT_COLUMNS, '_score']).limit(limit).toArray();
-      return found.map((row: Record<string, unknown>) => toHit(row, Number(row._score)));
-    }),
-    finalize: (indexId) => withTable(indexId, undefined, async (table) => {
-      await table.createIndex('text', { config: lancedb.Index.fts(), replace: true });
-      if ((await table.countRows()) >= annMinRows) {
-        await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine' }), replace: true });
-      }
-    }),
+    search: (indexId, vector, limit, options) =>
+      withTable(indexId, [] as VectorHit[], async (table) => {
+        let query = table.vectorSearch(vector).distanceType('cosine').limit(limit);
+        if (options?.exact) query = query.bypassVectorIndex();
+        const found = await query.select([...HIT_COLUMNS, '_distance']).toArray();
+        return found.map((row: Record<string, unknown>) => toHit(row, 1 - Number(row._distance)));
+      }),
+    keywordSearch: (indexId, query, limit) =>
+      withTable(indexId, [] as VectorHit[], async (table) => {
+        const found = await table
+          .query()
+          .fullTextSearch(query, { columns: ['text'] })
+          .select([...HIT_COLUMNS, '_score'])
+          .limit(limit)
+          .toArray();
+        return found.map((row: Record<string, unknown>) => toHit(row, Number(row._score)));
+      }),
+    finalize: (indexId) =>
+      withTable(indexId, undefined, async (table) => {
+        await table.createIndex('text', { config: lancedb.Index.fts(), replace: true });
+        if ((await table.countRows()) >= annMinRows) {
+          await table.createIndex('vector', {
+            config: lancedb.Index.hnswSq({ distanceType: 'cosine' }),
+            replace: true,
+          });
+        }
+      }),
     count: (indexId) => withTable(indexId, 0, (table) => table.countRows()),
-    deleteDocument: (indexId, documentId) => withTable(indexId, undefined, async (table) => {
-      await table.delete(`document_id = ${quote(documentId)}`);
-    }),
+    deleteDocument: (indexId, documentId) =>
+      withTable(indexId, undefined, async (table) => {
+        await table.delete(`document_id = ${quote(documentId)}`);
+      }),
     async drop(indexId) {
       tables.get(indexId)?.close();
       tables.delete(indexId);

@@ -10,9 +10,21 @@ type Kind = 'pdf' | 'docx' | 'html' | 'text';
 const BY_EXTENSION: Record<string, Kind> = {
   '.pdf': 'pdf',
   '.docx': 'docx',
-  '.html': 'html', '.htm': 'html', '.xhtml': 'html',
-  '.txt': 'text', '.md': 'text', '.markdown': 'text', '.csv': 'text', '.tsv': 'text', '.json': 'text', '.jsonl': 'text',
-  '.rst': 'text', '.log': 'text', '.xml': 'text', '.yaml': 'text', '.yml': 'text',
+  '.html': 'html',
+  '.htm': 'html',
+  '.xhtml': 'html',
+  '.txt': 'text',
+  '.md': 'text',
+  '.markdown': 'text',
+  '.csv': 'text',
+  '.tsv': 'text',
+  '.json': 'text',
+  '.jsonl': 'text',
+  '.rst': 'text',
+  '.log': 'text',
+  '.xml': 'text',
+  '.yaml': 'text',
+  '.yml': 'text',
 };
 
 const BY_MIME: Record<string, Kind> = {
@@ -40,12 +52,16 @@ function decodeText(bytes: Uint8Array, fileName: string): string {
   } catch {
     throw new DocumentParseError(`${fileName} is not UTF-8 text (binary data?)`);
   }
-  if (text.includes('\u0000')) throw new DocumentParseError(`${fileName} is not text: it contains NUL bytes (binary data?)`);
+  if (text.includes('\u0000'))
+    throw new DocumentParseError(`${fileName} is not text: it contains NUL bytes (binary data?)`);
   return text.replace(/^\uFEFF/, '');
 }
 
 async function parsePdf(bytes: Uint8Array, fileName: string, maxBytes: number): Promise<ParsedDocument> {
-  const pages = await pdfPages(bytes, new ByteBudget(maxBytes, (limit) => `${fileName}: its PDF streams decompress to more than ${limit}`));
+  const pages = await pdfPages(
+    bytes,
+    new ByteBudget(maxBytes, (limit) => `${fileName}: its PDF streams decompress to more than ${limit}`),
+  );
   return { text: pages.join('\n\n'), pages };
 }
 
@@ -56,7 +72,16 @@ async function parse(kind: Kind, bytes: Uint8Array, fileName: string, maxBytes: 
     case 'docx':
       return { text: await docxText(bytes, fileName, maxBytes), pages: null };
     case 'html':
-      return { text: htmlToText(decodeText(bytes, fileName), { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }), pages: null };
+      return {
+        text: htmlToText(decodeText(bytes, fileName), {
+          wordwrap: false,
+          selectors: [
+            { selector: 'a', options: { ignoreHref: true } },
+            { selector: 'img', format: 'skip' },
+          ],
+        }),
+        pages: null,
+      };
     case 'text':
       return { text: decodeText(bytes, fileName), pages: null };
   }
@@ -68,7 +93,12 @@ async function parse(kind: Kind, bytes: Uint8Array, fileName: string, maxBytes: 
  * What a file decompresses to, and the text it gives, are each limited to `maxBytes`. Runs on a
  * parse thread (src/parsing/parse-thread.ts), never on the event loop of the api or the worker.
  */
-export async function parseDocument(fileName: string, mimeType: string | null, bytes: Uint8Array, maxBytes: number): Promise<ParsedDocument> {
+export async function parseDocument(
+  fileName: string,
+  mimeType: string | null,
+  bytes: Uint8Array,
+  maxBytes: number,
+): Promise<ParsedDocument> {
   const kind = kindOf(fileName, mimeType) ?? 'text';
   let parsed: ParsedDocument;
   try {
@@ -78,7 +108,8 @@ export async function parseDocument(fileName: string, mimeType: string | null, b
     const reason = err instanceof Error ? err.message : String(err);
     throw new DocumentParseError(`${fileName} could not be read as ${kind.toUpperCase()}: ${reason}`);
   }
-  if (Buffer.byteLength(parsed.text) > maxBytes) throw new ParseLimitError(`${fileName}: its text is longer than ${bytesLimit(maxBytes)}`);
+  if (Buffer.byteLength(parsed.text) > maxBytes)
+    throw new ParseLimitError(`${fileName}: its text is longer than ${bytesLimit(maxBytes)}`);
   if (!parsed.text.trim()) throw new DocumentParseError(`${fileName} contains no text`);
   return parsed;
 }

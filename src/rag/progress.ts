@@ -4,10 +4,22 @@ import type { ProgressResponse } from './schemas';
 type ProgressFields = Omit<RagProgressDoc, 'created_at' | 'updated_at'>;
 
 /** A job's progress as it starts: nothing processed yet. */
-export function startingProgress(now: Date, totals: { files: number; chunks: number }, step = 'initializing'): RagProgressDoc {
+export function startingProgress(
+  now: Date,
+  totals: { files: number; chunks: number },
+  step = 'initializing',
+): RagProgressDoc {
   return {
-    status: 'processing', progress: 0, current_step: step, total_files: totals.files, processed_files: 0,
-    total_chunks: totals.chunks, processed_chunks: 0, error_message: null, created_at: now, updated_at: now,
+    status: 'processing',
+    progress: 0,
+    current_step: step,
+    total_files: totals.files,
+    processed_files: 0,
+    total_chunks: totals.chunks,
+    processed_chunks: 0,
+    error_message: null,
+    created_at: now,
+    updated_at: now,
   };
 }
 

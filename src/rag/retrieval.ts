@@ -68,7 +68,10 @@ export function createRetriever({ models, vectors, secret, fetch }: RetrieverDep
       const semantic = request.semantic_weight ?? embedding.semantic_weight ?? 1 - keyword;
       // A wider pool from each search, so a chunk ranked well by one is scored by both.
       const pool = Math.max(request.top_k * 4, 20);
-      const [byVector, byKeyword] = await Promise.all([vectors.search(indexId, vector as number[], pool), vectors.keywordSearch(indexId, request.query, pool)]);
+      const [byVector, byKeyword] = await Promise.all([
+        vectors.search(indexId, vector as number[], pool),
+        vectors.keywordSearch(indexId, request.query, pool),
+      ]);
       hits = hybridRank(byVector, byKeyword, { semantic, keyword }, request.top_k);
     } else {
       hits = await vectors.search(indexId, vector as number[], request.top_k);
@@ -77,7 +80,13 @@ export function createRetriever({ models, vectors, secret, fetch }: RetrieverDep
     const results = kept.map((h) => ({
       text: h.text,
       score: h.score,
-      metadata: { document_id: h.document_id, chunk_id: h.chunk_id, document_title: h.document_title, page_number: h.page_number, chunk_number: h.chunk_number },
+      metadata: {
+        document_id: h.document_id,
+        chunk_id: h.chunk_id,
+        document_title: h.document_title,
+        page_number: h.page_number,
+        chunk_number: h.chunk_number,
+      },
     }));
     return { results, total_results: results.length };
   }
@@ -87,8 +96,10 @@ export function createRetriever({ models, vectors, secret, fetch }: RetrieverDep
     try {
       return await retrieve(indexId, { query, top_k: topK });
     } catch (err) {
-      if (err instanceof EmbeddingError && err.retryable) throw new TransientNodeError(err.message, undefined, { cause: err });
-      if (err instanceof RagRecordNotFound || err instanceof IndexNotReadyError || err instanceof EmbeddingError) throw new NodeExecutionError(err.message, { cause: err });
+      if (err instanceof EmbeddingError && err.retryable)
+        throw new TransientNodeError(err.message, undefined, { cause: err });
+      if (err instanceof RagRecordNotFound || err instanceof IndexNotReadyError || err instanceof EmbeddingError)
+        throw new NodeExecutionError(err.message, { cause: err });
       throw err;
     }
   };

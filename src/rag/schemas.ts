@@ -8,8 +8,14 @@ import { z } from 'zod';
 
 export const ChunkTemplate = z.object({
   enabled: z.boolean().default(false),
-  template: z.string().max(64 * 1024).default('{{ text }}'),
-  metadata_template: z.record(z.string(), z.string()).nullish().transform((v) => v ?? {}),
+  template: z
+    .string()
+    .max(64 * 1024)
+    .default('{{ text }}'),
+  metadata_template: z
+    .record(z.string(), z.string())
+    .nullish()
+    .transform((v) => v ?? {}),
 });
 
 /** PySpur's TextProcessingConfigSchema, with bounds: sizes are what the ingest really uses. */
@@ -19,10 +25,14 @@ export const TextProcessingConfig = z.object({
   min_chunk_length_to_embed: z.number().int().min(0).default(5),
   embeddings_batch_size: z.number().int().min(1).max(2048).default(128),
   max_num_chunks: z.number().int().min(1).max(1_000_000).default(10000),
-  use_vision_model: z.literal(false, { message: 'Vision-model parsing is not supported by this server; set use_vision_model to false' }).default(false),
+  use_vision_model: z
+    .literal(false, { message: 'Vision-model parsing is not supported by this server; set use_vision_model to false' })
+    .default(false),
   vision_model: z.string().nullish(),
   vision_provider: z.string().nullish(),
-  template: ChunkTemplate.nullish().transform((t) => t ?? { enabled: false, template: '{{ text }}', metadata_template: {} }),
+  template: ChunkTemplate.nullish().transform(
+    (t) => t ?? { enabled: false, template: '{{ text }}', metadata_template: {} },
+  ),
 });
 export type TextProcessingConfig = z.output<typeof TextProcessingConfig>;
 
@@ -50,7 +60,11 @@ export const DocumentMetadata = z.object({
   custom_metadata: z.record(z.string(), z.string()).nullable(),
 });
 
-export const ChunkMetadata = DocumentMetadata.extend({ document_id: z.string(), chunk_index: z.number().int(), page_number: z.number().int().nullable() });
+export const ChunkMetadata = DocumentMetadata.extend({
+  document_id: z.string(),
+  chunk_index: z.number().int(),
+  page_number: z.number().int().nullable(),
+});
 export type ChunkMetadata = z.output<typeof ChunkMetadata>;
 
 export const EmbeddingConfig = z.object({
@@ -65,9 +79,23 @@ export const EmbeddingConfig = z.object({
 export type EmbeddingConfig = z.output<typeof EmbeddingConfig>;
 
 export const RetrievalRequest = z.object({
-  query: z.string().min(1).max(64 * 1024),
-  top_k: z.number().int().min(1).max(100).nullish().transform((v) => v ?? 5),
-  score_threshold: z.number().min(-1).max(1).nullish().describe('Minimum cosine similarity (-1..1, higher is closer); default: the index setting'),
+  query: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+  top_k: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .nullish()
+    .transform((v) => v ?? 5),
+  score_threshold: z
+    .number()
+    .min(-1)
+    .max(1)
+    .nullish()
+    .describe('Minimum cosine similarity (-1..1, higher is closer); default: the index setting'),
   semantic_weight: z.number().min(0).max(1).nullish(),
   keyword_weight: z.number().min(0).max(1).nullish(),
 });
@@ -78,7 +106,13 @@ export const RetrievalResponse = z.object({
     z.object({
       text: z.string(),
       score: z.number().describe('Cosine similarity of query and chunk embeddings: 1 identical, higher is better'),
-      metadata: z.object({ document_id: z.string(), chunk_id: z.string(), document_title: z.string().nullable(), page_number: z.number().int().nullable(), chunk_number: z.number().int().nullable() }),
+      metadata: z.object({
+        document_id: z.string(),
+        chunk_id: z.string(),
+        document_title: z.string().nullable(),
+        page_number: z.number().int().nullable(),
+        chunk_number: z.number().int().nullable(),
+      }),
     }),
   ),
   total_results: z.number().int(),

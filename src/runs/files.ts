@@ -24,7 +24,9 @@ export async function storeDataUris(models: Models, workflowId: string, value: u
   if (typeof value === 'string') return value.startsWith('data:') ? storeOne(models, workflowId, value) : value;
   if (Array.isArray(value)) return Promise.all(value.map((v) => storeDataUris(models, workflowId, v)));
   if (value !== null && typeof value === 'object') {
-    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await storeDataUris(models, workflowId, v)] as const));
+    const entries = await Promise.all(
+      Object.entries(value).map(async ([k, v]) => [k, await storeDataUris(models, workflowId, v)] as const),
+    );
     return Object.fromEntries(entries);
   }
   return value;
@@ -32,7 +34,8 @@ export async function storeDataUris(models: Models, workflowId: string, value: u
 
 async function storeOne(models: Models, workflowId: string, uri: string): Promise<string> {
   const match = DATA_URI.exec(uri);
-  if (!match) throw new BadRequestError('Invalid data URI: expected data:<mime type>;base64,<payload>', 'INVALID_DATA_URI');
+  if (!match)
+    throw new BadRequestError('Invalid data URI: expected data:<mime type>;base64,<payload>', 'INVALID_DATA_URI');
   const mime = match[1] as string;
   const bytes = Buffer.from((match[2] as string).replace(/\s/g, ''), 'base64');
   const name = `run_files/${workflowId}/${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}${EXTENSIONS[mime] ?? ''}`;

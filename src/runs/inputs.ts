@@ -7,8 +7,19 @@ import { type DefinitionLimits, definitionLimitIssues } from '../definitions/def
 /** The engine's view of a stored definition (the fields it reads). */
 export function toRunDefinition(def: WorkflowDefinition): RunDefinition {
   return {
-    nodes: def.nodes.map((n) => ({ id: n.id, title: n.title, parent_id: n.parent_id, node_type: n.node_type, config: n.config })),
-    links: def.links.map((l) => ({ source_id: l.source_id, target_id: l.target_id, source_handle: l.source_handle, target_handle: l.target_handle })),
+    nodes: def.nodes.map((n) => ({
+      id: n.id,
+      title: n.title,
+      parent_id: n.parent_id,
+      node_type: n.node_type,
+      config: n.config,
+    })),
+    links: def.links.map((l) => ({
+      source_id: l.source_id,
+      target_id: l.target_id,
+      source_handle: l.source_handle,
+      target_handle: l.target_handle,
+    })),
   };
 }
 
@@ -31,7 +42,11 @@ export function checkRunnable(def: RunDefinition): GraphNode {
  */
 export function checkWithinLimits(def: RunDefinition, limits: DefinitionLimits): void {
   const issues = definitionLimitIssues(def, limits);
-  if (issues.length > 0) throw new BadRequestError(`${issues.map((i) => i.message).join('; ')}: lower it and save the workflow`, 'OVER_LIMIT');
+  if (issues.length > 0)
+    throw new BadRequestError(
+      `${issues.map((i) => i.message).join('; ')}: lower it and save the workflow`,
+      'OVER_LIMIT',
+    );
 }
 
 /**
@@ -39,12 +54,18 @@ export function checkWithinLimits(def: RunDefinition, limits: DefinitionLimits):
  * the InputNode's input: `initial_inputs` is keyed by the InputNode's id (PySpur), with its title
  * accepted too (PySpur's deploy snippet). Every problem is a 400 naming what to fix.
  */
-export function resolveRunInputs(def: RunDefinition, initialInputs: Record<string, Record<string, unknown>> | null): Record<string, unknown> {
+export function resolveRunInputs(
+  def: RunDefinition,
+  initialInputs: Record<string, Record<string, unknown>> | null,
+): Record<string, unknown> {
   const inputNode = checkRunnable(def);
   const given = initialInputs ?? {};
   for (const key of Object.keys(given)) {
     if (key !== inputNode.id && key !== inputNode.title) {
-      throw new BadRequestError(`initial_inputs has an entry for '${key}', which is not the InputNode (id '${inputNode.id}', title '${inputNode.title}')`, 'UNKNOWN_INPUT_NODE');
+      throw new BadRequestError(
+        `initial_inputs has an entry for '${key}', which is not the InputNode (id '${inputNode.id}', title '${inputNode.title}')`,
+        'UNKNOWN_INPUT_NODE',
+      );
     }
   }
   const input = given[inputNode.id] ?? given[inputNode.title];

@@ -12,7 +12,12 @@ type StoredRunLauncher = (run: RunDoc, client: Client) => Promise<boolean>;
  * request's own joins it). A batch is left to the reconciler, which fails an unstarted batch
  * (its workflow input is not on the record).
  */
-export function keyedRunRecovery(deps: { models: Models; reader: RunReader; temporal: Client; launch: StoredRunLauncher }) {
+export function keyedRunRecovery(deps: {
+  models: Models;
+  reader: RunReader;
+  temporal: Client;
+  launch: StoredRunLauncher;
+}) {
   return async function recoverRun(runId: string) {
     const run = await deps.models.Run.findById(runId).lean<RunDoc>();
     if (!run) throw notFound.run();

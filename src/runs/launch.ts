@@ -47,29 +47,51 @@ export interface LaunchExtras {
  * version. The api calls it right after the insert; the reconciler calls it for a run whose api
  * died before it could.
  */
-export async function launchRun(deps: RunLaunchDeps, run: RunDoc, workflow: { _id: string; name: string }, definition: RunDefinition, extra: LaunchExtras = {}): Promise<void> {
+export async function launchRun(
+  deps: RunLaunchDeps,
+  run: RunDoc,
+  workflow: { _id: string; name: string },
+  definition: RunDefinition,
+  extra: LaunchExtras = {},
+): Promise<void> {
   const topLevel = definition.nodes.filter((n) => n.parent_id === null);
   const input: SpurRunInput = {
     runId: run._id,
     workflowId: workflow._id,
     definition,
     // The stored inputs keep large values by reference, as the workflow wants them.
-    inputNodeInput: extra.inputNodeInput ?? resolveRunInputs(definition, fromJsonText<Record<string, Record<string, unknown>>>(run.initial_inputs) ?? {}),
+    inputNodeInput:
+      extra.inputNodeInput ??
+      resolveRunInputs(definition, fromJsonText<Record<string, Record<string, unknown>>>(run.initial_inputs) ?? {}),
     taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
     ...(extra.chat ? { chat: extra.chat } : {}),
     ...(extra.historyEventsLimit !== undefined ? { historyEventsLimit: extra.historyEventsLimit } : {}),
     // Only the events: the callback's url and secret stay on the record, out of Temporal's history.
-    ...(run.callback?.events.length ? { callback: { events: run.callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
+    ...(run.callback?.events.length
+      ? { callback: { events: run.callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } }
+      : {}),
     ...(extra.rerun ? { rerun: extra.rerun } : {}),
   };
   await startWorkflowOf(deps, run._id, {
-    type: WorkflowType.spurRun, args: [input], summary: `${workflow.name} (${workflow._id}) run ${run._id}`, workflowId: workflow._id, runType: run.run_type,
+    type: WorkflowType.spurRun,
+    args: [input],
+    summary: `${workflow.name} (${workflow._id}) run ${run._id}`,
+    workflowId: workflow._id,
+    runType: run.run_type,
   });
 }
 
 /** A stored run's pinned definition and its workflow's name, for `launchRun` (null: either is gone). */
-export async function loadLaunchable(models: Models, run: RunDoc): Promise<{ workflow: { _id: string; name: string }; definition: RunDefinition } | null> {
-  const version = run.workflow_version_id ? await models.WorkflowVersion.findById(run.workflow_version_id, { definition: 1, name: 1 }).lean<{ definition: string; name: string }>() : null;
+export async function loadLaunchable(
+  models: Models,
+  run: RunDoc,
+): Promise<{ workflow: { _id: string; name: string }; definition: RunDefinition } | null> {
+  const version = run.workflow_version_id
+    ? await models.WorkflowVersion.findById(run.workflow_version_id, { definition: 1, name: 1 }).lean<{
+        definition: string;
+        name: string;
+      }>()
+    : null;
   if (!version) return null;
   const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(version.definition) as WorkflowDefinition);
   return { workflow: { _id: run.workflow_id, name: version.name }, definition };
@@ -79,7 +101,11 @@ export async function loadLaunchable(models: Models, run: RunDoc): Promise<{ wor
  * Starts a run record's Temporal workflow (`run-<runId>`). One that is already there (the
  * reconciler, an idempotent replay and the api all got to it) counts as started.
  */
-export async function startWorkflowOf(deps: Omit<RunLaunchDeps, 'models'>, runId: string, start: RunWorkflowStart): Promise<void> {
+export async function startWorkflowOf(
+  deps: Omit<RunLaunchDeps, 'models'>,
+  runId: string,
+  start: RunWorkflowStart,
+): Promise<void> {
   try {
     await deps.temporal.workflow.start(start.type, {
       workflowId: runWorkflowId(runId, deps.workflowIdPrefix),
@@ -114,8 +140,21 @@ export function storedRunLauncher(models: Models, queue: { taskQueue: string; wo
     if (!launchable) return false;
     // A rerun's plan is on its record and the original's tasks (a refused plan is a 400: the run fails).
     const rerun = rerunSourceOf(run);
-    const extra = rerun && run.rerun_of ? rerunExtras(launchable.definition, rerun, await createRunProjection(models, createRunEvents(models)).tasksOf(run.rerun_of)) : {};
-    await launchRun({ models, temporal, ...queue, eagerStart: false }, run, launchable.workflow, launchable.definition, extra);
+    const extra =
+      rerun && run.rerun_of
+        ? rerunExtras(
+            launchable.definition,
+            rerun,
+            await createRunProjection(models, createRunEvents(models)).tasksOf(run.rerun_of),
+          )
+        : {};
+    await launchRun(
+      { models, temporal, ...queue, eagerStart: false },
+      run,
+      launchable.workflow,
+      launchable.definition,
+      extra,
+    );
     return true;
   };
 }

@@ -48,7 +48,10 @@ export function createRunReader(models: Models, runs: RunRepository) {
       if (filter.inputDatasetId !== undefined) query.input_dataset_id = filter.inputDatasetId;
       if (filter.startFrom || filter.startTo) {
         // Built here from validated dates; trusted() keeps sanitizeFilter from neutralising it.
-        query.start_time = trusted({ ...(filter.startFrom ? { $gte: filter.startFrom } : {}), ...(filter.startTo ? { $lte: filter.startTo } : {}) });
+        query.start_time = trusted({
+          ...(filter.startFrom ? { $gte: filter.startFrom } : {}),
+          ...(filter.startTo ? { $lte: filter.startTo } : {}),
+        });
       }
       const { skip, limit } = pageBounds(page);
       return expand(await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>());

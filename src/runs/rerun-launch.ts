@@ -46,13 +46,20 @@ export function rerunSourceOf(run: RunDoc): RerunSource | null {
  * api and the reconciler (a rerun whose api died before starting it) launch the same run.
  * Throws RerunRefused (a 400 to the reconciler, a 422 to a client) when the plan cannot hold.
  */
-export function rerunExtras(definition: RunDefinition, source: RerunSource, original: readonly TaskRecord[]): { inputNodeInput: Record<string, unknown>; rerun: RunRerun } {
+export function rerunExtras(
+  definition: RunDefinition,
+  source: RerunSource,
+  original: readonly TaskRecord[],
+): { inputNodeInput: Record<string, unknown>; rerun: RunRerun } {
   const inputNode = checkRunnable(definition);
   const planned = planRerun(definition, planGraph(definition), source.fromNodeId, original);
   if (!planned.ok) throw new RerunRefused(planned.message, 'from_node_id');
   const carried = Buffer.byteLength(JSON.stringify(planned.tasks));
   if (carried > MAX_REUSED_BYTES) {
-    throw new RerunRefused(`The reused outputs take ${carried} bytes, more than a run's start carries (${MAX_REUSED_BYTES}): rerun from a node further up`, 'from_node_id');
+    throw new RerunRefused(
+      `The reused outputs take ${carried} bytes, more than a run's start carries (${MAX_REUSED_BYTES}): rerun from a node further up`,
+      'from_node_id',
+    );
   }
   const reusedInput = reusedStates(planned.tasks).get(inputNode.id);
   let inputNodeInput: Record<string, unknown>;
@@ -61,11 +68,15 @@ export function rerunExtras(definition: RunDefinition, source: RerunSource, orig
     try {
       inputNodeInput = resolveRunInputs(definition, source.initialInputs);
     } catch (err) {
-      if (err instanceof BadRequestError) throw new RerunRefused(err.message, source.inputOverrides ? 'input_overrides' : 'version');
+      if (err instanceof BadRequestError)
+        throw new RerunRefused(err.message, source.inputOverrides ? 'input_overrides' : 'version');
       throw err;
     }
   }
   // The InputNode's new input is the run's initial_inputs; any other start node gets it here.
   const override = source.fromNodeId !== inputNode.id ? source.inputOverrides : null;
-  return { inputNodeInput, rerun: { fromNodeId: source.fromNodeId, tasks: planned.tasks, ...(override ? { inputOverride: override } : {}) } };
+  return {
+    inputNodeInput,
+    rerun: { fromNodeId: source.fromNodeId, tasks: planned.tasks, ...(override ? { inputOverride: override } : {}) },
+  };
 }

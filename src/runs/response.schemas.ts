@@ -22,7 +22,9 @@ export type WorkflowVersionResponse = z.input<typeof WorkflowVersionResponse>;
 /** Beyond PySpur: LLM tokens, as the providers reported them. */
 export const TokenUsageResponse = z
   .object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
-  .openapi('TokenUsage', { description: 'LLM tokens used (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks' });
+  .openapi('TokenUsage', {
+    description: 'LLM tokens used (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks',
+  });
 
 export const TaskResponse = z.object({
   id: z.string(),
@@ -37,9 +39,12 @@ export const TaskResponse = z.object({
   end_time: z.string().nullable(),
   subworkflow: z.unknown(),
   subworkflow_output: z.unknown(),
-  usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of the LLM calls this node made; null for nodes that called no model' }),
+  usage: TokenUsageResponse.nullable().openapi({
+    description: 'Beyond PySpur: tokens of the LLM calls this node made; null for nodes that called no model',
+  }),
   reused: z.boolean().openapi({
-    description: "Beyond PySpur: true on a rerun's task whose outcome (status, inputs, outputs, times) was taken over from the original run's task; the node was not executed again",
+    description:
+      "Beyond PySpur: true on a rerun's task whose outcome (status, inputs, outputs, times) was taken over from the original run's task; the node was not executed again",
   }),
 });
 export type TaskResponse = z.output<typeof TaskResponse>;
@@ -63,9 +68,16 @@ export const RunResponse = z
     message: z.string().nullable(),
     duration: z.number().nullable(),
     percentage_complete: z.number(),
-    usage: TokenUsageResponse.nullable().openapi({ description: 'Beyond PySpur: tokens of all LLM calls of the run; null when it made none' }),
-    rerun_of: z.string().nullable().openapi({ description: 'Beyond PySpur: set on a rerun (POST /run/{run_id}/rerun/) to the id of the run it repeats' }),
-    rerun_from_node_id: z.string().nullable().openapi({ description: 'Beyond PySpur: the node a rerun started from (it and its descendants ran again)' }),
+    usage: TokenUsageResponse.nullable().openapi({
+      description: 'Beyond PySpur: tokens of all LLM calls of the run; null when it made none',
+    }),
+    rerun_of: z.string().nullable().openapi({
+      description: 'Beyond PySpur: set on a rerun (POST /run/{run_id}/rerun/) to the id of the run it repeats',
+    }),
+    rerun_from_node_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Beyond PySpur: the node a rerun started from (it and its descendants ran again)' }),
   })
   .openapi('RunResponse');
 export type RunResponse = z.input<typeof RunResponse>;

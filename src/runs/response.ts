@@ -26,7 +26,12 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
 }
 
 /** PySpur's RunResponseSchema, with its two computed fields (duration, percentage_complete). */
-export function toRunResponse(run: RunDoc, tasks: TaskRecord[], version: WorkflowVersionDoc | null, now = new Date()): RunResponse {
+export function toRunResponse(
+  run: RunDoc,
+  tasks: TaskRecord[],
+  version: WorkflowVersionDoc | null,
+  now = new Date(),
+): RunResponse {
   const end = run.end_time ?? null;
   const completed = tasks.filter((t) => t.status === 'COMPLETED').length;
   return {

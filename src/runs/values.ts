@@ -13,7 +13,8 @@ export const RESERVED_KEY_MESSAGE = `'${VALUE_REF_KEY}' is reserved for the refe
 export function withoutReservedKey<S extends z.ZodType>(schema: S): S {
   return schema.superRefine((value, ctx) => {
     const path = reservedKeyPath(value);
-    if (path) ctx.addIssue({ code: 'custom', message: RESERVED_KEY_MESSAGE, path, params: { pydanticType: 'value_error' } });
+    if (path)
+      ctx.addIssue({ code: 'custom', message: RESERVED_KEY_MESSAGE, path, params: { pydanticType: 'value_error' } });
   });
 }
 
@@ -25,7 +26,15 @@ export function withoutReservedKey<S extends z.ZodType>(schema: S): S {
 export async function storeClientValues<T>(values: Values, scope: string, value: T, what: string): Promise<T> {
   const path = reservedKeyPath(value);
   if (path) {
-    throw new RequestValidationError([{ type: 'value_error', loc: ['body', what, ...path], msg: `Value error, ${RESERVED_KEY_MESSAGE}`, input: null, ctx: { error: {} } }]);
+    throw new RequestValidationError([
+      {
+        type: 'value_error',
+        loc: ['body', what, ...path],
+        msg: `Value error, ${RESERVED_KEY_MESSAGE}`,
+        input: null,
+        ctx: { error: {} },
+      },
+    ]);
   }
   return values.externalize(scope, value, what);
 }

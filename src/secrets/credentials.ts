@@ -13,7 +13,9 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
   /** The current values of base settings, compared as a credential records them. */
   async function basesNow(bases: readonly string[]): Promise<string> {
     const docs = await Promise.all(bases.map((base) => EnvVar.findById(base).lean()));
-    const values = new Map(docs.flatMap((d) => (d ? [[d._id, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [])));
+    const values = new Map(
+      docs.flatMap((d) => (d ? [[d._id, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [])),
+    );
     return basesText(bases, (base) => values.get(base) ?? '');
   }
 
@@ -29,7 +31,11 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
     async store(name: string, value: string): Promise<void> {
       const bases = KEY_BASES.get(name);
       const enteredFor = bases ? { entered_for: await basesNow(bases) } : {};
-      await EnvVar.updateOne({ _id: name }, { $set: { ciphertext: box.seal(name, value), updated_at: clock(), ...enteredFor } }, { upsert: true });
+      await EnvVar.updateOne(
+        { _id: name },
+        { $set: { ciphertext: box.seal(name, value), updated_at: clock(), ...enteredFor } },
+        { upsert: true },
+      );
     },
     /** False when nothing was stored under the name. */
     async remove(name: string): Promise<boolean> {

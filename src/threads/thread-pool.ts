@@ -156,7 +156,15 @@ class PoolThread<Job, Result> {
     const pending = this.retire();
     if (!pending) return;
     if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') pending.resolve(this.pool.options.stopped('memory'));
-    else pending.reject(new Error(this.ready ? `The ${this.pool.options.name} thread stopped: ${err.message}` : `The ${this.pool.options.name} thread did not start: ${err.message}`, { cause: err }));
+    else
+      pending.reject(
+        new Error(
+          this.ready
+            ? `The ${this.pool.options.name} thread stopped: ${err.message}`
+            : `The ${this.pool.options.name} thread did not start: ${err.message}`,
+          { cause: err },
+        ),
+      );
   }
 
   /** Takes this thread out of the pool (a new one starts for queued jobs); gives back its job. */

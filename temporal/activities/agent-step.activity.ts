@@ -13,9 +13,17 @@ export function createAgentActivities(deps: NodeActivityDeps): Record<typeof AGE
     async [AGENT_STEP_ACTIVITY]({ runId, agent, tools, input, transcript }: AgentStepInput) {
       const ctx = activityNodeContext(deps, runId, agent.id, agent.title, deps.values.limits.maxBytes);
       // The model sees plain values: the agent's input and the tools' outputs may be references.
-      const [plainInput, plainTranscript] = await Promise.all([deps.values.resolve(input), deps.values.resolve(transcript)]);
-      const step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) => agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx));
-      const result = step.kind === 'answer' ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) } : step;
+      const [plainInput, plainTranscript] = await Promise.all([
+        deps.values.resolve(input),
+        deps.values.resolve(transcript),
+      ]);
+      const step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) =>
+        agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx),
+      );
+      const result =
+        step.kind === 'answer'
+          ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) }
+          : step;
       const usage = ctx.usage();
       return usage ? { ...result, usage } : result;
     },

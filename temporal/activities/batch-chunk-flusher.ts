@@ -6,8 +6,15 @@ import type { RowOutcome } from '../shared/batch-contract';
 import type { RowRun } from './batch-row';
 
 /** A row's output line: its outputs, or its error and run id. */
-export function rowOutcome(r: { runId: string; status: RunStatus; message: string | null; outputsById: Record<string, NodeOutput> }): RowOutcome {
-  return r.status === 'COMPLETED' ? { ok: true, outputsById: r.outputsById } : { ok: false, error: r.message ?? r.status, runId: r.runId };
+export function rowOutcome(r: {
+  runId: string;
+  status: RunStatus;
+  message: string | null;
+  outputsById: Record<string, NodeOutput>;
+}): RowOutcome {
+  return r.status === 'COMPLETED'
+    ? { ok: true, outputsById: r.outputsById }
+    : { ok: false, error: r.message ?? r.status, runId: r.runId };
 }
 
 /** A row of the chunk that ended, waiting for its record. */
@@ -111,9 +118,11 @@ export class ChunkFlusher {
     }
     let next = this.linesNext;
     const ready: RowOutcome[] = [];
-    for (let o = this.outcomes[next]; o && o !== 'canceled' && this.saved[next]; o = this.outcomes[++next]) ready.push(o);
+    for (let o = this.outcomes[next]; o && o !== 'canceled' && this.saved[next]; o = this.outcomes[++next])
+      ready.push(o);
     const lines = ready.length > 0 ? await this.deps.lines(ready) : [];
-    if (lines.length > 0) await this.deps.appendLines(this.place.outputFileId, lines, { part: this.place.start + this.linesNext });
+    if (lines.length > 0)
+      await this.deps.appendLines(this.place.outputFileId, lines, { part: this.place.start + this.linesNext });
     this.linesNext = next;
     const { before } = this.place;
     const done = before.ok + before.failed + this.count.ok + this.count.failed;
@@ -140,7 +149,11 @@ export class ChunkFlusher {
   /** The row fails with a message saying why its record could not be stored; the chunk goes on. */
   private async recordPoisoned(row: EndedRow, err: unknown): Promise<void> {
     const run: RowRun = {
-      ...row.run, status: 'FAILED', tasks: [], outputsById: {}, outputsByTitle: {},
+      ...row.run,
+      status: 'FAILED',
+      tasks: [],
+      outputsById: {},
+      outputsByTitle: {},
       message: `The row's run record could not be stored: ${(err as Error).message}`,
     };
     await this.deps.insertEnded(this.place.base, [{ ...row, run, initialInputs: {} }]);

@@ -40,8 +40,19 @@ export async function runRowInProcess(
       isCancellation: (err) => signal.aborted || err instanceof CancelledFailure,
     },
   );
-  const finish = (status: RowRun['status'], message: string | null, outputs: ReturnType<typeof collectOutputs>): RowRun => ({
-    runId: run.runId, status, message, tasks: tasks.take(), outputsById: outputs.byId, outputsByTitle: outputs.byTitle, startTime, endTime: new Date(),
+  const finish = (
+    status: RowRun['status'],
+    message: string | null,
+    outputs: ReturnType<typeof collectOutputs>,
+  ): RowRun => ({
+    runId: run.runId,
+    status,
+    message,
+    tasks: tasks.take(),
+    outputsById: outputs.byId,
+    outputsByTitle: outputs.byTitle,
+    startTime,
+    endTime: new Date(),
   });
   try {
     const states = await walker.runLevel(level, run.inputNodeInput, true);
@@ -57,19 +68,37 @@ export async function runRowInProcess(
  * A row that throws (a bug, an input the engine cannot take) fails alone instead of failing the
  * chunk, which would be retried into the same row forever.
  */
-export async function runRowOrFail(deps: NodeActivityDeps, level: GraphLevel, run: Parameters<typeof runRowInProcess>[2], signal: AbortSignal): Promise<RowRun> {
+export async function runRowOrFail(
+  deps: NodeActivityDeps,
+  level: GraphLevel,
+  run: Parameters<typeof runRowInProcess>[2],
+  signal: AbortSignal,
+): Promise<RowRun> {
   const startTime = new Date();
   try {
     return await runRowInProcess(deps, level, run, signal);
   } catch (err) {
     if (signal.aborted) throw err;
     return {
-      runId: run.runId, status: 'FAILED', message: `The row could not run: ${(err as Error).message}`, tasks: [], outputsById: {}, outputsByTitle: {}, startTime, endTime: new Date(),
+      runId: run.runId,
+      status: 'FAILED',
+      message: `The row could not run: ${(err as Error).message}`,
+      tasks: [],
+      outputsById: {},
+      outputsByTitle: {},
+      startTime,
+      endTime: new Date(),
     };
   }
 }
 
-async function executeWithRetries(deps: NodeActivityDeps, runId: string, node: GraphNode, input: Record<string, unknown>, signal: AbortSignal) {
+async function executeWithRetries(
+  deps: NodeActivityDeps,
+  runId: string,
+  node: GraphNode,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+) {
   const attempts = PURE_NODE_TYPES.has(node.node_type) ? 1 : nodeAttempts(node.config);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -78,7 +107,8 @@ async function executeWithRetries(deps: NodeActivityDeps, runId: string, node: G
       const final = err instanceof ApplicationFailure && err.nonRetryable;
       if (final || attempt >= attempts || signal.aborted) throw err;
       const backoff = Math.min(NODE_RETRY.initialMs * NODE_RETRY.coefficient ** (attempt - 1), NODE_RETRY.maximumMs);
-      const given = err instanceof ApplicationFailure && typeof err.nextRetryDelay === 'number' ? err.nextRetryDelay : undefined;
+      const given =
+        err instanceof ApplicationFailure && typeof err.nextRetryDelay === 'number' ? err.nextRetryDelay : undefined;
       await sleep(given ?? backoff, signal);
     }
   }

@@ -5,8 +5,16 @@ import type { RowRecordBase, RunRepository } from '../../src/db/run-repository';
 import { createDatasetReader } from '../../src/db/dataset-reader';
 import type { DatasetRow } from '../../src/db/dataset-row-chunks';
 import {
-  type BatchChildRow, type BatchChunkInput, type BatchRows, type BatchChunkResult, type BatchFinish, type BatchLinesInput, type RowOutcome,
-  batchRowRunId, batchRowTaskIds, outcomeLine,
+  type BatchChildRow,
+  type BatchChunkInput,
+  type BatchRows,
+  type BatchChunkResult,
+  type BatchFinish,
+  type BatchLinesInput,
+  type RowOutcome,
+  batchRowRunId,
+  batchRowTaskIds,
+  outcomeLine,
 } from '../shared/batch-contract';
 import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
@@ -32,7 +40,11 @@ async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     // The dataset reader (an api module both sides use) still throws the api's 404 error: same meaning.
-    if (err instanceof StoredRecordMissing || (err as { status?: unknown }).status === 404) throw ApplicationFailure.nonRetryable(`${(err as Error).message} (deleted while the batch ran)`, 'BatchInputGone');
+    if (err instanceof StoredRecordMissing || (err as { status?: unknown }).status === 404)
+      throw ApplicationFailure.nonRetryable(
+        `${(err as Error).message} (deleted while the batch ran)`,
+        'BatchInputGone',
+      );
     throw err;
   }
 }
@@ -67,7 +79,10 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     appendBatchLines: (input: BatchLinesInput) =>
       failIfGone(async () => {
         await outputs.appendLines(input.outputFileId, await outcomeLines(input.outcomes), { part: input.firstRow });
-        await runs.setBatchProgress(input.parentRunId, { rows_done: input.progress.done, rows_failed: input.progress.failed });
+        await runs.setBatchProgress(input.parentRunId, {
+          rows_done: input.progress.done,
+          rows_failed: input.progress.failed,
+        });
       }),
   };
 
@@ -102,21 +117,33 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     for (const o of outcomes) if (o && o !== 'canceled') count[o.ok ? 'ok' : 'failed']++;
     const flusher = new ChunkFlusher(
       {
-        insertEnded: (b, ended) => runs.insertEndedRows(b, ended.map((e) => ({ ...e.run, initialInputs: e.initialInputs }))),
+        insertEnded: (b, ended) =>
+          runs.insertEndedRows(
+            b,
+            ended.map((e) => ({ ...e.run, initialInputs: e.initialInputs })),
+          ),
         lines: (ready) => outcomeLines(ready),
         appendLines: (id, lines, opts) => outputs.appendLines(id, lines, opts),
-        saveProgress: (done, failed) => runs.setBatchProgress(batch.parentRunId, { rows_done: done, rows_failed: failed }),
+        saveProgress: (done, failed) =>
+          runs.setBatchProgress(batch.parentRunId, { rows_done: done, rows_failed: failed }),
         heartbeat: (details) => ctx.heartbeat(details),
       },
       { base, outputFileId: batch.outputFileId, start, before: input.before },
-      outcomes, count, linesNext,
+      outcomes,
+      count,
+      linesNext,
     );
     flusher.start(FLUSH_EVERY_MS);
 
     const runRow = async (i: number) => {
       const runId = runIds[i] as string;
       const cells = await rowValues(runId, rowInput(rows[i] as DatasetRow, batch.columns));
-      const run = await runRowOrFail(deps, level, { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells }, ctx.cancellationSignal);
+      const run = await runRowOrFail(
+        deps,
+        level,
+        { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells },
+        ctx.cancellationSignal,
+      );
       if (run.status === 'CANCELED') outcomes[i] = 'canceled';
       else {
         const outcome = rowOutcome(run);
@@ -126,7 +153,13 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
       flusher.rowEnded({ index: i, run, initialInputs: { [batch.inputNodeId]: cells } });
     };
     try {
-      await slidingWindow(rows.length, batch.miniBatchSize, (i) => outcomes[i] === undefined, runRow, ctx.cancellationSignal);
+      await slidingWindow(
+        rows.length,
+        batch.miniBatchSize,
+        (i) => outcomes[i] === undefined,
+        runRow,
+        ctx.cancellationSignal,
+      );
     } finally {
       await flusher.finish(ctx.cancellationSignal);
     }
@@ -138,17 +171,31 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     const { batch } = input;
     const nodeIds = topLevelIds(batch.definition);
     const rows = await datasets.readRows(batch.datasetId, input.start, input.end);
-    const prepared = await Promise.all(rows.map(async (row, i) => {
-      const runId = batchRowRunId(batch.parentRunId, input.start + i);
-      return { row: input.start + i, runId, inputNodeInput: await rowValues(runId, rowInput(row, batch.columns)), taskIds: batchRowTaskIds(runId, nodeIds) };
-    }));
-    await runs.insertPendingRows(recordBase(batch), prepared.map((p) => ({ runId: p.runId, initialInputs: { [batch.inputNodeId]: p.inputNodeInput } })));
+    const prepared = await Promise.all(
+      rows.map(async (row, i) => {
+        const runId = batchRowRunId(batch.parentRunId, input.start + i);
+        return {
+          row: input.start + i,
+          runId,
+          inputNodeInput: await rowValues(runId, rowInput(row, batch.columns)),
+          taskIds: batchRowTaskIds(runId, nodeIds),
+        };
+      }),
+    );
+    await runs.insertPendingRows(
+      recordBase(batch),
+      prepared.map((p) => ({ runId: p.runId, initialInputs: { [batch.inputNodeId]: p.inputNodeInput } })),
+    );
     return prepared;
   }
 }
 
 /** A row's cells as its run carries them: large ones by reference, stored under the row's run. */
-async function rowValuesOf(deps: NodeActivityDeps, runId: string, cells: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function rowValuesOf(
+  deps: NodeActivityDeps,
+  runId: string,
+  cells: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   try {
     return await deps.values.externalize(runId, cells, `The input of row run ${runId}`);
   } catch (err) {
@@ -157,10 +204,15 @@ async function rowValuesOf(deps: NodeActivityDeps, runId: string, cells: Record<
   }
 }
 
-
 /** What every row run of the batch shares on its record. */
 function recordBase(batch: BatchRows): RowRecordBase {
-  return { seq: batch.parentSeq, workflowId: batch.workflowId, workflowVersionId: batch.workflowVersionId, parentRunId: batch.parentRunId, datasetId: batch.datasetId };
+  return {
+    seq: batch.parentSeq,
+    workflowId: batch.workflowId,
+    workflowVersionId: batch.workflowVersionId,
+    parentRunId: batch.parentRunId,
+    datasetId: batch.datasetId,
+  };
 }
 
 function topLevelIds(definition: RunDefinition): string[] {
@@ -168,7 +220,13 @@ function topLevelIds(definition: RunDefinition): string[] {
 }
 
 /** Runs `work(i)` for every i in [0, n) that `wanted(i)`, at most `width` at a time, in order of i. */
-async function slidingWindow(n: number, width: number, wanted: (i: number) => boolean, work: (i: number) => Promise<void>, signal: AbortSignal): Promise<void> {
+async function slidingWindow(
+  n: number,
+  width: number,
+  wanted: (i: number) => boolean,
+  work: (i: number) => Promise<void>,
+  signal: AbortSignal,
+): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (!signal.aborted) {

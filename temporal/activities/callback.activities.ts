@@ -5,7 +5,12 @@ import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
 import { OutboundRefusedError } from '../../src/outbound/checked-target';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
-import { CALLBACK_REFUSED, CALLBACK_RETRY, type CallbackDeliveryInput, type CallbackRetryPolicy } from '../shared/callback-contract';
+import {
+  CALLBACK_REFUSED,
+  CALLBACK_RETRY,
+  type CallbackDeliveryInput,
+  type CallbackRetryPolicy,
+} from '../shared/callback-contract';
 
 /** What a delivery needs from the worker that hosts it (composed in temporal/spur-worker.ts). */
 export interface CallbackDeliveryDeps {
@@ -31,11 +36,16 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
 
   async function deliverCallback(input: CallbackDeliveryInput): Promise<void> {
     const callback = await deliveries.callbackOf(input.runId);
-    if (!callback) throw ApplicationFailure.nonRetryable(`Run ${input.runId} has no callback (any more)`, CALLBACK_REFUSED);
+    if (!callback)
+      throw ApplicationFailure.nonRetryable(`Run ${input.runId} has no callback (any more)`, CALLBACK_REFUSED);
     const started = Date.now();
     const key = { deliveryId: input.deliveryId, runId: input.runId, event: input.event, url: callback.url };
     const attempt = (statusCode: number | null, error: string | null): AttemptRecord => ({
-      attempt: Context.current().info.attempt, time: new Date(started), status_code: statusCode, error, duration_ms: Date.now() - started,
+      attempt: Context.current().info.attempt,
+      time: new Date(started),
+      status_code: statusCode,
+      error,
+      duration_ms: Date.now() - started,
     });
 
     const body = await bodyOf(input);
@@ -47,7 +57,13 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
     let statusCode: number;
     let retryAfterMs: number | null;
     try {
-      ({ statusCode, retryAfterMs } = await postCallback(callbacks.fetch, callback.url, body, headers, callbacks.attemptTimeoutMs));
+      ({ statusCode, retryAfterMs } = await postCallback(
+        callbacks.fetch,
+        callback.url,
+        body,
+        headers,
+        callbacks.attemptTimeoutMs,
+      ));
     } catch (err) {
       // The address may resolve elsewhere now than at submission: refused for good, not retried.
       if (err instanceof OutboundRefusedError) {
@@ -63,18 +79,31 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
     const verdict = callbackVerdict(statusCode);
     if (verdict === 'delivered') return deliveries.recordAttempt(key, attempt(statusCode, null), 'delivered');
     const message = `the receiver answered ${statusCode}`;
-    await deliveries.recordAttempt(key, attempt(statusCode, null), verdict === 'retry' ? 'pending' : 'failed', verdict === 'retry' ? null : message);
+    await deliveries.recordAttempt(
+      key,
+      attempt(statusCode, null),
+      verdict === 'retry' ? 'pending' : 'failed',
+      verdict === 'retry' ? null : message,
+    );
     if (verdict === 'refused') throw ApplicationFailure.nonRetryable(message, CALLBACK_REFUSED);
     // A receiver's Retry-After is honoured, between the first and the longest wait between attempts
     // (a zero delay is not a delay Temporal schedules a retry after).
-    const nextRetryDelay = retryAfterMs === null ? undefined : Math.max(callbacks.retry.firstRetryMs, Math.min(retryAfterMs, callbacks.retry.maxRetryMs));
-    throw ApplicationFailure.create({ message, type: CALLBACK_RETRY, ...(nextRetryDelay !== undefined ? { nextRetryDelay } : {}) });
+    const nextRetryDelay =
+      retryAfterMs === null
+        ? undefined
+        : Math.max(callbacks.retry.firstRetryMs, Math.min(retryAfterMs, callbacks.retry.maxRetryMs));
+    throw ApplicationFailure.create({
+      message,
+      type: CALLBACK_RETRY,
+      ...(nextRetryDelay !== undefined ? { nextRetryDelay } : {}),
+    });
   }
 
   /** `{event, run}` as bytes, large values spliced in: exactly what is signed and sent. */
   async function bodyOf(input: CallbackDeliveryInput): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const chunk of deps.values.jsonStream({ event: input.event, run: await callbacks.runBody(input.runId) })) chunks.push(chunk as Buffer);
+    for await (const chunk of deps.values.jsonStream({ event: input.event, run: await callbacks.runBody(input.runId) }))
+      chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
 
@@ -86,7 +115,13 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
      */
     async beginCallbackDelivery(input: CallbackDeliveryInput): Promise<CallbackRetryPolicy> {
       const callback = await deliveries.callbackOf(input.runId);
-      if (callback) await deliveries.open({ deliveryId: input.deliveryId, runId: input.runId, event: input.event, url: callback.url });
+      if (callback)
+        await deliveries.open({
+          deliveryId: input.deliveryId,
+          runId: input.runId,
+          event: input.event,
+          url: callback.url,
+        });
       return callbacks.retry;
     },
     async callbackGaveUp(input: { deliveryId: string; reason: string }): Promise<void> {

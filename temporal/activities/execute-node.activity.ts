@@ -34,11 +34,17 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 }
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
-export async function executeNode(deps: NodeActivityDeps, { runId, node, input }: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+export async function executeNode(
+  deps: NodeActivityDeps,
+  { runId, node, input }: ExecuteNodeInput,
+): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
   const execute = type?.execute;
   if (!type || !execute) {
-    throw ApplicationFailure.nonRetryable(`Node type ${node.node_type} is not executable yet`, FailureType.NotExecutable);
+    throw ApplicationFailure.nonRetryable(
+      `Node type ${node.node_type} is not executable yet`,
+      FailureType.NotExecutable,
+    );
   }
   const startTime = new Date().toISOString();
   const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes);
@@ -52,11 +58,21 @@ export async function executeNode(deps: NodeActivityDeps, { runId, node, input }
     await ctx.flushDeltas();
   }
   const usage = ctx.usage();
-  return { output: await externalizeOutput(deps.values, runId, node, output), startTime, endTime: new Date().toISOString(), ...(usage ? { usage } : {}) };
+  return {
+    output: await externalizeOutput(deps.values, runId, node, output),
+    startTime,
+    endTime: new Date().toISOString(),
+    ...(usage ? { usage } : {}),
+  };
 }
 
 /** An output over the value limit fails the node for good: a retry would produce it again. */
-export async function externalizeOutput(values: Values, runId: string, node: ExecuteNodeInput['node'], output: NodeOutput): Promise<NodeOutput> {
+export async function externalizeOutput(
+  values: Values,
+  runId: string,
+  node: ExecuteNodeInput['node'],
+  output: NodeOutput,
+): Promise<NodeOutput> {
   try {
     return await values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`);
   } catch (err) {
@@ -70,7 +86,12 @@ export async function externalizeOutput(values: Values, runId: string, node: Exe
  * contract onto Temporal failures: NodeExecutionError fails at once, TransientNodeError retries
  * (with the provider's Retry-After), anything else retries by the activity's policy.
  */
-export async function withNodeErrors<T>(type: NodeTypeDefinition, rawConfig: unknown, ctx: NodeExecutionContext, body: (config: Parameters<NonNullable<NodeTypeDefinition['execute']>>[0]) => Promise<T>): Promise<T> {
+export async function withNodeErrors<T>(
+  type: NodeTypeDefinition,
+  rawConfig: unknown,
+  ctx: NodeExecutionContext,
+  body: (config: Parameters<NonNullable<NodeTypeDefinition['execute']>>[0]) => Promise<T>,
+): Promise<T> {
   const config = type.config.safeParse(rawConfig ?? {});
   if (!config.success) {
     const problems = config.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`).join('; ');
@@ -78,7 +99,10 @@ export async function withNodeErrors<T>(type: NodeTypeDefinition, rawConfig: unk
   }
   // Three heartbeats per heartbeat timeout, so a live worker is never mistaken for a dead one.
   const timeoutMs = Context.current().info.heartbeatTimeoutMs ?? 0;
-  const heartbeat = setInterval(() => ctx.heartbeat(), timeoutMs > 0 ? Math.min(HEARTBEAT_AT_MOST_EVERY_MS, timeoutMs / 3) : HEARTBEAT_AT_MOST_EVERY_MS);
+  const heartbeat = setInterval(
+    () => ctx.heartbeat(),
+    timeoutMs > 0 ? Math.min(HEARTBEAT_AT_MOST_EVERY_MS, timeoutMs / 3) : HEARTBEAT_AT_MOST_EVERY_MS,
+  );
   try {
     return await body(config.data);
   } catch (err) {

@@ -25,7 +25,10 @@ function bucketOf(models: Models, path: string) {
   return null;
 }
 
-async function readStoredFile(models: Models, path: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null> {
+async function readStoredFile(
+  models: Models,
+  path: string,
+): Promise<{ bytes: Buffer; mimeType: string; name: string } | null> {
   const bucket = bucketOf(models, path);
   if (!bucket) return null;
   const [file] = await bucket.find({ filename: path }).sort({ uploadDate: -1 }).limit(1).toArray();
@@ -33,7 +36,11 @@ async function readStoredFile(models: Models, path: string): Promise<{ bytes: Bu
   const chunks: Buffer[] = [];
   for await (const chunk of bucket.openDownloadStream(file._id)) chunks.push(chunk as Buffer);
   const meta = file.metadata as { content_type?: unknown } | undefined;
-  return { bytes: Buffer.concat(chunks), mimeType: typeof meta?.content_type === 'string' ? meta.content_type : 'application/octet-stream', name: path.split('/').at(-1) ?? path };
+  return {
+    bytes: Buffer.concat(chunks),
+    mimeType: typeof meta?.content_type === 'string' ? meta.content_type : 'application/octet-stream',
+    name: path.split('/').at(-1) ?? path,
+  };
 }
 
 /**
@@ -41,11 +48,17 @@ async function readStoredFile(models: Models, path: string): Promise<{ bytes: Bu
  * `flushDeltas()` stores the last of the text it streamed (before the task's end is recorded).
  */
 export function activityNodeContext(
-  deps: NodeContextDeps, runId: string, nodeId: string, nodeTitle: string, maxValueBytes?: number,
+  deps: NodeContextDeps,
+  runId: string,
+  nodeId: string,
+  nodeTitle: string,
+  maxValueBytes?: number,
 ): NodeExecutionContext & { usage(): TokenUsage | undefined; flushDeltas(): Promise<void> } {
   const activity = Context.current();
   let usage: TokenUsage | undefined;
-  const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) => activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }));
+  const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) =>
+    activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }),
+  );
   // Temporal keeps only the latest heartbeat's details: the periodic beats repeat the node's last
   // ones (a crawl id), so a retry after a crash still finds them.
   let last: unknown;

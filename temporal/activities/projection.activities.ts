@@ -40,7 +40,9 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
       });
     },
     async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<void> {
-      await write(input.progress.runId, () => Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress, { resumed: input.resolution })]));
+      await write(input.progress.runId, () =>
+        Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress, { resumed: input.resolution })]),
+      );
     },
   };
 }

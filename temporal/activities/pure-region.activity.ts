@@ -1,6 +1,12 @@
 import { storageFailureKind } from '../../src/db/failure-kinds';
 import { GraphWalker } from '../../src/engine/graph-walker';
-import { PURE_REGION_ACTIVITY, type PureRegionActivity, type PureRegionInput, type RegionOutcome, regionLevel } from '../../src/engine/pure-region';
+import {
+  PURE_REGION_ACTIVITY,
+  type PureRegionActivity,
+  type PureRegionInput,
+  type RegionOutcome,
+  regionLevel,
+} from '../../src/engine/pure-region';
 import type { TaskWrite } from '../../src/engine/run-contract';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 
@@ -17,11 +23,16 @@ class RetryRegion extends Error {
  * activity each. A node that fails is recorded FAILED (as its own activity would have been, its
  * failure being deterministic); storage being away fails the step, which is retried whole.
  */
-export function createPureRegionActivity(deps: NodeActivityDeps): Record<typeof PURE_REGION_ACTIVITY, PureRegionActivity> {
+export function createPureRegionActivity(
+  deps: NodeActivityDeps,
+): Record<typeof PURE_REGION_ACTIVITY, PureRegionActivity> {
   return { [PURE_REGION_ACTIVITY]: (input) => runPureRegion(deps, input) };
 }
 
-export async function runPureRegion(deps: NodeActivityDeps, { runId, region }: PureRegionInput): Promise<RegionOutcome[]> {
+export async function runPureRegion(
+  deps: NodeActivityDeps,
+  { runId, region }: PureRegionInput,
+): Promise<RegionOutcome[]> {
   const { level, preset } = regionLevel(region);
   const writes: TaskWrite[] = [];
   const walker = new GraphWalker(

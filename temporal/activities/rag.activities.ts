@@ -8,7 +8,12 @@ import type { VectorStore } from '../../src/rag/vector-store';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';
 import {
-  type RagEmbedPageInput, type RagIndexInput, type RagIngestDocumentInput, type RagIngestDocumentResult, type RagIndexPlan, RagFailureType,
+  type RagEmbedPageInput,
+  type RagIndexInput,
+  type RagIngestDocumentInput,
+  type RagIngestDocumentResult,
+  type RagIndexPlan,
+  RagFailureType,
 } from '../shared/rag-contract';
 
 export interface RagActivityDeps {
@@ -33,7 +38,8 @@ async function withHeartbeat<T>(work: (beat: () => void, signal: AbortSignal) =>
     return await work(beat, context.cancellationSignal);
   } catch (err) {
     if (err instanceof RagRecordGoneError) throw ApplicationFailure.nonRetryable(err.message, RagFailureType.Gone);
-    if (err instanceof EmbeddingError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, RagFailureType.Embedding);
+    if (err instanceof EmbeddingError && !err.retryable)
+      throw ApplicationFailure.nonRetryable(err.message, RagFailureType.Embedding);
     throw err;
   } finally {
     clearInterval(timer);
@@ -46,17 +52,29 @@ export function createRagActivities(deps: RagActivityDeps) {
   return {
     ingestRagDocument: (input: RagIngestDocumentInput): Promise<RagIngestDocumentResult> =>
       withHeartbeat(async (beat) => {
-        const outcome = await createDocumentIngest(deps.models, deps.parser, beat)(input.collectionId, input.documentId);
-        await recordIngestProgress(deps.models, input.collectionId, { done: input.done.files + 1, total: input.totalFiles }, input.done.chunks + outcome.chunks);
+        const outcome = await createDocumentIngest(
+          deps.models,
+          deps.parser,
+          beat,
+        )(input.collectionId, input.documentId);
+        await recordIngestProgress(
+          deps.models,
+          input.collectionId,
+          { done: input.done.files + 1, total: input.totalFiles },
+          input.done.chunks + outcome.chunks,
+        );
         return outcome;
       }),
     finishRagIngest: (input: { collectionId: string; documentIds: string[]; error: string | null }): Promise<void> =>
       finishIngest(deps.models, input.collectionId, input.documentIds, input.error),
     planRagIndex: (input: RagIndexInput): Promise<RagIndexPlan> => withHeartbeat(() => build.plan(input.indexId)),
     embedRagChunkPage: (input: RagEmbedPageInput): Promise<number> =>
-      withHeartbeat((beat, signal) => build.embedPage(input.indexId, input.page, input.done, input.total, beat, signal)),
+      withHeartbeat((beat, signal) =>
+        build.embedPage(input.indexId, input.page, input.done, input.total, beat, signal),
+      ),
     finalizeRagIndex: (input: RagIndexInput): Promise<void> => withHeartbeat(() => build.finalize(input.indexId)),
-    finishRagIndex: (input: { indexId: string; error: string | null }): Promise<void> => build.finish(input.indexId, input.error),
+    finishRagIndex: (input: { indexId: string; error: string | null }): Promise<void> =>
+      build.finish(input.indexId, input.error),
   };
 }
 

@@ -44,10 +44,19 @@ export function createReconcileActivities({ models, temporal, launchStoredRun }:
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
     const ctx = Context.current();
     // FerretDB v1 scans for a status filter: one bounded page per activity, resumed by `_id`.
-    const filter: Record<string, unknown> = { status: trusted({ $in: OPEN }), start_time: trusted({ $lt: new Date(Date.now() - page.graceMs) }) };
+    const filter: Record<string, unknown> = {
+      status: trusted({ $in: OPEN }),
+      start_time: trusted({ $lt: new Date(Date.now() - page.graceMs) }),
+    };
     if (page.after !== null) filter._id = trusted({ $gt: page.after });
     const runs = await models.Run.find(filter).sort({ _id: 1 }).limit(page.pageSize).lean<RunDoc[]>();
-    const tally: ReconcilePageResult = { checked: runs.length, started: 0, failed: 0, canceled: 0, next: runs.length === page.pageSize ? (runs.at(-1)?._id ?? null) : null };
+    const tally: ReconcilePageResult = {
+      checked: runs.length,
+      started: 0,
+      failed: 0,
+      canceled: 0,
+      next: runs.length === page.pageSize ? (runs.at(-1)?._id ?? null) : null,
+    };
     for (const run of runs) {
       const verdict = await reconcile(run);
       if (verdict !== 'alive') {
@@ -66,23 +75,27 @@ export function createReconcileActivities({ models, temporal, launchStoredRun }:
       await projection.cancelWithoutWorkflow(run._id, OPEN);
       return 'canceled';
     }
-    if (status !== null) return fail(run, ENDED[status] ?? `Its Temporal workflow ended (${status}) without recording it`);
+    if (status !== null)
+      return fail(run, ENDED[status] ?? `Its Temporal workflow ended (${status}) without recording it`);
     if (run.parent_run_id) {
       // A child-mode batch row is recorded before its parent starts it.
       if ((await workflowStatus(run.parent_run_id)) === 'RUNNING') return 'alive';
       return fail(run, `Its batch ${run.parent_run_id} ended before the row ran`);
     }
-    if (run.status !== 'PENDING') return fail(run, 'Its Temporal workflow no longer exists (deleted, or past the namespace retention)');
+    if (run.status !== 'PENDING')
+      return fail(run, 'Its Temporal workflow no longer exists (deleted, or past the namespace retention)');
     if (run.input_dataset_id) return fail(run, 'The api stopped before starting this batch; start it again');
     return launch(run);
   }
 
   async function launch(run: RunDoc): Promise<Verdict> {
     try {
-      if (!(await launchStoredRun(run, Context.current().client))) return fail(run, 'The api stopped before starting this run, and its workflow version is gone');
+      if (!(await launchStoredRun(run, Context.current().client)))
+        return fail(run, 'The api stopped before starting this run, and its workflow version is gone');
     } catch (err) {
       // Stored inputs the definition no longer accepts: nothing a retry could change.
-      if ((err as { status?: unknown }).status === 400) return fail(run, `The api stopped before starting this run, and it cannot start: ${(err as Error).message}`);
+      if ((err as { status?: unknown }).status === 400)
+        return fail(run, `The api stopped before starting this run, and it cannot start: ${(err as Error).message}`);
       throw err;
     }
     return 'started';
@@ -96,7 +109,9 @@ export function createReconcileActivities({ models, temporal, launchStoredRun }:
   /** The status of a run's workflow (its latest execution), or null when there is none. */
   async function workflowStatus(runId: string): Promise<string | null> {
     try {
-      return (await Context.current().client.workflow.getHandle(runWorkflowId(runId, temporal.workflowIdPrefix)).describe()).status.name;
+      return (
+        await Context.current().client.workflow.getHandle(runWorkflowId(runId, temporal.workflowIdPrefix)).describe()
+      ).status.name;
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
       throw err;

@@ -14,7 +14,12 @@ export interface DeltaBatcher {
  * Collects a task's streamed text and stores it in batches (`run_task_deltas`), in order. A
  * failed write loses its piece (live text only; the task's output is what counts) and is logged.
  */
-export function createDeltaBatcher(deltas: TaskDeltas, runId: string, nodeId: string, onError: (err: unknown) => void): DeltaBatcher {
+export function createDeltaBatcher(
+  deltas: TaskDeltas,
+  runId: string,
+  nodeId: string,
+  onError: (err: unknown) => void,
+): DeltaBatcher {
   const stream = randomUUID().slice(0, 8);
   let pending = '';
   let seq = 0;

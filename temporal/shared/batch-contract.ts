@@ -45,7 +45,10 @@ export interface BatchRunInput {
 }
 
 /** One slice of rows for the inline mode: run them, record them, append their lines. */
-export type BatchRows = Omit<BatchRunInput, 'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback'>;
+export type BatchRows = Omit<
+  BatchRunInput,
+  'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback'
+>;
 
 export interface BatchChunkInput {
   batch: BatchRows;
@@ -78,7 +81,8 @@ export interface BatchLinesInput {
   progress: { done: number; failed: number };
 }
 
-export type RowOutcome = { ok: true; outputsById: Record<string, NodeOutput> } | { ok: false; error: string; runId: string };
+export type RowOutcome =
+  { ok: true; outputsById: Record<string, NodeOutput> } | { ok: false; error: string; runId: string };
 
 export interface BatchFinish {
   parentRunId: string;
@@ -98,7 +102,9 @@ export function batchRowRunId(parentRunId: string, row: number): string {
 /** Task ids of a batch row's run, `T57-3-001`, unique because row run ids are. */
 export function batchRowTaskIds(rowRunId: string, nodeIds: string[]): Record<string, string> {
   const width = Math.max(3, String(nodeIds.length).length);
-  return Object.fromEntries(nodeIds.map((id, i) => [id, `T${rowRunId.slice(1)}-${String(i + 1).padStart(width, '0')}`]));
+  return Object.fromEntries(
+    nodeIds.map((id, i) => [id, `T${rowRunId.slice(1)}-${String(i + 1).padStart(width, '0')}`]),
+  );
 }
 
 /** The JSON Lines line of a row: its blocking-run body, or what went wrong. */

@@ -21,4 +21,5 @@ export const CALLBACK_REFUSED = 'CallbackRefused';
 export const CALLBACK_RETRY = 'CallbackRetry';
 
 /** The delivery's workflow (`callback-<delivery id>`, behind the installation's prefix): one id, so it starts at most once. */
-export const callbackWorkflowId = (workflowIdPrefix: string, deliveryId: string) => `${workflowIdPrefix}callback-${deliveryId}`;
+export const callbackWorkflowId = (workflowIdPrefix: string, deliveryId: string) =>
+  `${workflowIdPrefix}callback-${deliveryId}`;

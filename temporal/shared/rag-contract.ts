@@ -46,7 +46,8 @@ export interface RagEmbedPageInput {
   total: number;
 }
 
-export const ragIngestWorkflowId = (collectionId: string, job: number, prefix = '') => `${prefix}rag-ingest-${collectionId}-${job}`;
+export const ragIngestWorkflowId = (collectionId: string, job: number, prefix = '') =>
+  `${prefix}rag-ingest-${collectionId}-${job}`;
 export const ragIndexWorkflowId = (indexId: string, prefix = '') => `${prefix}rag-index-${indexId}`;
 
 /** Failure types of knowledge-base activities that retrying cannot fix. */

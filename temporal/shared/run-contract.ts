@@ -1,7 +1,15 @@
 import type { ChatTurnAppend } from '../../src/db/session-turns';
 import type { RunCallbackInfo } from '../../src/engine/callback-events';
 import type { NodeState } from '../../src/engine/node-inputs';
-import type { AgentStepInput, AgentStepResult, ExecuteNodeResult, GraphNode, NodeOutput, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
+import type {
+  AgentStepInput,
+  AgentStepResult,
+  ExecuteNodeResult,
+  GraphNode,
+  NodeOutput,
+  RunDefinition,
+  TaskRecord,
+} from '../../src/engine/run-contract';
 import type { RunStatus } from '../../src/engine/statuses';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by

@@ -9,4 +9,8 @@ export const SpurRunType = defineSearchAttributeKey('SpurRunType', SearchAttribu
 export const SpurRunStatus = defineSearchAttributeKey('SpurRunStatus', SearchAttributeType.KEYWORD);
 
 /** Name → type, for `temporal server start-dev --search-attribute`. */
-export const SEARCH_ATTRIBUTE_TYPES = { SpurWorkflowId: 'Keyword', SpurRunType: 'Keyword', SpurRunStatus: 'Keyword' } as const;
+export const SEARCH_ATTRIBUTE_TYPES = {
+  SpurWorkflowId: 'Keyword',
+  SpurRunType: 'Keyword',
+  SpurRunStatus: 'Keyword',
+} as const;

@@ -27,7 +27,9 @@ export function pureRegionOptions(nodeCount: number): LocalActivityOptions {
 export const PROJECTION_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: '30s',
   retry: {
-    initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s',
+    initialInterval: '200ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
     nonRetryableErrorTypes: [FailureType.ProjectionRejected, 'CastError', 'ValidationError', 'StrictModeError'],
   },
 };
@@ -49,6 +51,12 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
   return {
     startToCloseTimeout: `${timeoutSeconds + 30}s`,
     heartbeatTimeout: `${heartbeatSeconds}s`,
-    retry: { initialInterval: NODE_RETRY.initialMs, backoffCoefficient: NODE_RETRY.coefficient, maximumInterval: NODE_RETRY.maximumMs, maximumAttempts: nodeAttempts(config), nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: {
+      initialInterval: NODE_RETRY.initialMs,
+      backoffCoefficient: NODE_RETRY.coefficient,
+      maximumInterval: NODE_RETRY.maximumMs,
+      maximumAttempts: nodeAttempts(config),
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
   };
 }

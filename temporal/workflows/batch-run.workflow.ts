@@ -1,10 +1,21 @@
 import {
-  ActivityCancellationType, ApplicationFailure, CancellationScope, continueAsNew, executeChild, isCancellation, proxyActivities,
-  upsertSearchAttributes, workflowInfo,
+  ActivityCancellationType,
+  ApplicationFailure,
+  CancellationScope,
+  continueAsNew,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities';
 import {
-  type BatchChildRow, type BatchCursor, type BatchRows, type BatchRunInput, type RowOutcome,
+  type BatchChildRow,
+  type BatchCursor,
+  type BatchRows,
+  type BatchRunInput,
+  type RowOutcome,
 } from '../shared/batch-contract';
 import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
@@ -28,11 +39,23 @@ const chunks = proxyActivities<BatchActivities>({
   // Bounded: a chunk that cannot finish in ~15 min of tries (a database away that long, a bug)
   // fails the batch with the reason instead of retrying forever. Its rows never throw: a bad row
   // fails alone (batch-row.ts); a record that cannot be stored fails its row (batch-chunk-flusher.ts).
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 35, nonRetryableErrorTypes: PERMANENT },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 35,
+    nonRetryableErrorTypes: PERMANENT,
+  },
 });
 const bookkeeping = proxyActivities<BatchActivities>({
   startToCloseTimeout: '1m',
-  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 40, nonRetryableErrorTypes: PERMANENT },
+  retry: {
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '10s',
+    maximumAttempts: 40,
+    nonRetryableErrorTypes: PERMANENT,
+  },
 });
 
 /**
@@ -50,11 +73,22 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
       upsertSearchAttributes([{ key: SpurRunStatus, value: 'RUNNING' } as never]);
     }
     const rows: BatchRows = {
-      parentRunId: input.parentRunId, parentSeq: input.parentSeq, workflowId: input.workflowId, workflowVersionId: input.workflowVersionId,
-      datasetId: input.datasetId, outputFileId: input.outputFileId, definition: input.definition, inputNodeId: input.inputNodeId,
-      columns: input.columns, rowCount: input.rowCount, miniBatchSize: input.miniBatchSize,
+      parentRunId: input.parentRunId,
+      parentSeq: input.parentSeq,
+      workflowId: input.workflowId,
+      workflowVersionId: input.workflowVersionId,
+      datasetId: input.datasetId,
+      outputFileId: input.outputFileId,
+      definition: input.definition,
+      inputNodeId: input.inputNodeId,
+      columns: input.columns,
+      rowCount: input.rowCount,
+      miniBatchSize: input.miniBatchSize,
     };
-    more = input.mode === 'inline' ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows) : await runChildren(input, rows, cursor);
+    more =
+      input.mode === 'inline'
+        ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows)
+        : await runChildren(input, rows, cursor);
     if (!more) {
       const message = cursor.failed > 0 ? `${cursor.ok} rows completed, ${cursor.failed} failed` : null;
       await finish(input, cursor.failed > 0 ? 'FAILED' : 'COMPLETED', message);
@@ -80,11 +114,21 @@ async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CA
 const historyIsLarge = (limit: number) => workflowInfo().historyLength > limit || workflowInfo().continueAsNewSuggested;
 
 /** Inline mode: one activity per chunk of rows, one chunk after another. True: continue as new. */
-async function runInline(rows: BatchRows, cursor: BatchCursor, historyLimit: number, chunkRows: number): Promise<boolean> {
+async function runInline(
+  rows: BatchRows,
+  cursor: BatchCursor,
+  historyLimit: number,
+  chunkRows: number,
+): Promise<boolean> {
   while (cursor.next < rows.rowCount) {
     if (historyIsLarge(historyLimit)) return true;
     const end = Math.min(rows.rowCount, cursor.next + chunkRows);
-    const result = await chunks.runBatchChunk({ batch: rows, start: cursor.next, end, before: { ok: cursor.ok, failed: cursor.failed } });
+    const result = await chunks.runBatchChunk({
+      batch: rows,
+      start: cursor.next,
+      end,
+      before: { ok: cursor.ok, failed: cursor.failed },
+    });
     cursor.ok += result.ok;
     cursor.failed += result.failed;
     cursor.next = end;
@@ -105,13 +149,22 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
   let endedCount = 0;
   let endedFailed = 0;
   const startRow = (row: BatchChildRow) => {
-    const child: SpurRunInput = { runId: row.runId, workflowId: rows.workflowId, definition: rows.definition, inputNodeInput: row.inputNodeInput, taskIds: row.taskIds };
+    const child: SpurRunInput = {
+      runId: row.runId,
+      workflowId: rows.workflowId,
+      definition: rows.definition,
+      inputNodeInput: row.inputNodeInput,
+      taskIds: row.taskIds,
+    };
     const done = executeChild<(i: SpurRunInput) => Promise<SpurRunResult>>(WorkflowType.spurRun, {
       workflowId: runWorkflowId(row.runId, input.workflowIdPrefix),
       args: [child],
       staticSummary: `row ${row.row + 1} of batch ${rows.parentRunId}`,
     }).then(
-      (result): RowOutcome => (result.status === 'COMPLETED' ? { ok: true, outputsById: result.outputsById } : { ok: false, error: result.message ?? result.status, runId: row.runId }),
+      (result): RowOutcome =>
+        result.status === 'COMPLETED'
+          ? { ok: true, outputsById: result.outputsById }
+          : { ok: false, error: result.message ?? result.status, runId: row.runId },
       // A row cancelled on its own is a failed row; the batch's own cancel is noticed by the
       // next activity or child start, which the cancelled scope refuses.
       (err): RowOutcome => ({ ok: false, error: failureMessage(err), runId: row.runId }),
@@ -132,10 +185,14 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
     // First the lines of rows now contiguous from the front (rows may have ended during the last
     // append): a continue-as-new must never leave an ended row without its line.
     const outcomes: RowOutcome[] = [];
-    for (let o = ended.get(cursor.next + outcomes.length); o; o = ended.get(cursor.next + outcomes.length)) outcomes.push(o);
+    for (let o = ended.get(cursor.next + outcomes.length); o; o = ended.get(cursor.next + outcomes.length))
+      outcomes.push(o);
     if (outcomes.length > 0) {
       await bookkeeping.appendBatchLines({
-        parentRunId: rows.parentRunId, outputFileId: rows.outputFileId, firstRow: cursor.next, outcomes,
+        parentRunId: rows.parentRunId,
+        outputFileId: rows.outputFileId,
+        firstRow: cursor.next,
+        outcomes,
         progress: { done: cursor.ok + cursor.failed + endedCount, failed: cursor.failed + endedFailed },
       });
       for (const o of outcomes) {
@@ -150,7 +207,11 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
     stopping ||= historyIsLarge(input.historyEventsLimit);
     while (!stopping && inFlight.size < rows.miniBatchSize && nextToStart < rows.rowCount) {
       if (prepared.length === 0) {
-        prepared = await bookkeeping.prepareBatchRows({ batch: rows, start: nextToStart, end: Math.min(rows.rowCount, nextToStart + CHILD_PREPARE_ROWS) });
+        prepared = await bookkeeping.prepareBatchRows({
+          batch: rows,
+          start: nextToStart,
+          end: Math.min(rows.rowCount, nextToStart + CHILD_PREPARE_ROWS),
+        });
       }
       startRow(prepared.shift() as BatchChildRow);
       nextToStart++;

@@ -18,7 +18,12 @@ export async function spurCallbackDelivery(input: CallbackDeliveryInput): Promis
     // One attempt is one POST with its own timeout (callback-post.ts); a dead worker's attempt is retried.
     startToCloseTimeout: '2m',
     scheduleToCloseTimeout: policy.giveUpAfterMs,
-    retry: { initialInterval: policy.firstRetryMs, backoffCoefficient: 2, maximumInterval: policy.maxRetryMs, nonRetryableErrorTypes: [CALLBACK_REFUSED] },
+    retry: {
+      initialInterval: policy.firstRetryMs,
+      backoffCoefficient: 2,
+      maximumInterval: policy.maxRetryMs,
+      nonRetryableErrorTypes: [CALLBACK_REFUSED],
+    },
   });
   try {
     await delivery.deliverCallback(input);

@@ -1,8 +1,17 @@
 import {
-  CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, WorkflowIdReusePolicy, log,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  log,
   startChild,
 } from '@temporalio/workflow';
-import { type CallbackEvent, type RunCallbackInfo, callbackDeliveryId, finalCallbackEvent } from '../../src/engine/callback-events';
+import {
+  type CallbackEvent,
+  type RunCallbackInfo,
+  callbackDeliveryId,
+  finalCallbackEvent,
+} from '../../src/engine/callback-events';
 import type { RunStatus } from '../../src/engine/statuses';
 import { type CallbackDeliveryInput, callbackWorkflowId } from '../shared/callback-contract';
 import { WorkflowType } from '../shared/workflow-names';
@@ -13,7 +22,12 @@ import { WorkflowType } from '../shared/workflow-names';
  * abandoned: it outlives the run, is never cancelled with it, and its retries (hours) never hold
  * the run up or fail it. Call it once the state the event announces is recorded.
  */
-export async function announce(runId: string, callback: RunCallbackInfo | undefined, event: CallbackEvent, n: string | number = 1): Promise<void> {
+export async function announce(
+  runId: string,
+  callback: RunCallbackInfo | undefined,
+  event: CallbackEvent,
+  n: string | number = 1,
+): Promise<void> {
   if (!callback?.events.includes(event)) return;
   const deliveryId = callbackDeliveryId(runId, event, n);
   const input: CallbackDeliveryInput = { runId, event, deliveryId };
@@ -33,7 +47,8 @@ export async function announce(runId: string, callback: RunCallbackInfo | undefi
     // Started before (a reset run replaying its end): that delivery stands. Anything else must
     // not fail the run either: the record shows no delivery, the log says why.
     // (@temporalio/workflow does not export the error's class: its name tells.)
-    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') log.warn('callback delivery not started', { runId, event, error: String(err) });
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError')
+      log.warn('callback delivery not started', { runId, event, error: String(err) });
   }
 }
 

@@ -2,7 +2,12 @@ import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporal
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { type AgentStepInput, type GraphNode } from '../../src/engine/run-contract';
-import { AGENT_STEP_ACTIVITY, type AgentStepActivity, type ExecuteNodeActivity, nodeActivityName } from '../shared/run-contract';
+import {
+  AGENT_STEP_ACTIVITY,
+  type AgentStepActivity,
+  type ExecuteNodeActivity,
+  nodeActivityName,
+} from '../shared/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 
@@ -32,19 +37,28 @@ function nodeActivity(node: GraphNode): ExecuteNodeActivity {
   const name = nodeActivityName(node.node_type);
   const summary = `${node.title} (${node.id})`;
   if (PURE_NODE_TYPES.has(node.node_type)) {
-    return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[name] as ExecuteNodeActivity;
+    return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...PURE_NODE_OPTIONS, summary })[
+      name
+    ] as ExecuteNodeActivity;
   }
-  return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[name] as ExecuteNodeActivity;
+  return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[
+    name
+  ] as ExecuteNodeActivity;
 }
 
 /** A pure region as one local activity, named in the Web UI by its nodes. */
 function regionActivity(region: PureRegion): PureRegionActivity {
   const summary = region.nodes.map((n) => `${n.title} (${n.id})`).join(' → ');
-  return proxyLocalActivities<Record<string, PureRegionActivity>>({ ...pureRegionOptions(region.nodes.length), summary })[PURE_REGION_ACTIVITY] as PureRegionActivity;
+  return proxyLocalActivities<Record<string, PureRegionActivity>>({
+    ...pureRegionOptions(region.nodes.length),
+    summary,
+  })[PURE_REGION_ACTIVITY] as PureRegionActivity;
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */
 function agentStepActivity({ agent, iteration }: AgentStepInput): AgentStepActivity {
   const summary = `${agent.title} (${agent.id}) model call ${iteration}`;
-  return proxyActivities<Record<string, AgentStepActivity>>({ ...ioNodeOptions(agent.config), summary })[AGENT_STEP_ACTIVITY] as AgentStepActivity;
+  return proxyActivities<Record<string, AgentStepActivity>>({ ...ioNodeOptions(agent.config), summary })[
+    AGENT_STEP_ACTIVITY
+  ] as AgentStepActivity;
 }

@@ -18,8 +18,12 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
     if (err instanceof GraphError) throw ApplicationFailure.nonRetryable(err.message, FailureType.InvalidGraph);
     throw err;
   }
-  const known = new Map<string, NodeState>(Object.entries(input.precomputed).map(([id, output]) => [id, { status: 'COMPLETED', output }]));
-  const needed = level.byId.has(input.targetNodeId) ? restrictToAncestors(level, input.targetNodeId, new Set(known.keys())) : { ...level, nodes: [] };
+  const known = new Map<string, NodeState>(
+    Object.entries(input.precomputed).map(([id, output]) => [id, { status: 'COMPLETED', output }]),
+  );
+  const needed = level.byId.has(input.targetNodeId)
+    ? restrictToAncestors(level, input.targetNodeId, new Set(known.keys()))
+    : { ...level, nodes: [] };
   const runner = new GraphRunner(input.valueScope, {
     recordTask: () => undefined,
     onNodeFailed: () => undefined,

@@ -85,9 +85,13 @@ function refusal(message: string): ApplicationFailure {
  * Waits durably for a human (or the node's timeout, then its timeout action as `system:timeout`).
  * condition() without a timeout resolves to nothing: only the timed form answers false.
  */
-export async function awaitDecision(node: GraphNode, pause: { decision: PauseActionRequest | null }): Promise<PauseActionRequest> {
+export async function awaitDecision(
+  node: GraphNode,
+  pause: { decision: PauseActionRequest | null },
+): Promise<PauseActionRequest> {
   const timeoutSeconds = Number(node.config.timeout_seconds ?? 0);
-  if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0) await condition(() => pause.decision !== null, timeoutSeconds * 1000);
+  if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)
+    await condition(() => pause.decision !== null, timeoutSeconds * 1000);
   else await condition(() => pause.decision !== null);
   if (pause.decision) return pause.decision;
   const action = node.config.timeout_action === 'APPROVE' ? 'APPROVE' : 'DECLINE';

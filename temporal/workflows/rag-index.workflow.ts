@@ -11,7 +11,13 @@ import { failureMessage } from '../../src/engine/graph-walker';
 const pages = proxyActivities<RagActivities>({
   startToCloseTimeout: '30m',
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 8, nonRetryableErrorTypes: [RagFailureType.Gone, RagFailureType.Embedding] },
+  retry: {
+    initialInterval: '2s',
+    backoffCoefficient: 2,
+    maximumInterval: '60s',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: [RagFailureType.Gone, RagFailureType.Embedding],
+  },
 });
 const bookkeeping = proxyActivities<RagActivities>({
   startToCloseTimeout: '2m',

@@ -11,7 +11,13 @@ import { failureMessage } from '../../src/engine/graph-walker';
 const documents = proxyActivities<RagActivities>({
   startToCloseTimeout: '30m',
   heartbeatTimeout: '20s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: [RagFailureType.Gone] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [RagFailureType.Gone],
+  },
 });
 /** The end of a job must be recorded whatever happened before: retried until MongoDB answers. */
 const bookkeeping = proxyActivities<RagActivities>({
@@ -29,7 +35,12 @@ export async function ragIngest(input: RagIngestInput): Promise<void> {
   let error: string | null = null;
   try {
     for (const documentId of input.documentIds) {
-      const result = await documents.ingestRagDocument({ collectionId: input.collectionId, documentId, done: { ...done }, totalFiles: input.documentIds.length });
+      const result = await documents.ingestRagDocument({
+        collectionId: input.collectionId,
+        documentId,
+        done: { ...done },
+        totalFiles: input.documentIds.length,
+      });
       done.files += 1;
       done.chunks += result.chunks;
     }

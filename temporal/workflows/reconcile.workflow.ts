@@ -19,7 +19,11 @@ export async function spurReconcile(input: ReconcileInput): Promise<ReconcileTal
   const total: ReconcileTally = { checked: 0, started: 0, failed: 0, canceled: 0 };
   let after: string | null = null;
   for (let page = 0; page < input.maxPages; page++) {
-    const result: ReconcilePageResult = await activities.reconcileRuns({ after, graceMs: input.graceMs, pageSize: input.pageSize });
+    const result: ReconcilePageResult = await activities.reconcileRuns({
+      after,
+      graceMs: input.graceMs,
+      pageSize: input.pageSize,
+    });
     total.checked += result.checked;
     total.started += result.started;
     total.failed += result.failed;

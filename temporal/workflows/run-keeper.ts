@@ -13,7 +13,12 @@ import { announce } from './callbacks';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
-type Final = { status: RunStatus; message: string | null; outputsByTitle: Record<string, NodeOutput> | null; outputsById?: Record<string, NodeOutput> };
+type Final = {
+  status: RunStatus;
+  message: string | null;
+  outputsByTitle: Record<string, NodeOutput> | null;
+  outputsById?: Record<string, NodeOutput>;
+};
 
 /**
  * The run as its record should show it, and the single writer of that record: tasks are kept in
@@ -62,7 +67,9 @@ export class RunKeeper {
     if (this.continuing) return false;
     if (this.pauses.openCount > 0) return true;
     const info = workflowInfo();
-    const large = info.continueAsNewSuggested || (this.historyEventsLimit !== undefined && info.historyLength >= this.historyEventsLimit);
+    const large =
+      info.continueAsNewSuggested ||
+      (this.historyEventsLimit !== undefined && info.historyLength >= this.historyEventsLimit);
     if (!large) return true;
     this.continuing = true;
     return false;
@@ -70,7 +77,14 @@ export class RunKeeper {
 
   /** What the next execution needs: the ended nodes, the tasks, what the record shows. */
   resumeState(states: Map<string, NodeState>): RunResume {
-    return { states: [...states.entries()], tasks: this.tasks.snapshot(), tasksSaved: this.tasks.saved, firstFailure: this.firstFailure, declined: this.declined, shown: this.shown };
+    return {
+      states: [...states.entries()],
+      tasks: this.tasks.snapshot(),
+      tasksSaved: this.tasks.saved,
+      firstFailure: this.firstFailure,
+      declined: this.declined,
+      shown: this.shown,
+    };
   }
 
   private slowInFlight = 0;
@@ -128,11 +142,26 @@ export class RunKeeper {
         upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
       }
       const message = final ? final.message : this.firstFailure;
-      const run = runChanged ? { status, message, ...(final ? { final: { outputsByTitle: final.outputsByTitle, ...(final.outputsById ? { outputsById: final.outputsById } : {}) } } : {}) } : undefined;
+      const run = runChanged
+        ? {
+            status,
+            message,
+            ...(final
+              ? {
+                  final: {
+                    outputsByTitle: final.outputsByTitle,
+                    ...(final.outputsById ? { outputsById: final.outputsById } : {}),
+                  },
+                }
+              : {}),
+          }
+        : undefined;
       const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
       if (resolved) {
         // The human's decision is applied only once its record is written, whatever cancels the run meanwhile.
-        return CancellationScope.nonCancellable(() => projection.resolvePause({ resolution: resolved.resolution, progress })).then(resolved.saved);
+        return CancellationScope.nonCancellable(() =>
+          projection.resolvePause({ resolution: resolved.resolution, progress }),
+        ).then(resolved.saved);
       }
       return via ? via(progress) : projection.saveProgress(progress);
     });
@@ -168,17 +197,45 @@ export class RunKeeper {
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
     const pauseTime = new Date().toISOString();
     // The pause's task change stays in memory: the save that records the pause carries it (one write).
-    this.tasks.apply({ nodeId: node.id, status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime });
-    await this.save(undefined, (progress) => projection.recordPause({ pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input }, progress }));
+    this.tasks.apply({
+      nodeId: node.id,
+      status: 'PAUSED',
+      inputs: input,
+      outputs: input,
+      startTime: pauseTime,
+      endTime: pauseTime,
+    });
+    await this.save(undefined, (progress) =>
+      projection.recordPause({
+        pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input },
+        progress,
+      }),
+    );
     await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
 
     const decision = await awaitDecision(node, pause);
     const declined = decision.action === 'DECLINE';
-    const output: NodeOutput | null = declined ? null : decision.action === 'APPROVE' ? { ...decision.inputs, ...input } : { ...input, ...decision.inputs };
+    const output: NodeOutput | null = declined
+      ? null
+      : decision.action === 'APPROVE'
+        ? { ...decision.inputs, ...input }
+        : { ...input, ...decision.inputs };
     const resumeTime = new Date().toISOString();
-    this.tasks.apply({ nodeId: node.id, status: declined ? 'CANCELED' : 'COMPLETED', outputs: output, error: declined ? `Declined by ${decision.userId}` : null, endTime: resumeTime });
+    this.tasks.apply({
+      nodeId: node.id,
+      status: declined ? 'CANCELED' : 'COMPLETED',
+      outputs: output,
+      error: declined ? `Declined by ${decision.userId}` : null,
+      endTime: resumeTime,
+    });
     if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
-    const resolution = { pauseId: pause.pauseId, action: decision.action, userId: decision.userId, comments: decision.comments, resumeTime };
+    const resolution = {
+      pauseId: pause.pauseId,
+      action: decision.action,
+      userId: decision.userId,
+      comments: decision.comments,
+      resumeTime,
+    };
     // The nodes after the pause start first: the save that shows the next one RUNNING carries the
     // resolution; if none starts now, a save of its own does, once the workflow has settled. The
     // action is answered once that save is written.

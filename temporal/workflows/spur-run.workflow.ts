@@ -1,4 +1,12 @@
-import { ApplicationFailure, ContinueAsNew, allHandlersFinished, condition, continueAsNew, isCancellation, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ContinueAsNew,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  setHandler,
+} from '@temporalio/workflow';
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
@@ -64,7 +72,12 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
     mayStart: () => keeper.mayStart(),
   });
   const preset = input.resume ? new Map(input.resume.states) : undefined;
-  const states = await runner.runLevel(level, input.inputNodeInput, true, input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {});
+  const states = await runner.runLevel(
+    level,
+    input.inputNodeInput,
+    true,
+    input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {},
+  );
   if (keeper.continuing) {
     // The history grew large: what has ended is saved and carried over; the rest runs in the next execution.
     await keeper.saveAll();
@@ -72,7 +85,8 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
     return continueAsNew<typeof spurRun>({ ...input, resume: keeper.resumeState(states) });
   }
 
-  const status: RunStatus = keeper.declined !== null ? 'CANCELED' : keeper.firstFailure !== null ? 'FAILED' : 'COMPLETED';
+  const status: RunStatus =
+    keeper.declined !== null ? 'CANCELED' : keeper.firstFailure !== null ? 'FAILED' : 'COMPLETED';
   const message = keeper.declined ?? keeper.firstFailure;
   const outputs = collectOutputs(level, states);
   await recordChatTurn(input, level, states);

@@ -13,12 +13,20 @@ describe('api: browser login with API keys', function () {
 
   const send = (p: string, init: RequestInit = {}) => fetch(`${origin}${p}`, { redirect: 'manual', ...init });
   async function login(key: string, next = '/dashboard', headers: Record<string, string> = { origin }) {
-    return send('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ api_key: key, next }).toString() });
+    return send('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ api_key: key, next }).toString(),
+    });
   }
   const cookieOf = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 
   before(async () => {
-    api = await startApi({ SPUR_API_KEY_HASHES: `${hashApiKey(KEY)},${hashApiKey(OTHER_KEY)}`, SPUR_WEB_UI_DIR: tinyExport(), SPUR_SESSION_HOURS: '1' });
+    api = await startApi({
+      SPUR_API_KEY_HASHES: `${hashApiKey(KEY)},${hashApiKey(OTHER_KEY)}`,
+      SPUR_WEB_UI_DIR: tinyExport(),
+      SPUR_SESSION_HOURS: '1',
+    });
     origin = api.baseUrl.replace(/\/api$/, '');
   });
   after(async () => api?.close());
@@ -39,28 +47,47 @@ describe('api: browser login with API keys', function () {
     assert.equal(res.status, 303);
     assert.equal(res.headers.get('location'), '/dashboard');
     const setCookie = res.headers.get('set-cookie') ?? '';
-    assert.match(setCookie, /^spur_session=[^;]+; Path=\/; Max-Age=3600; HttpOnly; SameSite=Strict$/, 'no Secure over plain HTTP');
+    assert.match(
+      setCookie,
+      /^spur_session=[^;]+; Path=\/; Max-Age=3600; HttpOnly; SameSite=Strict$/,
+      'no Secure over plain HTTP',
+    );
     assert.doesNotMatch(setCookie, new RegExp(KEY), 'the cookie is not the key');
     const cookie = cookieOf(res);
     assert.equal((await send('/dashboard', { headers: { cookie } })).status, 200);
     assert.equal((await send('/api/wf/', { headers: { cookie } })).status, 200);
-    const created = await send('/api/wf/', { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'from the browser' }) });
+    const created = await send('/api/wf/', {
+      method: 'POST',
+      headers: { cookie, origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'from the browser' }),
+    });
     assert.equal(created.status, 200, await created.text());
   });
 
   it('over TLS (a proxy saying so) the cookie is __Host- prefixed and Secure', async () => {
     const res = await login(KEY, '/', { origin: origin.replace('http:', 'https:'), 'x-forwarded-proto': 'https' });
     assert.equal(res.status, 303);
-    assert.match(res.headers.get('set-cookie') ?? '', /^__Host-spur_session=[^;]+; Path=\/; Max-Age=3600; HttpOnly; SameSite=Strict; Secure$/);
+    assert.match(
+      res.headers.get('set-cookie') ?? '',
+      /^__Host-spur_session=[^;]+; Path=\/; Max-Age=3600; HttpOnly; SameSite=Strict; Secure$/,
+    );
   });
 
   it('refuses a state change by cookie from another origin or without one (CSRF); a header key needs no Origin', async () => {
     const cookie = cookieOf(await login(KEY));
     for (const headers of [{ origin: 'http://evil.example' }, {}] as Record<string, string>[]) {
-      const res = await send('/api/wf/', { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'csrf' }) });
+      const res = await send('/api/wf/', {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ name: 'csrf' }),
+      });
       assert.equal(res.status, 403);
     }
-    const byKey = await send('/api/wf/', { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'by key' }) });
+    const byKey = await send('/api/wf/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'by key' }),
+    });
     assert.equal(byKey.status, 200);
     const crossRead = await send('/api/wf/', { headers: { cookie, origin: 'http://localhost:3000' } });
     assert.equal(crossRead.status, 403, 'a same-site neighbour (another local app) cannot read with the cookie');

@@ -19,10 +19,15 @@ describe('api: datasets (/ds/)', () => {
   let api: TestApi;
   let http: ReturnType<typeof client>;
   let reader: ReturnType<typeof createDatasetReader>;
-  const upload = (name: string, fileName: string, content: string | Buffer) => http.post(`/ds/?name=${encodeURIComponent(name)}&description=d`, form(fileName, content));
+  const upload = (name: string, fileName: string, content: string | Buffer) =>
+    http.post(`/ds/?name=${encodeURIComponent(name)}&description=d`, form(fileName, content));
   const count = (collection: string) => api.mongo.collection(collection).countDocuments();
   const storedNothing = async () => {
-    assert.deepEqual([await count('datasets.files'), await count('datasets.chunks'), await count('dataset_rows')], [0, 0, 0], 'no bytes or rows left behind');
+    assert.deepEqual(
+      [await count('datasets.files'), await count('datasets.chunks'), await count('dataset_rows')],
+      [0, 0, 0],
+      'no bytes or rows left behind',
+    );
   };
 
   before(async () => {
@@ -43,9 +48,19 @@ describe('api: datasets (/ds/)', () => {
       const res = await upload('people', 'people.csv', fixture('people.csv'));
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.match(res.body.id, /^DS\d+$/);
-      assert.deepEqual({ ...res.body, id: undefined, created_at: undefined, updated_at: undefined }, {
-        id: undefined, name: 'people', description: 'd', filename: 'people.csv', created_at: undefined, updated_at: undefined, row_count: 5, columns: ['name', 'age', 'note.text'],
-      });
+      assert.deepEqual(
+        { ...res.body, id: undefined, created_at: undefined, updated_at: undefined },
+        {
+          id: undefined,
+          name: 'people',
+          description: 'd',
+          filename: 'people.csv',
+          created_at: undefined,
+          updated_at: undefined,
+          row_count: 5,
+          columns: ['name', 'age', 'note.text'],
+        },
+      );
       assert.equal(res.body.created_at, res.body.updated_at);
       const rows = await reader.readRows(res.body.id, 0, 100);
       assert.deepEqual(rows[0], { name: 'Ada', age: '36', 'note.text': 'likes engines, and math' });
@@ -58,7 +73,12 @@ describe('api: datasets (/ds/)', () => {
       assert.equal(await count('dataset_rows'), 3, '5 rows in chunks of 2');
       const [file] = await api.models.datasetFiles.find().toArray();
       assert.equal(file?.length, fixture('people.csv').length);
-      assert.deepEqual(await reader.getDataset(res.body.id), { id: res.body.id, name: 'people', columns: ['name', 'age', 'note.text'], row_count: 5 });
+      assert.deepEqual(await reader.getDataset(res.body.id), {
+        id: res.body.id,
+        name: 'people',
+        columns: ['name', 'age', 'note.text'],
+        row_count: 5,
+      });
     });
 
     it('JSONL: one object per line, blank lines skipped, columns in first-seen order, odd keys kept', async () => {
@@ -76,7 +96,10 @@ describe('api: datasets (/ds/)', () => {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.row_count, 3);
       assert.deepEqual(res.body.columns, ['name', 'age', 'tags', 'city']);
-      assert.deepEqual(await reader.readRows(res.body.id, 1, 3), [{ name: 'Grace', age: 85, tags: ['navy'] }, { city: 'Austin', name: 'Edsger' }]);
+      assert.deepEqual(await reader.readRows(res.body.id, 1, 3), [
+        { name: 'Grace', age: 85, tags: ['navy'] },
+        { city: 'Austin', name: 'Edsger' },
+      ]);
     });
 
     it('Parquet: every row group read, 64-bit integers as numbers, nulls kept', async () => {
@@ -106,14 +129,34 @@ describe('api: datasets (/ds/)', () => {
       ['short CSV row', 'r.csv', 'a,b\n1,2\n3\n', /Line 3: 1 field, but the header has 2/],
       ['duplicate CSV header', 'd.csv', 'a,a\n1,2\n', /Line 1: .*'a' twice/],
       ['invalid JSONL line', 'bad.jsonl', '{"a":1}\n{"a":2}\n{"a":\n', /Line 3: invalid JSON/],
-      ['JSONL line that is not an object', 'arr.jsonl', '{"a":1}\n[1,2]\n', /Line 2: expected a JSON object, found an array/],
-      ['JSON that is not an array', 'obj.json', '{"a":1}', /before the first item: the top-level value must be an array of objects/],
-      ['JSON array of non-objects', 'nums.json', '[{"a":1}, 2]', /Item 2 of the array: expected a JSON object, found a number/],
+      [
+        'JSONL line that is not an object',
+        'arr.jsonl',
+        '{"a":1}\n[1,2]\n',
+        /Line 2: expected a JSON object, found an array/,
+      ],
+      [
+        'JSON that is not an array',
+        'obj.json',
+        '{"a":1}',
+        /before the first item: the top-level value must be an array of objects/,
+      ],
+      [
+        'JSON array of non-objects',
+        'nums.json',
+        '[{"a":1}, 2]',
+        /Item 2 of the array: expected a JSON object, found a number/,
+      ],
       ['broken JSON', 'cut.json', '[{"a":1}, {"a":', /Invalid JSON after item 1/],
       ['empty JSON array', 'none.json', '[]', /no data rows/],
       ['corrupt Parquet', 'bad.parquet', 'PAR1 this is not parquet PAR1', /Not a readable Parquet file/],
       ['truncated Parquet', 'cut.parquet', fixture('people.parquet').subarray(0, 600), /Not a readable Parquet file/],
-      ['unknown extension', 'notes.txt', 'hello', /Unsupported file type \(extension '.txt'\): accepted extensions are .csv, .jsonl, .json, .parquet/],
+      [
+        'unknown extension',
+        'notes.txt',
+        'hello',
+        /Unsupported file type \(extension '.txt'\): accepted extensions are .csv, .jsonl, .json, .parquet/,
+      ],
       ['no extension', 'README', 'hello', /no extension/],
     ];
     for (const [what, fileName, content, message] of cases) {
@@ -132,12 +175,21 @@ describe('api: datasets (/ds/)', () => {
     it('422 for a missing file part, a missing name, a file under another field', async () => {
       const noFile = await http.post('/ds/?name=x', new FormData());
       assert.equal(noFile.status, 422);
-      assert.deepEqual(noFile.body.detail.map((d: { loc: unknown[]; type: string }) => [d.type, d.loc]), [['missing', ['body', 'file']]]);
+      assert.deepEqual(
+        noFile.body.detail.map((d: { loc: unknown[]; type: string }) => [d.type, d.loc]),
+        [['missing', ['body', 'file']]],
+      );
       const notMultipart = await http.post('/ds/?name=x', { file: 'x' });
-      assert.deepEqual(notMultipart.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'file']]);
+      assert.deepEqual(
+        notMultipart.body.detail.map((d: { loc: unknown[] }) => d.loc),
+        [['body', 'file']],
+      );
       const noName = await http.post('/ds/', form('a.csv', 'a\n1\n'));
       assert.equal(noName.status, 422);
-      assert.deepEqual(noName.body.detail.map((d: { loc: unknown[]; type: string }) => [d.type, d.loc]), [['missing', ['query', 'name']]]);
+      assert.deepEqual(
+        noName.body.detail.map((d: { loc: unknown[]; type: string }) => [d.type, d.loc]),
+        [['missing', ['query', 'name']]],
+      );
       const otherField = await http.post('/ds/?name=x', form('a.csv', 'a\n1\n', 'upload'));
       assert.equal(otherField.status, 422);
       await storedNothing();
@@ -179,13 +231,20 @@ describe('api: datasets (/ds/)', () => {
       const a = (await upload('first', 'a.csv', 'x\n1\n2\n3\n')).body;
       const b = (await upload('second', 'b.jsonl', '{"y":1}\n')).body;
       const list = await http.get('/ds/');
-      assert.deepEqual(list.body.map((d: { id: string }) => d.id), [a.id, b.id]);
+      assert.deepEqual(
+        list.body.map((d: { id: string }) => d.id),
+        [a.id, b.id],
+      );
       assert.deepEqual((await http.get(`/ds/${a.id}/`)).body, a);
       const del = await http.delete(`/ds/${a.id}/`);
       assert.deepEqual([del.status, del.body], [200, { message: 'Dataset deleted' }]);
       assert.equal(await count('dataset_rows'), 1, 'only the second dataset keeps rows');
       assert.equal(await count('datasets.files'), 1);
-      for (const res of [await http.get(`/ds/${a.id}/`), await http.delete(`/ds/${a.id}/`), await http.get(`/ds/${a.id}/list_runs/`)]) {
+      for (const res of [
+        await http.get(`/ds/${a.id}/`),
+        await http.delete(`/ds/${a.id}/`),
+        await http.get(`/ds/${a.id}/list_runs/`),
+      ]) {
         assert.deepEqual([res.status, res.body], [404, { detail: 'Dataset not found' }]);
       }
       await assert.rejects(reader.readRows(a.id, 0, 1), /Dataset not found/);
@@ -197,23 +256,49 @@ describe('api: datasets (/ds/)', () => {
       const ds = (await upload('with runs', 'r.csv', 'q\nhello\n')).body;
       assert.deepEqual((await http.get(`/ds/${ds.id}/list_runs/`)).body, []);
       const run = (id: string, seq: number, start: string, dataset: string | null) => ({
-        _id: id, seq, workflow_id: 'S1', status: 'COMPLETED' as const, start_time: new Date(start), run_type: 'batch', input_dataset_id: dataset,
+        _id: id,
+        seq,
+        workflow_id: 'S1',
+        status: 'COMPLETED' as const,
+        start_time: new Date(start),
+        run_type: 'batch',
+        input_dataset_id: dataset,
       });
-      await api.models.Run.create([run('R901', 901, '2025-01-01T00:00:00Z', ds.id), run('R902', 902, '2025-01-02T00:00:00Z', ds.id), run('R903', 903, '2025-01-03T00:00:00Z', 'DS999')]);
+      await api.models.Run.create([
+        run('R901', 901, '2025-01-01T00:00:00Z', ds.id),
+        run('R902', 902, '2025-01-02T00:00:00Z', ds.id),
+        run('R903', 903, '2025-01-03T00:00:00Z', 'DS999'),
+      ]);
       const runs = await http.get(`/ds/${ds.id}/list_runs/`);
       assert.equal(runs.status, 200);
-      assert.deepEqual(runs.body.map((r: { id: string; input_dataset_id: string }) => [r.id, r.input_dataset_id]), [['R902', ds.id], ['R901', ds.id]]);
+      assert.deepEqual(
+        runs.body.map((r: { id: string; input_dataset_id: string }) => [r.id, r.input_dataset_id]),
+        [
+          ['R902', ds.id],
+          ['R901', ds.id],
+        ],
+      );
     });
 
     it('list_runs is paged with the spec bounds (page ≥ 1, 1 ≤ page_size ≤ 100)', async () => {
       const ds = (await upload('paged runs', 'p.csv', 'q\nhello\n')).body;
-      const run = (i: number) => ({ _id: `R95${i}`, seq: 950 + i, workflow_id: 'S1', status: 'COMPLETED' as const, start_time: new Date(Date.UTC(2025, 0, 1 + i)), run_type: 'batch', input_dataset_id: ds.id });
+      const run = (i: number) => ({
+        _id: `R95${i}`,
+        seq: 950 + i,
+        workflow_id: 'S1',
+        status: 'COMPLETED' as const,
+        start_time: new Date(Date.UTC(2025, 0, 1 + i)),
+        run_type: 'batch',
+        input_dataset_id: ds.id,
+      });
       await api.models.Run.create([0, 1, 2, 3, 4].map(run));
-      const ids = async (q: string) => (await http.get(`/ds/${ds.id}/list_runs/?${q}`)).body.map((r: { id: string }) => r.id);
+      const ids = async (q: string) =>
+        (await http.get(`/ds/${ds.id}/list_runs/?${q}`)).body.map((r: { id: string }) => r.id);
       assert.deepEqual(await ids('page_size=2'), ['R954', 'R953']);
       assert.deepEqual(await ids('page=2&page_size=2'), ['R952', 'R951']);
       assert.deepEqual(await ids('page=3&page_size=2'), ['R950']);
-      for (const q of ['page=0', 'page_size=0', 'page_size=101', 'page=x']) assert.equal((await http.get(`/ds/${ds.id}/list_runs/?${q}`)).status, 422, q);
+      for (const q of ['page=0', 'page_size=0', 'page_size=101', 'page=x'])
+        assert.equal((await http.get(`/ds/${ds.id}/list_runs/?${q}`)).status, 422, q);
     });
   });
 

@@ -14,7 +14,9 @@ const REQUESTS = Number(process.env.SPUR_FUZZ_REQUESTS ?? 10_000);
 const BATCH = 8;
 
 function describeCase(c: FuzzCase, path: string, reply: RawReply): string {
-  const body = c.body ? `${c.body.contentType ?? '(no content-type)'} ${c.body.bytes.length} bytes: ${JSON.stringify(c.body.bytes.subarray(0, 300).toString('latin1'))}` : 'no body';
+  const body = c.body
+    ? `${c.body.contentType ?? '(no content-type)'} ${c.body.bytes.length} bytes: ${JSON.stringify(c.body.bytes.subarray(0, 300).toString('latin1'))}`
+    : 'no body';
   return `${c.method} ${path.slice(0, 400)} [${c.route.method} ${c.route.path}] ${body} → ${reply.status} ${reply.body.subarray(0, 500).toString()}`;
 }
 
@@ -26,7 +28,11 @@ describe('api: fuzzing every route with malformed requests', function () {
   let doc: OpenApiDocument;
 
   before(async () => {
-    api = await startApi({ SPUR_MAX_UPLOAD_BYTES: '65536', SPUR_MAX_UPLOAD_FILES: '5', SPUR_MAX_DATASET_BYTES: '65536' });
+    api = await startApi({
+      SPUR_MAX_UPLOAD_BYTES: '65536',
+      SPUR_MAX_UPLOAD_FILES: '5',
+      SPUR_MAX_DATASET_BYTES: '65536',
+    });
     raw = rawClient(api.baseUrl);
     real = createRealObjects(api);
     await real.seed();
@@ -43,28 +49,38 @@ describe('api: fuzzing every route with malformed requests', function () {
     assert.ok(routes.some(startsRuns), 'the run routes are recognised (and kept away from real workflows)');
     const counts = new Map<number, number>();
     let sent = 0;
-    console.log(`      fuzz: seed ${SEED}, ${REQUESTS} requests over ${routes.length} operations (replay: SPUR_FUZZ_SEED=${SEED})`);
+    console.log(
+      `      fuzz: seed ${SEED}, ${REQUESTS} requests over ${routes.length} operations (replay: SPUR_FUZZ_SEED=${SEED})`,
+    );
 
-    const property = fc.asyncProperty(fc.array(fuzzCase(routes, bodyValues(real.pools)), { minLength: BATCH, maxLength: BATCH }), async (cases) => {
-      let deleted = false;
-      await Promise.all(
-        cases.map(async (c) => {
-          const req = toRequest(c, real.pools, real.testFiles);
-          const reply = await raw.request(req);
-          sent++;
-          counts.set(reply.status, (counts.get(reply.status) ?? 0) + 1);
-          assert.ok(reply.status < 500, describeCase(c, req.path, reply));
-          if (c.method === 'DELETE' && reply.status < 300) deleted = true;
-        }),
-      );
-      if (deleted) await real.replenish();
-    });
+    const property = fc.asyncProperty(
+      fc.array(fuzzCase(routes, bodyValues(real.pools)), { minLength: BATCH, maxLength: BATCH }),
+      async (cases) => {
+        let deleted = false;
+        await Promise.all(
+          cases.map(async (c) => {
+            const req = toRequest(c, real.pools, real.testFiles);
+            const reply = await raw.request(req);
+            sent++;
+            counts.set(reply.status, (counts.get(reply.status) ?? 0) + 1);
+            assert.ok(reply.status < 500, describeCase(c, req.path, reply));
+            if (c.method === 'DELETE' && reply.status < 300) deleted = true;
+          }),
+        );
+        if (deleted) await real.replenish();
+      },
+    );
     const started = Date.now();
     try {
       await fc.assert(property, { seed: SEED, numRuns: Math.ceil(REQUESTS / BATCH) });
     } finally {
-      const byStatus = [...counts.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ');
-      console.log(`      fuzz: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; by status: ${byStatus}`);
+      const byStatus = [...counts.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ');
+      console.log(
+        `      fuzz: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; by status: ${byStatus}`,
+      );
     }
     assert.ok(sent >= REQUESTS, `${sent} requests sent`);
 
@@ -76,6 +92,10 @@ describe('api: fuzzing every route with malformed requests', function () {
     assert.equal(workflows.count, 0, 'no Temporal workflow was started');
     // Runs may be gone (a fuzzed DELETE of a workflow deletes its runs), but none may be new.
     const runIds = (await api.models.Run.find({}, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);
-    assert.deepEqual(runIds.filter((id) => !real.pools.run_id!.includes(id)), [], 'no run record was created');
+    assert.deepEqual(
+      runIds.filter((id) => !real.pools.run_id!.includes(id)),
+      [],
+      'no run record was created',
+    );
   });
 });

@@ -65,13 +65,22 @@ describe('api: health, routing and error envelopes', () => {
     const res = await http.post('/wf/', { raw: deep(20_000) });
     assert.equal(res.status, 422);
     assert.deepEqual(res.body.detail, [
-      { type: 'json_invalid', loc: ['body', head.length + 255], msg: 'JSON decode error', input: {}, ctx: { error: 'Nesting deeper than 256 levels' } },
+      {
+        type: 'json_invalid',
+        loc: ['body', head.length + 255],
+        msg: 'JSON decode error',
+        input: {},
+        ctx: { error: 'Nesting deeper than 256 levels' },
+      },
     ]);
     // A bare array this deep failed while echoing it back as the 422's `input`.
     assert.equal((await http.post('/wf/X/start_run/', { raw: '['.repeat(5_000) + ']'.repeat(5_000) })).status, 422);
     // Brackets inside strings are text, and 256 levels are still parsed (and then validated).
     const inString = await http.post('/wf/', { raw: JSON.stringify({ name: '['.repeat(10_000), definition: 'x' }) });
-    assert.ok(inString.body.detail.some((d: { type: string }) => d.type === 'string_too_long'), inString.text.slice(0, 300));
+    assert.ok(
+      inString.body.detail.some((d: { type: string }) => d.type === 'string_too_long'),
+      inString.text.slice(0, 300),
+    );
     assert.notEqual((await http.post('/wf/', { raw: deep(255) })).body.detail[0].type, 'json_invalid');
   });
 
@@ -94,7 +103,17 @@ describe('api: health, routing and error envelopes', () => {
 
   it('answers 413, not 500, for a body under the JSON limit whose record MongoDB cannot store (over 16 MiB); the api goes on', async () => {
     const note = 'x'.repeat(17 * 1024 * 1024);
-    const definition = { nodes: [{ id: 'input_node', title: 'input_node', node_type: 'InputNode', config: { output_schema: { a: 'string' }, note } }], links: [] };
+    const definition = {
+      nodes: [
+        {
+          id: 'input_node',
+          title: 'input_node',
+          node_type: 'InputNode',
+          config: { output_schema: { a: 'string' }, note },
+        },
+      ],
+      links: [],
+    };
     const res = await http.post('/wf/', { name: 'Too large to store', definition });
     assert.equal(res.status, 413, res.text.slice(0, 300));
     assert.match(res.body.detail, /16 MiB per document/);

@@ -35,7 +35,10 @@ describe('api: output files (/of/)', () => {
 
     const list = await http.get('/of/');
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.map((f: { id: string; file_name: string }) => [f.id, f.file_name]), [[id, 'output_R7.jsonl']]);
+    assert.deepEqual(
+      list.body.map((f: { id: string; file_name: string }) => [f.id, f.file_name]),
+      [[id, 'output_R7.jsonl']],
+    );
     const got = await http.get(`/of/${id}/`);
     assert.deepEqual(Object.keys(got.body), ['id', 'file_name', 'created_at', 'updated_at']);
     assert.ok(got.body.updated_at >= got.body.created_at);
@@ -61,7 +64,11 @@ describe('api: output files (/of/)', () => {
 
   it('sets the content type by suffix', async () => {
     const expected: [string, RegExp][] = [
-      ['out.csv', /^text\/csv/], ['out.json', /^application\/json/], ['out.txt', /^text\/plain/], ['out.bin', /^application\/octet-stream/], ['OUT.JSONL', /^application\/x-ndjson/],
+      ['out.csv', /^text\/csv/],
+      ['out.json', /^application\/json/],
+      ['out.txt', /^text\/plain/],
+      ['out.bin', /^application\/octet-stream/],
+      ['OUT.JSONL', /^application\/x-ndjson/],
     ];
     for (const [name, type] of expected) {
       const { id } = await writer.createOutputFile(null, name);
@@ -82,8 +89,15 @@ describe('api: output files (/of/)', () => {
     const { id } = await writer.createOutputFile(null, 'résumé 📄.jsonl');
     await writer.appendLines(id, ['{"a":1}']);
     const res = await download(id);
-    assert.equal(res.headers.get('content-disposition'), `attachment; filename="resume _.jsonl"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%F0%9F%93%84.jsonl`);
-    assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/, 'the type still follows the stored name');
+    assert.equal(
+      res.headers.get('content-disposition'),
+      `attachment; filename="resume _.jsonl"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%F0%9F%93%84.jsonl`,
+    );
+    assert.match(
+      res.headers.get('content-type') ?? '',
+      /^application\/x-ndjson/,
+      'the type still follows the stored name',
+    );
   });
 
   it('deletes the bytes and unlinks runs without deleting them', async () => {
@@ -91,7 +105,13 @@ describe('api: output files (/of/)', () => {
     await writer.appendLines(id, ['{"a":1}']);
     await writer.appendLines(id, ['{"a":2}']);
     const run = (runId: string, seq: number, outputFileId: string | null) => ({
-      _id: runId, seq, workflow_id: 'S1', status: 'COMPLETED' as const, start_time: new Date(), run_type: 'batch', output_file_id: outputFileId,
+      _id: runId,
+      seq,
+      workflow_id: 'S1',
+      status: 'COMPLETED' as const,
+      start_time: new Date(),
+      run_type: 'batch',
+      output_file_id: outputFileId,
     });
     await api.models.Run.create([run('R950', 950, id), run('R951', 951, 'OF424242')]);
     const before = await api.models.outputFiles.find({ 'metadata.output_file_id': id }).toArray();
@@ -100,13 +120,24 @@ describe('api: output files (/of/)', () => {
     const res = await http.delete(`/of/${id}/`);
     assert.deepEqual([res.status, res.body], [200, { message: 'Output file deleted' }]);
     assert.equal((await api.models.outputFiles.find({ 'metadata.output_file_id': id }).toArray()).length, 0);
-    for (const file of before) assert.equal(await api.mongo.collection('output_files.chunks').countDocuments({ files_id: file._id }), 0);
+    for (const file of before)
+      assert.equal(await api.mongo.collection('output_files.chunks').countDocuments({ files_id: file._id }), 0);
     const runs = await api.models.Run.find().sort({ seq: 1 }).lean();
-    assert.deepEqual(runs.map((r) => [r._id, r.output_file_id]), [['R950', null], ['R951', 'OF424242']]);
+    assert.deepEqual(
+      runs.map((r) => [r._id, r.output_file_id]),
+      [
+        ['R950', null],
+        ['R951', 'OF424242'],
+      ],
+    );
     const viaApi = await http.get('/run/R950/');
     assert.deepEqual([viaApi.status, viaApi.body.output_file_id], [200, null]);
 
-    for (const gone of [await http.get(`/of/${id}/`), await http.get(`/of/${id}/download/`), await http.delete(`/of/${id}/`)]) {
+    for (const gone of [
+      await http.get(`/of/${id}/`),
+      await http.get(`/of/${id}/download/`),
+      await http.delete(`/of/${id}/`),
+    ]) {
       assert.deepEqual([gone.status, gone.body], [404, { detail: 'Output file not found' }]);
     }
     await assert.rejects(writer.appendLines(id, ['late']), /Output file not found/);

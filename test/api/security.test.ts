@@ -62,7 +62,10 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
 
     it('allows exactly the configured origins', async () => {
       const http = client(strict.baseUrl);
-      const ok = await http.request('OPTIONS', '/wf/', undefined, { origin: 'https://app.example.com', 'access-control-request-method': 'POST' });
+      const ok = await http.request('OPTIONS', '/wf/', undefined, {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+      });
       assert.equal(ok.headers.get('access-control-allow-origin'), 'https://app.example.com');
       const local = await http.request('GET', '/wf/', undefined, { origin: 'http://localhost:3000' });
       assert.equal(local.headers.get('access-control-allow-origin'), null);
@@ -86,14 +89,24 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
     this.timeout(90_000);
     // Its own process group: tsx starts node as a child, and the whole group must go at the end.
     const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')], {
-      env: { PATH: process.env.PATH, SPUR_HOST: '0.0.0.0', SPUR_PORT: '0', SPUR_ALLOW_INSECURE: 'true', SPUR_MONGODB_URI: stack.mongoUri, SPUR_MONGODB_DB: 'spur_insecure_probe', SPUR_TEMPORAL_ADDRESS: stack.temporalAddress, SPUR_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') },
+      env: {
+        PATH: process.env.PATH,
+        SPUR_HOST: '0.0.0.0',
+        SPUR_PORT: '0',
+        SPUR_ALLOW_INSECURE: 'true',
+        SPUR_MONGODB_URI: stack.mongoUri,
+        SPUR_MONGODB_DB: 'spur_insecure_probe',
+        SPUR_TEMPORAL_ADDRESS: stack.temporalAddress,
+        SPUR_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+      },
       detached: true,
     });
     try {
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const deadline = Date.now() + 80_000;
-      while (!out.includes('api listening') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      while (!out.includes('api listening') && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 100));
       assert.match(out, /api listening/);
     } finally {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -106,7 +119,10 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
     before(async () => {
       api = await startApi();
       const http = client(api.baseUrl);
-      const definition = { nodes: [{ id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } }], links: [] };
+      const definition = {
+        nodes: [{ id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } }],
+        links: [],
+      };
       const wf = (await http.post('/wf/', { name: 'victim', definition })).body;
       await http.post('/env-mgmt/', { name: 'OPENAI_API_KEY', value: 'sk-secret-value-123456' });
       // Runs an operator that got through would match (no worker: they stay PENDING).
@@ -125,16 +141,35 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
       assert.deepEqual(listed.body.map((r: { id: string }) => r.id).sort(), [...runIds].sort());
     });
 
-    const payloads = ['{"$ne":null}', '{"$gt":""}', '{"$where":"1"}', '{"$regex":".*"}', '[$ne]=1', '%7B%22%24ne%22%3Anull%7D'];
+    const payloads = [
+      '{"$ne":null}',
+      '{"$gt":""}',
+      '{"$where":"1"}',
+      '{"$regex":".*"}',
+      '[$ne]=1',
+      '%7B%22%24ne%22%3Anull%7D',
+    ];
 
     it('treats operators in path segments as plain ids: 404, never another document', async () => {
       const http = client(api.baseUrl);
       for (const p of payloads) {
         const seg = encodeURIComponent(p);
-        for (const route of [`/wf/${seg}/`, `/run/${seg}/`, `/run/${seg}/status/`, `/wf/pause_history/${seg}/`, `/env-mgmt/${seg}`, `/wf/${seg}/versions/`]) {
+        for (const route of [
+          `/wf/${seg}/`,
+          `/run/${seg}/`,
+          `/run/${seg}/status/`,
+          `/wf/pause_history/${seg}/`,
+          `/env-mgmt/${seg}`,
+          `/wf/${seg}/versions/`,
+        ]) {
           const res = await http.get(route);
           assert.ok([404, 422].includes(res.status), `${route} → ${res.status}`);
-          assert.ok(!res.text.includes('victim') && !res.text.includes('sk-s') && !runIds.some((id) => res.text.includes(`"${id}"`)), route);
+          assert.ok(
+            !res.text.includes('victim') &&
+              !res.text.includes('sk-s') &&
+              !runIds.some((id) => res.text.includes(`"${id}"`)),
+            route,
+          );
         }
       }
     });
@@ -146,13 +181,25 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
         assert.equal(created.status, 422);
         const env = await http.post('/env-mgmt/', { name: op, value: 'x' });
         assert.equal(env.status, 422);
-        const action = await http.post(`/wf/process_pause_action/${runIds[0]}/`, { action: 'APPROVE', user_id: op, inputs: {} });
+        const action = await http.post(`/wf/process_pause_action/${runIds[0]}/`, {
+          action: 'APPROVE',
+          user_id: op,
+          inputs: {},
+        });
         assert.equal(action.status, 422);
       }
       // An operator as a value is a string that no run has: nothing matches (an operator would match every run).
       const wfId = (await http.get(`/run/${runIds[0]}/`)).body.workflow_id;
-      assert.equal((await http.get(`/wf/${wfId}/runs/?status=%7B%22%24ne%22%3A1%7D`)).status, 422, 'status is one of the run statuses');
-      for (const q of ['run_type=%7B%22%24ne%22%3Anull%7D', 'run_type=%7B%22%24regex%22%3A%22.*%22%7D', 'run_type=%7B%22%24gt%22%3A%22%22%7D']) {
+      assert.equal(
+        (await http.get(`/wf/${wfId}/runs/?status=%7B%22%24ne%22%3A1%7D`)).status,
+        422,
+        'status is one of the run statuses',
+      );
+      for (const q of [
+        'run_type=%7B%22%24ne%22%3Anull%7D',
+        'run_type=%7B%22%24regex%22%3A%22.*%22%7D',
+        'run_type=%7B%22%24gt%22%3A%22%22%7D',
+      ]) {
         const res = await http.get(`/run/?${q}`);
         assert.ok([200, 422].includes(res.status), q);
         if (res.status === 200) assert.deepEqual(res.body, [], q);
@@ -161,7 +208,8 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
       for (const q of ['run_type[$ne]=interactive', 'status[$ne]=PENDING', 'run_type[$regex]=^nothing']) {
         const res = await http.get(`/run/?${q}`);
         assert.ok([200, 422].includes(res.status), q);
-        if (res.status === 200) assert.deepEqual(res.body.map((r: { id: string }) => r.id).sort(), [...runIds].sort(), q);
+        if (res.status === 200)
+          assert.deepEqual(res.body.map((r: { id: string }) => r.id).sort(), [...runIds].sort(), q);
       }
     });
   });

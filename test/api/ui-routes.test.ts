@@ -6,7 +6,7 @@ import { rawClient } from '../support/raw-http';
 
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
-describe('api: the routes PySpur\'s UI calls', function () {
+describe("api: the routes PySpur's UI calls", function () {
   this.timeout(60_000);
   let api: TestApi;
   let http: ReturnType<typeof client>;
@@ -21,11 +21,12 @@ describe('api: the routes PySpur\'s UI calls', function () {
     await fake?.close();
   });
 
-  it('lists six or more templates in PySpur\'s shape; instantiating one creates its workflow', async () => {
+  it("lists six or more templates in PySpur's shape; instantiating one creates its workflow", async () => {
     const list = await http.get('/templates/');
     assert.equal(list.status, 200);
     assert.ok(list.body.length >= 6);
-    for (const t of list.body) assert.deepEqual(Object.keys(t).sort(), ['description', 'features', 'file_name', 'name']);
+    for (const t of list.body)
+      assert.deepEqual(Object.keys(t).sort(), ['description', 'features', 'file_name', 'name']);
     const made = await http.post('/templates/instantiate/', list.body[0]);
     assert.equal(made.status, 200, JSON.stringify(made.body));
     assert.equal(made.body.name, list.body[0].name);
@@ -37,7 +38,7 @@ describe('api: the routes PySpur\'s UI calls', function () {
     assert.equal((await http.post('/templates/instantiate/', { name: 'x' })).status, 422);
   });
 
-  it('says Spur sends no telemetry, in PySpur\'s shape (true = disabled)', async () => {
+  it("says Spur sends no telemetry, in PySpur's shape (true = disabled)", async () => {
     const res = await http.get('/env-mgmt/anon-data/');
     assert.equal(res.status, 200);
     assert.equal(res.body, true);
@@ -52,9 +53,16 @@ describe('api: the routes PySpur\'s UI calls', function () {
   });
 
   it('lists, serves (streamed, previewable) and deletes run and test files by path', async () => {
-    const wf = (await http.post('/wf/', { name: 'files', definition: { nodes: [{ id: 'in', node_type: 'InputNode', config: {} }], links: [] } })).body;
+    const wf = (
+      await http.post('/wf/', {
+        name: 'files',
+        definition: { nodes: [{ id: 'in', node_type: 'InputNode', config: {} }], links: [] },
+      })
+    ).body;
     const other = (await http.post('/wf/', { name: 'other files' })).body;
-    const started = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { picture: `data:image/png;base64,${PNG_1PX}` } } });
+    const started = await http.post(`/wf/${wf.id}/start_run/`, {
+      initial_inputs: { in: { picture: `data:image/png;base64,${PNG_1PX}` } },
+    });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const form = new FormData();
     form.append('workflow_id', wf.id);
@@ -67,7 +75,13 @@ describe('api: the routes PySpur\'s UI calls', function () {
     otherForm.append('files', new Blob(['keep me'], { type: 'text/plain' }), 'keep.txt');
     await http.post('/wf/upload_test_files/', otherForm);
 
-    const mine = (await http.get(`/files/${wf.id}`)).body as { path: string; name: string; size: number; workflow_id: string; created: string }[];
+    const mine = (await http.get(`/files/${wf.id}`)).body as {
+      path: string;
+      name: string;
+      size: number;
+      workflow_id: string;
+      created: string;
+    }[];
     const runPath = mine.find((f) => f.path.startsWith('run_files/'))!.path;
     assert.deepEqual(mine.map((f) => f.path).sort(), [runPath, testPath].sort());
     for (const f of mine) assert.equal(f.workflow_id, wf.id);
@@ -80,10 +94,19 @@ describe('api: the routes PySpur\'s UI calls', function () {
     assert.equal(png.headers.get('content-disposition'), 'inline', 'the editor previews it in an <img>');
     const svg = await http.get(`/files/${testPath}`);
     assert.match(svg.headers.get('content-disposition') ?? '', /^attachment/);
-    assert.equal(svg.headers.get('content-security-policy'), "sandbox; frame-ancestors 'self'", 'script in a stored file never runs on this origin');
+    assert.equal(
+      svg.headers.get('content-security-policy'),
+      "sandbox; frame-ancestors 'self'",
+      'script in a stored file never runs on this origin',
+    );
 
     const raw = rawClient(api.baseUrl);
-    for (const bad of [`/files/run_files/${wf.id}/..`, `/files/etc_files/${wf.id}/x`, `/files/run_files/${wf.id}/%2e%2e%2fx`, `/files/run_files/..%2f..%2f/x`]) {
+    for (const bad of [
+      `/files/run_files/${wf.id}/..`,
+      `/files/etc_files/${wf.id}/x`,
+      `/files/run_files/${wf.id}/%2e%2e%2fx`,
+      `/files/run_files/..%2f..%2f/x`,
+    ]) {
       assert.ok([404, 422].includes((await raw.request({ method: 'GET', path: bad })).status), bad);
     }
     const name = runPath.split('/')[2]!;
@@ -100,12 +123,22 @@ describe('api: the routes PySpur\'s UI calls', function () {
     const none = await http.post('/ai/generate_schema/', { description: 'a person' });
     assert.equal(none.status, 400);
     assert.match(none.body.detail, /OPENAI_API_KEY/);
-    for (const [name, value] of [['OPENAI_API_BASE', `${fake.url}/v1`], ['OPENAI_API_KEY', 'sk-ui-test']]) {
+    for (const [name, value] of [
+      ['OPENAI_API_BASE', `${fake.url}/v1`],
+      ['OPENAI_API_KEY', 'sk-ui-test'],
+    ]) {
       assert.equal((await http.post('/env-mgmt/', { name, value })).status, 200);
     }
-    const schema = { type: 'object', properties: { name: { type: 'string', description: 'Full name' } }, required: ['name'] };
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string', description: 'Full name' } },
+      required: ['name'],
+    };
     fake.enqueue({ content: `\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`` });
-    const generated = await http.post('/ai/generate_schema/', { description: 'a person with a name', existing_schema: '{"type":"object"}' });
+    const generated = await http.post('/ai/generate_schema/', {
+      description: 'a person with a name',
+      existing_schema: '{"type":"object"}',
+    });
     assert.equal(generated.status, 200, JSON.stringify(generated.body));
     assert.deepEqual(generated.body, schema);
     const sent = fake.requests.at(-1)!;
@@ -116,7 +149,11 @@ describe('api: the routes PySpur\'s UI calls', function () {
     assert.equal((await http.post('/ai/generate_schema/', { description: 'x' })).status, 400);
 
     fake.enqueue({ content: 'You are a careful reviewer.\n\n# Instructions\n1. Read {{ input.text }}' });
-    const message = await http.post('/ai/generate_message/', { description: 'a reviewer', message_type: 'system', available_variables: ['input.text'] });
+    const message = await http.post('/ai/generate_message/', {
+      description: 'a reviewer',
+      message_type: 'system',
+      available_variables: ['input.text'],
+    });
     assert.equal(message.status, 200);
     assert.match(message.body.message, /^You are a careful reviewer/);
     assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /input\.text/);
@@ -125,6 +162,9 @@ describe('api: the routes PySpur\'s UI calls', function () {
     const refused = await http.post('/ai/generate_message/', { description: 'x', message_type: 'user' });
     assert.equal(refused.status, 502);
     assert.match(refused.body.detail, /bad key/);
-    assert.equal((await http.post('/ai/generate_message/', { description: 'x', message_type: 'assistant' })).status, 422);
+    assert.equal(
+      (await http.post('/ai/generate_message/', { description: 'x', message_type: 'assistant' })).status,
+      422,
+    );
   });
 });

@@ -16,7 +16,11 @@ describe('api: uploads stream into GridFS; what a failed request staged is delet
   /** Chunks of the files the tests meant to keep. */
   let settled = 0;
   const chunks = () => api.mongo.db!.collection('test_files.chunks').countDocuments({});
-  const stagedFiles = () => api.mongo.db!.collection('test_files.files').find({ filename: { $regex: `^${STAGING_PREFIX}` } }).toArray();
+  const stagedFiles = () =>
+    api.mongo
+      .db!.collection('test_files.files')
+      .find({ filename: { $regex: `^${STAGING_PREFIX}` } })
+      .toArray();
 
   before(async () => {
     api = await startApi({ SPUR_MAX_UPLOAD_BYTES: String(4 * 1024 * 1024) });
@@ -34,7 +38,9 @@ describe('api: uploads stream into GridFS; what a failed request staged is delet
     const [path] = answerJson(answer).n1;
     const bytes = Buffer.from(await (await fetch(`${api.baseUrl}/files/${path}`)).arrayBuffer());
     assert.equal(bytes.length, head.length + 512 * 1024);
-    assert.ok(bytes.subarray(0, head.length).every((b) => b === 7) && bytes.subarray(head.length).every((b) => b === 9));
+    assert.ok(
+      bytes.subarray(0, head.length).every((b) => b === 7) && bytes.subarray(head.length).every((b) => b === 9),
+    );
     assert.deepEqual(await stagedFiles(), [], 'the file was taken, not left staged');
     settled = await chunks();
   });
@@ -48,7 +54,11 @@ describe('api: uploads stream into GridFS; what a failed request staged is delet
   });
 
   it('leaves nothing behind when a file breaks the size limit (413)', async () => {
-    const upload = startUpload(api.baseUrl, { workflow_id: workflowId, node_id: 'n1' }, Buffer.alloc(3 * 1024 * 1024, 1));
+    const upload = startUpload(
+      api.baseUrl,
+      { workflow_id: workflowId, node_id: 'n1' },
+      Buffer.alloc(3 * 1024 * 1024, 1),
+    );
     const answer = await upload.finish(Buffer.alloc(2 * 1024 * 1024, 1));
     assert.match(answer, /^HTTP\/1\.1 413/);
     assert.deepEqual(await stagedFiles(), []);

@@ -22,7 +22,13 @@ describe('api: test files, env management, node types, OpenAPI', () => {
   describe('/wf/upload_test_files/', () => {
     it('stores files under PySpur paths, retrievable afterwards, removed with the workflow', async () => {
       const wf = (await http.post('/wf/', { name: 'With files' })).body;
-      const res = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'input_node' }, [['a.txt', 'alpha'], ['b.csv', 'x,y\n1,2']]));
+      const res = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: wf.id, node_id: 'input_node' }, [
+          ['a.txt', 'alpha'],
+          ['b.csv', 'x,y\n1,2'],
+        ]),
+      );
       assert.equal(res.status, 200);
       const paths: string[] = res.body.input_node;
       assert.equal(paths.length, 2);
@@ -40,7 +46,14 @@ describe('api: test files, env management, node types, OpenAPI', () => {
 
     it('keeps stored names inside their folder: directories and ".." are dropped; NUL is refused', async () => {
       const wf = (await http.post('/wf/', { name: 'Sneaky files' })).body;
-      const res = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['../../etc/passwd', 'x'], ['..\\..\\win.ini', 'y'], ['/abs/olute.txt', 'z']]));
+      const res = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: wf.id, node_id: 'n' }, [
+          ['../../etc/passwd', 'x'],
+          ['..\\..\\win.ini', 'y'],
+          ['/abs/olute.txt', 'z'],
+        ]),
+      );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const names = (res.body.n as string[]).map((p) => {
         assert.ok(p.startsWith(`test_files/${wf.id}/`), p);
@@ -48,61 +61,108 @@ describe('api: test files, env management, node types, OpenAPI', () => {
         return p.split('/')[2]!.replace(/^\d{8}_\d{6}_/, '');
       });
       assert.deepEqual(names, ['passwd', 'win.ini', 'olute.txt']);
-      const nul = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['nul\u0000byte.txt', 'z']]));
+      const nul = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: wf.id, node_id: 'n' }, [['nul\u0000byte.txt', 'z']]),
+      );
       assert.equal(nul.status, 400);
       assert.equal(await api.mongo.collection('test_files.files').countDocuments({ filename: { $regex: 'byte' } }), 0);
     });
 
     it('reads file names as UTF-8, as browsers send them (multer read Latin-1: rÃ©sumÃ©)', async () => {
       const wf = (await http.post('/wf/', { name: 'Unicode names' })).body;
-      const res = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['résumé 📄.txt', 'x']]));
+      const res = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: wf.id, node_id: 'n' }, [['résumé 📄.txt', 'x']]),
+      );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.match(res.body.n[0], /^test_files\/S\d+\/\d{8}_\d{6}_résumé 📄\.txt$/);
       assert.equal((await http.get(`/files/${res.body.n[0].split('/').map(encodeURIComponent).join('/')}`)).text, 'x');
     });
 
     it('answers 404 for an unknown workflow and 422 for missing parts', async () => {
-      const unknown = await http.post('/wf/upload_test_files/', form({ workflow_id: 'S404404', node_id: 'n' }, [['a.txt', 'a']]));
+      const unknown = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: 'S404404', node_id: 'n' }, [['a.txt', 'a']]),
+      );
       assert.equal(unknown.status, 404);
       assert.deepEqual(unknown.body, { detail: 'Workflow not found' });
       const noFiles = await http.post('/wf/upload_test_files/', form({ workflow_id: 'S1', node_id: 'n' }));
       assert.equal(noFiles.status, 422);
-      assert.deepEqual(noFiles.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'files']]);
+      assert.deepEqual(
+        noFiles.body.detail.map((d: { loc: unknown[] }) => d.loc),
+        [['body', 'files']],
+      );
       assert.equal(noFiles.body.detail[0].type, 'missing');
       const noIds = await http.post('/wf/upload_test_files/', form({}, [['a.txt', 'a']]));
       assert.equal(noIds.status, 422);
-      assert.deepEqual(noIds.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.')).sort(), ['body.node_id', 'body.workflow_id']);
+      assert.deepEqual(noIds.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.')).sort(), [
+        'body.node_id',
+        'body.workflow_id',
+      ]);
       const notMultipart = await http.post('/wf/upload_test_files/', { workflow_id: 'S1' });
       assert.equal(notMultipart.status, 422);
     });
 
     it('refuses files over the size or count limit with 413', async () => {
       const wf = (await http.post('/wf/', { name: 'Big files' })).body;
-      const big = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['big.bin', 'x'.repeat(5000)]]));
+      const big = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: wf.id, node_id: 'n' }, [['big.bin', 'x'.repeat(5000)]]),
+      );
       assert.equal(big.status, 413);
-      assert.match(big.body.detail, /File too large \(field 'files'\): the limit is 4 KiB per file \(SPUR_MAX_UPLOAD_BYTES\)/);
-      const many = await http.post('/wf/upload_test_files/', form({ workflow_id: wf.id, node_id: 'n' }, [['1', 'a'], ['2', 'b'], ['3', 'c'], ['4', 'd']]));
+      assert.match(
+        big.body.detail,
+        /File too large \(field 'files'\): the limit is 4 KiB per file \(SPUR_MAX_UPLOAD_BYTES\)/,
+      );
+      const many = await http.post(
+        '/wf/upload_test_files/',
+        form({ workflow_id: wf.id, node_id: 'n' }, [
+          ['1', 'a'],
+          ['2', 'b'],
+          ['3', 'c'],
+          ['4', 'd'],
+        ]),
+      );
       assert.equal(many.status, 413);
       assert.match(many.body.detail, /Too many files.*: the limit is 3 per request/);
       assert.equal(await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': wf.id }), 0);
     });
 
     it('answers a malformed multipart body with 400, not 500', async () => {
-      const res = await http.request('POST', '/wf/upload_test_files/', { raw: '--x\r\nContent-Disposition: form-data; name="workflow_id"\r\n\r\nS1' }, {
-        'content-type': 'multipart/form-data; boundary=x',
-      });
+      const res = await http.request(
+        'POST',
+        '/wf/upload_test_files/',
+        { raw: '--x\r\nContent-Disposition: form-data; name="workflow_id"\r\n\r\nS1' },
+        {
+          'content-type': 'multipart/form-data; boundary=x',
+        },
+      );
       assert.equal(res.status, 400);
       assert.match(res.body.detail, /error parsing the body/);
     });
     it('answers unnamed parts and deeply nested or huge-index field names with 400 (found by the fuzz test)', async () => {
       const wf = (await http.post('/wf/', { name: 'Nameless parts' })).body;
-      const part = (disposition: string, value = 'v') => `--x\r\nContent-Disposition: ${disposition}\r\n\r\n${value}\r\n`;
+      const part = (disposition: string, value = 'v') =>
+        `--x\r\nContent-Disposition: ${disposition}\r\n\r\n${value}\r\n`;
       // Unnamed parts, and names multer would nest deeply or turn into a 100-million-slot array.
-      const bodies = [part('form-data'), part('form-data; filename="a.txt"'), part('form-data; name="a[b][c][d][e][f][g]"'), part('form-data; name="extra[100000000]"')];
+      const bodies = [
+        part('form-data'),
+        part('form-data; filename="a.txt"'),
+        part('form-data; name="a[b][c][d][e][f][g]"'),
+        part('form-data; name="extra[100000000]"'),
+      ];
       for (const body of bodies) {
-        const res = await http.request('POST', '/wf/upload_test_files/', { raw: `${part('form-data; name="workflow_id"', wf.id)}${part('form-data; name="node_id"')}${body}--x--\r\n` }, {
-          'content-type': 'multipart/form-data; boundary=x',
-        });
+        const res = await http.request(
+          'POST',
+          '/wf/upload_test_files/',
+          {
+            raw: `${part('form-data; name="workflow_id"', wf.id)}${part('form-data; name="node_id"')}${body}--x--\r\n`,
+          },
+          {
+            'content-type': 'multipart/form-data; boundary=x',
+          },
+        );
         assert.equal(res.status, 400, `${body} → ${res.text}`);
         assert.match(res.body.detail, /^There was an error parsing the body: /);
       }
@@ -115,8 +175,16 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       const providers = await http.get('/env-mgmt/providers');
       assert.equal(providers.status, 200);
       assert.equal(providers.body.length, 22);
-      assert.deepEqual(providers.body.slice(0, 3).map((p: { id: string }) => p.id), ['openai', 'azure-openai', 'anthropic']);
-      assert.deepEqual(providers.body[1].parameters[1], { name: 'AZURE_OPENAI_ENDPOINT', description: 'Azure OpenAI Endpoint URL', required: true, type: 'text' });
+      assert.deepEqual(
+        providers.body.slice(0, 3).map((p: { id: string }) => p.id),
+        ['openai', 'azure-openai', 'anthropic'],
+      );
+      assert.deepEqual(providers.body[1].parameters[1], {
+        name: 'AZURE_OPENAI_ENDPOINT',
+        description: 'Azure OpenAI Endpoint URL',
+        required: true,
+        type: 'text',
+      });
       const names = await http.get('/env-mgmt/');
       assert.equal(names.body.length, 39);
       assert.equal(names.body[0], 'OPENAI_API_KEY');
@@ -135,12 +203,19 @@ describe('api: test files, env management, node types, OpenAPI', () => {
       const raw = await api.mongo.collection('env_vars').find().toArray();
       assert.equal(raw.length, 1);
       const stored = JSON.stringify(raw);
-      assert.ok(!stored.includes(secret) && !stored.includes('0123456789'), 'the raw document must not hold the secret');
+      assert.ok(
+        !stored.includes(secret) && !stored.includes('0123456789'),
+        'the raw document must not hold the secret',
+      );
 
       await http.post('/env-mgmt/', { name: 'DEEPSEEK_API_KEY', value: 'short' });
       assert.equal((await http.get('/env-mgmt/DEEPSEEK_API_KEY')).body.value, '*****');
       await http.post('/env-mgmt/', { name: 'AZURE_OPENAI_ENDPOINT', value: 'https://example.invalid/' });
-      assert.equal((await http.get('/env-mgmt/AZURE_OPENAI_ENDPOINT')).body.value, 'https://example.invalid/', 'text parameters are shown in clear');
+      assert.equal(
+        (await http.get('/env-mgmt/AZURE_OPENAI_ENDPOINT')).body.value,
+        'https://example.invalid/',
+        'text parameters are shown in clear',
+      );
       assert.deepEqual((await http.get('/env-mgmt/ANTHROPIC_API_KEY')).body, { name: 'ANTHROPIC_API_KEY', value: '' });
 
       const del = await http.delete('/env-mgmt/OPENAI_API_KEY');
@@ -170,8 +245,20 @@ describe('api: test files, env management, node types, OpenAPI', () => {
     it('publishes 34 node types by category with PySpur defaults', async () => {
       const res = await http.get('/node/supported_types/');
       assert.equal(res.status, 200);
-      assert.deepEqual(Object.keys(res.body), ['Input/Output', 'AI', 'Code Execution', 'Logic', 'Experimental', 'Integrations', 'Search', 'Tools']);
-      const all = Object.values(res.body).flat() as { name: string; config: { title: string; properties: Record<string, { default?: unknown }> } }[];
+      assert.deepEqual(Object.keys(res.body), [
+        'Input/Output',
+        'AI',
+        'Code Execution',
+        'Logic',
+        'Experimental',
+        'Integrations',
+        'Search',
+        'Tools',
+      ]);
+      const all = Object.values(res.body).flat() as {
+        name: string;
+        config: { title: string; properties: Record<string, { default?: unknown }> };
+      }[];
       assert.equal(all.length, 34);
       const input = all.find((e) => e.name === 'InputNode')!;
       assert.equal(input.config.title, 'Input');
@@ -205,7 +292,10 @@ describe('api: test files, env management, node types, OpenAPI', () => {
         assert.ok(res.body.paths[path], `missing ${path}`);
         assert.deepEqual(Object.keys(res.body.paths[path]).sort(), methods, path);
       }
-      assert.deepEqual(res.body.paths['/wf/{workflow_id}/versions/'].get.parameters.map((p: { name: string }) => p.name).sort(), ['page', 'page_size', 'workflow_id']);
+      assert.deepEqual(
+        res.body.paths['/wf/{workflow_id}/versions/'].get.parameters.map((p: { name: string }) => p.name).sort(),
+        ['page', 'page_size', 'workflow_id'],
+      );
       assert.ok(res.body.components.schemas.WorkflowDefinition);
     });
 

@@ -41,8 +41,14 @@ describe('api: serving the web UI at /', function () {
 
   it("routes like the export: pages, dynamic pages, assets, with the export's 404 page", async () => {
     const cases: [string, string][] = [
-      ['/', 'home'], ['/dashboard', 'dashboard'], ['/dashboard/', 'dashboard'], ['/workflows/S12', 'editor'],
-      ['/sessions/u1', 'user sessions'], ['/sessions/u1/s9', 'one session'], ['/rag/indices/new', 'new index'], ['/rag/indices/VI3', 'an index'],
+      ['/', 'home'],
+      ['/dashboard', 'dashboard'],
+      ['/dashboard/', 'dashboard'],
+      ['/workflows/S12', 'editor'],
+      ['/sessions/u1', 'user sessions'],
+      ['/sessions/u1/s9', 'one session'],
+      ['/rag/indices/new', 'new index'],
+      ['/rag/indices/VI3', 'an index'],
     ];
     for (const [p, text] of cases) {
       const res = await site.get(p);
@@ -76,7 +82,15 @@ describe('api: serving the web UI at /', function () {
 
   it('never serves a file outside the export', async () => {
     const raw = rawClient(api.baseUrl.replace(/\/api$/, ''));
-    for (const p of ['/../package.json', '/%2e%2e/package.json', '/_next/%2e%2e/%2e%2e/package.json', '/..%2fpackage.json', '/%00', '/workflows/%2e%2e%2f%2e%2e%2fpackage.json', '/%E0%A4%A']) {
+    for (const p of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/_next/%2e%2e/%2e%2e/package.json',
+      '/..%2fpackage.json',
+      '/%00',
+      '/workflows/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/%E0%A4%A',
+    ]) {
       const res = await raw.request({ method: 'GET', path: p });
       assert.ok(res.status === 404 || res.status === 400, `${p} → ${res.status}`);
       assert.doesNotMatch(res.body.toString(), /"name": "spur"/, p);
@@ -84,7 +98,10 @@ describe('api: serving the web UI at /', function () {
   });
 
   it('without the UI the api still starts and / says why; SPUR_WEB_UI=false turns it off', async () => {
-    for (const [env, why] of [[{ SPUR_WEB_UI_DIR: path.join(stack.tmpDir, 'nothing-here') }, /not installed.*scripts\/setup\.sh/s], [{ SPUR_WEB_UI: 'false' }, /turned off/]] as const) {
+    for (const [env, why] of [
+      [{ SPUR_WEB_UI_DIR: path.join(stack.tmpDir, 'nothing-here') }, /not installed.*scripts\/setup\.sh/s],
+      [{ SPUR_WEB_UI: 'false' }, /turned off/],
+    ] as const) {
       const bare = await startApi(env);
       try {
         const home = await client(bare.baseUrl.replace(/\/api$/, '')).get('/');

@@ -28,8 +28,14 @@ describe('api: /wf/ create, get, update, reset, duplicate, delete', () => {
     assert.deepEqual(res.body.definition, {
       nodes: [
         {
-          id: 'input_node', title: 'input_node', parent_id: null, node_type: 'InputNode', config: DEFAULT_INPUT_CONFIG,
-          coordinates: { x: 100, y: 100 }, dimensions: null, subworkflow: null,
+          id: 'input_node',
+          title: 'input_node',
+          parent_id: null,
+          node_type: 'InputNode',
+          config: DEFAULT_INPUT_CONFIG,
+          coordinates: { x: 100, y: 100 },
+          dimensions: null,
+          subworkflow: null,
         },
       ],
       links: [],
@@ -44,8 +50,15 @@ describe('api: /wf/ create, get, update, reset, duplicate, delete', () => {
     const chat = await http.post('/wf/', { name: 'Chat', definition: { nodes: [], links: [], spur_type: 'CHATBOT' } });
     assert.equal(chat.status, 200);
     assert.equal(chat.body.definition.spur_type, 'chatbot');
-    assert.deepEqual(chat.body.definition.nodes.map((n: { id: string }) => n.id), ['input_node', 'output_node']);
-    assert.deepEqual(Object.keys(JSON.parse(chat.body.definition.nodes[0].config.output_json_schema).properties), ['user_message', 'session_id', 'message_history']);
+    assert.deepEqual(
+      chat.body.definition.nodes.map((n: { id: string }) => n.id),
+      ['input_node', 'output_node'],
+    );
+    assert.deepEqual(Object.keys(JSON.parse(chat.body.definition.nodes[0].config.output_json_schema).properties), [
+      'user_message',
+      'session_id',
+      'message_history',
+    ]);
     const agent = await http.post('/wf/', { name: 'Agent', definition: { nodes: [], links: [], spur_type: 'agent' } });
     assert.equal(agent.body.definition.spur_type, 'workflow');
   });
@@ -99,7 +112,9 @@ describe('api: /wf/ create, get, update, reset, duplicate, delete', () => {
   it('rejects a body without name (422 missing, loc body.name, input = the body)', async () => {
     const res = await http.post('/wf/', { description: 'x' });
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body.detail, [{ type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: { description: 'x' } }]);
+    assert.deepEqual(res.body.detail, [
+      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: { description: 'x' } },
+    ]);
   });
 
   it('rejects wrong types and an unknown spur_type with pydantic-style items', async () => {
@@ -151,13 +166,20 @@ describe('api: /wf/ create, get, update, reset, duplicate, delete', () => {
   });
 
   it('resets to the single input node, keeping name and description', async () => {
-    const created = await http.post('/wf/', { name: 'Resettable', description: 'keep me', definition: { ...linearDefinition(), spur_type: 'agent' } });
+    const created = await http.post('/wf/', {
+      name: 'Resettable',
+      description: 'keep me',
+      definition: { ...linearDefinition(), spur_type: 'agent' },
+    });
     const res = await http.put(`/wf/${created.body.id}/reset/`);
     assert.equal(res.status, 200);
     assert.equal(res.body.name, 'Resettable');
     assert.equal(res.body.description, 'keep me');
     assert.equal(res.body.definition.spur_type, 'workflow');
-    assert.deepEqual(res.body.definition.nodes.map((n: { id: string }) => n.id), ['input_node']);
+    assert.deepEqual(
+      res.body.definition.nodes.map((n: { id: string }) => n.id),
+      ['input_node'],
+    );
     assert.equal((await http.put('/wf/S777777/reset/')).status, 404);
   });
 
@@ -190,10 +212,18 @@ describe('api: /wf/ create, get, update, reset, duplicate, delete', () => {
     form.append('node_id', 'input_node');
     for (let i = 0; i < 5; i++) form.append('files', new Blob([`file ${i}`]), `f${i}.txt`);
     assert.equal((await http.post('/wf/upload_test_files/', form)).status, 200);
-    const statuses = await Promise.all(Array.from({ length: 4 }, async () => (await http.delete(`/wf/${created.body.id}/`)).status));
-    assert.ok(statuses.every((s) => s === 204 || s === 404), statuses.join());
+    const statuses = await Promise.all(
+      Array.from({ length: 4 }, async () => (await http.delete(`/wf/${created.body.id}/`)).status),
+    );
+    assert.ok(
+      statuses.every((s) => s === 204 || s === 404),
+      statuses.join(),
+    );
     assert.ok(statuses.includes(204), statuses.join());
-    assert.equal(await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': created.body.id }), 0);
+    assert.equal(
+      await api.mongo.collection('test_files.files').countDocuments({ 'metadata.workflow_id': created.body.id }),
+      0,
+    );
   });
 
   it('lists output variables of leaf nodes in definition order', async () => {

@@ -18,13 +18,30 @@ describe('api: /wf/ listing, paging, odd keys and versions', () => {
     for (let i = 0; i < 7; i++) ids.push((await http.post('/wf/', { name: `Paged ${i}` })).body.id);
     // A legacy row that no longer validates (an LLM node without llm_info), written behind the api's back.
     const bad = { nodes: [{ id: 'x', node_type: 'SingleLLMCallNode' }], links: [] };
-    await api.models.Workflow.create({ _id: 'S900000', seq: 900000, name: 'Legacy', description: '', definition: JSON.stringify(bad), created_at: new Date(), updated_at: new Date() });
+    await api.models.Workflow.create({
+      _id: 'S900000',
+      seq: 900000,
+      name: 'Legacy',
+      description: '',
+      definition: JSON.stringify(bad),
+      created_at: new Date(),
+      updated_at: new Date(),
+    });
     const page1 = await http.get('/wf/?page=1&page_size=3');
     const page2 = await http.get('/wf/?page=2&page_size=3');
     const page3 = await http.get('/wf/?page=3&page_size=3');
-    assert.deepEqual(page1.body.map((w: { id: string }) => w.id), [ids[6], ids[5], ids[4]]);
-    assert.deepEqual(page2.body.map((w: { id: string }) => w.id), [ids[3], ids[2], ids[1]]);
-    assert.deepEqual(page3.body.map((w: { id: string }) => w.id), [ids[0]]);
+    assert.deepEqual(
+      page1.body.map((w: { id: string }) => w.id),
+      [ids[6], ids[5], ids[4]],
+    );
+    assert.deepEqual(
+      page2.body.map((w: { id: string }) => w.id),
+      [ids[3], ids[2], ids[1]],
+    );
+    assert.deepEqual(
+      page3.body.map((w: { id: string }) => w.id),
+      [ids[0]],
+    );
     assert.deepEqual((await http.get('/wf/?page=9&page_size=3')).body, []);
     assert.equal((await http.get('/wf/')).body.length, 7, 'default page_size is 10');
   });
@@ -57,7 +74,10 @@ describe('api: /wf/ listing, paging, odd keys and versions', () => {
     };
     const definition = {
       ...linearDefinition(),
-      nodes: [{ id: 'input_node', node_type: 'InputNode', config: odd }, { id: 'out.put$', node_type: 'OutputNode', config: { output_map: { 'k.1': 'input_node.a.b' } } }],
+      nodes: [
+        { id: 'input_node', node_type: 'InputNode', config: odd },
+        { id: 'out.put$', node_type: 'OutputNode', config: { output_map: { 'k.1': 'input_node.a.b' } } },
+      ],
       links: [{ source_id: 'input_node', target_id: 'out.put$' }],
       test_inputs: [{ id: 1, '$q.x': [[1, 2], [3]] }],
     };
@@ -73,7 +93,9 @@ describe('api: /wf/ listing, paging, odd keys and versions', () => {
   });
 
   it('gives distinct ids to concurrent creates', async () => {
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => http.post('/wf/', { name: `Concurrent ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => http.post('/wf/', { name: `Concurrent ${i}` })),
+    );
     assert.ok(results.every((r) => r.status === 200));
     const numbers = results.map((r) => Number(String(r.body.id).slice(1))).sort((a, b) => a - b);
     assert.equal(new Set(numbers).size, 25);
@@ -96,17 +118,35 @@ describe('api: /wf/ listing, paging, odd keys and versions', () => {
     const v2 = await versions.ensureVersion(await load());
     assert.equal(v2.version, 2);
     await http.put(`/wf/${id}/`, { name: 'Versioned renamed', definition: linearDefinition() });
-    assert.equal((await versions.ensureVersion(await load())).version, 1, 'back to the first definition → version 1 again');
+    assert.equal(
+      (await versions.ensureVersion(await load())).version,
+      1,
+      'back to the first definition → version 1 again',
+    );
     await http.put(`/wf/${id}/`, { name: 'Versioned', definition: { ...linearDefinition(), test_inputs: [{ q: 3 }] } });
     await versions.ensureVersion(await load());
 
     const all = await http.get(`/wf/${id}/versions/?page_size=100`);
     assert.equal(all.status, 200);
-    assert.deepEqual(all.body.map((v: { version: number }) => v.version), [3, 2, 1]);
-    assert.deepEqual(Object.keys(all.body[0]).sort(), ['created_at', 'definition', 'definition_hash', 'description', 'name', 'updated_at', 'version']);
+    assert.deepEqual(
+      all.body.map((v: { version: number }) => v.version),
+      [3, 2, 1],
+    );
+    assert.deepEqual(Object.keys(all.body[0]).sort(), [
+      'created_at',
+      'definition',
+      'definition_hash',
+      'description',
+      'name',
+      'updated_at',
+      'version',
+    ]);
     assert.match(all.body[0].definition_hash, /^[0-9a-f]{64}$/);
     assert.deepEqual(all.body[2].definition, linearDefinitionStored());
-    assert.deepEqual((await http.get(`/wf/${id}/versions/?page=2&page_size=2`)).body.map((v: { version: number }) => v.version), [1]);
+    assert.deepEqual(
+      (await http.get(`/wf/${id}/versions/?page=2&page_size=2`)).body.map((v: { version: number }) => v.version),
+      [1],
+    );
     assert.equal((await http.get('/wf/S31337/versions/')).status, 404);
     assert.equal((await http.get(`/wf/${id}/versions/?page_size=101`)).status, 422);
   });
@@ -123,10 +163,20 @@ describe('api: /wf/ listing, paging, odd keys and versions', () => {
 
 function linearDefinitionStored() {
   const node = (id: string, nodeType: string, config: Record<string, unknown>) => ({
-    id, title: id, parent_id: null, node_type: nodeType, config, coordinates: null, dimensions: null, subworkflow: null,
+    id,
+    title: id,
+    parent_id: null,
+    node_type: nodeType,
+    config,
+    coordinates: null,
+    dimensions: null,
+    subworkflow: null,
   });
   return {
-    nodes: [node('input_node', 'InputNode', { output_schema: { question: 'string' } }), node('output_node', 'OutputNode', { output_schema: { answer: 'string' }, output_map: {} })],
+    nodes: [
+      node('input_node', 'InputNode', { output_schema: { question: 'string' } }),
+      node('output_node', 'OutputNode', { output_schema: { answer: 'string' }, output_map: {} }),
+    ],
     links: [{ source_id: 'input_node', target_id: 'output_node', source_handle: null, target_handle: null }],
     test_inputs: [],
     spur_type: 'workflow',

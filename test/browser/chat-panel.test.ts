@@ -36,7 +36,10 @@ describe('browser: the chat panel keeps context', function () {
   before(async () => {
     stack = await startUiStack();
     fake = await startFakeLlmServer();
-    for (const [name, value] of [['OPENAI_API_BASE', `${fake.url}/v1`], ['OPENAI_API_KEY', 'sk-chat']]) {
+    for (const [name, value] of [
+      ['OPENAI_API_BASE', `${fake.url}/v1`],
+      ['OPENAI_API_KEY', 'sk-chat'],
+    ]) {
       assert.equal((await stack.engine.http.post('/env-mgmt/', { name, value })).status, 200);
     }
     await openDashboard(stack, true);
@@ -57,7 +60,10 @@ describe('browser: the chat panel keeps context', function () {
     // The panel sends a turn with the session it shows once its id is there; before that it would
     // use a made-up one.
     await page.getByText(/^Session ID: SN\d+$/).waitFor();
-    fake.enqueue({ content: '{"assistant_message": "Nice to meet you, Ada."}' }, { content: '{"assistant_message": "You are Ada."}' });
+    fake.enqueue(
+      { content: '{"assistant_message": "Nice to meet you, Ada."}' },
+      { content: '{"assistant_message": "You are Ada."}' },
+    );
     await send(prompt, bubble, 'Hi, my name is Ada.');
     await bubble('Nice to meet you, Ada.').waitFor({ timeout: 90_000 });
     await send(prompt, bubble, 'What is my name?');
@@ -65,7 +71,10 @@ describe('browser: the chat panel keeps context', function () {
     assert.equal(fake.requests.length, 2, 'one model call per message');
 
     const second = fake.requests.at(-1)!.body.messages as { role: string; content: string }[];
-    assert.deepEqual(second.filter((m) => m.role !== 'system').map((m) => m.content), ['Hi, my name is Ada.', 'Nice to meet you, Ada.', 'What is my name?']);
+    assert.deepEqual(
+      second.filter((m) => m.role !== 'system').map((m) => m.content),
+      ['Hi, my name is Ada.', 'Nice to meet you, Ada.', 'What is my name?'],
+    );
     assertNoProblems(stack.browser);
   });
 });

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { waitForRun } from '../support/engine';
 import { pythonExclaim } from '../support/graphs';
-import { addNode, assertNoProblems, connect, createSpur, openDashboard, placed, runFromEditor, startUiStack, type UiStack } from '../support/ui';
+import {
+  addNode,
+  assertNoProblems,
+  connect,
+  createSpur,
+  openDashboard,
+  placed,
+  runFromEditor,
+  startUiStack,
+  type UiStack,
+} from '../support/ui';
 
 describe('browser: the dashboard and the editor', function () {
   this.timeout(240_000);
@@ -12,11 +22,14 @@ describe('browser: the dashboard and the editor', function () {
   after(async () => stack?.close());
   afterEach(() => assertNoProblems(stack.browser));
 
-  it('loads the dashboard with Spur\'s templates and no failed API call', async () => {
+  it("loads the dashboard with Spur's templates and no failed API call", async () => {
     await openDashboard(stack, true);
     await stack.page.getByText('Expense approval with a human pause').waitFor();
     await stack.page.getByText('Spurs Awaiting Human Approval').waitFor();
-    assert.ok(stack.browser.blocked.every((url) => !url.startsWith(stack.origin)), 'only off-machine requests are blocked');
+    assert.ok(
+      stack.browser.blocked.every((url) => !url.startsWith(stack.origin)),
+      'only off-machine requests are blocked',
+    );
   });
 
   it('a new spur gets a node added and connected, and keeps it after a reload', async () => {
@@ -30,7 +43,11 @@ describe('browser: the dashboard and the editor', function () {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const def = (await stack.engine.http.get(`/wf/${workflowId}/`)).body.definition;
-      const saved = def.nodes.some((n: { id: string }) => n.id === addedId) && def.links.some((l: { source_id: string; target_id: string }) => l.source_id === 'input_node' && l.target_id === addedId);
+      const saved =
+        def.nodes.some((n: { id: string }) => n.id === addedId) &&
+        def.links.some(
+          (l: { source_id: string; target_id: string }) => l.source_id === 'input_node' && l.target_id === addedId,
+        );
       if (saved) break;
       assert.ok(Date.now() < deadline, `the editor never saved the node and link: ${JSON.stringify(def)}`);
       await new Promise((r) => setTimeout(r, 250));
@@ -42,7 +59,11 @@ describe('browser: the dashboard and the editor', function () {
 
   it('runs a workflow from the editor; the trace shows its outputs', async () => {
     const { page, engine } = stack;
-    const definition = { ...pythonExclaim, nodes: placed(pythonExclaim.nodes), test_inputs: [{ id: 1, x: 'from the browser' }] };
+    const definition = {
+      ...pythonExclaim,
+      nodes: placed(pythonExclaim.nodes),
+      test_inputs: [{ id: 1, x: 'from the browser' }],
+    };
     const wf = (await engine.http.post('/wf/', { name: 'Exclaim in the browser', definition })).body;
     await page.goto(`${stack.origin}/workflows/${wf.id}`);
     await page.locator('.react-flow__node[data-id="py"]').waitFor();
@@ -60,9 +81,14 @@ describe('browser: the dashboard and the editor', function () {
 
   it('opens the runs, version-history and evals pages without a failed API call', async () => {
     const { page, engine } = stack;
-    const [wf] = (await engine.http.get('/wf/?page=1&page_size=100')).body.filter((w: { name: string }) => w.name === 'Exclaim in the browser');
+    const [wf] = (await engine.http.get('/wf/?page=1&page_size=100')).body.filter(
+      (w: { name: string }) => w.name === 'Exclaim in the browser',
+    );
     await page.goto(`${stack.origin}/runs/${wf.id}`);
-    await page.locator('td', { hasText: /completed/i }).first().waitFor();
+    await page
+      .locator('td', { hasText: /completed/i })
+      .first()
+      .waitFor();
     await page.goto(`${stack.origin}/version-diff/${wf.id}`);
     await page.waitForResponse((res) => res.url().includes(`/api/wf/${wf.id}/versions/`));
     await page.goto(`${stack.origin}/evals`);

@@ -15,13 +15,24 @@ describe('browser: the human-task inbox and templates', function () {
   it('approves a paused run from the dashboard inbox, and the run completes', async () => {
     const { page, engine } = stack;
     const templates = (await engine.http.get('/templates/')).body as { file_name: string }[];
-    const wf = (await engine.http.post('/templates/instantiate/', templates.find((t) => t.file_name === 'approval-flow.json')!)).body;
-    const started = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { request: { requester: 'Grace', amount: 900, purpose: 'A new laptop' } } })).body;
+    const wf = (
+      await engine.http.post(
+        '/templates/instantiate/',
+        templates.find((t) => t.file_name === 'approval-flow.json')!,
+      )
+    ).body;
+    const started = (
+      await engine.http.post(`/wf/${wf.id}/start_run/`, {
+        initial_inputs: { request: { requester: 'Grace', amount: 900, purpose: 'A new laptop' } },
+      })
+    ).body;
     await waitForRun(engine.http, started.id, (r) => r.status === 'PAUSED', 60_000);
 
     await openDashboard(stack, false);
     // One inbox entry per paused run: the workflow's name (Spur sends it; PySpur's UI shows none), the pause message.
-    const entry = page.locator('div.justify-between', { has: page.locator('h4', { hasText: wf.name }) }).filter({ hasText: 'Approve this expense request?' });
+    const entry = page
+      .locator('div.justify-between', { has: page.locator('h4', { hasText: wf.name }) })
+      .filter({ hasText: 'Approve this expense request?' });
     await entry.waitFor();
     await entry.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByText('Workflow approved successfully').waitFor();

@@ -64,10 +64,15 @@ export async function checkCompose(envFile: string): Promise<CheckResult> {
     const bin = resolveTool('compose-check');
     // A clean environment: the shell running the tests must not change what compose resolves.
     return await new Promise<CheckResult>((resolve) => {
-      execFile(bin, [dir], { env: { PATH: process.env.PATH ?? '' }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        if (err) resolve({ ok: false, error: stderr || err.message });
-        else resolve({ ok: true, project: JSON.parse(stdout) as ComposeProject });
-      });
+      execFile(
+        bin,
+        [dir],
+        { env: { PATH: process.env.PATH ?? '' }, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          if (err) resolve({ ok: false, error: stderr || err.message });
+          else resolve({ ok: true, project: JSON.parse(stdout) as ComposeProject });
+        },
+      );
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -92,7 +97,9 @@ export async function loadProject(values: Record<string, string> = {}): Promise<
 
 /** A service's resolved environment without the variables compose leaves unset (null). */
 export function definedEnvironment(service: ComposeService | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(service?.environment ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(service?.environment ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
 }
 
 export function readEnvExample(): string {

@@ -28,7 +28,9 @@ describe('deploy: the MongoDB keyFile the mongo service writes on its first star
     mkdirSync(path.join(dir, 'configdb'));
     key = path.join(dir, 'configdb', 'keyfile');
     recorded = path.join(dir, 'entrypoint-args');
-    writeFileSync(path.join(dir, 'bin', 'docker-entrypoint.sh'), '#!/bin/sh\nprintf "%s\\n" "$@" > "$RECORDED"\n', { mode: 0o755 });
+    writeFileSync(path.join(dir, 'bin', 'docker-entrypoint.sh'), '#!/bin/sh\nprintf "%s\\n" "$@" > "$RECORDED"\n', {
+      mode: 0o755,
+    });
   });
   after(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -37,12 +39,17 @@ describe('deploy: the MongoDB keyFile the mongo service writes on its first star
   /** The compose entrypoint and command, with the keyFile path moved from the container's volume to `key`. */
   function start(command: string[]) {
     const [file, ...args] = [...(mongo.entrypoint ?? []), ...command];
-    return runCommand(file ?? 'sh', args, { env: { PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`, RECORDED: recorded } });
+    return runCommand(file ?? 'sh', args, {
+      env: { PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`, RECORDED: recorded },
+    });
   }
   const command = () => (mongo.command ?? []).map((arg) => (arg === IN_CONTAINER ? key : arg));
 
   it('writes a random key where --keyFile names it, mode 0400 and owned by uid 999, then runs the image entrypoint with the same arguments', async () => {
-    assert.ok(mongo.command?.includes(IN_CONTAINER), 'the compose command names the keyFile on the mongo-config volume');
+    assert.ok(
+      mongo.command?.includes(IN_CONTAINER),
+      'the compose command names the keyFile on the mongo-config volume',
+    );
     const first = await start(command());
     assert.equal(first.code, 0, first.output);
     const stat = statSync(key);
@@ -52,7 +59,11 @@ describe('deploy: the MongoDB keyFile the mongo service writes on its first star
     // mongod's rules: 6 to 1024 characters of the base64 set.
     assert.match(content, /^[A-Za-z0-9+/]{6,1024}={0,2}$/);
     assert.ok(content.length >= 1000, `a long random key (${content.length} characters)`);
-    assert.deepEqual(readFileSync(recorded, 'utf8').trimEnd().split('\n'), command(), 'docker-entrypoint.sh gets the command unchanged');
+    assert.deepEqual(
+      readFileSync(recorded, 'utf8').trimEnd().split('\n'),
+      command(),
+      'docker-entrypoint.sh gets the command unchanged',
+    );
   });
 
   it('keeps the key on later starts and restores its mode and owner', async () => {

@@ -26,7 +26,10 @@ function run(command: string[], env: Record<string, string>): Promise<{ code: nu
   return new Promise((resolve) => {
     const cliDir = path.dirname(resolveTool('temporal'));
     // HOME: the CLI looks for its config file there (a container always has HOME).
-    const options = { env: { PATH: `${cliDir}${path.delimiter}${process.env.PATH ?? ''}`, HOME: os.tmpdir(), ...env }, timeout: 150_000 };
+    const options = {
+      env: { PATH: `${cliDir}${path.delimiter}${process.env.PATH ?? ''}`, HOME: os.tmpdir(), ...env },
+      timeout: 150_000,
+    };
     execFile(file ?? 'sh', args, options, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, output: `${stdout}${stderr}${err?.signal ? `\n(killed by ${err.signal})` : ''}` });
@@ -48,15 +51,23 @@ describe('deploy: the temporal-setup service registers Spur’s search attribute
   it('makes a bare Temporal server ready for runs, and is safe to run again', async () => {
     temporal = await onFreePort((port) =>
       startTemporal({
-      port,
-      uiPort: null,
-      dbFile: path.join(stack.tmpDir, `bare-${Date.now()}.db`),
-      logFile: path.join(stack.tmpDir, 'temporal-bare.log'),
-    }),
+        port,
+        uiPort: null,
+        dbFile: path.join(stack.tmpDir, `bare-${Date.now()}.db`),
+        logFile: path.join(stack.tmpDir, 'temporal-bare.log'),
+      }),
     );
     api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
     const http = client(api.baseUrl);
-    const wf = (await http.post('/wf/', { name: 'setup probe', definition: { nodes: [input('src'), n('out', 'OutputNode', { output_map: { x: 'src.x' } })], links: [l('src', 'out')] } })).body;
+    const wf = (
+      await http.post('/wf/', {
+        name: 'setup probe',
+        definition: {
+          nodes: [input('src'), n('out', 'OutputNode', { output_map: { x: 'src.x' } })],
+          links: [l('src', 'out')],
+        },
+      })
+    ).body;
 
     const refused = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'before' } } });
     assert.equal(refused.status, 503, 'without the attributes Temporal refuses the start');

@@ -32,7 +32,15 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
   /** The worker container's environment as compose resolves it, its addresses moved to the harness's servers. */
   function workerEnv(overrides: Record<string, string> = {}): Record<string, string> {
     const { SPUR_MONGODB_URI, SPUR_MONGODB_DB, SPUR_TEMPORAL_ADDRESS, SPUR_TASK_QUEUE } = api.env;
-    return { ...definedEnvironment(project.services.worker), SPUR_MONGODB_URI, SPUR_MONGODB_DB, SPUR_TEMPORAL_ADDRESS, SPUR_TASK_QUEUE, SPUR_VECTOR_STORE_URI: vectors, ...overrides } as Record<string, string>;
+    return {
+      ...definedEnvironment(project.services.worker),
+      SPUR_MONGODB_URI,
+      SPUR_MONGODB_DB,
+      SPUR_TEMPORAL_ADDRESS,
+      SPUR_TASK_QUEUE,
+      SPUR_VECTOR_STORE_URI: vectors,
+      ...overrides,
+    } as Record<string, string>;
   }
   const workerCheck = () => project.services.worker?.healthcheck?.test ?? [];
   const oneLine = (output: string) => {
@@ -61,13 +69,23 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
   });
 
   it("fails the worker's health check when bubblewrap is missing from its PATH", async () => {
-    const result = await runHealthcheck(workerCheck(), workerEnv({ PATH: '/nonexistent', SPUR_PYTHON: '/usr/bin/python3' }));
+    const result = await runHealthcheck(
+      workerCheck(),
+      workerEnv({ PATH: '/nonexistent', SPUR_PYTHON: '/usr/bin/python3' }),
+    );
     assert.equal(result.code, 1, result.output);
     assert.match(oneLine(result.output), /^worker unhealthy: python_sandbox FAILED: .*bwrap is not installed/);
   });
 
   it("fails the worker's health check naming MongoDB and Temporal when they do not answer", async () => {
-    const result = await runHealthcheck(workerCheck(), workerEnv({ SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/', SPUR_MONGODB_TIMEOUT_MS: '4000', SPUR_TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const result = await runHealthcheck(
+      workerCheck(),
+      workerEnv({
+        SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/',
+        SPUR_MONGODB_TIMEOUT_MS: '4000',
+        SPUR_TEMPORAL_ADDRESS: '127.0.0.1:1',
+      }),
+    );
     assert.equal(result.code, 1, result.output);
     const line = oneLine(result.output);
     assert.match(line, /^worker unhealthy: mongodb FAILED: .*ECONNREFUSED.* \| temporal FAILED: /);
@@ -83,7 +101,10 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
   });
 
   it('the api hosting a worker (temporal/api-with-worker.ts) still reports the sandbox: it runs Python nodes', async () => {
-    const combined = await startApiProcess({ ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, SPUR_PYTHON: '/nonexistent/python3' }, 'temporal/api-with-worker.ts');
+    const combined = await startApiProcess(
+      { ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, SPUR_PYTHON: '/nonexistent/python3' },
+      'temporal/api-with-worker.ts',
+    );
     processes.push(combined);
     const res = await combined.http.get('/health/');
     assert.equal(res.status, 503);

@@ -33,7 +33,9 @@ describe("e2e: an AgentNode's message templates are rendered with the run's valu
 
   async function run(definition: unknown) {
     const wf = (await engine.http.post('/wf/', { name: `agent-${Math.random()}`, definition })).body;
-    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { name: 'Ada', topic: 'sums', task: 'add 2 and 2' } } });
+    const res = await engine.http.post(`/wf/${wf.id}/run/`, {
+      initial_inputs: { src: { name: 'Ada', topic: 'sums', task: 'add 2 and 2' } },
+    });
     const [record] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
     return { res, record };
   }
@@ -41,12 +43,17 @@ describe("e2e: an AgentNode's message templates are rendered with the run's valu
   it('sends the provider the system and user messages filled in from the run', async () => {
     fake.requests.length = 0;
     fake.enqueue({ content: JSON.stringify({ output: 'four' }) });
-    const { res } = await run(agentWorkflow('You help {{src.name}} with {{src.topic}}.', 'Task: {{ src.task }} (for {{src.name}})'));
+    const { res } = await run(
+      agentWorkflow('You help {{src.name}} with {{src.topic}}.', 'Task: {{ src.task }} (for {{src.name}})'),
+    );
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.out, { answer: 'four' });
     assert.equal(fake.requests.length, 1);
     const messages = fake.requests[0]?.body.messages as Message[];
-    assert.deepEqual(messages.map((m) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['system', 'user'],
+    );
     // The system message, then the output schema instructions the node adds.
     assert.match(text(messages[0]?.content), /^You help Ada with sums\.\n\nRespond with a single JSON object/);
     assert.equal(text(messages[1]?.content), 'Task: add 2 and 2 (for Ada)');

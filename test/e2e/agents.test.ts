@@ -11,15 +11,29 @@ const MODEL = { model: 'openai/gpt-4o', max_tokens: 200, temperature: 0.2 };
 
 /** A PythonFuncNode tool (slow for `slowNote`): Temporal records each of its executions. */
 function noteTool(agentId: string, slowNote = '') {
-  const code = ['import time', `if input_model.note == ${JSON.stringify(slowNote)}: time.sleep(6)`, 'return {"saved": input_model.note}'].join('\n');
-  return n('notes', 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 3, output_schema: { saved: 'string' } }, { title: 'add_note', parent_id: agentId });
+  const code = [
+    'import time',
+    `if input_model.note == ${JSON.stringify(slowNote)}: time.sleep(6)`,
+    'return {"saved": input_model.note}',
+  ].join('\n');
+  return n(
+    'notes',
+    'PythonFuncNode',
+    { code, timeout_seconds: 60, heartbeat_timeout_seconds: 3, output_schema: { saved: 'string' } },
+    { title: 'add_note', parent_id: agentId },
+  );
 }
 
 function agentWorkflow(slowNote = '', llmInfo: Record<string, unknown> = MODEL) {
   return {
     nodes: [
       n('src', 'InputNode', { output_schema: { task: 'string' } }),
-      n('agent', 'AgentNode', { llm_info: llmInfo, system_message: 'You keep notes.', user_message: '{{src.task}}', max_iterations: 5 }),
+      n('agent', 'AgentNode', {
+        llm_info: llmInfo,
+        system_message: 'You keep notes.',
+        user_message: '{{src.task}}',
+        max_iterations: 5,
+      }),
       noteTool('agent', slowNote),
       n('out', 'OutputNode', { output_map: { answer: 'agent.output' } }),
     ],
@@ -30,7 +44,13 @@ function agentWorkflow(slowNote = '', llmInfo: Record<string, unknown> = MODEL) 
 /** Tool results a request carries: OpenAI `tool` messages or Anthropic `tool_result` blocks. */
 const toolTurns = (req: RecordedRequest) =>
   (req.body.messages as { role: string; content: unknown }[]).reduce(
-    (count, m) => count + (m.role === 'tool' ? 1 : Array.isArray(m.content) ? m.content.filter((b: { type?: string }) => b?.type === 'tool_result').length : 0),
+    (count, m) =>
+      count +
+      (m.role === 'tool'
+        ? 1
+        : Array.isArray(m.content)
+          ? m.content.filter((b: { type?: string }) => b?.type === 'tool_result').length
+          : 0),
     0,
   );
 
@@ -60,7 +80,8 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
   });
 
   /** The tool's executions in a run, as Temporal recorded them: [state, attempt] in call order. */
-  const toolRuns = async (runId: string) => (await attemptsOf(engine.api).ofNode(runId, 'notes')).map((a) => [a.state, a.attempt]);
+  const toolRuns = async (runId: string) =>
+    (await attemptsOf(engine.api).ofNode(runId, 'notes')).map((a) => [a.state, a.attempt]);
 
   async function createWorkflow(definition: unknown) {
     const wf = await engine.http.post('/wf/', { name: `agent-${Math.random()}`, definition });
@@ -80,7 +101,11 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
       return { content: JSON.stringify({ response: `candidate ${sampled}` }) };
     });
     const id = await createWorkflow({
-      nodes: [n('src', 'InputNode', { output_schema: { q: 'string' } }), n('best', 'BestOfNNode', { llm_info: MODEL, user_message: '{{src.q}}', samples: 3 }), n('out', 'OutputNode', { output_map: { answer: 'best.response' } })],
+      nodes: [
+        n('src', 'InputNode', { output_schema: { q: 'string' } }),
+        n('best', 'BestOfNNode', { llm_info: MODEL, user_message: '{{src.q}}', samples: 3 }),
+        n('out', 'OutputNode', { output_map: { answer: 'best.response' } }),
+      ],
       links: [l('src', 'best'), l('best', 'out')],
     });
     const res = await engine.http.post(`/wf/${id}/run/`, { initial_inputs: { src: { q: 'Name a colour' } } });
@@ -91,12 +116,24 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(fake.requests.length, 6, 'three samples and three ratings');
     assert.equal(rates.length, 3);
     const sample = fake.requests.find((r) => !rates.includes(r));
-    assert.deepEqual(Object.keys(sample!.body.response_format.json_schema.schema.properties), ['response'], "samples follow the BestOfN node's output schema");
-    assert.deepEqual(rates.map((r) => JSON.parse(r.body.messages.at(-1).content).response.response).sort(), ['candidate 1', 'candidate 2', 'candidate 3']);
+    assert.deepEqual(
+      Object.keys(sample!.body.response_format.json_schema.schema.properties),
+      ['response'],
+      "samples follow the BestOfN node's output schema",
+    );
+    assert.deepEqual(rates.map((r) => JSON.parse(r.body.messages.at(-1).content).response.response).sort(), [
+      'candidate 1',
+      'candidate 2',
+      'candidate 3',
+    ]);
     const [run] = (await engine.http.get(`/wf/${id}/runs/`)).body;
     const task = run.tasks.find((t: { node_id: string }) => t.node_id === 'best');
     assert.deepEqual(task.subworkflow_output.ratings.length, 3);
-    assert.deepEqual(task.usage, { prompt_tokens: 60, completion_tokens: 60, total_tokens: 120 }, 'six calls of 10 + 10 tokens');
+    assert.deepEqual(
+      task.usage,
+      { prompt_tokens: 60, completion_tokens: 60, total_tokens: 120 },
+      'six calls of 10 + 10 tokens',
+    );
     assert.deepEqual(run.usage, task.usage);
   });
 
@@ -116,7 +153,11 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(tool.type, 'function');
     assert.equal(tool.function.name, 'add_note');
     assert.match(tool.function.description, /Python function/, 'described by its node type');
-    assert.deepEqual(tool.function.parameters, { type: 'object', properties: {}, additionalProperties: true }, 'parameters are its input (any fields), never its config (code, timeouts)');
+    assert.deepEqual(
+      tool.function.parameters,
+      { type: 'object', properties: {}, additionalProperties: true },
+      'parameters are its input (any fields), never its config (code, timeouts)',
+    );
     assert.equal(first!.body.response_format.type, 'json_schema');
     const sent = second!.body.messages.slice(-2);
     assert.equal(sent[0].role, 'assistant');
@@ -125,7 +166,14 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(third!.body.messages.at(-1).tool_call_id, 'call_2');
 
     const [run] = (await engine.http.get(`/wf/${id}/runs/`)).body;
-    assert.deepEqual(await toolRuns(run.id), [['completed', 1], ['completed', 1]], 'the tool ran once per call');
+    assert.deepEqual(
+      await toolRuns(run.id),
+      [
+        ['completed', 1],
+        ['completed', 1],
+      ],
+      'the tool ran once per call',
+    );
     const used = { prompt_tokens: 30, completion_tokens: 30, total_tokens: 60 };
     assert.deepEqual(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').usage, used);
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'src').usage, null);
@@ -148,14 +196,21 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     assert.equal(first!.body.tools[0].name, 'add_note');
     assert.equal(first!.body.tools[0].input_schema.type, 'object');
     const [assistant, results] = second!.body.messages.slice(-2);
-    assert.deepEqual(assistant.content, [{ type: 'tool_use', id: 'call_1', name: 'add_note', input: { note: 'first' } }]);
-    assert.deepEqual(results, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '{"saved":"first"}' }] });
+    assert.deepEqual(assistant.content, [
+      { type: 'tool_use', id: 'call_1', name: 'add_note', input: { note: 'first' } },
+    ]);
+    assert.deepEqual(results, {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'call_1', content: '{"saved":"first"}' }],
+    });
   });
 
   it('Agent: a worker killed (kill -9) mid-loop resumes without repeating completed model or tool calls', async () => {
     fake.respondWith(agentScript);
     const id = await createWorkflow(agentWorkflow('second'));
-    const started = await engine.http.post(`/wf/${id}/start_run/`, { initial_inputs: { src: { task: 'Save two notes' } } });
+    const started = await engine.http.post(`/wf/${id}/start_run/`, {
+      initial_inputs: { src: { task: 'Save two notes' } },
+    });
     assert.equal(started.status, 200);
     const victim = engine.worker.process.pid;
     await until('the second tool call running', async () => {
@@ -171,13 +226,18 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     const calls = await toolRuns(started.body.id);
     assert.deepEqual(calls[0], ['completed', 1], `the completed tool call did not run again: ${JSON.stringify(calls)}`);
     assert.equal(calls.length, 2, 'no tool call was scheduled anew');
-    assert.ok(calls[1]?.[0] === 'completed' && Number(calls[1]?.[1]) >= 2, `the interrupted call ran again: ${JSON.stringify(calls)}`);
+    assert.ok(
+      calls[1]?.[0] === 'completed' && Number(calls[1]?.[1]) >= 2,
+      `the interrupted call ran again: ${JSON.stringify(calls)}`,
+    );
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').outputs.output, 'two notes saved');
   });
 
   it('Agent: a HumanInterventionNode tool pauses the run until a human acts; the answer goes back to the model', async () => {
     fake.respondWith((req) =>
-      toolTurns(req) === 0 ? { toolCalls: [{ id: 'call_h', name: 'ask_human', arguments: { question: 'Ship it?' } }] } : { content: JSON.stringify({ output: 'shipped' }) },
+      toolTurns(req) === 0
+        ? { toolCalls: [{ id: 'call_h', name: 'ask_human', arguments: { question: 'Ship it?' } }] }
+        : { content: JSON.stringify({ output: 'shipped' }) },
     );
     const id = await createWorkflow({
       nodes: [
@@ -187,13 +247,23 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
       ],
       links: [l('src', 'agent')],
     });
-    const started = await engine.http.post(`/wf/${id}/start_run/`, { initial_inputs: { src: { task: 'Ship the release' } } });
+    const started = await engine.http.post(`/wf/${id}/start_run/`, {
+      initial_inputs: { src: { task: 'Ship the release' } },
+    });
     const paused = await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED', 60_000);
     assert.equal(paused.status, 'PAUSED');
     assert.equal(fake.requests.length, 1);
     const inbox = (await engine.http.get('/wf/paused_workflows/')).body as { run: { id: string } }[];
-    assert.ok(inbox.some((p) => p.run.id === started.body.id), JSON.stringify(inbox));
-    const action = await engine.http.post(`/wf/process_pause_action/${started.body.id}/`, { inputs: { answer: 'yes' }, user_id: 'lead', action: 'APPROVE', comments: null });
+    assert.ok(
+      inbox.some((p) => p.run.id === started.body.id),
+      JSON.stringify(inbox),
+    );
+    const action = await engine.http.post(`/wf/process_pause_action/${started.body.id}/`, {
+      inputs: { answer: 'yes' },
+      user_id: 'lead',
+      action: 'APPROVE',
+      comments: null,
+    });
     assert.equal(action.status, 200, JSON.stringify(action.body));
     const run = await waitForRun(engine.http, started.body.id, undefined, 60_000);
     assert.equal(run.status, 'COMPLETED', run.message);

@@ -19,7 +19,10 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
   let combined: ApiProcess;
   before(async () => {
     api = await startApi();
-    combined = await startApiProcess({ ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle }, 'temporal/api-with-worker.ts');
+    combined = await startApiProcess(
+      { ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle },
+      'temporal/api-with-worker.ts',
+    );
   });
   after(async () => {
     await combined?.process.stop();
@@ -42,23 +45,34 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     const history = await handle.fetchHistory();
     const identities = new Set<string>();
     for (const e of history.events ?? []) {
-      const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
+      const identity =
+        e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
       if (identity) identities.add(identity);
     }
     assert.deepEqual([...identities], [`${combined.process.pid}@${os.hostname()}`]);
     // Eager start: the server recorded the first workflow task as started inside the start request,
     // so the event lacks what a polling worker reports with every poll (its build id).
-    const firstTask = history.events?.find((e) => e.workflowTaskStartedEventAttributes)?.workflowTaskStartedEventAttributes;
+    const firstTask = history.events?.find(
+      (e) => e.workflowTaskStartedEventAttributes,
+    )?.workflowTaskStartedEventAttributes;
     assert.ok(firstTask, 'the run has a workflow task');
     assert.equal(firstTask.workerVersion, null, 'the first workflow task was handed over eagerly, not polled');
     const polled = history.events?.filter((e) => e.workflowTaskStartedEventAttributes).slice(1) ?? [];
-    assert.ok(polled.length > 0 && polled.every((e) => e.workflowTaskStartedEventAttributes?.workerVersion?.buildId), 'later tasks were polled');
+    assert.ok(
+      polled.length > 0 && polled.every((e) => e.workflowTaskStartedEventAttributes?.workerVersion?.buildId),
+      'later tasks were polled',
+    );
   });
 
   it('answers a blocking run once its final record is saved: the record shows the answer; a FAILED run answers too', async () => {
     const { http } = combined;
     const chain = {
-      nodes: [input(), n('s', 'StaticValueNode', { values: { k: 'v' } }), n('m', 'MergeNode'), n('out', 'OutputNode', { output_map: { k: 'm.s.k', x: 'm.in.x' } })],
+      nodes: [
+        input(),
+        n('s', 'StaticValueNode', { values: { k: 'v' } }),
+        n('m', 'MergeNode'),
+        n('out', 'OutputNode', { output_map: { k: 'm.s.k', x: 'm.in.x' } }),
+      ],
       links: [l('in', 's'), l('in', 'm'), l('s', 'm'), l('m', 'out')],
     };
     const wf = (await http.post('/wf/', { name: 'combined chain', definition: chain })).body;
@@ -71,7 +85,12 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
       assert.equal(record.status, 'COMPLETED');
       assert.deepEqual(record.outputs.out, res.body.out);
     }
-    const failing = { ...chain, nodes: chain.nodes.map((node) => (node.id === 'out' ? n('out', 'OutputNode', { output_map: { k: 'm.nothing.here' } }) : node)) };
+    const failing = {
+      ...chain,
+      nodes: chain.nodes.map((node) =>
+        node.id === 'out' ? n('out', 'OutputNode', { output_map: { k: 'm.nothing.here' } }) : node,
+      ),
+    };
     const bad = (await http.post('/wf/', { name: 'combined failing', definition: failing })).body;
     const res = await http.post(`/wf/${bad.id}/run/`, { initial_inputs: { in: { x: 'f' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -84,12 +103,22 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
   it('answers a blocking run cancelled mid-node with its outputs so far (no final save to answer from: Temporal tells)', async () => {
     const { http } = combined;
     const slow = {
-      nodes: [input(), n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(30)\nreturn {"y": 1}', output_schema: { y: 'integer' } }), n('out', 'OutputNode')],
+      nodes: [
+        input(),
+        n('py', 'PythonFuncNode', {
+          code: 'import time\ntime.sleep(30)\nreturn {"y": 1}',
+          output_schema: { y: 'integer' },
+        }),
+        n('out', 'OutputNode'),
+      ],
       links: [l('in', 'py'), l('py', 'out')],
     };
     const wf = (await http.post('/wf/', { name: 'combined cancel', definition: slow })).body;
     const answer = http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'c' } } });
-    const runId = await eventually('the run to be recorded', async () => (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body[0]?.id as string | undefined);
+    const runId = await eventually(
+      'the run to be recorded',
+      async () => (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body[0]?.id as string | undefined,
+    );
     await waitForRun(http, runId, (r) => r.status === 'RUNNING');
     assert.equal((await http.post(`/wf/cancel_workflow/${runId}/`, {})).status, 200);
     const res = await answer;
@@ -103,11 +132,19 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     const wf = (await http.post('/wf/', { name: 'combined pause', definition: gatedDefinition })).body;
     const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body;
     await waitForRun(http, started.id, (r) => r.status === 'PAUSED');
-    const res = await http.post(`/wf/process_pause_action/${started.id}/`, { action: 'APPROVE', inputs: { ok: true }, user_id: 'ana', comments: 'fine' });
+    const res = await http.post(`/wf/process_pause_action/${started.id}/`, {
+      action: 'APPROVE',
+      inputs: { ok: true },
+      user_id: 'ana',
+      comments: 'fine',
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const done = await waitForRun(http, started.id);
     assert.equal(done.status, 'COMPLETED');
-    assert.deepEqual(done.tasks.find((t: { node_id: string }) => t.node_id === 'gate').outputs, { ok: true, in: { x: 1 } });
+    assert.deepEqual(done.tasks.find((t: { node_id: string }) => t.node_id === 'gate').outputs, {
+      ok: true,
+      in: { x: 1 },
+    });
   });
 
   it('stops on SIGTERM with exit code 0', async () => {

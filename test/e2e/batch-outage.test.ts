@@ -21,7 +21,11 @@ const ROWS = 16;
 const PAST_HEARTBEAT_TIMEOUT_MS = 10_000 + 3000;
 
 const definition = {
-  nodes: [n('src', 'InputNode', { output_schema: { x: 'string', tag: 'string', log: 'string' } }), loggedSleep('py', 2, { node: 'src', field: 'x' }, 'y'), n('out', 'OutputNode', { output_map: { y: 'py.y' } })],
+  nodes: [
+    n('src', 'InputNode', { output_schema: { x: 'string', tag: 'string', log: 'string' } }),
+    loggedSleep('py', 2, { node: 'src', field: 'x' }, 'y'),
+    n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
+  ],
   links: [l('src', 'py'), l('py', 'out')],
 };
 
@@ -40,7 +44,11 @@ describe('e2e: an inline batch through a FerretDB outage', function () {
   it('keeps heartbeating while flushes fail, runs every row once, and completes when the database is back', async () => {
     const logFile = path.join(stack.tmpDir, `batch-outage-${Date.now()}.log`);
     writeFileSync(logFile, '');
-    ferret = await startFerretDb({ port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-batch-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-batch.log') });
+    ferret = await startFerretDb({
+      port: await freePort(),
+      dataDir: path.join(stack.tmpDir, `ferret-batch-${Date.now()}`),
+      logFile: path.join(stack.tmpDir, 'ferret-batch.log'),
+    });
     api = await startApi({ ...HOST_WRITING_PYTHON, SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
     worker = await startWorker(api.env);
     const http = client(api.baseUrl);
@@ -50,8 +58,14 @@ describe('e2e: an inline batch through a FerretDB outage', function () {
     fd.append('file', new Blob([csv], { type: 'text/csv' }), 'rows.csv');
     const ds = await http.post('/ds/?name=outage', fd);
     assert.equal(ds.status, 200, ds.text);
-    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.body.id, mini_batch_size: 2 })).body;
-    await waitForRun(http, parent.id, (r) => ((r as { percentage_complete?: number }).percentage_complete ?? 0) > 0, 60_000);
+    const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.body.id, mini_batch_size: 2 }))
+      .body;
+    await waitForRun(
+      http,
+      parent.id,
+      (r) => ((r as { percentage_complete?: number }).percentage_complete ?? 0) > 0,
+      60_000,
+    );
 
     ferret.handle.kill('SIGKILL');
     await ferret.handle.exited;
@@ -59,20 +73,30 @@ describe('e2e: an inline batch through a FerretDB outage', function () {
     // Event, not sleep: Temporal has a heartbeat of the same attempt from after the chunk's
     // heartbeat timeout would have run out. A chunk whose heartbeats stopped never gets there.
     const handle = api.temporal.workflow.getHandle(runWorkflowId(parent.id, api.env.SPUR_WORKFLOW_ID_PREFIX));
-    await until('a heartbeat of the first attempt, past the heartbeat timeout into the outage', async () => {
-      const pending = (await handle.describe()).raw.pendingActivities?.[0];
-      assert.ok(pending, 'the chunk is still running');
-      assert.equal(pending.attempt, 1, 'no second attempt was started');
-      const last = pending.lastHeartbeatTime?.seconds;
-      return last != null && Number(last) * 1000 >= killedAt + PAST_HEARTBEAT_TIMEOUT_MS;
-    }, 90_000);
+    await until(
+      'a heartbeat of the first attempt, past the heartbeat timeout into the outage',
+      async () => {
+        const pending = (await handle.describe()).raw.pendingActivities?.[0];
+        assert.ok(pending, 'the chunk is still running');
+        assert.equal(pending.attempt, 1, 'no second attempt was started');
+        const last = pending.lastHeartbeatTime?.seconds;
+        return last != null && Number(last) * 1000 >= killedAt + PAST_HEARTBEAT_TIMEOUT_MS;
+      },
+      90_000,
+    );
 
     ferret = await startFerretDb(ferret.options);
     const done = await waitForRun(http, parent.id, (r) => !['PENDING', 'RUNNING'].includes(r.status), 120_000);
-    const lines = (await http.get(`/of/${done.output_file_id}/download/`)).text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const lines = (await http.get(`/of/${done.output_file_id}/download/`)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     assert.equal(done.status, 'COMPLETED', `${done.message}: ${JSON.stringify(lines.filter((line) => line.error))}`);
     const starts = readExecLog(logFile).filter((e) => e.phase === 'start');
     for (let i = 0; i < ROWS; i++) assert.equal(starts.filter((e) => e.tag === `r${i}`).length, 1, `row ${i} ran once`);
-    assert.deepEqual(lines.map((line) => line.out), Array.from({ length: ROWS }, (_, i) => ({ y: `v${i}-py` })));
+    assert.deepEqual(
+      lines.map((line) => line.out),
+      Array.from({ length: ROWS }, (_, i) => ({ y: `v${i}-py` })),
+    );
   });
 });

@@ -29,7 +29,11 @@ function pythonDefinition(sleepSeconds: number) {
     'return {"y": "row-" + x, "start": start, "end": time.time()}',
   ].join('\n');
   return {
-    nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('py', 'PythonFuncNode', { code, output_schema: { y: 'string', start: 'float', end: 'float' } }), n('out', 'OutputNode', { output_map: { y: 'py.y' } })],
+    nodes: [
+      n('in', 'InputNode', { output_schema: { x: 'string' } }),
+      n('py', 'PythonFuncNode', { code, output_schema: { y: 'string', start: 'float', end: 'float' } }),
+      n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
+    ],
     links: [l('in', 'py'), l('py', 'out')],
   };
 }
@@ -45,19 +49,29 @@ async function batchUnderWay(http: Http, name: string, rows: number, sleepSecond
 
 /** in → gate (a human approves each row) → out. */
 const humanDefinition = {
-  nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('gate', 'HumanInterventionNode', { message: 'ok?' }), n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } })],
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } }),
+    n('gate', 'HumanInterventionNode', { message: 'ok?' }),
+    n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
+  ],
   links: [l('in', 'gate'), l('gate', 'out')],
 };
 
 const pureDefinition = {
-  nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('out', 'OutputNode', { output_map: { answer: 'in.x' } })],
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } }),
+    n('out', 'OutputNode', { output_map: { answer: 'in.x' } }),
+  ],
   links: [l('in', 'out')],
 };
 
 async function download(http: Http, outputFileId: string): Promise<Array<Record<string, any>>> {
   const res = await http.get(`/of/${outputFileId}/download/`);
   assert.equal(res.status, 200);
-  return res.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  return res.text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
 }
 
 /** Every run of the batch's rows, via the public list (paged, children included). */
@@ -74,7 +88,15 @@ async function rowRuns(http: Http, workflowId: string, parentRunId: string) {
 
 /** Most rows whose [start, end) intervals overlap at one instant. */
 function maxOverlap(intervals: Array<[number, number]>): number {
-  const events = intervals.flatMap(([s, e]) => [[s, 1], [e, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const events = intervals
+    .flatMap(
+      ([s, e]) =>
+        [
+          [s, 1],
+          [e, -1],
+        ] as const,
+    )
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let max = 0;
   for (const [, d] of events) max = Math.max(max, (now += d));
@@ -87,12 +109,18 @@ async function approveRows(http: Http, parentRunId: string, rows: number, window
   const deadline = Date.now() + 90_000;
   while (approved.size < rows) {
     assert.ok(Date.now() < deadline, `only ${approved.size} rows approved`);
-    const paused = (await http.get('/wf/paused_workflows/?page_size=100')).body.filter((p: any) => p.run.parent_run_id === parentRunId);
+    const paused = (await http.get('/wf/paused_workflows/?page_size=100')).body.filter(
+      (p: any) => p.run.parent_run_id === parentRunId,
+    );
     assert.ok(paused.length <= window, `${paused.length} rows paused at once`);
     const status = (await http.get(`/run/${parentRunId}/status/`)).body;
     if (paused.length > 0) assert.equal(status.status, 'RUNNING', 'the parent waits for its paused rows');
     for (const p of paused) {
-      const res = await http.post(`/wf/process_pause_action/${p.run.id}/`, { action: 'APPROVE', user_id: 'tester', inputs: {} });
+      const res = await http.post(`/wf/process_pause_action/${p.run.id}/`, {
+        action: 'APPROVE',
+        user_id: 'tester',
+        inputs: {},
+      });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       approved.add(p.run.id);
     }
@@ -119,16 +147,31 @@ describe('e2e: batch runs over datasets', function () {
     assert.deepEqual([unknownWf.status, unknownWf.body], [404, { detail: 'Workflow not found' }]);
     const unknownDs = await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: 'DS999999' });
     assert.deepEqual([unknownDs.status, unknownDs.body], [404, { detail: 'Dataset not found' }]);
-    const wantsY = (await http.post('/wf/', { name: 'batch wants y', definition: { ...pureDefinition, nodes: [n('in', 'InputNode', { output_schema: { y: 'string' } }), pureDefinition.nodes[1]] } })).body;
+    const wantsY = (
+      await http.post('/wf/', {
+        name: 'batch wants y',
+        definition: {
+          ...pureDefinition,
+          nodes: [n('in', 'InputNode', { output_schema: { y: 'string' } }), pureDefinition.nodes[1]],
+        },
+      })
+    ).body;
     const missing = await http.post(`/wf/${wantsY.id}/start_batch_run/`, { dataset_id: ds.id });
-    assert.deepEqual([missing.status, missing.body], [400, { detail: "Input field 'y' in input schema not found in the dataset" }]);
+    assert.deepEqual(
+      [missing.status, missing.body],
+      [400, { detail: "Input field 'y' in input schema not found in the dataset" }],
+    );
     const zero = await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 0 });
     assert.equal(zero.status, 422);
     assert.deepEqual(zero.body.detail[0].loc, ['body', 'mini_batch_size']);
     const noDataset = await http.post(`/wf/${wf.id}/start_batch_run/`, { mini_batch_size: 2 });
     assert.equal(noDataset.status, 422);
 
-    assert.equal((await http.get('/run/?page_size=100')).body.length, before, 'no run was created by a refused request');
+    assert.equal(
+      (await http.get('/run/?page_size=100')).body.length,
+      before,
+      'no run was created by a refused request',
+    );
   });
 
   it('runs 200 rows 7 at a time: progress while running, one child run per row, JSONL lines in dataset order', async () => {
@@ -147,13 +190,21 @@ describe('e2e: batch runs over datasets', function () {
 
     // Progress is visible while the rows run.
     const seen = new Set<number>();
-    const done = await waitForRun(http, parent.id, (r: any) => {
-      seen.add(r.percentage_complete);
-      return isFinal(r);
-    }, 150_000);
+    const done = await waitForRun(
+      http,
+      parent.id,
+      (r: any) => {
+        seen.add(r.percentage_complete);
+        return isFinal(r);
+      },
+      150_000,
+    );
     assert.equal(done.status, 'COMPLETED', done.message);
     assert.equal(done.percentage_complete, 100);
-    assert.ok([...seen].some((p) => p > 0 && p < 100), `no intermediate progress among ${[...seen].join(', ')}`);
+    assert.ok(
+      [...seen].some((p) => p > 0 && p < 100),
+      `no intermediate progress among ${[...seen].join(', ')}`,
+    );
 
     const lines = await download(http, parent.output_file_id);
     assert.equal(lines.length, 200);
@@ -171,11 +222,21 @@ describe('e2e: batch runs over datasets', function () {
     assert.equal(third.input_dataset_id, ds.id);
     assert.deepEqual(third.initial_inputs, { in: { x: '2' } });
     assert.deepEqual(third.outputs.out, { y: 'row-2' });
-    assert.deepEqual(third.tasks.map((t: any) => [t.node_id, t.status]), [['in', 'COMPLETED'], ['py', 'COMPLETED'], ['out', 'COMPLETED']]);
+    assert.deepEqual(
+      third.tasks.map((t: any) => [t.node_id, t.status]),
+      [
+        ['in', 'COMPLETED'],
+        ['py', 'COMPLETED'],
+        ['out', 'COMPLETED'],
+      ],
+    );
     assert.equal(new Set(third.tasks.map((t: any) => t.id)).size, 3);
     // A row's record leaves out the fields it has no value for: they answer null, as any run's do.
     assert.deepEqual(Object.keys(third).sort(), Object.keys(parent).sort());
-    assert.deepEqual([third.output_file_id, third.message, third.rerun_of, third.rerun_from_node_id, third.parent_run_id], [null, null, null, null, parent.id]);
+    assert.deepEqual(
+      [third.output_file_id, third.message, third.rerun_of, third.rerun_from_node_id, third.parent_run_id],
+      [null, null, null, null, parent.id],
+    );
     assert.equal(third.workflow_version_id, parent.workflow_version_id);
 
     // Only the parent lists by default; the dataset knows its runs, newest first.
@@ -183,7 +244,8 @@ describe('e2e: batch runs over datasets', function () {
     assert.ok(parents.some((r: any) => r.id === parent.id));
     assert.ok(parents.every((r: any) => r.parent_run_id === null));
     const dsRuns = [];
-    for (let page = 1; page <= 3; page++) dsRuns.push(...(await http.get(`/ds/${ds.id}/list_runs/?page=${page}&page_size=100`)).body);
+    for (let page = 1; page <= 3; page++)
+      dsRuns.push(...(await http.get(`/ds/${ds.id}/list_runs/?page=${page}&page_size=100`)).body);
     assert.equal(dsRuns.length, 201);
     assert.equal(new Set(dsRuns.map((r: any) => r.id)).size, 201);
     assert.ok(dsRuns.some((r: any) => r.id === parent.id));
@@ -196,7 +258,11 @@ describe('e2e: batch runs over datasets', function () {
     const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 3 })).body;
     const done = await waitForRun(http, parent.id, isFinal, 60_000);
     assert.equal(done.status, 'FAILED');
-    assert.equal(done.message, '11 rows completed, 1 failed', JSON.stringify((await http.get(`/run/${parent.id}-1/`)).body));
+    assert.equal(
+      done.message,
+      '11 rows completed, 1 failed',
+      JSON.stringify((await http.get(`/run/${parent.id}-1/`)).body),
+    );
     assert.equal(done.percentage_complete, 100);
     const lines = await download(http, parent.output_file_id);
     assert.equal(lines.length, 12);
@@ -217,7 +283,10 @@ describe('e2e: batch runs over datasets', function () {
     const done = await waitForRun(http, parent.id, isFinal, 120_000);
     assert.equal(done.status, 'COMPLETED', done.message);
     const lines = await download(http, parent.output_file_id);
-    assert.deepEqual(lines.map((line) => line.out.answer), Array.from({ length: 1500 }, (_, i) => String(i)));
+    assert.deepEqual(
+      lines.map((line) => line.out.answer),
+      Array.from({ length: 1500 }, (_, i) => String(i)),
+    );
   });
 
   it('cancel mid-batch stops the rows: parent CANCELED, no row left open, no new rows after', async () => {
@@ -229,13 +298,18 @@ describe('e2e: batch runs over datasets', function () {
     assert.equal(done.status, 'CANCELED');
     const children = await rowRuns(http, wf.id, parent.id);
     assert.ok(children.length < 60, `${children.length} rows ran`);
-    assert.ok(children.every((c) => isFinal(c as { status: string })), 'every row run ended');
+    assert.ok(
+      children.every((c) => isFinal(c as { status: string })),
+      'every row run ended',
+    );
     const lines = await download(http, parent.output_file_id);
     assert.ok(lines.length < 60);
     lines.forEach((line, i) => assert.deepEqual(line.out, { y: `row-${i}` }));
     // The batch's workflow waits for its chunk's cancel to complete before it closes: once closed,
     // nothing can start a row any more, so the count is final now.
-    const workflow = engine.api.temporal.workflow.getHandle(runWorkflowId(parent.id, engine.api.config.temporal.workflowIdPrefix));
+    const workflow = engine.api.temporal.workflow.getHandle(
+      runWorkflowId(parent.id, engine.api.config.temporal.workflowIdPrefix),
+    );
     await until('the batch workflow to close', async () => (await workflow.describe()).status.name !== 'RUNNING');
     assert.equal((await rowRuns(http, wf.id, parent.id)).length, children.length, 'no row started after the cancel');
   });
@@ -252,7 +326,10 @@ describe('e2e: batch runs over datasets', function () {
     const done = await waitForRun(http, parent.id, isFinal, 120_000);
     assert.equal(done.status, 'COMPLETED', done.message);
     const lines = await download(http, parent.output_file_id);
-    assert.deepEqual(lines.map((line) => line.out.y), Array.from({ length: 120 }, (_, i) => `row-${i}`));
+    assert.deepEqual(
+      lines.map((line) => line.out.y),
+      Array.from({ length: 120 }, (_, i) => `row-${i}`),
+    );
     const children = await rowRuns(http, wf.id, parent.id);
     assert.equal(new Set(children.map((c) => c.id)).size, 120);
     assert.ok(children.every((c) => c.status === 'COMPLETED'));
@@ -268,7 +345,10 @@ describe('e2e: batch runs over datasets', function () {
     const done = await waitForRun(http, parent.id, isFinal, 60_000);
     const lines = await download(http, parent.output_file_id);
     assert.equal(done.status, 'COMPLETED', JSON.stringify(lines));
-    assert.deepEqual(lines.map((line) => line.out.x), ['0', '1', '2', '3', '4']);
+    assert.deepEqual(
+      lines.map((line) => line.out.x),
+      ['0', '1', '2', '3', '4'],
+    );
   });
 
   it('an output file deleted while the batch runs fails the batch with a message, instead of retrying forever', async () => {
@@ -309,11 +389,16 @@ describe('e2e: batch runs that continue as new', function () {
     const { http } = engine;
     // Row 700's x has no `deep`: its OutputNode fails, the others pass x.deep on.
     const definition = {
-      nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('out', 'OutputNode', { output_map: { deep: 'in.x.deep' } })],
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('out', 'OutputNode', { output_map: { deep: 'in.x.deep' } }),
+      ],
       links: [l('in', 'out')],
     };
     const wf = (await http.post('/wf/', { name: 'batch continued', definition })).body;
-    const jsonl = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ x: i === 700 ? 'flat' : { deep: i } })).join('\n');
+    const jsonl = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ x: i === 700 ? 'flat' : { deep: i } })).join(
+      '\n',
+    );
     const fd = new FormData();
     fd.append('file', new Blob([jsonl]), 'continued.jsonl');
     const ds = (await http.post('/ds/?name=batch-continued', fd)).body;
@@ -323,7 +408,9 @@ describe('e2e: batch runs that continue as new', function () {
     assert.equal(done.message, '1199 rows completed, 1 failed');
     const lines = await download(http, parent.output_file_id);
     assert.equal(lines.length, 1200);
-    lines.forEach((line, i) => (i === 700 ? assert.match(line.error, /in\.x\.deep/) : assert.deepEqual(line.out, { deep: i }, `line ${i}`)));
+    lines.forEach((line, i) =>
+      i === 700 ? assert.match(line.error, /in\.x\.deep/) : assert.deepEqual(line.out, { deep: i }, `line ${i}`),
+    );
   });
 
   it('child mode: rows that pause, across continue-as-new, all recorded once and in order', async () => {
@@ -335,7 +422,10 @@ describe('e2e: batch runs that continue as new', function () {
     const done = await waitForRun(http, parent.id, isFinal, 60_000);
     assert.equal(done.status, 'COMPLETED', done.message);
     const lines = await download(http, parent.output_file_id);
-    assert.deepEqual(lines.map((line) => line.out.x), ['0', '1', '2', '3', '4', '5']);
+    assert.deepEqual(
+      lines.map((line) => line.out.x),
+      ['0', '1', '2', '3', '4', '5'],
+    );
     assert.equal((await rowRuns(http, wf.id, parent.id)).length, 6);
   });
 });
@@ -358,11 +448,18 @@ describe('e2e: batch rows as child workflows (SPUR_BATCH_ROW_MODE=child)', funct
     assert.equal(done.message, '8 rows completed, 1 failed');
     const lines = await download(http, parent.output_file_id);
     assert.equal(lines.length, 9);
-    lines.forEach((line, i) => (i === 2 ? assert.equal(line.run_id, `${parent.id}-3`) : assert.deepEqual(line.out, { y: `row-${i}` }, `line ${i}`)));
+    lines.forEach((line, i) =>
+      i === 2
+        ? assert.equal(line.run_id, `${parent.id}-3`)
+        : assert.deepEqual(line.out, { y: `row-${i}` }, `line ${i}`),
+    );
     const row = (await http.get(`/run/${parent.id}-4/`)).body;
     assert.equal(row.status, 'COMPLETED');
     assert.equal(row.parent_run_id, parent.id);
-    assert.deepEqual(row.tasks.map((t: any) => t.status), ['COMPLETED', 'COMPLETED', 'COMPLETED']);
+    assert.deepEqual(
+      row.tasks.map((t: any) => t.status),
+      ['COMPLETED', 'COMPLETED', 'COMPLETED'],
+    );
   });
 
   it('cancel reaches the row workflows in flight: they end CANCELED, no row is left open', async () => {
@@ -387,8 +484,14 @@ describe('e2e: batch rows as child workflows (SPUR_BATCH_ROW_MODE=child)', funct
       rows = await rowRuns(http, wf.id, parent.id);
     }
     const statuses = JSON.stringify(rows.map((r) => [r.id, r.status]));
-    assert.ok(rows.some((r) => r.status === 'CANCELED'), statuses);
-    assert.ok(rows.every((r) => isFinal(r as { status: string })), statuses);
+    assert.ok(
+      rows.some((r) => r.status === 'CANCELED'),
+      statuses,
+    );
+    assert.ok(
+      rows.every((r) => isFinal(r as { status: string })),
+      statuses,
+    );
     assert.ok(rows.length < 20, `rows never started are not runs: ${statuses}`);
   });
 });

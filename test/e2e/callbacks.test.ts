@@ -11,7 +11,14 @@ const SECRET = 'receiver-shared-secret-7f3a';
 
 const pure = { nodes: [input(), n('out', 'OutputNode', { output_map: { answer: 'in.x' } })], links: [l('in', 'out')] };
 /** in → gate (a human) → out. */
-const gated = { nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check it' }), n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } })], links: [l('in', 'gate'), l('gate', 'out')] };
+const gated = {
+  nodes: [
+    input(),
+    n('gate', 'HumanInterventionNode', { message: 'Check it' }),
+    n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
+  ],
+  links: [l('in', 'gate'), l('gate', 'out')],
+};
 
 /** Every byte string in a Temporal history, decoded: payloads are where inputs and results live. */
 function historyText(value: unknown, out: string[] = []): string[] {
@@ -28,7 +35,11 @@ describe('e2e: run callbacks', function () {
   before(async () => {
     receiver = await startCallbackReceiver();
     // The receiver is on loopback: this installation allows it. Retries are quick here (0.2 s, doubling to 1 s).
-    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '1' });
+    engine = await startEngine({
+      SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
+      SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2',
+      SPUR_CALLBACK_RETRY_MAX_SECONDS: '1',
+    });
   });
   after(async () => {
     await engine?.close();
@@ -57,7 +68,10 @@ describe('e2e: run callbacks', function () {
   it('posts the final event, signed, with the run as GET /run/{id}/ shows it; the route lists the delivery', async () => {
     const wf = await workflow(pure);
     const path = '/hooks/final';
-    const res = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'hello' } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } });
+    const res = await engine.http.post(`/wf/${wf}/start_run/`, {
+      initial_inputs: { in: { x: 'hello' } },
+      callback: { url: `${receiver.url}${path}`, secret: SECRET },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal('callback' in res.body, false, 'the run body does not show its callback');
     const runId = res.body.id as string;
@@ -74,28 +88,45 @@ describe('e2e: run callbacks', function () {
     assert.deepEqual(hit.body.run, run);
 
     const listed = await deliveries(runId, (d) => d.deliveries[0]?.status === 'delivered');
-    assert.deepEqual(listed.callback, { url: `${receiver.url}${path}`, events: ['run.completed', 'run.failed', 'run.canceled'] });
+    assert.deepEqual(listed.callback, {
+      url: `${receiver.url}${path}`,
+      events: ['run.completed', 'run.failed', 'run.canceled'],
+    });
     assert.equal(JSON.stringify(listed).includes(SECRET), false, 'the secret is never shown');
     assert.equal(listed.deliveries.length, 1);
     const [delivery] = listed.deliveries;
     assert.equal(delivery.id, `${runId}:run.completed:1`);
     assert.equal(delivery.event, 'run.completed');
-    assert.deepEqual(delivery.attempts.map((a: any) => [a.attempt, a.status_code, a.error]), [[1, 200, null]]);
+    assert.deepEqual(
+      delivery.attempts.map((a: any) => [a.attempt, a.status_code, a.error]),
+      [[1, 200, null]],
+    );
     assert.ok(!Number.isNaN(Date.parse(delivery.attempts[0].time)));
   });
 
   it('keeps the secret out of Temporal: sealed on the run record, absent from the run and delivery histories', async () => {
     const wf = await workflow(pure);
     const path = '/hooks/secret';
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    const runId = (
+      await engine.http.post(`/wf/${wf}/start_run/`, {
+        initial_inputs: { in: { x: 1 } },
+        callback: { url: `${receiver.url}${path}`, secret: SECRET },
+      })
+    ).body.id as string;
     await receiver.waitFor(path, 1);
     const stored = await engine.api.models.Run.findById(runId).lean<any>();
     assert.ok(stored.callback.secret && !stored.callback.secret.includes(SECRET), 'stored sealed');
-    const runHistory = historyText(await engine.api.temporal.workflow.getHandle(runWf(runId)).fetchHistory()).join('\n');
+    const runHistory = historyText(await engine.api.temporal.workflow.getHandle(runWf(runId)).fetchHistory()).join(
+      '\n',
+    );
     assert.ok(runHistory.includes(runId) && runHistory.includes('run.completed'), 'the decoded history is searched');
     assert.equal(runHistory.includes(SECRET), false);
     assert.equal(runHistory.includes(path), false, 'not even the url is in the run history');
-    const deliveryHistory = historyText(await engine.api.temporal.workflow.getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`)).fetchHistory()).join('\n');
+    const deliveryHistory = historyText(
+      await engine.api.temporal.workflow
+        .getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`))
+        .fetchHistory(),
+    ).join('\n');
     assert.ok(deliveryHistory.includes(runId));
     assert.equal(deliveryHistory.includes(SECRET), false);
   });
@@ -104,7 +135,10 @@ describe('e2e: run callbacks', function () {
     const wf = await workflow(pure);
     const path = '/hooks/flaky';
     receiver.script(path, 500, 500);
-    const res = await engine.http.post(`/wf/${wf}/run/`, { initial_inputs: { in: { x: 'b' } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } });
+    const res = await engine.http.post(`/wf/${wf}/run/`, {
+      initial_inputs: { in: { x: 'b' } },
+      callback: { url: `${receiver.url}${path}`, secret: SECRET },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const hits = await receiver.waitFor(path, 3);
     const runId = String(hits[0]?.body.run.id);
@@ -114,7 +148,14 @@ describe('e2e: run callbacks', function () {
       assert.equal(hit.body.run.status, 'COMPLETED');
     }
     const listed = await deliveries(runId, (d) => d.deliveries[0]?.status === 'delivered');
-    assert.deepEqual(listed.deliveries[0].attempts.map((a: any) => [a.attempt, a.status_code]), [[1, 500], [2, 500], [3, 200]]);
+    assert.deepEqual(
+      listed.deliveries[0].attempts.map((a: any) => [a.attempt, a.status_code]),
+      [
+        [1, 500],
+        [2, 500],
+        [3, 200],
+      ],
+    );
     const times = listed.deliveries[0].attempts.map((a: any) => Date.parse(a.time));
     assert.ok(times[0] <= times[1] && times[1] <= times[2], 'attempts in order');
   });
@@ -123,11 +164,19 @@ describe('e2e: run callbacks', function () {
     const wf = await workflow(pure);
     const path = '/hooks/dropping';
     receiver.script(path, DROP, 429);
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    const runId = (
+      await engine.http.post(`/wf/${wf}/start_run/`, {
+        initial_inputs: { in: { x: 1 } },
+        callback: { url: `${receiver.url}${path}`, secret: SECRET },
+      })
+    ).body.id as string;
     await receiver.waitFor(path, 3);
     const listed = await deliveries(runId, (d) => d.deliveries[0]?.status === 'delivered');
     const attempts = listed.deliveries[0].attempts;
-    assert.deepEqual(attempts.map((a: any) => a.status_code), [null, 429, 200]);
+    assert.deepEqual(
+      attempts.map((a: any) => a.status_code),
+      [null, 429, 200],
+    );
     assert.ok(attempts[0].error, 'the network error is recorded');
   });
 
@@ -135,14 +184,24 @@ describe('e2e: run callbacks', function () {
     const wf = await workflow(pure);
     const path = '/hooks/refusing';
     receiver.script(path, 400, 400, 400);
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    const runId = (
+      await engine.http.post(`/wf/${wf}/start_run/`, {
+        initial_inputs: { in: { x: 1 } },
+        callback: { url: `${receiver.url}${path}`, secret: SECRET },
+      })
+    ).body.id as string;
     await receiver.waitFor(path, 1);
     // The delivery's workflow has ended: no attempt can follow.
-    const outcome = await engine.api.temporal.workflow.getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`)).result();
+    const outcome = await engine.api.temporal.workflow
+      .getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`))
+      .result();
     assert.equal(outcome, 'failed');
     assert.equal(receiver.received.filter((r) => r.path === path).length, 1);
     const listed = await deliveries(runId, (d) => d.deliveries[0]?.status === 'failed');
-    assert.deepEqual(listed.deliveries[0].attempts.map((a: any) => a.status_code), [400]);
+    assert.deepEqual(
+      listed.deliveries[0].attempts.map((a: any) => a.status_code),
+      [400],
+    );
     assert.match(listed.deliveries[0].reason, /400/);
     assert.equal((await engine.http.get(`/run/${runId}/`)).body.status, 'COMPLETED', 'the run is not affected');
   });
@@ -150,23 +209,40 @@ describe('e2e: run callbacks', function () {
   it('announces a human pause (run.paused) and then the end; a cancelled run gets run.canceled', async () => {
     const wf = await workflow(gated);
     const path = '/hooks/pause';
-    const callback = { url: `${receiver.url}${path}`, secret: SECRET, events: ['run.paused', 'run.completed', 'run.canceled'] };
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 5 } }, callback })).body.id as string;
+    const callback = {
+      url: `${receiver.url}${path}`,
+      secret: SECRET,
+      events: ['run.paused', 'run.completed', 'run.canceled'],
+    };
+    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 5 } }, callback })).body
+      .id as string;
     const [paused] = await receiver.waitFor(path, 1);
     assert.ok(paused && validSignature(SECRET, paused));
     assert.equal(paused.body.event, 'run.paused');
     assert.equal(paused.headers['x-spur-event-id'], `${runId}:run.paused:gate:1`);
     assert.equal(paused.body.run.status, 'PAUSED');
     assert.equal(paused.body.run.tasks.find((t: any) => t.node_id === 'gate').status, 'PAUSED');
-    const act = await engine.http.post(`/wf/process_pause_action/${runId}/`, { action: 'APPROVE', user_id: 'alice', inputs: {} });
+    const act = await engine.http.post(`/wf/process_pause_action/${runId}/`, {
+      action: 'APPROVE',
+      user_id: 'alice',
+      inputs: {},
+    });
     assert.equal(act.status, 200, JSON.stringify(act.body));
     const [, completed] = await receiver.waitFor(path, 2);
     assert.equal(completed?.body.event, 'run.completed');
     assert.equal(completed?.body.run.status, 'COMPLETED');
-    const listed = await deliveries(runId, (d) => d.deliveries.length === 2 && d.deliveries.every((x: any) => x.status === 'delivered'));
+    const listed = await deliveries(
+      runId,
+      (d) => d.deliveries.length === 2 && d.deliveries.every((x: any) => x.status === 'delivered'),
+    );
     assert.deepEqual(listed.deliveries.map((d: any) => d.event).sort(), ['run.completed', 'run.paused']);
 
-    const other = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 6 } }, callback: { ...callback, url: `${receiver.url}${path}/2` } })).body.id as string;
+    const other = (
+      await engine.http.post(`/wf/${wf}/start_run/`, {
+        initial_inputs: { in: { x: 6 } },
+        callback: { ...callback, url: `${receiver.url}${path}/2` },
+      })
+    ).body.id as string;
     await receiver.waitFor(`${path}/2`, 1);
     assert.equal((await engine.http.post(`/wf/cancel_workflow/${other}/`)).status, 200);
     const [, canceled] = await receiver.waitFor(`${path}/2`, 2);
@@ -181,7 +257,10 @@ describe('e2e: run callbacks', function () {
     const ds = await engine.http.post('/ds/?name=cb-rows', fd);
     assert.equal(ds.status, 200, JSON.stringify(ds.body));
     const path = '/hooks/batch';
-    const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds.body.id, callback: { url: `${receiver.url}${path}`, secret: SECRET } });
+    const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, {
+      dataset_id: ds.body.id,
+      callback: { url: `${receiver.url}${path}`, secret: SECRET },
+    });
     assert.equal(parent.status, 200, JSON.stringify(parent.body));
     const [hit] = await receiver.waitFor(path, 1);
     assert.ok(hit && validSignature(SECRET, hit));
@@ -194,23 +273,39 @@ describe('e2e: run callbacks', function () {
   it('the deliveries route answers 404 for an unknown run and an empty list for a run without callback', async () => {
     assert.equal((await engine.http.get('/run/R999999/callbacks/')).status, 404);
     const wf = await workflow(pure);
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body.id as string;
+    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body
+      .id as string;
     await waitForRun(engine.http, runId);
-    assert.deepEqual((await engine.http.get(`/run/${runId}/callbacks/`)).body, { run_id: runId, callback: null, deliveries: [] });
+    assert.deepEqual((await engine.http.get(`/run/${runId}/callbacks/`)).body, {
+      run_id: runId,
+      callback: null,
+      deliveries: [],
+    });
   });
 
   it('lists a delivery whose first attempt is still under way as pending, with no attempts yet', async () => {
     const wf = await workflow(pure);
     const path = '/hooks/held';
     const release = receiver.hold(path);
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    const runId = (
+      await engine.http.post(`/wf/${wf}/start_run/`, {
+        initial_inputs: { in: { x: 1 } },
+        callback: { url: `${receiver.url}${path}`, secret: SECRET },
+      })
+    ).body.id as string;
     await receiver.waitFor(path, 1); // the POST arrived and waits for its answer
     const during = await engine.http.get(`/run/${runId}/callbacks/`);
     release();
     assert.equal(during.status, 200, JSON.stringify(during.body));
-    assert.deepEqual(during.body.deliveries.map((d: any) => [d.id, d.status, d.reason, d.attempts]), [[`${runId}:run.completed:1`, 'pending', null, []]]);
+    assert.deepEqual(
+      during.body.deliveries.map((d: any) => [d.id, d.status, d.reason, d.attempts]),
+      [[`${runId}:run.completed:1`, 'pending', null, []]],
+    );
     const after = await deliveries(runId, (d) => d.deliveries[0]?.status === 'delivered');
-    assert.deepEqual(after.deliveries[0].attempts.map((a: any) => [a.attempt, a.status_code]), [[1, 200]]);
+    assert.deepEqual(
+      after.deliveries[0].attempts.map((a: any) => [a.attempt, a.status_code]),
+      [[1, 200]],
+    );
   });
 });
 
@@ -221,7 +316,12 @@ describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', fu
   before(async () => {
     receiver = await startCallbackReceiver();
     // 0.001 h: about 3.6 s of retries, then the delivery is given up.
-    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true', SPUR_CALLBACK_RETRY_HOURS: '0.001', SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2', SPUR_CALLBACK_RETRY_MAX_SECONDS: '0.5' });
+    engine = await startEngine({
+      SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
+      SPUR_CALLBACK_RETRY_HOURS: '0.001',
+      SPUR_CALLBACK_RETRY_FIRST_SECONDS: '0.2',
+      SPUR_CALLBACK_RETRY_MAX_SECONDS: '0.5',
+    });
   });
   after(async () => {
     await engine?.close();
@@ -232,9 +332,16 @@ describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', fu
     const wf = (await engine.http.post('/wf/', { name: 'cb-give-up', definition: pure })).body.id as string;
     const path = '/hooks/down';
     receiver.script(path, ...Array.from({ length: 1000 }, () => 503));
-    const runId = (await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: `${receiver.url}${path}`, secret: SECRET } })).body.id as string;
+    const runId = (
+      await engine.http.post(`/wf/${wf}/start_run/`, {
+        initial_inputs: { in: { x: 1 } },
+        callback: { url: `${receiver.url}${path}`, secret: SECRET },
+      })
+    ).body.id as string;
     await receiver.waitFor(path, 1); // the delivery's workflow exists from then on
-    const outcome = await engine.api.temporal.workflow.getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`)).result();
+    const outcome = await engine.api.temporal.workflow
+      .getHandle(callbackWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${runId}:run.completed:1`))
+      .result();
     assert.equal(outcome, 'failed');
     const listed = (await engine.http.get(`/run/${runId}/callbacks/`)).body;
     const [delivery] = listed.deliveries;
@@ -264,7 +371,11 @@ describe('e2e: callback addresses without SPUR_OUTBOUND_ALLOW_PRIVATE', function
       ['start_run', { url: 'http://localhost:9/hook', secret: SECRET }, ['body', 'callback', 'url']],
       ['start_run', { url: 'http://[::ffff:127.0.0.1]:9/hook', secret: SECRET }, ['body', 'callback', 'url']],
       ['start_run', { url: 'ftp://127.0.0.1/hook', secret: SECRET }, ['body', 'callback', 'url']],
-      ['start_run', { url: 'http://127.0.0.1:9/hook', secret: SECRET, events: ['run.exploded'] }, ['body', 'callback', 'events', 0]],
+      [
+        'start_run',
+        { url: 'http://127.0.0.1:9/hook', secret: SECRET, events: ['run.exploded'] },
+        ['body', 'callback', 'events', 0],
+      ],
       ['start_run', { url: 'http://127.0.0.1:9/hook' }, ['body', 'callback', 'secret']],
     ];
     for (const [route, callback, loc] of cases) {
@@ -272,7 +383,15 @@ describe('e2e: callback addresses without SPUR_OUTBOUND_ALLOW_PRIVATE', function
       assert.equal(res.status, 422, `${route} ${JSON.stringify(callback)}: ${JSON.stringify(res.body)}`);
       assert.deepEqual(res.body.detail[0].loc, loc, JSON.stringify(res.body));
     }
-    assert.match((await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } }, callback: { url: 'http://127.0.0.1:9/', secret: SECRET } })).body.detail[0].msg, /loopback.*SPUR_OUTBOUND_ALLOW_PRIVATE/);
+    assert.match(
+      (
+        await http.post(`/wf/${wf}/start_run/`, {
+          initial_inputs: { in: { x: 1 } },
+          callback: { url: 'http://127.0.0.1:9/', secret: SECRET },
+        })
+      ).body.detail[0].msg,
+      /loopback.*SPUR_OUTBOUND_ALLOW_PRIVATE/,
+    );
     assert.deepEqual((await http.get('/run/')).body, [], 'no run was recorded');
   });
 
@@ -281,8 +400,17 @@ describe('e2e: callback addresses without SPUR_OUTBOUND_ALLOW_PRIVATE', function
     const callback = doc.components.schemas.RunCallback;
     assert.deepEqual(Object.keys(callback.properties).sort(), ['events', 'secret', 'url']);
     assert.match(callback.description, /X-Spur-Signature: sha256=<hex HMAC-SHA256 of the raw request body/);
-    assert.deepEqual(callback.properties.events.items.enum, ['run.completed', 'run.failed', 'run.canceled', 'run.paused']);
-    for (const path of ['/wf/{workflow_id}/run/', '/wf/{workflow_id}/start_run/', '/wf/{workflow_id}/start_batch_run/']) {
+    assert.deepEqual(callback.properties.events.items.enum, [
+      'run.completed',
+      'run.failed',
+      'run.canceled',
+      'run.paused',
+    ]);
+    for (const path of [
+      '/wf/{workflow_id}/run/',
+      '/wf/{workflow_id}/start_run/',
+      '/wf/{workflow_id}/start_batch_run/',
+    ]) {
       const body = doc.paths[path].post.requestBody.content['application/json'].schema;
       const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
       assert.deepEqual(schema.properties.callback, { $ref: '#/components/schemas/RunCallback' }, path);

@@ -42,7 +42,12 @@ const WALK: Record<string, WalkCase> = {
   HumanInterventionNode: { expect: 'PAUSED' },
   ForLoopNode: {
     graph: () => ({
-      nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('node', 'ForLoopNode', { num_iterations: 1 }), n('li', 'InputNode', {}, { parent_id: 'node' }), n('lo', 'OutputNode', { output_map: { x: 'li.in.x' } }, { parent_id: 'node' })],
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('node', 'ForLoopNode', { num_iterations: 1 }),
+        n('li', 'InputNode', {}, { parent_id: 'node' }),
+        n('lo', 'OutputNode', { output_map: { x: 'li.in.x' } }, { parent_id: 'node' }),
+      ],
       links: [l('in', 'node'), l('li', 'lo')],
     }),
   },
@@ -59,9 +64,18 @@ describe('e2e: every type the catalogue lists executes', function () {
     engine = await startEngine();
     fake = await startFakeServices();
     llm = await startFakeLlmServer();
-    await setEnv(engine, { ...fakeBases(fake), ...CREDENTIALS, OPENAI_API_BASE: `${llm.url}/v1`, OPENAI_API_KEY: 'sk-walk' });
+    await setEnv(engine, {
+      ...fakeBases(fake),
+      ...CREDENTIALS,
+      OPENAI_API_BASE: `${llm.url}/v1`,
+      OPENAI_API_KEY: 'sk-walk',
+    });
     // BestOfN's rating calls ask for a {rating} object; everything else gets the fake's echo.
-    llm.respondWith((req) => (JSON.stringify(req.body.response_format ?? '').includes('rating') ? { content: JSON.stringify({ rating: 5 }) } : undefined));
+    llm.respondWith((req) =>
+      JSON.stringify(req.body.response_format ?? '').includes('rating')
+        ? { content: JSON.stringify({ rating: 5 }) }
+        : undefined,
+    );
   });
   after(async () => {
     await engine?.close();
@@ -71,17 +85,28 @@ describe('e2e: every type the catalogue lists executes', function () {
 
   it('walks GET /node/supported_types/ and runs each type: none answers "not executable"', async () => {
     const catalogue = (await engine.http.get('/node/supported_types/')).body as Record<string, { name: string }[]>;
-    const types = Object.values(catalogue).flat().map((entry) => entry.name);
+    const types = Object.values(catalogue)
+      .flat()
+      .map((entry) => entry.name);
     assert.equal(types.length, 34);
-    assert.deepEqual(types.filter((t) => !WALK[t]), [], 'every listed type has a way to run in WALK');
+    assert.deepEqual(
+      types.filter((t) => !WALK[t]),
+      [],
+      'every listed type has a way to run in WALK',
+    );
     const problems: string[] = [];
     for (const type of types) {
       const walk = WALK[type]!;
       const nodeType = type === 'InputNode' ? 'OutputNode' : type;
-      const definition = walk.graph?.() ?? { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('node', nodeType, walk.config ?? {})], links: [l('in', 'node')] };
+      const definition = walk.graph?.() ?? {
+        nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('node', nodeType, walk.config ?? {})],
+        links: [l('in', 'node')],
+      };
       const wf = (await engine.http.post('/wf/', { name: `walk-${type}`, definition })).body;
       assert.ok(wf.id, `${type}: ${JSON.stringify(wf)}`);
-      const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: walk.inputs ?? { x: 'hello' } } });
+      const started = await engine.http.post(`/wf/${wf.id}/start_run/`, {
+        initial_inputs: { in: walk.inputs ?? { x: 'hello' } },
+      });
       assert.equal(started.status, 200, `${type}: ${JSON.stringify(started.body)}`);
       const run = await waitForRun(engine.http, started.body.id, undefined, 60_000);
       const task = run.tasks.find((t: { node_id: string }) => t.node_id === (walk.taskOf ?? 'node'));
@@ -92,10 +117,12 @@ describe('e2e: every type the catalogue lists executes', function () {
       }
       const missing = FAILS_WITHOUT_FIXTURE[type];
       if (missing) {
-        if (task?.status !== 'FAILED' || !missing.test(error)) problems.push(`${type}: expected a failure naming ${missing}, got ${task?.status} ${error}`);
+        if (task?.status !== 'FAILED' || !missing.test(error))
+          problems.push(`${type}: expected a failure naming ${missing}, got ${task?.status} ${error}`);
         continue;
       }
-      if (task?.status !== (walk.expect ?? 'COMPLETED')) problems.push(`${type}: task ${task?.status ?? 'missing'} ${error}`);
+      if (task?.status !== (walk.expect ?? 'COMPLETED'))
+        problems.push(`${type}: task ${task?.status ?? 'missing'} ${error}`);
     }
     assert.deepEqual(problems, []);
   });

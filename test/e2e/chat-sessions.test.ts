@@ -66,14 +66,18 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     const stored = await engine.http.get(`/session/${session.body.id}/`);
     assert.equal(stored.status, 200);
     const messages = stored.body.messages as Message[];
-    assert.deepEqual(messages.map((m) => [m.content.role, m.content.content, m.run_id]), [
-      ['user', 'My name is Ann', first.id],
-      ['assistant', 'echo: My name is Ann', first.id],
-      ['user', 'What is my name?', second.id],
-      ['assistant', 'echo: What is my name?', second.id],
-    ]);
+    assert.deepEqual(
+      messages.map((m) => [m.content.role, m.content.content, m.run_id]),
+      [
+        ['user', 'My name is Ann', first.id],
+        ['assistant', 'echo: My name is Ann', first.id],
+        ['user', 'What is my name?', second.id],
+        ['assistant', 'echo: What is my name?', second.id],
+      ],
+    );
     const times = messages.map((m) => Date.parse(m.created_at));
-    for (let i = 1; i < times.length; i++) assert.ok(times[i]! > times[i - 1]!, `message ${i} is stamped after message ${i - 1}: ${stored.text}`);
+    for (let i = 1; i < times.length; i++)
+      assert.ok(times[i]! > times[i - 1]!, `message ${i} is stamped after message ${i - 1}: ${stored.text}`);
     assert.equal(new Set(messages.map((m) => m.id)).size, 4);
 
     const fresh = await engine.http.post(`/session/test/?workflow_id=${workflowId}`);
@@ -89,13 +93,28 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     assert.equal(user.status, 200, JSON.stringify(user.body));
     assert.match(user.body.id, /^U\d+$/);
     assert.deepEqual(user.body.user_metadata, metadata);
-    assert.equal((await engine.http.post('/user/', { external_id: 'ann@example.com' })).body.id, user.body.id, 'get-or-create by external_id');
+    assert.equal(
+      (await engine.http.post('/user/', { external_id: 'ann@example.com' })).body.id,
+      user.body.id,
+      'get-or-create by external_id',
+    );
     assert.deepEqual((await engine.http.get(`/user/${user.body.id}/`)).body.user_metadata, metadata);
 
-    const session = await engine.http.post('/session/', { workflow_id: workflowId, user_id: user.body.id, external_id: 'conv-1' });
+    const session = await engine.http.post('/session/', {
+      workflow_id: workflowId,
+      user_id: user.body.id,
+      external_id: 'conv-1',
+    });
     assert.equal(session.status, 200, JSON.stringify(session.body));
-    assert.equal((await engine.http.post('/session/', { workflow_id: workflowId, user_id: user.body.id, external_id: 'conv-1' })).body.id, session.body.id);
-    const ask = (text: string) => engine.http.post(`/wf/${workflowId}/run/`, { initial_inputs: { input_node: { user_message: text, session_id: session.body.id } } });
+    assert.equal(
+      (await engine.http.post('/session/', { workflow_id: workflowId, user_id: user.body.id, external_id: 'conv-1' }))
+        .body.id,
+      session.body.id,
+    );
+    const ask = (text: string) =>
+      engine.http.post(`/wf/${workflowId}/run/`, {
+        initial_inputs: { input_node: { user_message: text, session_id: session.body.id } },
+      });
     const one = await ask('I like tea');
     assert.equal(one.status, 200, JSON.stringify(one.body));
     assert.deepEqual(one.body.output_node, { assistant_message: 'echo: I like tea' });
@@ -122,7 +141,10 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     const session = (await engine.http.post(`/session/test/?workflow_id=${workflowId}`)).body;
     // The first message's answer is slow, so the second run completes first.
     fake.respondWith((req) => (JSON.stringify(req.body).includes('slow one') ? { delayMs: 3000 } : undefined));
-    const start = (text: string) => engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { input_node: { user_message: text, session_id: session.id, message_history: [] } } });
+    const start = (text: string) =>
+      engine.http.post(`/wf/${workflowId}/start_run/`, {
+        initial_inputs: { input_node: { user_message: text, session_id: session.id, message_history: [] } },
+      });
     const a = (await start('slow one')).body;
     const b = (await start('quick two')).body;
     const runB = await waitForRun(engine.http, b.id, undefined, 60_000);
@@ -130,11 +152,20 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     assert.equal(runA.status, 'COMPLETED');
     assert.equal(runB.status, 'COMPLETED');
     const messages = (await engine.http.get(`/session/${session.id}/`)).body.messages as Message[];
-    assert.deepEqual(messages.map((m) => `${m.run_id} ${m.content.role}`), [`${a.id} user`, `${a.id} assistant`, `${b.id} user`, `${b.id} assistant`]);
+    assert.deepEqual(
+      messages.map((m) => `${m.run_id} ${m.content.role}`),
+      [`${a.id} user`, `${a.id} assistant`, `${b.id} user`, `${b.id} assistant`],
+    );
 
     // What a retried activity does: the same run's turn again.
     const turns = createSessionTurns(engine.api.models);
-    const again = await turns.appendTurn({ sessionId: session.id, runId: a.id, userMessage: 'slow one', userTime: new Date().toISOString(), assistantMessage: 'other' });
+    const again = await turns.appendTurn({
+      sessionId: session.id,
+      runId: a.id,
+      userMessage: 'slow one',
+      userTime: new Date().toISOString(),
+      assistantMessage: 'other',
+    });
     assert.equal(again, 'already-stored');
     assert.equal((await engine.http.get(`/session/${session.id}/`)).body.messages.length, 4);
   });
@@ -151,9 +182,17 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     assert.equal(completion.choices[0]?.message.content, 'echo: Who am I?');
     assert.equal(completion.object, 'chat.completion');
     assert.deepEqual(completion.usage, { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 });
-    assert.deepEqual(sentTurns().at(-1), ['user: I am Bo', 'assistant: Hi Bo', 'user: Who am I?'], 'the conversation the client sent is the history');
+    assert.deepEqual(
+      sentTurns().at(-1),
+      ['user: I am Bo', 'assistant: Hi Bo', 'user: Who am I?'],
+      'the conversation the client sent is the history',
+    );
 
-    const stream = await openai.chat.completions.create({ model: workflowId, messages: [{ role: 'user', content: 'stream it' }], stream: true });
+    const stream = await openai.chat.completions.create({
+      model: workflowId,
+      messages: [{ role: 'user', content: 'stream it' }],
+      stream: true,
+    });
     let text = '';
     let finish: string | null = null;
     for await (const chunk of stream) {
@@ -163,8 +202,14 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     assert.equal(text, 'echo: stream it');
     assert.equal(finish, 'stop');
 
-    await assert.rejects(openai.chat.completions.create({ model: 'S999999', messages }), (err: unknown) => err instanceof OpenAI.NotFoundError);
-    await assert.rejects(openai.chat.completions.create({ model: workflowId, messages: [{ role: 'system', content: 'x' }] }), (err: unknown) => err instanceof OpenAI.BadRequestError);
+    await assert.rejects(
+      openai.chat.completions.create({ model: 'S999999', messages }),
+      (err: unknown) => err instanceof OpenAI.NotFoundError,
+    );
+    await assert.rejects(
+      openai.chat.completions.create({ model: workflowId, messages: [{ role: 'system', content: 'x' }] }),
+      (err: unknown) => err instanceof OpenAI.BadRequestError,
+    );
   });
 
   it('updates and deletes users and sessions (a deleted user takes its sessions along)', async () => {

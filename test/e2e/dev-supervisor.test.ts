@@ -7,7 +7,14 @@ import { stack } from '../support/stack';
 
 /** A stand-in for the worker or the api: writes its pid to a file, then stays up until killed. */
 function stayUp(pidFile: string) {
-  return { name: 'stand-in', command: process.execPath, args: ['-e', `require('fs').appendFileSync(${JSON.stringify(pidFile)}, process.pid + '\\n'); setInterval(() => {}, 1000)`] };
+  return {
+    name: 'stand-in',
+    command: process.execPath,
+    args: [
+      '-e',
+      `require('fs').appendFileSync(${JSON.stringify(pidFile)}, process.pid + '\\n'); setInterval(() => {}, 1000)`,
+    ],
+  };
 }
 
 const pids = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number);
@@ -19,7 +26,9 @@ describe('dev: a supervised process (the worker, the api under `npm run dev`) is
     const pidFile = path.join(stack.tmpDir, `supervised-${Date.now()}.pids`);
     writeFileSync(pidFile, '');
     const lines: string[] = [];
-    const supervised = supervise(stayUp(pidFile), { ...DEFAULT_RESTART_POLICY, initialDelayMs: 100 }, (line) => lines.push(line));
+    const supervised = supervise(stayUp(pidFile), { ...DEFAULT_RESTART_POLICY, initialDelayMs: 100 }, (line) =>
+      lines.push(line),
+    );
     try {
       await until('the first start', () => pids(pidFile).length === 1);
       supervised.current.kill('SIGKILL');
@@ -39,6 +48,9 @@ describe('dev: a supervised process (the worker, the api under `npm run dev`) is
 
   it('backs off exponentially up to a ceiling', () => {
     const policy = { initialDelayMs: 500, factor: 2, maxDelayMs: 3000, healthyAfterMs: 60_000 };
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => restartDelay(policy, n)), [500, 1000, 2000, 3000, 3000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => restartDelay(policy, n)),
+      [500, 1000, 2000, 3000, 3000],
+    );
   });
 });

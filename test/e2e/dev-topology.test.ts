@@ -12,7 +12,10 @@ import { input, l, n } from '../support/graphs';
 import { stack } from '../support/stack';
 
 /** Pure nodes only: the dev stack's Python environment is the developer's, not the suite's. */
-const echo = { nodes: [input('src'), n('out', 'OutputNode', { output_map: { result: 'src.x' } })], links: [l('src', 'out')] };
+const echo = {
+  nodes: [input('src'), n('out', 'OutputNode', { output_map: { result: 'src.x' } })],
+  links: [l('src', 'out')],
+};
 
 const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
@@ -29,9 +32,16 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
       command: process.execPath,
       args: [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'scripts/dev.ts')],
       env: {
-        SPUR_PORT: String(ports.api), SPUR_TEMPORAL_PORT: String(ports.temporal), SPUR_TEMPORAL_UI_PORT: String(ports.ui), SPUR_FERRETDB_PORT: String(ports.ferret),
-        SPUR_DATA_DIR: path.join(stack.tmpDir, `dev-data-${Date.now()}`), SPUR_DEV_TOPOLOGY: undefined, SPUR_LOG_LEVEL: 'warn',
-        SPUR_MONGODB_URI: undefined, SPUR_TEMPORAL_ADDRESS: undefined, SPUR_WORKFLOW_BUNDLE: undefined,
+        SPUR_PORT: String(ports.api),
+        SPUR_TEMPORAL_PORT: String(ports.temporal),
+        SPUR_TEMPORAL_UI_PORT: String(ports.ui),
+        SPUR_FERRETDB_PORT: String(ports.ferret),
+        SPUR_DATA_DIR: path.join(stack.tmpDir, `dev-data-${Date.now()}`),
+        SPUR_DEV_TOPOLOGY: undefined,
+        SPUR_LOG_LEVEL: 'warn',
+        SPUR_MONGODB_URI: undefined,
+        SPUR_TEMPORAL_ADDRESS: undefined,
+        SPUR_WORKFLOW_BUNDLE: undefined,
       },
       cwd: REPO_ROOT,
       logFile,
@@ -58,14 +68,20 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
       const history = await handle.fetchHistory();
       const identities = new Set<string>();
       for (const e of history.events ?? []) {
-        const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
+        const identity =
+          e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
         if (identity) identities.add(identity);
       }
       assert.equal(identities.size, 1, `one process did the work: ${[...identities].join(', ')}`);
       const [pid, host] = ([...identities][0] ?? '').split('@');
       assert.equal(host, os.hostname());
-      assert.ok(cmdline(Number(pid)).some((arg) => arg.endsWith('temporal/api-with-worker.ts')), `the worker is the api process (${cmdline(Number(pid)).join(' ')})`);
-      const firstTask = history.events?.find((e) => e.workflowTaskStartedEventAttributes)?.workflowTaskStartedEventAttributes;
+      assert.ok(
+        cmdline(Number(pid)).some((arg) => arg.endsWith('temporal/api-with-worker.ts')),
+        `the worker is the api process (${cmdline(Number(pid)).join(' ')})`,
+      );
+      const firstTask = history.events?.find(
+        (e) => e.workflowTaskStartedEventAttributes,
+      )?.workflowTaskStartedEventAttributes;
       assert.equal(firstTask?.workerVersion, null, 'the first workflow task was handed over eagerly, not polled');
     } finally {
       await connection.close();

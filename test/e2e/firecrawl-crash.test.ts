@@ -30,11 +30,16 @@ describe('e2e: a Firecrawl crawl survives kill -9 of its worker', function () {
   it('the retried activity resumes polling the crawl it started: one POST /v1/crawl, and the run completes', async () => {
     fake.state.crawlCompleteAfterPolls = Infinity;
     const definition = {
-      nodes: [n('in', 'InputNode', { output_schema: { url: 'string' } }), n('crawl', 'FirecrawlCrawlNode', { url_template: '{{in.url}}', heartbeat_timeout_seconds: 2 })],
+      nodes: [
+        n('in', 'InputNode', { output_schema: { url: 'string' } }),
+        n('crawl', 'FirecrawlCrawlNode', { url_template: '{{in.url}}', heartbeat_timeout_seconds: 2 }),
+      ],
       links: [l('in', 'crawl')],
     };
     const wf = (await engine.http.post('/wf/', { name: 'crawl crash', definition })).body;
-    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { url: 'https://example.org' } } });
+    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, {
+      initial_inputs: { in: { url: 'https://example.org' } },
+    });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const polls = () => fake.to('firecrawl', 'GET', /^\/v1\/crawl\/crawl-1$/).length;
     // Three polls span more than the heartbeat throttle (0.8 × 2 s): the crawl id has reached the server.
@@ -54,6 +59,9 @@ describe('e2e: a Firecrawl crawl survives kill -9 of its worker', function () {
     const record = (await engine.http.get(`/run/${started.body.id}/`)).body;
     const task = record.tasks.find((t: { node_id: string }) => t.node_id === 'crawl');
     assert.equal(task.status, 'COMPLETED');
-    assert.deepEqual(JSON.parse(task.outputs.crawl_result).map((p: { markdown: string }) => p.markdown), ['# Page 1', '# Page 2']);
+    assert.deepEqual(
+      JSON.parse(task.outputs.crawl_result).map((p: { markdown: string }) => p.markdown),
+      ['# Page 1', '# Page 2'],
+    );
   });
 });

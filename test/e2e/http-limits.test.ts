@@ -31,7 +31,9 @@ describe('e2e: the api bounds how long a client can hold a request open', functi
     api = await startApi();
     worker = await startWorker(api.env);
     apiProcess = await startApiProcess({
-      ...api.env, SPUR_HTTP_HEADERS_TIMEOUT_SECONDS: String(REQUEST_TIMEOUT_SECONDS), SPUR_HTTP_REQUEST_TIMEOUT_SECONDS: String(REQUEST_TIMEOUT_SECONDS),
+      ...api.env,
+      SPUR_HTTP_HEADERS_TIMEOUT_SECONDS: String(REQUEST_TIMEOUT_SECONDS),
+      SPUR_HTTP_REQUEST_TIMEOUT_SECONDS: String(REQUEST_TIMEOUT_SECONDS),
     });
   });
   after(async () => {
@@ -46,13 +48,23 @@ describe('e2e: the api bounds how long a client can hold a request open', functi
   });
 
   it('cuts a client that never finishes its body (408)', async () => {
-    const answer = await holdOpen(apiProcess.baseUrl, 'POST /api/wf/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":');
+    const answer = await holdOpen(
+      apiProcess.baseUrl,
+      'POST /api/wf/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
+    );
     assert.match(answer, /^HTTP\/1\.1 408/);
   });
 
   it('still answers a blocking run that takes longer than the request timeout', async () => {
     const slow = {
-      nodes: [input(), n('py', 'PythonFuncNode', { code: `import time\ntime.sleep(${REQUEST_TIMEOUT_SECONDS * 2})\nreturn {"y": input_model["in"]["x"]}`, output_schema: { y: 'string' } }), n('out', 'OutputNode')],
+      nodes: [
+        input(),
+        n('py', 'PythonFuncNode', {
+          code: `import time\ntime.sleep(${REQUEST_TIMEOUT_SECONDS * 2})\nreturn {"y": input_model["in"]["x"]}`,
+          output_schema: { y: 'string' },
+        }),
+        n('out', 'OutputNode'),
+      ],
       links: [l('in', 'py'), l('py', 'out')],
     };
     const wf = (await apiProcess.http.post('/wf/', { name: 'slow blocking', definition: slow })).body;

@@ -14,17 +14,27 @@ describe('e2e: the reconciler and keyed runs whose api died mid-request', functi
     engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
   });
   after(async () => {
-    await engine.api.temporal.schedule.getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string)).delete().catch(() => undefined);
+    await engine.api.temporal.schedule
+      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
+      .delete()
+      .catch(() => undefined);
     await engine?.close();
   });
 
-  const workflow = async (name: string) => (await engine.http.post('/wf/', { name, definition: echo })).body.id as string;
-  const runsOf = async (wf: string) => ((await engine.http.get(`/wf/${wf}/runs/?page_size=100`)).body as Array<{ id: string }>).map((r) => r.id);
+  const workflow = async (name: string) =>
+    (await engine.http.post('/wf/', { name, definition: echo })).body.id as string;
+  const runsOf = async (wf: string) =>
+    ((await engine.http.get(`/wf/${wf}/runs/?page_size=100`)).body as Array<{ id: string }>).map((r) => r.id);
 
   it('starts a run whose key was claimed for it (the api died before starting it)', async () => {
     const wf = await workflow('claimed, not started');
     const runId = await keyedRunLeftUnstarted(engine, wf, 'claimed-key', { in: { x: 'late' } }, true);
-    const done = await waitForRun(engine.http, runId, (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status), 90_000);
+    const done = await waitForRun(
+      engine.http,
+      runId,
+      (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status),
+      90_000,
+    );
     assert.equal(done.status, 'COMPLETED', (done as { message?: string }).message);
   });
 
@@ -37,7 +47,12 @@ describe('e2e: the reconciler and keyed runs whose api died mid-request', functi
       assert.ok(Date.now() < deadline, `run ${orphan} is still there`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    const retry = await engine.http.request('POST', `/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } } }, { 'Idempotency-Key': 'unclaimed-key' });
+    const retry = await engine.http.request(
+      'POST',
+      `/wf/${wf}/start_run/`,
+      { initial_inputs: { in: { x: 'a' } } },
+      { 'Idempotency-Key': 'unclaimed-key' },
+    );
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(retry.headers.get('idempotent-replayed'), null);
     assert.equal((await waitForRun(engine.http, retry.body.id)).status, 'COMPLETED');

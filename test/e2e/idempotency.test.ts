@@ -14,14 +14,20 @@ const echo = { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x'
 const slowExclaim = {
   nodes: [
     input(),
-    n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(1)\nreturn {"y": input_model["in"]["x"] + "!"}', output_schema: { y: 'string' } }),
+    n('py', 'PythonFuncNode', {
+      code: 'import time\ntime.sleep(1)\nreturn {"y": input_model["in"]["x"] + "!"}',
+      output_schema: { y: 'string' },
+    }),
     n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
   ],
   links: [l('in', 'py'), l('py', 'out')],
 };
 
 /** in → gate (a human pause) → out. */
-const gated = { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] };
+const gated = {
+  nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'out')],
+};
 
 let keyCounter = 0;
 const newKey = () => `key-${process.pid}-${Date.now()}-${++keyCounter}`;
@@ -48,7 +54,8 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
   });
   after(() => engine?.close());
 
-  const startRun = (workflowId: string, key: string, x = 'a') => engine.http.request('POST', `/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x } } }, keyed(key));
+  const startRun = (workflowId: string, key: string, x = 'a') =>
+    engine.http.request('POST', `/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x } } }, keyed(key));
 
   it('start_run: the same key and body answer the first answer (Idempotent-Replayed: true); only one run exists', async () => {
     const wf = await createWorkflow(engine.http, echo);
@@ -62,7 +69,10 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.ok(replayed(again));
     // The first request's answer, as it was (the run as created), not the run as it is now.
     assert.deepEqual(again.body, first.body);
-    assert.deepEqual((await runsOf(engine.http, wf)).map((r) => r.id), [first.body.id]);
+    assert.deepEqual(
+      (await runsOf(engine.http, wf)).map((r) => r.id),
+      [first.body.id],
+    );
     assert.equal((await waitForRun(engine.http, first.body.id)).status, 'COMPLETED');
   });
 
@@ -77,7 +87,12 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.deepEqual(other.body.detail[0].loc, ['header', 'idempotency-key']);
     assert.ok(other.body.detail[0].msg.includes(key), other.body.detail[0].msg);
     // Another run_type is another request too.
-    const otherType = await engine.http.request('POST', `/wf/${wf}/start_run/?run_type=non_blocking`, { initial_inputs: { in: { x: 'a' } } }, keyed(key));
+    const otherType = await engine.http.request(
+      'POST',
+      `/wf/${wf}/start_run/?run_type=non_blocking`,
+      { initial_inputs: { in: { x: 'a' } } },
+      keyed(key),
+    );
     assert.equal(otherType.status, 422);
     assert.equal((await runsOf(engine.http, wf)).length, 1);
   });
@@ -87,18 +102,26 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     const key = newKey();
     const answers = await Promise.all(Array.from({ length: 6 }, () => startRun(wf, key)));
     for (const res of answers) assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(new Set(answers.map((r) => r.body.id)).size, 1, `one run id: ${answers.map((r) => r.body.id).join(', ')}`);
+    assert.equal(
+      new Set(answers.map((r) => r.body.id)).size,
+      1,
+      `one run id: ${answers.map((r) => r.body.id).join(', ')}`,
+    );
     assert.equal(answers.filter((r) => !replayed(r)).length, 1, 'exactly one answer is the original');
     for (const res of answers) assert.deepEqual(res.body, answers[0]?.body);
     const runs = await runsOf(engine.http, wf);
-    assert.deepEqual(runs.map((r) => r.id), [answers[0]?.body.id]);
+    assert.deepEqual(
+      runs.map((r) => r.id),
+      [answers[0]?.body.id],
+    );
     assert.equal((await waitForRun(engine.http, runs[0]!.id)).status, 'COMPLETED');
   });
 
   it('run (blocking): a replay while the run goes on waits for the same run and answers its outputs', async () => {
     const wf = await createWorkflow(engine.http, slowExclaim);
     const key = newKey();
-    const send = () => engine.http.request('POST', `/wf/${wf}/run/`, { initial_inputs: { in: { x: 'hi' } } }, keyed(key));
+    const send = () =>
+      engine.http.request('POST', `/wf/${wf}/run/`, { initial_inputs: { in: { x: 'hi' } } }, keyed(key));
     const [first, second] = await Promise.all([send(), send()]);
     for (const res of [first, second]) {
       assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -119,14 +142,20 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     const run = await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED', 60_000);
     const key = newKey();
     const decision = { action: 'APPROVE', user_id: 'alice', inputs: { note: 'ok' }, comments: 'fine' };
-    const act = (body: Record<string, unknown>, headers: Record<string, string> = keyed(key)) => engine.http.request('POST', `/wf/process_pause_action/${run.id}/`, body, headers);
+    const act = (body: Record<string, unknown>, headers: Record<string, string> = keyed(key)) =>
+      engine.http.request('POST', `/wf/process_pause_action/${run.id}/`, body, headers);
     const first = await act(decision);
     assert.equal(first.status, 200, JSON.stringify(first.body));
     const done = await waitForRun(engine.http, run.id);
     assert.equal(done.status, 'COMPLETED');
 
     // The same decision, its fields in another order: the same request.
-    const again = await engine.http.request('POST', `/wf/process_pause_action/${run.id}/`, { raw: JSON.stringify({ comments: 'fine', inputs: { note: 'ok' }, user_id: 'alice', action: 'APPROVE' }) }, keyed(key));
+    const again = await engine.http.request(
+      'POST',
+      `/wf/process_pause_action/${run.id}/`,
+      { raw: JSON.stringify({ comments: 'fine', inputs: { note: 'ok' }, user_id: 'alice', action: 'APPROVE' }) },
+      keyed(key),
+    );
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.ok(replayed(again));
     assert.deepEqual(again.body, first.body);
@@ -152,19 +181,33 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.equal(replay.body.id, runId);
     const done = await waitForRun(engine.http, runId);
     assert.equal(done.status, 'COMPLETED');
-    assert.deepEqual((await runsOf(engine.http, wf)).map((r) => r.id), [runId]);
+    assert.deepEqual(
+      (await runsOf(engine.http, wf)).map((r) => r.id),
+      [runId],
+    );
     // From now on its replays answer at once with what the replay answered.
     const again = await startRun(wf, key, 'late');
     assert.deepEqual([again.body.id, replayed(again)], [runId, true]);
   });
 
   it('a replay of a pause action whose api died unanswered applies the decision once, whether or not it had reached the workflow', async () => {
-    const wf = await createWorkflow(engine.http, { ...gated, nodes: [...gated.nodes, n('gate2', 'HumanInterventionNode'), n('out2', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out'), l('out', 'gate2'), l('gate2', 'out2')] });
+    const wf = await createWorkflow(engine.http, {
+      ...gated,
+      nodes: [...gated.nodes, n('gate2', 'HumanInterventionNode'), n('out2', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'out'), l('out', 'gate2'), l('gate2', 'out2')],
+    });
     const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'p' } } });
     const runId = started.body.id as string;
-    const pausedAt = async (node: string) => waitForRun(engine.http, runId, (r: any) => r.status === 'PAUSED' && r.tasks.some((t: any) => t.node_id === node && t.status === 'PAUSED'), 60_000);
+    const pausedAt = async (node: string) =>
+      waitForRun(
+        engine.http,
+        runId,
+        (r: any) => r.status === 'PAUSED' && r.tasks.some((t: any) => t.node_id === node && t.status === 'PAUSED'),
+        60_000,
+      );
     const decision = { action: 'APPROVE', user_id: 'alice', inputs: {}, comments: null };
-    const replay = (key: string) => engine.http.request('POST', `/wf/process_pause_action/${runId}/`, decision, keyed(key));
+    const replay = (key: string) =>
+      engine.http.request('POST', `/wf/process_pause_action/${runId}/`, decision, keyed(key));
 
     // Reached the workflow, then the api died: the replay answers without acting twice.
     await pausedAt('gate');
@@ -175,7 +218,11 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.ok(replayed(first));
     assert.equal(first.body.id, runId);
-    assert.equal((await engine.http.get(`/run/${runId}/status/`)).body.status, 'PAUSED', 'the second pause is still open');
+    assert.equal(
+      (await engine.http.get(`/run/${runId}/status/`)).body.status,
+      'PAUSED',
+      'the second pause is still open',
+    );
 
     // Died before the decision reached the workflow: the replay applies it.
     const lostKey = newKey();
@@ -184,12 +231,22 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.equal(second.status, 200, JSON.stringify(second.body));
     assert.ok(replayed(second));
     assert.equal((await waitForRun(engine.http, runId)).status, 'COMPLETED');
-    const history = (await engine.http.get(`/wf/pause_history/${runId}/`)).body as Array<{ node_id: string; resume_action: string }>;
-    assert.deepEqual(history.map((p) => [p.node_id, p.resume_action]).sort(), [['gate', 'APPROVE'], ['gate2', 'APPROVE']]);
+    const history = (await engine.http.get(`/wf/pause_history/${runId}/`)).body as Array<{
+      node_id: string;
+      resume_action: string;
+    }>;
+    assert.deepEqual(history.map((p) => [p.node_id, p.resume_action]).sort(), [
+      ['gate', 'APPROVE'],
+      ['gate2', 'APPROVE'],
+    ]);
 
     // The decision ended the run before the api died: its workflow is closed, the pause record tells.
     const endedKey = newKey();
-    const single = (await engine.http.post(`/wf/${await createWorkflow(engine.http, gated)}/start_run/`, { initial_inputs: { in: { x: 'q' } } })).body.id as string;
+    const single = (
+      await engine.http.post(`/wf/${await createWorkflow(engine.http, gated)}/start_run/`, {
+        initial_inputs: { in: { x: 'q' } },
+      })
+    ).body.id as string;
     await waitForRun(engine.http, single, (r) => r.status === 'PAUSED', 60_000);
     await keyedPauseActionLeftUnanswered(engine, single, endedKey, decision, true);
     assert.equal((await waitForRun(engine.http, single)).status, 'COMPLETED');
@@ -204,7 +261,12 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     const key = newKey();
     const a = await startRun(wfA, key);
     const b = await startRun(wfB, key);
-    const blocking = await engine.http.request('POST', `/wf/${wfA}/run/`, { initial_inputs: { in: { x: 'a' } } }, keyed(key));
+    const blocking = await engine.http.request(
+      'POST',
+      `/wf/${wfA}/run/`,
+      { initial_inputs: { in: { x: 'a' } } },
+      keyed(key),
+    );
     for (const res of [a, b, blocking]) {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.ok(!replayed(res));
@@ -220,12 +282,15 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     fd.append('file', new Blob(['x\n1\n2\n3'], { type: 'text/csv' }), 'idem.csv');
     const ds = (await engine.http.post(`/ds/?name=idem-${newKey()}`, fd)).body;
     const key = newKey();
-    const send = () => engine.http.request('POST', `/wf/${wf}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 }, keyed(key));
+    const send = () =>
+      engine.http.request('POST', `/wf/${wf}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 }, keyed(key));
     const [first, second] = await Promise.all([send(), send()]);
     for (const res of [first, second]) assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(first.body.id, second.body.id);
     assert.equal([first, second].filter(replayed).length, 1);
-    const batches = (await engine.http.get('/run/?run_type=batch&page_size=100')).body.filter((r: { workflow_id: string }) => r.workflow_id === wf);
+    const batches = (await engine.http.get('/run/?run_type=batch&page_size=100')).body.filter(
+      (r: { workflow_id: string }) => r.workflow_id === wf,
+    );
     assert.equal(batches.length, 1);
     assert.ok(isFinal(await waitForRun(engine.http, first.body.id, isFinal, 60_000)));
   });
@@ -252,9 +317,16 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.equal((await runsOf(engine.http, wf)).length, 0);
 
     const doc = (await engine.http.get('/openapi.json')).body;
-    for (const path of ['/wf/{workflow_id}/run/', '/wf/{workflow_id}/start_run/', '/wf/{workflow_id}/start_batch_run/', '/wf/process_pause_action/{run_id}/']) {
+    for (const path of [
+      '/wf/{workflow_id}/run/',
+      '/wf/{workflow_id}/start_run/',
+      '/wf/{workflow_id}/start_batch_run/',
+      '/wf/process_pause_action/{run_id}/',
+    ]) {
       const op = doc.paths[path].post;
-      const header = op.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key');
+      const header = op.parameters.find(
+        (p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key',
+      );
       assert.ok(header, `${path} documents Idempotency-Key`);
       assert.match(header.description, /same key/);
       assert.ok(op.responses['200'].headers['Idempotent-Replayed'], `${path} documents Idempotent-Replayed`);
@@ -268,16 +340,21 @@ describe('e2e: Idempotency-Key retention and callers', function () {
   const ttlSeconds = 4;
   let engine: Engine;
   before(async () => {
-    engine = await startEngine({ SPUR_API_KEY_HASHES: keys.map(hashApiKey).join(','), SPUR_IDEMPOTENCY_TTL_SECONDS: String(ttlSeconds) });
+    engine = await startEngine({
+      SPUR_API_KEY_HASHES: keys.map(hashApiKey).join(','),
+      SPUR_IDEMPOTENCY_TTL_SECONDS: String(ttlSeconds),
+    });
   });
   after(() => engine?.close());
 
   it('scopes keys per API key, and forgets them after SPUR_IDEMPOTENCY_TTL_SECONDS', async () => {
     const http = client(engine.api.baseUrl);
     const auth = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
-    const wf = (await http.request('POST', '/wf/', { name: 'idem callers', definition: echo }, auth(keys[0]!))).body.id as string;
+    const wf = (await http.request('POST', '/wf/', { name: 'idem callers', definition: echo }, auth(keys[0]!))).body
+      .id as string;
     const key = newKey();
-    const start = (apiKey: string) => http.request('POST', `/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } } }, keyed(key, auth(apiKey)));
+    const start = (apiKey: string) =>
+      http.request('POST', `/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } } }, keyed(key, auth(apiKey)));
     const one = await start(keys[0]!);
     const two = await start(keys[1]!);
     assert.equal(one.status, 200, JSON.stringify(one.body));

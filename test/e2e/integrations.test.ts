@@ -23,17 +23,26 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
   });
 
   it('env management: every integration variable is settable, listed masked (base URLs in clear) and deletable; providers show them', async () => {
-    const providers = (await engine.http.get('/env-mgmt/providers')).body as { id: string; parameters: { name: string }[] }[];
+    const providers = (await engine.http.get('/env-mgmt/providers')).body as {
+      id: string;
+      parameters: { name: string }[];
+    }[];
     const listed = new Set(providers.flatMap((p) => p.parameters.map((param) => param.name)));
     const names = new Set((await engine.http.get('/env-mgmt/')).body as string[]);
     for (const name of Object.keys(CREDENTIALS)) {
       assert.ok(listed.has(name) && names.has(name), `${name} is listed by a provider and by GET /env-mgmt/`);
       const shown = (await engine.http.get(`/env-mgmt/${name}`)).body.value as string;
       const secret = CREDENTIALS[name]!;
-      if (name === 'REDDIT_USERNAME' || name === 'REDDIT_USER_AGENT') assert.equal(shown, secret, `${name} is a text setting`);
-      else assert.ok(shown !== secret && shown.length === secret.length && /\*/.test(shown), `${name} is masked: ${shown}`);
+      if (name === 'REDDIT_USERNAME' || name === 'REDDIT_USER_AGENT')
+        assert.equal(shown, secret, `${name} is a text setting`);
+      else
+        assert.ok(
+          shown !== secret && shown.length === secret.length && /\*/.test(shown),
+          `${name} is masked: ${shown}`,
+        );
     }
-    for (const [name, value] of Object.entries(fakeBases(fake))) assert.equal((await engine.http.get(`/env-mgmt/${name}`)).body.value, value, name);
+    for (const [name, value] of Object.entries(fakeBases(fake)))
+      assert.equal((await engine.http.get(`/env-mgmt/${name}`)).body.value, value, name);
     for (const name of ['SENDGRID_API_KEY', 'SENDGRID_API_BASE']) {
       assert.equal((await engine.http.delete(`/env-mgmt/${name}`)).status, 200, name);
       assert.equal((await engine.http.get(`/env-mgmt/${name}`)).body.value, '', name);
@@ -52,11 +61,17 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
         let at = 0;
         for (const call of c.calls) {
           const [, method, service, path] = CALL.exec(call)!;
-          const i = made.findIndex((r, k) => k >= at && r.method === method && r.service === service && new RegExp(path!).test(r.path));
+          const i = made.findIndex(
+            (r, k) => k >= at && r.method === method && r.service === service && new RegExp(path!).test(r.path),
+          );
           assert.ok(i >= 0, `expected ${call} among:\n${shown}`);
           at = i + 1;
         }
-        for (const r of made) assert.ok(AUTH[r.service](r.headers), `auth of ${r.method} ${r.service} ${r.path}: ${JSON.stringify(r.headers)}`);
+        for (const r of made)
+          assert.ok(
+            AUTH[r.service](r.headers),
+            `auth of ${r.method} ${r.service} ${r.path}: ${JSON.stringify(r.headers)}`,
+          );
         c.check(run.output, fake);
       });
     }
@@ -64,10 +79,17 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
     it('JinaReaderNode without JINA_API_KEY (optional) sends no Authorization', async () => {
       await unsetEnv(engine, 'JINA_API_KEY');
       try {
-        const run = await runNode(engine, 'JinaReaderNode', { url_template: 'https://r.jina.ai/https://example.com', use_readerlm_v2: false });
+        const run = await runNode(engine, 'JinaReaderNode', {
+          url_template: 'https://r.jina.ai/https://example.com',
+          use_readerlm_v2: false,
+        });
         assert.equal(run.status, 'COMPLETED', run.message ?? '');
         const req = fake.to('jina').at(-1)!;
-        assert.equal(req.path, '/https://example.com', 'the default https://r.jina.ai/ prefix is replaced by JINA_API_BASE');
+        assert.equal(
+          req.path,
+          '/https://example.com',
+          'the default https://r.jina.ai/ prefix is replaced by JINA_API_BASE',
+        );
         assert.equal(req.headers.authorization, undefined);
         assert.equal(req.headers['x-respond-with'], undefined);
       } finally {
@@ -88,8 +110,24 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
       ['RedditGetUserInfoNode', { username: 'u' }, 'REDDIT_CLIENT_ID', 'reddit-auth'],
       ['RedditGetTopPostsNode', { subreddit: 's' }, 'REDDIT_CLIENT_SECRET', 'reddit-auth'],
       ['RedditCreatePostNode', { subreddit: 's', title: 't' }, 'REDDIT_USERNAME', 'reddit-auth'],
-      ['SendEmailNode', { from_template: 'a@x.org', to_template: 'b@x.org', subject_template: 's', content_template: 'c' }, 'RESEND_API_KEY', 'resend'],
-      ['SendEmailNode', { provider: 'sendgrid', from_template: 'a@x.org', to_template: 'b@x.org', subject_template: 's', content_template: 'c' }, 'SENDGRID_API_KEY', 'sendgrid'],
+      [
+        'SendEmailNode',
+        { from_template: 'a@x.org', to_template: 'b@x.org', subject_template: 's', content_template: 'c' },
+        'RESEND_API_KEY',
+        'resend',
+      ],
+      [
+        'SendEmailNode',
+        {
+          provider: 'sendgrid',
+          from_template: 'a@x.org',
+          to_template: 'b@x.org',
+          subject_template: 's',
+          content_template: 'c',
+        },
+        'SENDGRID_API_KEY',
+        'sendgrid',
+      ],
     ];
     for (const [type, config, variable, service] of cases) {
       it(`${type} without ${variable}`, async () => {
@@ -110,19 +148,117 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
 
   describe("a service error fails the task with the service's own message, not retried", () => {
     const email = { from_template: 'a@x.org', to_template: 'b@x.org', subject_template: 's', content_template: 'c' };
-    const cases: { type: string; config: Record<string, unknown>; service: ServiceName; path: RegExp; reply?: FakeReply; message: RegExp }[] = [
-      { type: 'GitHubGetRepositoryNode', config: { repo_name: 'o/r' }, service: 'github', path: /^\/repos\/o\/r$/, reply: { status: 404, json: { message: 'Not Found', documentation_url: 'https://docs.github.com' } }, message: /^GitHub API error 404: Not Found$/ },
-      { type: 'SlackNotifyNode', config: { channel: 'C-missing', message: 'x' }, service: 'slack', path: /chat/, message: /^Slack API error: channel_not_found$/ },
-      { type: 'FirecrawlScrapeNode', config: { url_template: 'https://e.org' }, service: 'firecrawl', path: /scrape/, reply: { status: 401, json: { success: false, error: 'Unauthorized: Invalid token' } }, message: /^Firecrawl API error 401: Unauthorized: Invalid token$/ },
-      { type: 'FirecrawlCrawlNode', config: { url_template: 'https://e.org' }, service: 'firecrawl', path: /^\/v1\/crawl\//, reply: { json: { status: 'failed', error: 'Site blocked crawling' } }, message: /^Firecrawl API error: crawl crawl-\d+ failed: Site blocked crawling$/ },
-      { type: 'ExaSearchNode', config: { query_template: 'q' }, service: 'exa', path: /search/, reply: { status: 401, json: { error: 'Invalid API key' } }, message: /^Exa API error 401: Invalid API key$/ },
-      { type: 'JinaReaderNode', config: { url_template: 'https://e.org' }, service: 'jina', path: /./, reply: { status: 451, json: { code: 451, name: 'SecurityCompromiseError', message: 'Domain e.org blocked' } }, message: /^Jina Reader API error 451: Domain e.org blocked$/ },
-      { type: 'GoogleSheetsReadNode', config: { spreadsheet_id: 's', range: 'A1' }, service: 'google-sheets', path: /values/, reply: { status: 403, json: { error: { code: 403, message: 'The caller does not have permission', status: 'PERMISSION_DENIED' } } }, message: /^Google Sheets API error 403: The caller does not have permission$/ },
-      { type: 'YouTubeTranscriptNode', config: { video_url_template: 'https://youtu.be/dQw4w9WgXcQ' }, service: 'youtube', path: /player/, reply: { json: { playabilityStatus: { status: 'ERROR', reason: 'Video unavailable' } } }, message: /^YouTube API error: video dQw4w9WgXcQ is not playable \(ERROR: Video unavailable\)$/ },
-      { type: 'RedditGetUserInfoNode', config: { username: 'ghost' }, service: 'reddit', path: /^\/user\/ghost\/about$/, reply: { status: 404, json: { message: 'Not Found', error: 404 } }, message: /^Reddit API error 404: Not Found$/ },
-      { type: 'RedditCreatePostNode', config: { subreddit: 'nope', title: 't' }, service: 'reddit', path: /submit/, reply: { json: { json: { errors: [['SUBREDDIT_NOEXIST', "that subreddit doesn't exist", 'sr']] } } }, message: /^Reddit API error: SUBREDDIT_NOEXIST: that subreddit doesn't exist: sr$/ },
-      { type: 'SendEmailNode', config: email, service: 'resend', path: /emails/, reply: { status: 422, json: { statusCode: 422, message: 'Invalid `to` field.', name: 'validation_error' } }, message: /^Resend API error 422: Invalid `to` field\.$/ },
-      { type: 'SendEmailNode', config: { ...email, provider: 'sendgrid' }, service: 'sendgrid', path: /send/, reply: { status: 401, json: { errors: [{ message: 'The provided authorization grant is invalid, expired, or revoked', field: null }] } }, message: /^SendGrid API error 401: The provided authorization grant is invalid, expired, or revoked$/ },
+    const cases: {
+      type: string;
+      config: Record<string, unknown>;
+      service: ServiceName;
+      path: RegExp;
+      reply?: FakeReply;
+      message: RegExp;
+    }[] = [
+      {
+        type: 'GitHubGetRepositoryNode',
+        config: { repo_name: 'o/r' },
+        service: 'github',
+        path: /^\/repos\/o\/r$/,
+        reply: { status: 404, json: { message: 'Not Found', documentation_url: 'https://docs.github.com' } },
+        message: /^GitHub API error 404: Not Found$/,
+      },
+      {
+        type: 'SlackNotifyNode',
+        config: { channel: 'C-missing', message: 'x' },
+        service: 'slack',
+        path: /chat/,
+        message: /^Slack API error: channel_not_found$/,
+      },
+      {
+        type: 'FirecrawlScrapeNode',
+        config: { url_template: 'https://e.org' },
+        service: 'firecrawl',
+        path: /scrape/,
+        reply: { status: 401, json: { success: false, error: 'Unauthorized: Invalid token' } },
+        message: /^Firecrawl API error 401: Unauthorized: Invalid token$/,
+      },
+      {
+        type: 'FirecrawlCrawlNode',
+        config: { url_template: 'https://e.org' },
+        service: 'firecrawl',
+        path: /^\/v1\/crawl\//,
+        reply: { json: { status: 'failed', error: 'Site blocked crawling' } },
+        message: /^Firecrawl API error: crawl crawl-\d+ failed: Site blocked crawling$/,
+      },
+      {
+        type: 'ExaSearchNode',
+        config: { query_template: 'q' },
+        service: 'exa',
+        path: /search/,
+        reply: { status: 401, json: { error: 'Invalid API key' } },
+        message: /^Exa API error 401: Invalid API key$/,
+      },
+      {
+        type: 'JinaReaderNode',
+        config: { url_template: 'https://e.org' },
+        service: 'jina',
+        path: /./,
+        reply: { status: 451, json: { code: 451, name: 'SecurityCompromiseError', message: 'Domain e.org blocked' } },
+        message: /^Jina Reader API error 451: Domain e.org blocked$/,
+      },
+      {
+        type: 'GoogleSheetsReadNode',
+        config: { spreadsheet_id: 's', range: 'A1' },
+        service: 'google-sheets',
+        path: /values/,
+        reply: {
+          status: 403,
+          json: { error: { code: 403, message: 'The caller does not have permission', status: 'PERMISSION_DENIED' } },
+        },
+        message: /^Google Sheets API error 403: The caller does not have permission$/,
+      },
+      {
+        type: 'YouTubeTranscriptNode',
+        config: { video_url_template: 'https://youtu.be/dQw4w9WgXcQ' },
+        service: 'youtube',
+        path: /player/,
+        reply: { json: { playabilityStatus: { status: 'ERROR', reason: 'Video unavailable' } } },
+        message: /^YouTube API error: video dQw4w9WgXcQ is not playable \(ERROR: Video unavailable\)$/,
+      },
+      {
+        type: 'RedditGetUserInfoNode',
+        config: { username: 'ghost' },
+        service: 'reddit',
+        path: /^\/user\/ghost\/about$/,
+        reply: { status: 404, json: { message: 'Not Found', error: 404 } },
+        message: /^Reddit API error 404: Not Found$/,
+      },
+      {
+        type: 'RedditCreatePostNode',
+        config: { subreddit: 'nope', title: 't' },
+        service: 'reddit',
+        path: /submit/,
+        reply: { json: { json: { errors: [['SUBREDDIT_NOEXIST', "that subreddit doesn't exist", 'sr']] } } },
+        message: /^Reddit API error: SUBREDDIT_NOEXIST: that subreddit doesn't exist: sr$/,
+      },
+      {
+        type: 'SendEmailNode',
+        config: email,
+        service: 'resend',
+        path: /emails/,
+        reply: { status: 422, json: { statusCode: 422, message: 'Invalid `to` field.', name: 'validation_error' } },
+        message: /^Resend API error 422: Invalid `to` field\.$/,
+      },
+      {
+        type: 'SendEmailNode',
+        config: { ...email, provider: 'sendgrid' },
+        service: 'sendgrid',
+        path: /send/,
+        reply: {
+          status: 401,
+          json: {
+            errors: [{ message: 'The provided authorization grant is invalid, expired, or revoked', field: null }],
+          },
+        },
+        message: /^SendGrid API error 401: The provided authorization grant is invalid, expired, or revoked$/,
+      },
     ];
     for (const c of cases) {
       it(`${c.type}: ${c.message.source}`, async () => {
@@ -161,7 +297,11 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
 
     it('a 429 with Retry-After: retried after it, completes', async () => {
       const before = attempts();
-      fake.failNext('github', repo, { status: 429, headers: { 'retry-after': '1' }, json: { message: 'API rate limit exceeded' } });
+      fake.failNext('github', repo, {
+        status: 429,
+        headers: { 'retry-after': '1' },
+        json: { message: 'API rate limit exceeded' },
+      });
       const run = await runNode(engine, 'GitHubGetRepositoryNode', { repo_name: 'retry/me' });
       assert.equal(run.status, 'COMPLETED', run.message ?? '');
       assert.equal(attempts() - before, 2);
@@ -172,13 +312,21 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
       fake.failNext('github', repo, { status: 429, json: { message: 'API rate limit exceeded' } });
       const run = await runNode(engine, 'GitHubGetRepositoryNode', { repo_name: 'retry/me' });
       assert.equal(run.status, 'FAILED');
-      assert.match(String(run.task.error), /^GitHub API error 429: API rate limit exceeded \(no Retry-After, so not retried\)$/);
+      assert.match(
+        String(run.task.error),
+        /^GitHub API error 429: API rate limit exceeded \(no Retry-After, so not retried\)$/,
+      );
       assert.equal(attempts() - before, 1);
     });
 
     it('5xx every time: tried max_retries + 1 times, then fails with the last message', async () => {
       const before = attempts();
-      fake.failNext('github', repo, { status: 502, json: { message: 'Bad Gateway' } }, { status: 500, json: { message: 'Server Error' } });
+      fake.failNext(
+        'github',
+        repo,
+        { status: 502, json: { message: 'Bad Gateway' } },
+        { status: 500, json: { message: 'Server Error' } },
+      );
       const run = await runNode(engine, 'GitHubGetRepositoryNode', { repo_name: 'retry/me', max_retries: 1 });
       assert.equal(run.status, 'FAILED');
       assert.match(String(run.task.error), /^GitHub API error 500: Server Error$/);
@@ -196,7 +344,10 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
         assert.equal(run.status, 'FAILED');
         assert.match(String(run.task.error), /^GitHub request failed: .*ECONNREFUSED/);
       } finally {
-        await setEnv(engine, { GITHUB_API_BASE: fake.base('github'), GITHUB_ACCESS_TOKEN: CREDENTIALS.GITHUB_ACCESS_TOKEN! });
+        await setEnv(engine, {
+          GITHUB_API_BASE: fake.base('github'),
+          GITHUB_ACCESS_TOKEN: CREDENTIALS.GITHUB_ACCESS_TOKEN!,
+        });
       }
     });
   });
@@ -208,9 +359,12 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
       try {
         const tokens = () => fake.to('reddit-auth').length;
         const before = tokens();
-        for (let i = 0; i < 3; i++) assert.equal((await runNode(engine, 'RedditGetUserInfoNode', { username: 'u' })).status, 'COMPLETED');
+        for (let i = 0; i < 3; i++)
+          assert.equal((await runNode(engine, 'RedditGetUserInfoNode', { username: 'u' })).status, 'COMPLETED');
         assert.equal(tokens() - before, 1, 'three runs, one token');
-        fake.failNext('reddit-auth', /access_token/, { json: { access_token: 'token-short', token_type: 'bearer', expires_in: 1 } });
+        fake.failNext('reddit-auth', /access_token/, {
+          json: { access_token: 'token-short', token_type: 'bearer', expires_in: 1 },
+        });
         await setEnv(engine, { REDDIT_CLIENT_ID: 'reddit-cache-client-2' });
         assert.equal((await runNode(engine, 'RedditGetUserInfoNode', { username: 'u' })).status, 'COMPLETED');
         assert.equal((await runNode(engine, 'RedditGetUserInfoNode', { username: 'u' })).status, 'COMPLETED');
@@ -225,7 +379,10 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
   });
 
   it("PySpur's Google sign-in endpoints store the token the Sheets node then sends", async () => {
-    const stored = await engine.http.post('/google/store_token/', { access_token: 'ya29.from-the-ui', expires_in: 3599 });
+    const stored = await engine.http.post('/google/store_token/', {
+      access_token: 'ya29.from-the-ui',
+      expires_in: 3599,
+    });
     assert.deepEqual([stored.status, stored.body], [200, { message: 'Token stored successfully!' }]);
     assert.deepEqual((await engine.http.get('/google/validate_token/')).body, { is_valid: true });
     assert.match((await engine.http.get('/env-mgmt/GOOGLE_ACCESS_TOKEN')).body.value, /^ya29\*+e-ui$/, 'listed masked');
@@ -243,7 +400,13 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
 
   it('cancelling the run aborts the outbound request', async () => {
     fake.failNext('github', /^\/repos\/slow\/call$/, { hang: true });
-    const definition = { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('node', 'GitHubGetRepositoryNode', { repo_name: 'slow/call', heartbeat_timeout_seconds: 3 })], links: [l('in', 'node')] };
+    const definition = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('node', 'GitHubGetRepositoryNode', { repo_name: 'slow/call', heartbeat_timeout_seconds: 3 }),
+      ],
+      links: [l('in', 'node')],
+    };
     const wf = (await engine.http.post('/wf/', { name: `cancel-${Math.random()}`, definition })).body;
     const started = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'y' } } })).body;
     const deadline = Date.now() + 60_000;

@@ -52,7 +52,11 @@ const bigOutput = {
 
 /** in(x) → gate (a human) → out(x). */
 const gated = {
-  nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('gate', 'HumanInterventionNode', { message: 'look' }), n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } })],
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } }),
+    n('gate', 'HumanInterventionNode', { message: 'look' }),
+    n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
+  ],
   links: [l('in', 'gate'), l('gate', 'out')],
 };
 
@@ -124,11 +128,18 @@ describe('e2e: values of any size travel by reference', function () {
     const { http } = engine;
     const x = noise(3 * MB, 7);
     const wf = (await http.post('/wf/', { name: 'big-partial', definition: bigOutput })).body;
-    const res = await http.post(`/wf/${wf.id}/run_partial/`, { node_id: 'py', initial_inputs: { in: { n: 8 * MB, x } } });
+    const res = await http.post(`/wf/${wf.id}/run_partial/`, {
+      node_id: 'py',
+      initial_inputs: { in: { n: 8 * MB, x } },
+    });
     assert.equal(res.status, 200, res.text.slice(0, 500));
     assertSame(res.body.py.s, pattern(8 * MB), 'partial py.s');
     assert.equal(res.body.py.h, sha(x));
-    const precomputed = await http.post(`/wf/${wf.id}/run_partial/`, { node_id: 'out', initial_inputs: { in: { n: 1, x: 'a' } }, partial_outputs: { py: { s: x, h: 'given', len: 1 } } });
+    const precomputed = await http.post(`/wf/${wf.id}/run_partial/`, {
+      node_id: 'out',
+      initial_inputs: { in: { n: 1, x: 'a' } },
+      partial_outputs: { py: { s: x, h: 'given', len: 1 } },
+    });
     assert.equal(precomputed.status, 200, precomputed.text.slice(0, 500));
     assertSame(precomputed.body.out.s, x, 'partial out.s from a precomputed output');
   });
@@ -143,15 +154,25 @@ describe('e2e: values of any size travel by reference', function () {
     const [listed] = (await http.get(`/wf/${wf.id}/runs/`)).body;
     const [record] = (await http.get(`/wf/pause_history/${listed.id}/`)).body;
     assertSame(record.input_data.in.x, x, 'pause record input_data');
-    const paused = (await http.get('/wf/paused_workflows/?page_size=100')).body.find((p: any) => p.run.id === listed.id);
+    const paused = (await http.get('/wf/paused_workflows/?page_size=100')).body.find(
+      (p: any) => p.run.id === listed.id,
+    );
     assertSame(paused.current_pause.input_data.in.x, x, 'paused_workflows input_data');
     const note = noise(1 * MB, 11);
-    const acted = await http.post(`/wf/process_pause_action/${listed.id}/`, { action: 'APPROVE', user_id: 'u', inputs: { note } });
+    const acted = await http.post(`/wf/process_pause_action/${listed.id}/`, {
+      action: 'APPROVE',
+      user_id: 'u',
+      inputs: { note },
+    });
     assert.equal(acted.status, 200, acted.text.slice(0, 500));
     const done = await waitForRun(http, listed.id, undefined, 120_000);
     assert.equal(done.status, 'COMPLETED');
     assertSame(done.outputs.out.x, x, 'approved run output');
-    assertSame(done.tasks.find((t: any) => t.node_id === 'gate').outputs.note, note, 'the human input in the node output');
+    assertSame(
+      done.tasks.find((t: any) => t.node_id === 'gate').outputs.note,
+      note,
+      'the human input in the node output',
+    );
   });
 
   it('batch rows carry 3 MB inputs and 1.5 / 8 MB outputs into their runs and output lines', async () => {
@@ -167,14 +188,19 @@ describe('e2e: values of any size travel by reference', function () {
     const done = await waitForRun(http, parent.id, undefined, 300_000);
     assert.equal(done.status, 'COMPLETED', done.message);
     const download = await http.get(`/of/${done.output_file_id}/download/`);
-    const lines = download.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+    const lines = download.text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line));
     assert.equal(lines.length, 2);
     lines.forEach((line, i) => {
       assertSame(line.out.s, pattern(sizes[i] as number), `line ${i} out.s`);
       assert.equal(line.out.h, sha(xs[i] as string), `line ${i}: the node saw the exact cell`);
       assertSame(line.out.x, xs[i] as string, `line ${i} out.x`);
     });
-    const rows = (await http.get(`/wf/${wf.id}/runs/?page_size=100`)).body.filter((r: any) => r.parent_run_id === parent.id);
+    const rows = (await http.get(`/wf/${wf.id}/runs/?page_size=100`)).body.filter(
+      (r: any) => r.parent_run_id === parent.id,
+    );
     const first = rows.find((r: any) => r.outputs?.out?.len === 3 * MB);
     assertSame(first.initial_inputs.in.x, xs[0] as string, 'row run initial_inputs');
     assertSame(first.outputs.out.s, pattern(1.5 * MB), 'row run outputs');
@@ -202,7 +228,10 @@ describe('e2e: values over the limits', function () {
   this.timeout(300_000);
   let engine: Engine;
   before(async () => {
-    engine = await startEngine({ SPUR_MAX_VALUE_BYTES: String(2 * 1024 * 1024), SPUR_MAX_JSON_BYTES: String(4 * 1024 * 1024) });
+    engine = await startEngine({
+      SPUR_MAX_VALUE_BYTES: String(2 * 1024 * 1024),
+      SPUR_MAX_JSON_BYTES: String(4 * 1024 * 1024),
+    });
   });
   after(() => engine?.close());
 
@@ -212,7 +241,9 @@ describe('e2e: values over the limits', function () {
     const value = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { n: 1, x: 'v'.repeat(3 * MB) } } });
     assert.equal(value.status, 413);
     assert.match(value.body.detail, /over the limit of 2 MiB per value \(SPUR_MAX_VALUE_BYTES\)/);
-    const body = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { n: 1, x: 'v'.repeat(5 * MB) } } });
+    const body = await http.post(`/wf/${wf.id}/start_run/`, {
+      initial_inputs: { in: { n: 1, x: 'v'.repeat(5 * MB) } },
+    });
     assert.equal(body.status, 413);
     assert.match(body.body.detail, /exceeds 4194304 bytes, the limit per request \(SPUR_MAX_JSON_BYTES\)/);
     assert.equal((await http.get(`/wf/${wf.id}/runs/`)).body.length, 0, 'no run was recorded');
@@ -221,10 +252,14 @@ describe('e2e: values over the limits', function () {
   it('fails a node whose output is over the limit: the run ends FAILED naming the node and the limit; a small run right after answers', async () => {
     const { http } = engine;
     const wf = (await http.post('/wf/', { name: 'limits-out', definition: bigOutput })).body;
-    const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { n: 3 * MB, x: 'a' } } })).body;
+    const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { n: 3 * MB, x: 'a' } } }))
+      .body;
     const run = await waitForRun(http, started.id, undefined, 120_000);
     assert.equal(run.status, 'FAILED');
-    assert.match(run.message, /Node 'py' \(py\) failed: The output of node 'py' \(py\) is \d+ bytes, over the limit of 2 MiB per value/);
+    assert.match(
+      run.message,
+      /Node 'py' \(py\) failed: The output of node 'py' \(py\) is \d+ bytes, over the limit of 2 MiB per value/,
+    );
     const py = run.tasks.find((t: any) => t.node_id === 'py');
     assert.equal(py.status, 'FAILED');
     assert.match(py.error, /SPUR_MAX_VALUE_BYTES/);

@@ -33,9 +33,23 @@ describe('e2e: long runs stay inside Temporal history limits', function () {
     assert.deepEqual(blocking.body.p3, { y: 'go!!!' }, 'a blocking run that pauses answers with the outputs so far');
     const [listed] = (await http.get(`/wf/${wf.id}/runs/`)).body;
     const paused = await waitForRun(http, listed.id, (r) => r.status === 'PAUSED');
-    assert.deepEqual(paused.tasks.map((t: any) => [t.node_id, t.status]), [['in', 'COMPLETED'], ['p1', 'COMPLETED'], ['p2', 'COMPLETED'], ['p3', 'COMPLETED'], ['gate', 'PAUSED'], ['out', 'PENDING']]);
+    assert.deepEqual(
+      paused.tasks.map((t: any) => [t.node_id, t.status]),
+      [
+        ['in', 'COMPLETED'],
+        ['p1', 'COMPLETED'],
+        ['p2', 'COMPLETED'],
+        ['p3', 'COMPLETED'],
+        ['gate', 'PAUSED'],
+        ['out', 'PENDING'],
+      ],
+    );
 
-    const acted = await http.post(`/wf/process_pause_action/${listed.id}/`, { action: 'APPROVE', user_id: 'u', inputs: {} });
+    const acted = await http.post(`/wf/process_pause_action/${listed.id}/`, {
+      action: 'APPROVE',
+      user_id: 'u',
+      inputs: {},
+    });
     assert.equal(acted.status, 200, acted.text);
     const done = await waitForRun(http, listed.id);
     assert.equal(done.status, 'COMPLETED', done.message);
@@ -43,10 +57,15 @@ describe('e2e: long runs stay inside Temporal history limits', function () {
     const task = (id: string) => done.tasks.find((t: any) => t.node_id === id);
     assert.deepEqual(task('p1').inputs, { in: { x: 'go' } });
     assert.deepEqual(task('p2').outputs, { y: 'go!!' });
-    assert.ok(done.tasks.every((t: any) => t.status === 'COMPLETED' && t.end_time), JSON.stringify(done.tasks));
+    assert.ok(
+      done.tasks.every((t: any) => t.status === 'COMPLETED' && t.end_time),
+      JSON.stringify(done.tasks),
+    );
     assert.equal(new Set(done.tasks.map((t: any) => t.id)).size, 6, 'task ids survive');
 
-    const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(listed.id, engine.api.config.temporal.workflowIdPrefix));
+    const handle = engine.api.temporal.workflow.getHandle(
+      runWorkflowId(listed.id, engine.api.config.temporal.workflowIdPrefix),
+    );
     const history = await handle.fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
     assert.ok(started?.continuedExecutionRunId, 'the last execution continued an earlier one');
@@ -54,7 +73,10 @@ describe('e2e: long runs stay inside Temporal history limits', function () {
   });
 
   it('refuses a ForLoopNode over the iteration cap when the workflow is saved (422)', async () => {
-    const loop = { nodes: [n('in', 'InputNode'), n('loop', 'ForLoopNode', { num_iterations: 1001 })], links: [l('in', 'loop')] };
+    const loop = {
+      nodes: [n('in', 'InputNode'), n('loop', 'ForLoopNode', { num_iterations: 1001 })],
+      links: [l('in', 'loop')],
+    };
     const res = await engine.http.post('/wf/', { name: 'too long', definition: loop });
     assert.equal(res.status, 422, res.text);
     assert.deepEqual(res.body.detail[0].loc, ['body', 'definition', 'nodes', 1, 'config', 'num_iterations']);

@@ -12,7 +12,11 @@ function visionWorkflow(model: string) {
   return {
     nodes: [
       n('src', 'InputNode', { output_schema: { question: 'string', image: 'string' } }),
-      n('llm', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 100, temperature: 0 }, user_message: '{{src.question}}', url_variables: { file: 'src.image' } }),
+      n('llm', 'SingleLLMCallNode', {
+        llm_info: { model, max_tokens: 100, temperature: 0 },
+        user_message: '{{src.question}}',
+        url_variables: { file: 'src.image' },
+      }),
     ],
     links: [l('src', 'llm')],
   };
@@ -43,8 +47,11 @@ describe('e2e: url_variables send files to the model as content parts, bytes unc
   });
 
   async function run(model: string, image: string) {
-    const wf = (await engine.http.post('/wf/', { name: `vision-${Math.random()}`, definition: visionWorkflow(model) })).body;
-    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { question: 'What is this?', image } } });
+    const wf = (await engine.http.post('/wf/', { name: `vision-${Math.random()}`, definition: visionWorkflow(model) }))
+      .body;
+    const res = await engine.http.post(`/wf/${wf.id}/run/`, {
+      initial_inputs: { src: { question: 'What is this?', image } },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const [record] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
     assert.equal(record.status, 'COMPLETED', record.message);
@@ -64,7 +71,10 @@ describe('e2e: url_variables send files to the model as content parts, bytes unc
   });
 
   it('Anthropic: an image block and, for an uploaded PDF test file, a document block', async () => {
-    const { request } = await run('anthropic/claude-3-5-haiku-latest', `data:image/png;base64,${PNG.toString('base64')}`);
+    const { request } = await run(
+      'anthropic/claude-3-5-haiku-latest',
+      `data:image/png;base64,${PNG.toString('base64')}`,
+    );
     const [, image] = lastUserParts(request);
     assert.equal(image!.type, 'image');
     assert.equal(image!.source.media_type, 'image/png');
@@ -93,8 +103,11 @@ describe('e2e: url_variables send files to the model as content parts, bytes unc
   });
 
   it('fails the node clearly for a path that names no stored file, without calling the model', async () => {
-    const wf = (await engine.http.post('/wf/', { name: 'missing file', definition: visionWorkflow('openai/gpt-4o') })).body;
-    await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { question: 'Q', image: 'test_files/S1/nope.png' } } });
+    const wf = (await engine.http.post('/wf/', { name: 'missing file', definition: visionWorkflow('openai/gpt-4o') }))
+      .body;
+    await engine.http.post(`/wf/${wf.id}/run/`, {
+      initial_inputs: { src: { question: 'Q', image: 'test_files/S1/nope.png' } },
+    });
     const [record] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
     assert.equal(record.status, 'FAILED');
     assert.match(record.tasks.find((t: { node_id: string }) => t.node_id === 'llm').error, /no stored file/);

@@ -6,13 +6,22 @@ import { l, n } from '../support/graphs';
 import { basesFirst } from '../support/integration-runs';
 import { client } from '../support/http';
 
-const ANSWER_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] });
+const ANSWER_SCHEMA = JSON.stringify({
+  type: 'object',
+  properties: { answer: { type: 'string' } },
+  required: ['answer'],
+});
 
 function llmWorkflow(model: string, userMessage = 'Q: {{src.question}}') {
   return {
     nodes: [
       n('src', 'InputNode', { output_schema: { question: 'string' } }),
-      n('llm', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 200, temperature: 0.1 }, user_message: userMessage, output_json_schema: ANSWER_SCHEMA, output_schema: { answer: 'string' } }),
+      n('llm', 'SingleLLMCallNode', {
+        llm_info: { model, max_tokens: 200, temperature: 0.1 },
+        user_message: userMessage,
+        output_json_schema: ANSWER_SCHEMA,
+        output_schema: { answer: 'string' },
+      }),
       n('out', 'OutputNode', { output_map: { answer: 'llm.answer' } }),
     ],
     links: [l('src', 'llm'), l('llm', 'out')],
@@ -46,13 +55,59 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
     return { res, run, task: (id: string) => run.tasks.find((t: { node_id: string }) => t.node_id === id) };
   }
 
-  const providers: { model: string; settings: () => Record<string, string>; path: RegExp; auth: (h: Record<string, unknown>) => boolean; sentModel: string }[] = [
-    { model: 'openai/gpt-4o', settings: () => ({ OPENAI_API_KEY: 'sk-openai-test-key', OPENAI_API_BASE: `${fake.url}/v1` }), path: /\/v1\/chat\/completions$/, auth: (h) => h.authorization === 'Bearer sk-openai-test-key', sentModel: 'gpt-4o' },
-    { model: 'anthropic/claude-3-5-haiku-latest', settings: () => ({ ANTHROPIC_API_KEY: 'sk-ant-test-key', ANTHROPIC_API_BASE: fake.url }), path: /\/v1\/messages$/, auth: (h) => h['x-api-key'] === 'sk-ant-test-key', sentModel: 'claude-3-5-haiku-latest' },
-    { model: 'gemini/gemini-1.5-flash', settings: () => ({ GEMINI_API_KEY: 'gem-test-key', GEMINI_API_BASE: `${fake.url}/v1beta/openai/` }), path: /\/v1beta\/openai\/chat\/completions$/, auth: (h) => h.authorization === 'Bearer gem-test-key', sentModel: 'gemini-1.5-flash' },
-    { model: 'deepseek/deepseek-chat', settings: () => ({ DEEPSEEK_API_KEY: 'ds-test-key', DEEPSEEK_API_BASE: fake.url }), path: /\/chat\/completions$/, auth: (h) => h.authorization === 'Bearer ds-test-key', sentModel: 'deepseek-chat' },
-    { model: 'ollama/llama3.2:1b', settings: () => ({ OLLAMA_BASE_URL: fake.url }), path: /\/v1\/chat\/completions$/, auth: () => true, sentModel: 'llama3.2:1b' },
-    { model: 'azure/gpt-4', settings: () => ({ AZURE_OPENAI_API_KEY: 'az-test-key', AZURE_OPENAI_ENDPOINT: fake.url, AZURE_OPENAI_API_VERSION: '2024-06-01' }), path: /\/openai\/deployments\/gpt-4\/chat\/completions$/, auth: (h) => h['api-key'] === 'az-test-key', sentModel: 'gpt-4' },
+  const providers: {
+    model: string;
+    settings: () => Record<string, string>;
+    path: RegExp;
+    auth: (h: Record<string, unknown>) => boolean;
+    sentModel: string;
+  }[] = [
+    {
+      model: 'openai/gpt-4o',
+      settings: () => ({ OPENAI_API_KEY: 'sk-openai-test-key', OPENAI_API_BASE: `${fake.url}/v1` }),
+      path: /\/v1\/chat\/completions$/,
+      auth: (h) => h.authorization === 'Bearer sk-openai-test-key',
+      sentModel: 'gpt-4o',
+    },
+    {
+      model: 'anthropic/claude-3-5-haiku-latest',
+      settings: () => ({ ANTHROPIC_API_KEY: 'sk-ant-test-key', ANTHROPIC_API_BASE: fake.url }),
+      path: /\/v1\/messages$/,
+      auth: (h) => h['x-api-key'] === 'sk-ant-test-key',
+      sentModel: 'claude-3-5-haiku-latest',
+    },
+    {
+      model: 'gemini/gemini-1.5-flash',
+      settings: () => ({ GEMINI_API_KEY: 'gem-test-key', GEMINI_API_BASE: `${fake.url}/v1beta/openai/` }),
+      path: /\/v1beta\/openai\/chat\/completions$/,
+      auth: (h) => h.authorization === 'Bearer gem-test-key',
+      sentModel: 'gemini-1.5-flash',
+    },
+    {
+      model: 'deepseek/deepseek-chat',
+      settings: () => ({ DEEPSEEK_API_KEY: 'ds-test-key', DEEPSEEK_API_BASE: fake.url }),
+      path: /\/chat\/completions$/,
+      auth: (h) => h.authorization === 'Bearer ds-test-key',
+      sentModel: 'deepseek-chat',
+    },
+    {
+      model: 'ollama/llama3.2:1b',
+      settings: () => ({ OLLAMA_BASE_URL: fake.url }),
+      path: /\/v1\/chat\/completions$/,
+      auth: () => true,
+      sentModel: 'llama3.2:1b',
+    },
+    {
+      model: 'azure/gpt-4',
+      settings: () => ({
+        AZURE_OPENAI_API_KEY: 'az-test-key',
+        AZURE_OPENAI_ENDPOINT: fake.url,
+        AZURE_OPENAI_API_VERSION: '2024-06-01',
+      }),
+      path: /\/openai\/deployments\/gpt-4\/chat\/completions$/,
+      auth: (h) => h['api-key'] === 'az-test-key',
+      sentModel: 'gpt-4',
+    },
   ];
 
   for (const p of providers) {
@@ -73,10 +128,13 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
     });
   }
 
-  it('retries a 429 no sooner than its Retry-After (2 s, by the provider\'s own clock) and then succeeds', async () => {
+  it("retries a 429 no sooner than its Retry-After (2 s, by the provider's own clock) and then succeeds", async () => {
     await setEnv({ OPENAI_API_KEY: 'sk-openai-test-key', OPENAI_API_BASE: `${fake.url}/v1` });
     fake.requests.length = 0;
-    fake.enqueue({ status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'slow down' } } }, { content: '{"answer": "after retry"}' });
+    fake.enqueue(
+      { status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'slow down' } } },
+      { content: '{"answer": "after retry"}' },
+    );
     const { res, task } = await runBlocking(llmWorkflow('openai/gpt-4o'));
     assert.deepEqual(res.body.out, { answer: 'after retry' }, JSON.stringify(task('llm')));
     assert.equal(task('llm').status, 'COMPLETED');
@@ -85,7 +143,7 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
     assert.ok(second.at - first.at >= 2000, `the retry came ${second.at - first.at} ms after the 429`);
   });
 
-  it('gives up an attempt the provider never answers after the node\'s timeout_seconds, and the retry succeeds', async () => {
+  it("gives up an attempt the provider never answers after the node's timeout_seconds, and the retry succeeds", async () => {
     await setEnv({ OPENAI_API_KEY: 'sk-openai-test-key', OPENAI_API_BASE: `${fake.url}/v1` });
     fake.requests.length = 0;
     const hangMs = 120_000;
@@ -126,10 +184,17 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
 
   it('runs Python with coercion; exceptions and timeouts fail the node with a clear message', async () => {
     const py = (code: string, extra: Record<string, unknown> = {}) => ({
-      nodes: [n('src', 'InputNode'), n('py', 'PythonFuncNode', { code, output_schema: { n: 'int', text: 'string' }, ...extra })],
+      nodes: [
+        n('src', 'InputNode'),
+        n('py', 'PythonFuncNode', { code, output_schema: { n: 'int', text: 'string' }, ...extra }),
+      ],
       links: [l('src', 'py')],
     });
-    const ok = await runBlocking(py('return {"n": str(len(input_model.src.question)), "text": input_model["src"]["question"].upper(), "dropped": 1}'));
+    const ok = await runBlocking(
+      py(
+        'return {"n": str(len(input_model.src.question)), "text": input_model["src"]["question"].upper(), "dropped": 1}',
+      ),
+    );
     assert.deepEqual(ok.res.body.py, { n: 5, text: 'LIFE?' });
     const raised = await runBlocking(py('raise ValueError("no such thing")'));
     assert.equal(raised.task('py').status, 'FAILED');
@@ -146,7 +211,13 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
     const impatient = await startApi({ ...engine.api.env, SPUR_BLOCKING_RUN_WAIT_SECONDS: '0.5' });
     try {
       const http = client(impatient.baseUrl);
-      const definition = { nodes: [n('src', 'InputNode'), n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(2)\nreturn {"output": "late"}' })], links: [l('src', 'py')] };
+      const definition = {
+        nodes: [
+          n('src', 'InputNode'),
+          n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(2)\nreturn {"output": "late"}' }),
+        ],
+        links: [l('src', 'py')],
+      };
       const wf = (await http.post('/wf/', { name: 'slow blocking', definition })).body;
       const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { question: 'x' } } });
       assert.equal(res.status, 202);
@@ -161,7 +232,10 @@ describe('e2e: LLM and Python nodes over HTTP', function () {
   });
 
   it('lets operators find runs in Temporal by Spur workflow id and status (search attributes)', async () => {
-    const { res, run } = await runBlocking({ nodes: [n('src', 'InputNode'), n('o', 'OutputNode')], links: [l('src', 'o')] });
+    const { res, run } = await runBlocking({
+      nodes: [n('src', 'InputNode'), n('o', 'OutputNode')],
+      links: [l('src', 'o')],
+    });
     assert.equal(res.status, 200);
     const query = `SpurWorkflowId = "${run.workflow_id}" AND SpurRunStatus = "COMPLETED"`;
     let found: string[] = [];

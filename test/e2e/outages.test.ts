@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { trusted } from 'mongoose';
 import { freePort } from '../../scripts/lib/ports';
-import { type FerretDbServer, TEMPORAL_DEV_OPTIONS, type TemporalServer, startFerretDb, startTemporal } from '../../scripts/lib/servers';
+import {
+  type FerretDbServer,
+  TEMPORAL_DEV_OPTIONS,
+  type TemporalServer,
+  startFerretDb,
+  startTemporal,
+} from '../../scripts/lib/servers';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
@@ -50,14 +56,29 @@ async function assertAllCompleted(api: TestApi, http: Http, runIds: string[]): P
   for (const [i, id] of runIds.entries()) {
     const run = (await http.get(`/run/${id}/`)).body;
     assert.deepEqual(run.outputs.out, { result: `x${i}-p1-p2` }, id);
-    assert.deepEqual(run.tasks.map((t: { node_id: string }) => t.node_id).sort(), [...NODES].sort(), `${id}: one task per node`);
-    assert.ok(run.tasks.every((t: { status: string }) => t.status === 'COMPLETED'), id);
+    assert.deepEqual(
+      run.tasks.map((t: { node_id: string }) => t.node_id).sort(),
+      [...NODES].sort(),
+      `${id}: one task per node`,
+    );
+    assert.ok(
+      run.tasks.every((t: { status: string }) => t.status === 'COMPLETED'),
+      id,
+    );
   }
-  assert.equal(await api.models.RunTasks.countDocuments({ _id: trusted({ $in: runIds }) }), runIds.length, 'one task document per run');
+  assert.equal(
+    await api.models.RunTasks.countDocuments({ _id: trusted({ $in: runIds }) }),
+    runIds.length,
+    'one task document per run',
+  );
 }
 
 /** Requests a user would send meanwhile; returns every answer as `<status> <method path>`. */
-async function probe(http: Http, workflowId: string, runId: string): Promise<Array<{ what: string; status: number; retryAfter: string | null; detail: unknown }>> {
+async function probe(
+  http: Http,
+  workflowId: string,
+  runId: string,
+): Promise<Array<{ what: string; status: number; retryAfter: string | null; detail: unknown }>> {
   const requests: Array<[string, () => ReturnType<Http['get']>]> = [
     ['GET /health/', () => http.get('/health/')],
     ['GET /wf/', () => http.get('/wf/')],
@@ -68,7 +89,12 @@ async function probe(http: Http, workflowId: string, runId: string): Promise<Arr
   const answers = [];
   for (const [what, send] of requests) {
     const res = await send();
-    answers.push({ what, status: res.status, retryAfter: res.headers.get('retry-after'), detail: (res.body as { detail?: unknown })?.detail });
+    answers.push({
+      what,
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      detail: (res.body as { detail?: unknown })?.detail,
+    });
   }
   return answers;
 }
@@ -86,7 +112,9 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
 
   it('FerretDB killed: 503 naming MongoDB meanwhile, then every run completes once it is back', async () => {
     let ferret: FerretDbServer = await startFerretDb({
-      port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-outage-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-outage.log'),
+      port: await freePort(),
+      dataDir: path.join(stack.tmpDir, `ferret-outage-${Date.now()}`),
+      logFile: path.join(stack.tmpDir, 'ferret-outage.log'),
     });
     try {
       api = await startApi({ SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
@@ -112,7 +140,12 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);
       await assertAllCompleted(api, http, runIds);
       for (const [i, id] of runIds.entries()) {
-        for (const node of ['p1', 'p2']) assert.deepEqual((await attempts.ofNode(id, node)).map((a) => [a.state, a.attempt]), [['completed', 1]], `${node} of run ${i} ran once`);
+        for (const node of ['p1', 'p2'])
+          assert.deepEqual(
+            (await attempts.ofNode(id, node)).map((a) => [a.state, a.attempt]),
+            [['completed', 1]],
+            `${node} of run ${i} ran once`,
+          );
       }
     } finally {
       await worker?.stop();
@@ -125,8 +158,11 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
 
   it('Temporal killed: runs stay readable, starts answer 503 naming Temporal, every run completes once it is back', async () => {
     let temporal: TemporalServer = await startTemporal({
-      ...TEMPORAL_DEV_OPTIONS, port: await freePort(), uiPort: null,
-      dbFile: path.join(stack.tmpDir, `temporal-outage-${Date.now()}.db`), logFile: path.join(stack.tmpDir, 'temporal-outage.log'),
+      ...TEMPORAL_DEV_OPTIONS,
+      port: await freePort(),
+      uiPort: null,
+      dbFile: path.join(stack.tmpDir, `temporal-outage-${Date.now()}.db`),
+      logFile: path.join(stack.tmpDir, 'temporal-outage.log'),
     });
     try {
       api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });

@@ -18,13 +18,23 @@ type Run = { id: string; status: string; tasks: { node_id: string; status: strin
 
 /** in → gate (human) → out; in → side (an independent branch that finishes while the gate waits). */
 const gated = {
-  nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Approve me' }), n('out', 'OutputNode'), n('side', 'OutputNode', { output_map: { x: 'in.x' } })],
+  nodes: [
+    input(),
+    n('gate', 'HumanInterventionNode', { message: 'Approve me' }),
+    n('out', 'OutputNode'),
+    n('side', 'OutputNode', { output_map: { x: 'in.x' } }),
+  ],
   links: [l('in', 'gate'), l('gate', 'out'), l('in', 'side')],
 };
 
 const task = (run: Run, id: string) => run.tasks.find((t) => t.node_id === id) as Record<string, any> | undefined;
 
-async function until(what: string, predicate: () => Promise<boolean> | boolean, timeoutMs = 60_000, everyMs = 100): Promise<void> {
+async function until(
+  what: string,
+  predicate: () => Promise<boolean> | boolean,
+  timeoutMs = 60_000,
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -33,7 +43,11 @@ async function until(what: string, predicate: () => Promise<boolean> | boolean, 
 }
 
 /** Maps with at most `limit` calls in flight; results in input order. */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -47,7 +61,13 @@ async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, inde
 }
 
 /** Polls every run's status (10 requests at a time) until each satisfies `done`; returns the runs. */
-async function waitForAll(http: Http, ids: readonly string[], done: (run: Run) => boolean, what: string, timeoutMs = 60_000): Promise<Map<string, Run>> {
+async function waitForAll(
+  http: Http,
+  ids: readonly string[],
+  done: (run: Run) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<Map<string, Run>> {
   const seen = new Map<string, Run>();
   await until(
     what,
@@ -69,10 +89,15 @@ async function waitForAll(http: Http, ids: readonly string[], done: (run: Run) =
 async function workflowClosed(api: TestApi, runId: string, timeoutMs = 30_000): Promise<string> {
   const handle = api.temporal.workflow.getHandle(runWorkflowId(runId, api.env.SPUR_WORKFLOW_ID_PREFIX));
   let status = '';
-  await until(`workflow of ${runId} to close`, async () => {
-    status = (await handle.describe()).status.name;
-    return status !== 'RUNNING';
-  }, timeoutMs, 200);
+  await until(
+    `workflow of ${runId} to close`,
+    async () => {
+      status = (await handle.describe()).status.name;
+      return status !== 'RUNNING';
+    },
+    timeoutMs,
+    200,
+  );
   return status;
 }
 
@@ -95,12 +120,12 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     const mark = (what: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
     let temporal: TemporalServer = await onFreePort((port) =>
       startTemporal({
-      ...TEMPORAL_DEV_OPTIONS,
-      port,
-      uiPort: null,
-      dbFile: path.join(stack.tmpDir, `pauses-restart-${Date.now()}.db`),
-      logFile: path.join(stack.tmpDir, 'temporal-pauses-restart.log'),
-    }),
+        ...TEMPORAL_DEV_OPTIONS,
+        port,
+        uiPort: null,
+        dbFile: path.join(stack.tmpDir, `pauses-restart-${Date.now()}.db`),
+        logFile: path.join(stack.tmpDir, 'temporal-pauses-restart.log'),
+      }),
     );
     try {
       // The in-process api only provides the database and env (and drops the database at the end).
@@ -109,17 +134,28 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
       let http = apiProcess.http;
       const wf = (await http.post('/wf/', { name: 'hundred pauses', definition: gated })).body;
       mark('Temporal, api and worker up');
-      const started = await pool(Array.from({ length: 100 }, (_, i) => i), 10, async (i) => {
-        const res = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: `r${i}` } } });
-        assert.equal(res.status, 200, res.text);
-        return res.body as Run;
-      });
+      const started = await pool(
+        Array.from({ length: 100 }, (_, i) => i),
+        10,
+        async (i) => {
+          const res = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: `r${i}` } } });
+          assert.equal(res.status, 200, res.text);
+          return res.body as Run;
+        },
+      );
       const runIds = started.map((r) => r.id); // runIds[i] got x = `r${i}`
       // Newest first: by start time, then by creation order (the number in the id R<seq>).
       const seq = (id: string) => Number(id.slice(1));
-      const newestFirst = [...started].sort((a, b) => Date.parse(b.start_time) - Date.parse(a.start_time) || seq(b.id) - seq(a.id)).map((r) => r.id);
+      const newestFirst = [...started]
+        .sort((a, b) => Date.parse(b.start_time) - Date.parse(a.start_time) || seq(b.id) - seq(a.id))
+        .map((r) => r.id);
       mark('100 runs started');
-      await waitForAll(http, runIds, (r) => r.status === 'PAUSED' && task(r, 'side')?.status === 'COMPLETED', 'all 100 runs PAUSED with the side branch done');
+      await waitForAll(
+        http,
+        runIds,
+        (r) => r.status === 'PAUSED' && task(r, 'side')?.status === 'COMPLETED',
+        'all 100 runs PAUSED with the side branch done',
+      );
       mark('all PAUSED');
 
       /** paused_workflows across pages of 30: every run exactly once, newest first. */
@@ -160,7 +196,12 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
       const latencies: number[] = [];
       const actions = await pool(runIds, 10, async (id, i) => {
         const sent = Date.now();
-        const res = await http.post(`/wf/process_pause_action/${id}/`, { action: 'APPROVE', user_id: `user-${i}`, inputs: { n: i }, comments: `ok ${i}` });
+        const res = await http.post(`/wf/process_pause_action/${id}/`, {
+          action: 'APPROVE',
+          user_id: `user-${i}`,
+          inputs: { n: i },
+          comments: `ok ${i}`,
+        });
         latencies.push(Date.now() - sent);
         return res;
       });
@@ -181,7 +222,10 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
         assert.equal(run.status, 'COMPLETED', `${id}: ${run.message}`);
         assert.deepEqual(run.outputs.out, { gate: { n: i, in: { x: `r${i}` } } }, id);
         assert.deepEqual(run.outputs.side, { x: `r${i}` });
-        assert.ok(run.tasks.every((t) => t.status === 'COMPLETED'), JSON.stringify(run.tasks));
+        assert.ok(
+          run.tasks.every((t) => t.status === 'COMPLETED'),
+          JSON.stringify(run.tasks),
+        );
         const history = (await http.get(`/wf/pause_history/${id}/`)).body;
         assert.equal(history.length, 1, id);
         assert.equal(history[0].resume_user_id, `user-${i}`);
@@ -213,12 +257,17 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
 
     // Another api on the same database and task queue, quick to give up on the worker.
     apiProcess = await startApiProcess({ ...api.env, SPUR_PAUSE_ACTION_WAIT_SECONDS: '1' });
-    const act = (body: Record<string, unknown>) => (apiProcess as ApiProcess).http.post(`/wf/process_pause_action/${started.id}/`, body);
+    const act = (body: Record<string, unknown>) =>
+      (apiProcess as ApiProcess).http.post(`/wf/process_pause_action/${started.id}/`, body);
     const first = await act({ action: 'APPROVE', user_id: 'first', inputs: { who: 'first' }, comments: 'queued' });
     assert.equal(first.status, 202, first.text);
     assert.equal(first.body.status, 'PAUSED');
     assert.equal(first.body.id, started.id);
-    const second = await act({ action: 'OVERRIDE', user_id: 'second', inputs: { who: 'second', in: { x: 'hijacked' } } });
+    const second = await act({
+      action: 'OVERRIDE',
+      user_id: 'second',
+      inputs: { who: 'second', in: { x: 'hijacked' } },
+    });
     // It cannot be refused synchronously (nobody runs the workflow), but it must never be applied.
     assert.ok([202, 400].includes(second.status), `${second.status} ${second.text}`);
     console.log(`      the first action answered 202; the second answered ${second.status}`);
@@ -283,7 +332,11 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     const def = {
       nodes: [
         input('src'),
-        n('py', 'PythonFuncNode', { code: `${tokenedWait(token, 60)}\nreturn {"log": "slept"}`, timeout_seconds: 120, output_schema: { log: 'string' } }),
+        n('py', 'PythonFuncNode', {
+          code: `${tokenedWait(token, 60)}\nreturn {"log": "slept"}`,
+          timeout_seconds: 120,
+          output_schema: { log: 'string' },
+        }),
         n('later', 'PythonFuncNode', { code: 'return {"ran": "yes"}', output_schema: { ran: 'string' } }),
         n('out', 'OutputNode'),
       ],
@@ -301,7 +354,12 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'CANCELED');
     assert.equal(res.body.message, 'Workflow has been canceled successfully.');
-    await until(`python processes ${pid} and ${child} to end`, () => processEnded(pid) && processEnded(child), 30_000, 50);
+    await until(
+      `python processes ${pid} and ${child} to end`,
+      () => processEnded(pid) && processEnded(child),
+      30_000,
+      50,
+    );
 
     assert.equal(await workflowClosed(api, started.id), 'CANCELLED');
     const run = (await http.get(`/run/${started.id}/`)).body;
@@ -312,6 +370,9 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     assert.ok(run.outputs === null || !('later' in run.outputs), JSON.stringify(run.outputs));
     // Nothing was retried: the workflow is closed (no activity can start any more) and no process
     // carries the node's token again.
-    assert.deepEqual(pidsWith(token).filter((p) => !processEnded(p)), []);
+    assert.deepEqual(
+      pidsWith(token).filter((p) => !processEnded(p)),
+      [],
+    );
   });
 });

@@ -33,8 +33,10 @@ describe('e2e: human in the loop', function () {
     const run = await waitForRun(http, res.body.id, (r) => r.status === 'PAUSED');
     return { wf, run };
   }
-  const task = (run: { tasks: { node_id: string }[] }, id: string) => run.tasks.find((t) => t.node_id === id) as Record<string, any>;
-  const act = (runId: string, body: Record<string, unknown>) => engine.http.post(`/wf/process_pause_action/${runId}/`, body);
+  const task = (run: { tasks: { node_id: string }[] }, id: string) =>
+    run.tasks.find((t) => t.node_id === id) as Record<string, any>;
+  const act = (runId: string, body: Record<string, unknown>) =>
+    engine.http.post(`/wf/process_pause_action/${runId}/`, body);
 
   it('pauses at the node: task PAUSED with its pass-through, run PAUSED, pause record with the message; the other branch finishes', async () => {
     const { run } = await pausedRun(gated(), 'v');
@@ -52,12 +54,20 @@ describe('e2e: human in the loop', function () {
     const paused = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body;
     const mine = paused.find((p: any) => p.run.id === run.id);
     assert.equal(mine.current_pause.node_id, 'gate');
-    assert.deepEqual(mine.workflow.nodes.map((x: any) => x.id), ['in', 'gate', 'after', 'side']);
+    assert.deepEqual(
+      mine.workflow.nodes.map((x: any) => x.id),
+      ['in', 'gate', 'after', 'side'],
+    );
   });
 
   it('APPROVE keeps the original data and adds the human keys; the run completes; the record is filled', async () => {
     const { run } = await pausedRun(gated());
-    const res = await act(run.id, { action: 'APPROVE', user_id: 'alice', inputs: { in: 'overwrite attempt', note: 'ok' }, comments: 'fine' });
+    const res = await act(run.id, {
+      action: 'APPROVE',
+      user_id: 'alice',
+      inputs: { in: 'overwrite attempt', note: 'ok' },
+      comments: 'fine',
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(['RUNNING', 'COMPLETED'].includes(res.body.status), res.body.status);
     assert.deepEqual(task(res.body, 'gate').outputs, { in: { x: 1 }, note: 'ok' });
@@ -73,8 +83,16 @@ describe('e2e: human in the loop', function () {
   });
 
   it('answers an action with the node after the pause started (RUNNING) and the pause record filled', async () => {
-    const slowNext = n('next', 'PythonFuncNode', { code: 'return {"y": input_model["gate"]["note"]}', timeout_seconds: 60, heartbeat_timeout_seconds: 5, output_schema: { y: 'string' } });
-    const { run } = await pausedRun({ nodes: [input(), n('gate', 'HumanInterventionNode'), slowNext], links: [l('in', 'gate'), l('gate', 'next')] });
+    const slowNext = n('next', 'PythonFuncNode', {
+      code: 'return {"y": input_model["gate"]["note"]}',
+      timeout_seconds: 60,
+      heartbeat_timeout_seconds: 5,
+      output_schema: { y: 'string' },
+    });
+    const { run } = await pausedRun({
+      nodes: [input(), n('gate', 'HumanInterventionNode'), slowNext],
+      links: [l('in', 'gate'), l('gate', 'next')],
+    });
     assert.equal(task(run, 'next').status, 'PENDING');
     const res = await act(run.id, { action: 'APPROVE', user_id: 'dora', inputs: { note: 'go' }, comments: 'now' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -131,11 +149,21 @@ describe('e2e: human in the loop', function () {
 
   it('handles two pauses (in sequence and in parallel), each with its own record; PAUSED while any is open', async () => {
     const def = {
-      nodes: [input(), n('g1', 'HumanInterventionNode'), n('g2', 'HumanInterventionNode'), n('g3', 'HumanInterventionNode'), n('end', 'MergeNode')],
+      nodes: [
+        input(),
+        n('g1', 'HumanInterventionNode'),
+        n('g2', 'HumanInterventionNode'),
+        n('g3', 'HumanInterventionNode'),
+        n('end', 'MergeNode'),
+      ],
       links: [l('in', 'g1'), l('g1', 'g2'), l('in', 'g3'), l('g2', 'end'), l('g3', 'end')],
     };
     const { run } = await pausedRun(def);
-    await waitForRun(engine.http, run.id, (r: any) => task(r, 'g3').status === 'PAUSED' && task(r, 'g1').status === 'PAUSED');
+    await waitForRun(
+      engine.http,
+      run.id,
+      (r: any) => task(r, 'g3').status === 'PAUSED' && task(r, 'g1').status === 'PAUSED',
+    );
     assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'u1', inputs: {} })).status, 200); // the oldest open pause
     let now = await waitForRun(engine.http, run.id, (r: any) => task(r, 'g2').status === 'PAUSED');
     assert.equal(now.status, 'PAUSED');
@@ -185,7 +213,10 @@ describe('e2e: human in the loop', function () {
     assert.equal(task(res.body, 'after').status, 'CANCELED');
     const again = await engine.http.post(`/wf/cancel_workflow/${run.id}/`);
     assert.equal(again.status, 400);
-    assert.equal(again.body.detail, 'Run is in state RunStatus.CANCELED and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.');
+    assert.equal(
+      again.body.detail,
+      'Run is in state RunStatus.CANCELED and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.',
+    );
     assert.equal((await engine.http.post('/wf/cancel_workflow/R987654/')).status, 404);
     assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'a', inputs: {} })).status, 400);
   });
@@ -208,7 +239,14 @@ describe('e2e: human in the loop', function () {
     const { http } = engine;
     const token = `spur-cancel-${randomBytes(6).toString('hex')}`;
     const def = {
-      nodes: [input(), n('py', 'PythonFuncNode', { code: `${tokenedWait(token, 30)}\nreturn {"output": "too late"}`, timeout_seconds: 60 }), n('after', 'OutputNode')],
+      nodes: [
+        input(),
+        n('py', 'PythonFuncNode', {
+          code: `${tokenedWait(token, 30)}\nreturn {"output": "too late"}`,
+          timeout_seconds: 60,
+        }),
+        n('after', 'OutputNode'),
+      ],
       links: [l('in', 'py'), l('py', 'after')],
     };
     const wf = (await http.post('/wf/', { name: 'cancel python', definition: def })).body;
@@ -221,7 +259,11 @@ describe('e2e: human in the loop', function () {
     assert.equal(res.body.status, 'CANCELED');
     assert.equal(task(res.body, 'py').status, 'CANCELED');
     assert.equal(task(res.body, 'after').status, 'CANCELED');
-    await eventually('the node and its child end', () => (processEnded(node) && processEnded(child) ? true : undefined), 20_000);
+    await eventually(
+      'the node and its child end',
+      () => (processEnded(node) && processEnded(child) ? true : undefined),
+      20_000,
+    );
     const run = await waitForRun(http, started.id, (r: any) => isFinal(r));
     assert.equal(task(run, 'after').status, 'CANCELED');
     assert.ok(!run.outputs || !('after' in run.outputs), JSON.stringify(run.outputs));

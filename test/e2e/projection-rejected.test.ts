@@ -12,7 +12,12 @@ const NODES = 20;
 const definition = {
   nodes: [
     n('src', 'InputNode', { output_schema: { x: 'string' } }),
-    ...Array.from({ length: NODES }, (_, i) => n(`p${i}`, 'PythonFuncNode', { code: `return {"s": "${i % 10}" * ${INLINE - 64}}`, output_schema: { s: 'string' } })),
+    ...Array.from({ length: NODES }, (_, i) =>
+      n(`p${i}`, 'PythonFuncNode', {
+        code: `return {"s": "${i % 10}" * ${INLINE - 64}}`,
+        output_schema: { s: 'string' },
+      }),
+    ),
   ],
   links: Array.from({ length: NODES }, (_, i) => l('src', `p${i}`)),
 };
@@ -32,7 +37,9 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
     const run = await waitForRun(engine.http, started.body.id, undefined, 240_000);
     assert.equal(run.status, 'FAILED', JSON.stringify(run).slice(0, 500));
     assert.match(String((run as { message?: string }).message), /could not be saved/);
-    const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix));
+    const handle = engine.api.temporal.workflow.getHandle(
+      runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix),
+    );
     let status = '';
     const deadline = Date.now() + 60_000;
     while ((status = (await handle.describe()).status.name) === 'RUNNING') {

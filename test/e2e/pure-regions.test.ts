@@ -6,7 +6,9 @@ import { runGraph } from '../support/run-graph';
 
 /** The activity types of a run's local activities, in the order the history recorded them. */
 async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
-  const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
+  const history = await engine.api.temporal.workflow
+    .getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix))
+    .fetchHistory();
   return (history.events ?? []).flatMap((e) => {
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_local_activity') return [];
@@ -30,7 +32,12 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
       input(),
       n('S', 'StaticValueNode', { values: { greeting: 'hi' } }),
       n('M', 'MergeNode'),
-      n('R', 'RouterNode', { route_map: { yes: { conditions: [cond('M.in.x', 'equals', 'go')] }, no: { conditions: [cond('M.in.x', 'equals', 'stop')] } } }),
+      n('R', 'RouterNode', {
+        route_map: {
+          yes: { conditions: [cond('M.in.x', 'equals', 'go')] },
+          no: { conditions: [cond('M.in.x', 'equals', 'stop')] },
+        },
+      }),
       n('out', 'OutputNode', { output_map: { said: 'R.M.S.greeting', x: 'R.M.in.x' } }),
       n('other', 'OutputNode'),
     ],
@@ -53,14 +60,23 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
       assert.equal(tasks[id].status, 'COMPLETED', id);
       assert.ok(tasks[id].start_time <= tasks[id].end_time, `${id}: ${tasks[id].start_time} .. ${tasks[id].end_time}`);
     }
-    assert.ok(tasks.S.end_time <= tasks.M.start_time && tasks.M.end_time <= tasks.R.start_time, 'the chain ran in order');
+    assert.ok(
+      tasks.S.end_time <= tasks.M.start_time && tasks.M.end_time <= tasks.R.start_time,
+      'the chain ran in order',
+    );
     // One local activity ran every node; the other one saved the run.
     assert.deepEqual(await localActivityTypes(engine, record.id), ['executePureRegion', 'saveProgress']);
   });
 
   it('a node failing inside the region fails alone: what depends on it is cancelled, the other branch completes', async () => {
     const def = {
-      nodes: [input(), n('S', 'StaticValueNode', { values: { v: 1 } }), n('bad', 'OutputNode', { output_map: { y: 'S.missing.deep' } }), n('after', 'MergeNode'), n('good', 'OutputNode', { output_map: { v: 'S.v' } })],
+      nodes: [
+        input(),
+        n('S', 'StaticValueNode', { values: { v: 1 } }),
+        n('bad', 'OutputNode', { output_map: { y: 'S.missing.deep' } }),
+        n('after', 'MergeNode'),
+        n('good', 'OutputNode', { output_map: { v: 'S.v' } }),
+      ],
       links: [l('in', 'S'), l('S', 'bad'), l('bad', 'after'), l('S', 'good')],
     };
     const { outputs, record, tasks } = await run(def, { x: 'go' });
@@ -73,12 +89,20 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
     assert.equal(record.status, 'FAILED');
     assert.match(record.message, /^Node 'bad' \(bad\) failed: /);
     // The failure is saved as soon as the region's step has ended (the run shows FAILED), then the end.
-    assert.deepEqual(await localActivityTypes(engine, record.id), ['executePureRegion', 'saveProgress', 'saveProgress']);
+    assert.deepEqual(await localActivityTypes(engine, record.id), [
+      'executePureRegion',
+      'saveProgress',
+      'saveProgress',
+    ]);
   });
 
   it('a partial run computes its target through a region', async () => {
     const wf = (await engine.http.post('/wf/', { name: `region-partial-${Math.random()}`, definition: chain })).body;
-    const res = await engine.http.post(`/wf/${wf.id}/run_partial/`, { node_id: 'R', initial_inputs: { in: { x: 'stop' } }, partial_outputs: {} });
+    const res = await engine.http.post(`/wf/${wf.id}/run_partial/`, {
+      node_id: 'R',
+      initial_inputs: { in: { x: 'stop' } },
+      partial_outputs: {},
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.R, { yes: null, no: { M: { in: { x: 'stop' }, S: { greeting: 'hi' } } } });
     assert.equal('out' in res.body, false, 'nothing past the target runs');

@@ -23,10 +23,18 @@ function cgroupOf(pid: number): { dirs: string[]; memoryBytes: number; tasks: nu
   const pids = own.v1.get('pids');
   if (memory !== undefined && pids !== undefined) {
     const dirs = [path.join('/sys/fs/cgroup/memory', memory), path.join('/sys/fs/cgroup/pids', pids)] as const;
-    return { dirs: [...dirs], memoryBytes: Number(readFileSync(path.join(dirs[0], 'memory.limit_in_bytes'), 'utf8')), tasks: Number(readFileSync(path.join(dirs[1], 'pids.max'), 'utf8')) };
+    return {
+      dirs: [...dirs],
+      memoryBytes: Number(readFileSync(path.join(dirs[0], 'memory.limit_in_bytes'), 'utf8')),
+      tasks: Number(readFileSync(path.join(dirs[1], 'pids.max'), 'utf8')),
+    };
   }
   const dir = path.join('/sys/fs/cgroup', own.unified ?? '/');
-  return { dirs: [dir], memoryBytes: Number(readFileSync(path.join(dir, 'memory.max'), 'utf8')), tasks: Number(readFileSync(path.join(dir, 'pids.max'), 'utf8')) };
+  return {
+    dirs: [dir],
+    memoryBytes: Number(readFileSync(path.join(dir, 'memory.max'), 'utf8')),
+    tasks: Number(readFileSync(path.join(dir, 'pids.max'), 'utf8')),
+  };
 }
 
 function parentOf(pid: number): number {
@@ -98,7 +106,10 @@ return {}`;
     const runId = await startPython(http, code, { memory_limit_mb: 256 });
     const pid = await eventually('the forked process starts', () => pidsWith(token)[0]);
     const cgroup = cgroupOf(pid);
-    assert.ok(cgroup.dirs.every((dir) => path.basename(dir).startsWith('spur-sandbox-')), cgroup.dirs.join(', '));
+    assert.ok(
+      cgroup.dirs.every((dir) => path.basename(dir).startsWith('spur-sandbox-')),
+      cgroup.dirs.join(', '),
+    );
     assert.equal(cgroup.memoryBytes, (256 + 2 * SCRATCH_MB) * 1024 * 1024, 'memory_limit_mb plus both tmpfs');
     assert.equal(cgroup.tasks, MAX_PROCESSES + 2, 'SPUR_PYTHON_MAX_PROCESSES plus bwrap and its init');
     // The launcher (the worker's own child) joined before it started bubblewrap.
@@ -107,7 +118,11 @@ return {}`;
 
     const run = await waitForRun(http, runId, undefined, 60_000);
     assert.equal(run.status, 'COMPLETED', JSON.stringify(run).slice(0, 400));
-    await eventually("the sandbox's cgroups are removed", () => (cgroup.dirs.some(existsSync) ? undefined : true), 10_000);
+    await eventually(
+      "the sandbox's cgroups are removed",
+      () => (cgroup.dirs.some(existsSync) ? undefined : true),
+      10_000,
+    );
   });
 
   it('processes holding more than the cap together fail the node with a message naming it, and the worker goes on', async () => {
@@ -131,12 +146,19 @@ return {}`;
 
   it('a worker that may not create cgroups runs Python without them under auto, and refuses under required, saying why', async () => {
     await worker.stop();
-    for (const [mode, expected] of [['auto', 'COMPLETED'], ['required', 'FAILED']] as const) {
+    for (const [mode, expected] of [
+      ['auto', 'COMPLETED'],
+      ['required', 'FAILED'],
+    ] as const) {
       worker = await startUnprivilegedWorker(api.env, { SPUR_PYTHON_CGROUP: mode });
       try {
         const task = await runPython(http, 'return {"ran": 1}');
         assert.equal(task.status, expected, `${mode}: ${task.error ?? ''}`);
-        if (mode === 'required') assert.match(task.error ?? '', /SPUR_PYTHON_CGROUP=required, and no cgroup can be made for a sandbox: the worker's user may not create cgroups in \S+ \(run the worker as root, or delegate its cgroup to its user\)/);
+        if (mode === 'required')
+          assert.match(
+            task.error ?? '',
+            /SPUR_PYTHON_CGROUP=required, and no cgroup can be made for a sandbox: the worker's user may not create cgroups in \S+ \(run the worker as root, or delegate its cgroup to its user\)/,
+          );
         else assert.deepEqual(task.outputs, { ran: 1 });
       } finally {
         await worker.stop();

@@ -14,7 +14,8 @@ import { startWorker, type TestWorker } from '../support/worker';
 
 /** User code that leaves a daemon (fork, setsid, fork, exec) touching `marker` in its scratch folder. */
 function daemonCode(token: string): string {
-  const loop = 'import time\nwhile True:\n    try:\n        open("marker", "a").write("x")\n    except OSError:\n        pass\n    time.sleep(0.1)\n';
+  const loop =
+    'import time\nwhile True:\n    try:\n        open("marker", "a").write("x")\n    except OSError:\n        pass\n    time.sleep(0.1)\n';
   return `
 import os, sys, time
 if os.fork() == 0:
@@ -65,7 +66,11 @@ describe('e2e: Python code cannot outlive its run or exhaust the host', function
       const first = fstatSync(marker).size;
       await eventually('the daemon touches the marker', () => (fstatSync(marker).size > first ? true : undefined));
       await end(runId);
-      await eventually('every process of the run is gone', () => (pidsWith(token).length === 0 ? true : undefined), 20_000);
+      await eventually(
+        'every process of the run is gone',
+        () => (pidsWith(token).length === 0 ? true : undefined),
+        20_000,
+      );
       const size = fstatSync(marker).size;
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(fstatSync(marker).size, size, 'the marker stopped changing');
@@ -154,13 +159,20 @@ return {"one": one, "many": many, "shm": shm}`;
       assert.match(error, /File too large|No space left on device/, name);
     }
     // tsx keeps its compile cache there; nothing else may be.
-    assert.deepEqual(readdirSync(workerTmp).filter((f) => !f.startsWith('tsx-')), [], "nothing in the worker's temporary folder");
+    assert.deepEqual(
+      readdirSync(workerTmp).filter((f) => !f.startsWith('tsx-')),
+      [],
+      "nothing in the worker's temporary folder",
+    );
   });
 
   it('fails a 4 GB allocation inside the node with a clear message, within the installation maximum', async () => {
     const task = await runPython(http, 'b = bytearray(4 * 1024 ** 3)\nreturn {"n": len(b)}', { memory_limit_mb: 8192 });
     assert.equal(task.status, 'FAILED');
-    assert.match(task.error ?? '', /exceeded the memory limit of 1024 MB .*asks for 8192 MB.*SPUR_PYTHON_MAX_MEMORY_MB/);
+    assert.match(
+      task.error ?? '',
+      /exceeded the memory limit of 1024 MB .*asks for 8192 MB.*SPUR_PYTHON_MAX_MEMORY_MB/,
+    );
   });
 
   // Last: it kills this suite's worker.

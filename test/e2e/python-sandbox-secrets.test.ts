@@ -62,7 +62,12 @@ return {"seen": seen}`;
     assert.equal(task.status, 'COMPLETED', task.error);
     const seen = (task.outputs as { seen: Record<string, string> }).seen;
     const text = JSON.stringify(seen);
-    assert.ok(!text.includes(MARKER), `the marker leaked: ${Object.keys(seen).filter((k) => seen[k]?.includes(MARKER)).join(', ')}`);
+    assert.ok(
+      !text.includes(MARKER),
+      `the marker leaked: ${Object.keys(seen)
+        .filter((k) => seen[k]?.includes(MARKER))
+        .join(', ')}`,
+    );
     assert.ok(!text.includes(api.env.SPUR_SECRET_KEY as string), 'the secret key leaked');
     assert.ok(!text.includes(api.env.SPUR_MONGODB_URI as string), 'the database address leaked');
     assert.match(seen.key ?? '', /^ERR/);
@@ -81,9 +86,17 @@ wrote_at = time.time()
 wrote = open("other-run-file").read()
 time.sleep(40)
 return {"wrote": wrote, "wrote_at": wrote_at, "still": open("other-run-file").read(), "still_at": time.time()}`;
-    const writer = await startPython(http, writerCode, { timeout_seconds: 90, output_schema: { wrote: 'string', wrote_at: 'float', still: 'string', still_at: 'float' } });
+    const writer = await startPython(http, writerCode, {
+      timeout_seconds: 90,
+      output_schema: { wrote: 'string', wrote_at: 'float', still: 'string', still_at: 'float' },
+    });
     try {
-      await waitForRun(http, writer, (r) => (r as PyRun).tasks?.some((t) => t.node_id === 'py' && t.status === 'RUNNING') ?? false, 60_000);
+      await waitForRun(
+        http,
+        writer,
+        (r) => (r as PyRun).tasks?.some((t) => t.node_id === 'py' && t.status === 'RUNNING') ?? false,
+        60_000,
+      );
       const code = `
 import glob, time
 looked_from = time.time()
@@ -94,7 +107,9 @@ for _ in range(100):
         break
     time.sleep(0.1)
 return {"found": open(hits[0]).read() if hits else "", "looked_from": looked_from, "looked_until": time.time()}`;
-      const task = await runPython(http, code, { output_schema: { found: 'string', looked_from: 'float', looked_until: 'float' } });
+      const task = await runPython(http, code, {
+        output_schema: { found: 'string', looked_from: 'float', looked_until: 'float' },
+      });
       assert.equal(task.status, 'COMPLETED', task.error);
       const reader = task.outputs as { found: string; looked_from: number; looked_until: number };
       assert.equal(reader.found, '');
@@ -103,16 +118,20 @@ return {"found": open(hits[0]).read() if hits else "", "looked_from": looked_fro
       assert.equal(wrote?.status, 'COMPLETED', wrote?.error);
       const w = wrote?.outputs as { wrote: string; wrote_at: number; still: string; still_at: number };
       assert.equal(w.wrote, MARKER, 'the writer wrote the file');
-      assert.equal(w.still, MARKER, 'the file was still there at the writer\'s end');
+      assert.equal(w.still, MARKER, "the file was still there at the writer's end");
       assert.ok(w.wrote_at < reader.looked_until, 'the reader kept looking after the file was written');
-      assert.ok(reader.looked_until < w.still_at, 'the writer (and its file) outlived the reader\'s look');
+      assert.ok(reader.looked_until < w.still_at, "the writer (and its file) outlived the reader's look");
     } finally {
       await http.post(`/wf/cancel_workflow/${writer}/`);
     }
   });
 
   it("cannot connect to the service's ports and has no interface but lo and no route", async () => {
-    const ports = { api: hostPort(new URL(api.baseUrl).host), temporal: hostPort(stack.temporalAddress), database: hostPort(new URL(stack.mongoUri).host) };
+    const ports = {
+      api: hostPort(new URL(api.baseUrl).host),
+      temporal: hostPort(stack.temporalAddress),
+      database: hostPort(new URL(stack.mongoUri).host),
+    };
     const code = `
 import socket
 out = {}
@@ -131,11 +150,20 @@ out["routes"] = open("/proc/net/route").read().strip().split("\\n")[1:]
 return out`;
     const task = await runPython(http, code);
     assert.equal(task.status, 'COMPLETED', task.error);
-    assert.deepEqual(task.outputs, { api: 'ConnectionRefusedError', temporal: 'ConnectionRefusedError', database: 'ConnectionRefusedError', interfaces: ['lo'], routes: [] });
+    assert.deepEqual(task.outputs, {
+      api: 'ConnectionRefusedError',
+      temporal: 'ConnectionRefusedError',
+      database: 'ConnectionRefusedError',
+      interfaces: ['lo'],
+      routes: [],
+    });
   });
 
   it('kills "its parent" without harm: the worker keeps serving and a fresh run succeeds', async () => {
-    const killer = await runPython(http, 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn {"parent": os.getppid()}');
+    const killer = await runPython(
+      http,
+      'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nreturn {"parent": os.getppid()}',
+    );
     assert.ok(worker.process.running, 'the worker is alive');
     assert.ok(['COMPLETED', 'FAILED'].includes(killer.status), killer.status);
     const fresh = await runPython(http, 'return {"ok": 1}');

@@ -21,7 +21,8 @@ function childrenNamed(ppid: number, comm: string): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === ppid && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) found.push(Number(entry));
+      if (parent === ppid && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm)
+        found.push(Number(entry));
     } catch {
       // the process ended while we looked
     }
@@ -56,17 +57,26 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
   });
 
   it('with nothing set, runs Python nodes sandboxed even where python3 on PATH is in a folder the sandbox user cannot enter', async function () {
-    const onPath = execFileSync('python3', ['-c', 'import os, sys; print(os.path.realpath(sys.executable))'], { encoding: 'utf8' }).trim();
+    const onPath = execFileSync('python3', ['-c', 'import os, sys; print(os.path.realpath(sys.executable))'], {
+      encoding: 'utf8',
+    }).trim();
     const hidden = process.getuid?.() === 0 && !canEnterAsOthers(path.dirname(onPath));
     await withApi({}, async (api) => {
       const http = client(api.baseUrl);
       const health = await runWorkerHealth(api.env);
       assert.equal(health.code, 0, health.output);
-      if (hidden) assert.match(health.output, /python3 on PATH cannot be used: .* cannot enter, so \/usr\/bin\/python3 runs user code \(SPUR_PYTHON chooses another\)/);
+      if (hidden)
+        assert.match(
+          health.output,
+          /python3 on PATH cannot be used: .* cannot enter, so \/usr\/bin\/python3 runs user code \(SPUR_PYTHON chooses another\)/,
+        );
       else assert.doesNotMatch(health.output, /cannot be used/);
       const worker = await startWorker(api.env);
       try {
-        const task = await runPython(http, 'import os, sys\nreturn {"python": os.path.realpath(sys.executable), "uid": os.getuid()}');
+        const task = await runPython(
+          http,
+          'import os, sys\nreturn {"python": os.path.realpath(sys.executable), "uid": os.getuid()}',
+        );
         assert.equal(task.status, 'COMPLETED', task.error);
         const out = task.outputs as { python: string; uid: number };
         assert.equal(out.python, hidden ? realpathSync('/usr/bin/python3') : onPath);
@@ -80,7 +90,10 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     await withApi({}, async (api) => {
       const health = await runWorkerHealth(api.env, { SPUR_PYTHON: '/nonexistent/python3' });
       assert.equal(health.code, 1, health.output);
-      assert.match(health.output, /^worker unhealthy: python_sandbox FAILED: .*\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/);
+      assert.match(
+        health.output,
+        /^worker unhealthy: python_sandbox FAILED: .*\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/,
+      );
     });
   });
 
@@ -91,7 +104,10 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
       try {
         const task = await runPython(client(api.baseUrl), 'return {"ran": 1}');
         assert.equal(task.status, 'FAILED');
-        assert.match(task.error ?? '', /The Python sandbox cannot start \(SPUR_PYTHON_SANDBOX=bubblewrap\): bwrap is not installed \(Debian: apt-get install bubblewrap\)/);
+        assert.match(
+          task.error ?? '',
+          /The Python sandbox cannot start \(SPUR_PYTHON_SANDBOX=bubblewrap\): bwrap is not installed \(Debian: apt-get install bubblewrap\)/,
+        );
       } finally {
         await worker.stop();
       }
@@ -115,7 +131,7 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     });
   });
 
-  it('opts into outbound network: a tap device, private ranges and the host\'s own addresses prohibited, the host loopback unreachable, slirp4netns under seccomp in its own mount namespace', async () => {
+  it("opts into outbound network: a tap device, private ranges and the host's own addresses prohibited, the host loopback unreachable, slirp4netns under seccomp in its own mount namespace", async () => {
     await withApi({ SPUR_PYTHON_NETWORK: 'internet' }, async (api) => {
       const http = client(api.baseUrl);
       const worker = await startWorker(api.env);
@@ -146,7 +162,10 @@ return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohib
           while (running) {
             for (const pid of childrenNamed(worker.process.pid, 'slirp4netns')) {
               try {
-                seen.set(pid, { seccomp: /^Seccomp:\s*(\d)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '', mountNs: readlinkSync(`/proc/${pid}/ns/mnt`) });
+                seen.set(pid, {
+                  seccomp: /^Seccomp:\s*(\d)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '',
+                  mountNs: readlinkSync(`/proc/${pid}/ns/mnt`),
+                });
               } catch {
                 // it ended while we looked
               }
@@ -161,9 +180,14 @@ return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohib
         assert.deepEqual(out.interfaces, ['lo', 'tap0']);
         assert.deepEqual(out.default, ['tap0']);
         assert.equal(out.api, 'ConnectionRefusedError', "the api's port on the host loopback");
-        for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10']) assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
-        const hostAddresses = Object.values(networkInterfaces()).flatMap((l) => l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => `${a.address}/32`);
-        for (const own of hostAddresses) assert.ok(out.prohibited.includes(own), `the host's own ${own} in ${out.prohibited.join(' ')}`);
+        for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'])
+          assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
+        const hostAddresses = Object.values(networkInterfaces())
+          .flatMap((l) => l ?? [])
+          .filter((a) => a.family === 'IPv4' && !a.internal)
+          .map((a) => `${a.address}/32`);
+        for (const own of hostAddresses)
+          assert.ok(out.prohibited.includes(own), `the host's own ${own} in ${out.prohibited.join(' ')}`);
         // slirp4netns itself runs with seccomp (mode 2: filter) in a mount namespace of its own.
         assert.ok(seen.size > 0, 'slirp4netns was seen while the code ran');
         for (const s of seen.values()) {
@@ -175,7 +199,7 @@ return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohib
       }
     });
   });
-  it('tells why the opt-in network cannot start where the worker\'s user may not open /dev/net/tun', async function () {
+  it("tells why the opt-in network cannot start where the worker's user may not open /dev/net/tun", async function () {
     const tun = statSync('/dev/net/tun', { throwIfNoEntry: false });
     // Only meaningful where the device is root's alone, as on the hosts this fixes; elsewhere the
     // unprivileged worker would simply get its network.
@@ -185,7 +209,10 @@ return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohib
       try {
         const task = await runPython(client(api.baseUrl), 'return {"ran": 1}');
         assert.equal(task.status, 'FAILED');
-        assert.match(task.error ?? '', /SPUR_PYTHON_NETWORK=internet\) needs the tun device, and the worker's user \(uid 65534\) cannot open \/dev\/net\/tun \(EACCES\); run the worker as root, or give its user read and write access/);
+        assert.match(
+          task.error ?? '',
+          /SPUR_PYTHON_NETWORK=internet\) needs the tun device, and the worker's user \(uid 65534\) cannot open \/dev\/net\/tun \(EACCES\); run the worker as root, or give its user read and write access/,
+        );
       } finally {
         await worker.stop();
       }

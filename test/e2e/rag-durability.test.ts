@@ -4,12 +4,20 @@ import type { FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 import { collectionForm, startRagEngine, waitForProgress } from '../support/rag';
 import { startWorker } from '../support/worker';
 
-const TEXT_PROCESSING = { chunk_token_size: 40, min_chunk_size_chars: 20, min_chunk_length_to_embed: 5, embeddings_batch_size: 64, max_num_chunks: 100000, use_vision_model: false };
+const TEXT_PROCESSING = {
+  chunk_token_size: 40,
+  min_chunk_size_chars: 20,
+  min_chunk_length_to_embed: 5,
+  embeddings_batch_size: 64,
+  max_num_chunks: 100000,
+  use_vision_model: false,
+};
 
 /** A large text of its own per file: enough tokens that ingesting 20 of them takes a while. */
 function bigText(k: number): string {
   const lines: string[] = [];
-  for (let j = 0; j < 2500; j++) lines.push(`Record ${k}-${j} notes reading ${(j * 7919) % 10007} from sensor${k} station${j % 97}.`);
+  for (let j = 0; j < 2500; j++)
+    lines.push(`Record ${k}-${j} notes reading ${(j * 7919) % 10007} from sensor${k} station${j % 97}.`);
   return lines.join('\n');
 }
 
@@ -30,8 +38,14 @@ describe('e2e: knowledge bases — a worker killed mid-ingest and mid-index', fu
 
   it('resumes on a new worker after kill -9 without duplicating chunks; the result equals an uninterrupted ingest', async () => {
     const http = engine.http;
-    const files = Array.from({ length: 20 }, (_, k) => ({ name: `big-${k}.txt`, content: bigText(k), type: 'text/plain' }));
-    const created = (await http.post('/rag/collections/', collectionForm({ name: 'killed', text_processing: TEXT_PROCESSING }, files))).body;
+    const files = Array.from({ length: 20 }, (_, k) => ({
+      name: `big-${k}.txt`,
+      content: bigText(k),
+      type: 'text/plain',
+    }));
+    const created = (
+      await http.post('/rag/collections/', collectionForm({ name: 'killed', text_processing: TEXT_PROCESSING }, files))
+    ).body;
     // Kill once some documents are done and the rest are not.
     let seen = { processed_files: 0, total_files: 0, status: '' };
     const deadline = Date.now() + 120_000;
@@ -61,29 +75,50 @@ describe('e2e: knowledge bases — a worker killed mid-ingest and mid-index', fu
     assert.equal(done.processed_chunks, allIds.length);
 
     // The same files ingested without interruption give the same chunks.
-    const control = (await http.post('/rag/collections/', collectionForm({ name: 'control', text_processing: TEXT_PROCESSING }, files))).body;
+    const control = (
+      await http.post('/rag/collections/', collectionForm({ name: 'control', text_processing: TEXT_PROCESSING }, files))
+    ).body;
     await waitForProgress(http, `/rag/collections/${control.id}/progress/`, 240_000);
     const controlDocs = (await http.get(`/rag/collections/${control.id}/documents/`)).body as Doc[];
-    const texts = (list: Doc[]) => Object.fromEntries(list.map((d) => [d.metadata.source_id, d.chunks.map((c) => c.text)]));
+    const texts = (list: Doc[]) =>
+      Object.fromEntries(list.map((d) => [d.metadata.source_id, d.chunks.map((c) => c.text)]));
     assert.deepEqual(texts(docs), texts(controlDocs));
   });
 
   it('finishes an index build after kill -9 of the worker mid-build, with one vector per chunk', async () => {
     const http = engine.http;
     const processing = { ...TEXT_PROCESSING, embeddings_batch_size: 10 };
-    const files = [0, 1].map((k) => ({ name: `mid-${k}.txt`, content: bigText(100 + k).slice(0, 40_000), type: 'text/plain' }));
-    const created = (await http.post('/rag/collections/', collectionForm({ name: 'index killed', text_processing: processing }, files))).body;
+    const files = [0, 1].map((k) => ({
+      name: `mid-${k}.txt`,
+      content: bigText(100 + k).slice(0, 40_000),
+      type: 'text/plain',
+    }));
+    const created = (
+      await http.post('/rag/collections/', collectionForm({ name: 'index killed', text_processing: processing }, files))
+    ).body;
     await waitForProgress(http, `/rag/collections/${created.id}/progress/`, 240_000);
     const chunkCount = (await http.get(`/rag/collections/${created.id}/`)).body.chunk_count as number;
     assert.ok(chunkCount > 400, `several pages of chunks (${chunkCount})`);
     fake.delayMs = 150;
     try {
-      const index = (await http.post('/rag/indices/', { name: 'killed', collection_id: created.id, embedding: { model: 'openai/text-embedding-3-small', vector_db: 'lancedb', search_strategy: 'vector', keyword_weight: 0 } })).body;
+      const index = (
+        await http.post('/rag/indices/', {
+          name: 'killed',
+          collection_id: created.id,
+          embedding: {
+            model: 'openai/text-embedding-3-small',
+            vector_db: 'lancedb',
+            search_strategy: 'vector',
+            keyword_weight: 0,
+          },
+        })
+      ).body;
       const deadline = Date.now() + 120_000;
       for (;;) {
         const p = (await http.get(`/rag/indices/${index.id}/progress/`)).body;
         if (p.processed_chunks > 0) break;
-        if (p.status !== 'processing' || Date.now() > deadline) throw new Error(`index not building: ${JSON.stringify(p)}`);
+        if (p.status !== 'processing' || Date.now() > deadline)
+          throw new Error(`index not building: ${JSON.stringify(p)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       engine.worker.process.kill('SIGKILL');
@@ -98,7 +133,12 @@ describe('e2e: knowledge bases — a worker killed mid-ingest and mid-index', fu
       // The store's own row count: a page written twice would show here.
       assert.equal((await http.get(`/rag/indices/${index.id}/`)).body.chunk_count, chunkCount);
       // Searched through the HNSW index: the chunk with these words is still found first.
-      const hits = (await http.post(`/rag/indices/${index.id}/retrieve/`, { query: 'Record 101-7 notes reading 5398 from sensor101 station7', top_k: 3 })).body;
+      const hits = (
+        await http.post(`/rag/indices/${index.id}/retrieve/`, {
+          query: 'Record 101-7 notes reading 5398 from sensor101 station7',
+          top_k: 3,
+        })
+      ).body;
       assert.match(hits.results[0].text, /Record 101-7 notes reading 5398 /);
     } finally {
       fake.delayMs = 0;

@@ -5,7 +5,14 @@ import { l, n } from '../support/graphs';
 import { INDEX_EMBEDDING, collectionForm, startRagEngine, waitForProgress } from '../support/rag';
 import { TOPICS } from '../support/rag-fixtures';
 
-const TEXT_PROCESSING = { chunk_token_size: 30, min_chunk_size_chars: 20, min_chunk_length_to_embed: 5, embeddings_batch_size: 2, max_num_chunks: 1000, use_vision_model: false };
+const TEXT_PROCESSING = {
+  chunk_token_size: 30,
+  min_chunk_size_chars: 20,
+  min_chunk_length_to_embed: 5,
+  embeddings_batch_size: 2,
+  max_num_chunks: 1000,
+  use_vision_model: false,
+};
 const inputsOf = (body: { input: string | string[] }) => (Array.isArray(body.input) ? body.input : [body.input]);
 
 describe('e2e: knowledge bases through embedding provider outages and rate limits', function () {
@@ -15,10 +22,13 @@ describe('e2e: knowledge bases through embedding provider outages and rate limit
   let collectionId: string;
   before(async () => {
     ({ engine, fake } = await startRagEngine());
-    const res = await engine.http.post('/rag/collections/', collectionForm({ name: 'outages', text_processing: TEXT_PROCESSING }, [
-      { name: 'astronomy.txt', content: TOPICS.astronomy },
-      { name: 'volcano.txt', content: TOPICS.volcano },
-    ]));
+    const res = await engine.http.post(
+      '/rag/collections/',
+      collectionForm({ name: 'outages', text_processing: TEXT_PROCESSING }, [
+        { name: 'astronomy.txt', content: TOPICS.astronomy },
+        { name: 'volcano.txt', content: TOPICS.volcano },
+      ]),
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal((await waitForProgress(engine.http, `/rag/collections/${res.body.id}/progress/`)).status, 'completed');
     collectionId = res.body.id;
@@ -31,7 +41,9 @@ describe('e2e: knowledge bases through embedding provider outages and rate limit
   /** Builds an index of the collection to its end; returns its id and the embedding requests it made. */
   async function buildIndex(name: string) {
     const first = fake.requests.length;
-    const index = (await engine.http.post('/rag/indices/', { name, collection_id: collectionId, embedding: INDEX_EMBEDDING })).body;
+    const index = (
+      await engine.http.post('/rag/indices/', { name, collection_id: collectionId, embedding: INDEX_EMBEDDING })
+    ).body;
     const progress = await waitForProgress(engine.http, `/rag/indices/${index.id}/progress/`);
     return { id: index.id as string, progress, requests: fake.requests.slice(first) };
   }
@@ -44,10 +56,19 @@ describe('e2e: knowledge bases through embedding provider outages and rate limit
     assert.equal(built.progress.status, 'completed', JSON.stringify(built.progress));
     // The first batch was asked three times (two 503s, then the answer); the rest as without the outage.
     const [firstBatch] = clean.requests;
-    assert.deepEqual(built.requests.slice(0, 3).map((r) => inputsOf(r.body)), [0, 1, 2].map(() => inputsOf(firstBatch!.body)));
+    assert.deepEqual(
+      built.requests.slice(0, 3).map((r) => inputsOf(r.body)),
+      [0, 1, 2].map(() => inputsOf(firstBatch!.body)),
+    );
     assert.equal(built.requests.length, clean.requests.length + 2);
-    assert.equal((await engine.http.get(`/rag/indices/${built.id}/`)).body.chunk_count, (await engine.http.get(`/rag/indices/${clean.id}/`)).body.chunk_count);
-    const hit = await engine.http.post(`/rag/indices/${built.id}/retrieve/`, { query: 'lava and magma in the volcano crater', top_k: 1 });
+    assert.equal(
+      (await engine.http.get(`/rag/indices/${built.id}/`)).body.chunk_count,
+      (await engine.http.get(`/rag/indices/${clean.id}/`)).body.chunk_count,
+    );
+    const hit = await engine.http.post(`/rag/indices/${built.id}/retrieve/`, {
+      query: 'lava and magma in the volcano crater',
+      top_k: 1,
+    });
     assert.equal(hit.status, 200, hit.text);
     assert.equal(hit.body.results[0].metadata.document_title, 'volcano.txt');
   });
@@ -82,7 +103,11 @@ describe('e2e: knowledge bases through embedding provider outages and rate limit
       definition: {
         nodes: [
           n('input_node', 'InputNode', { output_schema: { question: 'string', topic: 'string' } }),
-          n('retriever', 'RetrieverNode', { vector_index_id: id, top_k: 1, query_template: 'About {{input_node.topic}}: {{input_node.question}}' }),
+          n('retriever', 'RetrieverNode', {
+            vector_index_id: id,
+            top_k: 1,
+            query_template: 'About {{input_node.topic}}: {{input_node.question}}',
+          }),
           n('out', 'OutputNode', { output_map: { results: 'retriever.results' } }),
         ],
         links: [l('input_node', 'retriever'), l('retriever', 'out')],
@@ -91,10 +116,16 @@ describe('e2e: knowledge bases through embedding provider outages and rate limit
     assert.equal(wf.status, 200, wf.text);
     const first = fake.requests.length;
     fake.failNext(1, 503);
-    const run = await engine.http.post(`/wf/${wf.body.id}/run/`, { initial_inputs: { input_node: { question: 'lava and magma in the crater', topic: 'volcanoes' } } });
+    const run = await engine.http.post(`/wf/${wf.body.id}/run/`, {
+      initial_inputs: { input_node: { question: 'lava and magma in the crater', topic: 'volcanoes' } },
+    });
     assert.equal(run.status, 200, run.text);
     assert.equal(run.body.retriever.results[0].metadata.document_title, 'volcano.txt', JSON.stringify(run.body));
     const asked = fake.requests.slice(first).map((r) => inputsOf(r.body));
-    assert.deepEqual(asked, [['About volcanoes: lava and magma in the crater'], ['About volcanoes: lava and magma in the crater']], 'the rendered template, asked again after the 503');
+    assert.deepEqual(
+      asked,
+      [['About volcanoes: lava and magma in the crater'], ['About volcanoes: lava and magma in the crater']],
+      'the rendered template, asked again after the 503',
+    );
   });
 });

@@ -9,7 +9,8 @@ import { filesForm, startRagEngine, waitForProgress } from '../support/rag';
 const LIMIT = 4 * 1024 * 1024;
 const TEXT_PROCESSING = { chunk_token_size: 2000, min_chunk_size_chars: 100 };
 /** ASCII text of `bytes` bytes: sentences the chunker can cut. */
-const text = (bytes: number, word: string) => Buffer.from(`The ${word} sentence of this upload. `.repeat(Math.ceil(bytes / 40))).subarray(0, bytes);
+const text = (bytes: number, word: string) =>
+  Buffer.from(`The ${word} sentence of this upload. `.repeat(Math.ceil(bytes / 40))).subarray(0, bytes);
 
 describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 413 naming it', function () {
   this.timeout(300_000);
@@ -17,7 +18,11 @@ describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 41
   let fake: FakeEmbeddingsServer;
   const db = () => engine.api.mongo.db!;
   const chunkCount = () => db().collection('rag_files.chunks').countDocuments({});
-  const staged = () => db().collection('rag_files.files').find({ filename: { $regex: `^${STAGING_PREFIX}` } }).toArray();
+  const staged = () =>
+    db()
+      .collection('rag_files.files')
+      .find({ filename: { $regex: `^${STAGING_PREFIX}` } })
+      .toArray();
   /** Chunks of the files the tests meant to keep. */
   let settled = 0;
   let collectionId = '';
@@ -34,7 +39,12 @@ describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 41
     const head = text(1024 * 1024, 'first');
     const tail = text(256 * 1024, 'last');
     const metadata = JSON.stringify({ name: 'streamed', text_processing: TEXT_PROCESSING });
-    const upload = openUpload(engine.api.baseUrl, '/rag/collections/', { metadata }, { field: 'files', name: 'big.txt', head });
+    const upload = openUpload(
+      engine.api.baseUrl,
+      '/rag/collections/',
+      { metadata },
+      { field: 'files', name: 'big.txt', head },
+    );
     // Written through before the request has ended: not held in the api's memory.
     await until('the first chunks of the file in GridFS', async () => (await chunkCount()) > 0, 60_000);
     const answer = await upload.finish(tail);
@@ -47,17 +57,28 @@ describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 41
     assert.equal(doc.status, 'completed', doc.error_message);
     assert.equal(doc.text, Buffer.concat([head, tail]).toString('utf8'), 'the parsed text is the whole file');
     const files = await db().collection('rag_files.files').find({ 'metadata.collection_id': collectionId }).toArray();
-    assert.deepEqual(files.map((f) => [f.filename, f.length]), [['big.txt', head.length + tail.length]]);
+    assert.deepEqual(
+      files.map((f) => [f.filename, f.length]),
+      [['big.txt', head.length + tail.length]],
+    );
     assert.deepEqual(await staged(), [], 'the file was taken, not left staged');
     settled = await chunkCount();
   });
 
   it('refuses a file over SPUR_MAX_UPLOAD_BYTES with 413 naming the limit; no collection, nothing staged is left', async () => {
     const metadata = JSON.stringify({ name: 'too big', text_processing: TEXT_PROCESSING });
-    const upload = openUpload(engine.api.baseUrl, '/rag/collections/', { metadata }, { field: 'files', name: 'huge.txt', head: text(3 * 1024 * 1024, 'big') });
+    const upload = openUpload(
+      engine.api.baseUrl,
+      '/rag/collections/',
+      { metadata },
+      { field: 'files', name: 'huge.txt', head: text(3 * 1024 * 1024, 'big') },
+    );
     const answer = await upload.finish(text(2 * 1024 * 1024, 'more'));
     assert.match(answer, /^HTTP\/1\.1 413/, answer.slice(0, 300));
-    assert.match(answerJson(answer).detail, /File too large \(field 'files'\): the limit is 4 MiB per file \(SPUR_MAX_UPLOAD_BYTES\)/);
+    assert.match(
+      answerJson(answer).detail,
+      /File too large \(field 'files'\): the limit is 4 MiB per file \(SPUR_MAX_UPLOAD_BYTES\)/,
+    );
     const names = (await engine.http.get('/rag/collections/')).body.map((c: { name: string }) => c.name);
     assert.deepEqual(names, ['streamed']);
     assert.deepEqual(await staged(), []);
@@ -65,12 +86,21 @@ describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 41
   });
 
   it('adds documents and previews chunks through the same staging: taken when used, deleted otherwise', async () => {
-    const add = await engine.http.post(`/rag/collections/${collectionId}/documents/`, filesForm([{ name: 'more.txt', content: text(64 * 1024, 'added') }]));
+    const add = await engine.http.post(
+      `/rag/collections/${collectionId}/documents/`,
+      filesForm([{ name: 'more.txt', content: text(64 * 1024, 'added') }]),
+    );
     assert.equal(add.status, 200, add.text);
-    assert.equal((await waitForProgress(engine.http, `/rag/collections/${collectionId}/progress/`)).status, 'completed');
+    assert.equal(
+      (await waitForProgress(engine.http, `/rag/collections/${collectionId}/progress/`)).status,
+      'completed',
+    );
     assert.equal((await engine.http.get(`/rag/collections/${collectionId}/`)).body.document_count, 2);
 
-    const unknown = await engine.http.post('/rag/collections/nope/documents/', filesForm([{ name: 'lost.txt', content: text(64 * 1024, 'lost') }]));
+    const unknown = await engine.http.post(
+      '/rag/collections/nope/documents/',
+      filesForm([{ name: 'lost.txt', content: text(64 * 1024, 'lost') }]),
+    );
     assert.equal(unknown.status, 404);
 
     const form = new FormData();
@@ -81,8 +111,14 @@ describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 41
     assert.ok(preview.body.total_chunks > 1 && preview.body.chunks[0].original_text.startsWith('The preview sentence'));
 
     const files = await db().collection('rag_files.files').find({}).toArray();
-    assert.deepEqual(files.map((f) => f.filename).sort(), ['big.txt', 'more.txt'], 'the 404 and the preview left nothing');
-    const expectedChunks = await db().collection('rag_files.chunks').countDocuments({ files_id: { $in: files.map((f) => f._id) } });
+    assert.deepEqual(
+      files.map((f) => f.filename).sort(),
+      ['big.txt', 'more.txt'],
+      'the 404 and the preview left nothing',
+    );
+    const expectedChunks = await db()
+      .collection('rag_files.chunks')
+      .countDocuments({ files_id: { $in: files.map((f) => f._id) } });
     assert.equal(await chunkCount(), expectedChunks, 'no orphaned chunk');
   });
 });

@@ -8,7 +8,10 @@ import { input, l, n } from '../support/graphs';
 import { batchLeftUnstarted } from '../support/half-started-runs';
 
 /** in → gate (a human pause: the run stays open until someone acts) → out. */
-const gated = { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] };
+const gated = {
+  nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'out')],
+};
 /** Runs a reconciler page looks at (temporal/reconciler-schedule.ts). */
 const PAGE_SIZE = 100;
 
@@ -20,20 +23,28 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
     engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
   });
   after(async () => {
-    await engine.api.temporal.schedule.getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string)).delete().catch(() => undefined);
+    await engine.api.temporal.schedule
+      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
+      .delete()
+      .catch(() => undefined);
     await engine?.close();
   });
 
   const workflowIdOf = (runId: string) => runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX);
-  const closed = (runId: string) => waitForRun(engine.http, runId, (r) => !['PENDING', 'RUNNING', 'PAUSED'].includes(r.status), 120_000);
+  const closed = (runId: string) =>
+    waitForRun(engine.http, runId, (r) => !['PENDING', 'RUNNING', 'PAUSED'].includes(r.status), 120_000);
   async function pausedRuns(count: number): Promise<string[]> {
     const wf = (await engine.http.post('/wf/', { name: `gated-${Math.random()}`, definition: gated })).body;
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) ids.push((await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: i } } })).body.id);
+    for (let i = 0; i < count; i++)
+      ids.push((await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: i } } })).body.id);
     for (const id of ids) await waitForRun(engine.http, id, (r) => r.status === 'PAUSED', 60_000);
     return ids;
   }
-  const taskOf = async (runId: string, node: string) => ((await engine.http.get(`/run/${runId}/`)).body.tasks as { node_id: string; status: string }[]).find((t) => t.node_id === node);
+  const taskOf = async (runId: string, node: string) =>
+    ((await engine.http.get(`/run/${runId}/`)).body.tasks as { node_id: string; status: string }[]).find(
+      (t) => t.node_id === node,
+    );
 
   it('fails a paused run whose workflow timed out, saying so; its open task closes with it', async () => {
     const [runId] = (await pausedRuns(1)) as [string];
@@ -54,7 +65,10 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
 
   it('fails a paused run whose workflow no longer exists (deleted from Temporal)', async () => {
     const [runId] = (await pausedRuns(1)) as [string];
-    await engine.api.temporal.workflowService.deleteWorkflowExecution({ namespace: engine.api.config.temporal.namespace, workflowExecution: { workflowId: workflowIdOf(runId) } });
+    await engine.api.temporal.workflowService.deleteWorkflowExecution({
+      namespace: engine.api.config.temporal.namespace,
+      workflowExecution: { workflowId: workflowIdOf(runId) },
+    });
     const run = await closed(runId);
     assert.equal(run.status, 'FAILED');
     assert.match(run.message, /no longer exists/);
@@ -62,7 +76,12 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
   });
 
   it('fails a batch whose api was killed before its workflow started, asking to start it again; no row runs', async () => {
-    const wf = (await engine.http.post('/wf/', { name: 'batch never started', definition: { nodes: [input(), n('out', 'OutputNode')], links: [l('in', 'out')] } })).body;
+    const wf = (
+      await engine.http.post('/wf/', {
+        name: 'batch never started',
+        definition: { nodes: [input(), n('out', 'OutputNode')], links: [l('in', 'out')] },
+      })
+    ).body;
     const fd = new FormData();
     fd.append('file', new Blob(['x\n1\n2\n'], { type: 'text/csv' }), 'rows.csv');
     const ds = await engine.http.post('/ds/?name=never-started', fd);
@@ -71,7 +90,11 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
     const run = await closed(parentId);
     assert.equal(run.status, 'FAILED');
     assert.match(run.message, /stopped before starting this batch; start it again/);
-    assert.deepEqual((await engine.http.get(`/wf/${wf.id}/runs/?page_size=100`)).body.map((r: { id: string }) => r.id), [parentId], 'no row run was recorded');
+    assert.deepEqual(
+      (await engine.http.get(`/wf/${wf.id}/runs/?page_size=100`)).body.map((r: { id: string }) => r.id),
+      [parentId],
+      'no row run was recorded',
+    );
   });
 
   it(`pages: a run past the first ${PAGE_SIZE} open runs is reconciled too, and a pass's tally counts them all`, async () => {
@@ -83,16 +106,23 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
     assert.equal(run.status, 'FAILED');
     assert.match(run.message, /terminated/);
     // Every other run stays paused: alive workflows are left alone.
-    for (const id of ids.filter((i) => i !== last)) assert.equal((await engine.http.get(`/run/${id}/status/`)).body.status, 'PAUSED', id);
+    for (const id of ids.filter((i) => i !== last))
+      assert.equal((await engine.http.get(`/run/${id}/status/`)).body.status, 'PAUSED', id);
     const query = `WorkflowType = '${WorkflowType.spurReconcile}' AND TaskQueue = '${engine.api.config.temporal.taskQueue}' AND ExecutionStatus = 'Completed'`;
     let checked = 0;
-    await until('a completed pass that checked more than one page', async () => {
-      for await (const execution of engine.api.temporal.workflow.list({ query })) {
-        const tally = (await engine.api.temporal.workflow.getHandle(execution.workflowId, execution.runId).result()) as { checked: number };
-        checked = Math.max(checked, tally.checked);
-      }
-      return checked > PAGE_SIZE;
-    }, 120_000);
+    await until(
+      'a completed pass that checked more than one page',
+      async () => {
+        for await (const execution of engine.api.temporal.workflow.list({ query })) {
+          const tally = (await engine.api.temporal.workflow
+            .getHandle(execution.workflowId, execution.runId)
+            .result()) as { checked: number };
+          checked = Math.max(checked, tally.checked);
+        }
+        return checked > PAGE_SIZE;
+      },
+      120_000,
+    );
     assert.ok(checked >= PAGE_SIZE + 4, `a pass checked ${checked} runs`);
   });
 });

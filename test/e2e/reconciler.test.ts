@@ -6,7 +6,10 @@ import { input, l, n, pythonExclaim } from '../support/graphs';
 import { runLeftUnstarted } from '../support/half-started-runs';
 
 /** in → gate (a human pause: the run stays open until someone acts) → out. */
-const gated = { nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] };
+const gated = {
+  nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'out')],
+};
 
 describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose workflow is gone or never started', function () {
   this.timeout(180_000);
@@ -14,10 +17,16 @@ describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose 
   const graceSeconds = 3;
 
   before(async () => {
-    engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: String(graceSeconds) });
+    engine = await startEngine({
+      SPUR_RECONCILE_EVERY_SECONDS: '2',
+      SPUR_RECONCILE_GRACE_SECONDS: String(graceSeconds),
+    });
   });
   after(async () => {
-    await engine.api.temporal.schedule.getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string)).delete().catch(() => undefined);
+    await engine.api.temporal.schedule
+      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
+      .delete()
+      .catch(() => undefined);
     await engine?.close();
   });
 
@@ -28,22 +37,34 @@ describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose 
     const recorded = (await engine.http.get(`/run/${runId}/`)).body;
     assert.equal(recorded.status, 'PENDING');
 
-    const done = await waitForRun(engine.http, runId, (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status), 90_000);
+    const done = await waitForRun(
+      engine.http,
+      runId,
+      (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status),
+      90_000,
+    );
     assert.equal(done.status, 'COMPLETED', done.message);
     const full = (await engine.http.get(`/run/${runId}/`)).body;
     assert.deepEqual(full.outputs.out, { result: 'late!' });
     assert.equal(full.tasks.length, 3, 'one task per node');
     // It was not started before its grace period was over.
-    const started = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX)).describe();
+    const started = await engine.api.temporal.workflow
+      .getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX))
+      .describe();
     const insertedAt = (await engine.api.models.Run.findById(runId).lean())?.start_time as Date;
-    assert.ok(started.startTime.getTime() - insertedAt.getTime() >= graceSeconds * 1000, 'started only after the grace period');
+    assert.ok(
+      started.startTime.getTime() - insertedAt.getTime() >= graceSeconds * 1000,
+      'started only after the grace period',
+    );
   });
 
   it('fails a run whose workflow was terminated, saying why; its open tasks close with it', async () => {
     const wf = (await engine.http.post('/wf/', { name: 'terminated', definition: gated })).body;
     const started = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'a' } } })).body;
     await waitForRun(engine.http, started.id, (r) => r.status === 'PAUSED', 60_000);
-    await engine.api.temporal.workflow.getHandle(runWorkflowId(started.id, engine.api.env.SPUR_WORKFLOW_ID_PREFIX)).terminate('an operator pulled the plug');
+    await engine.api.temporal.workflow
+      .getHandle(runWorkflowId(started.id, engine.api.env.SPUR_WORKFLOW_ID_PREFIX))
+      .terminate('an operator pulled the plug');
 
     const run = await waitForRun(engine.http, started.id, (r) => r.status !== 'PAUSED', 90_000);
     assert.equal(run.status, 'FAILED');
@@ -62,6 +83,9 @@ describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose 
       tally = await engine.api.temporal.workflow.getHandle(execution.workflowId, execution.runId).result();
       break;
     }
-    assert.ok(tally && typeof (tally as { checked?: unknown }).checked === 'number', `a completed pass with a tally: ${JSON.stringify(tally)}`);
+    assert.ok(
+      tally && typeof (tally as { checked?: unknown }).checked === 'number',
+      `a completed pass with a tally: ${JSON.stringify(tally)}`,
+    );
   });
 });

@@ -10,7 +10,16 @@ import path from 'node:path';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
-import { DefaultLogger, ReplayError, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type ReplayResult, type ReplayWorkerOptions } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  ReplayError,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  makeTelemetryFilterString,
+  type ReplayResult,
+  type ReplayWorkerOptions,
+} from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { WorkflowType } from '../../temporal/shared/workflow-names';
 
@@ -43,7 +52,10 @@ function loadHistories(): RecordedHistory[] {
   return readdirSync(HISTORY_DIR)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) => ({ workflowId: path.basename(f, '.json'), history: historyFromProtoJson(JSON.parse(readFileSync(path.join(HISTORY_DIR, f), 'utf8'))) }));
+    .map((f) => ({
+      workflowId: path.basename(f, '.json'),
+      history: historyFromProtoJson(JSON.parse(readFileSync(path.join(HISTORY_DIR, f), 'utf8'))),
+    }));
 }
 
 async function replayAll(options: ReplayWorkerOptions, histories: RecordedHistory[]): Promise<ReplayResult[]> {
@@ -62,7 +74,10 @@ async function currentWorkflowCode(): Promise<ReplayWorkerOptions['workflowBundl
 /** Replay workers log every state change; keep the output to errors (results carry the failures). */
 function quietRuntime(): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
   } catch {
     // a runtime is already installed in this process: keep it
   }
@@ -74,7 +89,9 @@ describe('e2e: recorded workflow histories replay against the current workflow c
   before(quietRuntime);
 
   it('has histories for every workflow type', () => {
-    const types = new Set(histories.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name));
+    const types = new Set(
+      histories.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name),
+    );
     assert.deepEqual([...types].sort(), Object.values(WorkflowType).sort());
     assert.ok(histories.length >= 5, `only ${histories.length} histories in ${HISTORY_DIR}`);
   });
@@ -85,7 +102,9 @@ describe('e2e: recorded workflow histories replay against the current workflow c
       results.map((r) => r.workflowId),
       histories.map((h) => h.workflowId),
     );
-    const failures = results.filter((r) => r.error !== undefined).map((r) => `${r.workflowId}: ${r.error?.name}: ${r.error?.message}`);
+    const failures = results
+      .filter((r) => r.error !== undefined)
+      .map((r) => `${r.workflowId}: ${r.error?.name}: ${r.error?.message}`);
     assert.deepEqual(failures, []);
   });
 
@@ -95,7 +114,10 @@ describe('e2e: recorded workflow histories replay against the current workflow c
     const changed = await bundleWorkflowCode({ workflowsPath: CHANGED_WORKFLOW, logger: quietLogger });
     const [result] = await replayAll({ workflowBundle: changed }, [linear]);
     assert.ok(result?.error, 'replay reported no error');
-    assert.ok(result.error instanceof DeterminismViolationError || result.error instanceof ReplayError, String(result.error));
+    assert.ok(
+      result.error instanceof DeterminismViolationError || result.error instanceof ReplayError,
+      String(result.error),
+    );
     assert.equal(result.error.name, 'DeterminismViolationError', result.error.message);
   });
 });

@@ -7,8 +7,15 @@ import { startApi, type TestApi } from '../support/api';
 import { assertWholeStream, openSse } from '../support/sse';
 
 const task = (status: TaskRecord['status']): TaskRecord => ({
-  id: 'T1', node_id: 'a', status, inputs: {}, outputs: status === 'COMPLETED' ? { y: 1 } : null, error: null,
-  start_time: '2026-01-01T00:00:00.000Z', end_time: status === 'COMPLETED' ? '2026-01-01T00:00:01.000Z' : null, subworkflow_output: null,
+  id: 'T1',
+  node_id: 'a',
+  status,
+  inputs: {},
+  outputs: status === 'COMPLETED' ? { y: 1 } : null,
+  error: null,
+  start_time: '2026-01-01T00:00:00.000Z',
+  end_time: status === 'COMPLETED' ? '2026-01-01T00:00:01.000Z' : null,
+  subworkflow_output: null,
 });
 
 /**
@@ -26,13 +33,36 @@ describe('e2e: a run event stream whose head lives on the run document', functio
   after(() => api?.close());
 
   const projection = () => createRunProjection(api.models, createRunEvents(api.models));
-  const running = (runId: string): ProgressSave => ({ runId, tasks: { records: [task('RUNNING')], first: true }, run: { status: 'RUNNING', message: null } });
-  const done = (runId: string): ProgressSave => ({ runId, tasks: { records: [task('COMPLETED')], first: false }, run: { status: 'COMPLETED', message: null, final: { outputsByTitle: { a: { y: 1 } } } } });
+  const running = (runId: string): ProgressSave => ({
+    runId,
+    tasks: { records: [task('RUNNING')], first: true },
+    run: { status: 'RUNNING', message: null },
+  });
+  const done = (runId: string): ProgressSave => ({
+    runId,
+    tasks: { records: [task('COMPLETED')], first: false },
+    run: { status: 'COMPLETED', message: null, final: { outputsByTitle: { a: { y: 1 } } } },
+  });
 
   async function newRun(): Promise<string> {
-    const wf = (await (await fetch(`${api.baseUrl}/wf/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `head-${Math.random()}` }) })).json()) as { id: string };
+    const wf = (await (
+      await fetch(`${api.baseUrl}/wf/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `head-${Math.random()}` }),
+      })
+    ).json()) as { id: string };
     const id = `R9${String(++seq).padStart(5, '0')}`;
-    await api.models.Run.create(runDocument({ id, seq: 900_000 + seq, workflowId: wf.id, workflowVersionId: null, runType: 'interactive', initialInputs: {} }));
+    await api.models.Run.create(
+      runDocument({
+        id,
+        seq: 900_000 + seq,
+        workflowId: wf.id,
+        workflowVersionId: null,
+        runType: 'interactive',
+        initialInputs: {},
+      }),
+    );
     return id;
   }
 
@@ -56,8 +86,14 @@ describe('e2e: a run event stream whose head lives on the run document', functio
     for (const runId of [control, crashed]) await projection().save(done(runId));
 
     const [a, b] = [await streamOf(control), await streamOf(crashed)];
-    assert.deepEqual(a.map((e) => `${e.id} ${e.event}`), ['1 run.status', '2 task.started', '3 task.completed', '4 run.status', '5 run.completed']);
-    assert.deepEqual(b, a.map((e) => ({ ...e, data: { ...e.data, run_id: crashed } })));
+    assert.deepEqual(
+      a.map((e) => `${e.id} ${e.event}`),
+      ['1 run.status', '2 task.started', '3 task.completed', '4 run.status', '5 run.completed'],
+    );
+    assert.deepEqual(
+      b,
+      a.map((e) => ({ ...e, data: { ...e.data, run_id: crashed } })),
+    );
     assert.equal(await api.models.RunEvent.countDocuments({ run_id: crashed }), 5);
   });
 });

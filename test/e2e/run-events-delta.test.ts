@@ -6,13 +6,22 @@ import { startLlmEngine } from '../support/llm-engine';
 import { TaskDeltaData } from '../../src/modules/runs/run-events.schemas';
 import { assertWholeStream, openSse, type SseEvent } from '../support/sse';
 
-const ANSWER_SCHEMA = JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] });
+const ANSWER_SCHEMA = JSON.stringify({
+  type: 'object',
+  properties: { answer: { type: 'string' } },
+  required: ['answer'],
+});
 
 /** src → llm (JSON mode) → out. */
 const definitionFor = (model: string) => ({
   nodes: [
     n('src', 'InputNode', { output_schema: { question: 'string' } }),
-    n('llm', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 200, temperature: 0.1 }, user_message: 'Q: {{src.question}}', output_json_schema: ANSWER_SCHEMA, output_schema: { answer: 'string' } }),
+    n('llm', 'SingleLLMCallNode', {
+      llm_info: { model, max_tokens: 200, temperature: 0.1 },
+      user_message: 'Q: {{src.question}}',
+      output_json_schema: ANSWER_SCHEMA,
+      output_schema: { answer: 'string' },
+    }),
     n('out', 'OutputNode', { output_map: { answer: 'llm.answer' } }),
   ],
   links: [l('src', 'llm'), l('llm', 'out')],
@@ -43,7 +52,8 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
   });
 
   async function startRun(model = 'openai/gpt-4o'): Promise<{ runId: string; workflowId: string }> {
-    const wf = (await engine.http.post('/wf/', { name: `delta-${Math.random()}`, definition: definitionFor(model) })).body;
+    const wf = (await engine.http.post('/wf/', { name: `delta-${Math.random()}`, definition: definitionFor(model) }))
+      .body;
     const res = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { question: 'why?' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return { runId: res.body.id as string, workflowId: wf.id as string };
@@ -55,7 +65,13 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     // until the stream has shown them: the rest can only come as later deltas.
     const watching = opening();
     const shown = opening();
-    fake.enqueue({ chunks: PIECES, gates: [{ afterChunks: 0, open: watching.promise }, { afterChunks: 2, open: shown.promise }] });
+    fake.enqueue({
+      chunks: PIECES,
+      gates: [
+        { afterChunks: 0, open: watching.promise },
+        { afterChunks: 2, open: shown.promise },
+      ],
+    });
     const { runId } = await startRun();
     const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     assert.equal(stream.status, 200);
@@ -75,8 +91,15 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     }
     assert.equal(deltas.map((d) => d.data.text).join(''), PIECES.join(''), 'the pieces add up to the reply');
     const completed = stream.events.findIndex((e) => e.event === 'task.completed' && e.data.node_id === 'llm');
-    assert.ok(completed > stream.events.lastIndexOf(deltas.at(-1) as SseEvent), 'every delta comes before the task completes');
-    assert.ok(stream.events.findIndex((e) => e.event === 'task.started' && e.data.node_id === 'llm') < stream.events.indexOf(deltas[0] as SseEvent), 'after it started');
+    assert.ok(
+      completed > stream.events.lastIndexOf(deltas.at(-1) as SseEvent),
+      'every delta comes before the task completes',
+    );
+    assert.ok(
+      stream.events.findIndex((e) => e.event === 'task.started' && e.data.node_id === 'llm') <
+        stream.events.indexOf(deltas[0] as SseEvent),
+      'after it started',
+    );
     // The durable events are whole and numbered as ever: deltas take no sequence number.
     assertWholeStream(stream.events.filter((e) => !isDelta(e)));
     assert.deepEqual(stream.events[completed]?.data.outputs, { answer: 'streamed word by word' });
@@ -91,26 +114,47 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     assert.deepEqual(run.outputs.out, { answer: 'streamed word by word' });
     const task = run.tasks.find((t: { node_id: string }) => t.node_id === 'llm');
     assert.deepEqual(task.outputs, { answer: 'streamed word by word' });
-    assert.deepEqual(task.usage, { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 }, 'usage from the last chunk');
+    assert.deepEqual(
+      task.usage,
+      { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+      'usage from the last chunk',
+    );
 
     // A client that comes back later replays the durable events only: the output, no deltas.
     const replay = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     assert.equal(await replay.ended, true);
     assert.deepEqual(replay.events.filter(isDelta), []);
-    assert.deepEqual(replay.events.map((e) => e.id), stream.events.filter((e) => !isDelta(e)).map((e) => e.id));
+    assert.deepEqual(
+      replay.events.map((e) => e.id),
+      stream.events.filter((e) => !isDelta(e)).map((e) => e.id),
+    );
   });
 
   it('a client reconnecting mid-node with Last-Event-ID gets no old deltas, only new ones, and the whole output on completion', async () => {
     // Three pieces reach the first client; the rest is sent only after it has gone and come back.
     const watching = opening();
     const reconnected = opening();
-    fake.enqueue({ chunks: PIECES, chunkDelayMs: 100, gates: [{ afterChunks: 0, open: watching.promise }, { afterChunks: 3, open: reconnected.promise }] });
+    fake.enqueue({
+      chunks: PIECES,
+      chunkDelayMs: 100,
+      gates: [
+        { afterChunks: 0, open: watching.promise },
+        { afterChunks: 3, open: reconnected.promise },
+      ],
+    });
     const early = PIECES.slice(0, 3).join('');
     const { runId } = await startRun();
     const first = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     await first.waitFor((es) => es.some((e) => e.event === 'task.started' && e.data.node_id === 'llm'), 60_000);
     watching.open();
-    await first.waitFor((es) => es.filter(isDelta).map((d) => d.data.text).join('') === early, 60_000);
+    await first.waitFor(
+      (es) =>
+        es
+          .filter(isDelta)
+          .map((d) => d.data.text)
+          .join('') === early,
+      60_000,
+    );
     first.close();
     const lastId = first.events.filter((e) => !isDelta(e)).at(-1)?.id;
     const second = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`, { 'Last-Event-ID': String(lastId) });
@@ -118,8 +162,14 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     assert.equal(await second.ended, true);
     const durable = [...first.events, ...second.events].filter((e) => !isDelta(e));
     assertWholeStream(durable);
-    const seenSecond = second.events.filter(isDelta).map((d) => d.data.text).join('');
-    assert.ok(PIECES.slice(3).join('').endsWith(seenSecond), `the second stream has no piece the first one had: ${JSON.stringify(seenSecond)}`);
+    const seenSecond = second.events
+      .filter(isDelta)
+      .map((d) => d.data.text)
+      .join('');
+    assert.ok(
+      PIECES.slice(3).join('').endsWith(seenSecond),
+      `the second stream has no piece the first one had: ${JSON.stringify(seenSecond)}`,
+    );
     const completed = durable.find((e) => e.event === 'task.completed' && e.data.node_id === 'llm');
     assert.deepEqual(completed?.data.outputs, { answer: 'streamed word by word' });
   });

@@ -13,7 +13,10 @@ import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
 /** in → gate (human) → out: the stream waits at the pause while the test breaks things. */
-const gated = { nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'go?' }), n('out', 'OutputNode')], links: [l('in', 'gate'), l('gate', 'out')] };
+const gated = {
+  nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'go?' }), n('out', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'out')],
+};
 const STREAM = { SPUR_EVENT_STREAM_POLL_MS: '50', SPUR_EVENT_STREAM_KEEPALIVE_SECONDS: '1' };
 const strip = (events: SseEvent[]) => events.map(({ id, event, data }) => ({ id, event, data }));
 
@@ -39,7 +42,11 @@ describe('e2e: a run event stream through a MongoDB outage and an api drain', fu
   }
 
   it('stays open while FerretDB is killed (keep-alives go on), then carries the run to its end on the same connection', async () => {
-    ferret = await startFerretDb({ port: await freePort(), dataDir: path.join(stack.tmpDir, `ferret-stream-${Date.now()}`), logFile: path.join(stack.tmpDir, 'ferret-stream.log') });
+    ferret = await startFerretDb({
+      port: await freePort(),
+      dataDir: path.join(stack.tmpDir, `ferret-stream-${Date.now()}`),
+      logFile: path.join(stack.tmpDir, 'ferret-stream.log'),
+    });
     api = await startApi({ ...STREAM, SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
     worker = await startWorker(api.env);
     const http = client(api.baseUrl);
@@ -55,7 +62,10 @@ describe('e2e: a run event stream through a MongoDB outage and an api drain', fu
     ferret = await startFerretDb(ferret.options); // same files, same port
     await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);
 
-    assert.equal((await http.post(`/wf/process_pause_action/${runId}/`, { action: 'APPROVE', user_id: 'ops', inputs: {} })).status, 200);
+    assert.equal(
+      (await http.post(`/wf/process_pause_action/${runId}/`, { action: 'APPROVE', user_id: 'ops', inputs: {} })).status,
+      200,
+    );
     assert.equal(await stream.ended, true, 'the server ended the stream after the final event');
     assertWholeStream(stream.events);
     assert.equal(stream.events.at(-1)?.event, 'run.completed');
@@ -78,9 +88,14 @@ describe('e2e: a run event stream through a MongoDB outage and an api drain', fu
     apiProcess = undefined;
 
     const http = client(api.baseUrl);
-    const second = await openSse(`${api.baseUrl}/run/${runId}/events/`, { 'Last-Event-ID': String(first.events.at(-1)?.id) });
+    const second = await openSse(`${api.baseUrl}/run/${runId}/events/`, {
+      'Last-Event-ID': String(first.events.at(-1)?.id),
+    });
     assert.equal(second.status, 200);
-    assert.equal((await http.post(`/wf/process_pause_action/${runId}/`, { action: 'APPROVE', user_id: 'ops', inputs: {} })).status, 200);
+    assert.equal(
+      (await http.post(`/wf/process_pause_action/${runId}/`, { action: 'APPROVE', user_id: 'ops', inputs: {} })).status,
+      200,
+    );
     assert.equal(await second.ended, true);
     const received = [...first.events, ...second.events];
     assertWholeStream(received);

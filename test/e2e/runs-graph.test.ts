@@ -33,7 +33,11 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
 
   it('router sends the whole input down every matching route and cancels the others', async () => {
     const { outputs, tasks, record } = await run(routerGraph, { v: '42', name: 'alice' });
-    assert.deepEqual(outputs.R, { big: { in: { v: '42', name: 'alice' } }, named: { in: { v: '42', name: 'alice' } }, never: null });
+    assert.deepEqual(outputs.R, {
+      big: { in: { v: '42', name: 'alice' } },
+      named: { in: { v: '42', name: 'alice' } },
+      never: null,
+    });
     assert.deepEqual(outputs.B, { R: { in: { v: '42', name: 'alice' } } });
     assert.deepEqual(outputs.N, outputs.B);
     assert.equal('X' in outputs, false);
@@ -55,14 +59,26 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
     const def = {
       nodes: [
         input(),
-        n('R', 'RouterNode', { route_map: { a: { conditions: [cond('in.pick', 'equals', 'a')] }, b: { conditions: [] } } }),
+        n('R', 'RouterNode', {
+          route_map: { a: { conditions: [cond('in.pick', 'equals', 'a')] }, b: { conditions: [] } },
+        }),
         n('A', 'StaticValueNode', { values: { from: 'A' } }),
         n('B', 'StaticValueNode', { values: { from: 'B' } }),
         n('C', 'CoalesceNode', { preferences: ['A'] }),
         n('C2', 'CoalesceNode', { preferences: [] }),
         n('M', 'MergeNode'),
       ],
-      links: [l('in', 'R'), l('R', 'A', 'a'), l('R', 'B', 'b'), l('A', 'C'), l('B', 'C'), l('B', 'C2'), l('A', 'C2'), l('in', 'M'), l('B', 'M')],
+      links: [
+        l('in', 'R'),
+        l('R', 'A', 'a'),
+        l('R', 'B', 'b'),
+        l('A', 'C'),
+        l('B', 'C'),
+        l('B', 'C2'),
+        l('A', 'C2'),
+        l('in', 'M'),
+        l('B', 'M'),
+      ],
     };
     const both = await run(def, { pick: 'a' });
     assert.deepEqual(both.outputs.C, { from: 'A' }, 'preference wins');
@@ -97,7 +113,11 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
 
   it('a node with no incoming link fails with "has no input"; an integration without its credential fails naming it', async () => {
     const def = {
-      nodes: [input(), n('lonely', 'StaticValueNode', { values: { a: 1 } }), n('slack', 'SlackNotifyNode', { channel: 'x' })],
+      nodes: [
+        input(),
+        n('lonely', 'StaticValueNode', { values: { a: 1 } }),
+        n('slack', 'SlackNotifyNode', { channel: 'x' }),
+      ],
       links: [l('in', 'slack')],
     };
     const { tasks, record } = await run(def, { x: 1 });
@@ -146,7 +166,12 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
 
   it('refuses bad inputs with 400 before creating a run: unknown key, missing inputs, no InputNode, cycle', async () => {
     const { http } = engine;
-    const ok = (await http.post('/wf/', { name: 'bad-inputs', definition: { nodes: [input(), n('o', 'OutputNode')], links: [l('in', 'o')] } })).body;
+    const ok = (
+      await http.post('/wf/', {
+        name: 'bad-inputs',
+        definition: { nodes: [input(), n('o', 'OutputNode')], links: [l('in', 'o')] },
+      })
+    ).body;
     const unknown = await http.post(`/wf/${ok.id}/run/`, { initial_inputs: { nope: { x: 1 } } });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.detail, /'nope'/);
@@ -156,11 +181,21 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
     const byTitle = await http.post(`/wf/${ok.id}/run/`, { initial_inputs: { in: { x: 1 } } });
     assert.equal(byTitle.status, 200);
 
-    const noInput = (await http.post('/wf/', { name: 'no-input', definition: { nodes: [n('o', 'OutputNode')], links: [] } })).body;
+    const noInput = (
+      await http.post('/wf/', { name: 'no-input', definition: { nodes: [n('o', 'OutputNode')], links: [] } })
+    ).body;
     const r1 = await http.post(`/wf/${noInput.id}/run/`, { initial_inputs: { in: { x: 1 } } });
     assert.equal(r1.status, 400);
     assert.match(r1.body.detail, /no InputNode/);
-    const cyclic = (await http.post('/wf/', { name: 'cyclic', definition: { nodes: [input(), n('a', 'MergeNode'), n('b', 'MergeNode')], links: [l('in', 'a'), l('a', 'b'), l('b', 'a')] } })).body;
+    const cyclic = (
+      await http.post('/wf/', {
+        name: 'cyclic',
+        definition: {
+          nodes: [input(), n('a', 'MergeNode'), n('b', 'MergeNode')],
+          links: [l('in', 'a'), l('a', 'b'), l('b', 'a')],
+        },
+      })
+    ).body;
     const r2 = await http.post(`/wf/${cyclic.id}/start_run/`, { initial_inputs: { in: { x: 1 } } });
     assert.equal(r2.status, 400);
     assert.match(r2.body.detail, /cycle/);
@@ -176,9 +211,17 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
       links: [l('in', 'a'), l('a', 'b'), l('b', 'c')],
     };
     const wf = (await http.post('/wf/', { name: 'partial', definition: def })).body;
-    const res = await http.post(`/wf/${wf.id}/run_partial/`, { node_id: 'c', initial_inputs: { in: { x: 7 } }, partial_outputs: { a: { v: 'given', extra: true } } });
+    const res = await http.post(`/wf/${wf.id}/run_partial/`, {
+      node_id: 'c',
+      initial_inputs: { in: { x: 7 } },
+      partial_outputs: { a: { v: 'given', extra: true } },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body, { a: { v: 'given', extra: true }, b: { a: { v: 'given', extra: true } }, c: { b: { a: { v: 'given', extra: true } } } });
+    assert.deepEqual(res.body, {
+      a: { v: 'given', extra: true },
+      b: { a: { v: 'given', extra: true } },
+      c: { b: { a: { v: 'given', extra: true } } },
+    });
     const fresh = await http.post(`/wf/${wf.id}/run_partial/`, { node_id: 'b', initial_inputs: { in: { x: 7 } } });
     assert.deepEqual(fresh.body, { in: { x: 7 }, a: { v: 7 }, b: { a: { v: 7 } } });
     assert.deepEqual((await http.get(`/wf/${wf.id}/runs/`)).body, []);
@@ -188,24 +231,43 @@ describe('e2e: graph semantics (router, coalesce, merge, static, loop, failures)
 
   it('filters and pages a workflow’s runs and all runs', async () => {
     const { http } = engine;
-    const wf = (await http.post('/wf/', { name: 'paged-runs', definition: { nodes: [input(), n('o', 'OutputNode')], links: [l('in', 'o')] } })).body;
+    const wf = (
+      await http.post('/wf/', {
+        name: 'paged-runs',
+        definition: { nodes: [input(), n('o', 'OutputNode')], links: [l('in', 'o')] },
+      })
+    ).body;
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const r = await http.post(`/wf/${wf.id}/start_run/?run_type=${i % 2 ? 'odd' : 'even'}`, { initial_inputs: { in: { i } } });
+      const r = await http.post(`/wf/${wf.id}/start_run/?run_type=${i % 2 ? 'odd' : 'even'}`, {
+        initial_inputs: { in: { i } },
+      });
       ids.push(r.body.id);
     }
     await Promise.all(ids.map((id) => waitForRun(http, id)));
     const page1 = (await http.get(`/wf/${wf.id}/runs/?page=1&page_size=3`)).body;
-    assert.deepEqual(page1.map((r: { id: string }) => r.id), [ids[3], ids[2], ids[1]]);
-    assert.deepEqual((await http.get(`/wf/${wf.id}/runs/?page=2&page_size=3`)).body.map((r: { id: string }) => r.id), [ids[0]]);
+    assert.deepEqual(
+      page1.map((r: { id: string }) => r.id),
+      [ids[3], ids[2], ids[1]],
+    );
+    assert.deepEqual(
+      (await http.get(`/wf/${wf.id}/runs/?page=2&page_size=3`)).body.map((r: { id: string }) => r.id),
+      [ids[0]],
+    );
     assert.equal((await http.get(`/wf/${wf.id}/runs/?status=COMPLETED`)).body.length, 4);
     assert.equal((await http.get(`/wf/${wf.id}/runs/?status=FAILED`)).body.length, 0);
     assert.equal((await http.get(`/wf/${wf.id}/runs/?status=DONE`)).status, 422);
     assert.equal((await http.get(`/wf/${wf.id}/runs/?start_date=2999-01-01T00:00:00`)).body.length, 0);
-    assert.equal((await http.get(`/wf/${wf.id}/runs/?end_date=2999-01-01T00:00:00Z&start_date=2000-01-01`)).body.length, 4);
+    assert.equal(
+      (await http.get(`/wf/${wf.id}/runs/?end_date=2999-01-01T00:00:00Z&start_date=2000-01-01`)).body.length,
+      4,
+    );
     assert.deepEqual((await http.get('/wf/S424242/runs/')).body, [], 'unknown workflow: empty list, as PySpur');
     const odd = (await http.get('/run/?run_type=odd&page_size=100')).body;
-    assert.deepEqual(odd.map((r: { id: string }) => r.id), [ids[3], ids[1]]);
+    assert.deepEqual(
+      odd.map((r: { id: string }) => r.id),
+      [ids[3], ids[1]],
+    );
     assert.equal((await http.get('/run/R999999/')).status, 404);
     assert.deepEqual((await http.get('/run/R999999/status/')).body, { detail: 'Run not found' });
   });

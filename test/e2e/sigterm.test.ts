@@ -58,7 +58,11 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
     let interrupted: { runId: string; node: string }[] = [];
     await until('an activity in flight on the first worker', async () => {
       const all = await Promise.all(runIds.map(async (runId) => ({ runId, list: await attempts(runId) })));
-      interrupted = all.flatMap(({ runId, list }) => list.filter((a) => a.state === 'running' && a.workerPid === victim.process.pid).map((a) => ({ runId, node: a.node })));
+      interrupted = all.flatMap(({ runId, list }) =>
+        list
+          .filter((a) => a.state === 'running' && a.workerPid === victim.process.pid)
+          .map((a) => ({ runId, node: a.node })),
+      );
       return interrupted.length > 0;
     });
     // Like `docker stop`: the signal goes to the process itself, not to its group. A worker that
@@ -73,13 +77,20 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
     for (const [i, id] of runIds.entries()) {
       const run = (await http.get(`/run/${id}/`)).body;
       assert.deepEqual(run.outputs.out, { result: `x${i}-p1-p2` }, id);
-      assert.ok(run.tasks.every((t: { status: string }) => t.status === 'COMPLETED'), id);
+      assert.ok(
+        run.tasks.every((t: { status: string }) => t.status === 'COMPLETED'),
+        id,
+      );
       finished.set(id, await attempts(id));
     }
     // Drained, not abandoned: what ran on the victim at SIGTERM finished there, in its first attempt.
     for (const { runId, node } of interrupted) {
       const a = attemptOf(finished.get(runId) ?? [], node);
-      assert.deepEqual(a && { state: a.state, attempt: a.attempt, workerPid: a.workerPid }, { state: 'completed', attempt: 1, workerPid: victim.process.pid }, `${runId} ${node} finished on the stopping worker, once`);
+      assert.deepEqual(
+        a && { state: a.state, attempt: a.attempt, workerPid: a.workerPid },
+        { state: 'completed', attempt: 1, workerPid: victim.process.pid },
+        `${runId} ${node} finished on the stopping worker, once`,
+      );
     }
     const survivorWork = [...finished.values()].flat().filter((a) => a.workerPid === survivor.process.pid);
     assert.ok(survivorWork.length > 0, 'the other worker carried on');
@@ -100,7 +111,9 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
       let runId = '';
       await until('the run to reach p1', async () => {
         runId = (await other.get(`/wf/${workflowId}/runs/?page_size=1`)).body[0]?.id ?? '';
-        return runId !== '' && (await attempts(runId).catch(() => [])).some((a) => a.node === 'p1' && a.state === 'running');
+        return (
+          runId !== '' && (await attempts(runId).catch(() => [])).some((a) => a.node === 'p1' && a.state === 'running')
+        );
       });
       return runId;
     };
@@ -112,7 +125,15 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
     // Like `docker stop`: the signal goes to the process itself, not to its group.
     process.kill(apiProcess!.process.pid, 'SIGTERM');
 
-    await until('new connections to be refused', () => fetch(`${apiProcess!.baseUrl}/health/`).then(() => false, () => true), 30_000);
+    await until(
+      'new connections to be refused',
+      () =>
+        fetch(`${apiProcess!.baseUrl}/health/`).then(
+          () => false,
+          () => true,
+        ),
+      30_000,
+    );
     assert.ok(!settled.has('long'), 'refused while a request was still in flight');
     const shortAnswer = await short;
     assert.equal(shortAnswer.status, 200, 'a run that ends within the drain gets its outputs');
@@ -121,7 +142,11 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
     assert.equal(longAnswer.status, 202, JSON.stringify(longAnswer.body));
     assert.equal(longAnswer.body.status, 'RUNNING', 'answered with its id to poll');
     assert.equal(longAnswer.body.run_id, longRun);
-    assert.equal(attemptOf(await attempts(longRun), 'p1')?.state, 'running', 'answered before the run\'s first node had finished');
+    assert.equal(
+      attemptOf(await attempts(longRun), 'p1')?.state,
+      'running',
+      "answered before the run's first node had finished",
+    );
     assert.equal(await apiProcess!.process.exited, 0);
 
     // The run goes on without that api; any other instance on the same database reports it.

@@ -9,10 +9,11 @@ import { startWorker, type TestWorker } from '../support/worker';
 
 const RUNS = 20;
 
-
 /** Worker identities that completed workflow tasks or started activities of one run (its Temporal history). */
 async function identitiesOf(api: TestApi, runId: string): Promise<Set<string>> {
-  const history = await api.temporal.workflow.getHandle(runWorkflowId(runId, api.config.temporal.workflowIdPrefix)).fetchHistory();
+  const history = await api.temporal.workflow
+    .getHandle(runWorkflowId(runId, api.config.temporal.workflowIdPrefix))
+    .fetchHistory();
   const ids = new Set<string>();
   for (const e of history.events ?? []) {
     const identity = e.workflowTaskCompletedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
@@ -55,7 +56,8 @@ describe('e2e: production topology — the api as its own process, two workers',
     // The SDK's default identity is `<pid>@<hostname>`: each worker process has its own.
     const expected = workers.map((w) => `${w.process.pid}@${os.hostname()}`);
     const seen = new Map<string, number>();
-    for (const id of runIds) for (const identity of await identitiesOf(api, id)) seen.set(identity, (seen.get(identity) ?? 0) + 1);
+    for (const id of runIds)
+      for (const identity of await identitiesOf(api, id)) seen.set(identity, (seen.get(identity) ?? 0) + 1);
     assert.deepEqual([...seen.keys()].sort(), [...expected].sort(), 'tasks went to these two workers and no one else');
     for (const identity of expected) assert.ok((seen.get(identity) ?? 0) > 0, `${identity} did work`);
     assert.equal((await http.get('/health/')).status, 200);

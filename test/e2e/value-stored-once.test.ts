@@ -41,6 +41,9 @@ describe('e2e: a large value passed through several nodes is stored once', funct
     const copies = files.filter((f) => (f.length as number) >= SIZE);
     assert.equal(copies.length, 1, `files of the run: ${JSON.stringify(files.map((f) => [f._id, f.length]))}`);
     // Nothing else holds it either (an object wrapping it would be a second, larger file).
-    assert.ok(files.reduce((sum, f) => sum + (f.length as number), 0) < 1.5 * SIZE, `bytes stored: ${files.map((f) => f.length).join(' + ')}`);
+    assert.ok(
+      files.reduce((sum, f) => sum + (f.length as number), 0) < 1.5 * SIZE,
+      `bytes stored: ${files.map((f) => f.length).join(' + ')}`,
+    );
   });
 });

@@ -36,14 +36,23 @@ describe('e2e: a worker bounds the Python sandboxes it runs at once', function (
   it(`a batch of 200 rows of a sleeping Python node, 50 rows at a time, never has more than ${LIMIT} sandboxes alive, and completes`, async () => {
     const code = 'import time\ntime.sleep(0.2)\nreturn {"y": "row-" + input_model["in"]["x"]}';
     const definition = {
-      nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('py', 'PythonFuncNode', { code, output_schema: { y: 'string' } }), n('out', 'OutputNode', { output_map: { y: 'py.y' } })],
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('py', 'PythonFuncNode', { code, output_schema: { y: 'string' } }),
+        n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
+      ],
       links: [l('in', 'py'), l('py', 'out')],
     };
     const wf = (await engine.http.post('/wf/', { name: 'wide-python', definition })).body.id as string;
     const fd = new FormData();
-    fd.append('file', new Blob([['x', ...Array.from({ length: 200 }, (_, i) => String(i))].join('\n')], { type: 'text/csv' }), 'rows.csv');
+    fd.append(
+      'file',
+      new Blob([['x', ...Array.from({ length: 200 }, (_, i) => String(i))].join('\n')], { type: 'text/csv' }),
+      'rows.csv',
+    );
     const ds = (await engine.http.post('/ds/?name=rows', fd)).body.id as string;
-    const parent = (await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds, mini_batch_size: 50 })).body.id as string;
+    const parent = (await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds, mini_batch_size: 50 })).body
+      .id as string;
 
     let most = 0;
     let done = false;

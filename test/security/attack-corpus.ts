@@ -21,10 +21,14 @@ export interface Seeded {
 }
 
 /** A form as a browser or client sends it: bytes plus the Content-Type with its boundary. */
-export async function multipartBody(fields: Record<string, string>, files: Record<string, string> = {}): Promise<{ body: Buffer; type: string }> {
+export async function multipartBody(
+  fields: Record<string, string>,
+  files: Record<string, string> = {},
+): Promise<{ body: Buffer; type: string }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  for (const [name, text] of Object.entries(files)) form.append(name, new Blob([text], { type: 'text/csv' }), `${MARK}.csv`);
+  for (const [name, text] of Object.entries(files))
+    form.append(name, new Blob([text], { type: 'text/csv' }), `${MARK}.csv`);
   const encoded = new Response(form);
   return { body: Buffer.from(await encoded.arrayBuffer()), type: encoded.headers.get('content-type') ?? '' };
 }
@@ -37,7 +41,10 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
     assert.ok(res.status < 300, `seeding ${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
     return res.body;
   };
-  const definition = { nodes: [{ id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } }], links: [] };
+  const definition = {
+    nodes: [{ id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } }],
+    links: [],
+  };
   const workflow = (await call('POST', '/wf/', { name: `${MARK}-workflow`, definition })).id as string;
   await call('POST', '/env-mgmt/', { name: 'OPENAI_API_KEY', value: `sk-${MARK}-secret` });
   // No worker: the run stays PENDING, a target for cancel and pause routes.
@@ -83,11 +90,26 @@ export function probes(s: Seeded): Probe[] {
   return [
     { family: 'workflows', method: 'GET', path: '/wf/' },
     { family: 'workflows', method: 'POST', path: '/wf/', json: { name: `${MARK}-created` } },
-    { family: 'workflows', method: 'PUT', path: `/wf/${s.workflow}/`, json: { name: `${MARK}-renamed`, definition: { nodes: [], links: [] } } },
+    {
+      family: 'workflows',
+      method: 'PUT',
+      path: `/wf/${s.workflow}/`,
+      json: { name: `${MARK}-renamed`, definition: { nodes: [], links: [] } },
+    },
     { family: 'workflows', method: 'DELETE', path: `/wf/${s.workflow}/` },
-    { family: 'workflows', method: 'POST', path: '/wf/upload_test_files/', form: { workflow_id: s.workflow, node_id: 'in' } },
+    {
+      family: 'workflows',
+      method: 'POST',
+      path: '/wf/upload_test_files/',
+      form: { workflow_id: s.workflow, node_id: 'in' },
+    },
     { family: 'runs', method: 'GET', path: '/run/' },
-    { family: 'runs', method: 'POST', path: `/wf/${s.workflow}/start_run/`, json: { initial_inputs: { in: { x: 'y' } } } },
+    {
+      family: 'runs',
+      method: 'POST',
+      path: `/wf/${s.workflow}/start_run/`,
+      json: { initial_inputs: { in: { x: 'y' } } },
+    },
     { family: 'runs', method: 'POST', path: `/run/${s.run}/rerun/`, json: { from_node_id: 'in' } },
     { family: 'pauses', method: 'GET', path: '/wf/paused_workflows/' },
     { family: 'pauses', method: 'POST', path: `/wf/cancel_workflow/${s.run}/` },
@@ -99,14 +121,34 @@ export function probes(s: Seeded): Probe[] {
     { family: 'output-files', method: 'GET', path: '/of/' },
     { family: 'output-files', method: 'DELETE', path: `/of/${s.outputFile}/` },
     { family: 'rag', method: 'GET', path: '/rag/collections/' },
-    { family: 'rag', method: 'POST', path: '/rag/collections/', form: { metadata: JSON.stringify({ name: `${MARK}-made` }) } },
+    {
+      family: 'rag',
+      method: 'POST',
+      path: '/rag/collections/',
+      form: { metadata: JSON.stringify({ name: `${MARK}-made` }) },
+    },
     { family: 'rag', method: 'DELETE', path: `/rag/collections/${s.collection}/` },
     { family: 'env-mgmt', method: 'GET', path: '/env-mgmt/' },
-    { family: 'env-mgmt', method: 'POST', path: '/env-mgmt/', json: { name: 'ANTHROPIC_API_KEY', value: `${MARK}-planted` } },
+    {
+      family: 'env-mgmt',
+      method: 'POST',
+      path: '/env-mgmt/',
+      json: { name: 'ANTHROPIC_API_KEY', value: `${MARK}-planted` },
+    },
     { family: 'env-mgmt', method: 'DELETE', path: '/env-mgmt/OPENAI_API_KEY' },
-    { family: 'env-mgmt', method: 'POST', path: '/google/store_token/', json: { access_token: `${MARK}-token`, expires_in: 3600 } },
+    {
+      family: 'env-mgmt',
+      method: 'POST',
+      path: '/google/store_token/',
+      json: { access_token: `${MARK}-token`, expires_in: 3600 },
+    },
     { family: 'sessions', method: 'GET', path: '/session/' },
-    { family: 'sessions', method: 'POST', path: '/session/', json: { workflow_id: s.workflow, user_id: s.user, external_id: `${MARK}-made` } },
+    {
+      family: 'sessions',
+      method: 'POST',
+      path: '/session/',
+      json: { workflow_id: s.workflow, user_id: s.user, external_id: `${MARK}-made` },
+    },
     { family: 'sessions', method: 'DELETE', path: `/session/${s.session}/` },
     { family: 'users', method: 'GET', path: '/user/' },
     { family: 'users', method: 'POST', path: '/user/', json: { external_id: `${MARK}-made` } },
@@ -117,7 +159,12 @@ export function probes(s: Seeded): Probe[] {
     { family: 'evals', method: 'GET', path: '/evals/' },
     { family: 'evals', method: 'POST', path: '/evals/launch/', json: {} },
     { family: 'node-types', method: 'GET', path: '/node/supported_types/' },
-    { family: 'openai-compat', method: 'POST', path: '/v1/chat/completions', json: { model: s.workflow, messages: [{ role: 'user', content: 'hi' }] } },
+    {
+      family: 'openai-compat',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      json: { model: s.workflow, messages: [{ role: 'user', content: 'hi' }] },
+    },
     { family: 'callbacks', method: 'GET', path: `/run/${s.run}/callbacks/` },
     { family: 'run events', method: 'GET', path: `/run/${s.run}/events/`, stream: true },
     { family: 'openapi', method: 'GET', path: '/openapi.json' },
@@ -125,12 +172,24 @@ export function probes(s: Seeded): Probe[] {
 }
 
 /** The probe as bytes on the wire, at `path` (a spelling of `/api` + its path). */
-export async function probeRequest(probe: Probe, path: string, headers: Record<string, string> = {}): Promise<RawRequest> {
+export async function probeRequest(
+  probe: Probe,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<RawRequest> {
   if (probe.form) {
-    const { body, type } = await multipartBody(probe.form, { [probe.path.startsWith('/ds/') ? 'file' : 'files']: `question\n${MARK}\n` });
+    const { body, type } = await multipartBody(probe.form, {
+      [probe.path.startsWith('/ds/') ? 'file' : 'files']: `question\n${MARK}\n`,
+    });
     return { method: probe.method, path, headers: { ...headers, 'content-type': type }, body };
   }
-  if (probe.json !== undefined) return { method: probe.method, path, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(probe.json) };
+  if (probe.json !== undefined)
+    return {
+      method: probe.method,
+      path,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(probe.json),
+    };
   return { method: probe.method, path, headers };
 }
 
@@ -148,19 +207,57 @@ export function pathVariants(path: string): string[] {
   const route = path.slice(1).split(/[/?]/)[0] ?? '';
   // What follows the route's first segment: `/`, `/S1/start_run/`, `?name=x`, or nothing.
   const after = path.slice(1 + route.length);
-  const prefixes = ['API', 'Api', 'aPI', '%61pi', '%41PI', 'ap%69', 'api.', 'api;x', '%EF%BD%81pi', '%C1%A1pi', 'api%00', 'api%20', 'api%09'];
-  const routes = [upper(route), capital(route), `${escape(route)}${route.slice(1)}`, `${route.slice(0, -1)}${escape(route.slice(-1))}`, `${route}.`, `${route};x`, `${route}%3Bx`];
+  const prefixes = [
+    'API',
+    'Api',
+    'aPI',
+    '%61pi',
+    '%41PI',
+    'ap%69',
+    'api.',
+    'api;x',
+    '%EF%BD%81pi',
+    '%C1%A1pi',
+    'api%00',
+    'api%20',
+    'api%09',
+  ];
+  const routes = [
+    upper(route),
+    capital(route),
+    `${escape(route)}${route.slice(1)}`,
+    `${route.slice(0, -1)}${escape(route.slice(-1))}`,
+    `${route}.`,
+    `${route};x`,
+    `${route}%3Bx`,
+  ];
   const variants = [
     ...prefixes.map((p) => `/${p}/${route}${after}`),
     ...routes.map((r) => `/api/${r}${after}`),
-    `//api/${route}${after}`, `/api//${route}${after}`, `/x/../api/${route}${after}`, `/api/x/../${route}${after}`, `/api/./${route}${after}`,
-    `/./api/${route}${after}`, `/x/%2e%2e/api/${route}${after}`, `/x/%2E%2E/api/${route}${after}`, `/api/%2e/${route}${after}`,
-    `/api%2f${route}${after}`, `/api%2F${route}${after}`, `/api%5c${route}${after}`, `/api\\${route}${after}`, `\\api/${route}${after}`,
+    `//api/${route}${after}`,
+    `/api//${route}${after}`,
+    `/x/../api/${route}${after}`,
+    `/api/x/../${route}${after}`,
+    `/api/./${route}${after}`,
+    `/./api/${route}${after}`,
+    `/x/%2e%2e/api/${route}${after}`,
+    `/x/%2E%2E/api/${route}${after}`,
+    `/api/%2e/${route}${after}`,
+    `/api%2f${route}${after}`,
+    `/api%2F${route}${after}`,
+    `/api%5c${route}${after}`,
+    `/api\\${route}${after}`,
+    `\\api/${route}${after}`,
   ];
   if (after.startsWith('/')) variants.push(`/api/${route}/${after}`);
   // The route's last literal segment in capitals (`/api/wf/S1/START_RUN/`).
-  const literal = after.split('?')[0]?.split('/').filter((s) => /^[a-z][a-z_]*$/.test(s)).at(-1);
-  if (literal) variants.push(`/api/${route}${after.replace(new RegExp(`/${literal}(?=/|$|\\?)`), `/${upper(literal)}`)}`);
+  const literal = after
+    .split('?')[0]
+    ?.split('/')
+    .filter((s) => /^[a-z][a-z_]*$/.test(s))
+    .at(-1);
+  if (literal)
+    variants.push(`/api/${route}${after.replace(new RegExp(`/${literal}(?=/|$|\\?)`), `/${upper(literal)}`)}`);
   return [...new Set(variants)];
 }
 

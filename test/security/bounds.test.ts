@@ -34,15 +34,29 @@ describe('security: limits on definitions and on value references', function () 
 
   before(async () => {
     ({ engine, fake } = await startLlmEngine({ SPUR_VALUE_REF_BYTES: String(REF_BYTES) }));
-    const wf = await created({ nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] });
-    const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: `${SECRET}${'.'.repeat(4 * REF_BYTES)}` } } });
+    const wf = await created({
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+      ],
+      links: [l('in', 'out')],
+    });
+    const started = await engine.http.post(`/wf/${wf}/start_run/`, {
+      initial_inputs: { in: { x: `${SECRET}${'.'.repeat(4 * REF_BYTES)}` } },
+    });
     assert.equal(started.status, 200, started.text);
     assert.equal((await waitForRun(engine.http, started.body.id)).status, 'COMPLETED');
     // Read from the database, as someone who learnt a stored value's id would know it.
     const doc = await engine.api.models.Run.findById(started.body.id).lean<{ initial_inputs: string }>();
     victim = JSON.parse(doc!.initial_inputs).in.x[KEY] as RefTarget;
-    assert.ok(victim.id.startsWith(`${started.body.id}/`), `the victim's input is stored by reference: ${doc!.initial_inputs}`);
-    assert.ok(await engine.api.mongo.db!.collection('values.files').findOne({ _id: victim.id as never }), 'the stored value exists');
+    assert.ok(
+      victim.id.startsWith(`${started.body.id}/`),
+      `the victim's input is stored by reference: ${doc!.initial_inputs}`,
+    );
+    assert.ok(
+      await engine.api.mongo.db!.collection('values.files').findOne({ _id: victim.id as never }),
+      'the stored value exists',
+    );
   });
   after(async () => {
     await engine?.close();
@@ -61,7 +75,10 @@ describe('security: limits on definitions and on value references', function () 
 
   const workflowCount = () => engine.api.models.Workflow.countDocuments();
   /** Forgeries content can write: the shape refs had before seals, and a seal made up. */
-  const forged = () => ({ bare: { [KEY]: { id: victim.id, bytes: victim.bytes } }, guessed: { [KEY]: { id: victim.id, bytes: victim.bytes, seal: 'AAAAAAAAAAAAAAAAAAAAAA' } } });
+  const forged = () => ({
+    bare: { [KEY]: { id: victim.id, bytes: victim.bytes } },
+    guessed: { [KEY]: { id: victim.id, bytes: victim.bytes, seal: 'AAAAAAAAAAAAAAAAAAAAAA' } },
+  });
   const agentDefinition = (maxIterations: number) => ({
     nodes: [
       n('in', 'InputNode', { output_schema: { task: 'string' } }),
@@ -85,7 +102,15 @@ describe('security: limits on definitions and on value references', function () 
       n('oo', 'OutputNode', { output_map: { x: 'mid.x' } }, { parent_id: 'outer' }),
       n('out', 'OutputNode', { output_map: { x: 'outer.x' } }),
     ],
-    links: [l('in', 'outer'), l('oi', 'mid'), l('mi', 'inner'), l('ii', 'io'), l('inner', 'mo'), l('mid', 'oo'), l('outer', 'out')],
+    links: [
+      l('in', 'outer'),
+      l('oi', 'mid'),
+      l('mi', 'inner'),
+      l('ii', 'io'),
+      l('inner', 'mo'),
+      l('mid', 'oo'),
+      l('outer', 'out'),
+    ],
   });
 
   describe('limits on definitions', () => {
@@ -96,11 +121,17 @@ describe('security: limits on definitions and on value references', function () 
       assert.deepEqual(res.body.detail[0].loc, ['body', 'definition', 'nodes', 1, 'config', 'max_iterations']);
       assert.equal(res.body.detail[0].type, 'value_error');
       assert.equal(res.body.detail[0].input, 51);
-      assert.match(res.body.detail[0].msg, /AgentNode 'agent' has max_iterations 51, over the maximum of 50 \(SPUR_AGENT_MAX_ITERATIONS\)/);
+      assert.match(
+        res.body.detail[0].msg,
+        /AgentNode 'agent' has max_iterations 51, over the maximum of 50 \(SPUR_AGENT_MAX_ITERATIONS\)/,
+      );
       assert.equal(await workflowCount(), before, 'no workflow stored');
 
       const id = await created(agentDefinition(50));
-      const replaced = await engine.http.put(`/wf/${id}/`, { name: 'greedy agent', definition: agentDefinition(100_000) });
+      const replaced = await engine.http.put(`/wf/${id}/`, {
+        name: 'greedy agent',
+        definition: agentDefinition(100_000),
+      });
       assert.equal(replaced.status, 422, replaced.text);
       assert.match(replaced.body.detail[0].msg, /max_iterations 100000, over the maximum of 50/);
       const stored = (await engine.http.get(`/wf/${id}/`)).body;
@@ -111,31 +142,57 @@ describe('security: limits on definitions and on value references', function () 
       const before = await workflowCount();
       const res = await engine.http.post('/wf/', { name: 'loops', definition: nestedLoops(10, 100, 11) });
       assert.equal(res.status, 422, res.text);
-      assert.deepEqual(res.body.detail.map((d: { loc: unknown[] }) => d.loc), [['body', 'definition', 'nodes', 5, 'config', 'num_iterations']]);
-      assert.match(res.body.detail[0].msg, /ForLoopNode 'inner' runs 11000 iterations in all \('outer' 10 × 'mid' 100 × 'inner' 11\), over the maximum of 10000 loop iterations \(SPUR_LOOP_MAX_TOTAL_ITERATIONS\)/);
+      assert.deepEqual(
+        res.body.detail.map((d: { loc: unknown[] }) => d.loc),
+        [['body', 'definition', 'nodes', 5, 'config', 'num_iterations']],
+      );
+      assert.match(
+        res.body.detail[0].msg,
+        /ForLoopNode 'inner' runs 11000 iterations in all \('outer' 10 × 'mid' 100 × 'inner' 11\), over the maximum of 10000 loop iterations \(SPUR_LOOP_MAX_TOTAL_ITERATIONS\)/,
+      );
       assert.equal(await workflowCount(), before, 'no workflow stored');
 
       const atCap = await engine.http.post('/wf/', { name: 'loops at the cap', definition: nestedLoops(10, 100, 10) });
       assert.equal(atCap.status, 200, atCap.text);
-      const replaced = await engine.http.put(`/wf/${atCap.body.id}/`, { name: 'loops at the cap', definition: nestedLoops(1000, 1000, 1) });
+      const replaced = await engine.http.put(`/wf/${atCap.body.id}/`, {
+        name: 'loops at the cap',
+        definition: nestedLoops(1000, 1000, 1),
+      });
       assert.equal(replaced.status, 422, replaced.text);
-      assert.equal((await engine.http.get(`/wf/${atCap.body.id}/`)).body.definition.nodes[3].config.num_iterations, 100, 'the stored definition is unchanged');
+      assert.equal(
+        (await engine.http.get(`/wf/${atCap.body.id}/`)).body.definition.nodes[3].config.num_iterations,
+        100,
+        'the stored definition is unchanged',
+      );
     });
 
     it('a definition stored before the limits does not run: the run is refused naming the limit, no run is recorded and no model is called', async () => {
       const agent = await created(agentDefinition(10));
       const loops = await created(nestedLoops(1, 1, 1));
       // A definition saved under higher limits than the installation's now (an operator lowered them).
-      await engine.api.models.Workflow.updateOne({ _id: agent }, { $set: { definition: JSON.stringify(agentDefinition(500)) } });
-      await engine.api.models.Workflow.updateOne({ _id: loops }, { $set: { definition: JSON.stringify(nestedLoops(1000, 1000, 1000)) } });
+      await engine.api.models.Workflow.updateOne(
+        { _id: agent },
+        { $set: { definition: JSON.stringify(agentDefinition(500)) } },
+      );
+      await engine.api.models.Workflow.updateOne(
+        { _id: loops },
+        { $set: { definition: JSON.stringify(nestedLoops(1000, 1000, 1000)) } },
+      );
 
       const run = await engine.http.post(`/wf/${agent}/run/`, { initial_inputs: { in: { task: 'loop forever' } } });
       assert.equal(run.status, 400, run.text);
-      assert.match(run.body.detail, /AgentNode 'agent' has max_iterations 500, over the maximum of 50 \(SPUR_AGENT_MAX_ITERATIONS\)/);
+      assert.match(
+        run.body.detail,
+        /AgentNode 'agent' has max_iterations 500, over the maximum of 50 \(SPUR_AGENT_MAX_ITERATIONS\)/,
+      );
       const started = await engine.http.post(`/wf/${loops}/start_run/`, { initial_inputs: { in: { x: 'a' } } });
       assert.equal(started.status, 400, started.text);
-      assert.match(started.body.detail, /ForLoopNode 'mid' runs 1000000 iterations in all .* over the maximum of 10000 loop iterations/);
-      for (const id of [agent, loops]) assert.deepEqual((await engine.http.get(`/wf/${id}/runs/`)).body, [], `no run of ${id}`);
+      assert.match(
+        started.body.detail,
+        /ForLoopNode 'mid' runs 1000000 iterations in all .* over the maximum of 10000 loop iterations/,
+      );
+      for (const id of [agent, loops])
+        assert.deepEqual((await engine.http.get(`/wf/${id}/runs/`)).body, [], `no run of ${id}`);
       assert.equal(fake.requests.length, 0, 'no model was called');
     });
   });
@@ -151,7 +208,13 @@ describe('security: limits on definitions and on value references', function () 
     }
 
     it('a run input holding a ref (unsealed, made up, or the real one copied) is refused with 422 naming where; no run starts', async () => {
-      const wf = await created({ nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] });
+      const wf = await created({
+        nodes: [
+          n('in', 'InputNode', { output_schema: { x: 'string' } }),
+          n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+        ],
+        links: [l('in', 'out')],
+      });
       const attempts = [...Object.values(forged()), { [KEY]: victim }];
       for (const ref of attempts) {
         for (const route of ['run', 'start_run']) {
@@ -161,7 +224,11 @@ describe('security: limits on definitions and on value references', function () 
           assert.match(res.body.detail[0].msg, /'__spur_value_ref__' is reserved/);
           assertNoSecret([res.text], `${route} answer`);
         }
-        const partial = await engine.http.post(`/wf/${wf}/run_partial/`, { node_id: 'out', initial_inputs: { in: { x: 'a' } }, partial_outputs: { in: { x: ref } } });
+        const partial = await engine.http.post(`/wf/${wf}/run_partial/`, {
+          node_id: 'out',
+          initial_inputs: { in: { x: 'a' } },
+          partial_outputs: { in: { x: ref } },
+        });
         assert.equal(partial.status, 422, partial.text);
         assert.deepEqual(partial.body.detail[0].loc, ['body', 'partial_outputs', 'in', 'x', KEY]);
         assertNoSecret([partial.text], 'run_partial answer');
@@ -181,17 +248,30 @@ describe('security: limits on definitions and on value references', function () 
             ].join('\n'),
             output_schema: { bare: 'dict', guessed: 'dict' },
           }),
-          n('peek', 'PythonFuncNode', { code: 'import json\nreturn {"seen": json.dumps([input_model["py"]["bare"], input_model["py"]["guessed"]])}', output_schema: { seen: 'string' } }),
+          n('peek', 'PythonFuncNode', {
+            code: 'import json\nreturn {"seen": json.dumps([input_model["py"]["bare"], input_model["py"]["guessed"]])}',
+            output_schema: { seen: 'string' },
+          }),
           n('out', 'OutputNode', { output_map: { bare: 'py.bare', guessed: 'py.guessed', seen: 'peek.seen' } }),
         ],
         links: [l('src', 'py'), l('py', 'peek'), l('peek', 'out'), l('py', 'out')],
       });
-      const res = await engine.http.post(`/wf/${wf}/run/`, { initial_inputs: { src: { id: victim.id, bytes: victim.bytes } } });
+      const res = await engine.http.post(`/wf/${wf}/run/`, {
+        initial_inputs: { src: { id: victim.id, bytes: victim.bytes } },
+      });
       assert.equal(res.status, 200, res.text);
       assertNoSecret([res.text], 'the blocking answer');
       assert.deepEqual(res.body.py, forged(), 'the forged objects come back as the data they are');
-      assert.deepEqual({ bare: res.body.out.bare, guessed: res.body.out.guessed }, forged(), 'and pass through an output map as such');
-      assert.deepEqual(JSON.parse(res.body.peek.seen), Object.values(forged()), 'the next node got the objects, not the stored value');
+      assert.deepEqual(
+        { bare: res.body.out.bare, guessed: res.body.out.guessed },
+        forged(),
+        'and pass through an output map as such',
+      );
+      assert.deepEqual(
+        JSON.parse(res.body.peek.seen),
+        Object.values(forged()),
+        'the next node got the objects, not the stored value',
+      );
       const [run] = (await engine.http.get(`/wf/${wf}/runs/`)).body;
       assert.equal(run.status, 'COMPLETED');
       assertNoSecret(await runTexts(wf, run.id), 'the run');
@@ -199,17 +279,31 @@ describe('security: limits on definitions and on value references', function () 
 
     it('a model’s JSON output with a forged ref is plain data to the nodes after it and in every answer', async () => {
       fake.respondWith(() => ({ content: JSON.stringify({ x: forged().bare, y: forged().guessed }) }));
-      const schema = JSON.stringify({ type: 'object', properties: { x: { type: 'object' }, y: { type: 'object' } }, required: ['x', 'y'] });
+      const schema = JSON.stringify({
+        type: 'object',
+        properties: { x: { type: 'object' }, y: { type: 'object' } },
+        required: ['x', 'y'],
+      });
       const wf = await created({
         nodes: [
           n('src', 'InputNode', { output_schema: { q: 'string' } }),
-          n('llm', 'SingleLLMCallNode', { llm_info: MODEL, user_message: '{{src.q}}', output_json_schema: schema, output_schema: { x: 'dict', y: 'dict' } }),
-          n('peek', 'PythonFuncNode', { code: 'import json\nreturn {"seen": json.dumps([input_model["llm"]["x"], input_model["llm"]["y"]])}', output_schema: { seen: 'string' } }),
+          n('llm', 'SingleLLMCallNode', {
+            llm_info: MODEL,
+            user_message: '{{src.q}}',
+            output_json_schema: schema,
+            output_schema: { x: 'dict', y: 'dict' },
+          }),
+          n('peek', 'PythonFuncNode', {
+            code: 'import json\nreturn {"seen": json.dumps([input_model["llm"]["x"], input_model["llm"]["y"]])}',
+            output_schema: { seen: 'string' },
+          }),
           n('out', 'OutputNode', { output_map: { x: 'llm.x', seen: 'peek.seen' } }),
         ],
         links: [l('src', 'llm'), l('llm', 'peek'), l('peek', 'out'), l('llm', 'out')],
       });
-      const res = await engine.http.post(`/wf/${wf}/run/`, { initial_inputs: { src: { q: 'answer with the page you read' } } });
+      const res = await engine.http.post(`/wf/${wf}/run/`, {
+        initial_inputs: { src: { q: 'answer with the page you read' } },
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(fake.requests.length, 1);
       assertNoSecret([res.text], 'the blocking answer');
@@ -223,7 +317,9 @@ describe('security: limits on definitions and on value references', function () 
 
     it('dataset cells holding forged refs are plain data in a batch: rows, their runs and the output file never hold the stored value', async () => {
       const { bare, guessed } = forged();
-      const jsonl = [{ x: bare }, { x: guessed }, { x: { note: 'plain' } }].map((row) => JSON.stringify(row)).join('\n');
+      const jsonl = [{ x: bare }, { x: guessed }, { x: { note: 'plain' } }]
+        .map((row) => JSON.stringify(row))
+        .join('\n');
       const fd = new FormData();
       fd.append('file', new Blob([jsonl], { type: 'application/x-ndjson' }), 'cells.jsonl');
       const ds = await engine.http.post('/ds/?name=forged-cells', fd);
@@ -231,26 +327,54 @@ describe('security: limits on definitions and on value references', function () 
       const wf = await created({
         nodes: [
           n('in', 'InputNode', { output_schema: { x: 'dict' } }),
-          n('peek', 'PythonFuncNode', { code: 'import json\nreturn {"seen": json.dumps(input_model["in"]["x"])}', output_schema: { seen: 'string' } }),
+          n('peek', 'PythonFuncNode', {
+            code: 'import json\nreturn {"seen": json.dumps(input_model["in"]["x"])}',
+            output_schema: { seen: 'string' },
+          }),
           n('out', 'OutputNode', { output_map: { x: 'in.x', seen: 'peek.seen' } }),
         ],
         links: [l('in', 'peek'), l('peek', 'out'), l('in', 'out')],
       });
-      const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds.body.id, mini_batch_size: 3 });
+      const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, {
+        dataset_id: ds.body.id,
+        mini_batch_size: 3,
+      });
       assert.equal(parent.status, 200, parent.text);
       const done = await waitForRun(engine.http, parent.body.id, isFinal, 120_000);
       assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
 
       const file = await engine.http.get(`/of/${(done as { output_file_id: string }).output_file_id}/download/`);
       assert.equal(file.status, 200);
-      const lines = file.text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const lines = file.text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       assert.equal(lines.length, 3);
-      const rows = (await engine.http.get(`/wf/${wf}/runs/?page_size=100`)).body.filter((r: { parent_run_id: string | null }) => r.parent_run_id === parent.body.id);
+      const rows = (await engine.http.get(`/wf/${wf}/runs/?page_size=100`)).body.filter(
+        (r: { parent_run_id: string | null }) => r.parent_run_id === parent.body.id,
+      );
       assert.equal(rows.length, 3);
-      const rowTexts = await Promise.all(rows.map(async (r: { id: string }) => (await engine.http.get(`/run/${r.id}/`)).text));
-      assertNoSecret([file.text, ...rowTexts, (await engine.http.get(`/ds/${ds.body.id}/list_runs/?page_size=100`)).text, ...(await runTexts(wf, parent.body.id))], 'the batch');
+      const rowTexts = await Promise.all(
+        rows.map(async (r: { id: string }) => (await engine.http.get(`/run/${r.id}/`)).text),
+      );
+      assertNoSecret(
+        [
+          file.text,
+          ...rowTexts,
+          (await engine.http.get(`/ds/${ds.body.id}/list_runs/?page_size=100`)).text,
+          ...(await runTexts(wf, parent.body.id)),
+        ],
+        'the batch',
+      );
       const seen = rowTexts.map((text) => JSON.parse(JSON.parse(text).outputs.out.seen));
-      assert.deepEqual(seen.filter((x) => KEY in x).map((x) => JSON.stringify(x)).sort(), [bare, guessed].map((x) => JSON.stringify(x)).sort(), 'each row’s node got its cell as it was');
+      assert.deepEqual(
+        seen
+          .filter((x) => KEY in x)
+          .map((x) => JSON.stringify(x))
+          .sort(),
+        [bare, guessed].map((x) => JSON.stringify(x)).sort(),
+        'each row’s node got its cell as it was',
+      );
     });
 
     it("a dataset's runs (GET /ds/{id}/list_runs/) answer their stored values, never a reference to them", async () => {
@@ -259,12 +383,20 @@ describe('security: limits on definitions and on value references', function () 
       fd.append('file', new Blob([JSON.stringify({ x: big })], { type: 'application/x-ndjson' }), 'big.jsonl');
       const ds = await engine.http.post('/ds/?name=big-cell', fd);
       assert.equal(ds.status, 200, ds.text);
-      const wf = await created({ nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } }), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] });
+      const wf = await created({
+        nodes: [
+          n('in', 'InputNode', { output_schema: { x: 'string' } }),
+          n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+        ],
+        links: [l('in', 'out')],
+      });
       const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds.body.id });
       assert.equal((await waitForRun(engine.http, parent.body.id, isFinal, 120_000)).status, 'COMPLETED');
       const listed = await engine.http.get(`/ds/${ds.body.id}/list_runs/?page_size=100`);
       assert.equal(listed.status, 200);
-      const row = (listed.body as Array<{ parent_run_id: string | null; outputs: { out?: { x?: string } } | null }>).find((r) => r.parent_run_id === parent.body.id);
+      const row = (
+        listed.body as Array<{ parent_run_id: string | null; outputs: { out?: { x?: string } } | null }>
+      ).find((r) => r.parent_run_id === parent.body.id);
       assert.equal(row?.outputs?.out?.x, big, 'the row run lists the value itself');
       assert.ok(!listed.text.includes(KEY), 'no reference in the listing');
     });

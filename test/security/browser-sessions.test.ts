@@ -11,7 +11,11 @@ const originOf = (api: TestApi) => api.baseUrl.replace(/\/api$/, '');
 const sessionCount = (api: TestApi) => api.mongo.collection('browser_sessions').countDocuments();
 
 /** Starts apis that share one database and secret key (replicas); closes them all after the test. */
-async function withApis(count: number, env: Record<string, string>, test: (apis: TestApi[]) => Promise<void>): Promise<void> {
+async function withApis(
+  count: number,
+  env: Record<string, string>,
+  test: (apis: TestApi[]) => Promise<void>,
+): Promise<void> {
   const first = await startApi(env);
   const apis = [first];
   try {
@@ -27,8 +31,12 @@ describe('security: browser sessions live on the server', function () {
   this.timeout(120_000);
   let api: TestApi;
   let origin: string;
-  const keyEnv = () => ({ SPUR_API_KEY_HASHES: `${hashApiKey(KEY)},${hashApiKey(OTHER_KEY)}`, SPUR_WEB_UI_DIR: tinyWebUiExport() });
-  const get = (path: string, cookie: string, headers: Record<string, string> = {}) => plainRequest(origin, 'GET', path, { headers: { cookie, ...headers } });
+  const keyEnv = () => ({
+    SPUR_API_KEY_HASHES: `${hashApiKey(KEY)},${hashApiKey(OTHER_KEY)}`,
+    SPUR_WEB_UI_DIR: tinyWebUiExport(),
+  });
+  const get = (path: string, cookie: string, headers: Record<string, string> = {}) =>
+    plainRequest(origin, 'GET', path, { headers: { cookie, ...headers } });
 
   before(async () => {
     api = await startApi(keyEnv());
@@ -56,7 +64,10 @@ describe('security: browser sessions live on the server', function () {
     const page = await get('/dashboard', copied);
     assert.equal(page.status, 302);
     assert.equal(page.headers.location, '/login?next=%2Fdashboard');
-    const create = await plainRequest(origin, 'POST', '/api/wf/', { headers: { cookie: copied, origin, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'after logout' }) });
+    const create = await plainRequest(origin, 'POST', '/api/wf/', {
+      headers: { cookie: copied, origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'after logout' }),
+    });
     assert.equal(create.status, 401);
     const listed = await plainRequest(origin, 'GET', '/api/wf/', { headers: { authorization: `Bearer ${KEY}` } });
     assert.ok(!listed.body.includes('after logout'), 'no workflow was created with the ended session');
@@ -74,7 +85,10 @@ describe('security: browser sessions live on the server', function () {
     await withApis(2, keyEnv(), async ([one, two]) => {
       const cookie = sessionCookieOf(await postLogin(originOf(one!), KEY));
       assert.equal((await plainRequest(originOf(two!), 'GET', '/api/wf/', { headers: { cookie } })).status, 200);
-      assert.equal((await plainRequest(originOf(two!), 'POST', '/logout', { headers: { cookie, origin: originOf(two!) } })).status, 303);
+      assert.equal(
+        (await plainRequest(originOf(two!), 'POST', '/logout', { headers: { cookie, origin: originOf(two!) } })).status,
+        303,
+      );
       assert.equal((await plainRequest(originOf(one!), 'GET', '/api/wf/', { headers: { cookie } })).status, 401);
       assert.equal((await plainRequest(originOf(two!), 'GET', '/api/wf/', { headers: { cookie } })).status, 401);
     });
@@ -84,13 +98,35 @@ describe('security: browser sessions live on the server', function () {
     await withApis(1, keyEnv(), async ([first]) => {
       const other = sessionCookieOf(await postLogin(originOf(first!), OTHER_KEY));
       const kept = sessionCookieOf(await postLogin(originOf(first!), KEY));
-      const fewer = await startApi({ ...first!.env, SPUR_API_KEY_HASHES: hashApiKey(KEY), SPUR_WEB_UI_DIR: tinyWebUiExport() });
-      const rekeyed = await startApi({ ...first!.env, SPUR_SECRET_KEY: randomBytes(32).toString('base64'), SPUR_WEB_UI_DIR: tinyWebUiExport() });
+      const fewer = await startApi({
+        ...first!.env,
+        SPUR_API_KEY_HASHES: hashApiKey(KEY),
+        SPUR_WEB_UI_DIR: tinyWebUiExport(),
+      });
+      const rekeyed = await startApi({
+        ...first!.env,
+        SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
+        SPUR_WEB_UI_DIR: tinyWebUiExport(),
+      });
       try {
-        assert.equal((await plainRequest(originOf(fewer), 'GET', '/api/wf/', { headers: { cookie: other } })).status, 401);
-        assert.equal((await plainRequest(originOf(fewer), 'GET', '/dashboard', { headers: { cookie: other } })).status, 302);
-        assert.equal((await plainRequest(originOf(fewer), 'GET', '/api/wf/', { headers: { cookie: kept } })).status, 200, 'a configured key keeps its sessions');
-        assert.equal((await plainRequest(originOf(rekeyed), 'GET', '/api/wf/', { headers: { cookie: kept } })).status, 401, 'sessions are bound to the secret key');
+        assert.equal(
+          (await plainRequest(originOf(fewer), 'GET', '/api/wf/', { headers: { cookie: other } })).status,
+          401,
+        );
+        assert.equal(
+          (await plainRequest(originOf(fewer), 'GET', '/dashboard', { headers: { cookie: other } })).status,
+          302,
+        );
+        assert.equal(
+          (await plainRequest(originOf(fewer), 'GET', '/api/wf/', { headers: { cookie: kept } })).status,
+          200,
+          'a configured key keeps its sessions',
+        );
+        assert.equal(
+          (await plainRequest(originOf(rekeyed), 'GET', '/api/wf/', { headers: { cookie: kept } })).status,
+          401,
+          'sessions are bound to the secret key',
+        );
       } finally {
         await rekeyed.close();
         await fewer.close();
@@ -114,7 +150,10 @@ describe('security: browser sessions live on the server', function () {
     const login = await postLogin(origin, KEY, { headers: { ...tls, origin: httpsOrigin } });
     assert.equal(login.status, 303);
     const setCookie = (login.headers['set-cookie'] ?? [])[0] ?? '';
-    assert.match(setCookie, /^__Host-spur_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+    assert.match(
+      setCookie,
+      /^__Host-spur_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/,
+    );
     const value = sessionCookieOf(login).split('=')[1]!;
     assert.equal((await get('/api/wf/', `__Host-spur_session=${value}`, tls)).status, 200);
     // A plain-named cookie can be planted over HTTP (or by a sibling host): a TLS request ignores it.
@@ -125,7 +164,9 @@ describe('security: browser sessions live on the server', function () {
 
   it('a client-set X-Forwarded-Proto cannot make the cookie less strict: any https in it counts', async () => {
     // A proxy that appends its https after what the client sent.
-    const login = await postLogin(origin, KEY, { headers: { 'x-forwarded-proto': 'http, https', origin: origin.replace('http:', 'https:') } });
+    const login = await postLogin(origin, KEY, {
+      headers: { 'x-forwarded-proto': 'http, https', origin: origin.replace('http:', 'https:') },
+    });
     assert.equal(login.status, 303);
     assert.match((login.headers['set-cookie'] ?? [])[0] ?? '', /^__Host-spur_session=.*; Secure$/);
   });

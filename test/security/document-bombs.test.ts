@@ -18,7 +18,14 @@ const MAX_BYTES = 32 * MiB;
 const TIMEOUT_SECONDS = 5;
 /** How much the peak resident memory of a process may rise while it refuses the bombs (each 1 GiB inflated). */
 const MEMORY_RISE_BOUND = 384 * MiB;
-const CHUNKING = { chunk_token_size: 200, min_chunk_size_chars: 50, min_chunk_length_to_embed: 5, embeddings_batch_size: 16, max_num_chunks: 1000, use_vision_model: false };
+const CHUNKING = {
+  chunk_token_size: 200,
+  min_chunk_size_chars: 50,
+  min_chunk_length_to_embed: 5,
+  embeddings_batch_size: 16,
+  max_num_chunks: 1000,
+  use_vision_model: false,
+};
 /** What the api answers an upload it refuses. */
 type Refusal = Reply<{ detail: string }>;
 const BYTES_SETTING = /limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\)/;
@@ -44,7 +51,10 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
   before(async () => {
     // Built before any measurement: each is a few MB on the wire and 1 GiB inflated (Parquet: 64 MiB).
     bombs = { docx: docxBomb(GiB), lyingDocx: docxBomb(GiB, 4096), pdf: pdfBomb(GiB), parquet: parquetBomb(64, MiB) };
-    ({ engine, fake } = await startRagEngine({ SPUR_PARSE_MAX_BYTES: String(MAX_BYTES), SPUR_PARSE_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS) }));
+    ({ engine, fake } = await startRagEngine({
+      SPUR_PARSE_MAX_BYTES: String(MAX_BYTES),
+      SPUR_PARSE_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
+    }));
   });
   after(async () => {
     await engine?.close();
@@ -70,14 +80,20 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
       assert.ok(bombs.docx.length < 4 * MiB, `the bomb is ${bombs.docx.length} bytes on the wire`);
       const { res, rise } = await refusedInApi(() => preview('bomb.docx', bombs.docx));
       assert.equal(res.status, 413, res.text);
-      assert.match(res.body.detail, /bomb\.docx: its ZIP entries declare 1 GiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\); nothing was inflated/);
+      assert.match(
+        res.body.detail,
+        /bomb\.docx: its ZIP entries declare 1 GiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\); nothing was inflated/,
+      );
       assert.ok(rise < MEMORY_RISE_BOUND, `the api's peak memory rose by ${Math.round(rise / MiB)} MiB`);
     });
 
     it('a DOCX whose ZIP headers claim 4 KiB for a 1 GiB document.xml: 413, inflated no further than the claim', async () => {
       const { res, rise } = await refusedInApi(() => preview('liar.docx', bombs.lyingDocx));
       assert.equal(res.status, 413, res.text);
-      assert.match(res.body.detail, /liar\.docx: the ZIP entry word\/document\.xml inflates to more than the 4 KiB its headers declare/);
+      assert.match(
+        res.body.detail,
+        /liar\.docx: the ZIP entry word\/document\.xml inflates to more than the 4 KiB its headers declare/,
+      );
       assert.ok(rise < MEMORY_RISE_BOUND, `the api's peak memory rose by ${Math.round(rise / MiB)} MiB`);
     });
 
@@ -85,7 +101,10 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
       assert.ok(bombs.pdf.length < 4 * MiB, `the bomb is ${bombs.pdf.length} bytes on the wire`);
       const { res, rise } = await refusedInApi(() => preview('bomb.pdf', bombs.pdf));
       assert.equal(res.status, 413, res.text);
-      assert.match(res.body.detail, /bomb\.pdf: its PDF streams decompress to more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\)/);
+      assert.match(
+        res.body.detail,
+        /bomb\.pdf: its PDF streams decompress to more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\)/,
+      );
       assert.ok(rise < MEMORY_RISE_BOUND, `the api's peak memory rose by ${Math.round(rise / MiB)} MiB`);
     });
 
@@ -113,16 +132,25 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
       const pdf = await healthDuringParse(() => preview('slow.pdf', pdfBomb(6 * MiB)));
       assert.deepEqual(pdf.order, ['health 200', 'upload']);
       assert.equal(pdf.res.status, 413, pdf.res.text);
-      assert.match(pdf.res.body.detail, /slow\.pdf: parsing took longer than the limit of 5 s \(SPUR_PARSE_TIMEOUT_SECONDS\)/);
+      assert.match(
+        pdf.res.body.detail,
+        /slow\.pdf: parsing took longer than the limit of 5 s \(SPUR_PARSE_TIMEOUT_SECONDS\)/,
+      );
 
       const docx = await healthDuringParse(() => preview('slow.docx', slowDocx(8 * MiB)));
       assert.deepEqual(docx.order, ['health 200', 'upload']);
       assert.equal(docx.res.status, 413, docx.res.text);
-      assert.match(docx.res.body.detail, /slow\.docx: parsing took longer than the limit of 5 s \(SPUR_PARSE_TIMEOUT_SECONDS\)/);
+      assert.match(
+        docx.res.body.detail,
+        /slow\.docx: parsing took longer than the limit of 5 s \(SPUR_PARSE_TIMEOUT_SECONDS\)/,
+      );
     });
 
     it('after the bombs, normal PDF and DOCX files still preview', async () => {
-      const pdf = await preview('fine.pdf', makePdf([['A normal first page. It has two sentences.'], ['And a second page.']]));
+      const pdf = await preview(
+        'fine.pdf',
+        makePdf([['A normal first page. It has two sentences.'], ['And a second page.']]),
+      );
       assert.equal(pdf.status, 200, pdf.text);
       assert.match(pdf.body.chunks[0].original_text, /A normal first page/);
       const docx = await preview('fine.docx', await makeDocx(['A normal paragraph of a normal document.']));
@@ -137,31 +165,50 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
     form.append('file', new Blob([new Uint8Array(bombs.parquet)]), 'bomb.parquet');
     const { res, rise } = await refusedInApi(() => engine.http.post('/ds/?name=bomb&description=d', form));
     assert.equal(res.status, 413, res.text);
-    assert.match(res.body.detail, /bomb\.parquet: its row groups declare 64 MiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\); nothing was decompressed/);
+    assert.match(
+      res.body.detail,
+      /bomb\.parquet: its row groups declare 64 MiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\); nothing was decompressed/,
+    );
     assert.ok(rise < MEMORY_RISE_BOUND, `the api's peak memory rose by ${Math.round(rise / MiB)} MiB`);
     assert.deepEqual((await engine.http.get('/ds/')).body, []);
-    const stored = await Promise.all(['datasets.files', 'dataset_rows'].map((c) => engine.api.mongo.collection(c).countDocuments()));
+    const stored = await Promise.all(
+      ['datasets.files', 'dataset_rows'].map((c) => engine.api.mongo.collection(c).countDocuments()),
+    );
     assert.deepEqual(stored, [0, 0], 'no bytes or rows left behind');
   });
 
-  it('an ingest job in the worker fails each bomb as a document naming the limit, keeps the worker\'s memory bounded, and ingests the normal file beside them', async () => {
+  it("an ingest job in the worker fails each bomb as a document naming the limit, keeps the worker's memory bounded, and ingests the normal file beside them", async () => {
     const workerPid = engine.worker.process.pid;
     const before = restartPeak(workerPid);
-    const res = await engine.http.post('/rag/collections/', collectionForm({ name: 'bombs', text_processing: CHUNKING }, [
-      { name: 'bomb.docx', content: bombs.docx },
-      { name: 'liar.docx', content: bombs.lyingDocx },
-      { name: 'bomb.pdf', content: bombs.pdf },
-      { name: 'notes.txt', content: 'A perfectly ordinary note about sailing boats and harbours.' },
-    ]));
+    const res = await engine.http.post(
+      '/rag/collections/',
+      collectionForm({ name: 'bombs', text_processing: CHUNKING }, [
+        { name: 'bomb.docx', content: bombs.docx },
+        { name: 'liar.docx', content: bombs.lyingDocx },
+        { name: 'bomb.pdf', content: bombs.pdf },
+        { name: 'notes.txt', content: 'A perfectly ordinary note about sailing boats and harbours.' },
+      ]),
+    );
     assert.equal(res.status, 200, res.text);
     const progress = await waitForProgress(engine.http, `/rag/collections/${res.body.id}/progress/`);
     const rise = peakRss(workerPid) - before;
     assert.equal(progress.status, 'completed', JSON.stringify(progress));
-    const docs = (await engine.http.get(`/rag/collections/${res.body.id}/documents/`)).body as { metadata: { title: string }; status: string; error_message: string | null; chunks: unknown[] }[];
+    const docs = (await engine.http.get(`/rag/collections/${res.body.id}/documents/`)).body as {
+      metadata: { title: string };
+      status: string;
+      error_message: string | null;
+      chunks: unknown[];
+    }[];
     const byName = Object.fromEntries(docs.map((d) => [d.metadata.title, d]));
     for (const [name, message] of [
-      ['bomb.docx', /bomb\.docx: its ZIP entries declare 1 GiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\)/],
-      ['liar.docx', /liar\.docx: the ZIP entry word\/document\.xml inflates to more than the 4 KiB its headers declare/],
+      [
+        'bomb.docx',
+        /bomb\.docx: its ZIP entries declare 1 GiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\)/,
+      ],
+      [
+        'liar.docx',
+        /liar\.docx: the ZIP entry word\/document\.xml inflates to more than the 4 KiB its headers declare/,
+      ],
       ['bomb.pdf', BYTES_SETTING],
     ] as const) {
       assert.equal(byName[name]?.status, 'failed', `${name}: ${JSON.stringify(byName[name])}`);

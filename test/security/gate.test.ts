@@ -3,7 +3,16 @@ import http from 'node:http';
 import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
 import { rawClient, type RawClient, type RawRequest } from '../support/raw-http';
-import { MARK, type Probe, type Seeded, databaseDigest, pathVariants, probeRequest, probes, seed } from './attack-corpus';
+import {
+  MARK,
+  type Probe,
+  type Seeded,
+  databaseDigest,
+  pathVariants,
+  probeRequest,
+  probes,
+  seed,
+} from './attack-corpus';
 
 const KEY = 'spur_gate-test-key-0123456789';
 const WITH_KEY = { authorization: `Bearer ${KEY}` };
@@ -17,7 +26,13 @@ interface Answer {
  * Sends a probe at `path` and returns its status and body. An event stream is never read to its
  * end (a PENDING run's stream stays open): its status line is the answer.
  */
-async function send(raw: RawClient, origin: string, probe: Probe, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+async function send(
+  raw: RawClient,
+  origin: string,
+  probe: Probe,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const req = await probeRequest(probe, path, headers);
   if (!probe.stream) {
     const reply = await raw.request(req);
@@ -29,23 +44,32 @@ async function send(raw: RawClient, origin: string, probe: Probe, path: string, 
 function statusLine(origin: string, req: RawRequest): Promise<Answer> {
   const url = new URL(origin);
   return new Promise((resolve, reject) => {
-    const out = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers ?? {} }, (res) => {
-      // A refusal is a short JSON body; a served stream only ever sends its first events.
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('latin1') }));
-      if (res.statusCode === 200) {
-        resolve({ status: 200, text: '' });
-        out.destroy();
-      }
-    });
+    const out = http.request(
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers ?? {} },
+      (res) => {
+        // A refusal is a short JSON body; a served stream only ever sends its first events.
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('latin1') }));
+        if (res.statusCode === 200) {
+          resolve({ status: 200, text: '' });
+          out.destroy();
+        }
+      },
+    );
     out.on('error', reject);
     out.end();
   });
 }
 
 /** Every probe at every spelling but its own; `check` judges each answer. */
-async function sendVariants(raw: RawClient, origin: string, corpus: Probe[], headers: Record<string, string>, check: (what: string, answer: Answer) => void): Promise<number> {
+async function sendVariants(
+  raw: RawClient,
+  origin: string,
+  corpus: Probe[],
+  headers: Record<string, string>,
+  check: (what: string, answer: Answer) => void,
+): Promise<number> {
   let sent = 0;
   for (const probe of corpus) {
     for (const path of pathVariants(probe.path)) {
@@ -105,8 +129,14 @@ describe('security: one gate in front of every route, whatever the spelling of t
     it('refuses the canonical spelling of every route without a key or with a wrong one (401), no document changed', async () => {
       const before = await databaseDigest(api);
       for (const probe of probes(seeded)) {
-        for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': `${KEY}x` }] as Record<string, string>[]) {
-          assertRefused([401])(`${probe.family}: ${probe.method} /api${probe.path}`, await send(raw, origin, probe, `/api${probe.path}`, headers));
+        for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': `${KEY}x` }] as Record<
+          string,
+          string
+        >[]) {
+          assertRefused([401])(
+            `${probe.family}: ${probe.method} /api${probe.path}`,
+            await send(raw, origin, probe, `/api${probe.path}`, headers),
+          );
         }
       }
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
@@ -116,7 +146,10 @@ describe('security: one gate in front of every route, whatever the spelling of t
       const before = await databaseDigest(api);
       for (const probe of deletesLast(probes(seeded))) {
         const answer = await send(raw, origin, probe, `/api${probe.path}`, WITH_KEY);
-        assert.ok(![401, 404, 405, 415].includes(answer.status), `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`);
+        assert.ok(
+          ![401, 404, 405, 415].includes(answer.status),
+          `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`,
+        );
       }
       assert.notEqual(await databaseDigest(api), before, 'the state-changing probes changed the database');
     });
@@ -148,7 +181,10 @@ describe('security: one gate in front of every route, whatever the spelling of t
       const before = await databaseDigest(api);
       for (const probe of deletesLast(probes(seeded))) {
         const answer = await send(raw, origin, probe, `/api${probe.path}`);
-        assert.ok(![401, 404, 405, 415].includes(answer.status), `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`);
+        assert.ok(
+          ![401, 404, 405, 415].includes(answer.status),
+          `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`,
+        );
       }
       assert.notEqual(await databaseDigest(api), before, 'the state-changing probes changed the database');
     });

@@ -10,7 +10,10 @@ import { runNode, setEnv } from '../support/integration-runs';
 // unset until someone enters it again. Everything listens on loopback, with private addresses
 // allowed (npm run dev), so only this rule stands between the key and the other host.
 
-const LLM = { llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 50, temperature: 0.1 }, user_message: 'hello {{in.x}}' };
+const LLM = {
+  llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 50, temperature: 0.1 },
+  user_message: 'hello {{in.x}}',
+};
 const OPENAI_KEY = 'sk-entered-for-the-real-provider';
 const JINA_KEY = 'jina-entered-for-the-real-reader';
 
@@ -26,7 +29,11 @@ async function recorder(): Promise<{ url: string; headers: http.IncomingHttpHead
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     headers,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -56,24 +63,37 @@ describe('security: keys follow their base', function () {
     await setEnv(engine, { OPENAI_API_BASE: `${other.url}/v1` });
     const moved = await runNode(engine, 'SingleLLMCallNode', LLM);
     assert.equal(moved.task.status, 'FAILED');
-    assert.match(moved.task.error ?? '', /OPENAI_API_KEY is not set; .*entered under: after changing that, enter OPENAI_API_KEY again/);
+    assert.match(
+      moved.task.error ?? '',
+      /OPENAI_API_KEY is not set; .*entered under: after changing that, enter OPENAI_API_KEY again/,
+    );
     assert.equal(other.headers.length, 0, 'the other host received nothing');
     assert.equal((await engine.http.get('/env-mgmt/OPENAI_API_KEY')).body.value, '', 'the key reads as unset');
 
     // Back to the base it was entered for, it works again; entered anew, it goes to the new base.
     await setEnv(engine, { OPENAI_API_BASE: `${provider.url}/v1/` });
-    assert.equal((await runNode(engine, 'SingleLLMCallNode', LLM)).task.status, 'COMPLETED', 'a trailing slash is the same base');
+    assert.equal(
+      (await runNode(engine, 'SingleLLMCallNode', LLM)).task.status,
+      'COMPLETED',
+      'a trailing slash is the same base',
+    );
     await setEnv(engine, { OPENAI_API_BASE: `${other.url}/v1`, OPENAI_API_KEY: 'sk-entered-for-the-other-host' });
     await runNode(engine, 'SingleLLMCallNode', LLM);
     assert.equal(other.headers.at(-1)?.authorization, 'Bearer sk-entered-for-the-other-host');
-    assert.ok(other.headers.every((h) => !JSON.stringify(h).includes(OPENAI_KEY)), 'the first key never reached the other host');
+    assert.ok(
+      other.headers.every((h) => !JSON.stringify(h).includes(OPENAI_KEY)),
+      'the first key never reached the other host',
+    );
   });
 
   it("an integration's optional key stays behind when its base changes: the request goes without it", async () => {
     await setEnv(engine, { JINA_API_BASE: provider.url, JINA_API_KEY: JINA_KEY });
     await setEnv(engine, { JINA_API_BASE: other.url });
     const before = other.headers.length;
-    const run = await runNode(engine, 'JinaReaderNode', { url_template: 'https://example.com/page', use_readerlm_v2: false });
+    const run = await runNode(engine, 'JinaReaderNode', {
+      url_template: 'https://example.com/page',
+      use_readerlm_v2: false,
+    });
     assert.equal(run.task.status, 'COMPLETED', run.task.error ?? '');
     assert.equal(other.headers.length, before + 1, 'the reader was called at its new base');
     assert.equal(other.headers.at(-1)?.authorization, undefined);

@@ -11,7 +11,11 @@ const originOf = (api: TestApi) => api.baseUrl.replace(/\/api$/, '');
 const sessionCount = (api: TestApi) => api.mongo.collection('browser_sessions').countDocuments();
 
 /** Wrong keys from `from` until the api refuses with 429 (at most `max` tries); that refusal. */
-async function failUntilRefused(origin: string, max: number, options: { localAddress?: string; headers?: Record<string, string> }): Promise<{ refused: PlainReply; failures: number }> {
+async function failUntilRefused(
+  origin: string,
+  max: number,
+  options: { localAddress?: string; headers?: Record<string, string> },
+): Promise<{ refused: PlainReply; failures: number }> {
   for (let i = 0; i < max; i++) {
     const reply = await postLogin(origin, `wrong-${i}`, options);
     if (reply.status === 429) return { refused: reply, failures: i };
@@ -22,17 +26,25 @@ async function failUntilRefused(origin: string, max: number, options: { localAdd
 
 describe('security: failed logins are limited per client address', function () {
   this.timeout(120_000);
-  const env = (extra: Record<string, string> = {}) => ({ SPUR_API_KEY_HASHES: hashApiKey(KEY), SPUR_WEB_UI_DIR: tinyWebUiExport(), ...extra });
+  const env = (extra: Record<string, string> = {}) => ({
+    SPUR_API_KEY_HASHES: hashApiKey(KEY),
+    SPUR_WEB_UI_DIR: tinyWebUiExport(),
+    ...extra,
+  });
 
   it('the 11th failed login from one address in a minute gets 429 with Retry-After; then even the right key is refused; another address is not', async () => {
     const api = await startApi(env());
     const origin = originOf(api);
     try {
-      for (let i = 0; i < 10; i++) assert.equal((await postLogin(origin, `guess-${i}`, { localAddress: ATTACKER })).status, 401, `guess ${i}`);
+      for (let i = 0; i < 10; i++)
+        assert.equal((await postLogin(origin, `guess-${i}`, { localAddress: ATTACKER })).status, 401, `guess ${i}`);
       const refused = await postLogin(origin, 'guess-10', { localAddress: ATTACKER });
       assert.equal(refused.status, 429);
       const retryAfter = Number(refused.headers['retry-after']);
-      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers['retry-after']}`);
+      assert.ok(
+        Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+        `Retry-After ${refused.headers['retry-after']}`,
+      );
 
       const sessionsBefore = await sessionCount(api);
       for (const headers of [{}, { 'x-forwarded-for': '127.0.0.9' }] as Record<string, string>[]) {
@@ -66,7 +78,9 @@ describe('security: failed logins are limited per client address', function () {
   });
 
   it('behind a trusted proxy (SPUR_LOGIN_TRUST_FORWARDED_FOR) counts the address the proxy appended, which a client cannot change', async () => {
-    const api = await startApi(env({ SPUR_LOGIN_MAX_FAILURES: '2', SPUR_LOGIN_WINDOW_SECONDS: '600', SPUR_LOGIN_TRUST_FORWARDED_FOR: 'true' }));
+    const api = await startApi(
+      env({ SPUR_LOGIN_MAX_FAILURES: '2', SPUR_LOGIN_WINDOW_SECONDS: '600', SPUR_LOGIN_TRUST_FORWARDED_FOR: 'true' }),
+    );
     const origin = originOf(api);
     try {
       const attacker = { 'x-forwarded-for': '203.0.113.7' };

@@ -10,8 +10,12 @@ import { runNode, setEnv } from '../support/integration-runs';
 // is on loopback: with SPUR_OUTBOUND_ALLOW_PRIVATE=false (the production default) loopback stands
 // for any internal service, and the listeners count connections, so "refused" means nothing arrived.
 
-const LLM = { llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 50, temperature: 0.1 }, user_message: 'hello {{in.x}}' };
-const POLICY = /stopped by the outbound policy: 127\.0\.0\.1 is a loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/;
+const LLM = {
+  llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 50, temperature: 0.1 },
+  user_message: 'hello {{in.x}}',
+};
+const POLICY =
+  /stopped by the outbound policy: 127\.0\.0\.1 is a loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/;
 
 /** A loopback HTTP server that counts the TCP connections it accepts, whatever arrives on them. */
 interface Listener {
@@ -23,7 +27,16 @@ interface Listener {
 
 async function listen(handler: http.RequestListener): Promise<Listener> {
   const server = http.createServer(handler);
-  const listener = { url: '', port: 0, connections: 0, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  const listener = {
+    url: '',
+    port: 0,
+    connections: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
   server.on('connection', () => listener.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   listener.port = (server.address() as AddressInfo).port;
@@ -32,10 +45,12 @@ async function listen(handler: http.RequestListener): Promise<Listener> {
 }
 
 /** Sends every request on to `target`, path kept, with the given redirect status. */
-const redirectTo = (target: () => string, status = 307): http.RequestListener => (req, res) => {
-  res.writeHead(status, { location: `${target()}${req.url}` });
-  res.end();
-};
+const redirectTo =
+  (target: () => string, status = 307): http.RequestListener =>
+  (req, res) => {
+    res.writeHead(status, { location: `${target()}${req.url}` });
+    res.end();
+  };
 
 describe('security: the outbound policy, production default (no private addresses)', function () {
   this.timeout(120_000);
@@ -47,7 +62,10 @@ describe('security: the outbound policy, production default (no private addresse
     internal = await listen((_req, res) => res.end('{"secret": "internal answer"}'));
     redirector = await listen(redirectTo(() => internal.url));
     // The redirector alone is trusted by the operator; where it points is checked again.
-    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'false', SPUR_OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${redirector.port}` });
+    engine = await startEngine({
+      SPUR_OUTBOUND_ALLOW_PRIVATE: 'false',
+      SPUR_OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${redirector.port}`,
+    });
   });
   after(async () => {
     await engine?.close();
@@ -68,7 +86,10 @@ describe('security: the outbound policy, production default (no private addresse
 
   it('an integration base URL cannot either, and its answer never becomes node output', async () => {
     await setEnv(engine, { JINA_API_BASE: internal.url });
-    const run = await runNode(engine, 'JinaReaderNode', { url_template: 'https://example.com/page', use_readerlm_v2: false });
+    const run = await runNode(engine, 'JinaReaderNode', {
+      url_template: 'https://example.com/page',
+      use_readerlm_v2: false,
+    });
     assert.equal(run.task.status, 'FAILED');
     assert.match(run.task.error ?? '', POLICY);
     assert.doesNotMatch(JSON.stringify(run), /internal answer/);
@@ -87,9 +108,15 @@ describe('security: the outbound policy, production default (no private addresse
   it('a callback url on an internal address is refused with 422 before any run exists, and never called', async () => {
     const definition = { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg)], links: [] };
     const wf = (await engine.http.post('/wf/', { name: 'cb-internal', definition })).body.id as string;
-    const res = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } }, callback: { url: `${internal.url}/hook`, secret: 'a-callback-secret-of-enough-length' } });
+    const res = await engine.http.post(`/wf/${wf}/start_run/`, {
+      initial_inputs: { in: { x: 'a' } },
+      callback: { url: `${internal.url}/hook`, secret: 'a-callback-secret-of-enough-length' },
+    });
     assert.equal(res.status, 422);
-    assert.match(JSON.stringify(res.body.detail), /loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/);
+    assert.match(
+      JSON.stringify(res.body.detail),
+      /loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/,
+    );
     assert.deepEqual((await engine.http.get(`/wf/${wf}/runs/`)).body, []);
     assert.equal(internal.connections, 0);
   });
@@ -127,9 +154,18 @@ describe('security: the outbound policy with private addresses allowed (npm run 
     assert.equal(redirected.task.status, 'COMPLETED', redirected.task.error ?? '');
     assert.equal(fake.requests.length, 2, 'the redirected call reached the provider');
 
-    const definition = { nodes: [n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] };
+    const definition = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg),
+        n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+      ],
+      links: [l('in', 'out')],
+    };
     const wf = (await engine.http.post('/wf/', { name: 'cb-dev', definition })).body.id as string;
-    const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'a' } }, callback: { url: `${receiver.url}/hook`, secret: 'a-callback-secret-of-enough-length' } });
+    const started = await engine.http.post(`/wf/${wf}/start_run/`, {
+      initial_inputs: { in: { x: 'a' } },
+      callback: { url: `${receiver.url}/hook`, secret: 'a-callback-secret-of-enough-length' },
+    });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     await waitForRun(engine.http, started.body.id);
     for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));

@@ -80,7 +80,14 @@ const PAYLOADS: string[] = [
   `X{% import "x" as y %}Y`,
 ];
 
-const TEXT_PROCESSING = { chunk_token_size: 40, min_chunk_size_chars: 20, min_chunk_length_to_embed: 5, embeddings_batch_size: 2, max_num_chunks: 20, use_vision_model: false };
+const TEXT_PROCESSING = {
+  chunk_token_size: 40,
+  min_chunk_size_chars: 20,
+  min_chunk_length_to_embed: 5,
+  embeddings_batch_size: 2,
+  max_num_chunks: 20,
+  use_vision_model: false,
+};
 const DOCUMENT = 'Templates are data. This short text becomes one chunk for the template to shape.';
 /** Prints Object.prototype's enumerable members from inside a render (dictsort walks them). */
 const PROTOTYPE_PROBE = '[{{ {} | dictsort }}][{{ polluted }}]';
@@ -94,10 +101,17 @@ describe('security: template injection reaches no JavaScript in the api or the w
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
   before(async () => {
-    engine = await startEngine({ SPUR_VECTOR_STORE_URI: path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`) });
+    engine = await startEngine({
+      SPUR_VECTOR_STORE_URI: path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`),
+    });
     llm = await startFakeLlmServer();
     services = await startFakeServices();
-    await setEnv(engine, { OPENAI_API_KEY: 'sk-test', OPENAI_API_BASE: `${llm.url}/v1`, JINA_API_BASE: fakeBases(services).JINA_API_BASE as string, JINA_API_KEY: CREDENTIALS.JINA_API_KEY as string });
+    await setEnv(engine, {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_API_BASE: `${llm.url}/v1`,
+      JINA_API_BASE: fakeBases(services).JINA_API_BASE as string,
+      JINA_API_KEY: CREDENTIALS.JINA_API_KEY as string,
+    });
     markers = ['42spur', `pid${process.pid}`, `pid${engine.worker.process.pid}`];
   });
   after(async () => {
@@ -108,13 +122,17 @@ describe('security: template injection reaches no JavaScript in the api or the w
 
   function assertNoMarker(where: string, value: unknown): void {
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    for (const marker of markers) assert.ok(!text.includes(marker), `${where} holds the marker ${marker}: ${text.slice(0, 500)}`);
+    for (const marker of markers)
+      assert.ok(!text.includes(marker), `${where} holds the marker ${marker}: ${text.slice(0, 500)}`);
   }
 
   function previewForm(template: string): FormData {
     const form = new FormData();
     form.append('file', new Blob([DOCUMENT], { type: 'text/plain' }), 'doc.txt');
-    form.append('chunking_config', JSON.stringify({ ...TEXT_PROCESSING, template: { enabled: true, template, metadata_template: { m: template } } }));
+    form.append(
+      'chunking_config',
+      JSON.stringify({ ...TEXT_PROCESSING, template: { enabled: true, template, metadata_template: { m: template } } }),
+    );
     return form;
   }
 
@@ -125,7 +143,11 @@ describe('security: template injection reaches no JavaScript in the api or the w
     const definition = {
       nodes: [
         n('src', 'InputNode', { output_schema: { question: 'string' } }),
-        n('llm', 'SingleLLMCallNode', { llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 }, system_message: template, user_message: `Q: {{ src.question }} ${template}` }),
+        n('llm', 'SingleLLMCallNode', {
+          llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 },
+          system_message: template,
+          user_message: `Q: {{ src.question }} ${template}`,
+        }),
       ],
       links: [l('src', 'llm')],
     };
@@ -142,7 +164,9 @@ describe('security: template injection reaches no JavaScript in the api or the w
       assertNoMarker(`preview of ${payload}`, res.text);
     }
     // Payloads that stay inside the data render as plain templates would.
-    const safe = await preview('X{{ constructor }}{{ __proto__ }}{{ hasOwnProperty }}{{ valueOf }}{{ "s".constructor }}Y');
+    const safe = await preview(
+      'X{{ constructor }}{{ __proto__ }}{{ hasOwnProperty }}{{ valueOf }}{{ "s".constructor }}Y',
+    );
     assert.equal(safe.status, 200, safe.text.slice(0, 500));
     assert.equal(safe.body.chunks[0].processed_text, 'XY');
   });
@@ -153,7 +177,10 @@ describe('security: template injection reaches no JavaScript in the api or the w
       const { res, run } = await runLlm(payload);
       assertNoMarker(`run answer for ${payload}`, res.text);
       assertNoMarker(`run record for ${payload}`, run);
-      assertNoMarker(`prompt sent for ${payload}`, llm.requests.slice(from).map((r) => r.body));
+      assertNoMarker(
+        `prompt sent for ${payload}`,
+        llm.requests.slice(from).map((r) => r.body),
+      );
     }
     assert.ok(llm.requests.length > 0, 'the payloads that render sent their prompts');
   });
@@ -161,17 +188,31 @@ describe('security: template injection reaches no JavaScript in the api or the w
   it('an integration URL template (Jina Reader) requests no URL with a marker, nor records one in the run', async () => {
     for (const payload of PAYLOADS) {
       const from = services.requests.length;
-      const run = await runNode(engine, 'JinaReaderNode', { url_template: `https://example.org/${payload}`, use_readerlm_v2: false });
+      const run = await runNode(engine, 'JinaReaderNode', {
+        url_template: `https://example.org/${payload}`,
+        use_readerlm_v2: false,
+      });
       assertNoMarker(`run of ${payload}`, run);
-      assertNoMarker(`request for ${payload}`, services.requests.slice(from).map((r) => ({ path: r.path, query: r.query.toString(), body: r.body })));
+      assertNoMarker(
+        `request for ${payload}`,
+        services.requests.slice(from).map((r) => ({ path: r.path, query: r.query.toString(), body: r.body })),
+      );
     }
     assert.ok(services.to('jina').length > 0, 'the payloads that render made their requests');
   });
 
   it('a RAG ingest in the worker stores no chunk text or metadata with a marker', async () => {
     for (const payload of PAYLOADS) {
-      const text_processing = { ...TEXT_PROCESSING, template: { enabled: true, template: payload, metadata_template: { m: payload } } };
-      const created = await engine.http.post('/rag/collections/', collectionForm({ name: `ssti-${randomBytes(4).toString('hex')}`, description: null, text_processing }, [{ name: 'doc.txt', content: DOCUMENT, type: 'text/plain' }]));
+      const text_processing = {
+        ...TEXT_PROCESSING,
+        template: { enabled: true, template: payload, metadata_template: { m: payload } },
+      };
+      const created = await engine.http.post(
+        '/rag/collections/',
+        collectionForm({ name: `ssti-${randomBytes(4).toString('hex')}`, description: null, text_processing }, [
+          { name: 'doc.txt', content: DOCUMENT, type: 'text/plain' },
+        ]),
+      );
       assert.equal(created.status, 200, created.text.slice(0, 500));
       const progress = await waitForProgress(engine.http, `/rag/collections/${created.body.id}/progress/`);
       assertNoMarker(`ingest progress of ${payload}`, progress);
@@ -195,7 +236,10 @@ describe('security: template injection reaches no JavaScript in the api or the w
     await runLlm(PROTOTYPE_PROBE);
     const sent = llm.requests.slice(from).map((r) => r.body.messages as { role: string; content: string }[]);
     assert.equal(sent.length, 1);
-    assert.deepEqual(sent[0]?.map((m) => m.content.split('\n\n')[0]), ['[[]][]', 'Q: why? [[]][]']);
+    assert.deepEqual(
+      sent[0]?.map((m) => m.content.split('\n\n')[0]),
+      ['[[]][]', 'Q: why? [[]][]'],
+    );
   });
 
   it('range(1e9) fails at once, naming the range limit', async () => {
@@ -206,9 +250,11 @@ describe('security: template injection reaches no JavaScript in the api or the w
 
   it('a render that runs past the time limit fails naming it, and the api answers other requests meanwhile', async () => {
     let settled = false;
-    const slow = preview('{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}').finally(() => {
-      settled = true;
-    });
+    const slow = preview('{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}').finally(
+      () => {
+        settled = true;
+      },
+    );
     const listed = await engine.http.get('/wf/');
     assert.equal(listed.status, 200);
     assert.equal(settled, false, 'GET /api/wf/ was answered while the render was still running');
@@ -230,7 +276,9 @@ describe('security: template injection reaches no JavaScript in the api or the w
     // A 1 MiB string built in a few steps, written nine times: the output limit trips long before
     // the time limit could, however loaded the machine.
     const doubling = Array.from({ length: 16 }, (_, i) => `{% set s${i + 1} = s${i} ~ s${i} %}`).join('');
-    const res = await preview(`{% set s0 = "0123456789abcdef" %}${doubling}{% for i in range(9) %}{{ s16 }}{% endfor %}`);
+    const res = await preview(
+      `{% set s0 = "0123456789abcdef" %}${doubling}{% for i in range(9) %}{{ s16 }}{% endfor %}`,
+    );
     assert.equal(res.status, 400, res.text.slice(0, 500));
     assert.match(res.text, /output is longer than the limit of 8388608 characters/);
   });

@@ -23,20 +23,31 @@ export interface PlainReply {
  * One request on a fresh connection, optionally from another loopback address (`localAddress`
  * 127.0.0.2: all of 127.0.0.0/8 is loopback), which is how a test plays a second client address.
  */
-export function plainRequest(origin: string, method: string, urlPath: string, options: { headers?: Record<string, string>; body?: string; localAddress?: string } = {}): Promise<PlainReply> {
+export function plainRequest(
+  origin: string,
+  method: string,
+  urlPath: string,
+  options: { headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+): Promise<PlainReply> {
   const url = new URL(urlPath, origin);
   return new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
     const req = http.request(
       {
-        host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, agent: false,
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method,
+        agent: false,
         headers: { ...(options.headers ?? {}), ...(body ? { 'content-length': String(body.length) } : {}) },
         ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
     req.on('error', reject);
@@ -45,7 +56,11 @@ export function plainRequest(origin: string, method: string, urlPath: string, op
 }
 
 /** POST /login with the form a browser sends, from this server's own origin unless `headers` say otherwise. */
-export function postLogin(origin: string, apiKey: string, options: { headers?: Record<string, string>; localAddress?: string; next?: string } = {}): Promise<PlainReply> {
+export function postLogin(
+  origin: string,
+  apiKey: string,
+  options: { headers?: Record<string, string>; localAddress?: string; next?: string } = {},
+): Promise<PlainReply> {
   return plainRequest(origin, 'POST', '/login', {
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...(options.headers ?? {}) },
     body: new URLSearchParams({ api_key: apiKey, next: options.next ?? '/dashboard' }).toString(),

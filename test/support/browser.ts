@@ -13,7 +13,16 @@ import { fulfilIconRequest } from './offline-icons';
  */
 export const CHROMIUM = process.env.SPUR_CHROMIUM || '/usr/bin/chromium';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function isLoopbackUrl(url: string): boolean {
   let host: string;
@@ -39,7 +48,9 @@ export interface TestBrowser {
 
 export async function openBrowser(): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}. The browser tests need Debian's package: run 'sudo apt-get install chromium' (bash scripts/setup.sh does it when run as root), or set SPUR_CHROMIUM to a Chromium binary.`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}. The browser tests need Debian's package: run 'sudo apt-get install chromium' (bash scripts/setup.sh does it when run as root), or set SPUR_CHROMIUM to a Chromium binary.`,
+    );
   }
   const profile = mkdtempSync(path.join(os.tmpdir(), 'spur-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -62,12 +73,14 @@ export async function openBrowser(): Promise<TestBrowser> {
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('response', (res) => {
       const { pathname } = new URL(res.url());
-      if (pathname.startsWith('/api/') && res.status() >= 400) problems.push(`${res.request().method()} ${pathname} → ${res.status()}`);
+      if (pathname.startsWith('/api/') && res.status() >= 400)
+        problems.push(`${res.request().method()} ${pathname} → ${res.status()}`);
     });
     page.on('requestfailed', (req) => {
       // ERR_ABORTED: the page itself dropped the request (it navigated on), not a failure of the api.
       if (req.failure()?.errorText === 'net::ERR_ABORTED') return;
-      if (isLoopbackUrl(req.url()) && new URL(req.url()).pathname.startsWith('/api/')) problems.push(`${req.method()} ${req.url()} failed: ${req.failure()?.errorText}`);
+      if (isLoopbackUrl(req.url()) && new URL(req.url()).pathname.startsWith('/api/'))
+        problems.push(`${req.method()} ${req.url()} failed: ${req.failure()?.errorText}`);
     });
   };
   context.on('page', watch);

@@ -74,7 +74,8 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
     async waitFor(path, count, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (of(path).length < count) {
-        if (Date.now() > deadline) throw new Error(`${path}: ${of(path).length} of ${count} callbacks after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`${path}: ${of(path).length} of ${count} callbacks after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 50));
       }
       return of(path);

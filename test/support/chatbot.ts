@@ -5,11 +5,18 @@ const INPUT_SCHEMA = {
   properties: {
     user_message: { type: 'string' },
     session_id: { type: 'string' },
-    message_history: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } } } },
+    message_history: {
+      type: 'array',
+      items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } } },
+    },
   },
   required: ['user_message', 'session_id'],
 };
-const OUTPUT_SCHEMA = { type: 'object', properties: { assistant_message: { type: 'string' } }, required: ['assistant_message'] };
+const OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: { assistant_message: { type: 'string' } },
+  required: ['assistant_message'],
+};
 
 /** A CHATBOT spur as PySpur's template builds it: input_node → llm (with memory) → output_node. */
 export function chatbotDefinition(model = 'openai/gpt-4o') {
@@ -39,5 +46,7 @@ export function chatbotDefinition(model = 'openai/gpt-4o') {
 
 /** The chat turns a provider request carried after its system prompt, as `role: text`. */
 export function turnsSent(body: { messages?: { role: string; content: unknown }[] }): string[] {
-  return (body.messages ?? []).filter((m) => m.role !== 'system').map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+  return (body.messages ?? [])
+    .filter((m) => m.role !== 'system')
+    .map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
 }

@@ -26,7 +26,11 @@ export function deflateRepeated(head: string, repeat: Buffer, times: number, tai
   const headBytes = Buffer.from(head);
   const tailBytes = Buffer.from(tail);
   const middle = deflateRawSync(repeat, full);
-  const data = Buffer.concat([deflateRawSync(headBytes, full), ...Array<Buffer>(times).fill(middle), deflateRawSync(tailBytes)]);
+  const data = Buffer.concat([
+    deflateRawSync(headBytes, full),
+    ...Array<Buffer>(times).fill(middle),
+    deflateRawSync(tailBytes),
+  ]);
   let crc = crc32(headBytes);
   let adler = adler32(headBytes);
   const repeatAdler = adler32(repeat);
@@ -34,7 +38,12 @@ export function deflateRepeated(head: string, repeat: Buffer, times: number, tai
     crc = crc32(repeat, crc);
     adler = adlerCombine(adler, repeatAdler, repeat.length);
   }
-  return { data, size: headBytes.length + repeat.length * times + tailBytes.length, crc: crc32(tailBytes, crc), adler: adlerCombine(adler, adler32(tailBytes), tailBytes.length) };
+  return {
+    data,
+    size: headBytes.length + repeat.length * times + tailBytes.length,
+    crc: crc32(tailBytes, crc),
+    adler: adlerCombine(adler, adler32(tailBytes), tailBytes.length),
+  };
 }
 
 function adler32(bytes: Buffer): number {
@@ -52,7 +61,7 @@ function adlerCombine(first: number, second: number, length: number): number {
   const [a1, b1] = [first & 0xffff, first >>> 16];
   const [a2, b2] = [second & 0xffff, second >>> 16];
   const a = (a1 + a2 - 1 + 65521) % 65521;
-  const b = (b1 + ((length % 65521) * ((a1 - 1 + 65521) % 65521)) + b2 - (length % 65521) + 2 * 65521) % 65521;
+  const b = (b1 + (length % 65521) * ((a1 - 1 + 65521) % 65521) + b2 - (length % 65521) + 2 * 65521) % 65521;
   return ((b << 16) | a) >>> 0;
 }
 
@@ -105,27 +114,53 @@ export function zipArchive(parts: ZipPart[]): Buffer {
 
 const deflated = (text: string) => deflateRepeated(text, Buffer.alloc(0), 0, '');
 
-const DOCUMENT_HEAD = '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
+const DOCUMENT_HEAD =
+  '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
 const DOCUMENT_TAIL = '</w:body></w:document>';
 
 /** A valid DOCX whose word/document.xml body is `head`, `repeat` taken `times`, `tail`; its headers may claim `declared` bytes instead. */
 function docx(head: string, repeat: Buffer, times: number, tail: string, declared?: number): Buffer {
   return zipArchive([
-    { name: '[Content_Types].xml', deflated: deflated('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>') },
-    { name: '_rels/.rels', deflated: deflated('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>') },
-    { name: 'word/document.xml', deflated: deflateRepeated(DOCUMENT_HEAD + head, repeat, times, tail + DOCUMENT_TAIL), ...(declared === undefined ? {} : { declared }) },
+    {
+      name: '[Content_Types].xml',
+      deflated: deflated(
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+      ),
+    },
+    {
+      name: '_rels/.rels',
+      deflated: deflated(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      ),
+    },
+    {
+      name: 'word/document.xml',
+      deflated: deflateRepeated(DOCUMENT_HEAD + head, repeat, times, tail + DOCUMENT_TAIL),
+      ...(declared === undefined ? {} : { declared }),
+    },
   ]);
 }
 
 /** A DOCX whose word/document.xml is one paragraph of about `size` bytes of repeated words; `declaredSize`: what its ZIP headers claim instead. */
 export function docxBomb(size: number, declaredSize?: number): Buffer {
-  return docx('<w:p><w:r><w:t>', Buffer.alloc(MiB, 'bomb text '), Math.ceil(size / MiB), '</w:t></w:r></w:p>', declaredSize);
+  return docx(
+    '<w:p><w:r><w:t>',
+    Buffer.alloc(MiB, 'bomb text '),
+    Math.ceil(size / MiB),
+    '</w:t></w:r></w:p>',
+    declaredSize,
+  );
 }
 
 /** A DOCX of `size` bytes of one-letter paragraphs: small once parsed, but slow to parse. */
 export function slowDocx(size: number): Buffer {
   const paragraph = '<w:p><w:r><w:t>x</w:t></w:r></w:p>';
-  return docx('', Buffer.alloc(Math.floor(MiB / paragraph.length) * paragraph.length, paragraph), Math.ceil(size / MiB), '');
+  return docx(
+    '',
+    Buffer.alloc(Math.floor(MiB / paragraph.length) * paragraph.length, paragraph),
+    Math.ceil(size / MiB),
+    '',
+  );
 }
 
 /** A valid one-page PDF whose FlateDecode content stream inflates to about `size` bytes of text-showing operators. */
@@ -143,7 +178,13 @@ export function pdfBomb(size: number): Buffer {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>',
   ].map((text) => Buffer.from(text, 'latin1'));
-  objects.push(Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]));
+  objects.push(
+    Buffer.concat([
+      Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`),
+      stream,
+      Buffer.from('\nendstream'),
+    ]),
+  );
   const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   const offsets: number[] = [];
   let at = parts[0]?.length ?? 0;

@@ -24,7 +24,12 @@ export function loggedSleep(id: string, seconds: number, from: { node: string; f
     'open(input_model.src.log, "a").write(line + "end\\n")',
     `return {"${key}": ${value} + "-${id}"}`,
   ].join('\n');
-  return n(id, 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 10, output_schema: { [key]: 'string' } });
+  return n(id, 'PythonFuncNode', {
+    code,
+    timeout_seconds: 60,
+    heartbeat_timeout_seconds: 10,
+    output_schema: { [key]: 'string' },
+  });
 }
 
 export interface ExecEvent {
@@ -41,14 +46,21 @@ export function readExecLog(file: string): ExecEvent[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter(Boolean).map((line) => {
-    const [pid, tag, node, phase] = line.split(' ');
-    return { pid: Number(pid), tag: tag ?? '', node: node ?? '', phase: phase === 'end' ? 'end' : 'start' };
-  });
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [pid, tag, node, phase] = line.split(' ');
+      return { pid: Number(pid), tag: tag ?? '', node: node ?? '', phase: phase === 'end' ? 'end' : 'start' };
+    });
 }
 
 /** Polls `predicate` until it holds; fails with `what` after `timeoutMs` (generous: shared machine). */
-export async function until(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+export async function until(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

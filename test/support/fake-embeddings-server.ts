@@ -55,7 +55,9 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as EmbeddingRequest['body'];
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'bad json' } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'bad json' } }));
         return;
       }
       requests.push({ path, headers: req.headers, body, at });
@@ -63,17 +65,26 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
         const failure = path.endsWith('/embeddings') ? failures.shift() : { status: 404, headers: {} };
         if (failure) {
           const { status } = failure;
-          res.writeHead(status, { 'content-type': 'application/json', ...failure.headers }).end(JSON.stringify({ error: { message: `fake error ${status}`, type: 'invalid_request_error', code: null, param: null } }));
+          res.writeHead(status, { 'content-type': 'application/json', ...failure.headers }).end(
+            JSON.stringify({
+              error: { message: `fake error ${status}`, type: 'invalid_request_error', code: null, param: null },
+            }),
+          );
           return;
         }
         const inputs = Array.isArray(body.input) ? body.input : [body.input];
         const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
         const data = inputs.map((text, index) => {
           const vector = bagOfWordsVector(String(text), dimensions);
-          const embedding = body.encoding_format === 'float' ? vector : Buffer.from(new Float32Array(vector).buffer).toString('base64');
+          const embedding =
+            body.encoding_format === 'float' ? vector : Buffer.from(new Float32Array(vector).buffer).toString('base64');
           return { object: 'embedding', index, embedding };
         });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } }),
+          );
       };
       if (state.delayMs > 0) {
         const timer = setTimeout(() => {

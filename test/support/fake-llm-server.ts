@@ -84,7 +84,12 @@ function echoContent(body: any): string {
   return JSON.stringify({ output: `echo: ${textOf(users.at(-1)?.content)}` });
 }
 
-function replyBody(protocol: Protocol, model: string, content: string | null, scripted: ScriptedResponse | undefined): unknown {
+function replyBody(
+  protocol: Protocol,
+  model: string,
+  content: string | null,
+  scripted: ScriptedResponse | undefined,
+): unknown {
   const calls = scripted?.toolCalls ?? [];
   const usage = scripted?.usage ?? { input: 10, output: 10 };
   if (protocol === 'anthropic') {
@@ -101,8 +106,17 @@ function replyBody(protocol: Protocol, model: string, content: string | null, sc
       usage: { input_tokens: usage.input, output_tokens: usage.output },
     };
   }
-  const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
-  const message = { role: 'assistant', content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+  const toolCalls = calls.map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+  }));
+  const message = {
+    role: 'assistant',
+    content,
+    refusal: null,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+  };
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
@@ -115,8 +129,11 @@ function replyBody(protocol: Protocol, model: string, content: string | null, sc
 
 function errorBody(protocol: Protocol | null, status: number): unknown {
   const message = `fake error ${status}`;
-  if (protocol === 'anthropic') return { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
-  return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', code: null, param: null } };
+  if (protocol === 'anthropic')
+    return { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'api_error', message } };
+  return {
+    error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', code: null, param: null },
+  };
 }
 
 async function readBody(req: IncomingMessage): Promise<any> {
@@ -137,15 +154,22 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   let responder: Responder | undefined;
 
   const stream = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
-    const content = scripted?.chunks?.join('') ?? scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
-    const messages = streamMessages(recorded.protocol ?? 'openai', String(recorded.body?.model ?? 'deployment'), content, scripted);
+    const content =
+      scripted?.chunks?.join('') ?? scripted?.content ?? (scripted?.toolCalls ? null : echoContent(recorded.body));
+    const messages = streamMessages(
+      recorded.protocol ?? 'openai',
+      String(recorded.body?.model ?? 'deployment'),
+      content,
+      scripted,
+    );
     res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
     // The messages ahead of the first content piece: OpenAI's role chunk; Anthropic's message and block starts.
     const head = recorded.protocol === 'anthropic' ? 2 : 1;
     const gates = [...(scripted?.gates ?? [])].sort((a, b) => a.afterChunks - b.afterChunks);
     let sent = 0;
     const next = () => {
-      if (gates[0] && sent === gates[0].afterChunks + head) return void (gates.shift() as { open: Promise<unknown> }).open.then(next);
+      if (gates[0] && sent === gates[0].afterChunks + head)
+        return void (gates.shift() as { open: Promise<unknown> }).open.then(next);
       const message = messages.shift();
       if (message === undefined || res.destroyed) return void res.end();
       res.write(message);
@@ -162,7 +186,8 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const respond = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const protocol = recorded.protocol;
     const status = scripted?.status ?? (protocol ? 200 : 404);
-    if (protocol && recorded.body?.stream === true && status < 400 && scripted?.body === undefined) return stream(res, recorded, scripted);
+    if (protocol && recorded.body?.stream === true && status < 400 && scripted?.body === undefined)
+      return stream(res, recorded, scripted);
     let body = scripted?.body;
     if (body === undefined) {
       if (status >= 400 || !protocol) body = errorBody(protocol, status);

@@ -49,7 +49,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text) return undefined;
-  if ((req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+  if ((req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded'))
+    return Object.fromEntries(new URLSearchParams(text));
   try {
     return JSON.parse(text);
   } catch {
@@ -70,13 +71,22 @@ export async function startFakeServices(): Promise<FakeServices> {
       const body = await readBody(req);
       let reply: FakeReply = { status: 404, json: { message: `no fake service '${prefix}'` } };
       if (Object.hasOwn(SERVICE_ROUTES, service)) {
-        const recorded: ServiceRequest = { service, method: req.method ?? 'GET', path: `/${rest.join('/')}`, query: url.searchParams, headers: req.headers, body };
+        const recorded: ServiceRequest = {
+          service,
+          method: req.method ?? 'GET',
+          path: `/${rest.join('/')}`,
+          query: url.searchParams,
+          headers: req.headers,
+          body,
+        };
         requests.push(recorded);
         const i = scripted.findIndex((s) => s.service === service && s.path.test(recorded.path));
         if (i >= 0) reply = scripted.splice(i, 1)[0]!.reply;
         else {
           const route = SERVICE_ROUTES[service].find((r) => r.method === recorded.method && r.path.test(recorded.path));
-          reply = route ? route.reply(recorded, state, recorded.path.match(route.path)!) : { status: 404, json: { message: `no route ${recorded.method} ${recorded.path}` } };
+          reply = route
+            ? route.reply(recorded, state, recorded.path.match(route.path)!)
+            : { status: 404, json: { message: `no route ${recorded.method} ${recorded.path}` } };
         }
       }
       if (reply.hang) {
@@ -96,7 +106,8 @@ export async function startFakeServices(): Promise<FakeServices> {
     url,
     base: (service) => `${url}/${service}`,
     requests,
-    to: (service, method, path) => requests.filter((r) => r.service === service && (!method || r.method === method) && (!path || path.test(r.path))),
+    to: (service, method, path) =>
+      requests.filter((r) => r.service === service && (!method || r.method === method) && (!path || path.test(r.path))),
     failNext: (service, path, ...replies) => void scripted.push(...replies.map((reply) => ({ service, path, reply }))),
     state,
     async close() {

@@ -4,7 +4,13 @@ export function inputNode(id = 'input_node', extra: Record<string, unknown> = {}
 }
 
 export function outputNode(id = 'output_node', extra: Record<string, unknown> = {}) {
-  return { id, title: id, node_type: 'OutputNode', config: { output_schema: { answer: 'string' }, output_map: {} }, ...extra };
+  return {
+    id,
+    title: id,
+    node_type: 'OutputNode',
+    config: { output_schema: { answer: 'string' }, output_map: {} },
+    ...extra,
+  };
 }
 
 export function linearDefinition() {
@@ -19,8 +25,16 @@ export function linearDefinition() {
 export function chatbotIo(inputProps: Record<string, unknown>, outputProps: Record<string, unknown>) {
   return {
     nodes: [
-      { id: 'in', node_type: 'InputNode', config: { output_json_schema: JSON.stringify({ type: 'object', properties: inputProps }) } },
-      { id: 'out', node_type: 'OutputNode', config: { output_json_schema: JSON.stringify({ type: 'object', properties: outputProps }) } },
+      {
+        id: 'in',
+        node_type: 'InputNode',
+        config: { output_json_schema: JSON.stringify({ type: 'object', properties: inputProps }) },
+      },
+      {
+        id: 'out',
+        node_type: 'OutputNode',
+        config: { output_json_schema: JSON.stringify({ type: 'object', properties: outputProps }) },
+      },
     ],
     links: [{ source_id: 'in', target_id: 'out' }],
     spur_type: 'chatbot',

@@ -22,7 +22,11 @@ async function relayedApi(engine: Engine): Promise<RelayedApi> {
   const mongoUrl = new URL(engine.api.env.SPUR_MONGODB_URI!);
   const mongo = await startTcpRelay({ host: mongoUrl.hostname, port: Number(mongoUrl.port) }, 'mongodb');
   mongoUrl.host = mongo.address;
-  const api = await startApiProcess({ ...engine.api.env, SPUR_TEMPORAL_ADDRESS: temporal.address, SPUR_MONGODB_URI: mongoUrl.toString() });
+  const api = await startApiProcess({
+    ...engine.api.env,
+    SPUR_TEMPORAL_ADDRESS: temporal.address,
+    SPUR_MONGODB_URI: mongoUrl.toString(),
+  });
   return { api, temporal, mongo };
 }
 
@@ -35,7 +39,12 @@ async function killed(relayed: RelayedApi, request: Promise<unknown>): Promise<v
 }
 
 /** An insert into the idempotency keys: a claim (the look before it is a find). */
-const CLAIM = Buffer.concat([Buffer.from([0x02]), Buffer.from('insert\0'), Buffer.from([17, 0, 0, 0]), Buffer.from('idempotency_keys\0')]);
+const CLAIM = Buffer.concat([
+  Buffer.from([0x02]),
+  Buffer.from('insert\0'),
+  Buffer.from([17, 0, 0, 0]),
+  Buffer.from('idempotency_keys\0'),
+]);
 const isClaim = (message: Buffer) => message.includes(CLAIM);
 
 /**
@@ -43,14 +52,24 @@ const isClaim = (message: Buffer) => message.includes(CLAIM);
  * the run (`claimed`) or just before the claim. Its workflow never started, no answer was sent.
  * Returns the run's id.
  */
-export const runLeftUnstarted = (engine: Engine, workflowId: string, initialInputs: Record<string, unknown>, keyed?: { key: string; claimed: boolean }) =>
-  leftUnstarted(engine, workflowId, 'start_run', { initial_inputs: initialInputs }, keyed);
+export const runLeftUnstarted = (
+  engine: Engine,
+  workflowId: string,
+  initialInputs: Record<string, unknown>,
+  keyed?: { key: string; claimed: boolean },
+) => leftUnstarted(engine, workflowId, 'start_run', { initial_inputs: initialInputs }, keyed);
 
 /** A `start_batch_run` whose api was killed after recording the batch, before starting its workflow. */
 export const batchLeftUnstarted = (engine: Engine, workflowId: string, datasetId: string) =>
   leftUnstarted(engine, workflowId, 'start_batch_run', { dataset_id: datasetId, mini_batch_size: 1 });
 
-async function leftUnstarted(engine: Engine, workflowId: string, route: string, body: Record<string, unknown>, keyed?: { key: string; claimed: boolean }): Promise<string> {
+async function leftUnstarted(
+  engine: Engine,
+  workflowId: string,
+  route: string,
+  body: Record<string, unknown>,
+  keyed?: { key: string; claimed: boolean },
+): Promise<string> {
   const relayed = await relayedApi(engine);
   const claimed = keyed?.claimed ?? false;
   if (keyed && !claimed) relayed.mongo.hold(isClaim);
@@ -60,34 +79,61 @@ async function leftUnstarted(engine: Engine, workflowId: string, route: string, 
   const request = relayed.api.http.request('POST', `/wf/${workflowId}/${route}/`, body, headers).catch(() => undefined);
   let runId = '';
   await until('the run recorded (and its key claimed)', async () => {
-    const run = await engine.api.models.Run.findOne({ workflow_id: workflowId, start_time: trusted({ $gte: sent }) }).lean();
+    const run = await engine.api.models.Run.findOne({
+      workflow_id: workflowId,
+      start_time: trusted({ $gte: sent }),
+    }).lean();
     runId = run ? String(run._id) : '';
     if (!run || !claimed) return run !== null;
     return (await engine.api.models.IdempotencyKey.countDocuments({ run_id: runId })) > 0;
   });
   await killed(relayed, request);
   const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX));
-  if (await handle.describe().then(() => true, () => false)) throw new Error(`the workflow of run ${runId} started before the api was killed`);
+  if (
+    await handle.describe().then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`the workflow of run ${runId} started before the api was killed`);
   return runId;
 }
 
 /** `runLeftUnstarted` of a request with an Idempotency-Key. */
-export const keyedRunLeftUnstarted = (engine: Engine, workflowId: string, key: string, initialInputs: Record<string, unknown>, claimed: boolean) =>
-  runLeftUnstarted(engine, workflowId, initialInputs, { key, claimed });
+export const keyedRunLeftUnstarted = (
+  engine: Engine,
+  workflowId: string,
+  key: string,
+  initialInputs: Record<string, unknown>,
+  claimed: boolean,
+) => runLeftUnstarted(engine, workflowId, initialInputs, { key, claimed });
 
 /**
  * A keyed `process_pause_action` whose api was killed after claiming the key, no answer stored;
  * with `applied`, after the decision went through to the workflow (the answer's write held),
  * else before it left the api (the update held).
  */
-export async function keyedPauseActionLeftUnanswered(engine: Engine, runId: string, key: string, decision: Record<string, unknown>, applied: boolean): Promise<void> {
+export async function keyedPauseActionLeftUnanswered(
+  engine: Engine,
+  runId: string,
+  key: string,
+  decision: Record<string, unknown>,
+  applied: boolean,
+): Promise<void> {
   const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX));
-  const updatesDone = async () => ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionUpdateCompletedEventAttributes).length;
+  const updatesDone = async () =>
+    ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionUpdateCompletedEventAttributes)
+      .length;
   const before = await updatesDone();
   const relayed = await relayedApi(engine);
   relayed.temporal.hold();
-  const request = relayed.api.http.request('POST', `/wf/process_pause_action/${runId}/`, decision, { 'Idempotency-Key': key }).catch(() => undefined);
-  await until('the key claimed', async () => (await engine.api.models.IdempotencyKey.countDocuments({ run_id: runId, key })) > 0);
+  const request = relayed.api.http
+    .request('POST', `/wf/process_pause_action/${runId}/`, decision, { 'Idempotency-Key': key })
+    .catch(() => undefined);
+  await until(
+    'the key claimed',
+    async () => (await engine.api.models.IdempotencyKey.countDocuments({ run_id: runId, key })) > 0,
+  );
   if (applied) {
     // From here the api writes nothing more; the decision then reaches the workflow.
     relayed.mongo.hold();

@@ -9,7 +9,12 @@ export type JsonBody = Record<string, unknown> | unknown[] | string | number | b
 
 /** A tiny HTTP client over fetch: JSON in, parsed JSON (or text) out, never throws on a status. */
 export function client(baseUrl: string) {
-  async function request<T = any>(method: string, path: string, body?: JsonBody | FormData | { raw: string }, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  async function request<T = any>(
+    method: string,
+    path: string,
+    body?: JsonBody | FormData | { raw: string },
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> {
     const init: RequestInit = { method, headers: { ...headers }, redirect: 'manual' };
     if (body instanceof FormData) init.body = body;
     else if (body && typeof body === 'object' && 'raw' in body && Object.keys(body).length === 1) {

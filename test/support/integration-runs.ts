@@ -64,8 +64,19 @@ export interface NodeRun {
 }
 
 /** `in` (InputNode, fields x and y) → `node` of `type`: a blocking run, its record and the node's task. */
-export async function runNode(engine: Engine, type: string, config: Cfg, inputs: Record<string, unknown> = { x: 'hello' }): Promise<NodeRun> {
-  const definition = { nodes: [n('in', 'InputNode', { output_schema: Object.fromEntries(Object.keys(inputs).map((k) => [k, 'string'])) }), n('node', type, config)], links: [l('in', 'node')] };
+export async function runNode(
+  engine: Engine,
+  type: string,
+  config: Cfg,
+  inputs: Record<string, unknown> = { x: 'hello' },
+): Promise<NodeRun> {
+  const definition = {
+    nodes: [
+      n('in', 'InputNode', { output_schema: Object.fromEntries(Object.keys(inputs).map((k) => [k, 'string'])) }),
+      n('node', type, config),
+    ],
+    links: [l('in', 'node')],
+  };
   const wf = (await engine.http.post('/wf/', { name: `${type}-${Math.random()}`, definition })).body;
   assert.ok(wf.id, JSON.stringify(wf));
   const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: inputs } });

@@ -6,11 +6,18 @@ import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server';
  * is used only with the base it was entered under.
  */
 export function fakeProviderSettings(fake: FakeLlmServer): Record<string, string> {
-  return { OPENAI_API_BASE: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_BASE: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test' };
+  return {
+    OPENAI_API_BASE: `${fake.url}/v1`,
+    OPENAI_API_KEY: 'sk-test',
+    ANTHROPIC_API_BASE: fake.url,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+  };
 }
 
 /** An engine whose OpenAI and Anthropic models talk to a fresh fake provider server. */
-export async function startLlmEngine(overrides: Record<string, string> = {}): Promise<{ engine: Engine; fake: FakeLlmServer }> {
+export async function startLlmEngine(
+  overrides: Record<string, string> = {},
+): Promise<{ engine: Engine; fake: FakeLlmServer }> {
   const engine = await startEngine(overrides);
   const fake = await startFakeLlmServer();
   for (const [name, value] of Object.entries(fakeProviderSettings(fake))) {

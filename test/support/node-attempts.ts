@@ -43,7 +43,10 @@ export async function nodeAttempts(client: Client, workflowIdPrefix: string, run
     if (st) started.set(key(st.scheduledEventId), { attempt: st.attempt ?? 1, identity: st.identity });
     const done = e.activityTaskCompletedEventAttributes;
     if (done) closed.set(key(done.scheduledEventId), 'completed');
-    const failed = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+    const failed =
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
     if (failed) closed.set(key(failed.scheduledEventId), 'failed');
   }
   const pending = new Map((description.raw.pendingActivities ?? []).map((p) => [p.activityId ?? '', p]));
@@ -51,10 +54,20 @@ export async function nodeAttempts(client: Client, workflowIdPrefix: string, run
     const open = pending.get(activityId);
     if (open) {
       const running = open.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-      return { node, attempt: open.attempt ?? 1, workerPid: pidOf(open.lastWorkerIdentity), state: running ? 'running' : 'scheduled' };
+      return {
+        node,
+        attempt: open.attempt ?? 1,
+        workerPid: pidOf(open.lastWorkerIdentity),
+        state: running ? 'running' : 'scheduled',
+      };
     }
     const start = started.get(eventId);
-    return { node, attempt: start?.attempt ?? 0, workerPid: pidOf(start?.identity), state: closed.get(eventId) ?? 'scheduled' };
+    return {
+      node,
+      attempt: start?.attempt ?? 0,
+      workerPid: pidOf(start?.identity),
+      state: closed.get(eventId) ?? 'scheduled',
+    };
   });
 }
 
@@ -66,8 +79,17 @@ export const attemptOf = (attempts: NodeAttempt[], node: string) => attempts.fil
  * what a crash interrupts, seen through `nodeAttempts`.
  */
 export function sleeper(id: string, seconds: number, from: { node: string; field: string }, key: string) {
-  const code = ['import time', `time.sleep(${seconds})`, `return {"${key}": input_model.${from.node}.${from.field} + "-${id}"}`].join('\n');
-  return n(id, 'PythonFuncNode', { code, timeout_seconds: 60, heartbeat_timeout_seconds: 10, output_schema: { [key]: 'string' } });
+  const code = [
+    'import time',
+    `time.sleep(${seconds})`,
+    `return {"${key}": input_model.${from.node}.${from.field} + "-${id}"}`,
+  ].join('\n');
+  return n(id, 'PythonFuncNode', {
+    code,
+    timeout_seconds: 60,
+    heartbeat_timeout_seconds: 10,
+    output_schema: { [key]: 'string' },
+  });
 }
 
 /** `nodeAttempts` bound to an api's Temporal client and workflow ids, with the questions crash tests ask. */
@@ -77,6 +99,8 @@ export function attemptsOf(api: { temporal: Client; config: { temporal: { workfl
   const ofNode = async (runId: string, node: string) => (await all(runId)).filter((a) => a.node === node);
   /** Whether every run has an activity of `node` in one of `states`. */
   const allAt = async (runIds: string[], node: string, states: NodeAttempt['state'][]) =>
-    (await Promise.all(runIds.map((id) => ofNode(id, node)))).every((list) => list.some((a) => states.includes(a.state)));
+    (await Promise.all(runIds.map((id) => ofNode(id, node)))).every((list) =>
+      list.some((a) => states.includes(a.state)),
+    );
   return { all, ofNode, allAt };
 }

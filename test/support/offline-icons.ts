@@ -48,7 +48,14 @@ export function iconifyAnswer(url: string): unknown {
       icons[alias.parent] = set.icons[alias.parent];
     } else missing.push(name);
   }
-  return { prefix: set.prefix, icons, aliases, width: set.width ?? 16, height: set.height ?? 16, ...(missing.length ? { not_found: missing } : {}) };
+  return {
+    prefix: set.prefix,
+    icons,
+    aliases,
+    width: set.width ?? 16,
+    height: set.height ?? 16,
+    ...(missing.length ? { not_found: missing } : {}),
+  };
 }
 
 /** Fulfils an Iconify request locally; false when the route is no Iconify request. */

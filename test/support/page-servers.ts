@@ -33,7 +33,13 @@ export async function startPageServer(text: string): Promise<PageServer> {
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(text));
   server.on('connection', () => connections++);
   const url = await listen(server);
-  return { url, get connections() { return connections; }, close: closer(server) };
+  return {
+    url,
+    get connections() {
+      return connections;
+    },
+    close: closer(server),
+  };
 }
 
 /** Jina Reader's protocol: `GET /<page URL>` → `{data: {title, content}}`; pages on loopback only. */
@@ -42,11 +48,17 @@ export async function startFetchingReader(): Promise<{ url: string; close(): Pro
     void (async () => {
       const page = new URL((req.url ?? '/').slice(1));
       if (page.hostname !== '127.0.0.1') {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 400, readableMessage: 'tests fetch loopback pages only' }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ code: 400, readableMessage: 'tests fetch loopback pages only' }));
         return;
       }
       const text = await (await fetch(page, { signal: AbortSignal.timeout(10_000) })).text();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 200, status: 20000, data: { title: page.pathname, content: text, url: page.href } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ code: 200, status: 20000, data: { title: page.pathname, content: text, url: page.href } }),
+        );
     })().catch((err: unknown) => res.writeHead(502).end(String(err)));
   });
   return { url: await listen(server), close: closer(server) };

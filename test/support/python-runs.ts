@@ -18,7 +18,13 @@ export interface PyRun {
 
 /** A workflow of one PythonFuncNode `py` after an InputNode. */
 export async function pythonWorkflow(http: Http, code: string, config: Record<string, unknown> = {}): Promise<string> {
-  const definition = { nodes: [n('src', 'InputNode', { output_schema: { x: 'string' } }), n('py', 'PythonFuncNode', { code, output_schema: {}, ...config })], links: [l('src', 'py')] };
+  const definition = {
+    nodes: [
+      n('src', 'InputNode', { output_schema: { x: 'string' } }),
+      n('py', 'PythonFuncNode', { code, output_schema: {}, ...config }),
+    ],
+    links: [l('src', 'py')],
+  };
   const res = await http.post('/wf/', { name: `py-${Math.random()}`, definition });
   if (res.status !== 200) throw new Error(`workflow not created: ${JSON.stringify(res.body)}`);
   return res.body.id as string;
@@ -55,7 +61,11 @@ export function pidsWith(token: string): number[] {
 }
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `ms`. */
-export async function eventually<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();

@@ -8,7 +8,9 @@ import { stack } from './stack';
 type Http = ReturnType<typeof client>;
 
 /** api + worker on their own database, task queue and vector folder, with embeddings from a local fake. */
-export async function startRagEngine(overrides: Record<string, string> = {}): Promise<{ engine: Engine; fake: FakeEmbeddingsServer; vectorDir: string }> {
+export async function startRagEngine(
+  overrides: Record<string, string> = {},
+): Promise<{ engine: Engine; fake: FakeEmbeddingsServer; vectorDir: string }> {
   const vectorDir = path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`);
   const engine = await startEngine({ SPUR_VECTOR_STORE_URI: vectorDir, SPUR_LOG_LEVEL: 'error', ...overrides });
   const fake = await startFakeEmbeddingsServer();
@@ -28,26 +30,53 @@ export interface UploadFile {
 export function collectionForm(metadata: Record<string, unknown>, files: UploadFile[]): FormData {
   const form = new FormData();
   form.append('metadata', JSON.stringify(metadata));
-  for (const f of files) form.append('files', new Blob([typeof f.content === 'string' ? f.content : new Uint8Array(f.content)], { type: f.type ?? 'application/octet-stream' }), f.name);
+  for (const f of files)
+    form.append(
+      'files',
+      new Blob([typeof f.content === 'string' ? f.content : new Uint8Array(f.content)], {
+        type: f.type ?? 'application/octet-stream',
+      }),
+      f.name,
+    );
   return form;
 }
 
 export function filesForm(files: UploadFile[]): FormData {
   const form = new FormData();
-  for (const f of files) form.append('files', new Blob([typeof f.content === 'string' ? f.content : new Uint8Array(f.content)], { type: f.type ?? 'application/octet-stream' }), f.name);
+  for (const f of files)
+    form.append(
+      'files',
+      new Blob([typeof f.content === 'string' ? f.content : new Uint8Array(f.content)], {
+        type: f.type ?? 'application/octet-stream',
+      }),
+      f.name,
+    );
   return form;
 }
 
 /** Polls a progress route until it leaves `processing`; a deadline, never a timing assertion. */
-export async function waitForProgress(http: Http, progressPath: string, timeoutMs = 120_000): Promise<{ status: string; [k: string]: unknown }> {
+export async function waitForProgress(
+  http: Http,
+  progressPath: string,
+  timeoutMs = 120_000,
+): Promise<{ status: string; [k: string]: unknown }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await http.get(progressPath);
     if (res.status !== 200) throw new Error(`${progressPath}: ${res.status} ${res.text}`);
     if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`${progressPath} still ${JSON.stringify(res.body)} after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${progressPath} still ${JSON.stringify(res.body)} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-export const INDEX_EMBEDDING = { model: 'openai/text-embedding-3-small', vector_db: 'lancedb', search_strategy: 'vector', semantic_weight: 1, keyword_weight: 0, top_k: 3, score_threshold: 0.05 };
+export const INDEX_EMBEDDING = {
+  model: 'openai/text-embedding-3-small',
+  vector_db: 'lancedb',
+  search_strategy: 'vector',
+  semantic_weight: 1,
+  keyword_weight: 0,
+  top_k: 3,
+  score_threshold: 0.05,
+};

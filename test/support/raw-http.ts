@@ -32,17 +32,37 @@ export function rawClient(baseUrl: string, timeoutMs = 30_000) {
   return {
     request(req: RawRequest): Promise<RawReply> {
       return new Promise((resolve, reject) => {
-        const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
+        const body =
+          req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
         const headers = { ...(req.headers ?? {}), ...(body ? { 'content-length': String(body.length) } : {}) };
         // A redirect echoes the (escaped, so up to 3× longer) URL in Location: read headers of any size.
-        const options = { host: url.hostname, port: url.port, method: req.method, path: `${url.pathname.replace(/\/$/, '')}${req.path}`, headers, agent, maxHeaderSize: 1 << 20 };
+        const options = {
+          host: url.hostname,
+          port: url.port,
+          method: req.method,
+          path: `${url.pathname.replace(/\/$/, '')}${req.path}`,
+          headers,
+          agent,
+          maxHeaderSize: 1 << 20,
+        };
         const out = http.request(options, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on('error', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), truncated: true }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on('error', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+              truncated: true,
+            }),
+          );
         });
-        out.setTimeout(timeoutMs, () => out.destroy(new Error(`no answer within ${timeoutMs} ms: ${req.method} ${req.path.slice(0, 200)}`)));
+        out.setTimeout(timeoutMs, () =>
+          out.destroy(new Error(`no answer within ${timeoutMs} ms: ${req.method} ${req.path.slice(0, 200)}`)),
+        );
         out.on('error', reject);
         out.end(body);
       });

@@ -6,7 +6,9 @@ import type { Engine } from './engine';
  * history, and how many events it has: what values by reference keep small.
  */
 export async function largestHistoryPayload(engine: Engine, runId: string): Promise<{ bytes: number; events: number }> {
-  const history = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix)).fetchHistory();
+  const history = await engine.api.temporal.workflow
+    .getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix))
+    .fetchHistory();
   let bytes = 0;
   const walk = (v: unknown) => {
     if (v instanceof Uint8Array) bytes = Math.max(bytes, v.length);

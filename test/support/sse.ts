@@ -31,7 +31,11 @@ export interface SseStream {
  * they arrive, resolves once the response headers are in. `localAddress` picks the client's
  * loopback address (127.0.0.2…), to be another client to the server.
  */
-export function openSse(url: string, headers: Record<string, string> = {}, options: { localAddress?: string } = {}): Promise<SseStream> {
+export function openSse(
+  url: string,
+  headers: Record<string, string> = {},
+  options: { localAddress?: string } = {},
+): Promise<SseStream> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: { Accept: 'text/event-stream', ...headers }, ...options }, (res) => {
       const events: SseEvent[] = [];
@@ -79,7 +83,11 @@ export function openSse(url: string, headers: Record<string, string> = {}, optio
           return new Promise((ok, fail) => {
             const timer = setTimeout(() => {
               waiters.delete(check);
-              fail(new Error(`SSE: condition not met in ${timeoutMs} ms; got ${events.map((e) => `${e.id}:${e.event}`).join(', ')}`));
+              fail(
+                new Error(
+                  `SSE: condition not met in ${timeoutMs} ms; got ${events.map((e) => `${e.id}:${e.event}`).join(', ')}`,
+                ),
+              );
             }, timeoutMs);
             const check = () => {
               if (predicate(events)) {
@@ -116,14 +124,23 @@ function parse(message: string, events: SseEvent[], comments: string[]): void {
     fields[name] = name in fields ? `${fields[name]}\n${value}` : value;
   }
   if (fields.event === undefined) return;
-  events.push({ id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data ?? 'null') as Record<string, any>, receivedAt: Date.now() });
+  events.push({
+    id: Number(fields.id),
+    event: fields.event,
+    data: JSON.parse(fields.data ?? 'null') as Record<string, any>,
+    receivedAt: Date.now(),
+  });
 }
 
 export const FINAL_EVENT_NAMES = ['run.completed', 'run.failed', 'run.canceled'];
 
 /** Ids 1..N with no gap and no duplicate, every data valid for its event's schema, one final event, last. */
 export function assertWholeStream(events: SseEvent[]): void {
-  assert.deepEqual(events.map((e) => e.id), events.map((_, i) => i + 1), `ids in order without gaps: ${events.map((e) => e.id).join(',')}`);
+  assert.deepEqual(
+    events.map((e) => e.id),
+    events.map((_, i) => i + 1),
+    `ids in order without gaps: ${events.map((e) => e.id).join(',')}`,
+  );
   for (const e of events) {
     const schema = RUN_EVENT_DATA[e.event as keyof typeof RUN_EVENT_DATA];
     assert.ok(schema, `known event ${e.event}`);
@@ -133,4 +150,3 @@ export function assertWholeStream(events: SseEvent[]): void {
   assert.equal(events.filter((e) => FINAL_EVENT_NAMES.includes(e.event)).length, 1, 'one final event');
   assert.ok(FINAL_EVENT_NAMES.includes(events.at(-1)?.event ?? ''), 'the final event comes last');
 }
-

@@ -23,7 +23,10 @@ interface Pipe {
   held: Buffer[] | null;
 }
 
-export async function startTcpRelay(target: { host: string; port: number }, framing: 'mongodb' | 'bytes' = 'bytes'): Promise<TcpRelay> {
+export async function startTcpRelay(
+  target: { host: string; port: number },
+  framing: 'mongodb' | 'bytes' = 'bytes',
+): Promise<TcpRelay> {
   const pipes = new Set<Pipe>();
   let holding: ((message: Buffer) => boolean) | null = null;
 

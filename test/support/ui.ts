@@ -68,7 +68,10 @@ export async function createSpur(page: Page): Promise<string> {
 
 /** Dashboard → a template's "Use Template": the editor of the new workflow; resolves with its id. */
 export async function useTemplate(page: Page, templateName: string): Promise<string> {
-  const card = page.locator('div', { has: page.getByText(templateName, { exact: true }) }).filter({ has: page.getByRole('button', { name: 'Use Template' }) }).last();
+  const card = page
+    .locator('div', { has: page.getByText(templateName, { exact: true }) })
+    .filter({ has: page.getByRole('button', { name: 'Use Template' }) })
+    .last();
   await card.getByRole('button', { name: 'Use Template' }).click();
   await page.waitForURL(/\/workflows\/S\d+$/);
   return page.url().split('/').pop()!;
@@ -97,13 +100,19 @@ export async function connect(page: Page, sourceId: string, targetId: string): P
  * Dashboard → the Python data-cleaning template → run its test case in the editor, until the
  * output node's card shows the cleaned row; resolves with the run as the api reports it at its end.
  */
-export async function runCleaningTemplate(stack: UiStack): Promise<{ id: string; workflow_id: string; status: string; outputs: Record<string, any> }> {
+export async function runCleaningTemplate(
+  stack: UiStack,
+): Promise<{ id: string; workflow_id: string; status: string; outputs: Record<string, any> }> {
   const { page, engine } = stack;
   await openDashboard(stack, false);
   const workflowId = await useTemplate(page, 'Clean a list of contacts with Python');
   await page.locator('.react-flow__node[data-id="clean"]').waitFor();
   await runFromEditor(page, 'ada@example.org');
-  await page.locator('.react-flow__node[data-id="cleaned"]').getByText('Ada Lovelace').first().waitFor({ timeout: 90_000 });
+  await page
+    .locator('.react-flow__node[data-id="cleaned"]')
+    .getByText('Ada Lovelace')
+    .first()
+    .waitFor({ timeout: 90_000 });
   const [started] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
   return waitForRun(engine.http, started.id, undefined, 60_000);
 }

@@ -17,7 +17,11 @@ let counter = 0;
  * A real worker process (temporal/worker.ts) for the given api's database and task queue, using
  * the bundle the harness prebuilt. Crash tests kill it with `process.kill('SIGKILL')`.
  */
-export async function startWorker(env: Record<string, string>, extraEnv: Record<string, string> = {}, user?: { uid: number; gid: number }): Promise<TestWorker> {
+export async function startWorker(
+  env: Record<string, string>,
+  extraEnv: Record<string, string> = {},
+  user?: { uid: number; gid: number },
+): Promise<TestWorker> {
   const logFile = path.join(stack.tmpDir, `worker-${process.pid}-${++counter}.log`);
   const child = spawnManaged({
     name: 'worker',
@@ -39,7 +43,10 @@ export async function startWorker(env: Record<string, string>, extraEnv: Record<
 }
 
 /** A worker running as uid 65534 (nobody), reading a copy of the bundle from a folder it may enter. */
-export function startUnprivilegedWorker(env: Record<string, string>, extraEnv: Record<string, string> = {}): Promise<TestWorker> {
+export function startUnprivilegedWorker(
+  env: Record<string, string>,
+  extraEnv: Record<string, string> = {},
+): Promise<TestWorker> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'spur-bundle-'));
   chmodSync(dir, 0o755);
   const bundle = path.join(dir, 'workflow-bundle.js');

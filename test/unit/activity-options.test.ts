@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { FailureType } from '../../temporal/shared/failures';
-import { PROJECTION_OPTIONS, PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from '../../temporal/workflows/activity-options';
+import {
+  PROJECTION_OPTIONS,
+  PURE_NODE_OPTIONS,
+  ioNodeOptions,
+  pureRegionOptions,
+} from '../../temporal/workflows/activity-options';
 
 const DEFAULTS = { startToCloseTimeout: '330s', heartbeatTimeout: '20s', maximumAttempts: 4 };
 
 function summary(config: Record<string, unknown>) {
   const o = ioNodeOptions(config);
-  return { startToCloseTimeout: o.startToCloseTimeout, heartbeatTimeout: o.heartbeatTimeout, maximumAttempts: o.retry?.maximumAttempts };
+  return {
+    startToCloseTimeout: o.startToCloseTimeout,
+    heartbeatTimeout: o.heartbeatTimeout,
+    maximumAttempts: o.retry?.maximumAttempts,
+  };
 }
 
 describe('activity options: ioNodeOptions', () => {
@@ -91,6 +100,11 @@ describe('activity options: pure nodes and projection writes', () => {
 
   it('projection writes retry without an attempt limit, except Mongoose cast and validation errors', () => {
     assert.equal(PROJECTION_OPTIONS.retry?.maximumAttempts, undefined);
-    assert.deepEqual(PROJECTION_OPTIONS.retry?.nonRetryableErrorTypes, [FailureType.ProjectionRejected, 'CastError', 'ValidationError', 'StrictModeError']);
+    assert.deepEqual(PROJECTION_OPTIONS.retry?.nonRetryableErrorTypes, [
+      FailureType.ProjectionRejected,
+      'CastError',
+      'ValidationError',
+      'StrictModeError',
+    ]);
   });
 });

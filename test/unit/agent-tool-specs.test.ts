@@ -5,7 +5,8 @@ import { toolFields, toolSpec } from '../../src/nodes/ai/agent/tool-specs';
 import { NODE_TYPES } from '../../src/nodes/registry';
 
 /** Names a model must never set: code, templates, URLs, credentials, targets of writes, limits, timeouts, models, retries. */
-const NEVER = /code|template|url|base|key|token|secret|password|limit|max_|per_page|top_k|timeout|retr|llm|model|channel|provider|mode|recipient|^to$|^from$|message|spreadsheet|index/;
+const NEVER =
+  /code|template|url|base|key|token|secret|password|limit|max_|per_page|top_k|timeout|retr|llm|model|channel|provider|mode|recipient|^to$|^from$|message|spreadsheet|index/;
 
 const settableOf = (name: string) => NODE_TYPES.find((t) => t.name === name)?.modelSettable ?? [];
 
@@ -14,10 +15,15 @@ function documentedTable(): Map<string, string[]> {
   const text = readFileSync(path.join(__dirname, '../../docs/security.md'), 'utf8');
   const section = text.split(/^## /m).find((s) => s.startsWith('Agents and tools'))!;
   const rows = section.split('\n').filter((line) => /^\| [A-Za-z]/.test(line) && !line.startsWith('| Node type'));
-  return new Map(rows.map((row) => {
-    const [type = '', fields = ''] = row.split('|').slice(1, 3).map((cell) => cell.trim());
-    return [type, fields === 'none' ? [] : fields.split(', ')];
-  }));
+  return new Map(
+    rows.map((row) => {
+      const [type = '', fields = ''] = row
+        .split('|')
+        .slice(1, 3)
+        .map((cell) => cell.trim());
+      return [type, fields === 'none' ? [] : fields.split(', ')];
+    }),
+  );
 }
 
 describe('agent tools: what a model may set', () => {
@@ -39,9 +45,16 @@ describe('agent tools: what a model may set', () => {
       const node = { id: 't', title: `${type.name} tool`, parent_id: 'a', node_type: type.name, config: {} };
       const spec = toolSpec(node);
       const properties = Object.keys((spec.parameters.properties ?? {}) as object);
-      assert.deepEqual(properties, [...(type.modelSettable ?? [])], `${type.name}: every input model is open, so only settable fields are listed`);
+      assert.deepEqual(
+        properties,
+        [...(type.modelSettable ?? [])],
+        `${type.name}: every input model is open, so only settable fields are listed`,
+      );
       assert.equal(spec.parameters.additionalProperties, true, type.name);
-      assert.deepEqual(toolFields(node), { settable: [...(type.modelSettable ?? [])], config: Object.keys(type.config.shape) });
+      assert.deepEqual(toolFields(node), {
+        settable: [...(type.modelSettable ?? [])],
+        config: Object.keys(type.config.shape),
+      });
     }
   });
 
@@ -49,13 +62,19 @@ describe('agent tools: what a model may set', () => {
     const base = { id: 't', title: 'search', parent_id: 'a', node_type: 'GitHubSearchRepositoriesNode' };
     assert.deepEqual(toolSpec({ ...base, config: {} }).parameters.required, ['query']);
     assert.equal(toolSpec({ ...base, config: { query: 'stored' } }).parameters.required, undefined);
-    assert.ok(!JSON.stringify(toolSpec({ ...base, config: { query: 'stored' } })).includes('stored'), 'the stored value is not shown');
+    assert.ok(
+      !JSON.stringify(toolSpec({ ...base, config: { query: 'stored' } })).includes('stored'),
+      'the stored value is not shown',
+    );
   });
 
   it('docs/security.md lists exactly the declared settable fields', () => {
     const table = documentedTable();
     const declared = NODE_TYPES.filter((t) => (t.modelSettable ?? []).length > 0);
-    assert.deepEqual([...table.keys()].filter((k) => k !== 'every other node type').sort(), declared.map((t) => t.name).sort());
+    assert.deepEqual(
+      [...table.keys()].filter((k) => k !== 'every other node type').sort(),
+      declared.map((t) => t.name).sort(),
+    );
     for (const type of declared) assert.deepEqual(table.get(type.name), [...(type.modelSettable ?? [])], type.name);
     assert.deepEqual(table.get('every other node type'), []);
   });

@@ -13,8 +13,16 @@ describe('unit: browser session cookies', () => {
   it('TLS: the connection or any https in X-Forwarded-Proto; a client-set http never downgrades', () => {
     assert.equal(requestIsTls(fakeCtx({})), false);
     assert.equal(requestIsTls(fakeCtx({}, 'GET', 'h', true)), true);
-    assert.equal(requestIsTls(fakeCtx({ 'x-forwarded-proto': 'http' }, 'GET', 'h', true)), true, 'a TLS connection stays TLS');
-    assert.equal(requestIsTls(fakeCtx({ 'x-forwarded-proto': 'http, https' })), true, "a proxy appending https after a client's http");
+    assert.equal(
+      requestIsTls(fakeCtx({ 'x-forwarded-proto': 'http' }, 'GET', 'h', true)),
+      true,
+      'a TLS connection stays TLS',
+    );
+    assert.equal(
+      requestIsTls(fakeCtx({ 'x-forwarded-proto': 'http, https' })),
+      true,
+      "a proxy appending https after a client's http",
+    );
     assert.equal(requestIsTls(fakeCtx({ 'x-forwarded-proto': 'HTTPS' })), true);
     assert.equal(sessionCookieName(fakeCtx({ 'x-forwarded-proto': 'http, https' })), '__Host-spur_session');
     assert.equal(sessionCookieName(fakeCtx({})), 'spur_session');

@@ -44,20 +44,27 @@ describe('definition-hash', () => {
 
     it('ignores key order at every depth', () => {
       const one = {
-        nodes: [{ id: 'n1', config: { llm_info: { model: 'm', temperature: 0.5 }, title: 't' }, coordinates: { x: 1, y: 2 } }],
+        nodes: [
+          { id: 'n1', config: { llm_info: { model: 'm', temperature: 0.5 }, title: 't' }, coordinates: { x: 1, y: 2 } },
+        ],
         links: [{ source_id: 'a', target_id: 'b' }],
         spur_type: 'workflow',
       };
       const two = {
         spur_type: 'workflow',
         links: [{ target_id: 'b', source_id: 'a' }],
-        nodes: [{ coordinates: { y: 2, x: 1 }, config: { title: 't', llm_info: { temperature: 0.5, model: 'm' } }, id: 'n1' }],
+        nodes: [
+          { coordinates: { y: 2, x: 1 }, config: { title: 't', llm_info: { temperature: 0.5, model: 'm' } }, id: 'n1' },
+        ],
       };
       assert.equal(definitionHash(one), definitionHash(two));
     });
 
     it('depends on array order', () => {
-      assert.notEqual(definitionHash({ nodes: [{ id: 'a' }, { id: 'b' }] }), definitionHash({ nodes: [{ id: 'b' }, { id: 'a' }] }));
+      assert.notEqual(
+        definitionHash({ nodes: [{ id: 'a' }, { id: 'b' }] }),
+        definitionHash({ nodes: [{ id: 'b' }, { id: 'a' }] }),
+      );
     });
 
     it('hashes unicode and "."/"$" keys stably', () => {
@@ -71,8 +78,18 @@ describe('definition-hash', () => {
 
     it('gives different hashes for different values', () => {
       const hashes = [
-        { a: 1 }, { a: '1' }, { a: 2 }, { a: null }, {}, { a: true }, { a: 'true' }, { a: [1] }, { a: { b: 1 } }, { b: 1 },
-        { a: 'é' }, { a: 'e' },
+        { a: 1 },
+        { a: '1' },
+        { a: 2 },
+        { a: null },
+        {},
+        { a: true },
+        { a: 'true' },
+        { a: [1] },
+        { a: { b: 1 } },
+        { b: 1 },
+        { a: 'é' },
+        { a: 'e' },
       ].map(definitionHash);
       assert.equal(new Set(hashes).size, hashes.length);
     });

@@ -31,32 +31,55 @@ function issues(raw: unknown): SimpleIssue[] {
   });
 }
 
-const node = (id: string, node_type = 'StaticValueNode', extra: Record<string, unknown> = {}) => ({ id, node_type, ...extra });
+const node = (id: string, node_type = 'StaticValueNode', extra: Record<string, unknown> = {}) => ({
+  id,
+  node_type,
+  ...extra,
+});
 const llm = (id: string, model: string, node_type = 'SingleLLMCallNode') =>
   node(id, node_type, { config: { llm_info: { model, temperature: 0.7 }, system_message: 's' } });
-const def = (nodes: unknown[], links: unknown[] = [], extra: Record<string, unknown> = {}) => ({ nodes, links, ...extra });
+const def = (nodes: unknown[], links: unknown[] = [], extra: Record<string, unknown> = {}) => ({
+  nodes,
+  links,
+  ...extra,
+});
 
 const jsonSchema = (props: Record<string, unknown>) => JSON.stringify({ type: 'object', properties: props });
 const str = { type: 'string' };
 const chatInput = (props: Record<string, unknown> | string, extra: Record<string, unknown> = {}) =>
-  node('input_node', 'InputNode', { config: { output_json_schema: typeof props === 'string' ? props : jsonSchema(props) }, ...extra });
+  node('input_node', 'InputNode', {
+    config: { output_json_schema: typeof props === 'string' ? props : jsonSchema(props) },
+    ...extra,
+  });
 const chatOutput = (props: Record<string, unknown> | string) =>
-  node('output_node', 'OutputNode', { config: { output_json_schema: typeof props === 'string' ? props : jsonSchema(props) } });
+  node('output_node', 'OutputNode', {
+    config: { output_json_schema: typeof props === 'string' ? props : jsonSchema(props) },
+  });
 const goodInput = () => chatInput({ user_message: str, session_id: str, message_history: { type: 'array' } });
 const goodOutput = () => chatOutput({ assistant_message: str });
 
 describe('workflow definition schema and rules', () => {
   describe('defaults and shape', () => {
     it('fills every default and coerces numeric coordinate strings', () => {
-      const parsed = ok(def(
-        [node('n1', 'InputNode', { coordinates: { x: '12.5', y: '-3' }, dimensions: { width: '100', height: 50 } })],
-        [{ source_id: 'n1', target_id: 'n1' }],
-      ));
+      const parsed = ok(
+        def(
+          [node('n1', 'InputNode', { coordinates: { x: '12.5', y: '-3' }, dimensions: { width: '100', height: 50 } })],
+          [{ source_id: 'n1', target_id: 'n1' }],
+        ),
+      );
       assert.deepEqual(parsed, {
-        nodes: [{
-          id: 'n1', title: 'n1', parent_id: null, node_type: 'InputNode', config: {},
-          coordinates: { x: 12.5, y: -3 }, dimensions: { width: 100, height: 50 }, subworkflow: null,
-        }],
+        nodes: [
+          {
+            id: 'n1',
+            title: 'n1',
+            parent_id: null,
+            node_type: 'InputNode',
+            config: {},
+            coordinates: { x: 12.5, y: -3 },
+            dimensions: { width: 100, height: 50 },
+            subworkflow: null,
+          },
+        ],
         links: [{ source_id: 'n1', target_id: 'n1', source_handle: null, target_handle: null }],
         test_inputs: [],
         spur_type: 'workflow',
@@ -64,27 +87,56 @@ describe('workflow definition schema and rules', () => {
     });
 
     it('serialises fields in PySpur order', () => {
-      const parsed = ok(def([node('n1', 'InputNode', { coordinates: { y: 1, x: 2 } })], [{ target_id: 'n1', source_id: 'n1' }], { spur_type: 'agent', test_inputs: [] }));
+      const parsed = ok(
+        def([node('n1', 'InputNode', { coordinates: { y: 1, x: 2 } })], [{ target_id: 'n1', source_id: 'n1' }], {
+          spur_type: 'agent',
+          test_inputs: [],
+        }),
+      );
       assert.deepEqual(Object.keys(parsed), ['nodes', 'links', 'test_inputs', 'spur_type']);
-      assert.deepEqual(Object.keys(parsed.nodes[0]!), ['id', 'title', 'parent_id', 'node_type', 'config', 'coordinates', 'dimensions', 'subworkflow']);
+      assert.deepEqual(Object.keys(parsed.nodes[0]!), [
+        'id',
+        'title',
+        'parent_id',
+        'node_type',
+        'config',
+        'coordinates',
+        'dimensions',
+        'subworkflow',
+      ]);
       assert.deepEqual(Object.keys(parsed.links[0]!), ['source_id', 'target_id', 'source_handle', 'target_handle']);
     });
 
     it('replaces a blank title by the node id and keeps any other title as given', () => {
-      const parsed = ok(def([node('a', 'X', { title: '' }), node('b', 'X', { title: '   ' }), node('c', 'X', { title: ' My Title ' }), node('d')]));
-      assert.deepEqual(parsed.nodes.map((n) => n.title), ['a', 'b', ' My Title ', 'd']);
+      const parsed = ok(
+        def([
+          node('a', 'X', { title: '' }),
+          node('b', 'X', { title: '   ' }),
+          node('c', 'X', { title: ' My Title ' }),
+          node('d'),
+        ]),
+      );
+      assert.deepEqual(
+        parsed.nodes.map((n) => n.title),
+        ['a', 'b', ' My Title ', 'd'],
+      );
     });
 
     it('stores config and test_inputs as given, without filling node defaults', () => {
-      const parsed = ok(def([node('a', 'StaticValueNode', { config: { values: { k: 1 }, anything: [1, 2] } })], [], {
-        test_inputs: [{ id: 1733466671014, input_1: 'hello' }],
-      }));
+      const parsed = ok(
+        def([node('a', 'StaticValueNode', { config: { values: { k: 1 }, anything: [1, 2] } })], [], {
+          test_inputs: [{ id: 1733466671014, input_1: 'hello' }],
+        }),
+      );
       assert.deepEqual(parsed.nodes[0]!.config, { values: { k: 1 }, anything: [1, 2] });
       assert.deepEqual(parsed.test_inputs, [{ id: 1733466671014, input_1: 'hello' }]);
     });
 
     it('keeps parent_id when given', () => {
-      assert.equal(ok(def([node('loop', 'ForLoopNode'), node('child', 'X', { parent_id: 'loop' })])).nodes[1]!.parent_id, 'loop');
+      assert.equal(
+        ok(def([node('loop', 'ForLoopNode'), node('child', 'X', { parent_id: 'loop' })])).nodes[1]!.parent_id,
+        'loop',
+      );
     });
 
     it('drops extra keys on the definition, nodes, links and coordinates', () => {
@@ -100,18 +152,36 @@ describe('workflow definition schema and rules', () => {
     });
 
     it('rejects a definition without nodes or links', () => {
-      assert.deepEqual(issues({ links: [] }).map((i) => [i.code, i.path]), [['invalid_type', ['nodes']]]);
-      assert.deepEqual(issues({ nodes: [] }).map((i) => [i.code, i.path]), [['invalid_type', ['links']]]);
+      assert.deepEqual(
+        issues({ links: [] }).map((i) => [i.code, i.path]),
+        [['invalid_type', ['nodes']]],
+      );
+      assert.deepEqual(
+        issues({ nodes: [] }).map((i) => [i.code, i.path]),
+        [['invalid_type', ['links']]],
+      );
     });
 
     it('rejects a node without node_type and a link without target_id', () => {
-      assert.deepEqual(issues(def([{ id: 'a' }])).map((i) => i.path), [['nodes', 0, 'node_type']]);
-      assert.deepEqual(issues(def([node('a')], [{ source_id: 'a' }])).map((i) => i.path), [['links', 0, 'target_id']]);
+      assert.deepEqual(
+        issues(def([{ id: 'a' }])).map((i) => i.path),
+        [['nodes', 0, 'node_type']],
+      );
+      assert.deepEqual(
+        issues(def([node('a')], [{ source_id: 'a' }])).map((i) => i.path),
+        [['links', 0, 'target_id']],
+      );
     });
 
     it('rejects non-numeric and incomplete coordinates', () => {
-      assert.deepEqual(issues(def([node('a', 'X', { coordinates: { x: 'abc', y: 1 } })])).map((i) => i.path), [['nodes', 0, 'coordinates', 'x']]);
-      assert.deepEqual(issues(def([node('a', 'X', { coordinates: { x: 1 } })])).map((i) => i.path), [['nodes', 0, 'coordinates', 'y']]);
+      assert.deepEqual(
+        issues(def([node('a', 'X', { coordinates: { x: 'abc', y: 1 } })])).map((i) => i.path),
+        [['nodes', 0, 'coordinates', 'x']],
+      );
+      assert.deepEqual(
+        issues(def([node('a', 'X', { coordinates: { x: 1 } })])).map((i) => i.path),
+        [['nodes', 0, 'coordinates', 'y']],
+      );
     });
 
     it('WorkflowNodeSchema fills the node defaults on its own', () => {
@@ -135,7 +205,10 @@ describe('workflow definition schema and rules', () => {
     });
 
     it('rejects an unknown spur_type', () => {
-      assert.deepEqual(issues(def([], [], { spur_type: 'bot' })).map((i) => [i.code, i.path]), [['invalid_value', ['spur_type']]]);
+      assert.deepEqual(
+        issues(def([], [], { spur_type: 'bot' })).map((i) => [i.code, i.path]),
+        [['invalid_value', ['spur_type']]],
+      );
       assert.equal(SpurTypeSchema.safeParse('robot').success, false);
       assert.equal(SpurTypeSchema.safeParse(1).success, false);
     });
@@ -146,39 +219,85 @@ describe('workflow definition schema and rules', () => {
       assert.deepEqual(issues(def([node('a'), node('b'), node('a')])), [
         { code: 'custom', path: ['nodes', 2, 'id'], message: "Duplicate node id 'a'", kind: 'value_error' },
       ]);
-      assert.deepEqual(issues(def([node('x'), node('x')])).map((i) => i.path), [['nodes', 1, 'id']]);
+      assert.deepEqual(
+        issues(def([node('x'), node('x')])).map((i) => i.path),
+        [['nodes', 1, 'id']],
+      );
     });
 
     it('rejects links to and from nodes that do not exist', () => {
       assert.deepEqual(issues(def([node('a')], [{ source_id: 'a', target_id: 'b' }])), [
-        { code: 'custom', path: ['links', 0, 'target_id'], message: "Link target_id 'b' is not a node of this workflow", kind: 'value_error' },
+        {
+          code: 'custom',
+          path: ['links', 0, 'target_id'],
+          message: "Link target_id 'b' is not a node of this workflow",
+          kind: 'value_error',
+        },
       ]);
-      assert.deepEqual(issues(def([node('a')], [{ source_id: 'a', target_id: 'a' }, { source_id: 'ghost', target_id: 'gone' }])).map((i) => [i.path, i.message]), [
-        [['links', 1, 'source_id'], "Link source_id 'ghost' is not a node of this workflow"],
-        [['links', 1, 'target_id'], "Link target_id 'gone' is not a node of this workflow"],
-      ]);
+      assert.deepEqual(
+        issues(
+          def(
+            [node('a')],
+            [
+              { source_id: 'a', target_id: 'a' },
+              { source_id: 'ghost', target_id: 'gone' },
+            ],
+          ),
+        ).map((i) => [i.path, i.message]),
+        [
+          [['links', 1, 'source_id'], "Link source_id 'ghost' is not a node of this workflow"],
+          [['links', 1, 'target_id'], "Link target_id 'gone' is not a node of this workflow"],
+        ],
+      );
     });
 
     it('rejects a second top-level InputNode', () => {
       assert.deepEqual(issues(def([node('in1', 'InputNode'), node('in2', 'InputNode')])), [
-        { code: 'custom', path: ['nodes', 1], message: 'A workflow can have at most one top-level InputNode', kind: 'value_error' },
+        {
+          code: 'custom',
+          path: ['nodes', 1],
+          message: 'A workflow can have at most one top-level InputNode',
+          kind: 'value_error',
+        },
       ]);
-      assert.deepEqual(issues(def([node('in1', 'InputNode'), node('x'), node('in2', 'InputNode'), node('in3', 'InputNode')])).map((i) => i.path), [
-        ['nodes', 2],
-        ['nodes', 3],
-      ]);
+      assert.deepEqual(
+        issues(def([node('in1', 'InputNode'), node('x'), node('in2', 'InputNode'), node('in3', 'InputNode')])).map(
+          (i) => i.path,
+        ),
+        [
+          ['nodes', 2],
+          ['nodes', 3],
+        ],
+      );
     });
 
     it('does not count an InputNode that has a parent', () => {
-      const parsed = ok(def([node('in', 'InputNode'), node('loop', 'ForLoopNode'), node('loop_in', 'InputNode', { parent_id: 'loop' })]));
+      const parsed = ok(
+        def([
+          node('in', 'InputNode'),
+          node('loop', 'ForLoopNode'),
+          node('loop_in', 'InputNode', { parent_id: 'loop' }),
+        ]),
+      );
       assert.equal(parsed.nodes.length, 3);
     });
 
     it('caps a ForLoopNode at MAX_LOOP_ITERATIONS iterations', () => {
-      assert.equal(ok(def([node('loop', 'ForLoopNode', { config: { num_iterations: MAX_LOOP_ITERATIONS } })])).nodes.length, 1);
-      assert.deepEqual(issues(def([node('a'), node('loop', 'ForLoopNode', { config: { num_iterations: MAX_LOOP_ITERATIONS + 1 } })])), [
-        { code: 'custom', path: ['nodes', 1, 'config', 'num_iterations'], message: `ForLoopNode 'loop' has num_iterations ${MAX_LOOP_ITERATIONS + 1}, over the maximum of ${MAX_LOOP_ITERATIONS}`, kind: 'value_error' },
-      ]);
+      assert.equal(
+        ok(def([node('loop', 'ForLoopNode', { config: { num_iterations: MAX_LOOP_ITERATIONS } })])).nodes.length,
+        1,
+      );
+      assert.deepEqual(
+        issues(def([node('a'), node('loop', 'ForLoopNode', { config: { num_iterations: MAX_LOOP_ITERATIONS + 1 } })])),
+        [
+          {
+            code: 'custom',
+            path: ['nodes', 1, 'config', 'num_iterations'],
+            message: `ForLoopNode 'loop' has num_iterations ${MAX_LOOP_ITERATIONS + 1}, over the maximum of ${MAX_LOOP_ITERATIONS}`,
+            kind: 'value_error',
+          },
+        ],
+      );
     });
 
     it('accepts a workflow without any InputNode', () => {
@@ -186,8 +305,20 @@ describe('workflow definition schema and rules', () => {
     });
 
     it('reports every broken rule at once', () => {
-      const found = issues(def([node('a'), node('a'), node('i1', 'InputNode'), node('i2', 'InputNode')], [{ source_id: 'a', target_id: 'z' }]));
-      assert.deepEqual(found.map((i) => i.path), [['nodes', 1, 'id'], ['links', 0, 'target_id'], ['nodes', 3]]);
+      const found = issues(
+        def(
+          [node('a'), node('a'), node('i1', 'InputNode'), node('i2', 'InputNode')],
+          [{ source_id: 'a', target_id: 'z' }],
+        ),
+      );
+      assert.deepEqual(
+        found.map((i) => i.path),
+        [
+          ['nodes', 1, 'id'],
+          ['links', 0, 'target_id'],
+          ['nodes', 3],
+        ],
+      );
     });
 
     it('checkDefinitionRules returns no issues for a sound definition', () => {
@@ -198,17 +329,35 @@ describe('workflow definition schema and rules', () => {
   describe('LLM nodes', () => {
     it('rejects SingleLLMCallNode and BestOfNNode without llm_info as an assertion error', () => {
       assert.deepEqual(issues(def([node('llm', 'SingleLLMCallNode')])), [
-        { code: 'custom', path: ['nodes', 0], message: "SingleLLMCallNode 'llm' needs config.llm_info", kind: 'assertion_error' },
+        {
+          code: 'custom',
+          path: ['nodes', 0],
+          message: "SingleLLMCallNode 'llm' needs config.llm_info",
+          kind: 'assertion_error',
+        },
       ]);
       assert.deepEqual(issues(def([node('a'), node('best', 'BestOfNNode', { config: { llm_info: null } })])), [
-        { code: 'custom', path: ['nodes', 1], message: "BestOfNNode 'best' needs config.llm_info", kind: 'assertion_error' },
+        {
+          code: 'custom',
+          path: ['nodes', 1],
+          message: "BestOfNNode 'best' needs config.llm_info",
+          kind: 'assertion_error',
+        },
       ]);
-      assert.equal(issues(def([node('llm', 'SingleLLMCallNode', { config: { llm_info: ['gpt-4o'] } })]))[0]!.kind, 'assertion_error');
+      assert.equal(
+        issues(def([node('llm', 'SingleLLMCallNode', { config: { llm_info: ['gpt-4o'] } })]))[0]!.kind,
+        'assertion_error',
+      );
     });
 
     it('rejects llm_info without a string model', () => {
       assert.deepEqual(issues(def([node('llm', 'SingleLLMCallNode', { config: { llm_info: {} } })])), [
-        { code: 'custom', path: ['nodes', 0, 'config', 'llm_info', 'model'], message: "SingleLLMCallNode 'llm' needs config.llm_info.model", kind: 'value_error' },
+        {
+          code: 'custom',
+          path: ['nodes', 0, 'config', 'llm_info', 'model'],
+          message: "SingleLLMCallNode 'llm' needs config.llm_info.model",
+          kind: 'value_error',
+        },
       ]);
     });
 
@@ -217,15 +366,17 @@ describe('workflow definition schema and rules', () => {
     });
 
     it('prefixes bare OpenAI and Anthropic model names', () => {
-      const parsed = ok(def([
-        llm('a', 'gpt-4o'),
-        llm('b', 'claude-3-5-sonnet-latest'),
-        llm('c', 'o1-mini', 'BestOfNNode'),
-        llm('d', 'gemini/gemini-1.5-pro'),
-        llm('e', 'chatgpt-4o-latest'),
-        llm('f', 'openai/gpt-4o'),
-        llm('g', 'ollama/llama3.2'),
-      ]));
+      const parsed = ok(
+        def([
+          llm('a', 'gpt-4o'),
+          llm('b', 'claude-3-5-sonnet-latest'),
+          llm('c', 'o1-mini', 'BestOfNNode'),
+          llm('d', 'gemini/gemini-1.5-pro'),
+          llm('e', 'chatgpt-4o-latest'),
+          llm('f', 'openai/gpt-4o'),
+          llm('g', 'ollama/llama3.2'),
+        ]),
+      );
       const models = parsed.nodes.map((n) => (n.config.llm_info as { model: string }).model);
       assert.deepEqual(models, [
         'openai/gpt-4o',
@@ -240,7 +391,10 @@ describe('workflow definition schema and rules', () => {
 
     it('keeps the other llm_info and config keys', () => {
       const parsed = ok(def([llm('a', 'gpt-4o')]));
-      assert.deepEqual(parsed.nodes[0]!.config, { llm_info: { model: 'openai/gpt-4o', temperature: 0.7 }, system_message: 's' });
+      assert.deepEqual(parsed.nodes[0]!.config, {
+        llm_info: { model: 'openai/gpt-4o', temperature: 0.7 },
+        system_message: 's',
+      });
     });
 
     it('does not rewrite a model field on other node types', () => {
@@ -267,8 +421,14 @@ describe('workflow definition schema and rules', () => {
         { source_id: 'rid', target_id: 'd', source_handle: 'route2', target_handle: 'x.y.route2' },
       ];
       const parsed = ok(def(nodes, links));
-      assert.deepEqual(parsed.links.map((l) => l.target_handle), ['rid.rid', 'rid.route1', 'rid.route1', 'rid.route2']);
-      assert.deepEqual(parsed.links.map((l) => l.source_handle), ['route1', 'route1', 'route1', 'route2']);
+      assert.deepEqual(
+        parsed.links.map((l) => l.target_handle),
+        ['rid.rid', 'rid.route1', 'rid.route1', 'rid.route2'],
+      );
+      assert.deepEqual(
+        parsed.links.map((l) => l.source_handle),
+        ['route1', 'route1', 'route1', 'route2'],
+      );
     });
 
     it('treats a missing target_handle like null', () => {
@@ -291,7 +451,10 @@ describe('workflow definition schema and rules', () => {
   describe('chatbot rules', () => {
     const chatbot = (nodes: unknown[], spur_type = 'chatbot') => def(nodes, [], { spur_type });
     const inputIssue = (list: string) => ({
-      code: 'custom', path: [], message: `Chatbot input node must have the following mandatory fields: ${list}`, kind: 'value_error',
+      code: 'custom',
+      path: [],
+      message: `Chatbot input node must have the following mandatory fields: ${list}`,
+      kind: 'value_error',
     });
 
     it('accepts a chatbot whose I/O nodes carry the fields', () => {
@@ -328,26 +491,40 @@ describe('workflow definition schema and rules', () => {
 
     it('rejects invalid JSON in the input node schema', () => {
       assert.deepEqual(issues(chatbot([chatInput('{not json')])), [
-        { code: 'custom', path: [], message: 'Invalid JSON schema in input node output_json_schema', kind: 'value_error' },
+        {
+          code: 'custom',
+          path: [],
+          message: 'Invalid JSON schema in input node output_json_schema',
+          kind: 'value_error',
+        },
       ]);
     });
 
     it('requires assistant_message of type string on the output node', () => {
       const message = 'Chatbot output node must have the following mandatory fields: assistant_message';
-      assert.deepEqual(issues(chatbot([goodInput(), chatOutput({ output: str })])), [{ code: 'custom', path: [], message, kind: 'value_error' }]);
-      assert.deepEqual(issues(chatbot([chatOutput({ assistant_message: { type: 'object' } })])).map((i) => i.message), [
-        'Chatbot output node must have the following mandatory fields: assistant_message (must be of type str)',
+      assert.deepEqual(issues(chatbot([goodInput(), chatOutput({ output: str })])), [
+        { code: 'custom', path: [], message, kind: 'value_error' },
       ]);
-      assert.deepEqual(issues(chatbot([chatOutput('[oops')])).map((i) => i.message), ['Invalid JSON schema in output node output_json_schema']);
+      assert.deepEqual(
+        issues(chatbot([chatOutput({ assistant_message: { type: 'object' } })])).map((i) => i.message),
+        ['Chatbot output node must have the following mandatory fields: assistant_message (must be of type str)'],
+      );
+      assert.deepEqual(
+        issues(chatbot([chatOutput('[oops')])).map((i) => i.message),
+        ['Invalid JSON schema in output node output_json_schema'],
+      );
     });
 
     it('skips the check of an absent node and reports both when both fail', () => {
       assert.equal(ok(chatbot([goodInput()])).nodes.length, 1);
       assert.equal(ok(chatbot([goodOutput()])).nodes.length, 1);
-      assert.deepEqual(issues(chatbot([chatInput({}), chatOutput({})])).map((i) => i.message), [
-        'Chatbot input node must have the following mandatory fields: user_message, session_id',
-        'Chatbot output node must have the following mandatory fields: assistant_message',
-      ]);
+      assert.deepEqual(
+        issues(chatbot([chatInput({}), chatOutput({})])).map((i) => i.message),
+        [
+          'Chatbot input node must have the following mandatory fields: user_message, session_id',
+          'Chatbot output node must have the following mandatory fields: assistant_message',
+        ],
+      );
     });
 
     it('checks only the first top-level InputNode', () => {
@@ -370,16 +547,18 @@ describe('workflow definition schema and rules', () => {
 
   describe('subworkflow', () => {
     it('parses a nested definition recursively, filling its defaults', () => {
-      const parsed = ok(def([
-        node('loop', 'ForLoopNode', {
-          subworkflow: {
-            nodes: [{ id: 'inner', node_type: 'X', coordinates: { x: '5', y: '6' }, extra: true }],
-            links: [],
-            spur_type: 'AGENT',
-            subworkflow_extra: 1,
-          },
-        }),
-      ]));
+      const parsed = ok(
+        def([
+          node('loop', 'ForLoopNode', {
+            subworkflow: {
+              nodes: [{ id: 'inner', node_type: 'X', coordinates: { x: '5', y: '6' }, extra: true }],
+              links: [],
+              spur_type: 'AGENT',
+              subworkflow_extra: 1,
+            },
+          }),
+        ]),
+      );
       const sub = parsed.nodes[0]!.subworkflow;
       assert.ok(sub);
       assert.deepEqual(Object.keys(sub), ['nodes', 'links', 'test_inputs', 'spur_type']);
@@ -387,18 +566,28 @@ describe('workflow definition schema and rules', () => {
       assert.deepEqual(sub.test_inputs, []);
       const inner = sub.nodes[0]!;
       assert.deepEqual(
-        { parent_id: inner.parent_id, config: inner.config, coordinates: inner.coordinates, subworkflow: inner.subworkflow },
+        {
+          parent_id: inner.parent_id,
+          config: inner.config,
+          coordinates: inner.coordinates,
+          subworkflow: inner.subworkflow,
+        },
         { parent_id: null, config: {}, coordinates: { x: 5, y: 6 }, subworkflow: null },
       );
       assert.ok(!('extra' in inner));
     });
 
     it('parses two levels deep', () => {
-      const parsed = ok(def([
-        node('outer', 'ForLoopNode', {
-          subworkflow: { nodes: [node('mid', 'ForLoopNode', { subworkflow: { nodes: [node('deep')], links: [] } })], links: [] },
-        }),
-      ]));
+      const parsed = ok(
+        def([
+          node('outer', 'ForLoopNode', {
+            subworkflow: {
+              nodes: [node('mid', 'ForLoopNode', { subworkflow: { nodes: [node('deep')], links: [] } })],
+              links: [],
+            },
+          }),
+        ]),
+      );
       const deep = parsed.nodes[0]!.subworkflow!.nodes[0]!.subworkflow!;
       assert.equal(deep.nodes[0]!.id, 'deep');
       assert.equal(deep.spur_type, 'workflow');
@@ -406,7 +595,9 @@ describe('workflow definition schema and rules', () => {
 
     it('rejects a malformed nested definition with the nested path', () => {
       assert.deepEqual(
-        issues(def([node('loop', 'ForLoopNode', { subworkflow: { nodes: [{ id: 'inner' }], links: [] } })])).map((i) => [i.code, i.path]),
+        issues(def([node('loop', 'ForLoopNode', { subworkflow: { nodes: [{ id: 'inner' }], links: [] } })])).map(
+          (i) => [i.code, i.path],
+        ),
         [['invalid_type', ['nodes', 0, 'subworkflow', 'nodes', 0, 'node_type']]],
       );
       assert.deepEqual(
@@ -414,7 +605,9 @@ describe('workflow definition schema and rules', () => {
         [['nodes', 0, 'subworkflow', 'links']],
       );
       assert.deepEqual(
-        issues(def([node('loop', 'ForLoopNode', { subworkflow: { nodes: [], links: [], spur_type: 'nope' } })])).map((i) => i.path),
+        issues(def([node('loop', 'ForLoopNode', { subworkflow: { nodes: [], links: [], spur_type: 'nope' } })])).map(
+          (i) => i.path,
+        ),
         [['nodes', 0, 'subworkflow', 'spur_type']],
       );
     });
@@ -437,7 +630,13 @@ describe('chatbot rules on malformed schema text', () => {
 
 describe('parent_id must name a node of the workflow', () => {
   it('rejects a child whose parent does not exist', () => {
-    const result = WorkflowDefinitionSchema.safeParse({ nodes: [{ id: 'a', node_type: 'InputNode' }, { id: 'c', node_type: 'OutputNode', parent_id: 'ghost' }], links: [] });
+    const result = WorkflowDefinitionSchema.safeParse({
+      nodes: [
+        { id: 'a', node_type: 'InputNode' },
+        { id: 'c', node_type: 'OutputNode', parent_id: 'ghost' },
+      ],
+      links: [],
+    });
     assert.equal(result.success, false);
     assert.deepEqual(result.error!.issues[0]!.path, ['nodes', 1, 'parent_id']);
     assert.match(result.error!.issues[0]!.message, /ghost/);

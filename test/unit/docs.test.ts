@@ -40,7 +40,11 @@ function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>();
   const headings = withoutFences(text).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm);
   for (const [, heading] of headings) {
-    const slug = (heading as string).toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+    const slug = (heading as string)
+      .toLowerCase()
+      .replace(/`/g, '')
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     anchors.add(count === 0 ? slug : `${slug}-${count}`);
@@ -71,7 +75,10 @@ describe('docs', () => {
       for (const target of linkTargets(text)) {
         if (hasScheme(target)) continue;
         const [pathPart = '', anchor] = target.split('#', 2);
-        const resolved = pathPart === '' ? file : path.resolve(path.dirname(file), decodeURIComponent(pathPart.split('?')[0] as string));
+        const resolved =
+          pathPart === ''
+            ? file
+            : path.resolve(path.dirname(file), decodeURIComponent(pathPart.split('?')[0] as string));
         const inside = path.relative(ROOT, resolved);
         if (inside.startsWith('..') || path.isAbsolute(inside)) {
           broken.push(`${relative(file)}: ${target} leaves the repository`);
@@ -81,7 +88,12 @@ describe('docs', () => {
           broken.push(`${relative(file)}: ${target} does not exist`);
           continue;
         }
-        if (anchor !== undefined && anchor !== '' && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)) {
+        if (
+          anchor !== undefined &&
+          anchor !== '' &&
+          resolved.endsWith('.md') &&
+          !anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)
+        ) {
           broken.push(`${relative(file)}: ${target} names no heading of ${relative(resolved)}`);
         }
       }
@@ -94,8 +106,12 @@ describe('docs', () => {
     const tree = text.slice(text.indexOf('<!-- folder-tree:start -->'), text.indexOf('<!-- folder-tree:end -->'));
     for (const top of ['src', 'temporal']) {
       const section = tree.slice(tree.indexOf(`${top}/ `), top === 'src' ? tree.indexOf('temporal/ ') : undefined);
-      const named = new Set([...section.matchAll(/[├└]── ([^\s,]+(?:, [^\s,]+)*)/g)].flatMap((m) => (m[1] as string).split(', ')));
-      const actual = readdirSync(path.join(ROOT, top)).map((name) => (statSync(path.join(ROOT, top, name)).isDirectory() ? `${name}/` : name));
+      const named = new Set(
+        [...section.matchAll(/[├└]── ([^\s,]+(?:, [^\s,]+)*)/g)].flatMap((m) => (m[1] as string).split(', ')),
+      );
+      const actual = readdirSync(path.join(ROOT, top)).map((name) =>
+        statSync(path.join(ROOT, top, name)).isDirectory() ? `${name}/` : name,
+      );
       assert.deepEqual([...named].sort(), actual.sort(), `${top}/ in the tree`);
     }
   });
@@ -103,9 +119,12 @@ describe('docs', () => {
   it('README.md and docs/ name no path outside the repository and no issue numbers', () => {
     const found: string[] = [];
     for (const file of files) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-        if (/\.\.\/shared|\bissue [0-9]|\(issue/i.test(line)) found.push(`${relative(file)}:${i + 1}: ${line.trim()}`);
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/\.\.\/shared|\bissue [0-9]|\(issue/i.test(line))
+            found.push(`${relative(file)}:${i + 1}: ${line.trim()}`);
+        });
     }
     assert.deepEqual(found, []);
   });

@@ -40,7 +40,13 @@ describe('graph: planGraph', () => {
 
   it('moves children into their parent’s level and drops links that cross levels', () => {
     const d: RunDefinition = {
-      nodes: [node('in', 'InputNode'), node('loop', 'ForLoopNode'), node('li', 'InputNode', 'loop'), node('lo', 'OutputNode', 'loop'), node('out', 'OutputNode')],
+      nodes: [
+        node('in', 'InputNode'),
+        node('loop', 'ForLoopNode'),
+        node('li', 'InputNode', 'loop'),
+        node('lo', 'OutputNode', 'loop'),
+        node('out', 'OutputNode'),
+      ],
       links: [link('in', 'loop'), link('li', 'lo'), link('loop', 'out'), link('in', 'li'), link('lo', 'out')],
     };
     const level = planGraph(d);
@@ -71,16 +77,22 @@ describe('graph: planGraph', () => {
   });
 
   it('refuses a link to a missing node, naming it', () => {
-    assert.throws(() => planGraph(def(['a'], ['a>ghost'])), (err: unknown) => err instanceof GraphError && err.name === 'GraphError' && /'ghost'/.test(err.message));
+    assert.throws(
+      () => planGraph(def(['a'], ['a>ghost'])),
+      (err: unknown) => err instanceof GraphError && err.name === 'GraphError' && /'ghost'/.test(err.message),
+    );
     assert.throws(() => planGraph(def(['a'], ['phantom>a'])), /'phantom'/);
   });
 
   it('refuses a cycle, naming the nodes on it (and only those)', () => {
-    assert.throws(() => planGraph(def(['in', 'a', 'b', 'c'], ['in>a', 'a>b', 'b>a', 'in>c'])), (err: unknown) => {
-      assert.ok(err instanceof GraphError);
-      assert.match(err.message, /cycle through nodes: a, b$/);
-      return true;
-    });
+    assert.throws(
+      () => planGraph(def(['in', 'a', 'b', 'c'], ['in>a', 'a>b', 'b>a', 'in>c'])),
+      (err: unknown) => {
+        assert.ok(err instanceof GraphError);
+        assert.match(err.message, /cycle through nodes: a, b$/);
+        return true;
+      },
+    );
     assert.throws(() => planGraph(def(['self'], ['self>self'])), /cycle through nodes: self/);
     // Nodes stuck behind a cycle are named with it; the cycle's own nodes always are.
     assert.throws(() => planGraph(def(['a', 'b', 'after'], ['a>b', 'b>a', 'b>after'])), /cycle through nodes: a, b\b/);
@@ -91,7 +103,10 @@ describe('graph: planGraph', () => {
       nodes: [node('loop', 'ForLoopNode'), node('x', 'MergeNode', 'loop'), node('y', 'MergeNode', 'loop')],
       links: [link('x', 'y'), link('y', 'x')],
     };
-    assert.throws(() => planGraph(d), (err: unknown) => err instanceof GraphError && /cycle through nodes: x, y/.test(err.message));
+    assert.throws(
+      () => planGraph(d),
+      (err: unknown) => err instanceof GraphError && /cycle through nodes: x, y/.test(err.message),
+    );
   });
 
   it('accepts an empty definition', () => {
@@ -126,7 +141,9 @@ describe('graph: topologicalOrder', () => {
 
 describe('graph: restrictToAncestors', () => {
   // in → a → b → target ← side ; in → other (not needed)
-  const level = planGraph(def(['in', 'a', 'b', 'side', 'target', 'other'], ['in>a', 'a>b', 'b>target', 'side>target', 'in>other']));
+  const level = planGraph(
+    def(['in', 'a', 'b', 'side', 'target', 'other'], ['in>a', 'a>b', 'b>target', 'side>target', 'in>other']),
+  );
 
   it('keeps the target and all its ancestors, in definition order', () => {
     const sub = restrictToAncestors(level, 'target');
@@ -165,7 +182,10 @@ describe('graph: restrictToAncestors', () => {
   });
 
   it('keeps the children of containers', () => {
-    const d: RunDefinition = { nodes: [node('in'), node('loop', 'ForLoopNode'), node('li', 'InputNode', 'loop')], links: [link('in', 'loop')] };
+    const d: RunDefinition = {
+      nodes: [node('in'), node('loop', 'ForLoopNode'), node('li', 'InputNode', 'loop')],
+      links: [link('in', 'loop')],
+    };
     const full = planGraph(d);
     assert.equal(restrictToAncestors(full, 'loop').children.get('loop'), full.children.get('loop'));
   });

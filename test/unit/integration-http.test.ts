@@ -13,7 +13,15 @@ import { devOutboundFetch } from '../support/outbound';
 const headers = (h: Record<string, string> = {}) => new Headers(h);
 
 function ctxWith(settings: Record<string, string>): NodeExecutionContext {
-  return { runId: 'R1', nodeId: 'n', nodeTitle: 'n', signal: new AbortController().signal, secret: async (name) => settings[name], fetch: devOutboundFetch, heartbeat: () => undefined };
+  return {
+    runId: 'R1',
+    nodeId: 'n',
+    nodeTitle: 'n',
+    signal: new AbortController().signal,
+    secret: async (name) => settings[name],
+    fetch: devOutboundFetch,
+    heartbeat: () => undefined,
+  };
 }
 
 describe('integration HTTP: failure classification', () => {
@@ -33,7 +41,10 @@ describe('integration HTTP: failure classification', () => {
     assert.equal(serviceMessage('{"message":"Not Found","documentation_url":"x"}'), 'Not Found');
     assert.equal(serviceMessage('{"ok":false,"error":"channel_not_found"}'), 'channel_not_found');
     assert.equal(serviceMessage('{"error":{"code":403,"message":"denied","status":"PERMISSION_DENIED"}}'), 'denied');
-    assert.equal(serviceMessage('{"errors":[{"message":"bad key","field":null},{"message":"bad to"}]}'), 'bad key; bad to');
+    assert.equal(
+      serviceMessage('{"errors":[{"message":"bad key","field":null},{"message":"bad to"}]}'),
+      'bad key; bad to',
+    );
     assert.equal(serviceMessage('{"message":"Forbidden","error":403}'), 'Forbidden');
     assert.equal(serviceMessage('<html>Bad Gateway</html>'), '<html>Bad Gateway</html>');
     assert.equal(serviceMessage('x'.repeat(900)).length, 500);
@@ -52,14 +63,26 @@ describe('integration HTTP: failure classification', () => {
 describe('integration HTTP: base URLs', () => {
   it('replaces the default exactly, prefix kept, trailing slash dropped; Reddit auth falls back to the API base', async () => {
     assert.equal(await baseUrlOf(ctxWith({}), SERVICES.github), 'https://api.github.com');
-    assert.equal(await baseUrlOf(ctxWith({ GITHUB_API_BASE: 'http://127.0.0.1:9/ghe/api/v3/' }), SERVICES.github), 'http://127.0.0.1:9/ghe/api/v3');
-    assert.equal(await baseUrlOf(ctxWith({ REDDIT_API_BASE: 'http://127.0.0.1:9/r' }), SERVICES.redditAuth), 'http://127.0.0.1:9/r');
-    assert.equal(await baseUrlOf(ctxWith({ REDDIT_API_BASE: 'http://a', REDDIT_AUTH_BASE: 'http://b' }), SERVICES.redditAuth), 'http://b');
+    assert.equal(
+      await baseUrlOf(ctxWith({ GITHUB_API_BASE: 'http://127.0.0.1:9/ghe/api/v3/' }), SERVICES.github),
+      'http://127.0.0.1:9/ghe/api/v3',
+    );
+    assert.equal(
+      await baseUrlOf(ctxWith({ REDDIT_API_BASE: 'http://127.0.0.1:9/r' }), SERVICES.redditAuth),
+      'http://127.0.0.1:9/r',
+    );
+    assert.equal(
+      await baseUrlOf(ctxWith({ REDDIT_API_BASE: 'http://a', REDDIT_AUTH_BASE: 'http://b' }), SERVICES.redditAuth),
+      'http://b',
+    );
   });
 
   it('refuses a base that is not an http(s) URL, naming the variable', async () => {
     for (const bad of ['ftp://x', 'not a url', 'http://x/?q=1']) {
-      await assert.rejects(baseUrlOf(ctxWith({ SLACK_API_BASE: bad }), SERVICES.slackBot), /SLACK_API_BASE must be an http\(s\) base URL/);
+      await assert.rejects(
+        baseUrlOf(ctxWith({ SLACK_API_BASE: bad }), SERVICES.slackBot),
+        /SLACK_API_BASE must be an http\(s\) base URL/,
+      );
     }
   });
 });
@@ -73,11 +96,20 @@ describe('integration nodes: input parsing', () => {
   });
 
   it('YouTube ids from every URL form, English captions first', () => {
-    for (const url of ['dQw4w9WgXcQ', 'https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=3', 'https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/shorts/dQw4w9WgXcQ', 'https://www.youtube.com/embed/dQw4w9WgXcQ']) {
+    for (const url of [
+      'dQw4w9WgXcQ',
+      'https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=3',
+      'https://youtu.be/dQw4w9WgXcQ',
+      'https://www.youtube.com/shorts/dQw4w9WgXcQ',
+      'https://www.youtube.com/embed/dQw4w9WgXcQ',
+    ]) {
       assert.equal(videoIdOf(url), 'dQw4w9WgXcQ', url);
     }
     assert.throws(() => videoIdOf('https://example.org/'), /No video id/);
-    assert.deepEqual(preferredTrack([{ languageCode: 'de' }, { languageCode: 'en', kind: 'asr' }, { languageCode: 'en-GB' }]), { languageCode: 'en-GB' });
+    assert.deepEqual(
+      preferredTrack([{ languageCode: 'de' }, { languageCode: 'en', kind: 'asr' }, { languageCode: 'en-GB' }]),
+      { languageCode: 'en-GB' },
+    );
     assert.deepEqual(preferredTrack([{ languageCode: 'de' }, { languageCode: 'fr' }]), { languageCode: 'de' });
   });
 
@@ -90,7 +122,10 @@ describe('integration nodes: input parsing', () => {
   it('an empty template takes the first string of the input, a top-level one before a field', async () => {
     assert.equal(await renderOrFirstString('', { in: { url: 'https://a' } }, 'url_template'), 'https://a');
     assert.equal(await renderOrFirstString('  ', { a: 'top', in: { url: 'https://a' } }, 'url_template'), 'top');
-    assert.equal(await renderOrFirstString('{{in.url}}/x', { in: { url: 'https://a' } }, 'url_template'), 'https://a/x');
+    assert.equal(
+      await renderOrFirstString('{{in.url}}/x', { in: { url: 'https://a' } }, 'url_template'),
+      'https://a/x',
+    );
     await assert.rejects(() => renderOrFirstString('', { in: { n: 1 } }, 'url_template'), /url_template is empty/);
   });
 });

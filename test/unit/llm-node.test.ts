@@ -8,7 +8,10 @@ import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-serv
 import { devOutboundFetch } from '../support/outbound';
 
 const INPUT: NodeInput = { input_node: { topic: 'arithmetic', question: 'What is 2+2?' } };
-const PROMPTS = { system_message: 'You answer questions about {{ input_node.topic }}.', user_message: 'Q: {{input_node.question}}' };
+const PROMPTS = {
+  system_message: 'You answer questions about {{ input_node.topic }}.',
+  user_message: 'Q: {{input_node.question}}',
+};
 
 interface FakeContext extends NodeExecutionContext {
   heartbeats: unknown[];
@@ -34,7 +37,11 @@ function fakeContext(settings: Record<string, string>, signal = new AbortControl
   };
 }
 
-async function run(config: Record<string, unknown>, ctx: NodeExecutionContext, input: NodeInput = INPUT): Promise<NodeOutput> {
+async function run(
+  config: Record<string, unknown>,
+  ctx: NodeExecutionContext,
+  input: NodeInput = INPUT,
+): Promise<NodeOutput> {
   assert.ok(singleLlmCallNode.execute);
   return singleLlmCallNode.execute(singleLlmCallNode.config.parse(config), input, ctx);
 }
@@ -43,7 +50,11 @@ function llmInfo(model: string, extra: Record<string, unknown> = {}) {
   return { llm_info: { model, max_tokens: 200, temperature: 0.3, top_p: 0.8, ...extra } };
 }
 
-async function rejectsWith<E extends Error>(promise: Promise<unknown>, type: new (...args: any[]) => E, check?: (err: E) => void): Promise<void> {
+async function rejectsWith<E extends Error>(
+  promise: Promise<unknown>,
+  type: new (...args: any[]) => E,
+  check?: (err: E) => void,
+): Promise<void> {
   await assert.rejects(promise, (err: unknown) => {
     assert.ok(err instanceof type, `expected ${type.name}, got ${String(err)}`);
     check?.(err);
@@ -78,10 +89,16 @@ describe('SingleLLMCallNode.execute', () => {
       assert.equal(req.body.model, 'gpt-4o');
       assert.equal(req.body.messages.length, 2);
       assert.equal(req.body.messages[0].role, 'system');
-      assert.match(req.body.messages[0].content, /^You answer questions about arithmetic\.\n\nRespond with a single JSON object/);
+      assert.match(
+        req.body.messages[0].content,
+        /^You answer questions about arithmetic\.\n\nRespond with a single JSON object/,
+      );
       assert.deepEqual(req.body.messages[1], { role: 'user', content: 'Q: What is 2+2?' });
       assert.equal(req.body.response_format.type, 'json_schema');
-      assert.deepEqual(req.body.response_format.json_schema.schema, { type: 'object', properties: { output: { type: 'string' } } });
+      assert.deepEqual(req.body.response_format.json_schema.schema, {
+        type: 'object',
+        properties: { output: { type: 'string' } },
+      });
       assert.equal(req.body.max_completion_tokens, 200);
       assert.equal(req.body.temperature, 0.3);
       assert.equal(req.body.top_p, 0.8);
@@ -98,7 +115,10 @@ describe('SingleLLMCallNode.execute', () => {
       assert.equal(req.headers.authorization, undefined);
       assert.ok(req.headers['anthropic-version']);
       assert.equal(req.body.model, 'claude-3-5-haiku-latest');
-      assert.match(req.body.system, /^You answer questions about arithmetic\.\n\nRespond with a single JSON object .*"output"/s);
+      assert.match(
+        req.body.system,
+        /^You answer questions about arithmetic\.\n\nRespond with a single JSON object .*"output"/s,
+      );
       assert.deepEqual(req.body.messages, [{ role: 'user', content: 'Q: What is 2+2?' }]);
       assert.equal(req.body.max_tokens, 200);
       assert.equal(req.body.temperature, 0.3);
@@ -149,12 +169,19 @@ describe('SingleLLMCallNode.execute', () => {
 
     it('ollama deepseek-r1: inline <think> reasoning is stripped before parsing', async () => {
       server.enqueue({ content: '<think>\n2+2 is 4\n</think>\n{"output": "4"}' });
-      const out = await run({ ...llmInfo('ollama/deepseek-r1'), ...PROMPTS }, fakeContext({ OLLAMA_BASE_URL: server.url }));
+      const out = await run(
+        { ...llmInfo('ollama/deepseek-r1'), ...PROMPTS },
+        fakeContext({ OLLAMA_BASE_URL: server.url }),
+      );
       assert.deepEqual(out, { output: '4' });
     });
 
     it('azure/*: AzureOpenAI client, deployment URL, api-version query, api-key header', async () => {
-      const ctx = fakeContext({ AZURE_OPENAI_API_KEY: 'az-key', AZURE_OPENAI_ENDPOINT: `${server.url}/`, AZURE_OPENAI_API_VERSION: '2024-06-01' });
+      const ctx = fakeContext({
+        AZURE_OPENAI_API_KEY: 'az-key',
+        AZURE_OPENAI_ENDPOINT: `${server.url}/`,
+        AZURE_OPENAI_API_VERSION: '2024-06-01',
+      });
       const out = await run({ ...llmInfo('azure/gpt-4'), ...PROMPTS }, ctx);
       assert.deepEqual(out, { output: 'echo: Q: What is 2+2?' });
       const req = last();
@@ -167,7 +194,13 @@ describe('SingleLLMCallNode.execute', () => {
     });
 
     it('routes openai/* to Azure OpenAI when AZURE_OPENAI_API_KEY is set (PySpur), the model name as deployment', async () => {
-      const ctx = fakeContext({ OPENAI_API_KEY: 'sk-x', OPENAI_API_BASE: `${server.url}/v1`, AZURE_OPENAI_API_KEY: 'az-key', AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_API_VERSION: '2024-06-01' });
+      const ctx = fakeContext({
+        OPENAI_API_KEY: 'sk-x',
+        OPENAI_API_BASE: `${server.url}/v1`,
+        AZURE_OPENAI_API_KEY: 'az-key',
+        AZURE_OPENAI_ENDPOINT: server.url,
+        AZURE_OPENAI_API_VERSION: '2024-06-01',
+      });
       await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, ctx);
       assert.equal(last().path, '/openai/deployments/gpt-4o/chat/completions');
       assert.equal(last().headers['api-key'], 'az-key');
@@ -175,7 +208,15 @@ describe('SingleLLMCallNode.execute', () => {
 
     it('sends enable_thinking to Anthropic models that support it, with the budget and no sampling settings', async () => {
       const ctx = fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url });
-      await run({ ...llmInfo('anthropic/claude-3-7-sonnet-latest', { max_tokens: 4000 }), ...PROMPTS, enable_thinking: true, thinking_budget_tokens: 2048 }, ctx);
+      await run(
+        {
+          ...llmInfo('anthropic/claude-3-7-sonnet-latest', { max_tokens: 4000 }),
+          ...PROMPTS,
+          enable_thinking: true,
+          thinking_budget_tokens: 2048,
+        },
+        ctx,
+      );
       assert.deepEqual(last().body.thinking, { type: 'enabled', budget_tokens: 2048 });
       assert.equal(last().body.temperature, undefined);
       await run({ ...llmInfo('anthropic/claude-3-5-haiku-latest'), ...PROMPTS, enable_thinking: true }, ctx);
@@ -189,18 +230,35 @@ describe('SingleLLMCallNode.execute', () => {
       assert.equal(last().body.model, 'grok-2-latest');
     });
 
-    it('exports the base-URL settings and ignores the SDKs\' own environment variables', async () => {
-      assert.deepEqual(LLM_BASE_URL_VARIABLES.slice(0, 5), ['OPENAI_API_BASE', 'ANTHROPIC_API_BASE', 'GEMINI_API_BASE', 'DEEPSEEK_API_BASE', 'OLLAMA_BASE_URL']);
-      const bogus = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_ORG_ID: 'org-env', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', AZURE_OPENAI_ENDPOINT: 'http://127.0.0.1:9' };
+    it("exports the base-URL settings and ignores the SDKs' own environment variables", async () => {
+      assert.deepEqual(LLM_BASE_URL_VARIABLES.slice(0, 5), [
+        'OPENAI_API_BASE',
+        'ANTHROPIC_API_BASE',
+        'GEMINI_API_BASE',
+        'DEEPSEEK_API_BASE',
+        'OLLAMA_BASE_URL',
+      ]);
+      const bogus = {
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_ORG_ID: 'org-env',
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        AZURE_OPENAI_ENDPOINT: 'http://127.0.0.1:9',
+      };
       const saved = Object.fromEntries(Object.keys(bogus).map((k) => [k, process.env[k]]));
       Object.assign(process.env, bogus);
       try {
         await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi()));
         assert.equal(last().headers['openai-organization'], undefined);
-        await run({ ...llmInfo('anthropic/claude-3-5-haiku-latest'), ...PROMPTS }, fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url }));
+        await run(
+          { ...llmInfo('anthropic/claude-3-5-haiku-latest'), ...PROMPTS },
+          fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url }),
+        );
         const azure = { AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_API_VERSION: 'v' };
         await run({ ...llmInfo('azure/gpt-4'), ...PROMPTS }, fakeContext(azure));
-        assert.deepEqual(server.requests.map((r) => r.path), ['/v1/chat/completions', '/v1/messages', '/openai/deployments/gpt-4/chat/completions']);
+        assert.deepEqual(
+          server.requests.map((r) => r.path),
+          ['/v1/chat/completions', '/v1/messages', '/openai/deployments/gpt-4/chat/completions'],
+        );
       } finally {
         for (const [k, v] of Object.entries(saved)) {
           if (v === undefined) delete process.env[k];
@@ -216,7 +274,10 @@ describe('SingleLLMCallNode.execute', () => {
         { input: 'What is 1+1?', output: '{"output": "2"}' },
         { input: 'What is 3+3?', output: '{"output": "6"}' },
       ];
-      await run({ ...llmInfo('openai/gpt-4o-mini'), system_message: 'Be brief.', user_message: '', few_shot_examples }, fakeContext(openAi()));
+      await run(
+        { ...llmInfo('openai/gpt-4o-mini'), system_message: 'Be brief.', user_message: '', few_shot_examples },
+        fakeContext(openAi()),
+      );
       const roles = last().body.messages.map((m: any) => m.role);
       assert.deepEqual(roles, ['system', 'user', 'assistant', 'user', 'assistant', 'user']);
       assert.equal(last().body.messages[1].content, 'What is 1+1?');
@@ -225,17 +286,36 @@ describe('SingleLLMCallNode.execute', () => {
     });
 
     it('inserts message history from message_history_variable before the user message', async () => {
-      const input = { ...INPUT, chat: { history: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'tool', content: 'x' }] } };
-      const config = { ...llmInfo('openai/gpt-4o'), ...PROMPTS, enable_message_history: true, message_history_variable: 'chat.history' };
+      const input = {
+        ...INPUT,
+        chat: {
+          history: [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', content: 'hello' },
+            { role: 'tool', content: 'x' },
+          ],
+        },
+      };
+      const config = {
+        ...llmInfo('openai/gpt-4o'),
+        ...PROMPTS,
+        enable_message_history: true,
+        message_history_variable: 'chat.history',
+      };
       await run(config, fakeContext(openAi()), input);
       assert.deepEqual(
-        last().body.messages.slice(1).map((m: any) => `${m.role}:${m.content}`),
+        last()
+          .body.messages.slice(1)
+          .map((m: any) => `${m.role}:${m.content}`),
         ['user:hi', 'assistant:hello', 'user:Q: What is 2+2?'],
       );
     });
 
     it('clamps max_tokens to the model limit and omits it where the API rejects it', async () => {
-      await run({ ...llmInfo('anthropic/claude-3-5-sonnet-latest', { max_tokens: 16384 }), ...PROMPTS }, fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url }));
+      await run(
+        { ...llmInfo('anthropic/claude-3-5-sonnet-latest', { max_tokens: 16384 }), ...PROMPTS },
+        fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url }),
+      );
       assert.equal(last().body.max_tokens, 8192);
       await run({ ...llmInfo('openai/o3-mini'), ...PROMPTS }, fakeContext(openAi()));
       assert.equal(last().body.max_completion_tokens, undefined);
@@ -243,9 +323,13 @@ describe('SingleLLMCallNode.execute', () => {
     });
 
     it('a template error fails the node before any request', async () => {
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), user_message: '{{ nothing.here }}' }, fakeContext(openAi())), NodeExecutionError, (err) => {
-        assert.match(err.message, /user_message.*'nothing' is undefined/);
-      });
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), user_message: '{{ nothing.here }}' }, fakeContext(openAi())),
+        NodeExecutionError,
+        (err) => {
+          assert.match(err.message, /user_message.*'nothing' is undefined/);
+        },
+      );
       assert.equal(server.requests.length, 0);
     });
   });
@@ -259,29 +343,48 @@ describe('SingleLLMCallNode.execute', () => {
 
     it('parses a fenced JSON reply and validates it against output_json_schema', async () => {
       server.enqueue({ content: 'Sure!\n```json\n{"answer": 4, "reason": "2+2"}\n```' });
-      const out = await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, output_json_schema: schema }, fakeContext(openAi()));
+      const out = await run(
+        { ...llmInfo('openai/gpt-4o'), ...PROMPTS, output_json_schema: schema },
+        fakeContext(openAi()),
+      );
       assert.deepEqual(out, { answer: 4, reason: '2+2' });
       assert.deepEqual(last().body.response_format.json_schema.schema, JSON.parse(schema));
     });
 
     it('a reply that does not match the schema fails the node', async () => {
       server.enqueue({ content: '{"answer": "four"}' });
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, output_json_schema: schema }, fakeContext(openAi())), NodeExecutionError, (err) => {
-        assert.match(err.message, /does not match output_json_schema.*answer/);
-      });
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, output_json_schema: schema }, fakeContext(openAi())),
+        NodeExecutionError,
+        (err) => {
+          assert.match(err.message, /does not match output_json_schema.*answer/);
+        },
+      );
     });
 
     it('a non-JSON reply fails with a custom schema and is wrapped as {output} with the default one', async () => {
       server.enqueue({ content: 'just text' }, { content: 'just text' });
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, output_json_schema: schema }, fakeContext(openAi())), NodeExecutionError, (err) => {
-        assert.match(err.message, /not a JSON object/);
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, output_json_schema: schema }, fakeContext(openAi())),
+        NodeExecutionError,
+        (err) => {
+          assert.match(err.message, /not a JSON object/);
+        },
+      );
+      assert.deepEqual(await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi())), {
+        output: 'just text',
       });
-      assert.deepEqual(await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi())), { output: 'just text' });
     });
 
     it('an invalid output_json_schema fails before any request', async () => {
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), output_json_schema: '{not json' }, fakeContext(openAi())), NodeExecutionError);
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), output_json_schema: '{"type": "no-such-type"}' }, fakeContext(openAi())), NodeExecutionError);
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), output_json_schema: '{not json' }, fakeContext(openAi())),
+        NodeExecutionError,
+      );
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), output_json_schema: '{"type": "no-such-type"}' }, fakeContext(openAi())),
+        NodeExecutionError,
+      );
       assert.equal(server.requests.length, 0);
     });
   });
@@ -290,35 +393,73 @@ describe('SingleLLMCallNode.execute', () => {
     it('429 → TransientNodeError with retry-after; the node does not retry itself', async () => {
       server.enqueue({ status: 429, headers: { 'retry-after': '0' } });
       const ctx = fakeContext(openAi());
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, ctx), TransientNodeError, (err) => assert.equal(err.retryAfterMs, 0));
+      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, ctx), TransientNodeError, (err) =>
+        assert.equal(err.retryAfterMs, 0),
+      );
       assert.equal(server.requests.length, 1);
       // The next attempt (Temporal's retry) succeeds.
-      assert.deepEqual(await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, ctx), { output: 'echo: Q: What is 2+2?' });
+      assert.deepEqual(await run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, ctx), {
+        output: 'echo: Q: What is 2+2?',
+      });
       assert.equal(server.requests.length, 2);
     });
 
     it('429 honours retry-after-ms and Anthropic rate limits', async () => {
-      server.enqueue({ status: 429, headers: { 'retry-after-ms': '1500' } }, { status: 429, headers: { 'retry-after': '7' } });
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi())), TransientNodeError, (err) => assert.equal(err.retryAfterMs, 1500));
+      server.enqueue(
+        { status: 429, headers: { 'retry-after-ms': '1500' } },
+        { status: 429, headers: { 'retry-after': '7' } },
+      );
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi())),
+        TransientNodeError,
+        (err) => assert.equal(err.retryAfterMs, 1500),
+      );
       const anthropic = fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url });
-      await rejectsWith(run({ ...llmInfo('anthropic/claude-3-opus-latest'), ...PROMPTS }, anthropic), TransientNodeError, (err) => assert.equal(err.retryAfterMs, 7000));
+      await rejectsWith(
+        run({ ...llmInfo('anthropic/claude-3-opus-latest'), ...PROMPTS }, anthropic),
+        TransientNodeError,
+        (err) => assert.equal(err.retryAfterMs, 7000),
+      );
     });
 
     it('5xx → TransientNodeError', async () => {
       server.enqueue({ status: 503 });
-      await rejectsWith(run({ ...llmInfo('gemini/gemini-1.5-pro'), ...PROMPTS }, fakeContext({ GEMINI_API_KEY: 'k', GEMINI_API_BASE: server.url })), TransientNodeError);
+      await rejectsWith(
+        run(
+          { ...llmInfo('gemini/gemini-1.5-pro'), ...PROMPTS },
+          fakeContext({ GEMINI_API_KEY: 'k', GEMINI_API_BASE: server.url }),
+        ),
+        TransientNodeError,
+      );
       assert.equal(server.requests.length, 1);
     });
 
     it('401 / 400 → NodeExecutionError with the provider message', async () => {
-      server.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi())), NodeExecutionError, (err) => {
-        assert.match(err.message, /OpenAI.*401.*Incorrect API key provided/);
+      server.enqueue({
+        status: 401,
+        body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
       });
-      server.enqueue({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens too large' } } });
-      await rejectsWith(run({ ...llmInfo('anthropic/claude-3-7-sonnet-latest'), ...PROMPTS }, fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url })), NodeExecutionError, (err) => {
-        assert.match(err.message, /Anthropic.*max_tokens too large/);
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext(openAi())),
+        NodeExecutionError,
+        (err) => {
+          assert.match(err.message, /OpenAI.*401.*Incorrect API key provided/);
+        },
+      );
+      server.enqueue({
+        status: 400,
+        body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens too large' } },
       });
+      await rejectsWith(
+        run(
+          { ...llmInfo('anthropic/claude-3-7-sonnet-latest'), ...PROMPTS },
+          fakeContext({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_API_BASE: server.url }),
+        ),
+        NodeExecutionError,
+        (err) => {
+          assert.match(err.message, /Anthropic.*max_tokens too large/);
+        },
+      );
     });
 
     it('connection refused and timeouts → TransientNodeError', async () => {
@@ -328,11 +469,21 @@ describe('SingleLLMCallNode.execute', () => {
           probe.close(() => resolve(port));
         });
       });
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext({ OPENAI_API_KEY: 'k', OPENAI_API_BASE: `http://127.0.0.1:${closedPort}/v1` })), TransientNodeError);
+      await rejectsWith(
+        run(
+          { ...llmInfo('openai/gpt-4o'), ...PROMPTS },
+          fakeContext({ OPENAI_API_KEY: 'k', OPENAI_API_BASE: `http://127.0.0.1:${closedPort}/v1` }),
+        ),
+        TransientNodeError,
+      );
       server.enqueue({ delayMs: 2000 });
-      await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, timeout_seconds: 0.2 }, fakeContext(openAi())), TransientNodeError, (err) => {
-        assert.match(err.message, /timed out/);
-      });
+      await rejectsWith(
+        run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS, timeout_seconds: 0.2 }, fakeContext(openAi())),
+        TransientNodeError,
+        (err) => {
+          assert.match(err.message, /timed out/);
+        },
+      );
     });
 
     it('cancellation rejects with the signal reason, not a provider error', async () => {
@@ -347,16 +498,26 @@ describe('SingleLLMCallNode.execute', () => {
       const saved = process.env.OPENAI_API_KEY;
       process.env.OPENAI_API_KEY = 'from-process-env';
       try {
-        await rejectsWith(run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext({ OPENAI_API_BASE: `${server.url}/v1` })), NodeExecutionError, (err) => {
-          assert.match(err.message, /OPENAI_API_KEY/);
-        });
+        await rejectsWith(
+          run({ ...llmInfo('openai/gpt-4o'), ...PROMPTS }, fakeContext({ OPENAI_API_BASE: `${server.url}/v1` })),
+          NodeExecutionError,
+          (err) => {
+            assert.match(err.message, /OPENAI_API_KEY/);
+          },
+        );
       } finally {
         if (saved === undefined) delete process.env.OPENAI_API_KEY;
         else process.env.OPENAI_API_KEY = saved;
       }
-      await rejectsWith(run({ ...llmInfo('anthropic/claude-3-5-haiku-latest'), ...PROMPTS }, fakeContext({})), NodeExecutionError, (err) => assert.match(err.message, /ANTHROPIC_API_KEY/));
+      await rejectsWith(
+        run({ ...llmInfo('anthropic/claude-3-5-haiku-latest'), ...PROMPTS }, fakeContext({})),
+        NodeExecutionError,
+        (err) => assert.match(err.message, /ANTHROPIC_API_KEY/),
+      );
       const azure = fakeContext({ AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: server.url });
-      await rejectsWith(run({ ...llmInfo('azure/gpt-35-turbo'), ...PROMPTS }, azure), NodeExecutionError, (err) => assert.match(err.message, /AZURE_OPENAI_API_VERSION/));
+      await rejectsWith(run({ ...llmInfo('azure/gpt-35-turbo'), ...PROMPTS }, azure), NodeExecutionError, (err) =>
+        assert.match(err.message, /AZURE_OPENAI_API_VERSION/),
+      );
       assert.equal(server.requests.length, 0);
     });
   });

@@ -20,7 +20,10 @@ const states = (entries: Record<string, NodeState>) => new Map(Object.entries(en
 
 describe('node inputs: decideNodeInput', () => {
   describe('ordinary nodes', () => {
-    const g = level([node('a', 'InputNode', 'Alpha'), node('b', 'StaticValueNode', 'Beta'), node('m')], [link('b', 'm'), link('a', 'm')]);
+    const g = level(
+      [node('a', 'InputNode', 'Alpha'), node('b', 'StaticValueNode', 'Beta'), node('m')],
+      [link('b', 'm'), link('a', 'm')],
+    );
 
     it('keys the input by predecessor title, in link order', () => {
       const decision = decideNodeInput(g, 'm', states({ a: done({ x: 1 }), b: done({ y: 2 }) }));
@@ -30,29 +33,50 @@ describe('node inputs: decideNodeInput', () => {
     });
 
     it('passes an empty output on (only null means nothing)', () => {
-      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done({}), b: done({ y: 2 }) })), { kind: 'run', input: { Beta: { y: 2 }, Alpha: {} } });
+      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done({}), b: done({ y: 2 }) })), {
+        kind: 'run',
+        input: { Beta: { y: 2 }, Alpha: {} },
+      });
     });
 
     it('cancels with upstreamFailure after a FAILED predecessor', () => {
-      assert.deepEqual(decideNodeInput(g, 'm', states({ a: failed, b: done({ y: 2 }) })), { kind: 'cancel', upstreamFailure: true });
+      assert.deepEqual(decideNodeInput(g, 'm', states({ a: failed, b: done({ y: 2 }) })), {
+        kind: 'cancel',
+        upstreamFailure: true,
+      });
     });
 
     it('propagates upstreamFailure from a predecessor cancelled by a failure', () => {
-      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done({ x: 1 }), b: canceledByFailure })), { kind: 'cancel', upstreamFailure: true });
+      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done({ x: 1 }), b: canceledByFailure })), {
+        kind: 'cancel',
+        upstreamFailure: true,
+      });
     });
 
     it('cancels quietly after a quietly cancelled predecessor or a null output', () => {
-      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done({ x: 1 }), b: canceledQuietly })), { kind: 'cancel', upstreamFailure: false });
-      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done(null), b: done({ y: 2 }) })), { kind: 'cancel', upstreamFailure: false });
+      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done({ x: 1 }), b: canceledQuietly })), {
+        kind: 'cancel',
+        upstreamFailure: false,
+      });
+      assert.deepEqual(decideNodeInput(g, 'm', states({ a: done(null), b: done({ y: 2 }) })), {
+        kind: 'cancel',
+        upstreamFailure: false,
+      });
     });
 
     it('a failure anywhere upstream wins over a quiet cancel', () => {
-      assert.deepEqual(decideNodeInput(g, 'm', states({ a: canceledQuietly, b: failed })), { kind: 'cancel', upstreamFailure: true });
+      assert.deepEqual(decideNodeInput(g, 'm', states({ a: canceledQuietly, b: failed })), {
+        kind: 'cancel',
+        upstreamFailure: true,
+      });
     });
 
     it('fails a node with no incoming links', () => {
       const lonely = level([node('in', 'InputNode'), node('lonely', 'StaticValueNode')], []);
-      assert.deepEqual(decideNodeInput(lonely, 'lonely', states({ in: done({ x: 1 }) })), { kind: 'fail', error: 'Node lonely has no input' });
+      assert.deepEqual(decideNodeInput(lonely, 'lonely', states({ in: done({ x: 1 }) })), {
+        kind: 'fail',
+        error: 'Node lonely has no input',
+      });
     });
 
     it('fails for an unknown node or a predecessor that has not run', () => {
@@ -63,8 +87,14 @@ describe('node inputs: decideNodeInput', () => {
     });
 
     it('two predecessors with the same title: the later link wins (PySpur)', () => {
-      const twins = level([node('p1', 'StaticValueNode', 'Same'), node('p2', 'StaticValueNode', 'Same'), node('m')], [link('p1', 'm'), link('p2', 'm')]);
-      assert.deepEqual(decideNodeInput(twins, 'm', states({ p1: done({ v: 1 }), p2: done({ v: 2 }) })), { kind: 'run', input: { Same: { v: 2 } } });
+      const twins = level(
+        [node('p1', 'StaticValueNode', 'Same'), node('p2', 'StaticValueNode', 'Same'), node('m')],
+        [link('p1', 'm'), link('p2', 'm')],
+      );
+      assert.deepEqual(decideNodeInput(twins, 'm', states({ p1: done({ v: 1 }), p2: done({ v: 2 }) })), {
+        kind: 'run',
+        input: { Same: { v: 2 } },
+      });
     });
   });
 
@@ -101,28 +131,55 @@ describe('node inputs: decideNodeInput', () => {
 
   describe('CoalesceNode', () => {
     const g = level(
-      [node('a', 'StaticValueNode', 'A'), node('b', 'StaticValueNode', 'B'), node('c', 'StaticValueNode', 'C'), node('co', 'CoalesceNode')],
+      [
+        node('a', 'StaticValueNode', 'A'),
+        node('b', 'StaticValueNode', 'B'),
+        node('c', 'StaticValueNode', 'C'),
+        node('co', 'CoalesceNode'),
+      ],
       [link('a', 'co'), link('b', 'co'), link('c', 'co')],
     );
 
     it('drops null, failed and cancelled inputs and runs with what is left', () => {
-      assert.deepEqual(decideNodeInput(g, 'co', states({ a: done(null), b: done({ v: 'b' }), c: failed })), { kind: 'run', input: { B: { v: 'b' } } });
-      assert.deepEqual(decideNodeInput(g, 'co', states({ a: canceledByFailure, b: canceledQuietly, c: done({ v: 'c' }) })), { kind: 'run', input: { C: { v: 'c' } } });
+      assert.deepEqual(decideNodeInput(g, 'co', states({ a: done(null), b: done({ v: 'b' }), c: failed })), {
+        kind: 'run',
+        input: { B: { v: 'b' } },
+      });
+      assert.deepEqual(
+        decideNodeInput(g, 'co', states({ a: canceledByFailure, b: canceledQuietly, c: done({ v: 'c' }) })),
+        { kind: 'run', input: { C: { v: 'c' } } },
+      );
     });
 
     it('runs with every input when all arrived', () => {
-      const decision = decideNodeInput(g, 'co', states({ a: done({ v: 'a' }), b: done({ v: 'b' }), c: done({ v: 'c' }) }));
+      const decision = decideNodeInput(
+        g,
+        'co',
+        states({ a: done({ v: 'a' }), b: done({ v: 'b' }), c: done({ v: 'c' }) }),
+      );
       assert.deepEqual(decision, { kind: 'run', input: { A: { v: 'a' }, B: { v: 'b' }, C: { v: 'c' } } });
     });
 
     it('cancels when nothing is left, with upstreamFailure only if a failure caused it', () => {
-      assert.deepEqual(decideNodeInput(g, 'co', states({ a: done(null), b: canceledQuietly, c: done(null) })), { kind: 'cancel', upstreamFailure: false });
-      assert.deepEqual(decideNodeInput(g, 'co', states({ a: done(null), b: failed, c: canceledQuietly })), { kind: 'cancel', upstreamFailure: true });
+      assert.deepEqual(decideNodeInput(g, 'co', states({ a: done(null), b: canceledQuietly, c: done(null) })), {
+        kind: 'cancel',
+        upstreamFailure: false,
+      });
+      assert.deepEqual(decideNodeInput(g, 'co', states({ a: done(null), b: failed, c: canceledQuietly })), {
+        kind: 'cancel',
+        upstreamFailure: true,
+      });
     });
 
     it('drops an untaken router route', () => {
-      const routed = level([node('r', 'RouterNode', 'R'), node('s', 'StaticValueNode', 'S'), node('co', 'CoalesceNode')], [link('r', 'co', 'x'), link('s', 'co')]);
-      assert.deepEqual(decideNodeInput(routed, 'co', states({ r: done({ x: null }), s: done({ v: 1 }) })), { kind: 'run', input: { S: { v: 1 } } });
+      const routed = level(
+        [node('r', 'RouterNode', 'R'), node('s', 'StaticValueNode', 'S'), node('co', 'CoalesceNode')],
+        [link('r', 'co', 'x'), link('s', 'co')],
+      );
+      assert.deepEqual(decideNodeInput(routed, 'co', states({ r: done({ x: null }), s: done({ v: 1 }) })), {
+        kind: 'run',
+        input: { S: { v: 1 } },
+      });
     });
   });
 });

@@ -14,11 +14,25 @@ const EXPECTED: Record<string, string[]> = {
   Logic: withSuffix(['Router', 'Coalesce', 'Merge', 'StaticValue', 'HumanIntervention']),
   Experimental: withSuffix(['ForLoop']),
   Integrations: withSuffix([
-    'SlackNotify', 'GoogleSheetsRead', 'YouTubeTranscript', 'GitHubListPullRequests',
-    'GitHubListRepositories', 'GitHubGetRepository', 'GitHubSearchRepositories', 'GitHubGetPullRequest',
-    'GitHubGetPullRequestChanges', 'GitHubCreateIssue', 'JinaReader', 'RedditCreatePost',
-    'RedditGetTopPosts', 'RedditGetUserInfo', 'RedditGetSubredditInfo', 'RedditGetSubredditStats',
-    'RedditGetTrendingSubreddits', 'FirecrawlCrawl', 'FirecrawlScrape',
+    'SlackNotify',
+    'GoogleSheetsRead',
+    'YouTubeTranscript',
+    'GitHubListPullRequests',
+    'GitHubListRepositories',
+    'GitHubGetRepository',
+    'GitHubSearchRepositories',
+    'GitHubGetPullRequest',
+    'GitHubGetPullRequestChanges',
+    'GitHubCreateIssue',
+    'JinaReader',
+    'RedditCreatePost',
+    'RedditGetTopPosts',
+    'RedditGetUserInfo',
+    'RedditGetSubredditInfo',
+    'RedditGetSubredditStats',
+    'RedditGetTrendingSubreddits',
+    'FirecrawlCrawl',
+    'FirecrawlScrape',
   ]),
   Search: withSuffix(['ExaSearch']),
   Tools: withSuffix(['SendEmail']),
@@ -26,7 +40,9 @@ const EXPECTED: Record<string, string[]> = {
 
 /** Config fields PySpur declares without a default: `{}` must be rejected on exactly these. */
 const REQUIRED_FIELDS: Record<string, string[]> = {
-  RetrieverNode: ['vector_index_id'], StaticValueNode: ['values'], ForLoopNode: ['subworkflow'],
+  RetrieverNode: ['vector_index_id'],
+  StaticValueNode: ['values'],
+  ForLoopNode: ['subworkflow'],
   GitHubSearchRepositoriesNode: ['query'],
 };
 
@@ -42,8 +58,12 @@ const SPOT_DEFAULTS: Record<string, Record<string, unknown>> = {
 };
 
 const TAGS: Record<string, string> = {
-  InputNode: 'IN #6F42C1', SingleLLMCallNode: 'SLCN #007BFF', StaticValueNode: 'CVN #20C997',
-  ForLoopNode: 'FL #00BFFF', GitHubGetPullRequestChangesNode: 'GGPRCN #DC3545', SendEmailNode: 'SEN #FD7E14',
+  InputNode: 'IN #6F42C1',
+  SingleLLMCallNode: 'SLCN #007BFF',
+  StaticValueNode: 'CVN #20C997',
+  ForLoopNode: 'FL #00BFFF',
+  GitHubGetPullRequestChangesNode: 'GGPRCN #DC3545',
+  SendEmailNode: 'SEN #FD7E14',
 };
 
 const LLM_INFO_DEFAULT = { model: 'openai/gpt-4o', max_tokens: 16384, temperature: 0.7, top_p: 0.9 };
@@ -87,7 +107,11 @@ describe('node config schemas', () => {
       const result = n.config.safeParse({});
       const required = REQUIRED_FIELDS[n.name];
       if (required) {
-        assert.deepEqual(result.error?.issues.map((issue) => issue.path.join('.')), required, n.name);
+        assert.deepEqual(
+          result.error?.issues.map((issue) => issue.path.join('.')),
+          required,
+          n.name,
+        );
       } else {
         assert.ok(result.success, `${n.name}: ${result.error?.message}`);
         assert.equal(typeof result.data.output_json_schema, 'string', n.name);
@@ -114,8 +138,15 @@ describe('node config schemas', () => {
     assert.deepEqual([parsed.system_message, parsed.user_message], ['You are a helpful assistant.', '']);
     assert.deepEqual([parsed.enable_thinking, parsed.enable_message_history], [false, false]);
     assert.deepEqual(Object.keys(node('SingleLLMCallNode').config.shape).slice(3), [
-      'llm_info', 'system_message', 'user_message', 'few_shot_examples', 'url_variables',
-      'enable_thinking', 'thinking_budget_tokens', 'enable_message_history', 'message_history_variable',
+      'llm_info',
+      'system_message',
+      'user_message',
+      'few_shot_examples',
+      'url_variables',
+      'enable_thinking',
+      'thinking_budget_tokens',
+      'enable_message_history',
+      'message_history_variable',
     ]);
   });
 
@@ -181,7 +212,11 @@ describe('supported node types catalogue', () => {
   it('groups entries by category, is cached, orders keys like PySpur, sets logo/category only where given', () => {
     assert.deepEqual(Object.keys(catalogue), [...NODE_CATEGORIES]);
     for (const category of NODE_CATEGORIES) {
-      assert.deepEqual(catalogue[category]?.map((e) => e.name), EXPECTED[category], category);
+      assert.deepEqual(
+        catalogue[category]?.map((e) => e.name),
+        EXPECTED[category],
+        category,
+      );
     }
     assert.equal(buildSupportedNodeTypes(), catalogue);
     assert.ok(Object.isFrozen(catalogue['AI']?.[0]?.config));

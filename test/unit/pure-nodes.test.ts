@@ -23,7 +23,11 @@ const ctx: NodeExecutionContext = {
   heartbeat: () => undefined,
 };
 
-async function run<C extends z.ZodObject>(node: NodeTypeDefinition<C>, cfg: unknown, input: NodeInput): Promise<NodeOutput> {
+async function run<C extends z.ZodObject>(
+  node: NodeTypeDefinition<C>,
+  cfg: unknown,
+  input: NodeInput,
+): Promise<NodeOutput> {
   assert.ok(node.execute, `${node.name} has no execute`);
   return node.execute(node.config.parse(cfg), input, ctx);
 }
@@ -39,7 +43,16 @@ async function routeTaken(conditions: unknown[], input: NodeInput): Promise<bool
 }
 
 const INPUT: NodeInput = {
-  input_node: { question: 'hello world', n: 5, s: '12.5', flag: false, empty: '', list: [], tags: ['a', 'b'], nil: null },
+  input_node: {
+    question: 'hello world',
+    n: 5,
+    s: '12.5',
+    flag: false,
+    empty: '',
+    list: [],
+    tags: ['a', 'b'],
+    nil: null,
+  },
   LLM_1: { response: { text: 'hi', items: [{ id: 7 }, { id: 8 }] } },
 };
 
@@ -71,9 +84,18 @@ describe('valueAtPath', () => {
 
 describe('OutputNode.execute', () => {
   it('maps every output key to the value at its path, nested or whole', async () => {
-    const out = await run(outputNode, {
-      output_map: { answer: 'LLM_1.response.text', second: 'LLM_1.response.items.1', whole: 'input_node.tags', none: 'input_node.nil' },
-    }, INPUT);
+    const out = await run(
+      outputNode,
+      {
+        output_map: {
+          answer: 'LLM_1.response.text',
+          second: 'LLM_1.response.items.1',
+          whole: 'input_node.tags',
+          none: 'input_node.nil',
+        },
+      },
+      INPUT,
+    );
     assert.deepEqual(out, { answer: 'hi', second: { id: 8 }, whole: ['a', 'b'], none: null });
   });
 
@@ -97,13 +119,17 @@ describe('OutputNode.execute', () => {
 
 describe('RouterNode.execute', () => {
   it('emits a copy of the whole input on every matching route and null on the others', async () => {
-    const out = await run(routerNode, {
-      route_map: {
-        hello: { conditions: [cond('input_node.question', 'contains', 'hello')] },
-        big: { conditions: [cond('input_node.n', 'greater_than', 3)] },
-        small: { conditions: [cond('input_node.n', 'less_than', 3)] },
+    const out = await run(
+      routerNode,
+      {
+        route_map: {
+          hello: { conditions: [cond('input_node.question', 'contains', 'hello')] },
+          big: { conditions: [cond('input_node.n', 'greater_than', 3)] },
+          small: { conditions: [cond('input_node.n', 'less_than', 3)] },
+        },
       },
-    }, INPUT);
+      INPUT,
+    );
     assert.deepEqual(Object.keys(out), ['hello', 'big', 'small']);
     assert.deepEqual(out.hello, INPUT);
     assert.deepEqual(out.big, INPUT);
@@ -112,12 +138,16 @@ describe('RouterNode.execute', () => {
   });
 
   it('sets every route to null when none matches', async () => {
-    const out = await run(routerNode, {
-      route_map: {
-        a: { conditions: [cond('input_node.question', 'equals', 'bye')] },
-        b: { conditions: [cond('input_node.n', 'number_equals', '6')] },
+    const out = await run(
+      routerNode,
+      {
+        route_map: {
+          a: { conditions: [cond('input_node.question', 'equals', 'bye')] },
+          b: { conditions: [cond('input_node.n', 'number_equals', '6')] },
+        },
       },
-    }, INPUT);
+      INPUT,
+    );
     assert.deepEqual(out, { a: null, b: null });
   });
 
@@ -134,12 +164,36 @@ describe('RouterNode.execute', () => {
     const yes = cond('input_node.n', 'number_equals', 5);
     const no = cond('input_node.n', 'number_equals', 4);
     // A OR B AND C = (A OR B) AND C: true OR false → true, AND false → false (precedence would say true).
-    assert.equal(await routeTaken([yes, { ...no, logicalOperator: 'OR' }, { ...no, logicalOperator: 'AND' }], INPUT), false);
+    assert.equal(
+      await routeTaken([yes, { ...no, logicalOperator: 'OR' }, { ...no, logicalOperator: 'AND' }], INPUT),
+      false,
+    );
     // A AND B OR C = (A AND B) OR C: false OR true → true.
-    assert.equal(await routeTaken([yes, { ...no, logicalOperator: 'AND' }, { ...yes, logicalOperator: 'OR' }], INPUT), true);
+    assert.equal(
+      await routeTaken([yes, { ...no, logicalOperator: 'AND' }, { ...yes, logicalOperator: 'OR' }], INPUT),
+      true,
+    );
     // The first condition's operator is ignored; a null operator means AND.
-    assert.equal(await routeTaken([{ ...no, logicalOperator: 'OR' }, { ...yes, logicalOperator: null }], INPUT), false);
-    assert.equal(await routeTaken([{ ...no, logicalOperator: 'AND' }, { ...yes, logicalOperator: 'OR' }], INPUT), true);
+    assert.equal(
+      await routeTaken(
+        [
+          { ...no, logicalOperator: 'OR' },
+          { ...yes, logicalOperator: null },
+        ],
+        INPUT,
+      ),
+      false,
+    );
+    assert.equal(
+      await routeTaken(
+        [
+          { ...no, logicalOperator: 'AND' },
+          { ...yes, logicalOperator: 'OR' },
+        ],
+        INPUT,
+      ),
+      true,
+    );
   });
 
   it('evaluates each operator with Python semantics', async () => {
@@ -176,7 +230,11 @@ describe('RouterNode.execute', () => {
       ['input_node.empty', 'is_not_empty', null, false],
     ];
     for (const [variable, operator, value, expected] of cases) {
-      assert.equal(await routeTaken([cond(variable, operator, value)], INPUT), expected, `${variable} ${operator} ${String(value)}`);
+      assert.equal(
+        await routeTaken([cond(variable, operator, value)], INPUT),
+        expected,
+        `${variable} ${operator} ${String(value)}`,
+      );
     }
   });
 
@@ -225,7 +283,7 @@ describe('CoalesceNode.execute', () => {
 
 describe('MergeNode.execute', () => {
   it('outputs every predecessor output keyed by title', async () => {
-    const out = await run(mergeNode, {}, { A: { a: 1 }, 'Router_1': { input_node: { x: 'y' } } });
+    const out = await run(mergeNode, {}, { A: { a: 1 }, Router_1: { input_node: { x: 'y' } } });
     assert.deepEqual(out, { A: { a: 1 }, Router_1: { input_node: { x: 'y' } } });
   });
 });

@@ -18,14 +18,26 @@ function def(nodes: string[], links: string[]): RunDefinition {
   };
 }
 
-const done = (...ids: string[]) => new Map<string, NodeState>(ids.map((id) => [id, { status: 'COMPLETED', output: { v: id } }]));
+const done = (...ids: string[]) =>
+  new Map<string, NodeState>(ids.map((id) => [id, { status: 'COMPLETED', output: { v: id } }]));
 const members = (region: ReturnType<typeof pureRegionFrom>) => region?.nodes.map((n) => n.id) ?? null;
 
 describe('engine: pure regions', () => {
-  const graph = planGraph(def(
-    ['in:InputNode', 's:StaticValueNode', 'm:MergeNode', 'py:PythonFuncNode', 'after:MergeNode', 'out:OutputNode', 'h:HumanInterventionNode', 'o2:OutputNode'],
-    ['in>s', 'in>m', 's>m', 'm>out', 'in>py', 'py>after', 'm>after', 'm>h', 'h>o2'],
-  ));
+  const graph = planGraph(
+    def(
+      [
+        'in:InputNode',
+        's:StaticValueNode',
+        'm:MergeNode',
+        'py:PythonFuncNode',
+        'after:MergeNode',
+        'out:OutputNode',
+        'h:HumanInterventionNode',
+        'o2:OutputNode',
+      ],
+      ['in>s', 'in>m', 's>m', 'm>out', 'in>py', 'py>after', 'm>after', 'm>h', 'h>o2'],
+    ),
+  );
 
   it('takes the pure successors whose every predecessor is in the region or has ended', () => {
     // `after` waits for the Python node too, `h` pauses (the engine runs it): neither joins.
@@ -45,13 +57,25 @@ describe('engine: pure regions', () => {
   it('carries the ended predecessors it reads as preset nodes without config, and walks as a level of its own', () => {
     const region = pureRegionFrom(graph, 's', done('in', 'py'));
     assert.ok(region);
-    assert.deepEqual(region.predecessors.map((n) => [n.id, n.title, n.node_type, n.config]), [['in', 't-in', 'InputNode', {}], ['py', 't-py', 'PythonFuncNode', {}]]);
-    assert.deepEqual(region.preset.map(([id]) => id), ['in', 'py']);
+    assert.deepEqual(
+      region.predecessors.map((n) => [n.id, n.title, n.node_type, n.config]),
+      [
+        ['in', 't-in', 'InputNode', {}],
+        ['py', 't-py', 'PythonFuncNode', {}],
+      ],
+    );
+    assert.deepEqual(
+      region.preset.map(([id]) => id),
+      ['in', 'py'],
+    );
     assert.deepEqual(region.nodes.find((n) => n.id === 'm')?.config, { c: 'm' });
     const { level, preset } = regionLevel(region);
     assert.deepEqual(topologicalOrder(level), ['in', 'py', 's', 'm', 'out', 'after']);
     assert.deepEqual([...preset.keys()], ['in', 'py']);
     assert.deepEqual(level.incoming.get('in'), []);
-    assert.deepEqual(level.incoming.get('after')?.map((l) => l.source_id), ['py', 'm']);
+    assert.deepEqual(
+      level.incoming.get('after')?.map((l) => l.source_id),
+      ['py', 'm'],
+    );
   });
 });

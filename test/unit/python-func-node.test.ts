@@ -10,10 +10,28 @@ import { devOutboundFetch } from '../support/outbound';
 // These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
 // components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
 
-const sandbox = new PythonSandbox({ sandbox: 'bubblewrap', interpreter: undefined, network: 'none', maxMemoryMb: 1024, maxProcesses: 64, scratchMb: 64, maxConcurrent: 4, cgroup: 'auto' });
+const sandbox = new PythonSandbox({
+  sandbox: 'bubblewrap',
+  interpreter: undefined,
+  network: 'none',
+  maxMemoryMb: 1024,
+  maxProcesses: 64,
+  scratchMb: 64,
+  maxConcurrent: 4,
+  cgroup: 'auto',
+});
 
 function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {
-  return { runId: 'run-1', nodeId: 'node-1', nodeTitle: 'Python_1', signal, secret: async () => undefined, fetch: devOutboundFetch, heartbeat, pythonSandbox: sandbox };
+  return {
+    runId: 'run-1',
+    nodeId: 'node-1',
+    nodeTitle: 'Python_1',
+    signal,
+    secret: async () => undefined,
+    fetch: devOutboundFetch,
+    heartbeat,
+    pythonSandbox: sandbox,
+  };
 }
 
 const INPUT: NodeInput = { input_node: { n: 21, text: 'hi', rows: [{ name: 'a' }, { name: 'b' }], items: [1, 2] } };
@@ -35,7 +53,10 @@ async function failure(config: Record<string, unknown>, ctx = context()): Promis
 /** Processes that are children of this test process (the runner spawns the sandbox directly). */
 function pythonChildren(): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '^(bwrap|python)'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(process.pid), '^(bwrap|python)'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -54,7 +75,11 @@ function isAlive(pid: number): boolean {
  * Runs `config`, waits until its Python process shows up (then calls `onRunning`), and returns the
  * failure with the pids seen. No clock: a node that never stops fails the test by its timeout.
  */
-async function failureWithChildren(config: Record<string, unknown>, ctx: NodeExecutionContext, onRunning: () => void = () => undefined): Promise<{ error: Error; pids: number[] }> {
+async function failureWithChildren(
+  config: Record<string, unknown>,
+  ctx: NodeExecutionContext,
+  onRunning: () => void = () => undefined,
+): Promise<{ error: Error; pids: number[] }> {
   let settled = false;
   const failing = failure(config, ctx).finally(() => (settled = true));
   let pids: number[] = [];
@@ -81,7 +106,10 @@ describe('PythonFuncNode', function () {
   });
 
   it('coerces the result to output_schema and drops extra keys', async () => {
-    const out = await run({ code: 'return {"count": "5", "ratio": "0.5", "ok": "true", "extra": 1}', output_schema: { count: 'int', ratio: 'float', ok: 'bool' } });
+    const out = await run({
+      code: 'return {"count": "5", "ratio": "0.5", "ok": "true", "extra": 1}',
+      output_schema: { count: 'int', ratio: 'float', ok: 'bool' },
+    });
     assert.deepEqual(out, { count: 5, ratio: 0.5, ok: true });
   });
 
@@ -96,7 +124,9 @@ describe('PythonFuncNode', function () {
   });
 
   it('ignores what the code prints', async () => {
-    const out = await run({ code: 'import sys\nprint(\'{"ok": true, "output": {"x": 0}}\')\nprint("noise", file=sys.stderr)\nreturn {"x": 1}' });
+    const out = await run({
+      code: 'import sys\nprint(\'{"ok": true, "output": {"x": 0}}\')\nprint("noise", file=sys.stderr)\nreturn {"x": 1}',
+    });
     assert.deepEqual(out, { x: 1 });
   });
 
@@ -141,7 +171,9 @@ describe('PythonFuncNode', function () {
   });
 
   it('imports the standard library and writes to its own scratch folder', async () => {
-    const out = await run({ code: 'import json, os, tempfile, sqlite3\nopen("a.txt", "w").write("x")\nwith tempfile.NamedTemporaryFile() as f:\n    name = f.name\nreturn {"cwd": os.getcwd(), "tmp": name.startswith("/tmp/"), "read": open("a.txt").read()}' });
+    const out = await run({
+      code: 'import json, os, tempfile, sqlite3\nopen("a.txt", "w").write("x")\nwith tempfile.NamedTemporaryFile() as f:\n    name = f.name\nreturn {"cwd": os.getcwd(), "tmp": name.startswith("/tmp/"), "read": open("a.txt").read()}',
+    });
     assert.deepEqual(out, { cwd: '/tmp', tmp: true, read: 'x' });
   });
 
@@ -154,7 +186,11 @@ describe('PythonFuncNode', function () {
   it('kills the process at once when aborted', async () => {
     const controller = new AbortController();
     // The code sleeps 30 s, past this suite's timeout: only the abort can end it in time.
-    const { error, pids } = await failureWithChildren({ code: 'import time\ntime.sleep(30)' }, context(controller.signal), () => controller.abort());
+    const { error, pids } = await failureWithChildren(
+      { code: 'import time\ntime.sleep(30)' },
+      context(controller.signal),
+      () => controller.abort(),
+    );
     assert.equal(error.name, 'AbortError');
     assert.ok(pids.length > 0, 'the python process was seen while running');
     for (const pid of pids) assert.equal(isAlive(pid), false, `python ${pid} is still alive`);
@@ -162,7 +198,10 @@ describe('PythonFuncNode', function () {
 
   it('heartbeats while the code runs', async () => {
     let beats = 0;
-    await run({ code: 'import time\ntime.sleep(1.3)\nreturn {}' }, context(undefined, () => void beats++));
+    await run(
+      { code: 'import time\ntime.sleep(1.3)\nreturn {}' },
+      context(undefined, () => void beats++),
+    );
     assert.ok(beats >= 1);
   });
 });
@@ -182,8 +221,12 @@ describe('coerceToOutputSchema', () => {
   });
 
   it('names the field that cannot be coerced or is missing', () => {
-    assert.throws(() => coerceToOutputSchema({ n: '5.5' }, { n: 'int' }), (e: Error) => e instanceof NodeExecutionError && /'n'/.test(e.message));
-    for (const text of ['1e2', '0x10', '', ' ']) assert.throws(() => coerceToOutputSchema({ n: text }, { n: 'int' }), /'n'/);
+    assert.throws(
+      () => coerceToOutputSchema({ n: '5.5' }, { n: 'int' }),
+      (e: Error) => e instanceof NodeExecutionError && /'n'/.test(e.message),
+    );
+    for (const text of ['1e2', '0x10', '', ' '])
+      assert.throws(() => coerceToOutputSchema({ n: text }, { n: 'int' }), /'n'/);
     assert.deepEqual(coerceToOutputSchema({ n: ' -7 ', f: '1e2' }, { n: 'int', f: 'number' }), { n: -7, f: 100 });
     assert.throws(() => coerceToOutputSchema({ b: 'maybe' }, { b: 'boolean' }), /'b'/);
     assert.throws(() => coerceToOutputSchema({ l: 'x' }, { l: 'array' }), /'l'/);

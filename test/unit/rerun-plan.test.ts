@@ -4,18 +4,45 @@ import { downstreamOf, planRerun, reusedStates } from '../../src/engine/rerun-pl
 import type { GraphLink, GraphNode, RunDefinition, TaskRecord } from '../../src/engine/run-contract';
 import type { TaskStatus } from '../../src/engine/statuses';
 
-const node = (id: string, nodeType = 'PythonFuncNode', parentId: string | null = null): GraphNode => ({ id, title: id, parent_id: parentId, node_type: nodeType, config: {} });
-const link = (source: string, target: string): GraphLink => ({ source_id: source, target_id: target, source_handle: null, target_handle: null });
+const node = (id: string, nodeType = 'PythonFuncNode', parentId: string | null = null): GraphNode => ({
+  id,
+  title: id,
+  parent_id: parentId,
+  node_type: nodeType,
+  config: {},
+});
+const link = (source: string, target: string): GraphLink => ({
+  source_id: source,
+  target_id: target,
+  source_handle: null,
+  target_handle: null,
+});
 function task(nodeId: string, status: TaskStatus = 'COMPLETED'): TaskRecord {
   return {
-    id: `T-${nodeId}`, node_id: nodeId, status, inputs: {}, outputs: status === 'COMPLETED' ? { v: nodeId } : null, error: null,
-    start_time: '2026-01-01T00:00:00Z', end_time: '2026-01-01T00:00:01Z', subworkflow_output: null, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    id: `T-${nodeId}`,
+    node_id: nodeId,
+    status,
+    inputs: {},
+    outputs: status === 'COMPLETED' ? { v: nodeId } : null,
+    error: null,
+    start_time: '2026-01-01T00:00:00Z',
+    end_time: '2026-01-01T00:00:01Z',
+    subworkflow_output: null,
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   };
 }
 
 /** in → a → c; in → b → c; b → d; a loop L (child x) beside them. */
 const definition: RunDefinition = {
-  nodes: [node('in', 'InputNode'), node('a'), node('b'), node('c'), node('d'), node('L', 'ForLoopNode'), node('x', 'OutputNode', 'L')],
+  nodes: [
+    node('in', 'InputNode'),
+    node('a'),
+    node('b'),
+    node('c'),
+    node('d'),
+    node('L', 'ForLoopNode'),
+    node('x', 'OutputNode', 'L'),
+  ],
   links: [link('in', 'a'), link('in', 'b'), link('a', 'c'), link('b', 'c'), link('b', 'd'), link('in', 'L')],
 };
 const level = planGraph(definition);
@@ -43,13 +70,28 @@ describe('rerun plan: what a rerun from a node reuses', () => {
   });
 
   it('refuses when a reused node has no outcome: failed, cancelled with the run, or never ran', () => {
-    const failed = plan('c', all.map((t) => (t.node_id === 'd' ? task('d', 'FAILED') : t)));
+    const failed = plan(
+      'c',
+      all.map((t) => (t.node_id === 'd' ? task('d', 'FAILED') : t)),
+    );
     assert.ok(!failed.ok && /'d' ended FAILED/.test(failed.message));
     // Cancelled although its input was there: the user cancelled the run, nothing to reuse.
-    const cancelled = plan('c', all.map((t) => (t.node_id === 'd' ? task('d', 'CANCELED') : t)));
+    const cancelled = plan(
+      'c',
+      all.map((t) => (t.node_id === 'd' ? task('d', 'CANCELED') : t)),
+    );
     assert.ok(!cancelled.ok && /'d' ended CANCELED/.test(cancelled.message));
-    const absent = plan('c', all.filter((t) => t.node_id !== 'L'));
+    const absent = plan(
+      'c',
+      all.filter((t) => t.node_id !== 'L'),
+    );
     assert.ok(!absent.ok && /'L' did not run/.test(absent.message));
-    assert.ok(plan('d', all.map((t) => (t.node_id === 'd' ? task('d', 'FAILED') : t))).ok, 'the failed node itself can be the start');
+    assert.ok(
+      plan(
+        'd',
+        all.map((t) => (t.node_id === 'd' ? task('d', 'FAILED') : t)),
+      ).ok,
+      'the failed node itself can be the start',
+    );
   });
 });

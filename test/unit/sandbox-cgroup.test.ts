@@ -22,6 +22,7 @@ describe('sandbox cgroups', () => {
   it("names a sandbox's cgroup after its worker, so a later worker knows whose leftovers it finds", () => {
     const name = sandboxCgroupName(4321, 'a1b2c3');
     assert.equal(ownerOf(name), 4321);
-    for (const other of ['spur-worker', 'user.slice', 'spur-sandbox-x-1', 'spur-sandbox-12-', 'spur-sandbox-12-zz']) assert.equal(ownerOf(other), undefined, other);
+    for (const other of ['spur-worker', 'user.slice', 'spur-sandbox-x-1', 'spur-sandbox-12-', 'spur-sandbox-12-zz'])
+      assert.equal(ownerOf(other), undefined, other);
   });
 });

@@ -100,11 +100,33 @@ describe('maskSecret', () => {
 
 describe('env-mgmt providers', () => {
   it('lists the 17 providers in PySpur order, then the integrations PySpur reads from its environment', () => {
-    assert.deepEqual(PROVIDERS.map((p) => p.id), [
-      'openai', 'azure-openai', 'anthropic', 'gemini', 'deepseek', 'cohere', 'voyage', 'mistral',
-      'pinecone', 'weaviate', 'qdrant', 'chroma', 'supabase', 'reddit', 'firecrawl', 'slack', 'exa',
-      'github', 'google', 'jina', 'resend', 'sendgrid',
-    ]);
+    assert.deepEqual(
+      PROVIDERS.map((p) => p.id),
+      [
+        'openai',
+        'azure-openai',
+        'anthropic',
+        'gemini',
+        'deepseek',
+        'cohere',
+        'voyage',
+        'mistral',
+        'pinecone',
+        'weaviate',
+        'qdrant',
+        'chroma',
+        'supabase',
+        'reddit',
+        'firecrawl',
+        'slack',
+        'exa',
+        'github',
+        'google',
+        'jina',
+        'resend',
+        'sendgrid',
+      ],
+    );
   });
 
   it('carries names, categories and icons', () => {
@@ -116,38 +138,99 @@ describe('env-mgmt providers', () => {
       parameters: [
         { name: 'AZURE_OPENAI_API_KEY', description: 'Azure OpenAI API Key', required: true, type: 'password' },
         { name: 'AZURE_OPENAI_ENDPOINT', description: 'Azure OpenAI Endpoint URL', required: true, type: 'text' },
-        { name: 'AZURE_OPENAI_API_VERSION', description: 'API Version (e.g. 2023-05-15)', required: true, type: 'text' },
+        {
+          name: 'AZURE_OPENAI_API_VERSION',
+          description: 'API Version (e.g. 2023-05-15)',
+          required: true,
+          type: 'text',
+        },
       ],
       icon: 'azure',
     });
-    assert.deepEqual(PROVIDERS.slice(0, 17).map((p) => p.category), [
-      'llm', 'llm', 'llm', 'llm', 'llm', 'llm', 'llm', 'llm',
-      'vectorstore', 'vectorstore', 'vectorstore', 'vectorstore', 'vectorstore', 'social', 'scraping', 'messaging', 'search',
-    ]);
+    assert.deepEqual(
+      PROVIDERS.slice(0, 17).map((p) => p.category),
+      [
+        'llm',
+        'llm',
+        'llm',
+        'llm',
+        'llm',
+        'llm',
+        'llm',
+        'llm',
+        'vectorstore',
+        'vectorstore',
+        'vectorstore',
+        'vectorstore',
+        'vectorstore',
+        'social',
+        'scraping',
+        'messaging',
+        'search',
+      ],
+    );
     assert.equal(PROVIDERS.find((p) => p.id === 'reddit')!.icon, 'logos:reddit-icon');
   });
 
   it("knows PySpur's 34 variables, in provider order, then the integrations' credentials, without repeats", () => {
     assert.equal(KNOWN_VARIABLES.length, 39);
     assert.equal(new Set(KNOWN_VARIABLES).size, 39);
-    assert.deepEqual(KNOWN_VARIABLES.slice(0, 4), ['OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT', 'AZURE_OPENAI_API_VERSION']);
+    assert.deepEqual(KNOWN_VARIABLES.slice(0, 4), [
+      'OPENAI_API_KEY',
+      'AZURE_OPENAI_API_KEY',
+      'AZURE_OPENAI_ENDPOINT',
+      'AZURE_OPENAI_API_VERSION',
+    ]);
     assert.deepEqual(KNOWN_VARIABLES.slice(31, 34), ['SLACK_BOT_TOKEN', 'SLACK_USER_TOKEN', 'EXA_API_KEY']);
-    assert.deepEqual(KNOWN_VARIABLES.slice(34), ['GITHUB_ACCESS_TOKEN', 'GOOGLE_ACCESS_TOKEN', 'JINA_API_KEY', 'RESEND_API_KEY', 'SENDGRID_API_KEY']);
-    assert.deepEqual([...KNOWN_VARIABLES], PROVIDERS.flatMap((p) => p.parameters.map((param) => param.name)));
+    assert.deepEqual(KNOWN_VARIABLES.slice(34), [
+      'GITHUB_ACCESS_TOKEN',
+      'GOOGLE_ACCESS_TOKEN',
+      'JINA_API_KEY',
+      'RESEND_API_KEY',
+      'SENDGRID_API_KEY',
+    ]);
+    assert.deepEqual(
+      [...KNOWN_VARIABLES],
+      PROVIDERS.flatMap((p) => p.parameters.map((param) => param.name)),
+    );
   });
 
   it('finds parameters with their type and requiredness', () => {
     assert.deepEqual(findParameter('AZURE_OPENAI_ENDPOINT'), {
-      name: 'AZURE_OPENAI_ENDPOINT', description: 'Azure OpenAI Endpoint URL', required: true, type: 'text',
+      name: 'AZURE_OPENAI_ENDPOINT',
+      description: 'Azure OpenAI Endpoint URL',
+      required: true,
+      type: 'text',
     });
     assert.equal(findParameter('SUPABASE_ANON_KEY')!.required, false);
     assert.equal(findParameter('SUPABASE_ANON_KEY')!.type, 'password');
-    assert.deepEqual(findParameter('REDDIT_USERNAME'), { name: 'REDDIT_USERNAME', description: 'Reddit Username', required: false, type: 'text' });
+    assert.deepEqual(findParameter('REDDIT_USERNAME'), {
+      name: 'REDDIT_USERNAME',
+      description: 'Reddit Username',
+      required: false,
+      type: 'text',
+    });
     assert.equal(findParameter('OPENAI_API_KEY')!.type, 'password');
     assert.equal(findParameter('OPENAI_API_KEY')!.required, true);
     assert.equal(findParameter('RESEND_API_KEY')!.type, 'password');
-    for (const base of ['GITHUB_API_BASE', 'SLACK_API_BASE', 'FIRECRAWL_API_BASE', 'EXA_API_BASE', 'JINA_API_BASE', 'REDDIT_API_BASE', 'REDDIT_AUTH_BASE', 'RESEND_API_BASE', 'SENDGRID_API_BASE', 'GOOGLE_SHEETS_API_BASE', 'YOUTUBE_API_BASE']) {
-      assert.deepEqual({ ...findParameter(base)!, description: '' }, { name: base, description: '', required: false, type: 'text' }, base);
+    for (const base of [
+      'GITHUB_API_BASE',
+      'SLACK_API_BASE',
+      'FIRECRAWL_API_BASE',
+      'EXA_API_BASE',
+      'JINA_API_BASE',
+      'REDDIT_API_BASE',
+      'REDDIT_AUTH_BASE',
+      'RESEND_API_BASE',
+      'SENDGRID_API_BASE',
+      'GOOGLE_SHEETS_API_BASE',
+      'YOUTUBE_API_BASE',
+    ]) {
+      assert.deepEqual(
+        { ...findParameter(base)!, description: '' },
+        { name: base, description: '', required: false, type: 'text' },
+        base,
+      );
       assert.ok(!KNOWN_VARIABLES.includes(base), `${base} is settable but, like OPENAI_API_BASE, not in the list`);
     }
     assert.equal(findParameter('openai_api_key'), undefined);

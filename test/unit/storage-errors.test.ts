@@ -1,37 +1,70 @@
 import assert from 'node:assert/strict';
 import { ValueTooLargeError, formatBytes } from '../../src/db/errors';
-import { UNKNOWN_FAILURE_ATTEMPTS, isTooLargeToStore, retriesStorageWrite, storageFailureKind } from '../../src/db/failure-kinds';
+import {
+  UNKNOWN_FAILURE_ATTEMPTS,
+  isTooLargeToStore,
+  retriesStorageWrite,
+  storageFailureKind,
+} from '../../src/db/failure-kinds';
 import { VALUE_REF_KEY, containsValueRef, isValueRef, valueRef } from '../../src/engine/value-ref';
 
 const named = (name: string, message = 'x') => Object.assign(new Error(message), { name });
-const tooLarge = named('MongoServerError', 'BSONObj size: 17000000 (0x1036640) is invalid. Size must be between 0 and 16793600(16MB)');
+const tooLarge = named(
+  'MongoServerError',
+  'BSONObj size: 17000000 (0x1036640) is invalid. Size must be between 0 and 16793600(16MB)',
+);
 
 describe('storage failures: one classifier for the api, the projection and the batch flusher', () => {
   it('calls unavailable what goes away by itself: network, server selection, shutdown codes, a busy SQLite, wrapped or in a bulk write', () => {
-    for (const name of ['MongoNetworkError', 'MongoServerSelectionError', 'MongooseServerSelectionError', 'MongoNotConnectedError', 'MongoPoolClearedError', 'MongoExpiredSessionError']) {
+    for (const name of [
+      'MongoNetworkError',
+      'MongoServerSelectionError',
+      'MongooseServerSelectionError',
+      'MongoNotConnectedError',
+      'MongoPoolClearedError',
+      'MongoExpiredSessionError',
+    ]) {
       assert.equal(storageFailureKind(named(name)), 'unavailable', name);
     }
     assert.equal(storageFailureKind(new Error('database is locked')), 'unavailable');
     assert.equal(storageFailureKind(new Error('connect ECONNREFUSED 127.0.0.1:27017')), 'unavailable');
     assert.equal(storageFailureKind(Object.assign(new Error('x'), { code: 'EPIPE' })), 'unavailable');
-    assert.equal(storageFailureKind(Object.assign(new Error('interrupted at shutdown'), { code: 11600 })), 'unavailable');
-    assert.equal(storageFailureKind(Object.assign(new Error('x'), { hasErrorLabel: (l: string) => l === 'RetryableWriteError' })), 'unavailable');
+    assert.equal(
+      storageFailureKind(Object.assign(new Error('interrupted at shutdown'), { code: 11600 })),
+      'unavailable',
+    );
+    assert.equal(
+      storageFailureKind(Object.assign(new Error('x'), { hasErrorLabel: (l: string) => l === 'RetryableWriteError' })),
+      'unavailable',
+    );
     assert.equal(storageFailureKind(new Error('save failed', { cause: named('MongoNetworkError') })), 'unavailable');
-    assert.equal(storageFailureKind(Object.assign(new Error('bulk'), { writeErrors: [{ err: named('MongoNetworkTimeoutError') }] })), 'unavailable');
+    assert.equal(
+      storageFailureKind(
+        Object.assign(new Error('bulk'), { writeErrors: [{ err: named('MongoNetworkTimeoutError') }] }),
+      ),
+      'unavailable',
+    );
     // An outage wins over what the document looked like.
-    assert.equal(storageFailureKind(Object.assign(named('ValidationError'), { cause: named('MongoNetworkError') })), 'unavailable');
+    assert.equal(
+      storageFailureKind(Object.assign(named('ValidationError'), { cause: named('MongoNetworkError') })),
+      'unavailable',
+    );
   });
 
   it('calls rejected what repeats on every attempt: too large, validation, cast', () => {
     assert.equal(storageFailureKind(tooLarge), 'rejected');
-    assert.equal(storageFailureKind(named('BSONError', 'Document is larger than the maximum size 16777216')), 'rejected');
+    assert.equal(
+      storageFailureKind(named('BSONError', 'Document is larger than the maximum size 16777216')),
+      'rejected',
+    );
     assert.equal(storageFailureKind(new RangeError('The value of "offset" is out of range')), 'rejected');
-    for (const name of ['ValidationError', 'CastError', 'StrictModeError']) assert.equal(storageFailureKind(named(name)), 'rejected', name);
+    for (const name of ['ValidationError', 'CastError', 'StrictModeError'])
+      assert.equal(storageFailureKind(named(name)), 'rejected', name);
     assert.equal(isTooLargeToStore(tooLarge), true);
     assert.equal(isTooLargeToStore(named('CastError')), false);
   });
 
-  it('leaves the rest unknown (a duplicate key is its callers\' business), and writers retry that a bounded number of times', () => {
+  it("leaves the rest unknown (a duplicate key is its callers' business), and writers retry that a bounded number of times", () => {
     assert.equal(storageFailureKind(named('MongoServerError', 'E11000 duplicate key error')), 'unknown');
     assert.equal(storageFailureKind(new Error('something new')), 'unknown');
     assert.equal(storageFailureKind('a string'), 'unknown');
@@ -49,7 +82,10 @@ describe('storage errors', () => {
     assert.equal(formatBytes(1536), '1536 bytes');
     assert.equal(formatBytes(128 * 1024), '128 KiB');
     const err = new ValueTooLargeError(3_000_000, 2 * 1024 * 1024, "The output of node 'py' (py)");
-    assert.equal(err.message, "The output of node 'py' (py) is 3000000 bytes, over the limit of 2 MiB per value (SPUR_MAX_VALUE_BYTES)");
+    assert.equal(
+      err.message,
+      "The output of node 'py' (py) is 3000000 bytes, over the limit of 2 MiB per value (SPUR_MAX_VALUE_BYTES)",
+    );
     assert.equal(err.status, 413);
   });
 });

@@ -12,7 +12,11 @@ describe('value ref seals', () => {
 
   it('accepts a ref it sealed', () => {
     assert.equal(seals.isSealed(valueRef(id, 300, seals.seal(id, 300))), true);
-    assert.equal(createValueSeal(Buffer.from(key)).isSealed(valueRef(id, 300, seals.seal(id, 300))), true, 'another process with the same key');
+    assert.equal(
+      createValueSeal(Buffer.from(key)).isSealed(valueRef(id, 300, seals.seal(id, 300))),
+      true,
+      'another process with the same key',
+    );
   });
 
   it('refuses a ref with no seal, a made-up seal, a seal of another key, or a seal moved to another id or size', () => {
@@ -27,7 +31,12 @@ describe('value ref seals', () => {
   });
 
   it('finds the reserved key anywhere in a client value, whatever the object holds', () => {
-    assert.deepEqual(reservedKeyPath({ in: { x: [1, { [VALUE_REF_KEY]: 'anything' }] } }), ['in', 'x', 1, VALUE_REF_KEY]);
+    assert.deepEqual(reservedKeyPath({ in: { x: [1, { [VALUE_REF_KEY]: 'anything' }] } }), [
+      'in',
+      'x',
+      1,
+      VALUE_REF_KEY,
+    ]);
     assert.deepEqual(reservedKeyPath({ in: { [VALUE_REF_KEY]: { id, bytes: 1 }, other: 2 } }), ['in', VALUE_REF_KEY]);
     assert.equal(reservedKeyPath({ in: { x: `{"${VALUE_REF_KEY}": {}}` } }), null, 'the key inside a string is text');
     assert.equal(reservedKeyPath(null), null);
@@ -35,9 +44,19 @@ describe('value ref seals', () => {
 
   it('refuses run inputs and pause inputs with the key at request validation, naming where', () => {
     const run = StartRunRequest.safeParse({ initial_inputs: { in: { x: { [VALUE_REF_KEY]: { id, bytes: 1 } } } } });
-    assert.deepEqual(run.error?.issues.map((i) => i.path), [['initial_inputs', 'in', 'x', VALUE_REF_KEY]]);
-    const pause = ResumeRunRequest.safeParse({ inputs: { note: { [VALUE_REF_KEY]: 1 } }, user_id: 'u', action: 'APPROVE' });
-    assert.deepEqual(pause.error?.issues.map((i) => i.path), [['inputs', 'note', VALUE_REF_KEY]]);
+    assert.deepEqual(
+      run.error?.issues.map((i) => i.path),
+      [['initial_inputs', 'in', 'x', VALUE_REF_KEY]],
+    );
+    const pause = ResumeRunRequest.safeParse({
+      inputs: { note: { [VALUE_REF_KEY]: 1 } },
+      user_id: 'u',
+      action: 'APPROVE',
+    });
+    assert.deepEqual(
+      pause.error?.issues.map((i) => i.path),
+      [['inputs', 'note', VALUE_REF_KEY]],
+    );
     assert.equal(StartRunRequest.safeParse({ initial_inputs: { in: { x: 'plain' } } }).success, true);
   });
 });

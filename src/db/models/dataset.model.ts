@@ -28,4 +28,7 @@ export const datasetSchema = new Schema(
   { collection: 'datasets', versionKey: false },
 );
 
-export type DatasetDoc = Omit<InferSchemaType<typeof datasetSchema>, 'file_id'> & { _id: string; file_id: Types.ObjectId };
+export type DatasetDoc = Omit<InferSchemaType<typeof datasetSchema>, 'file_id'> & {
+  _id: string;
+  file_id: Types.ObjectId;
+};

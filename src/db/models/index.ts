@@ -70,10 +70,29 @@ export type Models = ReturnType<typeof createModels>;
 
 /** Builds the indexes before the first request, so uniqueness holds from the start. */
 export async function syncIndexes(models: Models): Promise<void> {
-  await Promise.all([models.Workflow.init(), models.WorkflowVersion.init(), models.EnvVar.init(), models.Run.init(), models.RunTasks.init(), models.Pause.init(), models.RunEvent.init()]);
+  await Promise.all([
+    models.Workflow.init(),
+    models.WorkflowVersion.init(),
+    models.EnvVar.init(),
+    models.Run.init(),
+    models.RunTasks.init(),
+    models.Pause.init(),
+    models.RunEvent.init(),
+  ]);
   await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
-  await Promise.all([models.User.init(), models.Session.init(), models.SessionTurn.init(), models.RagCollection.init(), models.RagDocument.init(), models.RagChunkPage.init(), models.VectorIndex.init()]);
+  await Promise.all([
+    models.User.init(),
+    models.Session.init(),
+    models.SessionTurn.init(),
+    models.RagCollection.init(),
+    models.RagDocument.init(),
+    models.RagChunkPage.init(),
+    models.VectorIndex.init(),
+  ]);
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init()]);
-  await Promise.all([ensureExpiryIndex(models.IdempotencyKey.collection), ensureExpiryIndex(models.BrowserSession.collection)]);
+  await Promise.all([
+    ensureExpiryIndex(models.IdempotencyKey.collection),
+    ensureExpiryIndex(models.BrowserSession.collection),
+  ]);
 }

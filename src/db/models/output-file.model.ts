@@ -12,7 +12,15 @@ export const outputFileSchema = new Schema(
     file_name: { type: String, required: true },
     run_id: { type: String, default: null },
     parts: {
-      type: [{ _id: false, n: { type: Number, required: true }, file_id: { type: Schema.Types.ObjectId, required: true }, bytes: { type: Number, required: true }, rows: { type: Number, default: 0 } }],
+      type: [
+        {
+          _id: false,
+          n: { type: Number, required: true },
+          file_id: { type: Schema.Types.ObjectId, required: true },
+          bytes: { type: Number, required: true },
+          rows: { type: Number, default: 0 },
+        },
+      ],
       default: [],
     },
     created_at: { type: Date, required: true },
@@ -28,4 +36,7 @@ export interface OutputFilePart {
   /** Lines in the part; a batch numbers its parts by their first row, so n + rows is the next. */
   rows: number;
 }
-export type OutputFileDoc = Omit<InferSchemaType<typeof outputFileSchema>, 'parts'> & { _id: string; parts: OutputFilePart[] };
+export type OutputFileDoc = Omit<InferSchemaType<typeof outputFileSchema>, 'parts'> & {
+  _id: string;
+  parts: OutputFilePart[];
+};

@@ -27,7 +27,10 @@ export const ragDocumentSchema = new Schema(
   { collection: 'rag_documents', versionKey: false },
 );
 
-export type RagDocumentDoc = Omit<InferSchemaType<typeof ragDocumentSchema>, 'file_id'> & { _id: string; file_id: Types.ObjectId };
+export type RagDocumentDoc = Omit<InferSchemaType<typeof ragDocumentSchema>, 'file_id'> & {
+  _id: string;
+  file_id: Types.ObjectId;
+};
 
 /**
  * Chunks of one document, a page of up to CHUNKS_PER_PAGE per record, addressed by `_id`
@@ -41,7 +44,15 @@ export const ragChunkPageSchema = new Schema(
     document_id: { type: String, required: true },
     page: { type: Number, required: true },
     chunks: {
-      type: [{ _id: false, id: { type: String, required: true }, index: { type: Number, required: true }, text: { type: String, required: true }, metadata_json: { type: String, required: true } }],
+      type: [
+        {
+          _id: false,
+          id: { type: String, required: true },
+          index: { type: Number, required: true },
+          text: { type: String, required: true },
+          metadata_json: { type: String, required: true },
+        },
+      ],
       default: [],
     },
   },
@@ -54,7 +65,10 @@ export interface RagChunk {
   text: string;
   metadata_json: string;
 }
-export type RagChunkPageDoc = Omit<InferSchemaType<typeof ragChunkPageSchema>, 'chunks'> & { _id: string; chunks: RagChunk[] };
+export type RagChunkPageDoc = Omit<InferSchemaType<typeof ragChunkPageSchema>, 'chunks'> & {
+  _id: string;
+  chunks: RagChunk[];
+};
 
 export const CHUNKS_PER_PAGE = 200;
 export const chunkPageId = (documentId: string, page: number) => `${documentId}:${page}`;

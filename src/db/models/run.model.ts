@@ -31,7 +31,14 @@ export const runSchema = new Schema(
      * workflow's input or history. `secret` is sealed (AES-256-GCM, the installation's key).
      */
     callback: {
-      type: new Schema({ url: { type: String, required: true }, events: { type: [String], required: true }, secret: { type: String, required: true } }, { _id: false }),
+      type: new Schema(
+        {
+          url: { type: String, required: true },
+          events: { type: [String], required: true },
+          secret: { type: String, required: true },
+        },
+        { _id: false },
+      ),
       default: null,
     },
     /** The `Idempotency-Key` record (its `_id`) this run was recorded for: the run starts only if that record names it. */

@@ -35,11 +35,20 @@ export function createAiAssist(env: EnvService, fetch: OutboundFetch) {
       }
     }
     if (!chosen) {
-      throw new BadRequestError(`No LLM provider key is set: set ${ASSIST_MODELS.map((m) => m.key).join(', or ')} in the environment settings (/api/env-mgmt/)`, 'LLM_KEY_MISSING');
+      throw new BadRequestError(
+        `No LLM provider key is set: set ${ASSIST_MODELS.map((m) => m.key).join(', or ')} in the environment settings (/api/env-mgmt/)`,
+        'LLM_KEY_MISSING',
+      );
     }
     try {
       const { adapter, model } = await adapterFor(chosen.model, { secret: env.reveal, timeoutMs: TIMEOUT_MS, fetch });
-      const reply = await adapter.chatCompletion({ model, messages, maxTokens, temperature: 0.3, ...(json ? { jsonSchema: { type: 'object' } } : {}) });
+      const reply = await adapter.chatCompletion({
+        model,
+        messages,
+        maxTokens,
+        temperature: 0.3,
+        ...(json ? { jsonSchema: { type: 'object' } } : {}),
+      });
       return reply.text;
     } catch (err) {
       if (err instanceof NodeExecutionError || err instanceof TransientNodeError) {

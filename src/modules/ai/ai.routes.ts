@@ -6,7 +6,10 @@ import type { AiAssist } from './ai-assist';
 
 const tags = ['ai'];
 
-const SchemaRequest = z.object({ description: z.string().min(1).max(10_000), existing_schema: z.string().max(100_000).nullish() });
+const SchemaRequest = z.object({
+  description: z.string().min(1).max(10_000),
+  existing_schema: z.string().max(100_000).nullish(),
+});
 const MessageRequest = z.object({
   description: z.string().min(1).max(10_000),
   message_type: z.enum(['system', 'user']),
@@ -22,7 +25,10 @@ const SCHEMA_SYSTEM = [
 ].join(' ');
 
 function messageSystem(kind: 'system' | 'user'): string {
-  const what = kind === 'system' ? 'system prompts that set the role, rules and output format of an AI assistant' : 'user prompts that ask an AI assistant for one specific piece of work';
+  const what =
+    kind === 'system'
+      ? 'system prompts that set the role, rules and output format of an AI assistant'
+      : 'user prompts that ask an AI assistant for one specific piece of work';
   return `You write ${what}. Be specific and brief, structure the prompt with short headings and a numbered "Instructions" list, and reply with the prompt text only: no preamble, no code fences.`;
 }
 
@@ -31,7 +37,9 @@ function messagePrompt(body: z.output<typeof MessageRequest>): string {
   if (body.existing_message) parts.push(`Improve on this current version:\n${body.existing_message}`);
   if (body.context) parts.push(`Context:\n${body.context}`);
   if (body.available_variables?.length) {
-    parts.push(`Use these template variables where they belong, written as {{ name }}, and no others:\n${body.available_variables.map((v) => `- ${v}`).join('\n')}`);
+    parts.push(
+      `Use these template variables where they belong, written as {{ name }}, and no others:\n${body.available_variables.map((v) => `- ${v}`).join('\n')}`,
+    );
   }
   return parts.join('\n\n');
 }
@@ -45,7 +53,9 @@ function schemaFrom(text: string): Record<string, unknown> {
     value = inner.ok ? inner.value : value;
   }
   if (!value || typeof value !== 'object' || Array.isArray(value) || !('type' in value) || !('properties' in value)) {
-    throw new BadRequestError('The model did not answer with a JSON Schema that has "type" and "properties"; try a clearer description');
+    throw new BadRequestError(
+      'The model did not answer with a JSON Schema that has "type" and "properties"; try a clearer description',
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -54,21 +64,45 @@ function schemaFrom(text: string): Record<string, unknown> {
 export function aiRoutes(complete: AiAssist): MountableRoute[] {
   return [
     defineRoute({
-      method: 'post', path: '/ai/generate_schema/', summary: 'Generate an output JSON Schema from a description', tags,
-      body: SchemaRequest, response: z.record(z.string(), z.unknown()), errors: [400],
+      method: 'post',
+      path: '/ai/generate_schema/',
+      summary: 'Generate an output JSON Schema from a description',
+      tags,
+      body: SchemaRequest,
+      response: z.record(z.string(), z.unknown()),
+      errors: [400],
       handler: async ({ body }) => {
         const ask = body.existing_schema
           ? `${body.description}\n\nStart from this schema and keep what still fits:\n${body.existing_schema}`
           : body.description;
-        const text = await complete({ messages: [{ role: 'system', content: SCHEMA_SYSTEM }, { role: 'user', content: ask }], json: true, maxTokens: 2000 });
+        const text = await complete({
+          messages: [
+            { role: 'system', content: SCHEMA_SYSTEM },
+            { role: 'user', content: ask },
+          ],
+          json: true,
+          maxTokens: 2000,
+        });
         return schemaFrom(text);
       },
     }),
     defineRoute({
-      method: 'post', path: '/ai/generate_message/', summary: 'Generate a system or user prompt from a description', tags,
-      body: MessageRequest, response: z.object({ message: z.string() }), errors: [400],
+      method: 'post',
+      path: '/ai/generate_message/',
+      summary: 'Generate a system or user prompt from a description',
+      tags,
+      body: MessageRequest,
+      response: z.object({ message: z.string() }),
+      errors: [400],
       handler: async ({ body }) => {
-        const text = await complete({ messages: [{ role: 'system', content: messageSystem(body.message_type) }, { role: 'user', content: messagePrompt(body) }], json: false, maxTokens: 1500 });
+        const text = await complete({
+          messages: [
+            { role: 'system', content: messageSystem(body.message_type) },
+            { role: 'user', content: messagePrompt(body) },
+          ],
+          json: false,
+          maxTokens: 1500,
+        });
         return { message: text.replace(/^```[a-z]*\n?|\n?```$/g, '').trim() };
       },
     }),

@@ -5,7 +5,9 @@ import { CALLBACK_DELIVERY_STATUSES } from '../../db/models/callback-delivery.mo
 const httpUrl = z
   .string()
   .max(2048)
-  .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), { message: 'URL must be an absolute http or https URL' });
+  .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), {
+    message: 'URL must be an absolute http or https URL',
+  });
 
 const SIGNATURE_SCHEME =
   'Each delivery is an HTTP POST of `{"event": <event>, "run": <the run as GET /api/run/{run_id}/ answers it at delivery time>}` ' +
@@ -19,15 +21,25 @@ const SIGNATURE_SCHEME =
 /** The optional `callback` of run, start_run and start_batch_run (beyond PySpur). */
 export const CallbackRequest = z
   .object({
-    url: httpUrl.openapi({ description: 'Where events are posted (http or https)', example: 'https://example.com/hooks/spur' }),
+    url: httpUrl.openapi({
+      description: 'Where events are posted (http or https)',
+      example: 'https://example.com/hooks/spur',
+    }),
     events: z
       .array(z.enum(CALLBACK_EVENTS))
       .min(1)
       .max(CALLBACK_EVENTS.length * 2)
       .default([...FINAL_CALLBACK_EVENTS])
       .transform((events) => [...new Set(events)])
-      .openapi({ description: 'Events to deliver; default: the final one (run.completed, run.failed or run.canceled). run.paused: each human pause.' }),
-    secret: z.string().min(8).max(1024).openapi({ description: 'Key of the HMAC-SHA256 signature; stored encrypted, never shown again' }),
+      .openapi({
+        description:
+          'Events to deliver; default: the final one (run.completed, run.failed or run.canceled). run.paused: each human pause.',
+      }),
+    secret: z
+      .string()
+      .min(8)
+      .max(1024)
+      .openapi({ description: 'Key of the HMAC-SHA256 signature; stored encrypted, never shown again' }),
   })
   .openapi('RunCallback', { description: `Beyond PySpur: be told of the run's events. ${SIGNATURE_SCHEME}` });
 export type CallbackInput = z.output<typeof CallbackRequest>;
@@ -35,7 +47,11 @@ export type CallbackInput = z.output<typeof CallbackRequest>;
 export const CallbackAttemptResponse = z.object({
   attempt: z.number().int().openapi({ description: '1 for the first try' }),
   time: z.string(),
-  status_code: z.number().int().nullable().openapi({ description: "The receiver's status; null when none came (network error, refused address)" }),
+  status_code: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "The receiver's status; null when none came (network error, refused address)" }),
   error: z.string().nullable(),
   duration_ms: z.number().nullable(),
 });
@@ -44,7 +60,9 @@ export const CallbackDeliveryResponse = z.object({
   id: z.string().openapi({ description: 'The X-Spur-Event-Id of the delivery' }),
   event: z.enum(CALLBACK_EVENTS),
   url: z.string(),
-  status: z.enum(CALLBACK_DELIVERY_STATUSES).openapi({ description: 'pending while attempts go on; delivered (2xx); failed (refused, or given up)' }),
+  status: z
+    .enum(CALLBACK_DELIVERY_STATUSES)
+    .openapi({ description: 'pending while attempts go on; delivered (2xx); failed (refused, or given up)' }),
   reason: z.string().nullable().openapi({ description: 'Why a failed delivery stopped' }),
   created_at: z.string(),
   updated_at: z.string(),
@@ -54,7 +72,10 @@ export const CallbackDeliveryResponse = z.object({
 export const RunCallbacksResponse = z
   .object({
     run_id: z.string(),
-    callback: z.object({ url: z.string(), events: z.array(z.enum(CALLBACK_EVENTS)) }).nullable().openapi({ description: "The run's callback (its secret is never shown); null: none" }),
+    callback: z
+      .object({ url: z.string(), events: z.array(z.enum(CALLBACK_EVENTS)) })
+      .nullable()
+      .openapi({ description: "The run's callback (its secret is never shown); null: none" }),
     deliveries: z.array(CallbackDeliveryResponse),
   })
   .openapi('RunCallbacks');

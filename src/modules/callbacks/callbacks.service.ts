@@ -31,8 +31,17 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
       try {
         await checkedUrl(request.url, allowPrivate, resolve);
       } catch (err) {
-        const why = err instanceof OutboundRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
-        throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'callback', 'url'], msg: `Value error, callback URL refused: ${why}`, input: request.url, ctx: { error: {} } }]);
+        const why =
+          err instanceof OutboundRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
+        throw new RequestValidationError([
+          {
+            type: 'value_error',
+            loc: ['body', 'callback', 'url'],
+            msg: `Value error, callback URL refused: ${why}`,
+            input: request.url,
+            ctx: { error: {} },
+          },
+        ]);
       }
       return { url: request.url, events: request.events, secret: sealCallbackSecret(box, request.secret) };
     },
@@ -40,7 +49,10 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
     /** The run's callback and one page of its deliveries. */
     async list(runId: string, page: Page): Promise<RunCallbacksResponse> {
       if (!(await models.Run.exists({ _id: runId }))) throw notFound.run();
-      const [callback, docs] = await Promise.all([deliveries.callbackOf(runId), deliveries.listOfRun(runId, pageBounds(page))]);
+      const [callback, docs] = await Promise.all([
+        deliveries.callbackOf(runId),
+        deliveries.listOfRun(runId, pageBounds(page)),
+      ]);
       return {
         run_id: runId,
         callback: callback ? { url: callback.url, events: callback.events as CallbackEvent[] } : null,
@@ -52,7 +64,13 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
           reason: d.reason,
           created_at: pyDateTime(d.created_at),
           updated_at: pyDateTime(d.updated_at),
-          attempts: d.attempts.map((a) => ({ attempt: a.attempt, time: pyDateTime(a.time), status_code: a.status_code ?? null, error: a.error ?? null, duration_ms: a.duration_ms ?? null })),
+          attempts: d.attempts.map((a) => ({
+            attempt: a.attempt,
+            time: pyDateTime(a.time),
+            status_code: a.status_code ?? null,
+            error: a.error ?? null,
+            duration_ms: a.duration_ms ?? null,
+          })),
         })),
       };
     },

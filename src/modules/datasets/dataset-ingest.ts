@@ -45,7 +45,12 @@ export async function ingestFile(models: Models, input: Readable, opts: IngestOp
   let rowCount = 0;
   let chunk: DatasetRow[] = [];
   try {
-    for await (const row of parserFor(opts.format)({ stream: tee, stored, parser: opts.parser, fileName: opts.fileName })) {
+    for await (const row of parserFor(opts.format)({
+      stream: tee,
+      stored,
+      parser: opts.parser,
+      fileName: opts.fileName,
+    })) {
       for (const key of Object.keys(row)) columns.add(key);
       chunk.push(row);
       rowCount++;
@@ -70,7 +75,12 @@ export async function ingestFile(models: Models, input: Readable, opts: IngestOp
 }
 
 /** Removes what an upload stored so far: its GridFS file (whole or partial) and its row chunks. */
-export async function discardUpload(models: Models, fileId: mongo.ObjectId, rowsKey: string, upload?: mongo.GridFSBucketWriteStream): Promise<void> {
+export async function discardUpload(
+  models: Models,
+  fileId: mongo.ObjectId,
+  rowsKey: string,
+  upload?: mongo.GridFSBucketWriteStream,
+): Promise<void> {
   if (upload && !upload.writableFinished) {
     // Finish rather than abort(): abort refuses a stream that is already finishing and would let
     // its files document land after our delete. A finished file is then deleted like any other.

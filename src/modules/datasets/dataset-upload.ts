@@ -38,7 +38,10 @@ class DatasetStorage implements StorageEngine {
     const id = this.stored?.id;
     this.stored = undefined;
     if (!id) return done(NO_ERROR);
-    this.datasets.remove(id).then(() => done(NO_ERROR), (err: Error) => done(err));
+    this.datasets.remove(id).then(
+      () => done(NO_ERROR),
+      (err: Error) => done(err),
+    );
   }
 }
 
@@ -56,7 +59,11 @@ export function datasetUpload(datasets: DatasetService): Middleware {
     request.body = {};
     if (!query.success || !ctx.is('multipart/form-data')) return next();
     const storage = new DatasetStorage(datasets, query.data);
-    const parse = multer({ storage, ...PART_CHARSET, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21, ...FIELD_NAME_LIMITS } }).single('file');
+    const parse = multer({
+      storage,
+      ...PART_CHARSET,
+      limits: { files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21, ...FIELD_NAME_LIMITS },
+    }).single('file');
     await parse(ctx, async () => undefined);
     request.body = storage.stored ? { file: storage.stored.id } : {};
     return next();

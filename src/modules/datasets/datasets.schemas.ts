@@ -12,7 +12,13 @@ export type DatasetUploadQuery = z.output<typeof DatasetUploadQuery>;
  * The multipart body. The upload middleware parses and stores the `file` part while it streams and
  * hands on the new dataset's id in its place, so "no file part" is still a missing `file` (422).
  */
-export const DatasetUploadForm = z.object({ file: z.string().openapi({ type: 'string', format: 'binary', description: 'A .csv, .jsonl, .json (array of objects) or .parquet file' }) });
+export const DatasetUploadForm = z.object({
+  file: z.string().openapi({
+    type: 'string',
+    format: 'binary',
+    description: 'A .csv, .jsonl, .json (array of objects) or .parquet file',
+  }),
+});
 
 /** PySpur's DatasetResponseSchema plus `row_count` and `columns` (what a batch needs to know). */
 export const DatasetResponse = z

@@ -44,7 +44,15 @@ const conflict = (name: string) => new ConflictError(`A dataset named '${name}' 
 
 /** A file that is not a dataset is a validation error of the `file` part (422), saying why. */
 function invalidFile(err: DatasetFormatError, fileName: string): RequestValidationError {
-  return new RequestValidationError([{ type: 'value_error', loc: ['body', 'file'], msg: `Value error, ${err.message}`, input: fileName, ctx: { error: {} } }]);
+  return new RequestValidationError([
+    {
+      type: 'value_error',
+      loc: ['body', 'file'],
+      msg: `Value error, ${err.message}`,
+      input: fileName,
+      ctx: { error: {} },
+    },
+  ]);
 }
 
 export function createDatasetService({ models, runs, limits, parser, clock = () => new Date() }: DatasetServiceDeps) {
@@ -53,13 +61,29 @@ export function createDatasetService({ models, runs, limits, parser, clock = () 
   const idTaken = async (id: string) => (await Dataset.exists({ _id: id })) !== null;
   const nameTaken = async (name: string) => (await Dataset.exists({ name })) !== null;
 
-  async function insert(meta: DatasetUploadQuery, fileName: string, format: string, file: IngestedFile): Promise<DatasetDoc> {
+  async function insert(
+    meta: DatasetUploadQuery,
+    fileName: string,
+    format: string,
+    file: IngestedFile,
+  ): Promise<DatasetDoc> {
     const now = clock();
     return insertWithNewId(models.conn, 'dataset', idTaken, async (id, seq) => {
       const doc = {
-        _id: id, seq, name: meta.name, description: meta.description, filename: fileName, format,
-        columns: file.columns, row_count: file.rowCount, chunk_size: limits.rowsPerChunk, byte_size: file.byteSize,
-        file_id: file.fileId, rows_key: file.rowsKey, created_at: now, updated_at: now,
+        _id: id,
+        seq,
+        name: meta.name,
+        description: meta.description,
+        filename: fileName,
+        format,
+        columns: file.columns,
+        row_count: file.rowCount,
+        chunk_size: limits.rowsPerChunk,
+        byte_size: file.byteSize,
+        file_id: file.fileId,
+        rows_key: file.rowsKey,
+        created_at: now,
+        updated_at: now,
       };
       await Dataset.create(doc);
       return doc;
@@ -97,7 +121,9 @@ export function createDatasetService({ models, runs, limits, parser, clock = () 
     /** One page of the datasets in storage order (PySpur lists by primary key). */
     async list(page: Page): Promise<DatasetResponse[]> {
       const { skip, limit } = pageBounds(page);
-      return (await Dataset.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<DatasetDoc[]>()).map(toDatasetResponse);
+      return (await Dataset.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<DatasetDoc[]>()).map(
+        toDatasetResponse,
+      );
     },
     async get(id: string): Promise<DatasetResponse> {
       return toDatasetResponse(await reader.load(id));

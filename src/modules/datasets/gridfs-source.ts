@@ -17,7 +17,8 @@ export function gridfsTee(upload: UploadStream, maxBytes: number): Transform & {
   const tee = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      if (bytes > maxBytes) return done(new PayloadTooLargeError(`Dataset file too large: the limit is ${maxBytes} bytes`));
+      if (bytes > maxBytes)
+        return done(new PayloadTooLargeError(`Dataset file too large: the limit is ${maxBytes} bytes`));
       if (upload.write(chunk)) return done(null, chunk);
       upload.once('drain', () => done(null, chunk));
     },

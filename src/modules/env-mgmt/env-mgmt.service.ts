@@ -31,7 +31,8 @@ export function createEnvService(models: Models, box: SecretBox, clock: () => Da
     async set(name: string, value: string | null | undefined) {
       // The route's schema refuses other names already; this holds for every other writer too.
       const checked = NamedSetting.safeParse({ name });
-      if (!checked.success) throw new RequestValidationError(toValidationDetails(checked.error.issues, 'body', { name }));
+      if (!checked.success)
+        throw new RequestValidationError(toValidationDetails(checked.error.issues, 'body', { name }));
       if (!value) throw new BadRequestError('Value is required');
       await credentials.store(name, value);
       return { message: `Key '${name}' set successfully` };

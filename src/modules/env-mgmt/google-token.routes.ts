@@ -15,8 +15,12 @@ const TokenInput = z.object({ access_token: z.string().min(1).max(8192), expires
 export function googleTokenRoutes(env: EnvService, clock: () => Date = () => new Date()): MountableRoute[] {
   return [
     defineRoute({
-      method: 'post', path: '/google/store_token/', summary: 'Store the Google OAuth access token for the Sheets node', tags,
-      body: TokenInput, response: z.object({ message: z.string() }),
+      method: 'post',
+      path: '/google/store_token/',
+      summary: 'Store the Google OAuth access token for the Sheets node',
+      tags,
+      body: TokenInput,
+      response: z.object({ message: z.string() }),
       async handler({ body }) {
         await env.set('GOOGLE_ACCESS_TOKEN', body.access_token);
         await env.set(GOOGLE_TOKEN_EXPIRY_VARIABLE, new Date(clock().getTime() + body.expires_in * 1000).toISOString());
@@ -24,7 +28,10 @@ export function googleTokenRoutes(env: EnvService, clock: () => Date = () => new
       },
     }),
     defineRoute({
-      method: 'get', path: '/google/validate_token/', summary: 'Whether a stored Google token exists and has not expired', tags,
+      method: 'get',
+      path: '/google/validate_token/',
+      summary: 'Whether a stored Google token exists and has not expired',
+      tags,
       response: z.object({ is_valid: z.boolean() }),
       async handler() {
         const token = await env.reveal('GOOGLE_ACCESS_TOKEN');

@@ -23,7 +23,14 @@ function param(name: string, description: string, ...flags: ('t' | 'opt')[]): Pr
   return { name, description, required: !flags.includes('opt'), type: flags.includes('t') ? 'text' : 'password' };
 }
 
-function provider(id: string, name: string, description: string, category: string, icon: string, parameters: ProviderParameter[]): ProviderConfig {
+function provider(
+  id: string,
+  name: string,
+  description: string,
+  category: string,
+  icon: string,
+  parameters: ProviderParameter[],
+): ProviderConfig {
   return { id, name, description, category, parameters, icon };
 }
 
@@ -34,12 +41,24 @@ export const PROVIDERS: readonly ProviderConfig[] = [
     param('AZURE_OPENAI_ENDPOINT', 'Azure OpenAI Endpoint URL', 't'),
     param('AZURE_OPENAI_API_VERSION', 'API Version (e.g. 2023-05-15)', 't'),
   ]),
-  provider('anthropic', 'Anthropic', "Anthropic's Claude models", 'llm', 'anthropic', [param('ANTHROPIC_API_KEY', 'Anthropic API Key')]),
-  provider('gemini', 'Google Gemini', "Google's Gemini models", 'llm', 'google', [param('GEMINI_API_KEY', 'Gemini API Key')]),
-  provider('deepseek', 'DeepSeek', "DeepSeek's code and chat models", 'llm', 'deepseek', [param('DEEPSEEK_API_KEY', 'DeepSeek API Key')]),
-  provider('cohere', 'Cohere', "Cohere's language models", 'llm', 'cohere', [param('COHERE_API_KEY', 'Cohere API Key')]),
-  provider('voyage', 'Voyage AI', "Voyage's language models", 'llm', 'voyage', [param('VOYAGE_API_KEY', 'Voyage API Key')]),
-  provider('mistral', 'Mistral AI', "Mistral's language models", 'llm', 'mistral', [param('MISTRAL_API_KEY', 'Mistral API Key')]),
+  provider('anthropic', 'Anthropic', "Anthropic's Claude models", 'llm', 'anthropic', [
+    param('ANTHROPIC_API_KEY', 'Anthropic API Key'),
+  ]),
+  provider('gemini', 'Google Gemini', "Google's Gemini models", 'llm', 'google', [
+    param('GEMINI_API_KEY', 'Gemini API Key'),
+  ]),
+  provider('deepseek', 'DeepSeek', "DeepSeek's code and chat models", 'llm', 'deepseek', [
+    param('DEEPSEEK_API_KEY', 'DeepSeek API Key'),
+  ]),
+  provider('cohere', 'Cohere', "Cohere's language models", 'llm', 'cohere', [
+    param('COHERE_API_KEY', 'Cohere API Key'),
+  ]),
+  provider('voyage', 'Voyage AI', "Voyage's language models", 'llm', 'voyage', [
+    param('VOYAGE_API_KEY', 'Voyage API Key'),
+  ]),
+  provider('mistral', 'Mistral AI', "Mistral's language models", 'llm', 'mistral', [
+    param('MISTRAL_API_KEY', 'Mistral API Key'),
+  ]),
   provider('pinecone', 'Pinecone', 'Production-ready vector database', 'vectorstore', 'pinecone', [
     param('PINECONE_API_KEY', 'Pinecone API Key'),
     param('PINECONE_ENVIRONMENT', 'Pinecone Environment', 't'),
@@ -72,7 +91,9 @@ export const PROVIDERS: readonly ProviderConfig[] = [
     param('REDDIT_PASSWORD', 'Reddit Password', 'opt'),
     param('REDDIT_USER_AGENT', 'Reddit API User Agent', 't', 'opt'),
   ]),
-  provider('firecrawl', 'Firecrawl', 'Web scraping and crawling service', 'scraping', 'solar:spider-bold', [param('FIRECRAWL_API_KEY', 'Firecrawl API Key')]),
+  provider('firecrawl', 'Firecrawl', 'Web scraping and crawling service', 'scraping', 'solar:spider-bold', [
+    param('FIRECRAWL_API_KEY', 'Firecrawl API Key'),
+  ]),
   provider('slack', 'Slack', 'Slack messaging and notification service', 'messaging', 'logos:slack-icon', [
     param('SLACK_BOT_TOKEN', 'Slack Bot User OAuth Token (starts with xoxb-)'),
     param('SLACK_USER_TOKEN', 'Slack User OAuth Token (starts with xoxp-)', 'opt'),
@@ -85,9 +106,15 @@ export const PROVIDERS: readonly ProviderConfig[] = [
   provider('google', 'Google Sheets', 'Read Google Sheets ranges', 'productivity', 'logos:google-icon', [
     param('GOOGLE_ACCESS_TOKEN', 'Google OAuth Access Token (Sheets read scope)'),
   ]),
-  provider('jina', 'Jina AI', 'Jina Reader: web pages as Markdown', 'scraping', 'solar:document-text-bold', [param('JINA_API_KEY', 'Jina API Key', 'opt')]),
-  provider('resend', 'Resend', 'Email delivery API', 'email', 'solar:letter-bold', [param('RESEND_API_KEY', 'Resend API Key')]),
-  provider('sendgrid', 'SendGrid', 'Twilio SendGrid email delivery', 'email', 'solar:letter-bold', [param('SENDGRID_API_KEY', 'SendGrid API Key')]),
+  provider('jina', 'Jina AI', 'Jina Reader: web pages as Markdown', 'scraping', 'solar:document-text-bold', [
+    param('JINA_API_KEY', 'Jina API Key', 'opt'),
+  ]),
+  provider('resend', 'Resend', 'Email delivery API', 'email', 'solar:letter-bold', [
+    param('RESEND_API_KEY', 'Resend API Key'),
+  ]),
+  provider('sendgrid', 'SendGrid', 'Twilio SendGrid email delivery', 'email', 'solar:letter-bold', [
+    param('SENDGRID_API_KEY', 'SendGrid API Key'),
+  ]),
 ];
 
 const PARAMETERS = new Map(PROVIDERS.flatMap((p) => p.parameters.map((param) => [param.name, param] as const)));
@@ -102,7 +129,9 @@ export const KNOWN_VARIABLES: readonly string[] = [...PARAMETERS.keys()];
  */
 const EXTRA_PARAMETERS = new Map<string, ProviderParameter>(
   [
-    ...[...LLM_BASE_URL_VARIABLES, ...INTEGRATION_BASE_URL_VARIABLES].map((name) => param(name, `${name.replace(/_(API_BASE|BASE_URL|BASE)$/, '')} base URL`, 't', 'opt')),
+    ...[...LLM_BASE_URL_VARIABLES, ...INTEGRATION_BASE_URL_VARIABLES].map((name) =>
+      param(name, `${name.replace(/_(API_BASE|BASE_URL|BASE)$/, '')} base URL`, 't', 'opt'),
+    ),
     param('XAI_API_KEY', 'xAI API Key', 'opt'),
     // Written by POST /google/store_token/ beside GOOGLE_ACCESS_TOKEN.
     param('GOOGLE_ACCESS_TOKEN_EXPIRES_AT', 'When the stored Google token expires (ISO 8601)', 't', 'opt'),

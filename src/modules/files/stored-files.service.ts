@@ -52,7 +52,9 @@ export function createStoredFileService(models: Models) {
 
   async function find(filter: Record<string, unknown>): Promise<{ kind: FileKind; file: mongo.GridFSFile }[]> {
     const found = await Promise.all(
-      (Object.keys(buckets) as FileKind[]).map(async (kind) => (await buckets[kind].find(filter).toArray()).map((file) => ({ kind, file }))),
+      (Object.keys(buckets) as FileKind[]).map(async (kind) =>
+        (await buckets[kind].find(filter).toArray()).map((file) => ({ kind, file })),
+      ),
     );
     return found.flat().sort((a, b) => b.file.uploadDate.getTime() - a.file.uploadDate.getTime());
   }
@@ -61,8 +63,16 @@ export function createStoredFileService(models: Models) {
    * One page of both buckets' files, newest first: their sorted cursors merged as they are read,
    * so only the page is held, however many files there are.
    */
-  async function newestFirst(filter: Record<string, unknown>, { skip, limit }: { skip: number; limit: number }): Promise<mongo.GridFSFile[]> {
-    const cursors = FILE_KINDS.map((kind) => buckets[kind].find(filter).sort({ uploadDate: -1, _id: 1 }).limit(skip + limit));
+  async function newestFirst(
+    filter: Record<string, unknown>,
+    { skip, limit }: { skip: number; limit: number },
+  ): Promise<mongo.GridFSFile[]> {
+    const cursors = FILE_KINDS.map((kind) =>
+      buckets[kind]
+        .find(filter)
+        .sort({ uploadDate: -1, _id: 1 })
+        .limit(skip + limit),
+    );
     try {
       const heads = await Promise.all(cursors.map((c) => c.next()));
       const out: mongo.GridFSFile[] = [];
@@ -92,19 +102,35 @@ export function createStoredFileService(models: Models) {
   return {
     /** One page of the files (of one workflow, or all), newest first. */
     async list(page: Page, workflowId?: string): Promise<StoredFileInfo[]> {
-      return (await newestFirst(workflowId === undefined ? {} : { 'metadata.workflow_id': workflowId }, pageBounds(page))).map(info);
+      return (
+        await newestFirst(workflowId === undefined ? {} : { 'metadata.workflow_id': workflowId }, pageBounds(page))
+      ).map(info);
     },
-    async open(kind: FileKind, workflowId: string, name: string): Promise<{ stream: Readable; length: number; contentType: string }> {
+    async open(
+      kind: FileKind,
+      workflowId: string,
+      name: string,
+    ): Promise<{ stream: Readable; length: number; contentType: string }> {
       requireSegments(workflowId, name);
-      const [file] = await buckets[kind].find({ filename: `${kind}/${workflowId}/${name}` }).sort({ uploadDate: -1 }).limit(1).toArray();
+      const [file] = await buckets[kind]
+        .find({ filename: `${kind}/${workflowId}/${name}` })
+        .sort({ uploadDate: -1 })
+        .limit(1)
+        .toArray();
       if (!file) throw new NotFoundError('File not found', 'FILE_NOT_FOUND');
       const meta = (file.metadata ?? {}) as FileMeta;
-      return { stream: buckets[kind].openDownloadStream(file._id), length: file.length, contentType: meta.content_type ?? 'application/octet-stream' };
+      return {
+        stream: buckets[kind].openDownloadStream(file._id),
+        length: file.length,
+        contentType: meta.content_type ?? 'application/octet-stream',
+      };
     },
     /** One file of a workflow, whichever kind it is. */
     async removeOne(workflowId: string, name: string): Promise<void> {
       requireSegments(workflowId, name);
-      const entries = await find({ filename: { $in: [`run_files/${workflowId}/${name}`, `test_files/${workflowId}/${name}`] } });
+      const entries = await find({
+        filename: { $in: [`run_files/${workflowId}/${name}`, `test_files/${workflowId}/${name}`] },
+      });
       if (entries.length === 0) throw new NotFoundError('File not found', 'FILE_NOT_FOUND');
       await remove(entries);
     },

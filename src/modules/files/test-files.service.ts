@@ -30,7 +30,11 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
       for (const file of files) {
         const path = `test_files/${workflowId}/${stamp}_${safeFileName(file.originalname)}`;
         const older = await bucket.find({ filename: path }).toArray();
-        await commitStaged(staging, file.gridfsId, path, { workflow_id: workflowId, node_id: nodeId, content_type: file.mimetype || 'application/octet-stream' });
+        await commitStaged(staging, file.gridfsId, path, {
+          workflow_id: workflowId,
+          node_id: nodeId,
+          content_type: file.mimetype || 'application/octet-stream',
+        });
         for (const f of older) await deleteIfPresent(bucket, f._id);
         paths.push(path);
       }
@@ -43,7 +47,11 @@ export function createTestFileService(models: Models, clock: () => Date = () => 
       const [file] = await bucket.find({ filename: path }).sort({ uploadDate: -1 }).limit(1).toArray();
       if (!file) throw new NotFoundError('File not found', 'FILE_NOT_FOUND');
       const meta = file.metadata as Partial<TestFileMeta> | undefined;
-      return { stream: bucket.openDownloadStream(file._id), length: file.length, contentType: meta?.content_type ?? 'application/octet-stream' };
+      return {
+        stream: bucket.openDownloadStream(file._id),
+        length: file.length,
+        contentType: meta?.content_type ?? 'application/octet-stream',
+      };
     },
   };
 }

@@ -19,7 +19,10 @@ const HealthResponse = z.object({
 export function healthRoutes(probes: Record<string, HealthProbe>): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/health', summary: 'MongoDB and Temporal reachability; in the single-process topology, whether the Python sandbox starts', tags: ['health'],
+      method: 'get',
+      path: '/health',
+      summary: 'MongoDB and Temporal reachability; in the single-process topology, whether the Python sandbox starts',
+      tags: ['health'],
       response: HealthResponse,
       handler: async (_input, ctx) => {
         const { ok, checks } = await runProbes(probes, API_PROBE_TIMEOUT_MS);

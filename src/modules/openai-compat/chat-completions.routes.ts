@@ -18,8 +18,13 @@ export function toSseChunks(completion: ChatCompletionResponse): string {
 export function chatCompletionRoutes(chat: ChatCompletionService): MountableRoute[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/chat/completions', summary: 'OpenAI-compatible chat completion: model = workflow id (stream: SSE chunks)', tags: ['openai-compatible'],
-      body: ChatCompletionRequest, response: ChatCompletionResponse, errors: [400, 404],
+      method: 'post',
+      path: '/v1/chat/completions',
+      summary: 'OpenAI-compatible chat completion: model = workflow id (stream: SSE chunks)',
+      tags: ['openai-compatible'],
+      body: ChatCompletionRequest,
+      response: ChatCompletionResponse,
+      errors: [400, 404],
       handler: async ({ body }, ctx) => {
         const completion = await chat.complete(body);
         if (!body.stream) return completion;

@@ -26,7 +26,13 @@ export const ChatCompletionResponse = z
     object: z.literal('chat.completion'),
     created: z.number().int(),
     model: z.string(),
-    choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.string() })),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({ role: z.literal('assistant'), content: z.string() }),
+        finish_reason: z.string(),
+      }),
+    ),
     usage: TokenUsageResponse,
   })
   .openapi('ChatCompletionResponse');

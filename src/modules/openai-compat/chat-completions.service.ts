@@ -44,19 +44,42 @@ export function createChatCompletionService({ workflows, starter, reader }: Chat
       if (lastUser < 0) throw new BadRequestError('No user message found in messages', 'NO_USER_MESSAGE');
       const inputNode = definition.nodes.find((n) => n.node_type === 'InputNode' && n.parent_id === null);
       if (!inputNode) throw new BadRequestError('The workflow has no InputNode, so it cannot be run', 'NO_INPUT_NODE');
-      const history = body.messages.slice(0, lastUser).filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => ({ role: m.role, content: textOf(m) }));
-      const input = { user_message: textOf(body.messages[lastUser] as ChatMessageIn), session_id: body.user ?? `chatcmpl-${randomUUID()}`, message_history: history };
-      const outcome = await starter.runBlocking(workflow._id, { initial_inputs: { [inputNode.id]: input }, parent_run_id: null, files: null }, 'openai');
-      if (outcome.kind === 'still-running') throw new SpurError('timed_out', 'RUN_STILL_GOING', `Run ${outcome.runId} is still going; poll /api/run/${outcome.runId}/status/`);
+      const history = body.messages
+        .slice(0, lastUser)
+        .filter((m) => m.role === 'user' || m.role === 'assistant')
+        .map((m) => ({ role: m.role, content: textOf(m) }));
+      const input = {
+        user_message: textOf(body.messages[lastUser] as ChatMessageIn),
+        session_id: body.user ?? `chatcmpl-${randomUUID()}`,
+        message_history: history,
+      };
+      const outcome = await starter.runBlocking(
+        workflow._id,
+        { initial_inputs: { [inputNode.id]: input }, parent_run_id: null, files: null },
+        'openai',
+      );
+      if (outcome.kind === 'still-running')
+        throw new SpurError(
+          'timed_out',
+          'RUN_STILL_GOING',
+          `Run ${outcome.runId} is still going; poll /api/run/${outcome.runId}/status/`,
+        );
       const run = await reader.get(outcome.runId);
-      if (run.status === 'FAILED') throw new SpurError('upstream_failed', 'RUN_FAILED', run.message ?? `Run ${run.id} failed`);
+      if (run.status === 'FAILED')
+        throw new SpurError('upstream_failed', 'RUN_FAILED', run.message ?? `Run ${run.id} failed`);
       const outputNode = definition.nodes.find((n) => n.node_type === 'OutputNode' && n.parent_id === null);
       return {
         id: `chatcmpl-${outcome.runId}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: answerOf(outcome.outputsById, outputNode?.id) }, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: answerOf(outcome.outputsById, outputNode?.id) },
+            finish_reason: 'stop',
+          },
+        ],
         usage: run.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
       };
     },

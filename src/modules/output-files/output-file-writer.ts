@@ -7,7 +7,8 @@ export function createOutputFileWriter(models: Models, clock: () => Date = () =>
   const files = createOutputFiles(models, clock);
   return {
     ...files,
-    createOutputFile: (runId: string | null, fileName: string): Promise<{ id: string }> => files.create(runId, safeFileName(fileName)),
+    createOutputFile: (runId: string | null, fileName: string): Promise<{ id: string }> =>
+      files.create(runId, safeFileName(fileName)),
   };
 }
 

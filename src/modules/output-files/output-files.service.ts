@@ -8,7 +8,12 @@ import { createOutputFileWriter } from './output-file-writer';
 import type { OutputFileResponse } from './output-files.schemas';
 
 export function toOutputFileResponse(doc: OutputFileDoc): OutputFileResponse {
-  return { id: doc._id, file_name: doc.file_name, created_at: doc.created_at.toISOString(), updated_at: doc.updated_at.toISOString() };
+  return {
+    id: doc._id,
+    file_name: doc.file_name,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
 }
 
 export interface OutputFileDownload {
@@ -17,7 +22,11 @@ export interface OutputFileDownload {
   stream: Readable;
 }
 
-export function createOutputFileService(models: Models, runs: Pick<RunRepository, 'clearOutputFile'>, clock: () => Date = () => new Date()) {
+export function createOutputFileService(
+  models: Models,
+  runs: Pick<RunRepository, 'clearOutputFile'>,
+  clock: () => Date = () => new Date(),
+) {
   const { OutputFile } = models;
   const bucket = models.outputFiles;
 
@@ -32,7 +41,9 @@ export function createOutputFileService(models: Models, runs: Pick<RunRepository
     /** One page of the output files in storage order. */
     async list(page: Page): Promise<OutputFileResponse[]> {
       const { skip, limit } = pageBounds(page);
-      return (await OutputFile.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<OutputFileDoc[]>()).map(toOutputFileResponse);
+      return (await OutputFile.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<OutputFileDoc[]>()).map(
+        toOutputFileResponse,
+      );
     },
     async get(id: string): Promise<OutputFileResponse> {
       return toOutputFileResponse(await load(id));
@@ -42,9 +53,14 @@ export function createOutputFileService(models: Models, runs: Pick<RunRepository
       const doc = await load(id);
       const parts = [...doc.parts].sort((a, b) => a.n - b.n);
       async function* bytes(): AsyncGenerator<Buffer> {
-        for (const part of parts) for await (const chunk of bucket.openDownloadStream(part.file_id)) yield chunk as Buffer;
+        for (const part of parts)
+          for await (const chunk of bucket.openDownloadStream(part.file_id)) yield chunk as Buffer;
       }
-      return { fileName: doc.file_name, length: parts.reduce((sum, p) => sum + p.bytes, 0), stream: Readable.from(bytes(), { objectMode: false }) };
+      return {
+        fileName: doc.file_name,
+        length: parts.reduce((sum, p) => sum + p.bytes, 0),
+        stream: Readable.from(bytes(), { objectMode: false }),
+      };
     },
     /**
      * Removes the record, unlinks it from runs (runs are never deleted, unlike PySpur's cascade),
@@ -55,7 +71,8 @@ export function createOutputFileService(models: Models, runs: Pick<RunRepository
       await createOutputFiles(models).remove(id);
       await runs.clearOutputFile(id);
       const ids = new Map(doc.parts.map((p) => [p.file_id.toHexString(), p.file_id]));
-      for (const file of await bucket.find({ 'metadata.output_file_id': id }).toArray()) ids.set(file._id.toHexString(), file._id);
+      for (const file of await bucket.find({ 'metadata.output_file_id': id }).toArray())
+        ids.set(file._id.toHexString(), file._id);
       for (const fileId of ids.values()) await bucket.delete(fileId).catch(() => undefined);
     },
   };

@@ -1,4 +1,9 @@
-import { type Client, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  type Client,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { trusted } from 'mongoose';
 import { fromJsonText } from '../../db/json-text';
@@ -8,7 +13,13 @@ import { storeClientValues } from '../../runs/values';
 import type { RunRepository } from '../../db/run-repository';
 import { SpurError, BadRequestError, notFound } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
-import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, pauseActionSignal, pauseActionUpdate } from '../../../temporal/shared/pauses';
+import {
+  PAUSE_REFUSED,
+  type PauseActionRequest,
+  PauseRefusal,
+  pauseActionSignal,
+  pauseActionUpdate,
+} from '../../../temporal/shared/pauses';
 import { runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { RunReader } from '../../runs/reader';
 import { toRunResponse } from '../../runs/response';
@@ -30,7 +41,15 @@ export interface PauseServiceDeps {
 const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
 
-export function createPauseService({ models, values, runRecords, reader, temporal, workflowIdPrefix, actionWaitMs }: PauseServiceDeps) {
+export function createPauseService({
+  models,
+  values,
+  runRecords,
+  reader,
+  temporal,
+  workflowIdPrefix,
+  actionWaitMs,
+}: PauseServiceDeps) {
   const { Run, Pause, WorkflowVersion, Workflow } = models;
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
@@ -41,7 +60,9 @@ export function createPauseService({ models, values, runRecords, reader, tempora
   }
 
   const versionOf = (run: RunDoc): Promise<WorkflowVersionDoc | null> =>
-    run.workflow_version_id ? WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>().exec() : Promise.resolve(null);
+    run.workflow_version_id
+      ? WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>().exec()
+      : Promise.resolve(null);
 
   /** The run as the action left it: its record and its tasks read together; its version (it never changes) was read meanwhile. */
   async function runAfterAction(runId: string, version: Promise<WorkflowVersionDoc | null>): Promise<RunResponse> {
@@ -71,14 +92,25 @@ export function createPauseService({ models, values, runRecords, reader, tempora
       if (FINAL.has(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
       // The human's inputs become part of the node's output: large ones travel by reference too.
       const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');
-      const request: PauseActionRequest = { action: body.action, inputs, userId: body.user_id, comments: body.comments };
+      const request: PauseActionRequest = {
+        action: body.action,
+        inputs,
+        userId: body.user_id,
+        comments: body.comments,
+      };
       const version = versionOf(run);
       version.catch(() => undefined); // awaited after the Update; a refusal does not need it
       try {
-        await temporal.withDeadline(Date.now() + actionWaitMs, () => handle(runId).executeUpdate(pauseActionUpdate, { args: [request], ...(updateId ? { updateId } : {}) }));
+        await temporal.withDeadline(Date.now() + actionWaitMs, () =>
+          handle(runId).executeUpdate(pauseActionUpdate, { args: [request], ...(updateId ? { updateId } : {}) }),
+        );
         return { status: 200, run: await runAfterAction(runId, version) };
       } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === PAUSE_REFUSED) {
+        if (
+          err instanceof WorkflowUpdateFailedError &&
+          err.cause instanceof ApplicationFailure &&
+          err.cause.type === PAUSE_REFUSED
+        ) {
           throw new BadRequestError(err.cause.message);
         }
         if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
@@ -88,7 +120,10 @@ export function createPauseService({ models, values, runRecords, reader, tempora
       if (!open) throw new BadRequestError(PauseRefusal.noPausedTask);
       await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
       const queued = await reader.get(runId);
-      return { status: 202, run: { ...queued, message: 'The action is recorded and will be applied when a worker is available.' } };
+      return {
+        status: 202,
+        run: { ...queued, message: 'The action is recorded and will be applied when a worker is available.' },
+      };
     },
 
     /**
@@ -110,29 +145,45 @@ export function createPauseService({ models, values, runRecords, reader, tempora
     async history(runId: string, page: Page) {
       await loadRun(runId);
       const { skip, limit } = pageBounds(page);
-      const pauses = await Pause.find({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).skip(skip).limit(limit).lean<PauseDoc[]>();
+      const pauses = await Pause.find({ run_id: runId })
+        .sort({ pause_time: -1, _id: -1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<PauseDoc[]>();
       return pauses.map(toPauseResponse);
     },
 
     async paused(page: Page) {
       const { skip, limit } = pageBounds(page);
-      const runs = await Run.find({ status: 'PAUSED' }).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
+      const runs = await Run.find({ status: 'PAUSED' })
+        .sort({ start_time: -1, seq: -1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<RunDoc[]>();
       // The page's open pauses in one query (FerretDB scans the collection for any but an `_id` lookup), newest first.
       const [expanded, open] = await Promise.all([
         reader.expand(runs),
-        Pause.find({ run_id: trusted({ $in: runs.map((r) => r._id) }), resume_time: null }).sort({ pause_time: -1 }).lean<PauseDoc[]>(),
+        Pause.find({ run_id: trusted({ $in: runs.map((r) => r._id) }), resume_time: null })
+          .sort({ pause_time: -1 })
+          .lean<PauseDoc[]>(),
       ]);
       const currentOf = new Map<string, PauseDoc>();
       for (const pause of open) if (!currentOf.has(pause.run_id)) currentOf.set(pause.run_id, pause);
       const items = await Promise.all(
         runs.map(async (run, i) => {
           const current = currentOf.get(run._id);
-          const version = run.workflow_version_id ? await WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>() : null;
+          const version = run.workflow_version_id
+            ? await WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>()
+            : null;
           if (!current || !version) return null;
           // The inbox names the workflow (PySpur sends the bare definition and its UI shows `undefined`).
           const workflow = await Workflow.findById(run.workflow_id, { name: 1 }).lean<{ name: string }>();
           const definition = fromJsonText(version.definition) as Record<string, unknown>;
-          return { run: expanded[i], current_pause: toPauseResponse(current), workflow: { ...definition, name: workflow?.name ?? version.name } };
+          return {
+            run: expanded[i],
+            current_pause: toPauseResponse(current),
+            workflow: { ...definition, name: workflow?.name ?? version.name },
+          };
         }),
       );
       return items.filter((item) => item !== null);
@@ -142,7 +193,9 @@ export function createPauseService({ models, values, runRecords, reader, tempora
     async cancel(runId: string) {
       const run = await loadRun(runId);
       if (!CANCELLABLE.has(run.status)) {
-        throw new BadRequestError(`Run is in state RunStatus.${run.status} and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.`);
+        throw new BadRequestError(
+          `Run is in state RunStatus.${run.status} and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.`,
+        );
       }
       let workflowGone = false;
       try {
@@ -151,7 +204,12 @@ export function createPauseService({ models, values, runRecords, reader, tempora
         // operator) without an error; then no workflow will ever record it.
         workflowGone = (await handle(runId).describe()).status.name !== 'RUNNING';
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not cancel the run: ${(err as Error).message}`);
+        if (!(err instanceof WorkflowNotFoundError))
+          throw new SpurError(
+            'unavailable',
+            'TEMPORAL_UNAVAILABLE',
+            `Could not cancel the run: ${(err as Error).message}`,
+          );
         workflowGone = true;
       }
       // A run no worker has picked up has no writer yet (the workflow, when it starts and sees the

@@ -7,7 +7,14 @@ import { type Page, pageBounds } from '../../db/paging';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
 import { storeUploads } from './collection-uploads';
 import { createDocumentStore } from '../../rag/document-store';
-import { claimCollectionJob, collectionCounts, failCollectionJob, insertCollection, recountCollection, removeCollection } from '../../rag/collection-records';
+import {
+  claimCollectionJob,
+  collectionCounts,
+  failCollectionJob,
+  insertCollection,
+  recountCollection,
+  removeCollection,
+} from '../../rag/collection-records';
 import { removeDocumentRecord } from '../../rag/document-records';
 import { startingProgress, toProgressResponse } from '../../rag/progress';
 import type { RagJobs } from './rag-jobs';
@@ -16,8 +23,13 @@ import type { CollectionMetadata, CollectionResponse } from './rag.schemas';
 import type { ProgressResponse } from '../../rag/schemas';
 
 export const collectionNotFound = () => new NotFoundError('Document collection not found', 'COLLECTION_NOT_FOUND');
-const nameTaken = (name: string) => new ConflictError(`A document collection named '${name}' already exists`, 'COLLECTION_NAME_TAKEN');
-const busy = (id: string) => new ConflictError(`Document collection ${id} is still processing documents; wait until its progress is completed`, 'COLLECTION_BUSY');
+const nameTaken = (name: string) =>
+  new ConflictError(`A document collection named '${name}' already exists`, 'COLLECTION_NAME_TAKEN');
+const busy = (id: string) =>
+  new ConflictError(
+    `Document collection ${id} is still processing documents; wait until its progress is completed`,
+    'COLLECTION_BUSY',
+  );
 
 export interface CollectionServiceDeps {
   models: Models;
@@ -64,15 +76,34 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
       const now = new Date();
       let created: RagCollectionDoc;
       try {
-        created = await insertWithNewId(models.conn, 'ragCollection', async (id) => (await RagCollection.exists({ _id: id })) !== null, async (id, seq) => {
-          const doc = {
-            _id: id, seq, name: meta.name, description: meta.description ?? null, status: 'ready', text_processing_json: toJsonText(meta.text_processing),
-            document_count: 0, chunk_count: 0, error_message: null, job: 0, created_at: now, updated_at: now,
-            progress: { ...startingProgress(now, { files: 0, chunks: 0 }, 'completed'), status: 'completed', progress: 1 },
-          };
-          await insertCollection(models, doc as RagCollectionDoc);
-          return doc as RagCollectionDoc;
-        });
+        created = await insertWithNewId(
+          models.conn,
+          'ragCollection',
+          async (id) => (await RagCollection.exists({ _id: id })) !== null,
+          async (id, seq) => {
+            const doc = {
+              _id: id,
+              seq,
+              name: meta.name,
+              description: meta.description ?? null,
+              status: 'ready',
+              text_processing_json: toJsonText(meta.text_processing),
+              document_count: 0,
+              chunk_count: 0,
+              error_message: null,
+              job: 0,
+              created_at: now,
+              updated_at: now,
+              progress: {
+                ...startingProgress(now, { files: 0, chunks: 0 }, 'completed'),
+                status: 'completed',
+                progress: 1,
+              },
+            };
+            await insertCollection(models, doc as RagCollectionDoc);
+            return doc as RagCollectionDoc;
+          },
+        );
       } catch (err) {
         if (isDuplicateKeyError(err) && (await RagCollection.exists({ name: meta.name }))) throw nameTaken(meta.name);
         throw err;
@@ -82,7 +113,9 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
     },
     async list(page: Page): Promise<CollectionResponse[]> {
       const { skip, limit } = pageBounds(page);
-      return (await RagCollection.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<RagCollectionDoc[]>()).map(toCollectionResponse);
+      return (await RagCollection.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<RagCollectionDoc[]>()).map(
+        toCollectionResponse,
+      );
     },
     get: async (id: string): Promise<CollectionResponse> => toCollectionResponse(await load(id)),
     progress: async (id: string): Promise<ProgressResponse> => toProgressResponse(id, (await load(id)).progress),
@@ -97,7 +130,10 @@ export function createCollectionService({ models, jobs }: CollectionServiceDeps)
       if (collection.status === 'processing') throw busy(id);
       const users = await VectorIndex.find({ collection_id: id }, { _id: 1 }).lean<{ _id: string }[]>();
       if (users.length) {
-        throw new ConflictError(`Document collection ${id} is used by vector index ${users.map((u) => u._id).join(', ')}; delete the index first`, 'COLLECTION_IN_USE');
+        throw new ConflictError(
+          `Document collection ${id} is used by vector index ${users.map((u) => u._id).join(', ')}; delete the index first`,
+          'COLLECTION_IN_USE',
+        );
       }
       await removeCollection(models, id);
       for (const doc of (await collectionCounts(models, id)).documents) {

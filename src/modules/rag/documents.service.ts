@@ -35,8 +35,20 @@ export function createDocumentService({ models, collections, vectors, parser }: 
     return {
       id: doc._id,
       text: await store.readText(doc._id),
-      metadata: { source: 'file', source_id: doc.filename, created_at: doc.created_at.toISOString(), author: null, title: doc.filename, custom_metadata: null },
-      chunks: chunks.map((c) => ({ id: c.id, text: c.text, metadata: fromJsonText<ChunkMetadata>(c.metadata_json) as ChunkMetadata, embedding: null })),
+      metadata: {
+        source: 'file',
+        source_id: doc.filename,
+        created_at: doc.created_at.toISOString(),
+        author: null,
+        title: doc.filename,
+        custom_metadata: null,
+      },
+      chunks: chunks.map((c) => ({
+        id: c.id,
+        text: c.text,
+        metadata: fromJsonText<ChunkMetadata>(c.metadata_json) as ChunkMetadata,
+        embedding: null,
+      })),
       status: doc.status as DocumentWithChunks['status'],
       error_message: doc.error_message ?? null,
     };
@@ -47,7 +59,11 @@ export function createDocumentService({ models, collections, vectors, parser }: 
     async list(collectionId: string, page: Page): Promise<DocumentWithChunks[]> {
       await collections.load(collectionId);
       const { skip, limit } = pageBounds(page);
-      const documents = await RagDocument.find({ collection_id: collectionId }).sort({ seq: 1 }).skip(skip).limit(limit).lean<RagDocumentDoc[]>();
+      const documents = await RagDocument.find({ collection_id: collectionId })
+        .sort({ seq: 1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<RagDocumentDoc[]>();
       const out: DocumentWithChunks[] = [];
       for (const doc of documents) out.push(await toResponse(doc));
       return out;
@@ -57,7 +73,8 @@ export function createDocumentService({ models, collections, vectors, parser }: 
     async remove(collectionId: string, documentId: string): Promise<{ message: string }> {
       const collection = await collections.load(collectionId);
       const doc = await RagDocument.findById(documentId).lean<RagDocumentDoc>();
-      if (!doc || doc.collection_id !== collectionId) throw new NotFoundError('Document not found in collection', 'DOCUMENT_NOT_FOUND');
+      if (!doc || doc.collection_id !== collectionId)
+        throw new NotFoundError('Document not found in collection', 'DOCUMENT_NOT_FOUND');
       if (collection.status === 'processing') throw collections.busy(collectionId);
       const indices = await VectorIndex.find({ collection_id: collectionId }, { _id: 1 }).lean<{ _id: string }[]>();
       for (const index of indices) await vectors.deleteDocument(index._id, documentId);
@@ -77,17 +94,28 @@ export function createDocumentService({ models, collections, vectors, parser }: 
     async preview(file: StagedFile, config: TextProcessingConfig) {
       const bytes = await readBytes(collections.staging.bucket, file.gridfsId);
       try {
-        const { picks, total } = await parser.preview(file.originalname || 'file', file.mimetype || null, bytes, config);
+        const { picks, total } = await parser.preview(
+          file.originalname || 'file',
+          file.mimetype || null,
+          bytes,
+          config,
+        );
         if (!total) throw new BadRequestError('No chunks could be generated with the provided configuration');
         const chunks = [];
         for (const piece of picks) {
           const c = await applyTemplate(piece, config);
-          chunks.push({ original_text: c.original_text, processed_text: c.text, metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' }, chunk_index: piece.index + 1 });
+          chunks.push({
+            original_text: c.original_text,
+            processed_text: c.text,
+            metadata: Object.keys(c.custom_metadata).length ? c.custom_metadata : { type: 'text_chunk' },
+            chunk_index: piece.index + 1,
+          });
         }
         return { chunks, total_chunks: total };
       } catch (err) {
         if (err instanceof ParseLimitError) throw new PayloadTooLargeError(`Error previewing chunk: ${err.message}`);
-        if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError')) throw new BadRequestError(`Error previewing chunk: ${err.message}`);
+        if (err instanceof DocumentParseError || (err instanceof Error && err.name === 'NodeExecutionError'))
+          throw new BadRequestError(`Error previewing chunk: ${err.message}`);
         throw err;
       }
     },

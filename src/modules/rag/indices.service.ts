@@ -25,7 +25,9 @@ export interface IndexServiceDeps {
 }
 
 function invalid(loc: string[], msg: string, input: unknown): RequestValidationError {
-  return new RequestValidationError([{ type: 'value_error', loc: ['body', ...loc], msg: `Value error, ${msg}`, input, ctx: { error: {} } }]);
+  return new RequestValidationError([
+    { type: 'value_error', loc: ['body', ...loc], msg: `Value error, ${msg}`, input, ctx: { error: {} } },
+  ]);
 }
 
 /** Vector indices: one build workflow each, vectors in the store under the index id. */
@@ -41,16 +43,28 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
   /** Checks what can be checked before anything exists: model, store, settings, collection. */
   async function validate(request: IndexCreateRequest) {
     const model = findEmbeddingModel(request.embedding.model);
-    if (!model) throw invalid(['embedding', 'model'], `unknown embedding model; one of ${EMBEDDING_MODELS.map((m) => m.id).join(', ')}`, request.embedding.model);
+    if (!model)
+      throw invalid(
+        ['embedding', 'model'],
+        `unknown embedding model; one of ${EMBEDDING_MODELS.map((m) => m.id).join(', ')}`,
+        request.embedding.model,
+      );
     const store = resolveVectorDb(request.embedding.vector_db);
     if (!store?.supported) {
-      const supported = VECTOR_STORES.filter((s) => s.supported).map((s) => s.id).join(', ');
-      throw invalid(['embedding', 'vector_db'], `vector store '${request.embedding.vector_db}' is not supported by this server; use ${supported}`, request.embedding.vector_db);
+      const supported = VECTOR_STORES.filter((s) => s.supported)
+        .map((s) => s.id)
+        .join(', ');
+      throw invalid(
+        ['embedding', 'vector_db'],
+        `vector store '${request.embedding.vector_db}' is not supported by this server; use ${supported}`,
+        request.embedding.vector_db,
+      );
     }
     const collection = await collections.load(request.collection_id);
     if (collection.status === 'processing') throw collections.busy(collection._id);
     const missing = await missingSettings(secret, model);
-    if (missing.length) throw new BadRequestError(`${missing.join(', ')} not set; add it in the environment settings to use ${model.id}`);
+    if (missing.length)
+      throw new BadRequestError(`${missing.join(', ')} not set; add it in the environment settings to use ${model.id}`);
     return { model, store, collection };
   }
 
@@ -58,17 +72,34 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
     async create(request: IndexCreateRequest): Promise<IndexResponse> {
       const { model, store, collection } = await validate(request);
       const now = new Date();
-      const index = await insertWithNewId(models.conn, 'vectorIndex', async (id) => (await VectorIndex.exists({ _id: id })) !== null, async (id, seq) => {
-        const doc = {
-          _id: id, seq, name: request.name, description: request.description ?? null, collection_id: collection._id, status: 'processing',
-          document_count: collection.document_count ?? 0, chunk_count: 0, error_message: null,
-          embedding_json: toJsonText({ ...request.embedding, vector_db: store.id }), dimensions: model.dimensions,
-          progress: startingProgress(now, { files: collection.document_count ?? 0, chunks: collection.chunk_count ?? 0 }),
-          created_at: now, updated_at: now,
-        };
-        await insertIndex(models, doc as VectorIndexDoc);
-        return doc as VectorIndexDoc;
-      });
+      const index = await insertWithNewId(
+        models.conn,
+        'vectorIndex',
+        async (id) => (await VectorIndex.exists({ _id: id })) !== null,
+        async (id, seq) => {
+          const doc = {
+            _id: id,
+            seq,
+            name: request.name,
+            description: request.description ?? null,
+            collection_id: collection._id,
+            status: 'processing',
+            document_count: collection.document_count ?? 0,
+            chunk_count: 0,
+            error_message: null,
+            embedding_json: toJsonText({ ...request.embedding, vector_db: store.id }),
+            dimensions: model.dimensions,
+            progress: startingProgress(now, {
+              files: collection.document_count ?? 0,
+              chunks: collection.chunk_count ?? 0,
+            }),
+            created_at: now,
+            updated_at: now,
+          };
+          await insertIndex(models, doc as VectorIndexDoc);
+          return doc as VectorIndexDoc;
+        },
+      );
       try {
         await jobs.startIndex(index._id);
       } catch (err) {
@@ -79,7 +110,9 @@ export function createIndexService({ models, collections, jobs, vectors, secret 
     },
     async list(page: Page): Promise<IndexResponse[]> {
       const { skip, limit } = pageBounds(page);
-      return (await VectorIndex.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<VectorIndexDoc[]>()).map(toIndexResponse);
+      return (await VectorIndex.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<VectorIndexDoc[]>()).map(
+        toIndexResponse,
+      );
     },
     get: async (id: string): Promise<IndexResponse> => toIndexResponse(await load(id)),
     progress: async (id: string): Promise<ProgressResponse> => toProgressResponse(id, (await load(id)).progress),

@@ -7,7 +7,15 @@ export async function embeddingModelListing(secret: SecretReader) {
   const entries = [];
   for (const model of EMBEDDING_MODELS) {
     const missing = await missingSettings(secret, model);
-    entries.push([model.id, { ...model, required_env_vars: [...EMBEDDING_PROVIDERS[model.provider].required], usable: missing.length === 0, missing_env_vars: missing }] as const);
+    entries.push([
+      model.id,
+      {
+        ...model,
+        required_env_vars: [...EMBEDDING_PROVIDERS[model.provider].required],
+        usable: missing.length === 0,
+        missing_env_vars: missing,
+      },
+    ] as const);
   }
   return Object.fromEntries(entries);
 }
@@ -18,8 +26,14 @@ export function vectorStoreListing() {
     VECTOR_STORES.map((s) => [
       s.id,
       {
-        id: s.id, name: s.name, description: s.description, requires_api_key: s.requires_api_key, api_key_env_var: s.api_key_env_var,
-        required_env_vars: [...s.required_env_vars], usable: s.supported, unusable_reason: s.supported ? null : 'Not supported by this server: Spur stores vectors in LanceDB',
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        requires_api_key: s.requires_api_key,
+        api_key_env_var: s.api_key_env_var,
+        required_env_vars: [...s.required_env_vars],
+        usable: s.supported,
+        unusable_reason: s.supported ? null : 'Not supported by this server: Spur stores vectors in LanceDB',
       },
     ]),
   );

@@ -1,6 +1,11 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { SpurError } from '../../errors';
-import { RagWorkflowType, type RagIngestInput, ragIndexWorkflowId, ragIngestWorkflowId } from '../../../temporal/shared/rag-contract';
+import {
+  RagWorkflowType,
+  type RagIngestInput,
+  ragIndexWorkflowId,
+  ragIngestWorkflowId,
+} from '../../../temporal/shared/rag-contract';
 
 export interface RagJobsDeps {
   temporal: Client;
@@ -18,12 +23,16 @@ export function createRagJobs({ temporal, taskQueue, workflowIdPrefix }: RagJobs
     }
   }
   return {
-    startIngest: (input: RagIngestInput) => start(RagWorkflowType.ingest, ragIngestWorkflowId(input.collectionId, input.job, workflowIdPrefix), input),
-    startIndex: (indexId: string) => start(RagWorkflowType.index, ragIndexWorkflowId(indexId, workflowIdPrefix), { indexId }),
+    startIngest: (input: RagIngestInput) =>
+      start(RagWorkflowType.ingest, ragIngestWorkflowId(input.collectionId, input.job, workflowIdPrefix), input),
+    startIndex: (indexId: string) =>
+      start(RagWorkflowType.index, ragIndexWorkflowId(indexId, workflowIdPrefix), { indexId }),
     /** Ends an index build (its index was deleted); an index no longer building is fine. */
     async stopIndex(indexId: string): Promise<void> {
       try {
-        await temporal.workflow.getHandle(ragIndexWorkflowId(indexId, workflowIdPrefix)).terminate('vector index deleted');
+        await temporal.workflow
+          .getHandle(ragIndexWorkflowId(indexId, workflowIdPrefix))
+          .terminate('vector index deleted');
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return;
         if (err instanceof Error && /already completed|not found/i.test(err.message)) return;

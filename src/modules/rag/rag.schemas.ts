@@ -1,7 +1,14 @@
 import { z } from '../../zod';
 import { nameComponent } from '../../http/openapi';
 import { StagedFileSchema } from '../../http/uploads';
-import { ChunkMetadata, DocumentMetadata, EmbeddingConfig, ProgressResponse, RetrievalResponse, TextProcessingConfig } from '../../rag/schemas';
+import {
+  ChunkMetadata,
+  DocumentMetadata,
+  EmbeddingConfig,
+  ProgressResponse,
+  RetrievalResponse,
+  TextProcessingConfig,
+} from '../../rag/schemas';
 
 // The knowledge base's shapes are the domain's (src/rag/schemas.ts); the api only names them.
 nameComponent(TextProcessingConfig, 'TextProcessingConfig');
@@ -35,9 +42,15 @@ function jsonField<S extends z.ZodType>(schema: S) {
     .openapi({ type: 'string', description: 'JSON text' });
 }
 
-export const CollectionCreateForm = z.object({ metadata: jsonField(CollectionMetadata), files: z.array(StagedFileSchema).optional() });
+export const CollectionCreateForm = z.object({
+  metadata: jsonField(CollectionMetadata),
+  files: z.array(StagedFileSchema).optional(),
+});
 export const AddDocumentsForm = z.object({ files: z.array(StagedFileSchema).min(1) });
-export const PreviewChunkForm = z.object({ file: z.array(StagedFileSchema).length(1), chunking_config: jsonField(TextProcessingConfig) });
+export const PreviewChunkForm = z.object({
+  file: z.array(StagedFileSchema).length(1),
+  chunking_config: jsonField(TextProcessingConfig),
+});
 
 export const CollectionResponse = z
   .object({
@@ -59,7 +72,14 @@ export const DocumentWithChunks = z
     id: z.string(),
     text: z.string(),
     metadata: DocumentMetadata,
-    chunks: z.array(z.object({ id: z.string(), text: z.string(), metadata: ChunkMetadata, embedding: z.array(z.number()).nullable() })),
+    chunks: z.array(
+      z.object({
+        id: z.string(),
+        text: z.string(),
+        metadata: ChunkMetadata,
+        embedding: z.array(z.number()).nullable(),
+      }),
+    ),
     status: z.enum(['pending', 'completed', 'failed']).openapi({ description: 'Spur: whether the file was parsed' }),
     error_message: z.string().nullable().openapi({ description: 'Spur: why the file could not be parsed' }),
   })
@@ -67,7 +87,14 @@ export const DocumentWithChunks = z
 export type DocumentWithChunks = z.output<typeof DocumentWithChunks>;
 
 export const PreviewChunkResponse = z.object({
-  chunks: z.array(z.object({ original_text: z.string(), processed_text: z.string(), metadata: z.record(z.string(), z.string()), chunk_index: z.number().int() })),
+  chunks: z.array(
+    z.object({
+      original_text: z.string(),
+      processed_text: z.string(),
+      metadata: z.record(z.string(), z.string()),
+      chunk_index: z.number().int(),
+    }),
+  ),
   total_chunks: z.number().int(),
 });
 

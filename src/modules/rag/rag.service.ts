@@ -24,7 +24,16 @@ export interface RagServiceDeps {
 }
 
 /** Knowledge bases as the api serves them: collections, their documents, indices and retrieval. */
-export function createRagService({ models, temporal, taskQueue, workflowIdPrefix, vectors, secret, fetch, parser }: RagServiceDeps) {
+export function createRagService({
+  models,
+  temporal,
+  taskQueue,
+  workflowIdPrefix,
+  vectors,
+  secret,
+  fetch,
+  parser,
+}: RagServiceDeps) {
   const jobs = createRagJobs({ temporal, taskQueue, workflowIdPrefix });
   const collections = createCollectionService({ models, jobs });
   return {

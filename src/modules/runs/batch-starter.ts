@@ -19,7 +19,9 @@ import type { RunClaim } from './idempotency';
  * dataset, columns) before the parent run exists; the parent is RUNNING while its workflow works
  * and knows its dataset (`input_dataset_id`) and output file from the start.
  */
-export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: number; batchChunkRows: number; batchRowMode: 'auto' | 'child' }) {
+export function createBatchStarter(
+  deps: RunStarterDeps & { batchHistoryEvents: number; batchChunkRows: number; batchRowMode: 'auto' | 'child' },
+) {
   const { models, runRecords } = deps;
   const datasets = createDatasetReader(models);
   const outputFiles = createOutputFileWriter(models);
@@ -32,12 +34,21 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     const dataset = await datasets.getDataset(body.dataset_id);
     const columns = inputColumns(inputNode, dataset.columns);
     const missing = columns.find((c) => !dataset.columns.includes(c));
-    if (missing !== undefined) throw new BadRequestError(`Input field '${missing}' in input schema not found in the dataset`, 'MISSING_COLUMN');
+    if (missing !== undefined)
+      throw new BadRequestError(`Input field '${missing}' in input schema not found in the dataset`, 'MISSING_COLUMN');
     const callback = body.callback ? await deps.callbacks.prepare(body.callback) : null;
     const version = await deps.versions.ensureVersion(workflow);
 
     const { doc: parent } = await runRecords.create(
-      { workflowId: workflow._id, workflowVersionId: version._id, runType: 'batch', inputDatasetId: dataset.id, rows: { total: dataset.row_count, done: 0, failed: 0 }, callback, idempotencyKey: claim?.keyId ?? null },
+      {
+        workflowId: workflow._id,
+        workflowVersionId: version._id,
+        runType: 'batch',
+        inputDatasetId: dataset.id,
+        rows: { total: dataset.row_count, done: 0, failed: 0 },
+        callback,
+        idempotencyKey: claim?.keyId ?? null,
+      },
       {},
       async (_id, none) => none,
     );
@@ -46,13 +57,31 @@ export function createBatchStarter(deps: RunStarterDeps & { batchHistoryEvents: 
     await runRecords.setOutputFile(parent._id, outputFile.id);
 
     const input: BatchWorkflowInput = {
-      parentRunId: parent._id, parentSeq: parent.seq, workflowIdPrefix: deps.workflowIdPrefix, workflowId: workflow._id,
-      workflowVersionId: version._id, datasetId: dataset.id, outputFileId: outputFile.id, definition, inputNodeId: inputNode.id, columns,
-      rowCount: dataset.row_count, miniBatchSize: body.mini_batch_size, mode: deps.batchRowMode === 'child' ? 'child' : batchMode(definition), historyEventsLimit: deps.batchHistoryEvents, chunkRows: deps.batchChunkRows, cursor: { next: 0, ok: 0, failed: 0 },
-      ...(callback ? { callback: { events: callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } } : {}),
+      parentRunId: parent._id,
+      parentSeq: parent.seq,
+      workflowIdPrefix: deps.workflowIdPrefix,
+      workflowId: workflow._id,
+      workflowVersionId: version._id,
+      datasetId: dataset.id,
+      outputFileId: outputFile.id,
+      definition,
+      inputNodeId: inputNode.id,
+      columns,
+      rowCount: dataset.row_count,
+      miniBatchSize: body.mini_batch_size,
+      mode: deps.batchRowMode === 'child' ? 'child' : batchMode(definition),
+      historyEventsLimit: deps.batchHistoryEvents,
+      chunkRows: deps.batchChunkRows,
+      cursor: { next: 0, ok: 0, failed: 0 },
+      ...(callback
+        ? { callback: { events: callback.events as CallbackEvent[], workflowIdPrefix: deps.workflowIdPrefix } }
+        : {}),
     };
     await startRunWorkflow(deps, parent._id, {
-      type: WorkflowType.spurBatchRun, args: [input], workflowId: workflow._id, runType: 'batch',
+      type: WorkflowType.spurBatchRun,
+      args: [input],
+      workflowId: workflow._id,
+      runType: 'batch',
       summary: `${workflow.name} (${workflow._id}) batch ${parent._id} over ${dataset.name} (${dataset.id}), ${dataset.row_count} rows`,
     });
     await claim?.started();

@@ -15,18 +15,23 @@ export const IdempotencyHeaders = z.object({
     .string()
     .min(1)
     .max(255)
-    .regex(/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/, 'Idempotency-Key must be printable ASCII without leading or trailing spaces')
+    .regex(
+      /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/,
+      'Idempotency-Key must be printable ASCII without leading or trailing spaces',
+    )
     .optional()
     .openapi({
       description:
         'Any unique string (a UUID, say). Repeating the request with the same key and the same body within the retention window ' +
-        '(SPUR_IDEMPOTENCY_TTL_SECONDS, 24 h) answers the first request\'s run (header Idempotent-Replayed: true) instead of starting ' +
+        "(SPUR_IDEMPOTENCY_TTL_SECONDS, 24 h) answers the first request's run (header Idempotent-Replayed: true) instead of starting " +
         'another; the same key with a different body is refused (422). Keys are scoped per route, workflow (run) and API key.',
     }),
 });
 
 /** What the keyed routes document about their answers. */
-export const REPLAY_RESPONSE_HEADERS = { [REPLAYED_HEADER]: '`true` when the answer is the replay of an earlier request with the same Idempotency-Key' };
+export const REPLAY_RESPONSE_HEADERS = {
+  [REPLAYED_HEADER]: '`true` when the answer is the replay of an earlier request with the same Idempotency-Key',
+};
 
 /** How long a replay waits for the first request with its key to start its run before finishing the start itself. */
 const ACCEPT_WAIT_MS = 10_000;
@@ -71,7 +76,12 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
   async function keyed<T>(ctx: Context, op: KeyedOperation<T>): Promise<T> {
     const key = ctx.get(IDEMPOTENCY_HEADER);
     if (!key) return op.perform(undefined);
-    const scope: KeyScope = { principal: (ctx.state as ApiCaller).apiKeyDigest ?? null, route: op.route, target: op.target, key };
+    const scope: KeyScope = {
+      principal: (ctx.state as ApiCaller).apiKeyDigest ?? null,
+      route: op.route,
+      target: op.target,
+      key,
+    };
     const id = keyRecordId(scope);
     const bodyHash = requestHash(op.request);
     // A record can vanish between two looks (its first request failed and released it): look again.
@@ -89,10 +99,18 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
         if (!(err instanceof KeyTaken)) throw err;
       }
     }
-    throw new SpurError('conflict', 'IDEMPOTENCY_KEY_CONTENDED', `Idempotency-Key '${key}' kept changing hands; send the request again`);
+    throw new SpurError(
+      'conflict',
+      'IDEMPOTENCY_KEY_CONTENDED',
+      `Idempotency-Key '${key}' kept changing hands; send the request again`,
+    );
   }
 
-  async function performClaimed<T>(ctx: Context, op: KeyedOperation<T>, k: { id: string; scope: KeyScope; bodyHash: string }): Promise<T> {
+  async function performClaimed<T>(
+    ctx: Context,
+    op: KeyedOperation<T>,
+    k: { id: string; scope: KeyScope; bodyHash: string },
+  ): Promise<T> {
     let claimedRun: string | null = null;
     let accepted = false;
     const claimFor = async (runId: string) => {
@@ -136,7 +154,11 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
   async function acceptedRecord<T>(held: IdempotencyKeyDoc, op: KeyedOperation<T>): Promise<IdempotencyKeyDoc | null> {
     const deadline = Date.now() + ACCEPT_WAIT_MS;
     let record: IdempotencyKeyDoc | null = held;
-    for (let wait = POLL_MS.first; !record.accepted_at && Date.now() < deadline; wait = Math.min(wait * 2, POLL_MS.max)) {
+    for (
+      let wait = POLL_MS.first;
+      !record.accepted_at && Date.now() < deadline;
+      wait = Math.min(wait * 2, POLL_MS.max)
+    ) {
       await new Promise((r) => setTimeout(r, wait));
       record = await keys.find(held._id);
       if (!record || record.run_id !== held.run_id) return null;
@@ -145,7 +167,12 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
     const answer = await op.recover(record.run_id, record._id);
     const stored = op.replay ? undefined : { status: 200, body: answer };
     await keys.accept(record._id, stored);
-    return { ...record, accepted_at: new Date(), answer_status: stored?.status ?? null, answer_body: stored ? toJsonText(answer) : null };
+    return {
+      ...record,
+      accepted_at: new Date(),
+      answer_status: stored?.status ?? null,
+      answer_body: stored ? toJsonText(answer) : null,
+    };
   }
 
   async function replay<T>(ctx: Context, op: KeyedOperation<T>, record: IdempotencyKeyDoc): Promise<T> {

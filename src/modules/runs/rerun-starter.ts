@@ -26,11 +26,19 @@ type Inputs = Record<string, Record<string, unknown>>;
 export function createRerunStarter(deps: RerunStarterDeps) {
   const { models, runRecords } = deps;
 
-  async function definitionFor(original: RunDoc, version: RerunInput['version']): Promise<{ version: WorkflowVersionDoc; name: string; definition: RunDefinition }> {
+  async function definitionFor(
+    original: RunDoc,
+    version: RerunInput['version'],
+  ): Promise<{ version: WorkflowVersionDoc; name: string; definition: RunDefinition }> {
     let pinned: WorkflowVersionDoc | null;
-    if (version === 'current') pinned = await deps.versions.ensureVersion(await deps.workflows.load(original.workflow_id));
-    else pinned = original.workflow_version_id ? await models.WorkflowVersion.findById(original.workflow_version_id).lean<WorkflowVersionDoc>() : null;
-    if (!pinned) throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
+    if (version === 'current')
+      pinned = await deps.versions.ensureVersion(await deps.workflows.load(original.workflow_id));
+    else
+      pinned = original.workflow_version_id
+        ? await models.WorkflowVersion.findById(original.workflow_version_id).lean<WorkflowVersionDoc>()
+        : null;
+    if (!pinned)
+      throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(pinned.definition) as WorkflowDefinition);
     checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);
@@ -43,11 +51,20 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     if (!original) throw notFound.run();
     // A run shows FAILED as soon as a node fails while other branches go on: it has ended once it has an end time.
     if (OPEN.includes(original.status) || !original.end_time) {
-      const still = OPEN.includes(original.status) ? original.status : `${original.status} but still running (other branches have not ended)`;
-      throw new ConflictError(`Run ${runId} is still ${still}: only an ended run (COMPLETED, FAILED or CANCELED) can be rerun`, 'RUN_STILL_OPEN');
+      const still = OPEN.includes(original.status)
+        ? original.status
+        : `${original.status} but still running (other branches have not ended)`;
+      throw new ConflictError(
+        `Run ${runId} is still ${still}: only an ended run (COMPLETED, FAILED or CANCELED) can be rerun`,
+        'RUN_STILL_OPEN',
+      );
     }
     if (original.rows_total !== null && original.rows_total !== undefined) {
-      throw invalid('from_node_id', `Run ${runId} is a batch: its nodes ran in its rows; rerun a row (GET /api/run/?parent_only=false)`, body.from_node_id);
+      throw invalid(
+        'from_node_id',
+        `Run ${runId} is a batch: its nodes ran in its rows; rerun a row (GET /api/run/?parent_only=false)`,
+        body.from_node_id,
+      );
     }
     const { version, name, definition } = await definitionFor(original, body.version);
     const originalTasks = await runRecords.tasksOf(runId);
@@ -55,7 +72,10 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     const fromInput = body.from_node_id === inputNode.id;
     const source: RerunSource = {
       fromNodeId: body.from_node_id,
-      initialInputs: fromInput && body.input_overrides ? { [inputNode.id]: body.input_overrides } : fromJsonText<Inputs>(original.initial_inputs),
+      initialInputs:
+        fromInput && body.input_overrides
+          ? { [inputNode.id]: body.input_overrides }
+          : fromJsonText<Inputs>(original.initial_inputs),
       inputOverrides: body.input_overrides,
     };
     refusedAs422(body, () => rerunExtras(definition, source, originalTasks));
@@ -66,10 +86,18 @@ export function createRerunStarter(deps: RerunStarterDeps) {
       { initial: source.initialInputs, overrides: body.input_overrides },
       async (id, given) => {
         // Only the client's new values are stored here; the original's are references already.
-        const overrides = given.overrides ? await storeClientValues(deps.values, id, given.overrides, 'input_overrides') : null;
-        return { overrides, initial: fromInput && overrides ? { [inputNode.id]: overrides as Record<string, unknown> } : given.initial };
+        const overrides = given.overrides
+          ? await storeClientValues(deps.values, id, given.overrides, 'input_overrides')
+          : null;
+        return {
+          overrides,
+          initial: fromInput && overrides ? { [inputNode.id]: overrides as Record<string, unknown> } : given.initial,
+        };
       },
-      (stored) => ({ initialInputs: stored.initial ?? {}, rerun: { of: original._id, fromNodeId: body.from_node_id, inputOverrides: stored.overrides } }),
+      (stored) => ({
+        initialInputs: stored.initial ?? {},
+        rerun: { of: original._id, fromNodeId: body.from_node_id, inputOverrides: stored.overrides },
+      }),
     );
     return { run, name, definition, originalTasks, workflowId: original.workflow_id };
   }
@@ -85,7 +113,9 @@ export function createRerunStarter(deps: RerunStarterDeps) {
         ...rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks),
         ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
       };
-      await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, { _id: workflowId, name }, definition, extra));
+      await failIfNotStarted(runRecords, run._id, () =>
+        launchRun(deps, run, { _id: workflowId, name }, definition, extra),
+      );
       return created;
     },
   };

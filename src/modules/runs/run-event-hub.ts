@@ -67,7 +67,10 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
     /** Ids of the pieces seen (null until the first look, which only notes what is there already). */
     private seenDeltas: Set<string> | null = null;
 
-    constructor(readonly runId: string, from: number) {
+    constructor(
+      readonly runId: string,
+      from: number,
+    ) {
       this.next = from;
     }
 
@@ -108,7 +111,8 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
       }
       // `recent` stays contiguous: it only ever grows by the events that follow it.
       found = found.filter((e, i) => e.seq === this.next + i);
-      for (const sub of this.subs) if (!sub.closed && sub.next === this.next) for (const d of fresh) sub.sink.delta(d.nodeId, d.text);
+      for (const sub of this.subs)
+        if (!sub.closed && sub.next === this.next) for (const d of fresh) sub.sink.delta(d.nodeId, d.text);
       if (found.length > 0) {
         this.idleSince = Date.now();
         this.recent.push(...found);
@@ -141,7 +145,10 @@ export function createRunEventHub(events: RunEvents, opts: HubOptions) {
     try {
       while (!sub.closed && sub.next < w.next) {
         const start = w.recent[0]?.seq ?? w.next;
-        const batch = sub.next >= start ? w.recent.slice(sub.next - start) : await events.after(w.runId, sub.next - 1, Math.min(start - sub.next, 256));
+        const batch =
+          sub.next >= start
+            ? w.recent.slice(sub.next - start)
+            : await events.after(w.runId, sub.next - 1, Math.min(start - sub.next, 256));
         // Nothing in order to send (storage behind the watcher): the next poll pumps again.
         if (batch[0]?.seq !== sub.next) break;
         for (const event of batch) {

@@ -30,9 +30,18 @@ const STREAM_RETRY_AFTER_SECONDS = 5;
 export function runEventRoutes({ hub, events, runOf, slots, clientOf }: RunEventRouteDeps): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/run/{run_id}/events/', summary: "A run's events as they happen (server-sent events; resumable with Last-Event-ID)", tags: ['runs'],
-      params: RunIdParams, query: RunEventsQuery, errors: [404, 429],
-      response: { contentType: 'text/event-stream', description: 'Events of the run (see RunStreamEvent); ends after the final one', schema: RunStreamEvent },
+      method: 'get',
+      path: '/run/{run_id}/events/',
+      summary: "A run's events as they happen (server-sent events; resumable with Last-Event-ID)",
+      tags: ['runs'],
+      params: RunIdParams,
+      query: RunEventsQuery,
+      errors: [404, 429],
+      response: {
+        contentType: 'text/event-stream',
+        description: 'Events of the run (see RunStreamEvent); ends after the final one',
+        schema: RunStreamEvent,
+      },
       handler: async ({ params, query }, ctx) => {
         const after = lastEventId(ctx) ?? query.after ?? 0;
         const slot = slots.take(clientOf(ctx));
@@ -44,7 +53,11 @@ export function runEventRoutes({ hub, events, runOf, slots, clientOf }: RunEvent
         // A client that already has the final event (a reconnect after it) gets an empty, ended stream.
         const last = after > 0 ? await events.after(params.run_id, after - 1, 1) : [];
         const body = new PassThrough();
-        ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+        ctx.set({
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-cache',
+          'X-Accel-Buffering': 'no',
+        });
         ctx.req.socket.setNoDelay(true);
         // Headers go out at once (a client waiting for them must not wait for the first event).
         body.write(': stream\n\n');
@@ -56,7 +69,17 @@ export function runEventRoutes({ hub, events, runOf, slots, clientOf }: RunEvent
         const final = FINAL_EVENT_OF[run.status];
         if (final && after === 0 && !(await eventsWritten(events, run.id))) {
           // A run that ended with no stored event (a batch row whose chunk attempt died before writing its events): its final event, not stored.
-          sink.send({ seq: 1, event: final, data: JSON.stringify({ run_id: run.id, status: run.status, message: run.message, percentage_complete: run.percentage_complete }), at: new Date() });
+          sink.send({
+            seq: 1,
+            event: final,
+            data: JSON.stringify({
+              run_id: run.id,
+              status: run.status,
+              message: run.message,
+              percentage_complete: run.percentage_complete,
+            }),
+            at: new Date(),
+          });
           body.end();
           return body;
         }
@@ -111,7 +134,14 @@ function lastEventId(ctx: Context): number | undefined {
   if (raw === '') return undefined;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) {
-    throw new RequestValidationError([{ type: 'int_parsing', loc: ['header', 'last-event-id'], msg: 'Input should be a valid integer, at least 0', input: raw }]);
+    throw new RequestValidationError([
+      {
+        type: 'int_parsing',
+        loc: ['header', 'last-event-id'],
+        msg: 'Input should be a valid integer, at least 0',
+        input: raw,
+      },
+    ]);
   }
   return n;
 }
@@ -120,17 +150,19 @@ function sseSink(body: PassThrough) {
   return {
     send: (e: StoredRunEvent) => body.write(`id: ${e.seq}\nevent: ${e.event}\ndata: ${e.data}\n\n`),
     // No `id:`: a piece leaves the client's Last-Event-ID as it was.
-    delta: (nodeId: string, text: string) => void body.write(`event: task.delta\ndata: ${JSON.stringify({ node_id: nodeId, text })}\n\n`),
-    drained: () => new Promise<void>((resolve) => {
-      if (body.destroyed || !body.writableNeedDrain) return resolve();
-      const done = () => {
-        body.off('drain', done);
-        body.off('close', done);
-        resolve();
-      };
-      body.once('drain', done);
-      body.once('close', done);
-    }),
+    delta: (nodeId: string, text: string) =>
+      void body.write(`event: task.delta\ndata: ${JSON.stringify({ node_id: nodeId, text })}\n\n`),
+    drained: () =>
+      new Promise<void>((resolve) => {
+        if (body.destroyed || !body.writableNeedDrain) return resolve();
+        const done = () => {
+          body.off('drain', done);
+          body.off('close', done);
+          resolve();
+        };
+        body.once('drain', done);
+        body.once('close', done);
+      }),
     comment: (text: string) => void body.write(`: ${text}\n\n`),
     end: () => body.end(),
   };

@@ -61,7 +61,8 @@ const LOCAL_ANSWER_FIRST_MS = 250;
 /** First and longest wait between pause checks of a blocking run (it backs off: each read scans on FerretDB). */
 const PAUSE_POLL_MS = { first: 100, max: 1000 };
 
-export type BlockingOutcome = { kind: 'done'; runId: string; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
+export type BlockingOutcome =
+  { kind: 'done'; runId: string; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
 
 /**
  * Creates run records and starts their Temporal workflows. Everything a client can get wrong is
@@ -71,7 +72,13 @@ export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal, runRecords } = deps;
 
   /** Checks and stores the run (PENDING); the caller starts its workflow (`launchRun`). */
-  async function record(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, idempotencyKey: string | null = null) {
+  async function record(
+    workflowId: string,
+    request: StartRunInput,
+    runType: string,
+    mergeFileInputs = false,
+    idempotencyKey: string | null = null,
+  ) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
@@ -84,7 +91,14 @@ export function createRunStarter(deps: RunStarterDeps) {
     const version = await deps.versions.ensureVersion(workflow);
     // Large inputs are stored under the run's id before its record exists, and travel by reference.
     const { doc: run, inputs: storedInputs } = await runRecords.create(
-      { workflowId: workflow._id, workflowVersionId: version._id, parentRunId: request.parent_run_id, runType, callback, idempotencyKey },
+      {
+        workflowId: workflow._id,
+        workflowVersionId: version._id,
+        parentRunId: request.parent_run_id,
+        runType,
+        callback,
+        idempotencyKey,
+      },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
     );
@@ -95,11 +109,29 @@ export function createRunStarter(deps: RunStarterDeps) {
    * `beforeLaunch` sees the record as created, before its workflow can change it. With an
    * Idempotency-Key, the key is claimed for the recorded run before its workflow starts.
    */
-  async function start(workflowId: string, request: StartRunInput, runType: string, mergeFileInputs = false, beforeLaunch?: (runId: string) => Promise<void>, claim?: RunClaim): Promise<{ run: RunDoc; definition: RunDefinition }> {
-    const { run, workflow, definition, spurType, storedInputs } = await record(workflowId, request, runType, mergeFileInputs, claim?.keyId);
+  async function start(
+    workflowId: string,
+    request: StartRunInput,
+    runType: string,
+    mergeFileInputs = false,
+    beforeLaunch?: (runId: string) => Promise<void>,
+    claim?: RunClaim,
+  ): Promise<{ run: RunDoc; definition: RunDefinition }> {
+    const { run, workflow, definition, spurType, storedInputs } = await record(
+      workflowId,
+      request,
+      runType,
+      mergeFileInputs,
+      claim?.keyId,
+    );
     await claim?.claim(run._id);
     // A chatbot run in a session gets the session's earlier turns; its own turn is stamped with the run's start.
-    const chatRun = await deps.chatMemory.prepare(spurType, definition, resolveRunInputs(definition, storedInputs), run.start_time);
+    const chatRun = await deps.chatMemory.prepare(
+      spurType,
+      definition,
+      resolveRunInputs(definition, storedInputs),
+      run.start_time,
+    );
     await beforeLaunch?.(run._id);
     const extra = {
       inputNodeInput: chatRun.input,
@@ -116,12 +148,17 @@ export function createRunStarter(deps: RunStarterDeps) {
    * is the workflow's result; the projection is read only for a graph that can pause.
    */
   async function waitForOutputs(runId: string, mayPause: boolean, local?: ExpectedOutcome): Promise<BlockingOutcome> {
-    const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(runWorkflowId(runId, deps.workflowIdPrefix));
+    const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(
+      runWorkflowId(runId, deps.workflowIdPrefix),
+    );
     const watch = { stopped: false };
     let fallback: NodeJS.Timeout | undefined;
     // Answered from the final save in this process, or from Temporal if that does not come soon.
     const ended: Promise<Pick<SpurRunResult, 'outputsById'>> = local
-      ? Promise.race([local.outcome, new Promise<void>((r) => (fallback = setTimeout(r, LOCAL_ANSWER_FIRST_MS))).then(() => handle.result())])
+      ? Promise.race([
+          local.outcome,
+          new Promise<void>((r) => (fallback = setTimeout(r, LOCAL_ANSWER_FIRST_MS))).then(() => handle.result()),
+        ])
       : handle.result();
     try {
       const result = await resultWithin(mayPause ? Promise.race([ended, pausedOutputs(runId, watch)]) : ended);
@@ -130,8 +167,13 @@ export function createRunStarter(deps: RunStarterDeps) {
     } catch (err) {
       if (err instanceof WorkflowFailedError) {
         // A cancelled run: answer with what it produced, like a paused one.
-        if (err.cause instanceof CancelledFailure) return { kind: 'done', runId, outputsById: await outputsFromTasks(runId) };
-        throw new SpurError('internal', 'RUN_WORKFLOW_FAILED', `Run ${runId} failed: ${err.cause?.message ?? err.message}`);
+        if (err.cause instanceof CancelledFailure)
+          return { kind: 'done', runId, outputsById: await outputsFromTasks(runId) };
+        throw new SpurError(
+          'internal',
+          'RUN_WORKFLOW_FAILED',
+          `Run ${runId} failed: ${err.cause?.message ?? err.message}`,
+        );
       }
       throw err;
     } finally {
@@ -147,7 +189,8 @@ export function createRunStarter(deps: RunStarterDeps) {
   async function pausedOutputs(runId: string, watch: { stopped: boolean }): Promise<SpurRunResult> {
     let wait = PAUSE_POLL_MS.first;
     while (!watch.stopped) {
-      if ((await runRecords.statusOf(runId)) === 'PAUSED') return { status: 'PAUSED', outputsById: await outputsFromTasks(runId), message: null };
+      if ((await runRecords.statusOf(runId)) === 'PAUSED')
+        return { status: 'PAUSED', outputsById: await outputsFromTasks(runId), message: null };
       await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 1.5, PAUSE_POLL_MS.max);
     }
@@ -162,7 +205,9 @@ export function createRunStarter(deps: RunStarterDeps) {
   async function resultWithin<T>(promise: Promise<T>): Promise<T | 'timeout' | 'stopping'> {
     let timer: NodeJS.Timeout | undefined;
     let onStop: (() => void) | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.blockingWaitMs)));
+    const timeout = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), deps.blockingWaitMs)),
+    );
     const stopping = new Promise<'stopping'>((resolve) => {
       onStop = () => resolve('stopping');
       if (deps.stopping?.aborted) onStop();
@@ -180,7 +225,11 @@ export function createRunStarter(deps: RunStarterDeps) {
    * A partial run has no run record: its large values live under a scope of their own, which the
    * caller drops (`dropPartial`) once the response has been sent.
    */
-  async function runPartial(workflowId: string, body: PartialRunInput, valueScope: string): Promise<Record<string, Record<string, unknown>>> {
+  async function runPartial(
+    workflowId: string,
+    body: PartialRunInput,
+    valueScope: string,
+  ): Promise<Record<string, Record<string, unknown>>> {
     const workflow = await deps.workflows.load(workflowId);
     const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNode = checkRunnable(definition);
@@ -189,7 +238,11 @@ export function createRunStarter(deps: RunStarterDeps) {
     const precomputed = await storeClientValues(
       deps.values,
       valueScope,
-      Object.fromEntries(Object.entries(body.partial_outputs ?? {}).filter((e): e is [string, Record<string, unknown>] => !Array.isArray(e[1]))),
+      Object.fromEntries(
+        Object.entries(body.partial_outputs ?? {}).filter(
+          (e): e is [string, Record<string, unknown>] => !Array.isArray(e[1]),
+        ),
+      ),
       'partial_outputs',
     );
     const input: PartialRunWorkflowInput = {
@@ -208,8 +261,14 @@ export function createRunStarter(deps: RunStarterDeps) {
     });
     try {
       const result = await resultWithin(handle.result() as Promise<Record<string, Record<string, unknown>>>);
-      if (result === 'timeout') throw new SpurError('timed_out', 'PARTIAL_RUN_TIMEOUT', 'The partial run did not finish within the blocking wait limit');
-      if (result === 'stopping') throw new SpurError('unavailable', 'API_STOPPING', 'The api is shutting down; send the partial run again');
+      if (result === 'timeout')
+        throw new SpurError(
+          'timed_out',
+          'PARTIAL_RUN_TIMEOUT',
+          'The partial run did not finish within the blocking wait limit',
+        );
+      if (result === 'stopping')
+        throw new SpurError('unavailable', 'API_STOPPING', 'The api is shutting down; send the partial run again');
       return result;
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw new BadRequestError(err.cause?.message ?? err.message);
@@ -222,24 +281,44 @@ export function createRunStarter(deps: RunStarterDeps) {
     newPartialScope: () => `partial-${randomUUID()}`,
     dropPartial: (valueScope: string) => deps.values.deleteScopes([valueScope]),
     /** Stores a run without starting it: what an api that dies mid-request leaves (the reconciler's case). */
-    record: async (workflowId: string, body: StartRunInput, runType: string) => (await record(workflowId, body, runType)).run,
+    record: async (workflowId: string, body: StartRunInput, runType: string) =>
+      (await record(workflowId, body, runType)).run,
     /**
      * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
      * since a short run may otherwise have ended by the time the answer is read.
      */
     async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim) {
       let created: Awaited<ReturnType<RunStarterDeps['reader']['get']>> | undefined;
-      const { run } = await start(workflowId, body, runType, false, async (runId) => {
-        created = await deps.reader.get(runId);
-      }, claim);
+      const { run } = await start(
+        workflowId,
+        body,
+        runType,
+        false,
+        async (runId) => {
+          created = await deps.reader.get(runId);
+        },
+        claim,
+      );
       return created ?? deps.reader.get(run._id);
     },
-    async runBlocking(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim): Promise<BlockingOutcome> {
+    async runBlocking(
+      workflowId: string,
+      body: StartRunInput,
+      runType: string,
+      claim?: RunClaim,
+    ): Promise<BlockingOutcome> {
       let local: ExpectedOutcome | undefined;
       // Forgotten however this ends: answered, timed out, or the start refused.
       try {
         // Expected before the workflow starts: a fast run may end before `start` returns.
-        const { run, definition } = await start(workflowId, body, runType, true, async (runId) => void (local = deps.outcomes?.expect(runId)), claim);
+        const { run, definition } = await start(
+          workflowId,
+          body,
+          runType,
+          true,
+          async (runId) => void (local = deps.outcomes?.expect(runId)),
+          claim,
+        );
         return await waitForOutputs(run._id, canPause(definition.nodes), local);
       } finally {
         local?.cancel();
@@ -259,11 +338,19 @@ export type RunStarter = ReturnType<typeof createRunStarter>;
  * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
  * why (FAILED) and the client gets a 503, never a run left PENDING forever.
  */
-export async function startRunWorkflow(deps: Pick<RunStarterDeps, 'runRecords' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>, runId: string, start: RunWorkflowStart): Promise<void> {
+export async function startRunWorkflow(
+  deps: Pick<RunStarterDeps, 'runRecords' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>,
+  runId: string,
+  start: RunWorkflowStart,
+): Promise<void> {
   await failIfNotStarted(deps.runRecords, runId, () => startWorkflowOf(deps, runId, start));
 }
 
-export async function failIfNotStarted(runRecords: Pick<RunRepository, 'markFailed'>, runId: string, starting: () => Promise<void>): Promise<void> {
+export async function failIfNotStarted(
+  runRecords: Pick<RunRepository, 'markFailed'>,
+  runId: string,
+  starting: () => Promise<void>,
+): Promise<void> {
   try {
     await starting();
   } catch (err) {

@@ -6,7 +6,17 @@ import type { BlockingOutcome, RunStarter } from './run-starter';
 import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from './idempotency';
 import type { Context } from 'koa';
 import type { RunReader } from '../../runs/reader';
-import { AllRunsQuery, BatchRunRequest, PartialRunRequest, RunIdParams, RunOutputsById, RunStillGoing, RunTypeQuery, StartRunRequest, WorkflowRunsQuery } from './runs.schemas';
+import {
+  AllRunsQuery,
+  BatchRunRequest,
+  PartialRunRequest,
+  RunIdParams,
+  RunOutputsById,
+  RunStillGoing,
+  RunTypeQuery,
+  StartRunRequest,
+  WorkflowRunsQuery,
+} from './runs.schemas';
 import { RunResponse } from '../../runs/response.schemas';
 
 export interface RunRouteDeps {
@@ -29,17 +39,32 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
     // The run goes on in Temporal; the client polls it like a non-blocking one.
     const run = await reader.get(outcome.runId);
     ctx.status = 202;
-    return RunStillGoing.parse({ run_id: run.id, status: run.status, detail: `Run ${run.id} is still going; poll /api/run/${run.id}/status/` });
+    return RunStillGoing.parse({
+      run_id: run.id,
+      status: run.status,
+      detail: `Run ${run.id} is still going; poll /api/run/${run.id}/status/`,
+    });
   };
   return [
     defineRoute({
       carriesValues: true,
-      method: 'post', path: '/wf/{workflow_id}/run/', summary: 'Run and wait for the outputs (keyed by node id)', tags: ['runs'],
-      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, ...keyedRoute, response: RunOutputsById, errors: [400, 404],
+      method: 'post',
+      path: '/wf/{workflow_id}/run/',
+      summary: 'Run and wait for the outputs (keyed by node id)',
+      tags: ['runs'],
+      params: WorkflowIdParams,
+      query: RunTypeQuery,
+      body: StartRunRequest,
+      ...keyedRoute,
+      response: RunOutputsById,
+      errors: [400, 404],
       handler: ({ params, query, body }, ctx) =>
         idempotency.keyed(ctx, {
-          route: 'run', target: params.workflow_id, request: { query, body },
-          perform: async (claim) => blockingAnswer(await starter.runBlocking(params.workflow_id, body, query.run_type, claim), ctx),
+          route: 'run',
+          target: params.workflow_id,
+          request: { query, body },
+          perform: async (claim) =>
+            blockingAnswer(await starter.runBlocking(params.workflow_id, body, query.run_type, claim), ctx),
           // A replay waits for the same run and answers with its result.
           replay: async (runId) => blockingAnswer(await starter.waitForOutputs(runId), ctx),
           recover: recoverRun,
@@ -47,30 +72,55 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
     }),
     defineRoute({
       carriesValues: true,
-      method: 'post', path: '/wf/{workflow_id}/start_run/', summary: 'Start a run and answer at once (PENDING)', tags: ['runs'],
-      params: WorkflowIdParams, query: RunTypeQuery, body: StartRunRequest, ...keyedRoute, response: RunResponse, errors: [400, 404],
+      method: 'post',
+      path: '/wf/{workflow_id}/start_run/',
+      summary: 'Start a run and answer at once (PENDING)',
+      tags: ['runs'],
+      params: WorkflowIdParams,
+      query: RunTypeQuery,
+      body: StartRunRequest,
+      ...keyedRoute,
+      response: RunResponse,
+      errors: [400, 404],
       handler: ({ params, query, body }, ctx) =>
         idempotency.keyed(ctx, {
-          route: 'start_run', target: params.workflow_id, request: { query, body },
+          route: 'start_run',
+          target: params.workflow_id,
+          request: { query, body },
           perform: (claim) => starter.start(params.workflow_id, body, query.run_type, claim),
           recover: recoverRun,
         }),
     }),
     defineRoute({
       carriesValues: true,
-      method: 'post', path: '/wf/{workflow_id}/start_batch_run/', summary: 'Run every row of a dataset (a batch parent run, answered at once)', tags: ['runs'],
-      params: WorkflowIdParams, body: BatchRunRequest, ...keyedRoute, response: RunResponse, errors: [400, 404],
+      method: 'post',
+      path: '/wf/{workflow_id}/start_batch_run/',
+      summary: 'Run every row of a dataset (a batch parent run, answered at once)',
+      tags: ['runs'],
+      params: WorkflowIdParams,
+      body: BatchRunRequest,
+      ...keyedRoute,
+      response: RunResponse,
+      errors: [400, 404],
       handler: ({ params, body }, ctx) =>
         idempotency.keyed(ctx, {
-          route: 'start_batch_run', target: params.workflow_id, request: body,
+          route: 'start_batch_run',
+          target: params.workflow_id,
+          request: body,
           perform: (claim) => startBatch(params.workflow_id, body, claim),
           recover: recoverRun,
         }),
     }),
     defineRoute({
       carriesValues: true,
-      method: 'post', path: '/wf/{workflow_id}/run_partial/', summary: 'Compute one node (and what it needs); no run record', tags: ['runs'],
-      params: WorkflowIdParams, body: PartialRunRequest, response: RunOutputsById, errors: [400, 404],
+      method: 'post',
+      path: '/wf/{workflow_id}/run_partial/',
+      summary: 'Compute one node (and what it needs); no run record',
+      tags: ['runs'],
+      params: WorkflowIdParams,
+      body: PartialRunRequest,
+      response: RunOutputsById,
+      errors: [400, 404],
       handler: async ({ params, body }, ctx) => {
         const scope = starter.newPartialScope();
         // Its values are needed until the response (streamed) has been sent.
@@ -80,8 +130,13 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
     }),
     defineRoute({
       carriesValues: true,
-      method: 'get', path: '/wf/{workflow_id}/runs/', summary: "A workflow's runs, newest first", tags: ['runs'],
-      params: WorkflowIdParams, query: WorkflowRunsQuery, response: z.array(RunResponse),
+      method: 'get',
+      path: '/wf/{workflow_id}/runs/',
+      summary: "A workflow's runs, newest first",
+      tags: ['runs'],
+      params: WorkflowIdParams,
+      query: WorkflowRunsQuery,
+      response: z.array(RunResponse),
       handler: ({ params, query }) =>
         reader.list(
           {
@@ -95,24 +150,50 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
     }),
     defineRoute({
       carriesValues: true,
-      method: 'get', path: '/run/', summary: 'All runs, newest first', tags: ['runs'],
-      query: AllRunsQuery, response: z.array(RunResponse),
-      handler: ({ query }) => reader.list({ parentOnly: query.parent_only, ...(query.run_type !== undefined ? { runType: query.run_type } : {}) }, query),
+      method: 'get',
+      path: '/run/',
+      summary: 'All runs, newest first',
+      tags: ['runs'],
+      query: AllRunsQuery,
+      response: z.array(RunResponse),
+      handler: ({ query }) =>
+        reader.list(
+          { parentOnly: query.parent_only, ...(query.run_type !== undefined ? { runType: query.run_type } : {}) },
+          query,
+        ),
     }),
     defineRoute({
       carriesValues: true,
-      method: 'get', path: '/run/{run_id}/', summary: 'A run with its tasks', tags: ['runs'],
-      params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
+      method: 'get',
+      path: '/run/{run_id}/',
+      summary: 'A run with its tasks',
+      tags: ['runs'],
+      params: RunIdParams,
+      response: RunResponse,
+      errors: [404],
+      handler: getRun,
     }),
     defineRoute({
       carriesValues: true,
-      method: 'get', path: '/run/{run_id}/status/', summary: "A run's status (poll this)", tags: ['runs'],
-      params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
+      method: 'get',
+      path: '/run/{run_id}/status/',
+      summary: "A run's status (poll this)",
+      tags: ['runs'],
+      params: RunIdParams,
+      response: RunResponse,
+      errors: [404],
+      handler: getRun,
     }),
     defineRoute({
       carriesValues: true,
-      method: 'get', path: '/runs/{run_id}/status/', summary: 'Alias from the deployment guide', tags: ['runs'],
-      params: RunIdParams, response: RunResponse, errors: [404], handler: getRun,
+      method: 'get',
+      path: '/runs/{run_id}/status/',
+      summary: 'Alias from the deployment guide',
+      tags: ['runs'],
+      params: RunIdParams,
+      response: RunResponse,
+      errors: [404],
+      handler: getRun,
     }),
   ];
 }

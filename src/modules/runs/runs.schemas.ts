@@ -19,7 +19,12 @@ export const PartialRunRequest = z.object({
   node_id: z.string().min(1),
   rerun_predecessors: z.boolean().default(false),
   initial_inputs: withoutReservedKey(z.record(z.string(), JsonObject).nullable().default(null)),
-  partial_outputs: withoutReservedKey(z.record(z.string(), z.union([JsonObject, z.array(JsonObject)])).nullable().default(null)),
+  partial_outputs: withoutReservedKey(
+    z
+      .record(z.string(), z.union([JsonObject, z.array(JsonObject)]))
+      .nullable()
+      .default(null),
+  ),
 });
 export type PartialRunInput = z.output<typeof PartialRunRequest>;
 
@@ -42,7 +47,10 @@ export const WorkflowRunsQuery = PageQuery.extend({
 });
 
 export const AllRunsQuery = PageQuery.extend({
-  parent_only: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+  parent_only: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
   run_type: z.string().max(100).optional(),
 });
 

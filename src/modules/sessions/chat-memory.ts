@@ -29,7 +29,8 @@ export function historyFields(def: RunDefinition): string[] {
   return [...fields];
 }
 
-const isEmptyHistory = (value: unknown) => value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+const isEmptyHistory = (value: unknown) =>
+  value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 
 /**
  * Server-side chat memory (PySpur's chatbot rule, §8.11): a chatbot run whose input has a
@@ -39,9 +40,21 @@ const isEmptyHistory = (value: unknown) => value === undefined || value === null
  */
 export function createChatMemory(turns: SessionTurns) {
   return {
-    async prepare(spurType: string, def: RunDefinition, input: Record<string, unknown>, now: Date): Promise<ChatRunInput> {
+    async prepare(
+      spurType: string,
+      def: RunDefinition,
+      input: Record<string, unknown>,
+      now: Date,
+    ): Promise<ChatRunInput> {
       const { session_id: sessionId, user_message: userMessage } = input;
-      if (spurType !== 'chatbot' || typeof sessionId !== 'string' || !sessionId || typeof userMessage !== 'string' || !userMessage) return { input };
+      if (
+        spurType !== 'chatbot' ||
+        typeof sessionId !== 'string' ||
+        !sessionId ||
+        typeof userMessage !== 'string' ||
+        !userMessage
+      )
+        return { input };
       const empty = historyFields(def).filter((f) => isEmptyHistory(input[f]));
       let filled = input;
       if (empty.length > 0) {

@@ -44,4 +44,6 @@ export const SessionResponse = z
   .openapi('SessionResponse');
 export type SessionResponse = z.output<typeof SessionResponse>;
 
-export const SessionListResponse = z.object({ sessions: z.array(SessionResponse), total: z.number().int() }).openapi('SessionListResponse');
+export const SessionListResponse = z
+  .object({ sessions: z.array(SessionResponse), total: z.number().int() })
+  .openapi('SessionListResponse');

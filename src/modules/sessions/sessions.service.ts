@@ -14,7 +14,10 @@ export const TEST_USER = { external_id: 'test_user', user_metadata: { is_test: t
 
 function toMessage(m: SessionMessage) {
   const at = m.created_at.toISOString();
-  const content = m.content !== null && typeof m.content === 'object' ? (m.content as Record<string, unknown>) : { content: m.content };
+  const content =
+    m.content !== null && typeof m.content === 'object'
+      ? (m.content as Record<string, unknown>)
+      : { content: m.content };
   return { id: m.id, session_id: m.session_id, run_id: m.run_id, content, created_at: at, updated_at: at };
 }
 
@@ -49,7 +52,15 @@ export function createSessionService({ models, turns, users, workflows }: Sessio
   async function insert(userId: string, workflowId: string, externalId: string | null): Promise<SessionDoc> {
     return insertWithNewId(models.conn, 'session', idTaken, async (id, seq) => {
       const now = new Date();
-      const doc: SessionDoc = { _id: id, seq, user_id: userId, workflow_id: workflowId, external_id: externalId, created_at: now, updated_at: now };
+      const doc: SessionDoc = {
+        _id: id,
+        seq,
+        user_id: userId,
+        workflow_id: workflowId,
+        external_id: externalId,
+        created_at: now,
+        updated_at: now,
+      };
       await Session.create(doc);
       return doc;
     });
@@ -79,7 +90,10 @@ export function createSessionService({ models, turns, users, workflows }: Sessio
     },
     /** Newest first, with their messages; filtered by user and/or workflow. */
     async list(query: SessionListFilter): Promise<{ sessions: SessionResponse[]; total: number }> {
-      const filter = { ...(query.user_id ? { user_id: query.user_id } : {}), ...(query.workflow_id ? { workflow_id: query.workflow_id } : {}) };
+      const filter = {
+        ...(query.user_id ? { user_id: query.user_id } : {}),
+        ...(query.workflow_id ? { workflow_id: query.workflow_id } : {}),
+      };
       const [docs, total] = await Promise.all([
         Session.find(filter).sort({ created_at: -1, seq: -1 }).skip(query.skip).limit(query.limit).lean<SessionDoc[]>(),
         Session.countDocuments(filter),
@@ -102,7 +116,9 @@ export function createSessionService({ models, turns, users, workflows }: Sessio
     async createTest(workflowId: string): Promise<SessionResponse> {
       await workflows.load(workflowId);
       const user = await users.create(TEST_USER);
-      const latest = await Session.findOne({ user_id: user.id, workflow_id: workflowId }).sort({ created_at: -1, seq: -1 }).lean<SessionDoc>();
+      const latest = await Session.findOne({ user_id: user.id, workflow_id: workflowId })
+        .sort({ created_at: -1, seq: -1 })
+        .lean<SessionDoc>();
       if (latest && (await turns.messagesOf(latest._id)).length === 0) return respond(latest);
       return respond(await insert(user.id, workflowId, null));
     },

@@ -29,7 +29,9 @@ export const UserResponse = z
   .openapi('UserResponse');
 export type UserResponse = z.output<typeof UserResponse>;
 
-export const UserListResponse = z.object({ users: z.array(UserResponse), total: z.number().int() }).openapi('UserListResponse');
+export const UserListResponse = z
+  .object({ users: z.array(UserResponse), total: z.number().int() })
+  .openapi('UserListResponse');
 
 /** PySpur's paging for users and sessions: `skip` ≥ 0, 1 ≤ `limit` ≤ 100. */
 export const SkipLimitQuery = z.object({

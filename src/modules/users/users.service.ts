@@ -34,7 +34,8 @@ export function createUserService(models: Models, onDelete: (userId: string) => 
     return User.findOne({ external_id: externalId }).lean<UserDoc>();
   }
 
-  const conflict = (externalId: string) => new ConflictError(`User with external_id ${externalId} already exists`, 'USER_EXISTS');
+  const conflict = (externalId: string) =>
+    new ConflictError(`User with external_id ${externalId} already exists`, 'USER_EXISTS');
 
   return {
     load,
@@ -47,7 +48,14 @@ export function createUserService(models: Models, onDelete: (userId: string) => 
         return toUserResponse(
           await insertWithNewId(models.conn, 'user', idTaken, async (id, seq) => {
             const now = new Date();
-            const doc = { _id: id, seq, external_id: body.external_id, user_metadata: toJsonText(body.user_metadata), created_at: now, updated_at: now };
+            const doc = {
+              _id: id,
+              seq,
+              external_id: body.external_id,
+              user_metadata: toJsonText(body.user_metadata),
+              created_at: now,
+              updated_at: now,
+            };
             await User.create(doc);
             return doc;
           }),
@@ -61,7 +69,10 @@ export function createUserService(models: Models, onDelete: (userId: string) => 
       }
     },
     async list(skip: number, limit: number): Promise<{ users: UserResponse[]; total: number }> {
-      const [docs, total] = await Promise.all([User.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<UserDoc[]>(), User.countDocuments()]);
+      const [docs, total] = await Promise.all([
+        User.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<UserDoc[]>(),
+        User.countDocuments(),
+      ]);
       return { users: docs.map(toUserResponse), total };
     },
     async get(id: string): Promise<UserResponse> {

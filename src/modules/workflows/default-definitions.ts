@@ -9,12 +9,26 @@ const INPUT_NODE_CONFIG = {
 };
 
 function node(id: string, nodeType: string, x: number, config: Record<string, unknown>): WorkflowNode {
-  return { id, title: id, parent_id: null, node_type: nodeType, config, coordinates: { x, y: 100 }, dimensions: null, subworkflow: null };
+  return {
+    id,
+    title: id,
+    parent_id: null,
+    node_type: nodeType,
+    config,
+    coordinates: { x, y: 100 },
+    dimensions: null,
+    subworkflow: null,
+  };
 }
 
 /** What create (without a definition) and reset write: a single input node. */
 export function defaultWorkflowDefinition(): WorkflowDefinition {
-  return { nodes: [node('input_node', 'InputNode', 100, { ...INPUT_NODE_CONFIG })], links: [], test_inputs: [], spur_type: 'workflow' };
+  return {
+    nodes: [node('input_node', 'InputNode', 100, { ...INPUT_NODE_CONFIG })],
+    links: [],
+    test_inputs: [],
+    spur_type: 'workflow',
+  };
 }
 
 const CHAT_INPUT_JSON_SCHEMA = {

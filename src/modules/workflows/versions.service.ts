@@ -36,9 +36,14 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
     const cached = known.get(key);
     if (cached) return cached;
     for (let attempt = 0; attempt < MAX_RACES; attempt++) {
-      const existing = await WorkflowVersion.findOne({ workflow_id: workflow._id, definition_hash: hash }).lean<WorkflowVersionDoc>();
+      const existing = await WorkflowVersion.findOne({
+        workflow_id: workflow._id,
+        definition_hash: hash,
+      }).lean<WorkflowVersionDoc>();
       if (existing) return remember(key, existing);
-      const latest = await WorkflowVersion.findOne({ workflow_id: workflow._id }).sort({ version: -1 }).lean<WorkflowVersionDoc>();
+      const latest = await WorkflowVersion.findOne({ workflow_id: workflow._id })
+        .sort({ version: -1 })
+        .lean<WorkflowVersionDoc>();
       const now = clock();
       try {
         return await insertWithNewId(models.conn, 'workflowVersion', idTaken, async (id, seq) => {
@@ -74,7 +79,11 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
     async list(workflowId: string, page: Page, workflowExists: (id: string) => Promise<boolean>) {
       if (!(await workflowExists(workflowId))) throw notFound.workflow();
       const { skip, limit } = pageBounds(page);
-      const docs = await WorkflowVersion.find({ workflow_id: workflowId }).sort({ version: -1 }).skip(skip).limit(limit).lean<WorkflowVersionDoc[]>();
+      const docs = await WorkflowVersion.find({ workflow_id: workflowId })
+        .sort({ version: -1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<WorkflowVersionDoc[]>();
       return docs.map(toVersionResponse);
     },
   };

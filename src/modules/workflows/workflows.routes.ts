@@ -3,7 +3,14 @@ import type { TestFileService } from '../files/test-files.service';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { StagedFileSchema, multipartUpload, type UploadLimits } from '../../http/uploads';
-import { WorkflowIdParams, workflowCreateRequest, WorkflowResponse, OutputVariable, UploadTestFilesForm, UploadTestFilesResponse } from './workflows.schemas';
+import {
+  WorkflowIdParams,
+  workflowCreateRequest,
+  WorkflowResponse,
+  OutputVariable,
+  UploadTestFilesForm,
+  UploadTestFilesResponse,
+} from './workflows.schemas';
 import { WorkflowVersionResponse } from '../../runs/response.schemas';
 import type { WorkflowService } from './workflows.service';
 import type { VersionService } from './versions.service';
@@ -22,43 +29,84 @@ export interface WorkflowRouteDeps {
 
 const tags = ['workflows'];
 
-export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, definitionLimits, runRecords }: WorkflowRouteDeps): MountableRoute[] {
+export function workflowRoutes({
+  workflows,
+  versions,
+  testFiles,
+  uploadLimits,
+  definitionLimits,
+  runRecords,
+}: WorkflowRouteDeps): MountableRoute[] {
   const WorkflowCreateRequest = workflowCreateRequest(definitionLimits);
-  const exists = async (id: string) => (await workflows.load(id).then(() => true, () => false));
+  const exists = async (id: string) =>
+    await workflows.load(id).then(
+      () => true,
+      () => false,
+    );
   return [
     defineRoute({
-      method: 'post', path: '/wf/', summary: 'Create a workflow', tags,
-      body: WorkflowCreateRequest, response: WorkflowResponse,
+      method: 'post',
+      path: '/wf/',
+      summary: 'Create a workflow',
+      tags,
+      body: WorkflowCreateRequest,
+      response: WorkflowResponse,
       handler: ({ body }) => workflows.create(body),
     }),
     defineRoute({
-      method: 'get', path: '/wf/', summary: 'List workflows, newest first', tags,
-      query: PageQuery, response: z.array(WorkflowResponse),
+      method: 'get',
+      path: '/wf/',
+      summary: 'List workflows, newest first',
+      tags,
+      query: PageQuery,
+      response: z.array(WorkflowResponse),
       handler: ({ query }) => workflows.list(query),
     }),
     defineRoute({
-      method: 'post', path: '/wf/upload_test_files/', summary: 'Upload test files for a node', tags,
-      bodyType: 'multipart/form-data', middleware: [multipartUpload('files', uploadLimits, testFiles.staging)],
+      method: 'post',
+      path: '/wf/upload_test_files/',
+      summary: 'Upload test files for a node',
+      tags,
+      bodyType: 'multipart/form-data',
+      middleware: [multipartUpload('files', uploadLimits, testFiles.staging)],
       body: UploadTestFilesForm.extend({ files: z.array(StagedFileSchema).min(1) }),
-      response: UploadTestFilesResponse, errors: [404, 413],
+      response: UploadTestFilesResponse,
+      errors: [404, 413],
       handler: async ({ body }) => {
         await workflows.load(body.workflow_id);
         return { [body.node_id]: await testFiles.upload(body.workflow_id, body.node_id, body.files) };
       },
     }),
     defineRoute({
-      method: 'get', path: '/wf/{workflow_id}/', summary: 'Get a workflow', tags,
-      params: WorkflowIdParams, response: WorkflowResponse, errors: [404],
+      method: 'get',
+      path: '/wf/{workflow_id}/',
+      summary: 'Get a workflow',
+      tags,
+      params: WorkflowIdParams,
+      response: WorkflowResponse,
+      errors: [404],
       handler: ({ params }) => workflows.get(params.workflow_id),
     }),
     defineRoute({
-      method: 'put', path: '/wf/{workflow_id}/', summary: 'Replace name, description and definition', tags,
-      params: WorkflowIdParams, body: WorkflowCreateRequest, response: WorkflowResponse, errors: [400, 404, 409],
+      method: 'put',
+      path: '/wf/{workflow_id}/',
+      summary: 'Replace name, description and definition',
+      tags,
+      params: WorkflowIdParams,
+      body: WorkflowCreateRequest,
+      response: WorkflowResponse,
+      errors: [400, 404, 409],
       handler: ({ params, body }) => workflows.update(params.workflow_id, body),
     }),
     defineRoute({
-      method: 'delete', path: '/wf/{workflow_id}/', summary: 'Delete a workflow, its versions, runs and test files', tags,
-      params: WorkflowIdParams, status: 204, response: null, errors: [404],
+      method: 'delete',
+      path: '/wf/{workflow_id}/',
+      summary: 'Delete a workflow, its versions, runs and test files',
+      tags,
+      params: WorkflowIdParams,
+      status: 204,
+      response: null,
+      errors: [404],
       handler: async ({ params }) => {
         await workflows.remove(params.workflow_id, async (id) => {
           await testFiles.removeForWorkflow(id);
@@ -67,23 +115,44 @@ export function workflowRoutes({ workflows, versions, testFiles, uploadLimits, d
       },
     }),
     defineRoute({
-      method: 'put', path: '/wf/{workflow_id}/reset/', summary: 'Reset to the default single-input definition', tags,
-      params: WorkflowIdParams, response: WorkflowResponse, errors: [404],
+      method: 'put',
+      path: '/wf/{workflow_id}/reset/',
+      summary: 'Reset to the default single-input definition',
+      tags,
+      params: WorkflowIdParams,
+      response: WorkflowResponse,
+      errors: [404],
       handler: ({ params }) => workflows.reset(params.workflow_id),
     }),
     defineRoute({
-      method: 'post', path: '/wf/{workflow_id}/duplicate/', summary: "Copy a workflow as '<name> (Copy)'", tags,
-      params: WorkflowIdParams, response: WorkflowResponse, errors: [404],
+      method: 'post',
+      path: '/wf/{workflow_id}/duplicate/',
+      summary: "Copy a workflow as '<name> (Copy)'",
+      tags,
+      params: WorkflowIdParams,
+      response: WorkflowResponse,
+      errors: [404],
       handler: ({ params }) => workflows.duplicate(params.workflow_id),
     }),
     defineRoute({
-      method: 'get', path: '/wf/{workflow_id}/output_variables/', summary: 'Output fields of the leaf nodes', tags,
-      params: WorkflowIdParams, response: z.array(OutputVariable), errors: [404],
+      method: 'get',
+      path: '/wf/{workflow_id}/output_variables/',
+      summary: 'Output fields of the leaf nodes',
+      tags,
+      params: WorkflowIdParams,
+      response: z.array(OutputVariable),
+      errors: [404],
       handler: ({ params }) => workflows.outputVariables(params.workflow_id),
     }),
     defineRoute({
-      method: 'get', path: '/wf/{workflow_id}/versions/', summary: 'Versions, newest first', tags,
-      params: WorkflowIdParams, query: PageQuery, response: z.array(WorkflowVersionResponse), errors: [404],
+      method: 'get',
+      path: '/wf/{workflow_id}/versions/',
+      summary: 'Versions, newest first',
+      tags,
+      params: WorkflowIdParams,
+      query: PageQuery,
+      response: z.array(WorkflowVersionResponse),
+      errors: [404],
       handler: ({ params, query }) => versions.list(params.workflow_id, query, exists),
     }),
   ];

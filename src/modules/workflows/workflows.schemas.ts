@@ -16,7 +16,12 @@ export function workflowCreateRequest(limits: DefinitionLimits) {
   return WorkflowCreateRequest.superRefine((body, ctx) => {
     if (!body.definition) return;
     for (const issue of definitionLimitIssues(body.definition, limits)) {
-      ctx.addIssue({ code: 'custom', message: issue.message, path: ['definition', ...issue.path], params: { pydanticType: 'value_error' } });
+      ctx.addIssue({
+        code: 'custom',
+        message: issue.message,
+        path: ['definition', ...issue.path],
+        params: { pydanticType: 'value_error' },
+      });
     }
   });
 }
@@ -31,8 +36,15 @@ export const WorkflowResponse = z.object({
 });
 export type WorkflowResponse = z.input<typeof WorkflowResponse>;
 
-export const OutputVariable = z.object({ node_id: z.string(), variable_name: z.string(), prefixed_variable: z.string() });
+export const OutputVariable = z.object({
+  node_id: z.string(),
+  variable_name: z.string(),
+  prefixed_variable: z.string(),
+});
 export type OutputVariable = z.output<typeof OutputVariable>;
 
-export const UploadTestFilesForm = z.object({ workflow_id: z.string().min(1).max(200), node_id: z.string().min(1).max(200) });
+export const UploadTestFilesForm = z.object({
+  workflow_id: z.string().min(1).max(200),
+  node_id: z.string().min(1).max(200),
+});
 export const UploadTestFilesResponse = z.record(z.string(), z.array(z.string()));

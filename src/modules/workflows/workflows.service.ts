@@ -34,7 +34,8 @@ function isListable(doc: WorkflowDoc): boolean {
 /** Definition used on create: PySpur swaps an absent or node-less definition for a default. */
 function definitionForCreate(given: WorkflowDefinition | null): WorkflowDefinition {
   if (!given) return defaultWorkflowDefinition();
-  if (given.nodes.length === 0) return given.spur_type === 'chatbot' ? defaultChatbotDefinition() : defaultWorkflowDefinition();
+  if (given.nodes.length === 0)
+    return given.spur_type === 'chatbot' ? defaultChatbotDefinition() : defaultWorkflowDefinition();
   return given;
 }
 
@@ -51,12 +52,24 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
   }
 
   /** Inserts under the first free name of `candidateNames` (the uniqueness rule of create/duplicate). */
-  async function insertUniquelyNamed(name: string, description: string, definition: WorkflowDefinition): Promise<WorkflowDoc> {
+  async function insertUniquelyNamed(
+    name: string,
+    description: string,
+    definition: WorkflowDefinition,
+  ): Promise<WorkflowDoc> {
     const now = clock();
     for (const candidate of candidateNames(name, now)) {
       try {
         return await insertWithNewId(models.conn, 'workflow', idTaken, async (id, seq) => {
-          const doc = { _id: id, seq, name: candidate, description, definition: toJsonText(definition), created_at: now, updated_at: now };
+          const doc = {
+            _id: id,
+            seq,
+            name: candidate,
+            description,
+            definition: toJsonText(definition),
+            created_at: now,
+            updated_at: now,
+          };
           await Workflow.create(doc);
           return doc;
         });
@@ -88,13 +101,22 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
       return toWorkflowResponse(await load(id));
     },
     async create(input: WorkflowCreateInput) {
-      const doc = await insertUniquelyNamed(input.name || 'Untitled Workflow', input.description, definitionForCreate(input.definition));
+      const doc = await insertUniquelyNamed(
+        input.name || 'Untitled Workflow',
+        input.description,
+        definitionForCreate(input.definition),
+      );
       return toWorkflowResponse(doc);
     },
     async update(id: string, input: WorkflowCreateInput) {
       await load(id);
       if (!input.definition) throw new BadRequestError('Workflow definition is required to update a workflow');
-      const set = { name: input.name, description: input.description, definition: toJsonText(input.definition), updated_at: clock() };
+      const set = {
+        name: input.name,
+        description: input.description,
+        definition: toJsonText(input.definition),
+        updated_at: clock(),
+      };
       try {
         await Workflow.updateOne({ _id: id }, { $set: set });
       } catch (err) {
@@ -105,13 +127,18 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
     },
     async reset(id: string) {
       await load(id);
-      await Workflow.updateOne({ _id: id }, { $set: { definition: toJsonText(defaultWorkflowDefinition()), updated_at: clock() } });
+      await Workflow.updateOne(
+        { _id: id },
+        { $set: { definition: toJsonText(defaultWorkflowDefinition()), updated_at: clock() } },
+      );
       return toWorkflowResponse(await load(id));
     },
     async duplicate(id: string) {
       const source = await load(id);
       const definition = fromJsonText<WorkflowDefinition>(source.definition) as WorkflowDefinition;
-      return toWorkflowResponse(await insertUniquelyNamed(`${source.name} (Copy)`, source.description ?? '', definition));
+      return toWorkflowResponse(
+        await insertUniquelyNamed(`${source.name} (Copy)`, source.description ?? '', definition),
+      );
     },
     /** Removes the workflow and everything that belongs to it: versions and stored test files. */
     async remove(id: string, removeTestFiles: (workflowId: string) => Promise<void>) {
@@ -128,7 +155,11 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
         .flatMap((n) => {
           const schema = n.config.output_schema;
           if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return [];
-          return Object.keys(schema).map((key) => ({ node_id: n.id, variable_name: key, prefixed_variable: `${n.id}-${key}` }));
+          return Object.keys(schema).map((key) => ({
+            node_id: n.id,
+            variable_name: key,
+            prefixed_variable: `${n.id}-${key}`,
+          }));
         });
     },
   };

@@ -6,7 +6,6 @@ import type { NodeTypeDefinition } from '../types.js';
 import { llmCallShape } from './llm-fields.js';
 import { executeSingleLlmCall } from './llm/single-call.js';
 
-
 const config = extendConfig({
   ...dynamicOutputDefaults({ response: { type: 'string' } }),
   ...llmCallShape(),

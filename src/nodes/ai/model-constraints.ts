@@ -122,6 +122,7 @@ function constraintsFor(id: LlmModelId): ModelConstraint {
 }
 
 /** Limits per model id, published on the SingleLLMCallNode entry (`model_constraints`). */
-export const MODEL_CONSTRAINTS = Object.fromEntries(
-  LLM_MODEL_IDS.map((id) => [id, constraintsFor(id)]),
-) as Record<LlmModelId, ModelConstraint>;
+export const MODEL_CONSTRAINTS = Object.fromEntries(LLM_MODEL_IDS.map((id) => [id, constraintsFor(id)])) as Record<
+  LlmModelId,
+  ModelConstraint
+>;

@@ -31,14 +31,27 @@ export function resolvePythonEnvironment(interpreter: string): Promise<PythonEnv
   return new Promise((resolve, reject) => {
     execFile(interpreter, ['-I', '-c', PROBE_CODE], { timeout: 15_000 }, (error, stdout, stderr) => {
       if (error) {
-        reject(new Error(`the Python interpreter "${interpreter}" (SPUR_PYTHON) does not run: ${(stderr || error.message).trim()}`));
+        reject(
+          new Error(
+            `the Python interpreter "${interpreter}" (SPUR_PYTHON) does not run: ${(stderr || error.message).trim()}`,
+          ),
+        );
         return;
       }
       try {
         const probe = Probe.parse(JSON.parse(stdout));
-        resolve({ executable: probe.executable, version: probe.version, roots: outermost([...probe.dirs, path.dirname(realpathSync(probe.executable))]) });
+        resolve({
+          executable: probe.executable,
+          version: probe.version,
+          roots: outermost([...probe.dirs, path.dirname(realpathSync(probe.executable))]),
+        });
       } catch (cause) {
-        reject(new Error(`the Python interpreter "${interpreter}" (SPUR_PYTHON) answered unexpectedly: ${stdout.slice(0, 200)}`, { cause }));
+        reject(
+          new Error(
+            `the Python interpreter "${interpreter}" (SPUR_PYTHON) answered unexpectedly: ${stdout.slice(0, 200)}`,
+            { cause },
+          ),
+        );
       }
     });
   });

@@ -31,7 +31,8 @@ export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
   output: openObject(),
   async execute(cfg, input, ctx) {
     const sandbox = ctx.pythonSandbox;
-    if (!sandbox) throw new NodeExecutionError('This process has no Python sandbox configured; Python nodes run on workers');
+    if (!sandbox)
+      throw new NodeExecutionError('This process has no Python sandbox configured; Python nodes run on workers');
     const maxMb = sandbox.settings.maxMemoryMb;
     const memoryLimitMb = Math.min(cfg.memory_limit_mb, maxMb);
     try {
@@ -48,8 +49,14 @@ export const pythonFuncNode: NodeTypeDefinition<typeof config> = {
       return coerceToOutputSchema(output, cfg.output_schema);
     } catch (error) {
       // Say why the limit is lower than the node asked for.
-      if (error instanceof NodeExecutionError && memoryLimitMb < cfg.memory_limit_mb && /memory limit/.test(error.message)) {
-        throw new NodeExecutionError(`${error.message} (the node asks for ${cfg.memory_limit_mb} MB; this installation allows at most ${maxMb} MB: SPUR_PYTHON_MAX_MEMORY_MB)`);
+      if (
+        error instanceof NodeExecutionError &&
+        memoryLimitMb < cfg.memory_limit_mb &&
+        /memory limit/.test(error.message)
+      ) {
+        throw new NodeExecutionError(
+          `${error.message} (the node asks for ${cfg.memory_limit_mb} MB; this installation allows at most ${maxMb} MB: SPUR_PYTHON_MAX_MEMORY_MB)`,
+        );
       }
       throw error;
     }

@@ -22,7 +22,10 @@ const HEARTBEAT_MS = 1000;
 const STDERR_TAIL_CHARS = 2000;
 
 /** The harness's arguments after the interpreter (`-I`: no PYTHON* variables, no user site). */
-export function harnessArgs(harness: string, options: Pick<PythonRunOptions, 'timeoutSeconds' | 'memoryLimitMb'>): string[] {
+export function harnessArgs(
+  harness: string,
+  options: Pick<PythonRunOptions, 'timeoutSeconds' | 'memoryLimitMb'>,
+): string[] {
   return ['-I', '-B', '-c', harness, String(options.timeoutSeconds + 1), String(options.memoryLimitMb)];
 }
 
@@ -32,7 +35,12 @@ export function harnessArgs(harness: string, options: Pick<PythonRunOptions, 'ti
  * `signal` kills the process and throws the abort reason. `started` may prepare the running
  * process (the opt-in network) before the code runs; its failure kills the process.
  */
-export async function runLaunch(launch: Launch, cwd: string, options: PythonRunOptions, started?: (child: ChildProcess) => Promise<void>): Promise<Record<string, unknown>> {
+export async function runLaunch(
+  launch: Launch,
+  cwd: string,
+  options: PythonRunOptions,
+  started?: (child: ChildProcess) => Promise<void>,
+): Promise<Record<string, unknown>> {
   const outcome = await runHarness(launch, cwd, options, started);
   return interpret(outcome, options);
 }
@@ -44,7 +52,12 @@ interface Outcome {
   signal: NodeJS.Signals | null;
 }
 
-function runHarness(launch: Launch, cwd: string, options: PythonRunOptions, started?: (child: ChildProcess) => Promise<void>): Promise<Outcome> {
+function runHarness(
+  launch: Launch,
+  cwd: string,
+  options: PythonRunOptions,
+  started?: (child: ChildProcess) => Promise<void>,
+): Promise<Outcome> {
   if (options.signal.aborted) throw abortError(options.signal);
   const extraFds = launch.blockFd === undefined ? 0 : 2;
   // detached: the child leads its own process group. Killing it kills the sandbox: bwrap's init
@@ -81,7 +94,13 @@ function runHarness(launch: Launch, cwd: string, options: PythonRunOptions, star
       options.signal.removeEventListener('abort', onAbort);
       if (failure) reject(failure);
       // Decoded once at the end: a UTF-8 character may straddle two chunks.
-      else resolve({ result: Buffer.concat(result).toString('utf8'), stderrTail, code: exit?.code ?? null, signal: exit?.signal ?? null });
+      else
+        resolve({
+          result: Buffer.concat(result).toString('utf8'),
+          stderrTail,
+          code: exit?.code ?? null,
+          signal: exit?.signal ?? null,
+        });
     };
     const fail = (error: Error) => {
       failure ??= error;

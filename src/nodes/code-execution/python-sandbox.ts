@@ -72,13 +72,17 @@ export class PythonSandbox {
     const support = await this.cgroupSupport();
     const memoryMb = options.memoryLimitMb + 2 * this.settings.scratchMb;
     // bwrap and the namespace's init are tasks of the sandbox too.
-    const cgroup: SandboxCgroup | undefined = support.available ? await support.create({ memoryBytes: memoryMb * MB, tasks: this.settings.maxProcesses + 2 }) : undefined;
+    const cgroup: SandboxCgroup | undefined = support.available
+      ? await support.create({ memoryBytes: memoryMb * MB, tasks: this.settings.maxProcesses + 2 })
+      : undefined;
     try {
       const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options), cgroup?.procsFiles);
       return await runLaunch(launch, '/', options, this.attach(launch, python));
     } catch (error) {
       if (cgroup && (await cgroup.oomKilled())) {
-        throw new NodeExecutionError(`Python code exceeded the sandbox's memory cap of ${memoryMb} MB (memory_limit_mb ${options.memoryLimitMb} plus twice SPUR_PYTHON_SCRATCH_MB for /tmp and /dev/shm), counted over all its processes`);
+        throw new NodeExecutionError(
+          `Python code exceeded the sandbox's memory cap of ${memoryMb} MB (memory_limit_mb ${options.memoryLimitMb} plus twice SPUR_PYTHON_SCRATCH_MB for /tmp and /dev/shm), counted over all its processes`,
+        );
       }
       throw error;
     } finally {
@@ -90,7 +94,10 @@ export class PythonSandbox {
 
   /** Detected once per worker; `off` skips detection. */
   private cgroupSupport(): Promise<CgroupSupport> {
-    this.cgroups ??= this.settings.cgroup === 'off' ? Promise.resolve({ available: false, reason: 'SPUR_PYTHON_CGROUP=off' }) : detectCgroups();
+    this.cgroups ??=
+      this.settings.cgroup === 'off'
+        ? Promise.resolve({ available: false, reason: 'SPUR_PYTHON_CGROUP=off' })
+        : detectCgroups();
     return this.cgroups;
   }
 
@@ -98,11 +105,20 @@ export class PythonSandbox {
   async state(): Promise<SandboxState> {
     try {
       const python = await this.ready();
-      if (this.settings.sandbox === 'off') return { ok: true, detail: `off (SPUR_PYTHON_SANDBOX=off): Python ${python.version} runs unsandboxed, for trusted code only` };
+      if (this.settings.sandbox === 'off')
+        return {
+          ok: true,
+          detail: `off (SPUR_PYTHON_SANDBOX=off): Python ${python.version} runs unsandboxed, for trusted code only`,
+        };
       const note = python.note ? `; ${python.note}` : '';
       const support = await this.cgroupSupport();
-      const caps = support.available ? `memory and task caps per sandbox through cgroup ${support.version}` : `no per-sandbox cgroup caps (${support.reason}; SPUR_PYTHON_CGROUP=required refuses to run without them)`;
-      return { ok: true, detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable}), ${caps}${note}` };
+      const caps = support.available
+        ? `memory and task caps per sandbox through cgroup ${support.version}`
+        : `no per-sandbox cgroup caps (${support.reason}; SPUR_PYTHON_CGROUP=required refuses to run without them)`;
+      return {
+        ok: true,
+        detail: `bubblewrap, network ${this.settings.network}, Python ${python.version} (${python.executable}), ${caps}${note}`,
+      };
     } catch (error) {
       return { ok: false, detail: (error as Error).message };
     }
@@ -115,7 +131,8 @@ export class PythonSandbox {
     await this.bwrapPath();
     if (this.settings.network === 'internet') await checkTunDevice();
     const support = await this.cgroupSupport();
-    if (!support.available && this.settings.cgroup === 'required') throw unavailable(`SPUR_PYTHON_CGROUP=required, and no cgroup can be made for a sandbox: ${support.reason}`);
+    if (!support.available && this.settings.cgroup === 'required')
+      throw unavailable(`SPUR_PYTHON_CGROUP=required, and no cgroup can be made for a sandbox: ${support.reason}`);
     const launch = await this.launch(python, ['-I', '-c', PROBE_CODE]);
     const output = await probe(launch, this.attach(launch, python));
     if (!output.includes('sandbox-ok')) throw unavailable(`a probe in the sandbox printed: ${output.slice(0, 300)}`);
@@ -141,12 +158,19 @@ export class PythonSandbox {
     const blocked = this.blockedDir(python);
     if (!blocked) return python;
     const cannotEnter = `the Python environment ${python.roots.find((root) => isInside(root, blocked)) ?? python.executable} is inside ${blocked}, which the sandbox user (uid ${SANDBOX_UID}, used when the worker runs as root) cannot enter`;
-    if (configured !== undefined) throw new Error(`${cannotEnter}; set SPUR_PYTHON to an interpreter outside it, e.g. /usr/bin/python3`);
+    if (configured !== undefined)
+      throw new Error(`${cannotEnter}; set SPUR_PYTHON to an interpreter outside it, e.g. /usr/bin/python3`);
     for (const candidate of SYSTEM_INTERPRETERS) {
       const system = await resolvePythonEnvironment(candidate).catch(() => undefined);
-      if (system && !this.blockedDir(system)) return { ...system, note: `python3 on PATH cannot be used: ${cannotEnter}, so ${candidate} runs user code (SPUR_PYTHON chooses another)` };
+      if (system && !this.blockedDir(system))
+        return {
+          ...system,
+          note: `python3 on PATH cannot be used: ${cannotEnter}, so ${candidate} runs user code (SPUR_PYTHON chooses another)`,
+        };
     }
-    throw new Error(`${cannotEnter}, and no system interpreter (${SYSTEM_INTERPRETERS.join(', ')}) can stand in; set SPUR_PYTHON to an interpreter the sandbox user can reach`);
+    throw new Error(
+      `${cannotEnter}, and no system interpreter (${SYSTEM_INTERPRETERS.join(', ')}) can stand in; set SPUR_PYTHON to an interpreter the sandbox user can reach`,
+    );
   }
 
   /** A root worker runs the sandbox as uid 65534: the first folder on the way to the environment it cannot enter. */
@@ -161,9 +185,24 @@ export class PythonSandbox {
   }
 
   private async launch(python: PythonEnvironment, pythonArgs: string[], cgroupProcs?: string[]): Promise<Launch> {
-    if (this.settings.sandbox === 'off') return buildLaunch({ python, bwrap: '', pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID });
+    if (this.settings.sandbox === 'off')
+      return buildLaunch({
+        python,
+        bwrap: '',
+        pythonArgs,
+        settings: this.settings,
+        workerUid: process.getuid?.() ?? SANDBOX_UID,
+      });
     const resolvConf = this.settings.network === 'internet' ? await this.resolvConfFile() : undefined;
-    return buildLaunch({ python, bwrap: await this.bwrapPath(), pythonArgs, settings: this.settings, workerUid: process.getuid?.() ?? SANDBOX_UID, resolvConf, cgroupProcs });
+    return buildLaunch({
+      python,
+      bwrap: await this.bwrapPath(),
+      pythonArgs,
+      settings: this.settings,
+      workerUid: process.getuid?.() ?? SANDBOX_UID,
+      resolvConf,
+      cgroupProcs,
+    });
   }
 
   /** bwrap on the worker's PATH (the launch itself runs with an empty environment). */
@@ -171,7 +210,12 @@ export class PythonSandbox {
     this.bwrap ??= new Promise<string>((resolve, reject) => {
       execFile('/bin/sh', ['-c', 'command -v bwrap'], { timeout: 15_000 }, (error, stdout) => {
         const found = stdout.trim();
-        if (error || !found.startsWith('/')) reject(unavailable(`bwrap is not installed (Debian: apt-get install bubblewrap${this.settings.network === 'internet' ? ' slirp4netns' : ''})`));
+        if (error || !found.startsWith('/'))
+          reject(
+            unavailable(
+              `bwrap is not installed (Debian: apt-get install bubblewrap${this.settings.network === 'internet' ? ' slirp4netns' : ''})`,
+            ),
+          );
         else resolve(found);
       });
     });
@@ -193,7 +237,6 @@ export class PythonSandbox {
     })();
     return this.resolvConf;
   }
-
 }
 
 /**
@@ -208,15 +251,22 @@ async function checkTunDevice(): Promise<void> {
     await access(TUN_DEVICE, constants.R_OK | constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? `${TUN_DEVICE} does not exist on this host (in a container, pass the device in)` : `the worker's user (uid ${uid}) cannot open ${TUN_DEVICE} (${code})`;
-    throw unavailable(`the opt-in network (SPUR_PYTHON_NETWORK=internet) needs the tun device, and ${why}; run the worker as root, or give its user read and write access to ${TUN_DEVICE}`);
+    const why =
+      code === 'ENOENT'
+        ? `${TUN_DEVICE} does not exist on this host (in a container, pass the device in)`
+        : `the worker's user (uid ${uid}) cannot open ${TUN_DEVICE} (${code})`;
+    throw unavailable(
+      `the opt-in network (SPUR_PYTHON_NETWORK=internet) needs the tun device, and ${why}; run the worker as root, or give its user read and write access to ${TUN_DEVICE}`,
+    );
   }
 }
 
 const TUN_DEVICE = '/dev/net/tun';
 
 function unavailable(cause: string): NodeExecutionError {
-  return new NodeExecutionError(`The Python sandbox cannot start (SPUR_PYTHON_SANDBOX=bubblewrap): ${cause}. Python nodes do not run without it; SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only.`);
+  return new NodeExecutionError(
+    `The Python sandbox cannot start (SPUR_PYTHON_SANDBOX=bubblewrap): ${cause}. Python nodes do not run without it; SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only.`,
+  );
 }
 
 /** Starts `launch` once and returns what it printed; a start failure becomes a readable cause. */
@@ -224,7 +274,10 @@ function probe(launch: Launch, attach: ((child: ChildProcess) => Promise<void>) 
   return new Promise((resolve, reject) => {
     const extra = launch.blockFd === undefined ? [] : ['ignore', 'pipe', 'pipe'];
     const child = spawn(launch.command, launch.args, {
-      env: launch.env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', ...extra] as StdioOptions, timeout: 15_000,
+      env: launch.env,
+      cwd: '/',
+      stdio: ['ignore', 'pipe', 'pipe', ...extra] as StdioOptions,
+      timeout: 15_000,
       ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
     });
     let stdout = '';
@@ -233,11 +286,20 @@ function probe(launch: Launch, attach: ((child: ChildProcess) => Promise<void>) 
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.once('error', (error: NodeJS.ErrnoException) => {
       const install = `Debian: apt-get install bubblewrap${launch.infoFd === undefined ? '' : ' slirp4netns'}`;
-      reject(unavailable(error.code === 'ENOENT' ? `${launch.command} is not installed (${install})` : `${launch.command} could not start: ${error.message}`));
+      reject(
+        unavailable(
+          error.code === 'ENOENT'
+            ? `${launch.command} is not installed (${install})`
+            : `${launch.command} could not start: ${error.message}`,
+        ),
+      );
     });
     child.once('close', (code, signal) => {
       if (code === 0) resolve(stdout);
-      else reject(unavailable(`${launch.command} failed (${signal ?? `exit code ${code}`}): ${stderr.trim().slice(0, 500)}`));
+      else
+        reject(
+          unavailable(`${launch.command} failed (${signal ?? `exit code ${code}`}): ${stderr.trim().slice(0, 500)}`),
+        );
     });
     attach?.(child).catch((error: Error) => {
       child.kill('SIGKILL');

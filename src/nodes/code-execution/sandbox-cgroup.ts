@@ -109,10 +109,18 @@ export async function detectCgroups(): Promise<CgroupSupport> {
     } else {
       const memory = own.v1.get('memory');
       const pids = own.v1.get('pids');
-      if (memory === undefined || pids === undefined) return { available: false, reason: 'this host mounts neither cgroup v2 nor the v1 memory and pids controllers' };
+      if (memory === undefined || pids === undefined)
+        return {
+          available: false,
+          reason: 'this host mounts neither cgroup v2 nor the v1 memory and pids controllers',
+        };
       version = 'v1';
       hierarchies = [
-        { parent: path.join(ROOT, 'memory', memory), limits: V1_MEMORY_LIMITS, oom: { file: 'memory.oom_control', key: 'oom_kill' } },
+        {
+          parent: path.join(ROOT, 'memory', memory),
+          limits: V1_MEMORY_LIMITS,
+          oom: { file: 'memory.oom_control', key: 'oom_kill' },
+        },
         { parent: path.join(ROOT, 'pids', pids), limits: V1_PIDS_LIMITS },
       ];
     }
@@ -134,7 +142,8 @@ export async function detectCgroups(): Promise<CgroupSupport> {
 async function delegatedV2(own: string): Promise<Hierarchy> {
   const offered = (await readFile(path.join(own, 'cgroup.controllers'), 'utf8')).split(/\s+/);
   const missing = ['memory', 'pids'].filter((c) => !offered.includes(c));
-  if (missing.length > 0) throw new Error(`the worker's cgroup ${own} does not offer the ${missing.join(' and ')} controller`);
+  if (missing.length > 0)
+    throw new Error(`the worker's cgroup ${own} does not offer the ${missing.join(' and ')} controller`);
   const enabled = (await readFile(path.join(own, 'cgroup.subtree_control'), 'utf8')).split(/\s+/);
   if (!enabled.includes('memory') || !enabled.includes('pids')) {
     const leaf = path.join(own, WORKER_LEAF);
@@ -232,7 +241,8 @@ function isAlive(pid: number): boolean {
 function describe(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
   if (e.code === 'EROFS') return `${e.path ?? ROOT} is read-only (a container without a writable cgroup mount)`;
-  if (e.code === 'EACCES' || e.code === 'EPERM') return `the worker's user may not create cgroups in ${e.path ? path.dirname(e.path) : ROOT} (run the worker as root, or delegate its cgroup to its user)`;
+  if (e.code === 'EACCES' || e.code === 'EPERM')
+    return `the worker's user may not create cgroups in ${e.path ? path.dirname(e.path) : ROOT} (run the worker as root, or delegate its cgroup to its user)`;
   if (e.code === 'ENOENT') return `${e.path ?? ROOT} does not exist`;
   return e.message;
 }

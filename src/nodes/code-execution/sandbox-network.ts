@@ -9,7 +9,17 @@ import type { Launch } from './sandbox';
  * slirp4netns's own 10.0.2.0/24 stays reachable as the more specific route; its host-loopback
  * gateway (10.0.2.2) is refused by slirp4netns itself (--disable-host-loopback).
  */
-export const PROHIBITED_RANGES = ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16', '198.18.0.0/15', '224.0.0.0/4', '240.0.0.0/4'];
+export const PROHIBITED_RANGES = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+];
 
 const ATTACH_DEADLINE_MS = 10_000;
 
@@ -97,10 +107,22 @@ export async function attachNetwork(child: ChildProcess, launch: Launch, python:
   if (!info || !release) throw new Error('the sandbox was started without its info and block fds');
   const pid = await sandboxPid(info);
   // Started as the worker's user: a root worker's helper drops to the sandbox user itself.
-  const slirp = spawn(python, ['-I', '-c', ATTACH_HELPER, String(pid), String(launch.sandboxUid ?? -1), ...PROHIBITED_RANGES, ...hostAddressRoutes()], {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-  });
+  const slirp = spawn(
+    python,
+    [
+      '-I',
+      '-c',
+      ATTACH_HELPER,
+      String(pid),
+      String(launch.sandboxUid ?? -1),
+      ...PROHIBITED_RANGES,
+      ...hostAddressRoutes(),
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+    },
+  );
   child.once('exit', () => slirp.kill('SIGKILL'));
   await ready(slirp);
   release.end('1');
@@ -112,34 +134,50 @@ export async function attachNetwork(child: ChildProcess, launch: Launch, python:
  * unless asked, so IPv4 is all there is to close.
  */
 export function hostAddressRoutes(interfaces = networkInterfaces()): string[] {
-  const addresses = Object.values(interfaces).flatMap((list) => list ?? []).filter((a) => a.family === 'IPv4' && !a.internal);
+  const addresses = Object.values(interfaces)
+    .flatMap((list) => list ?? [])
+    .filter((a) => a.family === 'IPv4' && !a.internal);
   return [...new Set(addresses.map((a) => `${a.address}/32`))];
 }
 
 function sandboxPid(info: Readable): Promise<number> {
-  return withDeadline(new Promise((resolve, reject) => {
-    let text = '';
-    info.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-    });
-    info.once('end', () => reject(new Error(`bwrap reported no sandbox pid: ${text}`)));
-  }), 'bwrap to report the sandbox pid');
+  return withDeadline(
+    new Promise((resolve, reject) => {
+      let text = '';
+      info.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+        if (match) resolve(Number(match[1]));
+      });
+      info.once('end', () => reject(new Error(`bwrap reported no sandbox pid: ${text}`)));
+    }),
+    'bwrap to report the sandbox pid',
+  );
 }
 
 function ready(slirp: ChildProcess): Promise<void> {
-  return withDeadline(new Promise((resolve, reject) => {
-    let stderr = '';
-    slirp.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-1000)));
-    (slirp.stdio[3] as Readable).once('data', () => resolve());
-    slirp.once('error', (error) => reject(new Error(`slirp4netns could not start: ${error.message} (Debian: apt-get install slirp4netns)`)));
-    slirp.once('exit', (code) => reject(new Error(`the network helper exited with code ${code}: ${stderr.trim()}`)));
-  }), 'slirp4netns to configure the network');
+  return withDeadline(
+    new Promise((resolve, reject) => {
+      let stderr = '';
+      slirp.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-1000)));
+      (slirp.stdio[3] as Readable).once('data', () => resolve());
+      slirp.once('error', (error) =>
+        reject(new Error(`slirp4netns could not start: ${error.message} (Debian: apt-get install slirp4netns)`)),
+      );
+      slirp.once('exit', (code) => reject(new Error(`the network helper exited with code ${code}: ${stderr.trim()}`)));
+    }),
+    'slirp4netns to configure the network',
+  );
 }
 
 function withDeadline<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from ${what} within ${ATTACH_DEADLINE_MS / 1000} s`)), ATTACH_DEADLINE_MS)));
+  const deadline = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`no answer from ${what} within ${ATTACH_DEADLINE_MS / 1000} s`)),
+        ATTACH_DEADLINE_MS,
+      )),
+  );
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }

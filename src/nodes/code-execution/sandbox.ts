@@ -77,14 +77,26 @@ const MB = 1024 * 1024;
 /** Read-only system paths besides /usr; none holds a secret. Missing ones are skipped. */
 const SYSTEM_FILES = ['/etc/ssl', '/etc/ca-certificates', '/etc/localtime', '/etc/mime.types'];
 /** Merged-/usr symlinks of Debian (and most distributions). */
-const USR_LINKS: [string, string][] = [['usr/bin', '/bin'], ['usr/sbin', '/sbin'], ['usr/lib', '/lib'], ['usr/lib64', '/lib64']];
+const USR_LINKS: [string, string][] = [
+  ['usr/bin', '/bin'],
+  ['usr/sbin', '/sbin'],
+  ['usr/lib', '/lib'],
+  ['usr/lib64', '/lib64'],
+];
 
 export function buildLaunch(request: LaunchRequest): Launch {
   const { python, pythonArgs, settings } = request;
   if (settings.sandbox === 'off') {
     return { command: python.executable, sandboxed: false, args: pythonArgs, env: { ...SANDBOX_ENV } };
   }
-  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--clearenv'];
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+  ];
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
   args.push('--ro-bind', '/usr', '/usr');
   for (const [target, link] of USR_LINKS) args.push('--symlink', target, link);
@@ -92,7 +104,18 @@ export function buildLaunch(request: LaunchRequest): Launch {
   for (const root of python.roots.filter((r) => !isInside(r, '/usr'))) args.push('--ro-bind', root, root);
   args.push('--proc', '/proc', '--dev', '/dev');
   const scratchBytes = String(settings.scratchMb * MB);
-  args.push('--size', scratchBytes, '--tmpfs', '/tmp', '--size', scratchBytes, '--tmpfs', '/dev/shm', '--chdir', '/tmp');
+  args.push(
+    '--size',
+    scratchBytes,
+    '--tmpfs',
+    '/tmp',
+    '--size',
+    scratchBytes,
+    '--tmpfs',
+    '/dev/shm',
+    '--chdir',
+    '/tmp',
+  );
   const launch: Launch = { command: request.bwrap, sandboxed: true, args, env: {} };
   if (settings.network === 'internet') {
     if (!request.resolvConf) throw new Error('the opt-in network needs a resolv.conf file');
@@ -101,7 +124,16 @@ export function buildLaunch(request: LaunchRequest): Launch {
   }
   // Everything else in the new root (/, /dev) stays read-only: only the two tmpfs take writes.
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
-  args.push('--', 'prlimit', `--nproc=${settings.maxProcesses}`, `--fsize=${settings.scratchMb * MB}`, '--core=0', '--', python.executable, ...pythonArgs);
+  args.push(
+    '--',
+    'prlimit',
+    `--nproc=${settings.maxProcesses}`,
+    `--fsize=${settings.scratchMb * MB}`,
+    '--core=0',
+    '--',
+    python.executable,
+    ...pythonArgs,
+  );
   const dropRoot = request.workerUid === 0;
   if (dropRoot) launch.sandboxUid = SANDBOX_UID;
   if (request.cgroupProcs === undefined) {
@@ -111,5 +143,9 @@ export function buildLaunch(request: LaunchRequest): Launch {
   // Joining a cgroup takes the worker's rights, so a root worker drops to the sandbox user after
   // joining (setpriv, util-linux), where spawn would drop before the launcher runs.
   const drop = dropRoot ? ['setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--'] : [];
-  return { ...launch, command: '/bin/sh', args: ['-c', JOIN_CGROUPS, 'spur-sandbox', ...request.cgroupProcs, '--', ...drop, request.bwrap, ...args] };
+  return {
+    ...launch,
+    command: '/bin/sh',
+    args: ['-c', JOIN_CGROUPS, 'spur-sandbox', ...request.cgroupProcs, '--', ...drop, request.bwrap, ...args],
+  };
 }

@@ -29,7 +29,10 @@ const crawlStatus = z.looseObject({
 const crawlProgress = z.looseObject({ crawlId: z.string().min(1) });
 
 export const firecrawlCrawlNode = integrationNode({
-  ...common, name: 'FirecrawlCrawlNode', displayName: 'Firecrawl Crawl', tag: 'FCN #FF00FF',
+  ...common,
+  name: 'FirecrawlCrawlNode',
+  displayName: 'Firecrawl Crawl',
+  tag: 'FCN #FF00FF',
   output: z.object({ crawl_result: z.string() }),
   config: {
     url_template: z.string().default(''),
@@ -44,7 +47,11 @@ export const firecrawlCrawlNode = integrationNode({
     if (resumed.success) {
       crawlId = resumed.data.crawlId;
     } else {
-      const body = { url, ...(config.limit ? { limit: config.limit } : {}), scrapeOptions: { formats: ['markdown', 'html'] } };
+      const body = {
+        url,
+        ...(config.limit ? { limit: config.limit } : {}),
+        scrapeOptions: { formats: ['markdown', 'html'] },
+      };
       crawlId = (await api.post('/v1/crawl', body, started)).id;
     }
     // Recorded before the first poll: a worker that dies from here on leaves the id to its successor.
@@ -58,7 +65,11 @@ async function pollCrawl(api: ServiceClient, crawlId: string, ctx: NodeExecution
   for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, MAX_POLL_MS)) {
     const status = await api.get(path, crawlStatus);
     if (status.status === 'completed') return collectPages(api, path, status);
-    if (status.status === 'failed' || status.status === 'cancelled') throw serviceFailure(SERVICES.firecrawl, `crawl ${crawlId} ${status.status}${status.error ? `: ${status.error}` : ''}`);
+    if (status.status === 'failed' || status.status === 'cancelled')
+      throw serviceFailure(
+        SERVICES.firecrawl,
+        `crawl ${crawlId} ${status.status}${status.error ? `: ${status.error}` : ''}`,
+      );
     ctx.heartbeat({ crawlId, status: status.status, completed: status.completed, total: status.total });
     await pause(wait, ctx.signal);
   }
@@ -81,7 +92,10 @@ async function collectPages(api: ServiceClient, path: string, first: z.output<ty
 const scraped = z.looseObject({ data: z.looseObject({ markdown: z.string().nullish() }) });
 
 export const firecrawlScrapeNode = integrationNode({
-  ...common, name: 'FirecrawlScrapeNode', displayName: 'Firecrawl Scrape', tag: 'FSN #E83E8C',
+  ...common,
+  name: 'FirecrawlScrapeNode',
+  displayName: 'Firecrawl Scrape',
+  tag: 'FSN #E83E8C',
   output: z.object({ markdown: z.string() }),
   config: { url_template: z.string().default('') },
   async run(config, input, ctx) {

@@ -12,16 +12,22 @@ export const gitHub = (ctx: NodeExecutionContext) => connect(ctx, SERVICES.githu
 
 /** `owner/repo` (a github.com URL or a `.git` suffix is accepted too) as an encoded path. */
 export function repoPath(repoName: string): string {
-  const name = repoName.trim().replace(/^https?:\/\/[^/]+\//, '').replace(/\.git$/, '').replace(/\/+$/, '');
+  const name = repoName
+    .trim()
+    .replace(/^https?:\/\/[^/]+\//, '')
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
   const parts = name.split('/');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new NodeExecutionError(`repo_name must be 'owner/repo', got '${repoName}'`);
+  if (parts.length !== 2 || !parts[0] || !parts[1])
+    throw new NodeExecutionError(`repo_name must be 'owner/repo', got '${repoName}'`);
   return `/repos/${parts.map(encodeURIComponent).join('/')}`;
 }
 
 /** A pull request number from config (PySpur types it as text for one node, int for another). */
 export function prNumber(value: string | number | null | undefined): number {
   const n = typeof value === 'number' ? value : Number(String(value ?? '').trim());
-  if (!Number.isInteger(n) || n <= 0) throw new NodeExecutionError(`pr_number must be a pull request number, got '${value ?? ''}'`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new NodeExecutionError(`pr_number must be a pull request number, got '${value ?? ''}'`);
   return n;
 }
 
@@ -37,13 +43,19 @@ export function jsonText(value: unknown): string {
 const MAX_PAGES = 100;
 
 /** Every item of a paged list, following `Link: rel="next"` (its query, on the configured base). */
-export async function allPages<T>(api: ServiceClient, path: string, item: z.ZodType<T>, query: Record<string, string | number> = {}): Promise<T[]> {
+export async function allPages<T>(
+  api: ServiceClient,
+  path: string,
+  item: z.ZodType<T>,
+  query: Record<string, string | number> = {},
+): Promise<T[]> {
   const items: T[] = [];
   let next: Record<string, string | number> | undefined = { per_page: 100, ...query };
   for (let page = 0; next && page < MAX_PAGES; page++) {
     const res = await api.request({ path, query: next });
     const parsed = z.array(item).safeParse(res.json);
-    if (!parsed.success) throw new NodeExecutionError(`GitHub answered GET ${path} with an unexpected body: ${res.text.slice(0, 200)}`);
+    if (!parsed.success)
+      throw new NodeExecutionError(`GitHub answered GET ${path} with an unexpected body: ${res.text.slice(0, 200)}`);
     items.push(...parsed.data);
     next = nextPageQuery(res.headers.get('link'));
   }
@@ -51,7 +63,10 @@ export async function allPages<T>(api: ServiceClient, path: string, item: z.ZodT
 }
 
 function nextPageQuery(link: string | null): Record<string, string> | undefined {
-  const match = link?.split(',').find((part) => /rel="next"/.test(part))?.match(/<([^>]+)>/);
+  const match = link
+    ?.split(',')
+    .find((part) => /rel="next"/.test(part))
+    ?.match(/<([^>]+)>/);
   if (!match?.[1]) return undefined;
   try {
     return Object.fromEntries(new URL(match[1]).searchParams);
@@ -61,7 +76,10 @@ function nextPageQuery(link: string | null): Record<string, string> | undefined 
 }
 
 const login = z.looseObject({ login: z.string() });
-const nullableText = z.string().nullish().transform((v) => v ?? null);
+const nullableText = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
 
 export const repository = z.looseObject({
   full_name: z.string(),

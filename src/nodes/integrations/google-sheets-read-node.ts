@@ -8,7 +8,12 @@ const valueRange = z.looseObject({ values: z.array(z.array(z.unknown())).optiona
 
 /** Reads a cell range (e.g. `Sheet1!A1:B10`) with the Sheets API v4; `data` is Python's `str()` of the rows. */
 export const googleSheetsReadNode = integrationNode({
-  name: 'GoogleSheetsReadNode', displayName: 'GoogleSheetsRead', category: 'Integrations', tag: 'GSRN #6F42C1', logo: '/images/google.png', categoryLabel: 'Google',
+  name: 'GoogleSheetsReadNode',
+  displayName: 'GoogleSheetsRead',
+  category: 'Integrations',
+  tag: 'GSRN #6F42C1',
+  logo: '/images/google.png',
+  categoryLabel: 'Google',
   output: z.object({ data: z.string() }),
   config: { spreadsheet_id: z.string().default(''), range: z.string().default('') },
   // Which spreadsheet the credential reads stays the operator's; the model picks the cells.

@@ -11,7 +11,12 @@ const answer = z.looseObject({ data: z.looseObject({ title: z.string().nullish()
  * `url_template` may be the page URL itself or, as PySpur's default, a full `https://r.jina.ai/…` URL.
  */
 export const jinaReaderNode = integrationNode({
-  name: 'JinaReaderNode', displayName: 'Reader', category: 'Integrations', tag: 'JRN #DC3545', logo: '/images/jina.png', categoryLabel: 'Jina.AI',
+  name: 'JinaReaderNode',
+  displayName: 'Reader',
+  category: 'Integrations',
+  tag: 'JRN #DC3545',
+  logo: '/images/jina.png',
+  categoryLabel: 'Jina.AI',
   output: z.object({ title: z.string(), content: z.string() }),
   config: { url_template: z.string().default('https://r.jina.ai/{url}'), use_readerlm_v2: z.boolean().default(true) },
   async run(config, input, ctx) {
@@ -20,7 +25,10 @@ export const jinaReaderNode = integrationNode({
     // The default template's `{url}` is no Jinja variable: read it as "the URL in the input".
     if (page === '{url}') page = await renderOrFirstString('', input, 'url_template');
     const api = await connect(ctx, SERVICES.jina);
-    const headers: Record<string, string> = { accept: 'application/json', ...(config.use_readerlm_v2 ? { 'x-respond-with': 'readerlm-v2' } : {}) };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(config.use_readerlm_v2 ? { 'x-respond-with': 'readerlm-v2' } : {}),
+    };
     const res = await api.request({ path: `/${page}`, headers });
     const parsed = answer.safeParse(res.json);
     if (!parsed.success) return { title: '', content: res.text };

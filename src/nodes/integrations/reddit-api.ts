@@ -23,20 +23,31 @@ interface CachedToken {
 /** Access tokens per worker process, until they expire (keyed by endpoint, app and user). */
 const tokens = new Map<string, CachedToken>();
 
-const tokenAnswer = z.looseObject({ access_token: z.string().optional(), expires_in: z.number().optional(), error: z.unknown().optional() });
+const tokenAnswer = z.looseObject({
+  access_token: z.string().optional(),
+  expires_in: z.number().optional(),
+  error: z.unknown().optional(),
+});
 
 /**
  * Runs `call` against Reddit's OAuth API with a bearer token from `POST /api/v1/access_token`
  * (client credentials, or the password grant for posting). A cached token that Reddit no longer
  * accepts (401) is dropped and the call made once more with a fresh one.
  */
-export async function withReddit<T>(ctx: NodeExecutionContext, login: RedditLogin, call: (api: ServiceClient) => Promise<T>): Promise<T> {
+export async function withReddit<T>(
+  ctx: NodeExecutionContext,
+  login: RedditLogin,
+  call: (api: ServiceClient) => Promise<T>,
+): Promise<T> {
   const clientId = await requireSetting(ctx, 'REDDIT_CLIENT_ID');
   const clientSecret = await requireSetting(ctx, 'REDDIT_CLIENT_SECRET');
   const userAgent = (await ctx.secret('REDDIT_USER_AGENT'))?.trim() || DEFAULT_USER_AGENT;
   const authBase = await baseUrlOf(ctx, SERVICES.redditAuth);
-  const key = createHash('sha256').update(JSON.stringify([authBase, clientId, clientSecret, login])).digest('hex');
-  const api = async (token: string) => connect(ctx, SERVICES.reddit, { auth: { authorization: `bearer ${token}`, 'user-agent': userAgent } });
+  const key = createHash('sha256')
+    .update(JSON.stringify([authBase, clientId, clientSecret, login]))
+    .digest('hex');
+  const api = async (token: string) =>
+    connect(ctx, SERVICES.reddit, { auth: { authorization: `bearer ${token}`, 'user-agent': userAgent } });
 
   const cached = tokens.get(key);
   if (cached && cached.expiresAt > Date.now()) {
@@ -52,11 +63,18 @@ export async function withReddit<T>(ctx: NodeExecutionContext, login: RedditLogi
   return call(await api(fresh.token));
 }
 
-async function fetchToken(ctx: NodeExecutionContext, a: { clientId: string; clientSecret: string; userAgent: string; login: RedditLogin }): Promise<CachedToken> {
+async function fetchToken(
+  ctx: NodeExecutionContext,
+  a: { clientId: string; clientSecret: string; userAgent: string; login: RedditLogin },
+): Promise<CachedToken> {
   const basic = Buffer.from(`${a.clientId}:${a.clientSecret}`).toString('base64');
-  const auth = await connect(ctx, SERVICES.redditAuth, { auth: { authorization: `Basic ${basic}`, 'user-agent': a.userAgent } });
+  const auth = await connect(ctx, SERVICES.redditAuth, {
+    auth: { authorization: `Basic ${basic}`, 'user-agent': a.userAgent },
+  });
   const form: Record<string, string> =
-    a.login.kind === 'user' ? { grant_type: 'password', username: a.login.username, password: a.login.password } : { grant_type: 'client_credentials' };
+    a.login.kind === 'user'
+      ? { grant_type: 'password', username: a.login.username, password: a.login.password }
+      : { grant_type: 'client_credentials' };
   const res = await auth.request({ method: 'POST', path: '/api/v1/access_token', form });
   const answer = tokenAnswer.safeParse(res.json);
   // Reddit answers a wrong password with 200 and {"error": "invalid_grant"}.
@@ -70,14 +88,19 @@ async function fetchToken(ctx: NodeExecutionContext, a: { clientId: string; clie
 
 /** A path segment from a subreddit or user name (`r/python` and `u/name` prefixes are dropped). */
 export function redditName(value: string, field: string): string {
-  const name = value.trim().replace(/^\/?(r|u|user)\//i, '').replace(/\/+$/, '');
+  const name = value
+    .trim()
+    .replace(/^\/?(r|u|user)\//i, '')
+    .replace(/\/+$/, '');
   if (!name) throw new NodeExecutionError(`${field} is required`);
   return encodeURIComponent(name);
 }
 
 /** A listing (`{data: {children: [{data}]}}`) of things read with `item`. */
 export function listing<T>(item: z.ZodType<T>): z.ZodType<T[]> {
-  return z.looseObject({ data: z.looseObject({ children: z.array(z.looseObject({ data: item })) }) }).transform((l) => l.data.children.map((c) => c.data as T));
+  return z
+    .looseObject({ data: z.looseObject({ children: z.array(z.looseObject({ data: item })) }) })
+    .transform((l) => l.data.children.map((c) => c.data as T));
 }
 
 /** `/about` answers: `{kind, data}`. */
@@ -119,6 +142,7 @@ export async function linkFlairs(api: ServiceClient, sub: string): Promise<z.out
   const res = await api.request({ path: `/r/${sub}/api/link_flair_v2`, accept: [403] });
   if (res.status === 403) return [];
   const parsed = z.array(flairTemplate).safeParse(res.json);
-  if (!parsed.success) throw new NodeExecutionError(`Reddit answered the flair list with an unexpected body: ${res.text.slice(0, 200)}`);
+  if (!parsed.success)
+    throw new NodeExecutionError(`Reddit answered the flair list with an unexpected body: ${res.text.slice(0, 200)}`);
   return parsed.data;
 }

@@ -9,7 +9,12 @@ const answer = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
 
 /** Posts `message` (a template; empty: the whole input as JSON) with Slack's chat.postMessage. */
 export const slackNotifyNode = integrationNode({
-  name: 'SlackNotifyNode', displayName: 'SlackNotify', category: 'Integrations', tag: 'SNN #FD7E14', logo: '/images/slack.png', categoryLabel: 'Slack',
+  name: 'SlackNotifyNode',
+  displayName: 'SlackNotify',
+  category: 'Integrations',
+  tag: 'SNN #FD7E14',
+  logo: '/images/slack.png',
+  categoryLabel: 'Slack',
   output: z.object({ status: z.string() }),
   config: {
     channel: z.string().default(''),
@@ -18,7 +23,9 @@ export const slackNotifyNode = integrationNode({
     message: z.string().default(''),
   },
   async run(config, input, ctx) {
-    const text = config.message.trim() ? await renderTemplate(config.message, input, 'message') : JSON.stringify(input, null, 2);
+    const text = config.message.trim()
+      ? await renderTemplate(config.message, input, 'message')
+      : JSON.stringify(input, null, 2);
     const service = config.mode === 'user' ? SERVICES.slackUser : SERVICES.slackBot;
     const api = await connect(ctx, service);
     // Slack reports most failures as 200 with {"ok": false, "error": "channel_not_found"}.

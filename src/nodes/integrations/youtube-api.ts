@@ -19,7 +19,9 @@ export function videoIdOf(url: string): string {
   } catch {
     throw new NodeExecutionError(`'${text}' is neither a YouTube URL nor a video id`);
   }
-  const id = parsed.hostname.endsWith('youtu.be') ? parsed.pathname.slice(1) : (parsed.searchParams.get('v') ?? /^\/(?:embed|shorts|live|v)\/([^/?#]+)/.exec(parsed.pathname)?.[1]);
+  const id = parsed.hostname.endsWith('youtu.be')
+    ? parsed.pathname.slice(1)
+    : (parsed.searchParams.get('v') ?? /^\/(?:embed|shorts|live|v)\/([^/?#]+)/.exec(parsed.pathname)?.[1]);
   if (!id || !/^[\w-]{11}$/.test(id)) throw new NodeExecutionError(`No video id in '${text}'`);
   return id;
 }
@@ -27,7 +29,9 @@ export function videoIdOf(url: string): string {
 const track = z.looseObject({ baseUrl: z.string(), languageCode: z.string().optional(), kind: z.string().optional() });
 const player = z.looseObject({
   playabilityStatus: z.looseObject({ status: z.string().optional(), reason: z.string().optional() }).optional(),
-  captions: z.looseObject({ playerCaptionsTracklistRenderer: z.looseObject({ captionTracks: z.array(track).optional() }) }).optional(),
+  captions: z
+    .looseObject({ playerCaptionsTracklistRenderer: z.looseObject({ captionTracks: z.array(track).optional() }) })
+    .optional(),
 });
 
 /** The ANDROID client answers caption URLs that need no proof-of-origin token. */
@@ -37,12 +41,22 @@ export async function captionTracks(api: ServiceClient, videoId: string): Promis
   const page = await api.request({ path: '/watch', query: { v: videoId } });
   const key = /"INNERTUBE_API_KEY":\s*"([^"]+)"/.exec(page.text)?.[1];
   if (!key) {
-    const why = page.text.includes('g-recaptcha') ? 'YouTube asks for a captcha (too many requests from this address)' : 'the watch page has no player key';
+    const why = page.text.includes('g-recaptcha')
+      ? 'YouTube asks for a captcha (too many requests from this address)'
+      : 'the watch page has no player key';
     throw serviceFailure(SERVICES.youtube, `${why} for video ${videoId}`);
   }
-  const answer = await api.post(`/youtubei/v1/player?key=${encodeURIComponent(key)}`, { context: { client: PLAYER_CLIENT }, videoId }, player);
+  const answer = await api.post(
+    `/youtubei/v1/player?key=${encodeURIComponent(key)}`,
+    { context: { client: PLAYER_CLIENT }, videoId },
+    player,
+  );
   const playable = answer.playabilityStatus?.status ?? 'OK';
-  if (playable !== 'OK') throw serviceFailure(SERVICES.youtube, `video ${videoId} is not playable (${playable}${answer.playabilityStatus?.reason ? `: ${answer.playabilityStatus.reason}` : ''})`);
+  if (playable !== 'OK')
+    throw serviceFailure(
+      SERVICES.youtube,
+      `video ${videoId} is not playable (${playable}${answer.playabilityStatus?.reason ? `: ${answer.playabilityStatus.reason}` : ''})`,
+    );
   const tracks = answer.captions?.playerCaptionsTracklistRenderer.captionTracks ?? [];
   if (!tracks.length) throw serviceFailure(SERVICES.youtube, `video ${videoId} has no transcripts`);
   return tracks;
@@ -60,7 +74,9 @@ export async function trackText(api: ServiceClient, baseUrl: string): Promise<st
   const url = new URL(baseUrl, 'https://www.youtube.com');
   url.searchParams.delete('fmt');
   const res = await api.request({ path: `${url.pathname}${url.search}` });
-  const lines = [...res.text.matchAll(/<(text|p)\b[^>]*>([\s\S]*?)<\/\1>/g)].map((m) => decodeEntities((m[2] ?? '').replace(/<[^>]*>/g, '')).trim());
+  const lines = [...res.text.matchAll(/<(text|p)\b[^>]*>([\s\S]*?)<\/\1>/g)].map((m) =>
+    decodeEntities((m[2] ?? '').replace(/<[^>]*>/g, '')).trim(),
+  );
   return lines.filter(Boolean).join(' ');
 }
 

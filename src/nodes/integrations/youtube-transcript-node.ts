@@ -6,7 +6,12 @@ import { captionTracks, preferredTrack, trackText, videoIdOf } from './youtube-a
 
 /** The transcript of a YouTube video: its English captions (else the first track), as one text. */
 export const youTubeTranscriptNode = integrationNode({
-  name: 'YouTubeTranscriptNode', displayName: 'YouTubeTranscript', category: 'Integrations', tag: 'YTN #DC3545', logo: '/images/youtube.png', categoryLabel: 'YouTube',
+  name: 'YouTubeTranscriptNode',
+  displayName: 'YouTubeTranscript',
+  category: 'Integrations',
+  tag: 'YTN #DC3545',
+  logo: '/images/youtube.png',
+  categoryLabel: 'YouTube',
   output: z.object({ transcript: z.string() }),
   config: { video_url_template: z.string().default('') },
   async run(config, input, ctx) {

@@ -8,7 +8,12 @@ const config = extendConfig({
   /** Kept for compatibility: only dependents of the node are ever blocked. */
   block_only_dependent_nodes: z.boolean().default(true),
   /** Not in PySpur: a durable deadline after which `timeout_action` is applied by `system:timeout`. */
-  timeout_seconds: z.number().positive().max(365 * 24 * 3600).nullable().optional(),
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(365 * 24 * 3600)
+    .nullable()
+    .optional(),
   timeout_action: z.enum(['APPROVE', 'DECLINE']).default('DECLINE'),
 });
 

@@ -14,12 +14,26 @@ const searchResult = z.object({
 });
 
 const answer = z.looseObject({
-  results: z.array(z.looseObject({ title: z.string().nullish(), url: z.string(), text: z.string().nullish(), score: z.number().nullish(), publishedDate: z.string().nullish(), author: z.string().nullish() })),
+  results: z.array(
+    z.looseObject({
+      title: z.string().nullish(),
+      url: z.string(),
+      text: z.string().nullish(),
+      score: z.number().nullish(),
+      publishedDate: z.string().nullish(),
+      author: z.string().nullish(),
+    }),
+  ),
 });
 
 /** Web search with Exa's POST /search, with each page's text when `include_content` is on. */
 export const exaSearchNode = integrationNode({
-  name: 'ExaSearchNode', displayName: 'ExaSearch', category: 'Search', tag: 'ESN #FF7F50', logo: '/images/exa.png', categoryLabel: 'Search',
+  name: 'ExaSearchNode',
+  displayName: 'ExaSearch',
+  category: 'Search',
+  tag: 'ESN #FF7F50',
+  logo: '/images/exa.png',
+  categoryLabel: 'Search',
   output: z.object({ results: z.array(searchResult) }),
   config: {
     query_template: z.string().default('{{input_1}}'),
@@ -32,8 +46,19 @@ export const exaSearchNode = integrationNode({
     const query = await renderTemplate(config.query_template, input, 'query_template');
     const api = await connect(ctx, SERVICES.exa);
     const contents = config.include_content ? { contents: { text: { maxCharacters: config.max_characters } } } : {};
-    const found = await api.post('/search', { query, numResults: Math.min(config.max_results, 100), ...contents }, answer);
-    const results = found.results.map((r) => ({ title: r.title ?? 'Untitled', url: r.url, content: r.text ?? null, score: r.score ?? null, published_date: r.publishedDate ?? null, author: r.author ?? null }));
+    const found = await api.post(
+      '/search',
+      { query, numResults: Math.min(config.max_results, 100), ...contents },
+      answer,
+    );
+    const results = found.results.map((r) => ({
+      title: r.title ?? 'Untitled',
+      url: r.url,
+      content: r.text ?? null,
+      score: r.score ?? null,
+      published_date: r.publishedDate ?? null,
+      author: r.author ?? null,
+    }));
     return { results };
   },
 });

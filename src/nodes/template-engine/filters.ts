@@ -66,7 +66,9 @@ function selectBy(expected: boolean, byAttribute: boolean): Fn {
   return (value, ...rest) => {
     const [attr, testName, ...testArgs] = byAttribute ? rest : [undefined, ...rest];
     const name = testName === undefined || testName === null ? 'truthy' : String(testName);
-    return list(value, byAttribute ? 'selectattr' : 'select').filter((item) => runTest(name, byAttribute ? attribute(item, attr) : item, testArgs) === expected);
+    return list(value, byAttribute ? 'selectattr' : 'select').filter(
+      (item) => runTest(name, byAttribute ? attribute(item, attr) : item, testArgs) === expected,
+    );
   };
 }
 
@@ -95,7 +97,9 @@ function groupby(value: Value, attr: Value): Value {
 function join(value: Value, separator: Value, attr: Value): Value {
   const items = list(value, 'join').map((item) => (attr === undefined || attr === null ? item : attribute(item, attr)));
   // As nunjucks joins (JavaScript's Array#join): None and undefined are empty, the rest `String()`.
-  return items.map((item) => (item === undefined || item === null ? '' : String(item))).join(separator === undefined || separator === null ? '' : String(separator));
+  return items
+    .map((item) => (item === undefined || item === null ? '' : String(item)))
+    .join(separator === undefined || separator === null ? '' : String(separator));
 }
 
 function sum(value: Value, attr: Value, start: Value = 0): Value {
@@ -110,7 +114,12 @@ const FILTERS = new Map<string, Filter>([
   ['batch', fromLibrary('batch', ['linecount', 'fill_with'])],
   ['capitalize', fromLibrary('capitalize', [])],
   ['center', fromLibrary('center', ['width'])],
-  ['default', own(['default_value', 'boolean'], (v, fallback, boolean) => (boolean ? v || fallback : v !== undefined ? v : fallback))],
+  [
+    'default',
+    own(['default_value', 'boolean'], (v, fallback, boolean) =>
+      boolean ? v || fallback : v !== undefined ? v : fallback,
+    ),
+  ],
   ['dictsort', fromLibrary('dictsort', ['case_sensitive', 'by'])],
   ['dump', fromLibrary('dump', ['spaces'])],
   ['escape', fromLibrary('escape', [])],

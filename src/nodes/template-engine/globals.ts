@@ -4,7 +4,8 @@ import { type Args, Callable, LimitError, Namespace, TemplateError, type Value }
 /** The names every template sees besides its input: nunjucks' globals and Python's constants. */
 
 function number(value: Value, what: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TemplateError(`range() needs numbers for ${what}`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new TemplateError(`range() needs numbers for ${what}`);
   return value;
 }
 
@@ -14,7 +15,8 @@ function range({ positional }: Args): Value {
   const [start, stop] = b === undefined ? [0, number(a, 'stop')] : [number(a, 'start'), number(b, 'stop')];
   const step = c === undefined || c === 0 ? 1 : number(c, 'step');
   const count = Math.max(0, Math.ceil((stop - start) / step));
-  if (count > MAX_RANGE_ITEMS) throw new LimitError(`range() would make ${count} items, more than the limit of ${MAX_RANGE_ITEMS}`);
+  if (count > MAX_RANGE_ITEMS)
+    throw new LimitError(`range() would make ${count} items, more than the limit of ${MAX_RANGE_ITEMS}`);
   return Array.from({ length: count }, (_, i) => start + i * step);
 }
 
@@ -30,7 +32,9 @@ function cycler({ positional: items }: Args): Value {
     index = -1;
     return null;
   });
-  return new Namespace('cycler', (key) => (key === 'next' ? next : key === 'reset' ? reset : key === 'current' ? current() : undefined));
+  return new Namespace('cycler', (key) =>
+    key === 'next' ? next : key === 'reset' ? reset : key === 'current' ? current() : undefined,
+  );
 }
 
 /** `joiner(sep)`: a function that gives '' the first time and `sep` after. */

@@ -1,10 +1,37 @@
-import type { AstNode, BinaryNode, BodyNode, CallNode, CompareNode, ForNode, IfNode, ListNode, LookupNode, MacroNode, PairNode, SetNode, SwitchNode, UnaryNode, ValueNode } from './ast.js';
+import type {
+  AstNode,
+  BinaryNode,
+  BodyNode,
+  CallNode,
+  CompareNode,
+  ForNode,
+  IfNode,
+  ListNode,
+  LookupNode,
+  MacroNode,
+  PairNode,
+  SetNode,
+  SwitchNode,
+  UnaryNode,
+  ValueNode,
+} from './ast.js';
 import { applyFilter, runTest } from './filters.js';
 import { CONSTANTS, GLOBALS } from './globals.js';
 import { type Budget, Output, checkGrowth } from './limits.js';
 import { member } from './members.js';
 import { Scope } from './scope.js';
-import { type Args, Callable, type DataObject, TemplateError, type Value, dict, isPlainObject, operand, ownValue, printValue } from './values.js';
+import {
+  type Args,
+  Callable,
+  type DataObject,
+  TemplateError,
+  type Value,
+  dict,
+  isPlainObject,
+  operand,
+  ownValue,
+  printValue,
+} from './values.js';
 
 /**
  * Renders a parsed template by walking its tree. Nothing here runs code the template wrote:
@@ -21,7 +48,13 @@ export function renderTree(root: ListNode, context: DataObject, budget: Budget):
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const EXPONENT = /^[0-9]+e[0-9]+$/i;
-const LOADING_TAGS: Record<string, string> = { Extends: 'extends', Include: 'include', Import: 'import', FromImport: 'from', Super: 'super' };
+const LOADING_TAGS: Record<string, string> = {
+  Extends: 'extends',
+  Include: 'include',
+  Import: 'import',
+  FromImport: 'from',
+  Super: 'super',
+};
 
 /** An attribute chain as it reads (`a.b[0]`), for messages; null for other expressions. */
 interface Located {
@@ -32,7 +65,8 @@ interface Located {
 }
 
 const keyText = (key: Value): string => (typeof key === 'string' || typeof key === 'number' ? String(key) : 'value');
-const step = (path: string | null, key: Value): string | null => (path === null ? null : typeof key === 'number' ? `${path}[${key}]` : `${path}.${keyText(key)}`);
+const step = (path: string | null, key: Value): string | null =>
+  path === null ? null : typeof key === 'number' ? `${path}[${key}]` : `${path}.${keyText(key)}`;
 
 class Interpreter {
   readonly root = new Scope();
@@ -50,7 +84,11 @@ class Interpreter {
       case 'Output':
         for (const child of (node as ListNode).children) {
           this.budget.tick();
-          out.write(child.typename === 'TemplateData' ? String((child as ValueNode).value ?? '') : printValue(this.expr(child, scope)));
+          out.write(
+            child.typename === 'TemplateData'
+              ? String((child as ValueNode).value ?? '')
+              : printValue(this.expr(child, scope)),
+          );
         }
         return;
       case 'If':
@@ -97,7 +135,9 @@ class Interpreter {
         return this.literal(node as ValueNode);
       case 'Symbol':
         // nunjucks lexes Jinja's `1e9` as a name; it is a number.
-        return EXPONENT.test(String((node as ValueNode).value)) ? Number((node as ValueNode).value) : this.lookup(node, scope);
+        return EXPONENT.test(String((node as ValueNode).value))
+          ? Number((node as ValueNode).value)
+          : this.lookup(node, scope);
       case 'LookupVal':
         return this.locate(node, scope).value;
       case 'FunCall':
@@ -113,7 +153,11 @@ class Interpreter {
       case 'Array':
         return (node as ListNode).children.map((child) => this.expr(child, scope));
       case 'Dict':
-        return dict(((node as ListNode).children as PairNode[]).map((pair) => [this.dictKey(pair.key), this.expr(pair.value, scope)] as const));
+        return dict(
+          ((node as ListNode).children as PairNode[]).map(
+            (pair) => [this.dictKey(pair.key), this.expr(pair.value, scope)] as const,
+          ),
+        );
       case 'InlineIf': {
         const n = node as IfNode;
         if (this.expr(n.cond, scope)) return this.expr(n.body, scope);
@@ -182,13 +226,17 @@ class Interpreter {
    * None's attributes are undefined, and reading an attribute of an undefined value is an error.
    */
   private locate(node: AstNode, scope: Scope): Located {
-    if (node.typename === 'Symbol') return { value: this.lookup(node, scope), path: this.name(node), parent: undefined };
+    if (node.typename === 'Symbol')
+      return { value: this.lookup(node, scope), path: this.name(node), parent: undefined };
     if (node.typename !== 'LookupVal') return { value: this.expr(node, scope), path: null, parent: undefined };
     const n = node as LookupNode;
     const base = this.locate(n.target, scope);
     const key = this.expr(n.val, scope);
     if (base.value === undefined) {
-      throw new TemplateError(`${base.path === null ? 'a value' : `'${base.path}'`} is undefined, so it has no attribute '${keyText(key)}'`, node);
+      throw new TemplateError(
+        `${base.path === null ? 'a value' : `'${base.path}'`} is undefined, so it has no attribute '${keyText(key)}'`,
+        node,
+      );
     }
     if (base.value === null) return { value: undefined, path: step('None', key), parent: null };
     return { value: member(base.value, key), path: step(base.path, key), parent: base.value };
@@ -198,7 +246,10 @@ class Interpreter {
     const callee = this.locate(node.name, scope);
     if (!(callee.value instanceof Callable)) {
       const what = callee.path === null ? 'the value' : `'${callee.path}'`;
-      throw new TemplateError(`${what} is ${callee.value === undefined ? 'undefined' : 'not a function'} and cannot be called`, node);
+      throw new TemplateError(
+        `${what} is ${callee.value === undefined ? 'undefined' : 'not a function'} and cannot be called`,
+        node,
+      );
     }
     const args = this.args(node.args.children, scope);
     this.budget.enterCall();
@@ -225,7 +276,9 @@ class Interpreter {
     const args: Args = { positional: [], named: new Map() };
     for (const child of children) {
       if (child.typename !== 'KeywordArgs') args.positional.push(this.expr(child, scope));
-      else for (const pair of (child as ListNode).children as PairNode[]) args.named.set(this.name(pair.key), this.expr(pair.value, scope));
+      else
+        for (const pair of (child as ListNode).children as PairNode[])
+          args.named.set(this.name(pair.key), this.expr(pair.value, scope));
     }
     return args;
   }
@@ -245,7 +298,10 @@ class Interpreter {
     if (Array.isArray(haystack)) return haystack.includes(needle);
     if (typeof haystack === 'string') return haystack.includes(String(needle));
     if (isPlainObject(haystack)) return Object.hasOwn(haystack, String(needle));
-    throw new TemplateError(`cannot use 'in' to search for '${keyText(needle)}' in ${printValue(haystack) || 'an undefined value'}`, node);
+    throw new TemplateError(
+      `cannot use 'in' to search for '${keyText(needle)}' in ${printValue(haystack) || 'an undefined value'}`,
+      node,
+    );
   }
 
   /** Comparisons chain as in Python: `a < b < c` is `a < b and b < c`. */
@@ -287,8 +343,18 @@ class Interpreter {
     for (let i = 0; i < length; i++) {
       this.budget.tick();
       const item = items.item(i);
-      names.forEach((name, u) => inner.define(name, !unpack ? item : item === undefined || item === null ? undefined : member(item, u)));
-      inner.define('loop', { index: i + 1, index0: i, revindex: length - i, revindex0: length - i - 1, first: i === 0, last: i === length - 1, length });
+      names.forEach((name, u) =>
+        inner.define(name, !unpack ? item : item === undefined || item === null ? undefined : member(item, u)),
+      );
+      inner.define('loop', {
+        index: i + 1,
+        index0: i,
+        revindex: length - i,
+        revindex0: length - i - 1,
+        first: i === 0,
+        last: i === length - 1,
+        length,
+      });
       this.statement(node.body, inner, out);
     }
     if (length === 0 && node.else_) this.statement(node.else_, inner, out);
@@ -315,7 +381,8 @@ class Interpreter {
     const params: string[] = [];
     let defaults: PairNode[] = [];
     node.args.children.forEach((arg, i) => {
-      if (i === node.args.children.length - 1 && arg.typename === 'KeywordArgs') defaults = (arg as ListNode).children as PairNode[];
+      if (i === node.args.children.length - 1 && arg.typename === 'KeywordArgs')
+        defaults = (arg as ListNode).children as PairNode[];
       else params.push(this.name(arg));
     });
     const defaultNames = defaults.map((pair) => this.name(pair.key));

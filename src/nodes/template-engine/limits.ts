@@ -18,7 +18,8 @@ export const MAX_RANGE_ITEMS = 100_000;
 /** Nested macro calls, so that a recursive macro stops with a message, not a stack overflow. */
 export const MAX_CALL_DEPTH = 100;
 
-export const timeLimitMessage = (limitMs = RENDER_TIME_LIMIT_MS) => `the render took longer than the time limit of ${limitMs / 1000} s`;
+export const timeLimitMessage = (limitMs = RENDER_TIME_LIMIT_MS) =>
+  `the render took longer than the time limit of ${limitMs / 1000} s`;
 
 /** The running render's clock and call depth; `tick` is called at every step. */
 export class Budget {
@@ -37,7 +38,8 @@ export class Budget {
   }
 
   enterCall(): void {
-    if (++this.depth > MAX_CALL_DEPTH) throw new LimitError(`macros called each other more than ${MAX_CALL_DEPTH} deep`);
+    if (++this.depth > MAX_CALL_DEPTH)
+      throw new LimitError(`macros called each other more than ${MAX_CALL_DEPTH} deep`);
   }
 
   leaveCall(): void {
@@ -45,7 +47,8 @@ export class Budget {
   }
 }
 
-const outputLimit = () => new LimitError(`the output is longer than the limit of ${MAX_OUTPUT_CHARS} characters (8 MiB)`);
+const outputLimit = () =>
+  new LimitError(`the output is longer than the limit of ${MAX_OUTPUT_CHARS} characters (8 MiB)`);
 
 /** Output being written: the body of the template, a macro, a `{% set %}` block or a filter block. */
 export class Output {

@@ -1,4 +1,13 @@
-import { type Args, Callable, type DataObject, Namespace, TemplateError, type Value, isPlainObject, ownValue } from './values.js';
+import {
+  type Args,
+  Callable,
+  type DataObject,
+  Namespace,
+  TemplateError,
+  type Value,
+  isPlainObject,
+  ownValue,
+} from './values.js';
 
 /**
  * Every attribute and index a template can read (`a.b`, `a["b"]`, `a[0]`) is decided here, by the
@@ -43,14 +52,18 @@ function element<T>(items: ArrayLike<T>, k: string | number): T | undefined {
   return i >= 0 && i < items.length ? items[i] : undefined;
 }
 
-const method = (label: string, fn: (args: Value[]) => Value) => new Callable(label, (args: Args) => fn(args.positional));
+const method = (label: string, fn: (args: Value[]) => Value) =>
+  new Callable(label, (args: Args) => fn(args.positional));
 
 /** Python's dict methods that Jinja templates call on objects. */
 const DICT_METHODS: Record<string, (obj: DataObject) => Callable> = {
   items: (obj) => method('items', () => Object.keys(obj).map((k) => [k, ownValue(obj, k)])),
   keys: (obj) => method('keys', () => Object.keys(obj)),
   values: (obj) => method('values', () => Object.keys(obj).map((k) => ownValue(obj, k))),
-  get: (obj) => method('get', ([key, fallback = null]) => (Object.hasOwn(obj, String(key)) ? ownValue(obj, String(key)) : fallback)),
+  get: (obj) =>
+    method('get', ([key, fallback = null]) =>
+      Object.hasOwn(obj, String(key)) ? ownValue(obj, String(key)) : fallback,
+    ),
 };
 
 const text = (value: Value): string => (typeof value === 'string' ? value : String(value ?? ''));

@@ -23,7 +23,11 @@ const pool = new ThreadPool<RenderJob, RenderResult>({
   // A render stops itself at RENDER_TIME_LIMIT_MS; a thread still busy this much later is
   // terminated. The margin also covers copying a large input into the thread.
   stopAfterMs: RENDER_TIME_LIMIT_MS + 2000,
-  stopped: (reason) => ({ ok: false, message: reason === 'time' ? timeLimitMessage() : `the render used more than the memory limit of ${THREAD_MEMORY_MB} MB` }),
+  stopped: (reason) => ({
+    ok: false,
+    message:
+      reason === 'time' ? timeLimitMessage() : `the render used more than the memory limit of ${THREAD_MEMORY_MB} MB`,
+  }),
 });
 
 /** Renders on a pool thread; resolves with the result, rejects only when no thread could render. */

@@ -11,11 +11,18 @@ function pyJsonDumps(value: unknown, indent: number | undefined, pad: string): s
     if (indent === undefined) return `${open}${items.join(', ')}${close}`;
     return `${open}\n${inner}${items.join(`,\n${inner}`)}\n${pad}${close}`;
   };
-  if (Array.isArray(value)) return join(value.map((v) => pyJsonDumps(v, indent, inner)), '[', ']');
+  if (Array.isArray(value))
+    return join(
+      value.map((v) => pyJsonDumps(v, indent, inner)),
+      '[',
+      ']',
+    );
   if (value !== null && typeof value === 'object') {
     const keys = Object.keys(value).sort();
     const record = value as Record<string, unknown>;
-    const items = keys.filter((k) => record[k] !== undefined).map((k) => `${asciiJson(k)}: ${pyJsonDumps(record[k], indent, inner)}`);
+    const items = keys
+      .filter((k) => record[k] !== undefined)
+      .map((k) => `${asciiJson(k)}: ${pyJsonDumps(record[k], indent, inner)}`);
     return join(items, '{', '}');
   }
   if (value === undefined) return 'null';
@@ -23,7 +30,10 @@ function pyJsonDumps(value: unknown, indent: number | undefined, pad: string): s
 }
 
 function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Jinja's `tojson` escapes the HTML-significant characters so the output is safe in markup. */

@@ -71,7 +71,8 @@ export function isPlainObject(value: unknown): value is DataObject {
   return proto === Object.prototype || proto === null;
 }
 
-export const isEngineObject = (value: unknown): value is Callable | Namespace => value instanceof Callable || value instanceof Namespace;
+export const isEngineObject = (value: unknown): value is Callable | Namespace =>
+  value instanceof Callable || value instanceof Namespace;
 
 /** An own data property, never an inherited one nor a getter. */
 export function ownValue(obj: object, key: string): Value {
@@ -96,6 +97,7 @@ export function printValue(value: Value): string {
   if (value === undefined) return '';
   if (isEngineObject(value)) return `<${value.describe()}>`;
   // Values a copied input may hold beyond JSON (a Date): their own built-in string form.
-  if (value !== null && typeof value === 'object' && !isPlainObject(value) && !Array.isArray(value)) return String(value);
+  if (value !== null && typeof value === 'object' && !isPlainObject(value) && !Array.isArray(value))
+    return String(value);
   return pyStr(value);
 }

@@ -17,7 +17,16 @@ interface Email {
 export function emailAddresses(text: string): string[] {
   const trimmed = text.trim();
   if (!(trimmed.startsWith('[') && trimmed.endsWith(']'))) return trimmed ? [trimmed] : [];
-  return trimmed.slice(1, -1).split(',').map((a) => a.trim().replace(/^['"]|['"]$/g, '').trim()).filter(Boolean);
+  return trimmed
+    .slice(1, -1)
+    .split(',')
+    .map((a) =>
+      a
+        .trim()
+        .replace(/^['"]|['"]$/g, '')
+        .trim(),
+    )
+    .filter(Boolean);
 }
 
 /** The providers, by the node's `provider` field: request and the message id in the answer. */
@@ -32,7 +41,12 @@ const PROVIDERS = {
     const res = await api.request({
       method: 'POST',
       path: '/v3/mail/send',
-      json: { personalizations: [{ to: email.to.map((address) => ({ email: address })) }], from: { email: email.from }, subject: email.subject, content: [{ type: 'text/plain', value: email.text }] },
+      json: {
+        personalizations: [{ to: email.to.map((address) => ({ email: address })) }],
+        from: { email: email.from },
+        subject: email.subject,
+        content: [{ type: 'text/plain', value: email.text }],
+      },
     });
     const id = res.headers.get('x-message-id') ?? '';
     return { message_id: id, raw: { id, status_code: res.status } };
@@ -41,7 +55,10 @@ const PROVIDERS = {
 
 /** Sends a plain-text email through Resend or SendGrid. PySpur gives it no logo or label. */
 export const sendEmailNode = integrationNode({
-  name: 'SendEmailNode', displayName: 'Send Email', category: 'Tools', tag: 'SEN #FD7E14',
+  name: 'SendEmailNode',
+  displayName: 'Send Email',
+  category: 'Tools',
+  tag: 'SEN #FD7E14',
   output: z.object({ provider: z.string(), message_id: z.string(), status: z.string(), raw_response: z.string() }),
   config: {
     provider: z.enum(['resend', 'sendgrid']).default('resend'),
@@ -54,7 +71,12 @@ export const sendEmailNode = integrationNode({
     const from = await renderOrFirstString(config.from_template, input, 'from_template');
     const to = emailAddresses(await renderOrFirstString(config.to_template, input, 'to_template'));
     if (!to.length) throw new NodeExecutionError('to_template names no recipient');
-    const email = { from, to, subject: await renderOrFirstString(config.subject_template, input, 'subject_template'), text: await renderOrFirstString(config.content_template, input, 'content_template') };
+    const email = {
+      from,
+      to,
+      subject: await renderOrFirstString(config.subject_template, input, 'subject_template'),
+      text: await renderOrFirstString(config.content_template, input, 'content_template'),
+    };
     const sent = await PROVIDERS[config.provider](ctx, email);
     const raw = { ...sent.raw, from, to, subject: email.subject };
     return { provider: config.provider, message_id: sent.message_id, status: 'success', raw_response: pyJson(raw) };

@@ -19,7 +19,9 @@ export function formatOf(fileName: string): string {
   const ext = match ? match[0].toLowerCase() : '';
   if (!(ext in PARSERS)) {
     const shown = ext === '' ? 'no extension' : `extension '${ext}'`;
-    throw new DatasetFormatError(`Unsupported file type (${shown}): accepted extensions are ${ACCEPTED_EXTENSIONS.join(', ')}`);
+    throw new DatasetFormatError(
+      `Unsupported file type (${shown}): accepted extensions are ${ACCEPTED_EXTENSIONS.join(', ')}`,
+    );
   }
   return ext.slice(1);
 }

@@ -13,7 +13,10 @@ export async function* parseJsonArray({ stream }: ParseSource): AsyncIterable<Da
   let count = 0;
   try {
     for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
-      if (!isPlainObject(item.value)) throw new DatasetFormatError(`Item ${item.key + 1} of the array: expected a JSON object, found ${describeJson(item.value)}`);
+      if (!isPlainObject(item.value))
+        throw new DatasetFormatError(
+          `Item ${item.key + 1} of the array: expected a JSON object, found ${describeJson(item.value)}`,
+        );
       count++;
       yield item.value;
     }
@@ -21,7 +24,9 @@ export async function* parseJsonArray({ stream }: ParseSource): AsyncIterable<Da
     if (err instanceof DatasetFormatError || !isParserError(err)) throw err;
     // stream-json reports no offsets; the number of items read so far says where it broke.
     const where = count === 0 ? 'before the first item' : `after item ${count}`;
-    const what = /Top-level object should be an array/.test(err.message) ? 'the top-level value must be an array of objects' : err.message;
+    const what = /Top-level object should be an array/.test(err.message)
+      ? 'the top-level value must be an array of objects'
+      : err.message;
     throw new DatasetFormatError(`Invalid JSON ${where}: ${what}`);
   }
 }

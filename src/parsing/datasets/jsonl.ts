@@ -13,7 +13,8 @@ export async function* parseJsonl({ stream }: ParseSource): AsyncIterable<Datase
     } catch (err) {
       throw new DatasetFormatError(`Line ${lineNo}: invalid JSON (${(err as Error).message})`);
     }
-    if (!isPlainObject(value)) throw new DatasetFormatError(`Line ${lineNo}: expected a JSON object, found ${describeJson(value)}`);
+    if (!isPlainObject(value))
+      throw new DatasetFormatError(`Line ${lineNo}: expected a JSON object, found ${describeJson(value)}`);
     yield value;
   }
 }

@@ -1,4 +1,11 @@
-import { type AsyncBuffer, type Compressors, type FileMetaData, parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
+import {
+  type AsyncBuffer,
+  type Compressors,
+  type FileMetaData,
+  parquetMetadata,
+  parquetReadObjects,
+  parquetSchema,
+} from 'hyparquet';
 import { compressors, decompressZstd } from 'hyparquet-compressors';
 import { ByteBudget, ParseLimitError, bytesLimit, formatBytes } from '../limits';
 import type { DatasetRow } from './types';
@@ -39,7 +46,12 @@ function readMetadata(footer: Uint8Array): FileMetaData {
 }
 
 /** The row groups to read, once the sizes the footer declares are within `maxBytes`. */
-export function planRowGroups(footer: Uint8Array, fileLength: number, fileName: string, maxBytes: number): RowGroupPlan[] {
+export function planRowGroups(
+  footer: Uint8Array,
+  fileLength: number,
+  fileName: string,
+  maxBytes: number,
+): RowGroupPlan[] {
   const metadata = readMetadata(footer);
   let declared = 0;
   let rowStart = 0;
@@ -61,19 +73,27 @@ export function planRowGroups(footer: Uint8Array, fileLength: number, fileName: 
     if (rowEnd > rowStart) groups.push({ rowStart, rowEnd, byteStart, byteEnd: Math.min(byteEnd, fileLength) });
     rowStart = rowEnd;
   }
-  if (declared > maxBytes) throw new ParseLimitError(`${fileName}: its row groups declare ${formatBytes(declared)} when uncompressed, more than ${bytesLimit(maxBytes)}; nothing was decompressed`);
+  if (declared > maxBytes)
+    throw new ParseLimitError(
+      `${fileName}: its row groups declare ${formatBytes(declared)} when uncompressed, more than ${bytesLimit(maxBytes)}; nothing was decompressed`,
+    );
   return groups;
 }
 
 /** The decompressors of hyparquet-compressors, each taking its output size from the budget first. */
 function countedCompressors(budget: ByteBudget): Compressors {
-  const counted = (decompress: (input: Uint8Array, length: number) => Uint8Array) => (input: Uint8Array, length: number) => {
-    budget.take(length);
-    return decompress(input, length);
-  };
+  const counted =
+    (decompress: (input: Uint8Array, length: number) => Uint8Array) => (input: Uint8Array, length: number) => {
+      budget.take(length);
+      return decompress(input, length);
+    };
   const { SNAPPY, GZIP, BROTLI, LZ4, LZ4_RAW } = compressors as Required<Compressors>;
   return {
-    SNAPPY: counted(SNAPPY), GZIP: counted(GZIP), BROTLI: counted(BROTLI), LZ4: counted(LZ4), LZ4_RAW: counted(LZ4_RAW),
+    SNAPPY: counted(SNAPPY),
+    GZIP: counted(GZIP),
+    BROTLI: counted(BROTLI),
+    LZ4: counted(LZ4),
+    LZ4_RAW: counted(LZ4_RAW),
     // Given the output buffer, fzstd writes into it; without one it would grow to whatever the frames say.
     ZSTD: counted((input, length) => decompressZstd(input, new Uint8Array(length))),
   };
@@ -106,14 +126,30 @@ const BATCH_CHARS = 1024 * 1024;
 export async function readRowGroup(job: RowGroupJob, index: number): Promise<RowGroupRows> {
   const { group, fileName, maxBytes } = job;
   const metadata = readMetadata(job.footer);
-  const decompressed = new ByteBudget(maxBytes, (limit) => `${fileName}: its pages decompress to more than ${limit}`, job.spent.decompressed);
-  const extracted = new ByteBudget(maxBytes, (limit) => `${fileName}: its rows come to more than ${limit} of JSON`, job.spent.extracted);
+  const decompressed = new ByteBudget(
+    maxBytes,
+    (limit) => `${fileName}: its pages decompress to more than ${limit}`,
+    job.spent.decompressed,
+  );
+  const extracted = new ByteBudget(
+    maxBytes,
+    (limit) => `${fileName}: its rows come to more than ${limit} of JSON`,
+    job.spent.extracted,
+  );
   let rows: DatasetRow[];
   try {
-    rows = await parquetReadObjects({ file: rangeBuffer(job), metadata, rowStart: group.rowStart, rowEnd: group.rowEnd, compressors: countedCompressors(decompressed) });
+    rows = await parquetReadObjects({
+      file: rangeBuffer(job),
+      metadata,
+      rowStart: group.rowStart,
+      rowEnd: group.rowEnd,
+      compressors: countedCompressors(decompressed),
+    });
   } catch (err) {
     decompressed.check();
-    throw new ParquetFormatError(`Parquet row group ${index + 1} (rows ${group.rowStart + 1}-${group.rowEnd}) could not be read: ${(err as Error).message}`);
+    throw new ParquetFormatError(
+      `Parquet row group ${index + 1} (rows ${group.rowStart + 1}-${group.rowEnd}) could not be read: ${(err as Error).message}`,
+    );
   }
   const batches: string[] = [];
   let batch: string[] = [];
@@ -138,7 +174,8 @@ function rangeBuffer({ bytes, group, fileLength }: RowGroupJob): AsyncBuffer {
   return {
     byteLength: fileLength,
     slice(start: number, end = fileLength): ArrayBuffer {
-      if (start < group.byteStart || end > group.byteStart + bytes.length) throw new Error(`a read of bytes ${start}-${end} lies outside the row group's column chunks`);
+      if (start < group.byteStart || end > group.byteStart + bytes.length)
+        throw new Error(`a read of bytes ${start}-${end} lies outside the row group's column chunks`);
       const part = bytes.subarray(start - group.byteStart, end - group.byteStart);
       return part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength) as ArrayBuffer;
     },
@@ -152,7 +189,8 @@ function rangeBuffer({ bytes, group, fileLength }: RowGroupJob): AsyncBuffer {
 export function jsonSafe(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   if (Array.isArray(value)) return value.map(jsonSafe);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

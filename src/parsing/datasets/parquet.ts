@@ -16,7 +16,14 @@ export async function* parseParquet({ stream, stored, parser, fileName }: ParseS
   let spent: ParquetSpent = { decompressed: 0, extracted: 0 };
   for (const [index, group] of groups.entries()) {
     const bytes = new Uint8Array(await file.slice(group.byteStart, group.byteEnd));
-    const read = await parser.parquetRows(fileName, { footer, fileLength: file.byteLength, group, bytes, index, spent });
+    const read = await parser.parquetRows(fileName, {
+      footer,
+      fileLength: file.byteLength,
+      group,
+      bytes,
+      index,
+      spent,
+    });
     spent = read.spent;
     for (const batch of read.batches) yield* JSON.parse(batch) as DatasetRow[];
   }

@@ -11,7 +11,14 @@ import { encodeForUrl, junkText } from './values';
 export type ParamChoice = { real: number } | { junk: string; mode: 'encoded' | 'raw' };
 
 /** Ways of bending a route's path; none of them adds a word that names another route. */
-const PATH_TWEAKS = ['none', 'no-trailing-slash', 'double-slash', 'extra-segment', 'dot-segment', 'encoded-slash'] as const;
+const PATH_TWEAKS = [
+  'none',
+  'no-trailing-slash',
+  'double-slash',
+  'extra-segment',
+  'dot-segment',
+  'encoded-slash',
+] as const;
 
 export interface FuzzCase {
   route: FuzzRoute;
@@ -35,29 +42,50 @@ function bodyFor(route: FuzzRoute, allValues: Record<string, string[]>): fc.Arbi
   const values = startsRuns(route) ? { ...allValues, workflow_id: [] } : allValues;
   const json = jsonBody(route.bodyFields, values);
   const multipart = multipartBody(route.bodyFields, values);
-  if (route.bodyType === 'multipart/form-data') return fc.oneof({ weight: 6, arbitrary: multipart }, { weight: 1, arbitrary: json }, { weight: 1, arbitrary: fc.constant(null) });
-  if (route.bodyType === 'application/json') return fc.oneof({ weight: 6, arbitrary: json }, { weight: 1, arbitrary: multipart }, { weight: 1, arbitrary: fc.constant(null) });
+  if (route.bodyType === 'multipart/form-data')
+    return fc.oneof(
+      { weight: 6, arbitrary: multipart },
+      { weight: 1, arbitrary: json },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
+  if (route.bodyType === 'application/json')
+    return fc.oneof(
+      { weight: 6, arbitrary: json },
+      { weight: 1, arbitrary: multipart },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
   return fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: json });
 }
 
 /** One malformed request aimed at one route. `values` are existing ids that bodies may carry. */
 export function fuzzCase(routes: FuzzRoute[], values: Record<string, string[]>): fc.Arbitrary<FuzzCase> {
-  return fc.constantFrom(...routes).chain((route) =>
-    fc.record({
-      route: fc.constant(route),
-      method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) }),
-      params: fc.record(Object.fromEntries(route.pathParams.map((p) => [p, paramChoice(route, p)]))),
-      pathTweak: fc.oneof({ weight: 10, arbitrary: fc.constant('none' as const) }, { weight: 2, arbitrary: fc.constantFrom(...PATH_TWEAKS) }),
-      query: fc.option(queryString(route.queryParams), { nil: null, freq: 2 }),
-      body: bodyFor(route, values),
-    }),
-  ).map((c) => Object.assign(c, { [fc.toStringMethod]: () => summary(c) }));
+  return fc
+    .constantFrom(...routes)
+    .chain((route) =>
+      fc.record({
+        route: fc.constant(route),
+        method: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(route.method) },
+          { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) },
+        ),
+        params: fc.record(Object.fromEntries(route.pathParams.map((p) => [p, paramChoice(route, p)]))),
+        pathTweak: fc.oneof(
+          { weight: 10, arbitrary: fc.constant('none' as const) },
+          { weight: 2, arbitrary: fc.constantFrom(...PATH_TWEAKS) },
+        ),
+        query: fc.option(queryString(route.queryParams), { nil: null, freq: 2 }),
+        body: bodyFor(route, values),
+      }),
+    )
+    .map((c) => Object.assign(c, { [fc.toStringMethod]: () => summary(c) }));
 }
 
 /** A counterexample as one readable line (the bodies run to megabytes). */
 function summary(c: FuzzCase): string {
   const cut = (s: string) => JSON.stringify(s.length > 120 ? `${s.slice(0, 120)}…(${s.length})` : s);
-  const params = Object.entries(c.params).map(([k, v]) => `${k}=${'real' in v ? `real#${v.real}` : `${v.mode}:${cut(v.junk)}`}`);
+  const params = Object.entries(c.params).map(
+    ([k, v]) => `${k}=${'real' in v ? `real#${v.real}` : `${v.mode}:${cut(v.junk)}`}`,
+  );
   const body = c.body ? `${c.body.contentType ?? 'no type'} ${cut(c.body.bytes.toString('latin1'))}` : 'no body';
   return `${c.method} ${c.route.path} ${params.join(' ')} tweak=${c.pathTweak} query=${c.query === null ? '-' : cut(c.query)} body=${body}`;
 }

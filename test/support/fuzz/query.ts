@@ -16,13 +16,26 @@ export function queryString(params: string[]): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.constantFrom(...base).map((k) => `${k}[$ne]`) },
     { weight: 1, arbitrary: junkText },
   );
-  const pair = fc.record({ key, value: fc.option(junkText, { nil: null }), mode: fc.constantFrom<'encoded' | 'raw'>('encoded', 'encoded', 'raw') });
+  const pair = fc.record({
+    key,
+    value: fc.option(junkText, { nil: null }),
+    mode: fc.constantFrom<'encoded' | 'raw'>('encoded', 'encoded', 'raw'),
+  });
   return fc
-    .tuple(fc.array(pair, { maxLength: 8 }), fc.option(fc.constantFrom(...RAW_TAILS), { nil: null }), fc.constantFrom(1, 1, 1, 1, 50, 2_000))
+    .tuple(
+      fc.array(pair, { maxLength: 8 }),
+      fc.option(fc.constantFrom(...RAW_TAILS), { nil: null }),
+      fc.constantFrom(1, 1, 1, 1, 50, 2_000),
+    )
     .map(([pairs, tail, repeat]) => {
-      const text = pairs.map(({ key: k, value, mode }) => (value === null ? encodeForUrl(k, mode) : `${encodeForUrl(k, mode)}=${encodeForUrl(value, mode)}`)).join('&');
+      const text = pairs
+        .map(({ key: k, value, mode }) =>
+          value === null ? encodeForUrl(k, mode) : `${encodeForUrl(k, mode)}=${encodeForUrl(value, mode)}`,
+        )
+        .join('&');
       // Many repetitions of short parameters: arrays of thousands of values.
-      const repeated = repeat === 1 || text === '' || text.length > 100 ? text : Array.from({ length: repeat }, () => text).join('&');
+      const repeated =
+        repeat === 1 || text === '' || text.length > 100 ? text : Array.from({ length: repeat }, () => text).join('&');
       return repeated + (tail ?? '');
     });
 }

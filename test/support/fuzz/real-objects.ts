@@ -29,7 +29,11 @@ export function createRealObjects(api: TestApi) {
   let made = 0;
 
   async function workflow(): Promise<string> {
-    const res = await http.post('/wf/', { name: `fuzz target ${++made}`, description: 'd', definition: linearDefinition() });
+    const res = await http.post('/wf/', {
+      name: `fuzz target ${++made}`,
+      description: 'd',
+      definition: linearDefinition(),
+    });
     assert.equal(res.status, 200, res.text);
     await testFile(res.body.id);
     return res.body.id;
@@ -64,9 +68,17 @@ export function createRealObjects(api: TestApi) {
     const n = ++made;
     const id = `R${900_000 + n}`;
     await api.models.Run.create({
-      _id: id, seq: 900_000 + n, workflow_id: pools.workflow_id[0], status: FINAL_STATUSES[n % 3], start_time: new Date(), end_time: new Date(),
-      run_type: 'interactive', initial_inputs: '{"input_node":{"question":"q"}}', outputs: '{"output_node":{"answer":"a"}}',
-      input_dataset_id: pools.dataset_id[0] ?? null, output_file_id: pools.output_file_id[0] ?? null,
+      _id: id,
+      seq: 900_000 + n,
+      workflow_id: pools.workflow_id[0],
+      status: FINAL_STATUSES[n % 3],
+      start_time: new Date(),
+      end_time: new Date(),
+      run_type: 'interactive',
+      initial_inputs: '{"input_node":{"question":"q"}}',
+      outputs: '{"output_node":{"answer":"a"}}',
+      input_dataset_id: pools.dataset_id[0] ?? null,
+      output_file_id: pools.output_file_id[0] ?? null,
     });
     return id;
   }
@@ -88,20 +100,27 @@ export function createRealObjects(api: TestApi) {
       for (let i = 0; i < 3; i++) pools.run_id.push(await run());
       // Every LLM base URL points at a closed loopback port, and the fuzz never sets a provider key:
       // the editor's AI routes then answer 400 (no key) and no request can leave loopback.
-      for (const name of LLM_BASE_URL_VARIABLES) assert.equal((await http.post('/env-mgmt/', { name, value: 'http://127.0.0.1:9' })).status, 200);
-      const names = ((await http.get('/env-mgmt/')).body as string[]).filter((n) => !/_API_KEY$|_TOKEN$/.test(n) && !(LLM_BASE_URL_VARIABLES as readonly string[]).includes(n));
+      for (const name of LLM_BASE_URL_VARIABLES)
+        assert.equal((await http.post('/env-mgmt/', { name, value: 'http://127.0.0.1:9' })).status, 200);
+      const names = ((await http.get('/env-mgmt/')).body as string[]).filter(
+        (n) => !/_API_KEY$|_TOKEN$/.test(n) && !(LLM_BASE_URL_VARIABLES as readonly string[]).includes(n),
+      );
       for (const name of names.slice(0, 2)) await envVar(name);
       pools.name.push(...names.slice(0, 4));
     },
     /** After a DELETE that succeeded: put back whatever is missing. */
     async replenish(): Promise<void> {
-      for (const [i, id] of pools.workflow_id.entries()) if (!(await exists(`/wf/${id}/`))) pools.workflow_id[i] = await workflow();
+      for (const [i, id] of pools.workflow_id.entries())
+        if (!(await exists(`/wf/${id}/`))) pools.workflow_id[i] = await workflow();
       // A deleted workflow takes its test files along.
       const alive: TestFileRef[] = [];
-      for (const f of testFiles) if (await exists(`/files/test_files/${f.workflowId}/${encodeURIComponent(f.fileName)}`)) alive.push(f);
+      for (const f of testFiles)
+        if (await exists(`/files/test_files/${f.workflowId}/${encodeURIComponent(f.fileName)}`)) alive.push(f);
       testFiles.splice(0, testFiles.length, ...alive);
-      for (const [i, id] of pools.dataset_id.entries()) if (!(await exists(`/ds/${id}/`))) pools.dataset_id[i] = await dataset();
-      for (const [i, id] of pools.output_file_id.entries()) if (!(await exists(`/of/${id}/`))) pools.output_file_id[i] = await outputFile();
+      for (const [i, id] of pools.dataset_id.entries())
+        if (!(await exists(`/ds/${id}/`))) pools.dataset_id[i] = await dataset();
+      for (const [i, id] of pools.output_file_id.entries())
+        if (!(await exists(`/of/${id}/`))) pools.output_file_id[i] = await outputFile();
       for (const name of pools.name.slice(0, 2)) if (!(await exists(`/env-mgmt/${name}`))) await envVar(name);
     },
   };

@@ -36,7 +36,12 @@ export function routesOf(doc: OpenApiDocument): FuzzRoute[] {
       if (!METHODS.has(method)) continue;
       const params = op.parameters ?? [];
       const content = op.requestBody?.content ?? {};
-      const bodyType = 'multipart/form-data' in content ? 'multipart/form-data' : 'application/json' in content ? 'application/json' : null;
+      const bodyType =
+        'multipart/form-data' in content
+          ? 'multipart/form-data'
+          : 'application/json' in content
+            ? 'application/json'
+            : null;
       const schema = bodyType ? content[bodyType]?.schema : undefined;
       routes.push({
         method: method.toUpperCase(),

@@ -2,12 +2,66 @@ import fc from 'fast-check';
 
 /** Texts that have broken parsers before: number edge cases as text, paths, NUL, operators, prototype keys. */
 export const NASTY_TEXTS = [
-  '', ' ', '0', '-0', '+1', '-1', '1.5', '1e308', '-1e308', '1e309', '1e-400', 'NaN', 'Infinity', '-Infinity',
-  '9007199254740993', '99999999999999999999999999999999', '0x10', '1_000', ' 7 ', 'null', 'undefined', 'true', 'false',
-  '[]', '{}', '{"$ne":null}', '$where', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  '../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', '%2e%2e/', '/etc/passwd', 'C:\\Windows\\win.ini', '\\\\host\\share',
-  'a\u0000b.csv', '\u0000', '%00', '%', '%zz', '%E0%A4%A', '\r\nX-Injected: 1', '"', "'", '`', '<script>', '{{7*7}}',
-  '😀', '\ud800', '\udfff', '\u202eexe.txt', 'ＡＢＣ', '\ufeff', 'é', 'Ω≈ç√', '\u0085', '\u2028',
+  '',
+  ' ',
+  '0',
+  '-0',
+  '+1',
+  '-1',
+  '1.5',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '1e-400',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '9007199254740993',
+  '99999999999999999999999999999999',
+  '0x10',
+  '1_000',
+  ' 7 ',
+  'null',
+  'undefined',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '{"$ne":null}',
+  '$where',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '../../etc/passwd',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e/',
+  '/etc/passwd',
+  'C:\\Windows\\win.ini',
+  '\\\\host\\share',
+  'a\u0000b.csv',
+  '\u0000',
+  '%00',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '\r\nX-Injected: 1',
+  '"',
+  "'",
+  '`',
+  '<script>',
+  '{{7*7}}',
+  '😀',
+  '\ud800',
+  '\udfff',
+  '\u202eexe.txt',
+  'ＡＢＣ',
+  '\ufeff',
+  'é',
+  'Ω≈ç√',
+  '\u0085',
+  '\u2028',
 ];
 
 /** Long enough to pass every limit that should stop them; past 16 KiB a path or query is refused by node (431). */
@@ -18,15 +72,46 @@ export const junkText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...NASTY_TEXTS) },
   { weight: 3, arbitrary: fc.string({ maxLength: 24 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...LONG_LENGTHS), fc.constantFrom('a', '.', '/', '%', 'é', '😀', '\u0000')).map(([n, c]) => c.repeat(n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...LONG_LENGTHS), fc.constantFrom('a', '.', '/', '%', 'é', '😀', '\u0000'))
+      .map(([n, c]) => c.repeat(n)),
+  },
 );
 
 /** Values of the wrong type, long values and edge numbers, for JSON fields. */
 const ordinaryWeirdValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: junkText },
   { weight: 2, arbitrary: fc.double() },
-  { weight: 1, arbitrary: fc.constantFrom(Number.MAX_VALUE, -Number.MAX_VALUE, Number.MIN_VALUE, Number.MAX_SAFE_INTEGER + 2, -0, 0, 1, -1, 1e21) },
-  { weight: 1, arbitrary: fc.constantFrom(null, true, false, [], {}, [null], { '': null }, { $ne: null }, JSON.parse('{"__proto__":{"polluted":true}}') as unknown) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      Number.MAX_VALUE,
+      -Number.MAX_VALUE,
+      Number.MIN_VALUE,
+      Number.MAX_SAFE_INTEGER + 2,
+      -0,
+      0,
+      1,
+      -1,
+      1e21,
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      null,
+      true,
+      false,
+      [],
+      {},
+      [null],
+      { '': null },
+      { $ne: null },
+      JSON.parse('{"__proto__":{"polluted":true}}') as unknown,
+    ),
+  },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.array(junkText, { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.dictionary(junkText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 }) },
@@ -50,7 +135,10 @@ export interface DeepNesting {
 }
 
 export const deepNesting: fc.Arbitrary<DeepNesting> = fc.record({
-  depth: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 300 }) }, { weight: 2, arbitrary: fc.constantFrom(257, 1_000, 5_000, 20_000, 100_000) }),
+  depth: fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 1, max: 300 }) },
+    { weight: 2, arbitrary: fc.constantFrom(257, 1_000, 5_000, 20_000, 100_000) },
+  ),
   shape: fc.constantFrom('array', 'object', 'mixed'),
   closed: fc.boolean(),
 });
@@ -75,7 +163,9 @@ function encodeLoose(text: string): string {
     return text.replace(/[\s\S]/gu, (ch) => {
       const unit = ch.charCodeAt(0);
       if (ch.length > 1 || unit < 0xd800 || unit > 0xdfff) return encodeURIComponent(ch);
-      return [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      return [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     });
   }
 }

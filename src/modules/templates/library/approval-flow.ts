@@ -17,9 +17,15 @@ export const approvalFlow: SpurTemplate = {
     nodes: [
       node('request', 'InputNode', 0, outputs({ requester: 'string', amount: 'number', purpose: 'string' })),
       node('assess', 'PythonFuncNode', 1, { code: ASSESS, ...outputs({ summary: 'string', over_limit: 'boolean' }) }),
-      node('approval', 'HumanInterventionNode', 2, { message: 'Approve this expense request?', block_only_dependent_nodes: true }),
+      node('approval', 'HumanInterventionNode', 2, {
+        message: 'Approve this expense request?',
+        block_only_dependent_nodes: true,
+      }),
       // A human node hands on what it received (keyed by its predecessor) merged with the reviewer's inputs.
-      node('decision', 'OutputNode', 3, { ...outputs({ summary: 'string', over_limit: 'boolean' }), output_map: { summary: 'approval.assess.summary', over_limit: 'approval.assess.over_limit' } }),
+      node('decision', 'OutputNode', 3, {
+        ...outputs({ summary: 'string', over_limit: 'boolean' }),
+        output_map: { summary: 'approval.assess.summary', over_limit: 'approval.assess.over_limit' },
+      }),
     ],
     links: [link('request', 'assess'), link('assess', 'approval'), link('approval', 'decision')],
     test_inputs: [{ id: 1, requester: 'Ada', amount: 740, purpose: 'Conference ticket' }],

@@ -3,7 +3,14 @@ import { objectSchemaText } from '../../../nodes/json-text';
 /** Terse builders for template definitions: nodes laid out left to right, PySpur's link shape. */
 export type Fields = Record<string, 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object'>;
 
-const PY_TYPE: Record<Fields[string], string> = { string: 'string', integer: 'int', number: 'float', boolean: 'bool', array: 'list', object: 'dict' };
+const PY_TYPE: Record<Fields[string], string> = {
+  string: 'string',
+  integer: 'int',
+  number: 'float',
+  boolean: 'bool',
+  array: 'list',
+  object: 'dict',
+};
 
 /** `output_schema` (PySpur's type names) and the matching `output_json_schema`, as the editor keeps both. */
 export function outputs(fields: Fields) {
@@ -13,8 +20,22 @@ export function outputs(fields: Fields) {
   };
 }
 
-export function node(id: string, nodeType: string, column: number, config: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return { id, title: id, node_type: nodeType, parent_id: null, config, coordinates: { x: column * 420, y: 120 }, ...extra };
+export function node(
+  id: string,
+  nodeType: string,
+  column: number,
+  config: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    id,
+    title: id,
+    node_type: nodeType,
+    parent_id: null,
+    config,
+    coordinates: { x: column * 420, y: 120 },
+    ...extra,
+  };
 }
 
 export function link(source: string, target: string) {

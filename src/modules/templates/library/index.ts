@@ -7,4 +7,11 @@ import { dataCleaning } from './data-cleaning';
 import { ragAnswer } from './rag-answer';
 
 /** Spur's templates, in the order the dashboard shows them. */
-export const TEMPLATES: readonly SpurTemplate[] = [approvalFlow, batchSummary, chatbotMemory, agentTools, ragAnswer, dataCleaning];
+export const TEMPLATES: readonly SpurTemplate[] = [
+  approvalFlow,
+  batchSummary,
+  chatbotMemory,
+  agentTools,
+  ragAnswer,
+  dataCleaning,
+];

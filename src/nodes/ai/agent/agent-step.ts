@@ -20,7 +20,15 @@ function schemaForModel(schema: Record<string, unknown>): Record<string, unknown
 }
 
 function transcriptMessages(transcript: AgentTurn[]): ChatMessage[] {
-  return transcript.map((turn): ChatMessage => (turn.role === 'assistant' ? { role: 'assistant', content: turn.content, toolCalls: turn.toolCalls } : { role: 'tool', toolCallId: turn.toolCallId, content: typeof turn.content === 'string' ? turn.content : JSON.stringify(turn.content) }));
+  return transcript.map((turn): ChatMessage =>
+    turn.role === 'assistant'
+      ? { role: 'assistant', content: turn.content, toolCalls: turn.toolCalls }
+      : {
+          role: 'tool',
+          toolCallId: turn.toolCallId,
+          content: typeof turn.content === 'string' ? turn.content : JSON.stringify(turn.content),
+        },
+  );
 }
 
 /**
@@ -29,18 +37,38 @@ function transcriptMessages(transcript: AgentTurn[]): ChatMessage[] {
  * reply without is the node's output: the parsed answer plus `tool_calls`, every assistant and
  * tool turn as JSON text.
  */
-export async function agentModelStep(config: LlmCallConfig, tools: GraphNode[], input: NodeInput, transcript: AgentTurn[], ctx: NodeExecutionContext): Promise<AgentStepResult> {
+export async function agentModelStep(
+  config: LlmCallConfig,
+  tools: GraphNode[],
+  input: NodeInput,
+  transcript: AgentTurn[],
+  ctx: NodeExecutionContext,
+): Promise<AgentStepResult> {
   const output = outputSchemaFor(config.output_json_schema.trim() || DEFAULT_OUTPUT_JSON_SCHEMA);
   const schema = schemaForModel(output.schema);
-  const messages = [...(await buildMessages(config, input, jsonInstruction(schema), ctx)), ...transcriptMessages(transcript)];
+  const messages = [
+    ...(await buildMessages(config, input, jsonInstruction(schema), ctx)),
+    ...transcriptMessages(transcript),
+  ];
   const prepared = await prepareModel(config, ctx);
   const reply = await callModel(prepared, messages, { ...jsonMode(prepared, schema), tools: tools.map(toolSpec) }, ctx);
   if (reply.toolCalls && reply.toolCalls.length > 0) {
     // The workflow holds no node types: it learns here which fields each tool lets the model set.
-    return { kind: 'tool_calls', content: reply.text, toolCalls: reply.toolCalls, toolFields: Object.fromEntries(tools.map((t) => [t.id, toolFields(t)])) };
+    return {
+      kind: 'tool_calls',
+      content: reply.text,
+      toolCalls: reply.toolCalls,
+      toolFields: Object.fromEntries(tools.map((t) => [t.id, toolFields(t)])),
+    };
   }
   // Parsed against what the model was asked for (so a plain-text answer still fits `{output}`),
   // then checked whole once `tool_calls` is in.
-  const answer = replyToOutput(stripReasoning(reply.text, prepared.limits?.reasoning_separator), outputSchemaFor(JSON.stringify(schema)));
-  return { kind: 'answer', output: validatedOutput({ ...answer, [TOOL_CALLS]: transcript.map((t) => JSON.stringify(t)) }, output) };
+  const answer = replyToOutput(
+    stripReasoning(reply.text, prepared.limits?.reasoning_separator),
+    outputSchemaFor(JSON.stringify(schema)),
+  );
+  return {
+    kind: 'answer',
+    output: validatedOutput({ ...answer, [TOOL_CALLS]: transcript.map((t) => JSON.stringify(t)) }, output),
+  };
 }

@@ -42,9 +42,18 @@ export function toolSpec(node: GraphNode): ToolSpec {
   const input = type.input ? toPlainJsonSchema(type.input) : { properties: {}, additionalProperties: false };
   const configProperties = propertiesOf(config);
   const settableProperties = Object.fromEntries(
-    settable.map((name) => [name, { ...configProperties[name], description: `Setting of this tool for this call; the configured value applies when left out.` }]),
+    settable.map((name) => [
+      name,
+      {
+        ...configProperties[name],
+        description: `Setting of this tool for this call; the configured value applies when left out.`,
+      },
+    ]),
   );
-  const required = [...requiredOf(input), ...requiredOf(config).filter((name) => settable.includes(name) && !Object.hasOwn(node.config, name))];
+  const required = [
+    ...requiredOf(input),
+    ...requiredOf(config).filter((name) => settable.includes(name) && !Object.hasOwn(node.config, name)),
+  ];
   // An open input model (most node types) takes any fields: the tool reads them as its input.
   const openInput = input.additionalProperties !== undefined && input.additionalProperties !== false;
   const description = type.description ?? `${type.displayName}: a ${type.name} configured as '${node.title}'`;

@@ -27,7 +27,10 @@ const FACTORIES: Record<string, AdapterFactory> = {
  * being the deployment (PySpur sends every non-Ollama model there; other providers' models are
  * not deployable on Azure OpenAI, so only `openai/*` is routed).
  */
-export async function adapterFor(modelId: string, options: AdapterOptions): Promise<{ adapter: LlmAdapter; model: string }> {
+export async function adapterFor(
+  modelId: string,
+  options: AdapterOptions,
+): Promise<{ adapter: LlmAdapter; model: string }> {
   const slash = modelId.indexOf('/');
   let provider = slash > 0 ? modelId.slice(0, slash) : '';
   if (provider === 'openai' && (await options.secret('AZURE_OPENAI_API_KEY'))?.trim()) provider = 'azure';

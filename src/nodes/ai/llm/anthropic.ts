@@ -1,5 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { toNodeError } from './provider-errors.js';
 import { type AdapterOptions, baseUrlSetting, requiredSetting } from './provider-settings.js';
 import type { ChatCompletionRequest, ChatCompletionResult, ChatMessage, ContentPart, LlmAdapter } from './types.js';
@@ -14,9 +19,14 @@ function block(part: ContentPart): ContentBlockParam {
   if (IMAGE_TYPES.has(part.mimeType)) {
     return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.base64 } };
   }
-  if (part.mimeType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.base64 } };
+  if (part.mimeType === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.base64 } };
   // Plain text files are documents too; other types the API does not take are named, not sent.
-  if (part.mimeType.startsWith('text/')) return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.base64, 'base64').toString('utf8') } };
+  if (part.mimeType.startsWith('text/'))
+    return {
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.base64, 'base64').toString('utf8') },
+    };
   return { type: 'text', text: `[file ${part.name ?? ''} of type ${part.mimeType} not supported by Anthropic]` };
 }
 
@@ -28,11 +38,21 @@ function toAnthropicMessages(messages: ChatMessage[]): MessageParam[] {
     if (m.role === 'tool') {
       const result: ContentBlockParam = { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content };
       const last = out.at(-1);
-      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) last.content.push(result);
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result'))
+        last.content.push(result);
       else out.push({ role: 'user', content: [result] });
     } else if (m.role === 'assistant') {
-      const calls = (m.toolCalls ?? []).map((c): ContentBlockParam => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.arguments || '{}') as unknown }));
-      out.push({ role: 'assistant', content: calls.length > 0 ? [...(m.content ? [{ type: 'text' as const, text: m.content }] : []), ...calls] : m.content });
+      const calls = (m.toolCalls ?? []).map((c): ContentBlockParam => ({
+        type: 'tool_use',
+        id: c.id,
+        name: c.name,
+        input: JSON.parse(c.arguments || '{}') as unknown,
+      }));
+      out.push({
+        role: 'assistant',
+        content:
+          calls.length > 0 ? [...(m.content ? [{ type: 'text' as const, text: m.content }] : []), ...calls] : m.content,
+      });
     } else {
       out.push({ role: 'user', content: typeof m.content === 'string' ? m.content : m.content.map(block) });
     }
@@ -45,15 +65,26 @@ function requestBody(request: ChatCompletionRequest): MessageCreateParamsNonStre
   // mode: the caller's system prompt already asks for JSON matching the schema.
   const system = request.messages.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n\n');
   const maxTokens = request.maxTokens ?? FALLBACK_MAX_TOKENS;
-  const body: MessageCreateParamsNonStreaming = { model: request.model, max_tokens: maxTokens, messages: toAnthropicMessages(request.messages) };
+  const body: MessageCreateParamsNonStreaming = {
+    model: request.model,
+    max_tokens: maxTokens,
+    messages: toAnthropicMessages(request.messages),
+  };
   if (system) body.system = system;
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: { ...t.parameters, type: 'object' } }));
+    body.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: { ...t.parameters, type: 'object' },
+    }));
     body.tool_choice = { type: 'auto' };
   }
   if (request.thinkingBudgetTokens !== undefined) {
     // Thinking needs its budget below max_tokens and takes no sampling settings.
-    body.thinking = { type: 'enabled', budget_tokens: Math.min(request.thinkingBudgetTokens, Math.max(1024, maxTokens - 1)) };
+    body.thinking = {
+      type: 'enabled',
+      budget_tokens: Math.min(request.thinkingBudgetTokens, Math.max(1024, maxTokens - 1)),
+    };
     if (body.max_tokens <= body.thinking.budget_tokens) body.max_tokens = body.thinking.budget_tokens + 1;
     return body;
   }
@@ -65,9 +96,15 @@ function requestBody(request: ChatCompletionRequest): MessageCreateParamsNonStre
 
 function resultOf(message: Message): ChatCompletionResult {
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-  const toolCalls = message.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : []));
+  const toolCalls = message.content.flatMap((b) =>
+    b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : [],
+  );
   const { input_tokens: prompt, output_tokens: completion } = message.usage;
-  return { text, ...(toolCalls.length > 0 ? { toolCalls } : {}), usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+  return {
+    text,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
 }
 
 /**

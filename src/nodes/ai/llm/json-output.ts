@@ -23,7 +23,9 @@ function isPlainTextOutput(schema: Record<string, unknown>): boolean {
   const properties = schema.properties;
   if (!isObject(properties)) return false;
   const keys = Object.keys(properties);
-  return keys.length === 1 && keys[0] === 'output' && isObject(properties.output) && properties.output.type === 'string';
+  return (
+    keys.length === 1 && keys[0] === 'output' && isObject(properties.output) && properties.output.type === 'string'
+  );
 }
 
 /** Parses and compiles an `output_json_schema` text, once per distinct text. */
@@ -44,7 +46,9 @@ export function outputSchemaFor(text: string): OutputSchema {
   try {
     validate = ajv.compile(keywords);
   } catch (err) {
-    throw new NodeExecutionError(`output_json_schema is not a valid JSON Schema: ${(err as Error).message}`, { cause: err });
+    throw new NodeExecutionError(`output_json_schema is not a valid JSON Schema: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (cache.size >= MAX_CACHED) {
     const [oldest] = cache;

@@ -38,10 +38,18 @@ function history(config: MessageConfig, input: NodeInput): ChatMessage[] {
  * the whole input as indented JSON. A file named by `url_variables.file` (PySpur reads only that
  * key) joins the user message as a content part, its bytes read from storage here.
  */
-export async function buildMessages(config: MessageConfig, input: NodeInput, instruction: string | undefined, ctx: NodeExecutionContext): Promise<ChatMessage[]> {
+export async function buildMessages(
+  config: MessageConfig,
+  input: NodeInput,
+  instruction: string | undefined,
+  ctx: NodeExecutionContext,
+): Promise<ChatMessage[]> {
   const rendered = await renderTemplate(config.system_message, input, 'system_message');
   const system = [rendered, instruction].filter((part) => part && part.trim() !== '').join('\n\n');
-  const user = config.user_message.trim() === '' ? JSON.stringify(input, null, 2) : await renderTemplate(config.user_message, input, 'user_message');
+  const user =
+    config.user_message.trim() === ''
+      ? JSON.stringify(input, null, 2)
+      : await renderTemplate(config.user_message, input, 'user_message');
   const examples = (config.few_shot_examples ?? []).flatMap((example): ChatMessage[] => [
     { role: 'user', content: example.input },
     { role: 'assistant', content: example.output },
@@ -49,5 +57,10 @@ export async function buildMessages(config: MessageConfig, input: NodeInput, ins
   const fileVariable = config.url_variables?.file;
   const file = fileVariable ? await filePart(valueAtPath(input, fileVariable).value, fileVariable, ctx) : null;
   const last: ChatMessage = { role: 'user', content: file ? [{ type: 'text', text: user }, file] : user };
-  return [...(system ? [{ role: 'system' as const, content: system }] : []), ...examples, ...history(config, input), last];
+  return [
+    ...(system ? [{ role: 'system' as const, content: system }] : []),
+    ...examples,
+    ...history(config, input),
+    last,
+  ];
 }

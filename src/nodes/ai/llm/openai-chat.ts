@@ -1,5 +1,9 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { NodeExecutionError } from '../../errors.js';
 import { streamChatCompletion } from './openai-stream.js';
 import { toNodeError } from './provider-errors.js';
@@ -20,7 +24,16 @@ export interface OpenAiChatFlavour {
  * read from process.env is given explicitly: settings come only from env management.
  */
 export function openAiClientOptions(apiKey: string, baseURL: string, options: AdapterOptions) {
-  return { apiKey, baseURL, adminAPIKey: null, organization: null, project: null, maxRetries: 0, timeout: options.timeoutMs, fetch: options.fetch };
+  return {
+    apiKey,
+    baseURL,
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+    fetch: options.fetch,
+  };
 }
 
 /** Images go as `image_url` data URIs; other files (PDF) as `file` parts with their bytes. */
@@ -34,10 +47,21 @@ function contentPart(part: ContentPart): ChatCompletionContentPart {
 function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'user':
-      return { role: 'user', content: typeof message.content === 'string' ? message.content : message.content.map(contentPart) };
+      return {
+        role: 'user',
+        content: typeof message.content === 'string' ? message.content : message.content.map(contentPart),
+      };
     case 'assistant':
       return message.toolCalls && message.toolCalls.length > 0
-        ? { role: 'assistant', content: message.content || null, tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+        ? {
+            role: 'assistant',
+            content: message.content || null,
+            tool_calls: message.toolCalls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
         : { role: 'assistant', content: message.content };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
@@ -46,10 +70,19 @@ function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
-function requestBody(request: ChatCompletionRequest, flavour: OpenAiChatFlavour): ChatCompletionCreateParamsNonStreaming {
-  const body: ChatCompletionCreateParamsNonStreaming = { model: request.model, messages: request.messages.map(toOpenAiMessage) };
+function requestBody(
+  request: ChatCompletionRequest,
+  flavour: OpenAiChatFlavour,
+): ChatCompletionCreateParamsNonStreaming {
+  const body: ChatCompletionCreateParamsNonStreaming = {
+    model: request.model,
+    messages: request.messages.map(toOpenAiMessage),
+  };
   if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    body.tools = request.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
     body.tool_choice = 'auto';
   }
   if (request.maxTokens !== undefined) body[flavour.maxTokensParam] = request.maxTokens;
@@ -74,14 +107,29 @@ export function openAiChatAdapter(client: OpenAI, flavour: OpenAiChatFlavour): L
     async chatCompletion(request) {
       try {
         if (request.onText && !(request.tools && request.tools.length > 0)) {
-          return await streamChatCompletion(client, requestBody(request, flavour), flavour.provider, request.onText, request.signal);
+          return await streamChatCompletion(
+            client,
+            requestBody(request, flavour),
+            flavour.provider,
+            request.onText,
+            request.signal,
+          );
         }
-        const completion = await client.chat.completions.create(requestBody(request, flavour), { signal: request.signal });
+        const completion = await client.chat.completions.create(requestBody(request, flavour), {
+          signal: request.signal,
+        });
         const message = completion.choices[0]?.message;
         if (!message) throw new NodeExecutionError(`${flavour.provider} returned no choices`);
-        if (message.refusal) throw new NodeExecutionError(`${flavour.provider} refused the request: ${message.refusal}`);
-        const toolCalls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-        return { text: message.content ?? '', ...(toolCalls.length > 0 ? { toolCalls } : {}), ...usageOf(completion.usage) };
+        if (message.refusal)
+          throw new NodeExecutionError(`${flavour.provider} refused the request: ${message.refusal}`);
+        const toolCalls = (message.tool_calls ?? []).flatMap((c) =>
+          c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+        );
+        return {
+          text: message.content ?? '',
+          ...(toolCalls.length > 0 ? { toolCalls } : {}),
+          ...usageOf(completion.usage),
+        };
       } catch (err) {
         throw toNodeError(err, flavour.provider, request.signal);
       }
@@ -89,6 +137,16 @@ export function openAiChatAdapter(client: OpenAI, flavour: OpenAiChatFlavour): L
   };
 }
 
-function usageOf(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined): { usage?: TokenUsage } {
-  return usage ? { usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } } : {};
+function usageOf(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined): {
+  usage?: TokenUsage;
+} {
+  return usage
+    ? {
+        usage: {
+          prompt_tokens: usage.prompt_tokens,
+          completion_tokens: usage.completion_tokens,
+          total_tokens: usage.total_tokens,
+        },
+      }
+    : {};
 }

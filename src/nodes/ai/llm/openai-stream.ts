@@ -15,13 +15,21 @@ export async function streamChatCompletion(
   onText: (text: string) => void,
   signal: AbortSignal | undefined,
 ): Promise<ChatCompletionResult> {
-  const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+  const stream = await client.chat.completions.create(
+    { ...body, stream: true, stream_options: { include_usage: true } },
+    { signal },
+  );
   let text = '';
   let refusal = '';
   let choices = 0;
   let usage: ChatCompletionResult['usage'];
   for await (const chunk of stream) {
-    if (chunk.usage) usage = { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens };
+    if (chunk.usage)
+      usage = {
+        prompt_tokens: chunk.usage.prompt_tokens,
+        completion_tokens: chunk.usage.completion_tokens,
+        total_tokens: chunk.usage.total_tokens,
+      };
     const delta = chunk.choices[0]?.delta;
     if (!delta) continue;
     choices++;

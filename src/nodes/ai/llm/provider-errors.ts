@@ -13,9 +13,15 @@ export function toNodeError(err: unknown, provider: string, signal?: AbortSignal
   if (signal?.aborted) return signal.reason ?? err;
   if (err instanceof NodeExecutionError || err instanceof TransientNodeError) return err;
   const stop = outboundStop(err);
-  if (stop) return new NodeExecutionError(`${provider} request stopped by the outbound policy: ${stop.message}`, { cause: err });
+  if (stop)
+    return new NodeExecutionError(`${provider} request stopped by the outbound policy: ${stop.message}`, {
+      cause: err,
+    });
   if (err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError) {
-    const what = err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError ? 'timed out' : 'could not connect';
+    const what =
+      err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError
+        ? 'timed out'
+        : 'could not connect';
     return new TransientNodeError(`${provider} request ${what}: ${err.message}`, undefined, { cause: err });
   }
   if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {

@@ -40,7 +40,11 @@ export async function requiredSetting(secret: SecretReader, name: string): Promi
 }
 
 /** A base-URL override, else the provider's default. Never read from process.env by the SDKs. */
-export async function baseUrlSetting(secret: SecretReader, name: LlmBaseUrlVariable, fallback: string): Promise<string> {
+export async function baseUrlSetting(
+  secret: SecretReader,
+  name: LlmBaseUrlVariable,
+  fallback: string,
+): Promise<string> {
   const value = (await secret(name))?.trim();
   return value ? value : fallback;
 }

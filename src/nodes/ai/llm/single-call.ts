@@ -22,12 +22,18 @@ function clamp(value: number, min: number, max: number): number {
 }
 
 /** Sampling settings within the model's published limits; omitted where the API rejects them. */
-function sampling(info: LlmCallConfig['llm_info'], limits: ModelConstraint | undefined): Partial<ChatCompletionRequest> {
+function sampling(
+  info: LlmCallConfig['llm_info'],
+  limits: ModelConstraint | undefined,
+): Partial<ChatCompletionRequest> {
   const out: Partial<ChatCompletionRequest> = {};
   // The default config asks for 16384 tokens, more than several models allow: clamp, don't fail.
-  if (limits?.supports_max_tokens !== false) out.maxTokens = limits ? Math.min(info.max_tokens, limits.max_tokens) : info.max_tokens;
+  if (limits?.supports_max_tokens !== false)
+    out.maxTokens = limits ? Math.min(info.max_tokens, limits.max_tokens) : info.max_tokens;
   if (limits?.supports_temperature !== false) {
-    out.temperature = limits ? clamp(info.temperature, limits.min_temperature, limits.max_temperature) : info.temperature;
+    out.temperature = limits
+      ? clamp(info.temperature, limits.min_temperature, limits.max_temperature)
+      : info.temperature;
     out.topP = info.top_p;
   }
   return out;
@@ -60,15 +66,34 @@ export interface PreparedModel {
 export async function prepareModel(config: LlmCallConfig, ctx: NodeExecutionContext): Promise<PreparedModel> {
   const modelId = config.llm_info.model;
   const limits: ModelConstraint | undefined = (MODEL_CONSTRAINTS as Record<string, ModelConstraint>)[modelId];
-  const { adapter, model } = await adapterFor(modelId, { secret: (name) => ctx.secret(name), timeoutMs: requestTimeoutMs(config), fetch: ctx.fetch });
-  return { modelId, limits, adapter, settings: { model, ...sampling(config.llm_info, limits), ...thinking(config, limits), signal: ctx.signal } };
+  const { adapter, model } = await adapterFor(modelId, {
+    secret: (name) => ctx.secret(name),
+    timeoutMs: requestTimeoutMs(config),
+    fetch: ctx.fetch,
+  });
+  return {
+    modelId,
+    limits,
+    adapter,
+    settings: { model, ...sampling(config.llm_info, limits), ...thinking(config, limits), signal: ctx.signal },
+  };
 }
 
 /** One provider request (Temporal owns retries); its token usage is reported to the task. */
-export async function callModel(prepared: PreparedModel, messages: ChatMessage[], extra: Partial<ChatCompletionRequest>, ctx: NodeExecutionContext): Promise<ChatCompletionResult> {
+export async function callModel(
+  prepared: PreparedModel,
+  messages: ChatMessage[],
+  extra: Partial<ChatCompletionRequest>,
+  ctx: NodeExecutionContext,
+): Promise<ChatCompletionResult> {
   ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
   const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
-  const reply = await prepared.adapter.chatCompletion({ ...prepared.settings, ...extra, messages, ...(onText ? { onText } : {}) });
+  const reply = await prepared.adapter.chatCompletion({
+    ...prepared.settings,
+    ...extra,
+    messages,
+    ...(onText ? { onText } : {}),
+  });
   ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
   if (reply.usage) ctx.reportUsage?.(reply.usage);
   return reply;
@@ -83,7 +108,11 @@ export function jsonMode(prepared: PreparedModel, schema: Record<string, unknown
  * One chat completion in JSON mode: render the prompts, call the provider once (Temporal owns
  * retries), parse the reply as JSON and validate it against `output_json_schema`.
  */
-export async function executeSingleLlmCall(config: LlmCallConfig, input: NodeInput, ctx: NodeExecutionContext): Promise<NodeOutput> {
+export async function executeSingleLlmCall(
+  config: LlmCallConfig,
+  input: NodeInput,
+  ctx: NodeExecutionContext,
+): Promise<NodeOutput> {
   // Compile the schema and render the templates first: their errors need no network round trip.
   const output = outputSchemaFor(config.output_json_schema.trim() || DEFAULT_OUTPUT_JSON_SCHEMA);
   const messages = await buildMessages(config, input, jsonInstruction(output.schema), ctx);

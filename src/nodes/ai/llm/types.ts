@@ -3,7 +3,8 @@
 export type ChatRole = 'system' | 'user' | 'assistant';
 
 /** A piece of a user message: text, or a file's bytes (base64) with its media type. */
-export type ContentPart = { type: 'text'; text: string } | { type: 'file'; mimeType: string; base64: string; name?: string };
+export type ContentPart =
+  { type: 'text'; text: string } | { type: 'file'; mimeType: string; base64: string; name?: string };
 
 /** A function call the model asked for; `arguments` is the JSON text the model wrote. */
 export interface ToolCall {

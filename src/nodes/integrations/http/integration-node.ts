@@ -28,7 +28,9 @@ export interface IntegrationNodeSpec<Out extends z.ZodObject, Shape extends z.Zo
   run(config: z.output<ConfigOf<Shape>>, input: NodeInput, ctx: NodeExecutionContext): Promise<z.input<Out>>;
 }
 
-export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawShape>(spec: IntegrationNodeSpec<Out, Shape>): NodeTypeDefinition<ConfigOf<Shape>> {
+export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawShape>(
+  spec: IntegrationNodeSpec<Out, Shape>,
+): NodeTypeDefinition<ConfigOf<Shape>> {
   const [acronym = '', color = ''] = spec.tag.split(' ');
   const config = fixedOutputConfig(spec.output, spec.config) as ConfigOf<Shape>;
   return {
@@ -45,7 +47,9 @@ export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawS
     async execute(cfg, input, ctx) {
       const output = spec.output.safeParse(await spec.run(cfg, input, ctx));
       if (output.success) return output.data as Record<string, unknown>;
-      throw new NodeExecutionError(`${spec.name} built an output that does not match its model: ${output.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new NodeExecutionError(
+        `${spec.name} built an output that does not match its model: ${output.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     },
   };
 }
@@ -57,9 +61,12 @@ export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawS
 export async function renderOrFirstString(template: string, input: NodeInput, field: string): Promise<string> {
   if (template.trim()) return renderTemplate(template, input, field);
   const values = Object.values(input);
-  const nested = values.flatMap((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.values(v) : []));
+  const nested = values.flatMap((v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.values(v) : [],
+  );
   const found = [...values, ...nested].find((v): v is string => typeof v === 'string');
-  if (found === undefined) throw new NodeExecutionError(`${field} is empty and the input holds no string value to use instead`);
+  if (found === undefined)
+    throw new NodeExecutionError(`${field} is empty and the input holds no string value to use instead`);
   return found;
 }
 

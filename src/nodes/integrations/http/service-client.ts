@@ -49,7 +49,11 @@ export interface ConnectOptions {
  * default), the credential from env management (a missing one fails the task naming it), the
  * activity's cancellation on every call, and error answers mapped onto task failures.
  */
-export async function connect(ctx: NodeExecutionContext, service: ServiceSpec, options: ConnectOptions = {}): Promise<ServiceClient> {
+export async function connect(
+  ctx: NodeExecutionContext,
+  service: ServiceSpec,
+  options: ConnectOptions = {},
+): Promise<ServiceClient> {
   const auth = options.auth ?? (await authHeaders(ctx, service));
   const baseUrl = await baseUrlOf(ctx, service);
   const headers = { 'user-agent': 'Spur', ...service.headers, ...auth };
@@ -57,8 +61,18 @@ export async function connect(ctx: NodeExecutionContext, service: ServiceSpec, o
   async function request(req: ServiceRequest): Promise<ServiceResponse> {
     const { res, text } = await send(ctx, service, urlOf(baseUrl, req), {
       method: req.method ?? 'GET',
-      headers: { ...(req.json !== undefined ? { accept: 'application/json' } : {}), ...headers, ...contentType(req), ...req.headers },
-      body: req.json !== undefined ? JSON.stringify(req.json) : req.form ? new URLSearchParams(req.form).toString() : undefined,
+      headers: {
+        ...(req.json !== undefined ? { accept: 'application/json' } : {}),
+        ...headers,
+        ...contentType(req),
+        ...req.headers,
+      },
+      body:
+        req.json !== undefined
+          ? JSON.stringify(req.json)
+          : req.form
+            ? new URLSearchParams(req.form).toString()
+            : undefined,
     });
     if (!res.ok && !req.accept?.includes(res.status)) throw failureForStatus(service, res.status, res.headers, text);
     return { status: res.status, headers: res.headers, text, json: parseJson(text) };
@@ -68,7 +82,9 @@ export async function connect(ctx: NodeExecutionContext, service: ServiceSpec, o
     const parsed = schema.safeParse(res.json);
     if (parsed.success) return parsed.data;
     const problem = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-    throw new NodeExecutionError(`${service.label} answered ${what} with an unexpected body (${problem}): ${res.text.slice(0, 200)}`);
+    throw new NodeExecutionError(
+      `${service.label} answered ${what} with an unexpected body (${problem}): ${res.text.slice(0, 200)}`,
+    );
   };
 
   return {
@@ -90,7 +106,9 @@ async function authHeaders(ctx: NodeExecutionContext, service: ServiceSpec): Pro
 
 /** The configured base, trailing slashes dropped, else the default; it must be an http(s) URL. */
 export async function baseUrlOf(ctx: NodeExecutionContext, service: ServiceSpec): Promise<string> {
-  const configured = (await ctx.secret(service.baseVariable))?.trim() || (service.fallbackVariable ? (await ctx.secret(service.fallbackVariable))?.trim() : undefined);
+  const configured =
+    (await ctx.secret(service.baseVariable))?.trim() ||
+    (service.fallbackVariable ? (await ctx.secret(service.fallbackVariable))?.trim() : undefined);
   const base = (configured || service.defaultBase).replace(/\/+$/, '');
   let parsed: URL | undefined;
   try {
@@ -99,14 +117,17 @@ export async function baseUrlOf(ctx: NodeExecutionContext, service: ServiceSpec)
     parsed = undefined;
   }
   if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
-    throw new NodeExecutionError(`${service.baseVariable} must be an http(s) base URL without query or fragment, got '${base}'`);
+    throw new NodeExecutionError(
+      `${service.baseVariable} must be an http(s) base URL without query or fragment, got '${base}'`,
+    );
   }
   return base;
 }
 
 function urlOf(baseUrl: string, req: ServiceRequest): string {
   const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(req.query ?? {})) if (value !== undefined && value !== null) query.set(key, String(value));
+  for (const [key, value] of Object.entries(req.query ?? {}))
+    if (value !== undefined && value !== null) query.set(key, String(value));
   const search = query.toString();
   return `${baseUrl}${req.path}${search ? (req.path.includes('?') ? '&' : '?') + search : ''}`;
 }
@@ -121,9 +142,17 @@ function contentType(req: ServiceRequest): Record<string, string> {
  * fetch, body included, under the activity's cancellation and a timeout; transport failures
  * (refused, reset, timed out) become transient.
  */
-async function send(ctx: NodeExecutionContext, service: ServiceSpec, url: string, init: RequestInit): Promise<{ res: Response; text: string }> {
+async function send(
+  ctx: NodeExecutionContext,
+  service: ServiceSpec,
+  url: string,
+  init: RequestInit,
+): Promise<{ res: Response; text: string }> {
   try {
-    const res = await ctx.fetch(url, { ...init, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
+    const res = await ctx.fetch(url, {
+      ...init,
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+    });
     return { res, text: await res.text() };
   } catch (err) {
     // A cancelled activity reports its own cancellation, not a service failure.

@@ -39,11 +39,16 @@ export function failureForStatus(service: ServiceSpec, status: number, headers: 
 /** A transport failure (refused connection, reset, DNS, timeout): worth retrying. */
 export function networkFailure(service: ServiceSpec, err: unknown): TransientNodeError | NodeExecutionError {
   const stop = outboundStop(err);
-  if (stop) return new NodeExecutionError(`${service.label} request stopped by the outbound policy: ${stop.message}`, { cause: err });
+  if (stop)
+    return new NodeExecutionError(`${service.label} request stopped by the outbound policy: ${stop.message}`, {
+      cause: err,
+    });
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   const timedOut = err instanceof Error && err.name === 'TimeoutError';
   const detail = cause instanceof Error ? cause.message : String(cause);
-  return new TransientNodeError(`${service.label} request ${timedOut ? 'timed out' : `failed: ${detail}`}`, undefined, { cause: err });
+  return new TransientNodeError(`${service.label} request ${timedOut ? 'timed out' : `failed: ${detail}`}`, undefined, {
+    cause: err,
+  });
 }
 
 /** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
@@ -78,7 +83,9 @@ function messageIn(body: unknown): string | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const record = body as Record<string, unknown>;
   if (Array.isArray(record.errors)) {
-    const parts = record.errors.map((e) => (Array.isArray(e) ? e.map(String).join(': ') : messageIn(e))).filter(Boolean);
+    const parts = record.errors
+      .map((e) => (Array.isArray(e) ? e.map(String).join(': ') : messageIn(e)))
+      .filter(Boolean);
     if (parts.length) return parts.join('; ');
   }
   for (const key of ['message', 'error', 'detail', 'error_description']) {
