@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../outbound/retry-after';
 import { createHmac } from 'node:crypto';
 import type { OutboundFetch } from '../outbound/outbound-fetch';
 
@@ -32,15 +33,7 @@ export async function postCallback(
     signal: AbortSignal.timeout(timeoutMs),
   });
   await answer.body?.cancel();
-  return { statusCode: answer.status, retryAfterMs: retryAfter(answer.headers.get('retry-after') ?? undefined) };
-}
-
-function retryAfter(value: string | undefined): number | null {
-  if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+  return { statusCode: answer.status, retryAfterMs: retryAfterMs(answer.headers) ?? null };
 }
 
 /** What an answer means: taken (2xx), worth another try (429, 5xx), refused for good (the rest). */

@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../outbound/retry-after';
 import OpenAI, { AzureOpenAI } from 'openai';
 import { EMBEDDING_PROVIDERS, type EmbeddingModelInfo, remoteModelName } from './embedding-models';
 import { outboundStop } from '../outbound/errors';
@@ -17,6 +18,8 @@ export class EmbeddingError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The provider's Retry-After, when it gave one: the next attempt waits that long. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -75,7 +78,11 @@ function classify(err: unknown, model: EmbeddingModelInfo): EmbeddingError {
     );
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const retryable = err.status === 429 || err.status === 408 || err.status === 409 || err.status >= 500;
-    return new EmbeddingError(`${model.provider} embeddings answered ${err.status}: ${err.message}`, retryable);
+    return new EmbeddingError(
+      `${model.provider} embeddings answered ${err.status}: ${err.message}`,
+      retryable,
+      retryable ? retryAfterMs(err.headers) : undefined,
+    );
   }
   const message = err instanceof Error ? err.message : String(err);
   return new EmbeddingError(`${model.provider} embeddings request failed: ${message}`, true);

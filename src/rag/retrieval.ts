@@ -97,7 +97,7 @@ export function createRetriever({ models, vectors, secret, fetch }: RetrieverDep
       return await retrieve(indexId, { query, top_k: topK });
     } catch (err) {
       if (err instanceof EmbeddingError && err.retryable)
-        throw new TransientNodeError(err.message, undefined, { cause: err });
+        throw new TransientNodeError(err.message, err.retryAfterMs, { cause: err });
       if (err instanceof RagRecordNotFound || err instanceof IndexNotReadyError || err instanceof EmbeddingError)
         throw new NodeExecutionError(err.message, { cause: err });
       throw err;

@@ -40,6 +40,13 @@ async function withHeartbeat<T>(work: (beat: () => void, signal: AbortSignal) =>
     if (err instanceof RagRecordGoneError) throw ApplicationFailure.nonRetryable(err.message, RagFailureType.Gone);
     if (err instanceof EmbeddingError && !err.retryable)
       throw ApplicationFailure.nonRetryable(err.message, RagFailureType.Embedding);
+    // The provider said when to come back: the next attempt waits that long, not the usual backoff.
+    if (err instanceof EmbeddingError && err.retryAfterMs)
+      throw ApplicationFailure.create({
+        message: err.message,
+        type: 'EmbeddingUnavailable',
+        nextRetryDelay: err.retryAfterMs,
+      });
     throw err;
   } finally {
     clearInterval(timer);

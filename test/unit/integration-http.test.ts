@@ -3,7 +3,8 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors.j
 import { repoPath } from '../../src/nodes/integrations/github-api.js';
 import { renderOrFirstString } from '../../src/nodes/integrations/http/integration-node.js';
 import { baseUrlOf } from '../../src/nodes/integrations/http/service-client.js';
-import { failureForStatus, retryAfterMs, serviceMessage } from '../../src/nodes/integrations/http/service-errors.js';
+import { failureForStatus, serviceMessage } from '../../src/nodes/integrations/http/service-errors.js';
+import { retryAfterMs } from '../../src/outbound/retry-after.js';
 import { SERVICES } from '../../src/nodes/integrations/http/services.js';
 import { preferredTrack, videoIdOf } from '../../src/nodes/integrations/youtube-api.js';
 import type { NodeExecutionContext } from '../../src/nodes/types.js';

@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../../../outbound/retry-after';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { outboundStop } from '../../../outbound/errors.js';
@@ -36,16 +37,4 @@ function fromStatus(status: number | undefined, headers: Headers | undefined, me
     return new TransientNodeError(message, retryAfterMs(headers), { cause });
   }
   return new NodeExecutionError(message, { cause });
-}
-
-/** `retry-after-ms` (OpenAI's), else `retry-after` in seconds or as an HTTP date. */
-export function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const ms = headers?.get('retry-after-ms');
-  if (ms && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
-  const after = headers?.get('retry-after');
-  if (!after) return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../../../outbound/retry-after';
 import { outboundStop } from '../../../outbound/errors.js';
 import { NodeExecutionError, TransientNodeError } from '../../errors.js';
 import type { ServiceSpec } from './services.js';
@@ -49,16 +50,6 @@ export function networkFailure(service: ServiceSpec, err: unknown): TransientNod
   return new TransientNodeError(`${service.label} request ${timedOut ? 'timed out' : `failed: ${detail}`}`, undefined, {
     cause: err,
   });
-}
-
-/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const after = headers.get('retry-after')?.trim();
-  if (!after) return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 const MAX_MESSAGE = 500;
