@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
-import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { keyedRunLeftUnstarted } from '../support/half-started-runs';
 
@@ -13,13 +12,7 @@ describe('e2e: the reconciler and keyed runs whose api died mid-request', functi
   before(async () => {
     engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
   });
-  after(async () => {
-    await engine.api.temporal.schedule
-      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
-      .delete()
-      .catch(() => undefined);
-    await engine?.close();
-  });
+  after(() => closeReconcilingEngine(engine));
 
   const workflow = async (name: string) =>
     (await engine.http.post('/wf/', { name, definition: echo })).body.id as string;

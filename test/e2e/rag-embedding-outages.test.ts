@@ -2,17 +2,15 @@ import assert from 'node:assert/strict';
 import type { Engine } from '../support/engine';
 import type { FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 import { l, n } from '../support/graphs';
-import { INDEX_EMBEDDING, collectionForm, startRagEngine, waitForProgress } from '../support/rag';
+import {
+  INDEX_EMBEDDING,
+  SMALL_CHUNKS as TEXT_PROCESSING,
+  collectionForm,
+  startRagEngine,
+  waitForProgress,
+} from '../support/rag';
 import { TOPICS } from '../support/rag-fixtures';
 
-const TEXT_PROCESSING = {
-  chunk_token_size: 30,
-  min_chunk_size_chars: 20,
-  min_chunk_length_to_embed: 5,
-  embeddings_batch_size: 2,
-  max_num_chunks: 1000,
-  use_vision_model: false,
-};
 const inputsOf = (body: { input: string | string[] }) => (Array.isArray(body.input) ? body.input : [body.input]);
 
 describe('e2e: knowledge bases through embedding provider outages and rate limits', function () {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
-import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { input, l, n } from '../support/graphs';
 import { batchLeftUnstarted } from '../support/half-started-runs';
@@ -22,13 +21,7 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
   before(async () => {
     engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
   });
-  after(async () => {
-    await engine.api.temporal.schedule
-      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
-      .delete()
-      .catch(() => undefined);
-    await engine?.close();
-  });
+  after(() => closeReconcilingEngine(engine));
 
   const workflowIdOf = (runId: string) => runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX);
   const closed = (runId: string) =>

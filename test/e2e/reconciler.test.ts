@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
-import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { input, l, n, pythonExclaim } from '../support/graphs';
 import { runLeftUnstarted } from '../support/half-started-runs';
 
@@ -22,13 +22,7 @@ describe('e2e: the reconciler (a Temporal Schedule) closes or starts runs whose 
       SPUR_RECONCILE_GRACE_SECONDS: String(graceSeconds),
     });
   });
-  after(async () => {
-    await engine.api.temporal.schedule
-      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
-      .delete()
-      .catch(() => undefined);
-    await engine?.close();
-  });
+  after(() => closeReconcilingEngine(engine));
 
   it('starts a run whose api stopped between inserting it and starting its workflow', async () => {
     const wf = (await engine.http.post('/wf/', { name: 'never started', definition: pythonExclaim })).body;

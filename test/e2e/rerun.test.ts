@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { RerunRequest } from '../../src/modules/runs/rerun.schemas';
 import { createServices } from '../../src/services';
-import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
-import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
+import { isFinal, closeReconcilingEngine, startEngine, waitForRun, type Engine } from '../support/engine';
 import { largestHistoryPayload } from '../support/run-history';
 import { cond, input, l, n } from '../support/graphs';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
@@ -414,13 +413,7 @@ describe('e2e: a rerun whose api stopped before starting it; a rerun that contin
       SPUR_RUN_HISTORY_EVENTS: '10',
     });
   });
-  after(async () => {
-    await engine.api.temporal.schedule
-      .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
-      .delete()
-      .catch(() => undefined);
-    await engine?.close();
-  });
+  after(() => closeReconcilingEngine(engine));
 
   it('is started by the reconciler as the same rerun: reused outputs, the start node with its overrides', async () => {
     const wf = (await engine.http.post('/wf/', { name: 'rerun-orphan', definition: chain() })).body;

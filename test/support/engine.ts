@@ -1,3 +1,4 @@
+import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { startApi, type TestApi } from './api';
 import { client } from './http';
 import { startWorker, type TestWorker } from './worker';
@@ -24,6 +25,19 @@ export async function startEngine(overrides: Record<string, string> = {}): Promi
     },
   };
   return engine;
+}
+
+/**
+ * Closes an engine started with the reconciler on (SPUR_RECONCILE_EVERY_SECONDS): its Temporal
+ * Schedule lives on the shared server and would keep firing for a database that is gone.
+ */
+export async function closeReconcilingEngine(engine: Engine | undefined): Promise<void> {
+  if (!engine) return;
+  await engine.api.temporal.schedule
+    .getHandle(reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string))
+    .delete()
+    .catch(() => undefined);
+  await engine.close();
 }
 
 export const isFinal = (run: { status: string }) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(run.status);

@@ -80,3 +80,13 @@ export const INDEX_EMBEDDING = {
   top_k: 3,
   score_threshold: 0.05,
 };
+
+/** Small chunks in batches of two: a few short documents make several embedding requests. */
+export const SMALL_CHUNKS = {
+  chunk_token_size: 30,
+  min_chunk_size_chars: 20,
+  min_chunk_length_to_embed: 5,
+  embeddings_batch_size: 2,
+  max_num_chunks: 1000,
+  use_vision_model: false,
+};
