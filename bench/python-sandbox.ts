@@ -11,11 +11,9 @@ import path from 'node:path';
 import type { PythonSettings } from '../src/config';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { pythonFuncNode } from '../src/nodes/code-execution/python-func-node';
-import type { NodeExecutionContext } from '../src/nodes/types';
 import { REPO_ROOT } from '../scripts/lib/tools';
+import { pythonNodeContext } from './lib/python-node-context';
 import { msSince, round, summarize } from './lib/stats';
-import { loadConfig } from '../src/config';
-import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 
 const rounds = Number(process.argv[2] ?? 200);
 const warmup = 10;
@@ -40,19 +38,6 @@ const config = pythonFuncNode.config.parse({
   output_schema: { y: 'string' },
 });
 
-function context(sandbox: PythonSandbox): NodeExecutionContext {
-  return {
-    runId: 'bench',
-    nodeId: 'py',
-    nodeTitle: 'py',
-    signal: new AbortController().signal,
-    secret: async () => undefined,
-    fetch: createOutboundFetch(loadConfig(process.env).outbound),
-    heartbeat: () => undefined,
-    pythonSandbox: sandbox,
-  };
-}
-
 async function main(): Promise<void> {
   const sandboxes = Object.fromEntries(
     Object.entries(variants).map(([name, settings]) => [name, new PythonSandbox(settings)]),
@@ -65,7 +50,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < warmup + rounds; i++) {
     for (const [name, sandbox] of Object.entries(sandboxes)) {
       const start = process.hrtime.bigint();
-      const out = await pythonFuncNode.execute?.(config, { src: { x: 'hi' } }, context(sandbox));
+      const out = await pythonFuncNode.execute?.(config, { src: { x: 'hi' } }, pythonNodeContext(sandbox));
       if (out?.y !== 'hi!') throw new Error(`${name}: unexpected output ${JSON.stringify(out)}`);
       if (i >= warmup) samples[name]?.push(msSince(start));
     }

@@ -10,9 +10,8 @@ import path from 'node:path';
 import { loadConfig } from '../src/config';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { pythonFuncNode } from '../src/nodes/code-execution/python-func-node';
-import type { NodeExecutionContext } from '../src/nodes/types';
-import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { REPO_ROOT } from '../scripts/lib/tools';
+import { pythonNodeContext } from './lib/python-node-context';
 import { msSince, round, summarize } from './lib/stats';
 
 const rounds = Number(process.argv[2] ?? 8);
@@ -22,21 +21,6 @@ const config = pythonFuncNode.config.parse({
   code: 'return {"y": input_model.src.x + "!"}',
   output_schema: { y: 'string' },
 });
-const fetch = createOutboundFetch(loadConfig(process.env).outbound);
-
-function context(sandbox: PythonSandbox): NodeExecutionContext {
-  return {
-    runId: 'bench',
-    nodeId: 'py',
-    nodeTitle: 'py',
-    signal: new AbortController().signal,
-    secret: async () => undefined,
-    fetch,
-    heartbeat: () => undefined,
-    pythonSandbox: sandbox,
-  };
-}
-
 async function main(): Promise<void> {
   const settings = loadConfig(process.env).python;
   const sandboxes = new Map(CAPS.map((cap) => [cap, new PythonSandbox({ ...settings, maxConcurrent: cap })]));
@@ -50,7 +34,7 @@ async function main(): Promise<void> {
       const start = process.hrtime.bigint();
       await Promise.all(
         Array.from({ length: ROWS }, async (_, i) => {
-          const out = await pythonFuncNode.execute?.(config, { src: { x: String(i) } }, context(sandbox));
+          const out = await pythonFuncNode.execute?.(config, { src: { x: String(i) } }, pythonNodeContext(sandbox));
           if (out?.y !== `${i}!`) throw new Error(`cap ${cap}: unexpected output ${JSON.stringify(out)}`);
         }),
       );
