@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
@@ -47,6 +47,14 @@ export function startUnprivilegedWorker(
   env: Record<string, string>,
   extraEnv: Record<string, string> = {},
 ): Promise<TestWorker> {
+  // It loads the repository's code and node_modules as uid 65534: every folder above them must let others in.
+  for (let up = REPO_ROOT; up !== path.dirname(up); up = path.dirname(up)) {
+    if ((statSync(up).mode & 0o001) === 0) {
+      throw new Error(
+        `an unprivileged worker (uid 65534) cannot enter ${up}, above the repository; clone Spur where other users may traverse (chmod o+x ${up})`,
+      );
+    }
+  }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'spur-bundle-'));
   chmodSync(dir, 0o755);
   const bundle = path.join(dir, 'workflow-bundle.js');
