@@ -334,9 +334,8 @@ describe('e2e: integration nodes against local servers speaking their servicesâ€
     });
 
     it('a refused connection is a network error: retried, then fails naming the service', async () => {
-      const closed = await startFakeServices();
-      const deadBase = closed.base('github');
-      await closed.close();
+      // Port 1: nothing listens there, and unlike a port just closed no other test's server can take it meanwhile.
+      const deadBase = 'http://127.0.0.1:1/github';
       // The token is entered again for the new base: a key is used only with the base it was entered under.
       await setEnv(engine, { GITHUB_API_BASE: deadBase, GITHUB_ACCESS_TOKEN: CREDENTIALS.GITHUB_ACCESS_TOKEN! });
       try {
