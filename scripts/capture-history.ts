@@ -7,18 +7,16 @@
 // replaces the baseline: the fixtures are exactly the scenarios below, in today's shapes.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
-import { StartRunRequest } from '../src/modules/runs/runs.schemas';
-import { createServices } from '../src/services';
 import type { ReconcileInput } from '../temporal/shared/reconcile-contract';
 import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
 import { isFinal, waitForRun, type Engine } from '../test/support/engine';
+import { runLeftUnstarted } from '../test/support/half-started-runs';
 import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
 import { startLlmEngine } from '../test/support/llm-engine';
 import { chatbotDefinition } from '../test/support/chatbot';
@@ -230,18 +228,11 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Leaves a run stored but never started (as an api killed mid-request would), then runs one reconciler pass. */
+/** Leaves runs stored but never started (an api killed mid-request), then runs one reconciler pass. */
 async function runReconcileScenario(engine: Engine, workflowId: string, pageSize: number): Promise<string> {
-  const services = createServices({
-    models: engine.api.models,
-    secretKey: randomBytes(32),
-    temporal: engine.api.temporal,
-    config: engine.api.config,
-  });
-  const request = StartRunRequest.parse({ initial_inputs: { in: { x: 'a' } } });
   const stranded = [
-    await services.runStarter.record(workflowId, request, 'interactive'),
-    await services.runStarter.record(workflowId, request, 'interactive'),
+    await runLeftUnstarted(engine, workflowId, { in: { x: 'a' } }),
+    await runLeftUnstarted(engine, workflowId, { in: { x: 'a' } }),
   ];
   const input: ReconcileInput = { graceMs: 0, pageSize, maxPages: 5 };
   const handle = await engine.api.temporal.workflow.start(WorkflowType.spurReconcile, {
@@ -250,7 +241,7 @@ async function runReconcileScenario(engine: Engine, workflowId: string, pageSize
     args: [input],
   });
   await handle.result();
-  for (const run of stranded) assert.equal((await waitForRun(engine.http, run._id, isFinal)).status, 'COMPLETED');
+  for (const runId of stranded) assert.equal((await waitForRun(engine.http, runId, isFinal)).status, 'COMPLETED');
   return handle.workflowId;
 }
 

@@ -32,8 +32,7 @@ import { createCallbackService } from './modules/callbacks/callbacks.service';
 import { createIdempotencyKeys } from './db/idempotency-keys';
 import { createBrowserSessionStore } from './db/browser-sessions';
 import { createIdempotency } from './modules/runs/idempotency';
-import { keyedRunRecovery } from './runs/keyed-recovery';
-import { storedRunLauncher } from './runs/launch';
+import { createRunLauncher } from './runs/launcher';
 import { createOutboundFetch } from './outbound/outbound-fetch';
 import { createBoundedParser } from './parsing/parse-pool';
 
@@ -81,8 +80,23 @@ export function createServices({
   // Uploaded documents and dataset files are parsed on its threads, never on the api's event loop.
   const parser = createBoundedParser(config.parsing);
   const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
+  const keys = createIdempotencyKeys(models);
+  // Temporal refusing a start fails the run here: the client is answered 503 and may send it again.
+  const launcher = createRunLauncher({
+    models,
+    runRecords,
+    keys,
+    temporal: () => temporal,
+    taskQueue: config.temporal.taskQueue,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    eagerStart,
+    runHistoryEvents: config.runs.runHistoryEvents,
+    batch: config.runs,
+    whenRefused: 'fail-run',
+  });
   const starterDeps = {
     callbacks,
+    launcher,
     models,
     values,
     runRecords,
@@ -94,7 +108,6 @@ export function createServices({
     taskQueue: config.temporal.taskQueue,
     workflowIdPrefix: config.temporal.workflowIdPrefix,
     blockingWaitMs: config.runs.blockingWaitMs,
-    runHistoryEvents: config.runs.runHistoryEvents,
     eagerStart,
     stopping,
     definitionLimits: config.limits,
@@ -124,12 +137,7 @@ export function createServices({
     callbacks,
     runStarter,
     rerunStarter,
-    startBatch: createBatchStarter({
-      ...starterDeps,
-      batchHistoryEvents: config.runs.batchHistoryEvents,
-      batchChunkRows: config.runs.batchChunkRows,
-      batchRowMode: config.runs.batchRowMode,
-    }),
+    startBatch: createBatchStarter(starterDeps),
     pauses: createPauseService({
       models,
       values,
@@ -149,16 +157,13 @@ export function createServices({
     sessions,
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
     browserSessionStore: createBrowserSessionStore(models),
-    idempotency: createIdempotency({ keys: createIdempotencyKeys(models, values), ttlMs: config.idempotency.ttlMs }),
-    recoverRun: keyedRunRecovery({
-      models,
-      reader,
-      temporal,
-      launch: storedRunLauncher(models, {
-        taskQueue: config.temporal.taskQueue,
-        workflowIdPrefix: config.temporal.workflowIdPrefix,
-      }),
-    }),
+    idempotency: createIdempotency({ keys, runRecords, ttlMs: config.idempotency.ttlMs }),
+    // A keyed request whose first attempt died before its run started: started now, as the reconciler would.
+    recoverRun: async (runId: string) => {
+      const run = await runRecords.recordOf(runId);
+      if (run?.status === 'PENDING') await launcher.launch(run);
+      return reader.get(runId);
+    },
     rag: createRagService({
       models,
       temporal,

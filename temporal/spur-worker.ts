@@ -1,12 +1,12 @@
 import path from 'node:path';
 import v8 from 'node:v8';
+import { Context } from '@temporalio/activity';
 import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
-import { storedRunLauncher } from '../src/runs/launch';
+import { createRunLauncher } from '../src/runs/launcher';
 import { createIdempotencyKeys } from '../src/db/idempotency-keys';
-import { keyedRunLauncher } from '../src/runs/keyed-recovery';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createCredentials } from '../src/secrets/credentials';
 import { SecretBox } from '../src/secrets/secret-box';
@@ -40,7 +40,8 @@ export function createSpurWorker(
   const credentials = createCredentials(models, box);
   const values = valuesOf(models.conn, config.values, secretKey);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
-  const runs = createRunReader(models, createRunRepository(models, values));
+  const runRecords = createRunRepository(models, values);
+  const runs = createRunReader(models, runRecords);
   const callbacks = {
     ...config.callbacks,
     fetch: outbound,
@@ -51,8 +52,18 @@ export function createSpurWorker(
   const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
-  // The reconciler starts a keyed run only if its Idempotency-Key names it.
-  const launchStoredRun = keyedRunLauncher(createIdempotencyKeys(models, values), storedRunLauncher(models, queue));
+  // The reconciler's launcher: a start Temporal refuses leaves the run PENDING for its next pass.
+  const launcher = createRunLauncher({
+    models,
+    runRecords,
+    keys: createIdempotencyKeys(models),
+    temporal: () => Context.current().client,
+    ...queue,
+    eagerStart: false,
+    runHistoryEvents: config.runs.runHistoryEvents,
+    batch: config.runs,
+    whenRefused: 'leave-pending',
+  });
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -71,7 +82,7 @@ export function createSpurWorker(
       parser: createBoundedParser(config.parsing),
       pythonSandbox,
       temporal: queue,
-      launchStoredRun,
+      launcher,
       callbacks,
       ...hosted,
     }),

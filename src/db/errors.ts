@@ -1,29 +1,27 @@
-/**
- * Storage's own errors, for the api and the activities alike. They carry the HTTP status the api
- * answers with as `status` (the convention the error middleware already renders, as for
- * http-errors), so storage never imports the api's error classes.
- */
-export class StoredRecordMissing extends Error {
-  readonly status = 404;
+import { NotFoundError, SpurError } from '../errors';
+
+/** A record storage was asked to read is not there (deleted meanwhile, or never was). */
+export class StoredRecordMissing extends NotFoundError {
   constructor(
     readonly what: 'run' | 'dataset' | 'output file',
     message: string,
   ) {
-    super(message);
-    this.name = 'StoredRecordMissing';
+    super(message, `${what.replace(' ', '_').toUpperCase()}_NOT_FOUND`);
   }
 }
 
 /** A value over SPUR_MAX_VALUE_BYTES: a request carrying one is refused (413), a node producing one fails. */
-export class ValueTooLargeError extends Error {
-  readonly status = 413;
+export class ValueTooLargeError extends SpurError {
   constructor(
     readonly bytes: number,
     readonly limitBytes: number,
     what = 'A value',
   ) {
-    super(`${what} is ${bytes} bytes, over the limit of ${formatBytes(limitBytes)} per value (SPUR_MAX_VALUE_BYTES)`);
-    this.name = 'ValueTooLargeError';
+    super(
+      'too_large',
+      'VALUE_TOO_LARGE',
+      `${what} is ${bytes} bytes, over the limit of ${formatBytes(limitBytes)} per value (SPUR_MAX_VALUE_BYTES)`,
+    );
   }
 }
 

@@ -3,7 +3,6 @@ import { trusted } from 'mongoose';
 import { isBusyError, isDuplicateKeyError } from './ids';
 import { toJsonText } from './json-text';
 import type { IdempotencyKeyDoc, Models } from './models';
-import type { Values } from './values';
 
 /** Where a key applies: the caller (API key digest, or none), the route and its workflow or run. */
 export interface KeyScope {
@@ -56,8 +55,8 @@ const SWEEP_EVERY_MS = 10 * 60_000;
  * read-then-write, so a conditional update could not): the first insert of a scope's `_id` wins,
  * and from then on only the winning request (or one finishing after it died) writes the record.
  */
-export function createIdempotencyKeys(models: Models, values: Values) {
-  const { IdempotencyKey: Key, Run } = models;
+export function createIdempotencyKeys(models: Models) {
+  const { IdempotencyKey: Key } = models;
   let lastSweep = 0;
 
   /** At most once per SWEEP_EVERY_MS, in the background: expired records nobody asks for again. */
@@ -127,12 +126,6 @@ export function createIdempotencyKeys(models: Models, values: Values) {
     async names(keyId: string, runId: string): Promise<boolean> {
       const doc = await Key.findById(keyId, { run_id: 1 }).lean<Pick<IdempotencyKeyDoc, 'run_id'>>();
       return doc?.run_id === runId;
-    },
-
-    /** A run recorded for a key another request holds: never started, never answered; it goes with its values. */
-    async discardRun(runId: string): Promise<void> {
-      await Run.deleteOne({ _id: runId, status: 'PENDING' });
-      await values.deleteScopes([runId]);
     },
   };
 }

@@ -13,6 +13,9 @@ export interface NewRun {
   status?: RunStatus;
   parentRunId?: string | null;
   inputDatasetId?: string | null;
+  /** A batch parent's output file (created before its record) and the mini-batch size it was asked for. */
+  outputFileId?: string | null;
+  miniBatchSize?: number | null;
   outputs?: unknown;
   message?: string | null;
   startTime?: Date;
@@ -48,8 +51,9 @@ export function runDocument(r: NewRun): RunDoc {
     outputs: r.outputs === undefined ? null : toJsonText(r.outputs),
     parent_run_id: r.parentRunId ?? null,
     run_type: r.runType,
-    output_file_id: null,
+    output_file_id: r.outputFileId ?? null,
     input_dataset_id: r.inputDatasetId ?? null,
+    mini_batch_size: r.miniBatchSize ?? null,
     message: r.message ?? null,
     rows_total: r.rows?.total ?? null,
     rows_done: r.rows?.done ?? null,

@@ -41,7 +41,9 @@ export function createRunRepository(models: Models, values: Values) {
       inputs: I,
       storeInputs: (runId: string, inputs: I) => Promise<I>,
       /** Which record fields the stored inputs fill (a rerun's also carry the input of its start node). */
-      toFields: (stored: I) => Pick<NewRun, 'initialInputs' | 'rerun'> = (stored) => ({ initialInputs: stored }),
+      toFields: (stored: I) => Pick<NewRun, 'initialInputs' | 'rerun' | 'outputFileId'> = (stored) => ({
+        initialInputs: stored,
+      }),
     ): Promise<{ doc: RunDoc; inputs: I }> {
       let stored = inputs;
       const doc = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
@@ -51,6 +53,10 @@ export function createRunRepository(models: Models, values: Values) {
         return run;
       });
       return { doc, inputs: stored };
+    },
+
+    async recordOf(runId: string): Promise<RunDoc | null> {
+      return Run.findById(runId).lean<RunDoc>();
     },
 
     async statusOf(runId: string): Promise<RunStatus | null> {
@@ -66,8 +72,10 @@ export function createRunRepository(models: Models, values: Values) {
       );
     },
 
-    async setOutputFile(runId: string, outputFileId: string): Promise<void> {
-      await Run.updateOne({ _id: runId }, { $set: { output_file_id: outputFileId } });
+    /** A run recorded for a key another request holds: never started, never answered; it goes with its values. */
+    async discardUnstarted(runId: string): Promise<void> {
+      await Run.deleteOne({ _id: runId, status: 'PENDING' });
+      await values.deleteScopes([runId]);
     },
 
     /** An output file was deleted: its batch runs stay, without it (PySpur deletes the runs with it, losing their history). */

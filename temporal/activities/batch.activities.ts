@@ -39,8 +39,7 @@ async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    // The dataset reader (an api module both sides use) still throws the api's 404 error: same meaning.
-    if (err instanceof StoredRecordMissing || (err as { status?: unknown }).status === 404)
+    if (err instanceof StoredRecordMissing)
       throw ApplicationFailure.nonRetryable(
         `${(err as Error).message} (deleted while the batch ran)`,
         'BatchInputGone',

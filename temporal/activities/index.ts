@@ -13,7 +13,8 @@ import { createRagActivities } from './rag.activities';
 import type { VectorStore } from '../../src/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
-import { type StoredRunLauncher, createReconcileActivities } from './reconcile.activities';
+import { createReconcileActivities } from './reconcile.activities';
+import type { RunLauncher } from '../../src/runs/launcher';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';
 
@@ -32,8 +33,8 @@ export interface ActivityDeps {
   pythonSandbox?: PythonSandbox;
   /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */
   temporal: { taskQueue: string; workflowIdPrefix: string };
-  /** How the reconciler starts a run whose api died before starting it (the api's own launch path). */
-  launchStoredRun: StoredRunLauncher;
+  /** How the reconciler starts a run whose api died before starting it (the api's own launcher). */
+  launcher: RunLauncher;
   /** Callback delivery: the run's body as the api shows it, the secret's key, the settings. */
   callbacks: CallbackDeliveryDeps;
   /** Set when the api runs in this process: it answers blocking runs once their final save is written. */

@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { trusted } from 'mongoose';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/run-projection';
 import { createRunEvents } from '../../src/db/run-events';
+import type { RunLauncher } from '../../src/runs/launcher';
 import type { RunStatus } from '../../src/engine/statuses';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
 import { runWorkflowId } from '../shared/workflow-names';
@@ -18,27 +19,22 @@ const ENDED: Record<string, string> = {
   COMPLETED: 'Its Temporal workflow completed without recording the result',
 };
 
-type Verdict = 'alive' | 'started' | 'failed' | 'canceled';
-
-/**
- * Starts a stored run's workflow exactly as the api does (the worker entry composes it from the
- * api's launch path, so activities import nothing of the api); false when its version is gone.
- */
-export type StoredRunLauncher = (run: RunDoc, client: Client) => Promise<boolean>;
+type Verdict = 'alive' | 'started' | 'discarded' | 'failed' | 'canceled';
 
 export interface ReconcileDeps {
   models: Models;
   /** The queue and workflow-id prefix this worker serves. */
   temporal: { taskQueue: string; workflowIdPrefix: string };
-  launchStoredRun: StoredRunLauncher;
+  /** Starts a stored run's workflow the way the api does (src/runs/launcher.ts). */
+  launcher: RunLauncher;
 }
 
 /**
  * The reconciler's work: open runs (by their MongoDB record) whose Temporal workflow is not
- * running. A never-started run (its api died between the insert and the start) is started the way
- * the api starts it; a run whose workflow ended without recording it is closed with a message.
+ * running. A never-started run (its api died between the insert and the start) is launched as the
+ * api launches it; a run whose workflow ended without recording it is closed with a message.
  */
-export function createReconcileActivities({ models, temporal, launchStoredRun }: ReconcileDeps) {
+export function createReconcileActivities({ models, temporal, launcher }: ReconcileDeps) {
   const projection = createRunProjection(models, createRunEvents(models));
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
@@ -53,6 +49,7 @@ export function createReconcileActivities({ models, temporal, launchStoredRun }:
     const tally: ReconcilePageResult = {
       checked: runs.length,
       started: 0,
+      discarded: 0,
       failed: 0,
       canceled: 0,
       next: runs.length === page.pageSize ? (runs.at(-1)?._id ?? null) : null,
@@ -84,21 +81,8 @@ export function createReconcileActivities({ models, temporal, launchStoredRun }:
     }
     if (run.status !== 'PENDING')
       return fail(run, 'Its Temporal workflow no longer exists (deleted, or past the namespace retention)');
-    if (run.input_dataset_id) return fail(run, 'The api stopped before starting this batch; start it again');
-    return launch(run);
-  }
-
-  async function launch(run: RunDoc): Promise<Verdict> {
-    try {
-      if (!(await launchStoredRun(run, Context.current().client)))
-        return fail(run, 'The api stopped before starting this run, and its workflow version is gone');
-    } catch (err) {
-      // Stored inputs the definition no longer accepts: nothing a retry could change.
-      if ((err as { status?: unknown }).status === 400)
-        return fail(run, `The api stopped before starting this run, and it cannot start: ${(err as Error).message}`);
-      throw err;
-    }
-    return 'started';
+    const launched = await launcher.launch(run);
+    return launched.outcome === 'started' ? 'started' : launched.outcome === 'discarded' ? 'discarded' : 'failed';
   }
 
   async function fail(run: RunDoc, message: string): Promise<Verdict> {

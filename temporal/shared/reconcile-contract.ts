@@ -12,6 +12,8 @@ export interface ReconcileTally {
   checked: number;
   /** Never-started runs whose workflow the reconciler started. */
   started: number;
+  /** Never-started keyed runs removed: their Idempotency-Key names another run, so no client was answered with them. */
+  discarded: number;
   /** Runs marked FAILED (their workflow was terminated, timed out, failed or is gone). */
   failed: number;
   /** Runs marked CANCELED (their workflow was cancelled without saying so). */

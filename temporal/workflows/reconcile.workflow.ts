@@ -16,7 +16,7 @@ const activities = proxyActivities<ReconcileActivities>({
  * is the workflow's result, readable in the Web UI.
  */
 export async function spurReconcile(input: ReconcileInput): Promise<ReconcileTally> {
-  const total: ReconcileTally = { checked: 0, started: 0, failed: 0, canceled: 0 };
+  const total: ReconcileTally = { checked: 0, started: 0, discarded: 0, failed: 0, canceled: 0 };
   let after: string | null = null;
   for (let page = 0; page < input.maxPages; page++) {
     const result: ReconcilePageResult = await activities.reconcileRuns({
@@ -26,6 +26,7 @@ export async function spurReconcile(input: ReconcileInput): Promise<ReconcileTal
     });
     total.checked += result.checked;
     total.started += result.started;
+    total.discarded += result.discarded;
     total.failed += result.failed;
     total.canceled += result.canceled;
     if (result.next === null) break;

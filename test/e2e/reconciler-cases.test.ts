@@ -14,7 +14,7 @@ const gated = {
 /** Runs a reconciler page looks at (temporal/reconciler-schedule.ts). */
 const PAGE_SIZE = 100;
 
-describe('e2e: the reconciler closes runs whose workflow timed out or is gone, fails batches never started, and pages', function () {
+describe('e2e: the reconciler closes runs whose workflow timed out or is gone, starts batches never started, and pages', function () {
   this.timeout(300_000);
   let engine: Engine;
 
@@ -68,11 +68,14 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
     assert.equal((await taskOf(runId, 'gate'))?.status, 'FAILED');
   });
 
-  it('fails a batch whose api was killed before its workflow started, asking to start it again; no row runs', async () => {
+  it('starts a batch whose api was killed before its workflow started: every row runs, as the request asked', async () => {
     const wf = (
       await engine.http.post('/wf/', {
         name: 'batch never started',
-        definition: { nodes: [input(), n('out', 'OutputNode')], links: [l('in', 'out')] },
+        definition: {
+          nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })],
+          links: [l('in', 'out')],
+        },
       })
     ).body;
     const fd = new FormData();
@@ -80,13 +83,23 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, f
     const ds = await engine.http.post('/ds/?name=never-started', fd);
     assert.equal(ds.status, 200, ds.text);
     const parentId = await batchLeftUnstarted(engine, wf.id, ds.body.id);
+    assert.equal((await engine.http.get(`/run/${parentId}/status/`)).body.status, 'PENDING');
     const run = await closed(parentId);
-    assert.equal(run.status, 'FAILED');
-    assert.match(run.message, /stopped before starting this batch; start it again/);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run));
+    const rows = (await engine.http.get(`/wf/${wf.id}/runs/?page_size=100`)).body.filter(
+      (r: { parent_run_id: string | null }) => r.parent_run_id === parentId,
+    );
+    assert.deepEqual(rows.map((r: { status: string }) => r.status).sort(), ['COMPLETED', 'COMPLETED']);
+    const file = await engine.http.get(`/of/${run.output_file_id}/download/`);
+    assert.equal(file.status, 200);
+    const lines = file.text
+      .trim()
+      .split('\n')
+      .map((line: string) => JSON.parse(line) as { out: { x: unknown } });
     assert.deepEqual(
-      (await engine.http.get(`/wf/${wf.id}/runs/?page_size=100`)).body.map((r: { id: string }) => r.id),
-      [parentId],
-      'no row run was recorded',
+      lines.map((line) => String(line.out.x)),
+      ['1', '2'],
+      file.text,
     );
   });
 

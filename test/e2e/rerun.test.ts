@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { RerunRequest } from '../../src/modules/runs/rerun.schemas';
-import { createServices } from '../../src/services';
 import { isFinal, closeReconcilingEngine, startEngine, waitForRun, type Engine } from '../support/engine';
 import { largestHistoryPayload } from '../support/run-history';
+import { rerunLeftUnstarted } from '../support/half-started-runs';
 import { cond, input, l, n } from '../support/graphs';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
@@ -420,21 +419,13 @@ describe('e2e: a rerun whose api stopped before starting it; a rerun that contin
     const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'a' } } });
     const original = (await waitForRun(engine.http, started.body.id, hasEnded, 120_000)) as Run;
     assert.equal(original.status, 'COMPLETED');
-    // The api's own code path up to the insert, then no start: what an api killed at that moment leaves.
-    const services = createServices({
-      models: engine.api.models,
-      secretKey: Buffer.from(engine.api.env.SPUR_SECRET_KEY as string, 'base64'),
-      temporal: engine.api.temporal,
-      config: engine.api.config,
+    const storedId = await rerunLeftUnstarted(engine, wf.id, original.id, {
+      from_node_id: 'p3',
+      input_overrides: { p2: { r: 'late' } },
     });
-    const stored = await services.rerunStarter.record(
-      original.id,
-      RerunRequest.parse({ from_node_id: 'p3', input_overrides: { p2: { r: 'late' } } }),
-      'interactive',
-    );
-    assert.equal((await engine.http.get(`/run/${stored._id}/status/`)).body.status, 'PENDING');
+    assert.equal((await engine.http.get(`/run/${storedId}/status/`)).body.status, 'PENDING');
 
-    const done = (await waitForRun(engine.http, stored._id, hasEnded, 120_000)) as Run;
+    const done = (await waitForRun(engine.http, storedId, hasEnded, 120_000)) as Run;
     assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
     assert.equal(done.rerun_of, original.id);
     const task = (run: Run, id: string) => run.tasks.find((t) => t.node_id === id) as Task;

@@ -57,11 +57,22 @@ export const runLeftUnstarted = (
   workflowId: string,
   initialInputs: Record<string, unknown>,
   keyed?: { key: string; claimed: boolean },
-) => leftUnstarted(engine, workflowId, 'start_run', { initial_inputs: initialInputs }, keyed);
+) => leftUnstarted(engine, workflowId, `/wf/${workflowId}/start_run/`, { initial_inputs: initialInputs }, keyed);
 
 /** A `start_batch_run` whose api was killed after recording the batch, before starting its workflow. */
 export const batchLeftUnstarted = (engine: Engine, workflowId: string, datasetId: string) =>
-  leftUnstarted(engine, workflowId, 'start_batch_run', { dataset_id: datasetId, mini_batch_size: 1 });
+  leftUnstarted(engine, workflowId, `/wf/${workflowId}/start_batch_run/`, {
+    dataset_id: datasetId,
+    mini_batch_size: 1,
+  });
+
+/** A rerun of `original` (a run of `workflowId`) whose api was killed after recording it, before starting its workflow. */
+export const rerunLeftUnstarted = (
+  engine: Engine,
+  workflowId: string,
+  original: string,
+  body: Record<string, unknown>,
+) => leftUnstarted(engine, workflowId, `/run/${original}/rerun/`, body);
 
 async function leftUnstarted(
   engine: Engine,
@@ -76,7 +87,7 @@ async function leftUnstarted(
   else relayed.temporal.hold();
   const headers: Record<string, string> = keyed ? { 'Idempotency-Key': keyed.key } : {};
   const sent = new Date();
-  const request = relayed.api.http.request('POST', `/wf/${workflowId}/${route}/`, body, headers).catch(() => undefined);
+  const request = relayed.api.http.request('POST', route, body, headers).catch(() => undefined);
   let runId = '';
   await until('the run recorded (and its key claimed)', async () => {
     const run = await engine.api.models.Run.findOne({

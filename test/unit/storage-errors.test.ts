@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { ValueTooLargeError, formatBytes } from '../../src/db/errors';
+import { STATUS_OF_KIND } from '../../src/http/errors';
 import {
   UNKNOWN_FAILURE_ATTEMPTS,
   isTooLargeToStore,
@@ -86,7 +87,7 @@ describe('storage errors', () => {
       err.message,
       "The output of node 'py' (py) is 3000000 bytes, over the limit of 2 MiB per value (SPUR_MAX_VALUE_BYTES)",
     );
-    assert.equal(err.status, 413);
+    assert.equal(STATUS_OF_KIND[err.kind], 413);
   });
 });
 

@@ -21,6 +21,8 @@ export const runSchema = new Schema(
     run_type: { type: String, required: true },
     output_file_id: { type: String, default: null },
     input_dataset_id: { type: String, default: null },
+    /** A batch parent's `mini_batch_size`: with the dataset and output file, what its workflow is started with. */
+    mini_batch_size: { type: Number, default: null },
     message: { type: String, default: null },
     /** A batch parent's progress (it has no tasks): rows in the dataset, rows finished, failed. */
     rows_total: { type: Number, default: null },

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { type IdempotencyKeys, type KeyScope, keyRecordId, requestHash } from '../../db/idempotency-keys';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
+import type { RunRepository } from '../../db/run-repository';
 import type { ApiCaller } from '../../http/api-keys';
 import { SpurError, RequestValidationError } from '../../errors';
 import { z } from '../../zod';
@@ -72,7 +73,15 @@ export interface KeyedOperation<T> {
 /** Another request claimed the key between this one's look and its claim. */
 class KeyTaken extends Error {}
 
-export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlMs: number }) {
+export function createIdempotency({
+  keys,
+  runRecords,
+  ttlMs,
+}: {
+  keys: IdempotencyKeys;
+  runRecords: Pick<RunRepository, 'discardUnstarted'>;
+  ttlMs: number;
+}) {
   async function keyed<T>(ctx: Context, op: KeyedOperation<T>): Promise<T> {
     const key = ctx.get(IDEMPOTENCY_HEADER);
     if (!key) return op.perform(undefined);
@@ -122,7 +131,7 @@ export function createIdempotency({ keys, ttlMs }: { keys: IdempotencyKeys; ttlM
       keyId: k.id,
       async claim(runId) {
         if (await claimFor(runId)) return;
-        await keys.discardRun(runId);
+        await runRecords.discardUnstarted(runId);
         throw new KeyTaken();
       },
       // Once started, the key stays with the run whatever fails next. A blocking run's replays

@@ -4,9 +4,8 @@ import type { RunDefinition } from '../../engine/run-contract';
 import type { RunStatus } from '../../engine/statuses';
 import { ConflictError, RequestValidationError, notFound } from '../../errors';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
-import { launchRun } from '../../runs/launch';
 import { checkRunnable, checkWithinLimits, toRunDefinition } from '../../runs/inputs';
-import { type RunStarterDeps, failIfNotStarted } from './run-starter';
+import { type RunStarterDeps, expectStarted } from './run-starter';
 import { storeClientValues } from '../../runs/values';
 import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from '../../runs/rerun-launch';
 import type { RerunInput } from './rerun.schemas';
@@ -99,23 +98,17 @@ export function createRerunStarter(deps: RerunStarterDeps) {
         rerun: { of: original._id, fromNodeId: body.from_node_id, inputOverrides: stored.overrides },
       }),
     );
-    return { run, name, definition, originalTasks, workflowId: original.workflow_id };
+    return { run, name, definition, originalTasks };
   }
 
   return {
-    /** Stores a rerun without starting it: what an api that dies mid-request leaves (the reconciler's case). */
-    record: async (runId: string, body: RerunInput, runType: string) => (await record(runId, body, runType)).run,
     async rerun(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
-      const { run, name, definition, originalTasks, workflowId } = await record(runId, body, runType);
+      const { run, name, definition, originalTasks } = await record(runId, body, runType);
       // Answered as created (PENDING), like start_run: read before the workflow can change it.
       const created = await deps.reader.get(run._id);
-      const extra = {
-        ...rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks),
-        ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
-      };
-      await failIfNotStarted(runRecords, run._id, () =>
-        launchRun(deps, run, { _id: workflowId, name }, definition, extra),
-      );
+      // Planned again from the record: its stored inputs hold large values by reference.
+      const plan = rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks);
+      expectStarted(await deps.launcher.launch(run, { workflowName: name, definition, ...plan }), run._id);
       return created;
     },
   };

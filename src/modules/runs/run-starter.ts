@@ -1,13 +1,12 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
 import { fromJsonText } from '../../db/json-text';
-import type { Models, RunDoc, WorkflowDoc } from '../../db/models';
+import type { Models, WorkflowDoc } from '../../db/models';
 import type { RunRepository } from '../../db/run-repository';
 import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
-import { SpurError, BadRequestError } from '../../errors';
+import { SpurError, BadRequestError, ConflictError } from '../../errors';
 import { canPause } from '../../engine/node-kinds';
-import type { RunDefinition } from '../../engine/run-contract';
 import type { PartialRunInput as PartialRunWorkflowInput, SpurRunResult } from '../../../temporal/shared/run-contract';
 import { WorkflowType, runWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
@@ -16,7 +15,7 @@ import type { WorkflowService } from '../workflows/workflows.service';
 import type { ChatMemory } from '../sessions/chat-memory';
 import type { CallbackService } from '../callbacks/callbacks.service';
 import { mergeFiles, storeDataUris } from '../../runs/files';
-import { type RunWorkflowStart, launchRun, startWorkflowOf } from '../../runs/launch';
+import type { LaunchResult, RunLauncher } from '../../runs/launcher';
 import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from '../../runs/inputs';
 import { storeClientValues } from '../../runs/values';
 import type { RunReader } from '../../runs/reader';
@@ -34,12 +33,13 @@ export interface RunStarterDeps {
   reader: RunReader;
   /** Fills a chatbot run's history from its session. */
   chatMemory: ChatMemory;
+  /** Starts a recorded run's workflow (src/runs/launcher.ts). */
+  launcher: RunLauncher;
+  /** For blocking waits and partial runs. */
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
   blockingWaitMs: number;
-  /** SPUR_RUN_HISTORY_EVENTS: a run's workflow continues as new past this many history events. */
-  runHistoryEvents?: number;
   /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
   /** Aborted when the api drains for shutdown: blocking waits end early (the runs go on). */
@@ -65,19 +65,20 @@ export type BlockingOutcome =
   { kind: 'done'; runId: string; outputsById: SpurRunResult['outputsById'] } | { kind: 'still-running'; runId: string };
 
 /**
- * Creates run records and starts their Temporal workflows. Everything a client can get wrong is
- * checked before the record exists, so no run is left PENDING by a bad request.
+ * Starts runs in three steps: `record` checks the request and stores the run (PENDING), claiming
+ * its Idempotency-Key; `launch` starts its workflow (the launcher the reconciler and keyed recovery
+ * use too); a blocking run then waits (`awaitOutcome`). Everything a client can get wrong is checked
+ * before the record exists, so no run is left PENDING by a bad request.
  */
 export function createRunStarter(deps: RunStarterDeps) {
   const { models, temporal, runRecords } = deps;
 
-  /** Checks and stores the run (PENDING); the caller starts its workflow (`launchRun`). */
   async function record(
     workflowId: string,
     request: StartRunInput,
     runType: string,
-    mergeFileInputs = false,
-    idempotencyKey: string | null = null,
+    mergeFileInputs: boolean,
+    claim: RunClaim | undefined,
   ) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
@@ -97,34 +98,17 @@ export function createRunStarter(deps: RunStarterDeps) {
         parentRunId: request.parent_run_id,
         runType,
         callback,
-        idempotencyKey,
+        idempotencyKey: claim?.keyId ?? null,
       },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
     );
+    await claim?.claim(run._id);
     return { run, workflow: workflow as WorkflowDoc, definition, spurType: stored.spur_type, storedInputs };
   }
 
-  /**
-   * `beforeLaunch` sees the record as created, before its workflow can change it. With an
-   * Idempotency-Key, the key is claimed for the recorded run before its workflow starts.
-   */
-  async function start(
-    workflowId: string,
-    request: StartRunInput,
-    runType: string,
-    mergeFileInputs = false,
-    beforeLaunch?: (runId: string) => Promise<void>,
-    claim?: RunClaim,
-  ): Promise<{ run: RunDoc; definition: RunDefinition }> {
-    const { run, workflow, definition, spurType, storedInputs } = await record(
-      workflowId,
-      request,
-      runType,
-      mergeFileInputs,
-      claim?.keyId,
-    );
-    await claim?.claim(run._id);
+  async function launch(recorded: Awaited<ReturnType<typeof record>>, claim: RunClaim | undefined): Promise<void> {
+    const { run, workflow, definition, spurType, storedInputs } = recorded;
     // A chatbot run in a session gets the session's earlier turns; its own turn is stamped with the run's start.
     const chatRun = await deps.chatMemory.prepare(
       spurType,
@@ -132,22 +116,23 @@ export function createRunStarter(deps: RunStarterDeps) {
       resolveRunInputs(definition, storedInputs),
       run.start_time,
     );
-    await beforeLaunch?.(run._id);
-    const extra = {
-      inputNodeInput: chatRun.input,
-      ...(chatRun.chat ? { chat: chatRun.chat } : {}),
-      ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
-    };
-    await failIfNotStarted(runRecords, run._id, () => launchRun(deps, run, workflow, definition, extra));
+    expectStarted(
+      await deps.launcher.launch(run, {
+        workflowName: workflow.name,
+        definition,
+        inputNodeInput: chatRun.input,
+        ...(chatRun.chat ? { chat: chatRun.chat } : {}),
+      }),
+      run._id,
+    );
     await claim?.started();
-    return { run, definition };
   }
 
   /**
    * Waits for the run's result up to the configured limit; the run goes on either way. The answer
    * is the workflow's result; the projection is read only for a graph that can pause.
    */
-  async function waitForOutputs(runId: string, mayPause: boolean, local?: ExpectedOutcome): Promise<BlockingOutcome> {
+  async function awaitOutcome(runId: string, mayPause: boolean, local?: ExpectedOutcome): Promise<BlockingOutcome> {
     const handle = temporal.workflow.getHandle<() => Promise<SpurRunResult>>(
       runWorkflowId(runId, deps.workflowIdPrefix),
     );
@@ -280,26 +265,15 @@ export function createRunStarter(deps: RunStarterDeps) {
     runPartial,
     newPartialScope: () => `partial-${randomUUID()}`,
     dropPartial: (valueScope: string) => deps.values.deleteScopes([valueScope]),
-    /** Stores a run without starting it: what an api that dies mid-request leaves (the reconciler's case). */
-    record: async (workflowId: string, body: StartRunInput, runType: string) =>
-      (await record(workflowId, body, runType)).run,
     /**
      * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
      * since a short run may otherwise have ended by the time the answer is read.
      */
     async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim) {
-      let created: Awaited<ReturnType<RunStarterDeps['reader']['get']>> | undefined;
-      const { run } = await start(
-        workflowId,
-        body,
-        runType,
-        false,
-        async (runId) => {
-          created = await deps.reader.get(runId);
-        },
-        claim,
-      );
-      return created ?? deps.reader.get(run._id);
+      const recorded = await record(workflowId, body, runType, false, claim);
+      const created = await deps.reader.get(recorded.run._id);
+      await launch(recorded, claim);
+      return created;
     },
     async runBlocking(
       workflowId: string,
@@ -307,19 +281,13 @@ export function createRunStarter(deps: RunStarterDeps) {
       runType: string,
       claim?: RunClaim,
     ): Promise<BlockingOutcome> {
-      let local: ExpectedOutcome | undefined;
+      const recorded = await record(workflowId, body, runType, true, claim);
+      // Expected before the workflow starts: a fast run may end before the start returns.
+      const local = deps.outcomes?.expect(recorded.run._id);
       // Forgotten however this ends: answered, timed out, or the start refused.
       try {
-        // Expected before the workflow starts: a fast run may end before `start` returns.
-        const { run, definition } = await start(
-          workflowId,
-          body,
-          runType,
-          true,
-          async (runId) => void (local = deps.outcomes?.expect(runId)),
-          claim,
-        );
-        return await waitForOutputs(run._id, canPause(definition.nodes), local);
+        await launch(recorded, claim);
+        return await awaitOutcome(recorded.run._id, canPause(recorded.definition.nodes), local);
       } finally {
         local?.cancel();
       }
@@ -328,38 +296,18 @@ export function createRunStarter(deps: RunStarterDeps) {
      * A blocking run's answer for a run already started (an idempotent replay waits for the same
      * run); its graph is not at hand, so a pause is looked for.
      */
-    waitForOutputs: (runId: string) => waitForOutputs(runId, true),
+    awaitOutcome: (runId: string) => awaitOutcome(runId, true),
   };
 }
 
 export type RunStarter = ReturnType<typeof createRunStarter>;
 
 /**
- * Starts a run record's Temporal workflow (`run-<runId>`). If Temporal refuses, the record says
- * why (FAILED) and the client gets a 503, never a run left PENDING forever.
+ * The api launches a run it has just recorded and checked: one that does not start lost a race
+ * (its version or dataset deleted meanwhile, its key taken), which the client is told.
  */
-export async function startRunWorkflow(
-  deps: Pick<RunStarterDeps, 'runRecords' | 'temporal' | 'taskQueue' | 'workflowIdPrefix' | 'eagerStart'>,
-  runId: string,
-  start: RunWorkflowStart,
-): Promise<void> {
-  await failIfNotStarted(deps.runRecords, runId, () => startWorkflowOf(deps, runId, start));
-}
-
-export async function failIfNotStarted(
-  runRecords: Pick<RunRepository, 'markFailed'>,
-  runId: string,
-  starting: () => Promise<void>,
-): Promise<void> {
-  try {
-    await starting();
-  } catch (err) {
-    if (err instanceof SpurError) throw err;
-    // The client's own message is generic ("Failed to start Workflow"); the cause says why
-    // (e.g. a server whose search attributes were never registered).
-    const cause = (err as { cause?: { message?: unknown } }).cause?.message;
-    const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
-    await runRecords.markFailed(runId, message);
-    throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', message);
-  }
+export function expectStarted(result: LaunchResult, runId: string): void {
+  if (result.outcome === 'started') return;
+  const why = result.outcome === 'failed' ? result.message : 'its Idempotency-Key was taken by another request';
+  throw new ConflictError(`Run ${runId} did not start: ${why}`, 'RUN_NOT_STARTED');
 }

@@ -66,7 +66,7 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           perform: async (claim) =>
             blockingAnswer(await starter.runBlocking(params.workflow_id, body, query.run_type, claim), ctx),
           // A replay waits for the same run and answers with its result.
-          replay: async (runId) => blockingAnswer(await starter.waitForOutputs(runId), ctx),
+          replay: async (runId) => blockingAnswer(await starter.awaitOutcome(runId), ctx),
           recover: recoverRun,
         }),
     }),

@@ -1,0 +1,19 @@
+import { ENGINE_NODE_TYPES } from '../engine/node-kinds';
+import type { GraphNode, RunDefinition } from '../engine/run-contract';
+import type { BatchMode } from '../../temporal/shared/batch-contract';
+
+/**
+ * The columns a row feeds the InputNode: the keys of its `input_schema` (older configs) or
+ * `output_schema` (current ones); a schema without fields takes every column.
+ */
+export function inputColumns(inputNode: GraphNode, datasetColumns: string[]): string[] {
+  const schema = inputNode.config.input_schema ?? inputNode.config.output_schema;
+  const keys = schema !== null && typeof schema === 'object' && !Array.isArray(schema) ? Object.keys(schema) : [];
+  return keys.length > 0 ? keys : datasetColumns;
+}
+
+/** Rows that can pause for a human need a workflow each; all others run in chunk activities. */
+export function batchMode(definition: RunDefinition, rowMode: 'auto' | 'child'): BatchMode {
+  if (rowMode === 'child') return 'child';
+  return definition.nodes.some((n) => n.node_type === ENGINE_NODE_TYPES.humanIntervention) ? 'child' : 'inline';
+}
