@@ -3,7 +3,7 @@ import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config';
 import type { Models } from './db/models';
 import { valuesOf } from './db/values';
-import { createRunRepository } from './db/run-repository';
+import { createRunRepository } from './db/runs/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';

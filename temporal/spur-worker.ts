@@ -14,7 +14,7 @@ import { loadSecretKey } from '../src/secrets/secret-key';
 import { createLanceStore } from '../src/rag/lance-store';
 import { createRetriever } from '../src/rag/retrieval';
 import { createActivities } from './activities';
-import { createRunRepository } from '../src/db/run-repository';
+import { createRunRepository } from '../src/db/runs/run-repository';
 import { createRunReader } from '../src/runs/reader';
 import { openCallbackSecret } from '../src/secrets/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';

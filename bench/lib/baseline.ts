@@ -6,9 +6,9 @@
 import { insertWithNewId, taskIdFor } from '../../src/db/ids';
 import { fromJsonText } from '../../src/db/json-text';
 import type { Models, WorkflowDoc } from '../../src/db/models';
-import { createRunProjection } from '../../src/db/run-projection';
-import { createRunEvents } from '../../src/db/run-events';
-import { runDocument } from '../../src/db/run-documents';
+import { createRunProjection } from '../../src/db/runs/run-projection';
+import { createRunEvents } from '../../src/db/runs/run-events';
+import { runDocument } from '../../src/db/runs/run-documents';
 import { getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext } from '../../src/nodes/types';
 import { loadConfig } from '../../src/config';

@@ -1,7 +1,7 @@
 import { trusted } from 'mongoose';
 import type { CallbackAttemptDoc } from './models/callback-delivery.model';
 import type { CallbackDeliveryDoc, Models, RunDoc } from './models';
-import type { StoredCallback } from './run-documents';
+import type { StoredCallback } from './runs/run-documents';
 
 export interface DeliveryKey {
   deliveryId: string;

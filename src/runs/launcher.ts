@@ -4,7 +4,7 @@ import { taskIdFor } from '../db/ids';
 import type { IdempotencyKeys } from '../db/idempotency-keys';
 import { fromJsonText } from '../db/json-text';
 import type { Models, RunDoc } from '../db/models';
-import type { RunRepository } from '../db/run-repository';
+import type { RunRepository } from '../db/runs/run-repository';
 import type { CallbackEvent } from '../engine/callback-events';
 import type { RunDefinition } from '../engine/run-contract';
 import type { RunStatus } from '../engine/statuses';

@@ -1,6 +1,6 @@
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
-import type { RunRepository } from '../db/run-repository';
+import type { RunRepository } from '../db/runs/run-repository';
 import { notFound } from '../errors';
 import { type Page, pageBounds } from '../db/paging';
 import type { RunStatus } from '../engine/statuses';

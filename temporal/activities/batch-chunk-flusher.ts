@@ -1,5 +1,5 @@
 import { retriesStorageWrite, storageFailureKind } from '../../src/db/failure-kinds';
-import type { RowRecordBase } from '../../src/db/run-repository';
+import type { RowRecordBase } from '../../src/db/runs/run-repository';
 import type { RunStatus } from '../../src/engine/statuses';
 import type { NodeOutput } from '../../src/engine/run-contract';
 import type { RowOutcome } from '../shared/batch-contract';

@@ -3,7 +3,7 @@ import type { GraphLevel } from '../../src/engine/graph';
 import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
-import type { EndedRow } from '../../src/db/run-repository';
+import type { EndedRow } from '../../src/db/runs/run-repository';
 import type { GraphNode, NodeOutput } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { TaskBook } from '../../src/engine/task-book';

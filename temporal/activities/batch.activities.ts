@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
 import { createOutputFiles } from '../../src/db/output-files';
-import type { RowRecordBase, RunRepository } from '../../src/db/run-repository';
+import type { RowRecordBase, RunRepository } from '../../src/db/runs/run-repository';
 import { createDatasetReader } from '../../src/db/dataset-reader';
 import type { DatasetRow } from '../../src/db/dataset-row-chunks';
 import {

@@ -1,5 +1,5 @@
 import type { Models } from '../../src/db/models';
-import { createRunRepository } from '../../src/db/run-repository';
+import { createRunRepository } from '../../src/db/runs/run-repository';
 import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createBatchActivities } from './batch.activities';

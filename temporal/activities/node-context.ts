@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
-import { createTaskDeltas } from '../../src/db/task-deltas';
+import { createTaskDeltas } from '../../src/db/runs/task-deltas';
 import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';

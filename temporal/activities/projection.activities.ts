@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { retriesStorageWrite } from '../../src/db/failure-kinds';
-import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/run-projection';
-import type { RunRepository } from '../../src/db/run-repository';
+import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/runs/run-projection';
+import type { RunRepository } from '../../src/db/runs/run-repository';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { FailureType } from '../shared/failures';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TaskDeltas } from '../../src/db/task-deltas';
+import type { TaskDeltas } from '../../src/db/runs/task-deltas';
 
 /** Pieces of streamed text are written at most this often: one write per batch, not per token. */
 export const DELTA_BATCH_MS = 150;

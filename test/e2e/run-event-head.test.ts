@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createRunEvents } from '../../src/db/run-events';
-import { createRunProjection } from '../../src/db/run-projection';
-import { runDocument } from '../../src/db/run-documents';
+import { createRunEvents } from '../../src/db/runs/run-events';
+import { createRunProjection } from '../../src/db/runs/run-projection';
+import { runDocument } from '../../src/db/runs/run-documents';
 import type { ProgressSave, TaskRecord } from '../../src/engine/run-contract';
 import { startApi, type TestApi } from '../support/api';
 import { assertWholeStream, openSse } from '../support/sse';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Types } from 'mongoose';
 import { hashApiKey } from '../../src/http/api-keys';
-import { runDocument } from '../../src/db/run-documents';
+import { runDocument } from '../../src/db/runs/run-documents';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
 import { openSse, type SseStream } from '../support/sse';

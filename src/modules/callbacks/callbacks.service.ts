@@ -1,7 +1,7 @@
 import { OutboundRefusedError, type Resolver, checkedUrl } from '../../outbound/checked-target';
 import { createCallbackDeliveries } from '../../db/callback-deliveries';
 import type { Models } from '../../db/models';
-import type { StoredCallback } from '../../db/run-documents';
+import type { StoredCallback } from '../../db/runs/run-documents';
 import type { CallbackEvent } from '../../engine/callback-events';
 import { RequestValidationError, notFound } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';

@@ -1,7 +1,7 @@
 import { createOutputFiles } from '../../db/output-files';
 import { Readable } from 'node:stream';
 import type { Models, OutputFileDoc } from '../../db/models';
-import type { RunRepository } from '../../db/run-repository';
+import type { RunRepository } from '../../db/runs/run-repository';
 import { notFound } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
 import { createOutputFileWriter } from './output-file-writer';

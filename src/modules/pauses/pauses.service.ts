@@ -10,7 +10,7 @@ import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { Values } from '../../db/values';
 import { storeClientValues } from '../../runs/values';
-import type { RunRepository } from '../../db/run-repository';
+import type { RunRepository } from '../../db/runs/run-repository';
 import { SpurError, BadRequestError, notFound } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
 import {

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { type IdempotencyKeys, type KeyScope, keyRecordId, requestHash } from '../../db/idempotency-keys';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
-import type { RunRepository } from '../../db/run-repository';
+import type { RunRepository } from '../../db/runs/run-repository';
 import type { ApiCaller } from '../../http/api-keys';
 import { SpurError, RequestValidationError } from '../../errors';
 import { z } from '../../zod';

@@ -1,5 +1,5 @@
-import type { RunEvents, StoredRunEvent } from '../../db/run-events';
-import type { TaskDelta, TaskDeltas } from '../../db/task-deltas';
+import type { RunEvents, StoredRunEvent } from '../../db/runs/run-events';
+import type { TaskDelta, TaskDeltas } from '../../db/runs/task-deltas';
 import { FINAL_EVENTS } from '../../engine/run-events';
 import type { Logger } from '../../logger';
 

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
-import type { RunEvents, StoredRunEvent } from '../../db/run-events';
+import type { RunEvents, StoredRunEvent } from '../../db/runs/run-events';
 import { FINAL_EVENTS, FINAL_EVENT_OF } from '../../engine/run-events';
 import { RequestValidationError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';

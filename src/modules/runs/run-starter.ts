@@ -1,7 +1,7 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, WorkflowDoc } from '../../db/models';
-import type { RunRepository } from '../../db/run-repository';
+import type { RunRepository } from '../../db/runs/run-repository';
 import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';

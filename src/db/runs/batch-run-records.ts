@@ -1,13 +1,13 @@
 import { trusted } from 'mongoose';
-import type { NodeOutput, TaskRecord } from '../engine/run-contract';
-import type { RunStatus } from '../engine/statuses';
-import { taskOutputsById } from '../engine/task-book';
-import { insertIgnoringDuplicates } from './ids';
-import { fromJsonText, toJsonText } from './json-text';
-import type { Models, RunDoc } from './models';
+import type { NodeOutput, TaskRecord } from '../../engine/run-contract';
+import type { RunStatus } from '../../engine/statuses';
+import { taskOutputsById } from '../../engine/task-book';
+import { insertIgnoringDuplicates } from '../ids';
+import { fromJsonText, toJsonText } from '../json-text';
+import type { Models, RunDoc } from '../models';
 import { runDocument } from './run-documents';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
-import type { Values } from './values';
+import type { Values } from '../values';
 
 /** Rows per insert of ended rows, and inserts in flight at once (insertEndedRows). */
 const INSERT_SLICE_ROWS = 250;

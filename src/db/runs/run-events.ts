@@ -6,10 +6,10 @@ import {
   type RunEvent,
   type RunEventName,
   deriveEvents,
-} from '../engine/run-events';
-import { insertIgnoringDuplicates } from './ids';
-import { fromJsonText, toJsonText } from './json-text';
-import type { Models, RunEventDoc } from './models';
+} from '../../engine/run-events';
+import { insertIgnoringDuplicates } from '../ids';
+import { fromJsonText, toJsonText } from '../json-text';
+import type { Models, RunEventDoc } from '../models';
 
 export type { RunEvent };
 

@@ -1,12 +1,12 @@
 import { trusted } from 'mongoose';
-import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../engine/run-contract';
+import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../../engine/run-contract';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
 
-import { CANCELED_MESSAGE, type RunStatus } from '../engine/statuses';
-import { isDuplicateKeyError } from './ids';
-import { fromJsonText, toJsonText } from './json-text';
-import type { Models } from './models';
+import { CANCELED_MESSAGE, type RunStatus } from '../../engine/statuses';
+import { isDuplicateKeyError } from '../ids';
+import { fromJsonText, toJsonText } from '../json-text';
+import type { Models } from '../models';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
 

@@ -1,6 +1,6 @@
-import type { RunStatus } from '../engine/statuses';
-import { toJsonText } from './json-text';
-import type { RunDoc } from './models';
+import type { RunStatus } from '../../engine/statuses';
+import { toJsonText } from '../json-text';
+import type { RunDoc } from '../models';
 
 /** What a new run record says; values (inputs, outputs) arrive already by reference where large. */
 export interface NewRun {

@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import type { Models, TaskDeltaDoc } from './models';
+import type { Models, TaskDeltaDoc } from '../models';
 
 /**
  * How long a streamed piece is kept: long enough for every watcher (polling every few hundred ms)

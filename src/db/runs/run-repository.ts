@@ -1,14 +1,14 @@
 import { trusted } from 'mongoose';
-import type { RunStatus } from '../engine/statuses';
+import type { RunStatus } from '../../engine/statuses';
 import { createBatchRunRecords } from './batch-run-records';
-import { createCallbackDeliveries } from './callback-deliveries';
-import { insertWithNewId } from './ids';
-import type { Models, RunDoc } from './models';
+import { createCallbackDeliveries } from '../callback-deliveries';
+import { insertWithNewId } from '../ids';
+import type { Models, RunDoc } from '../models';
 import { type NewRun, runDocument } from './run-documents';
 import { createRunEvents } from './run-events';
 import { createRunProjection } from './run-projection';
 import { createTaskDeltas } from './task-deltas';
-import type { Values } from './values';
+import type { Values } from '../values';
 
 export type { EndedRow, EndedRunSummary, RowRecordBase } from './batch-run-records';
 
