@@ -6,7 +6,8 @@ import path from 'node:path';
 // it (a service updating a model directly) would bypass what that module keeps consistent.
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const WRITE = /\.(create|insertMany|updateOne|updateMany|replaceOne|deleteOne|deleteMany|bulkWrite|findOneAndUpdate|findByIdAndUpdate|findOneAndDelete|findByIdAndDelete)\(/;
+const WRITE =
+  /\.(create|insertMany|updateOne|updateMany|replaceOne|deleteOne|deleteMany|bulkWrite|findOneAndUpdate|findByIdAndUpdate|findOneAndDelete|findByIdAndDelete)\(/;
 
 /** The run's records are written together (a status with its event head, tasks with their pauses): one folder owns them. */
 const RUN_RECORDS = new Set(['Run', 'RunTasks', 'Pause', 'RunEvent', 'TaskDelta']);
