@@ -42,7 +42,7 @@ export function agentMaxIterations(config: Record<string, unknown>): number {
 }
 
 /**
- * AgentNode as durable steps (pyspur-facts §13): each model call and each tool call is a step of
+ * AgentNode as durable steps: each model call and each tool call is a step of
  * its own, so a worker that dies mid-loop resumes after the last completed one. Tools are the
  * agent's child nodes. A call's arguments are the tool's input; only its node type's settable
  * fields replace stored config values (PySpur lets the model write the whole config, code and URLs

@@ -34,7 +34,7 @@ function ratingNode(node: GraphNode, i: number): GraphNode {
 }
 
 /**
- * BestOfNNode (pyspur-facts §13): `samples` completions, each rated by one more call with
+ * BestOfNNode, as PySpur runs it: `samples` completions, each rated by one more call with
  * `rating_prompt`; the output is the highest-rated sample (the first of equals). Every sample and
  * rating is its own step, each sample followed by its rating, all samples in parallel.
  */

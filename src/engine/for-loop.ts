@@ -20,7 +20,7 @@ export interface LoopResult {
 }
 
 /**
- * ForLoopNode (pyspur-facts §8.8): runs its child graph `num_iterations` times. Each iteration
+ * ForLoopNode, as PySpur runs it: runs its child graph `num_iterations` times. Each iteration
  * sees the loop's input, `loop_history` and the previous iteration's output fields at top level;
  * the loop's output is the child OutputNode's output of the last iteration.
  */

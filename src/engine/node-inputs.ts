@@ -14,7 +14,7 @@ export type InputDecision =
   | { kind: 'fail'; error: string };
 
 /**
- * PySpur's input rule (pyspur-facts §8.1, §8.3, §8.4, §8.7): one key per incoming link, the
+ * PySpur's input rule: one key per incoming link, the
  * predecessor's title, holding its output (for a router, the payload of the linked route). A failed
  * or cancelled-by-failure predecessor cancels the node with "Upstream failure"; a null payload
  * cancels it quietly. A CoalesceNode instead drops such inputs and runs if any is left.

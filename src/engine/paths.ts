@@ -1,5 +1,5 @@
 /**
- * PySpur's brace-less dotted addressing (§8.2): `PredTitle.field.sub` into a node's input
+ * PySpur's brace-less dotted addressing: `PredTitle.field.sub` into a node's input
  * `{pred_title: output}`. Used by OutputNode `output_map`, router `variable` and similar fields.
  *
  * PySpur splits on `.` and walks one segment per level. Here a key may itself contain dots (a

@@ -8,7 +8,7 @@ export function outputSchemaField(defaults: Record<string, string>) {
   return z.record(z.string(), z.string()).default(() => ({ ...defaults }));
 }
 
-/** Fields every node config has (§7.2). Loose: unknown keys are accepted and kept. */
+/** Fields every node config has. Loose: unknown keys are accepted and kept. */
 export const baseConfig = z.looseObject({
   output_schema: outputSchemaField({ output: 'string' }),
   output_json_schema: z.string().default(DEFAULT_OUTPUT_JSON_SCHEMA),

@@ -1,7 +1,7 @@
 import { NodeExecutionError } from './errors.js';
 
 /**
- * Coerces a node's output object to its `output_schema` (field → type name, §7.2), the way
+ * Coerces a node's output object to its `output_schema` (field → type name), the way
  * PySpur validates outputs against a pydantic model built from that schema in lax mode: only
  * the schema's fields are kept (extra keys dropped), each is required, and values convert where
  * the conversion is unambiguous (`"5"` → 5 for an integer). An empty or absent schema keeps the

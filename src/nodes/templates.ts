@@ -3,7 +3,7 @@ import { renderInThread } from './template-engine/pool.js';
 import type { DataObject } from './template-engine/values.js';
 
 /**
- * Jinja-style templates (§8.2): the one renderer of every template in the service (LLM prompts,
+ * Jinja-style templates: the one renderer of every template in the service (LLM prompts,
  * integration `*_template` fields, the Retriever's and Exa's queries, RAG chunk templates).
  *
  * Templates are data to the service: src/nodes/template-engine interprets them (nunjucks' syntax,

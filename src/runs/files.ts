@@ -15,7 +15,7 @@ const EXTENSIONS: Record<string, string> = {
 const DATA_URI = /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=\s]*)$/;
 
 /**
- * PySpur's handling of files inside run inputs (pyspur-facts §6): every string that starts with
+ * PySpur's handling of files inside run inputs: every string that starts with
  * `data:` must be `data:<mime>;base64,<payload>`; the bytes are stored (GridFS bucket run_files,
  * named by content hash, so a repeated upload is stored once) and the string becomes the stored
  * path `run_files/<workflow id>/<first 16 hex of sha256><ext>`. A malformed one is a 400.

@@ -7,7 +7,7 @@ import type { PartialRunInput } from '../shared/run-contract';
 import { GraphRunner } from './graph-runner';
 
 /**
- * `run_partial` (pyspur-facts §3.4): computes one node and whatever it needs that has no
+ * PySpur's `run_partial`: computes one node and whatever it needs that has no
  * precomputed output. No run record, no tasks, no version. Returns every non-null output by id.
  */
 export async function spurPartialRun(input: PartialRunInput): Promise<Record<string, NodeOutput>> {

@@ -128,4 +128,23 @@ describe('docs', () => {
     }
     assert.deepEqual(found, []);
   });
+
+  it('code comments cite no document a user of the repository does not have (the spec notes, their sections)', () => {
+    const code = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) return name === 'fixtures' ? [] : code(full);
+        return /\.(ts|mjs)$/.test(name) ? [full] : [];
+      });
+    const found: string[] = [];
+    for (const dir of ['src', 'temporal', 'test', 'bench', 'scripts'])
+      for (const file of code(path.join(ROOT, dir)))
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/pyspur-facts|interface\.md|DESIGN\.md|\.\.\/\.\.\/shared\/|§\d/.test(line) && file !== __filename)
+              found.push(`${relative(file)}:${i + 1}: ${line.trim()}`);
+          });
+    assert.deepEqual(found, []);
+  });
 });

@@ -27,7 +27,7 @@ async function assertFails(template: string, pattern: RegExp): Promise<void> {
   );
 }
 
-describe('renderTemplate (Jinja semantics, §8.2)', () => {
+describe('renderTemplate (Jinja semantics)', () => {
   it('renders dotted access into predecessor outputs', async () => {
     assert.equal(
       await render('Q: {{input_node.question}} / A: {{ SingleLLMCallNode_1.response }}'),

@@ -1,7 +1,7 @@
 import { LLM_BASE_URL_VARIABLES } from '../../nodes/ai/llm/provider-settings';
 import { INTEGRATION_BASE_URL_VARIABLES } from '../../nodes/integrations/http/services';
 
-/** The 17 providers PySpur lets users configure, in its order (pyspur-facts §9), then the integrations it omits. */
+/** The 17 providers PySpur lets users configure, in its order, then the integrations it omits. */
 export interface ProviderParameter {
   name: string;
   description: string;

@@ -11,7 +11,7 @@ import type { RunResponse } from '../../runs/response.schemas';
 import type { RunClaim } from './idempotency';
 
 /**
- * `start_batch_run` (pyspur-facts §3.5 with the §11 fixes): everything is checked (workflow,
+ * PySpur's `start_batch_run`, with its gaps closed: everything is checked (workflow,
  * dataset, columns) before the parent run exists; the parent is RUNNING while its workflow works
  * and knows its dataset (`input_dataset_id`) and output file from the start.
  */

@@ -33,7 +33,7 @@ const isEmptyHistory = (value: unknown) =>
   value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 
 /**
- * Server-side chat memory (PySpur's chatbot rule, §8.11): a chatbot run whose input has a
+ * Server-side chat memory (PySpur's chatbot rule): a chatbot run whose input has a
  * `session_id` and a `user_message` gets the session's earlier turns in its history fields when
  * the client sent none (PySpur's UI always sends `[]`), and carries the turn to append at the end.
  * Runs of one session in flight at once each see the turns completed before they started.

@@ -1,4 +1,4 @@
-/** The `llm_info.model` enum, in PySpur's order (§7.4). */
+/** The `llm_info.model` enum, in PySpur's order. */
 export const LLM_MODEL_IDS = [
   'openai/o1-pro',
   'openai/o3-mini',
@@ -54,5 +54,5 @@ export type LlmModelId = (typeof LLM_MODEL_IDS)[number];
 
 export const DEFAULT_LLM_MODEL: LlmModelId = 'openai/gpt-4o';
 
-/** Bounds of `llm_info` (§7.3); published model limits never exceed them. */
+/** Bounds of `llm_info`; published model limits never exceed them. */
 export const LLM_INFO_LIMITS = { maxTokens: 65536, maxTemperature: 1 } as const;

@@ -4,7 +4,7 @@ import { pyFloat } from './py-float.js';
 import { pyStr } from './py-str.js';
 import { isTruthy } from './py-truthy.js';
 
-/** One router condition as the config carries it (§8.3). */
+/** One router condition as the config carries it. */
 export interface RouteCondition {
   variable: string;
   operator: string;
