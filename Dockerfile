@@ -1,4 +1,4 @@
-# One image for the api (default command) and the worker (`node --import tsx temporal/worker.ts`).
+# One image for the api (default command) and the worker (`node dist/temporal/worker.js`).
 # glibc-based on purpose: Temporal's native core bridge does not support Alpine/musl.
 
 # PySpur's web UI (Apache-2.0): the static export inside the pinned `pyspur` wheel from PyPI,
@@ -22,9 +22,9 @@ RUN apt-get update \
 WORKDIR /app
 ENV NODE_ENV=production
 
-# Dependencies first, so a source change reuses this layer. tsx (which runs the TypeScript) is a
-# runtime dependency; the dev dependencies are only for tests and lint. The image's npm 10 accepts
-# the lock file as it is.
+# Dependencies first, so a source change reuses this layer. esbuild (which compiles the TypeScript
+# below) and tsx (the build scripts) are runtime dependencies; the dev dependencies are only for
+# tests and lint. The image's npm 10 accepts the lock file as it is.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
@@ -35,8 +35,10 @@ COPY scripts ./scripts
 # Served at / by the api (SPUR_WEB_UI_DIR's default); SPUR_WEB_UI=false turns it off.
 COPY --from=web-ui /web-ui ./.tools/web-ui
 
-# Workers load this prebuilt workflow bundle instead of bundling at every start.
-RUN node --import tsx scripts/build-bundle.ts /app/dist/workflow-bundle.js
+# The api and worker run compiled JavaScript (dist/src, dist/temporal): a process starts on half the
+# CPU tsx needs. Workers load the prebuilt workflow bundle instead of bundling at every start.
+RUN node --import tsx scripts/build.ts /app/dist \
+  && node --import tsx scripts/build-bundle.ts /app/dist/workflow-bundle.js
 ENV SPUR_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js \
     SPUR_HOST=0.0.0.0
 
@@ -47,7 +49,6 @@ RUN mkdir -p /vectors && chown node:node /vectors
 USER node
 EXPOSE 6080
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# `node --import tsx`, not the `tsx` CLI: the CLI is a second process that relays SIGTERM to the
-# app and SIGKILLs it when the app does not confirm within 30 ms (a busy worker), which would
-# skip the graceful shutdown.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# `node` itself, no wrapper process (such as the `tsx` CLI, which SIGKILLs an app that does not
+# confirm a SIGTERM within 30 ms): the api and worker get SIGTERM and drain.
+CMD ["node", "dist/src/main.js"]

@@ -4,7 +4,7 @@ import eslintPluginPrettierRecommended from 'eslint-plugin-prettier/recommended'
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', '.data/**', '.scratch/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', '.tools/**', '.data/**', '.scratch/**', 'bench/results/**', 'dist/**'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

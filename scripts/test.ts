@@ -14,6 +14,7 @@ import {
 } from './lib/servers';
 import { REPO_ROOT } from './lib/tools';
 import { buildWorkflowBundle } from './build-bundle';
+import { buildDist } from './build';
 
 async function main(): Promise<number> {
   const started = Date.now();
@@ -47,9 +48,12 @@ async function main(): Promise<number> {
     if (process.env.SPUR_TEST_SKIP_STATIC !== '1' && !(await staticChecks())) return 1;
     // One bundle for every worker the suite starts: workers come up in a second, not five.
     const bundle = await buildWorkflowBundle(path.join(tmp, 'workflow-bundle.js'));
+    // The api and worker processes the suite starts run compiled JavaScript, as the image does.
+    const dist = await buildDist();
     code = await runMocha(
       {
         SPUR_TEST_WORKFLOW_BUNDLE: bundle,
+        SPUR_TEST_DIST: dist,
         SPUR_TEST_MONGODB_URI: ferret.uri,
         SPUR_TEST_TEMPORAL_ADDRESS: temporal.address,
         SPUR_TEST_TMP: tmp,

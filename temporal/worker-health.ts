@@ -2,8 +2,8 @@ import { loadConfig } from '../src/config';
 import { checkWorkerHealth, oneLine } from '../src/health/worker-health';
 
 /**
- * The worker container's health check (docker-compose.yml runs `node --import tsx
- * temporal/worker-health.ts` in it): proves that a Python sandbox starts there with the worker's
+ * The worker container's health check (docker-compose.yml runs `node
+ * dist/temporal/worker-health.js` in it): proves that a Python sandbox starts there with the worker's
  * settings and that MongoDB and Temporal answer. Prints one line; exits 0 when healthy, else 1.
  */
 async function main(): Promise<void> {

@@ -25,7 +25,7 @@ function poolFor(memoryMb: number): ThreadPool<ParseJob, ParseOutcome> {
   if (!pool) {
     pool = new ThreadPool<ParseJob, ParseOutcome>({
       name: 'parse',
-      module: path.join(__dirname, 'parse-thread.ts'),
+      module: path.join(__dirname, `parse-thread${path.extname(__filename)}`),
       threads: THREADS,
       memoryMb,
       // Every job passes its file's time limit (SPUR_PARSE_TIMEOUT_SECONDS); this is only the fallback.

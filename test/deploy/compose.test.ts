@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
 import { REPO_ROOT } from '../../scripts/lib/tools';
@@ -82,8 +82,10 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     const worker = service('worker');
     assert.equal(api.image, worker.image);
     assert.ok(api.build && worker.build, 'both name the image and how to build it, so either can be started first');
-    assert.ok(api.command?.includes('src/main.ts'));
-    assert.ok(worker.command?.includes('temporal/worker.ts'));
+    // The files the image compiles (scripts/build.ts into /app/dist): the harness built the same ones.
+    assert.deepEqual(api.command, ['node', 'dist/src/main.js']);
+    assert.deepEqual(worker.command, ['node', 'dist/temporal/worker.js']);
+    for (const file of [api.command[1], worker.command[1]]) assert.ok(existsSync(path.join(REPO_ROOT, file)), file);
     for (const s of Object.values(project.services))
       assert.equal(s.container_name, undefined, 'fixed names would clash when scaling');
     assert.deepEqual(worker.ports ?? [], []);
@@ -286,7 +288,7 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
 
   it("checks each worker's health with a command in its container that starts the sandbox (test/deploy/worker-health.test.ts runs it)", () => {
     const check = service('worker').healthcheck;
-    assert.deepEqual(check?.test, ['CMD', 'node', '--import', 'tsx', 'temporal/worker-health.ts']);
+    assert.deepEqual(check?.test, ['CMD', 'node', 'dist/temporal/worker-health.js']);
     // The command waits up to 15 s per check (it exits on its own first); compose must wait longer.
     assert.ok(seconds(check?.timeout) > 15 + 5, `timeout ${check?.timeout}`);
     const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');

@@ -1,24 +1,29 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
 import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { input, l, n } from '../support/graphs';
 import { batchLeftUnstarted } from '../support/half-started-runs';
+import { quietRuntime } from '../support/quiet-runtime';
 
 /** in → gate (a human pause: the run stays open until someone acts) → out. */
 const gated = {
   nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
   links: [l('in', 'gate'), l('gate', 'out')],
 };
+const ENDING_WORKFLOWS = path.join(__dirname, '..', 'fixtures', 'ending-workflows', 'ending-run.ts');
 /** Runs a reconciler page looks at (temporal/reconciler-schedule.ts). */
 const PAGE_SIZE = 100;
 
-describe('e2e: the reconciler closes runs whose workflow timed out or is gone, starts batches never started, and pages', function () {
+describe('e2e: the reconciler closes runs whose workflow timed out, failed, was cancelled or is gone, starts batches never started, and pages', function () {
   this.timeout(300_000);
   let engine: Engine;
 
   before(async () => {
+    quietRuntime();
     engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
   });
   after(() => closeReconcilingEngine(engine));
@@ -54,6 +59,61 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, s
     assert.equal(run.status, 'FAILED');
     assert.match(run.message, /timed out/);
     assert.equal((await taskOf(runId, 'gate'))?.status, 'FAILED');
+  });
+
+  /** A worker on a queue of its own running `ending-run.ts` under a run's workflow id (replacing the run's own). */
+  async function endingWorkflowOf(runId: string, how: 'fail' | 'wait') {
+    const taskQueue = `ending-${randomBytes(4).toString('hex')}`;
+    const connection = await NativeConnection.connect({ address: engine.api.config.temporal.address });
+    const worker = await Worker.create({
+      connection,
+      namespace: engine.api.config.temporal.namespace,
+      taskQueue,
+      workflowsPath: ENDING_WORKFLOWS,
+    });
+    const running = worker.run();
+    const handle = await engine.api.temporal.workflow.start(WorkflowType.spurRun, {
+      workflowId: workflowIdOf(runId),
+      taskQueue,
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+      args: [how],
+    });
+    return {
+      handle,
+      async stop() {
+        worker.shutdown();
+        await running;
+        await connection.close();
+      },
+    };
+  }
+
+  it('fails a paused run whose workflow failed without recording it, saying so; its open task closes with it', async () => {
+    const [runId] = (await pausedRuns(1)) as [string];
+    const ending = await endingWorkflowOf(runId, 'fail');
+    try {
+      await assert.rejects(ending.handle.result(), /Workflow execution failed/);
+      const run = await closed(runId);
+      assert.equal(run.status, 'FAILED');
+      assert.match(run.message, /Its Temporal workflow failed without recording why/);
+      assert.equal((await taskOf(runId, 'gate'))?.status, 'FAILED');
+    } finally {
+      await ending.stop();
+    }
+  });
+
+  it('cancels a paused run whose workflow was cancelled outside Spur; its open task is cancelled with it', async () => {
+    const [runId] = (await pausedRuns(1)) as [string];
+    const ending = await endingWorkflowOf(runId, 'wait');
+    try {
+      await ending.handle.cancel();
+      await assert.rejects(ending.handle.result(), /cancel/i);
+      const run = await closed(runId);
+      assert.equal(run.status, 'CANCELED');
+      assert.equal((await taskOf(runId, 'gate'))?.status, 'CANCELED');
+    } finally {
+      await ending.stop();
+    }
   });
 
   it('fails a paused run whose workflow no longer exists (deleted from Temporal)', async () => {
@@ -117,7 +177,8 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, s
     const query = `WorkflowType = '${WorkflowType.spurReconcile}' AND TaskQueue = '${engine.api.config.temporal.taskQueue}' AND ExecutionStatus = 'Completed'`;
     let checked = 0;
     await until(
-      'a completed pass that checked more than one page',
+      // A pass skips runs younger than the grace period: an early pass may see fewer, a later one all.
+      `a completed pass that checked all ${PAGE_SIZE + 4} paused runs, more than one page`,
       async () => {
         for await (const execution of engine.api.temporal.workflow.list({ query })) {
           const tally = (await engine.api.temporal.workflow
@@ -125,7 +186,7 @@ describe('e2e: the reconciler closes runs whose workflow timed out or is gone, s
             .result()) as { checked: number };
           checked = Math.max(checked, tally.checked);
         }
-        return checked > PAGE_SIZE;
+        return checked >= PAGE_SIZE + 4;
       },
       120_000,
     );

@@ -11,16 +11,14 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import {
-  DefaultLogger,
   ReplayError,
-  Runtime,
   Worker,
   bundleWorkflowCode,
-  makeTelemetryFilterString,
   type ReplayResult,
   type ReplayWorkerOptions,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { quietRuntime } from '../support/quiet-runtime';
 import { WorkflowType } from '../../temporal/shared/workflow-names';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -69,18 +67,6 @@ async function currentWorkflowCode(): Promise<ReplayWorkerOptions['workflowBundl
   const prebuilt = process.env.SPUR_TEST_WORKFLOW_BUNDLE;
   if (prebuilt) return { codePath: prebuilt };
   return bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'), logger: quietLogger });
-}
-
-/** Replay workers log every state change; keep the output to errors (results carry the failures). */
-function quietRuntime(): void {
-  try {
-    Runtime.install({
-      logger: new DefaultLogger('ERROR'),
-      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
-    });
-  } catch {
-    // a runtime is already installed in this process: keep it
-  }
 }
 
 describe('e2e: recorded workflow histories replay against the current workflow code', function () {

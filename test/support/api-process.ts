@@ -3,7 +3,7 @@ import { freePort, waitForTcp } from '../../scripts/lib/ports';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { client } from './http';
-import { stack } from './stack';
+import { entryArgs, stack } from './stack';
 
 export interface ApiProcess {
   process: ManagedProcess;
@@ -23,7 +23,7 @@ export async function startApiProcess(env: Record<string, string>, entry = 'src/
     name: 'api',
     command: process.execPath,
     // As the image runs it (Dockerfile): one process, so a SIGTERM to the pid reaches the app itself.
-    args: ['--import', 'tsx', path.join(REPO_ROOT, entry)],
+    args: entryArgs(entry),
     env: { ...env, SPUR_PORT: String(port), SPUR_HOST: '127.0.0.1', SPUR_LOG_LEVEL: 'warn' },
     cwd: REPO_ROOT,
     logFile: path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`),

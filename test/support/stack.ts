@@ -18,4 +18,13 @@ export const stack = {
   get workflowBundle() {
     return required('SPUR_TEST_WORKFLOW_BUNDLE');
   },
+  /** The api and worker compiled to JavaScript (scripts/build.ts), as the image runs them. */
+  get dist() {
+    return required('SPUR_TEST_DIST');
+  },
 };
+
+/** `node <entry>` as the image runs it: the compiled file of a source entry such as `temporal/worker.ts`. */
+export function entryArgs(entry: string): string[] {
+  return [`${stack.dist}/${entry.replace(/\.ts$/, '.js')}`];
+}

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/tools';
+import { entryArgs } from './stack';
 
 export interface CommandResult {
   code: number;
@@ -34,7 +34,7 @@ export function runWorkerHealth(
   env: Record<string, string>,
   extraEnv: Record<string, string> = {},
 ): Promise<CommandResult> {
-  return runCommand(process.execPath, ['--import', 'tsx', path.join('temporal', 'worker-health.ts')], {
+  return runCommand(process.execPath, entryArgs('temporal/worker-health.ts'), {
     env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv },
   });
 }

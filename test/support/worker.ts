@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
 import { REPO_ROOT } from '../../scripts/lib/tools';
-import { stack } from './stack';
+import { entryArgs, stack } from './stack';
 
 export interface TestWorker {
   process: ManagedProcess;
@@ -27,7 +27,7 @@ export async function startWorker(
     name: 'worker',
     command: process.execPath,
     // As the image runs it (Dockerfile): one process, so a SIGTERM to the pid reaches the app itself.
-    args: ['--import', 'tsx', path.join(REPO_ROOT, 'temporal', 'worker.ts')],
+    args: entryArgs('temporal/worker.ts'),
     env: { ...env, SPUR_LOG_LEVEL: 'info', SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, ...extraEnv },
     cwd: REPO_ROOT,
     logFile,

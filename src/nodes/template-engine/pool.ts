@@ -16,7 +16,7 @@ const THREAD_MEMORY_MB = 512;
 
 const pool = new ThreadPool<RenderJob, RenderResult>({
   name: 'template render',
-  module: path.join(__dirname, 'thread.ts'),
+  module: path.join(__dirname, `thread${path.extname(__filename)}`),
   // Renders take microseconds, so two cover the load, and one slow render leaves the other thread.
   threads: 2,
   memoryMb: THREAD_MEMORY_MB,
