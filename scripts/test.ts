@@ -1,7 +1,7 @@
 // `npm test`: real Temporal and FerretDB on free loopback ports with fresh data, the mocha suite
 // against them, and everything stopped again, also when the suite fails or is interrupted.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onFreePort } from './lib/ports';
@@ -87,41 +87,15 @@ async function staticChecks(): Promise<boolean> {
 }
 
 /** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
-const SUITE_FOLDERS = ['e2e', 'browser', 'security', 'deploy', 'api', 'unit'];
-
-/**
- * Files that take half a minute or more (kill -9 and restarts, 50 MB values, load). Parallel
- * workers take files in order: these go first, so the short ones fill the gaps at the end instead
- * of a long one starting last and running alone.
- */
-const LONG_FILES = [
-  'e2e/large-values',
-  'e2e/outages',
-  'e2e/durability',
-  'e2e/rag-durability',
-  'e2e/sigterm',
-  'e2e/pauses-durability',
-  'e2e/batch',
-  'e2e/idempotency',
-  'api/fuzz',
-  'security/templates',
-  'e2e/python-sandbox-secrets',
-  'e2e/python-sandbox-setup',
-  'e2e/python-sandbox-cgroup',
-  'e2e/run-events-durability',
-  'e2e/reconciler-cases',
-].map((name) => `test/${name}.test.ts`);
-
-function suiteFiles(): string[] {
-  const all = SUITE_FOLDERS.flatMap((folder) =>
-    readdirSync(path.join(REPO_ROOT, 'test', folder), { recursive: true })
-      .map((name) => `test/${folder}/${String(name)}`)
-      .filter((file) => file.endsWith('.test.ts'))
-      .sort(),
-  );
-  const long = LONG_FILES.filter((file) => all.includes(file));
-  return [...long, ...all.filter((file) => !long.includes(file))];
-}
+// The long e2e files first: with files in parallel, the short ones then fill the gaps at the end.
+const SUITE = [
+  'test/e2e/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/deploy/**/*.test.ts',
+  'test/api/**/*.test.ts',
+  'test/unit/**/*.test.ts',
+];
 
 /**
  * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 3): every file starts its own api
@@ -133,7 +107,7 @@ function mochaArgs(args: string[]): string[] {
   const named = args.some((a) => !a.startsWith('-') && a.endsWith('.ts'));
   const jobs = Number(process.env.SPUR_TEST_JOBS ?? 3);
   const parallel = Number.isInteger(jobs) && jobs > 1 ? ['--parallel', '--jobs', String(jobs)] : [];
-  return [...parallel, ...(named ? args : [...args, ...suiteFiles()])];
+  return [...parallel, ...(named ? args : [...args, ...SUITE])];
 }
 
 /**
