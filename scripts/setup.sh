@@ -8,6 +8,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 TEMPORAL_VERSION=v1.5.1   # newer CLI tags carry a replace directive and cannot be `go install`ed
+# The Temporal server the `temporalio/server` image runs, for the production-shaped cluster (npm run
+# cluster): the same server version the CLI above embeds, so its Go modules are already cached.
+TEMPORAL_SERVER_VERSION=v1.29.1
 FERRETDB_VERSION=v1.24.2  # v1: MongoDB wire protocol on SQLite, no PostgreSQL needed
 FERRETDB_BUILD="$FERRETDB_VERSION-spur.1" # the module plus scripts/patches (a new label rebuilds)
 CACHE="${SPUR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spur-tools}"
@@ -129,6 +132,28 @@ ensure_tool() {
 ensure_tool temporal "$TEMPORAL_VERSION" SPUR_TEMPORAL_BIN
 ensure_tool ferretdb "$FERRETDB_BUILD" SPUR_FERRETDB_BIN
 
+# The cluster's Temporal server and the SQL tool that creates its schema on PostgreSQL.
+build_temporal-server() { GOBIN="$1" go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" && mv "$1/server" "$1/temporal-server"; }
+build_temporal-sql-tool() { GOBIN="$1" go install "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" && mv "$1/sql" "$1/temporal-sql-tool"; }
+ensure_tool temporal-server "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SERVER_BIN
+ensure_tool temporal-sql-tool "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SQL_TOOL_BIN
+
+# The server's PostgreSQL schema steps, from the same module: temporal-sql-tool applies them.
+ensure_temporal_schema() {
+  local dir="$CACHE/temporal-server-$TEMPORAL_SERVER_VERSION/schema" link="$ROOT/.tools/temporal-schema" src
+  [[ -d $dir/postgresql/v12 && "$(readlink "$link" 2>/dev/null)" == "$dir" ]] && return 0
+  if [[ ! -d $dir/postgresql/v12 ]]; then
+    require_go
+    src="$(go mod download -json "go.temporal.io/server@$TEMPORAL_SERVER_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [[ -d $src/schema/postgresql ]] || die "go mod download go.temporal.io/server@$TEMPORAL_SERVER_VERSION gave no schema"
+    mkdir -p "$dir" && cp -R "$src/schema/postgresql" "$dir/" && chmod -R u+w "$dir"
+  fi
+  step "linking .tools/temporal-schema -> $dir"
+  mkdir -p "$ROOT/.tools"
+  ln -sfn "$dir" "$link"
+}
+ensure_temporal_schema
+
 # --- compose-check -------------------------------------------------------------
 # test/deploy validates docker-compose.yml with compose-go, the library `docker compose` loads
 # files with (no Docker engine here). Built from scripts/compose-check; the cache key is a hash of
@@ -206,6 +231,29 @@ apt_install() {
 }
 
 ensure_python_sandbox
+
+# --- The production-shaped cluster ----------------------------------------------
+# npm run cluster (and its test suite) runs PostgreSQL and nginx from the OS packages as processes
+# of their own, on free ports with folders of their own: no system service is touched.
+ensure_cluster_packages() {
+  local missing=()
+  [[ -x $(pg_bin)/postgres ]] || missing+=(postgresql)
+  command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
+  ((${#missing[@]} == 0)) && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "apt-get install ${missing[*]} (the production-shaped cluster)"
+    if apt_install "${missing[@]}" || { apt-get update >/dev/null 2>&1 && apt_install "${missing[@]}"; }; then
+      # The package starts system services; the cluster runs its own processes instead.
+      systemctl disable --now nginx postgresql >/dev/null 2>&1 || service nginx stop >/dev/null 2>&1 || true
+      return 0
+    fi
+    die "apt-get install ${missing[*]} failed"
+  fi
+  step "${missing[*]} missing: npm run cluster and its tests need them (Debian/Ubuntu: sudo apt-get install ${missing[*]})"
+}
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+
+ensure_cluster_packages
 # --- PySpur web UI --------------------------------------------------------------
 # The api serves PySpur's published UI at / (scripts/fetch-web-ui.sh: pinned wheel from PyPI,
 # checksum verified, cached per user, never committed). Optional: without it setup goes on and

@@ -94,6 +94,7 @@ async function staticChecks(): Promise<boolean> {
 /** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
 // The long e2e files first: with files in parallel, the short ones then fill the gaps at the end.
 const SUITE = [
+  'test/cluster/**/*.test.ts',
   'test/e2e/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'test/security/**/*.test.ts',

@@ -19,6 +19,24 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A free port below `below` (a store that keeps ports as smallint, such as Temporal's cluster
+ * membership table, refuses the OS's ephemeral range), tried at random from 20000 up.
+ */
+export async function freePortBelow(below: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * (below - 20000));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free loopback port found between 20000 and ${below}`);
+}
+
 function tryConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });

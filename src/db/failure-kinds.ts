@@ -3,7 +3,8 @@
  * middleware, the run projection, the batch chunk flusher):
  *
  * - `unavailable`: no server to talk to, or one too busy to answer (connection refused or lost,
- *   server selection timed out, pool cleared, shutting down, FerretDB's SQLite locked). It goes
+ *   server selection timed out, pool cleared, shutting down, FerretDB's SQLite locked or its
+ *   PostgreSQL gone). It goes
  *   away by itself: writers retry with backoff for as long as it lasts; the api answers 503 with
  *   Retry-After.
  * - `rejected`: this write can never succeed as it is (a document too large, a validation or cast
@@ -40,8 +41,13 @@ const UNAVAILABLE_NAMES = new Set([
 const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
 /** Socket errors the driver passes on as they are (seen: a bulk write on a socket the server closed, EPIPE). */
 const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * Also FerretDB on PostgreSQL, which answers an InternalError (code 1) carrying PostgreSQL's own
+ * error when it loses its database: SQLSTATE class 08 (connection exceptions) and 57P01-57P03
+ * (shutting down, crashed, not yet accepting connections), or a connection it cannot make.
+ */
 const UNAVAILABLE_MESSAGE =
-  /database is locked|SQLITE_BUSY|ECONNREFUSED|ECONNRESET|EPIPE|connection .*(closed|timed out)|Client must be connected|server selection|buffering timed out/i;
+  /database is locked|SQLITE_BUSY|ECONNREFUSED|ECONNRESET|EPIPE|connection .*(closed|timed out)|Client must be connected|server selection|buffering timed out|SQLSTATE (08[0-9A-Z]{3}|57P0[1-3])|failed to connect to `/i;
 
 /** Mongoose refusing a document, or the server refusing its size: storing it again cannot work. */
 const REJECTED_NAMES = new Set(['ValidationError', 'CastError', 'StrictModeError', 'BSONError', 'BSONVersionError']);

@@ -7,15 +7,18 @@ export interface Reply<T = unknown> {
 
 export type JsonBody = Record<string, unknown> | unknown[] | string | number | boolean | null;
 
-/** A tiny HTTP client over fetch: JSON in, parsed JSON (or text) out, never throws on a status. */
-export function client(baseUrl: string) {
+/**
+ * A tiny HTTP client over fetch: JSON in, parsed JSON (or text) out, never throws on a status.
+ * `defaultHeaders` go with every request (an API key).
+ */
+export function client(baseUrl: string, defaultHeaders: Record<string, string> = {}) {
   async function request<T = any>(
     method: string,
     path: string,
     body?: JsonBody | FormData | { raw: string },
     headers: Record<string, string> = {},
   ): Promise<Reply<T>> {
-    const init: RequestInit = { method, headers: { ...headers }, redirect: 'manual' };
+    const init: RequestInit = { method, headers: { ...defaultHeaders, ...headers }, redirect: 'manual' };
     if (body instanceof FormData) init.body = body;
     else if (body && typeof body === 'object' && 'raw' in body && Object.keys(body).length === 1) {
       init.body = (body as { raw: string }).raw;

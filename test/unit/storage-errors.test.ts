@@ -30,6 +30,24 @@ describe('storage failures: one classifier for the api, the projection and the b
     assert.equal(storageFailureKind(new Error('database is locked')), 'unavailable');
     assert.equal(storageFailureKind(new Error('connect ECONNREFUSED 127.0.0.1:27017')), 'unavailable');
     assert.equal(storageFailureKind(Object.assign(new Error('x'), { code: 'EPIPE' })), 'unavailable');
+    // FerretDB on PostgreSQL passes PostgreSQL's own errors on as InternalError (code 1), as seen in the cluster suite.
+    for (const message of [
+      '[query_iterator.go:92 postgresql.(*queryIterator).Next] FATAL: terminating connection due to unexpected postmaster exit (SQLSTATE 57P01)',
+      '[collection.go:109 postgresql.(*collection).Query] failed to connect to `user=spur database=ferretdb`: server error: FATAL: the database system is not yet accepting connections (SQLSTATE 57P03)',
+      'FATAL: connection failure (SQLSTATE 08006)',
+    ])
+      assert.equal(
+        storageFailureKind(Object.assign(named('MongoServerError', message), { code: 1 })),
+        'unavailable',
+        message,
+      );
+    assert.equal(
+      storageFailureKind(
+        Object.assign(named('MongoServerError', 'ERROR: duplicate key value (SQLSTATE 23505)'), { code: 1 }),
+      ),
+      'unknown',
+      'a PostgreSQL error that is not about the connection stays unknown',
+    );
     assert.equal(
       storageFailureKind(Object.assign(new Error('interrupted at shutdown'), { code: 11600 })),
       'unavailable',

@@ -1,0 +1,190 @@
+// The production shape on one machine, processes standing in for hosts: PostgreSQL, the Temporal
+// server on it, FerretDB on it as Spur's document store, N apis behind nginx and M workers, all
+// compiled as the image runs them. npm run cluster and the cluster suite start it.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { hashApiKey } from '../../../src/http/api-keys';
+import { buildDist, distEntry } from '../../build';
+import { buildWorkflowBundle } from '../../build-bundle';
+import { freePort, waitForTcp } from '../ports';
+import { type ManagedProcess, spawnManaged } from '../processes';
+import { REPO_ROOT } from '../tools';
+import { type FerretPostgres, startFerretOnPostgres } from './ferretdb-postgres';
+import { type LoadBalancer, startLoadBalancer } from './load-balancer';
+import { type PostgresServer, restartPostgres, startPostgres } from './postgres';
+import { type ClusterTemporal, startClusterTemporal } from './temporal-server';
+
+export interface ClusterOptions {
+  /** Everything the cluster keeps (PostgreSQL's data, configs, logs, the secret key). */
+  dir: string;
+  apis?: number;
+  workers?: number;
+  /** Fixed ports (npm run cluster); free ones otherwise. */
+  ports?: Partial<Record<'loadBalancer' | 'temporal' | 'postgres' | 'ferret', number>>;
+  /** Settings every api and worker gets on top of the cluster's own. */
+  env?: Record<string, string>;
+  /** Logs to files in `dir` (tests) instead of the terminal. */
+  logToFiles?: boolean;
+}
+
+export interface SpurProcess {
+  name: string;
+  handle: ManagedProcess;
+  /** An api's own address (behind the load balancer). */
+  port?: number;
+}
+
+export interface Cluster {
+  /** The load balancer's API base: `http://127.0.0.1:<port>/api`. */
+  apiUrl: string;
+  /** The key clients send (`Authorization: Bearer <key>`). */
+  apiKey: string;
+  /** What every api and worker is started with. */
+  env: Record<string, string>;
+  postgres: PostgresServer;
+  temporal: ClusterTemporal;
+  ferret: FerretPostgres;
+  loadBalancer: LoadBalancer;
+  apis: SpurProcess[];
+  workers: SpurProcess[];
+  /** Starts another worker (or a replacement) with the cluster's settings. */
+  startWorker(): Promise<SpurProcess>;
+  /** Starts an api on the port of one that stopped (the load balancer knows its port). */
+  restartApi(api: SpurProcess): Promise<SpurProcess>;
+  /** PostgreSQL stopped (kill -9 with SIGKILL) and started again on its data. */
+  restartPostgres(signal?: NodeJS.Signals): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The installation's secret and API key live in the cluster's folder: a restart keeps sealed values readable. */
+function secrets(dir: string): { secretKey: string; apiKey: string } {
+  const file = path.join(dir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { secretKey: string; apiKey: string };
+  const made = {
+    secretKey: randomBytes(32).toString('base64'),
+    apiKey: `spur_${randomBytes(24).toString('base64url')}`,
+  };
+  writeFileSync(file, JSON.stringify(made), { mode: 0o600 });
+  return made;
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const dir = path.resolve(options.dir);
+  mkdirSync(dir, { recursive: true });
+  // The load balancer's workers run as nobody when the cluster runs as root.
+  chmodSync(dir, 0o755);
+  const log = (name: string) => (options.logToFiles ? { logFile: path.join(dir, `${name}.log`) } : {});
+  const started: ManagedProcess[] = [];
+  const track = <T extends { handle: ManagedProcess }>(x: T): T => (started.push(x.handle), x);
+  const port = async (name: keyof NonNullable<ClusterOptions['ports']>) => options.ports?.[name] ?? freePort();
+
+  try {
+    // The api and workers run the compiled files and the prebuilt bundle, as the image does.
+    const [, bundle] = await Promise.all([buildDist(), buildWorkflowBundle(path.join(dir, 'workflow-bundle.js'))]);
+    let postgres = track(
+      await startPostgres({ port: await port('postgres'), dataDir: path.join(dir, 'postgres'), ...log('postgres') }),
+    );
+    const [temporal, ferret] = await Promise.all([
+      startClusterTemporal({
+        port: await port('temporal'),
+        postgres,
+        dataDir: path.join(dir, 'temporal'),
+        ...log('temporal'),
+      }).then(track),
+      startFerretOnPostgres({
+        port: await port('ferret'),
+        postgres,
+        stateDir: mkdirp(path.join(dir, 'ferretdb')),
+        ...log('ferretdb'),
+      }).then(track),
+    ]);
+    const { secretKey, apiKey } = secrets(dir);
+    const env: Record<string, string> = {
+      SPUR_MONGODB_URI: ferret.uri,
+      SPUR_TEMPORAL_ADDRESS: temporal.address,
+      SPUR_SECRET_KEY: secretKey,
+      SPUR_API_KEY_HASHES: hashApiKey(apiKey),
+      SPUR_WORKFLOW_BUNDLE: bundle,
+      SPUR_VECTOR_STORE_URI: mkdirp(path.join(dir, 'vectors')),
+      SPUR_HOST: '127.0.0.1',
+      ...options.env,
+    };
+    let workerCount = 0;
+    const startWorker = async (): Promise<SpurProcess> => {
+      const name = `worker-${++workerCount}`;
+      const handle = spawnManaged({
+        name,
+        command: process.execPath,
+        args: [distEntry('temporal/worker.ts')],
+        env,
+        cwd: REPO_ROOT,
+        ...log(name),
+      });
+      started.push(handle);
+      return { name, handle };
+    };
+    const startApi = async (name: string, apiPort: number): Promise<SpurProcess> => {
+      const handle = spawnManaged({
+        name,
+        command: process.execPath,
+        args: [distEntry('src/main.ts')],
+        env: { ...env, SPUR_PORT: String(apiPort) },
+        cwd: REPO_ROOT,
+        ...log(name),
+      });
+      started.push(handle);
+      await Promise.race([
+        waitForTcp('127.0.0.1', apiPort, 60_000),
+        handle.exited.then((code) => {
+          throw new Error(`${name} exited with code ${code} while starting`);
+        }),
+      ]);
+      return { name, handle, port: apiPort };
+    };
+    const apiPorts = await Promise.all(Array.from({ length: options.apis ?? 2 }, () => freePort()));
+    const apis = await Promise.all(apiPorts.map((p, i) => startApi(`api-${i + 1}`, p)));
+    const workers = await Promise.all(Array.from({ length: options.workers ?? 3 }, () => startWorker()));
+    const loadBalancer = track(
+      await startLoadBalancer({
+        port: await port('loadBalancer'),
+        upstreams: apiPorts,
+        dir: path.join(dir, 'nginx'),
+        ...log('nginx'),
+      }),
+    );
+    const cluster: Cluster = {
+      apiUrl: `${loadBalancer.url}/api`,
+      apiKey,
+      env,
+      postgres,
+      temporal,
+      ferret,
+      loadBalancer,
+      apis,
+      workers,
+      startWorker,
+      restartApi: (api) => startApi(api.name, api.port as number),
+      async restartPostgres(signal = 'SIGKILL') {
+        postgres = await restartPostgres(postgres, signal);
+        started.push(postgres.handle);
+        cluster.postgres = postgres;
+      },
+      async stop() {
+        // Apps first (they drain), then the servers they use.
+        const apps = [...cluster.apis, ...cluster.workers].map((p) => p.handle);
+        await Promise.allSettled(apps.map((h) => h.stop('SIGTERM', 15_000)));
+        await Promise.allSettled(started.filter((h) => !apps.includes(h)).map((h) => h.stop('SIGTERM', 15_000)));
+      },
+    };
+    return cluster;
+  } catch (err) {
+    await Promise.allSettled(started.map((h) => h.stop('SIGKILL', 0)));
+    throw err;
+  }
+}
+
+function mkdirp(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,119 @@
+// PostgreSQL from the OS packages, run as a process of its own (its own data folder and port, no
+// system service): the database of the cluster's Temporal server and of FerretDB's PostgreSQL backend.
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { assertPortFree, waitForTcp } from '../ports';
+import { type ManagedProcess, spawnManaged } from '../processes';
+
+const HOST = '127.0.0.1';
+/** The superuser the cluster's data folder is created with; loopback connections are trusted. */
+export const POSTGRES_USER = 'spur';
+
+export interface PostgresOptions {
+  port: number;
+  dataDir: string;
+  logFile?: string;
+}
+
+export interface PostgresServer {
+  /** `postgres://spur@127.0.0.1:<port>` (append `/<database>`). */
+  url: string;
+  port: number;
+  handle: ManagedProcess;
+  options: PostgresOptions;
+}
+
+/** The newest PostgreSQL the OS packages installed (Debian: /usr/lib/postgresql/<major>/bin). */
+export function postgresBin(name: string): string {
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const major of majors) {
+    const file = path.join(root, major, 'bin', name);
+    if (existsSync(file)) return file;
+  }
+  throw new Error(`PostgreSQL's ${name} not found under ${root}: run \`npm run setup\` (apt-get install postgresql)`);
+}
+
+/** PostgreSQL refuses to run as root: a root harness runs it as the package's `postgres` user. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+function run(command: string, args: string[], user?: { uid: number; gid: number }): Promise<void> {
+  return new Promise((resolve, reject) =>
+    execFile(command, args, { ...(user ?? {}), timeout: 120_000 }, (err, _stdout, stderr) =>
+      err ? reject(new Error(`${path.basename(command)} failed: ${stderr || err.message}`)) : resolve(),
+    ),
+  );
+}
+
+/** Starts PostgreSQL on its data folder, creating the folder (initdb) the first time. */
+export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
+  await assertPortFree(HOST, options.port, 'PostgreSQL');
+  const dataDir = path.resolve(options.dataDir);
+  const user = serverUser();
+  if (user) {
+    for (let up = path.dirname(dataDir); up !== path.dirname(up); up = path.dirname(up)) {
+      if (existsSync(up) && (statSync(up).mode & 0o001) === 0)
+        throw new Error(
+          `PostgreSQL runs as the postgres user, which cannot enter ${up}: put the cluster's folder elsewhere`,
+        );
+    }
+  }
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (user) chownSync(dataDir, user.uid, user.gid);
+    await run(
+      postgresBin('initdb'),
+      ['-D', dataDir, '-U', POSTGRES_USER, '--auth=trust', '--encoding=UTF8', '--no-instructions'],
+      user,
+    );
+  }
+  const handle = spawnManaged({
+    name: 'postgres',
+    command: postgresBin('postgres'),
+    // The socket goes in the data folder: the system's /var/run/postgresql may not exist or be writable.
+    args: ['-D', dataDir, '-p', String(options.port), '-k', dataDir, '-c', `listen_addresses=${HOST}`],
+    logFile: options.logFile,
+    user,
+  });
+  const died = handle.exited.then((code) => {
+    throw new Error(
+      `PostgreSQL exited with code ${code} while starting${options.logFile ? `; see ${options.logFile}` : ''}`,
+    );
+  });
+  await Promise.race([waitForTcp(HOST, options.port, 60_000), died]);
+  return { url: `postgres://${POSTGRES_USER}@${HOST}:${options.port}`, port: options.port, handle, options };
+}
+
+/** Creates a database unless it exists. */
+export async function ensureDatabase(server: PostgresServer, name: string): Promise<void> {
+  const args = ['-h', HOST, '-p', String(server.port), '-U', POSTGRES_USER, name];
+  await run(postgresBin('createdb'), args).catch((err: Error) => {
+    if (!/already exists/.test(err.message)) throw err;
+  });
+}
+
+/**
+ * Stopped (kill -9 with SIGKILL) and started again on the same data folder, which replays its WAL.
+ * After a kill -9 the old backends take a moment to exit and release the shared memory, and until
+ * they have the new server refuses to start: it is tried again for a while.
+ */
+export async function restartPostgres(
+  server: PostgresServer,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<PostgresServer> {
+  await server.handle.stop(signal, signal === 'SIGKILL' ? 0 : 30_000);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await startPostgres(server.options);
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
