@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DYNAMIC_CONFIG_FILE } from '../../scripts/lib/cluster/temporal-server';
 import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { CONFIG_VARIABLES } from '../../src/config';
@@ -233,6 +234,21 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
       ]),
     );
     assert.deepEqual(entries, TEMPORAL_DEV_OPTIONS.dynamicConfig);
+  });
+
+  it('runs the same Temporal server version and dynamic config file as the cluster (npm run cluster)', () => {
+    const temporal = service('temporal');
+    const composeVersion = /^temporalio\/auto-setup:(.+)$/.exec(temporal.image ?? '')?.[1];
+    const setupVersion = /^TEMPORAL_SERVER_VERSION=v(\S+)/m.exec(
+      readFileSync(path.join(REPO_ROOT, 'scripts', 'setup.sh'), 'utf8'),
+    )?.[1];
+    assert.ok(setupVersion, 'setup.sh names the Temporal server it builds');
+    assert.equal(composeVersion, setupVersion);
+    const mounted = (temporal.volumes ?? []).find((v) => v.target === '/etc/temporal/config/dynamicconfig/spur.yaml');
+    assert.equal(
+      path.relative(REPO_ROOT, DYNAMIC_CONFIG_FILE),
+      path.join('deploy', path.basename(mounted?.source ?? '')),
+    );
   });
 
   it('registers exactly the search attributes that runs set, with the Temporal admin tools', () => {

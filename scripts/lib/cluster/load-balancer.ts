@@ -52,6 +52,9 @@ http {
   upstream spur_api {
 ${servers}
     keepalive 64;
+    # Below Node's keep-alive timeout (5 s): nginx must never reuse a connection the api is closing,
+    # or a POST on it fails (and is not retried, the api may have read it).
+    keepalive_timeout 4s;
   }
   server {
     listen ${HOST}:${o.port};

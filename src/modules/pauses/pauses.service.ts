@@ -80,6 +80,12 @@ export function createPauseService({
     }
   }
 
+  /** Whether the run's latest pause was resolved with this decision (its action, by its user). */
+  async function resolvedBy(runId: string, body: ResumeRunInput): Promise<boolean> {
+    const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
+    return last?.resume_time != null && last.resume_action === body.action && last.resume_user_id === body.user_id;
+  }
+
   return {
     /**
      * Delivers the action as an Update: the workflow validates it (so a stale or second action is
@@ -117,7 +123,11 @@ export function createPauseService({
         if (!isDeadline(err)) throw err;
       }
       const open = await Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
-      if (!open) throw new BadRequestError(PauseRefusal.noPausedTask);
+      if (!open) {
+        // The Update can be applied after the wait ran out (a slow server): then this decision resolved it.
+        if (await resolvedBy(runId, body)) return { status: 200, run: await reader.get(runId) };
+        throw new BadRequestError(PauseRefusal.noPausedTask);
+      }
       await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
       const queued = await reader.get(runId);
       return {
@@ -135,9 +145,7 @@ export function createPauseService({
       try {
         return await this.act(runId, body, updateId);
       } catch (err) {
-        if (!(err instanceof BadRequestError)) throw err;
-        const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
-        if (last?.resume_action !== body.action || last.resume_user_id !== body.user_id) throw err;
+        if (!(err instanceof BadRequestError) || !(await resolvedBy(runId, body))) throw err;
         return { status: 200, run: await reader.get(runId) };
       }
     },
