@@ -174,10 +174,10 @@ describe('e2e: batch runs over datasets', function () {
     );
   });
 
-  it('runs 200 rows 7 at a time: progress while running, one child run per row, JSONL lines in dataset order', async () => {
+  it('runs 100 rows 7 at a time: progress while running, one child run per row, JSONL lines in dataset order', async () => {
     const { http } = engine;
-    const wf = (await http.post('/wf/', { name: 'batch 200', definition: pythonDefinition(0.05) })).body;
-    const ds = await uploadDataset(http, 'batch-200', 200);
+    const wf = (await http.post('/wf/', { name: 'batch 100', definition: pythonDefinition(0.05) })).body;
+    const ds = await uploadDataset(http, 'batch-100', 100);
     const res = await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 7 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const parent = res.body;
@@ -207,7 +207,7 @@ describe('e2e: batch runs over datasets', function () {
     );
 
     const lines = await download(http, parent.output_file_id);
-    assert.equal(lines.length, 200);
+    assert.equal(lines.length, 100);
     lines.forEach((line, i) => assert.deepEqual(line.out, { y: `row-${i}` }, `line ${i}`));
 
     // At most 7 rows ran at once, and the window slid (more than one at a time).
@@ -215,7 +215,7 @@ describe('e2e: batch runs over datasets', function () {
     assert.ok(overlap <= 7 && overlap >= 2, `max rows in flight ${overlap}`);
 
     const children = await rowRuns(http, wf.id, parent.id);
-    assert.equal(children.length, 200);
+    assert.equal(children.length, 100);
     const third = (await http.get(`/run/${parent.id}-3/`)).body;
     assert.equal(third.status, 'COMPLETED');
     assert.equal(third.run_type, 'batch');
@@ -244,10 +244,11 @@ describe('e2e: batch runs over datasets', function () {
     assert.ok(parents.some((r: any) => r.id === parent.id));
     assert.ok(parents.every((r: any) => r.parent_run_id === null));
     const dsRuns = [];
+    // The 100 rows and the parent, over three pages of 50.
     for (let page = 1; page <= 3; page++)
-      dsRuns.push(...(await http.get(`/ds/${ds.id}/list_runs/?page=${page}&page_size=100`)).body);
-    assert.equal(dsRuns.length, 201);
-    assert.equal(new Set(dsRuns.map((r: any) => r.id)).size, 201);
+      dsRuns.push(...(await http.get(`/ds/${ds.id}/list_runs/?page=${page}&page_size=50`)).body);
+    assert.equal(dsRuns.length, 101);
+    assert.equal(new Set(dsRuns.map((r: any) => r.id)).size, 101);
     assert.ok(dsRuns.some((r: any) => r.id === parent.id));
   });
 
