@@ -47,6 +47,12 @@ const CLAIM = Buffer.concat([
 ]);
 const isClaim = (message: Buffer) => message.includes(CLAIM);
 
+/** A write command (its name is the first string element of the message's body). */
+const WRITES = ['insert', 'update', 'delete', 'findAndModify'].map((name) =>
+  Buffer.concat([Buffer.from([0x02]), Buffer.from(`${name}\0`)]),
+);
+const isWrite = (message: Buffer) => WRITES.some((marker) => message.includes(marker));
+
 /**
  * A `start_run` whose api was killed after recording the run; with a key, after claiming it for
  * the run (`claimed`) or just before the claim. Its workflow never started, no answer was sent.
@@ -146,8 +152,9 @@ export async function keyedPauseActionLeftUnanswered(
     async () => (await engine.api.models.IdempotencyKey.countDocuments({ run_id: runId, key })) > 0,
   );
   if (applied) {
-    // From here the api writes nothing more; the decision then reaches the workflow.
-    relayed.mongo.hold();
+    // From here the api writes nothing more (its reads still pass, so it gets as far as sending
+    // the decision however far it had got); the decision then reaches the workflow.
+    relayed.mongo.hold(isWrite);
     relayed.temporal.release();
     await until('the decision applied in the workflow', async () => (await updatesDone()) > before);
   }
