@@ -3,6 +3,8 @@
 // Ports: SPUR_CLUSTER_PORT (the load balancer, 6090), SPUR_CLUSTER_TEMPORAL_PORT (7243),
 // SPUR_CLUSTER_POSTGRES_PORT (5442), SPUR_CLUSTER_FERRET_PORT (27027); data in SPUR_CLUSTER_DIR (.data/cluster).
 import path from 'node:path';
+import { buildDist } from './build';
+import { buildWorkflowBundle } from './build-bundle';
 import { startCluster } from './lib/cluster/cluster';
 import { REPO_ROOT } from './lib/tools';
 
@@ -11,8 +13,13 @@ const portOf = (name: string, fallback: number) => Number(process.env[name] || f
 async function main(): Promise<void> {
   const dir = path.resolve(process.env.SPUR_CLUSTER_DIR || path.join(REPO_ROOT, '.data', 'cluster'));
   const started = Date.now();
+  const [, workflowBundle] = await Promise.all([
+    buildDist(),
+    buildWorkflowBundle(path.join(dir, 'workflow-bundle.js')),
+  ]);
   const cluster = await startCluster({
     dir,
+    workflowBundle,
     ports: {
       loadBalancer: portOf('SPUR_CLUSTER_PORT', 6090),
       temporal: portOf('SPUR_CLUSTER_TEMPORAL_PORT', 7243),

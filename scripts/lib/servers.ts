@@ -114,8 +114,8 @@ export function ferretDbArgs(o: FerretDbOptions): string[] {
   ];
 }
 
-/** Runs `check` until it resolves, failing early if the process dies. */
-async function waitUntilUp(
+/** Runs `check` until it resolves, failing early (and killing the process) if it dies or the check fails. */
+export async function waitUntilUp(
   handle: ManagedProcess,
   what: string,
   logFile: string | undefined,

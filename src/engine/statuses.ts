@@ -1,6 +1,8 @@
 /** PySpur's enums, uppercase on the wire (CANCELED with one L). */
 export const RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'PAUSED', 'CANCELED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+/** A run that has not ended: its workflow (or, for PENDING, its start) is still to come. */
+export const OPEN_RUN_STATUSES: readonly RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
 
 export const TASK_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED', 'PAUSED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

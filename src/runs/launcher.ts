@@ -7,7 +7,7 @@ import type { Models, RunDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import type { CallbackEvent } from '../engine/callback-events';
 import type { RunDefinition } from '../engine/run-contract';
-import type { RunStatus } from '../engine/statuses';
+import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { SpurError } from '../errors';
 import type { Config } from '../config';
 import type { WorkflowDefinition } from '../definitions/definition.schema';
@@ -58,8 +58,6 @@ export type LaunchResult =
   /** It can never start (its version or dataset is gone, its stored plan no longer holds): now FAILED, saying why. */
   | { outcome: 'failed'; message: string };
 
-const OPEN: RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
-
 interface WorkflowStart {
   type: (typeof WorkflowType)[keyof typeof WorkflowType];
   args: unknown[];
@@ -99,7 +97,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
 
   async function failed(run: RunDoc, reason: string): Promise<LaunchResult> {
     const message = `The run could not start: ${reason}`;
-    await deps.runRecords.failWithoutWorkflow(run._id, OPEN, message);
+    await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, message);
     return { outcome: 'failed', message };
   }
 
@@ -211,7 +209,8 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       // (e.g. a server whose search attributes were never registered).
       const cause = (err as { cause?: { message?: unknown } }).cause?.message;
       const message = `Could not start the run on Temporal: ${(err as Error).message}${typeof cause === 'string' ? `: ${cause}` : ''}`;
-      if (deps.whenRefused === 'fail-run') await deps.runRecords.failWithoutWorkflow(run._id, OPEN, message);
+      if (deps.whenRefused === 'fail-run')
+        await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, message);
       throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', message);
     }
   }

@@ -5,11 +5,9 @@ import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import type { RunLauncher } from '../../src/runs/launcher';
-import type { RunStatus } from '../../src/engine/statuses';
+import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
 import { runWorkflowId } from '../shared/workflow-names';
-
-const OPEN: RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
 
 /** Temporal's word for how a workflow ended, as a run's message. */
 const ENDED: Record<string, string> = {
@@ -41,7 +39,7 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     const ctx = Context.current();
     // FerretDB v1 scans for a status filter: one bounded page per activity, resumed by `_id`.
     const filter: Record<string, unknown> = {
-      status: trusted({ $in: OPEN }),
+      status: trusted({ $in: OPEN_RUN_STATUSES }),
       start_time: trusted({ $lt: new Date(Date.now() - page.graceMs) }),
     };
     if (page.after !== null) filter._id = trusted({ $gt: page.after });
@@ -69,7 +67,7 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     const status = await workflowStatus(run._id);
     if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return 'alive';
     if (status === 'CANCELLED') {
-      await projection.cancelWithoutWorkflow(run._id, OPEN);
+      await projection.cancelWithoutWorkflow(run._id, OPEN_RUN_STATUSES);
       return 'canceled';
     }
     if (status !== null)
@@ -86,7 +84,7 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
   }
 
   async function fail(run: RunDoc, message: string): Promise<Verdict> {
-    await projection.failWithoutWorkflow(run._id, OPEN, message);
+    await projection.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, message);
     return 'failed';
   }
 

@@ -14,6 +14,7 @@ import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-serv
 import { l, n } from '../support/graphs';
 import { client, type Reply } from '../support/http';
 import { nodeAttempts } from '../support/node-attempts';
+import { stack } from '../support/stack';
 
 /** in(x) → llm (the fake provider, 1 s per answer: an effect a receiver sees) → py (sandboxed, 1 s) → out. */
 const llmThenPython = {
@@ -61,6 +62,8 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     cluster = await startCluster({
       // Not under the harness's own folder (0700): PostgreSQL runs as its own user and must enter it.
       dir: clusterDir,
+      // What the harness built for every process the suite starts (its dist/ too).
+      workflowBundle: stack.workflowBundle,
       logToFiles: true,
       // The fake provider is on loopback.
       env: { SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' },

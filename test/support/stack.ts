@@ -1,3 +1,4 @@
+import { distEntry } from '../../scripts/build';
 // What the harness (scripts/test.ts) started for this run: real FerretDB and Temporal servers.
 function required(name: string): string {
   const value = process.env[name];
@@ -26,5 +27,5 @@ export const stack = {
 
 /** `node <entry>` as the image runs it: the compiled file of a source entry such as `temporal/worker.ts`. */
 export function entryArgs(entry: string): string[] {
-  return [`${stack.dist}/${entry.replace(/\.ts$/, '.js')}`];
+  return [distEntry(entry, stack.dist)];
 }

@@ -5,10 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashApiKey } from '../../../src/http/api-keys';
-import { buildDist, distEntry } from '../../build';
-import { buildWorkflowBundle } from '../../build-bundle';
+import { distEntry } from '../../build';
 import { freePort, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
+import { waitUntilUp } from '../servers';
 import { REPO_ROOT } from '../tools';
 import { type FerretPostgres, startFerretOnPostgres } from './ferretdb-postgres';
 import { type LoadBalancer, startLoadBalancer } from './load-balancer';
@@ -18,6 +18,11 @@ import { type ClusterTemporal, startClusterTemporal } from './temporal-server';
 export interface ClusterOptions {
   /** Everything the cluster keeps (PostgreSQL's data, configs, logs, the secret key). */
   dir: string;
+  /**
+   * The api and workers run the compiled files in dist/ and this prebuilt workflow bundle, as the
+   * image does: built by the caller (npm run cluster builds them; the test harness has already).
+   */
+  workflowBundle: string;
   apis?: number;
   workers?: number;
   /** Fixed ports (npm run cluster); free ones otherwise. */
@@ -80,8 +85,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const port = async (name: keyof NonNullable<ClusterOptions['ports']>) => options.ports?.[name] ?? freePort();
 
   try {
-    // The api and workers run the compiled files and the prebuilt bundle, as the image does.
-    const [, bundle] = await Promise.all([buildDist(), buildWorkflowBundle(path.join(dir, 'workflow-bundle.js'))]);
     let postgres = track(
       await startPostgres({ port: await port('postgres'), dataDir: path.join(dir, 'postgres'), ...log('postgres') }),
     );
@@ -105,7 +108,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       SPUR_TEMPORAL_ADDRESS: temporal.address,
       SPUR_SECRET_KEY: secretKey,
       SPUR_API_KEY_HASHES: hashApiKey(apiKey),
-      SPUR_WORKFLOW_BUNDLE: bundle,
+      SPUR_WORKFLOW_BUNDLE: options.workflowBundle,
       SPUR_VECTOR_STORE_URI: mkdirp(path.join(dir, 'vectors')),
       SPUR_HOST: '127.0.0.1',
       ...options.env,
@@ -134,12 +137,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...log(name),
       });
       started.push(handle);
-      await Promise.race([
-        waitForTcp('127.0.0.1', apiPort, 60_000),
-        handle.exited.then((code) => {
-          throw new Error(`${name} exited with code ${code} while starting`);
-        }),
-      ]);
+      const logFile = options.logToFiles ? path.join(dir, `${name}.log`) : undefined;
+      await waitUntilUp(handle, name, logFile, waitForTcp('127.0.0.1', apiPort, 60_000));
       return { name, handle, port: apiPort };
     };
     const apiPorts = await Promise.all(Array.from({ length: options.apis ?? 2 }, () => freePort()));

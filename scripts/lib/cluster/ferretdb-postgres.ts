@@ -2,6 +2,7 @@
 // backend, a production option beside MongoDB 7 (docs/production.md).
 import { assertPortFree, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
+import { waitUntilUp } from '../servers';
 import { resolveTool } from '../tools';
 import { type PostgresServer, ensureDatabase } from './postgres';
 
@@ -38,9 +39,11 @@ export async function startFerretOnPostgres(options: FerretPostgresOptions): Pro
     ],
     logFile: options.logFile,
   });
-  const died = handle.exited.then((code) => {
-    throw new Error(`FerretDB exited with code ${code} while starting`);
-  });
-  await Promise.race([waitForTcp(HOST, options.port, 30_000), died]);
+  await waitUntilUp(
+    handle,
+    `FerretDB (${HOST}:${options.port})`,
+    options.logFile,
+    waitForTcp(HOST, options.port, 30_000),
+  );
   return { uri: `mongodb://${HOST}:${options.port}/`, handle, options };
 }

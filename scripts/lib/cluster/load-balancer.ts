@@ -4,6 +4,7 @@ import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertPortFree, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
+import { waitUntilUp } from '../servers';
 
 const HOST = '127.0.0.1';
 /** Debian's nginx: a root master runs its workers as this user, which must reach the temp folders. */
@@ -99,11 +100,6 @@ export async function startLoadBalancer(options: LoadBalancerOptions): Promise<L
     args: ['-c', config, '-p', dir, '-e', 'stderr'],
     logFile: options.logFile,
   });
-  const died = handle.exited.then((code) => {
-    throw new Error(
-      `nginx exited with code ${code} while starting${options.logFile ? `; see ${options.logFile}` : ''}`,
-    );
-  });
-  await Promise.race([waitForTcp(HOST, options.port, 30_000), died]);
+  await waitUntilUp(handle, 'nginx', options.logFile, waitForTcp(HOST, options.port, 30_000));
   return { url: `http://${HOST}:${options.port}`, handle, options };
 }

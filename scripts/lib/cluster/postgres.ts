@@ -5,6 +5,7 @@ import { chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs
 import path from 'node:path';
 import { assertPortFree, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
+import { waitUntilUp } from '../servers';
 
 const HOST = '127.0.0.1';
 /** The superuser the cluster's data folder is created with; loopback connections are trusted. */
@@ -80,12 +81,12 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     logFile: options.logFile,
     user,
   });
-  const died = handle.exited.then((code) => {
-    throw new Error(
-      `PostgreSQL exited with code ${code} while starting${options.logFile ? `; see ${options.logFile}` : ''}`,
-    );
-  });
-  await Promise.race([waitForTcp(HOST, options.port, 60_000), died]);
+  await waitUntilUp(
+    handle,
+    `PostgreSQL (${HOST}:${options.port})`,
+    options.logFile,
+    waitForTcp(HOST, options.port, 60_000),
+  );
   return { url: `postgres://${POSTGRES_USER}@${HOST}:${options.port}`, port: options.port, handle, options };
 }
 

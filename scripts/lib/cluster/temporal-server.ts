@@ -7,6 +7,7 @@ import path from 'node:path';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../../temporal/shared/search-attributes';
 import { assertPortFree, freePortBelow, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
+import { waitUntilUp } from '../servers';
 import { REPO_ROOT, resolveTool } from '../tools';
 import { POSTGRES_USER, type PostgresServer } from './postgres';
 
@@ -210,23 +211,11 @@ export async function startClusterTemporal(
     logFile: options.logFile,
   });
   const address = `${HOST}:${options.port}`;
-  const died = handle.exited.then((code) => {
-    throw new Error(
-      `the Temporal server exited with code ${code} while starting${options.logFile ? `; see ${options.logFile}` : ''}`,
-    );
-  });
   const deadline = Date.now() + 120_000;
-  try {
-    await Promise.race([
-      (async () => {
-        await waitForTcp(HOST, options.port, 120_000);
-        await registerNamespaceAndAttributes(address, namespace, deadline);
-      })(),
-      died,
-    ]);
-  } catch (err) {
-    await handle.stop('SIGKILL', 0);
-    throw err;
-  }
+  const ready = (async () => {
+    await waitForTcp(HOST, options.port, 120_000);
+    await registerNamespaceAndAttributes(address, namespace, deadline);
+  })();
+  await waitUntilUp(handle, `the Temporal server (${address})`, options.logFile, ready);
   return { address, handle, options, ports: chosen };
 }

@@ -61,7 +61,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
   /** Closes a run nobody else writes any more, and its open tasks, if it is still in one of `statuses`. */
   async function closeWithoutWorkflow(
     runId: string,
-    statuses: RunStatus[],
+    statuses: readonly RunStatus[],
     status: 'CANCELED' | 'FAILED',
     message: string,
   ): Promise<void> {
@@ -166,12 +166,12 @@ export function createRunProjection(models: Models, events: RunEvents) {
      * (PENDING), or one whose Temporal workflow is gone (terminated or deleted outside Spur), which
      * would otherwise show RUNNING or PAUSED forever. Its open tasks are cancelled with it.
      */
-    async cancelWithoutWorkflow(runId: string, statuses: RunStatus[]): Promise<void> {
+    async cancelWithoutWorkflow(runId: string, statuses: readonly RunStatus[]): Promise<void> {
       await closeWithoutWorkflow(runId, statuses, 'CANCELED', CANCELED_MESSAGE);
     },
 
     /** The reconciler's end of a run whose workflow died without saying so (terminated, timed out, deleted). */
-    async failWithoutWorkflow(runId: string, statuses: RunStatus[], message: string): Promise<void> {
+    async failWithoutWorkflow(runId: string, statuses: readonly RunStatus[], message: string): Promise<void> {
       await closeWithoutWorkflow(runId, statuses, 'FAILED', message);
     },
 

@@ -1,7 +1,7 @@
 import { fromJsonText } from '../../db/json-text';
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunDefinition } from '../../engine/run-contract';
-import type { RunStatus } from '../../engine/statuses';
+import { OPEN_RUN_STATUSES } from '../../engine/statuses';
 import { ConflictError, RequestValidationError, notFound } from '../../errors';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import { checkRunnable, checkWithinLimits, toRunDefinition } from '../../runs/inputs';
@@ -12,8 +12,6 @@ import type { RerunInput } from './rerun.schemas';
 import type { RunResponse } from '../../runs/response.schemas';
 
 export type RerunStarterDeps = Omit<RunStarterDeps, 'chatMemory' | 'blockingWaitMs' | 'stopping'>;
-
-const OPEN: RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
 
 type Inputs = Record<string, Record<string, unknown>>;
 
@@ -49,8 +47,8 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     const original = await models.Run.findById(runId).lean<RunDoc>();
     if (!original) throw notFound.run();
     // A run shows FAILED as soon as a node fails while other branches go on: it has ended once it has an end time.
-    if (OPEN.includes(original.status) || !original.end_time) {
-      const still = OPEN.includes(original.status)
+    if (OPEN_RUN_STATUSES.includes(original.status) || !original.end_time) {
+      const still = OPEN_RUN_STATUSES.includes(original.status)
         ? original.status
         : `${original.status} but still running (other branches have not ended)`;
       throw new ConflictError(
