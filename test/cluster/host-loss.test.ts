@@ -16,7 +16,10 @@ import { client, type Reply } from '../support/http';
 import { nodeAttempts } from '../support/node-attempts';
 import { stack } from '../support/stack';
 
-/** in(x) → llm (the fake provider, 1 s per answer: an effect a receiver sees) → py (sandboxed, 1 s) → out. */
+/**
+ * in(x) → llm (the fake provider, 1 s per answer: an effect a receiver sees) → py (sandboxed, 1 s;
+ * 10 s for an x ending in `-slow`, long enough to lose its worker while it surely still runs) → out.
+ */
 const llmThenPython = {
   nodes: [
     n('in', 'InputNode', { output_schema: { x: 'string' } }),
@@ -26,7 +29,11 @@ const llmThenPython = {
       output_schema: { output: 'string' },
     }),
     n('py', 'PythonFuncNode', {
-      code: 'import time\ntime.sleep(1)\nreturn {"y": input_model.llm.output + "|py"}',
+      code: [
+        'import time',
+        'time.sleep(10 if input_model.llm.output.endswith("-slow") else 1)',
+        'return {"y": input_model.llm.output + "|py"}',
+      ].join('\n'),
       output_schema: { y: 'string' },
     }),
     n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
@@ -148,7 +155,7 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     assert.equal(ds.status, 200, ds.text);
 
     // 120 non-blocking runs, 39 blocking ones, 20 paused ones and a batch of 20 rows: 200 runs.
-    const nonBlocking = Array.from({ length: 120 }, (_, i) => `nb${i}`);
+    const nonBlocking = Array.from({ length: 120 }, (_, i) => (i < 5 ? `nb${i}-slow` : `nb${i}`));
     const blocking = Array.from({ length: 39 }, (_, i) => `b${i}`);
     const paused = Array.from({ length: 20 }, (_, i) => `p${i}`);
     const started = new Map<string, string>(); // x -> run id
@@ -172,11 +179,14 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
 
     // Hosts go down while runs are in flight: a worker with nodes running, an api with blocking
     // requests open (started after the worker loss, so they are still waiting when the api dies).
-    // The worker to lose is one running a node now, as Temporal sees it (its identity names the pid).
+    // The worker to lose is one running a slow run's Python node now, as Temporal sees it (its
+    // identity names the pid): ten seconds of work left, so the node is still running when it dies.
     let hit: { runId: string; node: string; pid: number } | undefined;
-    await until('a node running on a worker', async () => {
-      for (const runId of started.values()) {
-        const running = (await nodeAttempts(temporal, '', runId)).find((a) => a.state === 'running' && a.workerPid);
+    await until('a slow node running on a worker', async () => {
+      for (const [x, runId] of started) {
+        if (!x.endsWith('-slow')) continue;
+        const attempts = await nodeAttempts(temporal, '', runId);
+        const running = attempts.find((a) => a.node === 'py' && a.state === 'running' && a.workerPid);
         if (running) hit = { runId, node: running.node, pid: running.workerPid as number };
         if (hit) return true;
       }
