@@ -24,12 +24,8 @@ import { type Topology, startStack } from './lib/stack';
 import { msSince, summarize } from './lib/stats';
 import { VS_WORKFLOW, vsAnswerOk, vsRunBody } from './lib/vs-scenario';
 import { REPO_ROOT } from '../scripts/lib/tools';
+import { intEnv } from './lib/env';
 
-const intEnv = (name: string, fallback: number) => {
-  const n = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-};
 const settings = {
   runs: intEnv('BENCH_VS_RUNS', 400),
   warmup: intEnv('BENCH_VS_WARMUP', 30),

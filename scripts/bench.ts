@@ -44,14 +44,7 @@ import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from '../bench/li
 import { type Stack, sqliteSyncEnv, startStack, topologyEnv } from '../bench/lib/stack';
 import { percentile, summarize } from '../bench/lib/stats';
 import { REPO_ROOT } from './lib/tools';
-
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${raw} is not a non-negative integer`);
-  return n;
-}
+import { intEnv } from '../bench/lib/env';
 
 function dynamicConfigEnv(): Record<string, string | number | boolean> | undefined {
   const raw = process.env.BENCH_TEMPORAL_DYNAMIC_CONFIG;

@@ -18,6 +18,7 @@ function clockTicks(): number {
 }
 
 interface ProcStat {
+  ppid: number;
   pgrp: number;
   /** Own plus reaped children's CPU, in clock ticks. */
   ticks: number;
@@ -34,7 +35,12 @@ function readStat(pid: number): ProcStat | undefined {
   // The command name (field 2) may hold spaces and parentheses: split after its closing paren.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const field = (n: number) => Number(rest[n - 3]); // rest[0] is field 3 (state)
-  return { pgrp: field(5), ticks: field(14) + field(15) + field(16) + field(17), childTicks: field(16) + field(17) };
+  return {
+    ppid: field(4),
+    pgrp: field(5),
+    ticks: field(14) + field(15) + field(16) + field(17),
+    childTicks: field(16) + field(17),
+  };
 }
 
 /** Busy CPU-seconds of the whole machine so far (all cores), from /proc/stat. */
@@ -57,14 +63,30 @@ export class CpuSampler {
     this.refresh();
   }
 
+  /**
+   * A group's members: the processes in its process group, and the leader's descendants that left
+   * it (PostgreSQL's backends each call setsid()).
+   */
   refresh(): void {
     const wanted = new Map(Object.entries(this.groups).map(([name, pgid]) => [pgid, name]));
     this.members = new Map(Object.keys(this.groups).map((name) => [name, []]));
+    const stats = new Map<number, ProcStat>();
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       const stat = readStat(Number(entry));
-      const name = stat && wanted.get(stat.pgrp);
-      if (name !== undefined) this.members.get(name)?.push(Number(entry));
+      if (stat) stats.set(Number(entry), stat);
+    }
+    const groupOf = (stat: ProcStat): string | undefined => {
+      let name = wanted.get(stat.pgrp);
+      for (let up = stat.ppid, depth = 0; name === undefined && up > 1 && depth < 8; depth++) {
+        name = wanted.get(up);
+        up = stats.get(up)?.ppid ?? 0;
+      }
+      return name;
+    };
+    for (const [pid, stat] of stats) {
+      const name = groupOf(stat);
+      if (name !== undefined) this.members.get(name)?.push(pid);
     }
   }
 

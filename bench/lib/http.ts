@@ -15,7 +15,8 @@ export interface JsonClient {
   close(): void;
 }
 
-export function jsonClient(baseUrl: string, maxSockets = 64): JsonClient {
+/** `headers` go with every request (an API key: `{ authorization: 'Bearer …' }`). */
+export function jsonClient(baseUrl: string, maxSockets = 64, headers: Record<string, string> = {}): JsonClient {
   const base = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
 
@@ -46,7 +47,10 @@ export function jsonClient(baseUrl: string, maxSockets = 64): JsonClient {
           port: base.port,
           method,
           path: `${base.pathname.replace(/\/$/, '')}${path}`,
-          headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+          headers: {
+            ...headers,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];

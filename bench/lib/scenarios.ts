@@ -23,6 +23,8 @@ export interface Scenario {
   links: BenchLink[];
   /** The node whose output must echo the input. */
   lastNodeId: string;
+  /** What that node's `text` must be for an input `text` (the input itself unless said). */
+  expected?: (text: string) => string;
 }
 
 const node = (id: string, nodeType: string, config: Record<string, unknown> = {}): BenchNode => ({
@@ -33,14 +35,14 @@ const node = (id: string, nodeType: string, config: Record<string, unknown> = {}
   parent_id: null,
 });
 
-function chain(key: string, label: string, nodes: BenchNode[]): Scenario {
+function chain(key: string, label: string, nodes: BenchNode[], expected?: Scenario['expected']): Scenario {
   const links = nodes.slice(1).map((n, i): BenchLink => ({
     source_id: (nodes[i] as BenchNode).id,
     target_id: n.id,
     source_handle: null,
     target_handle: null,
   }));
-  return { key, label, nodes, links, lastNodeId: (nodes[nodes.length - 1] as BenchNode).id };
+  return { key, label, nodes, links, lastNodeId: (nodes[nodes.length - 1] as BenchNode).id, expected };
 }
 
 const input = () => node('in', 'InputNode', { output_schema: { text: 'string' } });
@@ -68,6 +70,24 @@ export const SCENARIOS = {
     node('reshape', 'OutputNode', { output_map: { text: 'py.text' } }),
     out('reshape'),
   ]),
+  /**
+   * C: Input → one LLM call → Output: I/O-bound. The provider is the benches' local fake (OpenAI's
+   * protocol, its base URL set as OPENAI_API_BASE), which echoes the prompt after the delay it is given.
+   */
+  llm: chain(
+    'llm',
+    'C: LLM call',
+    [
+      input(),
+      node('llm', 'SingleLLMCallNode', {
+        llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 },
+        user_message: '{{in.text}}',
+        output_schema: { output: 'string' },
+      }),
+      node('out', 'OutputNode', { output_map: { text: 'llm.output' } }),
+    ],
+    (text) => `echo: ${text}`,
+  ),
 } satisfies Record<string, Scenario>;
 
 export type ScenarioKey = keyof typeof SCENARIOS;
@@ -80,5 +100,6 @@ export function runBody(text: string): { initial_inputs: Record<string, Record<s
 export function echoes(scenario: Scenario, body: unknown, text: string): boolean {
   if (!body || typeof body !== 'object') return false;
   const last = (body as Record<string, unknown>)[scenario.lastNodeId];
-  return !!last && typeof last === 'object' && (last as Record<string, unknown>).text === text;
+  const want = scenario.expected ? scenario.expected(text) : text;
+  return !!last && typeof last === 'object' && (last as Record<string, unknown>).text === want;
 }

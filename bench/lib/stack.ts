@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { distEntry } from '../../scripts/build';
 import { buildWorkflowBundle } from '../../scripts/build-bundle';
 import { freePort, waitForTcp } from '../../scripts/lib/ports';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
@@ -22,6 +23,8 @@ export interface StackOptions {
   topology?: Topology;
   /** The MongoDB URI the api and the worker get, given FerretDB's (a counting proxy in between). */
   mongoUri?: (ferretUri: string) => Promise<string>;
+  /** Run the compiled files in dist/ (built by the caller), as the image and the cluster do, not tsx. */
+  compiled?: boolean;
 }
 
 export interface Stack {
@@ -42,15 +45,24 @@ const readLog = (file: string) => {
   }
 };
 
-/** `node --import tsx <entry>`: one process per role (the tsx CLI would add a wrapper process). */
-function spawnNode(name: string, entry: string, env: Record<string, string>, logFile: string): ManagedProcess {
+/**
+ * `node --import tsx <entry>`, or `node dist/<entry>.js` when compiled: one process per role (the tsx
+ * CLI would add a wrapper process).
+ */
+function spawnNode(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  logFile: string,
+  compiled = false,
+): ManagedProcess {
   // BENCH_CPU_PROF_DIR: V8 CPU profiles of the api and the worker, written when they stop.
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [];
   return spawnManaged({
     name,
     command: process.execPath,
-    args: [...profile, '--import', 'tsx', path.join(REPO_ROOT, entry)],
+    args: [...profile, ...(compiled ? [distEntry(entry)] : ['--import', 'tsx', path.join(REPO_ROOT, entry)])],
     env,
     cwd: REPO_ROOT,
     logFile,
@@ -141,15 +153,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const topology = options.topology ?? topologyEnv();
     let groups: Stack['groups'];
     if (topology === 'combined') {
-      const api = spawnNode('api', 'temporal/api-with-worker.ts', apiEnv, apiLog);
+      const api = spawnNode('api', 'temporal/api-with-worker.ts', apiEnv, apiLog, options.compiled);
       handles.push(api);
       await waitForLog(api, apiLog, 'api listening', 60_000);
       groups = { api: api.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
     } else {
       const workerLog = path.join(tmpDir, 'worker.log');
-      const worker = spawnNode('worker', 'temporal/worker.ts', { ...env, SPUR_WORKFLOW_BUNDLE: bundle }, workerLog);
+      const worker = spawnNode(
+        'worker',
+        'temporal/worker.ts',
+        { ...env, SPUR_WORKFLOW_BUNDLE: bundle },
+        workerLog,
+        options.compiled,
+      );
       handles.push(worker);
-      const api = spawnNode('api', 'src/main.ts', apiEnv, apiLog);
+      const api = spawnNode('api', 'src/main.ts', apiEnv, apiLog, options.compiled);
       handles.push(api);
       await Promise.all([
         waitForLog(worker, workerLog, 'worker running', 60_000),

@@ -53,8 +53,8 @@ export interface Cluster {
   loadBalancer: LoadBalancer;
   apis: SpurProcess[];
   workers: SpurProcess[];
-  /** Starts another worker (or a replacement) with the cluster's settings. */
-  startWorker(): Promise<SpurProcess>;
+  /** Starts another worker (or a replacement) with the cluster's settings, plus `extraEnv`. */
+  startWorker(extraEnv?: Record<string, string>): Promise<SpurProcess>;
   /** Starts an api on the port of one that stopped (the load balancer knows its port). */
   restartApi(api: SpurProcess): Promise<SpurProcess>;
   /** PostgreSQL stopped (kill -9 with SIGKILL) and started again on its data. */
@@ -114,13 +114,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ...options.env,
     };
     let workerCount = 0;
-    const startWorker = async (): Promise<SpurProcess> => {
+    const startWorker = async (extraEnv: Record<string, string> = {}): Promise<SpurProcess> => {
       const name = `worker-${++workerCount}`;
       const handle = spawnManaged({
         name,
         command: process.execPath,
         args: [distEntry('temporal/worker.ts')],
-        env,
+        env: { ...env, ...extraEnv },
         cwd: REPO_ROOT,
         ...log(name),
       });
