@@ -1,12 +1,24 @@
-import * as lancedb from '@lancedb/lancedb';
-import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import type * as LanceDb from '@lancedb/lancedb';
+import type { Schema } from 'apache-arrow';
 import type { VectorHit, VectorStore } from './vector-store';
+
+/**
+ * LanceDB and Arrow, loaded on the first vector-store call: a tenth of every api's and worker's
+ * start-up otherwise, for installations that may never build a knowledge base.
+ */
+let libraries: Promise<{ lancedb: typeof LanceDb; arrow: typeof import('apache-arrow') }> | undefined;
+const load = () =>
+  (libraries ??= Promise.all([import('@lancedb/lancedb'), import('apache-arrow')]).then(([lancedb, arrow]) => ({
+    lancedb,
+    arrow,
+  })));
 
 /** LanceDB table of an index: `vi_<indexId>` (ids are `VI<n>`, valid table names). */
 const tableName = (indexId: string) => `vi_${indexId}`;
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
-function schemaFor(dimensions: number): Schema {
+function schemaFor(arrow: typeof import('apache-arrow'), dimensions: number): Schema {
+  const { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } = arrow;
   return new Schema([
     new Field('chunk_id', new Utf8(), false),
     new Field('document_id', new Utf8(), false),
@@ -49,12 +61,13 @@ export interface LanceStoreOptions {
 }
 
 export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions = { annMinRows: 10_000 }): VectorStore {
-  let connection: Promise<lancedb.Connection> | undefined;
-  const connect = () => (connection ??= lancedb.connect(uri, { readConsistencyInterval: 0 }));
+  let connection: Promise<LanceDb.Connection> | undefined;
+  const connect = () =>
+    (connection ??= load().then(({ lancedb }) => lancedb.connect(uri, { readConsistencyInterval: 0 })));
   /** Open tables, kept: each read still checks for newer commits, without reopening the table. */
-  const tables = new Map<string, lancedb.Table>();
+  const tables = new Map<string, LanceDb.Table>();
 
-  async function open(indexId: string): Promise<lancedb.Table | null> {
+  async function open(indexId: string): Promise<LanceDb.Table | null> {
     const cached = tables.get(indexId);
     if (cached) return cached;
     try {
@@ -68,7 +81,7 @@ export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions 
   }
 
   /** Runs `work` on the index's table; a table dropped by another process is opened afresh once. */
-  async function withTable<T>(indexId: string, missing: T, work: (table: lancedb.Table) => Promise<T>): Promise<T> {
+  async function withTable<T>(indexId: string, missing: T, work: (table: LanceDb.Table) => Promise<T>): Promise<T> {
     const table = await open(indexId);
     if (!table) return missing;
     try {
@@ -85,10 +98,13 @@ export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions 
   return {
     async upsert(indexId, dimensions, rows) {
       if (rows.length === 0) return;
-      const db = await connect();
+      const [db, { arrow }] = await Promise.all([connect(), load()]);
       const table =
         (await open(indexId)) ??
-        (await db.createEmptyTable(tableName(indexId), schemaFor(dimensions), { mode: 'create', existOk: true }));
+        (await db.createEmptyTable(tableName(indexId), schemaFor(arrow, dimensions), {
+          mode: 'create',
+          existOk: true,
+        }));
       await table
         .mergeInsert('chunk_id')
         .whenMatchedUpdateAll()
@@ -114,6 +130,7 @@ export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions 
       }),
     finalize: (indexId) =>
       withTable(indexId, undefined, async (table) => {
+        const { lancedb } = await load();
         await table.createIndex('text', { config: lancedb.Index.fts(), replace: true });
         if ((await table.countRows()) >= annMinRows) {
           await table.createIndex('vector', {

@@ -1,24 +1,21 @@
 import { NodeExecutionError } from '../../errors.js';
-import { anthropicAdapter } from './anthropic.js';
-import { azureAdapter } from './azure.js';
-import { deepSeekAdapter } from './deepseek.js';
-import { geminiAdapter } from './gemini.js';
-import { ollamaAdapter } from './ollama.js';
-import { openAiAdapter } from './openai.js';
 import type { AdapterOptions } from './provider-settings.js';
 import type { LlmAdapter } from './types.js';
-import { xaiAdapter } from './xai.js';
 
 type AdapterFactory = (options: AdapterOptions, model: string) => Promise<LlmAdapter>;
 
-const FACTORIES: Record<string, AdapterFactory> = {
-  openai: openAiAdapter,
-  azure: azureAdapter,
-  anthropic: anthropicAdapter,
-  gemini: geminiAdapter,
-  deepseek: deepSeekAdapter,
-  ollama: ollamaAdapter,
-  xai: xaiAdapter,
+/**
+ * Each provider's module, loaded on its first call: the provider SDKs are a tenth of an api's or a
+ * worker's start-up, and most installations call one or two providers.
+ */
+const FACTORIES: Record<string, () => Promise<AdapterFactory>> = {
+  openai: async () => (await import('./openai.js')).openAiAdapter,
+  azure: async () => (await import('./azure.js')).azureAdapter,
+  anthropic: async () => (await import('./anthropic.js')).anthropicAdapter,
+  gemini: async () => (await import('./gemini.js')).geminiAdapter,
+  deepseek: async () => (await import('./deepseek.js')).deepSeekAdapter,
+  ollama: async () => (await import('./ollama.js')).ollamaAdapter,
+  xai: async () => (await import('./xai.js')).xaiAdapter,
 };
 
 /**
@@ -34,8 +31,9 @@ export async function adapterFor(
   const slash = modelId.indexOf('/');
   let provider = slash > 0 ? modelId.slice(0, slash) : '';
   if (provider === 'openai' && (await options.secret('AZURE_OPENAI_API_KEY'))?.trim()) provider = 'azure';
-  const factory = Object.hasOwn(FACTORIES, provider) ? FACTORIES[provider] : undefined;
-  if (!factory) throw new NodeExecutionError(`Unsupported LLM model '${modelId}': unknown provider '${provider}'`);
+  const load = Object.hasOwn(FACTORIES, provider) ? FACTORIES[provider] : undefined;
+  if (!load) throw new NodeExecutionError(`Unsupported LLM model '${modelId}': unknown provider '${provider}'`);
   const model = modelId.slice(slash + 1);
+  const factory = await load();
   return { adapter: await factory(options, model), model };
 }
