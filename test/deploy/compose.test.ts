@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DYNAMIC_CONFIG_FILE } from '../../scripts/lib/cluster/temporal-server';
 import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
+import { POSTGRES_MAX_CONNECTIONS } from '../../scripts/lib/cluster/postgres';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { CONFIG_VARIABLES } from '../../src/config';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
@@ -249,6 +250,10 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
       path.relative(REPO_ROOT, DYNAMIC_CONFIG_FILE),
       path.join('deploy', path.basename(mounted?.source ?? '')),
     );
+  });
+
+  it("gives compose's PostgreSQL the connection limit the cluster runs with", () => {
+    assert.deepEqual(service('postgresql').command, ['postgres', '-c', `max_connections=${POSTGRES_MAX_CONNECTIONS}`]);
   });
 
   it('registers exactly the search attributes that runs set, with the Temporal admin tools', () => {

@@ -10,6 +10,12 @@ import { waitUntilUp } from '../servers';
 const HOST = '127.0.0.1';
 /** The superuser the cluster's data folder is created with; loopback connections are trusted. */
 export const POSTGRES_USER = 'spur';
+/**
+ * PostgreSQL's default of 100 runs out under load: the Temporal server's services each keep their
+ * own pools (up to 20 connections for its store and 10 for visibility, compose's SQL_MAX_CONNS and
+ * SQL_VIS_MAX_CONNS defaults), and FerretDB pools its own. docker-compose.yml sets the same.
+ */
+export const POSTGRES_MAX_CONNECTIONS = 300;
 
 export interface PostgresOptions {
   port: number;
@@ -77,7 +83,18 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     name: 'postgres',
     command: postgresBin('postgres'),
     // The socket goes in the data folder: the system's /var/run/postgresql may not exist or be writable.
-    args: ['-D', dataDir, '-p', String(options.port), '-k', dataDir, '-c', `listen_addresses=${HOST}`],
+    args: [
+      '-D',
+      dataDir,
+      '-p',
+      String(options.port),
+      '-k',
+      dataDir,
+      '-c',
+      `listen_addresses=${HOST}`,
+      '-c',
+      `max_connections=${POSTGRES_MAX_CONNECTIONS}`,
+    ],
     logFile: options.logFile,
     user,
   });
