@@ -15,6 +15,7 @@
 //
 // Knobs: BENCH_SEQ_RUNS (200 rounds of A; C every 10th), BENCH_LOAD_SECONDS (30 per throughput
 // phase), BENCH_SLOTS (2), BENCH_C_CONCURRENCY (10), BENCH_A_CONCURRENCY (50).
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import { Connection } from '@temporalio/client';
 import { buildDist } from '../scripts/build';
 import { buildWorkflowBundle } from '../scripts/build-bundle';
 import { type Cluster, startCluster } from '../scripts/lib/cluster/cluster';
+import { POSTGRES_USER, postgresBin } from '../scripts/lib/cluster/postgres';
 import { startFakeLlmServer } from '../test/support/fake-llm-server';
 import { CORES, CpuSampler } from './lib/cpu';
 import { type JsonClient, jsonClient } from './lib/http';
@@ -51,11 +53,20 @@ interface Row {
   /** CPU-ms per run by component, and the machine's busy share of all cores over the phase. */
   cpuMsPerRun: Record<string, number>;
   machinePercent: number;
+  /** PostgreSQL transactions committed per run, by database (the cluster's phases only). */
+  commitsPerRun?: Record<string, number>;
 }
 
 const rows: Row[] = [];
 
-function addRow(stack: Row['stack'], phase: string, workers: number, concurrency: number, result: LoadResult): Row {
+function addRow(
+  stack: Row['stack'],
+  phase: string,
+  workers: number,
+  concurrency: number,
+  result: LoadResult,
+  commits?: Record<string, number>,
+): Row {
   const runs = result.latenciesMs.length;
   const cpuMsPerRun: Record<string, number> = {};
   for (const [name, seconds] of Object.entries(result.cpu)) {
@@ -63,7 +74,10 @@ function addRow(stack: Row['stack'], phase: string, workers: number, concurrency
     cpuMsPerRun[name] = round((seconds * 1000) / Math.max(1, runs), 1);
   }
   const machinePercent = round(((result.cpu.machine ?? 0) / Math.max(1e-9, result.wallSeconds) / CORES) * 100, 0);
-  const row = { stack, phase, workers, concurrency, result, cpuMsPerRun, machinePercent };
+  const commitsPerRun = commits
+    ? Object.fromEntries(Object.entries(commits).map(([db, n]) => [db, round(n / Math.max(1, runs), 1)]))
+    : undefined;
+  const row = { stack, phase, workers, concurrency, result, cpuMsPerRun, machinePercent, commitsPerRun };
   rows.push(row);
   const s = summarize(result.latenciesMs);
   console.log(
@@ -104,11 +118,68 @@ async function sequential(stack: Row['stack'], http: JsonClient, targets: { a: T
   addRow(stack, 'C seq', 1, 1, results[1] as LoadResult);
 }
 
-/** Runs from `concurrency` clients for BENCH_LOAD_SECONDS, after 3 s of the same load unmeasured. */
-async function throughput(http: JsonClient, target: Target, concurrency: number, cpu: CpuSampler) {
+/**
+ * Transactions committed so far in each of the cluster's databases (Temporal's, its visibility's,
+ * FerretDB's), from pg_stat_database. Backends publish their counts at most once a second: read
+ * after a pause.
+ */
+async function commitsByDatabase(cluster: Cluster): Promise<Record<string, number>> {
+  await new Promise((r) => setTimeout(r, 1500));
+  return perDatabase(
+    cluster,
+    "SELECT datname, xact_commit FROM pg_stat_database WHERE datname NOT LIKE 'template%' AND datname <> 'postgres'",
+  );
+}
+
+/** A two-column query (database name, number) over the cluster's PostgreSQL, as psql runs it. */
+async function perDatabase(cluster: Cluster, sql: string): Promise<Record<string, number>> {
+  const args = [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(cluster.postgres.port),
+    '-U',
+    POSTGRES_USER,
+    '-d',
+    'postgres',
+    '-At',
+    '-F',
+    '\t',
+    '-c',
+    sql,
+  ];
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(postgresBin('psql'), args, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'))
+      .map(([db, n]) => [db ?? '', Number(n)]),
+  );
+}
+
+const minus = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(Object.entries(after).map(([db, n]) => [db, n - (before[db] ?? 0)]));
+
+/**
+ * Runs from `concurrency` clients for BENCH_LOAD_SECONDS, after 3 s of the same load unmeasured;
+ * on the cluster, with PostgreSQL's transactions over the measured part.
+ */
+async function throughput(
+  http: JsonClient,
+  target: Target,
+  concurrency: number,
+  cpu: CpuSampler,
+  cluster?: Cluster,
+): Promise<{ result: LoadResult; commits?: Record<string, number> }> {
   await runConcurrent(http, target, 1_000_000, concurrency, 3);
   cpu.refresh();
-  return runConcurrent(http, target, 1_000_000, concurrency, SETTINGS.loadSeconds, cpu);
+  const before = cluster ? await commitsByDatabase(cluster) : undefined;
+  const result = await runConcurrent(http, target, 1_000_000, concurrency, SETTINGS.loadSeconds, cpu);
+  if (!cluster || !before) return { result };
+  return { result, commits: minus(await commitsByDatabase(cluster), before) };
 }
 
 /** Until Temporal lists a poller of the activity task queue from this worker (its identity is pid@host). */
@@ -161,8 +232,11 @@ async function main(): Promise<void> {
       const targets = await prepare(http, fake.url);
       const cpu = new CpuSampler(dev.groups);
       await sequential('dev', http, targets, cpu);
-      addRow('dev', 'A load', 1, SETTINGS.aConcurrency, await throughput(http, targets.a, SETTINGS.aConcurrency, cpu));
-      addRow('dev', 'C load', 1, SETTINGS.cConcurrency, await throughput(http, targets.c, SETTINGS.cConcurrency, cpu));
+      for (const [phase, target, c] of [
+        ['A load', targets.a, SETTINGS.aConcurrency],
+        ['C load', targets.c, SETTINGS.cConcurrency],
+      ] as const)
+        addRow('dev', phase, 1, c, (await throughput(http, target, c, cpu)).result);
       http.close();
     } finally {
       await dev.stop();
@@ -191,22 +265,19 @@ async function main(): Promise<void> {
         cluster.workers.push(added);
         await untilPolling(connection, added.handle.pid);
       }
-      const cpu = clusterSampler(cluster);
-      addRow(
-        'cluster',
-        'A load',
-        workers,
-        SETTINGS.aConcurrency,
-        await throughput(http, targets.a, SETTINGS.aConcurrency, cpu),
-      );
-      addRow(
-        'cluster',
-        'C load',
-        workers,
-        SETTINGS.cConcurrency,
-        await throughput(http, targets.c, SETTINGS.cConcurrency, cpu),
-      );
+      for (const [phase, target, c] of [
+        ['A load', targets.a, SETTINGS.aConcurrency],
+        ['C load', targets.c, SETTINGS.cConcurrency],
+      ] as const) {
+        const { result, commits } = await throughput(http, target, c, clusterSampler(cluster), cluster);
+        addRow('cluster', phase, workers, c, result, commits);
+      }
     }
+    const connections = await perDatabase(
+      cluster,
+      'SELECT datname, count(*) FROM pg_stat_activity WHERE datname IS NOT NULL GROUP BY datname',
+    );
+    notes.push(`PostgreSQL connections open at the end, by database: ${JSON.stringify(connections)}`);
     http.close();
     await connection.close();
     notes.push(`requests re-sent after a stale keep-alive connection (not failures): ${http.staleRetries}`);
@@ -232,7 +303,7 @@ function byRole(cpu: Record<string, number>): Record<string, number> {
 const ROLES = ['api', 'worker', 'temporal', 'postgres', 'ferretdb', 'nginx', 'bench'];
 
 function report(notes: string[]): string[] {
-  const head = `| stack | phase | workers | c | runs | fail | p50 ms | p95 ms | runs/s | ${ROLES.join(' | ')} | total | machine % |`;
+  const head = `| stack | phase | workers | c | runs | fail | p50 ms | p95 ms | runs/s | ${ROLES.join(' | ')} | total | machine % | PG commits/run |`;
   const lines = [
     `# Cluster benchmark — ${new Date().toISOString()}`,
     '',
@@ -241,6 +312,7 @@ function report(notes: string[]): string[] {
     'A = 5 pure nodes (local activities); C = Input → one LLM call (local fake provider, 1 s) → Output.',
     'Blocking runs (`POST /api/wf/{id}/run/`), client-side latency. Component columns: CPU-ms per run',
     '(from /proc; `api` and `worker` summed over every process of that role). machine % = busy share of all cores.',
+    'PG commits/run: transactions committed per run in each PostgreSQL database (pg_stat_database).',
     '',
     head,
     `| ${head
@@ -258,11 +330,20 @@ function report(notes: string[]): string[] {
     );
     const runs = row.result.latenciesMs.length;
     lines.push(
-      `| ${row.stack} | ${row.phase} | ${row.workers} | ${row.concurrency} | ${runs} | ${row.result.failures} | ${round(s.p50, 1)} | ${round(s.p95, 1)} | ${round(runs / row.result.wallSeconds, 1)} | ${ROLES.map((r) => roles[r] ?? '').join(' | ')} | ${total} | ${row.machinePercent} |`,
+      `| ${row.stack} | ${row.phase} | ${row.workers} | ${row.concurrency} | ${runs} | ${row.result.failures} | ${round(s.p50, 1)} | ${round(s.p95, 1)} | ${round(runs / row.result.wallSeconds, 1)} | ${ROLES.map((r) => roles[r] ?? '').join(' | ')} | ${total} | ${row.machinePercent} | ${commitsCell(row.commitsPerRun)} |`,
     );
   }
   lines.push('', ...derived().map((l) => `- ${l}`), ...notes.map((n) => `- ${n}`));
   return lines;
+}
+
+/** `temporal 12.3, temporal_visibility 2.1, ferretdb 8.0` (databases with any commits). */
+function commitsCell(perRun: Record<string, number> | undefined): string {
+  if (!perRun) return '';
+  return Object.entries(perRun)
+    .filter(([, n]) => n > 0)
+    .map(([db, n]) => `${db} ${n}`)
+    .join(', ');
 }
 
 function derived(): string[] {
