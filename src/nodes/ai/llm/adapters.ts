@@ -6,16 +6,18 @@ type AdapterFactory = (options: AdapterOptions, model: string) => Promise<LlmAda
 
 /**
  * Each provider's module, loaded on its first call: the provider SDKs are a tenth of an api's or a
- * worker's start-up, and most installations call one or two providers.
+ * worker's start-up, and most installations call one or two providers. `require`, not `import()`:
+ * under tsx's CommonJS hook (the test suite's in-process api) only `require` finds a `.js` import's
+ * TypeScript source; compiled, both are the same.
  */
-const FACTORIES: Record<string, () => Promise<AdapterFactory>> = {
-  openai: async () => (await import('./openai.js')).openAiAdapter,
-  azure: async () => (await import('./azure.js')).azureAdapter,
-  anthropic: async () => (await import('./anthropic.js')).anthropicAdapter,
-  gemini: async () => (await import('./gemini.js')).geminiAdapter,
-  deepseek: async () => (await import('./deepseek.js')).deepSeekAdapter,
-  ollama: async () => (await import('./ollama.js')).ollamaAdapter,
-  xai: async () => (await import('./xai.js')).xaiAdapter,
+const FACTORIES: Record<string, () => AdapterFactory> = {
+  openai: () => (require('./openai.js') as typeof import('./openai.js')).openAiAdapter,
+  azure: () => (require('./azure.js') as typeof import('./azure.js')).azureAdapter,
+  anthropic: () => (require('./anthropic.js') as typeof import('./anthropic.js')).anthropicAdapter,
+  gemini: () => (require('./gemini.js') as typeof import('./gemini.js')).geminiAdapter,
+  deepseek: () => (require('./deepseek.js') as typeof import('./deepseek.js')).deepSeekAdapter,
+  ollama: () => (require('./ollama.js') as typeof import('./ollama.js')).ollamaAdapter,
+  xai: () => (require('./xai.js') as typeof import('./xai.js')).xaiAdapter,
 };
 
 /**
@@ -34,6 +36,6 @@ export async function adapterFor(
   const load = Object.hasOwn(FACTORIES, provider) ? FACTORIES[provider] : undefined;
   if (!load) throw new NodeExecutionError(`Unsupported LLM model '${modelId}': unknown provider '${provider}'`);
   const model = modelId.slice(slash + 1);
-  const factory = await load();
+  const factory = load();
   return { adapter: await factory(options, model), model };
 }
