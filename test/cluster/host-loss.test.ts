@@ -16,31 +16,38 @@ import { client, type Reply } from '../support/http';
 import { nodeAttempts } from '../support/node-attempts';
 import { stack } from '../support/stack';
 
+const inputNode = n('in', 'InputNode', { output_schema: { x: 'string' } });
+/** The fake provider answers after 1 s, echoing the prompt: an effect a receiver sees. */
+const llmNode = n('llm', 'SingleLLMCallNode', {
+  llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 },
+  user_message: 'say {{in.x}}',
+  output_schema: { output: 'string' },
+});
+
+/** in(x) → llm → out: most of the 200 runs. */
+const llmCall = {
+  nodes: [inputNode, llmNode, n('out', 'OutputNode', { output_map: { y: 'llm.output' } })],
+  links: [l('in', 'llm'), l('llm', 'out')],
+};
+const expectedY = (x: string) => `echo: say ${x}`;
+
 /**
- * in(x) → llm (the fake provider, 1 s per answer: an effect a receiver sees) → py (sandboxed, 1 s;
- * 10 s for an x ending in `-slow`, long enough to lose its worker while it surely still runs) → out.
+ * in(x) → llm → py (sandboxed, sleeping `seconds`) → out: the smoke run, and the slow runs whose
+ * Python node is long enough to lose its worker while it surely still runs.
  */
-const llmThenPython = {
+const llmThenPython = (seconds: number) => ({
   nodes: [
-    n('in', 'InputNode', { output_schema: { x: 'string' } }),
-    n('llm', 'SingleLLMCallNode', {
-      llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 },
-      user_message: 'say {{in.x}}',
-      output_schema: { output: 'string' },
-    }),
+    inputNode,
+    llmNode,
     n('py', 'PythonFuncNode', {
-      code: [
-        'import time',
-        'time.sleep(10 if input_model.llm.output.endswith("-slow") else 1)',
-        'return {"y": input_model.llm.output + "|py"}',
-      ].join('\n'),
+      code: `import time\ntime.sleep(${seconds})\nreturn {"y": input_model.llm.output + "|py"}`,
       output_schema: { y: 'string' },
     }),
     n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
   ],
   links: [l('in', 'llm'), l('llm', 'py'), l('py', 'out')],
-};
-const expectedY = (x: string) => `echo: say ${x}|py`;
+});
+const expectedPythonY = (x: string) => `${expectedY(x)}|py`;
 
 /** in(x) → gate (a human) → out(x). */
 const gated = {
@@ -127,9 +134,9 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
   }
 
   it('answers through the load balancer, and Temporal on PostgreSQL finds runs by their search attributes', async () => {
-    const wf = (await send('create', 'POST', '/wf/', { name: 'smoke', definition: llmThenPython })).body;
+    const wf = (await send('create', 'POST', '/wf/', { name: 'smoke', definition: llmThenPython(1) })).body;
     const res = await send('blocking run', 'POST', `/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'smoke' } } });
-    assert.equal(res.body.out.y, expectedY('smoke'));
+    assert.equal(res.body.out.y, expectedPythonY('smoke'));
     const temporal = new Client({ connection: await Connection.connect({ address: cluster.temporal.address }) });
     try {
       const query = `WorkflowType = '${WorkflowType.spurRun}' AND ${SpurWorkflowId.name} = '${wf.id}'`;
@@ -146,7 +153,8 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
   it('loses a worker, an api and PostgreSQL under 200 runs: every run ends right, clients see only 200 or 503', async () => {
     const temporal = new Client({ connection: await Connection.connect({ address: cluster.temporal.address }) });
     after(() => temporal.connection.close());
-    const work = (await send('create', 'POST', '/wf/', { name: 'work', definition: llmThenPython })).body;
+    const work = (await send('create', 'POST', '/wf/', { name: 'work', definition: llmCall })).body;
+    const slow = (await send('create', 'POST', '/wf/', { name: 'slow', definition: llmThenPython(10) })).body;
     const gate = (await send('create', 'POST', '/wf/', { name: 'gate', definition: gated })).body;
     const csv = ['x', ...Array.from({ length: 20 }, (_, i) => `row${i}`)].join('\n');
     const fd = new FormData();
@@ -161,7 +169,8 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     const started = new Map<string, string>(); // x -> run id
     const startAll = Promise.all(
       nonBlocking.map(async (x) => {
-        const res = await send(`start ${x}`, 'POST', `/wf/${work.id}/start_run/`, { initial_inputs: { in: { x } } });
+        const wf = x.endsWith('-slow') ? slow : work;
+        const res = await send(`start ${x}`, 'POST', `/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x } } });
         started.set(x, res.body.id);
       }),
     );
@@ -202,7 +211,7 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
         return { x, res };
       }),
     );
-    // Blocking requests are open (each waits two seconds of nodes at least) when an api is lost.
+    // Blocking requests are open (each waits a second for its LLM call at least) when an api is lost.
     await until(
       'blocking runs under way',
       async () => fake.requests.filter((r) => /say b\d/.test(JSON.stringify(r.body))).length >= 10,
@@ -242,7 +251,8 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
       );
       const run = (await send('run', 'GET', `/run/${runId}/`)).body;
       assert.equal(run.status, 'COMPLETED', `${x}: ${run.message}`);
-      assert.equal(run.outputs.out.y ?? run.outputs.out.x, x.startsWith('p') ? x : expectedY(x), x);
+      const expected = x.startsWith('p') ? x : x.endsWith('-slow') ? expectedPythonY(x) : expectedY(x);
+      assert.equal(run.outputs.out.y ?? run.outputs.out.x, expected, x);
     }
     await until(
       'the batch ended',
@@ -280,6 +290,12 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     assert.deepEqual(
       refusals.filter((r) => r.status !== 503 || !r.retryAfter),
       [],
+    );
+    // Blocking requests open on the lost api (or refused while PostgreSQL was down) were refused, sent
+    // again with their key, and answered with their outputs (checked above).
+    assert.ok(
+      refusals.some((r) => /^run b\d+$/.test(r.what)),
+      `no blocking request was refused: ${JSON.stringify(refusals.slice(0, 5))}`,
     );
 
     // A node's call reached the provider again only when Temporal started it again (a lost worker,
