@@ -1,8 +1,8 @@
 // The production shape, measured (`npx tsx bench/cluster-scale.ts`; part of `npm run bench`).
 // One run of this file measures, on the same machine and the same compiled code:
 //   1. the dev stack (Temporal dev server and FerretDB on SQLite, one api, one worker): sequential
-//      latency of A (5 pure nodes) and C (one LLM call, 1 s at the local fake provider), and A's
-//      throughput at concurrency 50;
+//      latency of A (5 pure nodes) and C (one LLM call, 1 s at the local fake provider), and the
+//      throughput of each;
 //   2. the cluster (`npm run cluster`'s shape: PostgreSQL, the Temporal server and FerretDB on it,
 //      two apis behind nginx) with 1, 2 and 3 workers: the same sequential latencies with one
 //      worker, then A's and C's throughput with each worker count.
@@ -10,8 +10,8 @@
 // stands for a host, and its slots for what one host can hold in flight. C waits on its provider,
 // so its throughput is slots × workers / 1 s until the shared services run out of CPU; A waits on
 // nothing (its nodes are local activities), so on a 2-core machine it cannot gain from workers.
-// CPU per run of every component (from /proc) is what the paper extrapolation in
-// docs/production.md starts from. Writes bench/results/cluster-latest.md.
+// CPU per run of every component (from /proc) and PostgreSQL's commits per run are what the paper
+// extrapolation in docs/performance.md starts from. Writes bench/results/cluster-latest.md.
 //
 // Knobs: BENCH_SEQ_RUNS (200 rounds of A; C every 10th), BENCH_LOAD_SECONDS (30 per throughput
 // phase), BENCH_SLOTS (2), BENCH_C_CONCURRENCY (10), BENCH_A_CONCURRENCY (50).
