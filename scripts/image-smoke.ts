@@ -9,7 +9,7 @@
 // CONTAINER_ENGINE_ARGS (global flags, e.g. "--runtime runc"), CONTAINER_RUN_ARGS (extra `run`
 // flags, e.g. "--ulimit nofile=20000:20000"). Prints what it checked; exit code 1 on a failure.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildWorkflowBundle } from './build-bundle';
@@ -69,14 +69,15 @@ async function main(): Promise<void> {
     const bundle = await buildWorkflowBundle(path.join(tmp, 'workflow-bundle.js'));
     // The cluster's servers, with no worker and its apis unused: the containers are the api and worker.
     cluster = await startCluster({ dir: clusterDir, workflowBundle: bundle, workers: 0, apis: 1, logToFiles: true });
-    const env = (extra: Record<string, string>) =>
-      Object.entries({
-        SPUR_MONGODB_URI: cluster?.env.SPUR_MONGODB_URI ?? '',
-        SPUR_TEMPORAL_ADDRESS: cluster?.env.SPUR_TEMPORAL_ADDRESS ?? '',
-        SPUR_SECRET_KEY: cluster?.env.SPUR_SECRET_KEY ?? '',
-        SPUR_API_KEY_HASHES: cluster?.env.SPUR_API_KEY_HASHES ?? '',
-        ...extra,
-      }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // The cluster's secrets go in a file only this user reads, not on the engine's command line.
+    const envFile = path.join(tmp, 'container.env');
+    const secrets = ['SPUR_MONGODB_URI', 'SPUR_TEMPORAL_ADDRESS', 'SPUR_SECRET_KEY', 'SPUR_API_KEY_HASHES'];
+    writeFileSync(envFile, secrets.map((k) => `${k}=${cluster?.env[k] ?? ''}\n`).join(''), { mode: 0o600 });
+    const env = (extra: Record<string, string>) => [
+      '--env-file',
+      envFile,
+      ...Object.entries(extra).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    ];
     const apiPort = await freePort();
     // Host networking: the cluster's servers listen on loopback.
     const run = (name: string, security: string[], extra: Record<string, string>, command: string[]) =>
