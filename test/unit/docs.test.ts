@@ -61,6 +61,12 @@ const relative = (file: string) => path.relative(ROOT, file);
 describe('docs', () => {
   const files = markdownFiles();
 
+  it('README.md stays under 150 lines: the tour and the links, the rest lives in docs/', () => {
+    // Counted as `wc -l` does: newline characters.
+    const lines = readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').length - 1;
+    assert.ok(lines < 150, `README.md has ${lines} lines`);
+  });
+
   it('docs/configuration.md names every variable src/config.ts reads', () => {
     const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
     assert.ok(CONFIG_VARIABLES.length > 50, 'the env schema was read');
