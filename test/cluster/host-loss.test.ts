@@ -150,7 +150,7 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     }
   });
 
-  it('loses a worker, an api and PostgreSQL under 200 runs: every run ends right, clients see only 200 or 503', async () => {
+  it('loses a worker, an api and PostgreSQL under 200 runs: every run ends right, clients see only successes or 503', async () => {
     const temporal = new Client({ connection: await Connection.connect({ address: cluster.temporal.address }) });
     after(() => temporal.connection.close());
     const work = (await send('create', 'POST', '/wf/', { name: 'work', definition: llmCall })).body;
