@@ -101,6 +101,9 @@ async function workflowClosed(api: TestApi, runId: string, timeoutMs = 30_000): 
   return status;
 }
 
+/** Enough runs to page the paused list (pages of 15) and to queue actions behind each other. */
+const RUNS = 40;
+
 describe('e2e: human in the loop under crashes — restarts, queued actions, cancels', function () {
   this.timeout(240_000);
   let api: TestApi | undefined;
@@ -115,7 +118,7 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     api = undefined;
   });
 
-  it('100 paused runs survive kill -9 of worker and api and a Temporal restart, then each resumes with its own action', async () => {
+  it(`${RUNS} paused runs survive kill -9 of worker and api and a Temporal restart, then each resumes with its own action`, async () => {
     const t0 = Date.now();
     const mark = (what: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
     let temporal: TemporalServer = await onFreePort((port) =>
@@ -135,7 +138,7 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
       const wf = (await http.post('/wf/', { name: 'hundred pauses', definition: gated })).body;
       mark('Temporal, api and worker up');
       const started = await pool(
-        Array.from({ length: 100 }, (_, i) => i),
+        Array.from({ length: RUNS }, (_, i) => i),
         10,
         async (i) => {
           const res = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: `r${i}` } } });
@@ -149,22 +152,22 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
       const newestFirst = [...started]
         .sort((a, b) => Date.parse(b.start_time) - Date.parse(a.start_time) || seq(b.id) - seq(a.id))
         .map((r) => r.id);
-      mark('100 runs started');
+      mark(`${RUNS} runs started`);
       await waitForAll(
         http,
         runIds,
         (r) => r.status === 'PAUSED' && task(r, 'side')?.status === 'COMPLETED',
-        'all 100 runs PAUSED with the side branch done',
+        `all ${RUNS} runs PAUSED with the side branch done`,
       );
       mark('all PAUSED');
 
-      /** paused_workflows across pages of 30: every run exactly once, newest first. */
+      /** paused_workflows across pages of 15: every run exactly once, newest first. */
       const listPaused = async () => {
         const listed: string[] = [];
-        for (let page = 1; page <= 5; page++) {
-          const res = await http.get(`/wf/paused_workflows/?page=${page}&page_size=30`);
+        for (let page = 1; page <= 4; page++) {
+          const res = await http.get(`/wf/paused_workflows/?page=${page}&page_size=15`);
           assert.equal(res.status, 200, res.text);
-          assert.equal(res.body.length, [30, 30, 30, 10, 0][page - 1], `page ${page}`);
+          assert.equal(res.body.length, [15, 15, 10, 0][page - 1], `page ${page}`);
           for (const item of res.body) {
             assert.equal(item.current_pause.node_id, 'gate');
             assert.equal(item.current_pause.resume_time, null);
@@ -206,16 +209,16 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
         return res;
       });
       latencies.sort((a, b) => a - b);
-      mark(`approval latency ms: min ${latencies[0]}, median ${latencies[50]}, max ${latencies[99]}`);
+      mark(`approval latency ms: min ${latencies[0]}, median ${latencies[RUNS / 2]}, max ${latencies[RUNS - 1]}`);
       actions.forEach((res, i) => {
         // 200 once applied; 202 only if the worker was too slow to take it (still applied later).
         assert.ok([200, 202].includes(res.status), `${res.status} ${res.text}`);
         if (res.status === 200) assert.deepEqual(task(res.body, 'gate')?.outputs, { n: i, in: { x: `r${i}` } });
       });
       const queued = actions.filter((r) => r.status === 202).length;
-      mark(`100 approvals sent (${queued} queued as 202)`);
+      mark(`${RUNS} approvals sent (${queued} queued as 202)`);
 
-      const done = await waitForAll(http, runIds, isFinal, 'all 100 runs to finish');
+      const done = await waitForAll(http, runIds, isFinal, `all ${RUNS} runs to finish`);
       mark('all finished');
       await pool(runIds, 10, async (id, i) => {
         const run = done.get(id) as Run;
