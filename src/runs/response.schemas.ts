@@ -49,6 +49,18 @@ export const TaskResponse = z.object({
 });
 export type TaskResponse = z.output<typeof TaskResponse>;
 
+export const RunTriggerResponse = z
+  .object({
+    kind: z.enum(['schedule', 'webhook']),
+    id: z.string().openapi({ description: 'The schedule (SC<n>) or webhook trigger (TR<n>)' }),
+    scheduled_time: z.iso.datetime().nullable().openapi({ description: "A schedule's fire time (UTC)" }),
+    delivery_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "A webhook request's delivery id (its dedupe header's value), if it sent one" }),
+  })
+  .openapi('RunTrigger');
+
 export const RunResponse = z
   .object({
     id: z.string(),
@@ -78,6 +90,9 @@ export const RunResponse = z
       .string()
       .nullable()
       .openapi({ description: 'Beyond PySpur: the node a rerun started from (it and its descendants ran again)' }),
+    trigger: RunTriggerResponse.nullable().openapi({
+      description: 'Beyond PySpur: the schedule or webhook that started the run; null when a client started it',
+    }),
   })
   .openapi('RunResponse');
 export type RunResponse = z.input<typeof RunResponse>;

@@ -55,6 +55,14 @@ export function toRunResponse(
     usage: tasks.reduce<TokenUsage | undefined>((sum, t) => addUsage(sum, t.usage), undefined) ?? null,
     rerun_of: run.rerun_of ?? null,
     rerun_from_node_id: run.rerun_from_node_id ?? null,
+    trigger: run.trigger
+      ? {
+          kind: run.trigger.kind as 'schedule' | 'webhook',
+          id: run.trigger.id,
+          scheduled_time: run.trigger.scheduled_time ? run.trigger.scheduled_time.toISOString() : null,
+          delivery_id: run.trigger.delivery_id ?? null,
+        }
+      : null,
   };
 }
 

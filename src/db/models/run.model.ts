@@ -53,6 +53,23 @@ export const runSchema = new Schema(
      * What the run's event stream has said so far (JSON text of EventHead), saved with the write
      * it describes, and the head before that write: run-events.ts. Null until the first event.
      */
+    /**
+     * What started the run when no client did: a schedule's fire (`key`: the Temporal workflow id
+     * of that fire, so a retried recording finds the run it made) or a webhook delivery.
+     */
+    trigger: {
+      type: new Schema(
+        {
+          kind: { type: String, enum: ['schedule', 'webhook'], required: true },
+          id: { type: String, required: true },
+          scheduled_time: { type: Date, default: null },
+          delivery_id: { type: String, default: null },
+          key: { type: String, default: null },
+        },
+        { _id: false },
+      ),
+      default: null,
+    },
     event_head: { type: String, default: null },
     event_head_before: { type: String, default: null },
   },
@@ -60,5 +77,7 @@ export const runSchema = new Schema(
 );
 runSchema.index({ workflow_id: 1, start_time: -1 });
 runSchema.index({ start_time: -1 });
+runSchema.index({ 'trigger.id': 1, start_time: -1 });
+runSchema.index({ 'trigger.key': 1 });
 
 export type RunDoc = InferSchemaType<typeof runSchema> & { _id: string };

@@ -28,6 +28,18 @@ export interface NewRun {
   idempotencyKey?: string | null;
   /** A rerun of an ended run from one of its nodes; `inputOverrides` already by reference where large. */
   rerun?: { of: string; fromNodeId: string; inputOverrides: Record<string, unknown> | null };
+  /** A schedule's fire or a webhook delivery that started the run. */
+  trigger?: RunTrigger | null;
+}
+
+export interface RunTrigger {
+  kind: 'schedule' | 'webhook';
+  /** The schedule (`SC<n>`) or webhook trigger (`TR<n>`). */
+  id: string;
+  scheduledTime?: Date | null;
+  deliveryId?: string | null;
+  /** Unique per fire: a retried recording of the same fire finds its run by it. */
+  key?: string | null;
 }
 
 export interface StoredCallback {
@@ -63,6 +75,15 @@ export function runDocument(r: NewRun): RunDoc {
     rerun_of: r.rerun?.of ?? null,
     rerun_from_node_id: r.rerun?.fromNodeId ?? null,
     rerun_input_overrides: r.rerun?.inputOverrides ? toJsonText(r.rerun.inputOverrides) : null,
+    trigger: r.trigger
+      ? {
+          kind: r.trigger.kind,
+          id: r.trigger.id,
+          scheduled_time: r.trigger.scheduledTime ?? null,
+          delivery_id: r.trigger.deliveryId ?? null,
+          key: r.trigger.key ?? null,
+        }
+      : null,
     event_head: null,
     event_head_before: null,
   };

@@ -2,6 +2,7 @@ import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/
 import { fromJsonText } from '../../db/json-text';
 import type { Models, WorkflowDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
+import type { RunTrigger } from '../../db/runs/run-documents';
 import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
@@ -79,6 +80,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     runType: string,
     mergeFileInputs: boolean,
     claim: RunClaim | undefined,
+    trigger?: RunTrigger,
   ) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
@@ -99,6 +101,7 @@ export function createRunStarter(deps: RunStarterDeps) {
         runType,
         callback,
         idempotencyKey: claim?.keyId ?? null,
+        trigger: trigger ?? null,
       },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
@@ -269,8 +272,8 @@ export function createRunStarter(deps: RunStarterDeps) {
      * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
      * since a short run may otherwise have ended by the time the answer is read.
      */
-    async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim) {
-      const recorded = await record(workflowId, body, runType, false, claim);
+    async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim, trigger?: RunTrigger) {
+      const recorded = await record(workflowId, body, runType, false, claim, trigger);
       const created = await deps.reader.get(recorded.run._id);
       await launch(recorded, claim);
       return created;
@@ -280,8 +283,9 @@ export function createRunStarter(deps: RunStarterDeps) {
       body: StartRunInput,
       runType: string,
       claim?: RunClaim,
+      trigger?: RunTrigger,
     ): Promise<BlockingOutcome> {
-      const recorded = await record(workflowId, body, runType, true, claim);
+      const recorded = await record(workflowId, body, runType, true, claim, trigger);
       // Expected before the workflow starts: a fast run may end before the start returns.
       const local = deps.outcomes?.expect(recorded.run._id);
       // Forgotten however this ends: answered, timed out, or the start refused.
