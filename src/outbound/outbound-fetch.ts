@@ -92,13 +92,26 @@ export function hostPort(url: URL): string {
   return `${url.hostname.toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 }
 
-function send(url: URL, options: http.RequestOptions, body: Buffer | undefined): Promise<http.IncomingMessage> {
+/**
+ * One request. A kept-alive connection the server closed as the request arrived (its idle timeout
+ * passed the moment this client reused it) fails with ECONNRESET before any answer: the request
+ * goes again, once, on a new connection, since the server never read it.
+ */
+function send(
+  url: URL,
+  options: http.RequestOptions,
+  body: Buffer | undefined,
+  retried = false,
+): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     const req = client.request(url, { ...options, headers });
     req.on('timeout', () => req.destroy(new Error(`${url.host} sent nothing for ${Number(options.timeout) / 1000} s`)));
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(send(url, options, body, true));
+      else reject(err);
+    });
     req.on('response', resolve);
     req.end(body);
   });

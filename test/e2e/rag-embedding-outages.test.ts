@@ -95,6 +95,19 @@ describe('e2e: knowledge bases through embedding provider outages and rate limit
     assert.equal(back.body.results[0].metadata.document_title, 'astronomy.txt');
   });
 
+  it('a provider connection closed as a retrieval reuses it is retried once on a new connection: the retrieval answers 200', async () => {
+    const { id } = await buildIndex('for a reused connection');
+    const query = { query: 'telescope galaxies', top_k: 1 };
+    const first = await engine.http.post(`/rag/indices/${id}/retrieve/`, query); // leaves a kept-alive connection
+    assert.equal(first.status, 200, first.text);
+    const before = fake.requests.length;
+    fake.dropNextOnReusedConnection();
+    const again = await engine.http.post(`/rag/indices/${id}/retrieve/`, query);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.results[0].metadata.document_title, 'astronomy.txt');
+    assert.equal(fake.requests.length, before + 1, 'the dropped request was never read; the retry was');
+  });
+
   it('a RetrieverNode embeds its rendered query template, and rides out a 503 by retrying', async () => {
     const { id } = await buildIndex('for the node');
     const wf = await engine.http.post('/wf/', {

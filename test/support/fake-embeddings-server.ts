@@ -23,6 +23,8 @@ export interface FakeEmbeddingsServer {
   delayMs: number;
   /** Answer this many next requests with this status (and these headers, e.g. Retry-After). */
   failNext(count: number, status: number, headers?: Record<string, string>): void;
+  /** The next request on a connection that already served one finds it closed (an idle timeout passing as it arrives). */
+  dropNextOnReusedConnection(): void;
   close(): Promise<void>;
 }
 
@@ -44,9 +46,16 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
   const requests: EmbeddingRequest[] = [];
   const failures: { status: number; headers: Record<string, string> }[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const state = { delayMs: 0 };
+  const state = { delayMs: 0, dropReused: false };
+  const served = new WeakSet<object>();
   const server = createServer((req, res) => {
     const at = Date.now();
+    if (state.dropReused && served.has(req.socket)) {
+      state.dropReused = false;
+      req.socket.destroy();
+      return;
+    }
+    served.add(req.socket);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -108,6 +117,9 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
     },
     failNext(count, status, headers = {}) {
       for (let i = 0; i < count; i++) failures.push({ status, headers });
+    },
+    dropNextOnReusedConnection() {
+      state.dropReused = true;
     },
     async close() {
       for (const t of timers) clearTimeout(t);
