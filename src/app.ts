@@ -1,3 +1,4 @@
+import { scheduleRoutes } from './modules/schedules/schedules.routes';
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -71,6 +72,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
       definitionLimits: config.limits,
+      dependents: [services.schedules],
     }),
     ...runRoutes({
       starter: services.runStarter,
@@ -80,6 +82,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       recoverRun: services.recoverRun,
     }),
     ...callbackRoutes(services.callbacks),
+    ...scheduleRoutes(services.schedules),
     ...runEventRoutes({
       hub: services.runEvents,
       events: services.runRecords.events,

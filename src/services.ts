@@ -33,6 +33,10 @@ import { createIdempotencyKeys } from './db/idempotency-keys';
 import { createBrowserSessionStore } from './db/browser-sessions';
 import { createIdempotency } from './modules/runs/idempotency';
 import { createRunLauncher } from './runs/launcher';
+import { createScheduledRunRecorder } from './runs/scheduled-runs';
+import { createWorkflowVersions } from './db/workflow-versions';
+import { createScheduleService } from './modules/schedules/schedules.service';
+import { createTemporalSchedules } from './modules/schedules/temporal-schedules';
 import { createOutboundFetch } from './outbound/outbound-fetch';
 import { createBoundedParser } from './parsing/parse-pool';
 
@@ -126,7 +130,24 @@ export function createServices({
   });
   // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
   stopping?.addEventListener('abort', () => runEvents.close());
+  const schedules = createScheduleService({
+    models,
+    workflows,
+    versions,
+    temporal: createTemporalSchedules(() => temporal, config.temporal),
+    recordScheduledRun: createScheduledRunRecorder({
+      models,
+      values,
+      runRecords,
+      versions: createWorkflowVersions(models),
+      definitionLimits: config.limits,
+    }),
+    launcher,
+    reader,
+    definitionLimits: config.limits,
+  });
   return {
+    schedules,
     runEvents,
     streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),
     values,

@@ -6,6 +6,8 @@ import type { Config } from '../src/config';
 import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
 import { createRunLauncher } from '../src/runs/launcher';
+import { createScheduledRunRecorder } from '../src/runs/scheduled-runs';
+import { createWorkflowVersions } from '../src/db/workflow-versions';
 import { createIdempotencyKeys } from '../src/db/idempotency-keys';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createCredentials } from '../src/secrets/credentials';
@@ -83,6 +85,13 @@ export function createSpurWorker(
       pythonSandbox,
       temporal: queue,
       launcher,
+      recordScheduledRun: createScheduledRunRecorder({
+        models,
+        values,
+        runRecords,
+        versions: createWorkflowVersions(models),
+        definitionLimits: config.limits,
+      }),
       callbacks,
       ...hosted,
     }),

@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   message: 'M',
   ragCollection: 'DC',
   vectorIndex: 'VI',
+  schedule: 'SC',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -64,6 +64,9 @@ interface WorkflowStart {
   summary: string;
 }
 
+/** A run's workflow as its launch would start it: for a caller that starts it as a child workflow instead. */
+export type LaunchPlan = { outcome: 'ready'; start: WorkflowStart } | Exclude<LaunchResult, { outcome: 'started' }>;
+
 /**
  * Starts the Temporal workflow of a run that is recorded (PENDING): the one way a run starts,
  * whoever starts it — the api right after recording it, keyed recovery for a request that died
@@ -75,27 +78,32 @@ export function createRunLauncher(deps: RunLauncherDeps) {
   const datasets = createDatasetReader(deps.models);
 
   async function launch(run: RunDoc, known?: KnownAtLaunch): Promise<LaunchResult> {
+    const planned = await plan(run, known);
+    if (planned.outcome !== 'ready') return planned;
+    await startWorkflow(run, planned.start);
+    return { outcome: 'started' };
+  }
+
+  async function plan(run: RunDoc, known?: KnownAtLaunch): Promise<LaunchPlan> {
     // A keyed run starts only if its key names it; otherwise it lost the key to another request.
     if (run.idempotency_key && !(await deps.keys.names(run.idempotency_key, run._id))) {
       await deps.runRecords.discardUnstarted(run._id);
       return { outcome: 'discarded' };
     }
-    let start: WorkflowStart;
     try {
       const pinned = known ?? (await loadPinned(run));
       if (!pinned) return failed(run, 'Its workflow version is gone');
-      start = run.input_dataset_id ? await batchStart(run, pinned) : await runStart(run, pinned, known);
+      const start = run.input_dataset_id ? await batchStart(run, pinned) : await runStart(run, pinned, known);
+      return { outcome: 'ready', start };
     } catch (err) {
       // Stored inputs or a plan the definition no longer accepts, a dataset deleted: no retry changes that.
       if (err instanceof SpurError && (err.kind === 'invalid' || err.kind === 'not_found'))
         return failed(run, err.message);
       throw err;
     }
-    await startWorkflow(run, start);
-    return { outcome: 'started' };
   }
 
-  async function failed(run: RunDoc, reason: string): Promise<LaunchResult> {
+  async function failed(run: RunDoc, reason: string): Promise<{ outcome: 'failed'; message: string }> {
     const message = `The run could not start: ${reason}`;
     await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, message);
     return { outcome: 'failed', message };
@@ -215,7 +223,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
     }
   }
 
-  return { launch };
+  return { launch, plan };
 }
 
 export type RunLauncher = ReturnType<typeof createRunLauncher>;

@@ -14,6 +14,8 @@ import type { VectorStore } from '../../src/rag/vector-store';
 import type { RagRetriever } from '../../src/nodes/types';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { createReconcileActivities } from './reconcile.activities';
+import { createScheduleActivities } from './schedule.activities';
+import type { ScheduledRunRecorder } from '../../src/runs/scheduled-runs';
 import type { RunLauncher } from '../../src/runs/launcher';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';
@@ -35,6 +37,8 @@ export interface ActivityDeps {
   temporal: { taskQueue: string; workflowIdPrefix: string };
   /** How the reconciler starts a run whose api died before starting it (the api's own launcher). */
   launcher: RunLauncher;
+  /** A schedule's fire records its run with it (src/runs/scheduled-runs.ts). */
+  recordScheduledRun: ScheduledRunRecorder;
   /** Callback delivery: the run's body as the api shows it, the secret's key, the settings. */
   callbacks: CallbackDeliveryDeps;
   /** Set when the api runs in this process: it answers blocking runs once their final save is written. */
@@ -54,10 +58,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createRagActivities(deps),
     ...createReconcileActivities(deps),
     ...createCallbackActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
+export type ScheduleActivities = ReturnType<typeof createScheduleActivities>;
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
 export type { RagActivities } from './rag.activities';

@@ -8,6 +8,9 @@ export const SpurWorkflowId = defineSearchAttributeKey('SpurWorkflowId', SearchA
 export const SpurRunType = defineSearchAttributeKey('SpurRunType', SearchAttributeType.KEYWORD);
 export const SpurRunStatus = defineSearchAttributeKey('SpurRunStatus', SearchAttributeType.KEYWORD);
 
+/** Set by Temporal on every workflow a Schedule starts: the fire's nominal time. */
+export const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
 /** Name → type, for `temporal server start-dev --search-attribute`. */
 export const SEARCH_ATTRIBUTE_TYPES = {
   SpurWorkflowId: 'Keyword',

@@ -5,6 +5,7 @@ export const WorkflowType = {
   spurBatchRun: 'spurBatchRun',
   spurReconcile: 'spurReconcile',
   spurCallbackDelivery: 'spurCallbackDelivery',
+  spurScheduledRun: 'spurScheduledRun',
 } as const;
 
 /**

@@ -7,3 +7,4 @@ export { ragIngest } from './rag-ingest.workflow';
 export { ragIndex } from './rag-index.workflow';
 export { spurReconcile } from './reconcile.workflow';
 export { spurCallbackDelivery } from './callback-delivery.workflow';
+export { spurScheduledRun } from './scheduled-run.workflow';

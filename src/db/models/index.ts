@@ -12,6 +12,7 @@ import { ragCollectionSchema, type RagCollectionDoc } from './rag-collection.mod
 import { ragChunkPageSchema, ragDocumentSchema, type RagChunkPageDoc, type RagDocumentDoc } from './rag-document.model';
 import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
+import { scheduleSchema, type ScheduleDoc } from './schedule.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { runEventSchema, type RunEventDoc } from './run-event.model';
 import { taskDeltaSchema, type TaskDeltaDoc } from './task-delta.model';
@@ -29,6 +30,7 @@ export type { CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
+export type { ScheduleDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -63,6 +65,7 @@ export function createModels(conn: Connection) {
     CallbackDelivery: conn.model<CallbackDeliveryDoc>('CallbackDelivery', callbackDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
+    Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
   };
 }
 
@@ -90,7 +93,7 @@ export async function syncIndexes(models: Models): Promise<void> {
     models.VectorIndex.init(),
   ]);
   await models.CallbackDelivery.init();
-  await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init()]);
+  await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),

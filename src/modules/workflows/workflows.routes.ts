@@ -25,6 +25,8 @@ export interface WorkflowRouteDeps {
   definitionLimits: DefinitionLimits;
   /** Runs go with their workflow (PySpur's cascade), stored values included. */
   runRecords: { removeOfWorkflow(workflowId: string): Promise<void> };
+  /** What else a workflow owns and its delete removes first (its schedules: nothing fires after the answer). */
+  dependents: ReadonlyArray<{ removeOfWorkflow(workflowId: string): Promise<void> }>;
 }
 
 const tags = ['workflows'];
@@ -36,6 +38,7 @@ export function workflowRoutes({
   uploadLimits,
   definitionLimits,
   runRecords,
+  dependents,
 }: WorkflowRouteDeps): MountableRoute[] {
   const WorkflowCreateRequest = workflowCreateRequest(definitionLimits);
   const exists = async (id: string) =>
@@ -109,6 +112,7 @@ export function workflowRoutes({
       errors: [404],
       handler: async ({ params }) => {
         await workflows.remove(params.workflow_id, async (id) => {
+          for (const dependent of dependents) await dependent.removeOfWorkflow(id);
           await testFiles.removeForWorkflow(id);
           await runRecords.removeOfWorkflow(id);
         });

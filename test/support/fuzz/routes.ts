@@ -69,10 +69,10 @@ function propertyNames(schema: SchemaObject, doc: OpenApiDocument, depth: number
 
 /**
  * Routes that start Temporal workflows when the body is valid (`run`, `start_run`, `run_partial`,
- * `start_batch_run`, …; `{run_id}` does not count). The fuzzer never gives them the id of an
+ * `start_batch_run`, schedules and webhook triggers, …; `{run_id}` does not count). The fuzzer never gives them the id of an
  * existing workflow, in the path or in the body, so no generated request can start a run; the test
  * checks afterwards that none was started.
  */
 export function startsRuns(route: FuzzRoute): boolean {
-  return route.method === 'POST' && /run|batch/i.test(route.path.replace(/\{\w+\}/g, ''));
+  return route.method === 'POST' && /run|batch|schedule|trigger|hook/i.test(route.path.replace(/\{\w+\}/g, ''));
 }

@@ -1,0 +1,85 @@
+import { fromJsonText } from '../db/json-text';
+import type { Models, RunDoc, ScheduleDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
+import type { RunRepository } from '../db/runs/run-repository';
+import type { Values } from '../db/values';
+import type { WorkflowVersions } from '../db/workflow-versions';
+import type { DefinitionLimits } from '../definitions/definition-limits';
+import type { WorkflowDefinition } from '../definitions/definition.schema';
+import { OPEN_RUN_STATUSES } from '../engine/statuses';
+import { SpurError } from '../errors';
+import { checkWithinLimits, resolveRunInputs, toRunDefinition } from './inputs';
+import type { KnownAtLaunch } from './launcher';
+import { storeClientValues } from './values';
+
+export interface ScheduledRunDeps {
+  models: Models;
+  values: Values;
+  runRecords: Pick<RunRepository, 'create' | 'failWithoutWorkflow'>;
+  versions: Pick<WorkflowVersions, 'ensureVersion' | 'byId'>;
+  definitionLimits: DefinitionLimits;
+}
+
+export type ScheduledRecord =
+  /** The run is recorded (PENDING unless its inputs no longer fit: then FAILED, saying why). */
+  | { kind: 'recorded'; run: RunDoc; known?: KnownAtLaunch }
+  /** Its workflow (or pinned version) is gone: nothing to record. */
+  | { kind: 'gone'; reason: string };
+
+/** What a scheduled run's record says, when a schedule's inputs no longer fit its workflow. */
+export const inputsNoLongerFit = (reason: string) => `The schedule's inputs no longer fit the workflow: ${reason}`;
+
+/**
+ * Records the run of one fire of a schedule, as `start_run` records a client's: its version
+ * (`latest`: the workflow as it is now; `pinned`: the one saved with the schedule), its inputs
+ * checked against it. A fire is recorded once: `key` names it (the fire's Temporal workflow id),
+ * so a recording retried after a crash finds the run it made. Inputs that no longer fit (the
+ * workflow changed) leave a FAILED run saying why, and the schedule keeps its times.
+ */
+export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
+  const { models } = deps;
+
+  async function versionOf(schedule: ScheduleDoc): Promise<WorkflowVersionDoc | null> {
+    if (schedule.version === 'pinned')
+      return schedule.pinned_version_id ? deps.versions.byId(schedule.pinned_version_id) : null;
+    const workflow = await models.Workflow.findById(schedule.workflow_id).lean<WorkflowDoc>();
+    return workflow ? deps.versions.ensureVersion(workflow) : null;
+  }
+
+  return async function recordScheduledRun(
+    schedule: ScheduleDoc,
+    scheduledTime: Date,
+    key: string,
+  ): Promise<ScheduledRecord> {
+    const earlier = await models.Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
+    if (earlier) return { kind: 'recorded', run: earlier };
+    const version = await versionOf(schedule);
+    if (!version) return { kind: 'gone', reason: `workflow ${schedule.workflow_id} or its pinned version is gone` };
+    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(version.definition) as WorkflowDefinition);
+    const inputs = fromJsonText<Record<string, Record<string, unknown>>>(schedule.initial_inputs) ?? {};
+    let problem: string | null = null;
+    try {
+      checkWithinLimits(definition, deps.definitionLimits);
+      resolveRunInputs(definition, inputs);
+    } catch (err) {
+      if (!(err instanceof SpurError)) throw err;
+      problem = err.message;
+    }
+    const { doc: run } = await deps.runRecords.create(
+      {
+        workflowId: schedule.workflow_id,
+        workflowVersionId: version._id,
+        runType: 'scheduled',
+        trigger: { kind: 'schedule', id: schedule._id, scheduledTime, key },
+      },
+      inputs,
+      (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
+    );
+    if (problem !== null) {
+      await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, inputsNoLongerFit(problem));
+      return { kind: 'recorded', run: { ...run, status: 'FAILED' } };
+    }
+    return { kind: 'recorded', run, known: { workflowName: version.name, definition } };
+  };
+}
+
+export type ScheduledRunRecorder = ReturnType<typeof createScheduledRunRecorder>;

@@ -1,0 +1,33 @@
+/** The Temporal Schedule of a Spur schedule (`SC<n>`), behind the installation's prefix. */
+export const scheduleTemporalId = (scheduleId: string, prefix = '') => `${prefix}schedule-${scheduleId}`;
+
+/** Its fires' workflow ids: Temporal appends each fire's time to this. */
+export const scheduleFireWorkflowId = (scheduleId: string, prefix = '') => `${prefix}scheduled-${scheduleId}`;
+
+/** A fire's workflow input: everything else it reads from the schedule's document when it fires. */
+export interface ScheduledRunInput {
+  scheduleId: string;
+}
+
+export interface RecordScheduledRunInput {
+  scheduleId: string;
+  /** ISO date-time: the fire's nominal time (Temporal's TemporalScheduledStartTime). */
+  scheduledTime: string;
+  /** The fire's workflow id, unique per fire: its run is recorded once, however often this is retried. */
+  fireKey: string;
+}
+
+/** What the fire starts: its run's workflow, as a child it waits for (so overlap policies see the run), or nothing. */
+export type ScheduledRunPlan =
+  | {
+      kind: 'start';
+      runId: string;
+      workflowType: string;
+      workflowId: string;
+      args: unknown[];
+      summary: string;
+      /** The run's search attributes, as the launcher sets them. */
+      spurWorkflowId: string;
+      runType: string;
+    }
+  | { kind: 'none'; runId: string | null; reason: string };

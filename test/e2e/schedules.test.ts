@@ -1,0 +1,335 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { onFreePort } from '../../scripts/lib/ports';
+import { TEMPORAL_DEV_OPTIONS, restartTemporal, startTemporal, type TemporalServer } from '../../scripts/lib/servers';
+import { scheduleTemporalId } from '../../temporal/shared/schedule-contract';
+import { startApi, type TestApi } from '../support/api';
+import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { until } from '../support/exec-log';
+import { eventually } from '../support/python-runs';
+import { l, n } from '../support/graphs';
+import { client } from '../support/http';
+import { stack } from '../support/stack';
+import { startWorker, type TestWorker } from '../support/worker';
+
+type Http = ReturnType<typeof client>;
+interface Run {
+  id: string;
+  status: string;
+  run_type: string;
+  start_time: string;
+  end_time: string | null;
+  message: string | null;
+  initial_inputs: Record<string, Record<string, unknown>>;
+  outputs: Record<string, Record<string, unknown>> | null;
+  trigger: { kind: string; id: string; scheduled_time: string | null; delivery_id: string | null } | null;
+}
+
+/** in(x) → out(x): a run that ends in milliseconds. */
+const echo = {
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } }),
+    n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+  ],
+  links: [l('in', 'out')],
+};
+
+/** in(x) → a Python node that sleeps 3 s → out. */
+const slow = {
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } }),
+    n('py', 'PythonFuncNode', { code: 'import time\ntime.sleep(3)\nreturn {"y": 1}', output_schema: { y: 'integer' } }),
+    n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
+  ],
+  links: [l('in', 'py'), l('py', 'out')],
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function runsOf(http: Http, workflowId: string): Promise<Run[]> {
+  const res = await http.get(`/wf/${workflowId}/runs/?page_size=100`);
+  assert.equal(res.status, 200, res.text);
+  return res.body as Run[];
+}
+
+async function newWorkflow(http: Http, name: string, definition: unknown = echo): Promise<string> {
+  const res = await http.post('/wf/', { name: `${name}-${Date.now()}`, definition });
+  assert.equal(res.status, 200, res.text);
+  return res.body.id as string;
+}
+
+async function temporalScheduleExists(api: TestApi, scheduleId: string): Promise<boolean> {
+  const id = scheduleTemporalId(scheduleId, api.env.SPUR_WORKFLOW_ID_PREFIX as string);
+  try {
+    await api.temporal.schedule.getHandle(id).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) return false;
+    throw err;
+  }
+}
+
+describe('e2e: schedules start runs by themselves, durably', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine();
+  });
+  after(() => engine?.close());
+
+  it('an interval schedule fires runs with its inputs and trigger; pause stops it, trigger-now runs once, unpause resumes; the workflow delete removes its Temporal Schedule', async () => {
+    const { http, api } = engine;
+    const wf = await newWorkflow(http, 'every second');
+    const created = await http.post(`/wf/${wf}/schedules/`, {
+      interval_seconds: 1,
+      initial_inputs: { in: { x: 'tick' } },
+      note: 'heartbeat',
+    });
+    assert.equal(created.status, 200, created.text);
+    const sc = created.body;
+    assert.match(sc.id, /^SC\d+$/);
+    assert.equal(sc.overlap, 'skip');
+    assert.equal(sc.timezone, 'UTC');
+    assert.equal(sc.version, 'latest');
+    assert.ok(sc.next_run_times.length >= 1 && sc.next_run_times.length <= 5, JSON.stringify(sc.next_run_times));
+    assert.ok(await temporalScheduleExists(api, sc.id), 'a Temporal Schedule exists');
+
+    const fired = await eventually('two scheduled runs completed', async () => {
+      const runs = (await runsOf(http, wf)).filter((r) => r.status === 'COMPLETED');
+      return runs.length >= 2 ? runs : undefined;
+    });
+    for (const run of fired) {
+      assert.equal(run.run_type, 'scheduled');
+      assert.deepEqual(run.initial_inputs, { in: { x: 'tick' } });
+      assert.deepEqual(run.outputs?.out, { x: 'tick' });
+      assert.equal(run.trigger?.kind, 'schedule');
+      assert.equal(run.trigger?.id, sc.id);
+      assert.ok(run.trigger?.scheduled_time && !Number.isNaN(Date.parse(run.trigger.scheduled_time)));
+    }
+    const times = fired.map((r) => r.trigger?.scheduled_time);
+    assert.equal(new Set(times).size, times.length, 'one run per fire time');
+    const listed = (await http.get('/run/?run_type=scheduled&page_size=100')).body as Run[];
+    assert.ok(
+      fired.every((r) => listed.some((x) => x.id === r.id)),
+      'listed by /run/?run_type=scheduled',
+    );
+
+    const paused = await http.post(`/schedules/${sc.id}/pause/`, {});
+    assert.equal(paused.status, 200, paused.text);
+    assert.equal(paused.body.paused, true);
+    assert.deepEqual(paused.body.next_run_times, []);
+    await sleep(1500); // a fire already under way records its run
+    const atPause = (await runsOf(http, wf)).length;
+    await sleep(3000);
+    assert.equal((await runsOf(http, wf)).length, atPause, 'no run while paused');
+
+    const now = await http.post(`/schedules/${sc.id}/trigger/`, {});
+    assert.equal(now.status, 200, now.text);
+    assert.equal(now.body.run_type, 'scheduled');
+    assert.equal(now.body.trigger.id, sc.id);
+    const triggered = await waitForRun(http, now.body.id);
+    assert.equal(triggered.status, 'COMPLETED');
+    await sleep(1500);
+    assert.equal((await runsOf(http, wf)).length, atPause + 1, 'trigger-now ran once, and the schedule stayed paused');
+
+    assert.equal((await http.post(`/schedules/${sc.id}/unpause/`, {})).status, 200);
+    await until('runs again after unpause', async () => (await runsOf(http, wf)).length >= atPause + 3);
+    const shown = (await http.get(`/schedules/${sc.id}/`)).body;
+    assert.ok(
+      shown.recent_runs.some((r: { run_id: string }) => r.run_id === now.body.id),
+      'recent_runs',
+    );
+
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+    assert.equal(await temporalScheduleExists(api, sc.id), false, 'the Temporal Schedule is gone');
+    assert.equal((await http.get(`/schedules/${sc.id}/`)).status, 404);
+  });
+
+  it('overlap skip: with a 3 s node and a 1 s interval, no two runs overlap', async () => {
+    const { http } = engine;
+    const wf = await newWorkflow(http, 'slow', slow);
+    const sc = (await http.post(`/wf/${wf}/schedules/`, { interval_seconds: 1, initial_inputs: { in: { x: 's' } } }))
+      .body;
+    await sleep(8000);
+    assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    const runs = await eventually('the runs started to end', async () => {
+      const all = await runsOf(http, wf);
+      return all.length > 0 && all.every((r) => r.status === 'COMPLETED') ? all : undefined;
+    });
+    const spans = runs
+      .map((r) => [Date.parse(r.start_time), Date.parse(r.end_time as string)] as const)
+      .sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < spans.length; i++)
+      assert.ok(
+        (spans[i] as [number, number])[0] >= (spans[i - 1] as [number, number])[1],
+        `run ${i} started before run ${i - 1} ended`,
+      );
+    assert.ok(runs.length >= 1 && runs.length <= 3, `${runs.length} runs of 3 s in 8 s`);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('backfill starts a run for every fire time in the range, with those times', async () => {
+    const { http } = engine;
+    const wf = await newWorkflow(http, 'backfill');
+    const sc = (
+      await http.post(`/wf/${wf}/schedules/`, {
+        interval_seconds: 60,
+        overlap: 'allow_all',
+        initial_inputs: { in: { x: 'past' } },
+      })
+    ).body;
+    // Five whole minutes, from half a minute past one, ten minutes ago.
+    const start = Math.floor(Date.now() / 60_000) * 60_000 - 600_000 + 30_000;
+    const end = start + 300_000;
+    const res = await http.post(`/schedules/${sc.id}/backfill/`, {
+      start_time: new Date(start).toISOString(),
+      end_time: new Date(end).toISOString(),
+    });
+    assert.equal(res.status, 202, res.text);
+    const expected = [1, 2, 3, 4, 5].map((i) => new Date(start - 30_000 + i * 60_000).toISOString());
+    const backfilled = await eventually('five backfilled runs completed', async () => {
+      const runs = (await runsOf(http, wf)).filter(
+        (r) => r.status === 'COMPLETED' && Date.parse(r.trigger?.scheduled_time ?? '') < end,
+      );
+      return runs.length >= 5 ? runs : undefined;
+    });
+    assert.deepEqual(backfilled.map((r) => r.trigger?.scheduled_time).sort(), expected);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('refuses bad schedules with 422 naming the field, unknown ids with 404, unfitting inputs with 400; none is saved', async () => {
+    const { http } = engine;
+    const wf = await newWorkflow(http, 'refusals');
+    const inputs = { in: { x: 'a' } };
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ cron: '61 * * * *', initial_inputs: inputs }, 422, 'cron'],
+      [{ cron: '* * *', initial_inputs: inputs }, 422, 'cron'],
+      [{ cron: '@sometimes', initial_inputs: inputs }, 422, 'cron'],
+      [{ cron: '*/5 * * * *', interval_seconds: 5, initial_inputs: inputs }, 422, 'cron'],
+      [{ initial_inputs: inputs }, 422, 'cron'],
+      [{ interval_seconds: 0, initial_inputs: inputs }, 422, 'interval_seconds'],
+      [{ interval_seconds: 5, timezone: 'Mars/Olympus', initial_inputs: inputs }, 422, 'timezone'],
+      [{ interval_seconds: 5, overlap: 'sometimes', initial_inputs: inputs }, 422, 'overlap'],
+      [{ interval_seconds: 5, initial_inputs: { nope: { x: 'a' } } }, 400, 'nope'],
+    ];
+    for (const [body, status, field] of cases) {
+      const res = await http.post(`/wf/${wf}/schedules/`, body);
+      assert.equal(res.status, status, `${JSON.stringify(body)} → ${res.status} ${res.text}`);
+      assert.ok(res.text.includes(field), `${JSON.stringify(body)}: the answer names ${field}: ${res.text}`);
+    }
+    assert.deepEqual((await http.get(`/wf/${wf}/schedules/`)).body, []);
+    assert.equal(
+      (await http.post('/wf/S999999/schedules/', { interval_seconds: 5, initial_inputs: inputs })).status,
+      404,
+    );
+    for (const path of ['/schedules/SC999999/', '/schedules/SC999999/pause/', '/schedules/SC999999/trigger/']) {
+      const res = path.endsWith('/SC999999/') ? await http.get(path) : await http.post(path, {});
+      assert.equal(res.status, 404, `${path}: ${res.text}`);
+    }
+    const cron = await http.post(`/wf/${wf}/schedules/`, {
+      cron: '30 9 * * mon-fri',
+      timezone: 'Europe/Berlin',
+      paused: true,
+      initial_inputs: inputs,
+    });
+    assert.equal(cron.status, 200, cron.text);
+    assert.deepEqual(cron.body.next_run_times, [], 'paused: no next times');
+    const changed = await http.put(`/schedules/${cron.body.id}/`, { paused: false, interval_seconds: 3600 });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.cron, null, 'an interval replaces the cron');
+    assert.equal(changed.body.next_run_times.length, 5);
+    assert.equal((await http.delete(`/schedules/${cron.body.id}/`)).status, 204);
+    assert.equal(await temporalScheduleExists(engine.api, cron.body.id), false);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('a latest-version schedule whose inputs no longer fit the changed workflow records a failed run saying why, and keeps firing', async () => {
+    const { http } = engine;
+    const wf = await newWorkflow(http, 'changing');
+    const sc = (await http.post(`/wf/${wf}/schedules/`, { interval_seconds: 1, initial_inputs: { in: { x: 'a' } } }))
+      .body;
+    const changed = {
+      ...echo,
+      nodes: [
+        n('start', 'InputNode', { output_schema: { x: 'string' } }),
+        n('out', 'OutputNode', { output_map: { x: 'start.x' } }),
+      ],
+      links: [l('start', 'out')],
+    };
+    const put = await http.put(`/wf/${wf}/`, { name: `changing-${Date.now()}`, definition: changed });
+    assert.equal(put.status, 200, put.text);
+    const failed = await eventually('two failed scheduled runs', async () => {
+      const runs = (await runsOf(http, wf)).filter((r) => r.status === 'FAILED');
+      return runs.length >= 2 ? runs : undefined;
+    });
+    for (const run of failed) assert.match(run.message ?? '', /schedule's inputs no longer fit the workflow/);
+    assert.ok((await http.get(`/schedules/${sc.id}/`)).body.next_run_times.length > 0, 'it keeps its times');
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+});
+
+describe('e2e: a schedule through a worker kill and a Temporal restart', function () {
+  this.timeout(180_000);
+  let own: TemporalServer | undefined;
+  let api: TestApi | undefined;
+  let worker: TestWorker | undefined;
+  after(async () => {
+    await worker?.stop();
+    await api?.close();
+    await own?.handle.stop();
+  });
+
+  it('keeps firing, one run per fire time, every run completed', async () => {
+    own = await onFreePort((port) =>
+      startTemporal({
+        ...TEMPORAL_DEV_OPTIONS,
+        port,
+        uiPort: null,
+        dbFile: path.join(stack.tmpDir, `schedules-restart-${Date.now()}.db`),
+        logFile: path.join(stack.tmpDir, 'temporal-schedules-restart.log'),
+      }),
+    );
+    api = await startApi({ SPUR_TEMPORAL_ADDRESS: own.address });
+    const http = client(api.baseUrl);
+    worker = await startWorker(api.env);
+    const wf = await newWorkflow(http, 'through outages');
+    const sc = (await http.post(`/wf/${wf}/schedules/`, { interval_seconds: 1, initial_inputs: { in: { x: 'o' } } }))
+      .body;
+    await until('a first run', async () => (await runsOf(http, wf)).length >= 1);
+
+    worker.process.kill('SIGKILL');
+    await worker.process.exited;
+    await worker.stop();
+    await sleep(3000);
+    worker = await startWorker(api.env);
+    const afterWorker = Date.now();
+    await until('runs fired after the worker came back', async () =>
+      (await runsOf(http, wf)).some((r) => Date.parse(r.start_time) > afterWorker),
+    );
+
+    own.handle = (await restartTemporal(own)).handle;
+    const afterTemporal = Date.now();
+    await until(
+      'runs fired after Temporal came back',
+      async () => (await runsOf(http, wf)).filter((r) => Date.parse(r.start_time) > afterTemporal).length >= 2,
+      60_000,
+    );
+    assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    const runs = await eventually(
+      'every run ended',
+      async () => {
+        const all = await runsOf(http, wf);
+        return all.every((r) => !['PENDING', 'RUNNING'].includes(r.status)) ? all : undefined;
+      },
+      60_000,
+    );
+    assert.ok(
+      runs.every((r) => r.status === 'COMPLETED'),
+      JSON.stringify(runs.map((r) => [r.id, r.status])),
+    );
+    const times = runs.map((r) => r.trigger?.scheduled_time);
+    assert.equal(new Set(times).size, times.length, 'one run per fire time, however often a recording was retried');
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+});
