@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   message: 'M',
   ragCollection: 'DC',
   vectorIndex: 'VI',
+  webhookTrigger: 'TR',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -20,6 +20,8 @@ import { sessionSchema, type SessionDoc } from './session.model';
 import { userSchema, type UserDoc } from './user.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
+import { webhookTriggerSchema, type WebhookTriggerDoc } from './webhook-trigger.model';
+import { webhookHitSchema, type WebhookHitDoc } from './webhook-hit.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
@@ -29,6 +31,7 @@ export type { CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
+export type { WebhookHitDoc, WebhookTriggerDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -63,6 +66,8 @@ export function createModels(conn: Connection) {
     CallbackDelivery: conn.model<CallbackDeliveryDoc>('CallbackDelivery', callbackDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
+    WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),
+    WebhookHit: conn.model<WebhookHitDoc>('WebhookHit', webhookHitSchema),
   };
 }
 
@@ -91,8 +96,10 @@ export async function syncIndexes(models: Models): Promise<void> {
   ]);
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init()]);
+  await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),
+    ensureExpiryIndex(models.WebhookHit.collection),
   ]);
 }
