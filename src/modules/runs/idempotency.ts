@@ -52,7 +52,8 @@ export interface RunClaim {
   started(): Promise<void>;
 }
 
-export type KeyedRoute = 'run' | 'start_run' | 'start_batch_run' | 'process_pause_action';
+/** `webhook`: a trigger's deliveries, keyed by their dedupe header (scoped to the trigger, no caller). */
+export type KeyedRoute = 'run' | 'start_run' | 'start_batch_run' | 'process_pause_action' | 'webhook';
 
 export interface KeyedOperation<T> {
   route: KeyedRoute;
@@ -82,8 +83,13 @@ export function createIdempotency({
   runRecords: Pick<RunRepository, 'discardUnstarted'>;
   ttlMs: number;
 }) {
-  async function keyed<T>(ctx: Context, op: KeyedOperation<T>): Promise<T> {
-    const key = ctx.get(IDEMPOTENCY_HEADER);
+  /** A request keyed by its Idempotency-Key header (none: performed as is). */
+  function keyed<T>(ctx: Context, op: KeyedOperation<T>): Promise<T> {
+    return keyedBy(ctx, ctx.get(IDEMPOTENCY_HEADER), op);
+  }
+
+  /** A request keyed by `key` from wherever the route takes it (a webhook's delivery id); empty: performed as is. */
+  async function keyedBy<T>(ctx: Context, key: string, op: KeyedOperation<T>): Promise<T> {
     if (!key) return op.perform(undefined);
     const scope: KeyScope = {
       principal: (ctx.state as ApiCaller).apiKeyDigest ?? null,
@@ -191,7 +197,7 @@ export function createIdempotency({
     return fromJsonText<T>(record.answer_body) as T;
   }
 
-  return { keyed };
+  return { keyed, keyedBy };
 }
 
 function reusedKey(key: string, ttlMs: number): RequestValidationError {
