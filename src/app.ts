@@ -37,6 +37,7 @@ import { runEventRoutes } from './modules/runs/run-events.routes';
 import { streamClientOf } from './modules/runs/stream-slots';
 import { rerunRoutes } from './modules/runs/rerun.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
@@ -80,6 +81,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       recoverRun: services.recoverRun,
     }),
     ...callbackRoutes(services.callbacks),
+    ...webhookRoutes({ triggers: services.webhookTriggers, deliver: services.deliverHook }),
     ...runEventRoutes({
       hub: services.runEvents,
       events: services.runRecords.events,

@@ -61,6 +61,8 @@ export interface KeyedOperation<T> {
   target: string;
   /** What a replay must repeat exactly (query and body). */
   request: unknown;
+  /** The key is the sender's whoever calls (a webhook's delivery id): not scoped to the caller's API key. */
+  anyCaller?: boolean;
   /** A route acting on an existing run (pause action) claims the key for it before it acts. */
   existingRunId?: string;
   /** The work; the claim is undefined when the request carries no key. */
@@ -92,7 +94,7 @@ export function createIdempotency({
   async function keyedBy<T>(ctx: Context, key: string, op: KeyedOperation<T>): Promise<T> {
     if (!key) return op.perform(undefined);
     const scope: KeyScope = {
-      principal: (ctx.state as ApiCaller).apiKeyDigest ?? null,
+      principal: op.anyCaller ? null : ((ctx.state as ApiCaller).apiKeyDigest ?? null),
       route: op.route,
       target: op.target,
       key,

@@ -25,6 +25,8 @@ export interface WorkflowRouteDeps {
   definitionLimits: DefinitionLimits;
   /** Runs go with their workflow (PySpur's cascade), stored values included. */
   runRecords: { removeOfWorkflow(workflowId: string): Promise<void> };
+  /** Its webhook triggers go too: their URLs answer 404 once the workflow is gone. */
+  webhookTriggers: { removeOfWorkflow(workflowId: string): Promise<void> };
 }
 
 const tags = ['workflows'];
@@ -36,6 +38,7 @@ export function workflowRoutes({
   uploadLimits,
   definitionLimits,
   runRecords,
+  webhookTriggers,
 }: WorkflowRouteDeps): MountableRoute[] {
   const WorkflowCreateRequest = workflowCreateRequest(definitionLimits);
   const exists = async (id: string) =>
@@ -101,7 +104,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'delete',
       path: '/wf/{workflow_id}/',
-      summary: 'Delete a workflow, its versions, runs and test files',
+      summary: 'Delete a workflow, its versions, runs, test files and webhook triggers',
       tags,
       params: WorkflowIdParams,
       status: 204,
@@ -109,6 +112,8 @@ export function workflowRoutes({
       errors: [404],
       handler: async ({ params }) => {
         await workflows.remove(params.workflow_id, async (id) => {
+          // First, so no delivery starts a run of a workflow being deleted.
+          await webhookTriggers.removeOfWorkflow(id);
           await testFiles.removeForWorkflow(id);
           await runRecords.removeOfWorkflow(id);
         });
