@@ -1,9 +1,10 @@
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
- * One webhook request counted against its trigger's rate: the requests of a trigger in one window
- * are counted across every api process. Each request inserts its own document (inserts are atomic
- * on FerretDB v1 too, where `$inc` is read-then-write and would lose counts).
+ * One of a trigger's request slots in one rate window (`_id` `<trigger>:<window start>:<slot>`): a
+ * request is let through when it inserts a free slot, in whichever api process it arrives (the
+ * `_id` index makes each slot taken once; inserts are atomic on FerretDB v1 too, where `$inc` is
+ * read-then-write and would lose counts).
  */
 export const webhookHitSchema = new Schema(
   {

@@ -55,8 +55,7 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
   async function withinRate(ctx: Context, trigger: WebhookTriggerDoc): Promise<boolean> {
     const now = clock();
     const window = rateWindow(trigger.rate_per_second, now);
-    const count = await hits.hitAndCount(trigger._id, window.start, window.windowMs, now);
-    if (count <= window.allowed) return true;
+    if (await hits.admit(trigger._id, window.start, window.windowMs, window.allowed, now)) return true;
     ctx.status = 429;
     ctx.set('Retry-After', String(window.retryAfterSeconds));
     ctx.body = {
