@@ -38,6 +38,7 @@ import { runEventRoutes } from './modules/runs/run-events.routes';
 import { streamClientOf } from './modules/runs/stream-slots';
 import { rerunRoutes } from './modules/runs/rerun.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
 import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
@@ -72,7 +73,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
       definitionLimits: config.limits,
-      dependents: [services.schedules],
+      dependents: [services.schedules, services.webhookTriggers],
     }),
     ...runRoutes({
       starter: services.runStarter,
@@ -83,6 +84,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     }),
     ...callbackRoutes(services.callbacks),
     ...scheduleRoutes(services.schedules),
+    ...webhookRoutes({ triggers: services.webhookTriggers, deliver: services.deliverHook }),
     ...runEventRoutes({
       hub: services.runEvents,
       events: services.runRecords.events,

@@ -39,6 +39,10 @@ import { createScheduleService } from './modules/schedules/schedules.service';
 import { createTemporalSchedules } from './modules/schedules/temporal-schedules';
 import { createOutboundFetch } from './outbound/outbound-fetch';
 import { createBoundedParser } from './parsing/parse-pool';
+import { createWebhookTriggerStore } from './db/webhook-triggers';
+import { createWebhookHits } from './db/webhook-hits';
+import { createWebhookTriggerService } from './modules/webhooks/webhook-triggers.service';
+import { createHookDelivery } from './modules/webhooks/hook-delivery';
 
 export interface ServiceDeps {
   models: Models;
@@ -128,6 +132,14 @@ export function createServices({
     deltas: runRecords.deltas,
     ...(logger ? { logger } : {}),
   });
+  const idempotency = createIdempotency({ keys, runRecords, ttlMs: config.idempotency.ttlMs });
+  // A keyed request whose first attempt died before its run started: started now, as the reconciler would.
+  const recoverRun = async (runId: string) => {
+    const run = await runRecords.recordOf(runId);
+    if (run?.status === 'PENDING') await launcher.launch(run);
+    return reader.get(runId);
+  };
+  const webhookStore = createWebhookTriggerStore(models);
   // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
   stopping?.addEventListener('abort', () => runEvents.close());
   const schedules = createScheduleService({
@@ -178,13 +190,19 @@ export function createServices({
     sessions,
     chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
     browserSessionStore: createBrowserSessionStore(models),
-    idempotency: createIdempotency({ keys, runRecords, ttlMs: config.idempotency.ttlMs }),
-    // A keyed request whose first attempt died before its run started: started now, as the reconciler would.
-    recoverRun: async (runId: string) => {
-      const run = await runRecords.recordOf(runId);
-      if (run?.status === 'PENDING') await launcher.launch(run);
-      return reader.get(runId);
-    },
+    idempotency,
+    recoverRun,
+    webhookTriggers: createWebhookTriggerService({ models, store: webhookStore, workflows, box, apiPrefix: '/api' }),
+    deliverHook: createHookDelivery({
+      store: webhookStore,
+      hits: createWebhookHits(models),
+      box,
+      workflows,
+      starter: runStarter,
+      reader,
+      idempotency,
+      recoverRun,
+    }),
     rag: createRagService({
       models,
       temporal,

@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   ragCollection: 'DC',
   vectorIndex: 'VI',
   schedule: 'SC',
+  webhookTrigger: 'TR',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -13,7 +13,9 @@ export interface AllowlistSettings {
  * The only requests served without a key or session when keys are configured. Paths are compared
  * exactly and case-sensitively on the raw path, as the routers match them (`/api/health/` is the
  * compose probe's spelling of `/api/health`): the health status (its details need a key), the login
- * form and logout, and the web UI's files; its pages send the browser to the login form instead.
+ * form and logout, the web UI's files (its pages send the browser to the login form instead), and
+ * `POST /api/hooks/{token}`, a webhook whose unguessable token is its credential (any one segment:
+ * a malformed token is answered as an unknown one, 404, by the route).
  */
 export function anonymousAllowlist({
   apiPrefix,
@@ -21,7 +23,11 @@ export function anonymousAllowlist({
 }: AllowlistSettings): (method: string, path: string) => AnonymousAccess {
   const health = new Set([`${apiPrefix}/health`, `${apiPrefix}/health/`]);
   const isApi = (path: string) => path === apiPrefix || path.startsWith(`${apiPrefix}/`);
+  const hooks = `${apiPrefix}/hooks/`;
+  const isHook = (path: string) =>
+    path.startsWith(hooks) && path.length > hooks.length && !path.includes('/', hooks.length);
   return (method, path) => {
+    if (method === 'POST' && isHook(path)) return 'allow';
     const read = method === 'GET' || method === 'HEAD';
     if (path === '/login') return read || method === 'POST' ? 'allow' : 'deny';
     if (path === '/logout') return method === 'POST' ? 'allow' : 'deny';

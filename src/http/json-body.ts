@@ -31,6 +31,11 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
     throw new BadRequestError(`Could not read the request body: ${(err as Error).message}`);
   }
   if (text.trim() === '') return NO_BODY;
+  return parseJsonText(text);
+}
+
+/** JSON text parsed as a request body: malformed or too deep is a 422 `json_invalid` item. */
+export function parseJsonText(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);

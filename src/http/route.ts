@@ -39,6 +39,11 @@ export interface RouteDef<
   responseHeaders?: Record<string, string>;
   /** `multipart/form-data` bodies are parsed by `middleware` (multer) before validation. */
   bodyType?: 'application/json' | 'multipart/form-data';
+  /**
+   * A body the handler reads itself, as bytes (a webhook checks a signature over them): documented
+   * here, with the media types the gate lets through, and not read before the handler.
+   */
+  rawBody?: { contentTypes: readonly string[]; schema: z.ZodType; description: string };
   middleware?: Middleware[];
   status?: number;
   /** Response schema for the OpenAPI document; `null` for an empty body. */
@@ -60,6 +65,8 @@ export interface MountableRoute {
   path: string;
   /** The body's media type, when the route reads a body. */
   bodyType?: 'application/json' | 'multipart/form-data';
+  /** The media types a route that reads its body itself accepts (RouteDef.rawBody). */
+  bodyTypes?: readonly string[];
   mount(router: Router, registry: OpenAPIRegistry, limits: RouteLimits): void;
 }
 
@@ -72,6 +79,7 @@ export function defineRoute<
     method: def.method,
     path: def.path,
     ...(def.body ? { bodyType: def.bodyType ?? 'application/json' } : {}),
+    ...(def.rawBody ? { bodyTypes: def.rawBody.contentTypes } : {}),
     mount(router, registry, limits) {
       registry.registerPath(openApiPath(def));
       const koaPath = koaPathOf(def.path);
@@ -117,6 +125,7 @@ function parsePart(schema: z.ZodType | undefined, part: RequestPart, raw: unknow
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'The request cannot be carried out in the current state',
+  401: 'Not authenticated (a webhook: its signature is missing or wrong)',
   404: 'Unknown identifier',
   409: 'Conflict with an existing resource',
   413: 'Body or upload over the size limit',
@@ -152,7 +161,7 @@ function openApiPath<
       content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
     };
   }
-  if (def.params || def.query || def.body || def.headers) {
+  if (def.params || def.query || def.body || def.rawBody || def.headers) {
     responses[422] = {
       description: 'Validation Error',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
@@ -170,6 +179,15 @@ function openApiPath<
       ...(def.headers ? { headers: def.headers } : {}),
       ...(def.body
         ? { body: { required: true, content: { [def.bodyType ?? 'application/json']: { schema: def.body } } } }
+        : {}),
+      ...(def.rawBody
+        ? {
+            body: {
+              required: false,
+              description: def.rawBody.description,
+              content: Object.fromEntries(def.rawBody.contentTypes.map((t) => [t, { schema: def.rawBody?.schema }])),
+            },
+          }
         : {}),
     },
     responses,

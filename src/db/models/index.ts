@@ -21,6 +21,8 @@ import { sessionSchema, type SessionDoc } from './session.model';
 import { userSchema, type UserDoc } from './user.model';
 import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-version.model';
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
+import { webhookTriggerSchema, type WebhookTriggerDoc } from './webhook-trigger.model';
+import { webhookHitSchema, type WebhookHitDoc } from './webhook-hit.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
@@ -31,6 +33,7 @@ export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
 export type { ScheduleDoc };
+export type { WebhookHitDoc, WebhookTriggerDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -66,6 +69,8 @@ export function createModels(conn: Connection) {
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
+    WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),
+    WebhookHit: conn.model<WebhookHitDoc>('WebhookHit', webhookHitSchema),
   };
 }
 
@@ -94,8 +99,10 @@ export async function syncIndexes(models: Models): Promise<void> {
   ]);
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
+  await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),
+    ensureExpiryIndex(models.WebhookHit.collection),
   ]);
 }

@@ -52,7 +52,8 @@ export interface RunClaim {
   started(): Promise<void>;
 }
 
-export type KeyedRoute = 'run' | 'start_run' | 'start_batch_run' | 'process_pause_action';
+/** `webhook`: a trigger's deliveries, keyed by their dedupe header (scoped to the trigger, no caller). */
+export type KeyedRoute = 'run' | 'start_run' | 'start_batch_run' | 'process_pause_action' | 'webhook';
 
 export interface KeyedOperation<T> {
   route: KeyedRoute;
@@ -60,6 +61,8 @@ export interface KeyedOperation<T> {
   target: string;
   /** What a replay must repeat exactly (query and body). */
   request: unknown;
+  /** The key is the sender's whoever calls (a webhook's delivery id): not scoped to the caller's API key. */
+  anyCaller?: boolean;
   /** A route acting on an existing run (pause action) claims the key for it before it acts. */
   existingRunId?: string;
   /** The work; the claim is undefined when the request carries no key. */
@@ -82,11 +85,16 @@ export function createIdempotency({
   runRecords: Pick<RunRepository, 'discardUnstarted'>;
   ttlMs: number;
 }) {
-  async function keyed<T>(ctx: Context, op: KeyedOperation<T>): Promise<T> {
-    const key = ctx.get(IDEMPOTENCY_HEADER);
+  /** A request keyed by its Idempotency-Key header (none: performed as is). */
+  function keyed<T>(ctx: Context, op: KeyedOperation<T>): Promise<T> {
+    return keyedBy(ctx, ctx.get(IDEMPOTENCY_HEADER), op);
+  }
+
+  /** A request keyed by `key` from wherever the route takes it (a webhook's delivery id); empty: performed as is. */
+  async function keyedBy<T>(ctx: Context, key: string, op: KeyedOperation<T>): Promise<T> {
     if (!key) return op.perform(undefined);
     const scope: KeyScope = {
-      principal: (ctx.state as ApiCaller).apiKeyDigest ?? null,
+      principal: op.anyCaller ? null : ((ctx.state as ApiCaller).apiKeyDigest ?? null),
       route: op.route,
       target: op.target,
       key,
@@ -191,7 +199,7 @@ export function createIdempotency({
     return fromJsonText<T>(record.answer_body) as T;
   }
 
-  return { keyed };
+  return { keyed, keyedBy };
 }
 
 function reusedKey(key: string, ttlMs: number): RequestValidationError {

@@ -2,9 +2,9 @@ import { z } from '../../zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import type { BatchStarter } from './batch-starter';
-import type { BlockingOutcome, RunStarter } from './run-starter';
+import type { RunStarter } from './run-starter';
+import { blockingAnswerOf } from './blocking-answer';
 import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from './idempotency';
-import type { Context } from 'koa';
 import type { RunReader } from '../../runs/reader';
 import {
   AllRunsQuery,
@@ -12,7 +12,6 @@ import {
   PartialRunRequest,
   RunIdParams,
   RunOutputsById,
-  RunStillGoing,
   RunTypeQuery,
   StartRunRequest,
   WorkflowRunsQuery,
@@ -33,18 +32,7 @@ const keyedRoute = { headers: IdempotencyHeaders, responseHeaders: REPLAY_RESPON
 
 export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun }: RunRouteDeps): MountableRoute[] {
   const getRun = ({ params }: { params: { run_id: string } }) => reader.get(params.run_id);
-  /** A blocking run's answer: its outputs, or (past the wait limit) where to poll it. */
-  const blockingAnswer = async (outcome: BlockingOutcome, ctx: Context) => {
-    if (outcome.kind === 'done') return outcome.outputsById;
-    // The run goes on in Temporal; the client polls it like a non-blocking one.
-    const run = await reader.get(outcome.runId);
-    ctx.status = 202;
-    return RunStillGoing.parse({
-      run_id: run.id,
-      status: run.status,
-      detail: `Run ${run.id} is still going; poll /api/run/${run.id}/status/`,
-    });
-  };
+  const blockingAnswer = blockingAnswerOf(reader);
   return [
     defineRoute({
       carriesValues: true,

@@ -25,7 +25,7 @@ export interface WorkflowRouteDeps {
   definitionLimits: DefinitionLimits;
   /** Runs go with their workflow (PySpur's cascade), stored values included. */
   runRecords: { removeOfWorkflow(workflowId: string): Promise<void> };
-  /** What else a workflow owns and its delete removes first (its schedules: nothing fires after the answer). */
+  /** What else a workflow owns, removed first: its schedules and webhook triggers (nothing starts a run after the answer). */
   dependents: ReadonlyArray<{ removeOfWorkflow(workflowId: string): Promise<void> }>;
 }
 
@@ -104,7 +104,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'delete',
       path: '/wf/{workflow_id}/',
-      summary: 'Delete a workflow, its versions, runs and test files',
+      summary: 'Delete a workflow, its versions, runs, test files and webhook triggers',
       tags,
       params: WorkflowIdParams,
       status: 204,

@@ -1,0 +1,102 @@
+import { z } from '../../zod';
+import { WorkflowIdParams } from '../workflows/workflows.schemas';
+
+export { WorkflowIdParams };
+
+/** A body up to this size is read unless the trigger says otherwise; no trigger may read more. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES_CAP = 10 * 1024 * 1024;
+export const DEFAULT_RATE_PER_SECOND = 10;
+
+/** An HTTP header name (RFC 9110 token). */
+const HeaderName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
+
+/** RFC 6901: empty (the whole body) or `/`-separated tokens where `~` is only `~0` or `~1`. */
+const JsonPointer = z
+  .string()
+  .max(1000)
+  .regex(/^(\/([^~]|~[01])*)*$/, "must be a JSON pointer: '' or '/a/b', with '~0' for '~' and '~1' for '/'");
+
+export const WebhookSignature = z
+  .object({
+    header: HeaderName.openapi({ example: 'X-Hub-Signature-256' }),
+    algorithm: z.enum(['hmac-sha256', 'hmac-sha1']),
+    prefix: z
+      .string()
+      .max(50)
+      .default('')
+      .openapi({ description: 'Before the lower-case hex HMAC in the header', example: 'sha256=' }),
+  })
+  .openapi('WebhookSignature');
+
+export const TriggerRequest = z
+  .object({
+    name: z.string().min(1).max(200),
+    input_mapping: z
+      .record(z.string().min(1).max(200), JsonPointer)
+      .nullable()
+      .default(null)
+      .openapi({
+        description:
+          "The InputNode's fields, each from a JSON pointer into the request body (`/pull_request/title`); " +
+          'none: the whole body is the first input field',
+      }),
+    signature: WebhookSignature.nullable().default(null),
+    secret: z.string().min(1).max(1000).nullable().optional().openapi({
+      description:
+        'The HMAC secret, stored sealed and never returned (`has_secret`). On PUT, left out keeps the stored one; null removes it. Needed with a signature.',
+    }),
+    dedupe_header: HeaderName.nullable().default(null).openapi({
+      description:
+        'A header naming the delivery (X-GitHub-Delivery): a value seen within 24 h starts nothing and answers the first answer',
+    }),
+    respond: z.enum(['accepted', 'result']).default('accepted').openapi({
+      description:
+        '`accepted`: 202 `{run_id}` once the run is recorded; `result`: the outputs, as POST /wf/{id}/run/ answers',
+    }),
+    max_body_bytes: z.number().int().min(1).max(MAX_BODY_BYTES_CAP).default(DEFAULT_MAX_BODY_BYTES),
+    rate_per_second: z.number().positive().max(1000).default(DEFAULT_RATE_PER_SECOND).openapi({
+      description: 'Requests let through per second, across all api processes (below 1: one per 1/rate seconds)',
+    }),
+  })
+  .openapi('TriggerRequest');
+export type TriggerInput = z.output<typeof TriggerRequest>;
+
+export const TriggerIdParams = z.object({ trigger_id: z.string().min(1).max(200) });
+
+export const TriggerResponse = z
+  .object({
+    id: z.string().openapi({ example: 'TR1' }),
+    workflow_id: z.string(),
+    name: z.string(),
+    url: z
+      .string()
+      .openapi({ description: 'Where to POST: the token in it is the credential', example: '/api/hooks/…' }),
+    input_mapping: z.record(z.string(), z.string()).nullable(),
+    signature: WebhookSignature.nullable(),
+    has_secret: z.boolean(),
+    dedupe_header: z.string().nullable(),
+    respond: z.enum(['accepted', 'result']),
+    max_body_bytes: z.number().int(),
+    rate_per_second: z.number(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    recent_runs: z
+      .array(z.object({ run_id: z.string(), status: z.string(), start_time: z.iso.datetime() }))
+      .openapi({ description: 'The last runs the trigger started, newest first' }),
+  })
+  .openapi('TriggerResponse');
+export type TriggerResponse = z.input<typeof TriggerResponse>;
+
+/** Any one path segment: a malformed token is answered as an unknown one (404), never 422. */
+export const HookParams = z.object({ token: z.string() });
+
+export const HookBody = z
+  .union([z.record(z.string(), z.unknown()), z.array(z.unknown())])
+  .openapi('WebhookBody', { description: 'Any JSON, or form fields' });
+
+export const HookAccepted = z.object({ run_id: z.string() }).openapi('WebhookAccepted');
