@@ -1,3 +1,4 @@
+import { loggedPath } from './logged-path';
 import type { Middleware } from 'koa';
 import { isTooLargeToStore } from '../db/failure-kinds';
 import { isDuplicateKeyError } from '../db/ids';
@@ -34,10 +35,11 @@ export function errorMiddleware(logger: Logger): Middleware {
       const rendered = render(err);
       if (rendered.status === 503)
         logger.warn(
-          { err: String(err), method: ctx.method, path: ctx.path },
+          { err: String(err), method: ctx.method, path: loggedPath(ctx.path) },
           'request answered 503: a dependency is unavailable',
         );
-      else if (rendered.status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      else if (rendered.status >= 500)
+        logger.error({ err, method: ctx.method, path: loggedPath(ctx.path) }, 'request failed');
       ctx.status = rendered.status;
       for (const [name, value] of Object.entries(rendered.headers ?? {})) ctx.set(name, value);
       ctx.body = rendered.body;

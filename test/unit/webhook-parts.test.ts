@@ -5,6 +5,7 @@ import { rateWindow } from '../../src/modules/webhooks/hook-rate';
 import { signatureMatches } from '../../src/modules/webhooks/hook-signature';
 import { resolvePointer } from '../../src/modules/webhooks/json-pointer';
 import { RequestValidationError } from '../../src/errors';
+import { loggedPath } from '../../src/http/logged-path';
 
 describe('webhook parts', () => {
   it("resolves RFC 6901 pointers, their escapes and array indexes, and only a document's own members", () => {
@@ -70,5 +71,10 @@ describe('webhook parts', () => {
     assert.equal(rateWindow(2.5, 0).allowed, 2);
     const slow = rateWindow(0.2, 12_345);
     assert.deepEqual(slow, { start: 10_000, windowMs: 5000, allowed: 1, retryAfterSeconds: 3 });
+  });
+
+  it('keeps a hook token out of logged paths, and other paths as they are', () => {
+    assert.equal(loggedPath('/api/hooks/AbC-123_xyz'), '/api/hooks/…');
+    assert.equal(loggedPath('/api/run/R12/'), '/api/run/R12/');
   });
 });
