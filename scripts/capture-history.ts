@@ -46,7 +46,8 @@ interface Scenario {
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
     | { partial: Record<string, unknown> }
     | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } }
-    | { reconcile: { pageSize: number } };
+    | { reconcile: { pageSize: number } }
+    | { scheduled: true };
 }
 
 const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
@@ -226,6 +227,12 @@ const SCENARIOS: Scenario[] = [
     definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
     expect: { reconcile: { pageSize: 1 } },
   },
+  {
+    // One fire of a schedule (backfilled, so it comes at once): the run recorded, then run as a child.
+    name: 'scheduled',
+    definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
+    expect: { scheduled: true },
+  },
 ];
 
 /** Leaves runs stored but never started (an api killed mid-request), then runs one reconciler pass. */
@@ -243,6 +250,31 @@ async function runReconcileScenario(engine: Engine, workflowId: string, pageSize
   await handle.result();
   for (const runId of stranded) assert.equal((await waitForRun(engine.http, runId, isFinal)).status, 'COMPLETED');
   return handle.workflowId;
+}
+
+/** An hourly schedule backfilled over one past hour: exactly one fire. Resolves to the fire's workflow id. */
+async function runScheduledScenario(engine: Engine, workflowId: string): Promise<string> {
+  const sc = await engine.http.post(`/wf/${workflowId}/schedules/`, {
+    interval_seconds: 3600,
+    initial_inputs: { in: { x: 'a' } },
+  });
+  assert.equal(sc.status, 200, sc.text);
+  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const range = {
+    start_time: new Date(hour - 5_400_000).toISOString(),
+    end_time: new Date(hour - 1_800_000).toISOString(),
+  };
+  assert.equal((await engine.http.post(`/schedules/${sc.body.id}/backfill/`, range)).status, 202);
+  const query = `WorkflowType = '${WorkflowType.spurScheduledRun}' AND TaskQueue = '${engine.api.config.temporal.taskQueue}'`;
+  for (let tries = 0; tries < 100; tries++) {
+    for await (const execution of engine.api.temporal.workflow.list({ query })) {
+      await engine.api.temporal.workflow.getHandle(execution.workflowId).result();
+      assert.equal((await engine.http.delete(`/schedules/${sc.body.id}/`)).status, 204);
+      return execution.workflowId;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${WorkflowType.spurScheduledRun} workflow found on ${engine.api.config.temporal.taskQueue}`);
 }
 
 /** A batch over a `rows`-row dataset; rows that pause are approved as they come. Resolves to the parent's workflow id. */
@@ -295,6 +327,7 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
   const { expect } = scenario;
   if ('batch' in expect) return runBatchScenario(engine, wf.body.id, expect.batch);
   if ('reconcile' in expect) return runReconcileScenario(engine, wf.body.id, expect.reconcile.pageSize);
+  if ('scheduled' in expect) return runScheduledScenario(engine, wf.body.id);
   if ('partial' in expect) {
     const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
     assert.equal(res.status, 200, res.text);

@@ -7,6 +7,7 @@ import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { isFinal, waitForRun } from '../support/engine';
+import { until } from '../support/exec-log';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { eventually, parentOf, pidsWith, processEnded, tokenedWait } from '../support/python-runs';
@@ -28,19 +29,6 @@ const gated = {
 };
 
 const task = (run: Run, id: string) => run.tasks.find((t) => t.node_id === id) as Record<string, any> | undefined;
-
-async function until(
-  what: string,
-  predicate: () => Promise<boolean> | boolean,
-  timeoutMs = 60_000,
-  everyMs = 100,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** Maps with at most `limit` calls in flight; results in input order. */
 async function pool<T, R>(
@@ -80,7 +68,6 @@ async function waitForAll(
       return seen.size === ids.length;
     },
     timeoutMs,
-    200,
   );
   return seen;
 }
@@ -96,7 +83,6 @@ async function workflowClosed(api: TestApi, runId: string, timeoutMs = 30_000): 
       return status !== 'RUNNING';
     },
     timeoutMs,
-    200,
   );
   return status;
 }
@@ -357,12 +343,7 @@ describe('e2e: human in the loop under crashes — restarts, queued actions, can
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'CANCELED');
     assert.equal(res.body.message, 'Workflow has been canceled successfully.');
-    await until(
-      `python processes ${pid} and ${child} to end`,
-      () => processEnded(pid) && processEnded(child),
-      30_000,
-      50,
-    );
+    await until(`python processes ${pid} and ${child} to end`, () => processEnded(pid) && processEnded(child), 30_000);
 
     assert.equal(await workflowClosed(api, started.id), 'CANCELLED');
     const run = (await http.get(`/run/${started.id}/`)).body;

@@ -1,3 +1,4 @@
+import { pollDelays } from './poll';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { startApi, type TestApi } from './api';
 import { client } from './http';
@@ -50,10 +51,11 @@ export async function waitForRun(
   timeoutMs = 30_000,
 ) {
   const deadline = Date.now() + timeoutMs;
+  const pause = pollDelays();
   for (;;) {
     const res = await http.get(`/run/${runId}/status/`);
     if (res.status === 200 && done(res.body)) return res.body;
     if (Date.now() > deadline) throw new Error(`run ${runId} still ${res.body?.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+    await pause();
   }
 }

@@ -1,3 +1,4 @@
+import { pollDelays } from './poll';
 import { readFileSync } from 'node:fs';
 import { n } from './graphs';
 
@@ -62,8 +63,9 @@ export async function until(
   timeoutMs = 60_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const pause = pollDelays();
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await pause();
   }
 }

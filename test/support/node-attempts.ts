@@ -17,11 +17,16 @@ export interface NodeAttempt {
   /** The pid of the worker that took the latest attempt (null before any took it). */
   workerPid: number | null;
   state: 'scheduled' | 'running' | 'completed' | 'failed';
+  /** When the running attempt started (ms since the epoch, Temporal's clock); null otherwise. */
+  startedAt: number | null;
 }
 
 const { PendingActivityState } = temporal.api.enums.v1;
 
 const key = (id: unknown) => String(id);
+const timestampMs = (t: { seconds?: { toNumber(): number } | number | null; nanos?: number | null }) =>
+  Number(typeof t.seconds === 'number' ? t.seconds : (t.seconds?.toNumber() ?? 0)) * 1000 +
+  Math.floor((t.nanos ?? 0) / 1e6);
 const pidOf = (identity: string | null | undefined) => (identity ? Number(identity.split('@')[0]) || null : null);
 
 function nodeOf(summary: { data?: Uint8Array | null } | null | undefined): string {
@@ -52,13 +57,15 @@ export async function nodeAttempts(client: Client, workflowIdPrefix: string, run
   const pending = new Map((description.raw.pendingActivities ?? []).map((p) => [p.activityId ?? '', p]));
   return [...scheduled.entries()].map(([eventId, { node, activityId }]) => {
     const open = pending.get(activityId);
-    if (open) {
+    // The history is definitive: an attempt it closed is closed, whatever an earlier description said.
+    if (open && !closed.has(eventId)) {
       const running = open.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
       return {
         node,
         attempt: open.attempt ?? 1,
         workerPid: pidOf(open.lastWorkerIdentity),
         state: running ? 'running' : 'scheduled',
+        startedAt: running && open.lastStartedTime ? timestampMs(open.lastStartedTime) : null,
       };
     }
     const start = started.get(eventId);
@@ -67,6 +74,7 @@ export async function nodeAttempts(client: Client, workflowIdPrefix: string, run
       attempt: start?.attempt ?? 0,
       workerPid: pidOf(start?.identity),
       state: closed.get(eventId) ?? 'scheduled',
+      startedAt: null,
     };
   });
 }

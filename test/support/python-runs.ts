@@ -1,3 +1,4 @@
+import { pollDelays } from './poll';
 import { readFileSync, readdirSync } from 'node:fs';
 import { waitForRun } from './engine';
 import { l, n } from './graphs';
@@ -67,11 +68,12 @@ export async function eventually<T>(
   ms = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;
+  const pause = pollDelays();
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
+    await pause();
   }
 }
 

@@ -1,3 +1,4 @@
+import { pollDelays } from './poll';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startEngine, type Engine } from './engine';
@@ -61,13 +62,14 @@ export async function waitForProgress(
   timeoutMs = 120_000,
 ): Promise<{ status: string; [k: string]: unknown }> {
   const deadline = Date.now() + timeoutMs;
+  const pause = pollDelays();
   for (;;) {
     const res = await http.get(progressPath);
     if (res.status !== 200) throw new Error(`${progressPath}: ${res.status} ${res.text}`);
     if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
     if (Date.now() > deadline)
       throw new Error(`${progressPath} still ${JSON.stringify(res.body)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
+    await pause();
   }
 }
 
