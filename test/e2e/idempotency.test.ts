@@ -169,6 +169,33 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
     assert.deepEqual([history.length, history[0].resume_action, history[0].resume_user_id], [1, 'APPROVE', 'alice']);
   });
 
+  it('process_pause_action: a retry whose first request applied the decision but answered an error (its key released) answers 200, not "not paused"', async () => {
+    const wf = await createWorkflow(engine.http, gated);
+    const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'r' } } });
+    const run = await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED', 60_000);
+    const key = newKey();
+    const decision = { action: 'APPROVE', user_id: 'bob', inputs: { note: 'ok' }, comments: '' };
+    const act = () => engine.http.request('POST', `/wf/process_pause_action/${run.id}/`, decision, keyed(key));
+    assert.equal((await act()).status, 200);
+    assert.equal((await waitForRun(engine.http, run.id)).status, 'COMPLETED');
+    // What a first request leaves when it applied the decision and then failed (a 503 while reading
+    // the run back): a released key. Its client sends the request again with the same key.
+    await engine.api.models.IdempotencyKey.deleteMany({ key });
+    const retry = await act();
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.status, 'COMPLETED');
+    const history = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.deepEqual([history.length, history[0].resume_user_id], [1, 'bob'], 'the decision was applied once');
+    // Another user's action is still a second action: refused.
+    const other = await engine.http.request(
+      'POST',
+      `/wf/process_pause_action/${run.id}/`,
+      { ...decision, user_id: 'carol' },
+      keyed(newKey()),
+    );
+    assert.equal(other.status, 400);
+  });
+
   it('a replay starts the run of a first request whose api died between claiming the key and starting the run', async () => {
     const wf = await createWorkflow(engine.http, echo);
     const key = newKey();

@@ -54,7 +54,11 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
           request: body,
           existingRunId: params.run_id,
           perform: async (claim) => {
-            const { status, run } = await pauses.act(params.run_id, body, claim?.keyId);
+            // A keyed request may be the retry of one that applied its decision and then failed
+            // (a 503 reading the run back released its key): it is answered as that decision's.
+            const { status, run } = claim
+              ? await pauses.actAgain(params.run_id, body, claim.keyId)
+              : await pauses.act(params.run_id, body);
             ctx.status = status;
             return run;
           },
