@@ -8,7 +8,8 @@ import { client } from '../support/http';
 import { type NodeAttempt, attemptOf, nodeAttempts, sleeper } from '../support/node-attempts';
 import { startWorker, type TestWorker } from '../support/worker';
 
-const RUNS = 30;
+/** Enough runs to keep both workers busy when one is stopped. */
+const RUNS = 16;
 /** The api's drain on SIGTERM: room for the short run's last second on a slow, shared machine. */
 const DRAIN_SECONDS = 20;
 
@@ -102,7 +103,7 @@ describe('e2e: SIGTERM under load — a worker drains, the api answers what is i
     const http = apiProcess!.http;
     const quick = (await http.post('/wf/', { name: 'quick', definition: sleepyDefinition(1, 0.2) })).body;
     // Longer than the drain (DRAIN_SECONDS): the api must not wait for this run.
-    const slow = (await http.post('/wf/', { name: 'slow', definition: sleepyDefinition(45, 0.2) })).body;
+    const slow = (await http.post('/wf/', { name: 'slow', definition: sleepyDefinition(25, 0.2) })).body;
     const settled = new Set<string>();
     const track = <T>(name: string, p: Promise<T>) => p.finally(() => settled.add(name));
     // Another instance on the same database: it sees the runs while the one under test drains.
