@@ -91,13 +91,14 @@ function staticChecks(): Promise<boolean> {
 
 /** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
 // The long e2e files first: with files in parallel, the short ones then fill the gaps at the end.
+// The api files before the browser ones: the fuzzer is one of the longest files and must not be the tail.
 const SUITE = [
   'test/cluster/**/*.test.ts',
   'test/e2e/**/*.test.ts',
+  'test/api/**/*.test.ts',
   'test/browser/**/*.test.ts',
   'test/security/**/*.test.ts',
   'test/deploy/**/*.test.ts',
-  'test/api/**/*.test.ts',
   'test/unit/**/*.test.ts',
 ];
 
