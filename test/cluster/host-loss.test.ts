@@ -42,11 +42,14 @@ const llmThenPython = (seconds: number) => ({
     n('py', 'PythonFuncNode', {
       code: `import time\ntime.sleep(${seconds})\nreturn {"y": input_model.llm.output + "|py"}`,
       output_schema: { y: 'string' },
+      timeout_seconds: 120,
     }),
     n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
   ],
   links: [l('in', 'llm'), l('llm', 'py'), l('py', 'out')],
 });
+/** The slow runs' Python node: long enough that the one on the lost worker surely still runs. */
+const SLOW_SECONDS = 25;
 const expectedPythonY = (x: string) => `${expectedY(x)}|py`;
 
 /** in(x) → gate (a human) → out(x). */
@@ -160,7 +163,7 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     const temporal = new Client({ connection: await Connection.connect({ address: cluster.temporal.address }) });
     after(() => temporal.connection.close());
     const work = (await send('create', 'POST', '/wf/', { name: 'work', definition: llmCall })).body;
-    const slow = (await send('create', 'POST', '/wf/', { name: 'slow', definition: llmThenPython(10) })).body;
+    const slow = (await send('create', 'POST', '/wf/', { name: 'slow', definition: llmThenPython(SLOW_SECONDS) })).body;
     const gate = (await send('create', 'POST', '/wf/', { name: 'gate', definition: gated })).body;
     const csv = ['x', ...Array.from({ length: 20 }, (_, i) => `row${i}`)].join('\n');
     const fd = new FormData();
@@ -195,25 +198,30 @@ describe('cluster: Temporal and FerretDB on PostgreSQL, two apis behind nginx, t
     // Hosts go down while runs are in flight: a worker with nodes running, an api with blocking
     // requests open (started after the worker loss, so they are still waiting when the api dies).
     // The worker to lose is one running a slow run's Python node now, as Temporal sees it (its
-    // identity names the pid): ten seconds of work left, so the node is still running when it dies.
+    // identity names the pid). The five slow runs are looked at together, and a node counts only if
+    // it started within the last 15 s: at least 10 s of its sleep are left when its worker dies,
+    // however slowly a loaded machine answers the looks.
     let hit: { runId: string; node: string; pid: number } | undefined;
-    // The five slow runs are looked at together: a node found must have started within the last
-    // 5 s, so at least half of its 10 s is left when its worker is killed.
     const slowRuns = [...started].filter(([x]) => x.endsWith('-slow')).map(([, runId]) => runId);
-    await until('a slow node running on a worker', async () => {
-      const looks = await Promise.all(
-        slowRuns.map(async (runId) => ({
-          runId,
-          running: (await nodeAttempts(temporal, '', runId)).find(
-            (a) => a.node === 'py' && a.state === 'running' && a.workerPid && Date.now() - (a.startedAt ?? 0) < 5000,
-          ),
-        })),
-      );
-      const found = looks.find((look) => look.running);
-      if (found?.running)
-        hit = { runId: found.runId, node: found.running.node, pid: found.running.workerPid as number };
-      return hit !== undefined;
-    });
+    await until(
+      'a slow node running on a worker',
+      async () => {
+        const looks = await Promise.all(
+          slowRuns.map(async (runId) => ({
+            runId,
+            running: (await nodeAttempts(temporal, '', runId)).find(
+              (a) =>
+                a.node === 'py' && a.state === 'running' && a.workerPid && Date.now() - (a.startedAt ?? 0) < 15_000,
+            ),
+          })),
+        );
+        const found = looks.find((look) => look.running);
+        if (found?.running)
+          hit = { runId: found.runId, node: found.running.node, pid: found.running.workerPid as number };
+        return hit !== undefined;
+      },
+      120_000,
+    );
     const target = hit as { runId: string; node: string; pid: number };
     const lostWorker = cluster.workers.find((w) => w.handle.pid === target.pid);
     assert.ok(lostWorker, `the node's worker (pid ${target.pid}) is one of the cluster's`);
