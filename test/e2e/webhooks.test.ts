@@ -219,12 +219,16 @@ describe('e2e: webhook triggers', function () {
   it('answers 429 with Retry-After past the rate, and starts runs only for what it took', async () => {
     const wf = await newWorkflow();
     const trigger = await newTrigger(wf, { rate_per_second: 1 });
-    const replies = await Promise.all(Array.from({ length: 5 }, () => hook(trigger.url, '{"title": "r"}')));
+    const sent = Date.now();
+    const replies = await Promise.all(Array.from({ length: 10 }, () => hook(trigger.url, '{"title": "r"}')));
+    // One per one-second window: a burst this long touches at most this many windows (two when quick,
+    // more on a loaded machine); the rest is refused.
+    const windows = Math.floor((Date.now() - sent) / 1000) + 2;
     const taken = replies.filter((r) => r.status === 202);
     const refused = replies.filter((r) => r.status === 429);
-    assert.equal(taken.length + refused.length, 5, replies.map((r) => r.status).join(','));
-    // At most one per second: five at once span at most two one-second windows.
-    assert.ok(taken.length >= 1 && taken.length <= 2, `${taken.length} taken`);
+    assert.equal(taken.length + refused.length, 10, replies.map((r) => r.status).join(','));
+    assert.ok(taken.length >= 1 && taken.length <= windows, `${taken.length} taken in ${windows} windows`);
+    assert.ok(refused.length >= 10 - windows, `${refused.length} refused`);
     for (const r of refused) assert.ok(Number(r.headers['retry-after']) >= 1, String(r.headers['retry-after']));
     assert.equal((await runsOf(wf, trigger.id)).length, taken.length);
   });
