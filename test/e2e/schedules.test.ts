@@ -4,6 +4,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { onFreePort } from '../../scripts/lib/ports';
 import { TEMPORAL_DEV_OPTIONS, startTemporal, type TemporalServer } from '../../scripts/lib/servers';
 import { scheduleTemporalId } from '../../temporal/shared/schedule-contract';
+import { WorkflowType } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
@@ -326,6 +327,11 @@ describe('e2e: a schedule through a worker kill and a Temporal restart', functio
       60_000,
     );
     assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    // Fires Temporal started before the pause (the caught-up ones among them, on a loaded machine)
+    // may not have recorded their runs yet: wait for every fire's workflow to close first.
+    const fires = `WorkflowType = '${WorkflowType.spurScheduledRun}' AND TaskQueue = '${api.env.SPUR_TASK_QUEUE}' AND ExecutionStatus = 'Running'`;
+    const temporalClient = api.temporal;
+    await until('every fire closed', async () => (await temporalClient.workflow.count(fires)).count === 0, 60_000);
     const runs = await eventually(
       'every run ended',
       async () => {
