@@ -79,10 +79,20 @@ export async function useTemplate(page: Page, templateName: string): Promise<str
 
 /** The editor's node panel: search, pick, and resolve with the new node's id. */
 export async function addNode(page: Page, search: string, label: string, nodeType: string): Promise<string> {
-  await page.locator('[data-node-panel] button').first().click();
-  await page.getByPlaceholder('Search nodes...').fill(search);
-  await page.getByText(label, { exact: true }).click();
-  const added = page.locator(`.react-flow__node-${nodeType}`).last();
+  const nodes = page.locator(`.react-flow__node-${nodeType}`);
+  const before = await nodes.count();
+  // On a loaded machine a pick can land while the filtered list re-renders and add nothing (adding
+  // is the page's own state, no request): pick again until the node is there, at most three times.
+  for (let attempt = 1; (await nodes.count()) === before; attempt++) {
+    if (attempt > 3) throw new Error(`no ${nodeType} was added after three picks of '${label}'`);
+    const searchBox = page.getByPlaceholder('Search nodes...');
+    if (!(await searchBox.isVisible())) await page.locator('[data-node-panel] button').first().click();
+    await searchBox.fill(search);
+    await page.getByText(label, { exact: true }).click();
+    for (let waited = 0; waited < 10_000 && (await nodes.count()) === before; waited += 250)
+      await new Promise((r) => setTimeout(r, 250));
+  }
+  const added = nodes.last();
   await added.waitFor();
   const id = await added.getAttribute('data-id');
   assert.ok(id, 'the added node has an id');
