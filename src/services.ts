@@ -34,7 +34,6 @@ import { createBrowserSessionStore } from './db/browser-sessions';
 import { createIdempotency } from './modules/runs/idempotency';
 import { createRunLauncher } from './runs/launcher';
 import { createScheduledRunRecorder } from './runs/scheduled-runs';
-import { createWorkflowVersions } from './db/workflow-versions';
 import { createScheduleService } from './modules/schedules/schedules.service';
 import { createTemporalSchedules } from './modules/schedules/temporal-schedules';
 import { createOutboundFetch } from './outbound/outbound-fetch';
@@ -147,11 +146,12 @@ export function createServices({
     workflows,
     versions,
     temporal: createTemporalSchedules(() => temporal, config.temporal),
+    // The api's own version service: one cache of pinned versions per process.
     recordScheduledRun: createScheduledRunRecorder({
       models,
       values,
       runRecords,
-      versions: createWorkflowVersions(models),
+      versions,
       definitionLimits: config.limits,
     }),
     launcher,

@@ -12,6 +12,7 @@ export function createVersionService(models: Models, clock: Clock = () => new Da
     /** Every version of a deleted workflow. */
     removeAllOf: versions.removeAllOf,
     ensureVersion: versions.ensureVersion,
+    byId: versions.byId,
     async list(workflowId: string, page: Page, workflowExists: (id: string) => Promise<boolean>) {
       if (!(await workflowExists(workflowId))) throw notFound.workflow();
       const { skip, limit } = pageBounds(page);
