@@ -120,7 +120,7 @@ export function createPauseService({
           throw new BadRequestError(err.cause.message);
         }
         if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
-        if (!isDeadline(err)) throw err;
+        if (!isDeadline(err) && !isWorkflowTaskFailing(err)) throw err;
       }
       const open = await Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
       if (!open) {
@@ -240,6 +240,21 @@ function isDeadline(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
   // gRPC DEADLINE_EXCEEDED (4), directly or as the cause of the client's wrapper error.
   return e.code === 4 || e.cause?.code === 4 || (typeof e.message === 'string' && /deadline/i.test(e.message));
+}
+
+/**
+ * Temporal refuses an Update while the run's last workflow task failed or timed out and is being
+ * retried (a worker killed or starved mid-task): FAILED_PRECONDITION, "Workflow Task in failed
+ * state". Like a worker that is gone, that passes: the action goes as a signal, applied once a task
+ * succeeds.
+ */
+function isWorkflowTaskFailing(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (code === 9 && /workflow task in failed state/i.test(String(message ?? ''))) return true;
+    e = cause;
+  }
+  return false;
 }
 
 export type PauseService = ReturnType<typeof createPauseService>;
