@@ -6,19 +6,32 @@ import { l, n } from '../support/graphs';
 // One workflow must not starve the host: a worker runs at most SPUR_PYTHON_MAX_CONCURRENT Python
 // sandboxes at once, however wide the batch, and queues the rest.
 
-/** Sandboxes (bwrap launchers) the worker process has started and that are alive now, from /proc. */
+/**
+ * Sandboxes (bwrap launchers) the worker process has started and that are alive now: its children
+ * (listed per thread by the kernel) whose command is bwrap. Read every 20 ms, so it looks at the
+ * worker's children only, not at every process of a busy machine.
+ */
 function sandboxesOf(workerPid: number): number {
   let count = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${workerPid}/task`);
+  } catch {
+    return 0; // the worker is gone
+  }
+  for (const tid of threads) {
+    let children: string[];
     try {
-      // stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after its closing paren.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (comm === 'bwrap' && ppid === workerPid) count++;
+      children = readFileSync(`/proc/${workerPid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
     } catch {
-      // the process ended while we looked
+      continue; // the thread ended while we looked
+    }
+    for (const child of children) {
+      try {
+        if (readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'bwrap') count++;
+      } catch {
+        // the process ended while we looked
+      }
     }
   }
   return count;
