@@ -1,5 +1,5 @@
 import { retryAfterMs } from '../outbound/retry-after';
-import OpenAI, { AzureOpenAI } from 'openai';
+import type OpenAI from 'openai';
 import { EMBEDDING_PROVIDERS, type EmbeddingModelInfo, remoteModelName } from './embedding-models';
 import { outboundStop } from '../outbound/errors';
 import type { OutboundFetch } from '../outbound/outbound-fetch';
@@ -27,6 +27,13 @@ export class EmbeddingError extends Error {
 
 const REQUEST_TIMEOUT_MS = 120_000;
 
+/**
+ * The OpenAI SDK, loaded on the first embedding request: a tenth of a second of every api's and
+ * worker's start-up otherwise, which most processes never need. `require`, as the LLM adapters do
+ * (src/nodes/ai/llm/adapters.ts).
+ */
+const openAiSdk = () => require('openai') as typeof import('openai');
+
 async function setting(secret: SecretReader, name: string): Promise<string | undefined> {
   const value = (await secret(name))?.trim();
   return value ? value : undefined;
@@ -51,7 +58,7 @@ async function clientFor({ secret, fetch }: EmbeddingAccess, model: EmbeddingMod
   const common = { maxRetries: 0, timeout: REQUEST_TIMEOUT_MS, organization: null, project: null, fetch };
   if (model.provider === 'AzureOpenAI') {
     const endpoint = (await setting(secret, 'AZURE_OPENAI_ENDPOINT')) as string;
-    return new AzureOpenAI({
+    return new (openAiSdk().AzureOpenAI)({
       ...common,
       apiKey: await setting(secret, 'AZURE_OPENAI_API_KEY'),
       apiVersion: await setting(secret, 'AZURE_OPENAI_API_VERSION'),
@@ -64,7 +71,7 @@ async function clientFor({ secret, fetch }: EmbeddingAccess, model: EmbeddingMod
   if (model.provider === 'Ollama') baseURL = `${baseURL.replace(/\/+$/, '')}/v1`;
   // Ollama needs no key, but the SDK refuses to start without one; Ollama ignores it.
   const apiKey = access.required[0] ? await setting(secret, access.required[0]) : 'ollama';
-  return new OpenAI({ ...common, apiKey, baseURL });
+  return new (openAiSdk().OpenAI)({ ...common, apiKey, baseURL });
 }
 
 /** 429, 408, 409 and 5xx (and no answer at all) are worth retrying; other answers are final. */
@@ -76,7 +83,7 @@ function classify(err: unknown, model: EmbeddingModelInfo): EmbeddingError {
       `${model.provider} embeddings request stopped by the outbound policy: ${stop.message}`,
       false,
     );
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+  if (err instanceof openAiSdk().APIError && typeof err.status === 'number') {
     const retryable = err.status === 429 || err.status === 408 || err.status === 409 || err.status >= 500;
     return new EmbeddingError(
       `${model.provider} embeddings answered ${err.status}: ${err.message}`,
