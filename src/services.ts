@@ -76,7 +76,7 @@ export function createServices({
   const versions = createVersionService(models);
   const values = valuesOf(models.conn, config.values, secretKey);
   const runRecords = createRunRepository(models, values);
-  const reader = createRunReader(models, runRecords);
+  const reader = createRunReader(models, runRecords, versions.byId);
   const turns = createSessionTurns(models);
   // A deleted user takes its sessions along: the two services know each other through this call.
   const users = createUserService(models, (userId) => sessions.removeOfUser(userId));

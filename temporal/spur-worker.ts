@@ -43,7 +43,8 @@ export function createSpurWorker(
   const values = valuesOf(models.conn, config.values, secretKey);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
   const runRecords = createRunRepository(models, values);
-  const runs = createRunReader(models, runRecords);
+  const versions = createWorkflowVersions(models);
+  const runs = createRunReader(models, runRecords, versions.byId);
   const callbacks = {
     ...config.callbacks,
     fetch: outbound,
@@ -89,7 +90,7 @@ export function createSpurWorker(
         models,
         values,
         runRecords,
-        versions: createWorkflowVersions(models),
+        versions,
         definitionLimits: config.limits,
       }),
       callbacks,

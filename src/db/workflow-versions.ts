@@ -6,6 +6,8 @@ import type { Models, WorkflowDoc, WorkflowVersionDoc } from './models';
 const MAX_RACES = 10;
 /** Versions this process has seen, by workflow and definition hash (the run path's hottest read). */
 const KNOWN_VERSIONS_MAX = 1000;
+/** Versions read by id (every read of a run names its version): a few hundred runs' worth. */
+const READ_VERSIONS_MAX = 200;
 
 /**
  * The one writer of workflow versions: the version a run pins (the api's runs and a schedule's
@@ -24,6 +26,7 @@ export function createWorkflowVersions(models: Models, clock: () => Date = () =>
     known.set(key, doc);
     return doc;
   };
+  const read = new Map<string, WorkflowVersionDoc>();
 
   /**
    * The version a run pins: an existing version of this workflow with an equal definition hash,
@@ -72,11 +75,20 @@ export function createWorkflowVersions(models: Models, clock: () => Date = () =>
 
   return {
     ensureVersion,
+    /** A version by id, read once per process while it is among the recently read (versions never change). */
     async byId(id: string): Promise<WorkflowVersionDoc | null> {
-      return WorkflowVersion.findById(id).lean<WorkflowVersionDoc>();
+      const cached = read.get(id);
+      if (cached) return cached;
+      const doc = await WorkflowVersion.findById(id).lean<WorkflowVersionDoc>();
+      if (doc) {
+        if (read.size >= READ_VERSIONS_MAX) read.delete(read.keys().next().value as string);
+        read.set(id, doc);
+      }
+      return doc;
     },
     /** Every version of a deleted workflow. */
     async removeAllOf(workflowId: string): Promise<void> {
+      for (const [id, doc] of read) if (doc.workflow_id === workflowId) read.delete(id);
       await WorkflowVersion.deleteMany({ workflow_id: workflowId });
     },
   };

@@ -17,15 +17,18 @@ export interface RunFilter {
   inputDatasetId?: string;
 }
 
+/** A workflow version by id (src/db/workflow-versions.ts, which keeps the recently read ones). */
+export type VersionById = (id: string) => Promise<WorkflowVersionDoc | null>;
+
 /** Reads of the run projection (written by the run workflows' activities). */
-export function createRunReader(models: Models, runs: RunRepository) {
-  const { Run, WorkflowVersion } = models;
+export function createRunReader(models: Models, runs: RunRepository, versionById: VersionById) {
+  const { Run } = models;
 
   async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     // Versions and tasks at once, one `_id` lookup each: FerretDB pushes only those down.
     const [found, tasks] = await Promise.all([
-      Promise.all(versionIds.map((id) => WorkflowVersion.findById(id).lean<WorkflowVersionDoc>())),
+      Promise.all(versionIds.map(versionById)),
       Promise.all(docs.map((r) => runs.tasksOf(r._id))),
     ]);
     const versions = new Map(found.filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]));
