@@ -4,6 +4,7 @@ import { trusted } from 'mongoose';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
+import { createReconcileSuspects } from '../../src/db/reconcile-suspects';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
@@ -17,7 +18,8 @@ const ENDED: Record<string, string> = {
   COMPLETED: 'Its Temporal workflow completed without recording the result',
 };
 
-type Verdict = 'alive' | 'started' | 'discarded' | 'failed' | 'canceled';
+/** `suspect`: its workflow was not found, which is acted on only if it still is a grace period later. */
+type Verdict = 'alive' | 'suspect' | 'started' | 'discarded' | 'failed' | 'canceled';
 
 export interface ReconcileDeps {
   models: Models;
@@ -34,6 +36,7 @@ export interface ReconcileDeps {
  */
 export function createReconcileActivities({ models, temporal, launcher }: ReconcileDeps) {
   const projection = createRunProjection(models, createRunEvents(models));
+  const suspects = createReconcileSuspects(models);
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
     const ctx = Context.current();
@@ -52,9 +55,10 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
       canceled: 0,
       next: runs.length === page.pageSize ? (runs.at(-1)?._id ?? null) : null,
     };
+    const missingSince = await suspects.of(runs.map((r) => r._id));
     for (const run of runs) {
-      const verdict = await reconcile(run);
-      if (verdict !== 'alive') {
+      const verdict = await reconcile(run, missingSince.get(run._id) ?? null, page.graceMs);
+      if (verdict !== 'alive' && verdict !== 'suspect') {
         tally[verdict]++;
         ctx.log.info(`reconciler: run ${run._id} (${run.status}) ${verdict}`);
       }
@@ -63,8 +67,9 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     return tally;
   }
 
-  async function reconcile(run: RunDoc): Promise<Verdict> {
+  async function reconcile(run: RunDoc, missingSince: Date | null, graceMs: number): Promise<Verdict> {
     const status = await workflowStatus(run._id);
+    if (status !== null && missingSince) await suspects.clear(run._id);
     if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return 'alive';
     if (status === 'CANCELLED') {
       await projection.cancelWithoutWorkflow(run._id, OPEN_RUN_STATUSES);
@@ -74,18 +79,41 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
       return fail(run, ENDED[status] ?? `Its Temporal workflow ended (${status}) without recording it`);
     if (run.parent_run_id) {
       // A child-mode batch row is recorded before its parent starts it.
-      if ((await workflowStatus(run.parent_run_id)) === 'RUNNING') return 'alive';
+      const parent = await workflowStatus(run.parent_run_id);
+      if (parent === 'RUNNING' || parent === 'CONTINUED_AS_NEW') return clearedAlive(run, missingSince);
+      if (parent === null && !(await stillMissing(run, missingSince, graceMs))) return 'suspect';
       return fail(run, `Its batch ${run.parent_run_id} ended before the row ran`);
     }
-    if (run.status !== 'PENDING')
+    if (run.status !== 'PENDING') {
+      if (!(await stillMissing(run, missingSince, graceMs))) return 'suspect';
       return fail(run, 'Its Temporal workflow no longer exists (deleted, or past the namespace retention)');
+    }
     const launched = await launcher.launch(run);
     return launched.outcome === 'started' ? 'started' : launched.outcome === 'discarded' ? 'discarded' : 'failed';
   }
 
   async function fail(run: RunDoc, message: string): Promise<Verdict> {
     await projection.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, message);
+    await suspects.clear(run._id);
     return 'failed';
+  }
+
+  /**
+   * Whether a workflow Temporal did not find was already missing a grace period ago. One "not
+   * found" is no proof: a server recovering its persistence (PostgreSQL restarted under it) was seen
+   * answering so for live runs, and the reconciler failed 27 of them. The first answer is recorded;
+   * only one a grace period later, still "not found", ends the run.
+   */
+  async function stillMissing(run: RunDoc, missingSince: Date | null, graceMs: number): Promise<boolean> {
+    if (missingSince) return Date.now() - missingSince.getTime() >= graceMs;
+    await suspects.suspect(run._id, new Date());
+    Context.current().log.info(`reconciler: run ${run._id} (${run.status}) has no workflow; failed if still so later`);
+    return false;
+  }
+
+  async function clearedAlive(run: RunDoc, missingSince: Date | null): Promise<Verdict> {
+    if (missingSince) await suspects.clear(run._id);
+    return 'alive';
   }
 
   /** The status of a run's workflow (its latest execution), or null when there is none. */

@@ -15,6 +15,7 @@ const gated = {
   links: [l('in', 'gate'), l('gate', 'out')],
 };
 const ENDING_WORKFLOWS = path.join(__dirname, '..', 'fixtures', 'ending-workflows', 'ending-run.ts');
+const GRACE_MS = 3000;
 /** Runs a reconciler page looks at (temporal/reconciler-schedule.ts). */
 const PAGE_SIZE = 100;
 
@@ -24,7 +25,10 @@ describe('e2e: the reconciler closes runs whose workflow timed out, failed, was 
 
   before(async () => {
     quietRuntime();
-    engine = await startEngine({ SPUR_RECONCILE_EVERY_SECONDS: '2', SPUR_RECONCILE_GRACE_SECONDS: '3' });
+    engine = await startEngine({
+      SPUR_RECONCILE_EVERY_SECONDS: '2',
+      SPUR_RECONCILE_GRACE_SECONDS: String(GRACE_MS / 1000),
+    });
   });
   after(() => closeReconcilingEngine(engine));
 
@@ -116,8 +120,12 @@ describe('e2e: the reconciler closes runs whose workflow timed out, failed, was 
     }
   });
 
-  it('fails a paused run whose workflow no longer exists (deleted from Temporal)', async () => {
+  it('fails a paused run whose workflow no longer exists (deleted from Temporal), once it is still missing a grace period after a pass first found it so', async () => {
     const [runId] = (await pausedRuns(1)) as [string];
+    // Past the grace period already: the next pass looks at it.
+    const started = Date.parse((await engine.http.get(`/run/${runId}/`)).body.start_time);
+    await new Promise((r) => setTimeout(r, Math.max(0, started + GRACE_MS + 500 - Date.now())));
+    const deletedAt = Date.now();
     await engine.api.temporal.workflowService.deleteWorkflowExecution({
       namespace: engine.api.config.temporal.namespace,
       workflowExecution: { workflowId: workflowIdOf(runId) },
@@ -126,6 +134,10 @@ describe('e2e: the reconciler closes runs whose workflow timed out, failed, was 
     assert.equal(run.status, 'FAILED');
     assert.match(run.message, /no longer exists/);
     assert.equal((await taskOf(runId, 'gate'))?.status, 'FAILED');
+    // The pass right after the delete (at most 2 s later) only records it; one "not found" may come
+    // from a server recovering its database.
+    const waited = Date.parse(run.end_time) - deletedAt;
+    assert.ok(waited >= GRACE_MS, `failed ${waited} ms after the delete, within the grace period`);
   });
 
   it('starts a batch whose api was killed before its workflow started: every row runs, as the request asked', async () => {

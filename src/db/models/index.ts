@@ -23,6 +23,7 @@ import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-versi
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 import { webhookTriggerSchema, type WebhookTriggerDoc } from './webhook-trigger.model';
 import { webhookHitSchema, type WebhookHitDoc } from './webhook-hit.model';
+import { reconcileSuspectSchema, type ReconcileSuspectDoc } from './reconcile-suspect.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
@@ -33,7 +34,7 @@ export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
 export type { ScheduleDoc };
-export type { WebhookHitDoc, WebhookTriggerDoc };
+export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -71,6 +72,7 @@ export function createModels(conn: Connection) {
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
     WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),
     WebhookHit: conn.model<WebhookHitDoc>('WebhookHit', webhookHitSchema),
+    ReconcileSuspect: conn.model<ReconcileSuspectDoc>('ReconcileSuspect', reconcileSuspectSchema),
   };
 }
 
@@ -99,7 +101,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   ]);
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
-  await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init()]);
+  await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),
