@@ -27,7 +27,16 @@ export function client(baseUrl: string, defaultHeaders: Record<string, string> =
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path}`, init);
+    let res: Response;
+    try {
+      res = await fetch(`${baseUrl}${path}`, init);
+    } catch (err) {
+      // fetch says only "fetch failed": the cause (a reset, a refused connection) is what tells why.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`${method} ${path}: ${(err as Error).message} (${cause?.code ?? ''} ${cause?.message ?? ''})`, {
+        cause: err,
+      });
+    }
     const text = await res.text();
     let parsed: unknown = text;
     // JSON, not JSON Lines (application/x-ndjson), which a test reads from `text`.
