@@ -66,6 +66,11 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     probes: apiProbes(mongo, temporalHealth.probe),
   });
   const server = http.createServer(app.callback());
+  // Fetch closes an idle socket a second before the server's keep-alive hint, on a coarse timer;
+  // with the test's client and this server on one busy event loop, that close can come after the
+  // server's own (5 s by default), and the next request goes out on a socket being closed
+  // (ECONNRESET, seen on a 17 MB start_run in a loaded full run). Far apart, they never race.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
