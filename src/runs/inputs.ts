@@ -3,6 +3,7 @@ import { GraphError, planGraph } from '../engine/graph';
 import type { GraphNode, RunDefinition } from '../engine/run-contract';
 import type { WorkflowDefinition } from '../definitions/definition.schema';
 import { type DefinitionLimits, definitionLimitIssues } from '../definitions/definition-limits';
+import { fromJsonText } from '../db/json-text';
 
 /** The engine's view of a stored definition (the fields it reads). */
 export function toRunDefinition(def: WorkflowDefinition): RunDefinition {
@@ -21,6 +22,11 @@ export function toRunDefinition(def: WorkflowDefinition): RunDefinition {
       target_handle: l.target_handle,
     })),
   };
+}
+
+/** A stored workflow's or version's definition (its JSON text) as a run executes it. */
+export function storedRunDefinition(definitionText: string): RunDefinition {
+  return toRunDefinition(fromJsonText<WorkflowDefinition>(definitionText) as WorkflowDefinition);
 }
 
 /** The graph can be scheduled and has its InputNode, which is returned; else a 400 saying why. */

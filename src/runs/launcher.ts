@@ -10,13 +10,12 @@ import type { RunDefinition } from '../engine/run-contract';
 import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { SpurError } from '../errors';
 import type { Config } from '../config';
-import type { WorkflowDefinition } from '../definitions/definition.schema';
 import type { BatchRunInput } from '../../temporal/shared/batch-contract';
 import type { ChatTurnStart, RunRerun, SpurRunInput } from '../../temporal/shared/run-contract';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
 import { batchMode, inputColumns } from './batch-plan';
-import { checkRunnable, resolveRunInputs, toRunDefinition } from './inputs';
+import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
 
 export interface RunLauncherDeps {
@@ -117,7 +116,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
         }>()
       : null;
     if (!version) return null;
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(version.definition) as WorkflowDefinition);
+    const definition = storedRunDefinition(version.definition);
     return { workflowName: version.name, definition };
   }
 

@@ -4,10 +4,9 @@ import type { RunRepository } from '../db/runs/run-repository';
 import type { Values } from '../db/values';
 import type { WorkflowVersions } from '../db/workflow-versions';
 import type { DefinitionLimits } from '../definitions/definition-limits';
-import type { WorkflowDefinition } from '../definitions/definition.schema';
 import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { SpurError } from '../errors';
-import { checkWithinLimits, resolveRunInputs, toRunDefinition } from './inputs';
+import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from './inputs';
 import type { KnownAtLaunch } from './launcher';
 import { storeClientValues } from './values';
 
@@ -54,7 +53,7 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
     if (earlier) return { kind: 'recorded', run: earlier };
     const version = await versionOf(schedule);
     if (!version) return { kind: 'gone', reason: `workflow ${schedule.workflow_id} or its pinned version is gone` };
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(version.definition) as WorkflowDefinition);
+    const definition = storedRunDefinition(version.definition);
     const inputs = fromJsonText<Record<string, Record<string, unknown>>>(schedule.initial_inputs) ?? {};
     let problem: string | null = null;
     try {

@@ -1,9 +1,7 @@
-import { fromJsonText } from '../../db/json-text';
 import { BadRequestError } from '../../errors';
 import { createDatasetReader } from '../../db/dataset-reader';
 import { createOutputFileWriter } from '../output-files/output-file-writer';
-import type { WorkflowDefinition } from '../../definitions/definition.schema';
-import { checkRunnable, checkWithinLimits, toRunDefinition } from '../../runs/inputs';
+import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
 import { type RunStarterDeps, expectStarted } from './run-starter';
 import { inputColumns } from '../../runs/batch-plan';
 import type { BatchRunInput } from './runs.schemas';
@@ -22,7 +20,7 @@ export function createBatchStarter(deps: RunStarterDeps) {
 
   return async function startBatch(workflowId: string, body: BatchRunInput, claim?: RunClaim): Promise<RunResponse> {
     const workflow = await deps.workflows.load(workflowId);
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const definition = storedRunDefinition(workflow.definition);
     const inputNode = checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);
     const dataset = await datasets.getDataset(body.dataset_id);

@@ -3,8 +3,7 @@ import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunDefinition } from '../../engine/run-contract';
 import { OPEN_RUN_STATUSES } from '../../engine/statuses';
 import { ConflictError, RequestValidationError, notFound } from '../../errors';
-import type { WorkflowDefinition } from '../../definitions/definition.schema';
-import { checkRunnable, checkWithinLimits, toRunDefinition } from '../../runs/inputs';
+import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
 import { type RunStarterDeps, expectStarted } from './run-starter';
 import { storeClientValues } from '../../runs/values';
 import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from '../../runs/rerun-launch';
@@ -36,7 +35,7 @@ export function createRerunStarter(deps: RerunStarterDeps) {
         : null;
     if (!pinned)
       throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(pinned.definition) as WorkflowDefinition);
+    const definition = storedRunDefinition(pinned.definition);
     checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);
     return { version: pinned, name: pinned.name, definition };

@@ -17,7 +17,13 @@ import type { ChatMemory } from '../sessions/chat-memory';
 import type { CallbackService } from '../callbacks/callbacks.service';
 import { mergeFiles, storeDataUris } from '../../runs/files';
 import type { LaunchResult, RunLauncher } from '../../runs/launcher';
-import { checkRunnable, checkWithinLimits, resolveRunInputs, toRunDefinition } from '../../runs/inputs';
+import {
+  checkRunnable,
+  checkWithinLimits,
+  resolveRunInputs,
+  storedRunDefinition,
+  toRunDefinition,
+} from '../../runs/inputs';
 import { storeClientValues } from '../../runs/values';
 import type { RunReader } from '../../runs/reader';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
@@ -219,7 +225,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     valueScope: string,
   ): Promise<Record<string, Record<string, unknown>>> {
     const workflow = await deps.workflows.load(workflowId);
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const definition = storedRunDefinition(workflow.definition);
     const inputNode = checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);
     const given = await storeClientValues(deps.values, valueScope, body.initial_inputs ?? {}, 'initial_inputs');

@@ -5,9 +5,8 @@ import type { Models, RunDoc, ScheduleDoc } from '../../db/models';
 import { type Page, pageBounds } from '../../db/paging';
 import type { WorkflowVersions } from '../../db/workflow-versions';
 import type { DefinitionLimits } from '../../definitions/definition-limits';
-import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import { NotFoundError, RequestValidationError, SpurError } from '../../errors';
-import { checkWithinLimits, resolveRunInputs, toRunDefinition } from '../../runs/inputs';
+import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from '../../runs/inputs';
 import type { RunLauncher } from '../../runs/launcher';
 import type { RunReader } from '../../runs/reader';
 import type { ScheduledRunRecorder } from '../../runs/scheduled-runs';
@@ -52,7 +51,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   /** Inputs checked as start_run checks them (400 naming the problem); a pinned schedule pins the version now. */
   async function checked(workflowId: string, inputs: Record<string, Record<string, unknown>>, version: string) {
     const workflow = await deps.workflows.load(workflowId);
-    const definition = toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
+    const definition = storedRunDefinition(workflow.definition);
     checkWithinLimits(definition, deps.definitionLimits);
     resolveRunInputs(definition, inputs);
     return version === 'pinned' ? (await deps.versions.ensureVersion(workflow))._id : null;

@@ -5,10 +5,9 @@ import type { RunTrigger } from '../../db/runs/run-documents';
 import type { WebhookHits } from '../../db/webhook-hits';
 import type { WebhookTriggerDoc } from '../../db/models';
 import type { WebhookTriggerStore } from '../../db/webhook-triggers';
-import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, RequestValidationError } from '../../errors';
 import { toValidationDetails } from '../../http/validation-details';
-import { checkRunnable, toRunDefinition } from '../../runs/inputs';
+import { checkRunnable, storedRunDefinition } from '../../runs/inputs';
 import type { RunReader } from '../../runs/reader';
 import type { SecretBox } from '../../secrets/secret-box';
 import type { WorkflowService } from '../workflows/workflows.service';
@@ -88,9 +87,7 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
   async function runRequest(ctx: Context, trigger: WebhookTriggerDoc, raw: Buffer): Promise<StartRunInput> {
     const body = parseHookBody(raw, ctx.request.is('application/json', 'application/x-www-form-urlencoded'));
     const workflow = await deps.workflows.load(trigger.workflow_id);
-    const inputNode = checkRunnable(
-      toRunDefinition(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition),
-    );
+    const inputNode = checkRunnable(storedRunDefinition(workflow.definition));
     const schema = inputNode.config.output_schema;
     const fields = schema && typeof schema === 'object' ? Object.keys(schema) : ['input_1'];
     const mapping = fromJsonText<Record<string, string>>(trigger.input_mapping ?? null) ?? null;
