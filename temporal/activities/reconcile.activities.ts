@@ -57,7 +57,10 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     };
     const missingSince = await suspects.of(runs.map((r) => r._id));
     for (const run of runs) {
-      const verdict = await reconcile(run, missingSince.get(run._id) ?? null, page.graceMs);
+      const since = missingSince.get(run._id) ?? null;
+      const verdict = await reconcile(run, since, page.graceMs);
+      // Found after all, or dealt with: no longer a suspect.
+      if (since && verdict !== 'suspect') await suspects.clear(run._id);
       if (verdict !== 'alive' && verdict !== 'suspect') {
         tally[verdict]++;
         ctx.log.info(`reconciler: run ${run._id} (${run.status}) ${verdict}`);
@@ -69,7 +72,6 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
 
   async function reconcile(run: RunDoc, missingSince: Date | null, graceMs: number): Promise<Verdict> {
     const status = await workflowStatus(run._id);
-    if (status !== null && missingSince) await suspects.clear(run._id);
     if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return 'alive';
     if (status === 'CANCELLED') {
       await projection.cancelWithoutWorkflow(run._id, OPEN_RUN_STATUSES);
@@ -80,7 +82,7 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     if (run.parent_run_id) {
       // A child-mode batch row is recorded before its parent starts it.
       const parent = await workflowStatus(run.parent_run_id);
-      if (parent === 'RUNNING' || parent === 'CONTINUED_AS_NEW') return clearedAlive(run, missingSince);
+      if (parent === 'RUNNING' || parent === 'CONTINUED_AS_NEW') return 'alive';
       if (parent === null && !(await stillMissing(run, missingSince, graceMs))) return 'suspect';
       return fail(run, `Its batch ${run.parent_run_id} ended before the row ran`);
     }
@@ -94,7 +96,6 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
 
   async function fail(run: RunDoc, message: string): Promise<Verdict> {
     await projection.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, message);
-    await suspects.clear(run._id);
     return 'failed';
   }
 
@@ -109,11 +110,6 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     await suspects.suspect(run._id, new Date());
     Context.current().log.info(`reconciler: run ${run._id} (${run.status}) has no workflow; failed if still so later`);
     return false;
-  }
-
-  async function clearedAlive(run: RunDoc, missingSince: Date | null): Promise<Verdict> {
-    if (missingSince) await suspects.clear(run._id);
-    return 'alive';
   }
 
   /** The status of a run's workflow (its latest execution), or null when there is none. */
