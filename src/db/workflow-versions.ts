@@ -9,6 +9,13 @@ const KNOWN_VERSIONS_MAX = 1000;
 /** Versions read by id (every read of a run names its version): a few hundred runs' worth. */
 const READ_VERSIONS_MAX = 200;
 
+/** Keeps `doc` under `key`, dropping the oldest entry once the map holds `max`. */
+function keep(map: Map<string, WorkflowVersionDoc>, max: number, key: string, doc: WorkflowVersionDoc) {
+  if (map.size >= max) map.delete(map.keys().next().value as string);
+  map.set(key, doc);
+  return doc;
+}
+
 /**
  * The one writer of workflow versions: the version a run pins (the api's runs and a schedule's
  * fires in the worker alike), and their removal with their workflow.
@@ -21,11 +28,7 @@ export function createWorkflowVersions(models: Models, clock: () => Date = () =>
    * first), so a run of a definition already run here pins it without reading it again.
    */
   const known = new Map<string, WorkflowVersionDoc>();
-  const remember = (key: string, doc: WorkflowVersionDoc): WorkflowVersionDoc => {
-    if (known.size >= KNOWN_VERSIONS_MAX) known.delete(known.keys().next().value as string);
-    known.set(key, doc);
-    return doc;
-  };
+  const remember = (key: string, doc: WorkflowVersionDoc) => keep(known, KNOWN_VERSIONS_MAX, key, doc);
   const read = new Map<string, WorkflowVersionDoc>();
 
   /**
@@ -80,11 +83,7 @@ export function createWorkflowVersions(models: Models, clock: () => Date = () =>
       const cached = read.get(id);
       if (cached) return cached;
       const doc = await WorkflowVersion.findById(id).lean<WorkflowVersionDoc>();
-      if (doc) {
-        if (read.size >= READ_VERSIONS_MAX) read.delete(read.keys().next().value as string);
-        read.set(id, doc);
-      }
-      return doc;
+      return doc ? keep(read, READ_VERSIONS_MAX, id, doc) : null;
     },
     /** Every version of a deleted workflow. */
     async removeAllOf(workflowId: string): Promise<void> {
