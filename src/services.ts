@@ -176,6 +176,7 @@ export function createServices({
       values,
       runRecords,
       reader,
+      versionById: versions.byId,
       temporal,
       workflowIdPrefix: config.temporal.workflowIdPrefix,
       actionWaitMs: config.runs.actionWaitMs,

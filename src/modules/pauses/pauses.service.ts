@@ -21,7 +21,7 @@ import {
   pauseActionUpdate,
 } from '../../../temporal/shared/pauses';
 import { runWorkflowId } from '../../../temporal/shared/workflow-names';
-import type { RunReader } from '../../runs/reader';
+import type { RunReader, VersionById } from '../../runs/reader';
 import { toRunResponse } from '../../runs/response';
 import type { RunResponse } from '../../runs/response.schemas';
 import { toPauseResponse } from './pause-records';
@@ -32,6 +32,8 @@ export interface PauseServiceDeps {
   values: Values;
   runRecords: RunRepository;
   reader: RunReader;
+  /** Versions by id, through the process's cache of recently read ones. */
+  versionById: VersionById;
   temporal: Client;
   workflowIdPrefix: string;
   /** How long an action waits for a worker to apply it before it is queued as a signal. */
@@ -46,11 +48,12 @@ export function createPauseService({
   values,
   runRecords,
   reader,
+  versionById,
   temporal,
   workflowIdPrefix,
   actionWaitMs,
 }: PauseServiceDeps) {
-  const { Run, Pause, WorkflowVersion, Workflow } = models;
+  const { Run, Pause, Workflow } = models;
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
   async function loadRun(runId: string): Promise<RunDoc> {
@@ -60,9 +63,7 @@ export function createPauseService({
   }
 
   const versionOf = (run: RunDoc): Promise<WorkflowVersionDoc | null> =>
-    run.workflow_version_id
-      ? WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>().exec()
-      : Promise.resolve(null);
+    run.workflow_version_id ? versionById(run.workflow_version_id) : Promise.resolve(null);
 
   /** The run as the action left it: its record and its tasks read together; its version (it never changes) was read meanwhile. */
   async function runAfterAction(runId: string, version: Promise<WorkflowVersionDoc | null>): Promise<RunResponse> {
@@ -180,9 +181,7 @@ export function createPauseService({
       const items = await Promise.all(
         runs.map(async (run, i) => {
           const current = currentOf.get(run._id);
-          const version = run.workflow_version_id
-            ? await WorkflowVersion.findById(run.workflow_version_id).lean<WorkflowVersionDoc>()
-            : null;
+          const version = run.workflow_version_id ? await versionById(run.workflow_version_id) : null;
           if (!current || !version) return null;
           // The inbox names the workflow (PySpur sends the bare definition and its UI shows `undefined`).
           const workflow = await Workflow.findById(run.workflow_id, { name: 1 }).lean<{ name: string }>();
