@@ -110,5 +110,15 @@ export function attemptsOf(api: { temporal: Client; config: { temporal: { workfl
     (await Promise.all(runIds.map((id) => ofNode(id, node)))).every((list) =>
       list.some((a) => states.includes(a.state)),
     );
-  return { all, ofNode, allAt };
+  /**
+   * Every run has reached `node` (running it or done with it) and one still runs it: runs in flight
+   * there. Waiting for all to run it at once fails on a loaded machine, where the first may finish
+   * before the last starts.
+   */
+  const inFlightAt = async (runIds: string[], node: string) => {
+    const lists = await Promise.all(runIds.map((id) => ofNode(id, node)));
+    const at = (list: NodeAttempt[], states: NodeAttempt['state'][]) => list.some((a) => states.includes(a.state));
+    return lists.every((list) => at(list, ['running', 'completed'])) && lists.some((list) => at(list, ['running']));
+  };
+  return { all, ofNode, allAt, inFlightAt };
 }
