@@ -60,6 +60,13 @@ export interface LanceStoreOptions {
   annMinRows: number;
 }
 
+/**
+ * Candidates an HNSW search considers at least. LanceDB's default (1.5 × limit) missed the best
+ * chunk in 6–16 % of top-3 searches over two near-duplicate documents (672 chunks); 64 misses
+ * 1–2.5 % there (an exact scan: none) and costs about 1.5 ms more a search on 10 000 chunks.
+ */
+const ANN_MIN_CANDIDATES = 64;
+
 export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions = { annMinRows: 10_000 }): VectorStore {
   let connection: Promise<LanceDb.Connection> | undefined;
   const connect = () =>
@@ -113,7 +120,11 @@ export function createLanceStore(uri: string, { annMinRows }: LanceStoreOptions 
     },
     search: (indexId, vector, limit, options) =>
       withTable(indexId, [] as VectorHit[], async (table) => {
-        let query = table.vectorSearch(vector).distanceType('cosine').limit(limit);
+        let query = table
+          .vectorSearch(vector)
+          .distanceType('cosine')
+          .limit(limit)
+          .ef(Math.max(ANN_MIN_CANDIDATES, 2 * limit));
         if (options?.exact) query = query.bypassVectorIndex();
         const found = await query.select([...HIT_COLUMNS, '_distance']).toArray();
         return found.map((row: Record<string, unknown>) => toHit(row, 1 - Number(row._distance)));
