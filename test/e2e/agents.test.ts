@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { waitForRun, type Engine } from '../support/engine';
-import { startLlmEngine } from '../support/llm-engine';
+import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
+import { attachFakeLlm } from '../support/llm-engine';
 import { until } from '../support/exec-log';
 import { type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
@@ -64,11 +64,13 @@ function agentScript(req: RecordedRequest) {
 
 describe('e2e: agents act through durable tool calls; best-of-n picks the best sample', function () {
   this.timeout(180_000);
-  let engine: Engine;
+  // A worker process of its own: one test kills it mid-loop.
+  let engine: SplitEngine;
   let fake: FakeLlmServer;
 
   before(async () => {
-    ({ engine, fake } = await startLlmEngine());
+    engine = await startSplitEngine();
+    fake = await attachFakeLlm(engine);
   });
   after(async () => {
     await engine?.close();

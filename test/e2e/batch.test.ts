@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
+import { isFinal, startEngine, startSplitEngine, waitForRun, type Engine, type SplitEngine } from '../support/engine';
 import { l, n } from '../support/graphs';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { until } from '../support/exec-log';
@@ -130,10 +130,11 @@ async function approveRows(http: Http, parentRunId: string, rows: number, window
 
 describe('e2e: batch runs over datasets', function () {
   this.timeout(180_000);
-  let engine: Engine;
+  // A worker process of its own: one test kills it mid-batch.
+  let engine: SplitEngine;
   before(async () => {
     // Chunks of 500 rows (default 2000): the 1 500-row batch below crosses chunks.
-    engine = await startEngine({ SPUR_BATCH_CHUNK_ROWS: '500' });
+    engine = await startSplitEngine({ SPUR_BATCH_CHUNK_ROWS: '500' });
   });
   after(() => engine?.close());
 

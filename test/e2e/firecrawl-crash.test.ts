@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startEngine, waitForRun, type Engine } from '../support/engine';
+import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { l, n } from '../support/graphs';
 import { setEnv } from '../support/integration-runs';
@@ -15,10 +15,10 @@ async function until(what: string, predicate: () => boolean, timeoutMs = 90_000)
 
 describe('e2e: a Firecrawl crawl survives kill -9 of its worker', function () {
   this.timeout(240_000);
-  let engine: Engine;
+  let engine: SplitEngine;
   let fake: FakeServices;
   before(async () => {
-    engine = await startEngine();
+    engine = await startSplitEngine();
     fake = await startFakeServices();
     await setEnv(engine, { FIRECRAWL_API_BASE: fake.base('firecrawl'), FIRECRAWL_API_KEY: 'fc-crash-key' });
   });

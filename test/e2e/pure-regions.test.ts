@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startEngine, type Engine } from '../support/engine';
 import { cond, input, l, n } from '../support/graphs';
 import { runGraph } from '../support/run-graph';
+import { closedRunHistory } from '../support/run-history';
 
 /** The activity types of a run's local activities, in the order the history recorded them. */
 async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
-  const history = await engine.api.temporal.workflow
-    .getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix))
-    .fetchHistory();
+  const history = await closedRunHistory(engine, runId);
   return (history.events ?? []).flatMap((e) => {
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_local_activity') return [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Engine } from '../support/engine';
+import type { SplitEngine } from '../support/engine';
 import type { FakeEmbeddingsServer } from '../support/fake-embeddings-server';
-import { collectionForm, startRagEngine, waitForProgress } from '../support/rag';
+import { collectionForm, startSplitRagEngine, waitForProgress } from '../support/rag';
 import { startWorker } from '../support/worker';
 
 const TEXT_PROCESSING = {
@@ -26,11 +26,11 @@ type Doc = { id: string; status: string; chunks: { id: string; text: string }[];
 
 describe('e2e: knowledge bases — a worker killed mid-ingest and mid-index', function () {
   this.timeout(300_000);
-  let engine: Engine;
+  let engine: SplitEngine;
   let fake: FakeEmbeddingsServer;
   before(async () => {
     // Every index here gets the approximate (HNSW) index that large ones get (SPUR_VECTOR_ANN_MIN_ROWS).
-    ({ engine, fake } = await startRagEngine({ SPUR_VECTOR_ANN_MIN_ROWS: '100' }));
+    ({ engine, fake } = await startSplitRagEngine({ SPUR_VECTOR_ANN_MIN_ROWS: '100' }));
   });
   after(async () => {
     await engine?.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { l, n } from '../support/graphs';
 
 // One workflow must not starve the host: a worker runs at most SPUR_PYTHON_MAX_CONCURRENT Python
@@ -40,9 +40,9 @@ function sandboxesOf(workerPid: number): number {
 describe('e2e: a worker bounds the Python sandboxes it runs at once', function () {
   this.timeout(240_000);
   const LIMIT = 3;
-  let engine: Engine;
+  let engine: SplitEngine;
   before(async () => {
-    engine = await startEngine({ SPUR_PYTHON_MAX_CONCURRENT: String(LIMIT) });
+    engine = await startSplitEngine({ SPUR_PYTHON_MAX_CONCURRENT: String(LIMIT) });
   });
   after(() => engine?.close());
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Engine } from '../support/engine';
+import type { SplitEngine } from '../support/engine';
 import type { FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 import { GiB, MiB, docxBomb, parquetBomb, pdfBomb, slowDocx } from '../support/document-bombs';
 import type { Reply } from '../support/http';
-import { collectionForm, startRagEngine, waitForProgress } from '../support/rag';
+import { collectionForm, startSplitRagEngine, waitForProgress } from '../support/rag';
 import { makeDocx, makePdf } from '../support/rag-fixtures';
 
 /**
@@ -44,14 +44,14 @@ function restartPeak(pid: number): number {
 
 describe('security: uploaded documents cannot exhaust or stall the api or the worker (decompression bombs)', function () {
   this.timeout(300_000);
-  let engine: Engine;
+  let engine: SplitEngine;
   let fake: FakeEmbeddingsServer;
   let bombs: Record<'docx' | 'lyingDocx' | 'pdf' | 'parquet', Buffer>;
 
   before(async () => {
     // Built before any measurement: each is a few MB on the wire and 1 GiB inflated (Parquet: 64 MiB).
     bombs = { docx: docxBomb(GiB), lyingDocx: docxBomb(GiB, 4096), pdf: pdfBomb(GiB), parquet: parquetBomb(64, MiB) };
-    ({ engine, fake } = await startRagEngine({
+    ({ engine, fake } = await startSplitRagEngine({
       SPUR_PARSE_MAX_BYTES: String(MAX_BYTES),
       SPUR_PARSE_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
     }));

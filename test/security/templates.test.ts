@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { type Engine, startEngine } from '../support/engine';
+import { type SplitEngine, startSplitEngine } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { l, n } from '../support/graphs';
@@ -94,14 +94,14 @@ const PROTOTYPE_PROBE = '[{{ {} | dictsort }}][{{ polluted }}]';
 
 describe('security: template injection reaches no JavaScript in the api or the worker', function () {
   this.timeout(600_000);
-  let engine: Engine;
+  let engine: SplitEngine;
   let llm: FakeLlmServer;
   let services: FakeServices;
   let markers: string[];
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
   before(async () => {
-    engine = await startEngine({
+    engine = await startSplitEngine({
       SPUR_VECTOR_STORE_URI: path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`),
     });
     llm = await startFakeLlmServer();

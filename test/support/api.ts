@@ -2,6 +2,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from '../../src/app';
 import { type Config, loadConfig } from '../../src/config';
@@ -11,6 +12,11 @@ import { createLogger } from '../../src/logger';
 import { apiProbes, createTemporalProbe } from '../../src/health/probes';
 import { type Services, createServices } from '../../src/services';
 import { apiTemporalConnection } from '../../src/temporal-connection';
+import { createRunOutcomes, type RunOutcomes } from '../../src/engine/run-outcomes';
+import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
+import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedule';
+import { createSpurWorker } from '../../temporal/spur-worker';
+import { quietRuntime } from './quiet-runtime';
 import { stack } from './stack';
 
 export interface TestApi {
@@ -26,11 +32,24 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+export interface StartApiOptions {
+  /**
+   * Host a worker of the api's task queue in this process, as `npm run dev` does (the combined
+   * topology, temporal/api-with-worker.ts): runs start eagerly and blocking runs are answered
+   * from their final saves. Without it the api runs alone, as src/main.ts does, and a test
+   * starts workers as processes of their own.
+   */
+  hostWorker?: boolean;
+}
+
 /**
  * The real api (createApp) on a loopback port, backed by the harness's FerretDB (a fresh database
  * and task queue per call, so suites never see each other's rows or runs) and Temporal.
  */
-export async function startApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+export async function startApi(
+  overrides: Record<string, string> = {},
+  options: StartApiOptions = {},
+): Promise<TestApi> {
   const suffix = randomBytes(4).toString('hex');
   const env = {
     SPUR_MONGODB_URI: stack.mongoUri,
@@ -46,6 +65,8 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
     // Every test worker would otherwise leave a schedule firing on the shared server; the
     // reconciler's own tests turn it on.
     SPUR_RECONCILE_EVERY_SECONDS: '0',
+    // The prebuilt bundle, as worker processes load it (test/support/worker.ts).
+    SPUR_WORKFLOW_BUNDLE: stack.workflowBundle,
     ...overrides,
   };
   const config = loadConfig(env);
@@ -53,17 +74,27 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   const models = createModels(mongo);
   await syncIndexes(models);
   const temporalHealth = createTemporalProbe(config.temporal.address);
-  const connection = apiTemporalConnection(config.temporal.address);
+  const hosted = options.hostWorker ? await hostWorker(config, models) : undefined;
+  const connection = hosted?.connection ?? apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const logger = createLogger(config, 'api-test');
+  // The process that hosts a worker keeps the reconciler's schedule, as api-with-worker.ts does.
+  if (hosted) await ensureReconcilerSchedule(temporal, config, logger);
   const secretKey = Buffer.from(env.SPUR_SECRET_KEY, 'base64');
-  const services = createServices({ models, secretKey, temporal, config });
+  const services = createServices({
+    models,
+    secretKey,
+    temporal,
+    config,
+    ...(hosted ? { eagerStart: true, outcomes: hosted.outcomes } : {}),
+  });
   const app = createApp({
     config,
     secretKey,
-    logger: createLogger(config, 'api-test'),
+    logger,
     services,
-    // The api alone, as src/main.ts runs it (tests start workers as their own processes): no Python sandbox to check.
-    probes: apiProbes(mongo, temporalHealth.probe),
+    // The api alone (src/main.ts) has no Python sandbox to check; hosting a worker, it has.
+    probes: apiProbes(mongo, temporalHealth.probe, hosted ? new PythonSandbox(config.python) : undefined),
   });
   const server = http.createServer(app.callback());
   // Fetch closes an idle socket a second before the server's keep-alive hint, on a coarse timer;
@@ -85,8 +116,32 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
       services.runEvents.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await hosted?.stop();
       await mongo.dropDatabase().catch(() => undefined);
       await Promise.allSettled([mongo.close(), temporalHealth.close(), connection.close()]);
+    },
+  };
+}
+
+interface HostedWorker {
+  connection: NativeConnection;
+  outcomes: RunOutcomes;
+  stop(): Promise<void>;
+}
+
+/** A worker in this process, on the connection the api's client then shares (as api-with-worker.ts). */
+async function hostWorker(config: Readonly<Config>, models: Models): Promise<HostedWorker> {
+  quietRuntime();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const outcomes = createRunOutcomes();
+  const worker: Worker = await createSpurWorker(connection, config, models, { outcomes });
+  const running = worker.run();
+  return {
+    connection,
+    outcomes,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
     },
   };
 }

@@ -6,16 +6,29 @@ import { startWorker, type TestWorker } from './worker';
 
 export interface Engine {
   api: TestApi;
-  worker: TestWorker;
   http: ReturnType<typeof client>;
   close(): Promise<void>;
 }
 
-/** api (in-process) + a real worker process on their own database and task queue. */
+/** An engine whose worker is a process of its own, which a test may kill, signal or replace. */
+export interface SplitEngine extends Engine {
+  worker: TestWorker;
+}
+
+/**
+ * The api with its worker in this process, on their own database and task queue: what
+ * `npm run dev` runs (the combined topology).
+ */
 export async function startEngine(overrides: Record<string, string> = {}): Promise<Engine> {
+  const api = await startApi(overrides, { hostWorker: true });
+  return { api, http: client(api.baseUrl), close: () => api.close() };
+}
+
+/** api (in-process) + a real worker process on their own database and task queue: production's shape. */
+export async function startSplitEngine(overrides: Record<string, string> = {}): Promise<SplitEngine> {
   const api = await startApi(overrides);
   const worker = await startWorker(api.env);
-  const engine: Engine = {
+  const engine: SplitEngine = {
     api,
     worker,
     http: client(api.baseUrl),

@@ -14,15 +14,20 @@ export function fakeProviderSettings(fake: FakeLlmServer): Record<string, string
   };
 }
 
-/** An engine whose OpenAI and Anthropic models talk to a fresh fake provider server. */
+/** An engine (the api hosting its worker) whose OpenAI and Anthropic models talk to a fresh fake provider server. */
 export async function startLlmEngine(
   overrides: Record<string, string> = {},
 ): Promise<{ engine: Engine; fake: FakeLlmServer }> {
   const engine = await startEngine(overrides);
+  return { engine, fake: await attachFakeLlm(engine) };
+}
+
+/** Starts a fake provider server and points the engine's OpenAI and Anthropic settings at it. */
+export async function attachFakeLlm(engine: Engine): Promise<FakeLlmServer> {
   const fake = await startFakeLlmServer();
   for (const [name, value] of Object.entries(fakeProviderSettings(fake))) {
     const res = await engine.http.post('/env-mgmt/', { name, value });
     if (res.status !== 200) throw new Error(`setting ${name}: ${res.status} ${res.text}`);
   }
-  return { engine, fake };
+  return fake;
 }

@@ -1,19 +1,33 @@
 import { pollDelays } from './poll';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startEngine, type Engine } from './engine';
+import { type Engine, type SplitEngine, startEngine, startSplitEngine } from './engine';
 import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from './fake-embeddings-server';
 import type { client } from './http';
 import { stack } from './stack';
 
 type Http = ReturnType<typeof client>;
 
-/** api + worker on their own database, task queue and vector folder, with embeddings from a local fake. */
+/** The api hosting its worker on their own database, task queue and vector folder, with embeddings from a local fake. */
 export async function startRagEngine(
   overrides: Record<string, string> = {},
 ): Promise<{ engine: Engine; fake: FakeEmbeddingsServer; vectorDir: string }> {
+  return startRagEngineWith(startEngine, overrides);
+}
+
+/** As startRagEngine, with the worker a process of its own (which a test may kill). */
+export function startSplitRagEngine(
+  overrides: Record<string, string> = {},
+): Promise<{ engine: SplitEngine; fake: FakeEmbeddingsServer; vectorDir: string }> {
+  return startRagEngineWith(startSplitEngine, overrides);
+}
+
+async function startRagEngineWith<E extends Engine>(
+  start: (overrides: Record<string, string>) => Promise<E>,
+  overrides: Record<string, string>,
+): Promise<{ engine: E; fake: FakeEmbeddingsServer; vectorDir: string }> {
   const vectorDir = path.join(stack.tmpDir, `vectors-${randomBytes(4).toString('hex')}`);
-  const engine = await startEngine({ SPUR_VECTOR_STORE_URI: vectorDir, SPUR_LOG_LEVEL: 'error', ...overrides });
+  const engine = await start({ SPUR_VECTOR_STORE_URI: vectorDir, SPUR_LOG_LEVEL: 'error', ...overrides });
   const fake = await startFakeEmbeddingsServer();
   for (const [name, value] of Object.entries({ OPENAI_API_BASE: `${fake.url}/v1`, OPENAI_API_KEY: 'sk-embed-test' })) {
     const res = await engine.http.post('/env-mgmt/', { name, value });
