@@ -21,6 +21,7 @@ import type { MountableRoute } from './http/route';
 import { valueBody } from './http/value-body';
 import type { Logger } from './logger';
 import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
+import { usageRoutes } from './modules/usage/usage.routes';
 import { googleTokenRoutes } from './modules/env-mgmt/google-token.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
@@ -106,6 +107,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...userRoutes(services.users),
     ...sessionRoutes(services.sessions),
     ...chatCompletionRoutes(services.chatCompletions),
+    ...usageRoutes(services.prices),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config';
+import { createPriceBook } from './usage/price-book';
 import type { Models } from './db/models';
 import { valuesOf } from './db/values';
 import { createRunRepository } from './db/runs/run-repository';
@@ -159,6 +160,7 @@ export function createServices({
     definitionLimits: config.limits,
   });
   return {
+    prices: createPriceBook(models),
     schedules,
     runEvents,
     streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),

@@ -22,6 +22,7 @@ import { openCallbackSecret } from '../src/secrets/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { createBoundedParser } from '../src/parsing/parse-pool';
+import { createPriceBook } from '../src/usage/price-book';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
@@ -84,6 +85,7 @@ export function createSpurWorker(
       retriever,
       parser: createBoundedParser(config.parsing),
       pythonSandbox,
+      prices: createPriceBook(models),
       temporal: queue,
       launcher,
       recordScheduledRun: createScheduledRunRecorder({

@@ -61,6 +61,41 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** The same, per model, with what it cost (absent where no model call was priced). */
+  models?: ModelUsage[];
+}
+
+/**
+ * One model's share of a usage. Cost in nano-USD, priced per request when it was made:
+ * integers add up exactly in any order. Null when the model has no known price.
+ */
+export interface ModelUsage {
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  calls: number;
+  cost_nano_usd: number | null;
+}
+
+function addModelUsage(a: readonly ModelUsage[], b: readonly ModelUsage[]): ModelUsage[] {
+  const byModel = new Map(a.map((m) => [m.model, { ...m }]));
+  for (const m of b) {
+    const had = byModel.get(m.model);
+    byModel.set(
+      m.model,
+      had
+        ? {
+            model: m.model,
+            prompt_tokens: had.prompt_tokens + m.prompt_tokens,
+            completion_tokens: had.completion_tokens + m.completion_tokens,
+            calls: had.calls + m.calls,
+            cost_nano_usd:
+              had.cost_nano_usd === null || m.cost_nano_usd === null ? null : had.cost_nano_usd + m.cost_nano_usd,
+          }
+        : { ...m },
+    );
+  }
+  return [...byModel.values()];
 }
 
 export interface ExecuteNodeResult {
@@ -74,10 +109,12 @@ export interface ExecuteNodeResult {
 export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
   if (!a) return b;
   if (!b) return a;
+  const models = a.models || b.models ? { models: addModelUsage(a.models ?? [], b.models ?? []) } : {};
   return {
     prompt_tokens: a.prompt_tokens + b.prompt_tokens,
     completion_tokens: a.completion_tokens + b.completion_tokens,
     total_tokens: a.total_tokens + b.total_tokens,
+    ...models,
   };
 }
 

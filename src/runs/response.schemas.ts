@@ -23,8 +23,26 @@ export type WorkflowVersionResponse = z.input<typeof WorkflowVersionResponse>;
 export const TokenUsageResponse = z
   .object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() })
   .openapi('TokenUsage', {
-    description: 'LLM tokens used (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks',
+    description: 'LLM tokens used (beyond PySpur)',
   });
+
+/** Beyond PySpur: a task's or run's tokens, and what they cost. */
+export const RunUsageResponse = z
+  .object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    cost_usd: z.number().nullable().openapi({
+      description:
+        'USD at the prices when each model request was made (GET /api/usage/prices/); null when a model called has no known price',
+    }),
+    cost_note: z.string().nullable().openapi({ description: 'Why cost_usd is null' }),
+  })
+  .openapi('RunUsage', {
+    description:
+      'LLM tokens used and their cost (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks',
+  });
+export type RunUsageResponse = z.output<typeof RunUsageResponse>;
 
 export const TaskResponse = z.object({
   id: z.string(),
@@ -39,8 +57,9 @@ export const TaskResponse = z.object({
   end_time: z.string().nullable(),
   subworkflow: z.unknown(),
   subworkflow_output: z.unknown(),
-  usage: TokenUsageResponse.nullable().openapi({
-    description: 'Beyond PySpur: tokens of the LLM calls this node made; null for nodes that called no model',
+  usage: RunUsageResponse.nullable().openapi({
+    description:
+      'Beyond PySpur: tokens of the LLM calls this node made, and their cost; null for nodes that called no model',
   }),
   reused: z.boolean().openapi({
     description:
@@ -80,8 +99,8 @@ export const RunResponse = z
     message: z.string().nullable(),
     duration: z.number().nullable(),
     percentage_complete: z.number(),
-    usage: TokenUsageResponse.nullable().openapi({
-      description: 'Beyond PySpur: tokens of all LLM calls of the run; null when it made none',
+    usage: RunUsageResponse.nullable().openapi({
+      description: 'Beyond PySpur: tokens of all LLM calls of the run, and their cost; null when it made none',
     }),
     rerun_of: z.string().nullable().openapi({
       description: 'Beyond PySpur: set on a rerun (POST /run/{run_id}/rerun/) to the id of the run it repeats',

@@ -2,7 +2,8 @@ import type { RunDoc, WorkflowVersionDoc } from '../db/models';
 import { type TaskRecord, type TokenUsage, addUsage } from '../engine/run-contract';
 import { fromJsonText } from '../db/json-text';
 import { pyDateTime } from '../timestamps';
-import type { RunResponse, TaskResponse, WorkflowVersionResponse } from './response.schemas';
+import { costOf } from '../usage/price-book';
+import type { RunResponse, RunUsageResponse, TaskResponse, WorkflowVersionResponse } from './response.schemas';
 
 const iso = (d: Date | null | undefined) => (d ? pyDateTime(d) : null);
 
@@ -20,9 +21,15 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     end_time: t.end_time,
     subworkflow: null,
     subworkflow_output: t.subworkflow_output,
-    usage: t.usage ?? null,
+    usage: usageResponse(t.usage),
     reused: t.reused === true,
   };
+}
+
+function usageResponse(usage: TokenUsage | undefined): RunUsageResponse | null {
+  if (!usage) return null;
+  const { prompt_tokens, completion_tokens, total_tokens } = usage;
+  return { prompt_tokens, completion_tokens, total_tokens, ...costOf(usage.models) };
 }
 
 /** PySpur's RunResponseSchema, with its two computed fields (duration, percentage_complete). */
@@ -52,7 +59,7 @@ export function toRunResponse(
     message: run.message ?? null,
     duration: ((end ?? now).getTime() - run.start_time.getTime()) / 1000,
     percentage_complete: percentage(run, tasks.length, completed),
-    usage: tasks.reduce<TokenUsage | undefined>((sum, t) => addUsage(sum, t.usage), undefined) ?? null,
+    usage: usageResponse(tasks.reduce<TokenUsage | undefined>((sum, t) => addUsage(sum, t.usage), undefined)),
     rerun_of: run.rerun_of ?? null,
     rerun_from_node_id: run.rerun_from_node_id ?? null,
     trigger: run.trigger

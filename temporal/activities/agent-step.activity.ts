@@ -24,7 +24,7 @@ export function createAgentActivities(deps: NodeActivityDeps): Record<typeof AGE
         step.kind === 'answer'
           ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) }
           : step;
-      const usage = ctx.usage();
+      const usage = await ctx.usage();
       return usage ? { ...result, usage } : result;
     },
   };

@@ -11,6 +11,7 @@ import { type ExecuteNodeResult, type NodeOutput } from '../../src/engine/run-co
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../shared/run-contract';
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
+import type { PriceBook } from '../../src/usage/price-book';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -23,6 +24,8 @@ export interface NodeActivityDeps {
   retriever?: RagRetriever;
   /** Where PythonFuncNode code runs. */
   pythonSandbox?: PythonSandbox;
+  /** Prices model calls as they are made. */
+  prices: PriceBook;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -57,7 +60,7 @@ export async function executeNode(
     // Streamed text is stored before the workflow records the task's end, so streams show it first.
     await ctx.flushDeltas();
   }
-  const usage = ctx.usage();
+  const usage = await ctx.usage();
   return {
     output: await externalizeOutput(deps.values, runId, node, output),
     startTime,

@@ -19,6 +19,7 @@ import type { ScheduledRunRecorder } from '../../src/runs/scheduled-runs';
 import type { RunLauncher } from '../../src/runs/launcher';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';
+import type { PriceBook } from '../../src/usage/price-book';
 
 export interface ActivityDeps {
   models: Models;
@@ -33,6 +34,8 @@ export interface ActivityDeps {
   /** Documents of an ingest job are parsed and cut on its threads, within the parse limits. */
   parser: BoundedParser;
   pythonSandbox?: PythonSandbox;
+  /** Prices model calls as they are made. */
+  prices: PriceBook;
   /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */
   temporal: { taskQueue: string; workflowIdPrefix: string };
   /** How the reconciler starts a run whose api died before starting it (the api's own launcher). */

@@ -1,10 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { createTaskDeltas } from '../../src/db/runs/task-deltas';
-import { addUsage, type TokenUsage } from '../../src/engine/run-contract';
+import type { TokenUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
+import type { ModelCall, PriceBook } from '../../src/usage/price-book';
 import { createDeltaBatcher } from './task-delta-batcher';
 
 export interface NodeContextDeps {
@@ -16,6 +17,8 @@ export interface NodeContextDeps {
   retriever?: RagRetriever;
   /** Where PythonFuncNode code runs. */
   pythonSandbox?: PythonSandbox;
+  /** Prices the node's model calls. */
+  prices: PriceBook;
 }
 
 /** Where a stored file path lives: run inputs' files and test files have their own buckets. */
@@ -53,9 +56,9 @@ export function activityNodeContext(
   nodeId: string,
   nodeTitle: string,
   maxValueBytes?: number,
-): NodeExecutionContext & { usage(): TokenUsage | undefined; flushDeltas(): Promise<void> } {
+): NodeExecutionContext & { usage(): Promise<TokenUsage | undefined>; flushDeltas(): Promise<void> } {
   const activity = Context.current();
-  let usage: TokenUsage | undefined;
+  const calls: ModelCall[] = [];
   const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) =>
     activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }),
   );
@@ -74,11 +77,18 @@ export function activityNodeContext(
       activity.heartbeat(last);
     },
     heartbeatDetails: activity.info.heartbeatDetails,
-    reportUsage: (used) => void (usage = addUsage(usage, used)),
+    reportUsage: (used, model) =>
+      void calls.push({ model, prompt_tokens: used.prompt_tokens, completion_tokens: used.completion_tokens }),
     delta: (text) => deltas.push(text),
     flushDeltas: () => deltas.flush(),
     readFile: (path) => readStoredFile(deps.models, path),
-    usage: () => usage,
+    usage: async () => {
+      if (calls.length === 0) return undefined;
+      const models = await deps.prices.price(calls);
+      const prompt = models.reduce((n, m) => n + m.prompt_tokens, 0);
+      const completion = models.reduce((n, m) => n + m.completion_tokens, 0);
+      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, models };
+    },
     ...(deps.retriever ? { retrieve: deps.retriever } : {}),
     ...(deps.pythonSandbox ? { pythonSandbox: deps.pythonSandbox } : {}),
     ...(maxValueBytes !== undefined ? { maxValueBytes } : {}),

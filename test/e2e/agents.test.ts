@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { attachFakeLlm } from '../support/llm-engine';
+import { costAtListedPrice } from '../support/prices';
 import { until } from '../support/exec-log';
 import { type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
@@ -131,9 +132,16 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
     const [run] = (await engine.http.get(`/wf/${id}/runs/`)).body;
     const task = run.tasks.find((t: { node_id: string }) => t.node_id === 'best');
     assert.deepEqual(task.subworkflow_output.ratings.length, 3);
+    const sixCalls = Array.from({ length: 6 }, () => ({ input: 10, output: 10 }));
     assert.deepEqual(
       task.usage,
-      { prompt_tokens: 60, completion_tokens: 60, total_tokens: 120 },
+      {
+        prompt_tokens: 60,
+        completion_tokens: 60,
+        total_tokens: 120,
+        cost_usd: await costAtListedPrice(engine.http, MODEL.model, sixCalls),
+        cost_note: null,
+      },
       'six calls of 10 + 10 tokens',
     );
     assert.deepEqual(run.usage, task.usage);
@@ -176,12 +184,19 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
       ],
       'the tool ran once per call',
     );
-    const used = { prompt_tokens: 30, completion_tokens: 30, total_tokens: 60 };
+    const threeCalls = Array.from({ length: 3 }, () => ({ input: 10, output: 10 }));
+    const used = {
+      prompt_tokens: 30,
+      completion_tokens: 30,
+      total_tokens: 60,
+      cost_usd: await costAtListedPrice(engine.http, MODEL.model, threeCalls),
+      cost_note: null,
+    };
     assert.deepEqual(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').usage, used);
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'src').usage, null);
     assert.deepEqual(run.usage, used);
     const openapi = (await engine.http.get('/openapi.json')).body;
-    assert.ok(openapi.components.schemas.TokenUsage, 'usage is a documented field');
+    assert.ok(openapi.components.schemas.RunUsage, 'usage is a documented field');
     assert.ok(openapi.components.schemas.RunResponse.properties.usage);
   });
 

@@ -136,6 +136,13 @@ export function probes(s: Seeded): Probe[] {
       json: { name: 'ANTHROPIC_API_KEY', value: `${MARK}-planted` },
     },
     { family: 'env-mgmt', method: 'DELETE', path: '/env-mgmt/OPENAI_API_KEY' },
+    { family: 'usage', method: 'GET', path: '/usage/prices/' },
+    {
+      family: 'usage',
+      method: 'PUT',
+      path: '/usage/prices/openai/gpt-4o-mini',
+      json: { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
+    },
     {
       family: 'env-mgmt',
       method: 'POST',

@@ -3,6 +3,7 @@ import { callbackDeliverySchema, type CallbackDeliveryDoc } from './callback-del
 import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
 import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
+import { modelPriceSchema, type ModelPriceDoc } from './model-price.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
 import { ensureExpiryIndex } from './expiry-index';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
@@ -45,6 +46,7 @@ export function createModels(conn: Connection) {
     Workflow: conn.model<WorkflowDoc>('Workflow', workflowSchema),
     WorkflowVersion: conn.model<WorkflowVersionDoc>('WorkflowVersion', workflowVersionSchema),
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
+    ModelPrice: conn.model<ModelPriceDoc>('ModelPrice', modelPriceSchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),

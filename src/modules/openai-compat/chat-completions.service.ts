@@ -80,7 +80,12 @@ export function createChatCompletionService({ workflows, starter, reader }: Chat
             finish_reason: 'stop',
           },
         ],
-        usage: run.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        // OpenAI's usage shape: the tokens (a run's cost is on the run).
+        usage: {
+          prompt_tokens: run.usage?.prompt_tokens ?? 0,
+          completion_tokens: run.usage?.completion_tokens ?? 0,
+          total_tokens: run.usage?.total_tokens ?? 0,
+        },
       };
     },
   };

@@ -95,7 +95,7 @@ export async function callModel(
     ...(onText ? { onText } : {}),
   });
   ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
-  if (reply.usage) ctx.reportUsage?.(reply.usage);
+  if (reply.usage) ctx.reportUsage?.(reply.usage, prepared.modelId);
   return reply;
 }
 

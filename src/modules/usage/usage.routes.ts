@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { NotFoundError } from '../../errors';
+import { defineRoute, type MountableRoute } from '../../http/route';
+import { LLM_MODEL_IDS } from '../../nodes/ai/model-ids';
+import type { PriceBook } from '../../usage/price-book';
+
+const tags = ['usage'];
+const KNOWN_MODELS: ReadonlySet<string> = new Set(LLM_MODEL_IDS);
+
+const UsdPerMillion = z.number().finite().min(0).max(1_000_000);
+
+const PriceEntryResponse = z
+  .object({
+    model: z.string().openapi({ description: 'The `llm_info.model` id, `provider/model`' }),
+    input_usd_per_mtok: z.number().nullable(),
+    output_usd_per_mtok: z.number().nullable(),
+    cached_input_usd_per_mtok: z.number().nullable(),
+    source: z.string().nullable().openapi({
+      description:
+        '`override` (PUT), the published source (a package, named with its version), or null: no price known',
+    }),
+    note: z.string().nullable(),
+  })
+  .openapi('ModelPrice', { description: 'A model’s price in USD per million tokens (beyond PySpur)' });
+type PriceEntryResponse = z.output<typeof PriceEntryResponse>;
+
+const SetPriceRequest = z
+  .object({
+    input_usd_per_mtok: UsdPerMillion,
+    output_usd_per_mtok: UsdPerMillion,
+    cached_input_usd_per_mtok: UsdPerMillion.nullable().optional(),
+  })
+  .strict();
+
+/** A model id is `provider/model`: two path segments, since an escaped slash is refused. */
+const ModelParams = z.object({ provider: z.string().min(1).max(100), name: z.string().min(1).max(200) });
+
+function knownModel(params: z.output<typeof ModelParams>): string {
+  const model = `${params.provider}/${params.name}`;
+  if (!KNOWN_MODELS.has(model)) throw new NotFoundError(`Unknown model '${model}': see GET /api/usage/prices/`);
+  return model;
+}
+
+async function entryResponse(prices: PriceBook, model: string): Promise<PriceEntryResponse> {
+  const entry = await prices.entry(model);
+  return {
+    model,
+    input_usd_per_mtok: entry.input_usd_per_mtok ?? null,
+    output_usd_per_mtok: entry.output_usd_per_mtok ?? null,
+    cached_input_usd_per_mtok: entry.cached_input_usd_per_mtok ?? null,
+    source: entry.source,
+    note: entry.note,
+  };
+}
+
+export function usageRoutes(prices: PriceBook): MountableRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/usage/prices/',
+      summary: 'The price of every model (published, or an override), in USD per million tokens',
+      tags,
+      response: z.array(PriceEntryResponse),
+      handler: () => Promise.all(LLM_MODEL_IDS.map((model) => entryResponse(prices, model))),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/usage/prices/{provider}/{name}',
+      summary: 'A model’s price',
+      tags,
+      params: ModelParams,
+      response: PriceEntryResponse,
+      errors: [404],
+      handler: ({ params }) => entryResponse(prices, knownModel(params)),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/usage/prices/{provider}/{name}',
+      summary: 'Set a model’s price: model calls made from now on cost this (recorded costs stay as they were)',
+      tags,
+      params: ModelParams,
+      body: SetPriceRequest,
+      response: PriceEntryResponse,
+      errors: [404],
+      handler: async ({ params, body }) => {
+        const model = knownModel(params);
+        await prices.set(model, {
+          input_usd_per_mtok: body.input_usd_per_mtok,
+          output_usd_per_mtok: body.output_usd_per_mtok,
+          cached_input_usd_per_mtok: body.cached_input_usd_per_mtok ?? null,
+        });
+        return entryResponse(prices, model);
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/usage/prices/{provider}/{name}',
+      summary: 'Remove a model’s override: the published price applies again',
+      tags,
+      params: ModelParams,
+      response: PriceEntryResponse,
+      errors: [404],
+      handler: async ({ params }) => {
+        const model = knownModel(params);
+        if (!(await prices.reset(model))) throw new NotFoundError(`No price override for '${model}'`);
+        return entryResponse(prices, model);
+      },
+    }),
+  ];
+}

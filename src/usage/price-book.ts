@@ -1,0 +1,103 @@
+import type { Models } from '../db/models';
+import type { ModelUsage } from '../engine/run-contract';
+import { type CallTokens, type ModelPrice, PRICE_SOURCE, flatCostUsd, seededCostUsd, seededPrice } from './seed-prices';
+
+/** A model's price as the table shows it: an operator's override, the published one, or none. */
+export interface PriceEntry extends Partial<ModelPrice> {
+  model: string;
+  source: 'override' | typeof PRICE_SOURCE | null;
+  note: string | null;
+}
+
+/** One model request, as a node reports it. */
+export interface ModelCall extends CallTokens {
+  model: string;
+}
+
+const NANO = 1e9;
+
+/**
+ * Model prices (overrides kept in MongoDB, `model_prices`; published prices from the package) and
+ * the cost of model calls at them. Read by the worker as calls are made, and by the api's table.
+ */
+export function createPriceBook(models: Models, clock: () => Date = () => new Date()) {
+  const { ModelPrice } = models;
+
+  async function overrideOf(model: string): Promise<ModelPrice | null> {
+    const doc = await ModelPrice.findById(model).lean();
+    return doc
+      ? {
+          input_usd_per_mtok: doc.input_usd_per_mtok,
+          output_usd_per_mtok: doc.output_usd_per_mtok,
+          cached_input_usd_per_mtok: doc.cached_input_usd_per_mtok ?? null,
+        }
+      : null;
+  }
+
+  return {
+    async entry(model: string): Promise<PriceEntry> {
+      const override = await overrideOf(model);
+      if (override) return { model, ...override, source: 'override', note: null };
+      const seeded = seededPrice(model, clock());
+      if (!seeded)
+        return {
+          model,
+          source: null,
+          note: `No published price for ${model}: set one with PUT /api/usage/prices/${model}`,
+        };
+      const { tiered, ...price } = seeded;
+      return {
+        model,
+        ...price,
+        source: PRICE_SOURCE,
+        note: tiered ? 'Tiered: long prompts cost more than these base rates, and are priced so' : null,
+      };
+    },
+    async set(model: string, price: ModelPrice): Promise<void> {
+      await ModelPrice.updateOne({ _id: model }, { $set: { ...price, updated_at: clock() } }, { upsert: true });
+    },
+    /** False when the model had no override. */
+    async reset(model: string): Promise<boolean> {
+      return (await ModelPrice.deleteOne({ _id: model })).deletedCount > 0;
+    },
+    /** Each model's tokens, calls and cost: every request priced on its own (tiers apply per request). */
+    async price(calls: readonly ModelCall[]): Promise<ModelUsage[]> {
+      const at = clock();
+      const overrides = new Map<string, ModelPrice | null>();
+      const byModel = new Map<string, ModelUsage>();
+      for (const call of calls) {
+        if (!overrides.has(call.model)) overrides.set(call.model, await overrideOf(call.model));
+        const override = overrides.get(call.model);
+        const usd = override ? flatCostUsd(override, call) : seededCostUsd(call.model, call, at);
+        const nano = usd === null ? null : Math.round(usd * NANO);
+        const had = byModel.get(call.model);
+        const cost = !had ? nano : had.cost_nano_usd === null || nano === null ? null : had.cost_nano_usd + nano;
+        byModel.set(call.model, {
+          model: call.model,
+          prompt_tokens: (had?.prompt_tokens ?? 0) + call.prompt_tokens,
+          completion_tokens: (had?.completion_tokens ?? 0) + call.completion_tokens,
+          calls: (had?.calls ?? 0) + 1,
+          cost_nano_usd: cost,
+        });
+      }
+      return [...byModel.values()];
+    },
+  };
+}
+
+export type PriceBook = ReturnType<typeof createPriceBook>;
+
+/** A usage's cost for API answers: USD, or null and why when a model called has no price. */
+export function costOf(models: readonly ModelUsage[] | undefined): {
+  cost_usd: number | null;
+  cost_note: string | null;
+} {
+  if (!models || models.length === 0) return { cost_usd: null, cost_note: 'No priced model call recorded' };
+  const unpriced = models.filter((m) => m.cost_nano_usd === null).map((m) => m.model);
+  if (unpriced.length > 0)
+    return {
+      cost_usd: null,
+      cost_note: `No price for ${unpriced.join(', ')}: set one with PUT /api/usage/prices/{model}`,
+    };
+  return { cost_usd: models.reduce((sum, m) => sum + (m.cost_nano_usd ?? 0), 0) / NANO, cost_note: null };
+}

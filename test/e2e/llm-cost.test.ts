@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import type { Engine } from '../support/engine';
+import type { FakeLlmServer } from '../support/fake-llm-server';
+import { input, l, n } from '../support/graphs';
+import { startLlmEngine } from '../support/llm-engine';
+import { costAtListedPrice } from '../support/prices';
+
+const MINI = 'openai/gpt-4o-mini';
+
+/** Two model calls in a row, each answering JSON its OutputNode reads. */
+const twoCalls = (model: string) => ({
+  nodes: [
+    input(),
+    n('first', 'SingleLLMCallNode', {
+      llm_info: { model, max_tokens: 100, temperature: 0 },
+      user_message: 'one {{in.q}}',
+    }),
+    n('second', 'SingleLLMCallNode', {
+      llm_info: { model, max_tokens: 100, temperature: 0 },
+      user_message: 'two {{first.output}}',
+    }),
+    n('out', 'OutputNode', { output_map: { answer: 'second.output' } }),
+  ],
+  links: [l('in', 'first'), l('first', 'second'), l('second', 'out')],
+});
+
+type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number | null; cost_note: string | null };
+type Run = { id: string; status: string; usage: Usage | null; tasks: { node_id: string; usage: Usage | null }[] };
+
+describe('e2e: what a run’s model calls cost, at published or overridden prices', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let fake: FakeLlmServer;
+  before(async () => {
+    ({ engine, fake } = await startLlmEngine());
+  });
+  after(async () => {
+    await engine?.close();
+    await fake?.close();
+  });
+
+  async function run(model: string, tokens: [{ input: number; output: number }, { input: number; output: number }]) {
+    fake.enqueue(
+      { content: JSON.stringify({ output: 'a' }), usage: tokens[0] },
+      { content: JSON.stringify({ output: 'b' }), usage: tokens[1] },
+    );
+    const wf = (await engine.http.post('/wf/', { name: `cost-${Math.random()}`, definition: twoCalls(model) })).body;
+    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { q: 'x' } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [listed] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body as { id: string }[];
+    return (await engine.http.get(`/run/${listed!.id}/`)).body as Run;
+  }
+  const task = (r: Run, id: string) => r.tasks.find((t) => t.node_id === id)?.usage;
+
+  it('prices each task’s calls at the model’s published price, and the run at the sum of its tasks', async () => {
+    const listed = (await engine.http.get(`/usage/prices/${MINI}`)).body;
+    assert.match(listed.source, /^@pydantic\/genai-prices \d/);
+    assert.ok(listed.input_usd_per_mtok > 0 && listed.output_usd_per_mtok > 0, JSON.stringify(listed));
+
+    const tokens = [
+      { input: 1200, output: 300 },
+      { input: 800, output: 100 },
+    ] as [{ input: number; output: number }, { input: number; output: number }];
+    const r = await run(MINI, tokens);
+    assert.equal(r.status, 'COMPLETED');
+    const first = await costAtListedPrice(engine.http, MINI, [tokens[0]]);
+    const second = await costAtListedPrice(engine.http, MINI, [tokens[1]]);
+    assert.ok(first > 0);
+    assert.deepEqual(task(r, 'first'), {
+      prompt_tokens: 1200,
+      completion_tokens: 300,
+      total_tokens: 1500,
+      cost_usd: first,
+      cost_note: null,
+    });
+    assert.equal(task(r, 'second')?.cost_usd, second);
+    assert.equal(task(r, 'out'), null, 'a node that called no model has no usage');
+    assert.equal(r.usage?.cost_usd, await costAtListedPrice(engine.http, MINI, tokens));
+    assert.equal(r.usage?.prompt_tokens, 2000);
+  });
+
+  it('an override prices the calls made after it; costs already recorded stay; DELETE restores the published price', async () => {
+    const before = await run(MINI, [
+      { input: 100, output: 100 },
+      { input: 100, output: 100 },
+    ]);
+    const put = await engine.http.put(`/usage/prices/${MINI}`, { input_usd_per_mtok: 1, output_usd_per_mtok: 2 });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.body, {
+      model: MINI,
+      input_usd_per_mtok: 1,
+      output_usd_per_mtok: 2,
+      cached_input_usd_per_mtok: null,
+      source: 'override',
+      note: null,
+    });
+    const after = await run(MINI, [
+      { input: 1000, output: 500 },
+      { input: 3000, output: 0 },
+    ]);
+    assert.equal(task(after, 'first')?.cost_usd, (1000 * 1 + 500 * 2) / 1e6);
+    assert.equal(after.usage?.cost_usd, (1000 * 1 + 500 * 2 + 3000 * 1) / 1e6);
+    const again = (await engine.http.get(`/run/${before.id}/`)).body as Run;
+    assert.deepEqual(again.usage, before.usage, 'a recorded cost is what the calls cost when they were made');
+
+    const removed = await engine.http.delete(`/usage/prices/${MINI}`);
+    assert.equal(removed.status, 200, removed.text);
+    assert.match(removed.body.source, /genai-prices/);
+    assert.equal((await engine.http.delete(`/usage/prices/${MINI}`)).status, 404, 'no override left to remove');
+  });
+
+  it('a model with no known price costs null with a note saying so, never a made-up zero', async () => {
+    const settings = await engine.http.post('/env-mgmt/', { name: 'OLLAMA_BASE_URL', value: fake.url });
+    assert.equal(settings.status, 200, settings.text);
+    const r = await run('ollama/phi4', [
+      { input: 50, output: 5 },
+      { input: 50, output: 5 },
+    ]);
+    assert.equal(r.status, 'COMPLETED');
+    assert.equal(task(r, 'first')?.prompt_tokens, 50);
+    assert.equal(task(r, 'first')?.cost_usd, null);
+    assert.match(task(r, 'first')?.cost_note ?? '', /No price for ollama\/phi4: set one with PUT \/api\/usage\/prices/);
+    assert.equal(r.usage?.cost_usd, null);
+    const listed = (await engine.http.get('/usage/prices/ollama/phi4')).body;
+    assert.equal(listed.source, null);
+    assert.equal(listed.input_usd_per_mtok, null);
+  });
+
+  it('refuses a price that is not a finite, non-negative number per million, or has other fields (422), and unknown models (404): nothing stored', async () => {
+    const bad: Record<string, unknown>[] = [
+      { input_usd_per_mtok: -1, output_usd_per_mtok: 1 },
+      { input_usd_per_mtok: '1', output_usd_per_mtok: 1 },
+      { input_usd_per_mtok: 1e300, output_usd_per_mtok: 1 },
+      { input_usd_per_mtok: 1 },
+      { input_usd_per_mtok: 1, output_usd_per_mtok: 1, $set: { input_usd_per_mtok: 0 } },
+      JSON.parse('{"input_usd_per_mtok": 1, "output_usd_per_mtok": 1, "__proto__": {"source": "override"}}'),
+    ];
+    for (const body of bad) {
+      const res = await engine.http.put(`/usage/prices/${MINI}`, body);
+      assert.equal(res.status, 422, `${JSON.stringify(body)}: ${res.status} ${res.text}`);
+    }
+    for (const path of [
+      '/usage/prices/openai/no-such-model',
+      '/usage/prices/$where/x',
+      '/usage/prices/constructor/prototype',
+    ]) {
+      const res = await engine.http.put(path, { input_usd_per_mtok: 1, output_usd_per_mtok: 1 });
+      assert.equal(res.status, 404, `${path}: ${res.status} ${res.text}`);
+    }
+    assert.equal(await engine.api.models.ModelPrice.countDocuments(), 0, 'no price stored');
+    const listed = (await engine.http.get('/usage/prices/')).body as { model: string; source: string | null }[];
+    assert.ok(listed.some((p) => p.model === MINI && /genai-prices/.test(p.source ?? '')));
+    assert.ok(!listed.some((p) => p.source === 'override'));
+  });
+});
