@@ -67,6 +67,7 @@ def give_tun(uid):
 net = os.open("/proc/%s/ns/net" % pid, os.O_RDONLY)
 owner = fcntl.ioctl(net, 0xb701)
 os.set_inheritable(owner, True)
+os.set_inheritable(net, True)
 if sandbox_uid >= 0:
     give_tun(sandbox_uid)
 child = os.fork()
@@ -89,10 +90,12 @@ status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
 if status != 0:
     sys.exit("restricting routes failed with status %d" % status)
 # slirp4netns runs in the namespace's user namespace (not its network): holding capabilities
-# there, --enable-sandbox can give it a mount namespace of its own and drop them again.
+# there, --enable-sandbox can give it a mount namespace of its own and drop them again. It joins
+# the network namespace through the descriptor held since the start, not /proc/<pid>/ns/net
+# again: under load that second look was refused (EACCES) while the sandbox was still starting.
 if libc.setns(owner, 0x10000000):
     fail("setns into the sandbox's user namespace")
-os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", "--userns-path=/proc/self/ns/user", "--netns-type=path", "/proc/%s/ns/net" % pid, "tap0"])
+os.execvp("slirp4netns", ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", "--userns-path=/proc/self/ns/user", "--netns-type=path", "/proc/self/fd/%d" % net, "tap0"])
 `;
 
 /**
