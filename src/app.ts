@@ -107,7 +107,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...userRoutes(services.users),
     ...sessionRoutes(services.sessions),
     ...chatCompletionRoutes(services.chatCompletions),
-    ...usageRoutes(services.prices),
+    ...usageRoutes(services.prices, services.usageLedger),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config';
 import { createPriceBook } from './usage/price-book';
+import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
 import { valuesOf } from './db/values';
 import { createRunRepository } from './db/runs/run-repository';
@@ -161,6 +162,7 @@ export function createServices({
   });
   return {
     prices: createPriceBook(models),
+    usageLedger: createUsageLedger(models),
     schedules,
     runEvents,
     streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),

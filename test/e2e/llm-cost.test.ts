@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Engine } from '../support/engine';
+import { type Engine, waitForRun } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
@@ -13,7 +13,7 @@ const twoCalls = (model: string) => ({
     input(),
     n('first', 'SingleLLMCallNode', {
       llm_info: { model, max_tokens: 100, temperature: 0 },
-      user_message: 'one {{in.q}}',
+      user_message: 'one {{in.x}}',
     }),
     n('second', 'SingleLLMCallNode', {
       llm_info: { model, max_tokens: 100, temperature: 0 },
@@ -25,7 +25,13 @@ const twoCalls = (model: string) => ({
 });
 
 type Usage = { prompt_tokens: number; completion_tokens: number; cost_usd: number | null; cost_note: string | null };
-type Run = { id: string; status: string; usage: Usage | null; tasks: { node_id: string; usage: Usage | null }[] };
+type Run = {
+  id: string;
+  workflow_id: string;
+  status: string;
+  usage: Usage | null;
+  tasks: { node_id: string; usage: Usage | null }[];
+};
 
 describe('e2e: what a run’s model calls cost, at published or overridden prices', function () {
   this.timeout(120_000);
@@ -45,7 +51,7 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
       { content: JSON.stringify({ output: 'b' }), usage: tokens[1] },
     );
     const wf = (await engine.http.post('/wf/', { name: `cost-${Math.random()}`, definition: twoCalls(model) })).body;
-    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { q: 'x' } } });
+    const res = await engine.http.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'x' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const [listed] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body as { id: string }[];
     return (await engine.http.get(`/run/${listed!.id}/`)).body as Run;
@@ -124,6 +130,100 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     const listed = (await engine.http.get('/usage/prices/ollama/phi4')).body;
     assert.equal(listed.source, null);
     assert.equal(listed.input_usd_per_mtok, null);
+  });
+
+  it('the ledger (GET /api/usage/) totals tokens, cost, calls and runs per workflow, model and day, equal to the runs’ tasks', async () => {
+    const settings = await engine.http.post('/env-mgmt/', { name: 'OLLAMA_BASE_URL', value: fake.url });
+    assert.equal(settings.status, 200, settings.text);
+    const from = new Date().toISOString();
+    const a = await run(MINI, [
+      { input: 500, output: 50 },
+      { input: 400, output: 40 },
+    ]);
+    const b = await run(MINI, [
+      { input: 300, output: 30 },
+      { input: 200, output: 20 },
+    ]);
+    const local = await run('ollama/phi4', [
+      { input: 70, output: 7 },
+      { input: 60, output: 6 },
+    ]);
+    const to = new Date(Date.now() + 1000).toISOString();
+    const ledger = async (groupBy: string, range = `&from=${from}&to=${to}`) => {
+      const res = await engine.http.get(`/usage/?group_by=${groupBy}${range}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body as { groups: ({ key: string } & Record<string, number>)[]; total: Record<string, number> };
+    };
+    const nano = (usd: number | null | undefined) => Math.round((usd ?? 0) * 1e9);
+
+    const byWorkflow = await ledger('workflow');
+    assert.equal(byWorkflow.groups.length, 3);
+    for (const r of [a, b, local]) {
+      const group = byWorkflow.groups.find((g) => g.key === r.workflow_id);
+      assert.ok(group, `${r.workflow_id} in ${JSON.stringify(byWorkflow.groups)}`);
+      assert.equal(group.prompt_tokens, r.usage?.prompt_tokens);
+      assert.equal(group.completion_tokens, r.usage?.completion_tokens);
+      assert.equal(nano(group.cost_usd), nano(r.usage?.cost_usd), 'priced calls, to the nano-dollar');
+      assert.equal(group.calls, 2);
+      assert.equal(group.runs, 1);
+    }
+    assert.equal(byWorkflow.groups.find((g) => g.key === local.workflow_id)?.unpriced_calls, 2);
+    assert.equal(nano(byWorkflow.total.cost_usd), nano(a.usage?.cost_usd) + nano(b.usage?.cost_usd));
+    assert.deepEqual([byWorkflow.total.calls, byWorkflow.total.runs, byWorkflow.total.unpriced_calls], [6, 3, 2]);
+
+    const byModel = await ledger('model');
+    assert.deepEqual(
+      byModel.groups.map((g) => [g.key, g.prompt_tokens, g.runs, nano(g.cost_usd), g.unpriced_calls]),
+      [
+        ['ollama/phi4', 130, 1, 0, 2],
+        [MINI, 1400, 2, nano(a.usage?.cost_usd) + nano(b.usage?.cost_usd), 0],
+      ],
+    );
+    const byDay = await ledger('day');
+    assert.ok(byDay.groups.every((g) => /^\d{4}-\d{2}-\d{2}$/.test(g.key)));
+    assert.deepEqual(byDay.total, byWorkflow.total);
+    assert.equal(
+      byDay.groups.reduce((n, g) => n + g.calls, 0),
+      6,
+    );
+
+    // The runs of the tests before fall outside [from, to): the totals above are this test's alone.
+    const past = await ledger('workflow', '&from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z');
+    assert.deepEqual([past.groups.length, past.total.calls], [0, 0]);
+    for (const query of ['group_by=api_key', 'group_by=workflow&from=yesterday', 'group_by=workflow&limit=5']) {
+      const res = await engine.http.get(`/usage/?${query}`);
+      assert.equal(res.status, 422, `${query}: ${res.status} ${res.text}`);
+    }
+  });
+
+  it('a batch’s rows (run inline) are in the ledger too, one run per row', async () => {
+    fake.respondWith(() => ({ content: JSON.stringify({ output: 'r' }), usage: { input: 40, output: 4 } }));
+    try {
+      const fd = new FormData();
+      fd.append('file', new Blob(['x\na\nb\nc'], { type: 'text/csv' }), 'rows.csv');
+      const ds = (await engine.http.post('/ds/?name=cost-rows', fd)).body as { id: string };
+      const wf = (await engine.http.post('/wf/', { name: `cost-batch-${Math.random()}`, definition: twoCalls(MINI) }))
+        .body as { id: string };
+      const parent = (await engine.http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id })).body as {
+        id: string;
+      };
+      const ended = await waitForRun(engine.http, parent.id, undefined, 60_000);
+      assert.equal(ended.status, 'COMPLETED', JSON.stringify(ended));
+      const group = (
+        (await engine.http.get('/usage/?group_by=workflow')).body as { groups: Record<string, number | string>[] }
+      ).groups.find((g) => g.key === wf.id);
+      assert.deepEqual(
+        group && [group.runs, group.calls, group.prompt_tokens, Math.round(Number(group.cost_usd) * 1e9)],
+        [
+          3,
+          6,
+          240,
+          Math.round((await costAtListedPrice(engine.http, MINI, Array(6).fill({ input: 40, output: 4 }))) * 1e9),
+        ],
+      );
+    } finally {
+      fake.respondWith(undefined);
+    }
   });
 
   it('refuses a price that is not a finite, non-negative number per million, or has other fields (422), and unknown models (404): nothing stored', async () => {

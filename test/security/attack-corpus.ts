@@ -137,6 +137,7 @@ export function probes(s: Seeded): Probe[] {
     },
     { family: 'env-mgmt', method: 'DELETE', path: '/env-mgmt/OPENAI_API_KEY' },
     { family: 'usage', method: 'GET', path: '/usage/prices/' },
+    { family: 'usage', method: 'GET', path: '/usage/?group_by=model' },
     {
       family: 'usage',
       method: 'PUT',

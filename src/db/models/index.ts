@@ -4,6 +4,7 @@ import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
 import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
 import { modelPriceSchema, type ModelPriceDoc } from './model-price.model';
+import { usageRecordSchema, type UsageRecordDoc } from './usage-record.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
 import { ensureExpiryIndex } from './expiry-index';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
@@ -47,6 +48,7 @@ export function createModels(conn: Connection) {
     WorkflowVersion: conn.model<WorkflowVersionDoc>('WorkflowVersion', workflowVersionSchema),
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
     ModelPrice: conn.model<ModelPriceDoc>('ModelPrice', modelPriceSchema),
+    UsageRecord: conn.model<UsageRecordDoc>('UsageRecord', usageRecordSchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
@@ -104,6 +106,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
   await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
+  await models.UsageRecord.init();
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),

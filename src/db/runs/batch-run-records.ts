@@ -1,4 +1,5 @@
 import { trusted } from 'mongoose';
+import { createUsageLedger } from '../usage-ledger';
 import type { NodeOutput, TaskRecord } from '../../engine/run-contract';
 import type { RunStatus } from '../../engine/statuses';
 import { taskOutputsById } from '../../engine/task-book';
@@ -161,6 +162,9 @@ async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordB
     rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })),
   );
   await insertIgnoringDuplicates(Run, runs);
+  await createUsageLedger(models).record(
+    rows.map((r) => ({ runId: r.runId, workflowId: base.workflowId, tasks: r.tasks })),
+  );
   await events.appendEnded(
     rows.map((r) => ({
       runId: r.runId,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { LLM_MODEL_IDS } from '../../nodes/ai/model-ids';
+import type { UsageLedger, UsageTotals } from '../../db/usage-ledger';
 import type { PriceBook } from '../../usage/price-book';
 
 const tags = ['usage'];
@@ -53,8 +54,75 @@ async function entryResponse(prices: PriceBook, model: string): Promise<PriceEnt
   };
 }
 
-export function usageRoutes(prices: PriceBook): MountableRoute[] {
+const UsageTotalsResponse = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  cost_usd: z.number().openapi({ description: 'USD of the priced calls, as the tasks recorded them' }),
+  calls: z.number().int().openapi({ description: 'Model requests' }),
+  runs: z.number().int().openapi({ description: 'Runs with at least one of these calls' }),
+  unpriced_calls: z.number().int().openapi({ description: 'Calls of models with no known price (not in cost_usd)' }),
+});
+
+const UsageLedgerResponse = z
+  .object({
+    group_by: z.enum(['workflow', 'model', 'day']),
+    from: z.iso.datetime().nullable(),
+    to: z.iso.datetime().nullable(),
+    groups: z.array(UsageTotalsResponse.extend({ key: z.string() })),
+    total: UsageTotalsResponse,
+  })
+  .openapi('UsageLedger', {
+    description: 'LLM spend from the ledger (beyond PySpur): every ended task that called a model, by when it ended',
+  });
+
+const LedgerQuery = z
+  .object({
+    group_by: z.enum(['workflow', 'model', 'day']).default('workflow').openapi({
+      description: '`day`: the UTC day the task ended',
+    }),
+    from: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Tasks that ended at or after' }),
+    to: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Tasks that ended before' }),
+  })
+  .strict();
+
+function totalsResponse(t: UsageTotals): z.output<typeof UsageTotalsResponse> {
+  return {
+    prompt_tokens: t.prompt_tokens,
+    completion_tokens: t.completion_tokens,
+    total_tokens: t.prompt_tokens + t.completion_tokens,
+    cost_usd: t.cost_nano_usd / 1e9,
+    calls: t.calls,
+    runs: t.runs,
+    unpriced_calls: t.unpriced_calls,
+  };
+}
+
+export function usageRoutes(prices: PriceBook, ledger: UsageLedger): MountableRoute[] {
   return [
+    defineRoute({
+      method: 'get',
+      path: '/usage/',
+      summary: 'LLM tokens, cost, calls and runs from the ledger, per workflow, model or day',
+      tags,
+      query: LedgerQuery,
+      response: UsageLedgerResponse,
+      handler: async ({ query }) => {
+        const from = query.from ? new Date(query.from) : undefined;
+        const to = query.to ? new Date(query.to) : undefined;
+        const { groups, total } = await ledger.totals(query.group_by, {
+          ...(from ? { from } : {}),
+          ...(to ? { to } : {}),
+        });
+        return {
+          group_by: query.group_by,
+          from: from?.toISOString() ?? null,
+          to: to?.toISOString() ?? null,
+          groups: groups.map(({ key, ...t }) => ({ key, ...totalsResponse(t) })),
+          total: totalsResponse(total),
+        };
+      },
+    }),
     defineRoute({
       method: 'get',
       path: '/usage/prices/',
