@@ -29,6 +29,8 @@ export type AttemptRecord = Omit<CallbackAttemptDoc, 'status_code' | 'error' | '
  * run was given. A delivery's record is written only by its own delivery workflow, one attempt
  * at a time (read, then write: FerretDB v1 has no arrayFilters).
  */
+const FINAL_DELIVERY: ('delivered' | 'failed')[] = ['delivered', 'failed'];
+
 export function createCallbackDeliveries(models: Models) {
   const { CallbackDelivery, Run } = models;
 
@@ -80,11 +82,18 @@ export function createCallbackDeliveries(models: Models) {
       const attempts = [...(existing?.attempts ?? []).filter((a) => a.attempt !== attempt.attempt), attempt].sort(
         (a, b) => a.attempt - b.attempt,
       );
+      // An attempt that ends after the delivery was given up (its activity outlived the time limit)
+      // is recorded, but never reopens the delivery: a delivered or failed status stays.
+      const open = await CallbackDelivery.updateOne(
+        { _id: key.deliveryId, status: trusted({ $nin: FINAL_DELIVERY }) },
+        { $set: { attempts, status, reason, updated_at: now } },
+      );
+      if (open.matchedCount > 0) return;
       await CallbackDelivery.updateOne(
         { _id: key.deliveryId },
         {
-          $set: { attempts, status, reason, updated_at: now },
-          $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, created_at: now },
+          $set: { attempts, updated_at: now },
+          $setOnInsert: { run_id: key.runId, event: key.event, url: key.url, created_at: now, status, reason },
         },
         { upsert: true },
       );

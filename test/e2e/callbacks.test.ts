@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createCallbackDeliveries } from '../../src/db/callback-deliveries';
 import { startApi, type TestApi } from '../support/api';
 import { DROP, startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
@@ -350,6 +351,37 @@ describe('e2e: a callback delivery gives up after SPUR_CALLBACK_RETRY_HOURS', fu
     assert.ok(delivery.attempts.every((a: any) => a.status_code === 503));
     assert.ok(delivery.reason, 'the reason it stopped is recorded');
     assert.equal((await engine.http.get(`/run/${runId}/`)).body.status, 'COMPLETED');
+  });
+});
+
+describe('e2e: a callback attempt that ends after its delivery was given up', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  before(async () => {
+    api = await startApi();
+  });
+  after(() => api?.close());
+
+  it('is listed with the others, and the delivery stays failed', async () => {
+    const http = client(api.baseUrl);
+    const wf = (await http.post('/wf/', { name: 'cb-late', definition: pure })).body.id as string;
+    const runId = (await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body.id as string;
+    // What the delivery workflow and a straggling attempt of its activity write, in the order a
+    // time limit can put them: the give-up first, the attempt's record after it.
+    const deliveries = createCallbackDeliveries(api.models);
+    const key = { deliveryId: `${runId}:run.completed:1`, runId, event: 'run.completed', url: 'https://example.org/h' };
+    await deliveries.open(key);
+    const attempt = (n: number) => ({ attempt: n, time: new Date(), status_code: 503, error: null, duration_ms: 5 });
+    await deliveries.recordAttempt(key, attempt(1), 'pending', 'the receiver answered 503');
+    await deliveries.giveUp(key.deliveryId, 'gave up after 0.001 h');
+    await deliveries.recordAttempt(key, attempt(2), 'pending', 'the receiver answered 503');
+    const [delivery] = (await http.get(`/run/${runId}/callbacks/`)).body.deliveries;
+    assert.equal(delivery.status, 'failed');
+    assert.equal(delivery.reason, 'gave up after 0.001 h');
+    assert.deepEqual(
+      delivery.attempts.map((a: { attempt: number }) => a.attempt),
+      [1, 2],
+    );
   });
 });
 
