@@ -49,7 +49,10 @@ export interface NodeExecutionContext {
   /** Largest value the run may carry (SPUR_MAX_VALUE_BYTES): nodes that buffer output size their caps by it. */
   maxValueBytes?: number;
   /** Token usage of one LLM request to `model` (a `provider/model` id), summed and priced into the task's `usage`. */
-  reportUsage?(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }, model: string): void;
+  reportUsage?(
+    usage: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number; cache_write_tokens?: number },
+    model: string,
+  ): void;
   /** Text of an LLM reply as it streams in (live `task.delta` events; not stored with the run). */
   delta?(text: string): void;
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */

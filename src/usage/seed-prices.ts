@@ -22,11 +22,15 @@ const PROVIDER_IDS: Readonly<Record<string, string>> = {
   xai: 'x-ai',
 };
 
-/** Tokens of one model request. `cached_tokens` are part of `prompt_tokens`, billed at the cached rate. */
+/**
+ * Tokens of one model request. `cached_tokens` (read from the provider's prompt cache) and
+ * `cache_write_tokens` (written to it) are parts of `prompt_tokens`, billed at their own rates.
+ */
 export interface CallTokens {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens?: number;
+  cache_write_tokens?: number;
 }
 
 /** USD per million tokens. */
@@ -47,6 +51,7 @@ function usageOf(tokens: CallTokens): Record<string, number> {
     input_tokens: tokens.prompt_tokens,
     output_tokens: tokens.completion_tokens,
     ...(tokens.cached_tokens ? { cache_read_tokens: tokens.cached_tokens } : {}),
+    ...(tokens.cache_write_tokens ? { cache_write_tokens: tokens.cache_write_tokens } : {}),
   };
 }
 
@@ -86,7 +91,7 @@ export function seededPrice(modelId: string, at: Date): (ModelPrice & { tiered: 
   };
 }
 
-/** One request's cost at a flat price (an operator's override). */
+/** One request's cost at a flat price (an operator's override): cache writes at the input rate. */
 export function flatCostUsd(price: ModelPrice, tokens: CallTokens): number {
   const cached = Math.min(tokens.cached_tokens ?? 0, tokens.prompt_tokens);
   const cachedRate = price.cached_input_usd_per_mtok ?? price.input_usd_per_mtok;

@@ -78,7 +78,13 @@ export function activityNodeContext(
     },
     heartbeatDetails: activity.info.heartbeatDetails,
     reportUsage: (used, model) =>
-      void calls.push({ model, prompt_tokens: used.prompt_tokens, completion_tokens: used.completion_tokens }),
+      void calls.push({
+        model,
+        prompt_tokens: used.prompt_tokens,
+        completion_tokens: used.completion_tokens,
+        ...(used.cached_tokens ? { cached_tokens: used.cached_tokens } : {}),
+        ...(used.cache_write_tokens ? { cache_write_tokens: used.cache_write_tokens } : {}),
+      }),
     delta: (text) => deltas.push(text),
     flushDeltas: () => deltas.flush(),
     readFile: (path) => readStoredFile(deps.models, path),

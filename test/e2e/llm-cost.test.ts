@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type Engine, waitForRun } from '../support/engine';
-import type { FakeLlmServer } from '../support/fake-llm-server';
+import type { FakeLlmServer, ScriptedUsage } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 import { costAtListedPrice } from '../support/prices';
@@ -45,7 +45,7 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     await fake?.close();
   });
 
-  async function run(model: string, tokens: [{ input: number; output: number }, { input: number; output: number }]) {
+  async function run(model: string, tokens: [ScriptedUsage, ScriptedUsage]) {
     fake.enqueue(
       { content: JSON.stringify({ output: 'a' }), usage: tokens[0] },
       { content: JSON.stringify({ output: 'b' }), usage: tokens[1] },
@@ -83,6 +83,37 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     assert.equal(task(r, 'out'), null, 'a node that called no model has no usage');
     assert.equal(r.usage?.cost_usd, await costAtListedPrice(engine.http, MINI, tokens));
     assert.equal(r.usage?.prompt_tokens, 2000);
+  });
+
+  it('prompt tokens read from the provider’s cache cost the cached rate, for OpenAI and Anthropic', async () => {
+    const price = (await engine.http.get(`/usage/prices/${MINI}`)).body;
+    assert.ok(price.cached_input_usd_per_mtok > 0 && price.cached_input_usd_per_mtok < price.input_usd_per_mtok);
+    const cachedRun = await run(MINI, [
+      { input: 1000, output: 100, cached: 600 },
+      { input: 1000, output: 100 },
+    ]);
+    assert.equal(task(cachedRun, 'first')?.prompt_tokens, 1000, 'cached tokens are prompt tokens too');
+    const nano = (usd: number) => Math.round(usd * 1e9);
+    const expected =
+      (400 * price.input_usd_per_mtok + 600 * price.cached_input_usd_per_mtok + 100 * price.output_usd_per_mtok) / 1e6;
+    assert.equal(nano(task(cachedRun, 'first')?.cost_usd ?? 0), nano(expected));
+    assert.ok((task(cachedRun, 'first')?.cost_usd ?? 0) < (task(cachedRun, 'second')?.cost_usd ?? 0));
+
+    const haiku = 'anthropic/claude-3-5-haiku-latest';
+    const hp = (await engine.http.get(`/usage/prices/${haiku}`)).body;
+    const anthropic = await run(haiku, [
+      { input: 2000, output: 50, cached: 1500 },
+      { input: 10, output: 10 },
+    ]);
+    assert.equal(
+      task(anthropic, 'first')?.prompt_tokens,
+      2000,
+      'input_tokens plus the cache reads Anthropic counts apart',
+    );
+    assert.equal(
+      nano(task(anthropic, 'first')?.cost_usd ?? 0),
+      nano((500 * hp.input_usd_per_mtok + 1500 * hp.cached_input_usd_per_mtok + 50 * hp.output_usd_per_mtok) / 1e6),
+    );
   });
 
   it('an override prices the calls made after it; costs already recorded stay; DELETE restores the published price', async () => {

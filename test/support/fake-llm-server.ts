@@ -1,6 +1,6 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { streamMessages } from './fake-llm-stream';
+import { anthropicInputUsage, openAiUsage, streamMessages } from './fake-llm-stream';
 
 /**
  * A local stand-in for LLM providers: a real HTTP server speaking OpenAI's chat-completions
@@ -32,8 +32,8 @@ export interface ScriptedResponse {
   content?: string;
   /** Tool calls the assistant makes (OpenAI `tool_calls`, Anthropic `tool_use` blocks). */
   toolCalls?: ScriptedToolCall[];
-  /** Token counts reported in the reply (default 10 in, 10 out). */
-  usage?: { input: number; output: number };
+  /** Token counts reported in the reply (default 10 in, 10 out); `cached`: of `input`, read from the prompt cache. */
+  usage?: ScriptedUsage;
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
@@ -43,6 +43,12 @@ export interface ScriptedResponse {
   chunkDelayMs?: number;
   /** A streamed reply waits for each gate's `open` once it has sent `afterChunks` content pieces. */
   gates?: { afterChunks: number; open: Promise<unknown> }[];
+}
+
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+  cached?: number;
 }
 
 export interface ScriptedToolCall {
@@ -103,7 +109,7 @@ function replyBody(
       content: [...text, ...tools],
       stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: usage.input, output_tokens: usage.output },
+      usage: { ...anthropicInputUsage(usage), output_tokens: usage.output },
     };
   }
   const toolCalls = calls.map((c) => ({
@@ -123,7 +129,7 @@ function replyBody(
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop', logprobs: null }],
-    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    usage: openAiUsage(usage),
   };
 }
 

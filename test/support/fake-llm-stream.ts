@@ -1,4 +1,19 @@
-import type { Protocol, ScriptedResponse } from './fake-llm-server';
+import type { Protocol, ScriptedResponse, ScriptedUsage } from './fake-llm-server';
+
+/** A reply's usage as OpenAI reports it: cached prompt tokens are part of prompt_tokens. */
+export function openAiUsage(u: ScriptedUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: u.input,
+    completion_tokens: u.output,
+    total_tokens: u.input + u.output,
+    ...(u.cached ? { prompt_tokens_details: { cached_tokens: u.cached } } : {}),
+  };
+}
+
+/** A reply's input usage as Anthropic reports it: input_tokens leave out what was read from the cache. */
+export function anthropicInputUsage(u: ScriptedUsage): Record<string, number> {
+  return { input_tokens: u.input - (u.cached ?? 0), ...(u.cached ? { cache_read_input_tokens: u.cached } : {}) };
+}
 
 /** The content in `parts` pieces of about equal length. */
 function split(content: string, parts: number): string[] {
@@ -33,7 +48,7 @@ function openAiStream(model: string, pieces: string[], scripted: ScriptedRespons
     {
       ...base,
       choices: [],
-      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+      usage: openAiUsage(usage),
     },
   ]
     .map((c) => sse(c))
@@ -56,7 +71,7 @@ function anthropicStream(model: string, pieces: string[], scripted: ScriptedResp
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage.input, output_tokens: 0 },
+          usage: { ...anthropicInputUsage(usage), output_tokens: 0 },
         },
       },
       'message_start',

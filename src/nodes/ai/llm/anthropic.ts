@@ -99,11 +99,21 @@ function resultOf(message: Message): ChatCompletionResult {
   const toolCalls = message.content.flatMap((b) =>
     b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : [],
   );
-  const { input_tokens: prompt, output_tokens: completion } = message.usage;
+  // Anthropic's input_tokens leave out the prompt's cached part: read and written are counted apart.
+  const { output_tokens: completion } = message.usage;
+  const cached = message.usage.cache_read_input_tokens ?? 0;
+  const written = message.usage.cache_creation_input_tokens ?? 0;
+  const prompt = message.usage.input_tokens + cached + written;
   return {
     text,
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      ...(cached > 0 ? { cached_tokens: cached } : {}),
+      ...(written > 0 ? { cache_write_tokens: written } : {}),
+    },
   };
 }
 

@@ -6,9 +6,10 @@ import type {
 } from 'openai/resources/chat/completions';
 import { NodeExecutionError } from '../../errors.js';
 import { streamChatCompletion } from './openai-stream.js';
+import { usageOf } from './openai-usage.js';
 import { toNodeError } from './provider-errors.js';
 import type { AdapterOptions } from './provider-settings.js';
-import type { ChatCompletionRequest, ChatMessage, ContentPart, LlmAdapter, TokenUsage } from './types.js';
+import type { ChatCompletionRequest, ChatMessage, ContentPart, LlmAdapter } from './types.js';
 
 /** How an OpenAI-compatible provider differs: its name in errors and what it accepts. */
 export interface OpenAiChatFlavour {
@@ -135,18 +136,4 @@ export function openAiChatAdapter(client: OpenAI, flavour: OpenAiChatFlavour): L
       }
     },
   };
-}
-
-function usageOf(usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined): {
-  usage?: TokenUsage;
-} {
-  return usage
-    ? {
-        usage: {
-          prompt_tokens: usage.prompt_tokens,
-          completion_tokens: usage.completion_tokens,
-          total_tokens: usage.total_tokens,
-        },
-      }
-    : {};
 }

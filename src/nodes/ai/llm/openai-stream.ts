@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { NodeExecutionError } from '../../errors.js';
+import { usageOf } from './openai-usage.js';
 import type { ChatCompletionResult } from './types.js';
 
 /**
@@ -24,12 +25,7 @@ export async function streamChatCompletion(
   let choices = 0;
   let usage: ChatCompletionResult['usage'];
   for await (const chunk of stream) {
-    if (chunk.usage)
-      usage = {
-        prompt_tokens: chunk.usage.prompt_tokens,
-        completion_tokens: chunk.usage.completion_tokens,
-        total_tokens: chunk.usage.total_tokens,
-      };
+    if (chunk.usage) ({ usage } = usageOf(chunk.usage));
     const delta = chunk.choices[0]?.delta;
     if (!delta) continue;
     choices++;

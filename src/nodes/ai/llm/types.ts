@@ -51,9 +51,14 @@ export interface ChatCompletionRequest {
 
 /** Tokens a call used, as the provider reported them. */
 export interface TokenUsage {
+  /** Every prompt token, those read from or written to the provider's prompt cache included. */
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of prompt_tokens: read from the provider's prompt cache (billed at the cached rate). */
+  cached_tokens?: number;
+  /** Of prompt_tokens: written to the provider's prompt cache (Anthropic bills these higher). */
+  cache_write_tokens?: number;
 }
 
 export interface ChatCompletionResult {
