@@ -5,7 +5,8 @@ import Koa from 'koa';
 import type { Config } from './config';
 import { allowedHostNames } from './http/allowed-hosts';
 import { anonymousAllowlist } from './http/allowlist';
-import { parseKeyHashes } from './http/api-keys';
+import { callerId, parseKeyHashes } from './http/api-keys';
+import { withRunCaller } from './runs/run-caller';
 import { FORM_TYPE } from './http/body-types';
 import { browserSessions } from './http/browser-session';
 import { clientAddressOf, loginAttempts } from './http/login-attempts';
@@ -139,6 +140,8 @@ export function createApp({ config, logger, services, probes, secretKey = random
     bodyTypes: (method, path) => (loginRoute(path) ? [FORM_TYPE] : bodyTypesOfApi(method, path)),
   }))
     app.use(check);
+  // The runs a request starts record who asked for them (the ledger's api_key group).
+  app.use((ctx, next) => withRunCaller(callerId(ctx.state), next));
   const site = new Router({ sensitive: true });
   mountLogin(site, {
     digests,

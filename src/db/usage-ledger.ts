@@ -2,7 +2,12 @@ import { trusted } from 'mongoose';
 import type { TaskRecord } from '../engine/run-contract';
 import type { Models } from './models';
 
-export type UsageGroupBy = 'workflow' | 'model' | 'day';
+export type UsageGroupBy = 'workflow' | 'model' | 'day' | 'api_key';
+
+/** The ledger's `api_key` of a run: who asked for it, or what started it when no client did. */
+export function apiKeyLabel(run: { started_by?: string | null; trigger?: { kind: string } | null }): string {
+  return run.started_by ?? run.trigger?.kind ?? 'none';
+}
 
 export interface UsageTotals {
   prompt_tokens: number;
@@ -47,6 +52,15 @@ function add(
 
 const totalsOf = ({ runIds, ...t }: Tally): UsageTotals => ({ ...t, runs: runIds.size });
 
+const groupKey: Record<
+  Exclude<UsageGroupBy, 'day'>,
+  (doc: { workflow_id: string; model: string; api_key?: string | null }) => string
+> = {
+  workflow: (doc) => doc.workflow_id,
+  model: (doc) => doc.model,
+  api_key: (doc) => doc.api_key ?? 'none',
+};
+
 /** Records written by this process, so a run's later saves do not write its ended tasks again. */
 const WRITTEN_LIMIT = 50_000;
 
@@ -60,14 +74,17 @@ export function createUsageLedger(models: Models) {
   const written = new Set<string>();
 
   return {
-    async record(runs: readonly { runId: string; workflowId: string; tasks: readonly TaskRecord[] }[]): Promise<void> {
-      const docs = runs.flatMap(({ runId, workflowId, tasks }) =>
+    async record(
+      runs: readonly { runId: string; workflowId: string; apiKey: string; tasks: readonly TaskRecord[] }[],
+    ): Promise<void> {
+      const docs = runs.flatMap(({ runId, workflowId, apiKey, tasks }) =>
         tasks.flatMap((task) => {
           if ((task.status !== 'COMPLETED' && task.status !== 'FAILED') || !task.usage?.models) return [];
           return task.usage.models.map((m) => ({
             _id: `${runId}:${task.id}:${m.model}`,
             run_id: runId,
             workflow_id: workflowId,
+            api_key: apiKey,
             node_id: task.node_id,
             model: m.model,
             prompt_tokens: m.prompt_tokens,
@@ -99,12 +116,7 @@ export function createUsageLedger(models: Models) {
       const groups = new Map<string, Tally>();
       const total = emptyTally();
       for await (const doc of UsageRecord.find(filter).lean().cursor()) {
-        const key =
-          groupBy === 'workflow'
-            ? doc.workflow_id
-            : groupBy === 'model'
-              ? doc.model
-              : doc.at.toISOString().slice(0, 10);
+        const key = groupBy === 'day' ? doc.at.toISOString().slice(0, 10) : groupKey[groupBy](doc);
         let tally = groups.get(key);
         if (!tally) groups.set(key, (tally = emptyTally()));
         add(tally, doc);

@@ -42,6 +42,15 @@ export interface ApiCaller {
   authenticated?: boolean;
   /** The digest of the key presented, when one was. */
   apiKeyDigest?: string;
+  /** A browser session (a login with a key) came with the request. */
+  session?: boolean;
+}
+
+/** The caller as runs record it (src/runs/run-caller.ts): a short id of the key's digest, `session`, or null. */
+export function callerId(state: unknown): string | null {
+  const caller = state as ApiCaller;
+  if (caller.apiKeyDigest) return `key:${caller.apiKeyDigest.slice(0, 12)}`;
+  return caller.session ? 'session' : null;
 }
 
 /** False unless the gate let the request in as authenticated (the allowlist also lets others in). */

@@ -81,6 +81,7 @@ function authenticate({ digests, sessions, anonymous }: GateOptions): Middleware
     } else if (await sessions.valid(ctx)) {
       if (sameOriginOrSafe(ctx)) {
         caller.authenticated = true;
+        caller.session = true;
         return next();
       }
       crossOriginSession = true;

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { type Engine, waitForRun } from '../support/engine';
-import type { FakeLlmServer, ScriptedUsage } from '../support/fake-llm-server';
+import { hashApiKey } from '../../src/http/api-keys';
+import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type FakeLlmServer, type ScriptedUsage, startFakeLlmServer } from '../support/fake-llm-server';
+import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
-import { startLlmEngine } from '../support/llm-engine';
+import { fakeProviderSettings, startLlmEngine } from '../support/llm-engine';
 import { costAtListedPrice } from '../support/prices';
 
 const MINI = 'openai/gpt-4o-mini';
@@ -221,7 +223,7 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     // The runs of the tests before fall outside [from, to): the totals above are this test's alone.
     const past = await ledger('workflow', '&from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z');
     assert.deepEqual([past.groups.length, past.total.calls], [0, 0]);
-    for (const query of ['group_by=api_key', 'group_by=workflow&from=yesterday', 'group_by=workflow&limit=5']) {
+    for (const query of ['group_by=user', 'group_by=workflow&from=yesterday', 'group_by=workflow&limit=5']) {
       const res = await engine.http.get(`/usage/?${query}`);
       assert.equal(res.status, 422, `${query}: ${res.status} ${res.text}`);
     }
@@ -282,5 +284,52 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     const listed = (await engine.http.get('/usage/prices/')).body as { model: string; source: string | null }[];
     assert.ok(listed.some((p) => p.model === MINI && /genai-prices/.test(p.source ?? '')));
     assert.ok(!listed.some((p) => p.source === 'override'));
+  });
+});
+
+describe('e2e: the ledger by who started the runs (group_by=api_key)', function () {
+  this.timeout(120_000);
+  const KEYS = { a: 'spur-ledger-key-a-7f3c1e9b2d', b: 'spur-ledger-key-b-4a8e6c0f1d' };
+  let engine: Engine;
+  let fake: FakeLlmServer;
+  let as: Record<keyof typeof KEYS, ReturnType<typeof client>>;
+  before(async () => {
+    engine = await startEngine({ SPUR_API_KEY_HASHES: `${hashApiKey(KEYS.a)},${hashApiKey(KEYS.b)}` });
+    as = {
+      a: client(engine.api.baseUrl, { Authorization: `Bearer ${KEYS.a}` }),
+      b: client(engine.api.baseUrl, { 'X-API-Key': KEYS.b }),
+    };
+    fake = await startFakeLlmServer();
+    for (const [name, value] of Object.entries(fakeProviderSettings(fake)))
+      assert.equal((await as.a.post('/env-mgmt/', { name, value })).status, 200);
+  });
+  after(async () => {
+    await engine?.close();
+    await fake?.close();
+  });
+
+  it('groups each key’s runs under a short id of its digest, never the key', async () => {
+    const runAs = async (who: keyof typeof KEYS, times: number) => {
+      const wf = (await as[who].post('/wf/', { name: `by-${who}-${Math.random()}`, definition: twoCalls(MINI) })).body;
+      for (let i = 0; i < times; i++) {
+        const res = await as[who].post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: who } } });
+        assert.equal(res.status, 200, res.text);
+      }
+    };
+    await runAs('a', 2);
+    await runAs('b', 1);
+    const res = await as.b.get('/usage/?group_by=api_key');
+    assert.equal(res.status, 200, res.text);
+    const idOf = (key: string) => `key:${hashApiKey(key).slice('sha256:'.length, 'sha256:'.length + 12)}`;
+    const groups = (res.body as { groups: { key: string; runs: number; calls: number }[] }).groups;
+    assert.deepEqual(
+      groups.map((g) => [g.key, g.runs, g.calls]),
+      [
+        [idOf(KEYS.a), 2, 4],
+        [idOf(KEYS.b), 1, 2],
+      ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+    );
+    assert.ok(!res.text.includes(KEYS.a) && !res.text.includes(KEYS.b), 'no key in the answer');
+    assert.equal((await client(engine.api.baseUrl).get('/usage/?group_by=api_key')).status, 401);
   });
 });

@@ -48,6 +48,8 @@ export const runSchema = new Schema(
     /** A rerun (`POST /run/{id}/rerun/`): the run it repeats, the node it starts from, the client's input for that node (JSON text). */
     rerun_of: { type: String, default: null },
     rerun_from_node_id: { type: String, default: null },
+    /** Who asked for the run: `key:<12 hex of the key's digest>`, `session`, or null. */
+    started_by: { type: String, default: null },
     rerun_input_overrides: { type: String, default: null },
     /**
      * What the run's event stream has said so far (JSON text of EventHead), saved with the write

@@ -9,6 +9,8 @@ export const usageRecordSchema = new Schema(
     _id: { type: String, required: true },
     run_id: { type: String, required: true },
     workflow_id: { type: String, required: true },
+    /** Who started the run: `key:<12 hex>`, `session`, `schedule`, `webhook`, or `none` (no keys set). */
+    api_key: { type: String, required: true },
     node_id: { type: String, required: true },
     model: { type: String, required: true },
     prompt_tokens: { type: Number, required: true },

@@ -30,6 +30,8 @@ export interface NewRun {
   rerun?: { of: string; fromNodeId: string; inputOverrides: Record<string, unknown> | null };
   /** A schedule's fire or a webhook delivery that started the run. */
   trigger?: RunTrigger | null;
+  /** Who asked for the run (src/runs/run-caller.ts). */
+  startedBy?: string | null;
 }
 
 export interface RunTrigger {
@@ -72,6 +74,7 @@ export function runDocument(r: NewRun): RunDoc {
     rows_failed: r.rows?.failed ?? null,
     callback: r.callback ?? null,
     idempotency_key: r.idempotencyKey ?? null,
+    started_by: r.startedBy ?? null,
     rerun_of: r.rerun?.of ?? null,
     rerun_from_node_id: r.rerun?.fromNodeId ?? null,
     rerun_input_overrides: r.rerun?.inputOverrides ? toJsonText(r.rerun.inputOverrides) : null,

@@ -9,7 +9,7 @@ import { fromJsonText, toJsonText } from '../json-text';
 import type { Models } from '../models';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
-import { createUsageLedger } from '../usage-ledger';
+import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
 
 const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
 
@@ -108,8 +108,21 @@ export function createRunProjection(models: Models, events: RunEvents) {
       // One read serves the final-status check, a cancel's check and the stream's head. Only a
       // cancel's tasks wait for it; any other save's tasks are written whatever it says, meanwhile.
       const cancel = p.run?.status === 'CANCELED';
-      const read = Run.findById(p.runId, { status: 1, end_time: 1, workflow_id: 1, ...HEAD_FIELDS }).lean<
-        { status: RunStatus; end_time: Date | null; workflow_id: string } & StoredHead
+      const read = Run.findById(p.runId, {
+        status: 1,
+        end_time: 1,
+        workflow_id: 1,
+        started_by: 1,
+        trigger: 1,
+        ...HEAD_FIELDS,
+      }).lean<
+        {
+          status: RunStatus;
+          end_time: Date | null;
+          workflow_id: string;
+          started_by?: string | null;
+          trigger?: { kind: string } | null;
+        } & StoredHead
       >();
       const [current] = await Promise.all([
         read,
@@ -118,7 +131,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
       if (!current) return; // deleted with its workflow: nothing to show any more
       if (cancel && current.status === 'CANCELED') return;
       if (p.tasks && cancel) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
-      if (p.tasks) await ledger.record([{ runId: p.runId, workflowId: current.workflow_id, tasks: p.tasks.records }]);
+      if (p.tasks)
+        await ledger.record([
+          { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
+        ]);
       const fields = runFields(current, p.run);
       const ends = fields !== null && p.run?.final !== undefined;
       await events.append(

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../../errors';
+import { runCaller } from '../../runs/run-caller';
 import { createDatasetReader } from '../../db/dataset-reader';
 import { createOutputFileWriter } from '../output-files/output-file-writer';
 import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
@@ -42,6 +43,7 @@ export function createBatchStarter(deps: RunStarterDeps) {
         miniBatchSize: body.mini_batch_size,
         callback,
         idempotencyKey: claim?.keyId ?? null,
+        startedBy: runCaller(),
       },
       {},
       async (id, none) => {

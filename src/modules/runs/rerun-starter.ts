@@ -1,4 +1,5 @@
 import { fromJsonText } from '../../db/json-text';
+import { runCaller } from '../../runs/run-caller';
 import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunDefinition } from '../../engine/run-contract';
 import { OPEN_RUN_STATUSES } from '../../engine/statuses';
@@ -78,7 +79,13 @@ export function createRerunStarter(deps: RerunStarterDeps) {
 
     const { doc: run } = await runRecords.create(
       // A rerun stands alone: a batch row's rerun is not part of its batch.
-      { workflowId: original.workflow_id, workflowVersionId: version._id, parentRunId: null, runType },
+      {
+        workflowId: original.workflow_id,
+        workflowVersionId: version._id,
+        parentRunId: null,
+        runType,
+        startedBy: runCaller(),
+      },
       { initial: source.initialInputs, overrides: body.input_overrides },
       async (id, given) => {
         // Only the client's new values are stored here; the original's are references already.

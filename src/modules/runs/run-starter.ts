@@ -1,4 +1,5 @@
 import { CancelledFailure, type Client, WorkflowFailedError } from '@temporalio/client';
+import { runCaller } from '../../runs/run-caller';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, WorkflowDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
@@ -108,6 +109,7 @@ export function createRunStarter(deps: RunStarterDeps) {
         callback,
         idempotencyKey: claim?.keyId ?? null,
         trigger: trigger ?? null,
+        startedBy: runCaller(),
       },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),

@@ -66,7 +66,7 @@ const UsageTotalsResponse = z.object({
 
 const UsageLedgerResponse = z
   .object({
-    group_by: z.enum(['workflow', 'model', 'day']),
+    group_by: z.enum(['workflow', 'model', 'day', 'api_key']),
     from: z.iso.datetime().nullable(),
     to: z.iso.datetime().nullable(),
     groups: z.array(UsageTotalsResponse.extend({ key: z.string() })),
@@ -78,8 +78,9 @@ const UsageLedgerResponse = z
 
 const LedgerQuery = z
   .object({
-    group_by: z.enum(['workflow', 'model', 'day']).default('workflow').openapi({
-      description: '`day`: the UTC day the task ended',
+    group_by: z.enum(['workflow', 'model', 'day', 'api_key']).default('workflow').openapi({
+      description:
+        '`day`: the UTC day the task ended; `api_key`: who started the run — `key:` and the first 12 hex digits of the SHA-256 of the API key, `session` (a browser login), `schedule`, `webhook`, or `none` (no keys configured)',
     }),
     from: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Tasks that ended at or after' }),
     to: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Tasks that ended before' }),
