@@ -77,7 +77,8 @@ export interface ModelUsage {
   cost_nano_usd: number | null;
 }
 
-function addModelUsage(a: readonly ModelUsage[], b: readonly ModelUsage[]): ModelUsage[] {
+/** Two per-model usages as one: tokens and calls add; a cost stays unknown once either is. */
+export function addModelUsage(a: readonly ModelUsage[], b: readonly ModelUsage[]): ModelUsage[] {
   const byModel = new Map(a.map((m) => [m.model, { ...m }]));
   for (const m of b) {
     const had = byModel.get(m.model);

@@ -1,5 +1,5 @@
 import type { Models } from '../db/models';
-import type { ModelUsage } from '../engine/run-contract';
+import { type ModelUsage, addModelUsage } from '../engine/run-contract';
 import { type CallTokens, type ModelPrice, PRICE_SOURCE, flatCostUsd, seededCostUsd, seededPrice } from './seed-prices';
 
 /** A model's price as the table shows it: an operator's override, the published one, or none. */
@@ -64,23 +64,23 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
     async price(calls: readonly ModelCall[]): Promise<ModelUsage[]> {
       const at = clock();
       const overrides = new Map<string, ModelPrice | null>();
-      const byModel = new Map<string, ModelUsage>();
+      let byModel: ModelUsage[] = [];
       for (const call of calls) {
         if (!overrides.has(call.model)) overrides.set(call.model, await overrideOf(call.model));
         const override = overrides.get(call.model);
         const usd = override ? flatCostUsd(override, call) : seededCostUsd(call.model, call, at);
         const nano = usd === null ? null : Math.round(usd * NANO);
-        const had = byModel.get(call.model);
-        const cost = !had ? nano : had.cost_nano_usd === null || nano === null ? null : had.cost_nano_usd + nano;
-        byModel.set(call.model, {
-          model: call.model,
-          prompt_tokens: (had?.prompt_tokens ?? 0) + call.prompt_tokens,
-          completion_tokens: (had?.completion_tokens ?? 0) + call.completion_tokens,
-          calls: (had?.calls ?? 0) + 1,
-          cost_nano_usd: cost,
-        });
+        byModel = addModelUsage(byModel, [
+          {
+            model: call.model,
+            prompt_tokens: call.prompt_tokens,
+            completion_tokens: call.completion_tokens,
+            calls: 1,
+            cost_nano_usd: nano,
+          },
+        ]);
       }
-      return [...byModel.values()];
+      return byModel;
     },
   };
 }
