@@ -61,6 +61,15 @@ const groupKey: Record<
   api_key: (doc) => doc.api_key ?? 'none',
 };
 
+/** A task the ledger records: it ended, and called a model. */
+export function billable(task: TaskRecord): boolean {
+  return (task.status === 'COMPLETED' || task.status === 'FAILED') && task.usage?.models !== undefined;
+}
+
+/** The memo key of a written record: a record written again with other figures is written again. */
+const writtenKey = (d: { _id: string; calls: number; cost_nano_usd: number | null }) =>
+  `${d._id}:${d.calls}:${d.cost_nano_usd}`;
+
 /** Records written by this process, so a run's later saves do not write its ended tasks again. */
 const WRITTEN_LIMIT = 50_000;
 
@@ -79,8 +88,8 @@ export function createUsageLedger(models: Models) {
     ): Promise<void> {
       const docs = runs.flatMap(({ runId, workflowId, apiKey, tasks }) =>
         tasks.flatMap((task) => {
-          if ((task.status !== 'COMPLETED' && task.status !== 'FAILED') || !task.usage?.models) return [];
-          return task.usage.models.map((m) => ({
+          if (!billable(task)) return [];
+          return (task.usage?.models ?? []).map((m) => ({
             _id: `${runId}:${task.id}:${m.model}`,
             run_id: runId,
             workflow_id: workflowId,
@@ -95,14 +104,14 @@ export function createUsageLedger(models: Models) {
           }));
         }),
       );
-      const fresh = docs.filter((d) => !written.has(`${d._id}:${d.calls}:${d.cost_nano_usd}`));
+      const fresh = docs.filter((d) => !written.has(writtenKey(d)));
       if (fresh.length === 0) return;
       await UsageRecord.bulkWrite(
         fresh.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
         { ordered: false },
       );
       if (written.size > WRITTEN_LIMIT) written.clear();
-      for (const d of fresh) written.add(`${d._id}:${d.calls}:${d.cost_nano_usd}`);
+      for (const d of fresh) written.add(writtenKey(d));
     },
 
     /** Totals of the records whose task ended in [from, to), per group, and over all. */

@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
+import { apiKeyLabel, billable, createUsageLedger } from '../usage-ledger';
 import type { NodeOutput, TaskRecord } from '../../engine/run-contract';
 import type { RunStatus } from '../../engine/statuses';
 import { taskOutputsById } from '../../engine/task-book';
@@ -162,19 +162,7 @@ async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordB
     rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })),
   );
   await insertIgnoringDuplicates(Run, runs);
-  // Rows are asked for by whoever started their batch.
-  const parent = await Run.findById(base.parentRunId, { started_by: 1, trigger: 1 }).lean<{
-    started_by?: string | null;
-    trigger?: { kind: string } | null;
-  }>();
-  await createUsageLedger(models).record(
-    rows.map((r) => ({
-      runId: r.runId,
-      workflowId: base.workflowId,
-      apiKey: parent ? apiKeyLabel(parent) : 'none',
-      tasks: r.tasks,
-    })),
-  );
+  if (rows.some((r) => r.tasks.some(billable))) await recordRowUsage(models, base, rows);
   await events.appendEnded(
     rows.map((r) => ({
       runId: r.runId,
@@ -214,4 +202,20 @@ function rowFields(base: RowRecordBase, runId: string) {
     runType: 'batch',
     inputDatasetId: base.datasetId,
   };
+}
+
+/** Rows are asked for by whoever started their batch: the ledger records them under its caller. */
+async function recordRowUsage(models: Models, base: RowRecordBase, rows: EndedRow[]): Promise<void> {
+  const parent = await models.Run.findById(base.parentRunId, { started_by: 1, trigger: 1 }).lean<{
+    started_by?: string | null;
+    trigger?: { kind: string } | null;
+  }>();
+  await createUsageLedger(models).record(
+    rows.map((r) => ({
+      runId: r.runId,
+      workflowId: base.workflowId,
+      apiKey: parent ? apiKeyLabel(parent) : 'none',
+      tasks: r.tasks,
+    })),
+  );
 }
