@@ -1,13 +1,10 @@
-import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { connectMongo } from '../src/db/connection';
 import { createModels, syncIndexes } from '../src/db/models';
 import { createLogger } from '../src/logger';
 import { refuseInsecureListen, serveApi } from '../src/serve-api';
-import { ensureReconcilerSchedule } from './reconciler-schedule';
-import { createSpurWorker, installRuntime } from './spur-worker';
-import { createRunOutcomes } from '../src/engine/run-outcomes';
+import { hostSpurWorker } from './hosted-worker';
+import { installRuntime } from './spur-worker';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 
 /**
@@ -24,17 +21,11 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await syncIndexes(models);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  // Blocking runs this worker ends are answered from their final save (run-outcomes.ts).
-  const outcomes = createRunOutcomes();
-  const worker = await createSpurWorker(connection, config, models, { outcomes });
-  const running = worker.run();
+  const { connection, temporal, outcomes, running } = await hostSpurWorker(config, models, logger);
   running.catch((err: unknown) => {
     console.error('worker failed:', err);
     process.exit(1);
   });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  await ensureReconcilerSchedule(temporal, config, logger);
   await serveApi({
     config,
     logger,

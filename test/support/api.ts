@@ -2,20 +2,17 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from '../../src/app';
 import { type Config, loadConfig } from '../../src/config';
 import { connectMongo } from '../../src/db/connection';
 import { createModels, syncIndexes, type Models } from '../../src/db/models';
-import { createLogger } from '../../src/logger';
+import { type Logger, createLogger } from '../../src/logger';
 import { apiProbes, createTemporalProbe } from '../../src/health/probes';
 import { type Services, createServices } from '../../src/services';
 import { apiTemporalConnection } from '../../src/temporal-connection';
-import { createRunOutcomes, type RunOutcomes } from '../../src/engine/run-outcomes';
 import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
-import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedule';
-import { createSpurWorker } from '../../temporal/spur-worker';
+import { type HostedWorker, hostSpurWorker } from '../../temporal/hosted-worker';
 import { quietRuntime } from './quiet-runtime';
 import { stack } from './stack';
 
@@ -74,12 +71,10 @@ export async function startApi(
   const models = createModels(mongo);
   await syncIndexes(models);
   const temporalHealth = createTemporalProbe(config.temporal.address);
-  const hosted = options.hostWorker ? await hostWorker(config, models) : undefined;
-  const connection = hosted?.connection ?? apiTemporalConnection(config.temporal.address);
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const logger = createLogger(config, 'api-test');
-  // The process that hosts a worker keeps the reconciler's schedule, as api-with-worker.ts does.
-  if (hosted) await ensureReconcilerSchedule(temporal, config, logger);
+  const hosted = options.hostWorker ? await hostWorker(config, models, logger) : undefined;
+  const connection = hosted?.connection ?? apiTemporalConnection(config.temporal.address);
+  const temporal = hosted?.temporal ?? new Client({ connection, namespace: config.temporal.namespace });
   const secretKey = Buffer.from(env.SPUR_SECRET_KEY, 'base64');
   const services = createServices({
     models,
@@ -123,25 +118,8 @@ export async function startApi(
   };
 }
 
-interface HostedWorker {
-  connection: NativeConnection;
-  outcomes: RunOutcomes;
-  stop(): Promise<void>;
-}
-
-/** A worker in this process, on the connection the api's client then shares (as api-with-worker.ts). */
-async function hostWorker(config: Readonly<Config>, models: Models): Promise<HostedWorker> {
+/** A worker in this process, as api-with-worker.ts hosts one (a runtime installed once per process). */
+function hostWorker(config: Readonly<Config>, models: Models, logger: Logger): Promise<HostedWorker> {
   quietRuntime();
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const outcomes = createRunOutcomes();
-  const worker: Worker = await createSpurWorker(connection, config, models, { outcomes });
-  const running = worker.run();
-  return {
-    connection,
-    outcomes,
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
-    },
-  };
+  return hostSpurWorker(config, models, logger);
 }

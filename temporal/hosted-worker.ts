@@ -1,0 +1,46 @@
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Config } from '../src/config';
+import type { Models } from '../src/db/models';
+import { createRunOutcomes, type RunOutcomes } from '../src/engine/run-outcomes';
+import type { Logger } from '../src/logger';
+import { ensureReconcilerSchedule } from './reconciler-schedule';
+import { createSpurWorker } from './spur-worker';
+
+export interface HostedWorker {
+  /** The worker's connection, which the api's client shares. */
+  connection: NativeConnection;
+  /** The api's Temporal client, on that connection: runs it starts begin eagerly on this worker. */
+  temporal: Client;
+  /** Blocking runs this worker ends are answered from their final save (run-outcomes.ts). */
+  outcomes: RunOutcomes;
+  /** Settles when the worker stops (its drain after SIGTERM, or stop()). */
+  running: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker of the task queue in the api's process (the single-host topology: api-with-worker.ts,
+ * and the test harness's engines). The process that hosts a worker keeps the reconciler's schedule.
+ * The Temporal runtime must be installed first.
+ */
+export async function hostSpurWorker(config: Readonly<Config>, models: Models, logger: Logger): Promise<HostedWorker> {
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const outcomes = createRunOutcomes();
+  const worker = await createSpurWorker(connection, config, models, { outcomes });
+  const running = worker.run();
+  // Handled until the caller says what a failed worker means (api-with-worker.ts exits).
+  running.catch(() => undefined);
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  await ensureReconcilerSchedule(temporal, config, logger);
+  return {
+    connection,
+    temporal,
+    outcomes,
+    running,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
