@@ -27,21 +27,16 @@ export const TokenUsageResponse = z
   });
 
 /** Beyond PySpur: a task's or run's tokens, and what they cost. */
-export const RunUsageResponse = z
-  .object({
-    prompt_tokens: z.number().int(),
-    completion_tokens: z.number().int(),
-    total_tokens: z.number().int(),
-    cost_usd: z.number().nullable().openapi({
-      description:
-        'USD at the prices when each model request was made (GET /api/usage/prices/); null when a model called has no known price',
-    }),
-    cost_note: z.string().nullable().openapi({ description: 'Why cost_usd is null' }),
-  })
-  .openapi('RunUsage', {
+export const RunUsageResponse = TokenUsageResponse.extend({
+  cost_usd: z.number().nullable().openapi({
     description:
-      'LLM tokens used and their cost (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks',
-  });
+      'USD at the prices when each model request was made (GET /api/usage/prices/); null when a model called has no known price',
+  }),
+  cost_note: z.string().nullable().openapi({ description: 'Why cost_usd is null' }),
+}).openapi('RunUsage', {
+  description:
+    'LLM tokens used and their cost (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks',
+});
 export type RunUsageResponse = z.output<typeof RunUsageResponse>;
 
 export const TaskResponse = z.object({

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { LLM_MODEL_IDS } from '../../nodes/ai/model-ids';
 import type { UsageLedger, UsageTotals } from '../../db/usage-ledger';
+import { TokenUsageResponse } from '../../runs/response.schemas';
 import type { PriceBook } from '../../usage/price-book';
 
 const tags = ['usage'];
@@ -54,10 +55,7 @@ async function entryResponse(prices: PriceBook, model: string): Promise<PriceEnt
   };
 }
 
-const UsageTotalsResponse = z.object({
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
-  total_tokens: z.number().int(),
+const UsageTotalsResponse = TokenUsageResponse.extend({
   cost_usd: z.number().openapi({ description: 'USD of the priced calls, as the tasks recorded them' }),
   calls: z.number().int().openapi({ description: 'Model requests' }),
   runs: z.number().int().openapi({ description: 'Runs with at least one of these calls' }),
