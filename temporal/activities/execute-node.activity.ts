@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ValueTooLargeError } from '../../src/db/errors';
+import { outlastOutage } from '../../src/db/outage-wait';
 import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
@@ -52,7 +53,8 @@ export async function executeNode(
   const startTime = new Date().toISOString();
   const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
-  const plainInput = await deps.values.resolve(input);
+  const outage = { signal: ctx.signal, whileWaiting: () => ctx.heartbeat() };
+  const plainInput = await outlastOutage(() => deps.values.resolve(input), outage);
   let output: NodeOutput;
   try {
     output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
@@ -62,7 +64,7 @@ export async function executeNode(
   }
   const usage = await ctx.usage();
   return {
-    output: await externalizeOutput(deps.values, runId, node, output),
+    output: await outlastOutage(() => externalizeOutput(deps.values, runId, node, output), outage),
     startTime,
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),

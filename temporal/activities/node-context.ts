@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
+import { outlastOutage } from '../../src/db/outage-wait';
 import { createTaskDeltas } from '../../src/db/runs/task-deltas';
 import type { TokenUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
@@ -65,12 +66,15 @@ export function activityNodeContext(
   // Temporal keeps only the latest heartbeat's details: the periodic beats repeat the node's last
   // ones (a crawl id), so a retry after a crash still finds them.
   let last: unknown;
+  // What the node reads from the database waits out an outage rather than failing the attempt.
+  const outage = { signal: activity.cancellationSignal, whileWaiting: () => activity.heartbeat(last) };
+  const stored = <T>(read: () => Promise<T>) => outlastOutage(read, outage);
   return {
     runId,
     nodeId,
     nodeTitle,
     signal: activity.cancellationSignal,
-    secret: (name) => deps.secret(name),
+    secret: (name) => stored(() => deps.secret(name)),
     fetch: deps.fetch,
     heartbeat: (details) => {
       if (details !== undefined) last = details;
@@ -87,10 +91,11 @@ export function activityNodeContext(
       }),
     delta: (text) => deltas.push(text),
     flushDeltas: () => deltas.flush(),
-    readFile: (path) => readStoredFile(deps.models, path),
+    readFile: (path) => stored(() => readStoredFile(deps.models, path)),
     usage: async () => {
       if (calls.length === 0) return undefined;
-      const models = await deps.prices.price(calls);
+      // The calls were made (and paid for): pricing them must not fail the attempt into repeating them.
+      const models = await stored(() => deps.prices.price(calls));
       const prompt = models.reduce((n, m) => n + m.prompt_tokens, 0);
       const completion = models.reduce((n, m) => n + m.completion_tokens, 0);
       return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, models };

@@ -15,9 +15,12 @@ import {
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
-import { l, n } from '../support/graphs';
+import { startFakeLlmServer } from '../support/fake-llm-server';
+import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { fakeProviderSettings } from '../support/llm-engine';
 import { attemptsOf, sleeper } from '../support/node-attempts';
+import { costAtListedPrice } from '../support/prices';
 import { stack } from '../support/stack';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -152,6 +155,61 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       worker = undefined;
       await api?.close();
       api = undefined;
+      await ferret.handle.stop();
+    }
+  });
+
+  it('FerretDB killed while a model call is in flight: the call is made once and priced once the database is back', async () => {
+    let ferret: FerretDbServer = await startFerretDb({
+      port: await freePort(),
+      dataDir: path.join(stack.tmpDir, `ferret-llm-outage-${Date.now()}`),
+      logFile: path.join(stack.tmpDir, 'ferret-llm-outage.log'),
+    });
+    const fake = await startFakeLlmServer();
+    try {
+      api = await startApi({ SPUR_MONGODB_URI: ferret.uri, SPUR_MONGODB_TIMEOUT_MS: '2000' });
+      worker = await startWorker(api.env);
+      const http = client(api.baseUrl);
+      for (const [name, value] of Object.entries(fakeProviderSettings(fake)))
+        assert.equal((await http.post('/env-mgmt/', { name, value })).status, 200, name);
+      const model = 'openai/gpt-4o-mini';
+      const wf = await http.post('/wf/', {
+        name: 'model call across an outage',
+        definition: {
+          nodes: [
+            input(),
+            n('ask', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 50 }, user_message: 'say {{in.x}}' }),
+            n('out', 'OutputNode', { output_map: { answer: 'ask.output' } }),
+          ],
+          links: [l('in', 'ask'), l('ask', 'out')],
+        },
+      });
+      assert.equal(wf.status, 200, wf.text);
+      // The reply comes while the database is away, which stays away for several of the node's
+      // retries (1, 2, 4 s apart): a failed attempt would call the model again, or fail the node.
+      fake.enqueue({ content: JSON.stringify({ output: 'hi' }), usage: { input: 700, output: 90 }, delayMs: 2000 });
+      const started = await http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x: 'hi' } } });
+      assert.equal(started.status, 200, started.text);
+      await until('the model call in flight', async () => fake.requests.length === 1, 60_000);
+      ferret.handle.kill('SIGKILL');
+      await ferret.handle.exited;
+      await new Promise((r) => setTimeout(r, 8000));
+      ferret = await startFerretDb(ferret.options);
+
+      const run = await waitForRun(http, started.body.id, undefined, 120_000);
+      assert.equal(run.status, 'COMPLETED', run.message);
+      assert.equal(fake.requests.length, 1, 'the model was called once');
+      const stored = (await http.get(`/run/${started.body.id}/`)).body;
+      assert.deepEqual(stored.outputs.out, { answer: 'hi' });
+      const task = stored.tasks.find((t: { node_id: string }) => t.node_id === 'ask');
+      assert.equal(task.usage.prompt_tokens, 700);
+      assert.equal(task.usage.cost_usd, await costAtListedPrice(http, model, [{ input: 700, output: 90 }]));
+    } finally {
+      await worker?.stop();
+      worker = undefined;
+      await api?.close();
+      api = undefined;
+      await fake.close();
       await ferret.handle.stop();
     }
   });
