@@ -23,6 +23,7 @@ import { valueBody } from './http/value-body';
 import type { Logger } from './logger';
 import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { usageRoutes } from './modules/usage/usage.routes';
+import { limitsRoutes } from './modules/usage/limits.routes';
 import { googleTokenRoutes } from './modules/env-mgmt/google-token.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
@@ -109,6 +110,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...sessionRoutes(services.sessions),
     ...chatCompletionRoutes(services.chatCompletions),
     ...usageRoutes(services.prices, services.usageLedger),
+    ...limitsRoutes(services.providerLimits, services.notifyLimitChanges),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

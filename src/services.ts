@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config';
 import { createPriceBook } from './usage/price-book';
+import { createProviderLimits } from './usage/provider-limits';
+import { limitChangeNotifier } from './usage/limit-changes';
 import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
 import { valuesOf } from './db/values';
@@ -163,6 +165,8 @@ export function createServices({
   return {
     prices: createPriceBook(models),
     usageLedger: createUsageLedger(models),
+    providerLimits: createProviderLimits(models),
+    notifyLimitChanges: limitChangeNotifier(() => temporal, config.temporal.workflowIdPrefix),
     schedules,
     runEvents,
     streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),

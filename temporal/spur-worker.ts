@@ -23,6 +23,7 @@ import type { RunOutcomes } from '../src/engine/run-outcomes';
 import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { createBoundedParser } from '../src/parsing/parse-pool';
 import { createPriceBook } from '../src/usage/price-book';
+import { createProviderLimits } from '../src/usage/provider-limits';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
@@ -86,6 +87,7 @@ export function createSpurWorker(
       parser: createBoundedParser(config.parsing),
       pythonSandbox,
       prices: createPriceBook(models),
+      limits: createProviderLimits(models),
       temporal: queue,
       launcher,
       recordScheduledRun: createScheduledRunRecorder({

@@ -41,6 +41,10 @@ export interface TaskRecord {
   usage?: TokenUsage;
   /** A rerun's task whose outcome was taken over from the original run (not executed again). */
   reused?: boolean;
+  /** The fleet-wide limit (its key) the node is waiting for a slot of, while it waits. */
+  waiting_for?: string | null;
+  /** How long the node waited for limit slots, in all. */
+  waited_ms?: number;
 }
 
 /** One change to a task, applied in the workflow's memory and saved with the next flush. */
@@ -54,6 +58,9 @@ export interface TaskWrite {
   endTime?: string | null;
   subworkflowOutput?: Record<string, unknown[]> | null;
   usage?: TokenUsage;
+  waitingFor?: string | null;
+  /** Added to the task's waited time. */
+  addWaitedMs?: number;
 }
 
 /** Tokens LLM requests used (summed over a task's requests, or a run's tasks). */

@@ -5,6 +5,7 @@ import type { RunStatus, TaskStatus } from './statuses';
 export const RUN_EVENT_NAMES = [
   'run.status',
   'task.started',
+  'task.waiting',
   'task.completed',
   'task.failed',
   'run.paused',
@@ -49,6 +50,8 @@ export interface EventHead {
   /** Of the last write that carried tasks. */
   percentage: number;
   tasks: Record<string, TaskStatus>;
+  /** Nodes waiting for a limit's slot, and the limit's key (absent in heads stored before there were limits). */
+  waiting?: Record<string, string>;
   pauses: string[];
   final: boolean;
   batch: { total: number; done: number; failed: number; at: number } | null;
@@ -88,7 +91,7 @@ export function deriveEvents(
   change: ProjectionChange,
 ): { events: RunEvent[]; head: EventHead } {
   if (head.final) return { events: [], head };
-  const next: EventHead = { ...head, tasks: { ...head.tasks }, pauses: [...head.pauses] };
+  const next: EventHead = { ...head, tasks: { ...head.tasks }, waiting: { ...head.waiting }, pauses: [...head.pauses] };
   const drafts: Draft[] = [];
   if (change.kind === 'progress') progressEvents(runId, next, change, drafts);
   else if (change.kind === 'closed') {
@@ -150,6 +153,7 @@ function progressEvents(
 
 function taskEvents(runId: string, next: EventHead, records: TaskRecord[], drafts: Draft[]): void {
   for (const t of records) {
+    waitingEvent(runId, next, t, drafts);
     const before = next.tasks[t.node_id];
     if (before === t.status) continue;
     next.tasks[t.node_id] = t.status;
@@ -162,6 +166,19 @@ function taskEvents(runId: string, next: EventHead, records: TaskRecord[], draft
     if (t.status === 'FAILED')
       drafts.push({ event: 'task.failed', data: { ...task, end_time: t.end_time, error: t.error } });
   }
+}
+
+/** A node starts waiting for a limit's slot (once per wait; a running task only). */
+function waitingEvent(runId: string, next: EventHead, t: TaskRecord, drafts: Draft[]): void {
+  const waiting = (next.waiting ??= {});
+  const key = t.status === 'RUNNING' ? (t.waiting_for ?? null) : null;
+  if (key === (waiting[t.node_id] ?? null)) return;
+  if (key === null) {
+    delete waiting[t.node_id];
+    return;
+  }
+  waiting[t.node_id] = key;
+  drafts.push({ event: 'task.waiting', data: { run_id: runId, node_id: t.node_id, task_id: t.id, limit_key: key } });
 }
 
 /**

@@ -49,6 +49,8 @@ export class TaskBook {
     if (write.endTime !== undefined) record.end_time = write.endTime;
     if (write.subworkflowOutput !== undefined) record.subworkflow_output = write.subworkflowOutput;
     if (write.usage !== undefined) record.usage = write.usage;
+    if (write.waitingFor !== undefined) record.waiting_for = write.waitingFor;
+    if (write.addWaitedMs !== undefined) record.waited_ms = (record.waited_ms ?? 0) + write.addWaitedMs;
     this.changed = true;
   }
 
@@ -66,7 +68,7 @@ export class TaskBook {
   cancelOpen(at: string): void {
     for (const record of this.records.values()) {
       if (OPEN.includes(record.status))
-        this.apply({ nodeId: record.node_id, status: 'CANCELED', endTime: record.end_time ?? at });
+        this.apply({ nodeId: record.node_id, status: 'CANCELED', endTime: record.end_time ?? at, waitingFor: null });
     }
   }
 

@@ -1,4 +1,5 @@
 import { ENGINE_NODE_TYPES } from '../engine/node-kinds';
+import { modelOf } from '../engine/model-calls';
 import type { GraphNode, RunDefinition } from '../engine/run-contract';
 import type { BatchMode } from '../../temporal/shared/batch-contract';
 
@@ -16,4 +17,9 @@ export function inputColumns(inputNode: GraphNode, datasetColumns: string[]): st
 export function batchMode(definition: RunDefinition, rowMode: 'auto' | 'child'): BatchMode {
   if (rowMode === 'child') return 'child';
   return definition.nodes.some((n) => n.node_type === ENGINE_NODE_TYPES.humanIntervention) ? 'child' : 'inline';
+}
+
+/** The models a definition's nodes call. */
+export function modelsOf(definition: RunDefinition): string[] {
+  return [...new Set(definition.nodes.flatMap((node) => modelOf(node) ?? []))];
 }

@@ -14,7 +14,8 @@ import type { BatchRunInput } from '../../temporal/shared/batch-contract';
 import type { ChatTurnStart, RunRerun, SpurRunInput } from '../../temporal/shared/run-contract';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../temporal/shared/search-attributes';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
-import { batchMode, inputColumns } from './batch-plan';
+import { batchMode, inputColumns, modelsOf } from './batch-plan';
+import { createProviderLimits } from '../usage/provider-limits';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
 
@@ -75,6 +76,7 @@ export type LaunchPlan = { outcome: 'ready'; start: WorkflowStart } | Exclude<La
  */
 export function createRunLauncher(deps: RunLauncherDeps) {
   const datasets = createDatasetReader(deps.models);
+  const limits = createProviderLimits(deps.models);
 
   async function launch(run: RunDoc, known?: KnownAtLaunch): Promise<LaunchResult> {
     const planned = await plan(run, known);
@@ -171,7 +173,8 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       // The rows recorded with the batch: rows appended to the dataset later are not in it.
       rowCount: run.rows_total ?? dataset.row_count,
       miniBatchSize: run.mini_batch_size ?? 1,
-      mode: batchMode(definition, deps.batch.batchRowMode),
+      // Rows under a fleet-wide limit wait for slots in workflows of their own, never inside a chunk activity.
+      mode: (await limits.anyOn(modelsOf(definition))) ? 'child' : batchMode(definition, deps.batch.batchRowMode),
       historyEventsLimit: deps.batch.batchHistoryEvents,
       chunkRows: deps.batch.batchChunkRows,
       cursor: { next: 0, ok: 0, failed: 0 },

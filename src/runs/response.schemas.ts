@@ -56,6 +56,13 @@ export const TaskResponse = z.object({
     description:
       'Beyond PySpur: tokens of the LLM calls this node made, and their cost; null for nodes that called no model',
   }),
+  waiting_for: z.string().nullable().openapi({
+    description:
+      'Beyond PySpur: the fleet-wide limit (GET /api/limits/) whose slot the node is waiting for now; null otherwise',
+  }),
+  waited_ms: z.number().int().openapi({
+    description: 'Beyond PySpur: how long the node waited for slots of fleet-wide limits, in all',
+  }),
   reused: z.boolean().openapi({
     description:
       "Beyond PySpur: true on a rerun's task whose outcome (status, inputs, outputs, times) was taken over from the original run's task; the node was not executed again",

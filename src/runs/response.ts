@@ -22,6 +22,8 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     subworkflow: null,
     subworkflow_output: t.subworkflow_output,
     usage: usageResponse(t.usage),
+    waiting_for: t.waiting_for ?? null,
+    waited_ms: t.waited_ms ?? 0,
     reused: t.reused === true,
   };
 }

@@ -8,6 +8,7 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
+import type { RetryAfterDetails } from '../shared/limit-contract';
 import { type ExecuteNodeResult, type NodeOutput } from '../../src/engine/run-contract';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../shared/run-contract';
 import { activityNodeContext } from './node-context';
@@ -115,7 +116,14 @@ export async function withNodeErrors<T>(
     if (err instanceof TransientNodeError) {
       // A zero delay ends the retries on the server (seen with Retry-After: 0): use the policy's then.
       const delay = err.retryAfterMs && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
-      throw ApplicationFailure.create({ message: err.message, type: 'TransientNodeError', nextRetryDelay: delay });
+      // The delay also rides in the details: a run under a provider limit retries in its workflow,
+      // where the failure converter does not carry nextRetryDelay, and holds the limit back that long.
+      throw ApplicationFailure.create({
+        message: err.message,
+        type: 'TransientNodeError',
+        nextRetryDelay: delay,
+        ...(delay ? { details: [{ retryAfterMs: delay } satisfies RetryAfterDetails] } : {}),
+      });
     }
     throw err; // unknown errors are retried by the activity's retry policy
   } finally {

@@ -15,6 +15,8 @@ import type { RagRetriever } from '../../src/nodes/types';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { createReconcileActivities } from './reconcile.activities';
 import { createScheduleActivities } from './schedule.activities';
+import { createLimitActivities } from './limit.activities';
+import type { ProviderLimits } from '../../src/usage/provider-limits';
 import type { ScheduledRunRecorder } from '../../src/runs/scheduled-runs';
 import type { RunLauncher } from '../../src/runs/launcher';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
@@ -36,6 +38,8 @@ export interface ActivityDeps {
   pythonSandbox?: PythonSandbox;
   /** Prices model calls as they are made. */
   prices: PriceBook;
+  /** The fleet-wide limits on model requests, which runs ask for slots of. */
+  limits: ProviderLimits;
   /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */
   temporal: { taskQueue: string; workflowIdPrefix: string };
   /** How the reconciler starts a run whose api died before starting it (the api's own launcher). */
@@ -62,6 +66,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createCallbackActivities(deps),
     ...createScheduleActivities(deps),
+    ...createLimitActivities(deps),
   };
 }
 

@@ -6,6 +6,7 @@ export const WorkflowType = {
   spurReconcile: 'spurReconcile',
   spurCallbackDelivery: 'spurCallbackDelivery',
   spurScheduledRun: 'spurScheduledRun',
+  spurModelLimit: 'spurModelLimit',
 } as const;
 
 /**

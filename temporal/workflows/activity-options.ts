@@ -39,13 +39,18 @@ function positive(value: unknown, fallback: number, max: number): number {
   return Number.isFinite(n) && n > 0 ? Math.min(n, max) : fallback;
 }
 
+/** How long one attempt of a node with I/O may take (`timeout_seconds`, default 300 s). */
+export function ioNodeTimeoutSeconds(config: Record<string, unknown>): number {
+  return positive(config.timeout_seconds, 300, 24 * 3600);
+}
+
 /**
  * Nodes with I/O or user code: timeouts and retries from the node's config (`timeout_seconds`,
  * `max_retries`, `heartbeat_timeout_seconds`), heartbeats so a dead worker is noticed in seconds, rate limits retried with
  * backoff (a provider's Retry-After arrives as the failure's next retry delay).
  */
 export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions {
-  const timeoutSeconds = positive(config.timeout_seconds, 300, 24 * 3600);
+  const timeoutSeconds = ioNodeTimeoutSeconds(config);
   // How soon a node on a worker that died is retried elsewhere; the activity heartbeats 3× as often.
   const heartbeatSeconds = Math.max(2, positive(config.heartbeat_timeout_seconds, 20, 600));
   return {

@@ -1,4 +1,4 @@
-import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { type ActivityOptions, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { type AgentStepInput, type GraphNode } from '../../src/engine/run-contract';
@@ -10,6 +10,8 @@ import {
 } from '../shared/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
+import { ModelSlots, type SlotWaitHooks, tokenEstimate } from './model-slots';
+import { modelOf } from '../../src/engine/model-calls';
 
 export { failureMessage } from '../../src/engine/graph-walker';
 
@@ -18,22 +20,42 @@ export { failureMessage } from '../../src/engine/graph-walker';
  * of pure nodes one local activity (a pure region).
  */
 export class GraphRunner extends GraphWalker {
-  constructor(runId: string, hooks: RunnerHooks) {
-    super(runId, hooks, activityExecutor(runId));
+  constructor(runId: string, hooks: RunnerHooks, slotHooks: SlotWaitHooks) {
+    super(runId, hooks, activityExecutor(runId, new ModelSlots(slotHooks)));
   }
 }
 
-function activityExecutor(runId: string): NodeExecutor {
+function activityExecutor(runId: string, slots: ModelSlots): NodeExecutor {
   return {
-    // Not async: the activity promise is returned as is, so the walker awaits it directly.
-    execute: (node, input) => nodeActivity(node)({ runId, node, input }),
-    agentStep: (input) => agentStepActivity(input)(input),
+    execute: (node, input) => {
+      const model = modelOf(node);
+      // Not async: the activity promise is returned as is, so the walker awaits it directly.
+      if (!model) return nodeActivity(node)({ runId, node, input });
+      return slots.call(node, model, tokenEstimate(node, input), {
+        once: () => nodeActivity(node, 'once')({ runId, node, input }),
+        withRetries: () => nodeActivity(node)({ runId, node, input }),
+      });
+    },
+    agentStep: (input) => {
+      const model = modelOf(input.agent);
+      if (!model) return agentStepActivity(input)(input);
+      return slots.call(input.agent, model, tokenEstimate(input.agent, [input.input, input.transcript]), {
+        once: () => agentStepActivity(input, 'once')(input),
+        withRetries: () => agentStepActivity(input)(input),
+      });
+    },
     executeRegion: (region) => regionActivity(region)({ runId, region }),
     isCancellation,
   };
 }
 
-function nodeActivity(node: GraphNode): ExecuteNodeActivity {
+/** A node's activity options; `once`: a single attempt, its retries made by the run (model-slots.ts). */
+function nodeOptions(node: GraphNode, tries: 'retries' | 'once'): ActivityOptions {
+  const options = ioNodeOptions(node.config);
+  return tries === 'once' ? { ...options, retry: { ...options.retry, maximumAttempts: 1 } } : options;
+}
+
+function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): ExecuteNodeActivity {
   const name = nodeActivityName(node.node_type);
   const summary = `${node.title} (${node.id})`;
   if (PURE_NODE_TYPES.has(node.node_type)) {
@@ -41,7 +63,7 @@ function nodeActivity(node: GraphNode): ExecuteNodeActivity {
       name
     ] as ExecuteNodeActivity;
   }
-  return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...ioNodeOptions(node.config), summary })[
+  return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...nodeOptions(node, tries), summary })[
     name
   ] as ExecuteNodeActivity;
 }
@@ -56,9 +78,12 @@ function regionActivity(region: PureRegion): PureRegionActivity {
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */
-function agentStepActivity({ agent, iteration }: AgentStepInput): AgentStepActivity {
+function agentStepActivity(
+  { agent, iteration }: AgentStepInput,
+  tries: 'retries' | 'once' = 'retries',
+): AgentStepActivity {
   const summary = `${agent.title} (${agent.id}) model call ${iteration}`;
-  return proxyActivities<Record<string, AgentStepActivity>>({ ...ioNodeOptions(agent.config), summary })[
+  return proxyActivities<Record<string, AgentStepActivity>>({ ...nodeOptions(agent, tries), summary })[
     AGENT_STEP_ACTIVITY
   ] as AgentStepActivity;
 }

@@ -8,3 +8,4 @@ export { ragIndex } from './rag-index.workflow';
 export { spurReconcile } from './reconcile.workflow';
 export { spurCallbackDelivery } from './callback-delivery.workflow';
 export { spurScheduledRun } from './scheduled-run.workflow';
+export { spurModelLimit } from './model-limit.workflow';

@@ -24,12 +24,16 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
   const needed = level.byId.has(input.targetNodeId)
     ? restrictToAncestors(level, input.targetNodeId, new Set(known.keys()))
     : { ...level, nodes: [] };
-  const runner = new GraphRunner(input.valueScope, {
-    recordTask: () => undefined,
-    onNodeFailed: () => undefined,
-    // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.
-    pause: async (_node, nodeInput) => ({ status: 'COMPLETED', output: nodeInput }),
-  });
+  const runner = new GraphRunner(
+    input.valueScope,
+    {
+      recordTask: () => undefined,
+      onNodeFailed: () => undefined,
+      // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.
+      pause: async (_node, nodeInput) => ({ status: 'COMPLETED', output: nodeInput }),
+    },
+    { waiting: () => undefined, granted: () => undefined },
+  );
   const states = await runner.runLevel(needed, input.inputNodeInput, false, { preset: known, allowEmptyInput: true });
   const outputs: Record<string, NodeOutput> = {};
   for (const [id, state] of states) if (state.status === 'COMPLETED' && state.output) outputs[id] = state.output;

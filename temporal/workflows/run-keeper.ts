@@ -102,6 +102,16 @@ export class RunKeeper {
     this.slowInFlight--;
   }
 
+  /** A node waits for a slot of a fleet-wide limit on its model: its task says which (task.waiting). */
+  slotWaiting(nodeId: string, key: string): void {
+    this.recordTask({ nodeId, status: 'RUNNING', waitingFor: key });
+  }
+
+  /** The slot came: the task stops waiting and adds how long it waited. */
+  slotGranted(nodeId: string, waitedMs: number): void {
+    this.recordTask({ nodeId, status: 'RUNNING', waitingFor: null, addWaitedMs: waitedMs });
+  }
+
   /** The run shows FAILED as soon as a node failed (other branches go on): save now. */
   nodeFailed(node: GraphNode, error: string): void {
     if (this.firstFailure !== null) return;

@@ -144,6 +144,8 @@ export function probes(s: Seeded): Probe[] {
       path: '/usage/prices/openai/gpt-4o-mini',
       json: { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
     },
+    { family: 'usage', method: 'GET', path: '/limits/' },
+    { family: 'usage', method: 'PUT', path: '/limits/', json: [{ key: 'openai', max_concurrent: 1 }] },
     {
       family: 'env-mgmt',
       method: 'POST',

@@ -22,6 +22,8 @@ export interface RecordedRequest {
   protocol: Protocol | null;
   /** When the request arrived (ms since the epoch, this server's clock). */
   at: number;
+  /** The status it was answered with, and when (set once answered). */
+  answered?: { status: number; at: number };
 }
 
 export interface ScriptedResponse {
@@ -64,6 +66,8 @@ export interface FakeLlmServer {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
   url: string;
   requests: RecordedRequest[];
+  /** Most model requests (protocol requests) it was answering at once, since it started. */
+  readonly maxInFlight: number;
   enqueue(...responses: ScriptedResponse[]): void;
   /** Replies by looking at the request, after the queue is empty; `undefined` restores the echo. */
   respondWith(responder: Responder | undefined): void;
@@ -158,6 +162,8 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const queue: ScriptedResponse[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let responder: Responder | undefined;
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const stream = (res: ServerResponse, recorded: RecordedRequest, scripted: ScriptedResponse | undefined) => {
     const content =
@@ -177,7 +183,10 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       if (gates[0] && sent === gates[0].afterChunks + head)
         return void (gates.shift() as { open: Promise<unknown> }).open.then(next);
       const message = messages.shift();
-      if (message === undefined || res.destroyed) return void res.end();
+      if (message === undefined || res.destroyed) {
+        recorded.answered = { status: 200, at: Date.now() };
+        return void res.end();
+      }
       res.write(message);
       sent += 1;
       const timer = setTimeout(() => {
@@ -203,6 +212,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       }
     }
     const text = typeof body === 'string' ? body : JSON.stringify(body);
+    recorded.answered = { status, at: Date.now() };
     res.writeHead(status, { 'content-type': 'application/json', ...scripted?.headers });
     res.end(text);
   };
@@ -221,6 +231,11 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
         protocol: req.method === 'POST' ? protocolOf(url.pathname) : null,
       };
       requests.push(recorded);
+      if (recorded.protocol) {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        res.once('close', () => inFlight--);
+      }
       const scripted = recorded.protocol ? (queue.shift() ?? responder?.(recorded)) : undefined;
       if (!scripted?.delayMs) return respond(res, recorded, scripted);
       const timer = setTimeout(() => {
@@ -236,6 +251,9 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     enqueue: (...responses) => void queue.push(...responses),
     respondWith: (next) => void (responder = next),
     close: async () => {

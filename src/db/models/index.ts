@@ -5,6 +5,7 @@ import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
 import { modelPriceSchema, type ModelPriceDoc } from './model-price.model';
 import { usageRecordSchema, type UsageRecordDoc } from './usage-record.model';
+import { providerLimitSchema, type ProviderLimitDoc } from './provider-limit.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
 import { ensureExpiryIndex } from './expiry-index';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
@@ -49,6 +50,7 @@ export function createModels(conn: Connection) {
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
     ModelPrice: conn.model<ModelPriceDoc>('ModelPrice', modelPriceSchema),
     UsageRecord: conn.model<UsageRecordDoc>('UsageRecord', usageRecordSchema),
+    ProviderLimit: conn.model<ProviderLimitDoc>('ProviderLimit', providerLimitSchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),

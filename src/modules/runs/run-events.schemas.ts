@@ -29,6 +29,12 @@ export const RUN_EVENT_DATA = {
     message: z.string().nullable(),
   }),
   'task.started': z.object({ ...task, start_time: z.string().nullable() }),
+  'task.waiting': z.object({
+    ...task,
+    limit_key: z
+      .string()
+      .openapi({ description: 'The fleet-wide limit (GET /api/limits/) whose slot the node waits for' }),
+  }),
   'task.completed': z.object({
     ...task,
     end_time: z.string().nullable(),

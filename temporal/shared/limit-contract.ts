@@ -1,0 +1,75 @@
+import { defineSignal } from '@temporalio/workflow';
+
+/**
+ * A fleet-wide limit on model requests: `key` is a provider (`openai`) or one model
+ * (`openai/gpt-4o-mini`). Every request of a run waits for a slot of each limit that applies.
+ */
+export interface LimitRule {
+  key: string;
+  max_concurrent?: number;
+  requests_per_minute?: number;
+  tokens_per_minute?: number;
+}
+
+/** A run's ask for a slot, sent to the limit's workflow (started by the first ask). */
+export interface SlotAsk {
+  requestId: string;
+  /** The run workflow that waits: granted and queued signals go there. */
+  workflowId: string;
+  /** Tokens the request may use (its prompt's estimate plus its max output): counted against tokens_per_minute. */
+  tokens: number;
+  /** A holder that never releases (its run terminated) gives its slot back after this long. */
+  leaseMs: number;
+  /** The rule as the asker read it: the limit follows the latest one. */
+  rule: LimitRule;
+}
+
+export interface SlotRelease {
+  requestId: string;
+  /** Tokens the request used, when known: replaces its estimate in the minute's count. */
+  tokens?: number;
+  /** The provider answered 429 with Retry-After: no slot is granted for this long (applied before the release). */
+  holdBackMs?: number;
+}
+
+/** Limit workflow → run: the slot is the run's; `waitedMs` since the ask arrived. */
+export interface SlotGrant {
+  requestId: string;
+  key: string;
+  waitedMs: number;
+}
+
+export const askSlotSignal = defineSignal<[SlotAsk]>('askSlot');
+export const releaseSlotSignal = defineSignal<[SlotRelease]>('releaseSlot');
+/** An operator changed (or, null, removed) the rule. */
+export const ruleChangedSignal = defineSignal<[LimitRule | null]>('ruleChanged');
+
+export const slotGrantedSignal = defineSignal<[SlotGrant]>('slotGranted');
+/** The ask could not be granted at once: the run shows the task waiting. */
+export const slotQueuedSignal = defineSignal<[{ requestId: string; key: string }]>('slotQueued');
+
+/** One limit workflow per key (and installation prefix). */
+export const limitWorkflowId = (key: string, prefix = '') => `${prefix}limit-${key}`;
+
+/** The keys of the limits that can apply to a model id (`provider/model`): the provider's, the model's. */
+export function limitKeysOf(model: string): string[] {
+  const slash = model.indexOf('/');
+  return slash > 0 ? [model.slice(0, slash), model] : [model];
+}
+
+/** Run → activity: ask every limit that applies to the model for a slot. */
+export interface AskSlotsInput {
+  requestId: string;
+  workflowId: string;
+  model: string;
+  tokens: number;
+  leaseMs: number;
+}
+
+/** The limits asked (their workflows), empty when none applies: the call goes at once. */
+export type AskedLimits = Array<{ key: string; limitWorkflowId: string }>;
+
+/** A node failure that carries the provider's Retry-After (ApplicationFailure details[0]). */
+export interface RetryAfterDetails {
+  retryAfterMs: number;
+}

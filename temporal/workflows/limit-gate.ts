@@ -1,0 +1,164 @@
+import type { LimitRule, SlotAsk, SlotRelease } from '../shared/limit-contract';
+
+const MINUTE_MS = 60_000;
+
+interface Holder {
+  requestId: string;
+  workflowId: string;
+  leaseUntil: number;
+}
+
+interface Waiter {
+  ask: SlotAsk;
+  askedAt: number;
+  /** Whether the run has been told it waits. */
+  told: boolean;
+}
+
+/** A request granted within the last minute: what requests_per_minute and tokens_per_minute count. */
+interface Granted {
+  requestId: string;
+  at: number;
+  tokens: number;
+}
+
+/** Everything a limit knows: carried whole into its next execution (continue-as-new). */
+export interface GateState {
+  rule: LimitRule | null;
+  holders: Holder[];
+  /** Waiting asks per run, runs in the order they are served next (round robin). */
+  queues: Array<[string, Waiter[]]>;
+  minute: Granted[];
+  heldBackUntil: number;
+}
+
+export const emptyGate = (rule: LimitRule | null = null): GateState => ({
+  rule,
+  holders: [],
+  queues: [],
+  minute: [],
+  heldBackUntil: 0,
+});
+
+/**
+ * One limit's slots, decided in its workflow (deterministic: times are the workflow's). Fair
+ * across runs: the run served last goes to the back, so a run with many calls waiting cannot
+ * starve another with one. Within a run, asks are served in order; the head of the line is never
+ * skipped for a smaller ask behind it.
+ */
+export class LimitGate {
+  private readonly queues: Map<string, Waiter[]>;
+
+  constructor(private readonly state: GateState) {
+    this.queues = new Map(state.queues);
+  }
+
+  setRule(rule: LimitRule | null): void {
+    this.state.rule = rule;
+  }
+
+  /** Idempotent: an ask already holding or waiting (a retried signal) is not added again. */
+  ask(ask: SlotAsk, now: number): void {
+    this.state.rule = ask.rule;
+    if (this.state.holders.some((h) => h.requestId === ask.requestId)) return;
+    const line = this.queues.get(ask.workflowId) ?? [];
+    if (line.some((w) => w.ask.requestId === ask.requestId)) return;
+    line.push({ ask, askedAt: now, told: false });
+    this.queues.set(ask.workflowId, line);
+  }
+
+  /** A holder gives its slot back (its used tokens replace the estimate); a waiter leaves the line. */
+  release(release: SlotRelease): void {
+    this.state.holders = this.state.holders.filter((h) => h.requestId !== release.requestId);
+    const counted = this.state.minute.find((g) => g.requestId === release.requestId);
+    if (counted && release.tokens !== undefined) counted.tokens = release.tokens;
+    for (const [workflowId, line] of this.queues) {
+      const left = line.filter((w) => w.ask.requestId !== release.requestId);
+      if (left.length === line.length) continue;
+      if (left.length > 0) this.queues.set(workflowId, left);
+      else this.queues.delete(workflowId);
+    }
+  }
+
+  holdBack(forMs: number, now: number): void {
+    this.state.heldBackUntil = Math.max(this.state.heldBackUntil, now + forMs);
+  }
+
+  /** The asks granted now, in fair order, each with how long it waited; their slots are taken. */
+  grant(now: number): Array<{ ask: SlotAsk; waitedMs: number }> {
+    this.expire(now);
+    const granted: Array<{ ask: SlotAsk; waitedMs: number }> = [];
+    for (;;) {
+      const next = this.queues.entries().next();
+      if (next.done) break;
+      const [workflowId, line] = next.value;
+      const waiter = line[0] as Waiter;
+      if (!this.fits(waiter.ask, now)) break;
+      line.shift();
+      // Served: the run goes to the back of the line of runs.
+      this.queues.delete(workflowId);
+      if (line.length > 0) this.queues.set(workflowId, line);
+      this.state.holders.push({
+        requestId: waiter.ask.requestId,
+        workflowId,
+        leaseUntil: now + waiter.ask.leaseMs,
+      });
+      this.state.minute.push({ requestId: waiter.ask.requestId, at: now, tokens: waiter.ask.tokens });
+      granted.push({ ask: waiter.ask, waitedMs: now - waiter.askedAt });
+    }
+    return granted;
+  }
+
+  /** Waiting asks the run has not been told about yet (marked told). */
+  untold(): SlotAsk[] {
+    const asks: SlotAsk[] = [];
+    for (const line of this.queues.values())
+      for (const w of line)
+        if (!w.told) {
+          w.told = true;
+          asks.push(w.ask);
+        }
+    return asks;
+  }
+
+  /** When time alone may let the next ask through (a minute's grant ages out, a hold-back or a lease ends). */
+  nextWake(now: number): number | undefined {
+    const times: number[] = this.state.holders.map((h) => h.leaseUntil);
+    if (this.queues.size > 0) {
+      if (this.state.heldBackUntil > now) times.push(this.state.heldBackUntil);
+      const oldest = this.state.minute[0];
+      if (oldest) times.push(oldest.at + MINUTE_MS);
+    }
+    const later = times.filter((t) => t > now);
+    return later.length > 0 ? Math.min(...later) : undefined;
+  }
+
+  get idle(): boolean {
+    return this.state.holders.length === 0 && this.queues.size === 0;
+  }
+
+  snapshot(): GateState {
+    return { ...this.state, queues: [...this.queues.entries()] };
+  }
+
+  private fits(ask: SlotAsk, now: number): boolean {
+    const rule = this.state.rule;
+    if (!rule) return true; // the limit was removed: everyone waiting goes
+    if (now < this.state.heldBackUntil) return false;
+    if (rule.max_concurrent !== undefined && this.state.holders.length >= rule.max_concurrent) return false;
+    const minute = this.state.minute;
+    if (rule.requests_per_minute !== undefined && minute.length >= rule.requests_per_minute) return false;
+    if (rule.tokens_per_minute !== undefined && minute.length > 0) {
+      // A request larger than the whole minute's tokens still goes, alone, once the minute is empty.
+      const used = minute.reduce((n, g) => n + g.tokens, 0);
+      if (used + ask.tokens > rule.tokens_per_minute) return false;
+    }
+    return true;
+  }
+
+  /** Grants older than a minute stop counting; holders past their lease (a run that never released) go. */
+  private expire(now: number): void {
+    this.state.minute = this.state.minute.filter((g) => g.at + MINUTE_MS > now);
+    this.state.holders = this.state.holders.filter((h) => h.leaseUntil > now);
+  }
+}
