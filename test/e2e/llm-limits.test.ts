@@ -134,6 +134,24 @@ describe('e2e: fleet-wide limits on model requests', function () {
     for (const id of waiting) assert.ok((await askTask(id)).waited_ms > 0, id);
   });
 
+  it('a cancelled run gives its slot back at once: the run waiting behind it calls the provider before the cancelled call’s reply was due', async () => {
+    await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }]);
+    const before = sent().length;
+    fake.enqueue({ content: JSON.stringify({ output: 'late' }), delayMs: 20_000 });
+    fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }) }));
+    const holder = await start('holder');
+    await until('the holder’s call at the provider', async () => sent().length - before === 1);
+    const waiter = await start('waiter');
+    await until('the second run waiting for the slot', async () => (await askTask(waiter)).waiting_for === 'openai');
+    const cancel = await engine.http.post(`/wf/cancel_workflow/${holder}/`, {});
+    assert.equal(cancel.status, 200, cancel.text);
+    await completed([waiter]);
+    assert.equal((await waitForRun(engine.http, holder)).status, 'CANCELED');
+    const [held, next] = sent().slice(before);
+    assert.ok(next && held && next.at < held.at + 20_000, 'the waiter went before the held reply was due');
+    assert.equal(sent().length - before, 2);
+  });
+
   it('a batch under max_concurrent 1 sends its rows one at a time (its rows run as workflows that wait), and every row completes', async () => {
     await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }]);
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 150 }));
