@@ -24,6 +24,7 @@ import type { Logger } from './logger';
 import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { usageRoutes } from './modules/usage/usage.routes';
 import { limitsRoutes } from './modules/usage/limits.routes';
+import { budgetRoutes } from './modules/usage/budget.routes';
 import { googleTokenRoutes } from './modules/env-mgmt/google-token.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
@@ -76,7 +77,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
       definitionLimits: config.limits,
-      dependents: [services.schedules, services.webhookTriggers],
+      dependents: [services.schedules, services.webhookTriggers, services.budgets],
     }),
     ...runRoutes({
       starter: services.runStarter,
@@ -111,6 +112,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...chatCompletionRoutes(services.chatCompletions),
     ...usageRoutes(services.prices, services.usageLedger),
     ...limitsRoutes(services.providerLimits, services.notifyLimitChanges),
+    ...budgetRoutes(services.budgets, services.workflowExists),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

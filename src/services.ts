@@ -3,6 +3,7 @@ import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config';
 import { createPriceBook } from './usage/price-book';
 import { createProviderLimits } from './usage/provider-limits';
+import { createBudgets } from './usage/budgets';
 import { limitChangeNotifier } from './usage/limit-changes';
 import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
@@ -162,10 +163,13 @@ export function createServices({
     reader,
     definitionLimits: config.limits,
   });
+  const prices = createPriceBook(models);
   return {
-    prices: createPriceBook(models),
+    prices,
     usageLedger: createUsageLedger(models),
     providerLimits: createProviderLimits(models),
+    budgets: createBudgets(models, prices),
+    workflowExists: async (id: string) => (await models.Workflow.exists({ _id: id })) !== null,
     notifyLimitChanges: limitChangeNotifier(() => temporal, config.temporal.workflowIdPrefix),
     schedules,
     runEvents,

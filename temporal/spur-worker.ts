@@ -24,6 +24,7 @@ import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { createBoundedParser } from '../src/parsing/parse-pool';
 import { createPriceBook } from '../src/usage/price-book';
 import { createProviderLimits } from '../src/usage/provider-limits';
+import { createBudgets } from '../src/usage/budgets';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
@@ -55,6 +56,7 @@ export function createSpurWorker(
   };
   const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
+  const prices = createPriceBook(models);
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
   // The reconciler's launcher: a start Temporal refuses leaves the run PENDING for its next pass.
@@ -86,7 +88,8 @@ export function createSpurWorker(
       retriever,
       parser: createBoundedParser(config.parsing),
       pythonSandbox,
-      prices: createPriceBook(models),
+      prices,
+      budgets: createBudgets(models, prices),
       limits: createProviderLimits(models),
       temporal: queue,
       launcher,

@@ -63,6 +63,13 @@ export interface TaskWrite {
   addWaitedMs?: number;
 }
 
+/** The workflow whose budget a node's model calls are checked against. */
+export interface BudgetScope {
+  workflowId: string;
+  /** A person approved this execution passing the budget (APPROVE on the budget's pause). */
+  overBudget?: boolean;
+}
+
 /** Tokens LLM requests used (summed over a task's requests, or a run's tasks). */
 export interface TokenUsage {
   prompt_tokens: number;
@@ -176,6 +183,8 @@ export type AgentTurn =
 /** One model call of an AgentNode: the prompt is rebuilt from config and input, then the turns. */
 export interface AgentStepInput {
   runId: string;
+  /** Whose budget the call counts against (absent in partial runs); `overBudget`: a person approved passing it. */
+  budget?: BudgetScope;
   agent: GraphNode;
   tools: GraphNode[];
   input: Record<string, unknown>;

@@ -53,6 +53,11 @@ export interface NodeExecutionContext {
     usage: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number; cache_write_tokens?: number },
     model: string,
   ): void;
+  /**
+   * Before each model request: a request whose worst case would pass the workflow's budget throws
+   * (failing the node, or pausing the run at it for a person to decide).
+   */
+  beforeModelCall?(call: { model: string; prompt: string; maxOutputTokens: number }): Promise<void>;
   /** Text of an LLM reply as it streams in (live `task.delta` events; not stored with the run). */
   delta?(text: string): void;
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */

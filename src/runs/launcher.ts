@@ -16,6 +16,7 @@ import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../temporal/share
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
 import { batchMode, inputColumns, modelsOf } from './batch-plan';
 import { createProviderLimits } from '../usage/provider-limits';
+import { budgetMayPause } from '../usage/budgets';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
 
@@ -173,8 +174,12 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       // The rows recorded with the batch: rows appended to the dataset later are not in it.
       rowCount: run.rows_total ?? dataset.row_count,
       miniBatchSize: run.mini_batch_size ?? 1,
-      // Rows under a fleet-wide limit wait for slots in workflows of their own, never inside a chunk activity.
-      mode: (await limits.anyOn(modelsOf(definition))) ? 'child' : batchMode(definition, deps.batch.batchRowMode),
+      // Rows under a fleet-wide limit wait for slots, and rows a budget may pause wait for a person,
+      // in workflows of their own, never inside a chunk activity.
+      mode:
+        (await limits.anyOn(modelsOf(definition))) || (await budgetMayPause(deps.models, run.workflow_id))
+          ? 'child'
+          : batchMode(definition, deps.batch.batchRowMode),
       historyEventsLimit: deps.batch.batchHistoryEvents,
       chunkRows: deps.batch.batchChunkRows,
       cursor: { next: 0, ok: 0, failed: 0 },

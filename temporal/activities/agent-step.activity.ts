@@ -10,8 +10,8 @@ import { activityNodeContext } from './node-context';
 /** An agent's model call as its own activity (the loop and the tool calls are workflow code). */
 export function createAgentActivities(deps: NodeActivityDeps): Record<typeof AGENT_STEP_ACTIVITY, AgentStepActivity> {
   return {
-    async [AGENT_STEP_ACTIVITY]({ runId, agent, tools, input, transcript }: AgentStepInput) {
-      const ctx = activityNodeContext(deps, runId, agent.id, agent.title, deps.values.limits.maxBytes);
+    async [AGENT_STEP_ACTIVITY]({ runId, agent, tools, input, transcript, budget }: AgentStepInput) {
+      const ctx = activityNodeContext(deps, runId, agent.id, agent.title, deps.values.limits.maxBytes, budget);
       // The model sees plain values: the agent's input and the tools' outputs may be references.
       const [plainInput, plainTranscript] = await Promise.all([
         deps.values.resolve(input),

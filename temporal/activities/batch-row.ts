@@ -4,7 +4,7 @@ import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engin
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
 import type { EndedRow } from '../../src/db/runs/run-repository';
-import type { GraphNode, NodeOutput } from '../../src/engine/run-contract';
+import type { BudgetScope, GraphNode, NodeOutput } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
@@ -22,11 +22,13 @@ export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<str
 export async function runRowInProcess(
   deps: NodeActivityDeps,
   level: GraphLevel,
-  run: { runId: string; taskIds: Record<string, string>; inputNodeInput: Record<string, unknown> },
+  run: { runId: string; workflowId: string; taskIds: Record<string, string>; inputNodeInput: Record<string, unknown> },
   signal: AbortSignal,
 ): Promise<RowRun> {
   const startTime = new Date();
   const tasks = new TaskBook(level.nodes, run.taskIds);
+  // A row has no workflow of its own to pause: a budget's pause fails the row (rows that may pause run as workflows).
+  const budget = { workflowId: run.workflowId };
   let firstFailure: string | null = null;
   const walker = new GraphWalker(
     run.runId,
@@ -35,8 +37,8 @@ export async function runRowInProcess(
       onNodeFailed: (node, error) => (firstFailure ??= nodeFailureMessage(node, error)),
     },
     {
-      execute: (node, input) => executeWithRetries(deps, run.runId, node, input, signal),
-      agentStep: (input) => createAgentActivities(deps)[AGENT_STEP_ACTIVITY](input),
+      execute: (node, input) => executeWithRetries(deps, run.runId, budget, node, input, signal),
+      agentStep: (input) => createAgentActivities(deps)[AGENT_STEP_ACTIVITY]({ ...input, budget }),
       isCancellation: (err) => signal.aborted || err instanceof CancelledFailure,
     },
   );
@@ -95,6 +97,7 @@ export async function runRowOrFail(
 async function executeWithRetries(
   deps: NodeActivityDeps,
   runId: string,
+  budget: BudgetScope,
   node: GraphNode,
   input: Record<string, unknown>,
   signal: AbortSignal,
@@ -102,7 +105,7 @@ async function executeWithRetries(
   const attempts = PURE_NODE_TYPES.has(node.node_type) ? 1 : nodeAttempts(node.config);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await executeNode(deps, { runId, node, input });
+      return await executeNode(deps, { runId, node, input, budget });
     } catch (err) {
       const final = err instanceof ApplicationFailure && err.nonRetryable;
       if (final || attempt >= attempts || signal.aborted) throw err;

@@ -140,7 +140,7 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
       const run = await runRowOrFail(
         deps,
         level,
-        { runId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells },
+        { runId, workflowId: batch.workflowId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells },
         ctx.cancellationSignal,
       );
       if (run.status === 'CANCELED') outcomes[i] = 'canceled';

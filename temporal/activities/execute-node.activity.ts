@@ -14,6 +14,7 @@ import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } fro
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { PriceBook } from '../../src/usage/price-book';
+import type { Budgets } from '../../src/usage/budgets';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -28,6 +29,8 @@ export interface NodeActivityDeps {
   pythonSandbox?: PythonSandbox;
   /** Prices model calls as they are made. */
   prices: PriceBook;
+  /** Workflow budgets: checked before each model call, spending recorded after. */
+  budgets: Budgets;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -41,7 +44,7 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
 export async function executeNode(
   deps: NodeActivityDeps,
-  { runId, node, input }: ExecuteNodeInput,
+  { runId, node, input, budget }: ExecuteNodeInput,
 ): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
   const execute = type?.execute;
@@ -52,7 +55,7 @@ export async function executeNode(
     );
   }
   const startTime = new Date().toISOString();
-  const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes);
+  const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes, budget);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
   const outage = { signal: ctx.signal, whileWaiting: () => ctx.heartbeat() };
   const plainInput = await outlastOutage(() => deps.values.resolve(input), outage);

@@ -22,6 +22,7 @@ import type { RunLauncher } from '../../src/runs/launcher';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';
 import type { PriceBook } from '../../src/usage/price-book';
+import type { Budgets } from '../../src/usage/budgets';
 
 export interface ActivityDeps {
   models: Models;
@@ -38,6 +39,8 @@ export interface ActivityDeps {
   pythonSandbox?: PythonSandbox;
   /** Prices model calls as they are made. */
   prices: PriceBook;
+  /** Workflow budgets: checked before each model call, spending recorded after. */
+  budgets: Budgets;
   /** The fleet-wide limits on model requests, which runs ask for slots of. */
   limits: ProviderLimits;
   /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */

@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { outlastOutage } from '../../src/db/outage-wait';
 import { createTaskDeltas } from '../../src/db/runs/task-deltas';
@@ -7,6 +7,12 @@ import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbo
 import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { ModelCall, PriceBook } from '../../src/usage/price-book';
+import type { Budgets } from '../../src/usage/budgets';
+import { promptTokens } from '../../src/usage/prompt-tokens';
+import { NodeExecutionError } from '../../src/nodes/errors';
+import type { BudgetScope } from '../../src/engine/run-contract';
+import { FailureType } from '../shared/failures';
+import { randomUUID } from 'node:crypto';
 import { createDeltaBatcher } from './task-delta-batcher';
 
 export interface NodeContextDeps {
@@ -20,6 +26,8 @@ export interface NodeContextDeps {
   pythonSandbox?: PythonSandbox;
   /** Prices the node's model calls. */
   prices: PriceBook;
+  /** Workflow budgets: checked before each model call, spending recorded after. */
+  budgets: Budgets;
 }
 
 /** Where a stored file path lives: run inputs' files and test files have their own buckets. */
@@ -57,9 +65,12 @@ export function activityNodeContext(
   nodeId: string,
   nodeTitle: string,
   maxValueBytes?: number,
+  budget?: BudgetScope,
 ): NodeExecutionContext & { usage(): Promise<TokenUsage | undefined>; flushDeltas(): Promise<void> } {
   const activity = Context.current();
   const calls: ModelCall[] = [];
+  // One entry per execution: a retried write of it counts the spending once.
+  const spendEntryId = `${runId}/${nodeId}/${randomUUID()}`;
   const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) =>
     activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }),
   );
@@ -92,10 +103,26 @@ export function activityNodeContext(
     delta: (text) => deltas.push(text),
     flushDeltas: () => deltas.flush(),
     readFile: (path) => stored(() => readStoredFile(deps.models, path)),
+    beforeModelCall: async (call) => {
+      if (!budget || budget.overBudget) return;
+      const excess = await stored(() =>
+        deps.budgets.check(
+          { workflowId: budget.workflowId, runId },
+          { model: call.model, promptTokens: () => promptTokens(call.prompt), maxOutputTokens: call.maxOutputTokens },
+        ),
+      );
+      if (!excess) return;
+      if (excess.on_exceed === 'fail') throw new NodeExecutionError(excess.message);
+      // The run pauses at the node for a person (model-slots.ts): not a failure to retry.
+      throw ApplicationFailure.nonRetryable(excess.message, FailureType.BudgetExceeded);
+    },
     usage: async () => {
       if (calls.length === 0) return undefined;
       // The calls were made (and paid for): pricing them must not fail the attempt into repeating them.
       const models = await stored(() => deps.prices.price(calls));
+      const spent = models.reduce((nano, m) => nano + (m.cost_nano_usd ?? 0), 0);
+      if (budget && spent > 0)
+        await stored(() => deps.budgets.record(spendEntryId, { workflowId: budget.workflowId, runId }, spent));
       const prompt = models.reduce((n, m) => n + m.prompt_tokens, 0);
       const completion = models.reduce((n, m) => n + m.completion_tokens, 0);
       return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, models };

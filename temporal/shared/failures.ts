@@ -8,4 +8,6 @@ export const FailureType = {
   NotExecutable: 'NodeNotExecutable',
   /** A write of the run's record failed in a way retrying cannot fix (too large, invalid). */
   ProjectionRejected: 'ProjectionRejected',
+  /** A model call would pass its workflow's budget (on_exceed: pause): the run pauses at the node. */
+  BudgetExceeded: 'BudgetExceeded',
 } as const;

@@ -4,6 +4,7 @@ import type { NodeState } from '../../src/engine/node-inputs';
 import type {
   AgentStepInput,
   AgentStepResult,
+  BudgetScope,
   ExecuteNodeResult,
   GraphNode,
   NodeOutput,
@@ -85,6 +86,8 @@ export interface ExecuteNodeInput {
   runId: string;
   node: GraphNode;
   input: Record<string, unknown>;
+  /** Whose budget its model calls count against (absent in partial runs). */
+  budget?: BudgetScope;
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult>;

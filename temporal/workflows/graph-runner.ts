@@ -1,7 +1,7 @@
 import { type ActivityOptions, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
-import { type AgentStepInput, type GraphNode } from '../../src/engine/run-contract';
+import { type AgentStepInput, type BudgetScope, type GraphNode } from '../../src/engine/run-contract';
 import {
   AGENT_STEP_ACTIVITY,
   type AgentStepActivity,
@@ -11,6 +11,7 @@ import {
 import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 import { ModelSlots, type SlotWaitHooks, tokenEstimate } from './model-slots';
+import { type BudgetPause, withBudget } from './budget-pause';
 import { modelOf } from '../../src/engine/model-calls';
 
 export { failureMessage } from '../../src/engine/graph-walker';
@@ -19,31 +20,48 @@ export { failureMessage } from '../../src/engine/graph-walker';
  * A run's graph walked inside its workflow: every node is an activity (pure ones local), a chain
  * of pure nodes one local activity (a pure region).
  */
+/** What a run's model calls need from it: slots of fleet-wide limits, and its budget. */
+export interface ModelCallHooks {
+  slots: SlotWaitHooks;
+  /** The workflow whose budget the calls count against (absent: no budget, as in partial runs). */
+  workflowId?: string;
+  /** A call would pass the budget: pause at the node for a person's decision. */
+  budgetPause?: BudgetPause;
+}
+
 export class GraphRunner extends GraphWalker {
-  constructor(runId: string, hooks: RunnerHooks, slotHooks: SlotWaitHooks) {
-    super(runId, hooks, activityExecutor(runId, new ModelSlots(slotHooks)));
+  constructor(runId: string, hooks: RunnerHooks, calls: ModelCallHooks) {
+    super(runId, hooks, activityExecutor(runId, new ModelSlots(calls.slots), calls));
   }
 }
 
-function activityExecutor(runId: string, slots: ModelSlots): NodeExecutor {
+function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHooks): NodeExecutor {
+  const budgeted = <T>(node: GraphNode, input: Record<string, unknown>, call: (budget?: BudgetScope) => Promise<T>) =>
+    withBudget(node, input, calls.workflowId, calls.budgetPause, call);
   return {
     execute: (node, input) => {
       const model = modelOf(node);
       // Not async: the activity promise is returned as is, so the walker awaits it directly.
-      if (!model) return nodeActivity(node)({ runId, node, input });
-      return slots.call(node, model, tokenEstimate(node, input), {
-        once: () => nodeActivity(node, 'once')({ runId, node, input }),
-        withRetries: () => nodeActivity(node)({ runId, node, input }),
+      if (!model && !calls.workflowId) return nodeActivity(node)({ runId, node, input });
+      return budgeted(node, input, (budget) => {
+        const activityInput = { runId, node, input, ...(budget ? { budget } : {}) };
+        if (!model) return nodeActivity(node)(activityInput);
+        return slots.call(node, model, tokenEstimate(node, input), {
+          once: () => nodeActivity(node, 'once')(activityInput),
+          withRetries: () => nodeActivity(node)(activityInput),
+        });
       });
     },
-    agentStep: (input) => {
-      const model = modelOf(input.agent);
-      if (!model) return agentStepActivity(input)(input);
-      return slots.call(input.agent, model, tokenEstimate(input.agent, [input.input, input.transcript]), {
-        once: () => agentStepActivity(input, 'once')(input),
-        withRetries: () => agentStepActivity(input)(input),
-      });
-    },
+    agentStep: (step) =>
+      budgeted(step.agent, step.input, (budget) => {
+        const model = modelOf(step.agent);
+        const activityInput = { ...step, ...(budget ? { budget } : {}) };
+        if (!model) return agentStepActivity(step)(activityInput);
+        return slots.call(step.agent, model, tokenEstimate(step.agent, [step.input, step.transcript]), {
+          once: () => agentStepActivity(step, 'once')(activityInput),
+          withRetries: () => agentStepActivity(step)(activityInput),
+        });
+      }),
     executeRegion: (region) => regionActivity(region)({ runId, region }),
     isCancellation,
   };

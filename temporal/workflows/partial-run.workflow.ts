@@ -32,7 +32,8 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
       // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.
       pause: async (_node, nodeInput) => ({ status: 'COMPLETED', output: nodeInput }),
     },
-    { waiting: () => undefined, granted: () => undefined },
+    // A preview spends outside any budget (its calls are not a run's).
+    { slots: { waiting: () => undefined, granted: () => undefined } },
   );
   const states = await runner.runLevel(needed, input.inputNodeInput, false, { preset: known, allowEmptyInput: true });
   const outputs: Record<string, NodeOutput> = {};

@@ -1,4 +1,10 @@
-import { CancellationScope, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  proxyLocalActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
@@ -7,7 +13,8 @@ import type { RunResume, SpurRunInput } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
-import { PauseBook, awaitDecision, settled } from './pause-book';
+import { type OpenPause, PauseBook, awaitDecision, settled } from './pause-book';
+import type { PauseActionRequest } from '../shared/pauses';
 import { TaskBook } from '../../src/engine/task-book';
 import { announce } from './callbacks';
 
@@ -203,26 +210,15 @@ export class RunKeeper {
    * the human's keys win; DECLINE cancels the node's dependents and, at the end, the run.
    */
   async pauseAt(node: GraphNode, input: Record<string, unknown>): Promise<NodeState> {
-    const pause = this.pauses.add(node.id);
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
     const pauseTime = new Date().toISOString();
-    // The pause's task change stays in memory: the save that records the pause carries it (one write).
-    this.tasks.apply({
-      nodeId: node.id,
+    const pause = await this.openPause(node, input, message, {
       status: 'PAUSED',
       inputs: input,
       outputs: input,
       startTime: pauseTime,
       endTime: pauseTime,
     });
-    await this.save(undefined, (progress) =>
-      projection.recordPause({
-        pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input },
-        progress,
-      }),
-    );
-    await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
-
     const decision = await awaitDecision(node, pause);
     const declined = decision.action === 'DECLINE';
     const output: NodeOutput | null = declined
@@ -239,21 +235,63 @@ export class RunKeeper {
       endTime: resumeTime,
     });
     if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
-    const resolution = {
+    this.resolvePause(pause, decision, resumeTime);
+    return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
+  }
+
+  /**
+   * A model call would pass the workflow's budget: the node's task shows PAUSED with the budget's
+   * message (listed with the paused runs) until a person decides; no timeout. The caller runs the
+   * node again (APPROVE, OVERRIDE) or fails it (DECLINE).
+   */
+  async pauseForBudget(node: GraphNode, input: Record<string, unknown>, message: string): Promise<PauseActionRequest> {
+    const pause = await this.openPause(node, input, message, { status: 'PAUSED' });
+    await condition(() => pause.decision !== null);
+    const decision = pause.decision as PauseActionRequest;
+    const resumeTime = new Date().toISOString();
+    // Running again (or failing, which the walker records as the node's end).
+    this.tasks.apply({ nodeId: node.id, status: 'RUNNING' });
+    this.resolvePause(pause, decision, resumeTime);
+    return decision;
+  }
+
+  /** Records the pause (the task's change rides on the same save) and says so to the run's callback. */
+  private async openPause(
+    node: GraphNode,
+    input: Record<string, unknown>,
+    message: string,
+    task: Omit<TaskWrite, 'nodeId'>,
+  ): Promise<OpenPause> {
+    const pause = this.pauses.add(node.id);
+    const pauseTime = new Date().toISOString();
+    // The pause's task change stays in memory: the save that records the pause carries it (one write).
+    this.tasks.apply({ nodeId: node.id, ...task });
+    await this.save(undefined, (progress) =>
+      projection.recordPause({
+        pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input },
+        progress,
+      }),
+    );
+    await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
+    return pause;
+  }
+
+  /**
+   * The nodes after the pause start first: the save that shows the next one RUNNING carries the
+   * resolution; if none starts now, a save of its own does, once the workflow has settled. The
+   * action is answered once that save is written.
+   */
+  private resolvePause(pause: OpenPause, decision: PauseActionRequest, resumeTime: string): void {
+    this.pauses.resolved(pause, {
       pauseId: pause.pauseId,
       action: decision.action,
       userId: decision.userId,
       comments: decision.comments,
       resumeTime,
-    };
-    // The nodes after the pause start first: the save that shows the next one RUNNING carries the
-    // resolution; if none starts now, a save of its own does, once the workflow has settled. The
-    // action is answered once that save is written.
-    this.pauses.resolved(pause, resolution);
+    });
     void CancellationScope.nonCancellable(async () => {
       await settled();
       await this.save();
     }).catch(() => undefined);
-    return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
   }
 }

@@ -74,8 +74,12 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
       mayStart: () => keeper.mayStart(),
     },
     {
-      waiting: (nodeId, key) => keeper.slotWaiting(nodeId, key),
-      granted: (nodeId, waitedMs) => keeper.slotGranted(nodeId, waitedMs),
+      slots: {
+        waiting: (nodeId, key) => keeper.slotWaiting(nodeId, key),
+        granted: (nodeId, waitedMs) => keeper.slotGranted(nodeId, waitedMs),
+      },
+      workflowId: input.workflowId,
+      budgetPause: (node, nodeInput, message) => keeper.pauseForBudget(node, nodeInput, message),
     },
   );
   const preset = input.resume ? new Map(input.resume.states) : undefined;

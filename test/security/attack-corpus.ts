@@ -145,6 +145,15 @@ export function probes(s: Seeded): Probe[] {
       json: { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
     },
     { family: 'usage', method: 'GET', path: '/limits/' },
+    // Set before it is read: the control expects every probe to be served.
+    {
+      family: 'usage',
+      method: 'PUT',
+      path: `/wf/${s.workflow}/budget/`,
+      json: { per_run_usd: 1, on_exceed: 'fail' },
+    },
+    { family: 'usage', method: 'GET', path: `/wf/${s.workflow}/budget/` },
+    { family: 'usage', method: 'DELETE', path: `/wf/${s.workflow}/budget/` },
     { family: 'usage', method: 'PUT', path: '/limits/', json: [{ key: 'openai', max_concurrent: 1 }] },
     {
       family: 'env-mgmt',

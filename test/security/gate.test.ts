@@ -81,9 +81,9 @@ async function sendVariants(
   return sent;
 }
 
-/** The probes with every DELETE last, the workflow's last of all: the others still find their targets. */
+/** The probes with every DELETE last, the workflow's own last of all: the others still find their targets. */
 function deletesLast(corpus: Probe[]): Probe[] {
-  const rank = (p: Probe) => (p.method !== 'DELETE' ? 0 : p.path.startsWith('/wf/') ? 2 : 1);
+  const rank = (p: Probe) => (p.method !== 'DELETE' ? 0 : /^\/wf\/[^/]+\/$/.test(p.path) ? 2 : 1);
   return [...corpus].sort((a, b) => rank(a) - rank(b));
 }
 

@@ -6,6 +6,8 @@ import { envVarSchema, type EnvVarDoc } from './env-var.model';
 import { modelPriceSchema, type ModelPriceDoc } from './model-price.model';
 import { usageRecordSchema, type UsageRecordDoc } from './usage-record.model';
 import { providerLimitSchema, type ProviderLimitDoc } from './provider-limit.model';
+import { workflowBudgetSchema, type WorkflowBudgetDoc } from './workflow-budget.model';
+import { spendEntrySchema, type SpendEntryDoc } from './spend-entry.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
 import { ensureExpiryIndex } from './expiry-index';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
@@ -51,6 +53,8 @@ export function createModels(conn: Connection) {
     ModelPrice: conn.model<ModelPriceDoc>('ModelPrice', modelPriceSchema),
     UsageRecord: conn.model<UsageRecordDoc>('UsageRecord', usageRecordSchema),
     ProviderLimit: conn.model<ProviderLimitDoc>('ProviderLimit', providerLimitSchema),
+    WorkflowBudget: conn.model<WorkflowBudgetDoc>('WorkflowBudget', workflowBudgetSchema),
+    SpendEntry: conn.model<SpendEntryDoc>('SpendEntry', spendEntrySchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
@@ -108,7 +112,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
   await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
-  await models.UsageRecord.init();
+  await Promise.all([models.UsageRecord.init(), models.SpendEntry.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),

@@ -86,6 +86,11 @@ export async function callModel(
   extra: Partial<ChatCompletionRequest>,
   ctx: NodeExecutionContext,
 ): Promise<ChatCompletionResult> {
+  await ctx.beforeModelCall?.({
+    model: prepared.modelId,
+    prompt: messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'),
+    maxOutputTokens: prepared.settings.maxTokens ?? 0,
+  });
   ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
   const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
   const reply = await prepared.adapter.chatCompletion({
