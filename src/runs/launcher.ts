@@ -17,6 +17,7 @@ import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-name
 import { batchMode, inputColumns } from './batch-plan';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
+import { runTraceOf } from '../telemetry/trace-ids';
 
 export interface RunLauncherDeps {
   models: Models;
@@ -143,6 +144,8 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
       ...callbackOf(run),
       ...(known?.rerun ? { rerun: known.rerun } : rerun ? { rerun: rerun.rerun } : {}),
+      // From the record, so every launch of the run (the api's, the reconciler's) traces it alike.
+      trace: runTraceOf(run._id, run.trace_parent, run.start_time),
     };
     return {
       type: WorkflowType.spurRun,
@@ -176,6 +179,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       chunkRows: deps.batch.batchChunkRows,
       cursor: { next: 0, ok: 0, failed: 0 },
       ...callbackOf(run),
+      trace: runTraceOf(run._id, run.trace_parent, run.start_time),
     };
     return {
       type: WorkflowType.spurBatchRun,
