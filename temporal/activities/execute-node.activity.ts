@@ -13,6 +13,9 @@ import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } fro
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { PriceBook } from '../../src/usage/price-book';
+import type { SpurTracer } from '../../src/telemetry/tracer';
+import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
+import { nodeAttempt } from './node-attempt';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -27,6 +30,8 @@ export interface NodeActivityDeps {
   pythonSandbox?: PythonSandbox;
   /** Prices model calls as they are made. */
   prices: PriceBook;
+  /** Exports each attempt as a span of its run's trace, when tracing is on. */
+  tracer?: SpurTracer;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -38,9 +43,14 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 }
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
-export async function executeNode(
+export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+  return inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) => executeNodeIn(deps, input, span));
+}
+
+async function executeNodeIn(
   deps: NodeActivityDeps,
   { runId, node, input }: ExecuteNodeInput,
+  span: NodeSpan | undefined,
 ): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
   const execute = type?.execute;
@@ -52,6 +62,7 @@ export async function executeNode(
   }
   const startTime = new Date().toISOString();
   const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes);
+  span?.traceModelCalls(ctx, deps.prices);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
   const outage = { signal: ctx.signal, whileWaiting: () => ctx.heartbeat() };
   const plainInput = await outlastOutage(() => deps.values.resolve(input), outage);

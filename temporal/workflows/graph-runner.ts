@@ -6,9 +6,11 @@ import {
   AGENT_STEP_ACTIVITY,
   type AgentStepActivity,
   type ExecuteNodeActivity,
+  type TracedRegionInput,
   nodeActivityName,
 } from '../shared/run-contract';
-import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
+import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
+import type { RunTrace } from '../../src/telemetry/trace-ids';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 
 export { failureMessage } from '../../src/engine/graph-walker';
@@ -18,17 +20,19 @@ export { failureMessage } from '../../src/engine/graph-walker';
  * of pure nodes one local activity (a pure region).
  */
 export class GraphRunner extends GraphWalker {
-  constructor(runId: string, hooks: RunnerHooks) {
-    super(runId, hooks, activityExecutor(runId));
+  constructor(runId: string, hooks: RunnerHooks, trace?: RunTrace) {
+    super(runId, hooks, activityExecutor(runId, trace));
   }
 }
 
-function activityExecutor(runId: string): NodeExecutor {
+/** `trace`: the run's trace ids, handed to every node activity so its attempts are spans of it. */
+function activityExecutor(runId: string, trace: RunTrace | undefined): NodeExecutor {
+  const traced = trace ? { trace } : {};
   return {
     // Not async: the activity promise is returned as is, so the walker awaits it directly.
-    execute: (node, input) => nodeActivity(node)({ runId, node, input }),
-    agentStep: (input) => agentStepActivity(input)(input),
-    executeRegion: (region) => regionActivity(region)({ runId, region }),
+    execute: (node, input) => nodeActivity(node)({ runId, node, input, ...traced }),
+    agentStep: (input) => agentStepActivity(input)({ ...input, ...traced }),
+    executeRegion: (region) => regionActivity(region)({ runId, region, ...traced }),
     isCancellation,
   };
 }
@@ -47,12 +51,14 @@ function nodeActivity(node: GraphNode): ExecuteNodeActivity {
 }
 
 /** A pure region as one local activity, named in the Web UI by its nodes. */
-function regionActivity(region: PureRegion): PureRegionActivity {
+type RegionActivity = (input: TracedRegionInput) => Promise<RegionOutcome[]>;
+
+function regionActivity(region: PureRegion): RegionActivity {
   const summary = region.nodes.map((n) => `${n.title} (${n.id})`).join(' → ');
-  return proxyLocalActivities<Record<string, PureRegionActivity>>({
+  return proxyLocalActivities<Record<string, RegionActivity>>({
     ...pureRegionOptions(region.nodes.length),
     summary,
-  })[PURE_REGION_ACTIVITY] as PureRegionActivity;
+  })[PURE_REGION_ACTIVITY] as RegionActivity;
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */

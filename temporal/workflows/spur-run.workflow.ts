@@ -63,14 +63,18 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
 }
 
 async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKeeper): Promise<SpurRunResult> {
-  const runner = new GraphRunner(input.runId, {
-    recordTask: (write) => keeper.recordTask(write),
-    onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
-    beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
-    afterSlowNode: () => keeper.slowNodeDone(),
-    pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
-    mayStart: () => keeper.mayStart(),
-  });
+  const runner = new GraphRunner(
+    input.runId,
+    {
+      recordTask: (write) => keeper.recordTask(write),
+      onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
+      beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
+      afterSlowNode: () => keeper.slowNodeDone(),
+      pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
+      mayStart: () => keeper.mayStart(),
+    },
+    input.trace,
+  );
   const preset = input.resume ? new Map(input.resume.states) : undefined;
   const states = await runner.runLevel(
     level,
