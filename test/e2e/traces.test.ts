@@ -79,7 +79,11 @@ describe('e2e: run traces exported over OTLP', function () {
 
     it('runs a model-calling run without loading the OpenTelemetry SDK or sending anything', async () => {
       running.fake.enqueue({ content: JSON.stringify({ output: 'a' }), usage: { input: 3, output: 2 } });
-      const started = await startRun(running.engine, await createWorkflow(running.engine), `00-${hex(16)}-${hex(8)}-01`);
+      const started = await startRun(
+        running.engine,
+        await createWorkflow(running.engine),
+        `00-${hex(16)}-${hex(8)}-01`,
+      );
       assert.equal(started.status, 200, started.text);
       assert.equal((await waitForRun(running.engine.http, started.body.id)).status, 'COMPLETED');
       // Longer than a traced worker waits before exporting.
