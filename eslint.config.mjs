@@ -85,9 +85,11 @@ export default tseslint.config(
   },
   {
     // Below the api: what the api and the worker share (the run's life, definitions, secrets, nodes,
-    // the knowledge base, parsing, outbound requests, health probes, prices) never reaches up into the api's
+    // the knowledge base, parsing, outbound requests, health probes, prices, tracing) never reaches up into the api's
     // routes and services, so the worker can load it without loading the api.
-    files: ['src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks,usage}/**/*.ts'],
+    files: [
+      'src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks,usage,telemetry}/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { OutboundPolicy } from './outbound/outbound-fetch';
 import type { ParseLimits } from './parsing/limits';
 import type { DefinitionLimits } from './definitions/definition-limits';
+import { type OtlpTraceSettings, otlpEnv, otlpTraceSettings } from './telemetry/otlp-settings';
 
 /**
  * The only place that reads `process.env`. Every process parses it once at boot and passes the
@@ -218,6 +219,8 @@ const envSchema = z.object({
     .positive()
     .max(365 * 86_400)
     .default(86_400),
+  /** OpenTelemetry trace export (OTLP over HTTP, protobuf): the SDK's standard variables, off unless an endpoint is set. */
+  ...otlpEnv,
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -275,6 +278,8 @@ export interface Config {
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+  /** Where workers export run traces; null: tracing off (the SDK is never loaded). */
+  traces: OtlpTraceSettings | null;
 }
 
 /** Open event streams allowed per api process and per client (modules/runs/stream-slots.ts). */
@@ -408,6 +413,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },
+    traces: otlpTraceSettings(e),
   });
 }
 

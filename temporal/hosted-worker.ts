@@ -6,6 +6,7 @@ import { createRunOutcomes, type RunOutcomes } from '../src/engine/run-outcomes'
 import type { Logger } from '../src/logger';
 import { ensureReconcilerSchedule } from './reconciler-schedule';
 import { createSpurWorker } from './spur-worker';
+import { createTracer } from '../src/telemetry/tracer';
 
 export interface HostedWorker {
   /** The worker's connection, which the api's client shares. */
@@ -27,8 +28,10 @@ export interface HostedWorker {
 export async function hostSpurWorker(config: Readonly<Config>, models: Models, logger: Logger): Promise<HostedWorker> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const outcomes = createRunOutcomes();
-  const worker = await createSpurWorker(connection, config, models, { outcomes });
-  const running = worker.run();
+  // One exporter per process; spans still queued go out once the worker has stopped.
+  const tracer = createTracer(config.traces) ?? undefined;
+  const worker = await createSpurWorker(connection, config, models, { outcomes, ...(tracer ? { tracer } : {}) });
+  const running = worker.run().finally(() => tracer?.shutdown().catch(() => undefined));
   // Handled until the caller says what a failed worker means (api-with-worker.ts exits).
   running.catch(() => undefined);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });

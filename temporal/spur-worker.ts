@@ -25,17 +25,19 @@ import { createBoundedParser } from '../src/parsing/parse-pool';
 import { createPriceBook } from '../src/usage/price-book';
 import { createProviderLimits } from '../src/usage/provider-limits';
 import { createBudgets } from '../src/usage/budgets';
+import type { SpurTracer } from '../src/telemetry/tracer';
 
 /**
  * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
  * worker process, or the api in the single-process topology). All workers of a queue must be equal.
  * `hosted.outcomes`: the api in this process answers blocking runs from their final saves.
+ * `hosted.tracer`: where run traces go (tracing on); its owner flushes it once the worker stops.
  */
 export function createSpurWorker(
   connection: NativeConnection,
   config: Readonly<Config>,
   models: Models,
-  hosted: { outcomes?: RunOutcomes } = {},
+  hosted: { outcomes?: RunOutcomes; tracer?: SpurTracer } = {},
 ): Promise<Worker> {
   const pythonSandbox = new PythonSandbox(config.python);
   // Every request the worker makes for a run (nodes, embeddings, callbacks) goes through this one.

@@ -6,6 +6,7 @@ import { createModels, syncIndexes } from '../src/db/models';
 import { createLogger } from '../src/logger';
 import { ensureReconcilerSchedule } from './reconciler-schedule';
 import { createSpurWorker, installRuntime } from './spur-worker';
+import { createTracer } from '../src/telemetry/tracer';
 
 /**
  * The worker process: one NativeConnection, workflows bundled from the barrel, activities wired
@@ -20,13 +21,16 @@ async function main(): Promise<void> {
   const models = createModels(mongo);
   await syncIndexes(models);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  // One exporter per process; spans still queued go out once the worker has drained.
+  const tracer = createTracer(config.traces) ?? undefined;
   try {
-    const worker = await createSpurWorker(connection, config, models);
+    const worker = await createSpurWorker(connection, config, models, tracer ? { tracer } : {});
     await ensureReconcilerSchedule(new Client({ connection, namespace: config.temporal.namespace }), config, logger);
     logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker running');
     await worker.run();
     logger.info('worker stopped');
   } finally {
+    await tracer?.shutdown().catch(() => undefined);
     await connection.close();
     await mongo.close();
   }

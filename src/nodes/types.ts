@@ -34,6 +34,14 @@ export interface ModelConstraint {
 export type NodeInput = Record<string, unknown>;
 export type NodeOutput = Record<string, unknown>;
 
+/** Token usage of one model request, as its reply reports it. */
+export interface ModelCallUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens?: number;
+  cache_write_tokens?: number;
+}
+
 /** What the engine hands to `execute` besides config and input (filled in by the run engine). */
 export interface NodeExecutionContext {
   runId: string;
@@ -58,6 +66,11 @@ export interface NodeExecutionContext {
    * (failing the node, or pausing the run at it for a person to decide).
    */
   beforeModelCall?(call: { model: string; prompt: string; maxOutputTokens: number }): Promise<void>;
+  /**
+   * Opens a span for one model request, where the worker traces runs (absent otherwise); `end`
+   * takes the reply's usage. A request that throws is never ended here: its node's span ends it.
+   */
+  traceModelCall?(model: string): { end(usage?: ModelCallUsage): void };
   /** Text of an LLM reply as it streams in (live `task.delta` events; not stored with the run). */
   delta?(text: string): void;
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */

@@ -19,6 +19,7 @@ import { createProviderLimits } from '../usage/provider-limits';
 import { budgetMayPause } from '../usage/budgets';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
+import { runTraceOf } from '../telemetry/trace-ids';
 
 export interface RunLauncherDeps {
   models: Models;
@@ -146,6 +147,8 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
       ...callbackOf(run),
       ...(known?.rerun ? { rerun: known.rerun } : rerun ? { rerun: rerun.rerun } : {}),
+      // From the record, so every launch of the run (the api's, the reconciler's) traces it alike.
+      trace: runTraceOf(run._id, run.trace_parent, run.start_time),
     };
     return {
       type: WorkflowType.spurRun,
@@ -184,6 +187,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       chunkRows: deps.batch.batchChunkRows,
       cursor: { next: 0, ok: 0, failed: 0 },
       ...callbackOf(run),
+      trace: runTraceOf(run._id, run.trace_parent, run.start_time),
     };
     return {
       type: WorkflowType.spurBatchRun,

@@ -19,6 +19,13 @@ export function createProviderLimits(models: Models, clock: () => Date = () => n
     async list(): Promise<LimitRule[]> {
       return (await ProviderLimit.find().sort({ _id: 1 }).lean()).map(ruleOf);
     },
+    /** The limits with these keys, in the order of the keys (a provider's before its model's). */
+    async on(keys: readonly string[]): Promise<LimitRule[]> {
+      const found = new Map(
+        (await ProviderLimit.find({ _id: trusted({ $in: [...keys] }) }).lean()).map((d) => [d._id, ruleOf(d)]),
+      );
+      return keys.flatMap((key) => found.get(key) ?? []);
+    },
     /** Whether any limit applies to a call of one of `models`. */
     async anyOn(models: readonly string[]): Promise<boolean> {
       const keys = models.flatMap(limitKeysOf);

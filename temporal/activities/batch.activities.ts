@@ -1,3 +1,4 @@
+import { exportRunSpan } from '../../src/telemetry/run-span';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
 import { createOutputFiles } from '../../src/db/output-files';
@@ -61,6 +62,14 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     /** Child mode records rows a little ahead of starting them; a cancelled or failed batch never starts those. */
     async finishBatch(input: BatchFinish): Promise<void> {
       await runs.finishBatch(input.parentRunId, input.status, input.message);
+      if (input.ended)
+        exportRunSpan(deps.tracer, {
+          runId: input.parentRunId,
+          kind: 'batch',
+          ...input.ended,
+          status: input.status,
+          message: input.message,
+        });
     },
 
     /**

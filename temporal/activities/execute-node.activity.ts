@@ -15,6 +15,9 @@ import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { PriceBook } from '../../src/usage/price-book';
 import type { Budgets } from '../../src/usage/budgets';
+import type { SpurTracer } from '../../src/telemetry/tracer';
+import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
+import { nodeAttempt } from './node-attempt';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -31,6 +34,8 @@ export interface NodeActivityDeps {
   prices: PriceBook;
   /** Workflow budgets: checked before each model call, spending recorded after. */
   budgets: Budgets;
+  /** Exports each attempt as a span of its run's trace, when tracing is on. */
+  tracer?: SpurTracer;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -42,9 +47,14 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 }
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
-export async function executeNode(
+export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+  return inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) => executeNodeIn(deps, input, span));
+}
+
+async function executeNodeIn(
   deps: NodeActivityDeps,
   { runId, node, input, budget }: ExecuteNodeInput,
+  span: NodeSpan | undefined,
 ): Promise<ExecuteNodeResult> {
   const type = getNodeType(node.node_type);
   const execute = type?.execute;
@@ -56,6 +66,7 @@ export async function executeNode(
   }
   const startTime = new Date().toISOString();
   const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes, budget);
+  span?.traceModelCalls(ctx, deps.prices);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
   const outage = { signal: ctx.signal, whileWaiting: () => ctx.heartbeat() };
   const plainInput = await outlastOutage(() => deps.values.resolve(input), outage);

@@ -23,6 +23,7 @@ import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { BoundedParser } from '../../src/parsing/parse-pool';
 import type { PriceBook } from '../../src/usage/price-book';
 import type { Budgets } from '../../src/usage/budgets';
+import type { SpurTracer } from '../../src/telemetry/tracer';
 
 export interface ActivityDeps {
   models: Models;
@@ -53,13 +54,15 @@ export interface ActivityDeps {
   callbacks: CallbackDeliveryDeps;
   /** Set when the api runs in this process: it answers blocking runs once their final save is written. */
   outcomes?: RunOutcomes;
+  /** Exports run traces (OTLP), when tracing is on. */
+  tracer?: SpurTracer;
 }
 
 /** Activities get their dependencies by closure (plain factory, no container). */
 export function createActivities(deps: ActivityDeps) {
   const runs = createRunRepository(deps.models, deps.values);
   return {
-    ...createProjectionActivities(runs, deps.outcomes),
+    ...createProjectionActivities(runs, deps.outcomes, deps.tracer),
     ...createNodeActivities(deps),
     ...createPureRegionActivity(deps),
     ...createBatchActivities(deps, runs),

@@ -3,7 +3,6 @@ import type { ProviderLimits } from '../../src/usage/provider-limits';
 import {
   type AskSlotsInput,
   type AskedLimits,
-  type LimitRule,
   askSlotSignal,
   limitKeysOf,
   limitWorkflowId,
@@ -15,18 +14,7 @@ export interface LimitActivityDeps {
   temporal: { taskQueue: string; workflowIdPrefix: string };
 }
 
-/** How long a worker trusts the limits it read: an operator's change applies within this. */
-const RULES_FRESH_MS = 1000;
-
 export function createLimitActivities(deps: LimitActivityDeps) {
-  let cached: { at: number; rules: Map<string, LimitRule> } | undefined;
-  async function rules(): Promise<Map<string, LimitRule>> {
-    if (cached && Date.now() - cached.at < RULES_FRESH_MS) return cached.rules;
-    const all = await deps.limits.list();
-    cached = { at: Date.now(), rules: new Map(all.map((r) => [r.key, r])) };
-    return cached.rules;
-  }
-
   return {
     /**
      * Asks each limit on the model for a slot, starting its workflow if it is not running. The
@@ -34,11 +22,8 @@ export function createLimitActivities(deps: LimitActivityDeps) {
      * request id once.
      */
     async askModelSlots(input: AskSlotsInput): Promise<AskedLimits> {
-      const known = await rules();
-      const applying = limitKeysOf(input.model).flatMap((key) => {
-        const rule = known.get(key);
-        return rule ? [rule] : [];
-      });
+      // Read at every ask (one indexed lookup beside a model request): a change applies to the next call.
+      const applying = await deps.limits.on(limitKeysOf(input.model));
       const client = Context.current().client;
       const asked: AskedLimits = [];
       for (const rule of applying) {

@@ -4,12 +4,21 @@ import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/ru
 import type { RunRepository } from '../../src/db/runs/run-repository';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { FailureType } from '../shared/failures';
+import { exportRunSpan } from '../../src/telemetry/run-span';
+import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { SpurTracer } from '../../src/telemetry/tracer';
+
+/** A run's final save, in a traced run: what its span needs besides the save. */
+export interface RunEnded {
+  workflowId: string;
+  trace: RunTrace;
+}
 
 /**
  * Local activities that keep the run's MongoDB projection in step with the workflow. `outcomes`:
  * in a process that also hosts the api, a blocking run is answered once its final save is written.
  */
-export function createProjectionActivities(runs: RunRepository, outcomes?: RunOutcomes) {
+export function createProjectionActivities(runs: RunRepository, outcomes?: RunOutcomes, tracer?: SpurTracer) {
   /**
    * A failure the write may outlive (MongoDB away; an unknown error, a few times: failure-kinds.ts)
    * is thrown as it is, and the policy retries it with backoff. Any other fails the run: its record
@@ -26,11 +35,20 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
     }
   }
   return {
-    async saveProgress(input: ProgressSave): Promise<void> {
+    async saveProgress({ ended, ...input }: ProgressSave & { ended?: RunEnded }): Promise<void> {
       // The blocking answer goes out once the run's record is final; its events follow.
       const outputsById = input.run?.final?.outputsById;
       const answer = outputsById && outcomes ? () => outcomes.publish(input.runId, { outputsById }) : undefined;
       await write(input.runId, () => runs.save(input, undefined, answer));
+      // The run span, once its end is recorded: a retried save exports it again, with the same ids.
+      if (ended && input.run)
+        exportRunSpan(tracer, {
+          runId: input.runId,
+          kind: 'run',
+          ...ended,
+          status: input.run.status,
+          message: input.run.message,
+        });
     },
     /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */
     async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {

@@ -1,12 +1,7 @@
 import { storageFailureKind } from '../../src/db/failure-kinds';
 import { GraphWalker } from '../../src/engine/graph-walker';
-import {
-  PURE_REGION_ACTIVITY,
-  type PureRegionActivity,
-  type PureRegionInput,
-  type RegionOutcome,
-  regionLevel,
-} from '../../src/engine/pure-region';
+import { PURE_REGION_ACTIVITY, type RegionOutcome, regionLevel } from '../../src/engine/pure-region';
+import type { TracedRegionInput } from '../shared/run-contract';
 import type { TaskWrite } from '../../src/engine/run-contract';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 
@@ -25,13 +20,13 @@ class RetryRegion extends Error {
  */
 export function createPureRegionActivity(
   deps: NodeActivityDeps,
-): Record<typeof PURE_REGION_ACTIVITY, PureRegionActivity> {
+): Record<typeof PURE_REGION_ACTIVITY, (input: TracedRegionInput) => Promise<RegionOutcome[]>> {
   return { [PURE_REGION_ACTIVITY]: (input) => runPureRegion(deps, input) };
 }
 
 export async function runPureRegion(
   deps: NodeActivityDeps,
-  { runId, region }: PureRegionInput,
+  { runId, region, trace }: TracedRegionInput,
 ): Promise<RegionOutcome[]> {
   const { level, preset } = regionLevel(region);
   const writes: TaskWrite[] = [];
@@ -41,7 +36,7 @@ export async function runPureRegion(
     {
       execute: async (node, input) => {
         try {
-          return await executeNode(deps, { runId, node, input });
+          return await executeNode(deps, { runId, node, input, ...(trace ? { trace } : {}) });
         } catch (err) {
           throw storageFailureKind(err) === 'unavailable' ? new RetryRegion(err) : err;
         }

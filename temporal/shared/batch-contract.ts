@@ -1,5 +1,6 @@
 import type { RunCallbackInfo } from '../../src/engine/callback-events';
 import type { NodeOutput, RunDefinition } from '../../src/engine/run-contract';
+import type { RunTrace } from '../../src/telemetry/trace-ids';
 
 /**
  * How a batch runs its rows.
@@ -42,12 +43,14 @@ export interface BatchRunInput {
   cursor: BatchCursor;
   /** The batch's callback: its events only (its url and secret stay on the run record). */
   callback?: RunCallbackInfo;
+  /** The batch's trace ids: its span is exported when it finishes. */
+  trace?: RunTrace;
 }
 
 /** One slice of rows for the inline mode: run them, record them, append their lines. */
 export type BatchRows = Omit<
   BatchRunInput,
-  'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback'
+  'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback' | 'trace'
 >;
 
 export interface BatchChunkInput {
@@ -88,6 +91,8 @@ export interface BatchFinish {
   parentRunId: string;
   status: 'COMPLETED' | 'FAILED' | 'CANCELED';
   message: string | null;
+  /** In a traced batch: what its span needs besides the finish. */
+  ended?: { workflowId: string; trace: RunTrace };
 }
 
 /**

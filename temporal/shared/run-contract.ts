@@ -12,6 +12,8 @@ import type {
   TaskRecord,
 } from '../../src/engine/run-contract';
 import type { RunStatus } from '../../src/engine/statuses';
+import type { PureRegionInput } from '../../src/engine/pure-region';
+import type { RunTrace } from '../../src/telemetry/trace-ids';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by
 // name. The engine's own shapes (definitions, tasks, node results) stay in src/engine.
@@ -35,6 +37,8 @@ export interface SpurRunInput {
   callback?: RunCallbackInfo;
   /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
   rerun?: RunRerun;
+  /** The run's trace ids (src/telemetry/trace-ids.ts): its node activities export spans under them. */
+  trace?: RunTrace;
 }
 
 /**
@@ -88,6 +92,8 @@ export interface ExecuteNodeInput {
   input: Record<string, unknown>;
   /** Whose budget its model calls count against (absent in partial runs). */
   budget?: BudgetScope;
+  /** Set in a traced run: the node's attempt is a span of its trace. */
+  trace?: RunTrace;
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult>;
@@ -97,7 +103,11 @@ export function nodeActivityName(nodeType: string): string {
   return `execute${nodeType}`;
 }
 
-export type AgentStepActivity = (input: AgentStepInput) => Promise<AgentStepResult>;
+/** An agent's model call; `trace` as on ExecuteNodeInput. */
+export type AgentStepActivity = (input: AgentStepInput & { trace?: RunTrace }) => Promise<AgentStepResult>;
+
+/** A pure region's local activity input; `trace` as on ExecuteNodeInput. */
+export type TracedRegionInput = PureRegionInput & { trace?: RunTrace };
 
 /** Activity type of an agent's model call. */
 export const AGENT_STEP_ACTIVITY = 'agentModelCall';

@@ -105,7 +105,8 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
 }
 
 async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CANCELED', message: string | null) {
-  await bookkeeping.finishBatch({ parentRunId: input.parentRunId, status, message });
+  const ended = input.trace ? { ended: { workflowId: input.workflowId, trace: input.trace } } : {};
+  await bookkeeping.finishBatch({ parentRunId: input.parentRunId, status, message, ...ended });
   upsertSearchAttributes([{ key: SpurRunStatus, value: status } as never]);
   await announceEnd(input.parentRunId, input.callback, status);
 }

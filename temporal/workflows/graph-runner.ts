@@ -6,9 +6,11 @@ import {
   AGENT_STEP_ACTIVITY,
   type AgentStepActivity,
   type ExecuteNodeActivity,
+  type TracedRegionInput,
   nodeActivityName,
 } from '../shared/run-contract';
-import { PURE_REGION_ACTIVITY, type PureRegion, type PureRegionActivity } from '../../src/engine/pure-region';
+import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
+import type { RunTrace } from '../../src/telemetry/trace-ids';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 import { ModelSlots, type SlotWaitHooks, tokenEstimate } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';
@@ -16,10 +18,6 @@ import { modelOf } from '../../src/engine/model-calls';
 
 export { failureMessage } from '../../src/engine/graph-walker';
 
-/**
- * A run's graph walked inside its workflow: every node is an activity (pure ones local), a chain
- * of pure nodes one local activity (a pure region).
- */
 /** What a run's model calls need from it: slots of fleet-wide limits, and its budget. */
 export interface ModelCallHooks {
   slots: SlotWaitHooks;
@@ -27,24 +25,32 @@ export interface ModelCallHooks {
   workflowId?: string;
   /** A call would pass the budget: pause at the node for a person's decision. */
   budgetPause?: BudgetPause;
+  /** Set in a traced run: its ids, so each node attempt is a span of its trace. */
+  trace?: RunTrace;
 }
 
+/**
+ * A run's graph walked inside its workflow: every node is an activity (pure ones local), a chain
+ * of pure nodes one local activity (a pure region).
+ */
 export class GraphRunner extends GraphWalker {
   constructor(runId: string, hooks: RunnerHooks, calls: ModelCallHooks) {
     super(runId, hooks, activityExecutor(runId, new ModelSlots(calls.slots), calls));
   }
 }
 
+/** `calls.trace`: the run's trace ids, handed to every node activity so its attempts are spans of it. */
 function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHooks): NodeExecutor {
+  const traced = calls.trace ? { trace: calls.trace } : {};
   const budgeted = <T>(node: GraphNode, input: Record<string, unknown>, call: (budget?: BudgetScope) => Promise<T>) =>
     withBudget(node, input, calls.workflowId, calls.budgetPause, call);
   return {
     execute: (node, input) => {
       const model = modelOf(node);
-      // Not async: the activity promise is returned as is, so the walker awaits it directly.
-      if (!model && !calls.workflowId) return nodeActivity(node)({ runId, node, input });
+      // Outside a budget (a partial run), a node that calls no model is its activity's promise as is.
+      if (!model && !calls.workflowId) return nodeActivity(node)({ runId, node, input, ...traced });
       return budgeted(node, input, (budget) => {
-        const activityInput = { runId, node, input, ...(budget ? { budget } : {}) };
+        const activityInput = { runId, node, input, ...traced, ...(budget ? { budget } : {}) };
         if (!model) return nodeActivity(node)(activityInput);
         return slots.call(node, model, tokenEstimate(node, input), {
           once: () => nodeActivity(node, 'once')(activityInput),
@@ -55,14 +61,14 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
     agentStep: (step) =>
       budgeted(step.agent, step.input, (budget) => {
         const model = modelOf(step.agent);
-        const activityInput = { ...step, ...(budget ? { budget } : {}) };
+        const activityInput = { ...step, ...traced, ...(budget ? { budget } : {}) };
         if (!model) return agentStepActivity(step)(activityInput);
         return slots.call(step.agent, model, tokenEstimate(step.agent, [step.input, step.transcript]), {
           once: () => agentStepActivity(step, 'once')(activityInput),
           withRetries: () => agentStepActivity(step)(activityInput),
         });
       }),
-    executeRegion: (region) => regionActivity(region)({ runId, region }),
+    executeRegion: (region) => regionActivity(region)({ runId, region, ...traced }),
     isCancellation,
   };
 }
@@ -87,12 +93,14 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
 }
 
 /** A pure region as one local activity, named in the Web UI by its nodes. */
-function regionActivity(region: PureRegion): PureRegionActivity {
+type RegionActivity = (input: TracedRegionInput) => Promise<RegionOutcome[]>;
+
+function regionActivity(region: PureRegion): RegionActivity {
   const summary = region.nodes.map((n) => `${n.title} (${n.id})`).join(' → ');
-  return proxyLocalActivities<Record<string, PureRegionActivity>>({
+  return proxyLocalActivities<Record<string, RegionActivity>>({
     ...pureRegionOptions(region.nodes.length),
     summary,
-  })[PURE_REGION_ACTIVITY] as PureRegionActivity;
+  })[PURE_REGION_ACTIVITY] as RegionActivity;
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */

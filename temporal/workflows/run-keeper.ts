@@ -17,6 +17,7 @@ import { type OpenPause, PauseBook, awaitDecision, settled } from './pause-book'
 import type { PauseActionRequest } from '../shared/pauses';
 import { TaskBook } from '../../src/engine/task-book';
 import { announce } from './callbacks';
+import type { RunTrace } from '../../src/telemetry/trace-ids';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
@@ -39,6 +40,8 @@ export class RunKeeper {
   declined: string | null = null;
   private readonly runId: string;
   private readonly callback: SpurRunInput['callback'];
+  /** Exported as the run's span by the save that records its end. */
+  private readonly traced: { workflowId: string; trace: RunTrace } | undefined;
   private shown: RunStatus = 'PENDING';
   private writes: Promise<void> = Promise.resolve();
   /**
@@ -54,6 +57,7 @@ export class RunKeeper {
   constructor(input: SpurRunInput, topLevel: GraphNode[]) {
     this.runId = input.runId;
     this.callback = input.callback;
+    this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
     const resume = input.resume;
@@ -180,7 +184,8 @@ export class RunKeeper {
           projection.resolvePause({ resolution: resolved.resolution, progress }),
         ).then(resolved.saved);
       }
-      return via ? via(progress) : projection.saveProgress(progress);
+      if (via) return via(progress);
+      return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress);
     });
     this.writes = write.catch((err: unknown) => {
       this.saveFailure ??= err;

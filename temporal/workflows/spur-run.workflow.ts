@@ -80,6 +80,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
       },
       workflowId: input.workflowId,
       budgetPause: (node, nodeInput, message) => keeper.pauseForBudget(node, nodeInput, message),
+      ...(input.trace ? { trace: input.trace } : {}),
     },
   );
   const preset = input.resume ? new Map(input.resume.states) : undefined;

@@ -70,8 +70,9 @@ describe('e2e: fleet-wide limits on model requests', function () {
       assert.equal(run.status, 'COMPLETED', `${id}: ${run.message}`);
     }
   };
+  // Undefined until the run's first save has written its tasks.
   const askTask = async (runId: string) =>
-    ((await engine.http.get(`/run/${runId}/`)).body.tasks as Task[]).find((t) => t.node_id === 'ask') as Task;
+    ((await engine.http.get(`/run/${runId}/`)).body.tasks as Task[]).find((t) => t.node_id === 'ask');
   const sent = () => fake.requests.filter((r) => r.protocol !== null);
 
   it('refuses a limit on an unknown provider, one without any limit, or a key given twice (422), and keeps the limits it had', async () => {
@@ -101,7 +102,8 @@ describe('e2e: fleet-wide limits on model requests', function () {
     await completed(runIds);
     assert.equal(sent().length - before, 20, 'one request per run');
     assert.equal(fake.maxInFlight, 2, 'the provider saw 2 at once at most (and the limit was used)');
-    const tasks = await Promise.all(runIds.map(askTask));
+    // Ended runs: every task is written.
+    const tasks = (await Promise.all(runIds.map(askTask))) as Task[];
     assert.ok(
       tasks.some((t) => t.waited_ms >= 300),
       `some run waited for a slot: ${tasks.map((t) => t.waited_ms)}`,
@@ -118,7 +120,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
     const waiting: string[] = [];
     await until('two runs waiting for the limit', async () => {
       waiting.length = 0;
-      for (const id of runIds) if ((await askTask(id)).waiting_for === MODEL) waiting.push(id);
+      for (const id of runIds) if ((await askTask(id))?.waiting_for === MODEL) waiting.push(id);
       return waiting.length === 2;
     });
     assert.equal(sent().length - before, 3, 'three requests in the minute');
@@ -131,7 +133,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
     assert.equal((await engine.http.put('/limits/', [])).status, 200);
     await completed(runIds);
     assert.equal(sent().length - before, 5);
-    for (const id of waiting) assert.ok((await askTask(id)).waited_ms > 0, id);
+    for (const id of waiting) assert.ok(((await askTask(id))?.waited_ms ?? 0) > 0, id);
   });
 
   it('a cancelled run gives its slot back at once: the run waiting behind it calls the provider before the cancelled call’s reply was due', async () => {
@@ -142,7 +144,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
     const holder = await start('holder');
     await until('the holder’s call at the provider', async () => sent().length - before === 1);
     const waiter = await start('waiter');
-    await until('the second run waiting for the slot', async () => (await askTask(waiter)).waiting_for === 'openai');
+    await until('the second run waiting for the slot', async () => (await askTask(waiter))?.waiting_for === 'openai');
     const cancel = await engine.http.post(`/wf/cancel_workflow/${holder}/`, {});
     assert.equal(cancel.status, 200, cancel.text);
     await completed([waiter]);

@@ -72,6 +72,11 @@ export const runSchema = new Schema(
       ),
       default: null,
     },
+    /**
+     * The caller's W3C trace context (`traceparent`, validated and normalised by the api): the
+     * run's trace continues it, whichever process starts the run's workflow.
+     */
+    trace_parent: { type: String, default: null },
     event_head: { type: String, default: null },
     event_head_before: { type: String, default: null },
   },

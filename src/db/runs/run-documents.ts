@@ -32,6 +32,8 @@ export interface NewRun {
   trigger?: RunTrigger | null;
   /** Who asked for the run (src/runs/run-caller.ts). */
   startedBy?: string | null;
+  /** The caller's `traceparent`, already validated (src/telemetry/trace-ids.ts). */
+  traceParent?: string | null;
 }
 
 export interface RunTrigger {
@@ -87,6 +89,7 @@ export function runDocument(r: NewRun): RunDoc {
           key: r.trigger.key ?? null,
         }
       : null,
+    trace_parent: r.traceParent ?? null,
     event_head: null,
     event_head_before: null,
   };

@@ -19,7 +19,12 @@ export function createBatchStarter(deps: RunStarterDeps) {
   const datasets = createDatasetReader(models);
   const outputFiles = createOutputFileWriter(models);
 
-  return async function startBatch(workflowId: string, body: BatchRunInput, claim?: RunClaim): Promise<RunResponse> {
+  return async function startBatch(
+    workflowId: string,
+    body: BatchRunInput,
+    claim?: RunClaim,
+    traceParent?: string | null,
+  ): Promise<RunResponse> {
     const workflow = await deps.workflows.load(workflowId);
     const definition = storedRunDefinition(workflow.definition);
     const inputNode = checkRunnable(definition);
@@ -44,6 +49,7 @@ export function createBatchStarter(deps: RunStarterDeps) {
         callback,
         idempotencyKey: claim?.keyId ?? null,
         startedBy: runCaller(),
+        traceParent: traceParent ?? null,
       },
       {},
       async (id, none) => {

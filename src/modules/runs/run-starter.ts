@@ -60,6 +60,13 @@ export interface RunStarterDeps {
   definitionLimits: DefinitionLimits;
 }
 
+/** Where a run's request came from, besides its client: a trigger (schedule, webhook) and the caller's trace. */
+export interface RunOrigin {
+  trigger?: RunTrigger;
+  /** The caller's `traceparent`, validated (trace-header.ts): the run's trace continues it. */
+  traceParent?: string | null;
+}
+
 /**
  * With a worker in this process, how long a blocking run waits for its final save here before it
  * also asks Temporal for the result (the run may be on another worker): the wait's only cost.
@@ -87,7 +94,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     runType: string,
     mergeFileInputs: boolean,
     claim: RunClaim | undefined,
-    trigger?: RunTrigger,
+    { trigger, traceParent }: RunOrigin = {},
   ) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
@@ -110,6 +117,7 @@ export function createRunStarter(deps: RunStarterDeps) {
         idempotencyKey: claim?.keyId ?? null,
         trigger: trigger ?? null,
         startedBy: runCaller(),
+        traceParent: traceParent ?? null,
       },
       initialInputs ?? {},
       (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
@@ -280,8 +288,8 @@ export function createRunStarter(deps: RunStarterDeps) {
      * PySpur answers start_run with the run as created (PENDING): read before the workflow starts,
      * since a short run may otherwise have ended by the time the answer is read.
      */
-    async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim, trigger?: RunTrigger) {
-      const recorded = await record(workflowId, body, runType, false, claim, trigger);
+    async start(workflowId: string, body: StartRunInput, runType: string, claim?: RunClaim, origin?: RunOrigin) {
+      const recorded = await record(workflowId, body, runType, false, claim, origin);
       const created = await deps.reader.get(recorded.run._id);
       await launch(recorded, claim);
       return created;
@@ -291,9 +299,9 @@ export function createRunStarter(deps: RunStarterDeps) {
       body: StartRunInput,
       runType: string,
       claim?: RunClaim,
-      trigger?: RunTrigger,
+      origin?: RunOrigin,
     ): Promise<BlockingOutcome> {
-      const recorded = await record(workflowId, body, runType, true, claim, trigger);
+      const recorded = await record(workflowId, body, runType, true, claim, origin);
       // Expected before the workflow starts: a fast run may end before the start returns.
       const local = deps.outcomes?.expect(recorded.run._id);
       // Forgotten however this ends: answered, timed out, or the start refused.

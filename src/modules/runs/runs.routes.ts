@@ -17,6 +17,7 @@ import {
   WorkflowRunsQuery,
 } from './runs.schemas';
 import { RunResponse } from '../../runs/response.schemas';
+import { traceParentOf } from './trace-header';
 
 export interface RunRouteDeps {
   starter: RunStarter;
@@ -52,7 +53,12 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           target: params.workflow_id,
           request: { query, body },
           perform: async (claim) =>
-            blockingAnswer(await starter.runBlocking(params.workflow_id, body, query.run_type, claim), ctx),
+            blockingAnswer(
+              await starter.runBlocking(params.workflow_id, body, query.run_type, claim, {
+                traceParent: traceParentOf(ctx),
+              }),
+              ctx,
+            ),
           // A replay waits for the same run and answers with its result.
           replay: async (runId) => blockingAnswer(await starter.awaitOutcome(runId), ctx),
           recover: recoverRun,
@@ -75,7 +81,8 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           route: 'start_run',
           target: params.workflow_id,
           request: { query, body },
-          perform: (claim) => starter.start(params.workflow_id, body, query.run_type, claim),
+          perform: (claim) =>
+            starter.start(params.workflow_id, body, query.run_type, claim, { traceParent: traceParentOf(ctx) }),
           recover: recoverRun,
         }),
     }),
@@ -95,7 +102,7 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           route: 'start_batch_run',
           target: params.workflow_id,
           request: body,
-          perform: (claim) => startBatch(params.workflow_id, body, claim),
+          perform: (claim) => startBatch(params.workflow_id, body, claim, traceParentOf(ctx)),
           recover: recoverRun,
         }),
     }),

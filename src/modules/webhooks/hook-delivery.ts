@@ -138,9 +138,12 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
         if (result) {
           // 200 with the outputs (blockingAnswer makes it 202 for a run still going), as /wf/{id}/run/ answers.
           ctx.status = 200;
-          return blockingAnswer(await starter.runBlocking(workflowId, request, 'webhook', claim, runTrigger), ctx);
+          return blockingAnswer(
+            await starter.runBlocking(workflowId, request, 'webhook', claim, { trigger: runTrigger }),
+            ctx,
+          );
         }
-        const run = await starter.start(workflowId, request, 'webhook', claim, runTrigger);
+        const run = await starter.start(workflowId, request, 'webhook', claim, { trigger: runTrigger });
         ctx.status = 202;
         return { run_id: run.id };
       },

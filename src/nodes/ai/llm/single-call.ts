@@ -93,6 +93,7 @@ export async function callModel(
   });
   ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
   const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
+  const traced = ctx.traceModelCall?.(prepared.modelId);
   const reply = await prepared.adapter.chatCompletion({
     ...prepared.settings,
     ...extra,
@@ -101,6 +102,7 @@ export async function callModel(
   });
   ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
   if (reply.usage) ctx.reportUsage?.(reply.usage, prepared.modelId);
+  traced?.end(reply.usage);
   return reply;
 }
 
