@@ -23,6 +23,7 @@ import { chatbotDefinition } from '../test/support/chatbot';
 import { cond, input, l, n } from '../test/support/graphs';
 import { type CallbackReceiver, startCallbackReceiver } from '../test/support/callback-receiver';
 import { callbackWorkflowId } from '../temporal/shared/callback-contract';
+import { limitWorkflowId } from '../temporal/shared/limit-contract';
 import { REPO_ROOT } from './lib/tools';
 
 const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -39,6 +40,10 @@ interface Scenario {
   definition: Definition;
   /** A chatbot run in a fresh test session (its InputNode is `input_node`). */
   session?: boolean;
+  /** Fleet-wide limits set for the run (PUT /api/limits/); the first limit's workflow history is saved too. */
+  limits?: Array<{ key: string; max_concurrent: number }>;
+  /** The workflow's budget (PUT /api/wf/{id}/budget/). */
+  budget?: Record<string, unknown>;
   /** The run's callback events (posted to a local receiver); the final event's delivery history is saved too. */
   callbackEvents?: string[];
   /** Full runs: the run status the scenario must end in. Partial runs: the request body. Batches: the dataset. */
@@ -207,6 +212,27 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // Two model calls under max_concurrent 1: the second waits for the first's slot (a grant
+    // signal from the limit's workflow, whose history is saved as limited-limit.json).
+    name: 'limited',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM }), n('b', 'SingleLLMCallNode', { llm_info: LLM })],
+      links: [l('in', 'a'), l('in', 'b')],
+    },
+    limits: [{ key: 'openai', max_concurrent: 1 }],
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // A budget no call fits: the run pauses at the model call, APPROVE lets it go once.
+    name: 'budget-pause',
+    definition: {
+      nodes: [input(), n('ask', 'SingleLLMCallNode', { llm_info: LLM }), n('out', 'OutputNode')],
+      links: [l('in', 'ask'), l('ask', 'out')],
+    },
+    budget: { per_run_usd: 0.000001, on_exceed: 'pause' },
+    expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: {} } },
+  },
+  {
     // A batch whose rows run inline, in one chunk activity.
     name: 'batch-inline',
     definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
@@ -325,6 +351,14 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
   const wf = await engine.http.post('/wf/', { name: `capture-${scenario.name}`, definition: scenario.definition });
   assert.equal(wf.status, 200, wf.text);
   const { expect } = scenario;
+  if (scenario.budget) {
+    const res = await engine.http.put(`/wf/${wf.body.id}/budget/`, scenario.budget);
+    assert.equal(res.status, 200, res.text);
+  }
+  if (scenario.limits) {
+    const res = await engine.http.put('/limits/', scenario.limits);
+    assert.equal(res.status, 200, res.text);
+  }
   if ('batch' in expect) return runBatchScenario(engine, wf.body.id, expect.batch);
   if ('reconcile' in expect) return runReconcileScenario(engine, wf.body.id, expect.reconcile.pageSize);
   if ('scheduled' in expect) return runScheduledScenario(engine, wf.body.id);
@@ -390,9 +424,9 @@ function historyToProtoJson(history: History): unknown {
   );
 }
 
-async function saveHistory(engine: Engine, workflowId: string, file: string): Promise<void> {
+async function saveHistory(engine: Engine, workflowId: string, file: string, opts = { open: false }): Promise<void> {
   const handle = engine.api.temporal.workflow.getHandle(workflowId);
-  await handle.result().catch(() => undefined); // closed, whatever the outcome
+  if (!opts.open) await handle.result().catch(() => undefined); // closed, whatever the outcome
   const history = await handle.fetchHistory();
   writeFileSync(file, `${JSON.stringify(historyToProtoJson(history), null, 2)}\n`);
 }
@@ -421,6 +455,14 @@ function defineCaptureSuite(outDir: string): void {
       it(scenario.name, async () => {
         const workflowId = await runScenario(engine, scenario, receiver);
         await saveHistory(engine, workflowId, path.join(outDir, `${scenario.name}.json`));
+        const [limit] = scenario.limits ?? [];
+        if (limit) {
+          // The limit's workflow runs on until it has been idle a minute: its history so far.
+          const limitId = limitWorkflowId(limit.key, engine.api.config.temporal.workflowIdPrefix);
+          await new Promise((r) => setTimeout(r, 1000));
+          await saveHistory(engine, limitId, path.join(outDir, `${scenario.name}-limit.json`), { open: true });
+          await engine.http.put('/limits/', []);
+        }
         if (scenario.callbackEvents) {
           const [hit] = await receiver.waitFor(`/${scenario.name}`, scenario.callbackEvents.length);
           const runId = String(hit?.body.run.id);

@@ -47,11 +47,11 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
   return {
     execute: (node, input) => {
       const model = modelOf(node);
-      // Outside a budget (a partial run), a node that calls no model is its activity's promise as is.
-      if (!model && !calls.workflowId) return nodeActivity(node)({ runId, node, input, ...traced });
+      // A node that calls no model (no limit, no budget) is its activity's promise as is: the
+      // walker awaits it directly, and the commands of a run keep the order its history has.
+      if (!model) return nodeActivity(node)({ runId, node, input, ...traced });
       return budgeted(node, input, (budget) => {
         const activityInput = { runId, node, input, ...traced, ...(budget ? { budget } : {}) };
-        if (!model) return nodeActivity(node)(activityInput);
         return slots.call(node, model, tokenEstimate(node, input), {
           once: () => nodeActivity(node, 'once')(activityInput),
           withRetries: () => nodeActivity(node)(activityInput),

@@ -3,7 +3,7 @@
 // share every limit, runs waiting for a slot show it, a 429's Retry-After holds the limit back.
 import assert from 'node:assert/strict';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
-import type { FakeLlmServer } from '../support/fake-llm-server';
+import { type FakeLlmServer, mostAtOnce } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { attachFakeLlm } from '../support/llm-engine';
 import { openSse } from '../support/sse';
@@ -20,20 +20,6 @@ const oneCall = {
   ],
   links: [l('in', 'ask'), l('ask', 'out')],
 };
-
-/** The most requests that were being answered at the same moment. */
-function mostAtOnce(requests: FakeLlmServer['requests']): number {
-  const edges = requests.flatMap((r) => [
-    { at: r.at, step: 1 },
-    { at: r.answered?.at ?? Number.POSITIVE_INFINITY, step: -1 },
-  ]);
-  // An answer and the next request at the same millisecond do not overlap.
-  edges.sort((a, b) => a.at - b.at || a.step - b.step);
-  let open = 0;
-  let most = 0;
-  for (const e of edges) most = Math.max(most, (open += e.step));
-  return most;
-}
 
 type Task = { node_id: string; status: string; waiting_for: string | null; waited_ms: number };
 
@@ -118,10 +104,11 @@ describe('e2e: fleet-wide limits on model requests', function () {
     const runIds: string[] = [];
     for (let i = 0; i < 5; i++) runIds.push(await start(`r${i}`));
     const waiting: string[] = [];
-    await until('two runs waiting for the limit', async () => {
+    // Granted runs reach the provider a moment after their grant: both are awaited.
+    await until('three requests made and two runs waiting for the limit', async () => {
       waiting.length = 0;
       for (const id of runIds) if ((await askTask(id))?.waiting_for === MODEL) waiting.push(id);
-      return waiting.length === 2;
+      return waiting.length === 2 && sent().length - before >= 3;
     });
     assert.equal(sent().length - before, 3, 'three requests in the minute');
     const stream = await openSse(`${engine.api.baseUrl}/run/${waiting[0]}/events/`);

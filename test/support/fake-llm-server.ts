@@ -157,6 +157,20 @@ async function readBody(req: IncomingMessage): Promise<any> {
   }
 }
 
+/** The most requests that were being answered at the same moment (from arrival and answer times). */
+export function mostAtOnce(requests: readonly Pick<RecordedRequest, 'at' | 'answered'>[]): number {
+  const edges = requests.flatMap((r) => [
+    { at: r.at, step: 1 },
+    { at: r.answered?.at ?? Number.POSITIVE_INFINITY, step: -1 },
+  ]);
+  // An answer and the next request at the same millisecond do not overlap.
+  edges.sort((a, b) => a.at - b.at || a.step - b.step);
+  let open = 0;
+  let most = 0;
+  for (const e of edges) most = Math.max(most, (open += e.step));
+  return most;
+}
+
 export async function startFakeLlmServer(): Promise<FakeLlmServer> {
   const requests: RecordedRequest[] = [];
   const queue: ScriptedResponse[] = [];
