@@ -180,3 +180,58 @@ describe('e2e: fleet-wide limits on model requests', function () {
       assert.ok(r.at - (refused?.at ?? 0) >= 2000, `a request ${r.at - (refused?.at ?? 0)} ms after the 429`);
   });
 });
+
+describe('e2e: a call waiting for a limit’s slot holds no activity slot of its worker', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let fake: FakeLlmServer;
+  before(async () => {
+    // Two activity slots: one for the call holding the limit, one left for anything else.
+    engine = await startEngine({ SPUR_WORKER_MAX_ACTIVITIES: '2' });
+    fake = await attachFakeLlm(engine);
+  });
+  after(async () => {
+    await engine?.close();
+    await fake?.close();
+  });
+
+  it('while one call holds max_concurrent 1 and another waits, a third run’s unlimited call still gets the free slot and completes', async () => {
+    const workflowOf = async (model: string) => {
+      const definition = {
+        nodes: [
+          input(),
+          n('ask', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 50 }, user_message: 'say {{in.x}}' }),
+          n('out', 'OutputNode', { output_map: { answer: 'ask.output' } }),
+        ],
+        links: [l('in', 'ask'), l('ask', 'out')],
+      };
+      return (await engine.http.post('/wf/', { name: `slots ${model}`, definition })).body.id as string;
+    };
+    const limited = await workflowOf(MODEL);
+    const other = await workflowOf('openai/gpt-4o');
+    assert.equal((await engine.http.put('/limits/', [{ key: MODEL, max_concurrent: 1 }])).status, 200);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.respondWith((req) =>
+      req.body.model === 'gpt-4o-mini' && !fake.requests.slice(0, -1).some((r) => r.body.model === 'gpt-4o-mini')
+        ? { content: JSON.stringify({ output: 'held' }), gates: [{ afterChunks: 0, open: held }] }
+        : { content: JSON.stringify({ output: 'ok' }) },
+    );
+    const start = async (workflowId: string, x: string) =>
+      (await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x } } })).body.id as string;
+    const task = async (runId: string) =>
+      ((await engine.http.get(`/run/${runId}/`)).body.tasks as Task[]).find((t) => t.node_id === 'ask');
+
+    const holder = await start(limited, 'holder');
+    await until('the holder’s call at the provider', async () => fake.requests.length === 1);
+    const waiter = await start(limited, 'waiter');
+    await until('the waiter waiting for the slot', async () => (await task(waiter))?.waiting_for === MODEL);
+    const third = await start(other, 'third');
+    const done = await waitForRun(engine.http, third, undefined, 60_000);
+    assert.equal(done.status, 'COMPLETED', done.message);
+    assert.equal((await task(waiter))?.waiting_for, MODEL, 'the waiter still waits: its wait held no slot');
+    release();
+    for (const id of [holder, waiter])
+      assert.equal((await waitForRun(engine.http, id, undefined, 60_000)).status, 'COMPLETED');
+  });
+});
