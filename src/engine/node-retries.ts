@@ -14,3 +14,8 @@ export function nodeAttempts(config: Record<string, unknown>): number {
 
 /** Backoff between tries of a node: 1 s, doubling, at most 60 s (the activity retry policy's). */
 export const NODE_RETRY = { initialMs: 1000, coefficient: 2, maximumMs: 60_000 } as const;
+
+/** The pause after the `attempt`-th try (1-based) failed, where a node's retries are made outside Temporal's policy. */
+export function nodeRetryDelayMs(attempt: number): number {
+  return Math.min(NODE_RETRY.initialMs * NODE_RETRY.coefficient ** (attempt - 1), NODE_RETRY.maximumMs);
+}

@@ -2,7 +2,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type { GraphLevel } from '../../src/engine/graph';
 import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
-import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
+import { nodeAttempts, nodeRetryDelayMs } from '../../src/engine/node-retries';
 import type { EndedRow } from '../../src/db/runs/run-repository';
 import type { BudgetScope, GraphNode, NodeOutput } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
@@ -109,7 +109,7 @@ async function executeWithRetries(
     } catch (err) {
       const final = err instanceof ApplicationFailure && err.nonRetryable;
       if (final || attempt >= attempts || signal.aborted) throw err;
-      const backoff = Math.min(NODE_RETRY.initialMs * NODE_RETRY.coefficient ** (attempt - 1), NODE_RETRY.maximumMs);
+      const backoff = nodeRetryDelayMs(attempt);
       const given =
         err instanceof ApplicationFailure && typeof err.nextRetryDelay === 'number' ? err.nextRetryDelay : undefined;
       await sleep(given ?? backoff, signal);

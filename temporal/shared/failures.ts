@@ -1,3 +1,5 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+
 /** Stable `ApplicationFailure` types shared by workflows, activities and the api. */
 export const FailureType = {
   /** The node failed in a way retrying cannot fix (bad template, user code error, bad output). */
@@ -11,3 +13,12 @@ export const FailureType = {
   /** A model call would pass its workflow's budget (on_exceed: pause): the run pauses at the node. */
   BudgetExceeded: 'BudgetExceeded',
 } as const;
+
+/** Node failures no retry can mend: the activity policies' non-retryable types. */
+export const FINAL_NODE_FAILURES: string[] = [FailureType.NodeFailed, FailureType.NotExecutable];
+
+/** The application failure an activity failed with (an activity failure's cause), if it is one. */
+export function applicationCause(err: unknown): ApplicationFailure | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure ? cause : undefined;
+}

@@ -1,8 +1,6 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
-import { FailureType } from '../shared/failures';
+import { FINAL_NODE_FAILURES, FailureType } from '../shared/failures';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
-
-const NON_RETRYABLE = [FailureType.NodeFailed, FailureType.NotExecutable];
 
 /** A pure node's time to run (one local activity, or its share of a region's). */
 const PURE_NODE_SECONDS = 30;
@@ -10,7 +8,7 @@ const PURE_NODE_SECONDS = 30;
 /** Pure nodes: local activities, no server round trip; a failure there is a bug in input or code. */
 export const PURE_NODE_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: `${PURE_NODE_SECONDS}s`,
-  retry: { initialInterval: '200ms', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '200ms', maximumAttempts: 3, nonRetryableErrorTypes: FINAL_NODE_FAILURES },
 };
 
 /** A pure region (one local activity for several pure nodes): each node gets the time one would have alone. */
@@ -61,7 +59,7 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
       backoffCoefficient: NODE_RETRY.coefficient,
       maximumInterval: NODE_RETRY.maximumMs,
       maximumAttempts: nodeAttempts(config),
-      nonRetryableErrorTypes: NON_RETRYABLE,
+      nonRetryableErrorTypes: FINAL_NODE_FAILURES,
     },
   };
 }

@@ -1,6 +1,6 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { BudgetScope, GraphNode } from '../../src/engine/run-contract';
-import { FailureType } from '../shared/failures';
+import { FailureType, applicationCause } from '../shared/failures';
 import type { PauseActionRequest } from '../shared/pauses';
 
 /** Pauses the run at the node, with the budget's message, until a person decides. */
@@ -12,8 +12,8 @@ export type BudgetPause = (
 
 /** The message of a call refused by its workflow's budget (on_exceed: pause), if that is what failed. */
 function budgetRefusal(err: unknown): string | undefined {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure && cause.type === FailureType.BudgetExceeded ? cause.message : undefined;
+  const cause = applicationCause(err);
+  return cause?.type === FailureType.BudgetExceeded ? cause.message : undefined;
 }
 
 /**

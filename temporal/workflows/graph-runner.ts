@@ -12,9 +12,9 @@ import {
 import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
 import type { RunTrace } from '../../src/telemetry/trace-ids';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
-import { ModelSlots, type SlotWaitHooks, tokenEstimate } from './model-slots';
+import { ModelSlots, type SlotWaitHooks } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';
-import { modelOf } from '../../src/engine/model-calls';
+import { modelOf, tokenEstimate } from '../../src/engine/model-calls';
 
 export { failureMessage } from '../../src/engine/graph-walker';
 

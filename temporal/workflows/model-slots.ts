@@ -1,6 +1,4 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
@@ -12,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LimitActivities } from '../activities/limit.activities';
-import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
+import { nodeAttempts, nodeRetryDelayMs } from '../../src/engine/node-retries';
 import type { GraphNode, TokenUsage } from '../../src/engine/run-contract';
 import {
   type AskedLimits,
@@ -22,7 +20,7 @@ import {
   slotGrantedSignal,
   slotQueuedSignal,
 } from '../shared/limit-contract';
-import { FailureType } from '../shared/failures';
+import { FINAL_NODE_FAILURES, applicationCause } from '../shared/failures';
 import { ioNodeTimeoutSeconds } from './activity-options';
 
 const local = proxyLocalActivities<LimitActivities>({
@@ -40,13 +38,6 @@ export interface SlotWaitHooks {
 export interface ModelCallAttempts<T> {
   once(): Promise<T>;
   withRetries(): Promise<T>;
-}
-
-/** Tokens a call may use, before it is made: its input's (about 4 characters a token) plus its max output. */
-export function tokenEstimate(node: GraphNode, input: unknown): number {
-  const info = node.config.llm_info as { max_tokens?: unknown } | undefined;
-  const maxOut = typeof info?.max_tokens === 'number' && info.max_tokens > 0 ? info.max_tokens : 0;
-  return Math.ceil((JSON.stringify(input) ?? '').length / 4) + maxOut;
 }
 
 /**
@@ -113,8 +104,7 @@ export class ModelSlots {
       if (outcome.ok) return outcome.value;
       const err = outcome.err;
       if (isCancellation(err) || !retryable(err) || attempt >= tries) throw err;
-      const backoff = Math.min(NODE_RETRY.initialMs * NODE_RETRY.coefficient ** (attempt - 1), NODE_RETRY.maximumMs);
-      await sleep(holdBackMs ?? backoff);
+      await sleep(holdBackMs ?? nodeRetryDelayMs(attempt));
     }
   }
 }
@@ -133,16 +123,9 @@ function release(asked: AskedLimits, body: SlotRelease): Promise<unknown> {
   );
 }
 
-const FINAL_TYPES: readonly string[] = [FailureType.NodeFailed, FailureType.NotExecutable];
-
-function applicationCause(err: unknown): ApplicationFailure | undefined {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure ? cause : undefined;
-}
-
 function retryable(err: unknown): boolean {
   const app = applicationCause(err);
-  return !app || (!app.nonRetryable && !FINAL_TYPES.includes(app.type ?? ''));
+  return !app || (!app.nonRetryable && !FINAL_NODE_FAILURES.includes(app.type ?? ''));
 }
 
 function retryAfterOf(err: unknown): number | undefined {
