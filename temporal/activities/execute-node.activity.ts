@@ -1,6 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ValueTooLargeError } from '../../src/db/errors';
-import { outlastOutage } from '../../src/db/outage-wait';
 import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
@@ -68,8 +67,7 @@ async function executeNodeIn(
   const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes, budget);
   span?.traceModelCalls(ctx, deps.prices);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
-  const outage = { signal: ctx.signal, whileWaiting: () => ctx.heartbeat() };
-  const plainInput = await outlastOutage(() => deps.values.resolve(input), outage);
+  const plainInput = await ctx.stored(() => deps.values.resolve(input));
   let output: NodeOutput;
   try {
     output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
@@ -79,7 +77,7 @@ async function executeNodeIn(
   }
   const usage = await ctx.usage();
   return {
-    output: await outlastOutage(() => externalizeOutput(deps.values, runId, node, output), outage),
+    output: await ctx.stored(() => externalizeOutput(deps.values, runId, node, output)),
     startTime,
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),

@@ -66,7 +66,12 @@ export function activityNodeContext(
   nodeTitle: string,
   maxValueBytes?: number,
   budget?: BudgetScope,
-): NodeExecutionContext & { usage(): Promise<TokenUsage | undefined>; flushDeltas(): Promise<void> } {
+): NodeExecutionContext & {
+  usage(): Promise<TokenUsage | undefined>;
+  flushDeltas(): Promise<void>;
+  /** Runs a read or write of the node's, waiting out a database outage (outage-wait.ts). */
+  stored<T>(work: () => Promise<T>): Promise<T>;
+} {
   const activity = Context.current();
   const calls: ModelCall[] = [];
   // One entry per execution: a retried write of it counts the spending once.
@@ -102,6 +107,7 @@ export function activityNodeContext(
       }),
     delta: (text) => deltas.push(text),
     flushDeltas: () => deltas.flush(),
+    stored,
     readFile: (path) => stored(() => readStoredFile(deps.models, path)),
     beforeModelCall: async (call) => {
       if (!budget || budget.overBudget) return;
