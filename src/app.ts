@@ -112,7 +112,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...chatCompletionRoutes(services.chatCompletions),
     ...usageRoutes(services.prices, services.usageLedger),
     ...limitsRoutes(services.providerLimits, services.notifyLimitChanges),
-    ...budgetRoutes(services.budgets, services.workflowExists),
+    ...budgetRoutes(services.budgets, services.workflows.exists),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

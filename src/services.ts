@@ -169,7 +169,6 @@ export function createServices({
     usageLedger: createUsageLedger(models),
     providerLimits: createProviderLimits(models),
     budgets: createBudgets(models, prices),
-    workflowExists: async (id: string) => (await models.Workflow.exists({ _id: id })) !== null,
     notifyLimitChanges: limitChangeNotifier(() => temporal, config.temporal.workflowIdPrefix),
     schedules,
     runEvents,

@@ -41,11 +41,6 @@ export function workflowRoutes({
   dependents,
 }: WorkflowRouteDeps): MountableRoute[] {
   const WorkflowCreateRequest = workflowCreateRequest(definitionLimits);
-  const exists = async (id: string) =>
-    await workflows.load(id).then(
-      () => true,
-      () => false,
-    );
   return [
     defineRoute({
       method: 'post',
@@ -157,7 +152,7 @@ export function workflowRoutes({
       query: PageQuery,
       response: z.array(WorkflowVersionResponse),
       errors: [404],
-      handler: ({ params, query }) => versions.list(params.workflow_id, query, exists),
+      handler: ({ params, query }) => versions.list(params.workflow_id, query, workflows.exists),
     }),
   ];
 }

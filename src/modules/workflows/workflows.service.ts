@@ -96,6 +96,8 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
 
   return {
     load,
+    /** Whether a workflow with this id is stored (a lookup by id; a database outage throws). */
+    exists: idTaken,
     list: findPage,
     async get(id: string) {
       return toWorkflowResponse(await load(id));
