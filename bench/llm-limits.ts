@@ -10,6 +10,7 @@ import { mostAtOnce, startFakeLlmServer } from '../test/support/fake-llm-server'
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
+import { percentile } from './lib/stats';
 
 const LIMITED = 'openai/gpt-4o-mini';
 const UNLIMITED = 'openai/gpt-4o';
@@ -17,13 +18,13 @@ const BURST = 200;
 const SLOTS = 10;
 const PROVIDER_MS = 200;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN;
+/** Nearest-rank percentiles (bench/lib/stats.ts) of unsorted samples. */
+const pct = (xs: readonly number[], p: number) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    p,
+  );
+const median = (xs: readonly number[]) => pct(xs, 50);
 
 const oneCall = (model: string) => ({
   nodes: [
@@ -131,7 +132,7 @@ runWithStack(
       const floorSeconds = (BURST * PROVIDER_MS) / 1000 / SLOTS;
 
       const fmt = (xs: number[]) =>
-        `p50 ${median(xs).toFixed(1)} ms, p90 ${percentile(xs, 90).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`;
+        `p50 ${median(xs).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms`;
       const atOnce = mostAtOnce(limitedRequests);
       saveResults('llm-limits-latest.md', [
         `# Provider-limit benchmark — ${new Date().toISOString()}`,
