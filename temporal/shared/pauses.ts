@@ -10,6 +10,12 @@ export interface PauseActionRequest {
   pauseId?: string;
 }
 
+/** Who decided a pause: a refusal carries the latest one (null before any decision). */
+export interface PauseDecider {
+  action: PauseAction;
+  userId: string;
+}
+
 export interface PauseActionResult {
   pauseId: string;
   nodeId: string;

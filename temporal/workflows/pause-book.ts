@@ -1,6 +1,13 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import type { GraphNode, PauseResolution } from '../../src/engine/run-contract';
-import { PAUSE_REFUSED, type PauseActionRequest, PauseRefusal, TIMEOUT_USER, pauseRecordId } from '../shared/pauses';
+import {
+  PAUSE_REFUSED,
+  type PauseActionRequest,
+  type PauseDecider,
+  PauseRefusal,
+  TIMEOUT_USER,
+  pauseRecordId,
+} from '../shared/pauses';
 
 export interface OpenPause {
   pauseId: string;
@@ -16,6 +23,11 @@ export class PauseBook {
   private readonly perNode = new Map<string, number>();
   /** Resolved pauses whose record the next save carries, oldest first. */
   private readonly unsaved: Array<{ pause: OpenPause; resolution: PauseResolution }> = [];
+  /**
+   * Who took the latest decision, named in refusals: a retried request whose first attempt's
+   * decision already settled the pause learns so here, before the database has the record.
+   */
+  private lastDecider: PauseDecider | null = null;
 
   constructor(private readonly runId: string) {}
 
@@ -54,15 +66,16 @@ export class PauseBook {
 
   /** The update validator: refuses, synchronously, an action that has nothing to act on. */
   validate(request: PauseActionRequest): void {
-    if (this.open.length === 0) throw refusal(PauseRefusal.notPaused);
-    if (!this.target(request)) throw refusal(PauseRefusal.noPausedTask);
+    if (this.open.length === 0) throw this.refusal(PauseRefusal.notPaused);
+    if (!this.target(request)) throw this.refusal(PauseRefusal.noPausedTask);
   }
 
   /** Records the decision on its pause (the scheduler applies it); returns that pause. */
   decide(request: PauseActionRequest): OpenPause {
     const pause = this.target(request);
-    if (!pause) throw refusal(PauseRefusal.noPausedTask);
+    if (!pause) throw this.refusal(PauseRefusal.noPausedTask);
     pause.decision = request;
+    this.lastDecider = { action: request.action, userId: request.userId };
     return pause;
   }
 
@@ -75,10 +88,10 @@ export class PauseBook {
     const undecided = this.open.filter((p) => p.decision === null);
     return request.pauseId ? undecided.find((p) => p.pauseId === request.pauseId) : undecided[0];
   }
-}
 
-function refusal(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true });
+  private refusal(message: string): ApplicationFailure {
+    return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true, details: [this.lastDecider] });
+  }
 }
 
 /**

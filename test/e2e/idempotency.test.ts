@@ -4,6 +4,8 @@ import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
 import { keyedPauseActionLeftUnanswered, keyedRunLeftUnstarted } from '../support/half-started-runs';
+import { pauseActionSignal, pauseRecordId } from '../../temporal/shared/pauses';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
 
 type Http = Engine['http'];
 
@@ -27,6 +29,20 @@ const slowExclaim = {
 const gated = {
   nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
   links: [l('in', 'gate'), l('gate', 'out')],
+};
+
+/** in → gate → py (sleeps 3 s) → out: a run still open after its pause was decided. */
+const gatedThenSlow = {
+  nodes: [
+    input(),
+    n('gate', 'HumanInterventionNode'),
+    n('py', 'PythonFuncNode', {
+      code: 'import time\ntime.sleep(3)\nreturn {"y": "done"}',
+      output_schema: { y: 'string' },
+    }),
+    n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
+  ],
+  links: [l('in', 'gate'), l('gate', 'py'), l('py', 'out')],
 };
 
 let keyCounter = 0;
@@ -194,6 +210,40 @@ describe('e2e: Idempotency-Key on run submissions and pause actions', function (
       keyed(newKey()),
     );
     assert.equal(other.status, 400);
+  });
+
+  it('process_pause_action: a retry whose first request went as a signal answers 200 while the database does not show the decision yet', async () => {
+    const wf = await createWorkflow(engine.http, gatedThenSlow);
+    const started = await engine.http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 's' } } });
+    const runId = started.body.id as string;
+    await waitForRun(engine.http, runId, (r) => r.status === 'PAUSED', 60_000);
+    // The first request's Update found no worker in time, so it sent the decision as a signal and
+    // then failed (a 503 reading the run back): its key is released, the workflow has the decision.
+    const decision = { action: 'APPROVE', user_id: 'dana', inputs: {}, comments: '' } as const;
+    const pauseId = pauseRecordId(runId, 'gate', 1);
+    const handle = engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.env.SPUR_WORKFLOW_ID_PREFIX));
+    await handle.signal(pauseActionSignal, { action: 'APPROVE', userId: 'dana', inputs: {}, comments: '', pauseId });
+    await waitForRun(
+      engine.http,
+      runId,
+      (r: any) => r.tasks.some((t: any) => t.node_id === 'py' && t.status === 'RUNNING'),
+      60_000,
+    );
+    // The run's next save (which records the resolution) has not reached the database yet.
+    await engine.api.models.Pause.updateOne(
+      { _id: pauseId },
+      { $set: { resume_time: null, resume_action: null, resume_user_id: null } },
+    );
+    const act = (body: Record<string, unknown>) =>
+      engine.http.request('POST', `/wf/process_pause_action/${runId}/`, body, keyed(newKey()));
+    const retry = await act(decision);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.id, runId);
+    // Another person's decision is a second action, refused as PySpur does.
+    const other = await act({ ...decision, user_id: 'erin' });
+    assert.deepEqual([other.status, other.body.detail], [400, 'Run is not in a paused state']);
+    const done = await waitForRun(engine.http, runId);
+    assert.deepEqual([done.status, done.outputs?.out?.y], ['COMPLETED', 'done']);
   });
 
   it('a replay starts the run of a first request whose api died between claiming the key and starting the run', async () => {

@@ -16,6 +16,7 @@ import { type Page, pageBounds } from '../../db/paging';
 import {
   PAUSE_REFUSED,
   type PauseActionRequest,
+  type PauseDecider,
   PauseRefusal,
   pauseActionSignal,
   pauseActionUpdate,
@@ -41,6 +42,19 @@ export interface PauseServiceDeps {
 }
 
 const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
+
+/** A refusal by the run's workflow, naming who took its latest decision (the database may not have it yet). */
+class PauseRefused extends BadRequestError {
+  constructor(
+    message: string,
+    readonly lastDecider: PauseDecider | null,
+  ) {
+    super(message);
+  }
+}
+
+const decidedBy = (decider: PauseDecider | null, body: ResumeRunInput): boolean =>
+  decider !== null && decider.action === body.action && decider.userId === body.user_id;
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
 
 export function createPauseService({
@@ -118,7 +132,8 @@ export function createPauseService({
           err.cause instanceof ApplicationFailure &&
           err.cause.type === PAUSE_REFUSED
         ) {
-          throw new BadRequestError(err.cause.message);
+          const [decider] = err.cause.details ?? [];
+          throw new PauseRefused(err.cause.message, (decider as PauseDecider | null | undefined) ?? null);
         }
         if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
         if (!isDeadline(err) && !isWorkflowTaskFailing(err)) throw err;
@@ -140,13 +155,17 @@ export function createPauseService({
     /**
      * A keyed decision whose first request died unanswered: sent again under the same update id
      * (Temporal answers an update it has seen with its outcome). Refused because the pause is
-     * resolved: if it was resolved by this very decision, that is the answer.
+     * resolved: if it was resolved by this very decision, that is the answer. The workflow's refusal
+     * names its latest decider; only a run the workflow no longer holds is judged by the records,
+     * since a decision that went as a signal reaches the database only with the run's next save.
      */
     async actAgain(runId: string, body: ResumeRunInput, updateId: string): Promise<{ status: number; run: unknown }> {
       try {
         return await this.act(runId, body, updateId);
       } catch (err) {
-        if (!(err instanceof BadRequestError) || !(await resolvedBy(runId, body))) throw err;
+        if (!(err instanceof BadRequestError)) throw err;
+        const mine = err instanceof PauseRefused ? decidedBy(err.lastDecider, body) : await resolvedBy(runId, body);
+        if (!mine) throw err;
         return { status: 200, run: await reader.get(runId) };
       }
     },
