@@ -3,10 +3,12 @@
 // fast as the limit allows (10 / 0.2 s = 50 calls/s) — the limit, not Spur, as the bottleneck.
 // 1. Overhead: one blocking run at a time, alternating a model under a limit that never binds
 //    (max_concurrent 1000) and a model under none, same workflow shape, same fake provider.
-// 2. Throughput: 200 runs started at once, under max_concurrent 10, then the same 200 with no limit.
+// 2. Throughput: 200 runs started at once, under max_concurrent 10, and the same 200 with no limit
+//    before and after; then under the limit again with a provider slow enough that the limit binds.
 // Usage: npx tsx bench/llm-limits.ts [sequential runs of each] (bench/results/llm-limits-latest.md)
 import os from 'node:os';
 import { mostAtOnce, startFakeLlmServer } from '../test/support/fake-llm-server';
+import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
@@ -17,6 +19,8 @@ const UNLIMITED = 'openai/gpt-4o';
 const BURST = 200;
 const SLOTS = 10;
 const PROVIDER_MS = 200;
+/** A provider slow enough that the limit's floor (200 × 2 s / 10 = 40 s) is above Spur's own pace on 2 cores. */
+const SLOW_PROVIDER_MS = 2000;
 
 /** Nearest-rank percentiles (bench/lib/stats.ts) of unsorted samples. */
 const pct = (xs: readonly number[], p: number) =>
@@ -59,9 +63,16 @@ async function blockingRun(api: JsonClient, workflowId: string, x: string): Prom
   return performance.now() - t0;
 }
 
-/** Starts `n` runs at once and waits for all: seconds from the first start to the last end. */
-async function burst(api: JsonClient, workflowId: string, n: number, tag: string): Promise<number> {
+/** Starts `n` runs at once and waits for all: seconds from the first start to the last end, and the CPU it took. */
+async function burst(
+  api: JsonClient,
+  sampler: CpuSampler,
+  workflowId: string,
+  n: number,
+  tag: string,
+): Promise<{ seconds: number; cpu: CpuSample }> {
   const t0 = performance.now();
+  const before = sampler.sample();
   const ids = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const res = await api.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x: `${tag}${i}` } } });
@@ -69,19 +80,28 @@ async function burst(api: JsonClient, workflowId: string, n: number, tag: string
       return (res.body as { id: string }).id;
     }),
   );
-  const open = new Set(ids);
+  // Waits on the runs in the order they started (about the order they end), one status read at a
+  // time, so that polling adds the same small load to every burst however long it lasts.
   const deadline = Date.now() + 300_000;
-  while (open.size > 0) {
-    for (const id of [...open]) {
-      const status = ((await api.get(`/run/${id}/status/`)).body as { status: string }).status;
-      if (status === 'COMPLETED') open.delete(id);
-      else if (['FAILED', 'CANCELED'].includes(status)) throw new Error(`run ${id} ended ${status}`);
+  for (let i = 0; i < ids.length;) {
+    const id = ids[i] as string;
+    const status = ((await api.get(`/run/${id}/status/`)).body as { status: string }).status;
+    if (status === 'COMPLETED') {
+      i++;
+      continue;
     }
-    if (Date.now() > deadline) throw new Error(`${open.size} runs still open`);
+    if (['FAILED', 'CANCELED'].includes(status)) throw new Error(`run ${id} ended ${status}`);
+    if (Date.now() > deadline) throw new Error(`${ids.length - i} runs still open`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return (performance.now() - t0) / 1000;
+  const cpu: CpuSample = {};
+  accumulate(cpu, before, sampler.sample());
+  return { seconds: (performance.now() - t0) / 1000, cpu };
 }
+
+/** CPU-seconds of a burst per process, as a table row. */
+const cpuRow = (name: string, cpu: CpuSample) =>
+  `| ${name} | ${[...PROCESS_NAMES, 'machine'].map((p) => (cpu[p] ?? 0).toFixed(1)).join(' | ')} |`;
 
 runWithStack(
   'spur-bench-limits-',
@@ -122,13 +142,24 @@ runWithStack(
         }
       }
 
-      // 2. Throughput of a burst under max_concurrent, then without a limit.
+      // 2. Throughput of a burst under max_concurrent and without a limit: unlimited, limited,
+      // unlimited again (the stack warms up and its database grows), the unlimited pace their mean.
       fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: PROVIDER_MS }));
       await putLimits(stack.apiUrl, [{ key: LIMITED, max_concurrent: SLOTS }]);
+      const sampler = new CpuSampler(stack.groups);
+      const firstFree = await burst(api, sampler, unlimitedWf, BURST, 'f');
       const sentBefore = fake.requests.length;
-      const limitedSeconds = await burst(api, limitedWf, BURST, 'b');
+      const limitedBurst = await burst(api, sampler, limitedWf, BURST, 'b');
       const limitedRequests = fake.requests.slice(sentBefore);
-      const unlimitedSeconds = await burst(api, unlimitedWf, BURST, 'f');
+      const secondFree = await burst(api, sampler, unlimitedWf, BURST, 'g');
+      // 3. The same burst where the limit, not this machine, must be the bottleneck.
+      fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: SLOW_PROVIDER_MS }));
+      const slowSent = fake.requests.length;
+      const slowBurst = await burst(api, sampler, limitedWf, BURST, 's');
+      const slowAtOnce = mostAtOnce(fake.requests.slice(slowSent));
+      const slowFloor = (BURST * SLOW_PROVIDER_MS) / 1000 / SLOTS;
+      const limitedSeconds = limitedBurst.seconds;
+      const unlimitedSeconds = (firstFree.seconds + secondFree.seconds) / 2;
       const floorSeconds = (BURST * PROVIDER_MS) / 1000 / SLOTS;
 
       const fmt = (xs: number[]) =>
@@ -151,7 +182,21 @@ runWithStack(
         '',
         `- under max_concurrent ${SLOTS}: ${limitedSeconds.toFixed(2)} s (${(BURST / limitedSeconds).toFixed(1)} runs/s); the limit's floor is ${floorSeconds.toFixed(1)} s (${(BURST / floorSeconds).toFixed(0)} runs/s): ${((floorSeconds / limitedSeconds) * 100).toFixed(0)} % of what the limit allows`,
         `- most requests at the provider at once under the limit: ${atOnce}`,
-        `- the same ${BURST} runs with no limit: ${unlimitedSeconds.toFixed(2)} s (${(BURST / unlimitedSeconds).toFixed(1)} runs/s): Spur's own pace on this machine, against which the limited burst is ${(limitedSeconds / unlimitedSeconds).toFixed(2)}× as long`,
+        `- the same ${BURST} runs with no limit, before and after: ${firstFree.seconds.toFixed(2)} s and ${secondFree.seconds.toFixed(2)} s (${(BURST / unlimitedSeconds).toFixed(1)} runs/s on average): Spur's own pace on this machine, against which the limited burst is ${(limitedSeconds / unlimitedSeconds).toFixed(2)}× as long`,
+        '',
+        `## The same burst with the provider taking ${SLOW_PROVIDER_MS} ms: the limit binds, not the machine`,
+        '',
+        `- under max_concurrent ${SLOTS}: ${slowBurst.seconds.toFixed(2)} s against the limit's floor of ${slowFloor.toFixed(1)} s (${((slowFloor / slowBurst.seconds) * 100).toFixed(0)} % of what the limit allows); most requests at the provider at once: ${slowAtOnce}`,
+        '',
+        `CPU-seconds of each burst per process (machine: every busy core, other work included):`,
+        '',
+        `| burst | ${[...PROCESS_NAMES, 'machine'].join(' | ')} |`,
+        `| --- | ${[...PROCESS_NAMES, 'machine'].map(() => '---').join(' | ')} |`,
+        cpuRow('no limit (before)', firstFree.cpu),
+        cpuRow(`max_concurrent ${SLOTS}`, limitedBurst.cpu),
+        cpuRow('no limit (after)', secondFree.cpu),
+        cpuRow(`max_concurrent ${SLOTS}, provider ${SLOW_PROVIDER_MS} ms`, slowBurst.cpu),
+        '',
         `- load average at the end: ${os
           .loadavg()
           .map((l) => l.toFixed(2))

@@ -8,19 +8,22 @@ import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
 import { type NodeActivityDeps, externalizeOutput, withNodeErrors } from './execute-node.activity';
 import { activityNodeContext } from './node-context';
 import { nodeAttempt } from './node-attempt';
+import { releasingSlots } from './slot-release';
 
 /** An agent's model call as its own activity (the loop and the tool calls are workflow code). */
 export function createAgentActivities(deps: NodeActivityDeps): Record<typeof AGENT_STEP_ACTIVITY, AgentStepActivity> {
   return {
     // In a traced run each attempt of each model call of the agent is a span, its turn an attribute.
     [AGENT_STEP_ACTIVITY]: (input) =>
-      inNodeSpan(
-        deps.tracer,
-        nodeAttempt(input, input.agent, {
-          name: `agent step ${input.agent.node_type}`,
-          attributes: { 'spur.agent.iteration': input.iteration },
-        }),
-        (span) => agentStep(deps, input, span),
+      releasingSlots(input.slots, () =>
+        inNodeSpan(
+          deps.tracer,
+          nodeAttempt(input, input.agent, {
+            name: `agent step ${input.agent.node_type}`,
+            attributes: { 'spur.agent.iteration': input.iteration },
+          }),
+          (span) => agentStep(deps, input, span),
+        ),
       ),
   };
 }

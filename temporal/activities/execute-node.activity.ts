@@ -17,6 +17,7 @@ import type { Budgets } from '../../src/usage/budgets';
 import type { SpurTracer } from '../../src/telemetry/tracer';
 import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
 import { nodeAttempt } from './node-attempt';
+import { releasingSlots } from './slot-release';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -41,7 +42,7 @@ const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
 
 /** One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body. */
 export function createNodeActivities(deps: NodeActivityDeps): Record<string, ExecuteNodeActivity> {
-  const run = (input: ExecuteNodeInput) => executeNode(deps, input);
+  const run = (input: ExecuteNodeInput) => releasingSlots(input.slots, () => executeNode(deps, input));
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
 }
 

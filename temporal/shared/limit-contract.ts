@@ -1,4 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
+import { applicationCause } from './failures';
 
 /**
  * A fleet-wide limit on model requests: `key` is a provider (`openai`) or one model
@@ -72,4 +73,24 @@ export type AskedLimits = Array<{ key: string; limitWorkflowId: string }>;
 /** A node failure that carries the provider's Retry-After (ApplicationFailure details[0]). */
 export interface RetryAfterDetails {
   retryAfterMs: number;
+}
+
+/**
+ * Run → its model call's activity: the slots the attempt holds. The activity gives them back as
+ * soon as the provider has answered (one signal per limit, no workflow round trip), and says so.
+ */
+export interface HeldSlots {
+  requestId: string;
+  limitWorkflowIds: string[];
+}
+
+/** What a model call's activity adds to its result: its slots went back (else the run sends them). */
+export interface SlotsReturned {
+  slotsReleased?: boolean;
+}
+
+/** The provider's Retry-After a failed attempt carries, if any. */
+export function retryAfterOf(err: unknown): number | undefined {
+  const details = applicationCause(err)?.details?.[0] as Partial<RetryAfterDetails> | undefined;
+  return typeof details?.retryAfterMs === 'number' && details.retryAfterMs > 0 ? details.retryAfterMs : undefined;
 }

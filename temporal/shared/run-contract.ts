@@ -14,6 +14,7 @@ import type {
 import type { RunStatus } from '../../src/engine/statuses';
 import type { PureRegionInput } from '../../src/engine/pure-region';
 import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { HeldSlots, SlotsReturned } from './limit-contract';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by
 // name. The engine's own shapes (definitions, tasks, node results) stay in src/engine.
@@ -94,17 +95,21 @@ export interface ExecuteNodeInput {
   budget?: BudgetScope;
   /** Set in a traced run: the node's attempt is a span of its trace. */
   trace?: RunTrace;
+  /** Set under a fleet-wide limit: the slots this attempt holds (limit-contract.ts). */
+  slots?: HeldSlots;
 }
 
-export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult>;
+export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult & SlotsReturned>;
 
 /** Activity type per node type, so the Temporal UI shows what each step is. */
 export function nodeActivityName(nodeType: string): string {
   return `execute${nodeType}`;
 }
 
-/** An agent's model call; `trace` as on ExecuteNodeInput. */
-export type AgentStepActivity = (input: AgentStepInput & { trace?: RunTrace }) => Promise<AgentStepResult>;
+/** An agent's model call; `trace` and `slots` as on ExecuteNodeInput. */
+export type AgentStepActivity = (
+  input: AgentStepInput & { trace?: RunTrace; slots?: HeldSlots },
+) => Promise<AgentStepResult & SlotsReturned>;
 
 /** A pure region's local activity input; `trace` as on ExecuteNodeInput. */
 export type TracedRegionInput = PureRegionInput & { trace?: RunTrace };

@@ -53,7 +53,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       return budgeted(node, input, (budget) => {
         const activityInput = { runId, node, input, ...traced, ...(budget ? { budget } : {}) };
         return slots.call(node, model, tokenEstimate(node, input), {
-          once: () => nodeActivity(node, 'once')(activityInput),
+          once: (slots) => nodeActivity(node, 'once')({ ...activityInput, slots }),
           withRetries: () => nodeActivity(node)(activityInput),
         });
       });
@@ -64,7 +64,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const activityInput = { ...step, ...traced, ...(budget ? { budget } : {}) };
         if (!model) return agentStepActivity(step)(activityInput);
         return slots.call(step.agent, model, tokenEstimate(step.agent, [step.input, step.transcript]), {
-          once: () => agentStepActivity(step, 'once')(activityInput),
+          once: (slots) => agentStepActivity(step, 'once')({ ...activityInput, slots }),
           withRetries: () => agentStepActivity(step)(activityInput),
         });
       }),

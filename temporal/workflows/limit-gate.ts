@@ -1,6 +1,11 @@
 import type { LimitRule, SlotAsk, SlotRelease } from '../shared/limit-contract';
 
 const MINUTE_MS = 60_000;
+/**
+ * A run is told its call waits only once it has waited this long: a wait shorter than this shows
+ * in the task's waited_ms alone, without a notice and a save of the run for it.
+ */
+export const TELL_WAITING_AFTER_MS = 1000;
 
 interface Holder {
   requestId: string;
@@ -109,12 +114,12 @@ export class LimitGate {
     return granted;
   }
 
-  /** Waiting asks the run has not been told about yet (marked told). */
-  untold(): SlotAsk[] {
+  /** Asks waiting for TELL_WAITING_AFTER_MS that the run has not been told about yet (marked told). */
+  untold(now: number): SlotAsk[] {
     const asks: SlotAsk[] = [];
     for (const line of this.queues.values())
       for (const w of line)
-        if (!w.told) {
+        if (!w.told && now - w.askedAt >= TELL_WAITING_AFTER_MS) {
           w.told = true;
           asks.push(w.ask);
         }
@@ -128,6 +133,8 @@ export class LimitGate {
       if (this.state.heldBackUntil > now) times.push(this.state.heldBackUntil);
       const oldest = this.state.minute[0];
       if (oldest) times.push(oldest.at + MINUTE_MS);
+      for (const line of this.queues.values())
+        for (const w of line) if (!w.told) times.push(w.askedAt + TELL_WAITING_AFTER_MS);
     }
     const later = times.filter((t) => t > now);
     return later.length > 0 ? Math.min(...later) : undefined;

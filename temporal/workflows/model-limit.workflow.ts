@@ -47,32 +47,41 @@ export async function spurModelLimit(input: ModelLimitInput): Promise<void> {
     changed = true;
   });
 
+  // Grants and notices are sent without waiting for Temporal to deliver them: the next grant
+  // must not wait for the slowest run to take its signal. A run that ended meanwhile never
+  // releases, so its slot goes back when its signal fails.
+  let sending = 0;
+  const send = (requestId: string, signal: () => Promise<void>) => {
+    sending++;
+    signal()
+      .catch(() => {
+        gate.release({ requestId });
+        changed = true;
+      })
+      .finally(() => sending--);
+  };
+
   for (;;) {
     changed = false;
     const now = Date.now();
-    const granted = gate.grant(now);
-    const queued = gate.untold();
-    await Promise.all([
-      ...granted.map(({ ask, waitedMs }) =>
-        getExternalWorkflowHandle(ask.workflowId)
-          .signal(slotGrantedSignal, { requestId: ask.requestId, key: input.key, waitedMs })
-          // A run that ended meanwhile never releases: its slot goes back now.
-          .catch(() => gate.release({ requestId: ask.requestId })),
-      ),
-      ...queued.map((ask) =>
-        getExternalWorkflowHandle(ask.workflowId)
-          .signal(slotQueuedSignal, { requestId: ask.requestId, key: input.key })
-          .catch(() => gate.release({ requestId: ask.requestId })),
-      ),
-    ]);
+    for (const { ask, waitedMs } of gate.grant(now)) {
+      const run = getExternalWorkflowHandle(ask.workflowId);
+      send(ask.requestId, () => run.signal(slotGrantedSignal, { requestId: ask.requestId, key: input.key, waitedMs }));
+    }
+    for (const ask of gate.untold(now)) {
+      const run = getExternalWorkflowHandle(ask.workflowId);
+      send(ask.requestId, () => run.signal(slotQueuedSignal, { requestId: ask.requestId, key: input.key }));
+    }
     if (changed) continue;
     const info = workflowInfo();
     if (info.historyLength > HISTORY_EVENTS || info.continueAsNewSuggested) {
-      await condition(allHandlersFinished);
+      await condition(() => sending === 0 && allHandlersFinished());
       return continueAsNew<typeof spurModelLimit>({ key: input.key, state: gate.snapshot() });
     }
     if (gate.idle) {
-      if (!(await condition(() => changed, IDLE_MS))) return;
+      if (await condition(() => changed, IDLE_MS)) continue;
+      await condition(() => sending === 0);
+      if (!changed) return;
       continue;
     }
     const wake = gate.nextWake(Date.now());

@@ -14,9 +14,11 @@ import { nodeAttempts, nodeRetryDelayMs } from '../../src/engine/node-retries';
 import type { GraphNode, TokenUsage } from '../../src/engine/run-contract';
 import {
   type AskedLimits,
-  type RetryAfterDetails,
+  type HeldSlots,
   type SlotRelease,
+  type SlotsReturned,
   releaseSlotSignal,
+  retryAfterOf,
   slotGrantedSignal,
   slotQueuedSignal,
 } from '../shared/limit-contract';
@@ -34,9 +36,12 @@ export interface SlotWaitHooks {
   granted(nodeId: string, waitedMs: number): void;
 }
 
-/** One attempt of a model-calling node's activity, and the same activity with Temporal's own retries. */
+/**
+ * One attempt of a model-calling node's activity (holding `slots`, which it gives back itself),
+ * and the same activity with Temporal's own retries.
+ */
 export interface ModelCallAttempts<T> {
-  once(): Promise<T>;
+  once(slots: HeldSlots): Promise<T & SlotsReturned>;
   withRetries(): Promise<T>;
 }
 
@@ -84,21 +89,26 @@ export class ModelSlots {
         this.waitingNode.delete(requestId);
         return attempts.withRetries();
       }
-      let outcome: { ok: true; value: T } | { ok: false; err: unknown };
+      let outcome: { ok: true; value: T; released: boolean } | { ok: false; err: unknown };
       try {
         await condition(() => (this.grants.get(requestId)?.count ?? 0) >= asked.length);
         const { waitedMs } = this.grants.get(requestId) ?? { waitedMs: 0 };
         if (waitedMs > 0) this.hooks.granted(node.id, waitedMs);
-        outcome = { ok: true, value: await attempts.once() };
+        const held = { requestId, limitWorkflowIds: asked.map((limit) => limit.limitWorkflowId) };
+        const { slotsReleased, ...value } = await attempts.once(held);
+        outcome = { ok: true, value: value as unknown as T, released: slotsReleased === true };
       } catch (err) {
         outcome = { ok: false, err };
       }
       const holdBackMs = outcome.ok ? undefined : retryAfterOf(outcome.err);
-      await release(asked, {
-        requestId,
-        ...(outcome.ok && outcome.value.usage ? { tokens: outcome.value.usage.total_tokens } : {}),
-        ...(holdBackMs ? { holdBackMs } : {}),
-      });
+      // The attempt's activity gave its slots back as the provider answered; otherwise (it failed,
+      // timed out or could not signal) the run does.
+      if (!outcome.ok || !outcome.released)
+        await release(asked, {
+          requestId,
+          ...(outcome.ok && outcome.value.usage ? { tokens: outcome.value.usage.total_tokens } : {}),
+          ...(holdBackMs ? { holdBackMs } : {}),
+        });
       this.grants.delete(requestId);
       this.waitingNode.delete(requestId);
       if (outcome.ok) return outcome.value;
@@ -126,9 +136,4 @@ function release(asked: AskedLimits, body: SlotRelease): Promise<unknown> {
 function retryable(err: unknown): boolean {
   const app = applicationCause(err);
   return !app || (!app.nonRetryable && !FINAL_NODE_FAILURES.includes(app.type ?? ''));
-}
-
-function retryAfterOf(err: unknown): number | undefined {
-  const details = applicationCause(err)?.details?.[0] as Partial<RetryAfterDetails> | undefined;
-  return typeof details?.retryAfterMs === 'number' && details.retryAfterMs > 0 ? details.retryAfterMs : undefined;
 }
