@@ -60,12 +60,12 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
     /** Null: the call fits (or the workflow has no budget, or the model no price to check by). */
     async check(
       scope: SpendScope,
-      call: { model: string; promptTokens: () => number; maxOutputTokens: number },
+      call: { model: string; promptTokens: () => Promise<number>; maxOutputTokens: number },
     ): Promise<BudgetExcess | null> {
       // Read at every call (one lookup by id, beside a model request): a budget applies from the moment it is set.
       const budget = await budgetOfWorkflow(scope.workflowId);
       if (!budget) return null;
-      const prompt = call.promptTokens();
+      const prompt = await call.promptTokens();
       const [worst] = await prices.price([
         { model: call.model, prompt_tokens: prompt, completion_tokens: call.maxOutputTokens },
       ]);

@@ -144,6 +144,19 @@ describe('e2e: workflow budgets pause or fail a run before the call that would p
     assert.equal(fake.requests.length - before, 1);
   });
 
+  it('a prompt of one 100 000-character word (quadratic to encode whole) is counted in time: the run fails at its first call on its worst case', async () => {
+    const id = await budgetedWorkflow({ per_run_usd: 0.01, on_exceed: 'fail' });
+    const before = fake.requests.length;
+    const started = await engine.http.post(`/wf/${id}/start_run/`, {
+      initial_inputs: { in: { x: 'x'.repeat(100_000) } },
+    });
+    assert.equal(started.status, 200, started.text);
+    const run = await waitForRun(engine.http, started.body.id);
+    assert.equal(run.status, 'FAILED');
+    assert.match(String(run.message), /Node 'first' .*Budget per_run_usd/);
+    assert.equal(fake.requests.length - before, 0, 'the model was never called');
+  });
+
   it('per_day_usd counts every run of the workflow that day: the run that would pass it pauses at its first call', async () => {
     // One run spends $0.0011 twice; a day budget of $0.0025 then leaves less than the next run's
     // first call may cost (its prompt's tokens plus 20 output tokens).
