@@ -49,6 +49,8 @@ export interface RouteDef<
   /** Response schema for the OpenAPI document; `null` for an empty body. */
   response: z.ZodType | null | { contentType: string; description: string; schema?: z.ZodType };
   errors?: number[];
+  /** Other answers than success and errors, with bodies of their own (documented only). */
+  otherAnswers?: Record<number, { description: string; schema: z.ZodType }>;
   /** Run values may be in the result by reference: the body is resolved (streamed) on the way out. */
   carriesValues?: boolean;
   handler: (input: RouteInput<P, Q, B>, ctx: Context) => Promise<unknown> | unknown;
@@ -159,6 +161,12 @@ function openApiPath<
     responses[code] = {
       description: ERROR_DESCRIPTIONS[code] ?? 'Error',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } },
+    };
+  }
+  for (const [code, answer] of Object.entries(def.otherAnswers ?? {})) {
+    responses[Number(code)] = {
+      description: answer.description,
+      content: { 'application/json': { schema: answer.schema } },
     };
   }
   if (def.params || def.query || def.body || def.rawBody || def.headers) {

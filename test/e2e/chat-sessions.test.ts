@@ -212,6 +212,20 @@ describe('e2e: chatbots remember — sessions, users and server-side history', f
     );
   });
 
+  it("answers an OpenAI client configured as for PySpur, at PySpur's own path /api/api/v1", async () => {
+    const openai = new OpenAI({ apiKey: 'unused', baseURL: `${engine.api.baseUrl}/api/v1`, maxRetries: 0 });
+    const completion = await openai.chat.completions.create({
+      model: workflowId,
+      messages: [{ role: 'user', content: 'through the double prefix' }],
+    });
+    assert.equal(completion.choices[0]?.message.content, 'echo: through the double prefix');
+    assert.deepEqual(sentTurns().at(-1), ['user: through the double prefix']);
+    await assert.rejects(
+      openai.chat.completions.create({ model: 'S999999', messages: [{ role: 'user', content: 'x' }] }),
+      (err: unknown) => err instanceof OpenAI.NotFoundError,
+    );
+  });
+
   it('updates and deletes users and sessions (a deleted user takes its sessions along)', async () => {
     const bob = (await engine.http.post('/user/', { external_id: 'bob' })).body;
     const carl = (await engine.http.post('/user/', { external_id: 'carl', user_metadata: { a: 1 } })).body;

@@ -53,6 +53,85 @@ describe('e2e: blocking and non-blocking runs', function () {
     assert.ok(run.end_time && run.duration >= 0);
   });
 
+  it('runv2 answers the run as PySpur does: 200 with it when completed, 202 with it in detail at a pause, 500 with it in detail when it failed', async () => {
+    const { http } = engine;
+    const done = (await http.post('/wf/', { name: 'v2 linear', definition: linear })).body;
+    const ok = await http.post(`/wf/${done.id}/runv2/`, { initial_inputs: { input_node: { question: 'v2?' } } });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.deepEqual(
+      [ok.body.status, ok.body.message, ok.body.outputs, ok.body.workflow_id],
+      [
+        'COMPLETED',
+        'Workflow execution completed successfully.',
+        { input_node: { question: 'v2?' }, Answer: { answer: 'v2?' } },
+        done.id,
+      ],
+    );
+    assert.equal((await http.get(`/run/${ok.body.id}/status/`)).body.status, 'COMPLETED');
+
+    const gated = (
+      await http.post('/wf/', {
+        name: 'v2 gated',
+        definition: {
+          nodes: [
+            linear.nodes[0],
+            { id: 'gate', title: 'gate', node_type: 'HumanInterventionNode', config: {} },
+            {
+              id: 'out',
+              title: 'Answer',
+              node_type: 'OutputNode',
+              config: { output_map: { answer: 'input_node.question' } },
+            },
+          ],
+          links: [
+            { source_id: 'input_node', target_id: 'gate' },
+            { source_id: 'gate', target_id: 'out' },
+          ],
+        },
+      })
+    ).body;
+    const paused = await http.post(`/wf/${gated.id}/runv2/`, { initial_inputs: { input_node: { question: 'p' } } });
+    assert.equal(paused.status, 202, JSON.stringify(paused.body));
+    assert.deepEqual(
+      [paused.body.detail.status, paused.body.detail.message],
+      ['PAUSED', 'Workflow execution paused for human intervention.'],
+    );
+    assert.ok(
+      paused.body.detail.tasks.some(
+        (t: { node_id: string; status: string }) => t.node_id === 'gate' && t.status === 'PAUSED',
+      ),
+    );
+
+    const failing = (
+      await http.post('/wf/', {
+        name: 'v2 failing',
+        definition: {
+          nodes: [
+            linear.nodes[0],
+            {
+              id: 'py',
+              title: 'py',
+              node_type: 'PythonFuncNode',
+              config: { code: 'raise ValueError("v2 boom")', output_schema: { y: 'string' } },
+            },
+          ],
+          links: [{ source_id: 'input_node', target_id: 'py' }],
+        },
+      })
+    ).body;
+    const failed = await http.post(`/wf/${failing.id}/runv2/`, { initial_inputs: { input_node: { question: 'f' } } });
+    assert.equal(failed.status, 500, JSON.stringify(failed.body));
+    assert.equal(failed.body.detail.status, 'FAILED');
+    assert.match(failed.body.detail.message, /^Workflow execution failed: .*v2 boom/);
+
+    // A client's mistakes are not run: 404 for an unknown workflow, 400 for inputs it does not take.
+    assert.equal((await http.post('/wf/S999999/runv2/', { initial_inputs: {} })).status, 404);
+    const before = (await http.get(`/wf/${done.id}/runs/`)).body.length;
+    const wrong = await http.post(`/wf/${done.id}/runv2/`, { initial_inputs: { nope: { x: 1 } } });
+    assert.ok([400, 422].includes(wrong.status), JSON.stringify(wrong.body));
+    assert.equal((await http.get(`/wf/${done.id}/runs/`)).body.length, before, 'no run recorded');
+  });
+
   it('starts non-blocking: PENDING at once, then COMPLETED when polled', async () => {
     const { http } = engine;
     const wf = (await http.post('/wf/', { name: 'Linear async', definition: linear })).body;

@@ -178,12 +178,12 @@ export function probes(s: Seeded): Probe[] {
     { family: 'evals', method: 'GET', path: '/evals/' },
     { family: 'evals', method: 'POST', path: '/evals/launch/', json: {} },
     { family: 'node-types', method: 'GET', path: '/node/supported_types/' },
-    {
+    ...['/v1/chat/completions', '/api/v1/chat/completions'].map((path) => ({
       family: 'openai-compat',
-      method: 'POST',
-      path: '/v1/chat/completions',
+      method: 'POST' as const,
+      path,
       json: { model: s.workflow, messages: [{ role: 'user', content: 'hi' }] },
-    },
+    })),
     { family: 'callbacks', method: 'GET', path: `/run/${s.run}/callbacks/` },
     { family: 'run events', method: 'GET', path: `/run/${s.run}/events/`, stream: true },
     { family: 'openapi', method: 'GET', path: '/openapi.json' },

@@ -14,12 +14,15 @@ export function toSseChunks(completion: ChatCompletionResponse): string {
   return `${chunk({ role: 'assistant', content: '' }, null)}${chunk({ content }, null)}${chunk({}, 'stop')}data: [DONE]\n\n`;
 }
 
-/** PySpur's OpenAI-compatible endpoint: any OpenAI client can talk to a chatbot workflow. */
+/**
+ * PySpur's OpenAI-compatible endpoint: any OpenAI client can talk to a chatbot workflow. PySpur
+ * mounts it under `/api` twice, so its clients use `/api/api/v1`; `/api/v1` is served too.
+ */
 export function chatCompletionRoutes(chat: ChatCompletionService): MountableRoute[] {
-  return [
+  return ['/v1/chat/completions', '/api/v1/chat/completions'].map((path) =>
     defineRoute({
       method: 'post',
-      path: '/v1/chat/completions',
+      path,
       summary: 'OpenAI-compatible chat completion: model = workflow id (stream: SSE chunks)',
       tags: ['openai-compatible'],
       body: ChatCompletionRequest,
@@ -33,5 +36,5 @@ export function chatCompletionRoutes(chat: ChatCompletionService): MountableRout
         return toSseChunks(completion);
       },
     }),
-  ];
+  );
 }

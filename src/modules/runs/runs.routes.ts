@@ -4,6 +4,7 @@ import { WorkflowIdParams } from '../workflows/workflows.schemas';
 import type { BatchStarter } from './batch-starter';
 import type { RunStarter } from './run-starter';
 import { blockingAnswerOf } from './blocking-answer';
+import { RunInDetail, runV2Answer } from './runv2-answer';
 import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from './idempotency';
 import type { RunReader } from '../../runs/reader';
 import {
@@ -63,6 +64,30 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           replay: async (runId) => blockingAnswer(await starter.awaitOutcome(runId), ctx),
           recover: recoverRun,
         }),
+    }),
+    defineRoute({
+      carriesValues: true,
+      method: 'post',
+      path: '/wf/{workflow_id}/runv2/',
+      summary: 'Run and wait, answering the run (PySpur runv2)',
+      description:
+        "PySpur's blocking run that answers the run itself (message: how it went). At a pause, or past the blocking wait, it answers 202 with the run in `detail`; a failed run answers 500 with the run in `detail`, as PySpur does.",
+      tags: ['runs'],
+      params: WorkflowIdParams,
+      query: RunTypeQuery,
+      body: StartRunRequest,
+      response: RunResponse,
+      otherAnswers: {
+        202: { description: 'Paused for a human, or still going past the blocking wait', schema: RunInDetail },
+        500: { description: 'The run failed (PySpur answers so)', schema: RunInDetail },
+      },
+      errors: [400, 404],
+      handler: async ({ params, query, body }, ctx) => {
+        const outcome = await starter.runBlocking(params.workflow_id, body, query.run_type, undefined, {
+          traceParent: traceParentOf(ctx),
+        });
+        return runV2Answer(await reader.get(outcome.runId), ctx);
+      },
     }),
     defineRoute({
       carriesValues: true,
