@@ -18,7 +18,7 @@ export function isUnderBase(url: URL, base: string): boolean {
   }
   if (parsed.origin !== url.origin) return false;
   const prefix = parsed.pathname.replace(/\/+$/, '');
-  return url.pathname === prefix || url.pathname.startsWith(`${prefix}/`) || prefix === '';
+  return url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
 }
 
 /**
