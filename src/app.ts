@@ -25,6 +25,8 @@ import { envMgmtRoutes } from './modules/env-mgmt/env-mgmt.routes';
 import { usageRoutes } from './modules/usage/usage.routes';
 import { limitsRoutes } from './modules/usage/limits.routes';
 import { budgetRoutes } from './modules/usage/budget.routes';
+import { mcpPublishRoutes } from './modules/mcp/mcp-publish.routes';
+import { mcpRoutes } from './modules/mcp/mcp.routes';
 import { googleTokenRoutes } from './modules/env-mgmt/google-token.routes';
 import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
@@ -77,7 +79,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
       definitionLimits: config.limits,
-      dependents: [services.schedules, services.webhookTriggers, services.budgets],
+      dependents: [services.schedules, services.webhookTriggers, services.budgets, services.mcpTools],
     }),
     ...runRoutes({
       starter: services.runStarter,
@@ -113,6 +115,8 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...usageRoutes(services.prices, services.usageLedger),
     ...limitsRoutes(services.providerLimits, services.notifyLimitChanges),
     ...budgetRoutes(services.budgets, services.workflows.exists),
+    ...mcpPublishRoutes(services.mcpTools, services.workflows),
+    ...mcpRoutes(services.workflowTools, config.http.maxJsonBytes),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);

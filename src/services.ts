@@ -4,6 +4,8 @@ import type { Config } from './config';
 import { createPriceBook } from './usage/price-book';
 import { createProviderLimits } from './usage/provider-limits';
 import { createBudgets } from './usage/budgets';
+import { createMcpTools } from './db/mcp-tools';
+import { createWorkflowTools } from './modules/mcp/workflow-tools.service';
 import { limitChangeNotifier } from './usage/limit-changes';
 import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
@@ -164,7 +166,10 @@ export function createServices({
     definitionLimits: config.limits,
   });
   const prices = createPriceBook(models);
+  const mcpTools = createMcpTools(models);
   return {
+    mcpTools,
+    workflowTools: createWorkflowTools({ tools: mcpTools, workflows, starter: runStarter, reader, values }),
     prices,
     usageLedger: createUsageLedger(models),
     providerLimits: createProviderLimits(models),

@@ -1,5 +1,6 @@
 import { MAX_LOOP_ITERATIONS } from '../engine/for-loop';
 import type { WorkflowDefinition } from './definition.schema';
+import { McpServerConfig } from '../nodes/mcp/mcp-config';
 
 export interface RuleIssue {
   path: (string | number)[];
@@ -22,7 +23,25 @@ export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
     ...checkLlmNodes(def),
     ...checkChatbot(def),
     ...checkLoops(def),
+    ...checkMcpNodes(def),
   ];
+}
+
+/**
+ * An MCPToolNode's server fields, checked when saved: headers name stored credentials (there is no
+ * place for an inline secret), so a definition holding one is refused at the field.
+ */
+function checkMcpNodes(def: WorkflowDefinition): RuleIssue[] {
+  return def.nodes.flatMap((node, i) => {
+    if (node.node_type !== 'MCPToolNode') return [];
+    const parsed = McpServerConfig.safeParse(node.config ?? {});
+    if (parsed.success) return [];
+    return parsed.error.issues.map((issue) => ({
+      path: ['nodes', i, 'config', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+      message: `MCPToolNode '${node.id}': ${issue.message}`,
+      kind: 'value_error' as const,
+    }));
+  });
 }
 
 function checkNodeIds(def: WorkflowDefinition): RuleIssue[] {

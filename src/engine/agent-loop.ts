@@ -8,6 +8,7 @@ import {
   type NodeOutput,
   type TokenUsage,
   type ToolFields,
+  type ToolRoute,
   addUsage,
 } from './run-contract';
 import type { CompositeResult, StepRunner } from './composite';
@@ -73,7 +74,8 @@ export async function runAgent(
     usage = addUsage(usage, step.usage);
     if (step.kind === 'answer') return { state: { status: 'COMPLETED', output: step.output }, history: calls, usage };
     transcript.push({ role: 'assistant', content: step.content, toolCalls: step.toolCalls });
-    const results = await Promise.all(step.toolCalls.map((call) => runTool(steps, node, tools, call, step.toolFields)));
+    const offered = { fields: step.toolFields, routes: step.toolRoutes ?? {} };
+    const results = await Promise.all(step.toolCalls.map((call) => runTool(steps, node, tools, call, offered)));
     for (const result of results) {
       transcript.push(result.turn);
       usage = addUsage(usage, result.usage);
@@ -104,23 +106,54 @@ interface ToolResult {
   failed?: boolean;
 }
 
+/** What the step offered: each tool node's fields, and the function names routed to nodes. */
+interface OfferedTools {
+  fields: Record<string, ToolFields>;
+  routes: Record<string, ToolRoute>;
+}
+
+/**
+ * The node a call names, and the call split into config and input. A routed name (an MCP server's
+ * tool) takes every argument as input and its config from the stored one plus the route's; any
+ * other tool is found by its title and its arguments split by the fields its node type lets the
+ * model set. Routed nodes are not reachable by title.
+ */
+function resolveCall(
+  tools: GraphNode[],
+  call: AgentToolCall,
+  args: Record<string, unknown>,
+  { fields, routes }: OfferedTools,
+): { tool: GraphNode; split: ReturnType<typeof splitToolArguments> } | undefined {
+  const fieldsOf = (tool: GraphNode) => (Object.hasOwn(fields, tool.id) ? fields[tool.id] : undefined);
+  if (Object.hasOwn(routes, call.name)) {
+    const route = routes[call.name] as ToolRoute;
+    const tool = tools.find((t) => t.id === route.nodeId);
+    return tool && { tool, split: { config: { ...tool.config, ...route.config }, input: args } };
+  }
+  const tool = findTool(
+    tools.filter((t) => !fieldsOf(t)?.routed),
+    call.name,
+  );
+  return tool && { tool, split: splitToolArguments(tool, args, fieldsOf(tool)) };
+}
+
 async function runTool(
   steps: StepRunner,
   agent: GraphNode,
   tools: GraphNode[],
   call: AgentToolCall,
-  fields: Record<string, ToolFields>,
+  offered: OfferedTools,
 ): Promise<ToolResult> {
   const reply = (content: NodeOutput | string, extra: Partial<ToolResult> = {}): ToolResult => ({
     turn: { role: 'tool', toolCallId: call.id, name: call.name, content },
     ...extra,
   });
-  const tool = findTool(tools, call.name);
-  // Mistakes of the model are told to the model, which can correct itself on the next turn.
-  if (!tool) return reply(`Error: there is no tool named '${call.name}'`);
   const args = parseArguments(call.arguments);
+  const resolved = resolveCall(tools, call, typeof args === 'string' ? {} : args, offered);
+  // Mistakes of the model are told to the model, which can correct itself on the next turn.
+  if (!resolved) return reply(`Error: there is no tool named '${call.name}'`);
   if (typeof args === 'string') return reply(`Error: ${args}`);
-  const split = splitToolArguments(tool, args, Object.hasOwn(fields, tool.id) ? fields[tool.id] : undefined);
+  const { tool, split } = resolved;
   if ('refused' in split) return reply(refusalMessage(split.refused));
   const configured: GraphNode = { ...tool, id: `${tool.id}`, parent_id: agent.id, config: split.config };
   let state: NodeState;

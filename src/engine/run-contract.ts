@@ -199,6 +199,21 @@ export interface AgentStepInput {
 export interface ToolFields {
   settable: string[];
   config: string[];
+  /**
+   * The node is reached only through the step's `toolRoutes` (an MCP server's tools): every
+   * argument is the call's input, and its config is the stored one plus the route's.
+   */
+  routed?: boolean;
+}
+
+/**
+ * A function name the model was offered, bound by the activity to a tool node and the config that
+ * picks the function (an MCP server node and the name of one of its tools). The model chooses
+ * among names; what a name means never comes from the model.
+ */
+export interface ToolRoute {
+  nodeId: string;
+  config: Record<string, unknown>;
 }
 
 /**
@@ -207,6 +222,12 @@ export interface ToolFields {
  * does not load.
  */
 export type AgentStepResult = (
-  | { kind: 'tool_calls'; content: string; toolCalls: AgentToolCall[]; toolFields: Record<string, ToolFields> }
+  | {
+      kind: 'tool_calls';
+      content: string;
+      toolCalls: AgentToolCall[];
+      toolFields: Record<string, ToolFields>;
+      toolRoutes?: Record<string, ToolRoute>;
+    }
   | { kind: 'answer'; output: NodeOutput }
 ) & { usage?: TokenUsage };

@@ -33,6 +33,7 @@ import { humanInterventionNode } from './logic/human-intervention-node.js';
 import { mergeNode } from './logic/merge-node.js';
 import { routerNode } from './logic/router-node.js';
 import { staticValueNode } from './logic/static-value-node.js';
+import { mcpToolNode } from './mcp/mcp-tool-node.js';
 import { exaSearchNode } from './search/exa-search-node.js';
 import { sendEmailNode } from './tools/send-email-node.js';
 import type { NodeTypeDefinition } from './types.js';
@@ -73,6 +74,7 @@ export const NODE_TYPES: readonly NodeTypeDefinition[] = Object.freeze([
   firecrawlScrapeNode,
   exaSearchNode,
   sendEmailNode,
+  mcpToolNode,
 ]);
 
 export const NODE_TYPE_NAMES: readonly string[] = Object.freeze(NODE_TYPES.map((node) => node.name));

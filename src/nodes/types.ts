@@ -75,6 +75,11 @@ export interface NodeExecutionContext {
   delta?(text: string): void;
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */
   readFile?(reference: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null>;
+  /**
+   * The same on every attempt of one execution, and different for every other: sent with calls a
+   * server may record (MCP `_meta`), so it can tell a retried call from a new one.
+   */
+  callKey?: string;
   /** The last heartbeat details of an earlier attempt of this execution (a retry resumes from them). */
   heartbeatDetails?: unknown;
   /** Queries a vector index (RetrieverNode); absent where no knowledge-base store is wired. */

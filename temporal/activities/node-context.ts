@@ -55,6 +55,12 @@ async function readStoredFile(
   };
 }
 
+/** One execution across its attempts: its workflow run and activity id (ids restart after continue-as-new). */
+function callKeyOf(info: Context['info']): string {
+  const execution = info.workflowExecution;
+  return `${execution?.workflowId ?? ''}/${execution?.runId ?? ''}/${info.activityId}`;
+}
+
 /**
  * The context a node executes with inside an activity; `usage()` is what its LLM calls used,
  * `flushDeltas()` stores the last of the text it streamed (before the task's end is recorded).
@@ -97,6 +103,7 @@ export function activityNodeContext(
       activity.heartbeat(last);
     },
     heartbeatDetails: activity.info.heartbeatDetails,
+    callKey: callKeyOf(activity.info),
     reportUsage: (used, model) =>
       void calls.push({
         model,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server';
+import { type FakeMcpServer, startFakeMcpServer } from '../support/fake-mcp-server';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { type Cfg, l, n } from '../support/graphs';
 import { SUCCESS_CASES } from '../support/integration-cases';
@@ -25,6 +26,9 @@ interface WalkCase {
   /** The node's task status when it works (a human gate waits). */
   expect?: 'COMPLETED' | 'PAUSED';
 }
+
+/** The MCP server the MCPToolNode case calls (started before the walk). */
+let mcp: FakeMcpServer | undefined;
 
 const WALK: Record<string, WalkCase> = {
   // Every run starts with the InputNode `in`.
@@ -51,6 +55,16 @@ const WALK: Record<string, WalkCase> = {
       links: [l('in', 'node'), l('li', 'lo')],
     }),
   },
+  MCPToolNode: {
+    graph: () => ({
+      nodes: [
+        n('in', 'InputNode', { output_schema: { key: 'string' } }),
+        n('node', 'MCPToolNode', { server_url: `${mcp?.url}/mcp`, tool: 'lookup' }),
+      ],
+      links: [l('in', 'node')],
+    }),
+    inputs: { key: 'walk' },
+  },
   // Every integration, with the config its own test runs it with.
   ...Object.fromEntries(SUCCESS_CASES.map((c) => [c.type, { config: c.config, inputs: c.inputs }])),
 };
@@ -64,6 +78,7 @@ describe('e2e: every type the catalogue lists executes', function () {
     engine = await startEngine();
     fake = await startFakeServices();
     llm = await startFakeLlmServer();
+    mcp = await startFakeMcpServer();
     await setEnv(engine, {
       ...fakeBases(fake),
       ...CREDENTIALS,
@@ -81,6 +96,7 @@ describe('e2e: every type the catalogue lists executes', function () {
     await engine?.close();
     await fake?.close();
     await llm?.close();
+    await mcp?.close();
   });
 
   it('walks GET /node/supported_types/ and runs each type: none answers "not executable"', async () => {
@@ -88,7 +104,7 @@ describe('e2e: every type the catalogue lists executes', function () {
     const types = Object.values(catalogue)
       .flat()
       .map((entry) => entry.name);
-    assert.equal(types.length, 34);
+    assert.equal(types.length, 35, "PySpur's 34 and MCPToolNode");
     assert.deepEqual(
       types.filter((t) => !WALK[t]),
       [],

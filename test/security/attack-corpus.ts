@@ -78,6 +78,8 @@ export interface Probe {
   form?: Record<string, string>;
   /** An event stream: never ends for a PENDING run, so only its status line is awaited. */
   stream?: boolean;
+  /** Headers the route needs besides the body's type (MCP's Accept). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -155,6 +157,23 @@ export function probes(s: Seeded): Probe[] {
     { family: 'usage', method: 'GET', path: `/wf/${s.workflow}/budget/` },
     { family: 'usage', method: 'DELETE', path: `/wf/${s.workflow}/budget/` },
     { family: 'usage', method: 'PUT', path: '/limits/', json: [{ key: 'openai', max_concurrent: 1 }] },
+    // Published before it is called: the call starts a run of the seeded workflow.
+    {
+      family: 'mcp',
+      method: 'PUT',
+      path: `/wf/${s.workflow}/mcp/`,
+      json: { enabled: true, tool_name: `${MARK}_tool` },
+    },
+    { family: 'mcp', method: 'GET', path: `/wf/${s.workflow}/mcp/` },
+    {
+      family: 'mcp',
+      method: 'POST',
+      path: '/mcp',
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${MARK}_tool`, arguments: {} } },
+      headers: { accept: 'application/json, text/event-stream' },
+      // Its answer streams until the run ends (no worker here): only the status line is awaited.
+      stream: true,
+    },
     {
       family: 'env-mgmt',
       method: 'POST',
@@ -206,7 +225,7 @@ export async function probeRequest(
     return {
       method: probe.method,
       path,
-      headers: { ...headers, 'content-type': 'application/json' },
+      headers: { ...probe.headers, ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(probe.json),
     };
   return { method: probe.method, path, headers };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type Listener, listen } from '../support/counting-listener';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { type Cfg, l, n } from '../support/graphs';
@@ -16,33 +16,6 @@ const LLM = {
 };
 const POLICY =
   /stopped by the outbound policy: 127\.0\.0\.1 is a loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/;
-
-/** A loopback HTTP server that counts the TCP connections it accepts, whatever arrives on them. */
-interface Listener {
-  url: string;
-  port: number;
-  connections: number;
-  close(): Promise<void>;
-}
-
-async function listen(handler: http.RequestListener): Promise<Listener> {
-  const server = http.createServer(handler);
-  const listener = {
-    url: '',
-    port: 0,
-    connections: 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  server.on('connection', () => listener.connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  listener.port = (server.address() as AddressInfo).port;
-  listener.url = `http://127.0.0.1:${listener.port}`;
-  return listener;
-}
 
 /** Sends every request on to `target`, path kept, with the given redirect status. */
 const redirectTo =

@@ -54,6 +54,8 @@ describe('agent tools: what a model may set', () => {
       assert.deepEqual(toolFields(node), {
         settable: [...(type.modelSettable ?? [])],
         config: Object.keys(type.config.shape),
+        // An MCP server's tools are routed by name: the model never writes its config (agent-loop.ts).
+        ...(type.name === 'MCPToolNode' ? { routed: true } : {}),
       });
     }
   });

@@ -35,7 +35,7 @@ const EXPECTED: Record<string, string[]> = {
     'FirecrawlScrape',
   ]),
   Search: withSuffix(['ExaSearch']),
-  Tools: withSuffix(['SendEmail']),
+  Tools: withSuffix(['SendEmail', 'MCPTool']),
 };
 
 /** Config fields PySpur declares without a default: `{}` must be rejected on exactly these. */
@@ -64,6 +64,7 @@ const TAGS: Record<string, string> = {
   ForLoopNode: 'FL #00BFFF',
   GitHubGetPullRequestChangesNode: 'GGPRCN #DC3545',
   SendEmailNode: 'SEN #FD7E14',
+  MCPToolNode: 'MCP #6E56CF',
 };
 
 const LLM_INFO_DEFAULT = { model: 'openai/gpt-4o', max_tokens: 16384, temperature: 0.7, top_p: 0.9 };
@@ -77,8 +78,8 @@ function node(name: string): NodeTypeDefinition {
 const parseDefaults = (name: string) => node(name).config.parse({}) as Record<string, unknown>;
 
 describe('node type registry', () => {
-  it('has exactly the 34 catalogued types, unique, grouped in NODE_CATEGORIES order, found by name', () => {
-    assert.equal(new Set(NODE_TYPE_NAMES).size, 34);
+  it("has exactly the 35 catalogued types (PySpur's 34 and MCPToolNode), unique, grouped in NODE_CATEGORIES order, found by name", () => {
+    assert.equal(new Set(NODE_TYPE_NAMES).size, 35);
     assert.deepEqual([...NODE_TYPE_NAMES], Object.values(EXPECTED).flat());
     assert.deepEqual([...new Set(NODE_TYPES.map((n) => n.category))], [...NODE_CATEGORIES]);
     for (const category of NODE_CATEGORIES) {

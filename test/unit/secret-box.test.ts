@@ -125,6 +125,7 @@ describe('env-mgmt providers', () => {
         'jina',
         'resend',
         'sendgrid',
+        'mcp',
       ],
     );
   });
@@ -172,9 +173,9 @@ describe('env-mgmt providers', () => {
     assert.equal(PROVIDERS.find((p) => p.id === 'reddit')!.icon, 'logos:reddit-icon');
   });
 
-  it("knows PySpur's 34 variables, in provider order, then the integrations' credentials, without repeats", () => {
-    assert.equal(KNOWN_VARIABLES.length, 39);
-    assert.equal(new Set(KNOWN_VARIABLES).size, 39);
+  it("knows PySpur's 34 variables, in provider order, then the integrations' credentials and MCP servers', without repeats", () => {
+    assert.equal(KNOWN_VARIABLES.length, 45);
+    assert.equal(new Set(KNOWN_VARIABLES).size, 45);
     assert.deepEqual(KNOWN_VARIABLES.slice(0, 4), [
       'OPENAI_API_KEY',
       'AZURE_OPENAI_API_KEY',
@@ -188,6 +189,12 @@ describe('env-mgmt providers', () => {
       'JINA_API_KEY',
       'RESEND_API_KEY',
       'SENDGRID_API_KEY',
+      'MCP_API_BASE',
+      'MCP_API_KEY',
+      'MCP_API_BASE_2',
+      'MCP_API_KEY_2',
+      'MCP_API_BASE_3',
+      'MCP_API_KEY_3',
     ]);
     assert.deepEqual(
       [...KNOWN_VARIABLES],

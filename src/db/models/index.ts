@@ -7,6 +7,7 @@ import { modelPriceSchema, type ModelPriceDoc } from './model-price.model';
 import { usageRecordSchema, type UsageRecordDoc } from './usage-record.model';
 import { providerLimitSchema, type ProviderLimitDoc } from './provider-limit.model';
 import { workflowBudgetSchema, type WorkflowBudgetDoc } from './workflow-budget.model';
+import { mcpToolSchema, type McpToolDoc } from './mcp-tool.model';
 import { spendEntrySchema, type SpendEntryDoc } from './spend-entry.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
 import { ensureExpiryIndex } from './expiry-index';
@@ -39,6 +40,7 @@ export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
 export type { ScheduleDoc };
+export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
@@ -54,6 +56,7 @@ export function createModels(conn: Connection) {
     UsageRecord: conn.model<UsageRecordDoc>('UsageRecord', usageRecordSchema),
     ProviderLimit: conn.model<ProviderLimitDoc>('ProviderLimit', providerLimitSchema),
     WorkflowBudget: conn.model<WorkflowBudgetDoc>('WorkflowBudget', workflowBudgetSchema),
+    McpTool: conn.model<McpToolDoc>('McpTool', mcpToolSchema),
     SpendEntry: conn.model<SpendEntryDoc>('SpendEntry', spendEntrySchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
@@ -112,7 +115,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   await models.CallbackDelivery.init();
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
   await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
-  await Promise.all([models.UsageRecord.init(), models.SpendEntry.init()]);
+  await Promise.all([models.UsageRecord.init(), models.SpendEntry.init(), models.McpTool.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),

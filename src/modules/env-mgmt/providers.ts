@@ -1,5 +1,6 @@
 import { LLM_BASE_URL_VARIABLES } from '../../nodes/ai/llm/provider-settings';
 import { INTEGRATION_BASE_URL_VARIABLES } from '../../nodes/integrations/http/services';
+import { MCP_CREDENTIALS } from '../../nodes/mcp/mcp-credential-names';
 
 /** The 17 providers PySpur lets users configure, in its order, then the integrations it omits. */
 export interface ProviderParameter {
@@ -115,6 +116,18 @@ export const PROVIDERS: readonly ProviderConfig[] = [
   provider('sendgrid', 'SendGrid', 'Twilio SendGrid email delivery', 'email', 'solar:letter-bold', [
     param('SENDGRID_API_KEY', 'SendGrid API Key'),
   ]),
+  // MCPToolNode headers name these: each key is sent only to servers under its base (mcp-credentials.ts).
+  provider(
+    'mcp',
+    'MCP servers',
+    'Credentials of Model Context Protocol servers, each bound to its server URL',
+    'tools',
+    'solar:plug-circle-bold',
+    MCP_CREDENTIALS.flatMap(({ variable, base }) => [
+      param(base, `Server URL (or a prefix of it) that ${variable} is sent to`, 't', 'opt'),
+      param(variable, `Credential sent to the server under ${base}`, 'opt'),
+    ]),
+  ),
 ];
 
 const PARAMETERS = new Map(PROVIDERS.flatMap((p) => p.parameters.map((param) => [param.name, param] as const)));

@@ -1,11 +1,13 @@
-import type { AgentStepResult, AgentTurn, GraphNode } from '../../../engine/run-contract';
+import { toolName } from '../../../engine/agent-loop';
+import type { AgentStepResult, AgentTurn, GraphNode, ToolRoute } from '../../../engine/run-contract';
 import { DEFAULT_OUTPUT_JSON_SCHEMA } from '../../base-config.js';
 import type { NodeExecutionContext, NodeInput } from '../../types.js';
 import { outputSchemaFor, replyToOutput, validatedOutput } from '../llm/json-output.js';
 import { buildMessages, jsonInstruction } from '../llm/messages.js';
 import { type LlmCallConfig, callModel, jsonMode, prepareModel, stripReasoning } from '../llm/single-call.js';
-import type { ChatMessage } from '../llm/types.js';
-import { toolFields, toolSpec } from './tool-specs.js';
+import type { ChatMessage, ToolSpec } from '../llm/types.js';
+import { mcpToolSpecs } from './mcp-tool-specs.js';
+import { ROUTED_TOOL_TYPES, toolFields, toolSpec } from './tool-specs.js';
 
 /** The output field the agent fills itself: the model is not asked for it. */
 const TOOL_CALLS = 'tool_calls';
@@ -32,6 +34,27 @@ function transcriptMessages(transcript: AgentTurn[]): ChatMessage[] {
 }
 
 /**
+ * The functions offered: each child node as one (named after its title), then each MCP server
+ * node's tools, routed to it by name. The servers are listed once per run (mcp-tool-cache.ts).
+ */
+async function offeredTools(
+  tools: GraphNode[],
+  ctx: NodeExecutionContext,
+): Promise<{ specs: ToolSpec[]; routes: Record<string, ToolRoute> }> {
+  const plain = tools.filter((t) => !ROUTED_TOOL_TYPES.has(t.node_type));
+  const specs = plain.map(toolSpec);
+  const taken = new Set(plain.map((t) => toolName(t.title).toLowerCase()));
+  const routes: Array<[string, ToolRoute]> = [];
+  for (const node of tools.filter((t) => ROUTED_TOOL_TYPES.has(t.node_type))) {
+    const offered = await mcpToolSpecs(node, taken, ctx);
+    specs.push(...offered.specs);
+    routes.push(...offered.routes);
+  }
+  // fromEntries defines own properties: a tool a server names `__proto__` stays a plain name.
+  return { specs, routes: Object.fromEntries(routes) };
+}
+
+/**
  * One model call of an agent: the prompt (as a SingleLLMCall builds it) plus the turns so far,
  * with the tools offered. A reply with tool calls is handed back for the workflow to run them; a
  * reply without is the node's output: the parsed answer plus `tool_calls`, every assistant and
@@ -51,7 +74,8 @@ export async function agentModelStep(
     ...transcriptMessages(transcript),
   ];
   const prepared = await prepareModel(config, ctx);
-  const reply = await callModel(prepared, messages, { ...jsonMode(prepared, schema), tools: tools.map(toolSpec) }, ctx);
+  const offered = await offeredTools(tools, ctx);
+  const reply = await callModel(prepared, messages, { ...jsonMode(prepared, schema), tools: offered.specs }, ctx);
   if (reply.toolCalls && reply.toolCalls.length > 0) {
     // The workflow holds no node types: it learns here which fields each tool lets the model set.
     return {
@@ -59,6 +83,7 @@ export async function agentModelStep(
       content: reply.text,
       toolCalls: reply.toolCalls,
       toolFields: Object.fromEntries(tools.map((t) => [t.id, toolFields(t)])),
+      ...(Object.keys(offered.routes).length > 0 ? { toolRoutes: offered.routes } : {}),
     };
   }
   // Parsed against what the model was asked for (so a plain-text answer still fits `{output}`),

@@ -23,10 +23,17 @@ function requiredOf(schema: JsonSchema): string[] {
   return Array.isArray(schema.required) ? schema.required.filter((key): key is string => typeof key === 'string') : [];
 }
 
+/** Node types whose functions are routed (agent-loop.ts): an MCP server offers its tools by their own names. */
+export const ROUTED_TOOL_TYPES: ReadonlySet<string> = new Set(['MCPToolNode']);
+
 /** What the model may send to a tool of this node: the engine refuses config fields outside `settable`. */
 export function toolFields(node: GraphNode): ToolFields {
   const type = nodeTypeOf(node);
-  return { settable: [...(type.modelSettable ?? [])], config: Object.keys(type.config.shape) };
+  return {
+    settable: [...(type.modelSettable ?? [])],
+    config: Object.keys(type.config.shape),
+    ...(ROUTED_TOOL_TYPES.has(type.name) ? { routed: true } : {}),
+  };
 }
 
 /**

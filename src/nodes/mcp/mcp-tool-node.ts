@@ -1,0 +1,74 @@
+import { fixedOutputConfig } from '../base-config.js';
+import { NodeExecutionError } from '../errors.js';
+import { openObject } from '../shared-models.js';
+import type { NodeExecutionContext, NodeInput, NodeTypeDefinition } from '../types.js';
+import { toolArguments } from './mcp-arguments.js';
+import { type McpToolInfo, listMcpTools, withMcpClient } from './mcp-client.js';
+import { mcpServerFields } from './mcp-config.js';
+import { McpToolOutput, errorText, toolOutput } from './mcp-result.js';
+import { type McpServerSettings, mcpTarget, serverKey } from './mcp-target.js';
+import { toolsOfRun } from './mcp-tool-cache.js';
+
+/**
+ * The `_meta` key a call carries: the same value on every retry of one execution (the workflow,
+ * its run and the activity), so a server that records it can tell a retried call from a new one.
+ */
+export const CALL_ID_META = 'spur/call_id';
+
+const config = fixedOutputConfig(McpToolOutput, mcpServerFields);
+
+function findTool(tools: McpToolInfo[], name: string, url: URL): McpToolInfo {
+  const tool = tools.find((t) => t.name === name);
+  if (tool) return tool;
+  const listed = tools.map((t) => t.name).join(', ') || 'none';
+  throw new NodeExecutionError(`MCP server ${url.origin} has no tool '${name}' (it lists: ${listed.slice(0, 300)})`);
+}
+
+/** A server's tools, listed once per run (mcp-tool-cache.ts); used by agents to offer them too. */
+export async function serverTools(settings: McpServerSettings, ctx: NodeExecutionContext): Promise<McpToolInfo[]> {
+  const target = await mcpTarget(settings, ctx);
+  return toolsOfRun(ctx.runId, serverKey(settings), () =>
+    withMcpClient(target, ctx.fetch, ctx.signal, (client, options) => listMcpTools(client, options)),
+  );
+}
+
+async function callTool(cfg: McpServerSettings & { tool: string }, input: NodeInput, ctx: NodeExecutionContext) {
+  const name = cfg.tool.trim();
+  if (!name) throw new NodeExecutionError('tool is required: the name of the MCP tool to call');
+  const target = await mcpTarget(cfg, ctx);
+  const key = serverKey(cfg);
+  return withMcpClient(target, ctx.fetch, ctx.signal, async (client, options) => {
+    const tools = await toolsOfRun(ctx.runId, key, () => listMcpTools(client, options));
+    const tool = findTool(tools, name, target.url);
+    const result = await client.callTool(
+      {
+        name,
+        arguments: toolArguments(input, tool.inputSchema),
+        ...(ctx.callKey ? { _meta: { [CALL_ID_META]: ctx.callKey } } : {}),
+      },
+      undefined,
+      // A server's progress notifications show the call is alive: they keep the activity's heartbeat.
+      { ...options, onprogress: () => ctx.heartbeat(), resetTimeoutOnProgress: true },
+    );
+    // The server answered: its error is its verdict on these arguments, not worth a retry.
+    if (result.isError) throw new NodeExecutionError(`MCP tool '${name}' failed: ${errorText(result)}`);
+    return toolOutput(result);
+  });
+}
+
+/**
+ * Calls one tool of an MCP server (streamable HTTP or SSE) with the node's input as its
+ * arguments, through the outbound client; its output is the result's text, JSON and content.
+ * As an agent's tool it offers the server's tools with their own input schemas (tool-specs.ts).
+ */
+export const mcpToolNode: NodeTypeDefinition<typeof config> = {
+  name: 'MCPToolNode',
+  displayName: 'MCP Tool',
+  description: 'Calls a tool of a Model Context Protocol server',
+  category: 'Tools',
+  visualTag: { acronym: 'MCP', color: '#6E56CF' },
+  config,
+  input: openObject(),
+  output: McpToolOutput,
+  execute: (cfg, input, ctx) => callTool(cfg, input, ctx),
+};

@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { hashApiKey } from '../../src/http/api-keys';
+import { type Engine, startEngine } from '../support/engine';
+import { l, n } from '../support/graphs';
+import { client } from '../support/http';
+
+const KEY = 'spur_mcp-test-key-0123456789';
+const WITH_KEY = { authorization: `Bearer ${KEY}` };
+
+/** form(name) → python greeting → out: what the README's tour runs. */
+function greeter(code = 'return {"greeting": "Hello, " + input_model.form.name}') {
+  return {
+    nodes: [
+      n('form', 'InputNode', { output_schema: { name: 'string' } }),
+      n('greet', 'PythonFuncNode', { code, output_schema: { greeting: 'string' } }),
+      n('out', 'OutputNode', { output_map: { greeting: 'greet.greeting' } }),
+    ],
+    links: [l('form', 'greet'), l('greet', 'out')],
+  };
+}
+
+describe("e2e: Spur's MCP server lists published workflows as tools and runs them (the official SDK client)", function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let http: ReturnType<typeof client>;
+  let mcpUrl: URL;
+
+  before(async () => {
+    engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(KEY) });
+    http = client(engine.api.baseUrl, WITH_KEY);
+    mcpUrl = new URL(`${engine.api.baseUrl}/mcp`);
+  });
+  after(async () => {
+    await engine?.close();
+  });
+
+  async function connect(headers: Record<string, string> = WITH_KEY): Promise<Client> {
+    const mcp = new Client({ name: 'spur-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }));
+    return mcp;
+  }
+
+  async function createWorkflow(name: string, definition = greeter()) {
+    const wf = await http.post('/wf/', { name: `${name}-${Math.random().toString(36).slice(2, 8)}`, definition });
+    assert.equal(wf.status, 200, JSON.stringify(wf.body));
+    return wf.body as { id: string; name: string };
+  }
+
+  const runsOf = async (workflowId: string) => (await http.get(`/wf/${workflowId}/runs/`)).body as unknown[];
+
+  it('publishes a workflow, lists it with its input schema, calls it and gets its outputs; unpublished ones are not listed', async () => {
+    const published = await createWorkflow('greeter');
+    const hidden = await createWorkflow('hidden');
+    const put = await http.put(`/wf/${published.id}/mcp/`, {
+      enabled: true,
+      tool_name: 'greet_someone',
+      description: 'Greets a person by name',
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(put.body, {
+      workflow_id: published.id,
+      enabled: true,
+      tool_name: 'greet_someone',
+      description: 'Greets a person by name',
+    });
+    assert.deepEqual((await http.get(`/wf/${hidden.id}/mcp/`)).body.enabled, false);
+
+    const mcp = await connect();
+    try {
+      const { tools } = await mcp.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['greet_someone'],
+        'only the published workflow',
+      );
+      assert.deepEqual(tools[0]?.inputSchema, {
+        type: 'object',
+        properties: { name: { type: 'string' } },
+        required: ['name'],
+      });
+      assert.equal(tools[0]?.description, 'Greets a person by name');
+
+      const progress: number[] = [];
+      const result = await mcp.callTool({ name: 'greet_someone', arguments: { name: 'Ada' } }, undefined, {
+        onprogress: (p) => void progress.push(p.progress),
+      });
+      assert.equal(result.isError, undefined);
+      assert.deepEqual(result.structuredContent, { greeting: 'Hello, Ada' });
+      assert.deepEqual(JSON.parse((result.content as { text: string }[])[0]?.text ?? ''), { greeting: 'Hello, Ada' });
+      const runId = String(result._meta?.['spur/run_id']);
+      const run = (await http.get(`/run/${runId}/`)).body;
+      assert.equal(run.status, 'COMPLETED');
+      assert.equal(run.run_type, 'mcp');
+      assert.equal((await runsOf(hidden.id)).length, 0);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('tools/list reflects publishing, renaming and withdrawing at once, without a restart', async () => {
+    const wf = await createWorkflow('changing');
+    const names = async () => {
+      const mcp = await connect();
+      try {
+        return (await mcp.listTools()).tools.map((t) => t.name);
+      } finally {
+        await mcp.close();
+      }
+    };
+    assert.ok(!(await names()).includes('changing_one'));
+    await http.put(`/wf/${wf.id}/mcp/`, { enabled: true, tool_name: 'changing_one' });
+    assert.ok((await names()).includes('changing_one'));
+    await http.put(`/wf/${wf.id}/mcp/`, { enabled: true, tool_name: 'changing_two' });
+    const renamed = await names();
+    assert.ok(renamed.includes('changing_two') && !renamed.includes('changing_one'));
+    await http.put(`/wf/${wf.id}/mcp/`, { enabled: false });
+    assert.ok(!(await names()).includes('changing_two'));
+    // A deleted workflow is no tool either.
+    await http.put(`/wf/${wf.id}/mcp/`, { enabled: true, tool_name: 'changing_three' });
+    assert.equal((await http.delete(`/wf/${wf.id}/`)).status, 204);
+    assert.ok(!(await names()).includes('changing_three'));
+  });
+
+  it('a failing run is an error result in its own words; an unknown tool is a protocol error', async () => {
+    const wf = await createWorkflow('failing', greeter('raise ValueError("no greeting today")'));
+    await http.put(`/wf/${wf.id}/mcp/`, { enabled: true, tool_name: 'failing_tool' });
+    const mcp = await connect();
+    try {
+      const result = await mcp.callTool({ name: 'failing_tool', arguments: { name: 'Ada' } });
+      assert.equal(result.isError, true);
+      assert.match((result.content as { text: string }[])[0]?.text ?? '', /no greeting today/);
+      await assert.rejects(mcp.callTool({ name: 'no_such_tool', arguments: {} }), /No published workflow is the tool/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a tool name another workflow has is refused (409); a bad one is a 422 naming the field; an unknown workflow 404', async () => {
+    const a = await createWorkflow('first');
+    const b = await createWorkflow('second');
+    assert.equal((await http.put(`/wf/${a.id}/mcp/`, { enabled: true, tool_name: 'taken_name' })).status, 200);
+    assert.equal((await http.put(`/wf/${b.id}/mcp/`, { enabled: true, tool_name: 'taken_name' })).status, 409);
+    const bad = await http.put(`/wf/${b.id}/mcp/`, { enabled: true, tool_name: 'has spaces' });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0].loc, ['body', 'tool_name']);
+    assert.equal((await http.put('/wf/S999999/mcp/', { enabled: true })).status, 404);
+  });
+
+  it('without a key (or with a wrong one) the MCP endpoint answers 401 and no run starts', async () => {
+    const wf = await createWorkflow('guarded');
+    await http.put(`/wf/${wf.id}/mcp/`, { enabled: true, tool_name: 'guarded_tool' });
+    for (const headers of [{}, { authorization: 'Bearer wrong-key' }] as Record<string, string>[]) {
+      await assert.rejects(connect(headers), /Not authenticated|Invalid API key/);
+      // The same call a client would send after initialize: refused at the gate, before the SDK sees it.
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'guarded_tool', arguments: { name: 'Eve' } },
+        }),
+      });
+      assert.equal(res.status, 401);
+    }
+    assert.equal((await runsOf(wf.id)).length, 0, 'no run was started');
+  });
+});
