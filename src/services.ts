@@ -10,6 +10,8 @@ import type { Models } from './db/models';
 import { valuesOf } from './db/values';
 import { createRunRepository } from './db/runs/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
+import { createApprovalLinks } from './modules/approvals/approval-links.service';
+import { approvalTokens } from './approvals/approval-token';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
 import { createRerunStarter } from './modules/runs/rerun-starter';
@@ -164,6 +166,16 @@ export function createServices({
     definitionLimits: config.limits,
   });
   const prices = createPriceBook(models);
+  const pauses = createPauseService({
+    models,
+    values,
+    runRecords,
+    reader,
+    versionById: versions.byId,
+    temporal,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    actionWaitMs: config.runs.actionWaitMs,
+  });
   return {
     prices,
     usageLedger: createUsageLedger(models),
@@ -182,15 +194,13 @@ export function createServices({
     runStarter,
     rerunStarter,
     startBatch: createBatchStarter(starterDeps),
-    pauses: createPauseService({
+    pauses,
+    // Approval links decide through the pauses' own Update; their tokens are checked with the workers' key.
+    approvalLinks: createApprovalLinks({
       models,
-      values,
-      runRecords,
-      reader,
+      tokens: approvalTokens(secretKey),
+      pauses,
       versionById: versions.byId,
-      temporal,
-      workflowIdPrefix: config.temporal.workflowIdPrefix,
-      actionWaitMs: config.runs.actionWaitMs,
     }),
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),
