@@ -23,6 +23,7 @@ import { chatbotDefinition } from '../test/support/chatbot';
 import { cond, input, l, n } from '../test/support/graphs';
 import { type CallbackReceiver, startCallbackReceiver } from '../test/support/callback-receiver';
 import { callbackWorkflowId } from '../temporal/shared/callback-contract';
+import { approvalDeliveryWorkflowId } from '../temporal/shared/approval-contract';
 import { limitWorkflowId } from '../temporal/shared/limit-contract';
 import { REPO_ROOT } from './lib/tools';
 
@@ -46,6 +47,11 @@ interface Scenario {
   budget?: Record<string, unknown>;
   /** The run's callback events (posted to a local receiver); the final event's delivery history is saved too. */
   callbackEvents?: string[];
+  /**
+   * The gate notifies a webhook (the local receiver) and reminds it after a second; the pause
+   * action waits for both messages. The first message's delivery history is saved too.
+   */
+  approvalWebhook?: boolean;
   /** Full runs: the run status the scenario must end in. Partial runs: the request body. Batches: the dataset. */
   expect:
     | { status: 'COMPLETED' | 'FAILED' | 'CANCELED'; pauseAction?: Record<string, unknown> }
@@ -162,6 +168,16 @@ const SCENARIOS: Scenario[] = [
       links: [l('in', 'gate'), l('gate', 'after')],
     },
     callbackEvents: ['run.paused', 'run.completed'],
+    expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: {} } },
+  },
+  {
+    // Approval links: a delivery child (abandoned) per message, a reminder timer, a decision.
+    name: 'pause-approvals',
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode', { remind_after_seconds: 1 }), n('after', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'after')],
+    },
+    approvalWebhook: true,
     expect: { status: 'COMPLETED', pauseAction: { action: 'APPROVE', user_id: 'capture', inputs: {} } },
   },
   {
@@ -348,7 +364,11 @@ async function approvePausedRows(engine: Engine, parentRunId: string): Promise<v
 
 /** Runs one scenario through the api; resolves to the Temporal workflow id of the run it started. */
 async function runScenario(engine: Engine, scenario: Scenario, receiver?: CallbackReceiver): Promise<string> {
-  const wf = await engine.http.post('/wf/', { name: `capture-${scenario.name}`, definition: scenario.definition });
+  const definition =
+    scenario.approvalWebhook && receiver
+      ? withApprovalWebhook(scenario.definition, `${receiver.url}/${scenario.name}`)
+      : scenario.definition;
+  const wf = await engine.http.post('/wf/', { name: `capture-${scenario.name}`, definition });
   assert.equal(wf.status, 200, wf.text);
   const { expect } = scenario;
   if (scenario.budget) {
@@ -390,12 +410,23 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
   assert.equal(started.status, 200, started.text);
   if (expect.pauseAction) {
     await waitForRun(engine.http, started.body.id, (r) => r.status === 'PAUSED');
+    if (scenario.approvalWebhook && receiver) await receiver.waitFor(`/${scenario.name}`, 2);
     const acted = await engine.http.post(`/wf/process_pause_action/${started.body.id}/`, expect.pauseAction);
     assert.equal(acted.status, 200, acted.text);
   }
   const run = await waitForRun(engine.http, started.body.id, isFinal);
   assert.equal(run.status, expect.status, `${scenario.name}: ${JSON.stringify(run)}`);
   return runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix);
+}
+
+/** The definition with its HumanInterventionNodes notifying `url` by webhook. */
+function withApprovalWebhook(definition: Definition, url: string): Definition {
+  const nodes = (definition.nodes as { node_type: string; config: Record<string, unknown> }[]).map((node) =>
+    node.node_type === 'HumanInterventionNode'
+      ? { ...node, config: { ...node.config, notify: [{ channel: 'webhook', to: url }] } }
+      : node,
+  );
+  return { ...definition, nodes };
 }
 
 /** The api does not expose a partial run's workflow id; this engine's task queue holds just one. */
@@ -440,7 +471,10 @@ function defineCaptureSuite(outDir: string): void {
     before(async () => {
       mkdirSync(outDir, { recursive: true });
       receiver = await startCallbackReceiver();
-      ({ engine, fake } = await startLlmEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' }));
+      ({ engine, fake } = await startLlmEngine({
+        SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
+        SPUR_APPROVAL_WEBHOOK_SECRET: 'capture-approval-secret',
+      }));
       fake.respondWith(providerScript);
     });
     after(async () => {
@@ -462,6 +496,15 @@ function defineCaptureSuite(outDir: string): void {
           await new Promise((r) => setTimeout(r, 1000));
           await saveHistory(engine, limitId, path.join(outDir, `${scenario.name}-limit.json`), { open: true });
           await engine.http.put('/limits/', []);
+        }
+        if (scenario.approvalWebhook) {
+          const [hit] = await receiver.waitFor(`/${scenario.name}`, 1);
+          const body = hit?.body as { run_id: string; pause_id: string };
+          await saveHistory(
+            engine,
+            approvalDeliveryWorkflowId(engine.api.config.temporal.workflowIdPrefix, `${body.pause_id}:notify:1`),
+            path.join(outDir, `${scenario.name}-delivery.json`),
+          );
         }
         if (scenario.callbackEvents) {
           const [hit] = await receiver.waitFor(`/${scenario.name}`, scenario.callbackEvents.length);

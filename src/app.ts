@@ -50,6 +50,7 @@ import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
 import { mountLogin } from './web-ui/login.routes';
+import { APPROVE_PREFIX, mountApprovalRoutes } from './modules/approvals/approval.routes';
 import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static-site';
 
 export const API_PREFIX = '/api';
@@ -135,6 +136,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const ui = loadWebUiExport(config.webUi);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
   const loginRoute = (path: string) => path === '/login' || path === '/logout';
+  const approvalRoute = (path: string) => path.startsWith(APPROVE_PREFIX);
   const bodyTypesOfApi = apiBodyTypes(api, routes, API_PREFIX);
 
   app.use(securityHeaders());
@@ -145,7 +147,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     hosts: allowedHostNames({ listenHost: config.http.host, allowedHosts: config.http.allowedHosts, keysSet }),
     trustedOrigin: trustedOrigins(config.http.corsOrigins, keysSet),
     anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path) }),
-    bodyTypes: (method, path) => (loginRoute(path) ? [FORM_TYPE] : bodyTypesOfApi(method, path)),
+    bodyTypes: (method, path) => (loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOfApi(method, path)),
   }))
     app.use(check);
   // The runs a request starts record who asked for them (the ledger's api_key group).
@@ -157,8 +159,9 @@ export function createApp({ config, logger, services, probes, secretKey = random
     attempts: loginAttempts(config.http.login),
     clientAddress: clientAddressOf(config.http.login.trustForwardedFor),
   });
+  mountApprovalRoutes(site, services.approvalLinks);
   app.use(site.routes());
-  app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) }));
+  app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) || approvalRoute(path) }));
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
   app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));

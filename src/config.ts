@@ -205,6 +205,22 @@ const envSchema = z.object({
   SPUR_CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(900),
   /** How long one delivery attempt (one POST) may take. */
   SPUR_CALLBACK_TIMEOUT_SECONDS: z.coerce.number().positive().max(100).default(15),
+  /**
+   * This server's address as the people approving reach it (scheme, host, port, path prefix): the
+   * base of the approval links sent by Slack, e-mail and webhooks. Unset: `http://localhost:<SPUR_PORT>`.
+   */
+  SPUR_PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .transform((url) => url?.replace(/\/+$/, '')),
+  /** How long an approval link stays valid when its pause has no timeout (a pause's timeout ends its links earlier). */
+  SPUR_APPROVAL_LINK_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24 * 7),
+  /** Signs the approval webhooks (`X-Spur-Signature`, as callbacks are signed); unset, webhook notifications are refused. */
+  SPUR_APPROVAL_WEBHOOK_SECRET: z.string().min(16).optional(),
   /** Comment lines an event stream (`GET /run/{id}/events/`) sends this often, so proxies keep it open. */
   SPUR_EVENT_STREAM_KEEPALIVE_SECONDS: z.coerce.number().positive().default(15),
   /** How often the api's watcher of a streamed run looks for its next event (one `_id` lookup per run). */
@@ -273,6 +289,7 @@ export interface Config {
   reconcile: { everyMs: number; graceMs: number };
   outbound: OutboundPolicy;
   callbacks: CallbackSettings;
+  approvals: ApprovalSettings;
   runEvents: { keepAliveMs: number; pollMs: number; streams: StreamLimits };
   idempotency: { ttlMs: number };
   dataDir: string;
@@ -293,6 +310,13 @@ export interface LoginSettings {
   maxFailures: number;
   windowMs: number;
   trustForwardedFor: boolean;
+}
+
+/** Approval links and their deliveries (docs/approvals.md); deliveries are retried as callbacks are. */
+export interface ApprovalSettings {
+  publicUrl: string;
+  linkTtlMs: number;
+  webhookSecret: string | undefined;
 }
 
 /** How run callback deliveries are retried and timed out (docs/integrations.md). */
@@ -403,6 +427,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         giveUpAfterMs: e.SPUR_CALLBACK_RETRY_HOURS * 3_600_000,
       },
       attemptTimeoutMs: e.SPUR_CALLBACK_TIMEOUT_SECONDS * 1000,
+    },
+    approvals: {
+      publicUrl: e.SPUR_PUBLIC_URL ?? `http://localhost:${e.SPUR_PORT}`,
+      linkTtlMs: e.SPUR_APPROVAL_LINK_HOURS * 3_600_000,
+      webhookSecret: e.SPUR_APPROVAL_WEBHOOK_SECRET,
     },
     runEvents: {
       keepAliveMs: e.SPUR_EVENT_STREAM_KEEPALIVE_SECONDS * 1000,

@@ -12,6 +12,8 @@ import type { Models } from './db/models';
 import { valuesOf } from './db/values';
 import { createRunRepository } from './db/runs/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
+import { createApprovalLinks } from './modules/approvals/approval-links.service';
+import { approvalTokens } from './approvals/approval-token';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';
 import { createRerunStarter } from './modules/runs/rerun-starter';
@@ -167,6 +169,16 @@ export function createServices({
   });
   const prices = createPriceBook(models);
   const mcpTools = createMcpTools(models);
+  const pauses = createPauseService({
+    models,
+    values,
+    runRecords,
+    reader,
+    versionById: versions.byId,
+    temporal,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    actionWaitMs: config.runs.actionWaitMs,
+  });
   return {
     mcpTools,
     workflowTools: createWorkflowTools({ tools: mcpTools, workflows, starter: runStarter, reader, values }),
@@ -187,15 +199,13 @@ export function createServices({
     runStarter,
     rerunStarter,
     startBatch: createBatchStarter(starterDeps),
-    pauses: createPauseService({
+    pauses,
+    // Approval links decide through the pauses' own Update; their tokens are checked with the workers' key.
+    approvalLinks: createApprovalLinks({
       models,
-      values,
-      runRecords,
-      reader,
+      tokens: approvalTokens(secretKey),
+      pauses,
       versionById: versions.byId,
-      temporal,
-      workflowIdPrefix: config.temporal.workflowIdPrefix,
-      actionWaitMs: config.runs.actionWaitMs,
     }),
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),

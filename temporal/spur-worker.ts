@@ -19,6 +19,7 @@ import { createActivities } from './activities';
 import { createRunRepository } from '../src/db/runs/run-repository';
 import { createRunReader } from '../src/runs/reader';
 import { openCallbackSecret } from '../src/secrets/callback-secret';
+import { approvalTokens } from '../src/approvals/approval-token';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { createBoundedParser } from '../src/parsing/parse-pool';
@@ -103,6 +104,12 @@ export function createSpurWorker(
         definitionLimits: config.limits,
       }),
       callbacks,
+      approvals: {
+        settings: config.approvals,
+        tokens: approvalTokens(secretKey),
+        retry: config.callbacks.retry,
+        webhookTimeoutMs: config.callbacks.attemptTimeoutMs,
+      },
       ...hosted,
     }),
     // Beyond this many, activities wait in Temporal's queue (where they cost nothing) for a slot.

@@ -1,6 +1,7 @@
 import { MAX_LOOP_ITERATIONS } from '../engine/for-loop';
 import type { WorkflowDefinition } from './definition.schema';
 import { McpServerConfig } from '../nodes/mcp/mcp-config';
+import { checkApprovals } from './approval-rules';
 
 export interface RuleIssue {
   path: (string | number)[];
@@ -13,7 +14,8 @@ export const LLM_NODE_TYPES = new Set(['SingleLLMCallNode', 'BestOfNNode']);
 /**
  * Graph rules checked at save time, so a stored definition can always be scheduled: unique node
  * ids, links between existing nodes, at most one top-level InputNode, LLM nodes with a model, and
- * PySpur's chatbot I/O fields, ForLoopNodes within the iteration cap.
+ * PySpur's chatbot I/O fields, ForLoopNodes within the iteration cap, HumanInterventionNodes'
+ * approval settings (approval-rules.ts).
  */
 export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
   return [
@@ -24,6 +26,7 @@ export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
     ...checkChatbot(def),
     ...checkLoops(def),
     ...checkMcpNodes(def),
+    ...checkApprovals(def),
   ];
 }
 

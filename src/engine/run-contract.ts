@@ -1,4 +1,5 @@
 import type { PauseAction, RunStatus, TaskStatus } from './statuses';
+import type { PauseDecision } from './approvals';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
 export interface GraphNode {
@@ -165,6 +166,8 @@ export interface PauseResolution {
   userId: string;
   comments: string | null;
   resumeTime: string;
+  /** Every decision on the pause, the settling one last (absent in histories recorded before there were several). */
+  decisions?: PauseDecision[];
 }
 
 /** A function call an agent's model asked for; `arguments` is the JSON text it wrote. */

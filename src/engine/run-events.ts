@@ -1,5 +1,6 @@
 import type { PauseRecord, PauseResolution, ProgressSave, TaskRecord } from './run-contract';
 import type { RunStatus, TaskStatus } from './statuses';
+import type { ApprovalDeliveryOutcome } from './approvals';
 
 /** The events of a run's stream (GET /api/run/{id}/events/), in the order they may appear. */
 export const RUN_EVENT_NAMES = [
@@ -10,6 +11,7 @@ export const RUN_EVENT_NAMES = [
   'task.failed',
   'run.paused',
   'run.resumed',
+  'pause.notification',
   'batch.progress',
   'run.completed',
   'run.failed',
@@ -71,6 +73,8 @@ export const EMPTY_HEAD: EventHead = {
 export type ProjectionChange =
   | { kind: 'progress'; save: ProgressSave; pause?: { opened: PauseRecord } | { resumed: PauseResolution } }
   | { kind: 'closed'; status: RunStatus; message: string | null; tasks: TaskRecord[] }
+  /** A message with approval links was sent, or given up (approvals.ts). */
+  | { kind: 'notification'; delivery: ApprovalDeliveryOutcome }
   /** A batch parent's progress or end (`message` with a final status); `now` in ms, for the throttle. */
   | {
       kind: 'batch';
@@ -97,6 +101,8 @@ export function deriveEvents(
   else if (change.kind === 'closed') {
     if (change.tasks.length > 0) next.percentage = percentOf(change.tasks);
     runStatusEvents(runId, next, change.status, change.message, next.percentage, drafts);
+  } else if (change.kind === 'notification') {
+    drafts.push({ event: 'pause.notification', data: { run_id: runId, ...change.delivery } });
   } else batchEvents(runId, next, change, drafts);
   return number(next, head.seq, drafts);
 }

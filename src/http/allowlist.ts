@@ -15,7 +15,9 @@ export interface AllowlistSettings {
  * compose probe's spelling of `/api/health`): the health status (its details need a key), the login
  * form and logout, the web UI's files (its pages send the browser to the login form instead), and
  * `POST /api/hooks/{token}`, a webhook whose unguessable token is its credential (any one segment:
- * a malformed token is answered as an unknown one, 404, by the route).
+ * a malformed token is answered as an unknown one, 404, by the route), and `GET`/`HEAD`/`POST
+ * /approve/{token}`, an approval link's page and its decision, whose signed token is its credential
+ * (any one segment: a bad token is answered 403 by the route, deciding nothing).
  */
 export function anonymousAllowlist({
   apiPrefix,
@@ -26,8 +28,12 @@ export function anonymousAllowlist({
   const hooks = `${apiPrefix}/hooks/`;
   const isHook = (path: string) =>
     path.startsWith(hooks) && path.length > hooks.length && !path.includes('/', hooks.length);
+  const approve = '/approve/';
+  const isApproval = (path: string) =>
+    path.startsWith(approve) && path.length > approve.length && !path.includes('/', approve.length);
   return (method, path) => {
     if (method === 'POST' && isHook(path)) return 'allow';
+    if (isApproval(path)) return method === 'GET' || method === 'HEAD' || method === 'POST' ? 'allow' : 'deny';
     const read = method === 'GET' || method === 'HEAD';
     if (path === '/login') return read || method === 'POST' ? 'allow' : 'deny';
     if (path === '/logout') return method === 'POST' ? 'allow' : 'deny';

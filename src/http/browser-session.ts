@@ -111,7 +111,8 @@ function setCookie(ctx: Context, value: string, maxAgeSeconds: number): void {
   ctx.append('Set-Cookie', parts.join('; '));
 }
 
-function cookieValue(header: string, name: string): string | null {
+/** A cookie's value in a `Cookie` header, or null. */
+export function cookieValue(header: string, name: string): string | null {
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();

@@ -145,6 +145,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
       ...(known?.chat ? { chat: known.chat } : {}),
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
+      ...(deps.workflowIdPrefix ? { workflowIdPrefix: deps.workflowIdPrefix } : {}),
       ...callbackOf(run),
       ...(known?.rerun ? { rerun: known.rerun } : rerun ? { rerun: rerun.rerun } : {}),
       // From the record, so every launch of the run (the api's, the reconciler's) traces it alike.

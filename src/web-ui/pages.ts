@@ -1,6 +1,7 @@
 /** Spur's own small HTML pages next to PySpur's UI: the login form and the "no UI" notice. */
 
-function escapeHtml(text: string): string {
+/** Text as HTML text or attribute value: the five characters markup is made of, as character references. */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

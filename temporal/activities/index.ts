@@ -5,6 +5,7 @@ import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbo
 import { createBatchActivities } from './batch.activities';
 import { createChatActivities } from './chat.activities';
 import { type CallbackDeliveryDeps, createCallbackActivities } from './callback.activities';
+import { type ApprovalDeliveryDeps, createApprovalActivities } from './approval.activities';
 import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createPureRegionActivity } from './pure-region.activity';
@@ -52,6 +53,8 @@ export interface ActivityDeps {
   recordScheduledRun: ScheduledRunRecorder;
   /** Callback delivery: the run's body as the api shows it, the secret's key, the settings. */
   callbacks: CallbackDeliveryDeps;
+  /** Approval links: their settings, the key that signs them, the retry policy. */
+  approvals: ApprovalDeliveryDeps;
   /** Set when the api runs in this process: it answers blocking runs once their final save is written. */
   outcomes?: RunOutcomes;
   /** Exports run traces (OTLP), when tracing is on. */
@@ -71,6 +74,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRagActivities(deps),
     ...createReconcileActivities(deps),
     ...createCallbackActivities(deps),
+    ...createApprovalActivities(deps),
     ...createScheduleActivities(deps),
     ...createLimitActivities(deps),
   };
@@ -82,4 +86,5 @@ export type BatchActivities = ReturnType<typeof createBatchActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
 export type { RagActivities } from './rag.activities';
 export type CallbackActivities = ReturnType<typeof createCallbackActivities>;
+export type ApprovalActivities = ReturnType<typeof createApprovalActivities>;
 export type ReconcileActivities = ReturnType<typeof createReconcileActivities>;

@@ -3,6 +3,7 @@ import { retriesStorageWrite } from '../../src/db/failure-kinds';
 import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/runs/run-projection';
 import type { RunRepository } from '../../src/db/runs/run-repository';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
+import type { ApprovalDeliveryOutcome, PauseDecision } from '../../src/engine/approvals';
 import { FailureType } from '../shared/failures';
 import { exportRunSpan } from '../../src/telemetry/run-span';
 import type { RunTrace } from '../../src/telemetry/trace-ids';
@@ -56,6 +57,15 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
         await runs.recordPause(input.pause);
         await runs.save(input.progress, { opened: input.pause });
       });
+    },
+    /** How a message with approval links went, as the run's event (the run's workflow writes its events). */
+    async recordNotification(input: { runId: string; delivery: ApprovalDeliveryOutcome }): Promise<void> {
+      // Not through write(): an event that cannot be stored must not fail the run it tells about.
+      await runs.recordNotification(input.runId, input.delivery);
+    },
+    /** Decisions on a pause still open (a quorum not reached yet). */
+    async recordPauseDecisions(input: { runId: string; pauseId: string; decisions: PauseDecision[] }): Promise<void> {
+      await write(input.runId, () => runs.recordPauseDecisions(input.pauseId, input.decisions));
     },
     async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<void> {
       await write(input.progress.runId, () =>

@@ -1,5 +1,6 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PauseAction } from '../../src/engine/statuses';
+import type { DecisionChannel } from '../../src/engine/approvals';
 
 export interface PauseActionRequest {
   action: PauseAction;
@@ -8,6 +9,8 @@ export interface PauseActionRequest {
   comments: string | null;
   /** The pause this action is for; absent = the oldest open pause of the run. */
   pauseId?: string;
+  /** Where the decision came from (absent: the API). */
+  channel?: DecisionChannel;
 }
 
 /** Who decided a pause: a refusal carries the latest one (null before any decision). */
@@ -25,6 +28,8 @@ export interface PauseActionResult {
 export const PauseRefusal = {
   notPaused: 'Run is not in a paused state',
   noPausedTask: 'No paused task found for this run',
+  /** A pause that asks several people: each decides once. */
+  alreadyDecided: 'This person has already decided on this pause',
 } as const;
 export const PAUSE_REFUSED = 'PauseActionRefused';
 

@@ -36,6 +36,8 @@ export interface SpurRunInput {
   chat?: ChatTurnStart;
   /** The run's callback: its events only (its url and secret stay on the run record). */
   callback?: RunCallbackInfo;
+  /** The installation's workflow-id prefix: the run's approval deliveries are named behind it (absent: none). */
+  workflowIdPrefix?: string;
   /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
   rerun?: RunRerun;
   /** The run's trace ids (src/telemetry/trace-ids.ts): its node activities export spans under them. */

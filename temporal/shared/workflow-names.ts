@@ -7,6 +7,7 @@ export const WorkflowType = {
   spurCallbackDelivery: 'spurCallbackDelivery',
   spurScheduledRun: 'spurScheduledRun',
   spurModelLimit: 'spurModelLimit',
+  spurApprovalDelivery: 'spurApprovalDelivery',
 } as const;
 
 /**

@@ -1,6 +1,7 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { FINAL_NODE_FAILURES, FailureType } from '../shared/failures';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
+import type { CallbackRetryPolicy } from '../shared/callback-contract';
 
 /** A pure node's time to run (one local activity, or its share of a region's). */
 const PURE_NODE_SECONDS = 30;
@@ -60,6 +61,24 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
       maximumInterval: NODE_RETRY.maximumMs,
       maximumAttempts: nodeAttempts(config),
       nonRetryableErrorTypes: FINAL_NODE_FAILURES,
+    },
+  };
+}
+
+/**
+ * A delivery's one attempt (a callback POST, a message with approval links), retried with the
+ * callbacks' policy until it is taken, refused for good (`refused`) or the time is up. One attempt
+ * has its own timeout inside; a dead worker's attempt is retried.
+ */
+export function deliveryOptions(policy: CallbackRetryPolicy, refused: string): ActivityOptions {
+  return {
+    startToCloseTimeout: '2m',
+    scheduleToCloseTimeout: policy.giveUpAfterMs,
+    retry: {
+      initialInterval: policy.firstRetryMs,
+      backoffCoefficient: 2,
+      maximumInterval: policy.maxRetryMs,
+      nonRetryableErrorTypes: [refused],
     },
   };
 }

@@ -156,6 +156,7 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
       definition: rows.definition,
       inputNodeInput: row.inputNodeInput,
       taskIds: row.taskIds,
+      ...(input.workflowIdPrefix ? { workflowIdPrefix: input.workflowIdPrefix } : {}),
     };
     const done = executeChild<(i: SpurRunInput) => Promise<SpurRunResult>>(WorkflowType.spurRun, {
       workflowId: runWorkflowId(row.runId, input.workflowIdPrefix),

@@ -1,5 +1,6 @@
 import { ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities';
+import { deliveryOptions } from './activity-options';
 import { CALLBACK_REFUSED, type CallbackDeliveryInput } from '../shared/callback-contract';
 
 const local = proxyLocalActivities<CallbackActivities>({
@@ -14,17 +15,7 @@ const local = proxyLocalActivities<CallbackActivities>({
  */
 export async function spurCallbackDelivery(input: CallbackDeliveryInput): Promise<'delivered' | 'failed'> {
   const policy = await local.beginCallbackDelivery(input);
-  const delivery = proxyActivities<CallbackActivities>({
-    // One attempt is one POST with its own timeout (callback-post.ts); a dead worker's attempt is retried.
-    startToCloseTimeout: '2m',
-    scheduleToCloseTimeout: policy.giveUpAfterMs,
-    retry: {
-      initialInterval: policy.firstRetryMs,
-      backoffCoefficient: 2,
-      maximumInterval: policy.maxRetryMs,
-      nonRetryableErrorTypes: [CALLBACK_REFUSED],
-    },
-  });
+  const delivery = proxyActivities<CallbackActivities>(deliveryOptions(policy, CALLBACK_REFUSED));
   try {
     await delivery.deliverCallback(input);
     return 'delivered';

@@ -9,3 +9,4 @@ export { spurReconcile } from './reconcile.workflow';
 export { spurCallbackDelivery } from './callback-delivery.workflow';
 export { spurScheduledRun } from './scheduled-run.workflow';
 export { spurModelLimit } from './model-limit.workflow';
+export { spurApprovalDelivery } from './approval-delivery.workflow';

@@ -1,11 +1,11 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
-import type { GraphNode, PauseResolution } from '../../src/engine/run-contract';
+import type { PauseResolution } from '../../src/engine/run-contract';
+import { type PauseDecision, tally } from '../../src/engine/approvals';
 import {
   PAUSE_REFUSED,
   type PauseActionRequest,
   type PauseDecider,
   PauseRefusal,
-  TIMEOUT_USER,
   pauseRecordId,
 } from '../shared/pauses';
 
@@ -15,7 +15,18 @@ export interface OpenPause {
   decision: PauseActionRequest | null;
   /** Set once the action's effects are recorded: the update handler answers then. */
   applied: boolean;
+  /** Every decision so far (several when the node asks for a quorum), oldest first. */
+  decisions: PauseDecision[];
+  /** How many approvals resume the run, how many declines decline it (1 and 1 unless the node says). */
+  quorum: Quorum;
 }
+
+export interface Quorum {
+  approvalsRequired: number;
+  declineRequires: number;
+}
+
+const SINGLE: Quorum = { approvalsRequired: 1, declineRequires: 1 };
 
 /** The run's open pauses, in the order they happened; only handlers and the scheduler touch it. */
 export class PauseBook {
@@ -23,6 +34,7 @@ export class PauseBook {
   private readonly perNode = new Map<string, number>();
   /** Resolved pauses whose record the next save carries, oldest first. */
   private readonly unsaved: Array<{ pause: OpenPause; resolution: PauseResolution }> = [];
+
   /**
    * Who took the latest decision, named in refusals: a retried request whose first attempt's
    * decision already settled the pause learns so here, before the database has the record.
@@ -35,10 +47,17 @@ export class PauseBook {
     return this.open.length;
   }
 
-  add(nodeId: string): OpenPause {
+  add(nodeId: string, quorum: Quorum = SINGLE): OpenPause {
     const n = (this.perNode.get(nodeId) ?? 0) + 1;
     this.perNode.set(nodeId, n);
-    const pause: OpenPause = { pauseId: pauseRecordId(this.runId, nodeId, n), nodeId, decision: null, applied: false };
+    const pause: OpenPause = {
+      pauseId: pauseRecordId(this.runId, nodeId, n),
+      nodeId,
+      decision: null,
+      applied: false,
+      decisions: [],
+      quorum,
+    };
     this.open.push(pause);
     return pause;
   }
@@ -67,48 +86,49 @@ export class PauseBook {
   /** The update validator: refuses, synchronously, an action that has nothing to act on. */
   validate(request: PauseActionRequest): void {
     if (this.open.length === 0) throw this.refusal(PauseRefusal.notPaused);
-    if (!this.target(request)) throw this.refusal(PauseRefusal.noPausedTask);
-  }
-
-  /** Records the decision on its pause (the scheduler applies it); returns that pause. */
-  decide(request: PauseActionRequest): OpenPause {
     const pause = this.target(request);
     if (!pause) throw this.refusal(PauseRefusal.noPausedTask);
-    pause.decision = request;
-    this.lastDecider = { action: request.action, userId: request.userId };
-    return pause;
+    if (pause.decisions.some((d) => d.user_id === request.userId)) throw this.refusal(PauseRefusal.alreadyDecided);
   }
 
-  /** Signals carry no answer: one that arrives for a settled pause is dropped. */
+  /**
+   * Records the decision on its pause; `decided` once it settles the pause (the first decision, or
+   * the one that completes a quorum), which the scheduler then applies. Returns that pause.
+   */
+  decide(request: PauseActionRequest): { pause: OpenPause; decided: boolean } {
+    const pause = this.target(request);
+    if (!pause) throw this.refusal(PauseRefusal.noPausedTask);
+    pause.decisions.push(decisionOf(request));
+    this.lastDecider = { action: request.action, userId: request.userId };
+    if (tally(pause.decisions, pause.quorum) !== null) pause.decision = request;
+    return { pause, decided: pause.decision !== null };
+  }
+
+  /** Signals carry no answer: one that arrives for a settled pause, or from someone who decided already, is dropped. */
   decideIfOpen(request: PauseActionRequest): void {
-    if (this.target(request)) this.decide(request);
+    const pause = this.target(request);
+    if (pause && !pause.decisions.some((d) => d.user_id === request.userId)) this.decide(request);
+  }
+
+  private refusal(message: string): ApplicationFailure {
+    return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true, details: [this.lastDecider] });
   }
 
   private target(request: PauseActionRequest): OpenPause | undefined {
     const undecided = this.open.filter((p) => p.decision === null);
     return request.pauseId ? undecided.find((p) => p.pauseId === request.pauseId) : undecided[0];
   }
-
-  private refusal(message: string): ApplicationFailure {
-    return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true, details: [this.lastDecider] });
-  }
 }
 
-/**
- * Waits durably for a human (or the node's timeout, then its timeout action as `system:timeout`).
- * condition() without a timeout resolves to nothing: only the timed form answers false.
- */
-export async function awaitDecision(
-  node: GraphNode,
-  pause: { decision: PauseActionRequest | null },
-): Promise<PauseActionRequest> {
-  const timeoutSeconds = Number(node.config.timeout_seconds ?? 0);
-  if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)
-    await condition(() => pause.decision !== null, timeoutSeconds * 1000);
-  else await condition(() => pause.decision !== null);
-  if (pause.decision) return pause.decision;
-  const action = node.config.timeout_action === 'APPROVE' ? 'APPROVE' : 'DECLINE';
-  return { action, inputs: {}, userId: TIMEOUT_USER, comments: `No action within ${timeoutSeconds} s` };
+/** A decision as the pause's history shows it, timed by the workflow's clock. */
+export function decisionOf(request: PauseActionRequest): PauseDecision {
+  return {
+    user_id: request.userId,
+    action: request.action,
+    channel: request.channel ?? 'api',
+    time: new Date().toISOString(),
+    comments: request.comments,
+  };
 }
 
 /**

@@ -13,7 +13,9 @@ import type { RunResume, SpurRunInput } from '../shared/run-contract';
 import { SpurRunStatus } from '../shared/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
-import { type OpenPause, PauseBook, awaitDecision, settled } from './pause-book';
+import { type OpenPause, PauseBook, type Quorum, settled } from './pause-book';
+import { awaitApproval } from './approval-wait';
+import { type ApprovalDeliveryOutcome, approvalPlan } from '../../src/engine/approvals';
 import type { PauseActionRequest } from '../shared/pauses';
 import { TaskBook } from '../../src/engine/task-book';
 import { announce } from './callbacks';
@@ -39,6 +41,7 @@ export class RunKeeper {
   firstFailure: string | null = null;
   declined: string | null = null;
   private readonly runId: string;
+  private readonly workflowIdPrefix: string;
   private readonly callback: SpurRunInput['callback'];
   /** Exported as the run's span by the save that records its end. */
   private readonly traced: { workflowId: string; trace: RunTrace } | undefined;
@@ -56,6 +59,7 @@ export class RunKeeper {
 
   constructor(input: SpurRunInput, topLevel: GraphNode[]) {
     this.runId = input.runId;
+    this.workflowIdPrefix = input.workflowIdPrefix ?? '';
     this.callback = input.callback;
     this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
@@ -193,6 +197,31 @@ export class RunKeeper {
     return write;
   }
 
+  /**
+   * A decision that did not settle its pause (a quorum still open) is recorded in its history, after
+   * the writes before it; the action is answered once it is.
+   */
+  recordDecisions(pause: OpenPause): Promise<void> {
+    const decisions = [...pause.decisions];
+    return this.afterWrites(() =>
+      projection.recordPauseDecisions({ runId: this.runId, pauseId: pause.pauseId, decisions }),
+    );
+  }
+
+  /** A delivery of approval links ended: its event, in order with the run's other writes (one writer of the stream). */
+  recordDelivery(delivery: ApprovalDeliveryOutcome): Promise<void> {
+    return this.afterWrites(() => projection.recordNotification({ runId: this.runId, delivery }), false);
+  }
+
+  /** `critical`: a failure fails the run (its record could not be saved); an event's does not. */
+  private afterWrites(work: () => Promise<void>, critical = true): Promise<void> {
+    const write = this.writes.then(work);
+    this.writes = write.catch((err: unknown) => {
+      if (critical) this.saveFailure ??= err;
+    });
+    return write;
+  }
+
   /** Saves until no resolved pause waits for its record (before the run continues as new). */
   async saveAll(): Promise<void> {
     do await this.save();
@@ -216,22 +245,31 @@ export class RunKeeper {
    */
   async pauseAt(node: GraphNode, input: Record<string, unknown>): Promise<NodeState> {
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
+    const plan = approvalPlan(node.config);
     const pauseTime = new Date().toISOString();
-    const pause = await this.openPause(node, input, message, {
-      status: 'PAUSED',
-      inputs: input,
-      outputs: input,
-      startTime: pauseTime,
-      endTime: pauseTime,
-    });
-    const decision = await awaitDecision(node, pause);
+    const pause = await this.openPause(
+      node,
+      input,
+      message,
+      { status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime },
+      plan,
+    );
+    const outcome = await awaitApproval({ runId: this.runId, workflowIdPrefix: this.workflowIdPrefix }, pause, plan);
+    const resumeTime = new Date().toISOString();
+    if (outcome.kind === 'failed') {
+      // on_timeout: fail — the node fails (and with it the run), its pause resolved by the timeout.
+      this.tasks.apply({ nodeId: node.id, status: 'FAILED', outputs: null, error: outcome.error, endTime: resumeTime });
+      this.nodeFailed(node, outcome.error);
+      this.resolvePause(pause, pause.decision as PauseActionRequest, resumeTime);
+      return { status: 'FAILED', error: outcome.error };
+    }
+    const decision = outcome.decision;
     const declined = decision.action === 'DECLINE';
     const output: NodeOutput | null = declined
       ? null
       : decision.action === 'APPROVE'
         ? { ...decision.inputs, ...input }
         : { ...input, ...decision.inputs };
-    const resumeTime = new Date().toISOString();
     this.tasks.apply({
       nodeId: node.id,
       status: declined ? 'CANCELED' : 'COMPLETED',
@@ -266,8 +304,9 @@ export class RunKeeper {
     input: Record<string, unknown>,
     message: string,
     task: Omit<TaskWrite, 'nodeId'>,
+    quorum?: Quorum,
   ): Promise<OpenPause> {
-    const pause = this.pauses.add(node.id);
+    const pause = this.pauses.add(node.id, quorum);
     const pauseTime = new Date().toISOString();
     // The pause's task change stays in memory: the save that records the pause carries it (one write).
     this.tasks.apply({ nodeId: node.id, ...task });
@@ -293,6 +332,7 @@ export class RunKeeper {
       userId: decision.userId,
       comments: decision.comments,
       resumeTime,
+      decisions: pause.decisions,
     });
     void CancellationScope.nonCancellable(async () => {
       await settled();

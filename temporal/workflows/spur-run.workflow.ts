@@ -10,6 +10,7 @@ import {
 import { FailureType } from '../shared/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
 import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
+import { approvalDeliverySignal } from '../shared/approval-contract';
 import type { RunRerun, SpurRunInput, SpurRunResult } from '../shared/run-contract';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
@@ -28,13 +29,16 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   setHandler(
     pauseActionUpdate,
     async (request) => {
-      const pause = keeper.pauses.decide(request);
-      await condition(() => pause.applied);
+      const { pause, decided } = keeper.pauses.decide(request);
+      // A decision that settles the pause is answered once applied; one of a quorum once recorded.
+      if (decided) await condition(() => pause.applied);
+      else await keeper.recordDecisions(pause);
       return { pauseId: pause.pauseId, nodeId: pause.nodeId };
     },
     { validator: (request) => keeper.pauses.validate(request) },
   );
   setHandler(pauseActionSignal, (request) => keeper.pauses.decideIfOpen(request));
+  setHandler(approvalDeliverySignal, (delivery) => keeper.recordDelivery(delivery).catch(() => undefined));
 
   try {
     const result = await executeRun(input, level, keeper);

@@ -1,5 +1,6 @@
 import { mongo, type Connection } from 'mongoose';
 import { callbackDeliverySchema, type CallbackDeliveryDoc } from './callback-delivery.model';
+import { approvalDeliverySchema, type ApprovalDeliveryDoc } from './approval-delivery.model';
 import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
 import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
@@ -35,7 +36,7 @@ export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
-export type { CallbackDeliveryDoc };
+export type { ApprovalDeliveryDoc, CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
@@ -80,6 +81,7 @@ export function createModels(conn: Connection) {
     ragFiles: new mongo.GridFSBucket(db, { bucketName: 'rag_files' }),
     ragTexts: new mongo.GridFSBucket(db, { bucketName: 'rag_texts' }),
     CallbackDelivery: conn.model<CallbackDeliveryDoc>('CallbackDelivery', callbackDeliverySchema),
+    ApprovalDelivery: conn.model<ApprovalDeliveryDoc>('ApprovalDelivery', approvalDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
@@ -112,7 +114,7 @@ export async function syncIndexes(models: Models): Promise<void> {
     models.RagChunkPage.init(),
     models.VectorIndex.init(),
   ]);
-  await models.CallbackDelivery.init();
+  await Promise.all([models.CallbackDelivery.init(), models.ApprovalDelivery.init()]);
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
   await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
   await Promise.all([models.UsageRecord.init(), models.SpendEntry.init(), models.McpTool.init()]);

@@ -14,6 +14,8 @@ export const pauseSchema = new Schema(
     /** JSON text: the node's input when it paused. */
     input_data: { type: String, default: null },
     comments: { type: String, default: null },
+    /** JSON text: every decision (who, what, when, through which channel), the settling one last. */
+    decisions: { type: String, default: null },
   },
   { collection: 'pauses', versionKey: false },
 );

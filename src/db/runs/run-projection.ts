@@ -1,5 +1,6 @@
 import { trusted } from 'mongoose';
 import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../../engine/run-contract';
+import type { ApprovalDeliveryOutcome, PauseDecision } from '../../engine/approvals';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
 
@@ -175,9 +176,20 @@ export function createRunProjection(models: Models, events: RunEvents) {
             resume_user_id: r.userId,
             resume_action: r.action,
             comments: r.comments,
+            ...(r.decisions ? { decisions: toJsonText(r.decisions) } : {}),
           },
         },
       );
+    },
+
+    /** A message with approval links was sent or given up: the run's `pause.notification` event. */
+    async recordNotification(runId: string, delivery: ApprovalDeliveryOutcome): Promise<void> {
+      await events.append(runId, { kind: 'notification', delivery });
+    },
+
+    /** The decisions so far on a pause still open (a quorum not reached yet): the whole list, so a retry writes the same. */
+    async recordPauseDecisions(pauseId: string, decisions: PauseDecision[]): Promise<void> {
+      await Pause.updateOne({ _id: pauseId, resume_time: null }, { $set: { decisions: toJsonText(decisions) } });
     },
 
     /**

@@ -2,6 +2,7 @@ import { trusted } from 'mongoose';
 import type { RunStatus } from '../../engine/statuses';
 import { createBatchRunRecords } from './batch-run-records';
 import { createCallbackDeliveries } from '../callback-deliveries';
+import { createApprovalDeliveries } from './approval-deliveries';
 import { insertWithNewId } from '../ids';
 import type { Models, RunDoc } from '../models';
 import { type NewRun, runDocument } from './run-documents';
@@ -91,6 +92,7 @@ export function createRunRepository(models: Models, values: Values) {
       if (ids.length === 0) return;
       await projection.removeTasksAndPausesOf(ids);
       await createCallbackDeliveries(models).removeOfRuns(ids);
+      await createApprovalDeliveries(models).removeOfRuns(ids);
       await events.removeOfRuns(ids);
       await deltas.removeOfRuns(ids);
       await Run.deleteMany({ _id: trusted({ $in: ids }) });

@@ -1,9 +1,14 @@
 import { fromJsonText } from '../../db/json-text';
 import type { PauseDoc } from '../../db/models';
+import type { ApprovalDeliveryView } from '../../db/runs/approval-deliveries';
+import type { PauseDecision } from '../../engine/approvals';
 import type { PauseHistoryResponse } from './pauses.schemas';
 
-/** PySpur's synthetic id `PH_<run>_<node>`, with the pause's number when a node paused again. */
-export function toPauseResponse(p: PauseDoc): PauseHistoryResponse {
+/**
+ * PySpur's synthetic id `PH_<run>_<node>`, with the pause's number when a node paused again.
+ * `notifications`: the pause's approval deliveries (approval-deliveries.ts).
+ */
+export function toPauseResponse(p: PauseDoc, notifications: ApprovalDeliveryView[] = []): PauseHistoryResponse {
   const n = Number(p._id.split(':').pop());
   return {
     id: `PH_${p.run_id}_${p.node_id}${n > 1 ? `_${n}` : ''}`,
@@ -16,5 +21,23 @@ export function toPauseResponse(p: PauseDoc): PauseHistoryResponse {
     resume_action: p.resume_action ?? null,
     input_data: fromJsonText<Record<string, unknown>>(p.input_data),
     comments: p.comments ?? null,
+    decisions: decisionsOf(p),
+    notifications,
   };
+}
+
+/** Recorded decisions; a pause resolved before they were recorded shows its one resolution. */
+function decisionsOf(p: PauseDoc): PauseDecision[] {
+  const recorded = fromJsonText<PauseDecision[]>(p.decisions);
+  if (recorded) return recorded;
+  if (!p.resume_time || !p.resume_user_id || !p.resume_action) return [];
+  return [
+    {
+      user_id: p.resume_user_id,
+      action: p.resume_action,
+      channel: 'api',
+      time: p.resume_time.toISOString(),
+      comments: p.comments ?? null,
+    },
+  ];
 }

@@ -1,5 +1,6 @@
 import { z } from '../../zod';
 import { PAUSE_ACTIONS } from '../../engine/statuses';
+import { APPROVAL_CHANNELS } from '../../engine/approvals';
 import { DefinitionStructureSchema } from '../../definitions/definition.schema';
 import { RunResponse } from '../../runs/response.schemas';
 import { withoutReservedKey } from '../../runs/values';
@@ -11,6 +12,30 @@ export const ResumeRunRequest = z.object({
   comments: z.string().max(10_000).nullable().default(null),
 });
 export type ResumeRunInput = z.output<typeof ResumeRunRequest>;
+
+export const PauseDecisionResponse = z
+  .object({
+    user_id: z.string(),
+    action: z.enum(PAUSE_ACTIONS),
+    channel: z.enum(['api', ...APPROVAL_CHANNELS, 'timeout']),
+    time: z.string(),
+    comments: z.string().nullable(),
+  })
+  .openapi('PauseDecision');
+
+export const ApprovalDeliveryResponse = z
+  .object({
+    id: z.string(),
+    notice: z.enum(['notify', 'remind', 'escalate']),
+    channel: z.enum(APPROVAL_CHANNELS),
+    to: z.string(),
+    user_id: z.string(),
+    status: z.enum(['pending', 'sent', 'failed', 'skipped']),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    updated_at: z.string(),
+  })
+  .openapi('ApprovalDelivery');
 
 export const PauseHistoryResponse = z
   .object({
@@ -24,6 +49,10 @@ export const PauseHistoryResponse = z
     resume_action: z.enum(PAUSE_ACTIONS).nullable(),
     input_data: z.record(z.string(), z.unknown()).nullable(),
     comments: z.string().nullable(),
+    /** Beyond PySpur: every decision (several when the node asks for a quorum). */
+    decisions: z.array(PauseDecisionResponse),
+    /** Beyond PySpur: the messages with approval links and how each went. */
+    notifications: z.array(ApprovalDeliveryResponse),
   })
   .openapi('PauseHistoryResponse');
 export type PauseHistoryResponse = z.output<typeof PauseHistoryResponse>;

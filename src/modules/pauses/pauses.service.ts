@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type Client,
   WorkflowNotFoundError,
@@ -26,6 +27,8 @@ import type { RunReader, VersionById } from '../../runs/reader';
 import { toRunResponse } from '../../runs/response';
 import type { RunResponse } from '../../runs/response.schemas';
 import { toPauseResponse } from './pause-records';
+import { createApprovalDeliveries } from '../../db/runs/approval-deliveries';
+import type { DecisionChannel } from '../../engine/approvals';
 import type { ResumeRunInput } from './pauses.schemas';
 
 export interface PauseServiceDeps {
@@ -68,6 +71,7 @@ export function createPauseService({
   actionWaitMs,
 }: PauseServiceDeps) {
   const { Run, Pause, Workflow } = models;
+  const deliveries = createApprovalDeliveries(models);
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
   async function loadRun(runId: string): Promise<RunDoc> {
@@ -108,7 +112,12 @@ export function createPauseService({
      * `actionWaitMs`, the same action goes as a durable signal and is applied when one returns (202).
      * `updateId` (an Idempotency-Key's) makes Temporal apply one decision once, however often it is sent.
      */
-    async act(runId: string, body: ResumeRunInput, updateId?: string): Promise<{ status: number; run: unknown }> {
+    async act(
+      runId: string,
+      body: ResumeRunInput,
+      updateId?: string,
+      link?: { pauseId: string; channel: DecisionChannel },
+    ): Promise<{ status: number; run: unknown }> {
       const run = await loadRun(runId);
       if (FINAL.has(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
       // The human's inputs become part of the node's output: large ones travel by reference too.
@@ -118,13 +127,21 @@ export function createPauseService({
         inputs,
         userId: body.user_id,
         comments: body.comments,
+        // A link decides the pause it was sent for, and says through which channel it came.
+        ...(link ? { pauseId: link.pauseId, channel: link.channel } : {}),
       };
       const version = versionOf(run);
       version.catch(() => undefined); // awaited after the Update; a refusal does not need it
       try {
-        await temporal.withDeadline(Date.now() + actionWaitMs, () =>
-          handle(runId).executeUpdate(pauseActionUpdate, { args: [request], ...(updateId ? { updateId } : {}) }),
-        );
+        // One id for both tries: a retry of an Update the server did apply answers its outcome.
+        const id = updateId ?? randomUUID();
+        const send = () =>
+          temporal.withDeadline(Date.now() + actionWaitMs, () =>
+            handle(runId).executeUpdate(pauseActionUpdate, { args: [request], updateId: id }),
+          );
+        // A workflow task that completed the run while a signal arrived (an approval delivery telling
+        // its run) is failed by the server with UnhandledCommand, aborting the Update it carried: sent again.
+        await send().catch((err: unknown) => (isAbortedByTaskFailure(err) ? send() : Promise.reject(err)));
         return { status: 200, run: await runAfterAction(runId, version) };
       } catch (err) {
         if (
@@ -138,13 +155,16 @@ export function createPauseService({
         if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
         if (!isDeadline(err) && !isWorkflowTaskFailing(err)) throw err;
       }
-      const open = await Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+      const open = link
+        ? await Pause.findOne({ _id: link.pauseId, resume_time: null }).lean<PauseDoc>()
+        : await Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
       if (!open) {
         // The Update can be applied after the wait ran out (a slow server): then this decision resolved it.
         if (await resolvedBy(runId, body)) return { status: 200, run: await reader.get(runId) };
         throw new BadRequestError(PauseRefusal.noPausedTask);
       }
       await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
+      // (A decision that did not settle a quorum is answered 202 as well: the workflow records it.)
       const queued = await reader.get(runId);
       return {
         status: 202,
@@ -178,7 +198,8 @@ export function createPauseService({
         .skip(skip)
         .limit(limit)
         .lean<PauseDoc[]>();
-      return pauses.map(toPauseResponse);
+      const sent = await deliveries.ofPauses(pauses.map((p) => p._id));
+      return pauses.map((p) => toPauseResponse(p, sent.get(p._id)));
     },
 
     async paused(page: Page) {
@@ -195,6 +216,7 @@ export function createPauseService({
           .sort({ pause_time: -1 })
           .lean<PauseDoc[]>(),
       ]);
+      const sent = await deliveries.ofPauses(open.map((p) => p._id));
       const currentOf = new Map<string, PauseDoc>();
       for (const pause of open) if (!currentOf.has(pause.run_id)) currentOf.set(pause.run_id, pause);
       const items = await Promise.all(
@@ -207,7 +229,7 @@ export function createPauseService({
           const definition = fromJsonText(version.definition) as Record<string, unknown>;
           return {
             run: expanded[i],
-            current_pause: toPauseResponse(current),
+            current_pause: toPauseResponse(current, sent.get(current._id)),
             workflow: { ...definition, name: workflow?.name ?? version.name },
           };
         }),
@@ -266,6 +288,15 @@ function isDeadline(err: unknown): boolean {
  * state". Like a worker that is gone, that passes: the action goes as a signal, applied once a task
  * succeeds.
  */
+function isAbortedByTaskFailure(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { message, cause } = e as { message?: unknown; cause?: unknown };
+    if (/update due to unexpected workflow task failure/i.test(String(message ?? ''))) return true;
+    e = cause;
+  }
+  return false;
+}
+
 function isWorkflowTaskFailing(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
     const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };

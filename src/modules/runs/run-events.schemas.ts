@@ -1,4 +1,5 @@
 import { z } from '../../zod';
+import { APPROVAL_CHANNELS } from '../../engine/approvals';
 import { PAUSE_ACTIONS, RUN_STATUSES } from '../../engine/statuses';
 
 /** `?after=N`: replay the events after sequence number N (the `Last-Event-ID` header wins when both are sent). */
@@ -63,6 +64,19 @@ export const RUN_EVENT_DATA = {
     comments: z.string().nullable(),
     resume_time: z.string(),
   }),
+  'pause.notification': z
+    .object({
+      run_id: z.string(),
+      pause_id: z.string(),
+      delivery_id: z.string(),
+      notice: z.enum(['notify', 'remind', 'escalate']),
+      channel: z.enum(APPROVAL_CHANNELS),
+      to: z.string(),
+      user_id: z.string(),
+      status: z.enum(['sent', 'failed']),
+      error: z.string().nullable(),
+    })
+    .openapi({ description: 'A message with an approval link was sent, or given up (docs/approvals.md)' }),
   'batch.progress': z.object({
     run_id: z.string(),
     rows_total: z.number().int(),

@@ -1,11 +1,28 @@
 import { z } from 'zod';
 import { integrationNode } from './http/integration-node.js';
 import { serviceFailure } from './http/service-errors.js';
-import { connect } from './http/service-client.js';
+import { type ServiceContext, connect } from './http/service-client.js';
 import { SERVICES } from './http/services.js';
 import { renderTemplate } from '../templates.js';
 
 const answer = z.looseObject({ ok: z.boolean(), error: z.string().optional() });
+
+/**
+ * Posts `text` to a Slack channel (or user) with chat.postMessage, as the bot or the user whose
+ * token env management holds; the node and approval links both send through it.
+ */
+export async function postSlackMessage(
+  ctx: ServiceContext,
+  mode: 'bot' | 'user',
+  channel: string,
+  text: string,
+): Promise<void> {
+  const service = mode === 'user' ? SERVICES.slackUser : SERVICES.slackBot;
+  const api = await connect(ctx, service);
+  // Slack reports most failures as 200 with {"ok": false, "error": "channel_not_found"}.
+  const reply = await api.post('/chat.postMessage', { channel, text }, answer);
+  if (!reply.ok) throw serviceFailure(service, reply.error ?? 'ok: false');
+}
 
 /** Posts `message` (a template; empty: the whole input as JSON) with Slack's chat.postMessage. */
 export const slackNotifyNode = integrationNode({
@@ -26,11 +43,7 @@ export const slackNotifyNode = integrationNode({
     const text = config.message.trim()
       ? await renderTemplate(config.message, input, 'message')
       : JSON.stringify(input, null, 2);
-    const service = config.mode === 'user' ? SERVICES.slackUser : SERVICES.slackBot;
-    const api = await connect(ctx, service);
-    // Slack reports most failures as 200 with {"ok": false, "error": "channel_not_found"}.
-    const reply = await api.post('/chat.postMessage', { channel: config.channel, text }, answer);
-    if (!reply.ok) throw serviceFailure(service, reply.error ?? 'ok: false');
+    await postSlackMessage(ctx, config.mode, config.channel, text);
     return { status: 'success' };
   },
 });

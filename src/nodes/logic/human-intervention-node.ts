@@ -3,6 +3,52 @@ import { extendConfig } from '../base-config.js';
 import { openObject } from '../shared-models.js';
 import type { NodeTypeDefinition } from '../types.js';
 
+const userId = z.string().min(1).max(200).optional();
+
+/** Who gets a pause's links, and through what: a Slack channel or user, an e-mail address, a webhook URL. */
+export const approvalRecipient = z.discriminatedUnion('channel', [
+  z.object({
+    channel: z.literal('slack'),
+    to: z.string().min(1).max(200),
+    /** Whose token posts it (SLACK_BOT_TOKEN or SLACK_USER_TOKEN), as the SlackNotifyNode's `mode`. */
+    mode: z.enum(['bot', 'user']).default('bot'),
+    user_id: userId,
+  }),
+  z.object({
+    channel: z.literal('email'),
+    to: z.email().max(320),
+    from: z.string().min(1).max(320),
+    provider: z.enum(['resend', 'sendgrid']).default('resend'),
+    user_id: userId,
+  }),
+  z.object({
+    channel: z.literal('webhook'),
+    to: z.url({ protocol: /^https?$/ }).max(2000),
+    user_id: userId,
+  }),
+]);
+
+const seconds = z
+  .number()
+  .positive()
+  .max(365 * 24 * 3600)
+  .nullable()
+  .optional();
+const people = z.number().int().min(1).max(50);
+
+/** Not in PySpur: links that reach people, reminders, escalation, what a timeout does, a quorum (docs/approvals.md). */
+export const approvalFields = {
+  notify: z.array(approvalRecipient).max(50).default([]),
+  remind_after_seconds: seconds,
+  escalate_after_seconds: seconds,
+  escalate_to: z.array(approvalRecipient).max(50).default([]),
+  on_timeout: z.enum(['approve', 'decline', 'fail']).nullable().optional(),
+  approvals_required: people.default(1),
+  decline_requires: people.default(1),
+  /** Whether a link's page offers OVERRIDE (the API always does). */
+  allow_override: z.boolean().default(false),
+};
+
 const config = extendConfig({
   message: z.string().default('Human intervention required'),
   /** Kept for compatibility: only dependents of the node are ever blocked. */
@@ -15,6 +61,7 @@ const config = extendConfig({
     .nullable()
     .optional(),
   timeout_action: z.enum(['APPROVE', 'DECLINE']).default('DECLINE'),
+  ...approvalFields,
 });
 
 /** Pauses the run until a human acts; dependents wait, other branches go on. */

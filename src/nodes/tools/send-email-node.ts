@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { NodeExecutionError } from '../errors.js';
 import { pyJson } from '../json-text.js';
 import { integrationNode, renderOrFirstString } from '../integrations/http/integration-node.js';
-import { connect } from '../integrations/http/service-client.js';
+import { type ServiceContext, connect } from '../integrations/http/service-client.js';
 import { SERVICES } from '../integrations/http/services.js';
-import type { NodeExecutionContext } from '../types.js';
 
-interface Email {
+export interface Email {
   from: string;
   to: string[];
   subject: string;
@@ -31,12 +30,12 @@ export function emailAddresses(text: string): string[] {
 
 /** The providers, by the node's `provider` field: request and the message id in the answer. */
 const PROVIDERS = {
-  async resend(ctx: NodeExecutionContext, email: Email) {
+  async resend(ctx: ServiceContext, email: Email) {
     const api = await connect(ctx, SERVICES.resend);
     const sent = await api.post('/emails', email, z.looseObject({ id: z.string() }));
     return { message_id: sent.id, raw: { id: sent.id } };
   },
-  async sendgrid(ctx: NodeExecutionContext, email: Email) {
+  async sendgrid(ctx: ServiceContext, email: Email) {
     const api = await connect(ctx, SERVICES.sendgrid);
     const res = await api.request({
       method: 'POST',
@@ -52,6 +51,13 @@ const PROVIDERS = {
     return { message_id: id, raw: { id, status_code: res.status } };
   },
 } as const;
+
+export type EmailProvider = keyof typeof PROVIDERS;
+
+/** Sends a plain-text e-mail through the provider (its key and base URL from env management); the node and approval links both use it. */
+export function sendEmail(ctx: ServiceContext, provider: EmailProvider, email: Email) {
+  return PROVIDERS[provider](ctx, email);
+}
 
 /** Sends a plain-text email through Resend or SendGrid. PySpur gives it no logo or label. */
 export const sendEmailNode = integrationNode({
@@ -77,7 +83,7 @@ export const sendEmailNode = integrationNode({
       subject: await renderOrFirstString(config.subject_template, input, 'subject_template'),
       text: await renderOrFirstString(config.content_template, input, 'content_template'),
     };
-    const sent = await PROVIDERS[config.provider](ctx, email);
+    const sent = await sendEmail(ctx, config.provider, email);
     const raw = { ...sent.raw, from, to, subject: email.subject };
     return { provider: config.provider, message_id: sent.message_id, status: 'success', raw_response: pyJson(raw) };
   },

@@ -5,6 +5,9 @@ import { requireSetting } from './settings.js';
 import { failureForStatus, networkFailure } from './service-errors.js';
 import type { ServiceSpec } from './services.js';
 
+/** What a service client needs of its caller: credentials and base URLs, the outbound client, cancellation. */
+export type ServiceContext = Pick<NodeExecutionContext, 'secret' | 'fetch' | 'signal'>;
+
 /** One request's upper bound; Temporal retries a timeout, so it stays below the activity's. */
 export const REQUEST_TIMEOUT_MS = 120_000;
 
@@ -50,7 +53,7 @@ export interface ConnectOptions {
  * activity's cancellation on every call, and error answers mapped onto task failures.
  */
 export async function connect(
-  ctx: NodeExecutionContext,
+  ctx: ServiceContext,
   service: ServiceSpec,
   options: ConnectOptions = {},
 ): Promise<ServiceClient> {
@@ -96,7 +99,7 @@ export async function connect(
   };
 }
 
-async function authHeaders(ctx: NodeExecutionContext, service: ServiceSpec): Promise<Record<string, string>> {
+async function authHeaders(ctx: ServiceContext, service: ServiceSpec): Promise<Record<string, string>> {
   const auth = service.auth;
   if (auth.kind === 'none') return {};
   if (auth.kind === 'header') return { [auth.header]: await requireSetting(ctx, auth.variable) };
@@ -105,7 +108,7 @@ async function authHeaders(ctx: NodeExecutionContext, service: ServiceSpec): Pro
 }
 
 /** The configured base, trailing slashes dropped, else the default; it must be an http(s) URL. */
-export async function baseUrlOf(ctx: NodeExecutionContext, service: ServiceSpec): Promise<string> {
+export async function baseUrlOf(ctx: ServiceContext, service: ServiceSpec): Promise<string> {
   const configured =
     (await ctx.secret(service.baseVariable))?.trim() ||
     (service.fallbackVariable ? (await ctx.secret(service.fallbackVariable))?.trim() : undefined);
@@ -143,7 +146,7 @@ function contentType(req: ServiceRequest): Record<string, string> {
  * (refused, reset, timed out) become transient.
  */
 async function send(
-  ctx: NodeExecutionContext,
+  ctx: ServiceContext,
   service: ServiceSpec,
   url: string,
   init: RequestInit,

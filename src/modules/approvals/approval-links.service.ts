@@ -1,0 +1,162 @@
+import { z } from '../../zod';
+import { fromJsonText } from '../../db/json-text';
+import type { Models, PauseDoc, RunDoc } from '../../db/models';
+import { type ApprovalClaims, type ApprovalTokens } from '../../approvals/approval-token';
+import { type PauseDecision, approvalPlan } from '../../engine/approvals';
+import { PAUSE_ACTIONS } from '../../engine/statuses';
+import { BadRequestError } from '../../errors';
+import type { VersionById } from '../../runs/reader';
+import type { PauseService } from '../pauses/pauses.service';
+import { ResumeRunRequest } from '../pauses/pauses.schemas';
+import { type ApprovalView, approvalPage, noticePage } from './approval-page';
+
+/** What the approval routes answer: a status and a page. */
+export interface PageAnswer {
+  status: number;
+  html: string;
+}
+
+/** The form the page posts (urlencoded). */
+export const DecisionForm = z.object({
+  nonce: z.string().min(1).max(200),
+  action: z.enum(PAUSE_ACTIONS),
+  comments: z.string().max(10_000).default(''),
+  inputs: z
+    .string()
+    .max(64 * 1024)
+    .default('{}'),
+});
+export type DecisionForm = z.output<typeof DecisionForm>;
+
+const INVALID: PageAnswer = {
+  status: 403,
+  html: noticePage(
+    'This link is not valid',
+    'The link is damaged or was not issued by this server. Nothing was decided.',
+  ),
+};
+const EXPIRED: PageAnswer = {
+  status: 410,
+  html: noticePage('This link has expired', 'The link can no longer decide anything. Nothing was decided.'),
+};
+const gone = (text: string): PageAnswer => ({ status: 410, html: noticePage('This link has been used', text) });
+
+type Open = { claims: ApprovalClaims; pause: PauseDoc; decisions: PauseDecision[] };
+
+/**
+ * Approval links, the api's side: a token is checked (signature, then expiry), then the pause it
+ * names must still be open and undecided by its recipient. A decision goes as the very Update
+ * `process_pause_action` sends, for the link's pause, as its recipient, through its channel.
+ */
+export function createApprovalLinks(deps: {
+  models: Models;
+  tokens: ApprovalTokens;
+  pauses: PauseService;
+  versionById: VersionById;
+}) {
+  const { Pause, Run, Workflow } = deps.models;
+
+  async function open(token: string): Promise<Open | PageAnswer> {
+    const check = deps.tokens.check(token);
+    if (check.status === 'invalid') return INVALID;
+    if (check.status === 'expired') return EXPIRED;
+    const { claims } = check;
+    const pause = await Pause.findById(claims.pauseId).lean<PauseDoc>();
+    // Signed, but naming a pause that is gone (its workflow deleted) or of another run: nothing to decide.
+    if (!pause || pause.run_id !== claims.runId) return gone('The run this link was for no longer exists.');
+    if (pause.resume_time) return gone('This pause has been decided already; the link can decide nothing more.');
+    const decisions = fromJsonText<PauseDecision[]>(pause.decisions) ?? [];
+    if (decisions.some((d) => d.user_id === claims.userId)) return gone('You have decided on this pause already.');
+    return { claims, pause, decisions };
+  }
+
+  async function view(found: Open, nonce: string, action: string, error?: string): Promise<ApprovalView> {
+    const { claims, pause, decisions } = found;
+    const run = await Run.findById(claims.runId, { workflow_id: 1, workflow_version_id: 1 }).lean<RunDoc>();
+    const version = run?.workflow_version_id ? await deps.versionById(run.workflow_version_id) : null;
+    const definition = fromJsonText<{ nodes?: { id: string; title?: string; config?: Record<string, unknown> }[] }>(
+      version?.definition,
+    );
+    const node = definition?.nodes?.find((n) => n.id === pause.node_id);
+    const plan = approvalPlan(node?.config ?? {});
+    const workflow = run ? await Workflow.findById(run.workflow_id, { name: 1 }).lean<{ name: string }>() : null;
+    return {
+      workflowName: workflow?.name ?? version?.name ?? '',
+      nodeTitle: node?.title ?? pause.node_id,
+      nodeId: pause.node_id,
+      runId: claims.runId,
+      pauseMessage: pause.pause_message ?? '',
+      inputData: fromJsonText(pause.input_data),
+      userId: claims.userId,
+      expiresAt: new Date(claims.expiresAt * 1000),
+      allowOverride: plan.allowOverride,
+      quorum:
+        plan.approvalsRequired > 1
+          ? { required: plan.approvalsRequired, approvals: decisions.filter((d) => d.action !== 'DECLINE').length }
+          : null,
+      nonce,
+      action,
+      ...(error ? { error } : {}),
+    };
+  }
+
+  return {
+    /** The page for a link: its pause and the buttons, or why the link cannot decide. */
+    async page(token: string, nonce: string, action: string): Promise<PageAnswer> {
+      const found = await open(token);
+      if ('status' in found) return found;
+      return { status: 200, html: approvalPage(await view(found, nonce, action)) };
+    },
+
+    /** A decision posted from the page (its nonce already checked). */
+    async decide(token: string, form: DecisionForm, nonce: string, action: string): Promise<PageAnswer> {
+      const found = await open(token);
+      if ('status' in found) return found;
+      const { claims } = found;
+      const plan = await view(found, nonce, action);
+      if (form.action === 'OVERRIDE' && !plan.allowOverride)
+        return { status: 422, html: approvalPage({ ...plan, error: 'OVERRIDE is not offered for this pause.' }) };
+      let inputs: unknown = {};
+      if (form.action === 'OVERRIDE') {
+        try {
+          inputs = JSON.parse(form.inputs);
+        } catch {
+          return { status: 422, html: approvalPage({ ...plan, error: 'The override data is not valid JSON.' }) };
+        }
+      }
+      const body = ResumeRunRequest.safeParse({
+        inputs,
+        user_id: claims.userId,
+        action: form.action,
+        comments: form.comments || null,
+      });
+      if (!body.success)
+        return {
+          status: 422,
+          html: approvalPage({
+            ...plan,
+            error: `The override data must be a JSON object: ${body.error.issues[0]?.message}`,
+          }),
+        };
+      try {
+        // One Update per recipient and pause: Temporal applies it once however often it is sent.
+        const updateId = `approval-link:${claims.pauseId}:${claims.userId}`;
+        const { status } = await deps.pauses.act(claims.runId, body.data, updateId, {
+          pauseId: claims.pauseId,
+          channel: claims.channel,
+        });
+        const text =
+          status === 202
+            ? `Your ${form.action} is recorded and will be applied as soon as a worker is available.`
+            : `Your ${form.action} is recorded. Thank you.`;
+        return { status: 200, html: noticePage('Decision recorded', text) };
+      } catch (err) {
+        // The workflow refused it: decided meanwhile (by others, or by this very link), or not paused any more.
+        if (err instanceof BadRequestError) return gone(`Nothing was decided: ${err.message}.`);
+        throw err;
+      }
+    },
+  };
+}
+
+export type ApprovalLinks = ReturnType<typeof createApprovalLinks>;
