@@ -76,6 +76,12 @@ export interface NodeExecutionContext {
   /** A stored file's bytes by reference (a run file or test file path), for `url_variables`. */
   readFile?(reference: string): Promise<{ bytes: Buffer; mimeType: string; name: string } | null>;
   /**
+   * Stores binary content a node received (`data:<mime>;base64,…`) as a run file of the run's
+   * workflow, as run inputs' files are, and answers its path (`run_files/<workflow>/<hash><ext>`,
+   * downloadable at `/api/files/run_files/…`); null where the execution has no run (a preview).
+   */
+  storeFile?(dataUri: string): Promise<string | null>;
+  /**
    * The same on every attempt of one execution, and different for every other: sent with calls a
    * server may record (MCP `_meta`), so it can tell a retried call from a new one.
    */

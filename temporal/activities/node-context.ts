@@ -9,6 +9,7 @@ import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { ModelCall, PriceBook } from '../../src/usage/price-book';
 import type { Budgets } from '../../src/usage/budgets';
 import { promptTokens } from '../../src/usage/prompt-tokens';
+import { storeDataUris } from '../../src/runs/files';
 import { NodeExecutionError } from '../../src/nodes/errors';
 import type { BudgetScope } from '../../src/engine/run-contract';
 import { FailureType } from '../shared/failures';
@@ -116,6 +117,11 @@ export function activityNodeContext(
     flushDeltas: () => deltas.flush(),
     stored,
     readFile: (path) => stored(() => readStoredFile(deps.models, path)),
+    storeFile: (dataUri) =>
+      stored(async () => {
+        const run = await deps.models.Run.findById(runId, { workflow_id: 1 }).lean<{ workflow_id: string }>();
+        return run ? ((await storeDataUris(deps.models, run.workflow_id, dataUri)) as string) : null;
+      }),
     beforeModelCall: async (call) => {
       if (!budget || budget.overBudget) return;
       const excess = await stored(() =>

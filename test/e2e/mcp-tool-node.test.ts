@@ -62,11 +62,15 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
     assert.equal(mcp.calls[0]?.transport, 'sse');
   });
 
-  it('an image result becomes a data URI in the content', async () => {
-    const { outputs } = await run({ server_url: `${mcp.url}/mcp`, tool: 'picture' });
-    assert.deepEqual(outputs.mcp.content, [
-      { type: 'image', mime_type: 'image/png', data_uri: `data:image/png;base64,${PNG_1X1}` },
-    ]);
+  it('an image result is stored as a run file: its path in the content, its bytes downloadable under /files/', async () => {
+    const { outputs, record } = await run({ server_url: `${mcp.url}/mcp`, tool: 'picture' });
+    const [item] = outputs.mcp.content;
+    assert.deepEqual(Object.keys(item).sort(), ['file', 'mime_type', 'type']);
+    assert.deepEqual([item.type, item.mime_type], ['image', 'image/png']);
+    assert.match(item.file, new RegExp(`^run_files/${record.workflow_id}/[0-9a-f]{16}\\.png$`));
+    const download = await fetch(`${engine.api.baseUrl}/files/${item.file}`);
+    assert.equal(download.status, 200);
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), Buffer.from(PNG_1X1, 'base64'));
   });
 
   it("a failing tool fails the node with the server's message, once (not retried)", async () => {

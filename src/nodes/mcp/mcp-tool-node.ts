@@ -5,7 +5,7 @@ import type { NodeExecutionContext, NodeInput, NodeTypeDefinition } from '../typ
 import { toolArguments } from './mcp-arguments.js';
 import { type McpToolInfo, listMcpTools, withMcpClient } from './mcp-client.js';
 import { mcpServerFields } from './mcp-config.js';
-import { McpToolOutput, errorText, toolOutput } from './mcp-result.js';
+import { McpToolOutput, type McpToolOutputValue, errorText, toolOutput } from './mcp-result.js';
 import { type McpServerSettings, mcpTarget, serverKey } from './mcp-target.js';
 import { toolsOfRun } from './mcp-tool-cache.js';
 
@@ -52,8 +52,21 @@ async function callTool(cfg: McpServerSettings & { tool: string }, input: NodeIn
     );
     // The server answered: its error is its verdict on these arguments, not worth a retry.
     if (result.isError) throw new NodeExecutionError(`MCP tool '${name}' failed: ${errorText(result)}`);
-    return toolOutput(result);
+    return storedAsFiles(toolOutput(result), ctx);
   });
+}
+
+/** Images, audio and blobs become run files (their paths in the content), as run inputs' files do. */
+async function storedAsFiles(output: McpToolOutputValue, ctx: NodeExecutionContext): Promise<McpToolOutputValue> {
+  const content = await Promise.all(
+    output.content.map(async (item) => {
+      const { data_uri: dataUri, ...rest } = item;
+      if (typeof dataUri !== 'string' || !ctx.storeFile) return item;
+      const file = await ctx.storeFile(dataUri);
+      return file === null ? item : { ...rest, file };
+    }),
+  );
+  return { ...output, content };
 }
 
 /**
