@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { type SplitEngine, isFinal, startSplitEngine, waitForRun } from '../support/engine';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { input, l, n } from '../support/graphs';
-import { CREDENTIALS, fakeBases, setEnv } from '../support/integration-runs';
-import { PUBLIC_URL, linksFor, receivedLinks } from '../support/approvals';
+import { PUBLIC_URL, linksFor, receivedLinks, connectMessaging } from '../support/approvals';
 import { startWorker } from '../support/worker';
 
 /** Far enough after the pause that the first link has arrived and the worker is gone, even on a loaded host. */
@@ -19,13 +18,7 @@ describe('e2e: approval reminders and escalations through a worker restart', fun
   before(async () => {
     engine = await startSplitEngine({ SPUR_PUBLIC_URL: PUBLIC_URL, SPUR_LOG_LEVEL: 'error' });
     fake = await startFakeServices();
-    const bases = fakeBases(fake);
-    await setEnv(engine, {
-      SLACK_API_BASE: bases.SLACK_API_BASE!,
-      SLACK_BOT_TOKEN: CREDENTIALS.SLACK_BOT_TOKEN!,
-      RESEND_API_BASE: bases.RESEND_API_BASE!,
-      RESEND_API_KEY: CREDENTIALS.RESEND_API_KEY!,
-    });
+    await connectMessaging(engine, fake);
   });
   after(async () => {
     await engine?.close();

@@ -4,8 +4,17 @@ import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver';
 import { input, l, n } from '../support/graphs';
-import { CREDENTIALS, fakeBases, setEnv } from '../support/integration-runs';
-import { PUBLIC_URL, decideByLink, linksFor, onApi, openLink, pressButton, receivedLinks } from '../support/approvals';
+import { CREDENTIALS } from '../support/integration-runs';
+import {
+  PUBLIC_URL,
+  decideByLink,
+  linksFor,
+  onApi,
+  openLink,
+  pressButton,
+  receivedLinks,
+  connectMessaging,
+} from '../support/approvals';
 import { eventually } from '../support/python-runs';
 import { callbackSignature } from '../../src/callbacks/callback-post';
 
@@ -43,13 +52,7 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     });
     fake = await startFakeServices();
     hooks = await startCallbackReceiver();
-    const bases = fakeBases(fake);
-    await setEnv(engine, {
-      SLACK_API_BASE: bases.SLACK_API_BASE!,
-      SLACK_BOT_TOKEN: CREDENTIALS.SLACK_BOT_TOKEN!,
-      RESEND_API_BASE: bases.RESEND_API_BASE!,
-      RESEND_API_KEY: CREDENTIALS.RESEND_API_KEY!,
-    });
+    await connectMessaging(engine, fake);
   });
   after(async () => {
     await engine?.close();

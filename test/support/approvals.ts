@@ -1,10 +1,22 @@
 import type { Engine } from './engine';
 import type { FakeServices } from './fake-services';
+import { CREDENTIALS, fakeBases, setEnv } from './integration-runs';
 import type { CallbackReceiver } from './callback-receiver';
 import { eventually } from './python-runs';
 
 /** The approval links' base in tests: never contacted, links are rebased onto the test's api. */
 export const PUBLIC_URL = 'https://approvals.example.test';
+
+/** Points the api's Slack and Resend (e-mail) settings at the fake services, with their credentials. */
+export async function connectMessaging(engine: Engine, fake: FakeServices): Promise<void> {
+  const bases = fakeBases(fake);
+  await setEnv(engine, {
+    SLACK_API_BASE: bases.SLACK_API_BASE!,
+    SLACK_BOT_TOKEN: CREDENTIALS.SLACK_BOT_TOKEN!,
+    RESEND_API_BASE: bases.RESEND_API_BASE!,
+    RESEND_API_KEY: CREDENTIALS.RESEND_API_KEY!,
+  });
+}
 
 /** A link as one recipient received it. */
 export interface ReceivedLink {
