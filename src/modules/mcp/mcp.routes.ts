@@ -1,9 +1,16 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from '../../zod';
 import { RequestValidationError } from '../../errors';
 import { NO_BODY, readJsonBody } from '../../http/json-body';
 import { defineRoute, type MountableRoute } from '../../http/route';
-import { workflowToolServer } from './mcp-protocol';
+
+/** The MCP SDK loads with the first MCP request, not with every api that starts (about 0.4 CPU-s). */
+const sdk = () => ({
+  ...(require('./mcp-protocol') as typeof import('./mcp-protocol')),
+  ...(require('@modelcontextprotocol/sdk/server/streamableHttp.js') as {
+    StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
+  }),
+});
 import type { WorkflowTools } from './workflow-tools.service';
 
 const JsonRpcMessage = z
@@ -45,8 +52,9 @@ export function mcpRoutes(tools: WorkflowTools, maxJsonBytes: number): Mountable
         const body = await readJsonBody(ctx, maxJsonBytes);
         if (body === NO_BODY)
           throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+        const { workflowToolServer, StreamableHTTPServerTransport: Transport } = sdk();
         const server = workflowToolServer(tools);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+        const transport = new Transport({ sessionIdGenerator: undefined });
         // The transport writes the answer itself; Koa must not.
         ctx.respond = false;
         ctx.res.on('close', () => {

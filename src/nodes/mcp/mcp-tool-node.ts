@@ -3,7 +3,13 @@ import { NodeExecutionError } from '../errors.js';
 import { openObject } from '../shared-models.js';
 import type { NodeExecutionContext, NodeInput, NodeTypeDefinition } from '../types.js';
 import { toolArguments } from './mcp-arguments.js';
-import { type McpToolInfo, listMcpTools, withMcpClient } from './mcp-client.js';
+import type { McpToolInfo } from './mcp-client.js';
+
+/**
+ * The MCP SDK (and its protocol schemas) loads on the first MCP call, not in every api and worker
+ * that starts: about 0.4 CPU-s of module loading a process without MCP nodes never needs.
+ */
+const mcpClient = () => require('./mcp-client.js') as typeof import('./mcp-client.js');
 import { mcpServerFields } from './mcp-config.js';
 import { McpToolOutput, type McpToolOutputValue, errorText, toolOutput } from './mcp-result.js';
 import { type McpServerSettings, mcpTarget, serverKey } from './mcp-target.js';
@@ -28,7 +34,9 @@ function findTool(tools: McpToolInfo[], name: string, url: URL): McpToolInfo {
 export async function serverTools(settings: McpServerSettings, ctx: NodeExecutionContext): Promise<McpToolInfo[]> {
   const target = await mcpTarget(settings, ctx);
   return toolsOfRun(ctx.runId, serverKey(settings), () =>
-    withMcpClient(target, ctx.fetch, ctx.signal, (client, options) => listMcpTools(client, options)),
+    mcpClient().withMcpClient(target, ctx.fetch, ctx.signal, (client, options) =>
+      mcpClient().listMcpTools(client, options),
+    ),
   );
 }
 
@@ -37,8 +45,8 @@ async function callTool(cfg: McpServerSettings & { tool: string }, input: NodeIn
   if (!name) throw new NodeExecutionError('tool is required: the name of the MCP tool to call');
   const target = await mcpTarget(cfg, ctx);
   const key = serverKey(cfg);
-  return withMcpClient(target, ctx.fetch, ctx.signal, async (client, options) => {
-    const tools = await toolsOfRun(ctx.runId, key, () => listMcpTools(client, options));
+  return mcpClient().withMcpClient(target, ctx.fetch, ctx.signal, async (client, options) => {
+    const tools = await toolsOfRun(ctx.runId, key, () => mcpClient().listMcpTools(client, options));
     const tool = findTool(tools, name, target.url);
     const result = await client.callTool(
       {
