@@ -62,9 +62,10 @@ describe('e2e: approval reminders and escalations through a worker restart', fun
     );
 
     engine.worker = await startWorker(engine.api.env);
-    const [, reminder] = await linksFor(fake, 'C-restart', 2);
+    // A worker's start on a loaded host takes its time: the reminder comes once it runs.
+    const [, reminder] = await linksFor(fake, 'C-restart', 2, undefined, 90_000);
     assert.match(reminder!.message, /Reminder/);
-    const [escalation] = await linksFor(fake, 'lead@example.test');
+    const [escalation] = await linksFor(fake, 'lead@example.test', 1, undefined, 90_000);
     assert.match(escalation!.message.subject, /Escalated to you/);
 
     const done = await waitForRun(engine.http, started.body.id, isFinal, 60_000);

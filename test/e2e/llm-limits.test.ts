@@ -83,7 +83,8 @@ describe('e2e: fleet-wide limits on model requests', function () {
     const put = await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 2 }]);
     assert.deepEqual(put.body, [{ key: 'openai', max_concurrent: 2 }], put.text);
     const before = sent().length;
-    fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 300 }));
+    // Long enough that calls overlap however slowly a loaded host starts the runs: the limit binds.
+    fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 800 }));
     const runIds = await Promise.all(Array.from({ length: 20 }, (_, i) => start(`c${i}`)));
     await completed(runIds);
     assert.equal(sent().length - before, 20, 'one request per run');
