@@ -1,0 +1,50 @@
+// What each test file cost (test/support/cpu-per-file.ts writes it, scripts/test.ts reads it):
+// the suite is CPU-bound on a 2-core host, so its time is cut where the CPU goes.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** One line of `cpu-per-file.jsonl` in the run's temporary folder. */
+export interface FileCost {
+  file: string;
+  wallSeconds: number;
+  /** The mocha worker's own CPU while the file ran. */
+  selfCpuSeconds: number;
+  /** CPU of the processes the file started and stopped (apis, workers, servers, browsers). */
+  childCpuSeconds: number;
+}
+
+export const COST_FILE = 'cpu-per-file.jsonl';
+const TICKS_PER_SECOND = 100;
+
+/** The heaviest files by CPU, and the totals, as lines to print after the suite. */
+export function describeCosts(dir: string, top = 12): string[] {
+  let costs: FileCost[];
+  try {
+    costs = readFileSync(path.join(dir, COST_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as FileCost);
+  } catch {
+    return [];
+  }
+  const cpu = (c: FileCost) => c.selfCpuSeconds + c.childCpuSeconds;
+  const total = costs.reduce((sum, c) => sum + cpu(c), 0);
+  const rows = [...costs]
+    .sort((a, b) => cpu(b) - cpu(a))
+    .slice(0, top)
+    .map((c) => `  ${cpu(c).toFixed(0).padStart(5)} CPU-s ${c.wallSeconds.toFixed(0).padStart(5)} s  ${c.file}`);
+  return [`test files: ${costs.length}, ${total.toFixed(0)} CPU-s in the files' processes; the heaviest:`, ...rows];
+}
+
+/** utime+stime (and cutime+cstime: reaped children) of a process, from /proc; 0 where unreadable. */
+export function cpuSecondsOf(pid: number | 'self'): { own: number; children: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces; field n is at n-3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (n: number) => Number(fields[n - 3]) / TICKS_PER_SECOND;
+    return { own: seconds(14) + seconds(15), children: seconds(16) + seconds(17) };
+  } catch {
+    return { own: 0, children: 0 };
+  }
+}
