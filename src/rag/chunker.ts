@@ -1,12 +1,16 @@
-import { getEncoding } from 'js-tiktoken';
 import { renderTemplate } from '../nodes/templates';
 import type { ParsedDocument } from './parsed-document';
 import type { TextProcessingConfig } from './schemas';
 
-type Encoding = ReturnType<typeof getEncoding>;
+type Encoding = ReturnType<typeof import('js-tiktoken').getEncoding>;
 let cl100k: Encoding | undefined;
-/** cl100k_base, the encoding PySpur chunks with (so chunk sizes match), loaded on first use. */
-const encoder = (): Encoding => (cl100k ??= getEncoding('cl100k_base'));
+/**
+ * cl100k_base, the encoding PySpur chunks with (so chunk sizes match), loaded on first use: the
+ * library is one 5 MB module holding every encoding's ranks, which every api and worker would
+ * otherwise compile as it starts.
+ */
+const encoder = (): Encoding =>
+  (cl100k ??= (require('js-tiktoken') as typeof import('js-tiktoken')).getEncoding('cl100k_base'));
 
 export interface TextChunk {
   /** 0-based position in the document; chunk ids are `<documentId>_<index>`. */
