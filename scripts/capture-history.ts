@@ -58,7 +58,8 @@ interface Scenario {
     | { partial: Record<string, unknown> }
     | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } }
     | { reconcile: { pageSize: number } }
-    | { scheduled: true };
+    | { scheduled: true }
+    | { code: string };
 }
 
 const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
@@ -187,6 +188,14 @@ const SCENARIOS: Scenario[] = [
       links: [l('in', 'gate'), l('gate', 'after')],
     },
     expect: { status: 'CANCELED', pauseAction: { action: 'DECLINE', user_id: 'capture', inputs: {} } },
+  },
+  {
+    // Workflow code read back (POST /api/code_convert/code_to_definition): one sandbox activity.
+    name: 'code-parse',
+    definition: { nodes: [input()], links: [] },
+    expect: {
+      code: 'from pyspur.workflow_builder import WorkflowBuilder\nb = WorkflowBuilder("captured")\nb.add_node(node_type="InputNode", config={}, id="in")\n',
+    },
   },
   {
     // `a` is given, so only `b` and the target `c` run.
@@ -364,6 +373,11 @@ async function approvePausedRows(engine: Engine, parentRunId: string): Promise<v
 
 /** Runs one scenario through the api; resolves to the Temporal workflow id of the run it started. */
 async function runScenario(engine: Engine, scenario: Scenario, receiver?: CallbackReceiver): Promise<string> {
+  if ('code' in scenario.expect) {
+    const res = await engine.http.post('/code_convert/code_to_definition', { code: scenario.expect.code });
+    assert.equal(res.status, 200, res.text);
+    return findOnlyWorkflow(engine, WorkflowType.spurCodeParse);
+  }
   const definition =
     scenario.approvalWebhook && receiver
       ? withApprovalWebhook(scenario.definition, `${receiver.url}/${scenario.name}`)
@@ -385,7 +399,7 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
   if ('partial' in expect) {
     const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
     assert.equal(res.status, 200, res.text);
-    return findPartialRun(engine);
+    return findOnlyWorkflow(engine, WorkflowType.spurPartialRun);
   }
   const inputs = scenario.session
     ? {
@@ -429,14 +443,14 @@ function withApprovalWebhook(definition: Definition, url: string): Definition {
   return { ...definition, nodes };
 }
 
-/** The api does not expose a partial run's workflow id; this engine's task queue holds just one. */
-async function findPartialRun(engine: Engine): Promise<string> {
-  const query = `WorkflowType = '${WorkflowType.spurPartialRun}' AND TaskQueue = '${engine.api.config.temporal.taskQueue}'`;
+/** The api does not expose a partial run's or a code parse's workflow id; this engine's task queue holds just one of each. */
+async function findOnlyWorkflow(engine: Engine, type: string): Promise<string> {
+  const query = `WorkflowType = '${type}' AND TaskQueue = '${engine.api.config.temporal.taskQueue}'`;
   for (let tries = 0; tries < 100; tries++) {
     for await (const execution of engine.api.temporal.workflow.list({ query })) return execution.workflowId;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`no ${WorkflowType.spurPartialRun} workflow found on ${engine.api.config.temporal.taskQueue}`);
+  throw new Error(`no ${type} workflow found on ${engine.api.config.temporal.taskQueue}`);
 }
 
 /**

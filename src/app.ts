@@ -32,6 +32,7 @@ import { datasetRoutes } from './modules/datasets/datasets.routes';
 import { outputFileRoutes } from './modules/output-files/output-files.routes';
 import { fileRoutes } from './modules/files/files.routes';
 import { templateRoutes } from './modules/templates/templates.routes';
+import { codeConvertRoutes } from './modules/code-convert/code-convert.routes';
 import { aiRoutes } from './modules/ai/ai.routes';
 import { evalRoutes } from './modules/evals/evals.routes';
 import { type HealthProbe, healthRoutes } from './modules/health/health.routes';
@@ -102,6 +103,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...rerunRoutes(services.rerunStarter),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
+    ...codeConvertRoutes(services.codeConvert),
     ...aiRoutes(services.aiAssist),
     ...evalRoutes(),
     // Before env-mgmt's `/env-mgmt/{name}`, which would take `/env-mgmt/embedding-models/` for a name.

@@ -32,6 +32,8 @@ import { createStoredFileService } from './modules/files/stored-files.service';
 import { createAiAssist } from './modules/ai/ai-assist';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
+import { createCodeConvertService } from './modules/code-convert/code-convert.service';
+import { createCodeParser } from './modules/code-convert/code-parser';
 import { createSessionTurns } from './db/session-turns';
 import { createChatMemory } from './modules/sessions/chat-memory';
 import { createSessionService } from './modules/sessions/sessions.service';
@@ -206,6 +208,17 @@ export function createServices({
       tokens: approvalTokens(secretKey),
       pauses,
       versionById: versions.byId,
+    }),
+    // Workflow code runs on a worker's sandbox, started through Temporal like a partial run.
+    codeConvert: createCodeConvertService({
+      workflows,
+      runWorkflowCode: createCodeParser({
+        temporal,
+        taskQueue: config.temporal.taskQueue,
+        workflowIdPrefix: config.temporal.workflowIdPrefix,
+        eagerStart,
+      }),
+      definitionLimits: config.limits,
     }),
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),

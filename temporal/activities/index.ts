@@ -17,6 +17,7 @@ import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import { createReconcileActivities } from './reconcile.activities';
 import { createScheduleActivities } from './schedule.activities';
 import { createLimitActivities } from './limit.activities';
+import { createCodeParseActivities } from './code-parse.activity';
 import type { ProviderLimits } from '../../src/usage/provider-limits';
 import type { ScheduledRunRecorder } from '../../src/runs/scheduled-runs';
 import type { RunLauncher } from '../../src/runs/launcher';
@@ -77,6 +78,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createApprovalActivities(deps),
     ...createScheduleActivities(deps),
     ...createLimitActivities(deps),
+    ...createCodeParseActivities(deps),
   };
 }
 
@@ -88,3 +90,4 @@ export type { RagActivities } from './rag.activities';
 export type CallbackActivities = ReturnType<typeof createCallbackActivities>;
 export type ApprovalActivities = ReturnType<typeof createApprovalActivities>;
 export type ReconcileActivities = ReturnType<typeof createReconcileActivities>;
+export type CodeParseActivities = ReturnType<typeof createCodeParseActivities>;

@@ -12,6 +12,10 @@ export const FailureType = {
   ProjectionRejected: 'ProjectionRejected',
   /** A model call would pass its workflow's budget (on_exceed: pause): the run pauses at the node. */
   BudgetExceeded: 'BudgetExceeded',
+  /** Workflow code failed in the sandbox (syntax, exception, no workflow, a limit): the client's to fix. */
+  CodeRejected: 'WorkflowCodeRejected',
+  /** The worker's Python sandbox cannot start: the code never ran. */
+  SandboxUnavailable: 'SandboxUnavailable',
 } as const;
 
 /** Node failures no retry can mend: the activity policies' non-retryable types. */

@@ -8,6 +8,7 @@ export const WorkflowType = {
   spurScheduledRun: 'spurScheduledRun',
   spurModelLimit: 'spurModelLimit',
   spurApprovalDelivery: 'spurApprovalDelivery',
+  spurCodeParse: 'spurCodeParse',
 } as const;
 
 /**

@@ -252,10 +252,10 @@ describe('api: datasets (/ds/)', () => {
       await storedNothing();
     });
 
-    it('list_runs: [] for a fresh dataset, then its runs newest first', async () => {
+    it('list_runs: [] for a fresh dataset, then its batches (parent runs, not their rows) newest first', async () => {
       const ds = (await upload('with runs', 'r.csv', 'q\nhello\n')).body;
       assert.deepEqual((await http.get(`/ds/${ds.id}/list_runs/`)).body, []);
-      const run = (id: string, seq: number, start: string, dataset: string | null) => ({
+      const run = (id: string, seq: number, start: string, dataset: string | null, parent: string | null = null) => ({
         _id: id,
         seq,
         workflow_id: 'S1',
@@ -263,10 +263,13 @@ describe('api: datasets (/ds/)', () => {
         start_time: new Date(start),
         run_type: 'batch',
         input_dataset_id: dataset,
+        parent_run_id: parent,
       });
       await api.models.Run.create([
         run('R901', 901, '2025-01-01T00:00:00Z', ds.id),
+        run('R901-1', 904, '2025-01-04T00:00:00Z', ds.id, 'R901'),
         run('R902', 902, '2025-01-02T00:00:00Z', ds.id),
+        run('R902-1', 905, '2025-01-05T00:00:00Z', ds.id, 'R902'),
         run('R903', 903, '2025-01-03T00:00:00Z', 'DS999'),
       ]);
       const runs = await http.get(`/ds/${ds.id}/list_runs/`);
@@ -280,7 +283,7 @@ describe('api: datasets (/ds/)', () => {
       );
     });
 
-    it('list_runs is paged with the spec bounds (page ≥ 1, 1 ≤ page_size ≤ 100)', async () => {
+    it('list_runs answers every batch unpaged, and pages when asked (page ≥ 1, 1 ≤ page_size ≤ 1000)', async () => {
       const ds = (await upload('paged runs', 'p.csv', 'q\nhello\n')).body;
       const run = (i: number) => ({
         _id: `R95${i}`,
@@ -294,10 +297,12 @@ describe('api: datasets (/ds/)', () => {
       await api.models.Run.create([0, 1, 2, 3, 4].map(run));
       const ids = async (q: string) =>
         (await http.get(`/ds/${ds.id}/list_runs/?${q}`)).body.map((r: { id: string }) => r.id);
+      assert.deepEqual(await ids(''), ['R954', 'R953', 'R952', 'R951', 'R950']);
       assert.deepEqual(await ids('page_size=2'), ['R954', 'R953']);
       assert.deepEqual(await ids('page=2&page_size=2'), ['R952', 'R951']);
       assert.deepEqual(await ids('page=3&page_size=2'), ['R950']);
-      for (const q of ['page=0', 'page_size=0', 'page_size=101', 'page=x'])
+      assert.deepEqual(await ids('page=2'), []);
+      for (const q of ['page=0', 'page_size=0', 'page_size=1001', 'page=x'])
         assert.equal((await http.get(`/ds/${ds.id}/list_runs/?${q}`)).status, 422, q);
     });
   });

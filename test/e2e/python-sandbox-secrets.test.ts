@@ -1,55 +1,39 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../scripts/lib/tools';
-import { startApi, type TestApi } from '../support/api';
-import { client } from '../support/http';
+import type { TestApi } from '../support/api';
+import type { client } from '../support/http';
 import { waitForRun } from '../support/engine';
 import { type PyRun, runPython, startPython } from '../support/python-runs';
+import { PY_LOOKERS, type SecretHolder, startSecretHolder } from '../support/secret-holder';
 import { stack } from '../support/stack';
-import { startWorker, type TestWorker } from '../support/worker';
+import type { TestWorker } from '../support/worker';
 
 // What user code must not read or reach (docs/security.md, Python sandbox), asked of a real worker over HTTP.
 // The worker holds a marker secret in its environment and one in SPUR_DATA_DIR/secret.key.
 
-const MARKER = `spur-marker-${randomBytes(8).toString('hex')}`;
 const hostPort = (address: string) => Number(address.split(':').pop());
 
 describe('e2e: Python code cannot read secrets or reach the network', function () {
   this.timeout(180_000);
+  let holder: SecretHolder;
   let api: TestApi;
   let worker: TestWorker;
   let http: ReturnType<typeof client>;
-  const dataDir = path.join(stack.tmpDir, `data-${randomBytes(4).toString('hex')}`);
+  let MARKER: string;
+  let dataDir: string;
 
   before(async () => {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(path.join(dataDir, 'secret.key'), `${MARKER}-key`);
-    api = await startApi({ SPUR_DATA_DIR: dataDir });
-    worker = await startWorker(api.env, { SPUR_TEST_MARKER: MARKER });
-    http = client(api.baseUrl);
+    holder = await startSecretHolder();
+    ({ api, worker, http, marker: MARKER, dataDir } = holder);
   });
-  after(async () => {
-    await worker?.stop();
-    await api?.close();
-  });
+  after(() => holder?.stop());
 
   it("reads no process's environment, not the data folder, the source tree or the worker's home", async () => {
     const code = `
 import glob, json, os
-def grab(p):
-    try:
-        with open(p, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-    except Exception as e:
-        return "ERR " + type(e).__name__
-def listing(p):
-    try:
-        return " ".join(os.listdir(p))
-    except Exception as e:
-        return "ERR " + type(e).__name__
+${PY_LOOKERS}
 seen = {"parent": grab("/proc/%d/environ" % os.getppid()), "self": grab("/proc/self/environ"), "env": json.dumps(dict(os.environ))}
 for p in glob.glob("/proc/[0-9]*/environ"):
     seen[p] = grab(p)

@@ -193,6 +193,9 @@ export function probes(s: Seeded): Probe[] {
     { family: 'users', method: 'PATCH', path: `/user/${s.user}/`, json: { user_metadata: { by: MARK } } },
     { family: 'templates', method: 'GET', path: '/templates/' },
     { family: 'templates', method: 'POST', path: '/templates/instantiate/', json: s.template },
+    { family: 'code-convert', method: 'GET', path: `/code_convert/${s.workflow}` },
+    // Empty code is refused (400) before anything runs: this api has no worker to run code on.
+    { family: 'code-convert', method: 'PUT', path: `/code_convert/${s.workflow}`, json: { code: '' } },
     { family: 'ai', method: 'POST', path: '/ai/generate_schema/', json: { description: 'a schema' } },
     { family: 'evals', method: 'GET', path: '/evals/' },
     { family: 'evals', method: 'POST', path: '/evals/launch/', json: {} },

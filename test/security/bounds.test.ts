@@ -377,7 +377,7 @@ describe('security: limits on definitions and on value references', function () 
       );
     });
 
-    it("a dataset's runs (GET /ds/{id}/list_runs/) answer their stored values, never a reference to them", async () => {
+    it("a dataset's batch (GET /ds/{id}/list_runs/) and its row answer their stored values, never a reference to them", async () => {
       const big = `big-${randomBytes(4).toString('hex')}${'.'.repeat(4 * REF_BYTES)}`;
       const fd = new FormData();
       fd.append('file', new Blob([JSON.stringify({ x: big })], { type: 'application/x-ndjson' }), 'big.jsonl');
@@ -392,13 +392,18 @@ describe('security: limits on definitions and on value references', function () 
       });
       const parent = await engine.http.post(`/wf/${wf}/start_batch_run/`, { dataset_id: ds.body.id });
       assert.equal((await waitForRun(engine.http, parent.body.id, isFinal, 120_000)).status, 'COMPLETED');
-      const listed = await engine.http.get(`/ds/${ds.body.id}/list_runs/?page_size=100`);
+      const listed = await engine.http.get(`/ds/${ds.body.id}/list_runs/`);
       assert.equal(listed.status, 200);
-      const row = (
-        listed.body as Array<{ parent_run_id: string | null; outputs: { out?: { x?: string } } | null }>
-      ).find((r) => r.parent_run_id === parent.body.id);
-      assert.equal(row?.outputs?.out?.x, big, 'the row run lists the value itself');
+      assert.deepEqual(
+        (listed.body as Array<{ id: string }>).map((r) => r.id),
+        [parent.body.id],
+      );
       assert.ok(!listed.text.includes(KEY), 'no reference in the listing');
+      // The row is reached from its parent, as R<parent>-<row>.
+      const row = await engine.http.get(`/run/${parent.body.id}-1/`);
+      assert.equal(row.status, 200, row.text);
+      assert.equal(row.body.outputs?.out?.x, big, 'the row run answers the value itself');
+      assert.ok(!row.text.includes(KEY), 'no reference in the row');
     });
   });
 });

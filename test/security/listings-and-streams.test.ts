@@ -245,7 +245,6 @@ describe('security: listings are paged and event streams are limited', function 
         `/wf/${ids.workflow}/versions/`,
         `/wf/${ids.workflow}/runs/`,
         '/run/?parent_only=false',
-        `/ds/${ids.dataset}/list_runs/`,
         '/wf/paused_workflows/',
       ];
       for (const path of paged) {
@@ -253,6 +252,14 @@ describe('security: listings are paged and event streams are limited', function 
         await assertPaging(path, SPEC_MAX, (p) => itemsOf(p));
       }
       await assertPaging('/wf/paused_workflows/', SPEC_MAX, (p) => itemsOf(p));
+    });
+
+    it("a dataset's runs (its 101 batches) come whole without paging, paged when asked; page_size over 1000 is a 422", async () => {
+      const path = `/ds/${ids.dataset}/list_runs/`;
+      assert.equal((await itemsOf(path)).length, SPEC_MAX + 1);
+      assert.equal((await itemsOf(`${path}?page=2&page_size=${SPEC_MAX}`)).length, 1);
+      await assertRefused(path, `page_size=${WHOLE_MAX + 1}`, 'page_size', 'less_than_equal');
+      await assertRefused(path, 'page=0', 'page', 'greater_than_equal');
     });
 
     it("users and sessions keep PySpur's skip/limit: limit over 100 is a 422, and at most 100 of the 101 stored are answered", async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
+import { WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RunResponse } from '../../runs/response.schemas';
 import { datasetUpload } from './dataset-upload';
@@ -65,10 +65,10 @@ export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
       carriesValues: true,
       method: 'get',
       path: '/ds/{dataset_id}/list_runs/',
-      summary: 'Runs that used this dataset (a batch and its rows), newest first, paged',
+      summary: `Runs that used this dataset (its batches: the parent runs; rows are runs R<parent>-<row>), newest first, ${WHOLE_LIST_PAGE_MAX} per page unless page_size says fewer`,
       tags,
       params: DatasetIdParams,
-      query: PageQuery,
+      query: WholeListQuery,
       response: z.array(RunResponse),
       errors: [404],
       handler: ({ params, query }) => datasets.listRuns(params.dataset_id, query),

@@ -134,10 +134,13 @@ export function createDatasetService({ models, runs, limits, parser, clock = () 
       await Dataset.deleteOne({ _id: id });
       await discardUpload(models, doc.file_id, doc.rows_key);
     },
-    /** One page of the runs that used the dataset (a batch's parent and each of its rows), newest first. */
+    /**
+     * The runs that used the dataset, newest first: its batches' parent runs. A row is a run of its
+     * parent (R<parent>-<row>, listed under /run/?parent_only=false), not a use of the dataset of its own.
+     */
     async listRuns(id: string, page: Page): Promise<RunResponse[]> {
       await reader.load(id);
-      return runs.list({ inputDatasetId: id }, page);
+      return runs.list({ inputDatasetId: id, parentOnly: true }, page);
     },
   };
 }

@@ -5,7 +5,9 @@ import { NodeExecutionError } from '../errors.js';
 import type { Launch } from './sandbox.js';
 
 export interface PythonRunOptions {
-  /** Body of `def user_function(input_model):`. */
+  /** What runs it: PYTHON_HARNESS (the body of `def user_function(input_model):`) unless given. */
+  program?: string;
+  /** The user's code, as `program` reads it. */
   code: string;
   input: Record<string, unknown>;
   timeoutSeconds: number;

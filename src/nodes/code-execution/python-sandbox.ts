@@ -44,7 +44,7 @@ export class PythonSandbox {
     this.slots = new SandboxSlots(settings.maxConcurrent);
   }
 
-  /** Runs the code in a fresh sandbox once one of the worker's slots is free. */
+  /** Runs the code (under `options.program`) in a fresh sandbox once one of the worker's slots is free. */
   async run(options: PythonRunOptions): Promise<Record<string, unknown>> {
     const release = await this.slots.acquire(options.signal, options.heartbeat);
     try {
@@ -57,7 +57,7 @@ export class PythonSandbox {
   private async runNow(options: PythonRunOptions): Promise<Record<string, unknown>> {
     const python = await this.ready();
     if (this.settings.sandbox === 'bubblewrap') return this.runSandboxed(python, options);
-    const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options));
+    const launch = await this.launch(python, harnessArgs(options.program ?? PYTHON_HARNESS, options));
     // Unsandboxed (trusted code only): a scratch folder of the worker's, removed afterwards.
     const dir = await mkdtemp(path.join(tmpdir(), 'spur-py-'));
     try {
@@ -76,7 +76,11 @@ export class PythonSandbox {
       ? await support.create({ memoryBytes: memoryMb * MB, tasks: this.settings.maxProcesses + 2 })
       : undefined;
     try {
-      const launch = await this.launch(python, harnessArgs(PYTHON_HARNESS, options), cgroup?.procsFiles);
+      const launch = await this.launch(
+        python,
+        harnessArgs(options.program ?? PYTHON_HARNESS, options),
+        cgroup?.procsFiles,
+      );
       return await runLaunch(launch, '/', options, this.attach(launch, python));
     } catch (error) {
       if (cgroup && (await cgroup.oomKilled())) {
@@ -263,8 +267,11 @@ async function checkTunDevice(): Promise<void> {
 
 const TUN_DEVICE = '/dev/net/tun';
 
+/** The sandbox cannot start here: the code never ran, and the same code may run on a worker that can. */
+export class SandboxUnavailableError extends NodeExecutionError {}
+
 function unavailable(cause: string): NodeExecutionError {
-  return new NodeExecutionError(
+  return new SandboxUnavailableError(
     `The Python sandbox cannot start (SPUR_PYTHON_SANDBOX=bubblewrap): ${cause}. Python nodes do not run without it; SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only.`,
   );
 }
