@@ -8,6 +8,7 @@ export const WorkflowType = {
   spurScheduledRun: 'spurScheduledRun',
   spurModelLimit: 'spurModelLimit',
   spurApprovalDelivery: 'spurApprovalDelivery',
+  spurEvalRun: 'spurEvalRun',
 } as const;
 
 /**
@@ -15,3 +16,6 @@ export const WorkflowType = {
  * namespace each count runs from R1, and the prefix keeps their workflow ids apart.
  */
 export const runWorkflowId = (runId: string, prefix = '') => `${prefix}run-${runId}`;
+
+/** `eval-<evalRunId>`, behind the same prefix as runs: the workflow that runs and scores an eval run. */
+export const evalWorkflowId = (evalRunId: string, prefix = '') => `${prefix}eval-${evalRunId}`;

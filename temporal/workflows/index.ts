@@ -10,3 +10,4 @@ export { spurCallbackDelivery } from './callback-delivery.workflow';
 export { spurScheduledRun } from './scheduled-run.workflow';
 export { spurModelLimit } from './model-limit.workflow';
 export { spurApprovalDelivery } from './approval-delivery.workflow';
+export { spurEvalRun } from './eval-run.workflow';
