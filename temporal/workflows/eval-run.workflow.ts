@@ -26,7 +26,8 @@ const scoring = proxyActivities<EvalActivities>({
     backoffCoefficient: 2,
     maximumInterval: '30s',
     maximumAttempts: 50,
-    nonRetryableErrorTypes: ['EvalInputGone'],
+    // Mongoose refusing a document, an input that is gone: no retry mends them.
+    nonRetryableErrorTypes: ['CastError', 'ValidationError', 'StrictModeError', 'EvalInputGone'],
   },
 });
 

@@ -12,9 +12,10 @@ export const evalResultSchema = new Schema(
     row: { type: Number, required: true },
     run_id: { type: String, required: true },
     run_status: { type: String, required: true },
-    prompt: { type: String, required: true },
-    predicted: { type: String, required: true },
-    ground_truth: { type: String, required: true },
+    // Texts may be empty (a row that failed predicts nothing): Mongoose's `required` refuses ''.
+    prompt: { type: String, default: '' },
+    predicted: { type: String, default: '' },
+    ground_truth: { type: String, default: '' },
     correct: { type: Boolean, required: true },
     note: { type: String, default: null },
     /** The row run's model usage plus the judge's. */
