@@ -3,6 +3,7 @@ import type { Engine } from '../support/engine';
 import type { FakeLlmServer, RecordedRequest } from '../support/fake-llm-server';
 import { startLlmEngine } from '../support/llm-engine';
 import { createSuite, createWorkflow, echoDefinition, uploadRows, verdicts, waitForEval } from '../support/evals';
+import { l, n } from '../support/graphs';
 
 /** Each scorer on a right answer (row 1) and a wrong one (row 2): the workflow answers with the row's `reply`. */
 const CASES: { scorer: Record<string, unknown>; right: [unknown, unknown]; wrong: [unknown, unknown] }[] = [
@@ -42,9 +43,14 @@ const CASES: { scorer: Record<string, unknown>; right: [unknown, unknown]; wrong
   { scorer: { type: 'llm_judge', model: 'openai/gpt-4o-mini' }, right: ['4', 'four'], wrong: ['5', 'four'] },
 ];
 
-/** A judge that calls an answer correct when it is the reference's number (4 = four), as a real model would. */
+/**
+ * The model: as a judge it calls an answer correct when it is the reference's number (4 = four),
+ * as a real model would; asked anything else, it answers with the question's last word.
+ */
 function judge(request: RecordedRequest) {
   const user = String(request.body.messages.at(-1).content);
+  if (!String(request.body.messages[0].content).startsWith('You grade answers'))
+    return { content: JSON.stringify({ output: user.split(' ').at(-1) }), usage: { input: 50, output: 5 } };
   const graded = /Answer to grade:\s*(\S+)/.exec(user)?.[1];
   return {
     content: JSON.stringify({ correct: graded === '4', reason: `graded ${graded}` }),
@@ -145,5 +151,131 @@ describe('e2e: eval suites score a workflow’s answers', function () {
       .getHandle(`${engine.api.env.SPUR_WORKFLOW_ID_PREFIX ?? ''}run-${latest!.batch_run_id}-1`)
       .describe();
     assert.equal(described.status.name, 'COMPLETED');
+  });
+
+  it('counts the workflow’s own model calls per example: tokens and cost', async () => {
+    const definition = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { question: 'string' } }),
+        n('llm', 'SingleLLMCallNode', {
+          llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 50, temperature: 0 },
+          user_message: 'Answer with the last word of: {{in.question}}',
+        }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'llm.output' } }),
+      ],
+      links: [l('in', 'llm'), l('llm', 'out')],
+    };
+    const llmWorkflow = await createWorkflow(engine.http, 'last word', definition);
+    const dataset = await uploadRows(engine.http, 'last words', [
+      { question: 'say blue', answer: 'blue' },
+      { question: 'say red', answer: 'green' },
+    ]);
+    await createSuite(engine.http, {
+      name: 'last words',
+      dataset_id: dataset,
+      answer_column: 'answer',
+      scorer: { type: 'exact' },
+    });
+    const res = await engine.http.post('/evals/launch/', {
+      workflow_id: llmWorkflow,
+      eval_name: 'last words',
+      output_variable: 'out-answer',
+      num_samples: 2,
+    });
+    const run = await waitForEval(engine.http, res.body.run_id);
+    assert.deepEqual(verdicts(run), [true, false]);
+    const examples = run.results.subset_metrics.default.per_example_results;
+    assert.deepEqual(
+      examples.map((e: any) => [e.prompt_tokens, e.completion_tokens]),
+      [
+        [50, 5],
+        [50, 5],
+      ],
+    );
+    const rowRun = (await engine.http.get(`/run/${examples[0].run_id}/`)).body;
+    assert.equal(examples[0].cost_usd, rowRun.usage.cost_usd, 'the example costs what its run cost');
+    assert.ok(run.results.usage.cost_usd > 0);
+    assert.deepEqual([run.results.usage.prompt_tokens, run.results.usage.completion_tokens], [100, 10]);
+  });
+
+  it('a row whose run fails is an incorrect example saying why', async () => {
+    const definition = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { reply: 'string' } }),
+        n('py', 'PythonFuncNode', {
+          code: 'if input_model["in"]["reply"] == "boom":\n    raise ValueError("row says boom")\nreturn {"y": input_model["in"]["reply"]}',
+          output_schema: { y: 'string' },
+        }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'py.y' } }),
+      ],
+      links: [l('in', 'py'), l('py', 'out')],
+    };
+    const failing = await createWorkflow(engine.http, 'sometimes fails', definition);
+    const dataset = await uploadRows(engine.http, 'booms', [
+      { reply: 'fine', answer: 'fine' },
+      { reply: 'boom', answer: 'boom' },
+    ]);
+    await createSuite(engine.http, {
+      name: 'booms',
+      dataset_id: dataset,
+      answer_column: 'answer',
+      scorer: { type: 'exact' },
+    });
+    const res = await engine.http.post('/evals/launch/', {
+      workflow_id: failing,
+      eval_name: 'booms',
+      output_variable: 'out-answer',
+      num_samples: 2,
+    });
+    const run = await waitForEval(engine.http, res.body.run_id);
+    assert.equal(run.status, 'COMPLETED', 'a failed row is a wrong answer, not a failed eval');
+    const [, boom] = run.results.subset_metrics.default.per_example_results;
+    assert.equal(boom.is_correct, false);
+    assert.equal(boom.run_status, 'FAILED');
+    assert.equal(boom.predicted_answer, '');
+    assert.match(boom.note, /row says boom/);
+  });
+
+  it('cancelling an eval run stops its batch; the rows that ended keep their scores', async () => {
+    const definition = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { reply: 'string' } }),
+        n('py', 'PythonFuncNode', {
+          code: 'import time\ntime.sleep(1.5)\nreturn {"y": input_model["in"]["reply"]}',
+          output_schema: { y: 'string' },
+        }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'py.y' } }),
+      ],
+      links: [l('in', 'py'), l('py', 'out')],
+    };
+    const slow = await createWorkflow(engine.http, 'slow echo', definition);
+    const rows = Array.from({ length: 10 }, (_, i) => ({ reply: `r${i}`, answer: `r${i}` }));
+    const dataset = await uploadRows(engine.http, 'slow rows', rows);
+    await createSuite(engine.http, {
+      name: 'slow',
+      dataset_id: dataset,
+      answer_column: 'answer',
+      scorer: { type: 'exact' },
+    });
+    const res = await engine.http.post('/evals/launch/', {
+      workflow_id: slow,
+      eval_name: 'slow',
+      output_variable: 'out-answer',
+      num_samples: 10,
+      concurrency: 1,
+    });
+    await waitForEval(engine.http, res.body.run_id, (r) => (r.results?.scored_samples ?? 0) >= 1);
+    const cancel = await engine.http.post(`/evals/runs/${res.body.run_id}/cancel/`);
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    const run = await waitForEval(engine.http, res.body.run_id);
+    assert.equal(run.status, 'CANCELED');
+    const scored = run.results.subset_metrics.default.per_example_results;
+    assert.ok(scored.length >= 1 && scored.length < 10, `${scored.length} rows scored`);
+    assert.ok(
+      scored.every((e: any) => e.is_correct),
+      'rows that ended keep their scores',
+    );
+    const batch = (await engine.http.get(`/run/${run.batch_run_id}/`)).body;
+    assert.equal(batch.status, 'CANCELED');
   });
 });

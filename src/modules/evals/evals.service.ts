@@ -88,7 +88,8 @@ export function createEvalService(deps: EvalServiceDeps) {
     async compare(body: CompareInput): Promise<CompareResponse> {
       const suite = await deps.suites.get(body.suite);
       if (!(await deps.workflows.exists(body.workflow_id))) throw notFound.workflow();
-      const versions = await Promise.all(body.versions.map((v) => versionOf(body.workflow_id, v)));
+      const versions: WorkflowVersionDoc[] = [];
+      for (const v of body.versions) versions.push(await versionOf(body.workflow_id, v));
       const starts = versions.map((version) => ({
         suite,
         version,
