@@ -15,6 +15,8 @@ import type { NodeActivityDeps } from './execute-node.activity';
 
 /** How often scoring looks for rows that ended. */
 const POLL_MS = 500;
+/** Unscored rows looked up per pass (one `$in` read of run records). */
+const LOOK_AHEAD_ROWS = 200;
 const FINAL = ['COMPLETED', 'FAILED', 'CANCELED'];
 /** Texts kept per example (what PySpur's page shows): model output may be long. */
 const MAX_SHOWN_CHARS = 20_000;
@@ -59,7 +61,12 @@ export function createEvalActivities(deps: NodeActivityDeps) {
           end_time: Date | null;
         }>();
         const batchEnded = !batch || (FINAL.includes(batch.status) && batch.end_time !== null);
-        const waiting = rows.map((_, row) => row).filter((row) => !scored.has(row));
+        // Rows start in order, a few at a time: the ones that can have ended are among the first
+        // unscored ones. Those past the window are looked at once the rows before them are scored.
+        const waiting = rows
+          .map((_, row) => row)
+          .filter((row) => !scored.has(row))
+          .slice(0, LOOK_AHEAD_ROWS);
         const ended = await endedRowRuns(
           deps.models,
           waiting.map((row) => batchRowRunId(run.batch_run_id, row)),
@@ -73,8 +80,9 @@ export function createEvalActivities(deps: NodeActivityDeps) {
           scored.add(row);
           activity.heartbeat();
         }
-        if (batchEnded) return { scored: scored.size };
-        await activity.sleep(POLL_MS);
+        // Once the batch has ended, passes go on at once until one finds nothing more to score.
+        if (batchEnded && (ended.length === 0 || scored.size === rows.length)) return { scored: scored.size };
+        if (!batchEnded) await activity.sleep(POLL_MS);
       }
     },
   };
