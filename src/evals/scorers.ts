@@ -1,3 +1,4 @@
+import type { UsageSum } from '../db/eval-row-runs';
 import { outputSchemaFor, parseJsonReply } from '../nodes/ai/llm/json-output';
 import { asText, choiceLetter, findNumber, normalizeText } from './answer-text';
 import { boundedMatch } from './bounded-regex';
@@ -12,6 +13,8 @@ export interface Verdict {
   expected: string;
   /** Why the verdict is what it is, when that is not plain from the texts (a judge's reason, an error). */
   note?: string;
+  /** What scoring itself cost (a judge's model calls). */
+  usage?: UsageSum;
 }
 
 /** One example: the workflow's output variable and the row's answer cell (and the whole row, for Python). */

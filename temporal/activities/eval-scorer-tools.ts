@@ -1,8 +1,9 @@
+import { Context } from '@temporalio/activity';
 import type { TaskRecord } from '../../src/engine/run-contract';
 import { createUsageLedger } from '../../src/db/usage-ledger';
-import type { UsageSum } from '../../src/db/eval-row-runs';
 import { usageOfTasks } from '../../src/db/eval-row-runs';
 import { NodeExecutionError } from '../../src/nodes/errors';
+import { executeSingleLlmCall } from '../../src/nodes/ai/llm/single-call';
 import { singleLlmCallNode } from '../../src/nodes/ai/single-llm-call-node';
 import { asText } from '../../src/evals/answer-text';
 import type { Example, ScorerTools, Verdict } from '../../src/evals/scorers';
@@ -32,18 +33,36 @@ export interface JudgeBooking {
  * provider path (priced, and booked in the usage ledger under the eval run), and Python code run
  * in the worker's sandbox, never in the worker itself.
  */
-export function createScorerTools(
-  deps: NodeContextDeps,
-  booking: JudgeBooking,
-  judged: (u: UsageSum) => void,
-): ScorerTools {
+export function createScorerTools(deps: NodeContextDeps, booking: JudgeBooking): ScorerTools {
+  async function bookJudge(ctx: ReturnType<typeof activityNodeContext>, start: string) {
+    const usage = await ctx.usage();
+    if (!usage) return undefined;
+    const task: TaskRecord = {
+      id: `judge-${booking.row + 1}`,
+      node_id: JUDGE_NODE,
+      status: 'COMPLETED',
+      inputs: null,
+      outputs: null,
+      error: null,
+      start_time: start,
+      end_time: new Date().toISOString(),
+      subworkflow_output: null,
+      usage,
+    };
+    // Keyed by eval run, row and model: a retried pass writes the same record.
+    await createUsageLedger(deps.models).record([
+      { runId: booking.evalRunId, workflowId: booking.workflowId, apiKey: 'eval', tasks: [task] },
+    ]);
+    return usageOfTasks([task]);
+  }
+
   return {
     async judge(config: Extract<ScorerConfig, { type: 'llm_judge' }>, example: Example): Promise<Verdict> {
       const expected = asText(example.answer).trim();
       const predicted = asText(example.output);
       const ctx = activityNodeContext(deps, booking.evalRunId, JUDGE_NODE, 'eval judge');
       const start = new Date().toISOString();
-      const parsed = singleLlmCallNode.config.parse({
+      const call = singleLlmCallNode.config.parse({
         llm_info: { model: config.model, max_tokens: 400, temperature: 0 },
         system_message: `You grade answers against a reference answer. Rubric: ${config.rubric}\nReply with JSON {"correct": true|false, "reason": "<one sentence>"}.`,
         // The texts are template inputs, never template source: an answer cannot inject template code.
@@ -52,35 +71,23 @@ export function createScorerTools(
       });
       let output: Record<string, unknown>;
       try {
-        output = await singleLlmCallNode.execute!(parsed, { expected, predicted }, ctx);
+        output = await executeSingleLlmCall(call, { expected, predicted }, ctx);
       } catch (err) {
-        // A refusal no retry mends (an unknown key, a reply that is not a verdict) scores the row wrong, saying why;
-        // a transient failure retries the activity, which picks up at this row.
+        // A refusal no retry mends (an unknown key, a reply that is no verdict) scores the row wrong,
+        // saying why; a transient failure retries the activity, which picks up at this row.
         if (err instanceof NodeExecutionError)
           return { correct: false, predicted, expected, note: `The judge failed: ${err.message}` };
         throw err;
       }
-      const usage = await ctx.usage();
-      if (usage) {
-        const task: TaskRecord = {
-          id: `judge-${booking.row + 1}`,
-          node_id: JUDGE_NODE,
-          status: 'COMPLETED',
-          inputs: null,
-          outputs: null,
-          error: null,
-          start_time: start,
-          end_time: new Date().toISOString(),
-          subworkflow_output: null,
-          usage,
-        };
-        await createUsageLedger(deps.models).record([
-          { runId: booking.evalRunId, workflowId: booking.workflowId, apiKey: 'eval', tasks: [task] },
-        ]);
-        judged(usageOfTasks([task]));
-      }
+      const usage = await bookJudge(ctx, start);
       const reason = typeof output.reason === 'string' ? output.reason : undefined;
-      return { correct: output.correct === true, predicted, expected, ...(reason ? { note: reason } : {}) };
+      return {
+        correct: output.correct === true,
+        predicted,
+        expected,
+        ...(reason ? { note: reason } : {}),
+        ...(usage ? { usage } : {}),
+      };
     },
 
     async python(config: Extract<ScorerConfig, { type: 'python' }>, example: Example): Promise<Verdict> {
@@ -88,21 +95,21 @@ export function createScorerTools(
       const predicted = asText(example.output);
       const sandbox = deps.pythonSandbox;
       if (!sandbox) return { correct: false, predicted, expected, note: 'This worker has no Python sandbox' };
-      const ctx = activityNodeContext(deps, booking.evalRunId, 'eval_python', 'eval python scorer');
+      const activity = Context.current();
       try {
         const result = await sandbox.run({
           code: config.code,
           input: { predicted: example.output ?? null, expected: example.answer ?? null, row: example.row },
           timeoutSeconds: PYTHON_TIMEOUT_S,
           memoryLimitMb: Math.min(PYTHON_MEMORY_MB, sandbox.settings.maxMemoryMb),
-          signal: ctx.signal,
-          heartbeat: () => ctx.heartbeat(),
+          signal: activity.cancellationSignal,
+          heartbeat: () => activity.heartbeat(),
           outputLimitBytes: 1024 * 1024,
         });
         const note = typeof result.note === 'string' ? result.note.slice(0, 2000) : undefined;
         return { correct: result.correct === true, predicted, expected, ...(note ? { note } : {}) };
       } catch (err) {
-        if (ctx.signal.aborted) throw err;
+        if (activity.cancellationSignal.aborted) throw err;
         return { correct: false, predicted, expected, note: `The Python scorer failed: ${(err as Error).message}` };
       }
     },

@@ -7,7 +7,7 @@ import type { EvalRunDoc, EvalSuiteDoc } from '../../src/db/models';
 import { asText } from '../../src/evals/answer-text';
 import { outputVariableOf } from '../../src/evals/output-variable';
 import { ScorerConfig } from '../../src/evals/scorer-config';
-import { score } from '../../src/evals/scorers';
+import { type Verdict, score } from '../../src/evals/scorers';
 import { batchRowRunId } from '../shared/batch-contract';
 import type { EvalFinish } from '../shared/eval-contract';
 import { createScorerTools } from './eval-scorer-tools';
@@ -97,12 +97,7 @@ async function scoreRow(
   cells: DatasetRow,
   rowRun: EndedRowRun,
 ): Promise<NewEvalResult> {
-  let judgeUsage: UsageSum | null = null;
-  const tools = createScorerTools(
-    deps,
-    { evalRunId: run._id, workflowId: run.workflow_id, row },
-    (u) => (judgeUsage = u),
-  );
+  const tools = createScorerTools(deps, { evalRunId: run._id, workflowId: run.workflow_id, row });
   const answer = cells[suite.answer_column];
   const base = {
     eval_run_id: run._id,
@@ -112,7 +107,7 @@ async function scoreRow(
     prompt: shown(promptOf(suite, cells)),
   };
   const output = rowRun.status === 'COMPLETED' ? await outputOf(deps, rowRun, run.output_variable) : undefined;
-  const verdict =
+  const verdict: Verdict =
     output === undefined
       ? {
           correct: false,
@@ -124,7 +119,7 @@ async function scoreRow(
               : (rowRun.message ?? rowRun.status),
         }
       : await score(scorer, { output, answer, row: cells }, tools);
-  const usage = addUsage(rowRun.usage, judgeUsage);
+  const usage = addUsage(rowRun.usage, verdict.usage ?? null);
   return {
     ...base,
     predicted: shown(verdict.predicted),

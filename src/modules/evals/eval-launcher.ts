@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { createDatasetReader } from '../../db/dataset-reader';
 import type { EvalRecords } from '../../db/eval-records';
-import type { EvalRunDoc, EvalSuiteDoc, Models, WorkflowVersionDoc } from '../../db/models';
+import type { EvalRunDoc, EvalSuiteDoc, Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
 import type { DefinitionLimits } from '../../definitions/definition-limits';
 import { OPEN_RUN_STATUSES } from '../../engine/statuses';
@@ -85,16 +85,15 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     return { definition, dataset, rows: Math.min(start.numSamples, dataset.row_count) };
   }
 
-  async function launch(start: EvalStart): Promise<EvalRunDoc> {
-    const { definition, dataset, rows } = await check(start);
-    const { version, suite } = start;
+  /** The batch's record: a batch run of the pinned version over the first `rows` rows, its output file made with it. */
+  async function recordBatch(start: EvalStart, datasetId: string, rows: number): Promise<RunDoc> {
     let outputFileId = '';
-    const { doc: batch } = await deps.runRecords.create(
+    const { doc } = await deps.runRecords.create(
       {
-        workflowId: version.workflow_id,
-        workflowVersionId: version._id,
+        workflowId: start.version.workflow_id,
+        workflowVersionId: start.version._id,
         runType: 'eval',
-        inputDatasetId: dataset.id,
+        inputDatasetId: datasetId,
         rows: { total: rows, done: 0, failed: 0 },
         miniBatchSize: start.concurrency,
         callback: null,
@@ -109,6 +108,13 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
       },
       () => ({ initialInputs: {}, outputFileId }),
     );
+    return doc;
+  }
+
+  async function launch(start: EvalStart): Promise<EvalRunDoc> {
+    const { definition, dataset, rows } = await check(start);
+    const { version, suite } = start;
+    const batch = await recordBatch(start, dataset.id, rows);
     const run = await deps.records.createRun(
       {
         suite_id: suite._id,
@@ -133,21 +139,26 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
       evalRunId: run._id,
       batch: { ...(plan.start.args[0] as BatchRunInput), mode: 'child' },
     };
+    const summary = `eval ${run._id}: ${suite.name} on ${version.workflow_id} v${version.version}, ${rows} rows`;
+    await startWorkflow(input, batch._id, summary);
+    return run;
+  }
+
+  async function startWorkflow(input: EvalRunInput, batchRunId: string, summary: string): Promise<void> {
     try {
       await deps.temporal.workflow.start(WorkflowType.spurEvalRun, {
-        workflowId: evalWorkflowId(run._id, deps.workflowIdPrefix),
+        workflowId: evalWorkflowId(input.evalRunId, deps.workflowIdPrefix),
         taskQueue: deps.taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: `eval ${run._id}: ${suite.name} on ${version.workflow_id} v${version.version}, ${rows} rows`,
+        staticSummary: summary,
       });
     } catch (err) {
       const message = `Could not start the eval on Temporal: ${(err as Error).message}`;
-      await deps.records.setStatus(run._id, 'FAILED', message);
-      await deps.runRecords.failWithoutWorkflow(batch._id, OPEN_RUN_STATUSES, message);
+      await deps.records.setStatus(input.evalRunId, 'FAILED', message);
+      await deps.runRecords.failWithoutWorkflow(batchRunId, OPEN_RUN_STATUSES, message);
       throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', message);
     }
-    return run;
   }
 
   return { check, launch };
