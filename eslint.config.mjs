@@ -88,7 +88,7 @@ export default tseslint.config(
     // the knowledge base, parsing, outbound requests, health probes, prices, tracing) never reaches up into the api's
     // routes and services, so the worker can load it without loading the api.
     files: [
-      'src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks,approvals,usage,telemetry}/**/*.ts',
+      'src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks,approvals,usage,telemetry,evals}/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [

@@ -14,7 +14,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import type { ReconcileInput } from '../temporal/shared/reconcile-contract';
-import { WorkflowType, runWorkflowId } from '../temporal/shared/workflow-names';
+import { WorkflowType, evalWorkflowId, runWorkflowId } from '../temporal/shared/workflow-names';
 import { isFinal, waitForRun, type Engine } from '../test/support/engine';
 import { runLeftUnstarted } from '../test/support/half-started-runs';
 import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
@@ -59,7 +59,8 @@ interface Scenario {
     | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } }
     | { reconcile: { pageSize: number } }
     | { scheduled: true }
-    | { code: string };
+    | { code: string }
+    | { eval: { rows: number } };
 }
 
 const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
@@ -279,6 +280,15 @@ const SCENARIOS: Scenario[] = [
     expect: { reconcile: { pageSize: 1 } },
   },
   {
+    // An eval run: its batch as a child workflow (rows as child runs), scored beside it by one activity.
+    name: 'eval-run',
+    definition: {
+      nodes: [input(), n('out', 'OutputNode', { output_schema: { x: 'string' }, output_map: { x: 'in.x' } })],
+      links: [l('in', 'out')],
+    },
+    expect: { eval: { rows: 3 } },
+  },
+  {
     // One fire of a schedule (backfilled, so it comes at once): the run recorded, then run as a child.
     name: 'scheduled',
     definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
@@ -301,6 +311,35 @@ async function runReconcileScenario(engine: Engine, workflowId: string, pageSize
   await handle.result();
   for (const runId of stranded) assert.equal((await waitForRun(engine.http, runId, isFinal)).status, 'COMPLETED');
   return handle.workflowId;
+}
+
+/** An eval run of the workflow over `rows` rows, each answer right: resolves to the eval's workflow id. */
+async function runEvalScenario(engine: Engine, workflowId: string, rows: number): Promise<string> {
+  const fd = new FormData();
+  const lines = Array.from({ length: rows }, (_, i) => JSON.stringify({ x: `v${i}`, answer: `v${i}` }));
+  fd.append('file', new Blob([lines.join('\n')]), 'rows.jsonl');
+  const ds = await engine.http.post(`/ds/?name=capture-eval-${workflowId}`, fd);
+  assert.equal(ds.status, 200, ds.text);
+  const suite = await engine.http.post('/evals/suites/', {
+    name: `capture-${workflowId}`,
+    dataset_id: ds.body.id,
+    answer_column: 'answer',
+    scorer: { type: 'exact' },
+  });
+  assert.equal(suite.status, 200, suite.text);
+  const body = { workflow_id: workflowId, eval_name: suite.body.name, output_variable: 'out-x', num_samples: rows };
+  const launched = await engine.http.post('/evals/launch/', { ...body, concurrency: 2 });
+  assert.equal(launched.status, 200, launched.text);
+  for (let tries = 0; tries < 600; tries++) {
+    const run = (await engine.http.get(`/evals/runs/${launched.body.run_id}`)).body;
+    if (run.status === 'COMPLETED') {
+      assert.equal(run.results.accuracy, 1, JSON.stringify(run));
+      return evalWorkflowId(launched.body.run_id, engine.api.config.temporal.workflowIdPrefix);
+    }
+    assert.ok(['PENDING', 'RUNNING'].includes(run.status), JSON.stringify(run));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`eval run ${launched.body.run_id} did not complete`);
 }
 
 /** An hourly schedule backfilled over one past hour: exactly one fire. Resolves to the fire's workflow id. */
@@ -396,6 +435,7 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
   if ('batch' in expect) return runBatchScenario(engine, wf.body.id, expect.batch);
   if ('reconcile' in expect) return runReconcileScenario(engine, wf.body.id, expect.reconcile.pageSize);
   if ('scheduled' in expect) return runScheduledScenario(engine, wf.body.id);
+  if ('eval' in expect) return runEvalScenario(engine, wf.body.id, expect.eval.rows);
   if ('partial' in expect) {
     const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
     assert.equal(res.status, 200, res.text);

@@ -105,7 +105,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...templateRoutes(services.workflows),
     ...codeConvertRoutes(services.codeConvert),
     ...aiRoutes(services.aiAssist),
-    ...evalRoutes(),
+    ...evalRoutes(services.evalSuites, services.evals),
     // Before env-mgmt's `/env-mgmt/{name}`, which would take `/env-mgmt/embedding-models/` for a name.
     ...ragRoutes(services.rag, { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes }),
     ...envMgmtRoutes(services.env),

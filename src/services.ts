@@ -53,6 +53,10 @@ import { createWebhookTriggerStore } from './db/webhook-triggers';
 import { createWebhookHits } from './db/webhook-hits';
 import { createWebhookTriggerService } from './modules/webhooks/webhook-triggers.service';
 import { createHookDelivery } from './modules/webhooks/hook-delivery';
+import { createEvalRecords } from './db/eval-records';
+import { createSuiteService } from './modules/evals/suites.service';
+import { createEvalLauncher } from './modules/evals/eval-launcher';
+import { createEvalService } from './modules/evals/evals.service';
 
 export interface ServiceDeps {
   models: Models;
@@ -181,7 +185,30 @@ export function createServices({
     workflowIdPrefix: config.temporal.workflowIdPrefix,
     actionWaitMs: config.runs.actionWaitMs,
   });
+  const evalRecords = createEvalRecords(models);
+  const evalSuites = createSuiteService(models, evalRecords);
+  const evals = createEvalService({
+    models,
+    records: evalRecords,
+    suites: evalSuites,
+    workflows,
+    versions,
+    temporal,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    launcher: createEvalLauncher({
+      models,
+      records: evalRecords,
+      runRecords,
+      launcher,
+      temporal,
+      taskQueue: config.temporal.taskQueue,
+      workflowIdPrefix: config.temporal.workflowIdPrefix,
+      definitionLimits: config.limits,
+    }),
+  });
   return {
+    evalSuites,
+    evals,
     mcpTools,
     workflowTools: createWorkflowTools({ tools: mcpTools, workflows, starter: runStarter, reader, values }),
     prices,

@@ -15,6 +15,9 @@ export const ID_PREFIX = {
   vectorIndex: 'VI',
   schedule: 'SC',
   webhookTrigger: 'TR',
+  evalSuite: 'EV',
+  evalRun: 'ER',
+  evalComparison: 'EC',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

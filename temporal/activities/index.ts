@@ -3,6 +3,7 @@ import { createRunRepository } from '../../src/db/runs/run-repository';
 import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createBatchActivities } from './batch.activities';
+import { createEvalActivities } from './eval.activities';
 import { createChatActivities } from './chat.activities';
 import { type CallbackDeliveryDeps, createCallbackActivities } from './callback.activities';
 import { type ApprovalDeliveryDeps, createApprovalActivities } from './approval.activities';
@@ -70,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNodeActivities(deps),
     ...createPureRegionActivity(deps),
     ...createBatchActivities(deps, runs),
+    ...createEvalActivities(deps),
     ...createChatActivities(deps.models),
     ...createAgentActivities(deps),
     ...createRagActivities(deps),
@@ -85,6 +87,7 @@ export function createActivities(deps: ActivityDeps) {
 export type ProjectionActivities = ReturnType<typeof createProjectionActivities>;
 export type ScheduleActivities = ReturnType<typeof createScheduleActivities>;
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
+export type EvalActivities = ReturnType<typeof createEvalActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
 export type { RagActivities } from './rag.activities';
 export type CallbackActivities = ReturnType<typeof createCallbackActivities>;

@@ -9,6 +9,7 @@ export const WorkflowType = {
   spurModelLimit: 'spurModelLimit',
   spurApprovalDelivery: 'spurApprovalDelivery',
   spurCodeParse: 'spurCodeParse',
+  spurEvalRun: 'spurEvalRun',
 } as const;
 
 /**
@@ -16,3 +17,6 @@ export const WorkflowType = {
  * namespace each count runs from R1, and the prefix keeps their workflow ids apart.
  */
 export const runWorkflowId = (runId: string, prefix = '') => `${prefix}run-${runId}`;
+
+/** `eval-<evalRunId>`, behind the same prefix as runs: the workflow that runs and scores an eval run. */
+export const evalWorkflowId = (evalRunId: string, prefix = '') => `${prefix}eval-${evalRunId}`;

@@ -11,3 +11,4 @@ export { spurScheduledRun } from './scheduled-run.workflow';
 export { spurModelLimit } from './model-limit.workflow';
 export { spurApprovalDelivery } from './approval-delivery.workflow';
 export { spurCodeParse } from './code-parse.workflow';
+export { spurEvalRun } from './eval-run.workflow';

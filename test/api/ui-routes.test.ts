@@ -44,12 +44,16 @@ describe("api: the routes PySpur's UI calls", function () {
     assert.equal(res.body, true);
   });
 
-  it('answers the evals page with empty lists and a clear refusal to launch', async () => {
+  it('answers the evals page with empty lists, and a launch of an unknown suite with a 404 naming it', async () => {
     assert.deepEqual((await http.get('/evals/')).body, []);
     assert.deepEqual((await http.get('/evals/runs/')).body, []);
-    const launch = await http.post('/evals/launch/', { workflow_id: 'S1', eval_name: 'gsm8k' });
-    assert.equal(launch.status, 400);
-    assert.match(launch.body.detail, /no built-in evals/);
+    const launch = await http.post('/evals/launch/', {
+      workflow_id: 'S1',
+      eval_name: 'gsm8k',
+      output_variable: 'out-x',
+    });
+    assert.equal(launch.status, 404);
+    assert.match(launch.body.detail, /Eval suite 'gsm8k' not found/);
   });
 
   it('lists, serves (streamed, previewable) and deletes run and test files by path', async () => {

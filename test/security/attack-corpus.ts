@@ -17,6 +17,7 @@ export interface Seeded {
   collection: string;
   user: string;
   session: string;
+  suite: string;
   template: Record<string, unknown>;
 }
 
@@ -63,9 +64,17 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
   const collection = (await call('POST', '/rag/collections/', collectionForm)).id as string;
   const user = (await call('POST', '/user/', { external_id: `${MARK}-user` })).id as string;
   const session = (await call('POST', '/session/', { workflow_id: workflow, user_id: user })).id as string;
+  const suite = (
+    await call('POST', '/evals/suites/', {
+      name: `${MARK}-suite`,
+      dataset_id: dataset,
+      answer_column: 'question',
+      scorer: { type: 'exact' },
+    })
+  ).id as string;
   const [template] = (await call('GET', '/templates/')) as Record<string, unknown>[];
   assert.ok(template, 'a template to instantiate');
-  return { workflow, run, dataset, outputFile, collection, user, session, template };
+  return { workflow, run, dataset, outputFile, collection, user, session, suite, template };
 }
 
 /** A request of the corpus: its body is JSON, or a multipart form for the routes that take files. */
@@ -199,6 +208,16 @@ export function probes(s: Seeded): Probe[] {
     { family: 'ai', method: 'POST', path: '/ai/generate_schema/', json: { description: 'a schema' } },
     { family: 'evals', method: 'GET', path: '/evals/' },
     { family: 'evals', method: 'POST', path: '/evals/launch/', json: {} },
+    { family: 'evals', method: 'GET', path: '/evals/suites/' },
+    { family: 'evals', method: 'GET', path: `/evals/suites/${s.suite}/` },
+    {
+      family: 'evals',
+      method: 'POST',
+      path: '/evals/suites/',
+      json: { name: `${MARK}-made`, dataset_id: s.dataset, answer_column: 'question', scorer: { type: 'exact' } },
+    },
+    { family: 'evals', method: 'DELETE', path: `/evals/suites/${s.suite}/` },
+    { family: 'evals', method: 'GET', path: '/evals/runs/' },
     { family: 'node-types', method: 'GET', path: '/node/supported_types/' },
     ...['/v1/chat/completions', '/api/v1/chat/completions'].map((path) => ({
       family: 'openai-compat',

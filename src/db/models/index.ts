@@ -31,6 +31,10 @@ import { workflowSchema, type WorkflowDoc } from './workflow.model';
 import { webhookTriggerSchema, type WebhookTriggerDoc } from './webhook-trigger.model';
 import { webhookHitSchema, type WebhookHitDoc } from './webhook-hit.model';
 import { reconcileSuspectSchema, type ReconcileSuspectDoc } from './reconcile-suspect.model';
+import { evalSuiteSchema, type EvalSuiteDoc } from './eval-suite.model';
+import { evalRunSchema, type EvalRunDoc } from './eval-run.model';
+import { evalResultSchema, type EvalResultDoc } from './eval-result.model';
+import { evalComparisonSchema, type EvalComparisonDoc } from './eval-comparison.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
@@ -43,6 +47,7 @@ export type { BrowserSessionDoc };
 export type { ScheduleDoc };
 export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
+export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
 
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
@@ -88,6 +93,10 @@ export function createModels(conn: Connection) {
     WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),
     WebhookHit: conn.model<WebhookHitDoc>('WebhookHit', webhookHitSchema),
     ReconcileSuspect: conn.model<ReconcileSuspectDoc>('ReconcileSuspect', reconcileSuspectSchema),
+    EvalSuite: conn.model<EvalSuiteDoc>('EvalSuite', evalSuiteSchema),
+    EvalRun: conn.model<EvalRunDoc>('EvalRun', evalRunSchema),
+    EvalResult: conn.model<EvalResultDoc>('EvalResult', evalResultSchema),
+    EvalComparison: conn.model<EvalComparisonDoc>('EvalComparison', evalComparisonSchema),
   };
 }
 
@@ -118,6 +127,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
   await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
   await Promise.all([models.UsageRecord.init(), models.SpendEntry.init(), models.McpTool.init()]);
+  await Promise.all([models.EvalSuite.init(), models.EvalRun.init(), models.EvalResult.init()]);
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),

@@ -1,43 +1,137 @@
-import { z } from 'zod';
-import { BadRequestError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
+import { z } from '../../zod';
+import {
+  CompareRequest,
+  CompareResponse,
+  ComparisonIdParams,
+  EvalCard,
+  EvalRunIdParams,
+  EvalRunResponse,
+  LaunchRequest,
+  SuiteIdParams,
+  SuiteRequest,
+  SuiteResponse,
+} from './evals.schemas';
+import type { EvalService } from './evals.service';
+import type { SuiteService } from './suites.service';
 
 const tags = ['evals'];
-const NOT_AVAILABLE =
-  "Spur has no built-in evals (PySpur's benchmark suites are not part of it): run a workflow as a batch over a dataset instead";
 
 /**
- * PySpur's evals page asks for its benchmark suites and their runs when it opens. Spur ships none,
- * so both lists are empty and launching one says why, instead of the page failing.
+ * Evals: suites (a dataset, its answer column and a scorer), runs that score a workflow on a suite
+ * (PySpur's `/evals/` shapes, so its Evals page works) and comparisons of two workflow versions.
  */
-export function evalRoutes(): MountableRoute[] {
+export function evalRoutes(suites: SuiteService, evals: EvalService): MountableRoute[] {
   return [
     defineRoute({
-      method: 'get',
-      path: '/evals/',
-      summary: 'Available evals (none in Spur)',
+      method: 'post',
+      path: '/evals/suites/',
+      summary: 'Create an eval suite over a stored dataset',
       tags,
-      response: z.array(z.record(z.string(), z.unknown())),
-      handler: () => [],
+      body: SuiteRequest,
+      response: SuiteResponse,
+      errors: [404, 409],
+      handler: ({ body }) => suites.create(body),
     }),
     defineRoute({
       method: 'get',
-      path: '/evals/runs/',
-      summary: 'Eval runs (none in Spur)',
+      path: '/evals/suites/',
+      summary: 'Eval suites, oldest first',
       tags,
-      response: z.array(z.record(z.string(), z.unknown())),
-      handler: () => [],
+      response: z.array(SuiteResponse),
+      handler: () => suites.list(),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/evals/suites/{suite_id}/',
+      summary: 'An eval suite (by id or name)',
+      tags,
+      params: SuiteIdParams,
+      response: SuiteResponse,
+      errors: [404],
+      handler: async ({ params }) => suites.toResponse(await suites.get(params.suite_id)),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/evals/suites/{suite_id}/',
+      summary: 'Delete an eval suite (its runs and their results stay)',
+      tags,
+      params: SuiteIdParams,
+      status: 204,
+      response: null,
+      errors: [404],
+      handler: async ({ params }) => {
+        await suites.remove(params.suite_id);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/evals/',
+      summary: "Eval suites as PySpur's Evals page lists them",
+      tags,
+      response: z.array(EvalCard),
+      handler: () => suites.cards(),
     }),
     defineRoute({
       method: 'post',
       path: '/evals/launch/',
-      summary: 'Launch an eval (not available in Spur)',
+      summary: "Run a suite on a workflow's current version: a durable batch, each row scored as it ends",
       tags,
-      response: null,
-      errors: [400],
-      handler: () => {
-        throw new BadRequestError(NOT_AVAILABLE, 'EVALS_NOT_AVAILABLE');
-      },
+      body: LaunchRequest,
+      response: EvalRunResponse,
+      errors: [400, 404],
+      handler: ({ body }) => evals.launch(body),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/evals/runs/',
+      summary: 'Eval runs, newest first',
+      tags,
+      response: z.array(EvalRunResponse),
+      handler: () => evals.list(),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/evals/runs/{eval_run_id}',
+      summary: 'An eval run with its accuracy, examples, tokens and cost',
+      tags,
+      params: EvalRunIdParams,
+      response: EvalRunResponse,
+      errors: [404],
+      handler: ({ params }) => evals.get(params.eval_run_id),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/evals/runs/{eval_run_id}/cancel/',
+      summary: 'Cancel an eval run (rows that ended keep their scores)',
+      tags,
+      params: EvalRunIdParams,
+      response: EvalRunResponse,
+      errors: [404],
+      handler: ({ params }) => evals.cancel(params.eval_run_id),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/evals/compare/',
+      summary: 'Run two versions of a workflow on the same rows of a suite',
+      description:
+        'Answers at once (202) with the comparison as it stands; GET it until its status is COMPLETED for the final delta and interval.',
+      tags,
+      body: CompareRequest,
+      status: 202,
+      response: CompareResponse,
+      errors: [400, 404],
+      handler: ({ body }) => evals.compare(body),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/evals/compare/{comparison_id}/',
+      summary: 'A comparison: accuracy delta (B − A) with its 95 % interval, and the examples that differ',
+      tags,
+      params: ComparisonIdParams,
+      response: CompareResponse,
+      errors: [404],
+      handler: ({ params }) => evals.comparison(params.comparison_id),
     }),
   ];
 }

@@ -8,6 +8,7 @@ import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../../definit
 import { candidateNames } from './unique-name';
 import { createVersionService } from './versions.service';
 import type { OutputVariable, WorkflowCreateInput, WorkflowResponse } from './workflows.schemas';
+import { leafOutputVariables } from '../../evals/output-variable';
 
 export type Clock = () => Date;
 
@@ -150,19 +151,7 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
       await Workflow.deleteOne({ _id: id });
     },
     async outputVariables(id: string): Promise<OutputVariable[]> {
-      const def = fromJsonText<WorkflowDefinition>((await load(id)).definition) as WorkflowDefinition;
-      const sources = new Set(def.links.map((l) => l.source_id));
-      return def.nodes
-        .filter((n) => !sources.has(n.id))
-        .flatMap((n) => {
-          const schema = n.config.output_schema;
-          if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return [];
-          return Object.keys(schema).map((key) => ({
-            node_id: n.id,
-            variable_name: key,
-            prefixed_variable: `${n.id}-${key}`,
-          }));
-        });
+      return leafOutputVariables(fromJsonText<WorkflowDefinition>((await load(id)).definition) as WorkflowDefinition);
     },
   };
 }

@@ -1,0 +1,63 @@
+import { trusted } from 'mongoose';
+import type { NodeOutput, TaskRecord } from '../engine/run-contract';
+import { taskOutputsById } from '../engine/task-book';
+import { fromJsonText } from './json-text';
+import type { Models, RunDoc } from './models';
+
+/** Model usage of a run or a judge call; cost null once any call had no known price. */
+export interface UsageSum {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_nano_usd: number | null;
+}
+
+export interface EndedRowRun {
+  runId: string;
+  status: string;
+  message: string | null;
+  /** Node outputs by node id (large values still by reference). */
+  outputsById: Record<string, NodeOutput>;
+  usage: UsageSum;
+}
+
+const FINAL = ['COMPLETED', 'FAILED', 'CANCELED'];
+
+export function usageOfTasks(tasks: readonly TaskRecord[]): UsageSum {
+  const sum: UsageSum = { prompt_tokens: 0, completion_tokens: 0, cost_nano_usd: 0 };
+  for (const model of tasks.flatMap((t) => t.usage?.models ?? [])) {
+    sum.prompt_tokens += model.prompt_tokens;
+    sum.completion_tokens += model.completion_tokens;
+    sum.cost_nano_usd =
+      sum.cost_nano_usd === null || model.cost_nano_usd === null || model.cost_nano_usd === undefined
+        ? null
+        : sum.cost_nano_usd + model.cost_nano_usd;
+  }
+  return sum;
+}
+
+/**
+ * The row runs among `runIds` that have ended: a final status and an end time (a run shows FAILED
+ * while other branches still run; only its end makes it final). Two reads, whatever the count.
+ */
+export async function endedRowRuns(models: Models, runIds: string[]): Promise<EndedRowRun[]> {
+  if (runIds.length === 0) return [];
+  const runs = await models.Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1, end_time: 1 }).lean<
+    Array<Pick<RunDoc, '_id' | 'status' | 'message' | 'end_time'>>
+  >();
+  const ended = runs.filter((r) => FINAL.includes(r.status) && r.end_time);
+  if (ended.length === 0) return [];
+  const tasks = await models.RunTasks.find({ _id: trusted({ $in: ended.map((r) => r._id) }) }).lean<
+    Array<{ _id: string; tasks: string }>
+  >();
+  const byId = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
+  return ended.map((r) => {
+    const records = byId.get(r._id) ?? [];
+    return {
+      runId: r._id,
+      status: r.status,
+      message: r.message ?? null,
+      outputsById: taskOutputsById(records),
+      usage: usageOfTasks(records),
+    };
+  });
+}

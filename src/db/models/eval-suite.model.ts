@@ -1,0 +1,30 @@
+import { Schema, type InferSchemaType } from 'mongoose';
+
+/**
+ * An eval suite (`EV<n>`): a stored dataset, the column holding each row's expected answer, the
+ * columns that feed the workflow and how an output is scored. The scorer is JSON text: it holds
+ * user strings (patterns, schemas, code) whose keys FerretDB would refuse as field names.
+ */
+export const evalSuiteSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    /** What PySpur's page launches by (`eval_name`), so unique. */
+    name: { type: String, required: true, unique: true },
+    description: { type: String, default: '' },
+    /** The card's "Type" (PySpur: Reasoning, Knowledge…). */
+    category: { type: String, default: 'Custom' },
+    dataset_id: { type: String, required: true },
+    answer_column: { type: String, required: true },
+    /** Columns that feed the InputNode; empty: the workflow's input fields, taken from the same-named columns. */
+    input_columns: { type: [String], default: [] },
+    /** Rows of the dataset when the suite was made (datasets do not change). */
+    row_count: { type: Number, required: true },
+    scorer: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'eval_suites', versionKey: false },
+);
+
+export type EvalSuiteDoc = InferSchemaType<typeof evalSuiteSchema> & { _id: string };

@@ -1,0 +1,167 @@
+import type { Client } from '@temporalio/client';
+import { createDatasetReader } from '../../db/dataset-reader';
+import type { EvalRecords } from '../../db/eval-records';
+import type { EvalRunDoc, EvalSuiteDoc, Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
+import type { RunRepository } from '../../db/runs/run-repository';
+import type { DefinitionLimits } from '../../definitions/definition-limits';
+import { OPEN_RUN_STATUSES } from '../../engine/statuses';
+import { SpurError } from '../../errors';
+import { leafOutputVariables } from '../../evals/output-variable';
+import { inputColumns } from '../../runs/batch-plan';
+import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
+import type { RunLauncher } from '../../runs/launcher';
+import { runCaller } from '../../runs/run-caller';
+import type { BatchRunInput } from '../../../temporal/shared/batch-contract';
+import type { EvalRunInput } from '../../../temporal/shared/eval-contract';
+import { WorkflowType, evalWorkflowId } from '../../../temporal/shared/workflow-names';
+import { createOutputFileWriter } from '../output-files/output-file-writer';
+import { evalNotFound, invalidField } from './eval-errors';
+
+export interface EvalLauncherDeps {
+  models: Models;
+  records: EvalRecords;
+  runRecords: RunRepository;
+  launcher: RunLauncher;
+  temporal: Client;
+  taskQueue: string;
+  workflowIdPrefix: string;
+  definitionLimits: DefinitionLimits;
+}
+
+export interface EvalStart {
+  suite: EvalSuiteDoc;
+  version: WorkflowVersionDoc;
+  outputVariable: string;
+  numSamples: number;
+  concurrency: number;
+  comparisonId?: string;
+}
+
+/**
+ * Starts an eval run: everything a client can get wrong is checked first (output variable,
+ * dataset, columns), then the batch's record and the eval's are written and the eval's workflow
+ * starts, running the batch as its child.
+ */
+export function createEvalLauncher(deps: EvalLauncherDeps) {
+  const datasets = createDatasetReader(deps.models);
+  const outputFiles = createOutputFileWriter(deps.models);
+
+  /** The checks of a start, with no record written: what a comparison runs for both versions first. */
+  async function check(start: EvalStart) {
+    const { suite, version, outputVariable } = start;
+    const definition = storedRunDefinition(version.definition);
+    const inputNode = checkRunnable(definition);
+    checkWithinLimits(definition, deps.definitionLimits);
+    const variables = leafOutputVariables(definition).map((v) => v.prefixed_variable);
+    if (!variables.includes(outputVariable))
+      throw invalidField(
+        'output_variable',
+        `Workflow ${version.workflow_id} (version ${version.version}) has no output variable '${outputVariable}' (its output variables: ${variables.join(', ') || 'none'})`,
+        outputVariable,
+      );
+    const dataset = await datasets.getDataset(suite.dataset_id).catch(() => {
+      throw evalNotFound.dataset(suite.dataset_id);
+    });
+    if (!dataset.columns.includes(suite.answer_column))
+      throw invalidField(
+        'eval_name',
+        `Dataset ${dataset.id} has no answer column '${suite.answer_column}'`,
+        suite.name,
+      );
+    const fields = inputColumns(inputNode, dataset.columns);
+    const missing = fields.find((c) => !dataset.columns.includes(c));
+    if (missing !== undefined)
+      throw invalidField(
+        'workflow_id',
+        `The workflow's input field '${missing}' is not a column of dataset ${dataset.id}`,
+        missing,
+      );
+    if (fields.includes(suite.answer_column))
+      throw invalidField(
+        'workflow_id',
+        `The workflow's input field '${suite.answer_column}' would be fed the expected answer`,
+        suite.answer_column,
+      );
+    return { definition, dataset, rows: Math.min(start.numSamples, dataset.row_count) };
+  }
+
+  /** The batch's record: a batch run of the pinned version over the first `rows` rows, its output file made with it. */
+  async function recordBatch(start: EvalStart, datasetId: string, rows: number): Promise<RunDoc> {
+    let outputFileId = '';
+    const { doc } = await deps.runRecords.create(
+      {
+        workflowId: start.version.workflow_id,
+        workflowVersionId: start.version._id,
+        runType: 'eval',
+        inputDatasetId: datasetId,
+        rows: { total: rows, done: 0, failed: 0 },
+        miniBatchSize: start.concurrency,
+        callback: null,
+        idempotencyKey: null,
+        startedBy: runCaller(),
+        traceParent: null,
+      },
+      {},
+      async (id, none) => {
+        outputFileId = (await outputFiles.createOutputFile(id, `output_${id}.jsonl`)).id;
+        return none;
+      },
+      () => ({ initialInputs: {}, outputFileId }),
+    );
+    return doc;
+  }
+
+  async function launch(start: EvalStart): Promise<EvalRunDoc> {
+    const { definition, dataset, rows } = await check(start);
+    const { version, suite } = start;
+    const batch = await recordBatch(start, dataset.id, rows);
+    const run = await deps.records.createRun(
+      {
+        suite_id: suite._id,
+        eval_name: suite.name,
+        workflow_id: version.workflow_id,
+        workflow_version_id: version._id,
+        workflow_version: version.version,
+        output_variable: start.outputVariable,
+        num_samples: rows,
+        batch_run_id: batch._id,
+        comparison_id: start.comparisonId ?? null,
+      },
+      new Date(),
+    );
+    const plan = await deps.launcher.plan(batch, { workflowName: version.name, definition });
+    if (plan.outcome !== 'ready') {
+      await deps.records.setStatus(run._id, 'FAILED', plan.outcome === 'failed' ? plan.message : 'not started');
+      throw new SpurError('invalid', 'EVAL_NOT_STARTED', `Eval run ${run._id} did not start`);
+    }
+    // Every row a workflow of its own (child mode): the rows show in Temporal, and cancel reaches each.
+    const input: EvalRunInput = {
+      evalRunId: run._id,
+      batch: { ...(plan.start.args[0] as BatchRunInput), mode: 'child' },
+    };
+    const summary = `eval ${run._id}: ${suite.name} on ${version.workflow_id} v${version.version}, ${rows} rows`;
+    await startWorkflow(input, batch._id, summary);
+    return run;
+  }
+
+  async function startWorkflow(input: EvalRunInput, batchRunId: string, summary: string): Promise<void> {
+    try {
+      await deps.temporal.workflow.start(WorkflowType.spurEvalRun, {
+        workflowId: evalWorkflowId(input.evalRunId, deps.workflowIdPrefix),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: summary,
+      });
+    } catch (err) {
+      const message = `Could not start the eval on Temporal: ${(err as Error).message}`;
+      await deps.records.setStatus(input.evalRunId, 'FAILED', message);
+      await deps.runRecords.failWithoutWorkflow(batchRunId, OPEN_RUN_STATUSES, message);
+      throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', message);
+    }
+  }
+
+  return { check, launch };
+}
+
+export type EvalLauncher = ReturnType<typeof createEvalLauncher>;

@@ -1,0 +1,190 @@
+import { EVAL_RUN_STATUSES } from '../../db/models/eval-run.model';
+import { ScorerConfig } from '../../evals/scorer-config';
+import { z } from '../../zod';
+
+/** Most rows one eval run scores: a run is one batch, and each of its rows a workflow of its own. */
+export const MAX_EVAL_SAMPLES = 10_000;
+
+const Id = z.string().min(1).max(200);
+const Column = z.string().min(1).max(500);
+
+export const SuiteIdParams = z.object({ suite_id: Id });
+export const EvalRunIdParams = z.object({ eval_run_id: Id });
+export const ComparisonIdParams = z.object({ comparison_id: Id });
+
+export const SuiteRequest = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: "Unique: PySpur's page launches a suite by its name" }),
+    description: z.string().max(10_000).default(''),
+    type: z.string().max(100).default('Custom').openapi({ description: 'Shown as the card\'s "Type"' }),
+    dataset_id: Id,
+    answer_column: Column.openapi({ description: "The dataset column holding each row's expected answer" }),
+    input_columns: z.array(Column).max(100).default([]).openapi({
+      description:
+        "Columns shown as the prompt; the workflow's InputNode fields are fed from the same-named columns (empty: every column but the answer)",
+    }),
+    scorer: ScorerConfig,
+  })
+  .openapi('EvalSuiteRequest');
+export type SuiteInput = z.output<typeof SuiteRequest>;
+
+export const SuiteResponse = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    type: z.string(),
+    dataset_id: z.string(),
+    answer_column: z.string(),
+    input_columns: z.array(z.string()),
+    num_samples: z.number().int(),
+    scorer: ScorerConfig,
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .openapi('EvalSuite');
+export type SuiteResponse = z.output<typeof SuiteResponse>;
+
+/** PySpur's eval card (its `GET /evals/` item), plus the suite's id. */
+export const EvalCard = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    type: z.string(),
+    num_samples: z.number().int().openapi({ description: 'Rows one run may score (the dataset, at most 10 000)' }),
+    paper_link: z.string(),
+    file_name: z.string(),
+  })
+  .openapi('EvalCard');
+
+const Samples = z.number().int().min(1).max(MAX_EVAL_SAMPLES);
+const Concurrency = z.number().int().min(1).max(50).default(4).openapi({ description: 'Rows running at once' });
+
+/** PySpur's EvalRunRequest; `eval_name` is a suite's name (or id). */
+export const LaunchRequest = z
+  .object({
+    workflow_id: Id,
+    eval_name: Id,
+    output_variable: z
+      .string()
+      .min(1)
+      .max(500)
+      .openapi({ description: 'A prefixed_variable of the output-variables listing' }),
+    num_samples: Samples.default(10).openapi({ description: "The suite's first rows, in dataset order" }),
+    concurrency: Concurrency,
+  })
+  .openapi('EvalRunRequest');
+export type LaunchInput = z.output<typeof LaunchRequest>;
+
+export const ExampleResult = z.object({
+  example_id: z.number().int().openapi({ description: 'The dataset row, from 1' }),
+  prompt: z.string(),
+  predicted_answer: z.string(),
+  ground_truth_answer: z.string(),
+  is_correct: z.boolean(),
+  note: z.string().nullable(),
+  run_id: z.string(),
+  run_status: z.string(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  cost_usd: z.number().nullable(),
+});
+export type ExampleResult = z.output<typeof ExampleResult>;
+
+const Tally = z.object({
+  total_samples: z.number().int(),
+  correct_predictions: z.number().int(),
+  accuracy: z.number(),
+});
+const Usage = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  cost_usd: z.number().nullable().openapi({ description: 'Null when a model had no known price' }),
+});
+
+/** PySpur's results: the page reads `accuracy` and `subset_metrics.default.per_example_results`. */
+export const EvalResults = Tally.extend({
+  scored_samples: z.number().int(),
+  usage: Usage,
+  subset_metrics: z.object({ default: Tally.extend({ per_example_results: z.array(ExampleResult) }) }),
+}).openapi('EvalResults');
+export type EvalResults = z.output<typeof EvalResults>;
+
+export const EvalRunResponse = z
+  .object({
+    run_id: z.string(),
+    eval_name: z.string(),
+    workflow_id: z.string(),
+    status: z.enum(EVAL_RUN_STATUSES),
+    start_time: z.iso.datetime().nullable(),
+    end_time: z.iso.datetime().nullable(),
+    results: EvalResults.nullable().optional(),
+    suite_id: z.string(),
+    workflow_version: z.number().int(),
+    output_variable: z.string(),
+    num_samples: z.number().int(),
+    batch_run_id: z.string().openapi({ description: 'The batch run whose rows are the examples' }),
+    message: z.string().nullable(),
+  })
+  .openapi('EvalRunResponse');
+export type EvalRunResponse = z.output<typeof EvalRunResponse>;
+
+export const CompareRequest = z
+  .object({
+    suite: Id.openapi({ description: "The suite's id or name" }),
+    workflow_id: Id,
+    versions: z
+      .tuple([z.number().int().min(1), z.number().int().min(1)])
+      .refine(([a, b]) => a !== b, 'two different versions')
+      .openapi({ description: 'Workflow version numbers [a, b] (GET /wf/{id}/versions/)' }),
+    output_variable: z.string().min(1).max(500),
+    num_samples: Samples.default(10),
+    concurrency: Concurrency,
+  })
+  .openapi('EvalCompareRequest');
+export type CompareInput = z.output<typeof CompareRequest>;
+
+const Side = z.object({ predicted_answer: z.string(), is_correct: z.boolean() });
+
+export const CompareResponse = z
+  .object({
+    id: z.string(),
+    suite_id: z.string(),
+    workflow_id: z.string(),
+    versions: z.tuple([z.number().int(), z.number().int()]),
+    status: z.enum(EVAL_RUN_STATUSES).openapi({ description: 'COMPLETED once both runs are' }),
+    runs: z.tuple([EvalRunResponse, EvalRunResponse]),
+    paired_samples: z.number().int().openapi({ description: 'Examples scored in both runs' }),
+    accuracy_a: z.number(),
+    accuracy_b: z.number(),
+    delta: z.number().openapi({ description: 'accuracy_b − accuracy_a over the paired examples' }),
+    ci_low: z.number(),
+    ci_high: z.number(),
+    confidence: z.number(),
+    method: z.string(),
+    counts: z.object({
+      both: z.number().int(),
+      only_a: z.number().int(),
+      only_b: z.number().int(),
+      neither: z.number().int(),
+    }),
+    differences: z
+      .array(
+        z.object({
+          example_id: z.number().int(),
+          prompt: z.string(),
+          ground_truth_answer: z.string(),
+          a: Side,
+          b: Side,
+        }),
+      )
+      .openapi({ description: 'The paired examples one version got right and the other wrong' }),
+  })
+  .openapi('EvalComparison');
+export type CompareResponse = z.output<typeof CompareResponse>;
