@@ -75,9 +75,11 @@ export function createEvalActivities(deps: NodeActivityDeps) {
         const rowOf = (rowRun: EndedRowRun) => Number(rowRun.runId.slice(run.batch_run_id.length + 1)) - 1;
         for (const rowRun of ended.sort((a, b) => rowOf(a) - rowOf(b))) {
           const row = rowOf(rowRun);
+          scored.add(row);
+          // A row cancelled (the eval was) gave no answer to score: it counts neither way.
+          if (rowRun.status === 'CANCELED') continue;
           const result = await scoreRow(deps, scorer, run, suite, row, rows[row] ?? {}, rowRun);
           await records.addResults([result]);
-          scored.add(row);
           activity.heartbeat();
         }
         // Once the batch has ended, passes go on at once until one finds nothing more to score.
