@@ -7,7 +7,7 @@
 //    before and after; then under the limit again with a provider slow enough that the limit binds.
 // Usage: npx tsx bench/llm-limits.ts [sequential runs of each] (bench/results/llm-limits-latest.md)
 import os from 'node:os';
-import { mostAtOnce, startFakeLlmServer } from '../test/support/fake-llm-server';
+import { type RecordedRequest, mostAtOnce, startFakeLlmServer } from '../test/support/fake-llm-server';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
@@ -99,6 +99,25 @@ async function burst(
   return { seconds: (performance.now() - t0) / 1000, cpu };
 }
 
+/**
+ * Where a limited burst's time goes beyond the limit's floor: how long after the burst started the
+ * provider saw its first request, how long a freed slot stayed unused (the k-th request, k past the
+ * limit, takes the slot the (k-limit)-th answer freed), and how long the runs took to end after
+ * the provider's last answer.
+ */
+function slotUse(requests: readonly RecordedRequest[], slots: number, startedAt: number, endedAt: number) {
+  const starts = requests.map((r) => r.at).sort((a, b) => a - b);
+  const ends = requests.map((r) => r.answered?.at ?? endedAt).sort((a, b) => a - b);
+  const idle = starts.slice(slots).map((at, i) => at - ends[i]!);
+  return {
+    firstMs: (starts[0] ?? endedAt) - startedAt,
+    idleP50: median(idle),
+    idleP90: pct(idle, 90),
+    idleTotalS: idle.reduce((sum, ms) => sum + ms, 0) / 1000 / slots,
+    tailMs: endedAt - (ends.at(-1) ?? endedAt),
+  };
+}
+
 /** CPU-seconds of a burst per process, as a table row. */
 const cpuRow = (name: string, cpu: CpuSample) =>
   `| ${name} | ${[...PROCESS_NAMES, 'machine'].map((p) => (cpu[p] ?? 0).toFixed(1)).join(' | ')} |`;
@@ -155,7 +174,9 @@ runWithStack(
       // 3. The same burst where the limit, not this machine, must be the bottleneck.
       fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: SLOW_PROVIDER_MS }));
       const slowSent = fake.requests.length;
+      const slowStarted = Date.now();
       const slowBurst = await burst(api, sampler, limitedWf, BURST, 's');
+      const slowUse = slotUse(fake.requests.slice(slowSent), SLOTS, slowStarted, Date.now());
       const slowAtOnce = mostAtOnce(fake.requests.slice(slowSent));
       const slowFloor = (BURST * SLOW_PROVIDER_MS) / 1000 / SLOTS;
       const limitedSeconds = limitedBurst.seconds;
@@ -187,6 +208,7 @@ runWithStack(
         `## The same burst with the provider taking ${SLOW_PROVIDER_MS} ms: the limit binds, not the machine`,
         '',
         `- under max_concurrent ${SLOTS}: ${slowBurst.seconds.toFixed(2)} s against the limit's floor of ${slowFloor.toFixed(1)} s (${((slowFloor / slowBurst.seconds) * 100).toFixed(0)} % of what the limit allows); most requests at the provider at once: ${slowAtOnce}`,
+        `- where the rest went: the first request reached the provider ${slowUse.firstMs} ms after the burst began; a freed slot stayed unused ${slowUse.idleP50.toFixed(0)} ms at the median (p90 ${slowUse.idleP90.toFixed(0)} ms), ${slowUse.idleTotalS.toFixed(1)} s per slot over the burst; the runs ended ${slowUse.tailMs} ms after the last answer`,
         '',
         `CPU-seconds of each burst per process (machine: every busy core, other work included):`,
         '',
