@@ -41,6 +41,17 @@ export class PauseBook {
    */
   private lastDecider: PauseDecider | null = null;
 
+  /** Every pause id this run has opened, so that a signal for one still ahead is told from a stale one. */
+  private readonly opened = new Set<string>();
+
+  /**
+   * Signalled decisions for pauses this workflow has not reached yet, applied when they open. The
+   * api signals the pause its record names; that record is written by the workflow task that opens
+   * the pause, and when that task times out (a starved or lost worker) the record stays while the
+   * task is run again from the start, with the signal delivered before the graph reaches the pause.
+   */
+  private readonly ahead = new Map<string, PauseActionRequest[]>();
+
   constructor(private readonly runId: string) {}
 
   get openCount(): number {
@@ -59,6 +70,9 @@ export class PauseBook {
       quorum,
     };
     this.open.push(pause);
+    this.opened.add(pause.pauseId);
+    for (const request of this.ahead.get(pause.pauseId) ?? []) this.decideIfOpen(request);
+    this.ahead.delete(pause.pauseId);
     return pause;
   }
 
@@ -104,8 +118,15 @@ export class PauseBook {
     return { pause, decided: pause.decision !== null };
   }
 
-  /** Signals carry no answer: one that arrives for a settled pause, or from someone who decided already, is dropped. */
+  /**
+   * Signals carry no answer: one that arrives for a settled pause, or from someone who decided
+   * already, is dropped; one for a pause not reached yet waits for it.
+   */
   decideIfOpen(request: PauseActionRequest): void {
+    if (request.pauseId && !this.opened.has(request.pauseId)) {
+      this.ahead.set(request.pauseId, [...(this.ahead.get(request.pauseId) ?? []), request]);
+      return;
+    }
     const pause = this.target(request);
     if (pause && !pause.decisions.some((d) => d.user_id === request.userId)) this.decide(request);
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Engine } from '../support/engine';
+import { type Engine, isFinal, waitForRun } from '../support/engine';
 import type { FakeLlmServer, RecordedRequest } from '../support/fake-llm-server';
 import { startLlmEngine } from '../support/llm-engine';
 import { createSuite, createWorkflow, echoDefinition, uploadRows, verdicts, waitForEval } from '../support/evals';
@@ -275,7 +275,8 @@ describe('e2e: eval suites score a workflow’s answers', function () {
       scored.every((e: any) => e.is_correct),
       'rows that ended keep their scores',
     );
-    const batch = (await engine.http.get(`/run/${run.batch_run_id}/`)).body;
+    // The batch's record closes as its own workflow ends, which may be just after the eval's.
+    const batch = await waitForRun(engine.http, run.batch_run_id, isFinal);
     assert.equal(batch.status, 'CANCELED');
   });
 });
