@@ -41,9 +41,10 @@ export async function spurEvalRun(input: EvalRunInput): Promise<void> {
   const { evalRunId, batch } = input;
   let end: EvalEnd = 'COMPLETED';
   let message: string | null = null;
+  let rows: Promise<void> | undefined;
   try {
     await bookkeeping.markEvalRunning({ evalRunId });
-    const rows = executeChild(WorkflowType.spurBatchRun, {
+    rows = executeChild(WorkflowType.spurBatchRun, {
       workflowId: runWorkflowId(batch.parentRunId, batch.workflowIdPrefix),
       args: [batch],
       staticSummary: `eval ${evalRunId}: batch ${batch.parentRunId}, ${batch.rowCount} rows`,
@@ -56,9 +57,13 @@ export async function spurEvalRun(input: EvalRunInput): Promise<void> {
     await Promise.all([rows, scoring.scoreEvalRows({ evalRunId })]);
   } catch (err) {
     if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() =>
-        bookkeeping.finishEval({ evalRunId, status: 'CANCELED', message: CANCELED_MESSAGE }),
-      );
+      // The batch records its own cancel as its workflow ends: this one ends after it, since a
+      // parent that closes first has its child terminated, leaving the batch's record RUNNING.
+      const batchEnded = rows?.catch(() => undefined);
+      await CancellationScope.nonCancellable(async () => {
+        await batchEnded;
+        await bookkeeping.finishEval({ evalRunId, status: 'CANCELED', message: CANCELED_MESSAGE });
+      });
       throw err;
     }
     end = 'FAILED';
