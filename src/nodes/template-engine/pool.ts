@@ -20,9 +20,11 @@ const pool = new ThreadPool<RenderJob, RenderResult>({
   // Renders take microseconds, so two cover the load, and one slow render leaves the other thread.
   threads: 2,
   memoryMb: THREAD_MEMORY_MB,
-  // A render stops itself at RENDER_TIME_LIMIT_MS; a thread still busy this much later is
-  // terminated. The margin also covers copying a large input into the thread.
-  stopAfterMs: RENDER_TIME_LIMIT_MS + 2000,
+  // A render stops itself at RENDER_TIME_LIMIT_MS, counting its own steps; a thread still busy this
+  // much later is stuck inside one step and is terminated. The margin covers copying a large input
+  // into the thread and a host so loaded that a tiny render gets no CPU for seconds: with 2 s, a
+  // one-line prompt failed its node in a cluster test that was restarting PostgreSQL.
+  stopAfterMs: RENDER_TIME_LIMIT_MS + 10_000,
   stopped: (reason) => ({
     ok: false,
     message:
