@@ -1,47 +1,9 @@
 // CPU time from /proc (Linux). Each managed child leads its own process group (scripts/lib/
 // processes.ts spawns detached), so a group's members are found once by pgrp and then read
 // directly; utime+stime+cutime+cstime also counts reaped children (python3 for PythonFuncNode).
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-
-let ticksPerSecond: number | undefined;
-function clockTicks(): number {
-  if (ticksPerSecond === undefined) {
-    try {
-      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-
-interface ProcStat {
-  ppid: number;
-  pgrp: number;
-  /** Own plus reaped children's CPU, in clock ticks. */
-  ticks: number;
-  childTicks: number;
-}
-
-function readStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined; // exited
-  }
-  // The command name (field 2) may hold spaces and parentheses: split after its closing paren.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const field = (n: number) => Number(rest[n - 3]); // rest[0] is field 3 (state)
-  return {
-    ppid: field(4),
-    pgrp: field(5),
-    ticks: field(14) + field(15) + field(16) + field(17),
-    childTicks: field(16) + field(17),
-  };
-}
+import { type ProcStat, clockTicks, readStat } from '../../scripts/lib/proc-stat';
 
 /** Busy CPU-seconds of the whole machine so far (all cores), from /proc/stat. */
 function machineBusySeconds(): number {

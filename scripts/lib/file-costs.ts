@@ -2,6 +2,7 @@
 // the suite is CPU-bound on a 2-core host, so its time is cut where the CPU goes.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { clockTicks, readStat } from './proc-stat';
 
 /** One line of `cpu-per-file.jsonl` in the run's temporary folder. */
 export interface FileCost {
@@ -14,7 +15,6 @@ export interface FileCost {
 }
 
 export const COST_FILE = 'cpu-per-file.jsonl';
-const TICKS_PER_SECOND = 100;
 
 /** The heaviest files by CPU, and the totals, as lines to print after the suite. */
 export function describeCosts(dir: string, top = 12): string[] {
@@ -36,15 +36,9 @@ export function describeCosts(dir: string, top = 12): string[] {
   return [`test files: ${costs.length}, ${total.toFixed(0)} CPU-s in the files' processes; the heaviest:`, ...rows];
 }
 
-/** utime+stime (and cutime+cstime: reaped children) of a process, from /proc; 0 where unreadable. */
+/** CPU-seconds of a process: its own, and its reaped children's; zero where /proc is unreadable. */
 export function cpuSecondsOf(pid: number | 'self'): { own: number; children: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which is in parentheses and may hold spaces; field n is at n-3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seconds = (n: number) => Number(fields[n - 3]) / TICKS_PER_SECOND;
-    return { own: seconds(14) + seconds(15), children: seconds(16) + seconds(17) };
-  } catch {
-    return { own: 0, children: 0 };
-  }
+  const stat = readStat(pid);
+  if (!stat) return { own: 0, children: 0 };
+  return { own: (stat.ticks - stat.childTicks) / clockTicks(), children: stat.childTicks / clockTicks() };
 }
