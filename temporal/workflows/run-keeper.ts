@@ -222,6 +222,16 @@ export class RunKeeper {
     return write;
   }
 
+  /**
+   * A save failed for good: its write recorded the run FAILED, so the run's status search attribute
+   * says FAILED too (a final save upserts its own status before it is written).
+   */
+  showSaveFailed(): void {
+    if (this.shown === 'FAILED') return;
+    this.shown = 'FAILED';
+    upsertSearchAttributes([{ key: SpurRunStatus, value: 'FAILED' }]);
+  }
+
   /** Saves until no resolved pause waits for its record (before the run continues as new). */
   async saveAll(): Promise<void> {
     do await this.save();

@@ -56,6 +56,7 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
     const message = `Run failed: ${failureMessage(err)}`;
     // Its record could not be saved: the failing write recorded FAILED with the reason; end here.
     if (keeper.saveFailure !== null) {
+      keeper.showSaveFailed();
       await announceEnd(input.runId, input.callback, 'FAILED');
       throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
     }
