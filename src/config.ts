@@ -70,6 +70,8 @@ const envSchema = z.object({
   SPUR_SHUTDOWN_DRAIN_SECONDS: z.coerce.number().positive().default(10),
   /** How long a pause action waits for a worker before it is queued (202) to apply later. */
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
+  /** How long workflow code (/api/code_convert/) waits for a worker to run it before the api answers 503. */
+  SPUR_CODE_PARSE_WAIT_SECONDS: z.coerce.number().int().min(15).max(3600).default(90),
   /** Largest dataset file accepted by `POST /ds/` (bytes); larger uploads are refused with 413. */
   SPUR_MAX_DATASET_BYTES: z.coerce
     .number()
@@ -275,6 +277,7 @@ export interface Config {
   runs: {
     blockingWaitMs: number;
     actionWaitMs: number;
+    codeParseWaitSeconds: number;
     batchHistoryEvents: number;
     batchChunkRows: number;
     runHistoryEvents: number;
@@ -382,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     runs: {
       blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000,
       actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000,
+      codeParseWaitSeconds: e.SPUR_CODE_PARSE_WAIT_SECONDS,
       batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS,
       batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS,
       runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS,

@@ -244,6 +244,7 @@ export function createServices({
         taskQueue: config.temporal.taskQueue,
         workflowIdPrefix: config.temporal.workflowIdPrefix,
         eagerStart,
+        waitSeconds: config.runs.codeParseWaitSeconds,
       }),
       definitionLimits: config.limits,
     }),

@@ -16,10 +16,9 @@ export interface CodeParserDeps {
   workflowIdPrefix: string;
   /** Eager start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
+  /** How long a parse may wait for a worker before the api answers 503: a queue to wait on, then the code's limit. */
+  waitSeconds: number;
 }
-
-/** How long a parse may wait for a worker before the api answers 503: a queue to wait on, then the code's limit. */
-const PARSE_WAIT_SECONDS = 90;
 
 /** Workflow code the client must fix: 422, with what Python said (the error and its line, or the limit). */
 export class WorkflowCodeError extends SpurError {
@@ -46,7 +45,7 @@ export function createCodeParser(deps: CodeParserDeps) {
       workflowId: codeParseWorkflowId(deps.workflowIdPrefix, randomUUID()),
       taskQueue: deps.taskQueue,
       args: [input],
-      workflowExecutionTimeout: `${PARSE_WAIT_SECONDS}s`,
+      workflowExecutionTimeout: `${deps.waitSeconds}s`,
       staticSummary: 'workflow code to a definition',
       requestEagerStart: deps.eagerStart,
     });
@@ -61,7 +60,7 @@ export function createCodeParser(deps: CodeParserDeps) {
       throw new SpurError(
         'unavailable',
         'WORKFLOW_CODE_NOT_RUN',
-        `No worker ran the workflow code within ${PARSE_WAIT_SECONDS} s; try again`,
+        `No worker ran the workflow code within ${deps.waitSeconds} s; try again`,
       );
     }
   };
