@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
 import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
 import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
@@ -125,11 +127,34 @@ describe('e2e: the reconciler closes runs whose workflow timed out, failed, was 
     // Past the grace period already: the next pass looks at it.
     const started = Date.parse((await engine.http.get(`/run/${runId}/`)).body.start_time);
     await new Promise((r) => setTimeout(r, Math.max(0, started + GRACE_MS + 500 - Date.now())));
+    // Temporal deletes a running workflow in two steps, terminating it first: a pass in between
+    // rightly says "terminated". The reconciler's schedule is paused (no pass running) until the
+    // workflow is gone, so the passes after see only what this test is about.
+    const reconciler = engine.api.temporal.schedule.getHandle(
+      reconcilerScheduleId(engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string),
+    );
+    await reconciler.pause('a workflow is being deleted');
+    await until(
+      'no reconciler pass running',
+      async () => (await reconciler.describe()).info.runningActions.length === 0,
+      30_000,
+    );
     const deletedAt = Date.now();
     await engine.api.temporal.workflowService.deleteWorkflowExecution({
       namespace: engine.api.config.temporal.namespace,
       workflowExecution: { workflowId: workflowIdOf(runId) },
     });
+    const handle = engine.api.temporal.workflow.getHandle(workflowIdOf(runId));
+    await until(
+      'the workflow deleted',
+      () =>
+        handle.describe().then(
+          () => false,
+          (err: unknown) => err instanceof WorkflowNotFoundError,
+        ),
+      30_000,
+    );
+    await reconciler.unpause();
     const run = await closed(runId);
     assert.equal(run.status, 'FAILED');
     assert.match(run.message, /no longer exists/);
