@@ -92,6 +92,17 @@ export function activityNodeContext(
   // What the node reads from the database waits out an outage rather than failing the attempt.
   const outage = { signal: activity.cancellationSignal, whileWaiting: () => activity.heartbeat(last) };
   const stored = <T>(read: () => Promise<T>) => outlastOutage(read, outage);
+  // The run's workflow, read once for all the files a node stores (an MCP result's images, stored
+  // side by side); a failed read is not kept, so the next file (or the outage wait) reads again.
+  let workflowOfRun: Promise<string | null> | undefined;
+  const workflowId = () =>
+    (workflowOfRun ??= deps.models.Run.findById(runId, { workflow_id: 1 })
+      .lean<{ workflow_id: string }>()
+      .then((run) => run?.workflow_id ?? null)
+      .catch((err: unknown) => {
+        workflowOfRun = undefined;
+        throw err;
+      }));
   return {
     runId,
     nodeId,
@@ -119,8 +130,8 @@ export function activityNodeContext(
     readFile: (path) => stored(() => readStoredFile(deps.models, path)),
     storeFile: (dataUri) =>
       stored(async () => {
-        const run = await deps.models.Run.findById(runId, { workflow_id: 1 }).lean<{ workflow_id: string }>();
-        return run ? ((await storeDataUris(deps.models, run.workflow_id, dataUri)) as string) : null;
+        const workflow = await workflowId();
+        return workflow === null ? null : ((await storeDataUris(deps.models, workflow, dataUri)) as string);
       }),
     beforeModelCall: async (call) => {
       if (!budget || budget.overBudget) return;
