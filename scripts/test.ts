@@ -1,7 +1,7 @@
 // `npm test`: real Temporal and FerretDB on free loopback ports with fresh data, the mocha suite
 // against them, and everything stopped again, also when the suite fails or is interrupted.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { onFreePort } from './lib/ports';
@@ -96,19 +96,57 @@ function staticChecks(): Promise<boolean> {
   );
 }
 
-/** The whole suite, unless files are named (`npm test -- test/e2e/batch.test.ts` runs only those). */
-// The long e2e files first: with files in parallel, the short ones then fill the gaps at the end.
-// The security and api files before the browser ones: the template, document-bomb and fuzz files
-// are among the longest and must not be the tail.
-const SUITE = [
-  'test/cluster/**/*.test.ts',
-  'test/e2e/**/*.test.ts',
-  'test/security/**/*.test.ts',
-  'test/api/**/*.test.ts',
-  'test/browser/**/*.test.ts',
-  'test/deploy/**/*.test.ts',
-  'test/unit/**/*.test.ts',
+/**
+ * The files that took a minute or more in a full run on 2 cores, longest first: with files in
+ * parallel, one of them starting late would be the run's tail, while short ones fill the gaps at
+ * the end. (The cluster file first: its start is the CPU-heaviest moment of the suite.)
+ */
+const LONG_FIRST = [
+  'test/cluster/host-loss.test.ts',
+  'test/e2e/large-values.test.ts',
+  'test/e2e/outages.test.ts',
+  'test/e2e/batch.test.ts',
+  'test/e2e/projection-rejected.test.ts',
+  'test/security/templates.test.ts',
+  'test/api/fuzz.test.ts',
+  'test/e2e/durability.test.ts',
+  'test/e2e/idempotency.test.ts',
+  'test/e2e/rag-durability.test.ts',
+  'test/e2e/rerun.test.ts',
+  'test/e2e/integrations.test.ts',
+  'test/e2e/reconciler-cases.test.ts',
+  'test/e2e/llm-limits.test.ts',
+  'test/e2e/schedules.test.ts',
+  'test/e2e/sigterm.test.ts',
+  'test/e2e/pauses-durability.test.ts',
 ];
+
+/** The folders of the suite, in the order their other files run. */
+// The security and api files before the browser ones, as document-bombs is among the longer ones.
+const SUITE_FOLDERS = [
+  'test/cluster',
+  'test/e2e',
+  'test/security',
+  'test/api',
+  'test/browser',
+  'test/deploy',
+  'test/unit',
+];
+
+/**
+ * The whole suite as a list of files, each once (mocha would run a file matched twice twice): the
+ * long files, then every other `*.test.ts` of the folders, in name order.
+ */
+function suiteFiles(): string[] {
+  const long = LONG_FIRST.filter((file) => existsSync(path.join(REPO_ROOT, file)));
+  const rest = SUITE_FOLDERS.flatMap((folder) =>
+    readdirSync(path.join(REPO_ROOT, folder), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.test.ts'))
+      .sort()
+      .map((name) => path.join(folder, name)),
+  ).filter((file) => !long.includes(file));
+  return [...long, ...rest];
+}
 
 /**
  * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 6): every file starts its own api
@@ -122,7 +160,7 @@ function mochaArgs(args: string[]): string[] {
   // the cores were idle 15% of the time, while every file was waiting at once.
   const jobs = Number(process.env.SPUR_TEST_JOBS ?? 6);
   const parallel = Number.isInteger(jobs) && jobs > 1 ? ['--parallel', '--jobs', String(jobs)] : [];
-  return [...parallel, ...(named ? args : [...args, ...SUITE])];
+  return [...parallel, ...(named ? args : [...args, ...suiteFiles()])];
 }
 
 /**

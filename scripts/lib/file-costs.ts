@@ -7,6 +7,8 @@ import { clockTicks, readStat } from './proc-stat';
 /** One line of `cpu-per-file.jsonl` in the run's temporary folder. */
 export interface FileCost {
   file: string;
+  /** When the file began (ms since the epoch): with the wall time, the suite's schedule. */
+  startedAt: number;
   wallSeconds: number;
   /** The mocha worker's own CPU while the file ran. */
   selfCpuSeconds: number;

@@ -36,6 +36,7 @@ export const mochaHooks = {
     const ended = sample();
     const cost: FileCost = {
       file: filesOf(this),
+      startedAt: started.at,
       wallSeconds: (ended.at - started.at) / 1000,
       selfCpuSeconds: ended.self - started.self,
       childCpuSeconds: ended.children - started.children,
