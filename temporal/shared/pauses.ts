@@ -32,6 +32,8 @@ export const PauseRefusal = {
   alreadyDecided: 'This person has already decided on this pause',
 } as const;
 export const PAUSE_REFUSED = 'PauseActionRefused';
+/** A refusal's details: the latest decider, and whether the named pause is still ahead of the workflow. */
+export type PauseRefusalDetails = [lastDecider: PauseDecider | null, ahead: boolean];
 
 /**
  * Delivered as an Update so stale and double actions are refused synchronously; the handler

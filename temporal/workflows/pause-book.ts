@@ -6,6 +6,7 @@ import {
   type PauseActionRequest,
   type PauseDecider,
   PauseRefusal,
+  type PauseRefusalDetails,
   pauseRecordId,
 } from '../shared/pauses';
 
@@ -99,10 +100,11 @@ export class PauseBook {
 
   /** The update validator: refuses, synchronously, an action that has nothing to act on. */
   validate(request: PauseActionRequest): void {
-    if (this.open.length === 0) throw this.refusal(PauseRefusal.notPaused);
+    if (this.open.length === 0) throw this.refusal(PauseRefusal.notPaused, request);
     const pause = this.target(request);
-    if (!pause) throw this.refusal(PauseRefusal.noPausedTask);
-    if (pause.decisions.some((d) => d.user_id === request.userId)) throw this.refusal(PauseRefusal.alreadyDecided);
+    if (!pause) throw this.refusal(PauseRefusal.noPausedTask, request);
+    if (pause.decisions.some((d) => d.user_id === request.userId))
+      throw this.refusal(PauseRefusal.alreadyDecided, request);
   }
 
   /**
@@ -111,7 +113,7 @@ export class PauseBook {
    */
   decide(request: PauseActionRequest): { pause: OpenPause; decided: boolean } {
     const pause = this.target(request);
-    if (!pause) throw this.refusal(PauseRefusal.noPausedTask);
+    if (!pause) throw this.refusal(PauseRefusal.noPausedTask, request);
     pause.decisions.push(decisionOf(request));
     this.lastDecider = { action: request.action, userId: request.userId };
     if (tally(pause.decisions, pause.quorum) !== null) pause.decision = request;
@@ -131,8 +133,15 @@ export class PauseBook {
     if (pause && !pause.decisions.some((d) => d.user_id === request.userId)) this.decide(request);
   }
 
-  private refusal(message: string): ApplicationFailure {
-    return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true, details: [this.lastDecider] });
+  /**
+   * Details: the latest decider, and whether the pause the request names is one this workflow has
+   * not reached yet (its record written by a workflow task that is being run again): the api then
+   * sends the action again rather than refuse it.
+   */
+  private refusal(message: string, request: PauseActionRequest): ApplicationFailure {
+    const ahead = request.pauseId !== undefined && !this.opened.has(request.pauseId);
+    const details: PauseRefusalDetails = [this.lastDecider, ahead];
+    return ApplicationFailure.create({ type: PAUSE_REFUSED, message, nonRetryable: true, details });
   }
 
   private target(request: PauseActionRequest): OpenPause | undefined {

@@ -5,17 +5,12 @@ import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { isFinal, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
-import { input, l, n } from '../support/graphs';
+import { gatedByHuman } from '../support/graphs';
 import { client } from '../support/http';
 import { quietRuntime } from '../support/quiet-runtime';
 import { startWorker, type TestWorker } from '../support/worker';
 
 const FAILING_WORKFLOWS = path.join(__dirname, '..', 'fixtures', 'failing-workflows', 'failing-run.ts');
-
-const gated = {
-  nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Approve me' }), n('out', 'OutputNode')],
-  links: [l('in', 'gate'), l('gate', 'out')],
-};
 
 describe("e2e: a pause action while the run's workflow task is failing", function () {
   this.timeout(120_000);
@@ -53,7 +48,7 @@ describe("e2e: a pause action while the run's workflow task is failing", functio
     api = await startApi();
     worker = await startWorker(api.env);
     const http = client(api.baseUrl);
-    const wf = (await http.post('/wf/', { name: 'failing task', definition: gated })).body;
+    const wf = (await http.post('/wf/', { name: 'failing task', definition: gatedByHuman })).body;
     const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'f' } } })).body;
     await waitForRun(http, started.id, (r) => r.status === 'PAUSED');
     await worker.stop();

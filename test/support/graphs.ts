@@ -11,6 +11,12 @@ export function l(source: string, target: string, sourceHandle: string | null = 
 
 export const input = (id = 'in') => n(id, 'InputNode', { output_schema: { x: 'string' } });
 
+/** in → gate (a human pause, "Approve me") → out. */
+export const gatedByHuman = {
+  nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Approve me' }), n('out', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'out')],
+};
+
 /** src(x) → py (a regular activity: y = x + "!") → out(result = py.y). */
 export const pythonExclaim = {
   nodes: [

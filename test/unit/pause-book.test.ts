@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PauseBook } from '../../temporal/workflows/pause-book';
+import { type OpenPause, PauseBook } from '../../temporal/workflows/pause-book';
 import type { PauseActionRequest } from '../../temporal/shared/pauses';
 
 const approve = (userId: string, pauseId?: string): PauseActionRequest => ({
@@ -9,6 +9,18 @@ const approve = (userId: string, pauseId?: string): PauseActionRequest => ({
   comments: null,
   ...(pauseId ? { pauseId } : {}),
 });
+
+/** The pause resolved as `userId` approved it (what the run does once the decision is applied). */
+function resolveApproved(book: PauseBook, pause: OpenPause, userId: string): void {
+  book.resolved(pause, {
+    pauseId: pause.pauseId,
+    action: 'APPROVE',
+    userId,
+    comments: null,
+    resumeTime: new Date(0).toISOString(),
+    decisions: pause.decisions,
+  });
+}
 
 // The run's workflow state for its pauses. A workflow task that timed out after its local activity
 // wrote the pause record is run again from the start, with the api's signal for that recorded
@@ -47,17 +59,28 @@ describe('the pause book of a run', () => {
     const book = new PauseBook('R1');
     const pause = book.add('gate');
     book.decideIfOpen(approve('first', pause.pauseId));
-    book.resolved(pause, {
-      pauseId: pause.pauseId,
-      action: 'APPROVE',
-      userId: 'first',
-      comments: null,
-      resumeTime: new Date(0).toISOString(),
-      decisions: pause.decisions,
-    });
+    resolveApproved(book, pause, 'first');
     book.decideIfOpen(approve('late', pause.pauseId));
     const next = book.add('gate');
     assert.equal(next.decision, null, 'the late signal for pause 1 did not decide pause 2');
     assert.equal(book.openCount, 1);
+  });
+
+  it('refuses an action for a pause it has not reached yet saying it is ahead, and one for a pause it resolved saying it is not', () => {
+    const book = new PauseBook('R1');
+    const detailsOf = (request: PauseActionRequest): unknown[] => {
+      try {
+        book.validate(request);
+      } catch (err) {
+        return (err as { details?: unknown[] }).details ?? [];
+      }
+      assert.fail('the action was not refused');
+    };
+    assert.deepEqual(detailsOf(approve('ops', 'R1:gate:1')), [null, true]);
+    assert.deepEqual(detailsOf(approve('ops')), [null, false]);
+    const pause = book.add('gate');
+    book.decide(approve('ops', pause.pauseId));
+    resolveApproved(book, pause, 'ops');
+    assert.deepEqual(detailsOf(approve('erin', pause.pauseId)), [{ action: 'APPROVE', userId: 'ops' }, false]);
   });
 });

@@ -19,6 +19,7 @@ import {
   type PauseActionRequest,
   type PauseDecider,
   PauseRefusal,
+  type PauseRefusalDetails,
   pauseActionSignal,
   pauseActionUpdate,
 } from '../../../temporal/shared/pauses';
@@ -51,6 +52,8 @@ class PauseRefused extends BadRequestError {
   constructor(
     message: string,
     readonly lastDecider: PauseDecider | null,
+    /** The pause the action named is one the workflow has not reached yet (it is replaying up to it). */
+    readonly ahead = false,
   ) {
     super(message);
   }
@@ -59,6 +62,8 @@ class PauseRefused extends BadRequestError {
 const decidedBy = (decider: PauseDecider | null, body: ResumeRunInput): boolean =>
   decider !== null && decider.action === body.action && decider.userId === body.user_id;
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
+/** How soon an action refused by a workflow still replaying up to its pause is sent again. */
+const REPLAY_RETRY_MS = 250;
 
 export function createPauseService({
   models,
@@ -99,6 +104,13 @@ export function createPauseService({
     }
   }
 
+  /** The open pause a decision is for, as the records show it: the link's, or the run's oldest. */
+  function openPauseOf(runId: string, link: { pauseId: string } | undefined): Promise<PauseDoc | null> {
+    return link
+      ? Pause.findOne({ _id: link.pauseId, resume_time: null }).lean<PauseDoc>()
+      : Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+  }
+
   /** Whether the run's latest pause was resolved with this decision (its action, by its user). */
   async function resolvedBy(runId: string, body: ResumeRunInput): Promise<boolean> {
     const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
@@ -132,32 +144,46 @@ export function createPauseService({
       };
       const version = versionOf(run);
       version.catch(() => undefined); // awaited after the Update; a refusal does not need it
-      try {
-        // One id for both tries: a retry of an Update the server did apply answers its outcome.
-        const id = updateId ?? randomUUID();
-        const send = () =>
-          temporal.withDeadline(Date.now() + actionWaitMs, () =>
-            handle(runId).executeUpdate(pauseActionUpdate, { args: [request], updateId: id }),
-          );
-        // A workflow task that completed the run while a signal arrived (an approval delivery telling
-        // its run) is failed by the server with UnhandledCommand, aborting the Update it carried: sent again.
-        await send().catch((err: unknown) => (isAbortedByTaskFailure(err) ? send() : Promise.reject(err)));
-        return { status: 200, run: await runAfterAction(runId, version) };
-      } catch (err) {
-        if (
-          err instanceof WorkflowUpdateFailedError &&
-          err.cause instanceof ApplicationFailure &&
-          err.cause.type === PAUSE_REFUSED
-        ) {
-          const [decider] = err.cause.details ?? [];
-          throw new PauseRefused(err.cause.message, (decider as PauseDecider | null | undefined) ?? null);
+      const deadline = Date.now() + actionWaitMs;
+      // One id for every try: a retry of an Update the server did apply answers its outcome.
+      const id = updateId ?? randomUUID();
+      let sent = request;
+      const send = () =>
+        temporal.withDeadline(deadline, () =>
+          handle(runId).executeUpdate(pauseActionUpdate, { args: [sent], updateId: id }),
+        );
+      for (;;) {
+        try {
+          // A workflow task that completed the run while a signal arrived (an approval delivery telling
+          // its run) is failed by the server with UnhandledCommand, aborting the Update it carried: sent again.
+          await send().catch((err: unknown) => (isAbortedByTaskFailure(err) ? send() : Promise.reject(err)));
+          return { status: 200, run: await runAfterAction(runId, version) };
+        } catch (err) {
+          const refusal = pauseRefusalOf(err);
+          // A worker replaying up to a pause whose record a crashed task wrote gets this Update with
+          // its task, ahead of the pause. Named, the pause says so: the action is sent again until
+          // the replay has reached it, and past the action's wait it goes as a signal (below), which
+          // the workflow keeps until it does.
+          if (refusal?.ahead) {
+            if (Date.now() >= deadline) break;
+            await new Promise((r) => setTimeout(r, REPLAY_RETRY_MS));
+            continue;
+          }
+          // Unnamed, it is named after the open pause the records show, and asked again.
+          if (refusal && sent.pauseId === undefined && refusal.message !== PauseRefusal.alreadyDecided) {
+            const open = await openPauseOf(runId, link);
+            if (open) {
+              sent = { ...sent, pauseId: open._id };
+              continue;
+            }
+          }
+          if (refusal) throw refusal;
+          if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
+          if (!isDeadline(err) && !isWorkflowTaskFailing(err)) throw err;
+          break;
         }
-        if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
-        if (!isDeadline(err) && !isWorkflowTaskFailing(err)) throw err;
       }
-      const open = link
-        ? await Pause.findOne({ _id: link.pauseId, resume_time: null }).lean<PauseDoc>()
-        : await Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+      const open = await openPauseOf(runId, link);
       if (!open) {
         // The Update can be applied after the wait ran out (a slow server): then this decision resolved it.
         if (await resolvedBy(runId, body)) return { status: 200, run: await reader.get(runId) };
@@ -270,6 +296,15 @@ export function createPauseService({
       return reader.get(runId);
     },
   };
+}
+
+/** The workflow's own refusal of an action (PySpur's 400s), naming its latest decider. */
+function pauseRefusalOf(err: unknown): PauseRefused | null {
+  if (!(err instanceof WorkflowUpdateFailedError)) return null;
+  const cause = err.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== PAUSE_REFUSED) return null;
+  const [decider, ahead] = (cause.details ?? []) as Partial<PauseRefusalDetails>;
+  return new PauseRefused(cause.message, decider ?? null, ahead === true);
 }
 
 function isDeadline(err: unknown): boolean {
