@@ -162,10 +162,7 @@ export class RunKeeper {
       const first = !this.tasks.saved;
       const tasks = this.tasks.dirty ? { records: this.tasks.take(), first } : undefined;
       if (tasks) this.tasks.saved = true;
-      if (runChanged) {
-        this.shown = status;
-        upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
-      }
+      if (runChanged) this.show(status);
       const message = final ? final.message : this.firstFailure;
       const run = runChanged
         ? {
@@ -227,9 +224,13 @@ export class RunKeeper {
    * says FAILED too (a final save upserts its own status before it is written).
    */
   showSaveFailed(): void {
-    if (this.shown === 'FAILED') return;
-    this.shown = 'FAILED';
-    upsertSearchAttributes([{ key: SpurRunStatus, value: 'FAILED' }]);
+    if (this.shown !== 'FAILED') this.show('FAILED');
+  }
+
+  /** The status the run is listed under in Temporal (its search attribute), as its record shows it. */
+  private show(status: RunStatus): void {
+    this.shown = status;
+    upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
   }
 
   /** Saves until no resolved pause waits for its record (before the run continues as new). */
