@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { temporal } from '@temporalio/proto';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
+import { until } from '../support/exec-log';
 import { gatedByHuman } from '../support/graphs';
 import { client } from '../support/http';
 import { type TcpRelay, startTcpRelay } from '../support/tcp-relay';
@@ -29,9 +31,18 @@ describe('e2e: a pause action that arrives before the pause is replayed', functi
     relay = await startTcpRelay({ host, port: Number(port) });
     const lost = await startWorker({ ...api.env, SPUR_TEMPORAL_ADDRESS: relay.address });
     workers.push(lost);
-    // Its polls are out: from now on Temporal's answers reach it, but nothing it sends gets through,
-    // so the task it takes (the run reaching the pause and recording it) is never reported done.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Once Temporal has its poll for workflow tasks, Temporal's answers still reach it but nothing it
+    // sends gets through: the task it takes (the run reaching the pause and recording it) is never
+    // reported done.
+    const { namespace, taskQueue } = api.config.temporal;
+    await until('the worker polling for workflow tasks', async () => {
+      const queue = await api!.temporal.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: taskQueue },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      return (queue.pollers ?? []).length > 0;
+    });
     relay.hold();
 
     const wf = (await http.post('/wf/', { name: 'gated', definition: gatedByHuman })).body;
