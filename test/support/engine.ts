@@ -56,12 +56,16 @@ export async function closeReconcilingEngine(engine: Engine | undefined): Promis
 
 export const isFinal = (run: { status: string }) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(run.status);
 
-/** Polls GET /run/{id}/status/ until the run leaves PENDING/RUNNING (or the predicate holds). */
+/**
+ * Polls GET /run/{id}/status/ until the run leaves PENDING/RUNNING (or the predicate holds). The bound
+ * only turns a hung run into a failure: a file's first model run on a loaded 2-core host has taken
+ * over 30 s, so it leaves room for that and stays inside the files' own mocha timeouts.
+ */
 export async function waitForRun(
   http: ReturnType<typeof client>,
   runId: string,
   done: (run: { status: string }) => boolean = (r) => !['PENDING', 'RUNNING'].includes(r.status),
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ) {
   const deadline = Date.now() + timeoutMs;
   const pause = pollDelays();
