@@ -8,6 +8,7 @@ import { CREDENTIALS } from '../support/integration-runs';
 import {
   PUBLIC_URL,
   decideByLink,
+  linkClaims,
   linksFor,
   onApi,
   openLink,
@@ -179,7 +180,7 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     const second = await pausedRun({ notify: [slack('C-tamper-2')] });
     await linksFor(fake, 'C-tamper-2');
     const live = Math.floor(Date.now() / 1000) + 600;
-    const firstPause = (await history(run.id)).id as string;
+    const firstPause = linkClaims(s!.link).p;
     const crossed = tokens.mint({
       ...claims,
       runId: second.id,
@@ -377,11 +378,14 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
   });
 
   it('a delivery answered 503, then 429 with Retry-After, is retried (honouring Retry-After) until Slack takes it; the pause shows it sent after 3 attempts', async () => {
+    // Temporal starts a retry a second or so after the failure however short the backoff: a
+    // Retry-After of 3 s is told apart from the backoff (0.2 s, then 0.4 s) only by its length.
+    const RETRY_AFTER_S = 3;
     fake.failNext(
       'slack',
       /chat\.postMessage/,
       { status: 503, json: { ok: false, error: 'service_unavailable' } },
-      { status: 429, json: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': '1' } },
+      { status: 429, json: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(RETRY_AFTER_S) } },
     );
     const run = await pausedRun({ notify: [slack('C-retry')] });
     const [link] = await linksFor(fake, 'C-retry');
@@ -391,7 +395,11 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
       [503, 429, 200],
     );
     assert.equal(link!.at, tries[2]!.at, 'the link is the one Slack took');
-    assert.ok(tries[2]!.at - tries[1]!.at >= 1000, 'the third try waited for Retry-After, not the 0.2 s backoff');
+    const waited = tries[2]!.at - tries[1]!.at;
+    assert.ok(
+      waited >= RETRY_AFTER_S * 1000 - 500,
+      `the third try waited for Retry-After, not the backoff: ${waited} ms`,
+    );
     const delivery = await eventually('the delivery recorded as sent', async () =>
       (await history(run.id)).notifications.find((d: any) => d.to === 'C-retry' && d.status === 'sent'),
     );

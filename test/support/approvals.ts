@@ -61,6 +61,12 @@ export function linksFor(fake: FakeServices, to: string, count = 1, hooks?: Call
   );
 }
 
+/** What a link's token says (its payload, read without checking it): run, pause, user, channel, expiry (unix s). */
+export function linkClaims(link: string): { r: string; p: string; u: string; c: string; e: number } {
+  const token = new URL(link).pathname.split('/').pop() ?? '';
+  return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
+}
+
 /** The link's path on the test's api (`/approve/<token>`), its origin the api's. */
 export function onApi(engine: Engine, link: string): string {
   const origin = new URL(engine.api.baseUrl).origin;
