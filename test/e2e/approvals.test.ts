@@ -8,17 +8,22 @@ import { CREDENTIALS } from '../support/integration-runs';
 import {
   PUBLIC_URL,
   decideByLink,
+  linkClaims,
   linksFor,
   onApi,
   openLink,
   pressButton,
   receivedLinks,
   connectMessaging,
+  type ReceivedLink,
 } from '../support/approvals';
 import { eventually } from '../support/python-runs';
+import { type SseEvent, openSse } from '../support/sse';
 import { callbackSignature } from '../../src/callbacks/callback-post';
 
 const WEBHOOK_SECRET = 'approval-webhook-secret-0123456789';
+/** The deliveries' first retry (SPUR_CALLBACK_RETRY_FIRST_SECONDS), well under the retry test's Retry-After. */
+const FIRST_RETRY_S = 0.2;
 const XSS = `<script id="xss">window.__xss = 1</script><img src=x onerror="window.__xss=2">`;
 
 /** in → gate (human, with `config`) → after. */
@@ -33,6 +38,17 @@ function gated(config: Record<string, unknown>) {
   };
 }
 
+/** Each decision's `time` is an ISO date, in order, between its pause's time and now. */
+function assertDecisionTimes(record: { pause_time: string; decisions: { time: string }[] }): void {
+  let earliest = Date.parse(record.pause_time);
+  for (const d of record.decisions) {
+    assert.match(d.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    const t = Date.parse(d.time);
+    assert.ok(t >= earliest && t <= Date.now(), `${d.time} after ${record.pause_time} and before now`);
+    earliest = t;
+  }
+}
+
 const slack = (to: string, extra: Record<string, unknown> = {}) => ({ channel: 'slack', to, ...extra });
 const email = (to: string) => ({ channel: 'email', to, from: 'spur@example.test' });
 
@@ -45,6 +61,8 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     engine = await startEngine({
       SPUR_PUBLIC_URL: PUBLIC_URL,
       SPUR_APPROVAL_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      // Deliveries retry soon (the retry test), so a Retry-After longer than this shows as such.
+      SPUR_CALLBACK_RETRY_FIRST_SECONDS: String(FIRST_RETRY_S),
       SPUR_LOG_LEVEL: 'error',
     });
     fake = await startFakeServices();
@@ -58,18 +76,25 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
   });
 
   async function pausedRun(config: Record<string, unknown>, x = 'v') {
-    const wf = await engine.http.post('/wf/', { name: `approvals-${Math.random()}`, definition: gated(config) });
+    const name = `approvals-${Math.random()}`;
+    const wf = await engine.http.post('/wf/', { name, definition: gated(config) });
     assert.equal(wf.status, 200, JSON.stringify(wf.body));
     const res = await engine.http.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x } } });
     const run = await waitForRun(engine.http, res.body.id, (r) => r.status === 'PAUSED');
-    return run as { id: string; status: string };
+    return { ...(run as { id: string; status: string }), workflowName: name };
   }
   const history = async (runId: string) => (await engine.http.get(`/wf/pause_history/${runId}/`)).body[0];
-  /** The run's `pause.notification` events, as its stream (GET /run/{id}/events/) sends them. */
-  const notificationEvents = async (runId: string): Promise<any[]> =>
-    (await engine.api.services.runRecords.events.after(runId, 0, 1000))
-      .filter((ev) => ev.event === 'pause.notification')
-      .map((ev) => JSON.parse(ev.data));
+  /** The run's `pause.notification` events as its stream (GET /run/{id}/events/) sends them, once `enough` holds. */
+  async function notificationEvents(runId: string, enough: (notices: any[]) => boolean): Promise<any[]> {
+    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
+    try {
+      assert.equal(stream.status, 200, stream.body());
+      const notices = (events: SseEvent[]) => events.filter((e) => e.event === 'pause.notification').map((e) => e.data);
+      return notices(await stream.waitFor((events) => enough(notices(events)), 30_000));
+    } finally {
+      stream.close();
+    }
+  }
   const statusOf = async (runId: string) => (await engine.http.get(`/run/${runId}/status/`)).body.status as string;
 
   it('a paused run sends each recipient their own link (Slack, e-mail, signed webhook); the link on the page approves it as that recipient, through that channel', async () => {
@@ -95,10 +120,8 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
       return p.notifications.filter((d: any) => d.status === 'sent').length === 3 ? p.notifications : undefined;
     });
     assert.deepEqual(sent.map((d: any) => d.channel).sort(), ['email', 'slack', 'webhook']);
-    const notices = await eventually('three pause.notification events', async () => {
-      const found = (await notificationEvents(run.id)).filter((d) => d.status === 'sent');
-      return found.length === 3 ? found : undefined;
-    });
+    const sentNotice = (d: any) => d.status === 'sent';
+    const notices = (await notificationEvents(run.id, (all) => all.filter(sentNotice).length >= 3)).filter(sentNotice);
     assert.deepEqual(notices.map((d) => d.channel).sort(), ['email', 'slack', 'webhook']);
 
     const res = await decideByLink(engine, e!.link, 'APPROVE', { comments: 'looks fine' });
@@ -124,7 +147,7 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     assert.equal(await statusOf(run.id), 'COMPLETED');
   });
 
-  it('a tampered link (one character changed), an expired one and one for another run decide nothing (403, 410)', async () => {
+  it("a tampered link (one character changed) or one of another key (403), an expired one, one naming another run's pause or a pause that does not exist (410) decide nothing", async () => {
     const run = await pausedRun({ notify: [slack('C-tamper')] });
     const [s] = await linksFor(fake, 'C-tamper');
     const url = onApi(engine, s!.link);
@@ -151,8 +174,36 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     // Signed with another key (another installation's link): invalid.
     const foreign = approvalTokens(Buffer.alloc(32, 7)).mint({ ...claims, expiresAt: Date.now() / 1000 + 600 });
     assert.equal((await openLink(`${origin}/approve/${foreign}`)).status, 403);
-    assert.equal(await statusOf(run.id), 'PAUSED');
-    assert.deepEqual((await history(run.id)).decisions, []);
+
+    // Signed with the real key, unexpired, but binding nothing that exists: a second paused run's id
+    // (and its recipient) with the first run's pause; the first run with a pause it never had.
+    const second = await pausedRun({ notify: [slack('C-tamper-2')] });
+    await linksFor(fake, 'C-tamper-2');
+    const live = Math.floor(Date.now() / 1000) + 600;
+    const firstPause = linkClaims(s!.link).p;
+    const crossed = tokens.mint({
+      ...claims,
+      runId: second.id,
+      pauseId: firstPause,
+      userId: 'slack:C-tamper-2',
+      expiresAt: live,
+    });
+    const missing = tokens.mint({ ...claims, pauseId: `${firstPause}-none`, expiresAt: live });
+    for (const [what, token] of [
+      ['crossed', crossed],
+      ['missing', missing],
+    ] as const) {
+      const link = `${origin}/approve/${token}`;
+      const opened = await openLink(link);
+      assert.equal(opened.status, 410, `${what}: ${opened.html}`);
+      assert.match(opened.html, /Nothing was decided|no longer exists/, what);
+      assert.equal(opened.nonce, null, `${what}: no form`);
+      assert.equal((await pressButton(link, good, 'APPROVE')).status, 410, what);
+    }
+    for (const id of [run.id, second.id]) {
+      assert.equal(await statusOf(id), 'PAUSED');
+      assert.deepEqual((await history(id)).decisions, []);
+    }
   });
 
   it('the page escapes the pause message and input data, sends its security headers, and a POST needs its nonce and its own origin', async () => {
@@ -184,6 +235,53 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     assert.equal((await pressButton(url, page, 'OVERRIDE', { inputs: '{"x": 1}' })).status, 422);
     assert.equal(await statusOf(run.id), 'PAUSED');
     assert.deepEqual((await history(run.id)).decisions, []);
+  });
+
+  it('with allow_override the page shows the workflow, node, pause message, input data and a comments field; invalid JSON decides nothing (422); OVERRIDE with JSON completes the run with those inputs', async () => {
+    const run = await pausedRun(
+      { message: 'Check the amount', notify: [slack('C-override')], allow_override: true },
+      'as-entered',
+    );
+    const [s] = await linksFor(fake, 'C-override');
+    const url = onApi(engine, s!.link);
+    const page = await openLink(url);
+    assert.equal(page.status, 200, page.html);
+    assert.ok(page.html.includes(`<h1>Decision needed: ${run.workflowName}</h1>`), 'the workflow name');
+    assert.match(page.html, /<dt>Node<\/dt><dd>gate \(gate\)<\/dd>/);
+    assert.match(page.html, /<p class="message" id="pause-message">Check the amount<\/p>/);
+    assert.match(page.html, /<pre id="input-data">[^<]*&#34;x&#34;: &#34;as-entered&#34;[^<]*<\/pre>/);
+    assert.match(page.html, /<textarea id="comments" name="comments"/);
+    assert.match(page.html, /<textarea id="inputs" name="inputs"/);
+    assert.match(page.html, /<button [^>]*value="OVERRIDE">OVERRIDE<\/button>/);
+
+    for (const [inputs, why] of [
+      ['{"in": {"x": ', /not valid JSON/],
+      ['["not", "an object"]', /must be a JSON object/],
+    ] as const) {
+      const refused = await pressButton(url, page, 'OVERRIDE', { inputs });
+      assert.equal(refused.status, 422, inputs);
+      assert.match(refused.html, why);
+    }
+    assert.equal(await statusOf(run.id), 'PAUSED');
+    assert.deepEqual((await history(run.id)).decisions, []);
+
+    const res = await pressButton(url, page, 'OVERRIDE', {
+      inputs: JSON.stringify({ in: { x: 'overridden' } }),
+      comments: 'amount corrected',
+    });
+    assert.equal(res.status, 200, res.html);
+    const done = await waitForRun(engine.http, run.id, isFinal);
+    assert.equal(done.status, 'COMPLETED');
+    assert.deepEqual((done as any).outputs.after, { x: 'overridden' });
+    const record = await history(run.id);
+    assert.deepEqual(
+      [record.resume_action, record.resume_user_id, record.comments],
+      ['OVERRIDE', 'slack:C-override', 'amount corrected'],
+    );
+    assert.deepEqual(
+      record.decisions.map((d: any) => [d.user_id, d.action, d.channel]),
+      [['slack:C-override', 'OVERRIDE', 'slack']],
+    );
   });
 
   it('2-of-3 quorum: the run resumes after the second approval and not before; each decision is in the pause history', async () => {
@@ -234,6 +332,82 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     assert.equal(done.status, 'CANCELED');
   });
 
+  it('decline_requires 2 of 3: one DECLINE leaves the run PAUSED, the second declines it; each decision has its time', async () => {
+    const run = await pausedRun({
+      notify: [slack('C-m1'), slack('C-m2'), slack('C-m3')],
+      approvals_required: 2,
+      decline_requires: 2,
+    });
+    const [a] = await linksFor(fake, 'C-m1');
+    const [b] = await linksFor(fake, 'C-m2');
+    assert.equal((await decideByLink(engine, a!.link, 'DECLINE')).status, 200);
+    const between = await history(run.id);
+    assert.deepEqual(
+      between.decisions.map((d: any) => [d.user_id, d.action]),
+      [['slack:C-m1', 'DECLINE']],
+    );
+    assert.equal(between.resume_time, null);
+    assert.equal(await statusOf(run.id), 'PAUSED');
+    assert.equal((await decideByLink(engine, b!.link, 'DECLINE', { comments: 'no' })).status, 200);
+    const done = await waitForRun(engine.http, run.id, isFinal);
+    assert.equal(done.status, 'CANCELED');
+    const record = await history(run.id);
+    assert.deepEqual([record.resume_action, record.resume_user_id, record.comments], ['DECLINE', 'slack:C-m2', 'no']);
+    assert.deepEqual(
+      record.decisions.map((d: any) => [d.user_id, d.action, d.channel]),
+      [
+        ['slack:C-m1', 'DECLINE', 'slack'],
+        ['slack:C-m2', 'DECLINE', 'slack'],
+      ],
+    );
+    assertDecisionTimes(record);
+  });
+
+  it('on_timeout: decline declines the run as system:timeout once the timeout has passed', async () => {
+    const run = await pausedRun({ notify: [slack('C-timeout-decline')], timeout_seconds: 2, on_timeout: 'decline' });
+    const done = await waitForRun(engine.http, run.id, isFinal, 30_000);
+    assert.equal(done.status, 'CANCELED');
+    const record = await history(run.id);
+    assert.deepEqual([record.resume_action, record.resume_user_id], ['DECLINE', 'system:timeout']);
+    assert.deepEqual(
+      record.decisions.map((d: any) => [d.user_id, d.action, d.channel]),
+      [['system:timeout', 'DECLINE', 'timeout']],
+    );
+    assertDecisionTimes(record);
+    assert.ok(Date.parse(record.decisions[0].time) - Date.parse(record.pause_time) >= 2000, 'not before the timeout');
+  });
+
+  it('a delivery answered 503, then 429 with Retry-After, is retried (honouring Retry-After) until Slack takes it; the pause shows it sent after 3 attempts', async () => {
+    // Temporal starts a retry a second or so after the failure however short the backoff: a
+    // Retry-After of 3 s is told apart from the backoff (0.2 s, then 0.4 s) only by its length.
+    const RETRY_AFTER_S = 3;
+    fake.failNext(
+      'slack',
+      /chat\.postMessage/,
+      { status: 503, json: { ok: false, error: 'service_unavailable' } },
+      { status: 429, json: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(RETRY_AFTER_S) } },
+    );
+    const run = await pausedRun({ notify: [slack('C-retry')] });
+    const [link] = await linksFor(fake, 'C-retry');
+    const tries = fake.to('slack', 'POST', /chat\.postMessage/).filter((r) => r.body?.channel === 'C-retry');
+    assert.deepEqual(
+      tries.map((r) => r.status),
+      [503, 429, 200],
+    );
+    assert.equal(link!.at, tries[2]!.at, 'the link is the one Slack took');
+    const waited = tries[2]!.at - tries[1]!.at;
+    assert.ok(
+      waited >= RETRY_AFTER_S * 1000 - 500,
+      `the third try waited for Retry-After, not the backoff: ${waited} ms`,
+    );
+    const delivery = await eventually('the delivery recorded as sent', async () =>
+      (await history(run.id)).notifications.find((d: any) => d.to === 'C-retry' && d.status === 'sent'),
+    );
+    assert.equal(delivery.attempts, 3);
+    assert.equal(delivery.error, null);
+    assert.equal(await statusOf(run.id), 'PAUSED');
+  });
+
   it('a failed delivery shows on the pause and in the run events, and does not block the run', async () => {
     const run = await pausedRun({ notify: [slack('C-missing'), slack('C-fine')] });
     await linksFor(fake, 'C-fine');
@@ -244,9 +418,8 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     });
     assert.equal(failed.to, 'C-missing');
     assert.match(failed.error, /channel_not_found/);
-    const notice = await eventually('the failed delivery event', async () =>
-      (await notificationEvents(run.id)).find((d) => d.status === 'failed'),
-    );
+    const failedNotice = (d: any) => d.status === 'failed';
+    const notice = (await notificationEvents(run.id, (all) => all.some(failedNotice))).find(failedNotice);
     assert.equal(notice.to, 'C-missing');
     assert.match(notice.error, /channel_not_found/);
     const res = await engine.http.post(`/wf/process_pause_action/${run.id}/`, {
@@ -258,23 +431,34 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     assert.equal((await waitForRun(engine.http, run.id, isFinal)).status, 'COMPLETED');
   });
 
-  it('a reminder and an escalation arrive at their times; nobody answers: on_timeout acts', async () => {
-    const started = Date.now();
+  it('a reminder and an escalation arrive at their times after the pause, before its timeout; nobody answers: on_timeout acts', async () => {
+    const [REMIND_MS, ESCALATE_MS, TIMEOUT_MS] = [3000, 6000, 15_000];
+    /** How late a message may come after its time: generous, the host is shared and slow. */
+    const LATE_MS = 6000;
     const run = await pausedRun({
       notify: [slack('C-late')],
-      remind_after_seconds: 2,
-      escalate_after_seconds: 4,
+      remind_after_seconds: REMIND_MS / 1000,
+      escalate_after_seconds: ESCALATE_MS / 1000,
       escalate_to: [email('boss@example.test')],
-      timeout_seconds: 7,
+      timeout_seconds: TIMEOUT_MS / 1000,
       on_timeout: 'approve',
     });
+    const pausedAt = Date.parse((await history(run.id)).pause_time);
     const [first, reminder] = await linksFor(fake, 'C-late', 2);
     assert.match(first!.message, /waiting for your decision/);
     assert.match(reminder!.message, /Reminder/);
     const [escalation] = await linksFor(fake, 'boss@example.test');
     assert.match(escalation!.message.subject, /Escalated to you/);
-    assert.ok(Date.now() - started >= 4000, 'not before its time');
-    const done = await waitForRun(engine.http, run.id, isFinal, 30_000);
+    const since = (link: ReceivedLink) => link.at - pausedAt;
+    assert.ok(since(first!) >= 0 && first!.at < reminder!.at, `first link at +${since(first!)} ms`);
+    for (const [what, link, due] of [
+      ['reminder', reminder!, REMIND_MS],
+      ['escalation', escalation!, ESCALATE_MS],
+    ] as const) {
+      assert.ok(since(link) >= due, `${what} at +${since(link)} ms, not before +${due} ms`);
+      assert.ok(since(link) < Math.min(due + LATE_MS, TIMEOUT_MS), `${what} at +${since(link)} ms, in time`);
+    }
+    const done = await waitForRun(engine.http, run.id, isFinal, 60_000);
     assert.equal(done.status, 'COMPLETED');
     const record = await history(run.id);
     assert.equal(record.resume_user_id, 'system:timeout');
@@ -282,6 +466,7 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
       record.decisions.map((d: any) => [d.user_id, d.channel]),
       [['system:timeout', 'timeout']],
     );
+    assertDecisionTimes(record);
   });
 
   it('on_timeout: fail fails the node and the run', async () => {

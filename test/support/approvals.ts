@@ -1,5 +1,5 @@
 import type { Engine } from './engine';
-import type { FakeServices } from './fake-services';
+import type { FakeServices, ServiceRequest } from './fake-services';
 import { CREDENTIALS, fakeBases, setEnv } from './integration-runs';
 import type { CallbackReceiver } from './callback-receiver';
 import { eventually } from './python-runs';
@@ -25,21 +25,27 @@ export interface ReceivedLink {
   link: string;
   /** The whole message (Slack text, e-mail text, webhook body). */
   message: any;
+  /** When the fake received it (ms since the epoch, the test's clock). */
+  at: number;
 }
+
+/** A message the service answered with an error (a scripted 503) was not received: only those it took count. */
+const taken = (r: ServiceRequest) => r.status !== undefined && r.status < 300;
 
 /** Every approval link the fakes received so far, in arrival order per channel. */
 export function receivedLinks(fake: FakeServices, hooks?: CallbackReceiver): ReceivedLink[] {
   const links: ReceivedLink[] = [];
-  for (const r of fake.to('slack', 'POST', /chat\.postMessage/)) {
+  for (const r of fake.to('slack', 'POST', /chat\.postMessage/).filter(taken)) {
     const m = /<(https?:\/\/[^|>]+)\|Review and decide>/.exec(r.body?.text ?? '');
-    if (m) links.push({ channel: 'slack', to: r.body.channel, link: m[1]!, message: r.body.text });
+    if (m) links.push({ channel: 'slack', to: r.body.channel, link: m[1]!, message: r.body.text, at: r.at });
   }
-  for (const r of fake.to('resend', 'POST', /emails/)) {
+  for (const r of fake.to('resend', 'POST', /emails/).filter(taken)) {
     const m = /Review and decide: (\S+)/.exec(r.body?.text ?? '');
-    if (m) links.push({ channel: 'email', to: r.body.to[0], link: m[1]!, message: r.body });
+    if (m) links.push({ channel: 'email', to: r.body.to[0], link: m[1]!, message: r.body, at: r.at });
   }
   for (const h of hooks?.received ?? [])
-    if (h.body?.approve_url) links.push({ channel: 'webhook', to: h.path, link: h.body.approve_url, message: h.body });
+    if (h.body?.approve_url)
+      links.push({ channel: 'webhook', to: h.path, link: h.body.approve_url, message: h.body, at: h.at });
   return links;
 }
 
@@ -53,6 +59,12 @@ export function linksFor(fake: FakeServices, to: string, count = 1, hooks?: Call
     },
     ms,
   );
+}
+
+/** What a link's token says (its payload, read without checking it): run, pause, user, channel, expiry (unix s). */
+export function linkClaims(link: string): { r: string; p: string; u: string; c: string; e: number } {
+  const token = new URL(link).pathname.split('/').pop() ?? '';
+  return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
 }
 
 /** The link's path on the test's api (`/approve/<token>`), its origin the api's. */

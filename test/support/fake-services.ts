@@ -18,6 +18,10 @@ export interface ServiceRequest {
   headers: IncomingHttpHeaders;
   /** JSON, a form as an object, or text. */
   body: any;
+  /** When the request arrived (ms since the epoch, this server's clock: the test's). */
+  at: number;
+  /** The status it was answered with; unset while unanswered (a hanging reply). */
+  status?: number;
   /** Set when the client dropped the connection before an answer (a hanging reply). */
   abandoned?: boolean;
 }
@@ -64,38 +68,42 @@ export async function startFakeServices(): Promise<FakeServices> {
   const state: FakeState = { crawlCompleteAfterPolls: 2, crawls: new Map(), tokensIssued: 0 };
 
   const server = createServer((req, res) => {
+    const at = Date.now();
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
       const [, prefix = '', ...rest] = url.pathname.split('/');
       const service = prefix as ServiceName;
       const body = await readBody(req);
       let reply: FakeReply = { status: 404, json: { message: `no fake service '${prefix}'` } };
+      let recorded: ServiceRequest | undefined;
       if (Object.hasOwn(SERVICE_ROUTES, service)) {
-        const recorded: ServiceRequest = {
+        const request: ServiceRequest = {
           service,
           method: req.method ?? 'GET',
           path: `/${rest.join('/')}`,
           query: url.searchParams,
           headers: req.headers,
           body,
+          at,
         };
-        requests.push(recorded);
-        const i = scripted.findIndex((s) => s.service === service && s.path.test(recorded.path));
+        recorded = request;
+        requests.push(request);
+        const i = scripted.findIndex((s) => s.service === service && s.path.test(request.path));
         if (i >= 0) reply = scripted.splice(i, 1)[0]!.reply;
         else {
-          const route = SERVICE_ROUTES[service].find((r) => r.method === recorded.method && r.path.test(recorded.path));
+          const route = SERVICE_ROUTES[service].find((r) => r.method === request.method && r.path.test(request.path));
           reply = route
-            ? route.reply(recorded, state, recorded.path.match(route.path)!)
-            : { status: 404, json: { message: `no route ${recorded.method} ${recorded.path}` } };
+            ? route.reply(request, state, request.path.match(route.path)!)
+            : { status: 404, json: { message: `no route ${request.method} ${request.path}` } };
         }
       }
       if (reply.hang) {
-        const recorded = requests.at(-1)!;
-        res.on('close', () => (recorded.abandoned = true));
+        if (recorded) res.on('close', () => (recorded.abandoned = true));
         return;
       }
       const text = reply.text ?? (reply.json === undefined ? '' : JSON.stringify(reply.json));
       const type = reply.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json';
+      if (recorded) recorded.status = reply.status ?? 200;
       res.writeHead(reply.status ?? 200, { ...(text ? { 'content-type': type } : {}), ...reply.headers });
       res.end(text);
     })();
