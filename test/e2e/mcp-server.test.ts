@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey } from '../../src/http/api-keys';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { l, n } from '../support/graphs';
@@ -20,6 +20,12 @@ function greeter(code = 'return {"greeting": "Hello, " + input_model.form.name}'
     ],
     links: [l('form', 'greet'), l('greet', 'out')],
   };
+}
+
+/** What a raw JSON-RPC answer of the tests holds. */
+interface JsonRpcAnswer {
+  result?: { protocolVersion?: string; tools?: unknown[] };
+  error?: { message?: string };
 }
 
 /** greeter(), its Python node sleeping first: a run that lasts `seconds` and more. */
@@ -188,6 +194,37 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
     assert.equal(bad.status, 422);
     assert.deepEqual(bad.body.detail[0].loc, ['body', 'tool_name']);
     assert.equal((await http.put('/wf/S999999/mcp/', { enabled: true })).status, 404);
+  });
+
+  it("negotiates the protocol version as docs/mcp.md says: the client's when supported, else the latest; an unsupported header is a 400", async () => {
+    const post = async (message: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          ...WITH_KEY,
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+      });
+      const text = await res.text();
+      const data = text.split('\n').find((line) => line.startsWith('data: '));
+      return { status: res.status, body: JSON.parse(data ? data.slice(6) : text) as JsonRpcAnswer };
+    };
+    const initialize = (protocolVersion: string) =>
+      post({
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      });
+    assert.equal((await initialize('2024-10-07')).body.result?.protocolVersion, '2024-10-07');
+    assert.equal((await initialize('1999-01-01')).body.result?.protocolVersion, LATEST_PROTOCOL_VERSION);
+    const refused = await post({ method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+    assert.equal(refused.status, 400);
+    assert.match(String(refused.body.error?.message), /Unsupported protocol version/);
+    const headerless = await post({ method: 'tools/list' });
+    assert.equal(headerless.status, 200);
+    assert.ok(Array.isArray(headerless.body.result?.tools));
   });
 
   it('without a key (or with a wrong one) the MCP endpoint answers 401 and no run starts', async () => {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { toolArguments } from '../../src/nodes/mcp/mcp-arguments';
 import { McpServerConfig } from '../../src/nodes/mcp/mcp-config';
 import { isUnderBase } from '../../src/nodes/mcp/mcp-credentials';
@@ -60,6 +63,19 @@ describe('unit: MCP client rules (pure)', () => {
     );
     assert.ok(!headers({ Authorization: { variable: 'MCP_API_KEY', value: 'x' } }), 'an extra field');
     assert.ok(!headers({ Host: { variable: 'MCP_API_KEY' } }), 'a header the transport sets');
+  });
+
+  it('docs/mcp.md names the installed SDK and exactly its protocol versions', () => {
+    const root = path.join(__dirname, '..', '..');
+    const doc = readFileSync(path.join(root, 'docs', 'mcp.md'), 'utf8');
+    const sdk = JSON.parse(
+      readFileSync(path.join(root, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
+    ) as { version: string };
+    assert.ok(doc.includes(`\`@modelcontextprotocol/sdk\` ${sdk.version}`), `the SDK's version, ${sdk.version}`);
+    const paragraph = doc.split('\n\n').find((p) => p.startsWith('**Protocol versions**')) ?? '';
+    const named = [...new Set(paragraph.match(/\d{4}-\d{2}-\d{2}/g) ?? [])];
+    assert.deepEqual(named.sort(), [...SUPPORTED_PROTOCOL_VERSIONS].sort());
+    assert.ok(paragraph.includes(`asks for ${LATEST_PROTOCOL_VERSION}`));
   });
 
   describe('tool lists cached by run and server', () => {
