@@ -27,3 +27,21 @@ export async function withTemporalClient<T>(address: string, use: (client: Clien
     await connection.close();
   }
 }
+
+/**
+ * How long each completed activity of `activityType` ran, in milliseconds: from its start on a
+ * worker to its completion, both as the server recorded them (the time on the task queue left out).
+ */
+export function activityRunMs(events: HistoryEvent[], activityType: string): number[] {
+  const byId = new Map(events.map((e) => [String(e.eventId), e]));
+  const durations: number[] = [];
+  for (const e of events) {
+    const done = e.activityTaskCompletedEventAttributes;
+    if (!done) continue;
+    const scheduled = byId.get(String(done.scheduledEventId));
+    const started = byId.get(String(done.startedEventId));
+    if (scheduled?.activityTaskScheduledEventAttributes?.activityType?.name !== activityType || !started) continue;
+    durations.push(eventMs(e) - eventMs(started));
+  }
+  return durations;
+}

@@ -45,6 +45,8 @@ describe('e2e: an agent uses the tools of an MCP server, each call a durable act
   let engine: SplitEngine;
   let llm: FakeLlmServer;
   let mcp: FakeMcpServer;
+  /** tools/list requests the server had answered when the test began. */
+  let listedBefore = 0;
 
   before(async () => {
     engine = await startSplitEngine();
@@ -59,6 +61,7 @@ describe('e2e: an agent uses the tools of an MCP server, each call a durable act
     llm.requests.length = 0;
     llm.respondWith(undefined);
     mcp.calls.length = 0;
+    listedBefore = mcp.listings;
   });
 
   async function start(definition: unknown) {
@@ -78,7 +81,7 @@ describe('e2e: an agent uses the tools of an MCP server, each call a durable act
     engine.worker = await startWorker(engine.api.env);
   }
 
-  it("the model sees the server's tools with their own schemas; two calls get their real results; a worker killed before the next model call repeats neither", async () => {
+  it("the model sees the server's tools with their own schemas; two calls get their real results; a worker killed before the next model call repeats neither; each worker lists the server once", async () => {
     llm.respondWith((req) => {
       const done = toolResults(req).length;
       if (done === 0)
@@ -123,6 +126,9 @@ describe('e2e: an agent uses the tools of an MCP server, each call a durable act
     );
     const agent = run.tasks.find((t: { node_id: string }) => t.node_id === 'agent');
     assert.equal(agent.outputs.output, 'sum 5; durable defined');
+    // The first worker listed once for its model call and both tool calls; its list died with it,
+    // so the worker that made the second model call listed once more.
+    assert.equal(mcp.listings - listedBefore, 2, 'one tools/list per worker process');
   });
 
   it('a call in flight when its worker dies is sent once more, with the same spur/call_id (the bound on duplicates)', async () => {
@@ -158,7 +164,7 @@ describe('e2e: an agent uses the tools of an MCP server, each call a durable act
     assert.equal(mcp.calls.length, 1);
   });
 
-  it('a node with `tool` set offers that one tool under its title', async () => {
+  it('a node with `tool` set offers that one tool under its title; the run lists the server once', async () => {
     llm.respondWith((req) =>
       toolResults(req).length === 0
         ? { toolCalls: [{ id: 'c1', name: 'tools', arguments: { a: 1, b: 1 } }] }
@@ -173,5 +179,6 @@ describe('e2e: an agent uses the tools of an MCP server, each call a durable act
       mcp.calls.map((c) => [c.tool, c.arguments]),
       [['add', { a: 1, b: 1 }]],
     );
+    assert.equal(mcp.listings - listedBefore, 1, 'two model calls and a tool call, one tools/list');
   });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey } from '../../src/http/api-keys';
-import { type Engine, startEngine } from '../support/engine';
+import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
 
@@ -21,6 +22,40 @@ function greeter(code = 'return {"greeting": "Hello, " + input_model.form.name}'
   };
 }
 
+/** What a raw JSON-RPC answer of the tests holds. */
+interface JsonRpcAnswer {
+  result?: { protocolVersion?: string; tools?: unknown[] };
+  error?: { message?: string };
+}
+
+/** greeter(), its Python node sleeping first: a run that lasts `seconds` and more. */
+const slowGreeter = (seconds: number) =>
+  greeter(`import time\ntime.sleep(${seconds})\nreturn {"greeting": "Hello, " + input_model.form.name}`);
+
+/** The official SDK client, connected to Spur's MCP endpoint. */
+async function connectTo(mcpUrl: URL, headers: Record<string, string>): Promise<Client> {
+  const mcp = new Client({ name: 'spur-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }));
+  return mcp;
+}
+
+/** A workflow published as the MCP tool `toolName`. */
+async function publishedWorkflow(http: ReturnType<typeof client>, toolName: string, definition: unknown) {
+  const wf = await http.post('/wf/', { name: `${toolName}-${Math.random().toString(36).slice(2, 8)}`, definition });
+  assert.equal(wf.status, 200, JSON.stringify(wf.body));
+  const put = await http.put(`/wf/${wf.body.id}/mcp/`, { enabled: true, tool_name: toolName });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  return wf.body as { id: string };
+}
+
+/** Calls a tool with a progress token, recording every progress notification it gets. */
+async function callWithProgress(mcp: Client, name: string, args: Record<string, unknown>) {
+  const progress: Progress[] = [];
+  const started = Date.now();
+  const result = await mcp.callTool({ name, arguments: args }, undefined, { onprogress: (p) => progress.push(p) });
+  return { result, progress, ms: Date.now() - started };
+}
+
 describe("e2e: Spur's MCP server lists published workflows as tools and runs them (the official SDK client)", function () {
   this.timeout(120_000);
   let engine: Engine;
@@ -36,11 +71,7 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
     await engine?.close();
   });
 
-  async function connect(headers: Record<string, string> = WITH_KEY): Promise<Client> {
-    const mcp = new Client({ name: 'spur-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }));
-    return mcp;
-  }
+  const connect = (headers: Record<string, string> = WITH_KEY) => connectTo(mcpUrl, headers);
 
   async function createWorkflow(name: string, definition = greeter()) {
     const wf = await http.post('/wf/', { name: `${name}-${Math.random().toString(36).slice(2, 8)}`, definition });
@@ -50,7 +81,7 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
 
   const runsOf = async (workflowId: string) => (await http.get(`/wf/${workflowId}/runs/`)).body as unknown[];
 
-  it('publishes a workflow, lists it with its input schema, calls it and gets its outputs; unpublished ones are not listed', async () => {
+  it("publishes a workflow, lists it with its input schema and its OutputNode's fields as output schema, calls it and gets its outputs; unpublished ones are not listed", async () => {
     const published = await createWorkflow('greeter');
     const hidden = await createWorkflow('hidden');
     const put = await http.put(`/wf/${published.id}/mcp/`, {
@@ -80,12 +111,10 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
         properties: { name: { type: 'string' } },
         required: ['name'],
       });
+      assert.deepEqual(tools[0]?.outputSchema, { type: 'object', properties: { greeting: {} } });
       assert.equal(tools[0]?.description, 'Greets a person by name');
 
-      const progress: number[] = [];
-      const result = await mcp.callTool({ name: 'greet_someone', arguments: { name: 'Ada' } }, undefined, {
-        onprogress: (p) => void progress.push(p.progress),
-      });
+      const result = await mcp.callTool({ name: 'greet_someone', arguments: { name: 'Ada' } });
       assert.equal(result.isError, undefined);
       assert.deepEqual(result.structuredContent, { greeting: 'Hello, Ada' });
       assert.deepEqual(JSON.parse((result.content as { text: string }[])[0]?.text ?? ''), { greeting: 'Hello, Ada' });
@@ -94,6 +123,25 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
       assert.equal(run.status, 'COMPLETED');
       assert.equal(run.run_type, 'mcp');
       assert.equal((await runsOf(hidden.id)).length, 0);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a call that ends within the wait reports the run's finished nodes as progress: increasing, out of the workflow's node count", async () => {
+    await publishedWorkflow(http, 'greet_slowly', slowGreeter(2));
+    const mcp = await connect();
+    try {
+      const { result, progress } = await callWithProgress(mcp, 'greet_slowly', { name: 'Ada' });
+      assert.deepEqual(result.structuredContent, { greeting: 'Hello, Ada' });
+      assert.ok(progress.length >= 1, 'at least the InputNode finished while the Python node slept');
+      progress.forEach((p, i) => {
+        assert.equal(p.total, 3, 'form, greet, out');
+        assert.ok(p.progress >= 1 && p.progress <= 3);
+        if (i > 0) assert.ok(p.progress > (progress[i - 1]?.progress ?? 0), 'each notification reports more');
+        assert.match(String(p.message), /^(form|greet|out) completed$/);
+      });
+      assert.equal(progress[0]?.message, 'form completed');
     } finally {
       await mcp.close();
     }
@@ -148,6 +196,37 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
     assert.equal((await http.put('/wf/S999999/mcp/', { enabled: true })).status, 404);
   });
 
+  it("negotiates the protocol version as docs/mcp.md says: the client's when supported, else the latest; an unsupported header is a 400", async () => {
+    const post = async (message: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          ...WITH_KEY,
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+      });
+      const text = await res.text();
+      const data = text.split('\n').find((line) => line.startsWith('data: '));
+      return { status: res.status, body: JSON.parse(data ? data.slice(6) : text) as JsonRpcAnswer };
+    };
+    const initialize = (protocolVersion: string) =>
+      post({
+        method: 'initialize',
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      });
+    assert.equal((await initialize('2024-10-07')).body.result?.protocolVersion, '2024-10-07');
+    assert.equal((await initialize('1999-01-01')).body.result?.protocolVersion, LATEST_PROTOCOL_VERSION);
+    const refused = await post({ method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+    assert.equal(refused.status, 400);
+    assert.match(String(refused.body.error?.message), /Unsupported protocol version/);
+    const headerless = await post({ method: 'tools/list' });
+    assert.equal(headerless.status, 200);
+    assert.ok(Array.isArray(headerless.body.result?.tools));
+  });
+
   it('without a key (or with a wrong one) the MCP endpoint answers 401 and no run starts', async () => {
     const wf = await createWorkflow('guarded');
     await http.put(`/wf/${wf.id}/mcp/`, { enabled: true, tool_name: 'guarded_tool' });
@@ -167,5 +246,49 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
       assert.equal(res.status, 401);
     }
     assert.equal((await runsOf(wf.id)).length, 0, 'no run was started');
+  });
+});
+
+describe("e2e: Spur's MCP server answers a run still going at SPUR_BLOCKING_RUN_WAIT_SECONDS with its id", function () {
+  this.timeout(120_000);
+  const WAIT_SECONDS = 3;
+  let engine: Engine;
+  let mcpUrl: URL;
+
+  before(async () => {
+    engine = await startEngine({ SPUR_BLOCKING_RUN_WAIT_SECONDS: String(WAIT_SECONDS) });
+    mcpUrl = new URL(`${engine.api.baseUrl}/mcp`);
+  });
+  after(async () => {
+    await engine?.close();
+  });
+
+  it('answers {run_id, status: RUNNING} once the wait ends, with progress until then; the run completes and /run/{id}/status/ shows its outputs', async () => {
+    await publishedWorkflow(engine.http, 'greet_very_slowly', slowGreeter(12));
+    const mcp = await connectTo(mcpUrl, {});
+    let runId: string;
+    try {
+      const { result, progress, ms } = await callWithProgress(mcp, 'greet_very_slowly', { name: 'Ada' });
+      assert.ok(ms >= WAIT_SECONDS * 1000, `answered after the wait (${ms} ms)`);
+      assert.ok(ms < 12_000, `answered before the run could end (${ms} ms)`);
+      assert.equal(result.isError, undefined);
+      runId = String(result._meta?.['spur/run_id']);
+      assert.deepEqual(result.structuredContent, { run_id: runId, status: 'RUNNING' });
+      assert.match((result.content as { text: string }[])[0]?.text ?? '', new RegExp(`/api/run/${runId}/status/`));
+      assert.deepEqual(
+        progress.map((p) => [p.progress, p.message]),
+        [[1, 'form completed']],
+        'the InputNode finished during the wait; the Python node was still asleep',
+      );
+    } finally {
+      await mcp.close();
+    }
+    const status = await engine.http.get(`/run/${runId}/status/`);
+    assert.equal(status.body.status, 'RUNNING', 'the run went on after the answer');
+    const run = await waitForRun(engine.http, runId, undefined, 60_000);
+    assert.equal(run.status, 'COMPLETED', run.message);
+    assert.equal(run.run_type, 'mcp');
+    const greet = run.tasks.find((t: { node_id: string }) => t.node_id === 'greet');
+    assert.deepEqual(greet.outputs, { greeting: 'Hello, Ada' });
   });
 });

@@ -98,6 +98,32 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
     assert.match(task.error, /MCP server http:\/\/127\.0\.0\.1:9/);
   });
 
+  it('two nodes on the same server, running side by side, list its tools once per run; the next run lists again', async () => {
+    const server = { server_url: `${mcp.url}/mcp` };
+    const wf = await engine.http.post('/wf/', {
+      name: `mcp-two-${Math.random()}`,
+      definition: {
+        nodes: [
+          n('in', 'InputNode', { output_schema: { a: 'integer', b: 'integer', key: 'string' } }),
+          n('sum', 'MCPToolNode', { ...server, tool: 'add' }),
+          n('word', 'MCPToolNode', { ...server, tool: 'lookup' }),
+        ],
+        links: [l('in', 'sum'), l('in', 'word')],
+      },
+    });
+    assert.equal(wf.status, 200, JSON.stringify(wf.body));
+    for (const run of [1, 2]) {
+      const before = mcp.listings;
+      const res = await engine.http.post(`/wf/${wf.body.id}/run/`, {
+        initial_inputs: { in: { a: 2, b: 3, key: 'durable' } },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual([res.body.sum.json, res.body.word.text], [{ sum: 5 }, 'definition of durable']);
+      assert.equal(mcp.listings - before, 1, `run ${run}: one tools/list for both nodes`);
+    }
+    assert.deepEqual(mcp.calls.map((c) => c.tool).sort(), ['add', 'add', 'lookup', 'lookup']);
+  });
+
   it('an inline header value is refused when the workflow is saved (422 at the field); nothing runs', async () => {
     const res = await engine.http.post('/wf/', {
       name: `mcp-inline-${Math.random()}`,

@@ -60,6 +60,20 @@ describe('security: MCP servers go through the outbound policy, and a model fill
     links: [l('in', 'node')],
   });
 
+  /** in → agent, whose one tool source is an MCPToolNode titled `tools` with `server`. */
+  const agentOf = (server: Cfg) => ({
+    nodes: [
+      n('in', 'InputNode', { output_schema: { x: 'string' } }),
+      n('agent', 'AgentNode', {
+        llm_info: { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 },
+        user_message: '{{in.x}}',
+        max_iterations: 3,
+      }),
+      n('server', 'MCPToolNode', server, { title: 'tools', parent_id: 'agent' }),
+    ],
+    links: [l('in', 'agent')],
+  });
+
   for (const transport of ['streamable-http', 'sse'])
     it(`a server_url the policy refuses gets no connection (${transport}); the node fails naming the setting, not retried`, async () => {
       const run = await runWorkflow(
@@ -71,6 +85,16 @@ describe('security: MCP servers go through the outbound policy, and a model fill
       assert.match(task.error, /SPUR_OUTBOUND_ALLOW_PRIVATE/);
       assert.equal(internal.connections, 0, 'the internal listener received nothing');
     });
+
+  it('an agent whose MCP server the policy refuses fails naming the setting: no connection, and the model is never asked', async () => {
+    const run = await runWorkflow(agentOf({ server_url: `${internal.url}/mcp` }));
+    assert.equal(run.status, 'FAILED');
+    const agent = run.tasks.find((t: { node_id: string }) => t.node_id === 'agent');
+    assert.match(agent.error, POLICY);
+    assert.match(agent.error, /SPUR_OUTBOUND_ALLOW_PRIVATE/);
+    assert.equal(internal.connections, 0, 'the internal listener received nothing');
+    assert.equal(llm.requests.length, 0, 'no model request: its tools could not be offered');
+  });
 
   it("a tool call's arguments never change the server, its transport, its headers or its credential", async () => {
     const hostile = {
@@ -93,23 +117,12 @@ describe('security: MCP servers go through the outbound policy, and a model fill
           }
         : { content: JSON.stringify({ output: 'done' }) },
     );
-    const run = await runWorkflow({
-      nodes: [
-        n('in', 'InputNode', { output_schema: { x: 'string' } }),
-        n('agent', 'AgentNode', {
-          llm_info: { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 },
-          user_message: '{{in.x}}',
-          max_iterations: 3,
-        }),
-        n(
-          'server',
-          'MCPToolNode',
-          { server_url: `${mcp.url}/mcp`, headers: { Authorization: { variable: 'MCP_API_KEY', prefix: 'Bearer ' } } },
-          { title: 'tools', parent_id: 'agent' },
-        ),
-      ],
-      links: [l('in', 'agent')],
-    });
+    const run = await runWorkflow(
+      agentOf({
+        server_url: `${mcp.url}/mcp`,
+        headers: { Authorization: { variable: 'MCP_API_KEY', prefix: 'Bearer ' } },
+      }),
+    );
     assert.equal(run.status, 'COMPLETED', run.message);
     assert.equal(internal.connections, 0, 'the internal listener received nothing');
     assert.deepEqual(
