@@ -10,6 +10,23 @@ import type { RawRequest } from '../support/raw-http';
 /** In every name and secret the seed stores: an answer that carries it leaked stored data. */
 export const MARK = `gatemark${randomBytes(4).toString('hex')}`;
 
+/**
+ * What no answer, error or recorded request may ever hold: the api's secret key (as configured, and
+ * as the hex of its bytes) and its database URI.
+ */
+export function secretsOf(api: TestApi): string[] {
+  const key = api.env.SPUR_SECRET_KEY ?? '';
+  const uri = api.env.SPUR_MONGODB_URI ?? '';
+  assert.ok(key.length > 20 && uri.startsWith('mongodb://'), 'the test api has a secret key and a database URI');
+  return [key, Buffer.from(key, 'base64').toString('hex'), uri, uri.replace(/\/$/, '')];
+}
+
+/** Throws when `text` holds one of `secrets`, naming where. */
+export function assertNoSecret(where: string, text: string, secrets: string[]): void {
+  for (const secret of secrets)
+    assert.ok(!text.includes(secret), `${where} holds a secret (${secret.slice(0, 12)}…): ${text.slice(0, 300)}`);
+}
+
 /** The ids of one seeded object per route family. */
 export interface Seeded {
   workflow: string;

@@ -6,10 +6,12 @@ import { rawClient, type RawClient, type RawRequest } from '../support/raw-http'
 import {
   MARK,
   type Probe,
+  assertNoSecret,
   type Seeded,
   databaseDigest,
   probeRequest,
   probes,
+  secretsOf,
   seed,
   tokenRouteEffects,
   variantsOf,
@@ -93,20 +95,22 @@ function deletesLast(corpus: Probe[]): Probe[] {
 
 type Check = (probe: Probe, what: string, answer: Answer) => void;
 
-/** `allowed`, or the token route's own answer to a token it never issued. */
-function assertRefused(allowed: number[]): Check {
+/** `allowed`, or the token route's own answer to a token it never issued; no stored data, no secret. */
+function assertRefused(allowed: number[], secrets: string[]): Check {
   return (probe, what, answer) => {
     const statuses = probe.tokenRoute ? [...allowed, probe.tokenRoute.wrongToken] : allowed;
     assert.ok(statuses.includes(answer.status), `${what} → ${answer.status} ${answer.text.slice(0, 200)}`);
     assert.ok(!answer.text.includes(MARK), `${what} answered stored data: ${answer.text.slice(0, 200)}`);
+    assertNoSecret(what, answer.text, secrets);
   };
 }
 
 /** The control's judgement: a live route; a token route took its token (the variants' refusals are not a broken seed). */
-function assertServed(probe: Probe, answer: Answer): void {
+function assertServed(probe: Probe, answer: Answer, secrets: string[]): void {
   const what = `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`;
   assert.ok(![401, 404, 405, 415].includes(answer.status), what);
   if (probe.tokenRoute) assert.ok(answer.status < 300, what);
+  assertNoSecret(what, answer.text, secrets);
 }
 
 /** No run was started (by a webhook, a schedule or anything) and the seeded pause was not decided. */
@@ -138,7 +142,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
     it('refuses every other spelling of every route family without a key (400, 401 or 404; a token route: its answer to a foreign token): no stored data in any answer, no document changed, no run started or pause decided', async () => {
       const before = await databaseDigest(api);
       const effects = await tokenRouteEffects(api, seeded);
-      const sent = await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 401, 404]));
+      const sent = await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 401, 404], secretsOf(api)));
       assert.ok(sent > 1000, `${sent} requests`);
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
       await assertNothingStartedOrDecided(api, seeded, effects);
@@ -147,7 +151,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
     it('serves no other spelling with a key either (the routers match exactly, as the gate does): 400, 404 or 415 (a token route: its answer to a foreign token), no document changed, no run started or pause decided', async () => {
       const before = await databaseDigest(api);
       const effects = await tokenRouteEffects(api, seeded);
-      await sendVariants(raw, origin, probes(seeded), WITH_KEY, assertRefused([400, 404, 415]));
+      await sendVariants(raw, origin, probes(seeded), WITH_KEY, assertRefused([400, 404, 415], secretsOf(api)));
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
       await assertNothingStartedOrDecided(api, seeded, effects);
     });
@@ -159,7 +163,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
           string,
           string
         >[]) {
-          assertRefused([401])(
+          assertRefused([401], secretsOf(api))(
             probe,
             `${probe.family}: ${probe.method} ${wirePath(probe)}`,
             await send(raw, origin, probe, wirePath(probe), headers),
@@ -173,7 +177,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
       const before = await databaseDigest(api);
       for (const probe of deletesLast(probes(seeded))) {
         const answer = await send(raw, origin, probe, wirePath(probe), WITH_KEY);
-        assertServed(probe, answer);
+        assertServed(probe, answer, secretsOf(api));
       }
       assert.notEqual(await databaseDigest(api), before, 'the state-changing probes changed the database');
     });
@@ -198,7 +202,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
     it('serves no other spelling of any route (400, 404, or 415 for a form to no route; a token route: its answer to a foreign token): no stored data in any answer, no document changed, no run started or pause decided', async () => {
       const before = await databaseDigest(api);
       const effects = await tokenRouteEffects(api, seeded);
-      await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 404, 415]));
+      await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 404, 415], secretsOf(api)));
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
       await assertNothingStartedOrDecided(api, seeded, effects);
     });
@@ -207,7 +211,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
       const before = await databaseDigest(api);
       for (const probe of deletesLast(probes(seeded))) {
         const answer = await send(raw, origin, probe, wirePath(probe));
-        assertServed(probe, answer);
+        assertServed(probe, answer, secretsOf(api));
       }
       assert.notEqual(await databaseDigest(api), before, 'the state-changing probes changed the database');
     });
