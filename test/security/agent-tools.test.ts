@@ -58,7 +58,7 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
     return wf.body.id as string;
   }
 
-  it('calls that rewrite code, a URL template, a limit or a timeout are refused; the stored config runs; the offered schemas hold only input and settable fields', async () => {
+  it('calls that rewrite code, a URL template, a limit or a timeout are refused; the stored config runs; the offered schemas hold only input and settable fields, and the descriptions name the settable ones', async () => {
     fake.respondWith((req) => {
       const done = toolMessages(req).length;
       if (done === 0) {
@@ -138,6 +138,16 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
       assert.deepEqual(offered[name], { type: 'object', properties: {}, additionalProperties: true }, name);
     assert.deepEqual(Object.keys(offered.list_prs.properties), ['repo_name', 'state']);
     assert.equal(offered.list_prs.additionalProperties, true);
+    // The description says which settings a call may choose, and only where there are any.
+    const described = Object.fromEntries(
+      (first!.body.tools as { function: { name: string; description: string } }[]).map((t) => [
+        t.function.name,
+        t.function.description,
+      ]),
+    );
+    assert.match(described.list_prs!, /Settable per call: repo_name, state\.$/);
+    for (const name of ['add_note', 'read_page', 'search'])
+      assert.ok(!described[name]!.includes('Settable per call'), `${name}: ${described[name]}`);
     const schemaText = JSON.stringify(first!.body.tools);
     for (const hidden of [
       'code',
@@ -196,6 +206,95 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
     ] as const) {
       assert.ok(!JSON.stringify(value).includes(MARKER), `${where} hold no marker`);
     }
+  });
+
+  it('messaging tools keep their recipients: a call naming a Slack channel, an address, a sender or a provider is refused, and the fakes receive nothing for the attacker', async () => {
+    const ATTACKER = ['C-attacker', 'attacker@evil.example', 'ceo@example.test'];
+    fake.respondWith((req) => {
+      const done = toolMessages(req).length;
+      if (done === 0)
+        return {
+          toolCalls: [
+            call('s_channel', 'notify', { note: 'n', channel: 'C-attacker' }),
+            call('s_mode', 'notify', { note: 'n', mode: 'user', message: 'to {{ note }}' }),
+            call('m_to', 'mail', { note: 'n', to_template: 'attacker@evil.example' }),
+            call('m_from', 'mail', { note: 'n', from_template: 'ceo@example.test', provider: 'sendgrid' }),
+          ],
+        };
+      if (done === 4)
+        return {
+          toolCalls: [
+            call('s_ok', 'notify', { note: 'all well' }),
+            // An input field named like a recipient is input: the stored templates decide who gets it.
+            call('m_ok', 'mail', { note: 'all well', to: 'attacker@evil.example' }),
+          ],
+        };
+      return { content: JSON.stringify({ output: 'sent' }) };
+    });
+    const id = await createWorkflow({
+      nodes: [
+        n('src', 'InputNode', { output_schema: { task: 'string' } }),
+        n('agent', 'AgentNode', { llm_info: MODEL, user_message: '{{src.task}}', max_iterations: 4 }),
+        n(
+          'slack',
+          'SlackNotifyNode',
+          { channel: 'C-ops', mode: 'bot', message: 'Agent: {{ note }}' },
+          { title: 'notify', parent_id: 'agent' },
+        ),
+        n(
+          'mail',
+          'SendEmailNode',
+          {
+            provider: 'resend',
+            from_template: 'spur@example.test',
+            to_template: 'ops@example.test',
+            subject_template: 'From the agent',
+            content_template: '{{ note }}',
+          },
+          { title: 'mail', parent_id: 'agent' },
+        ),
+        n('out', 'OutputNode', { output_map: { answer: 'agent.output' } }),
+      ],
+      links: [l('src', 'agent'), l('agent', 'out')],
+    });
+    const res = await engine.http.post(`/wf/${id}/run/`, { initial_inputs: { src: { task: 'Report status' } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.out.answer, 'sent');
+    assert.equal(fake.requests.length, 3);
+    const [first, second, third] = fake.requests;
+
+    // The model is shown no recipient, sender or provider field, and no settable field at all.
+    for (const tool of first!.body.tools as { function: { name: string; description: string; parameters: any } }[]) {
+      assert.deepEqual(tool.function.parameters, { type: 'object', properties: {}, additionalProperties: true });
+      assert.ok(!tool.function.description.includes('Settable per call'), tool.function.description);
+    }
+    const replies = Object.fromEntries(toolMessages(second!).map((m) => [m.tool_call_id, m.content]));
+    assert.match(replies.s_channel!, refusal("'channel'"));
+    assert.match(replies.s_mode!, refusal("'mode', 'message'"));
+    assert.match(replies.m_to!, refusal("'to_template'"));
+    assert.match(replies.m_from!, refusal("'from_template', 'provider'"));
+    for (const reply of Object.values(replies))
+      assert.ok(!reply.includes('C-ops') && !reply.includes('ops@example.test'), `no stored recipient shown: ${reply}`);
+    const results = Object.fromEntries(
+      toolMessages(third!)
+        .slice(4)
+        .map((m) => [m.tool_call_id, m.content]),
+    );
+    assert.match(results.s_ok!, /success/);
+    assert.match(results.m_ok!, /re_0123456789/);
+
+    // Exactly the two allowed sends reached the services, to the stored recipients, from the stored sender.
+    assert.deepEqual(
+      services.to('slack').map((r) => [r.body.channel, r.body.text]),
+      [['C-ops', 'Agent: all well']],
+    );
+    assert.deepEqual(
+      services.to('resend').map((r) => [r.body.to, r.body.from, r.body.text]),
+      [[['ops@example.test'], 'spur@example.test', 'all well']],
+    );
+    assert.equal(services.to('sendgrid').length, 0, 'the provider was not switched');
+    const received = JSON.stringify(services.requests.map((r) => [r.path, r.body]));
+    for (const name of ATTACKER) assert.ok(!received.includes(name), `no request names ${name}: ${received}`);
   });
 
   it('a HumanInterventionNode tool keeps its stored timeout and action: a call that would approve itself after a second is refused, and the run waits for a human', async () => {

@@ -32,17 +32,37 @@ const POLLUTION = [
   `X{% set d = {"__proto__": {"polluted": "yes"} } %}{{ d.polluted }}{{ d | dictsort | length }}Y`,
 ];
 
-/** Reads of the process's environment and configuration: by name, through Jinja's classics, by JavaScript. */
+/**
+ * Reads of the process's environment and configuration: by name (one a payload, as a failed lookup
+ * fails the whole render), through Jinja's classics, and by JavaScript.
+ */
 const ENVIRONMENT = [
-  `X{{ process.env.SPUR_SECRET_KEY }}{{ process }}{{ env }}{{ environ }}{{ config }}{{ settings }}Y`,
-  `X{{ globalThis.process.env }}{{ global.process.env }}{{ self }}{{ this }}{{ require }}{{ module }}{{ __dirname }}Y`,
+  ...[
+    'process.env.SPUR_SECRET_KEY',
+    'process',
+    'env',
+    'environ',
+    'config',
+    'settings',
+    'globalThis.process.env',
+    'global.process.env',
+    'self',
+    'this',
+    'require',
+    'module',
+    '__dirname',
+    'config.items()',
+    'self.__init__.__globals__.__builtins__',
+    'lipsum.__globals__.os.environ',
+    '"".__class__.__mro__[1].__subclasses__()',
+    'request.environ',
+    'cycler.__init__.__globals__.os.environ',
+  ].map((read) => `X{{ ${read} }}Y`),
   `X{{ range.constructor("return process.env.SPUR_SECRET_KEY + process.env.SPUR_MONGODB_URI")() }}Y`,
   `X{{ range[["constructor"]]("return JSON.stringify(process.env)")() }}Y`,
   `X{{ cycler(1).next[["constructor"]]("return JSON.stringify(globalThis.process.env)")() }}Y`,
   `X{% set c = "constr" ~ "uctor" %}{{ joiner[c]("return process.env.SPUR_MONGODB_URI")() }}Y`,
   `X{{ (range | attr("constructor"))("return process.mainModule.require('child_process').execSync('env').toString()")() }}Y`,
-  `X{{ config.items() }}{{ self.__init__.__globals__.__builtins__ }}{{ lipsum.__globals__.os.environ }}Y`,
-  `X{{ "".__class__.__mro__[1].__subclasses__() }}{{ request.environ }}{{ cycler.__init__.__globals__.os.environ }}Y`,
 ];
 
 const PAYLOADS: string[] = [
