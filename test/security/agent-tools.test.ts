@@ -58,30 +58,32 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
     return wf.body.id as string;
   }
 
-  it('calls that rewrite code, a URL template, a limit or a timeout are refused; the stored config runs; the offered schemas hold only input and settable fields', async () => {
+  /** The fake model's script: the calls it makes once this many tool results are in, else its final `output`. */
+  function script(turns: Record<number, ReturnType<typeof call>[]>, output: string): void {
     fake.respondWith((req) => {
-      const done = toolMessages(req).length;
-      if (done === 0) {
-        return {
-          toolCalls: [
-            call('a_code', 'add_note', { note: 'n1', code: INJECTED_CODE }),
-            call('a_timeout', 'add_note', { note: 'n2', timeout_seconds: 3600, memory_limit_mb: 8192 }),
-            call('a_url', 'read_page', { url_template: `${trap.url}/steal` }),
-            call('a_limit', 'search', { topic: 'cats', max_results: 100 }),
-            call('ok_prs', 'list_prs', { repo_name: 'octo/world', state: 'closed' }),
-          ],
-        };
-      }
-      if (done === 5)
-        return {
-          toolCalls: [
-            call('b_note', 'add_note', { note: 'n1' }),
-            call('b_page', 'read_page', {}),
-            call('b_search', 'search', { topic: 'cats' }),
-          ],
-        };
-      return { content: JSON.stringify({ output: 'done' }) };
+      const calls = turns[toolMessages(req).length];
+      return calls ? { toolCalls: calls } : { content: JSON.stringify({ output }) };
     });
+  }
+
+  it('calls that rewrite code, a URL template, a limit or a timeout are refused; the stored config runs; the offered schemas hold only input and settable fields, and the descriptions name the settable ones', async () => {
+    script(
+      {
+        0: [
+          call('a_code', 'add_note', { note: 'n1', code: INJECTED_CODE }),
+          call('a_timeout', 'add_note', { note: 'n2', timeout_seconds: 3600, memory_limit_mb: 8192 }),
+          call('a_url', 'read_page', { url_template: `${trap.url}/steal` }),
+          call('a_limit', 'search', { topic: 'cats', max_results: 100 }),
+          call('ok_prs', 'list_prs', { repo_name: 'octo/world', state: 'closed' }),
+        ],
+        5: [
+          call('b_note', 'add_note', { note: 'n1' }),
+          call('b_page', 'read_page', {}),
+          call('b_search', 'search', { topic: 'cats' }),
+        ],
+      },
+      'done',
+    );
     const id = await createWorkflow({
       nodes: [
         n('src', 'InputNode', { output_schema: { task: 'string' } }),
@@ -138,6 +140,16 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
       assert.deepEqual(offered[name], { type: 'object', properties: {}, additionalProperties: true }, name);
     assert.deepEqual(Object.keys(offered.list_prs.properties), ['repo_name', 'state']);
     assert.equal(offered.list_prs.additionalProperties, true);
+    // The description says which settings a call may choose, and only where there are any.
+    const described = Object.fromEntries(
+      (first!.body.tools as { function: { name: string; description: string } }[]).map((t) => [
+        t.function.name,
+        t.function.description,
+      ]),
+    );
+    assert.match(described.list_prs!, /Settable per call: repo_name, state\.$/);
+    for (const name of ['add_note', 'read_page', 'search'])
+      assert.ok(!described[name]!.includes('Settable per call'), `${name}: ${described[name]}`);
     const schemaText = JSON.stringify(first!.body.tools);
     for (const hidden of [
       'code',
@@ -198,18 +210,98 @@ describe('security: an agent’s model fills its tools’ inputs, never their co
     }
   });
 
-  it('a HumanInterventionNode tool keeps its stored timeout and action: a call that would approve itself after a second is refused, and the run waits for a human', async () => {
-    fake.respondWith((req) => {
-      const done = toolMessages(req).length;
-      if (done === 0)
-        return {
-          toolCalls: [
-            call('h1', 'ask_human', { question: 'Refund $5000?', timeout_seconds: 1, timeout_action: 'APPROVE' }),
-          ],
-        };
-      if (done === 1) return { toolCalls: [call('h2', 'ask_human', { question: 'Refund $5000?' })] };
-      return { content: JSON.stringify({ output: 'answered' }) };
+  it('messaging tools keep their recipients: a call naming a Slack channel, an address, a sender or a provider is refused, and the fakes receive nothing for the attacker', async () => {
+    const ATTACKER = ['C-attacker', 'attacker@evil.example', 'ceo@example.test'];
+    script(
+      {
+        0: [
+          call('s_channel', 'notify', { note: 'n', channel: 'C-attacker' }),
+          call('s_mode', 'notify', { note: 'n', mode: 'user', message: 'to {{ note }}' }),
+          call('m_to', 'mail', { note: 'n', to_template: 'attacker@evil.example' }),
+          call('m_from', 'mail', { note: 'n', from_template: 'ceo@example.test', provider: 'sendgrid' }),
+        ],
+        4: [
+          call('s_ok', 'notify', { note: 'all well' }),
+          // An input field named like a recipient is input: the stored templates decide who gets it.
+          call('m_ok', 'mail', { note: 'all well', to: 'attacker@evil.example' }),
+        ],
+      },
+      'sent',
+    );
+    const id = await createWorkflow({
+      nodes: [
+        n('src', 'InputNode', { output_schema: { task: 'string' } }),
+        n('agent', 'AgentNode', { llm_info: MODEL, user_message: '{{src.task}}', max_iterations: 4 }),
+        n(
+          'slack',
+          'SlackNotifyNode',
+          { channel: 'C-ops', mode: 'bot', message: 'Agent: {{ note }}' },
+          { title: 'notify', parent_id: 'agent' },
+        ),
+        n(
+          'mail',
+          'SendEmailNode',
+          {
+            provider: 'resend',
+            from_template: 'spur@example.test',
+            to_template: 'ops@example.test',
+            subject_template: 'From the agent',
+            content_template: '{{ note }}',
+          },
+          { title: 'mail', parent_id: 'agent' },
+        ),
+        n('out', 'OutputNode', { output_map: { answer: 'agent.output' } }),
+      ],
+      links: [l('src', 'agent'), l('agent', 'out')],
     });
+    const res = await engine.http.post(`/wf/${id}/run/`, { initial_inputs: { src: { task: 'Report status' } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.out.answer, 'sent');
+    assert.equal(fake.requests.length, 3);
+    const [first, second, third] = fake.requests;
+
+    // The model is shown no recipient, sender or provider field, and no settable field at all.
+    for (const tool of first!.body.tools as { function: { name: string; description: string; parameters: any } }[]) {
+      assert.deepEqual(tool.function.parameters, { type: 'object', properties: {}, additionalProperties: true });
+      assert.ok(!tool.function.description.includes('Settable per call'), tool.function.description);
+    }
+    const replies = Object.fromEntries(toolMessages(second!).map((m) => [m.tool_call_id, m.content]));
+    assert.match(replies.s_channel!, refusal("'channel'"));
+    assert.match(replies.s_mode!, refusal("'mode', 'message'"));
+    assert.match(replies.m_to!, refusal("'to_template'"));
+    assert.match(replies.m_from!, refusal("'from_template', 'provider'"));
+    for (const reply of Object.values(replies))
+      assert.ok(!reply.includes('C-ops') && !reply.includes('ops@example.test'), `no stored recipient shown: ${reply}`);
+    const results = Object.fromEntries(
+      toolMessages(third!)
+        .slice(4)
+        .map((m) => [m.tool_call_id, m.content]),
+    );
+    assert.match(results.s_ok!, /success/);
+    assert.match(results.m_ok!, /re_0123456789/);
+
+    // Exactly the two allowed sends reached the services, to the stored recipients, from the stored sender.
+    assert.deepEqual(
+      services.to('slack').map((r) => [r.body.channel, r.body.text]),
+      [['C-ops', 'Agent: all well']],
+    );
+    assert.deepEqual(
+      services.to('resend').map((r) => [r.body.to, r.body.from, r.body.text]),
+      [[['ops@example.test'], 'spur@example.test', 'all well']],
+    );
+    assert.equal(services.to('sendgrid').length, 0, 'the provider was not switched');
+    const received = JSON.stringify(services.requests.map((r) => [r.path, r.body]));
+    for (const name of ATTACKER) assert.ok(!received.includes(name), `no request names ${name}: ${received}`);
+  });
+
+  it('a HumanInterventionNode tool keeps its stored timeout and action: a call that would approve itself after a second is refused, and the run waits for a human', async () => {
+    script(
+      {
+        0: [call('h1', 'ask_human', { question: 'Refund $5000?', timeout_seconds: 1, timeout_action: 'APPROVE' })],
+        1: [call('h2', 'ask_human', { question: 'Refund $5000?' })],
+      },
+      'answered',
+    );
     const id = await createWorkflow({
       nodes: [
         n('src', 'InputNode', { output_schema: { task: 'string' } }),

@@ -1,12 +1,31 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { approvalTokens } from '../../src/approvals/approval-token';
 import { createOutputFileWriter } from '../../src/modules/output-files/output-file-writer';
+import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import type { TestApi } from '../support/api';
 import { client, type JsonBody } from '../support/http';
 import type { RawRequest } from '../support/raw-http';
 
 /** In every name and secret the seed stores: an answer that carries it leaked stored data. */
 export const MARK = `gatemark${randomBytes(4).toString('hex')}`;
+
+/**
+ * What no answer, error or recorded request may ever hold: the api's secret key (as configured, and
+ * as the hex of its bytes) and its database URI.
+ */
+export function secretsOf(api: TestApi): string[] {
+  const key = api.env.SPUR_SECRET_KEY ?? '';
+  const uri = api.env.SPUR_MONGODB_URI ?? '';
+  assert.ok(key.length > 20 && uri.startsWith('mongodb://'), 'the test api has a secret key and a database URI');
+  return [key, Buffer.from(key, 'base64').toString('hex'), uri, uri.replace(/\/$/, '')];
+}
+
+/** Throws when `text` holds one of `secrets`, naming where. */
+export function assertNoSecret(where: string, text: string, secrets: string[]): void {
+  for (const secret of secrets)
+    assert.ok(!text.includes(secret), `${where} holds a secret (${secret.slice(0, 12)}…): ${text.slice(0, 300)}`);
+}
 
 /** The ids of one seeded object per route family. */
 export interface Seeded {
@@ -19,6 +38,17 @@ export interface Seeded {
   session: string;
   suite: string;
   template: Record<string, unknown>;
+  schedule: string;
+  trigger: string;
+  /** The webhook trigger's token: `POST /api/hooks/{token}` starts a run with no key. */
+  hookToken: string;
+  /** An open pause of `run`, and an approval link's token for it: `/approve/{token}` decides it with no key. */
+  pause: string;
+  approvalToken: string;
+  /** The nonce an approval page's form and cookie carry (the page accepts one the browser already holds). */
+  approvalNonce: string;
+  /** `http://127.0.0.1:<port>`: the Origin of the server's own pages (the approval form must come from one). */
+  origin: string;
 }
 
 /** A form as a browser or client sends it: bytes plus the Content-Type with its boundary. */
@@ -74,7 +104,71 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
   ).id as string;
   const [template] = (await call('GET', '/templates/')) as Record<string, unknown>[];
   assert.ok(template, 'a template to instantiate');
-  return { workflow, run, dataset, outputFile, collection, user, session, suite, template };
+  // Paused, yearly: it never fires while the test runs, only the probes start its runs.
+  const schedule = (
+    await call('POST', `/wf/${workflow}/schedules/`, {
+      cron: '@yearly',
+      initial_inputs: { in: { x: MARK } },
+      paused: true,
+      note: `${MARK}-schedule`,
+    })
+  ).id as string;
+  const hook = await call('POST', `/wf/${workflow}/triggers/`, { name: `${MARK}-trigger`, rate_per_second: 1000 });
+  const hookToken = String(hook.url).split('/hooks/')[1] ?? '';
+  assert.ok(hookToken, `a hook URL: ${String(hook.url)}`);
+  const links = await approvalLink(api, run);
+  return {
+    workflow,
+    run,
+    dataset,
+    outputFile,
+    collection,
+    user,
+    session,
+    suite,
+    template,
+    schedule,
+    trigger: hook.id as string,
+    hookToken,
+    ...links,
+    origin: new URL(api.baseUrl).origin,
+  };
+}
+
+/**
+ * An open pause of the run and a link a recipient would have received for it, as a worker records
+ * and mints them when a HumanInterventionNode pauses (the seeded run has no worker to reach one).
+ */
+async function approvalLink(api: TestApi, run: string) {
+  const pause = `${run}:in:1`;
+  await api.models.Pause.create({
+    _id: pause,
+    run_id: run,
+    node_id: 'in',
+    pause_message: `${MARK}-pause`,
+    pause_time: new Date(),
+    input_data: JSON.stringify({ x: MARK }),
+  });
+  const approvalToken = approvalTokens(Buffer.from(api.env.SPUR_SECRET_KEY ?? '', 'base64')).mint({
+    runId: run,
+    pauseId: pause,
+    userId: 'email:reviewer@example.test',
+    channel: 'email',
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  });
+  return { pause, approvalToken, approvalNonce: randomBytes(32).toString('base64url') };
+}
+
+/** What a served token route would change: the runs recorded, and the seeded pause and its run's Temporal history. */
+export async function tokenRouteEffects(api: TestApi, s: Seeded) {
+  const pause = await api.models.Pause.findById(s.pause).lean();
+  const workflowId = runWorkflowId(s.run, api.config.temporal.workflowIdPrefix);
+  const history = await api.temporal.workflow.getHandle(workflowId).fetchHistory();
+  return {
+    runs: await api.models.Run.countDocuments(),
+    pauseOpen: pause !== null && pause.resume_time === null && pause.decisions === null,
+    runEvents: history.events?.length ?? 0,
+  };
 }
 
 /** A request of the corpus: its body is JSON, or a multipart form for the routes that take files. */
@@ -87,9 +181,21 @@ export interface Probe {
   form?: Record<string, string>;
   /** An event stream: never ends for a PENDING run, so only its status line is awaited. */
   stream?: boolean;
+  /** A urlencoded form (the approval page's decision). */
+  urlencoded?: Record<string, string>;
   /** Headers the route needs besides the body's type (MCP's Accept). */
   headers?: Record<string, string>;
+  /** Served at the server's root, not under /api (the approval links). */
+  site?: true;
+  /**
+   * The URL's token is the credential (a webhook, an approval link): the gate lets the canonical
+   * spelling in without a key, and the route answers a token it did not issue with this status.
+   */
+  tokenRoute?: { wrongToken: number };
 }
+
+/** The probe's path as sent: under /api, or at the root for the site's routes. */
+export const wirePath = (probe: Probe): string => (probe.site ? probe.path : `/api${probe.path}`);
 
 /**
  * One reading and one state-changing request per route family (per module under src/modules), each
@@ -99,6 +205,30 @@ export interface Probe {
  */
 export function probes(s: Seeded): Probe[] {
   return [
+    // First: the workflow's PUT below leaves it without an InputNode, and a hook could then start no run.
+    {
+      family: 'hooks',
+      method: 'POST',
+      path: `/hooks/${s.hookToken}`,
+      json: { x: `${MARK}-hooked` },
+      tokenRoute: { wrongToken: 404 },
+    },
+    {
+      family: 'approvals',
+      method: 'GET',
+      path: `/approve/${s.approvalToken}`,
+      site: true,
+      tokenRoute: { wrongToken: 403 },
+    },
+    {
+      family: 'approvals',
+      method: 'POST',
+      path: `/approve/${s.approvalToken}`,
+      urlencoded: { nonce: s.approvalNonce, action: 'APPROVE', comments: MARK },
+      headers: { origin: s.origin, cookie: `spur_approval_nonce=${s.approvalNonce}` },
+      site: true,
+      tokenRoute: { wrongToken: 403 },
+    },
     { family: 'workflows', method: 'GET', path: '/wf/' },
     { family: 'workflows', method: 'POST', path: '/wf/', json: { name: `${MARK}-created` } },
     {
@@ -122,7 +252,33 @@ export function probes(s: Seeded): Probe[] {
       json: { initial_inputs: { in: { x: 'y' } } },
     },
     { family: 'runs', method: 'POST', path: `/run/${s.run}/rerun/`, json: { from_node_id: 'in' } },
+    { family: 'runs', method: 'GET', path: `/run/${s.run}/status/` },
+    { family: 'runs', method: 'GET', path: `/runs/${s.run}/status/` },
+    { family: 'schedules', method: 'GET', path: '/schedules/' },
+    { family: 'schedules', method: 'GET', path: `/schedules/${s.schedule}/` },
+    { family: 'schedules', method: 'GET', path: `/wf/${s.workflow}/schedules/` },
+    {
+      family: 'schedules',
+      method: 'POST',
+      path: `/wf/${s.workflow}/schedules/`,
+      json: { cron: '@yearly', initial_inputs: { in: { x: 'y' } }, paused: true, note: `${MARK}-made` },
+    },
+    { family: 'schedules', method: 'POST', path: `/schedules/${s.schedule}/trigger/` },
+    { family: 'schedules', method: 'PUT', path: `/schedules/${s.schedule}/`, json: { note: `${MARK}-changed` } },
+    { family: 'schedules', method: 'DELETE', path: `/schedules/${s.schedule}/` },
+    { family: 'triggers', method: 'GET', path: `/triggers/${s.trigger}/` },
+    { family: 'triggers', method: 'GET', path: `/wf/${s.workflow}/triggers/` },
+    { family: 'triggers', method: 'POST', path: `/wf/${s.workflow}/triggers/`, json: { name: `${MARK}-made` } },
+    { family: 'triggers', method: 'PUT', path: `/triggers/${s.trigger}/`, json: { name: `${MARK}-renamed` } },
+    { family: 'triggers', method: 'DELETE', path: `/triggers/${s.trigger}/` },
     { family: 'pauses', method: 'GET', path: '/wf/paused_workflows/' },
+    { family: 'pauses', method: 'GET', path: `/wf/pause_history/${s.run}/` },
+    {
+      family: 'pauses',
+      method: 'POST',
+      path: `/wf/process_pause_action/${s.run}/`,
+      json: { inputs: {}, user_id: `${MARK}-user`, action: 'APPROVE', comments: null },
+    },
     { family: 'pauses', method: 'POST', path: `/wf/cancel_workflow/${s.run}/` },
     { family: 'datasets', method: 'GET', path: '/ds/' },
     { family: 'datasets', method: 'DELETE', path: `/ds/${s.dataset}/` },
@@ -243,6 +399,13 @@ export async function probeRequest(
     });
     return { method: probe.method, path, headers: { ...headers, 'content-type': type }, body };
   }
+  if (probe.urlencoded)
+    return {
+      method: probe.method,
+      path,
+      headers: { ...probe.headers, ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(probe.urlencoded).toString(),
+    };
   if (probe.json !== undefined)
     return {
       method: probe.method,
@@ -250,12 +413,23 @@ export async function probeRequest(
       headers: { ...probe.headers, ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(probe.json),
     };
-  return { method: probe.method, path, headers };
+  return { method: probe.method, path, headers: { ...probe.headers, ...headers } };
 }
 
 const upper = (s: string) => s.toUpperCase();
 const capital = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
 const escape = (c: string) => `%${c.charCodeAt(0).toString(16)}`;
+
+/** A path segment in other letters, with a letter escaped, a trailing dot or a `;` parameter. */
+const respellings = (segment: string) => [
+  upper(segment),
+  capital(segment),
+  `${escape(segment)}${segment.slice(1)}`,
+  `${segment.slice(0, -1)}${escape(segment.slice(-1))}`,
+  `${segment}.`,
+  `${segment};x`,
+  `${segment}%3Bx`,
+];
 
 /**
  * Other spellings of `/api<path>` that a lenient router, a decoding proxy or a path-normalising
@@ -282,18 +456,9 @@ export function pathVariants(path: string): string[] {
     'api%20',
     'api%09',
   ];
-  const routes = [
-    upper(route),
-    capital(route),
-    `${escape(route)}${route.slice(1)}`,
-    `${route.slice(0, -1)}${escape(route.slice(-1))}`,
-    `${route}.`,
-    `${route};x`,
-    `${route}%3Bx`,
-  ];
   const variants = [
     ...prefixes.map((p) => `/${p}/${route}${after}`),
-    ...routes.map((r) => `/api/${r}${after}`),
+    ...respellings(route).map((r) => `/api/${r}${after}`),
     `//api/${route}${after}`,
     `/api//${route}${after}`,
     `/x/../api/${route}${after}`,
@@ -319,6 +484,47 @@ export function pathVariants(path: string): string[] {
   if (literal)
     variants.push(`/api/${route}${after.replace(new RegExp(`/${literal}(?=/|$|\\?)`), `/${upper(literal)}`)}`);
   return [...new Set(variants)];
+}
+
+/**
+ * Other spellings of a route whose token is its credential (`/api/hooks/<token>`,
+ * `/approve/<token>`), which the gate lets in without a key only as spelt: each segment (the
+ * token's too) in other letters, escaped, with a trailing dot, `;` parameter, NUL or space; dot
+ * and empty segments and encoded separators around and between them. Each is refused, is no
+ * route, or reaches the route as a token it never issued.
+ */
+export function tokenRouteVariants(path: string): string[] {
+  const segments = path.slice(1).split('/');
+  const respell = (segment: string) => [...respellings(segment), `${segment}%00`, `${segment}%20`];
+  const variants = segments.flatMap((segment, i) =>
+    respell(segment).map((spelt) => `/${segments.map((s, j) => (j === i ? spelt : s)).join('/')}`),
+  );
+  for (let i = 1; i < segments.length; i++) {
+    const [head, tail] = [segments.slice(0, i).join('/'), segments.slice(i).join('/')];
+    for (const separator of ['//', '%2f', '%2F', '%5c', '\\', '/./', '/x/../', '/%2e/'])
+      variants.push(`/${head}${separator}${tail}`);
+  }
+  variants.push(
+    `/${path}`,
+    `/.${path}`,
+    `/x/..${path}`,
+    `/x/%2e%2e${path}`,
+    `${path}/..`,
+    `${path}/.`,
+    `${path}/../`,
+    `${path}/%2e%2e`,
+    `${path}%2f`,
+    `${path}%2F..`,
+    `${path}\\`,
+  );
+  return [...new Set(variants)].filter((v) => v !== path);
+}
+
+/** Every spelling of the probe's route but its own. */
+export function variantsOf(probe: Probe): string[] {
+  const api = probe.site ? [] : pathVariants(probe.path);
+  const token = probe.tokenRoute ? tokenRouteVariants(wirePath(probe)) : [];
+  return [...new Set([...api, ...token])];
 }
 
 /**

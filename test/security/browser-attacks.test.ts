@@ -5,6 +5,7 @@ import path from 'node:path';
 import { trusted } from 'mongoose';
 import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
+import { postLogin, sessionCookieOf } from '../support/browser-login';
 import { rawClient, type RawClient, type RawReply } from '../support/raw-http';
 import { stack } from '../support/stack';
 import { MARK, databaseDigest, multipartBody } from './attack-corpus';
@@ -276,6 +277,46 @@ describe('security: a browser on another site cannot drive the api', function ()
       assert.equal(await databaseDigest(keyed.api), before, 'nothing was created');
       assert.equal((await create(configured, 'https://app.example.com')).status, 200);
       assert.equal(await plantedWorkflows(configured), 1);
+    });
+
+    it('a logged-in browser session (its cookie sent along) drives nothing cross-site: text/plain, multipart to a JSON route, a foreign Origin are refused (403/415) and change nothing', async () => {
+      const login = await postLogin(keyed.origin, KEY);
+      assert.equal(login.status, 303, login.body);
+      const cookie = sessionCookieOf(login);
+      assert.match(cookie, /^spur_session=/);
+      const json = JSON.stringify({ name: `${MARK}-session` });
+      const form = await multipartBody({ name: `${MARK}-session-multipart` });
+      const post = (headers: Record<string, string>, body: string | Buffer, path = '/api/wf/') =>
+        keyed.raw.request({ method: 'POST', path, headers: { cookie, ...headers }, body });
+      const before = await databaseDigest(keyed.api);
+      const attacks: [string, Record<string, string>, string | Buffer, number][] = [
+        // A page of another site: a simple request (no preflight) carries its Origin, or none (older browsers, a redirect).
+        ['text/plain from a foreign page', { 'content-type': 'text/plain;charset=UTF-8', origin: EVIL }, json, 403],
+        ['text/plain without an Origin', { 'content-type': 'text/plain' }, json, 403],
+        ['multipart from a foreign page', { 'content-type': form.type, origin: EVIL }, form.body, 403],
+        ['multipart without an Origin', { 'content-type': form.type }, form.body, 403],
+        ['JSON from a foreign page', { 'content-type': 'application/json', origin: EVIL }, json, 403],
+        ['JSON from a null origin', { 'content-type': 'application/json', origin: 'null' }, json, 403],
+        // Its own origin, but a body a page may send without a preflight: still not read as JSON.
+        ['text/plain from its own page', { 'content-type': 'text/plain', origin: keyed.origin }, json, 415],
+        ['multipart from its own page', { 'content-type': form.type, origin: keyed.origin }, form.body, 415],
+      ];
+      for (const [what, headers, body, status] of attacks) {
+        const reply = await post(headers, body);
+        assert.equal(reply.status, status, `${what}: ${text(reply)}`);
+        const env = await post(
+          headers,
+          typeof body === 'string' ? JSON.stringify({ name: 'OPENAI_API_KEY', value: `${MARK}-planted` }) : body,
+          '/api/env-mgmt/',
+        );
+        assert.equal(env.status, status, `${what} to env-mgmt: ${text(env)}`);
+      }
+      assert.equal(await databaseDigest(keyed.api), before, 'nothing was created or changed');
+      // The control: the cookie is a live session, and JSON from its own page is taken.
+      const planted = await plantedWorkflows(keyed);
+      const own = await post({ 'content-type': 'application/json', origin: keyed.origin }, json);
+      assert.equal(own.status, 200, text(own));
+      assert.equal(await plantedWorkflows(keyed), planted + 1);
     });
 
     it('gives CORS headers to configured origins only: none by default (not even local ones)', async () => {

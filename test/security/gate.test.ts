@@ -6,16 +6,22 @@ import { rawClient, type RawClient, type RawRequest } from '../support/raw-http'
 import {
   MARK,
   type Probe,
+  assertNoSecret,
   type Seeded,
   databaseDigest,
-  pathVariants,
   probeRequest,
   probes,
+  secretsOf,
   seed,
+  tokenRouteEffects,
+  variantsOf,
+  wirePath,
 } from './attack-corpus';
 
 const KEY = 'spur_gate-test-key-0123456789';
 const WITH_KEY = { authorization: `Bearer ${KEY}` };
+/** No worker takes the seeded run's pause actions: the controls' decisions go as signals after 1 s, not 5. */
+const FAST_PAUSE_ACTIONS = { SPUR_PAUSE_ACTION_WAIT_SECONDS: '1' };
 
 interface Answer {
   status: number;
@@ -68,13 +74,13 @@ async function sendVariants(
   origin: string,
   corpus: Probe[],
   headers: Record<string, string>,
-  check: (what: string, answer: Answer) => void,
+  check: Check,
 ): Promise<number> {
   let sent = 0;
   for (const probe of corpus) {
-    for (const path of pathVariants(probe.path)) {
+    for (const path of variantsOf(probe)) {
       const answer = await send(raw, origin, probe, path, headers);
-      check(`${probe.family}: ${probe.method} ${path}`, answer);
+      check(probe, `${probe.family}: ${probe.method} ${path}`, answer);
       sent++;
     }
   }
@@ -87,11 +93,31 @@ function deletesLast(corpus: Probe[]): Probe[] {
   return [...corpus].sort((a, b) => rank(a) - rank(b));
 }
 
-function assertRefused(allowed: number[]) {
-  return (what: string, answer: Answer) => {
-    assert.ok(allowed.includes(answer.status), `${what} → ${answer.status} ${answer.text.slice(0, 200)}`);
+type Check = (probe: Probe, what: string, answer: Answer) => void;
+
+/** `allowed`, or the token route's own answer to a token it never issued; no stored data, no secret. */
+function assertRefused(allowed: number[], secrets: string[]): Check {
+  return (probe, what, answer) => {
+    const statuses = probe.tokenRoute ? [...allowed, probe.tokenRoute.wrongToken] : allowed;
+    assert.ok(statuses.includes(answer.status), `${what} → ${answer.status} ${answer.text.slice(0, 200)}`);
     assert.ok(!answer.text.includes(MARK), `${what} answered stored data: ${answer.text.slice(0, 200)}`);
+    assertNoSecret(what, answer.text, secrets);
   };
+}
+
+/** The control's judgement: a live route; a token route took its token (the variants' refusals are not a broken seed). */
+function assertServed(probe: Probe, answer: Answer, secrets: string[]): void {
+  const what = `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`;
+  assert.ok(![401, 404, 405, 415].includes(answer.status), what);
+  if (probe.tokenRoute) assert.ok(answer.status < 300, what);
+  assertNoSecret(what, answer.text, secrets);
+}
+
+/** No run was started (by a webhook, a schedule or anything) and the seeded pause was not decided. */
+async function assertNothingStartedOrDecided(api: TestApi, seeded: Seeded, before: unknown): Promise<void> {
+  const after = await tokenRouteEffects(api, seeded);
+  assert.deepEqual(after, before, 'no run started, no decision reached the paused run');
+  assert.equal(after.pauseOpen, true, 'the pause is still open');
 }
 
 describe('security: one gate in front of every route, whatever the spelling of the path', function () {
@@ -103,7 +129,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
     let origin: string;
     let seeded: Seeded;
     before(async () => {
-      api = await startApi({ SPUR_API_KEY_HASHES: hashApiKey(KEY), SPUR_WEB_UI: 'false' });
+      api = await startApi({ SPUR_API_KEY_HASHES: hashApiKey(KEY), SPUR_WEB_UI: 'false', ...FAST_PAUSE_ACTIONS });
       origin = api.baseUrl.replace(/\/api$/, '');
       raw = rawClient(origin);
       seeded = await seed(api, WITH_KEY);
@@ -113,29 +139,34 @@ describe('security: one gate in front of every route, whatever the spelling of t
       await api?.close();
     });
 
-    it('refuses every other spelling of every route family without a key (400, 401 or 404): no stored data in any answer, no document changed', async () => {
+    it('refuses every other spelling of every route family without a key (400, 401 or 404; a token route: its answer to a foreign token): no stored data in any answer, no document changed, no run started or pause decided', async () => {
       const before = await databaseDigest(api);
-      const sent = await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 401, 404]));
+      const effects = await tokenRouteEffects(api, seeded);
+      const sent = await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 401, 404], secretsOf(api)));
       assert.ok(sent > 1000, `${sent} requests`);
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
+      await assertNothingStartedOrDecided(api, seeded, effects);
     });
 
-    it('serves no other spelling with a key either (the routers match exactly, as the gate does): 400, 404 or 415, no document changed', async () => {
+    it('serves no other spelling with a key either (the routers match exactly, as the gate does): 400, 404 or 415 (a token route: its answer to a foreign token), no document changed, no run started or pause decided', async () => {
       const before = await databaseDigest(api);
-      await sendVariants(raw, origin, probes(seeded), WITH_KEY, assertRefused([400, 404, 415]));
+      const effects = await tokenRouteEffects(api, seeded);
+      await sendVariants(raw, origin, probes(seeded), WITH_KEY, assertRefused([400, 404, 415], secretsOf(api)));
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
+      await assertNothingStartedOrDecided(api, seeded, effects);
     });
 
-    it('refuses the canonical spelling of every route without a key or with a wrong one (401), no document changed', async () => {
+    it('refuses the canonical spelling of every route but the token routes without a key or with a wrong one (401), no document changed', async () => {
       const before = await databaseDigest(api);
-      for (const probe of probes(seeded)) {
+      for (const probe of probes(seeded).filter((p) => !p.tokenRoute)) {
         for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': `${KEY}x` }] as Record<
           string,
           string
         >[]) {
-          assertRefused([401])(
-            `${probe.family}: ${probe.method} /api${probe.path}`,
-            await send(raw, origin, probe, `/api${probe.path}`, headers),
+          assertRefused([401], secretsOf(api))(
+            probe,
+            `${probe.family}: ${probe.method} ${wirePath(probe)}`,
+            await send(raw, origin, probe, wirePath(probe), headers),
           );
         }
       }
@@ -145,11 +176,8 @@ describe('security: one gate in front of every route, whatever the spelling of t
     it('serves the canonical spelling of every probe with a key (the control: each probe names a live route that reads or changes data)', async () => {
       const before = await databaseDigest(api);
       for (const probe of deletesLast(probes(seeded))) {
-        const answer = await send(raw, origin, probe, `/api${probe.path}`, WITH_KEY);
-        assert.ok(
-          ![401, 404, 405, 415].includes(answer.status),
-          `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`,
-        );
+        const answer = await send(raw, origin, probe, wirePath(probe), WITH_KEY);
+        assertServed(probe, answer, secretsOf(api));
       }
       assert.notEqual(await databaseDigest(api), before, 'the state-changing probes changed the database');
     });
@@ -161,7 +189,7 @@ describe('security: one gate in front of every route, whatever the spelling of t
     let origin: string;
     let seeded: Seeded;
     before(async () => {
-      api = await startApi({ SPUR_WEB_UI: 'false' });
+      api = await startApi({ SPUR_WEB_UI: 'false', ...FAST_PAUSE_ACTIONS });
       origin = api.baseUrl.replace(/\/api$/, '');
       raw = rawClient(origin);
       seeded = await seed(api);
@@ -171,20 +199,19 @@ describe('security: one gate in front of every route, whatever the spelling of t
       await api?.close();
     });
 
-    it('serves no other spelling of any route (400, 404, or 415 for a form to no route): no stored data in any answer, no document changed', async () => {
+    it('serves no other spelling of any route (400, 404, or 415 for a form to no route; a token route: its answer to a foreign token): no stored data in any answer, no document changed, no run started or pause decided', async () => {
       const before = await databaseDigest(api);
-      await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 404, 415]));
+      const effects = await tokenRouteEffects(api, seeded);
+      await sendVariants(raw, origin, probes(seeded), {}, assertRefused([400, 404, 415], secretsOf(api)));
       assert.equal(await databaseDigest(api), before, 'the database is as it was');
+      await assertNothingStartedOrDecided(api, seeded, effects);
     });
 
     it('serves the canonical spelling of every probe (the control)', async () => {
       const before = await databaseDigest(api);
       for (const probe of deletesLast(probes(seeded))) {
-        const answer = await send(raw, origin, probe, `/api${probe.path}`);
-        assert.ok(
-          ![401, 404, 405, 415].includes(answer.status),
-          `${probe.family}: ${probe.method} ${probe.path} → ${answer.status} ${answer.text.slice(0, 300)}`,
-        );
+        const answer = await send(raw, origin, probe, wirePath(probe));
+        assertServed(probe, answer, secretsOf(api));
       }
       assert.notEqual(await databaseDigest(api), before, 'the state-changing probes changed the database');
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { RENDER_THREADS } from '../../src/nodes/template-engine/pool';
 import { type SplitEngine, startSplitEngine } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
@@ -8,6 +9,7 @@ import { l, n } from '../support/graphs';
 import { CREDENTIALS, fakeBases, runNode, setEnv } from '../support/integration-runs';
 import { collectionForm, waitForProgress } from '../support/rag';
 import { stack } from '../support/stack';
+import { assertNoSecret, secretsOf } from './attack-corpus';
 
 /**
  * Server-side template injection, sent where templates are rendered: the api's chunk preview, an
@@ -15,7 +17,8 @@ import { stack } from '../support/stack';
  * is a known way out of nunjucks/Jinja templates into JavaScript; the JavaScript it would run
  * computes a marker ("42spur", or "pid" and the process id) that nothing else produces. No
  * marker may appear in an answer, a request recorded by the local fake services, a run record
- * or a stored chunk, and Object.prototype stays as it was.
+ * or a stored chunk, nor may the api's secret key or database URI (which the payloads reading the
+ * environment go for), and Object.prototype stays as it was.
  */
 
 const JS = `"return String(6*7)+'spur'"`;
@@ -27,6 +30,39 @@ const POLLUTION = [
   `X{{ range[["constructor"]](${POLLUTE})() }}Y`,
   `X{% set __proto__ = {"polluted": "yes"} %}{{ polluted }}Y`,
   `X{% set d = {"__proto__": {"polluted": "yes"} } %}{{ d.polluted }}{{ d | dictsort | length }}Y`,
+];
+
+/**
+ * Reads of the process's environment and configuration: by name (one a payload, as a failed lookup
+ * fails the whole render), through Jinja's classics, and by JavaScript.
+ */
+const ENVIRONMENT = [
+  ...[
+    'process.env.SPUR_SECRET_KEY',
+    'process',
+    'env',
+    'environ',
+    'config',
+    'settings',
+    'globalThis.process.env',
+    'global.process.env',
+    'self',
+    'this',
+    'require',
+    'module',
+    '__dirname',
+    'config.items()',
+    'self.__init__.__globals__.__builtins__',
+    'lipsum.__globals__.os.environ',
+    '"".__class__.__mro__[1].__subclasses__()',
+    'request.environ',
+    'cycler.__init__.__globals__.os.environ',
+  ].map((read) => `X{{ ${read} }}Y`),
+  `X{{ range.constructor("return process.env.SPUR_SECRET_KEY + process.env.SPUR_MONGODB_URI")() }}Y`,
+  `X{{ range[["constructor"]]("return JSON.stringify(process.env)")() }}Y`,
+  `X{{ cycler(1).next[["constructor"]]("return JSON.stringify(globalThis.process.env)")() }}Y`,
+  `X{% set c = "constr" ~ "uctor" %}{{ joiner[c]("return process.env.SPUR_MONGODB_URI")() }}Y`,
+  `X{{ (range | attr("constructor"))("return process.mainModule.require('child_process').execSync('env').toString()")() }}Y`,
 ];
 
 const PAYLOADS: string[] = [
@@ -78,6 +114,7 @@ const PAYLOADS: string[] = [
   `X{% set constructor = range %}{% set prototype = range %}{{ constructor.constructor(${JS})() }}Y`,
   `X{% include "/etc/passwd" %}Y`,
   `X{% import "x" as y %}Y`,
+  ...ENVIRONMENT,
 ];
 
 const TEXT_PROCESSING = {
@@ -91,6 +128,13 @@ const TEXT_PROCESSING = {
 const DOCUMENT = 'Templates are data. This short text becomes one chunk for the template to shape.';
 /** Prints Object.prototype's enumerable members from inside a render (dictsort walks them). */
 const PROTOTYPE_PROBE = '[{{ {} | dictsort }}][{{ polluted }}]';
+/**
+ * The probe after a loop of a few tens of milliseconds: as many sent at once as the pool has threads
+ * (twice over) overlap, so each thread renders one (a thread takes the next job only when free).
+ */
+const PROTOTYPE_PROBE_ON_EVERY_THREAD = `{% for i in range(100000) %}{% endfor %}${PROTOTYPE_PROBE}`;
+/** Each sent this many times at once: renders that overlap land on every thread of the pool. */
+const CONCURRENT = RENDER_THREADS * 2;
 
 describe('security: template injection reaches no JavaScript in the api or the worker', function () {
   this.timeout(600_000);
@@ -98,6 +142,7 @@ describe('security: template injection reaches no JavaScript in the api or the w
   let llm: FakeLlmServer;
   let services: FakeServices;
   let markers: string[];
+  let secrets: string[];
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
   before(async () => {
@@ -113,6 +158,8 @@ describe('security: template injection reaches no JavaScript in the api or the w
       JINA_API_KEY: CREDENTIALS.JINA_API_KEY as string,
     });
     markers = ['42spur', `pid${process.pid}`, `pid${engine.worker.process.pid}`];
+    // The worker runs with the api's environment (test/support/worker.ts): one set of secrets.
+    secrets = secretsOf(engine.api);
   });
   after(async () => {
     await engine?.close();
@@ -124,6 +171,7 @@ describe('security: template injection reaches no JavaScript in the api or the w
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     for (const marker of markers)
       assert.ok(!text.includes(marker), `${where} holds the marker ${marker}: ${text.slice(0, 500)}`);
+    assertNoSecret(where, text, secrets);
   }
 
   function previewForm(template: string): FormData {
@@ -157,7 +205,7 @@ describe('security: template injection reaches no JavaScript in the api or the w
     return { res, run };
   }
 
-  it('the chunk preview (POST /api/rag/collections/preview_chunk/) answers no payload with a marker', async () => {
+  it('the chunk preview (POST /api/rag/collections/preview_chunk/) answers no payload with a marker or a secret (the secret key, the database URI)', async () => {
     for (const payload of PAYLOADS) {
       const res = await preview(payload);
       assert.ok([200, 400].includes(res.status), `${payload}: ${res.status} ${res.text.slice(0, 500)}`);
@@ -171,7 +219,7 @@ describe('security: template injection reaches no JavaScript in the api or the w
     assert.equal(safe.body.chunks[0].processed_text, 'XY');
   });
 
-  it('an LLM node sends no marker in its prompt to the provider, nor records one in the run', async () => {
+  it('an LLM node sends no marker or secret in its prompt to the provider, nor records one in the run', async () => {
     for (const payload of PAYLOADS) {
       const from = llm.requests.length;
       const { res, run } = await runLlm(payload);
@@ -185,7 +233,7 @@ describe('security: template injection reaches no JavaScript in the api or the w
     assert.ok(llm.requests.length > 0, 'the payloads that render sent their prompts');
   });
 
-  it('an integration URL template (Jina Reader) requests no URL with a marker, nor records one in the run', async () => {
+  it('an integration URL template (Jina Reader) requests no URL with a marker or a secret, nor records one in the run', async () => {
     for (const payload of PAYLOADS) {
       const from = services.requests.length;
       const run = await runNode(engine, 'JinaReaderNode', {
@@ -201,45 +249,75 @@ describe('security: template injection reaches no JavaScript in the api or the w
     assert.ok(services.to('jina').length > 0, 'the payloads that render made their requests');
   });
 
-  it('a RAG ingest in the worker stores no chunk text or metadata with a marker', async () => {
+  /** A collection of DOCUMENT with `template` as its chunk and metadata template: its stored documents, once ingested. */
+  async function ingest(template: string, metadata: string = template) {
+    const text_processing = {
+      ...TEXT_PROCESSING,
+      template: { enabled: true, template, metadata_template: { m: metadata } },
+    };
+    const created = await engine.http.post(
+      '/rag/collections/',
+      collectionForm({ name: `ssti-${randomBytes(4).toString('hex')}`, description: null, text_processing }, [
+        { name: 'doc.txt', content: DOCUMENT, type: 'text/plain' },
+      ]),
+    );
+    assert.equal(created.status, 200, created.text.slice(0, 500));
+    const progress = await waitForProgress(engine.http, `/rag/collections/${created.body.id}/progress/`);
+    const documents = await engine.http.get(`/rag/collections/${created.body.id}/documents/`);
+    assert.equal(documents.status, 200, documents.text.slice(0, 500));
+    return { progress, documents: documents.body as { chunks: { text: string; metadata: unknown }[] }[] };
+  }
+
+  it('a RAG ingest in the worker renders its chunks through the template (the control) and stores no chunk text or metadata with a marker or a secret', async () => {
+    const control = await ingest('BEGIN[{{ text | upper }}]END', 'chars-{{ text | length }}');
+    const chunks = control.documents.flatMap((d) => d.chunks);
+    assert.ok(chunks.length > 0, JSON.stringify(control));
+    for (const chunk of chunks) {
+      assert.ok(chunk.text.startsWith('BEGIN[') && chunk.text.endsWith(']END'), chunk.text);
+      assert.match(JSON.stringify(chunk.metadata), /"m":"chars-\d+"/);
+    }
+    assert.ok(
+      chunks
+        .map((c) => c.text)
+        .join(' ')
+        .includes('TEMPLATES ARE DATA'),
+      'the text went through `upper`',
+    );
     for (const payload of PAYLOADS) {
-      const text_processing = {
-        ...TEXT_PROCESSING,
-        template: { enabled: true, template: payload, metadata_template: { m: payload } },
-      };
-      const created = await engine.http.post(
-        '/rag/collections/',
-        collectionForm({ name: `ssti-${randomBytes(4).toString('hex')}`, description: null, text_processing }, [
-          { name: 'doc.txt', content: DOCUMENT, type: 'text/plain' },
-        ]),
-      );
-      assert.equal(created.status, 200, created.text.slice(0, 500));
-      const progress = await waitForProgress(engine.http, `/rag/collections/${created.body.id}/progress/`);
+      const { progress, documents } = await ingest(payload);
       assertNoMarker(`ingest progress of ${payload}`, progress);
-      const documents = await engine.http.get(`/rag/collections/${created.body.id}/documents/`);
-      assert.equal(documents.status, 200, documents.text.slice(0, 500));
-      assertNoMarker(`stored chunks of ${payload}`, documents.body);
+      assertNoMarker(`stored chunks of ${payload}`, documents);
     }
   });
 
-  it('pollution attempts leave Object.prototype unchanged: in the api process, and as a later render in the api and in the worker sees it', async () => {
+  /** `count` runs of runLlm at once: their renders overlap on the worker's pool threads. */
+  const runsAtOnce = (template: string, count = CONCURRENT) =>
+    Promise.all(Array.from({ length: count }, () => runLlm(template)));
+
+  it('pollution attempts leave Object.prototype unchanged: in the api process, and as later renders on every thread of the pool see it, in the api and in the worker', async () => {
+    // Each attempt on every thread: a thread a polluting render ran on is the one that would keep it.
     for (const payload of POLLUTION) {
-      await preview(payload);
-      await runLlm(payload);
+      await Promise.all(Array.from({ length: CONCURRENT }, () => preview(payload)));
+      await runsAtOnce(payload);
     }
     assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
-    const res = await preview(PROTOTYPE_PROBE);
-    assert.equal(res.status, 200, res.text.slice(0, 500));
-    assert.equal(res.body.chunks[0].processed_text, '[[]][]');
-    const from = llm.requests.length;
-    await runLlm(PROTOTYPE_PROBE);
-    const sent = llm.requests.slice(from).map((r) => r.body.messages as { role: string; content: string }[]);
-    assert.equal(sent.length, 1);
-    assert.deepEqual(
-      sent[0]?.map((m) => m.content.split('\n\n')[0]),
-      ['[[]][]', 'Q: why? [[]][]'],
+    const checks = await Promise.all(
+      Array.from({ length: CONCURRENT }, () => preview(PROTOTYPE_PROBE_ON_EVERY_THREAD)),
     );
+    for (const res of checks) {
+      assert.equal(res.status, 200, res.text.slice(0, 500));
+      assert.equal(res.body.chunks[0].processed_text, '[[]][]');
+    }
+    const from = llm.requests.length;
+    await runsAtOnce(PROTOTYPE_PROBE_ON_EVERY_THREAD);
+    const sent = llm.requests.slice(from).map((r) => r.body.messages as { role: string; content: string }[]);
+    assert.equal(sent.length, CONCURRENT);
+    for (const messages of sent)
+      assert.deepEqual(
+        messages.map((m) => m.content.split('\n\n')[0]),
+        ['[[]][]', 'Q: why? [[]][]'],
+      );
   });
 
   it('range(1e9) fails at once, naming the range limit', async () => {

@@ -14,11 +14,13 @@ import type { RenderJob } from './thread.js';
 /** A render's heap: room for a large input (values reach tens of MB) and the output. */
 const THREAD_MEMORY_MB = 512;
 
+/** Renders take microseconds, so two cover the load, and one slow render leaves the other thread. */
+export const RENDER_THREADS = 2;
+
 const pool = new ThreadPool<RenderJob, RenderResult>({
   name: 'template render',
   module: path.join(__dirname, `thread${path.extname(__filename)}`),
-  // Renders take microseconds, so two cover the load, and one slow render leaves the other thread.
-  threads: 2,
+  threads: RENDER_THREADS,
   memoryMb: THREAD_MEMORY_MB,
   // A render stops itself at RENDER_TIME_LIMIT_MS, counting its own steps; a thread still busy this
   // much later is stuck inside one step and is terminated. The margin covers copying a large input
