@@ -54,6 +54,10 @@ import { mountLogin } from './web-ui/login.routes';
 import { APPROVE_PREFIX, mountApprovalRoutes } from './modules/approvals/approval.routes';
 import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static-site';
 
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+const clientGone = (err: unknown) =>
+  typeof err === 'object' && err !== null && 'code' in err && CLIENT_GONE.has(String(err.code));
+
 export const API_PREFIX = '/api';
 
 export interface AppDeps {
@@ -166,6 +170,11 @@ export function createApp({ config, logger, services, probes, secretKey = random
   app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) || approvalRoute(path) }));
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
-  app.on('error', (err: unknown) => logger.error({ err }, 'unhandled error in koa'));
+  app.on('error', (err: unknown) => {
+    // A client that leaves an event stream or drops its connection ends the answer early: routine,
+    // not a fault of the api's.
+    if (clientGone(err)) logger.debug({ err }, 'client left');
+    else logger.error({ err }, 'unhandled error in koa');
+  });
   return app;
 }

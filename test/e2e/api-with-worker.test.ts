@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
+import { setTimeout } from 'node:timers/promises';
 import { runWorkflowId } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
 import { input, l, n, pythonExclaim } from '../support/graphs';
 import { eventually } from '../support/python-runs';
+import { openSse } from '../support/sse';
 import { stack } from '../support/stack';
 
 const gatedDefinition = {
@@ -145,6 +148,20 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
       ok: true,
       in: { x: 1 },
     });
+  });
+
+  it("logs no error when a client leaves a run's event stream", async () => {
+    const { http } = combined;
+    const wf = (await http.post('/wf/', { name: 'combined stream', definition: gatedDefinition })).body;
+    const started = (await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 1 } } })).body;
+    const stream = await openSse(`${combined.baseUrl}/run/${started.id}/events/`);
+    await stream.waitFor((events) => events.some((e) => e.event === 'run.paused'));
+    stream.close();
+    // The api learns of the closed socket on its next write: cancelling the run writes its last events.
+    assert.equal((await http.post(`/wf/cancel_workflow/${started.id}/`, {})).status, 200);
+    await waitForRun(http, started.id, (r) => r.status === 'CANCELED');
+    await setTimeout(1000);
+    assert.doesNotMatch(await readFile(combined.logFile, 'utf8'), /unhandled error in koa/);
   });
 
   it('stops on SIGTERM with exit code 0', async () => {

@@ -9,6 +9,8 @@ export interface ApiProcess {
   process: ManagedProcess;
   baseUrl: string;
   http: ReturnType<typeof client>;
+  /** Where its stdout and stderr go. */
+  logFile: string;
 }
 
 let counter = 0;
@@ -19,6 +21,7 @@ let counter = 0;
  */
 export async function startApiProcess(env: Record<string, string>, entry = 'src/main.ts'): Promise<ApiProcess> {
   const port = await freePort();
+  const logFile = path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`);
   const child = spawnManaged({
     name: 'api',
     command: process.execPath,
@@ -26,9 +29,9 @@ export async function startApiProcess(env: Record<string, string>, entry = 'src/
     args: entryArgs(entry),
     env: { ...env, SPUR_PORT: String(port), SPUR_HOST: '127.0.0.1', SPUR_LOG_LEVEL: 'warn' },
     cwd: REPO_ROOT,
-    logFile: path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`),
+    logFile,
   });
   await waitForTcp('127.0.0.1', port, 30_000);
   const baseUrl = `http://127.0.0.1:${port}/api`;
-  return { process: child, baseUrl, http: client(baseUrl) };
+  return { process: child, baseUrl, http: client(baseUrl), logFile };
 }
