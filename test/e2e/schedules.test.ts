@@ -12,6 +12,7 @@ import { eventually } from '../support/python-runs';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { stack } from '../support/stack';
+import { startTcpRelay, type TcpRelay } from '../support/tcp-relay';
 import { startWorker, type TestWorker } from '../support/worker';
 
 type Http = ReturnType<typeof client>;
@@ -52,6 +53,18 @@ async function runsOf(http: Http, workflowId: string): Promise<Run[]> {
   const res = await http.get(`/wf/${workflowId}/runs/?page_size=100`);
   assert.equal(res.status, 200, res.text);
   return res.body as Run[];
+}
+
+/** Every run of the schedule in /run/?run_type=scheduled, paged through. */
+async function scheduledRunsOf(http: Http, scheduleId: string): Promise<Run[]> {
+  const found: Run[] = [];
+  for (let page = 1; ; page++) {
+    const res = await http.get(`/run/?run_type=scheduled&page_size=100&page=${page}`);
+    assert.equal(res.status, 200, res.text);
+    const runs = res.body as Run[];
+    found.push(...runs.filter((r) => r.trigger?.id === scheduleId));
+    if (runs.length < 100) return found;
+  }
 }
 
 async function newWorkflow(http: Http, name: string, definition: unknown = echo): Promise<string> {
@@ -369,4 +382,62 @@ describe('e2e: a schedule through a worker kill and a Temporal restart', functio
     assert.ok(runs.some(dueWhileDown), 'the caught-up fire is among the runs');
     assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
   });
+});
+
+/** The wire message of an insert into the runs collection (its command's first element, BSON). */
+const RUN_INSERT = Buffer.concat([
+  Buffer.from([0x02]),
+  Buffer.from('insert\0'),
+  Buffer.from([5, 0, 0, 0]),
+  Buffer.from('runs\0'),
+]);
+
+describe('e2e: a schedule deleted while a fire records its run', function () {
+  this.timeout(120_000);
+  let api: TestApi | undefined;
+  let relay: TcpRelay | undefined;
+  let worker: TestWorker | undefined;
+  before(async () => {
+    api = await startApi();
+    // The worker's database traffic passes a relay, which holds the fire's run insert on the wire:
+    // the fire has read its schedule and is about to record the run when the delete comes.
+    const mongoUrl = new URL(api.env.SPUR_MONGODB_URI as string);
+    relay = await startTcpRelay({ host: mongoUrl.hostname, port: Number(mongoUrl.port) }, 'mongodb');
+    mongoUrl.host = relay.address;
+    worker = await startWorker(api.env, { SPUR_MONGODB_URI: mongoUrl.toString() });
+  });
+  after(async () => {
+    relay?.release();
+    await worker?.stop();
+    await relay?.close();
+    await api?.close();
+  });
+
+  for (const deleted of ['workflow', 'schedule'] as const)
+    it(`deleting the ${deleted} while a fire's run insert is on its way: no run of the schedule appears after the answer`, async () => {
+      const http = client((api as TestApi).baseUrl);
+      const wf = await newWorkflow(http, `deleted ${deleted}`);
+      (relay as TcpRelay).hold((message) => message.includes(RUN_INSERT));
+      const sc = (
+        await http.post(`/wf/${wf}/schedules/`, { interval_seconds: 1, initial_inputs: { in: { x: 'late' } } })
+      ).body as { id: string };
+      await until('a fire sent its run insert', async () => (relay as TcpRelay).heldCount() > 0);
+      const path = deleted === 'workflow' ? `/wf/${wf}/` : `/schedules/${sc.id}/`;
+      // The runs listed the moment the delete answers, whenever that is.
+      const answered = http.delete(path).then(async (res) => ({ res, runs: await scheduledRunsOf(http, sc.id) }));
+      await sleep(1500);
+      (relay as TcpRelay).release();
+      const { res, runs: atAnswer } = await answered;
+      assert.equal(res.status, 204, res.text);
+      await sleep(3500); // over three fire periods
+      const later = await scheduledRunsOf(http, sc.id);
+      assert.deepEqual(
+        later.map((r) => r.id),
+        atAnswer.map((r) => r.id),
+        'no run of the schedule appeared after the answer',
+      );
+      if (deleted === 'workflow') assert.deepEqual(later, [], 'the workflow took its runs along');
+      assert.equal((await http.get(`/schedules/${sc.id}/`)).status, 404);
+      if (deleted === 'schedule') assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+    });
 });

@@ -3,6 +3,7 @@ import { insertWithNewId } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { Models, RunDoc, ScheduleDoc } from '../../db/models';
 import { type Page, pageBounds } from '../../db/paging';
+import { createScheduleFires } from '../../db/schedule-fires';
 import type { WorkflowVersions } from '../../db/workflow-versions';
 import type { DefinitionLimits } from '../../definitions/definition-limits';
 import { NotFoundError, RequestValidationError, SpurError } from '../../errors';
@@ -36,10 +37,11 @@ const notFoundSchedule = () => new NotFoundError('Schedule not found', 'SCHEDULE
 /**
  * Spur schedules: the document (what runs start with) is written here only, and its Temporal
  * Schedule (when) follows every change before the answer. A schedule's document is written first
- * and removed last, so a fire never finds its schedule missing while it exists in Temporal.
+ * and removed last; a fire that finds it closing or missing records nothing.
  */
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const { Schedule } = deps.models;
+  const fires = createScheduleFires(deps.models);
   const idTaken = async (id: string) => (await Schedule.exists({ _id: id })) !== null;
 
   async function load(id: string): Promise<ScheduleDoc> {
@@ -89,9 +91,17 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     };
   }
 
+  /**
+   * Closed to fires first, so none records a run from then on; then the Temporal Schedule, so none
+   * starts; then the recordings already under way finish, so their runs exist before the answer
+   * (a workflow's delete removes them next, with its other runs).
+   */
   async function removeOne(doc: ScheduleDoc): Promise<void> {
+    await fires.close(doc._id);
     await deps.temporal.remove(doc._id);
+    await fires.drain(doc._id);
     await Schedule.deleteOne({ _id: doc._id });
+    await fires.forget(doc._id);
   }
 
   return {
@@ -195,8 +205,8 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     /** One run now, whatever the schedule's times and overlap policy: answered as start_run answers. */
     async trigger(id: string) {
       const doc = await load(id);
-      const recorded = await deps.recordScheduledRun(doc, new Date(), `manual-${doc._id}-${randomUUID()}`);
-      if (recorded.kind === 'gone') throw new NotFoundError(`The schedule's ${recorded.reason}`, 'WORKFLOW_NOT_FOUND');
+      const recorded = await deps.recordScheduledRun(doc._id, new Date(), `manual-${doc._id}-${randomUUID()}`);
+      if (recorded.kind === 'gone') throw new NotFoundError(`Nothing to run: ${recorded.reason}`, 'SCHEDULE_GONE');
       const created = await deps.reader.get(recorded.run._id);
       if (recorded.run.status === 'PENDING') await deps.launcher.launch(recorded.run, recorded.known);
       return created;
