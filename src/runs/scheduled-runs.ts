@@ -72,6 +72,7 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
         workflowVersionId: version._id,
         runType: 'scheduled',
         trigger: { kind: 'schedule', id: schedule._id, scheduledTime, key },
+        callback: schedule.callback ?? null,
       },
       inputs,
       async (id, given) => {

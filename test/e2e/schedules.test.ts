@@ -6,6 +6,7 @@ import { TEMPORAL_DEV_OPTIONS, startTemporal, type TemporalServer } from '../../
 import { scheduleTemporalId } from '../../temporal/shared/schedule-contract';
 import { WorkflowType } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
+import { startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { eventually } from '../support/python-runs';
@@ -87,10 +88,15 @@ async function temporalScheduleExists(api: TestApi, scheduleId: string): Promise
 describe('e2e: schedules start runs by themselves, durably', function () {
   this.timeout(120_000);
   let engine: Engine;
+  let receiver: CallbackReceiver;
   before(async () => {
+    receiver = await startCallbackReceiver();
     engine = await startEngine();
   });
-  after(() => engine?.close());
+  after(async () => {
+    await engine?.close();
+    await receiver?.close();
+  });
 
   it('an interval schedule fires runs with its inputs and trigger; pause stops it, trigger-now runs once, unpause resumes; the workflow delete removes its Temporal Schedule', async () => {
     const { http, api } = engine;
@@ -158,6 +164,50 @@ describe('e2e: schedules start runs by themselves, durably', function () {
     assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
     assert.equal(await temporalScheduleExists(api, sc.id), false, 'the Temporal Schedule is gone');
     assert.equal((await http.get(`/schedules/${sc.id}/`)).status, 404);
+  });
+
+  it("calls back a fired run: run.completed with the run's id, signed with the schedule's callback secret, which no answer shows", async () => {
+    const { http } = engine;
+    const secret = 'callback-secret-of-the-schedule-9e1b';
+    const path = '/hooks/schedule-callback';
+    const wf = await newWorkflow(http, 'called back');
+    const created = await http.post(`/wf/${wf}/schedules/`, {
+      interval_seconds: 1,
+      initial_inputs: { in: { x: 'cb' } },
+      callback: { url: `${receiver.url}${path}`, secret },
+    });
+    assert.equal(created.status, 200, created.text);
+    const sc = created.body;
+    assert.deepEqual(sc.callback, {
+      url: `${receiver.url}${path}`,
+      events: ['run.completed', 'run.failed', 'run.canceled'],
+    });
+    const [hit] = await receiver.waitFor(path, 1);
+    assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    assert.ok(hit);
+    const runId = hit.body.run.id as string;
+    assert.equal(hit.headers['x-spur-event'], 'run.completed');
+    assert.equal(hit.headers['x-spur-event-id'], `${runId}:run.completed:1`);
+    assert.ok(validSignature(secret, hit), 'signed with the callback secret');
+    const run = (await http.get(`/run/${runId}/`)).body as Run;
+    assert.equal(run.run_type, 'scheduled');
+    assert.equal(run.trigger?.id, sc.id);
+    assert.deepEqual(run.outputs?.out, { x: 'cb' });
+    const kept = await http.put(`/schedules/${sc.id}/`, { note: 'still called back' });
+    for (const answer of [
+      created,
+      kept,
+      await http.get(`/schedules/${sc.id}/`),
+      await http.get(`/wf/${wf}/schedules/`),
+    ]) {
+      assert.equal(answer.status, 200, answer.text);
+      assert.ok(!answer.text.includes(secret), answer.text);
+    }
+    assert.equal(kept.body.callback.url, `${receiver.url}${path}`, 'a PUT that leaves it out keeps it');
+    const stored = await engine.api.models.Schedule.findById(sc.id).lean();
+    assert.ok(!JSON.stringify(stored).includes(secret), 'stored sealed');
+    assert.equal((await http.put(`/schedules/${sc.id}/`, { callback: null })).body.callback, null);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
   });
 
   it('overlap skip: with a 3 s node and a 1 s interval, no two runs overlap', async () => {

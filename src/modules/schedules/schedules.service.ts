@@ -12,6 +12,7 @@ import type { RunLauncher } from '../../runs/launcher';
 import type { RunReader } from '../../runs/reader';
 import type { ScheduledRunRecorder } from '../../runs/scheduled-runs';
 import type { WorkflowService } from '../workflows/workflows.service';
+import { type CallbackService, shownCallback } from '../callbacks/callbacks.service';
 import type { BackfillInput, ScheduleInput, ScheduleResponse, ScheduleUpdate } from './schedules.schemas';
 import type { TemporalSchedules } from './temporal-schedules';
 
@@ -24,6 +25,8 @@ export interface ScheduleServiceDeps {
   launcher: Pick<RunLauncher, 'launch'>;
   reader: Pick<RunReader, 'get'>;
   definitionLimits: DefinitionLimits;
+  /** Checks and seals the callback its runs get, as start_run's. */
+  callbacks: Pick<CallbackService, 'prepare'>;
 }
 
 /** Most runs one backfill may start: an interval schedule's range is checked against it. */
@@ -80,6 +83,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       version: doc.version,
       pinned_version_id: doc.pinned_version_id ?? null,
       note: doc.note ?? null,
+      callback: shownCallback(doc.callback),
       next_run_times: next.map((d) => d.toISOString()),
       recent_runs: runs.map((r) => ({
         run_id: r._id,
@@ -107,6 +111,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   return {
     async create(workflowId: string, body: ScheduleInput): Promise<ScheduleResponse> {
       const pinned = await checked(workflowId, body.initial_inputs, body.version);
+      const callback = body.callback ? await deps.callbacks.prepare(body.callback) : null;
       const now = new Date();
       const doc = await insertWithNewId(deps.models.conn, 'schedule', idTaken, async (id, seq) => {
         const fresh: ScheduleDoc = {
@@ -123,6 +128,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
           version: body.version,
           pinned_version_id: pinned,
           note: body.note ?? null,
+          callback,
           created_at: now,
           updated_at: now,
         };
@@ -169,8 +175,13 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       const inputs =
         body.initial_inputs ?? fromJsonText<Record<string, Record<string, unknown>>>(doc.initial_inputs) ?? {};
       const pinned = await checked(doc.workflow_id, inputs, merged.version);
+      const callback =
+        body.callback === undefined
+          ? (doc.callback ?? null)
+          : body.callback && (await deps.callbacks.prepare(body.callback));
       const next: ScheduleDoc = {
         ...merged,
+        callback,
         initial_inputs: toJsonText(inputs),
         pinned_version_id:
           merged.version === 'pinned'
