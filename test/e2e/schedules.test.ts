@@ -262,6 +262,116 @@ describe('e2e: schedules start runs by themselves, durably', function () {
     assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
   });
 
+  it('lists schedules oldest first, of one workflow with ?workflow_id= (an unknown one is 404), a page at a time', async () => {
+    const { http } = engine;
+    const [wfA, wfB] = [await newWorkflow(http, 'list a'), await newWorkflow(http, 'list b')];
+    const saved: string[] = [];
+    for (const wf of [wfA, wfB, wfA]) {
+      const res = await http.post(`/wf/${wf}/schedules/`, {
+        interval_seconds: 3600,
+        paused: true,
+        initial_inputs: { in: { x: 'listed' } },
+      });
+      assert.equal(res.status, 200, res.text);
+      saved.push(res.body.id as string);
+    }
+    const [a1, b1, a2] = saved as [string, string, string];
+    const ids = (res: { status: number; text: string; body: unknown }) => {
+      assert.equal(res.status, 200, res.text);
+      return (res.body as Array<{ id: string }>).map((sc) => sc.id);
+    };
+    const all = ids(await http.get('/schedules/?page_size=100'));
+    assert.deepEqual(
+      all.filter((id) => saved.includes(id)),
+      [a1, b1, a2],
+      'both workflows, oldest first',
+    );
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfA}`)), [a1, a2]);
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfB}`)), [b1]);
+    assert.deepEqual(ids(await http.get(`/wf/${wfA}/schedules/`)), [a1, a2]);
+    assert.deepEqual(ids(await http.get('/schedules/?page_size=1&page=2')), [all[1]]);
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfA}&page_size=1&page=2`)), [a2]);
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfA}&page_size=1&page=3`)), []);
+    assert.equal((await http.get('/schedules/?workflow_id=S999999')).status, 404);
+    for (const wf of [wfA, wfB]) assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('answers 404 for every route of an unknown schedule or workflow, and a plain run has no trigger', async () => {
+    const { http } = engine;
+    const now = Date.now();
+    const backfill = { start_time: new Date(now - 600_000).toISOString(), end_time: new Date(now).toISOString() };
+    for (const [method, path, body] of [
+      ['PUT', '/schedules/SC999999/', { note: 'x' }],
+      ['DELETE', '/schedules/SC999999/', undefined],
+      ['POST', '/schedules/SC999999/unpause/', {}],
+      ['POST', '/schedules/SC999999/backfill/', backfill],
+      ['GET', '/wf/S999999/schedules/', undefined],
+    ] as const) {
+      const res = await http.request(method, path, body);
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+    }
+    const wf = await newWorkflow(http, 'plain');
+    const started = await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'p' } } });
+    assert.equal(started.status, 200, started.text);
+    assert.equal(started.body.trigger, null);
+    await waitForRun(http, started.body.id as string);
+    const run = (await http.get(`/run/${started.body.id}/`)).body as Run;
+    assert.equal(run.trigger, null);
+    assert.equal(run.run_type, 'interactive');
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('describes every schedule route and method in the OpenAPI document', async () => {
+    const doc = (await engine.http.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, method] of [
+      ['/wf/{workflow_id}/schedules/', 'post'],
+      ['/wf/{workflow_id}/schedules/', 'get'],
+      ['/schedules/', 'get'],
+      ['/schedules/{schedule_id}/', 'get'],
+      ['/schedules/{schedule_id}/', 'put'],
+      ['/schedules/{schedule_id}/', 'delete'],
+      ['/schedules/{schedule_id}/pause/', 'post'],
+      ['/schedules/{schedule_id}/unpause/', 'post'],
+      ['/schedules/{schedule_id}/trigger/', 'post'],
+      ['/schedules/{schedule_id}/backfill/', 'post'],
+    ] as const)
+      assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
+  });
+
+  it('a pinned schedule keeps running the definition it was saved with after the workflow changes', async () => {
+    const { http } = engine;
+    const wf = await newWorkflow(http, 'pinned');
+    const sc = (
+      await http.post(`/wf/${wf}/schedules/`, {
+        interval_seconds: 1,
+        paused: true,
+        version: 'pinned',
+        initial_inputs: { in: { x: 'p' } },
+      })
+    ).body as { id: string; pinned_version_id: string | null };
+    assert.ok(sc.pinned_version_id);
+    // Same input, another output: the new definition answers `y` where the pinned one answers `x`.
+    const changed = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('out', 'OutputNode', { output_map: { y: 'in.x' } }),
+      ],
+      links: [l('in', 'out')],
+    };
+    const put = await http.put(`/wf/${wf}/`, { name: `pinned-${Date.now()}`, definition: changed });
+    assert.equal(put.status, 200, put.text);
+    const plain = await http.post(`/wf/${wf}/run/`, { initial_inputs: { in: { x: 'p' } } });
+    assert.deepEqual(plain.body.out, { y: 'p' }, 'a run of the workflow takes the new definition');
+    assert.equal((await http.post(`/schedules/${sc.id}/unpause/`, {})).status, 200);
+    const [fired] = await eventually('a fired run completed', async () => {
+      const runs = (await runsOf(http, wf)).filter((r) => r.run_type === 'scheduled' && r.status === 'COMPLETED');
+      return runs.length >= 1 ? runs : undefined;
+    });
+    assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    assert.deepEqual(fired?.outputs?.out, { x: 'p' }, 'the fire ran the pinned definition');
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
   it('refuses bad schedules with 422 naming the field, unknown ids with 404, unfitting inputs with 400; none is saved', async () => {
     const { http } = engine;
     const wf = await newWorkflow(http, 'refusals');

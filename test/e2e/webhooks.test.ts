@@ -448,10 +448,16 @@ describe('e2e: webhook triggers', function () {
       ['/hooks/{token}', 'post'],
     ] as const)
       assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
-    const hookOp = doc.paths['/hooks/{token}']?.post as { requestBody: { content: Record<string, unknown> } };
+    const hookOp = doc.paths['/hooks/{token}']?.post as {
+      requestBody: { content: Record<string, unknown> };
+      responses: Record<string, { description: string }>;
+    };
     assert.deepEqual(Object.keys(hookOp.requestBody.content).sort(), [
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
+    for (const status of ['200', '202', '401', '404', '413', '415', '422', '429'])
+      assert.ok(hookOp.responses[status], `the hook documents its ${status} answer`);
+    assert.match(hookOp.responses['200']?.description ?? '', /respond: result/);
   });
 });
