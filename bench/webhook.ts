@@ -1,8 +1,10 @@
 // Webhook benchmark: a signed webhook request (GitHub-style HMAC and delivery id) → its run
-// COMPLETED, beside a client's POST /wf/{id}/start_run/ → COMPLETED, for the same 5-node pure run on
-// the same stack, alternating one of each so both see the same load. Both poll /run/{id}/status/
-// back to back, so the difference is what the hook adds: the trigger lookup, the fleet-wide rate
-// count, the HMAC, the mapping and the delivery's idempotency record.
+// COMPLETED, beside a client's POST /wf/{id}/start_run/ → COMPLETED and a client's blocking
+// POST /wf/{id}/run/ (answered with the outputs once the run completed), for the same 5-node pure
+// run on the same stack, taking turns so all three see the same load. The hook and start_run poll
+// /run/{id}/status/ back to back, so their difference is what the hook adds: the trigger lookup, the
+// fleet-wide rate count, the HMAC, the mapping and the delivery's idempotency record; the blocking
+// run is the plain `run` call a client makes when it wants the result in one request.
 // Usage: npx tsx bench/webhook.ts [runs of each] (bench/results/webhook-latest.md)
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -104,34 +106,42 @@ runWithStack('spur-bench-webhook-', async (stack) => {
     return performance.now() - t0;
   }
 
-  for (let i = 0; i < warmup; i++) {
-    await viaHook();
-    await viaStartRun();
+  async function viaRun(): Promise<number> {
+    const t0 = performance.now();
+    const res = await api.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { text: `run ${++n}` } } });
+    // Past the blocking wait the answer is 202 and the run goes on: it is timed to COMPLETED as the others.
+    if (res.status === 202) await untilCompleted(api, (res.body as { run_id: string }).run_id);
+    else if (res.status !== 200) throw new Error(`run: ${res.status} ${JSON.stringify(res.body)}`);
+    return performance.now() - t0;
   }
-  const hook: number[] = [];
-  const start: number[] = [];
+
+  const ways = [viaHook, viaStartRun, viaRun];
+  for (let i = 0; i < warmup; i++) for (const way of ways) await way();
+  const times = new Map<(typeof ways)[number], number[]>(ways.map((way) => [way, []]));
   for (let i = 0; i < runs; i++) {
-    // Alternating which goes first, so neither always follows the other's run.
-    if (i % 2 === 0) {
-      hook.push(await viaHook());
-      start.push(await viaStartRun());
-    } else {
-      start.push(await viaStartRun());
-      hook.push(await viaHook());
+    // Taking turns at going first, so none always follows the same other's run.
+    for (let k = 0; k < ways.length; k++) {
+      const way = ways[(i + k) % ways.length] as (typeof ways)[number];
+      times.get(way)?.push(await way());
     }
   }
+  const hook = times.get(viaHook) ?? [];
+  const start = times.get(viaStartRun) ?? [];
+  const blocking = times.get(viaRun) ?? [];
   const fmt = (xs: number[]) =>
     `p50 ${median(xs).toFixed(1)} ms, p90 ${percentile(xs, 90).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`;
   saveResults('webhook-latest.md', [
     `# Webhook benchmark — ${new Date().toISOString()}`,
     '',
-    `${runs} runs of each (after ${warmup} warm-up runs of each), one at a time, alternating, of "${scenario.label}" on one stack`,
+    `${runs} runs of each (after ${warmup} warm-up runs of each), one at a time, taking turns, of "${scenario.label}" on one stack`,
     '(api and worker processes, Temporal dev server, FerretDB), each timed from the request to the run read as COMPLETED',
-    'by polling /run/{id}/status/ back to back.',
+    'by polling /run/{id}/status/ back to back, or (the blocking run) to its answer with the outputs.',
     '',
     `- signed webhook (HMAC-SHA256 over the body, X-GitHub-Delivery, input mapping) → COMPLETED: ${fmt(hook)}`,
     `- POST /wf/{id}/start_run/ → COMPLETED: ${fmt(start)}`,
+    `- POST /wf/{id}/run/ (blocking) → answered with the outputs: ${fmt(blocking)}`,
     `- median ratio webhook / start_run: ${(median(hook) / median(start)).toFixed(2)}; median difference ${(median(hook) - median(start)).toFixed(1)} ms`,
+    `- median ratio webhook / blocking run: ${(median(hook) / median(blocking)).toFixed(2)}; median difference ${(median(hook) - median(blocking)).toFixed(1)} ms`,
     `- load average at the end: ${os
       .loadavg()
       .map((l) => l.toFixed(2))

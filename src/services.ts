@@ -172,6 +172,7 @@ export function createServices({
     launcher,
     reader,
     definitionLimits: config.limits,
+    callbacks,
   });
   const prices = createPriceBook(models);
   const mcpTools = createMcpTools(models);
@@ -260,7 +261,14 @@ export function createServices({
     browserSessionStore: createBrowserSessionStore(models),
     idempotency,
     recoverRun,
-    webhookTriggers: createWebhookTriggerService({ models, store: webhookStore, workflows, box, apiPrefix: '/api' }),
+    webhookTriggers: createWebhookTriggerService({
+      models,
+      store: webhookStore,
+      workflows,
+      box,
+      callbacks,
+      apiPrefix: '/api',
+    }),
     deliverHook: createHookDelivery({
       store: webhookStore,
       hits: createWebhookHits(models),

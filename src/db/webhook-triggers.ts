@@ -1,5 +1,6 @@
 import { insertWithNewId } from './ids';
 import type { Models, WebhookTriggerDoc } from './models';
+import type { StoredCallback } from './runs/run-documents';
 
 /** What a trigger stores besides its id and times; secrets arrive sealed, the token as its hash and seal. */
 export interface StoredTriggerFields {
@@ -11,6 +12,8 @@ export interface StoredTriggerFields {
   respond: 'accepted' | 'result';
   maxBodyBytes: number;
   ratePerSecond: number;
+  /** Its runs' callback, the secret sealed. */
+  callback: StoredCallback | null;
 }
 
 export interface StoredToken {
@@ -28,6 +31,7 @@ function fieldsDoc(f: StoredTriggerFields) {
     respond: f.respond,
     max_body_bytes: f.maxBodyBytes,
     rate_per_second: f.ratePerSecond,
+    callback: f.callback,
   };
 }
 

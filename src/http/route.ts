@@ -131,6 +131,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Unknown identifier',
   409: 'Conflict with an existing resource',
   413: 'Body or upload over the size limit',
+  415: 'A body of a media type the route does not read',
   429: 'Too many at once: retry after the Retry-After seconds',
 };
 

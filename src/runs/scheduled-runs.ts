@@ -1,6 +1,7 @@
 import { fromJsonText } from '../db/json-text';
 import type { Models, RunDoc, ScheduleDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
+import { createScheduleFires } from '../db/schedule-fires';
 import type { Values } from '../db/values';
 import type { WorkflowVersions } from '../db/workflow-versions';
 import type { DefinitionLimits } from '../definitions/definition-limits';
@@ -21,7 +22,7 @@ export interface ScheduledRunDeps {
 export type ScheduledRecord =
   /** The run is recorded (PENDING unless its inputs no longer fit: then FAILED, saying why). */
   | { kind: 'recorded'; run: RunDoc; known?: KnownAtLaunch }
-  /** Its workflow (or pinned version) is gone: nothing to record. */
+  /** The schedule (being deleted), its workflow or its pinned version is gone: nothing to record. */
   | { kind: 'gone'; reason: string };
 
 /** What a scheduled run's record says, when a schedule's inputs no longer fit its workflow. */
@@ -32,10 +33,13 @@ export const inputsNoLongerFit = (reason: string) => `The schedule's inputs no l
  * (`latest`: the workflow as it is now; `pinned`: the one saved with the schedule), its inputs
  * checked against it. A fire is recorded once: `key` names it (the fire's Temporal workflow id),
  * so a recording retried after a crash finds the run it made. Inputs that no longer fit (the
- * workflow changed) leave a FAILED run saying why, and the schedule keeps its times.
+ * workflow changed) leave a FAILED run saying why, and the schedule keeps its times. The schedule is
+ * read inside a fire recording (db/schedule-fires.ts), so a fire never records a run after the
+ * schedule's delete (or its workflow's) has answered.
  */
 export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
   const { models } = deps;
+  const fires = createScheduleFires(models);
 
   async function versionOf(schedule: ScheduleDoc): Promise<WorkflowVersionDoc | null> {
     if (schedule.version === 'pinned')
@@ -44,13 +48,12 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
     return workflow ? deps.versions.ensureVersion(workflow) : null;
   }
 
-  return async function recordScheduledRun(
+  async function record(
     schedule: ScheduleDoc,
     scheduledTime: Date,
     key: string,
+    assertInTime: () => void,
   ): Promise<ScheduledRecord> {
-    const earlier = await models.Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
-    if (earlier) return { kind: 'recorded', run: earlier };
     const version = await versionOf(schedule);
     if (!version) return { kind: 'gone', reason: `workflow ${schedule.workflow_id} or its pinned version is gone` };
     const definition = storedRunDefinition(version.definition);
@@ -69,15 +72,38 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
         workflowVersionId: version._id,
         runType: 'scheduled',
         trigger: { kind: 'schedule', id: schedule._id, scheduledTime, key },
+        callback: schedule.callback ?? null,
       },
       inputs,
-      (id, given) => storeClientValues(deps.values, id, given, 'initial_inputs'),
+      async (id, given) => {
+        const stored = await storeClientValues(deps.values, id, given, 'initial_inputs');
+        assertInTime(); // the run's insert follows at once
+        return stored;
+      },
     );
     if (problem !== null) {
       await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, inputsNoLongerFit(problem));
       return { kind: 'recorded', run: { ...run, status: 'FAILED' } };
     }
     return { kind: 'recorded', run, known: { workflowName: version.name, definition } };
+  }
+
+  return async function recordScheduledRun(
+    scheduleId: string,
+    scheduledTime: Date,
+    key: string,
+  ): Promise<ScheduledRecord> {
+    const earlier = await models.Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
+    if (earlier) return { kind: 'recorded', run: earlier };
+    const recording = await fires.begin(scheduleId, key);
+    if (!recording) return { kind: 'gone', reason: `schedule ${scheduleId} is being deleted` };
+    try {
+      const schedule = await models.Schedule.findById(scheduleId).lean<ScheduleDoc>();
+      if (!schedule) return { kind: 'gone', reason: `schedule ${scheduleId} is gone` };
+      return await record(schedule, scheduledTime, key, recording.assertInTime);
+    } finally {
+      await recording.end();
+    }
   };
 }
 

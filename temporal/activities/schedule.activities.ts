@@ -1,4 +1,4 @@
-import type { Models, ScheduleDoc } from '../../src/db/models';
+import type { Models } from '../../src/db/models';
 import type { RunLauncher } from '../../src/runs/launcher';
 import type { ScheduledRunRecorder } from '../../src/runs/scheduled-runs';
 import type { RecordScheduledRunInput, ScheduledRunPlan } from '../shared/schedule-contract';
@@ -18,9 +18,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
      * answers how its workflow starts, which the fire's workflow does as its child.
      */
     async recordScheduledRun(input: RecordScheduledRunInput): Promise<ScheduledRunPlan> {
-      const schedule = await deps.models.Schedule.findById(input.scheduleId).lean<ScheduleDoc>();
-      if (!schedule) return { kind: 'none', runId: null, reason: `schedule ${input.scheduleId} is gone` };
-      const recorded = await deps.recordScheduledRun(schedule, new Date(input.scheduledTime), input.fireKey);
+      const recorded = await deps.recordScheduledRun(input.scheduleId, new Date(input.scheduledTime), input.fireKey);
       if (recorded.kind === 'gone') return { kind: 'none', runId: null, reason: recorded.reason };
       const { run } = recorded;
       // Its inputs no longer fit, or an earlier attempt's run already went on.

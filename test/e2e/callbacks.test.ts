@@ -427,6 +427,34 @@ describe('e2e: callback addresses without SPUR_OUTBOUND_ALLOW_PRIVATE', function
     assert.deepEqual((await http.get('/run/')).body, [], 'no run was recorded');
   });
 
+  it('refuses a loopback callback on a schedule or a webhook trigger with 422 naming it, saving neither', async () => {
+    const wf = (await http.post('/wf/', { name: 'cb-refused-triggers', definition: pure })).body.id as string;
+    const callback = { url: 'http://127.0.0.1:9/hook', secret: SECRET };
+    const schedule = await http.post(`/wf/${wf}/schedules/`, {
+      interval_seconds: 60,
+      initial_inputs: { in: { x: 1 } },
+      callback,
+    });
+    const trigger = await http.post(`/wf/${wf}/triggers/`, { name: 'refused', callback });
+    for (const res of [schedule, trigger]) {
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.deepEqual(res.body.detail[0].loc, ['body', 'callback', 'url']);
+    }
+    assert.deepEqual((await http.get(`/wf/${wf}/schedules/`)).body, []);
+    assert.deepEqual((await http.get(`/wf/${wf}/triggers/`)).body, []);
+    // Nor can a saved one be changed to point there.
+    const saved = await http.post(`/wf/${wf}/schedules/`, {
+      interval_seconds: 60,
+      paused: true,
+      initial_inputs: { in: { x: 1 } },
+    });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    const changed = await http.put(`/schedules/${saved.body.id}/`, { callback });
+    assert.equal(changed.status, 422, JSON.stringify(changed.body));
+    assert.equal((await http.get(`/schedules/${saved.body.id}/`)).body.callback, null);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
   it('documents the callback field, the deliveries route and the signature scheme in OpenAPI', async () => {
     const doc = (await http.get('/openapi.json')).body;
     const callback = doc.components.schemas.RunCallback;

@@ -6,12 +6,14 @@ import { TEMPORAL_DEV_OPTIONS, startTemporal, type TemporalServer } from '../../
 import { scheduleTemporalId } from '../../temporal/shared/schedule-contract';
 import { WorkflowType } from '../../temporal/shared/workflow-names';
 import { startApi, type TestApi } from '../support/api';
+import { startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { eventually } from '../support/python-runs';
 import { l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { stack } from '../support/stack';
+import { startTcpRelay, type TcpRelay } from '../support/tcp-relay';
 import { startWorker, type TestWorker } from '../support/worker';
 
 type Http = ReturnType<typeof client>;
@@ -54,6 +56,18 @@ async function runsOf(http: Http, workflowId: string): Promise<Run[]> {
   return res.body as Run[];
 }
 
+/** Every run of the schedule in /run/?run_type=scheduled, paged through. */
+async function scheduledRunsOf(http: Http, scheduleId: string): Promise<Run[]> {
+  const found: Run[] = [];
+  for (let page = 1; ; page++) {
+    const res = await http.get(`/run/?run_type=scheduled&page_size=100&page=${page}`);
+    assert.equal(res.status, 200, res.text);
+    const runs = res.body as Run[];
+    found.push(...runs.filter((r) => r.trigger?.id === scheduleId));
+    if (runs.length < 100) return found;
+  }
+}
+
 async function newWorkflow(http: Http, name: string, definition: unknown = echo): Promise<string> {
   const res = await http.post('/wf/', { name: `${name}-${Date.now()}`, definition });
   assert.equal(res.status, 200, res.text);
@@ -74,10 +88,15 @@ async function temporalScheduleExists(api: TestApi, scheduleId: string): Promise
 describe('e2e: schedules start runs by themselves, durably', function () {
   this.timeout(120_000);
   let engine: Engine;
+  let receiver: CallbackReceiver;
   before(async () => {
+    receiver = await startCallbackReceiver();
     engine = await startEngine();
   });
-  after(() => engine?.close());
+  after(async () => {
+    await engine?.close();
+    await receiver?.close();
+  });
 
   it('an interval schedule fires runs with its inputs and trigger; pause stops it, trigger-now runs once, unpause resumes; the workflow delete removes its Temporal Schedule', async () => {
     const { http, api } = engine;
@@ -147,6 +166,50 @@ describe('e2e: schedules start runs by themselves, durably', function () {
     assert.equal((await http.get(`/schedules/${sc.id}/`)).status, 404);
   });
 
+  it("calls back a fired run: run.completed with the run's id, signed with the schedule's callback secret, which no answer shows", async () => {
+    const { http } = engine;
+    const secret = 'callback-secret-of-the-schedule-9e1b';
+    const path = '/hooks/schedule-callback';
+    const wf = await newWorkflow(http, 'called back');
+    const created = await http.post(`/wf/${wf}/schedules/`, {
+      interval_seconds: 1,
+      initial_inputs: { in: { x: 'cb' } },
+      callback: { url: `${receiver.url}${path}`, secret },
+    });
+    assert.equal(created.status, 200, created.text);
+    const sc = created.body;
+    assert.deepEqual(sc.callback, {
+      url: `${receiver.url}${path}`,
+      events: ['run.completed', 'run.failed', 'run.canceled'],
+    });
+    const [hit] = await receiver.waitFor(path, 1);
+    assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    assert.ok(hit);
+    const runId = hit.body.run.id as string;
+    assert.equal(hit.headers['x-spur-event'], 'run.completed');
+    assert.equal(hit.headers['x-spur-event-id'], `${runId}:run.completed:1`);
+    assert.ok(validSignature(secret, hit), 'signed with the callback secret');
+    const run = (await http.get(`/run/${runId}/`)).body as Run;
+    assert.equal(run.run_type, 'scheduled');
+    assert.equal(run.trigger?.id, sc.id);
+    assert.deepEqual(run.outputs?.out, { x: 'cb' });
+    const kept = await http.put(`/schedules/${sc.id}/`, { note: 'still called back' });
+    for (const answer of [
+      created,
+      kept,
+      await http.get(`/schedules/${sc.id}/`),
+      await http.get(`/wf/${wf}/schedules/`),
+    ]) {
+      assert.equal(answer.status, 200, answer.text);
+      assert.ok(!answer.text.includes(secret), answer.text);
+    }
+    assert.equal(kept.body.callback.url, `${receiver.url}${path}`, 'a PUT that leaves it out keeps it');
+    const stored = await engine.api.models.Schedule.findById(sc.id).lean();
+    assert.ok(!JSON.stringify(stored).includes(secret), 'stored sealed');
+    assert.equal((await http.put(`/schedules/${sc.id}/`, { callback: null })).body.callback, null);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
   it('overlap skip: with a 3 s node and a 1 s interval, no two runs overlap', async () => {
     const { http } = engine;
     const wf = await newWorkflow(http, 'slow', slow);
@@ -196,6 +259,116 @@ describe('e2e: schedules start runs by themselves, durably', function () {
       return runs.length >= 5 ? runs : undefined;
     });
     assert.deepEqual(backfilled.map((r) => r.trigger?.scheduled_time).sort(), expected);
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('lists schedules oldest first, of one workflow with ?workflow_id= (an unknown one is 404), a page at a time', async () => {
+    const { http } = engine;
+    const [wfA, wfB] = [await newWorkflow(http, 'list a'), await newWorkflow(http, 'list b')];
+    const saved: string[] = [];
+    for (const wf of [wfA, wfB, wfA]) {
+      const res = await http.post(`/wf/${wf}/schedules/`, {
+        interval_seconds: 3600,
+        paused: true,
+        initial_inputs: { in: { x: 'listed' } },
+      });
+      assert.equal(res.status, 200, res.text);
+      saved.push(res.body.id as string);
+    }
+    const [a1, b1, a2] = saved as [string, string, string];
+    const ids = (res: { status: number; text: string; body: unknown }) => {
+      assert.equal(res.status, 200, res.text);
+      return (res.body as Array<{ id: string }>).map((sc) => sc.id);
+    };
+    const all = ids(await http.get('/schedules/?page_size=100'));
+    assert.deepEqual(
+      all.filter((id) => saved.includes(id)),
+      [a1, b1, a2],
+      'both workflows, oldest first',
+    );
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfA}`)), [a1, a2]);
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfB}`)), [b1]);
+    assert.deepEqual(ids(await http.get(`/wf/${wfA}/schedules/`)), [a1, a2]);
+    assert.deepEqual(ids(await http.get('/schedules/?page_size=1&page=2')), [all[1]]);
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfA}&page_size=1&page=2`)), [a2]);
+    assert.deepEqual(ids(await http.get(`/schedules/?workflow_id=${wfA}&page_size=1&page=3`)), []);
+    assert.equal((await http.get('/schedules/?workflow_id=S999999')).status, 404);
+    for (const wf of [wfA, wfB]) assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('answers 404 for every route of an unknown schedule or workflow, and a plain run has no trigger', async () => {
+    const { http } = engine;
+    const now = Date.now();
+    const backfill = { start_time: new Date(now - 600_000).toISOString(), end_time: new Date(now).toISOString() };
+    for (const [method, path, body] of [
+      ['PUT', '/schedules/SC999999/', { note: 'x' }],
+      ['DELETE', '/schedules/SC999999/', undefined],
+      ['POST', '/schedules/SC999999/unpause/', {}],
+      ['POST', '/schedules/SC999999/backfill/', backfill],
+      ['GET', '/wf/S999999/schedules/', undefined],
+    ] as const) {
+      const res = await http.request(method, path, body);
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+    }
+    const wf = await newWorkflow(http, 'plain');
+    const started = await http.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'p' } } });
+    assert.equal(started.status, 200, started.text);
+    assert.equal(started.body.trigger, null);
+    await waitForRun(http, started.body.id as string);
+    const run = (await http.get(`/run/${started.body.id}/`)).body as Run;
+    assert.equal(run.trigger, null);
+    assert.equal(run.run_type, 'interactive');
+    assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+  });
+
+  it('describes every schedule route and method in the OpenAPI document', async () => {
+    const doc = (await engine.http.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, method] of [
+      ['/wf/{workflow_id}/schedules/', 'post'],
+      ['/wf/{workflow_id}/schedules/', 'get'],
+      ['/schedules/', 'get'],
+      ['/schedules/{schedule_id}/', 'get'],
+      ['/schedules/{schedule_id}/', 'put'],
+      ['/schedules/{schedule_id}/', 'delete'],
+      ['/schedules/{schedule_id}/pause/', 'post'],
+      ['/schedules/{schedule_id}/unpause/', 'post'],
+      ['/schedules/{schedule_id}/trigger/', 'post'],
+      ['/schedules/{schedule_id}/backfill/', 'post'],
+    ] as const)
+      assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
+  });
+
+  it('a pinned schedule keeps running the definition it was saved with after the workflow changes', async () => {
+    const { http } = engine;
+    const wf = await newWorkflow(http, 'pinned');
+    const sc = (
+      await http.post(`/wf/${wf}/schedules/`, {
+        interval_seconds: 1,
+        paused: true,
+        version: 'pinned',
+        initial_inputs: { in: { x: 'p' } },
+      })
+    ).body as { id: string; pinned_version_id: string | null };
+    assert.ok(sc.pinned_version_id);
+    // Same input, another output: the new definition answers `y` where the pinned one answers `x`.
+    const changed = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('out', 'OutputNode', { output_map: { y: 'in.x' } }),
+      ],
+      links: [l('in', 'out')],
+    };
+    const put = await http.put(`/wf/${wf}/`, { name: `pinned-${Date.now()}`, definition: changed });
+    assert.equal(put.status, 200, put.text);
+    const plain = await http.post(`/wf/${wf}/run/`, { initial_inputs: { in: { x: 'p' } } });
+    assert.deepEqual(plain.body.out, { y: 'p' }, 'a run of the workflow takes the new definition');
+    assert.equal((await http.post(`/schedules/${sc.id}/unpause/`, {})).status, 200);
+    const [fired] = await eventually('a fired run completed', async () => {
+      const runs = (await runsOf(http, wf)).filter((r) => r.run_type === 'scheduled' && r.status === 'COMPLETED');
+      return runs.length >= 1 ? runs : undefined;
+    });
+    assert.equal((await http.post(`/schedules/${sc.id}/pause/`, {})).status, 200);
+    assert.deepEqual(fired?.outputs?.out, { x: 'p' }, 'the fire ran the pinned definition');
     assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
   });
 
@@ -369,4 +542,62 @@ describe('e2e: a schedule through a worker kill and a Temporal restart', functio
     assert.ok(runs.some(dueWhileDown), 'the caught-up fire is among the runs');
     assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
   });
+});
+
+/** The wire message of an insert into the runs collection (its command's first element, BSON). */
+const RUN_INSERT = Buffer.concat([
+  Buffer.from([0x02]),
+  Buffer.from('insert\0'),
+  Buffer.from([5, 0, 0, 0]),
+  Buffer.from('runs\0'),
+]);
+
+describe('e2e: a schedule deleted while a fire records its run', function () {
+  this.timeout(120_000);
+  let api: TestApi | undefined;
+  let relay: TcpRelay | undefined;
+  let worker: TestWorker | undefined;
+  before(async () => {
+    api = await startApi();
+    // The worker's database traffic passes a relay, which holds the fire's run insert on the wire:
+    // the fire has read its schedule and is about to record the run when the delete comes.
+    const mongoUrl = new URL(api.env.SPUR_MONGODB_URI as string);
+    relay = await startTcpRelay({ host: mongoUrl.hostname, port: Number(mongoUrl.port) }, 'mongodb');
+    mongoUrl.host = relay.address;
+    worker = await startWorker(api.env, { SPUR_MONGODB_URI: mongoUrl.toString() });
+  });
+  after(async () => {
+    relay?.release();
+    await worker?.stop();
+    await relay?.close();
+    await api?.close();
+  });
+
+  for (const deleted of ['workflow', 'schedule'] as const)
+    it(`deleting the ${deleted} while a fire's run insert is on its way: no run of the schedule appears after the answer`, async () => {
+      const http = client((api as TestApi).baseUrl);
+      const wf = await newWorkflow(http, `deleted ${deleted}`);
+      (relay as TcpRelay).hold((message) => message.includes(RUN_INSERT));
+      const sc = (
+        await http.post(`/wf/${wf}/schedules/`, { interval_seconds: 1, initial_inputs: { in: { x: 'late' } } })
+      ).body as { id: string };
+      await until('a fire sent its run insert', async () => (relay as TcpRelay).heldCount() > 0);
+      const path = deleted === 'workflow' ? `/wf/${wf}/` : `/schedules/${sc.id}/`;
+      // The runs listed the moment the delete answers, whenever that is.
+      const answered = http.delete(path).then(async (res) => ({ res, runs: await scheduledRunsOf(http, sc.id) }));
+      await sleep(1500);
+      (relay as TcpRelay).release();
+      const { res, runs: atAnswer } = await answered;
+      assert.equal(res.status, 204, res.text);
+      await sleep(3500); // over three fire periods
+      const later = await scheduledRunsOf(http, sc.id);
+      assert.deepEqual(
+        later.map((r) => r.id),
+        atAnswer.map((r) => r.id),
+        'no run of the schedule appeared after the answer',
+      );
+      if (deleted === 'workflow') assert.deepEqual(later, [], 'the workflow took its runs along');
+      assert.equal((await http.get(`/schedules/${sc.id}/`)).status, 404);
+      if (deleted === 'schedule') assert.equal((await http.delete(`/wf/${wf}/`)).status, 204);
+    });
 });

@@ -5,9 +5,12 @@ import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { client } from '../support/http';
 import { l, n } from '../support/graphs';
 import { rawClient, type RawClient, type RawReply } from '../support/raw-http';
+import { startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
+import { openSse } from '../support/sse';
 
 const KEY = 'spur_webhook-test-key-0123456789';
 const SECRET = 'It is a secret to everybody 7f3a9c';
+const CALLBACK_SECRET = 'callback-secret-of-the-trigger-41d2';
 
 /** in(title, author) → out(title, author): a run that needs no sandbox. */
 const echo = {
@@ -39,8 +42,10 @@ describe('e2e: webhook triggers', function () {
   let api: Engine['http'];
   let anonymous: Engine['http'];
   let raw: RawClient;
+  let receiver: CallbackReceiver;
 
   before(async () => {
+    receiver = await startCallbackReceiver();
     engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(KEY) });
     api = client(engine.api.baseUrl, { authorization: `Bearer ${KEY}` });
     anonymous = engine.http;
@@ -50,6 +55,7 @@ describe('e2e: webhook triggers', function () {
   after(async () => {
     raw?.close();
     await engine?.close();
+    await receiver?.close();
   });
 
   async function newWorkflow(definition: unknown = echo): Promise<string> {
@@ -368,6 +374,68 @@ describe('e2e: webhook triggers', function () {
     assert.equal(await engine.api.models.WebhookTrigger.countDocuments({ workflow_id: wf }), 0);
   });
 
+  it("calls back a run it started: run.completed with the run's id, signed with the trigger's callback secret, which no answer shows", async () => {
+    const wf = await newWorkflow();
+    const path = '/hooks/trigger-callback';
+    const trigger = await newTrigger(wf, {
+      input_mapping: { title: '/t', author: '/a' },
+      callback: { url: `${receiver.url}${path}`, secret: CALLBACK_SECRET },
+    });
+    assert.deepEqual(trigger.callback, {
+      url: `${receiver.url}${path}`,
+      events: ['run.completed', 'run.failed', 'run.canceled'],
+    });
+    const reply = await hook(trigger.url, '{"t": "called back", "a": "me"}');
+    assert.equal(reply.status, 202, reply.body.toString());
+    const runId = json(reply).run_id as string;
+    const [hit] = await receiver.waitFor(path, 1);
+    assert.ok(hit);
+    assert.equal(hit.headers['x-spur-event'], 'run.completed');
+    assert.equal(hit.headers['x-spur-event-id'], `${runId}:run.completed:1`);
+    assert.ok(validSignature(CALLBACK_SECRET, hit), 'signed with the callback secret');
+    assert.equal(hit.body.run.id, runId);
+    assert.deepEqual(hit.body.run.trigger, {
+      kind: 'webhook',
+      id: trigger.id,
+      scheduled_time: null,
+      delivery_id: null,
+    });
+    assert.deepEqual(hit.body.run.outputs.out, { title: 'called back', author: 'me' });
+    const answers = [
+      await api.get(`/triggers/${trigger.id}/`),
+      await api.get(`/wf/${wf}/triggers/`),
+      await api.put(`/triggers/${trigger.id}/`, { name: 'renamed' }),
+    ];
+    for (const a of answers) {
+      assert.equal(a.status, 200, a.text);
+      assert.ok(!a.text.includes(CALLBACK_SECRET), a.text);
+    }
+    // The PUT left the callback out: kept. Nor is its secret stored in the clear.
+    assert.equal(answers[2]?.body.callback.url, `${receiver.url}${path}`);
+    const stored = await engine.api.models.WebhookTrigger.findById(trigger.id).lean();
+    assert.ok(!JSON.stringify(stored).includes(CALLBACK_SECRET));
+    const removed = await api.put(`/triggers/${trigger.id}/`, { name: 'renamed', callback: null });
+    assert.equal(removed.body.callback, null);
+  });
+
+  it("streams a webhook-started run's events: its nodes' task events, then run.completed", async () => {
+    const wf = await newWorkflow();
+    const trigger = await newTrigger(wf, { input_mapping: { title: '/t', author: '/a' } });
+    const reply = await hook(trigger.url, '{"t": "streamed", "a": "me"}');
+    assert.equal(reply.status, 202, reply.body.toString());
+    const runId = json(reply).run_id as string;
+    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`, { authorization: `Bearer ${KEY}` });
+    assert.equal(stream.status, 200, stream.body());
+    assert.equal(await stream.ended, true, 'the server ended the stream after the final event');
+    const events = stream.events;
+    for (const node of ['in', 'out'])
+      assert.ok(
+        events.some((e) => e.event === 'task.completed' && e.data.node_id === node),
+        `task.completed of ${node}: ${events.map((e) => e.event).join(',')}`,
+      );
+    assert.equal(events.at(-1)?.event, 'run.completed');
+  });
+
   it('describes every trigger route in the OpenAPI document', async () => {
     const doc = (await api.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     for (const [path, method] of [
@@ -380,10 +448,16 @@ describe('e2e: webhook triggers', function () {
       ['/hooks/{token}', 'post'],
     ] as const)
       assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
-    const hookOp = doc.paths['/hooks/{token}']?.post as { requestBody: { content: Record<string, unknown> } };
+    const hookOp = doc.paths['/hooks/{token}']?.post as {
+      requestBody: { content: Record<string, unknown> };
+      responses: Record<string, { description: string }>;
+    };
     assert.deepEqual(Object.keys(hookOp.requestBody.content).sort(), [
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
+    for (const status of ['200', '202', '401', '404', '413', '415', '422', '429'])
+      assert.ok(hookOp.responses[status], `the hook documents its ${status} answer`);
+    assert.match(hookOp.responses['200']?.description ?? '', /respond: result/);
   });
 });

@@ -12,6 +12,8 @@ export interface TcpRelay {
   address: string;
   port: number;
   hold(predicate?: (message: Buffer) => boolean): void;
+  /** How many messages are held now (the first is the one the predicate picked). */
+  heldCount(): number;
   release(): void;
   close(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export async function startTcpRelay(
     address: `127.0.0.1:${port}`,
     port,
     hold: (predicate = () => true) => void (holding = predicate),
+    heldCount: () => [...pipes].reduce((sum, pipe) => sum + (pipe.held?.length ?? 0), 0),
     release() {
       holding = null;
       for (const pipe of pipes) {

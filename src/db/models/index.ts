@@ -20,6 +20,7 @@ import { ragChunkPageSchema, ragDocumentSchema, type RagChunkPageDoc, type RagDo
 import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
 import { scheduleSchema, type ScheduleDoc } from './schedule.model';
+import { scheduleFireSchema, type ScheduleFireDoc } from './schedule-fire.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { runEventSchema, type RunEventDoc } from './run-event.model';
 import { taskDeltaSchema, type TaskDeltaDoc } from './task-delta.model';
@@ -44,7 +45,7 @@ export type { ApprovalDeliveryDoc, CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { BrowserSessionDoc };
-export type { ScheduleDoc };
+export type { ScheduleDoc, ScheduleFireDoc };
 export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
@@ -90,6 +91,7 @@ export function createModels(conn: Connection) {
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
+    ScheduleFire: conn.model<ScheduleFireDoc>('ScheduleFire', scheduleFireSchema),
     WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),
     WebhookHit: conn.model<WebhookHitDoc>('WebhookHit', webhookHitSchema),
     ReconcileSuspect: conn.model<ReconcileSuspectDoc>('ReconcileSuspect', reconcileSuspectSchema),
@@ -125,6 +127,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   ]);
   await Promise.all([models.CallbackDelivery.init(), models.ApprovalDelivery.init()]);
   await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
+  await models.ScheduleFire.init();
   await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
   await Promise.all([models.UsageRecord.init(), models.SpendEntry.init(), models.McpTool.init()]);
   await Promise.all([models.EvalSuite.init(), models.EvalRun.init(), models.EvalResult.init()]);

@@ -1,5 +1,6 @@
 import { Schema, type InferSchemaType } from 'mongoose';
 import { RUN_STATUSES } from '../../engine/statuses';
+import { storedCallbackField } from './stored-callback.schema';
 
 /**
  * The run projection. The api creates it (PENDING); from then on only the run's own workflow
@@ -32,17 +33,7 @@ export const runSchema = new Schema(
      * Where the run's callback events are posted: set by the api at creation, never in a
      * workflow's input or history. `secret` is sealed (AES-256-GCM, the installation's key).
      */
-    callback: {
-      type: new Schema(
-        {
-          url: { type: String, required: true },
-          events: { type: [String], required: true },
-          secret: { type: String, required: true },
-        },
-        { _id: false },
-      ),
-      default: null,
-    },
+    callback: storedCallbackField,
     /** The `Idempotency-Key` record (its `_id`) this run was recorded for: the run starts only if that record names it. */
     idempotency_key: { type: String, default: null },
     /** A rerun (`POST /run/{id}/rerun/`): the run it repeats, the node it starts from, the client's input for that node (JSON text). */

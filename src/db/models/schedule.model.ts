@@ -1,4 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
+import { storedCallbackField } from './stored-callback.schema';
 
 export const SCHEDULE_OVERLAPS = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'allow_all'] as const;
 export const SCHEDULE_VERSIONS = ['latest', 'pinned'] as const;
@@ -24,6 +25,8 @@ export const scheduleSchema = new Schema(
     /** With `version: pinned`: the version the workflow had when the schedule was saved. */
     pinned_version_id: { type: String, default: null },
     note: { type: String, default: null },
+    /** Every run it starts gets this callback (its secret sealed, as a run's). */
+    callback: storedCallbackField,
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },

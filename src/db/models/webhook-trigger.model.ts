@@ -1,4 +1,5 @@
 import { Schema, type InferSchemaType } from 'mongoose';
+import { storedCallbackField } from './stored-callback.schema';
 
 /**
  * A webhook trigger (`TR<n>`): a secret URL that starts a run of its workflow. The URL's token is
@@ -31,6 +32,8 @@ export const webhookTriggerSchema = new Schema(
     /** The HMAC secret, sealed (SecretBox, bound to the trigger's id); null when none. */
     secret_sealed: { type: String, default: null },
     dedupe_header: { type: String, default: null },
+    /** Every run it starts gets this callback (its secret sealed, as a run's). */
+    callback: storedCallbackField,
     respond: { type: String, enum: ['accepted', 'result'], required: true },
     max_body_bytes: { type: Number, required: true },
     rate_per_second: { type: Number, required: true },

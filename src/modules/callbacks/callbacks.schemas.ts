@@ -44,6 +44,10 @@ export const CallbackRequest = z
   .openapi('RunCallback', { description: `Beyond PySpur: be told of the run's events. ${SIGNATURE_SCHEME}` });
 export type CallbackInput = z.output<typeof CallbackRequest>;
 
+/** A stored callback as answers show it: never its secret. */
+export const CallbackShown = z.object({ url: z.string(), events: z.array(z.enum(CALLBACK_EVENTS)) });
+export type CallbackShown = z.output<typeof CallbackShown>;
+
 export const CallbackAttemptResponse = z.object({
   attempt: z.number().int().openapi({ description: '1 for the first try' }),
   time: z.string(),
@@ -72,10 +76,9 @@ export const CallbackDeliveryResponse = z.object({
 export const RunCallbacksResponse = z
   .object({
     run_id: z.string(),
-    callback: z
-      .object({ url: z.string(), events: z.array(z.enum(CALLBACK_EVENTS)) })
-      .nullable()
-      .openapi({ description: "The run's callback (its secret is never shown); null: none" }),
+    callback: CallbackShown.nullable().openapi({
+      description: "The run's callback (its secret is never shown); null: none",
+    }),
     deliveries: z.array(CallbackDeliveryResponse),
   })
   .openapi('RunCallbacks');

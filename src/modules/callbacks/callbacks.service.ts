@@ -8,7 +8,7 @@ import { type Page, pageBounds } from '../../db/paging';
 import { pyDateTime } from '../../timestamps';
 import type { SecretBox } from '../../secrets/secret-box';
 import { sealCallbackSecret } from '../../secrets/callback-secret';
-import type { CallbackInput, RunCallbacksResponse } from './callbacks.schemas';
+import type { CallbackInput, CallbackShown, RunCallbacksResponse } from './callbacks.schemas';
 
 export interface CallbackServiceDeps {
   models: Models;
@@ -55,7 +55,7 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
       ]);
       return {
         run_id: runId,
-        callback: callback ? { url: callback.url, events: callback.events as CallbackEvent[] } : null,
+        callback: shownCallback(callback),
         deliveries: docs.map((d) => ({
           id: d._id,
           event: d.event as CallbackEvent,
@@ -78,3 +78,8 @@ export function createCallbackService({ models, box, allowPrivate, resolve }: Ca
 }
 
 export type CallbackService = ReturnType<typeof createCallbackService>;
+
+/** What an answer shows of a stored callback: never its secret. */
+export function shownCallback(callback: StoredCallback | null | undefined): CallbackShown | null {
+  return callback ? { url: callback.url, events: callback.events as CallbackEvent[] } : null;
+}

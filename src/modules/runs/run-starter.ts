@@ -3,7 +3,7 @@ import { runCaller } from '../../runs/run-caller';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, WorkflowDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
-import type { RunTrigger } from '../../db/runs/run-documents';
+import type { RunTrigger, StoredCallback } from '../../db/runs/run-documents';
 import type { Values } from '../../db/values';
 import { taskOutputsById } from '../../engine/task-book';
 import { randomUUID } from 'node:crypto';
@@ -63,6 +63,8 @@ export interface RunStarterDeps {
 /** Where a run's request came from, besides its client: a trigger (schedule, webhook) and the caller's trace. */
 export interface RunOrigin {
   trigger?: RunTrigger;
+  /** The trigger's callback, checked and sealed when the trigger was saved: the request carries none. */
+  callback?: StoredCallback | null;
   /** The caller's `traceparent`, validated (trace-header.ts): the run's trace continues it. */
   traceParent?: string | null;
 }
@@ -94,14 +96,14 @@ export function createRunStarter(deps: RunStarterDeps) {
     runType: string,
     mergeFileInputs: boolean,
     claim: RunClaim | undefined,
-    { trigger, traceParent }: RunOrigin = {},
+    { trigger, traceParent, callback: triggerCallback }: RunOrigin = {},
   ) {
     const workflow = await deps.workflows.load(workflowId);
     const stored = fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition;
     const definition = toRunDefinition(stored);
     checkWithinLimits(definition, deps.definitionLimits);
     resolveRunInputs(definition, request.initial_inputs); // refuse bad input before storing any file
-    const callback = request.callback ? await deps.callbacks.prepare(request.callback) : null;
+    const callback = triggerCallback ?? (request.callback ? await deps.callbacks.prepare(request.callback) : null);
     const withFiles = mergeFileInputs ? mergeFiles(request.initial_inputs, request.files) : request.initial_inputs;
     const initialInputs = (await storeDataUris(models, workflow._id, withFiles)) as StartRunInput['initial_inputs'];
     resolveRunInputs(definition, initialInputs);

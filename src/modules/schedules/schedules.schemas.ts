@@ -3,6 +3,7 @@ import { SCHEDULE_OVERLAPS, SCHEDULE_VERSIONS } from '../../db/models/schedule.m
 import { RUN_STATUSES } from '../../engine/statuses';
 import { withoutReservedKey } from '../../runs/values';
 import { z } from '../../zod';
+import { CallbackRequest, CallbackShown } from '../callbacks/callbacks.schemas';
 import { cronProblem } from './cron';
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -61,6 +62,10 @@ const ScheduleFields = z.object({
       'latest: each run takes the workflow as it is when it fires; pinned: the version saved with the schedule',
   }),
   note: z.string().max(1000).nullable(),
+  callback: CallbackRequest.nullable().openapi({
+    description:
+      "Every run the schedule starts posts its events here, as a start_run callback does (the secret is stored sealed and never shown). On PUT, left out keeps the schedule's callback; null removes it.",
+  }),
 });
 
 const exactlyOneTiming = (body: { cron?: string | null; interval_seconds?: number | null }, ctx: z.RefinementCtx) => {
@@ -84,6 +89,7 @@ export const ScheduleRequest = z
     paused: ScheduleFields.shape.paused.default(false),
     version: ScheduleFields.shape.version.default('latest'),
     note: ScheduleFields.shape.note.optional(),
+    callback: ScheduleFields.shape.callback.optional(),
   })
   .superRefine(exactlyOneTiming)
   .openapi('ScheduleRequest');
@@ -120,6 +126,7 @@ export const ScheduleResponse = z
     version: z.enum(SCHEDULE_VERSIONS),
     pinned_version_id: z.string().nullable(),
     note: z.string().nullable(),
+    callback: CallbackShown.nullable().openapi({ description: "The runs' callback, without its secret" }),
     next_run_times: z
       .array(z.iso.datetime())
       .openapi({ description: 'The next fire times (up to 5; none while paused)' }),

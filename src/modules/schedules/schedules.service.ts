@@ -3,6 +3,7 @@ import { insertWithNewId } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { Models, RunDoc, ScheduleDoc } from '../../db/models';
 import { type Page, pageBounds } from '../../db/paging';
+import { createScheduleFires } from '../../db/schedule-fires';
 import type { WorkflowVersions } from '../../db/workflow-versions';
 import type { DefinitionLimits } from '../../definitions/definition-limits';
 import { NotFoundError, RequestValidationError, SpurError } from '../../errors';
@@ -11,6 +12,7 @@ import type { RunLauncher } from '../../runs/launcher';
 import type { RunReader } from '../../runs/reader';
 import type { ScheduledRunRecorder } from '../../runs/scheduled-runs';
 import type { WorkflowService } from '../workflows/workflows.service';
+import { type CallbackService, shownCallback } from '../callbacks/callbacks.service';
 import type { BackfillInput, ScheduleInput, ScheduleResponse, ScheduleUpdate } from './schedules.schemas';
 import type { TemporalSchedules } from './temporal-schedules';
 
@@ -23,6 +25,8 @@ export interface ScheduleServiceDeps {
   launcher: Pick<RunLauncher, 'launch'>;
   reader: Pick<RunReader, 'get'>;
   definitionLimits: DefinitionLimits;
+  /** Checks and seals the callback its runs get, as start_run's. */
+  callbacks: Pick<CallbackService, 'prepare'>;
 }
 
 /** Most runs one backfill may start: an interval schedule's range is checked against it. */
@@ -36,10 +40,11 @@ const notFoundSchedule = () => new NotFoundError('Schedule not found', 'SCHEDULE
 /**
  * Spur schedules: the document (what runs start with) is written here only, and its Temporal
  * Schedule (when) follows every change before the answer. A schedule's document is written first
- * and removed last, so a fire never finds its schedule missing while it exists in Temporal.
+ * and removed last; a fire that finds it closing or missing records nothing.
  */
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const { Schedule } = deps.models;
+  const fires = createScheduleFires(deps.models);
   const idTaken = async (id: string) => (await Schedule.exists({ _id: id })) !== null;
 
   async function load(id: string): Promise<ScheduleDoc> {
@@ -78,6 +83,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       version: doc.version,
       pinned_version_id: doc.pinned_version_id ?? null,
       note: doc.note ?? null,
+      callback: shownCallback(doc.callback),
       next_run_times: next.map((d) => d.toISOString()),
       recent_runs: runs.map((r) => ({
         run_id: r._id,
@@ -89,14 +95,23 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     };
   }
 
+  /**
+   * Closed to fires first, so none records a run from then on; then the Temporal Schedule, so none
+   * starts; then the recordings already under way finish, so their runs exist before the answer
+   * (a workflow's delete removes them next, with its other runs).
+   */
   async function removeOne(doc: ScheduleDoc): Promise<void> {
+    await fires.close(doc._id);
     await deps.temporal.remove(doc._id);
+    await fires.drain(doc._id);
     await Schedule.deleteOne({ _id: doc._id });
+    await fires.forget(doc._id);
   }
 
   return {
     async create(workflowId: string, body: ScheduleInput): Promise<ScheduleResponse> {
       const pinned = await checked(workflowId, body.initial_inputs, body.version);
+      const callback = body.callback ? await deps.callbacks.prepare(body.callback) : null;
       const now = new Date();
       const doc = await insertWithNewId(deps.models.conn, 'schedule', idTaken, async (id, seq) => {
         const fresh: ScheduleDoc = {
@@ -113,6 +128,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
           version: body.version,
           pinned_version_id: pinned,
           note: body.note ?? null,
+          callback,
           created_at: now,
           updated_at: now,
         };
@@ -159,8 +175,13 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       const inputs =
         body.initial_inputs ?? fromJsonText<Record<string, Record<string, unknown>>>(doc.initial_inputs) ?? {};
       const pinned = await checked(doc.workflow_id, inputs, merged.version);
+      const callback =
+        body.callback === undefined
+          ? (doc.callback ?? null)
+          : body.callback && (await deps.callbacks.prepare(body.callback));
       const next: ScheduleDoc = {
         ...merged,
+        callback,
         initial_inputs: toJsonText(inputs),
         pinned_version_id:
           merged.version === 'pinned'
@@ -195,8 +216,8 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     /** One run now, whatever the schedule's times and overlap policy: answered as start_run answers. */
     async trigger(id: string) {
       const doc = await load(id);
-      const recorded = await deps.recordScheduledRun(doc, new Date(), `manual-${doc._id}-${randomUUID()}`);
-      if (recorded.kind === 'gone') throw new NotFoundError(`The schedule's ${recorded.reason}`, 'WORKFLOW_NOT_FOUND');
+      const recorded = await deps.recordScheduledRun(doc._id, new Date(), `manual-${doc._id}-${randomUUID()}`);
+      if (recorded.kind === 'gone') throw new NotFoundError(`Nothing to run: ${recorded.reason}`, 'SCHEDULE_GONE');
       const created = await deps.reader.get(recorded.run._id);
       if (recorded.run.status === 'PENDING') await deps.launcher.launch(recorded.run, recorded.known);
       return created;

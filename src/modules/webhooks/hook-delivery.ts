@@ -126,6 +126,7 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
     const request = await runRequest(ctx, trigger, raw);
     const deliveryId = deliveryIdOf(ctx, trigger);
     const runTrigger: RunTrigger = { kind: 'webhook', id: trigger._id, deliveryId };
+    const origin = { trigger: runTrigger, callback: trigger.callback ?? null };
     const workflowId = trigger.workflow_id;
     const result = trigger.respond === 'result';
     return idempotency.keyedBy(ctx, deliveryId ?? '', {
@@ -138,12 +139,9 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
         if (result) {
           // 200 with the outputs (blockingAnswer makes it 202 for a run still going), as /wf/{id}/run/ answers.
           ctx.status = 200;
-          return blockingAnswer(
-            await starter.runBlocking(workflowId, request, 'webhook', claim, { trigger: runTrigger }),
-            ctx,
-          );
+          return blockingAnswer(await starter.runBlocking(workflowId, request, 'webhook', claim, origin), ctx);
         }
-        const run = await starter.start(workflowId, request, 'webhook', claim, { trigger: runTrigger });
+        const run = await starter.start(workflowId, request, 'webhook', claim, origin);
         ctx.status = 202;
         return { run_id: run.id };
       },

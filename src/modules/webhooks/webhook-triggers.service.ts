@@ -1,9 +1,11 @@
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { Models, RunDoc, WebhookTriggerDoc } from '../../db/models';
+import type { StoredCallback } from '../../db/runs/run-documents';
 import type { StoredTriggerFields, WebhookTriggerStore } from '../../db/webhook-triggers';
 import { NotFoundError, RequestValidationError } from '../../errors';
 import type { SecretBox } from '../../secrets/secret-box';
 import type { WorkflowService } from '../workflows/workflows.service';
+import { type CallbackService, shownCallback } from '../callbacks/callbacks.service';
 import { hookPath, mintToken, secretSealName, tokenSealName } from './hook-token';
 import type { TriggerInput, TriggerResponse } from './webhooks.schemas';
 
@@ -17,6 +19,8 @@ export interface TriggerServiceDeps {
   store: WebhookTriggerStore;
   workflows: Pick<WorkflowService, 'load'>;
   box: SecretBox;
+  /** Checks and seals the callback its runs get, as start_run's. */
+  callbacks: Pick<CallbackService, 'prepare'>;
   apiPrefix: string;
   clock?: () => Date;
 }
@@ -27,6 +31,7 @@ export function createWebhookTriggerService({
   store,
   workflows,
   box,
+  callbacks,
   apiPrefix,
   clock = () => new Date(),
 }: TriggerServiceDeps) {
@@ -36,8 +41,27 @@ export function createWebhookTriggerService({
     return doc;
   }
 
-  /** The stored fields of a request; `keptSecret` is what a PUT that leaves `secret` out keeps. */
-  function storedFields(triggerId: string, body: TriggerInput, keptSecret: string | null): StoredTriggerFields {
+  /** What a PUT that leaves `secret` or `callback` out keeps of them (nothing, on create). */
+  interface Kept {
+    secretSealed: string | null;
+    callback: StoredCallback | null;
+  }
+  const nothingKept: Kept = { secretSealed: null, callback: null };
+
+  /** The callback a request asks for, checked and sealed before anything is stored. */
+  async function callbackOf(body: TriggerInput, kept: Kept): Promise<StoredCallback | null> {
+    if (body.callback === undefined) return kept.callback;
+    return body.callback && callbacks.prepare(body.callback);
+  }
+
+  /** The stored fields of a request. */
+  function storedFields(
+    triggerId: string,
+    body: TriggerInput,
+    kept: Kept,
+    callback: StoredCallback | null,
+  ): StoredTriggerFields {
+    const keptSecret = kept.secretSealed;
     const secretSealed =
       body.secret === undefined
         ? keptSecret
@@ -62,6 +86,7 @@ export function createWebhookTriggerService({
       respond: body.respond,
       maxBodyBytes: body.max_body_bytes,
       ratePerSecond: body.rate_per_second,
+      callback,
     };
   }
 
@@ -89,6 +114,7 @@ export function createWebhookTriggerService({
       respond: doc.respond,
       max_body_bytes: doc.max_body_bytes,
       rate_per_second: doc.rate_per_second,
+      callback: shownCallback(doc.callback),
       created_at: doc.created_at.toISOString(),
       updated_at: doc.updated_at.toISOString(),
       recent_runs: await recentRuns(doc._id),
@@ -98,9 +124,10 @@ export function createWebhookTriggerService({
   return {
     async create(workflowId: string, body: TriggerInput): Promise<TriggerResponse> {
       await workflows.load(workflowId);
+      const callback = await callbackOf(body, nothingKept);
       const doc = await store.create(
         workflowId,
-        (id) => ({ ...storedFields(id, body, null), token: mintToken(box, id) }),
+        (id) => ({ ...storedFields(id, body, nothingKept, callback), token: mintToken(box, id) }),
         clock(),
       );
       return toResponse(doc);
@@ -114,7 +141,8 @@ export function createWebhookTriggerService({
     },
     async update(id: string, body: TriggerInput): Promise<TriggerResponse> {
       const doc = await load(id);
-      await store.update(id, storedFields(id, body, doc.secret_sealed ?? null), clock());
+      const kept: Kept = { secretSealed: doc.secret_sealed ?? null, callback: doc.callback ?? null };
+      await store.update(id, storedFields(id, body, kept, await callbackOf(body, kept)), clock());
       return toResponse(await load(id));
     },
     async rotate(id: string): Promise<TriggerResponse> {

@@ -2,6 +2,7 @@ import { z } from '../../zod';
 import { FORM_TYPE, JSON_TYPE } from '../../http/body-types';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { REPLAY_RESPONSE_HEADERS } from '../runs/idempotency';
+import { RunOutputsById } from '../runs/runs.schemas';
 import type { HookDelivery } from './hook-delivery';
 import type { WebhookTriggerService } from './webhook-triggers.service';
 import {
@@ -109,7 +110,14 @@ export function webhookRoutes({
       status: 202,
       response: HookAccepted,
       responseHeaders: REPLAY_RESPONSE_HEADERS,
-      errors: [401, 404, 413, 429],
+      otherAnswers: {
+        200: {
+          description:
+            'respond: result: the outputs keyed by node id, as POST /wf/{id}/run/ answers (past the blocking wait, 202 with the run id, its status and where to poll)',
+          schema: RunOutputsById,
+        },
+      },
+      errors: [401, 404, 413, 415, 429],
       handler: ({ params }, ctx) => deliver(ctx, params.token),
     }),
   ];

@@ -1,4 +1,5 @@
 import { z } from '../../zod';
+import { CallbackRequest, CallbackShown } from '../callbacks/callbacks.schemas';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
 
 export { WorkflowIdParams };
@@ -62,6 +63,10 @@ export const TriggerRequest = z
     rate_per_second: z.number().positive().max(1000).default(DEFAULT_RATE_PER_SECOND).openapi({
       description: 'Requests let through per second, across all api processes (below 1: one per 1/rate seconds)',
     }),
+    callback: CallbackRequest.nullable().optional().openapi({
+      description:
+        "Every run the trigger starts posts its events here, as a start_run callback does (the secret is stored sealed and never shown). On PUT, left out keeps the trigger's callback; null removes it.",
+    }),
   })
   .openapi('TriggerRequest');
 export type TriggerInput = z.output<typeof TriggerRequest>;
@@ -83,6 +88,7 @@ export const TriggerResponse = z
     respond: z.enum(['accepted', 'result']),
     max_body_bytes: z.number().int(),
     rate_per_second: z.number(),
+    callback: CallbackShown.nullable().openapi({ description: "The runs' callback, without its secret" }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     recent_runs: z
