@@ -1,21 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Engine, startEngine } from '../support/engine';
-import { createSuite, createWorkflow, echoDefinition, uploadRows } from '../support/evals';
-import { pollDelays } from '../support/poll';
+import { twoVersions, waitForComparison } from '../support/evals';
 import { pairedDelta } from '../../src/evals/paired-interval';
-
-/**
- * Six rows: version 1 answers with `reply`, version 2 with `alt`. Version 1 is right on rows 1–2,
- * version 2 on rows 1–5: 2 right in both, 3 right with version 2 only, 1 wrong in both.
- */
-const ROWS = [
-  { reply: 'a', alt: 'a', answer: 'a' },
-  { reply: 'b', alt: 'b', answer: 'b' },
-  { reply: 'x', alt: 'c', answer: 'c' },
-  { reply: 'x', alt: 'd', answer: 'd' },
-  { reply: 'x', alt: 'e', answer: 'e' },
-  { reply: 'x', alt: 'y', answer: 'f' },
-];
 
 describe('e2e: comparing two versions of a workflow on the same rows', function () {
   this.timeout(240_000);
@@ -27,24 +13,7 @@ describe('e2e: comparing two versions of a workflow on the same rows', function 
 
   it('answers the accuracy delta with its 95 % interval and the examples that differ', async () => {
     const { http } = engine;
-    const dataset = await uploadRows(http, 'compare rows', ROWS);
-    const suite = await createSuite(http, {
-      name: 'letters',
-      dataset_id: dataset,
-      answer_column: 'answer',
-      input_columns: ['reply', 'alt'],
-      scorer: { type: 'exact' },
-    });
-    const fields = ['reply', 'alt'];
-    const workflowId = await createWorkflow(http, 'letters', echoDefinition('reply', fields));
-    // Each run pins the definition it ran as a version: version 1 answers with reply, version 2 with alt.
-    const inputs = { initial_inputs: { in: { reply: 'r', alt: 'a' } } };
-    assert.equal((await http.post(`/wf/${workflowId}/run/`, inputs)).status, 200);
-    const put = await http.put(`/wf/${workflowId}/`, { name: 'letters', definition: echoDefinition('alt', fields) });
-    assert.equal(put.status, 200, JSON.stringify(put.body));
-    assert.equal((await http.post(`/wf/${workflowId}/run/`, inputs)).status, 200);
-    const versions = (await http.get(`/wf/${workflowId}/versions/`)).body.map((v: any) => v.version);
-    assert.deepEqual(versions, [2, 1]);
+    const { suite, workflowId } = await twoVersions(http, 'letters');
 
     const started = await http.post('/evals/compare/', {
       suite: suite.name,
@@ -56,14 +25,7 @@ describe('e2e: comparing two versions of a workflow on the same rows', function 
     assert.equal(started.status, 202, JSON.stringify(started.body));
     assert.match(started.body.id, /^EC\d+$/);
 
-    let body: any;
-    const pause = pollDelays();
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      body = (await http.get(`/evals/compare/${started.body.id}/`)).body;
-      if (['COMPLETED', 'FAILED', 'CANCELED'].includes(body.status) || Date.now() > deadline) break;
-      await pause();
-    }
+    const body = await waitForComparison(http, started.body.id);
     assert.equal(body.status, 'COMPLETED', JSON.stringify(body));
     assert.deepEqual(
       body.runs.map((r: any) => r.workflow_version),
