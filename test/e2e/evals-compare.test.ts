@@ -61,4 +61,18 @@ describe('e2e: comparing two versions of a workflow on the same rows', function 
       'the same results give the same interval',
     );
   });
+
+  it('a body without output_variable scores the one output variable the versions have', async () => {
+    const { http } = engine;
+    const { suite, workflowId } = await twoVersions(http, 'letters, variable implied');
+    const started = await http.post('/evals/compare/', { suite: suite.id, workflow_id: workflowId, versions: [1, 2] });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    assert.deepEqual(
+      started.body.runs.map((r: any) => r.output_variable),
+      ['out-answer', 'out-answer'],
+    );
+    const body = await waitForComparison(http, started.body.id);
+    assert.equal(body.status, 'COMPLETED', JSON.stringify(body));
+    assert.equal(body.delta, 0.5);
+  });
 });

@@ -9,6 +9,7 @@ import { evalNotFound } from './eval-errors';
 import type { EvalLauncher, RecordedEval } from './eval-launcher';
 import { comparisonOf, toEvalRunResponse } from './eval-results';
 import type { CompareInput, CompareResponse, EvalRunResponse, LaunchInput } from './evals.schemas';
+import { soleOutputVariable } from './sole-output-variable';
 import type { SuiteService } from './suites.service';
 
 export interface EvalServiceDeps {
@@ -106,10 +107,11 @@ export function createEvalService(deps: EvalServiceDeps) {
       if (!(await deps.workflows.exists(body.workflow_id))) throw notFound.workflow();
       const versions: WorkflowVersionDoc[] = [];
       for (const v of body.versions) versions.push(await versionOf(body.workflow_id, v));
+      const outputVariable = body.output_variable ?? soleOutputVariable(versions);
       const starts = versions.map((version) => ({
         suite,
         version,
-        outputVariable: body.output_variable,
+        outputVariable,
         numSamples: body.num_samples,
         concurrency: body.concurrency,
       }));
