@@ -7,6 +7,7 @@ import { createRunEvents } from '../../src/db/runs/run-events';
 import { createReconcileSuspects } from '../../src/db/reconcile-suspects';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
+import { createEvalReconciler } from './eval-reconcile';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
 import { runWorkflowId } from '../shared/workflow-names';
 
@@ -32,11 +33,13 @@ export interface ReconcileDeps {
 /**
  * The reconciler's work: open runs (by their MongoDB record) whose Temporal workflow is not
  * running. A never-started run (its api died between the insert and the start) is launched as the
- * api launches it; a run whose workflow ended without recording it is closed with a message.
+ * api launches it (an eval's, by starting its eval); a run whose workflow ended without recording
+ * it is closed with a message.
  */
 export function createReconcileActivities({ models, temporal, launcher }: ReconcileDeps) {
   const projection = createRunProjection(models, createRunEvents(models));
   const suspects = createReconcileSuspects(models);
+  const reconcileEvalBatch = createEvalReconciler({ models, temporal, launcher });
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
     const ctx = Context.current();
@@ -86,6 +89,8 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
       if (parent === null && !(await stillMissing(run, missingSince, graceMs))) return 'suspect';
       return fail(run, `Its batch ${run.parent_run_id} ended before the row ran`);
     }
+    // An eval's batch is started by the eval's workflow, as its child.
+    if (run.run_type === 'eval' && run.status === 'PENDING') return reconcileEvalBatch(run);
     if (run.status !== 'PENDING') {
       if (!(await stillMissing(run, missingSince, graceMs))) return 'suspect';
       return fail(run, 'Its Temporal workflow no longer exists (deleted, or past the namespace retention)');

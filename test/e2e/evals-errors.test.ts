@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Engine, startEngine } from '../support/engine';
 import { createSuite, createWorkflow, echoDefinition, uploadRows } from '../support/evals';
+import { l, n } from '../support/graphs';
 
 describe('e2e: eval requests a client gets wrong are answered 4xx, naming what is wrong', function () {
   this.timeout(120_000);
@@ -115,6 +116,34 @@ describe('e2e: eval requests a client gets wrong are answered 4xx, naming what i
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.detail, new RegExp(`Workflow ${workflowId} has no version 7`));
     assert.equal((await http.post('/evals/compare/', { ...body, versions: [2, 2] })).status, 422);
+  });
+
+  it('a comparison without output_variable of versions with several output variables: 422 naming the field and the choices', async () => {
+    // Two versions of one workflow whose OutputNode has two fields (they differ in its title only).
+    const twoFields = (title: string) => ({
+      nodes: [
+        n('in', 'InputNode', { output_schema: { reply: 'string' } }),
+        n(
+          'out',
+          'OutputNode',
+          {
+            output_schema: { answer: 'string', reason: 'string' },
+            output_map: { answer: 'in.reply', reason: 'in.reply' },
+          },
+          { title },
+        ),
+      ],
+      links: [l('in', 'out')],
+    });
+    const wf = await createWorkflow(http, 'two outputs', twoFields('v1'));
+    const inputs = { initial_inputs: { in: { reply: 'r' } } };
+    assert.equal((await http.post(`/wf/${wf}/run/`, inputs)).status, 200);
+    assert.equal((await http.put(`/wf/${wf}/`, { name: 'two outputs', definition: twoFields('v2') })).status, 200);
+    assert.equal((await http.post(`/wf/${wf}/run/`, inputs)).status, 200);
+    const res = await http.post('/evals/compare/', { suite: 'qa', workflow_id: wf, versions: [1, 2] });
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.deepEqual(res.body.detail[0].loc, ['body', 'output_variable']);
+    assert.match(res.body.detail[0].msg, /several output variables \(out-answer, out-reason\)/);
   });
 
   it('a suite is deleted; its card leaves the PySpur list', async () => {

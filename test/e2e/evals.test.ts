@@ -5,8 +5,16 @@ import { startLlmEngine } from '../support/llm-engine';
 import { createSuite, createWorkflow, echoDefinition, uploadRows, verdicts, waitForEval } from '../support/evals';
 import { l, n } from '../support/graphs';
 
-/** Each scorer on a right answer (row 1) and a wrong one (row 2): the workflow answers with the row's `reply`. */
-const CASES: { scorer: Record<string, unknown>; right: [unknown, unknown]; wrong: [unknown, unknown] }[] = [
+/**
+ * Each scorer on a right answer (row 1) and a wrong one (row 2): the workflow answers with the
+ * row's `reply`. A case is named by its scorer's type unless it says otherwise.
+ */
+const CASES: {
+  name?: string;
+  scorer: Record<string, unknown>;
+  right: [unknown, unknown];
+  wrong: [unknown, unknown];
+}[] = [
   { scorer: { type: 'exact' }, right: ['Paris', 'Paris'], wrong: ['paris', 'Paris'] },
   {
     scorer: { type: 'normalized' },
@@ -17,6 +25,13 @@ const CASES: { scorer: Record<string, unknown>; right: [unknown, unknown]; wrong
     scorer: { type: 'numeric' },
     right: ['12 + 1,222 = 1,234. The answer is 1,234 apples.', '1234'],
     wrong: ['The answer is 12, not 13.', '13'],
+  },
+  {
+    // 0.005 off is within the tolerance (the default, 1e-6, would mark it wrong); 0.02 off is not.
+    name: 'numeric-tolerance',
+    scorer: { type: 'numeric', tolerance: 0.01 },
+    right: ['The answer is 3.145', '3.14'],
+    wrong: ['The answer is 3.16', '3.14'],
   },
   {
     scorer: { type: 'regex', pattern: 'COLOU?R:\\s*(\\w+)' },
@@ -75,8 +90,8 @@ describe('e2e: eval suites score a workflow’s answers', function () {
 
   it('each scorer marks the right answer correct and the wrong one incorrect', async () => {
     const launched = await Promise.all(
-      CASES.map(async ({ scorer, right, wrong }) => {
-        const type = scorer.type as string;
+      CASES.map(async ({ name, scorer, right, wrong }) => {
+        const type = name ?? (scorer.type as string);
         const rows = [right, wrong].map(([reply, answer]) => ({ reply, answer }));
         const dataset = await uploadRows(engine.http, `scorer-${type}`, rows);
         const suite = await createSuite(engine.http, {

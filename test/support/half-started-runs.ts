@@ -160,3 +160,27 @@ export async function keyedPauseActionLeftUnanswered(
   }
   await killed(relayed, request);
 }
+
+/**
+ * An eval launch (`/evals/launch/`) or comparison (`/evals/compare/`) whose api was killed once
+ * `recorded` finds what it recorded, before any workflow started (every Temporal call held).
+ * Returns what `recorded` found.
+ */
+export async function evalLeftUnstarted<T>(
+  engine: Engine,
+  route: string,
+  body: Record<string, unknown>,
+  recorded: (since: Date) => Promise<T | null>,
+): Promise<T> {
+  const relayed = await relayedApi(engine);
+  relayed.temporal.hold();
+  const sent = new Date();
+  const request = relayed.api.http.request('POST', route, body).catch(() => undefined);
+  let found: T | null = null;
+  await until('the eval recorded', async () => {
+    found = await recorded(sent);
+    return found !== null;
+  });
+  await killed(relayed, request);
+  return found as T;
+}

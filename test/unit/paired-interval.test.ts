@@ -11,6 +11,24 @@ describe('unit: the paired accuracy interval', () => {
     close(high, 0.3662);
   });
 
+  // Newcombe (1998), "Improved confidence intervals for the difference between binomial proportions
+  // based on paired data", Statistics in Medicine 17:2635–2650, Table II, method 10: his examples
+  // (a)–(d) as e (both positive), f (first only), g (second only), h (neither), and the published
+  // 95 % limits for θ = (f − g) / n. Version B is his first classification here, so the delta is θ.
+  const NEWCOMBE_TABLE_II: [string, [number, number, number, number], [number, number]][] = [
+    ['(a)', [36, 12, 2, 0], [0.0569, 0.3404]],
+    ['(b)', [18, 12, 2, 18], [0.0562, 0.329]],
+    ['(c)', [53, 0, 0, 1], [-0.0729, 0.0729]],
+    ['(d)', [0, 30, 0, 0], [0.8395, 1]],
+  ];
+  for (const [example, [e, f, g, h], [low, high]] of NEWCOMBE_TABLE_II)
+    it(`gives the limits Newcombe published for his paired example ${example}: ${low} to ${high}`, () => {
+      const d = pairedDelta({ both: e, onlyB: f, onlyA: g, neither: h });
+      close(d.delta, (f - g) / (e + f + g + h), 12);
+      close(d.ci_low, low);
+      close(d.ci_high, high);
+    });
+
   it('brackets the delta, stays within [-1, 1], and is narrower for positively correlated outcomes', () => {
     const independent = pairedDelta({ both: 10, onlyA: 10, onlyB: 10, neither: 10 });
     const correlated = pairedDelta({ both: 18, onlyA: 2, onlyB: 2, neither: 18 });

@@ -9,11 +9,9 @@ import { SpurError } from '../../errors';
 import { leafOutputVariables } from '../../evals/output-variable';
 import { inputColumns } from '../../runs/batch-plan';
 import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
-import type { RunLauncher } from '../../runs/launcher';
+import type { KnownAtLaunch, RunLauncher } from '../../runs/launcher';
 import { runCaller } from '../../runs/run-caller';
-import type { BatchRunInput } from '../../../temporal/shared/batch-contract';
-import type { EvalRunInput } from '../../../temporal/shared/eval-contract';
-import { WorkflowType, evalWorkflowId } from '../../../temporal/shared/workflow-names';
+import { createEvalStarter } from '../../evals/eval-starter';
 import { createOutputFileWriter } from '../output-files/output-file-writer';
 import { evalNotFound, invalidField } from './eval-errors';
 
@@ -37,6 +35,13 @@ export interface EvalStart {
   comparisonId?: string;
 }
 
+/** An eval whose records are written and whose workflow may not have started yet. */
+export interface RecordedEval {
+  run: EvalRunDoc;
+  batch: RunDoc;
+  known: KnownAtLaunch;
+}
+
 /**
  * Starts an eval run: everything a client can get wrong is checked first (output variable,
  * dataset, columns), then the batch's record and the eval's are written and the eval's workflow
@@ -45,6 +50,7 @@ export interface EvalStart {
 export function createEvalLauncher(deps: EvalLauncherDeps) {
   const datasets = createDatasetReader(deps.models);
   const outputFiles = createOutputFileWriter(deps.models);
+  const startEval = createEvalStarter({ ...deps, temporal: () => deps.temporal });
 
   /** The checks of a start, with no record written: what a comparison runs for both versions first. */
   async function check(start: EvalStart) {
@@ -111,7 +117,11 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     return doc;
   }
 
-  async function launch(start: EvalStart): Promise<EvalRunDoc> {
+  /**
+   * The batch's record and the eval's, both PENDING: from here the eval starts whatever happens to
+   * this process, since the reconciler starts a recorded eval whose workflow never did.
+   */
+  async function record(start: EvalStart): Promise<RecordedEval> {
     const { definition, dataset, rows } = await check(start);
     const { version, suite } = start;
     const batch = await recordBatch(start, dataset.id, rows);
@@ -129,39 +139,33 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
       },
       new Date(),
     );
-    const plan = await deps.launcher.plan(batch, { workflowName: version.name, definition });
-    if (plan.outcome !== 'ready') {
-      await deps.records.setStatus(run._id, 'FAILED', plan.outcome === 'failed' ? plan.message : 'not started');
-      throw new SpurError('invalid', 'EVAL_NOT_STARTED', `Eval run ${run._id} did not start`);
+    return { run, batch, known: { workflowName: version.name, definition } };
+  }
+
+  /** Starts a recorded eval's workflow; Temporal refusing it fails the eval and its batch (the client is answered 503). */
+  async function begin({ run, batch, known }: RecordedEval): Promise<EvalRunDoc> {
+    let started;
+    try {
+      started = await startEval(run, batch, known);
+    } catch (err) {
+      if (err instanceof SpurError && err.code === 'TEMPORAL_UNAVAILABLE')
+        await abandon({ run, batch, known }, err.message);
+      throw err;
     }
-    // Every row a workflow of its own (child mode): the rows show in Temporal, and cancel reaches each.
-    const input: EvalRunInput = {
-      evalRunId: run._id,
-      batch: { ...(plan.start.args[0] as BatchRunInput), mode: 'child' },
-    };
-    const summary = `eval ${run._id}: ${suite.name} on ${version.workflow_id} v${version.version}, ${rows} rows`;
-    await startWorkflow(input, batch._id, summary);
+    if (started.outcome !== 'started')
+      throw new SpurError('invalid', 'EVAL_NOT_STARTED', `Eval run ${run._id} did not start: ${started.message}`);
     return run;
   }
 
-  async function startWorkflow(input: EvalRunInput, batchRunId: string, summary: string): Promise<void> {
-    try {
-      await deps.temporal.workflow.start(WorkflowType.spurEvalRun, {
-        workflowId: evalWorkflowId(input.evalRunId, deps.workflowIdPrefix),
-        taskQueue: deps.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: summary,
-      });
-    } catch (err) {
-      const message = `Could not start the eval on Temporal: ${(err as Error).message}`;
-      await deps.records.setStatus(input.evalRunId, 'FAILED', message);
-      await deps.runRecords.failWithoutWorkflow(batchRunId, OPEN_RUN_STATUSES, message);
-      throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', message);
-    }
+  /** A recorded eval that will not start: failed with its batch, so no later pass starts it. */
+  async function abandon({ run, batch }: RecordedEval, message: string): Promise<void> {
+    await deps.records.setStatus(run._id, 'FAILED', message);
+    await deps.runRecords.failWithoutWorkflow(batch._id, OPEN_RUN_STATUSES, message);
   }
 
-  return { check, launch };
+  const launch = async (start: EvalStart) => begin(await record(start));
+
+  return { check, record, begin, abandon, launch };
 }
 
 export type EvalLauncher = ReturnType<typeof createEvalLauncher>;

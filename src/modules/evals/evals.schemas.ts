@@ -143,7 +143,10 @@ export const CompareRequest = z
       .tuple([z.number().int().min(1), z.number().int().min(1)])
       .refine(([a, b]) => a !== b, 'two different versions')
       .openapi({ description: 'Workflow version numbers [a, b] (GET /wf/{id}/versions/)' }),
-    output_variable: z.string().min(1).max(500),
+    output_variable: z.string().min(1).max(500).optional().openapi({
+      description:
+        'A prefixed_variable of the output-variables listing; may be left out when the two versions have one output variable between them',
+    }),
     num_samples: Samples.default(10),
     concurrency: Concurrency,
   })

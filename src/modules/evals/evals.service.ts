@@ -6,9 +6,10 @@ import { evalWorkflowId } from '../../../temporal/shared/workflow-names';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { VersionService } from '../workflows/versions.service';
 import { evalNotFound } from './eval-errors';
-import type { EvalLauncher } from './eval-launcher';
+import type { EvalLauncher, RecordedEval } from './eval-launcher';
 import { comparisonOf, toEvalRunResponse } from './eval-results';
 import type { CompareInput, CompareResponse, EvalRunResponse, LaunchInput } from './evals.schemas';
+import { soleOutputVariable } from './sole-output-variable';
 import type { SuiteService } from './suites.service';
 
 export interface EvalServiceDeps {
@@ -48,6 +49,22 @@ export function createEvalService(deps: EvalServiceDeps) {
     const [a, b] = await Promise.all([runWithResults(idA), runWithResults(idB)]);
     const versions: [number, number] = [doc.versions[0] ?? 0, doc.versions[1] ?? 0];
     return comparisonOf({ id: doc._id, suite_id: doc.suite_id, workflow_id: doc.workflow_id, versions }, a, b);
+  }
+
+  /** Starts recorded evals in turn; once one cannot start, the ones after it are failed rather than left to start later. */
+  async function beginAll(recorded: RecordedEval[]): Promise<void> {
+    for (const [i, one] of recorded.entries()) {
+      try {
+        await deps.launcher.begin(one);
+      } catch (err) {
+        for (const rest of recorded.slice(i + 1))
+          await deps.launcher.abandon(
+            rest,
+            `Not started: the other run of its comparison could not start (${(err as Error).message})`,
+          );
+        throw err;
+      }
+    }
   }
 
   return {
@@ -90,10 +107,11 @@ export function createEvalService(deps: EvalServiceDeps) {
       if (!(await deps.workflows.exists(body.workflow_id))) throw notFound.workflow();
       const versions: WorkflowVersionDoc[] = [];
       for (const v of body.versions) versions.push(await versionOf(body.workflow_id, v));
+      const outputVariable = body.output_variable ?? soleOutputVariable(versions);
       const starts = versions.map((version) => ({
         suite,
         version,
-        outputVariable: body.output_variable,
+        outputVariable,
         numSamples: body.num_samples,
         concurrency: body.concurrency,
       }));
@@ -104,12 +122,15 @@ export function createEvalService(deps: EvalServiceDeps) {
         versions: body.versions,
         eval_run_ids: [],
       });
-      const runs = [];
-      for (const start of starts) runs.push(await deps.launcher.launch({ ...start, comparisonId: created._id }));
+      // Both runs and the comparison's hold on them are written before either starts: a crash
+      // after this leaves two recorded evals the reconciler starts, never an orphan run.
+      const recorded = [];
+      for (const start of starts) recorded.push(await deps.launcher.record({ ...start, comparisonId: created._id }));
       await records.setComparisonRuns(
         created._id,
-        runs.map((r) => r._id),
+        recorded.map((r) => r.run._id),
       );
+      await beginAll(recorded);
       return comparison(created._id);
     },
 

@@ -1,0 +1,65 @@
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { createEvalRecords } from '../db/eval-records';
+import type { EvalRunDoc, Models, RunDoc } from '../db/models';
+import { SpurError } from '../errors';
+import type { KnownAtLaunch, RunLauncher } from '../runs/launcher';
+import type { BatchRunInput } from '../../temporal/shared/batch-contract';
+import type { EvalRunInput } from '../../temporal/shared/eval-contract';
+import { WorkflowType, evalWorkflowId } from '../../temporal/shared/workflow-names';
+
+export interface EvalStarterDeps {
+  models: Models;
+  launcher: Pick<RunLauncher, 'plan'>;
+  /** The client to start with: the api's own, or the one of the reconciler's activity. */
+  temporal: () => Client;
+  taskQueue: string;
+  workflowIdPrefix: string;
+}
+
+export type EvalStartResult = { outcome: 'started' } | { outcome: 'failed'; message: string };
+
+/**
+ * Starts the workflow of a recorded eval run (`eval-<id>`), its batch planned from the batch's
+ * record: the one way an eval starts, whoever starts it — the api right after recording it, the
+ * reconciler for an api that died before the start. Its fixed workflow id makes a second start join
+ * the first, and a closed eval is never started again. Temporal refusing the start throws
+ * (`TEMPORAL_UNAVAILABLE`); what that does to the records is the caller's choice.
+ */
+export function createEvalStarter(deps: EvalStarterDeps) {
+  const records = createEvalRecords(deps.models);
+
+  return async function startEval(run: EvalRunDoc, batch: RunDoc, known?: KnownAtLaunch): Promise<EvalStartResult> {
+    const plan = await deps.launcher.plan(batch, known);
+    if (plan.outcome !== 'ready') {
+      // The plan failed the batch itself, saying why; an eval batch has no key, so it is never discarded.
+      const message = plan.outcome === 'failed' ? plan.message : 'The eval could not start';
+      await records.setStatus(run._id, 'FAILED', message);
+      return { outcome: 'failed', message };
+    }
+    // Every row a workflow of its own (child mode): the rows show in Temporal, and cancel reaches each.
+    const input: EvalRunInput = {
+      evalRunId: run._id,
+      batch: { ...(plan.start.args[0] as BatchRunInput), mode: 'child' },
+    };
+    try {
+      await deps.temporal().workflow.start(WorkflowType.spurEvalRun, {
+        workflowId: evalWorkflowId(run._id, deps.workflowIdPrefix),
+        taskQueue: deps.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: `eval ${run._id}: ${run.eval_name} on ${run.workflow_id} v${run.workflow_version}, ${run.num_samples} rows`,
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'started' };
+      throw new SpurError(
+        'unavailable',
+        'TEMPORAL_UNAVAILABLE',
+        `Could not start the eval on Temporal: ${(err as Error).message}`,
+      );
+    }
+    return { outcome: 'started' };
+  };
+}
+
+export type EvalStarter = ReturnType<typeof createEvalStarter>;
