@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Engine, startEngine } from '../support/engine';
 import { type FakeMcpServer, PNG_1X1, startFakeMcpServer } from '../support/fake-mcp-server';
 import { type Cfg, l, n } from '../support/graphs';
@@ -96,6 +98,40 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
     });
     assert.equal(task.status, 'FAILED');
     assert.match(task.error, /MCP server http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('a server that speaks only a protocol version the SDK does not fails the node naming it, without retries', async () => {
+    let initializes = 0;
+    const old = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const message = JSON.parse(body || '{}') as { id?: number; method?: string };
+        if (message.method !== 'initialize') return res.writeHead(202).end();
+        initializes += 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: {
+              protocolVersion: '1999-01-01',
+              capabilities: { tools: {} },
+              serverInfo: { name: 'old', version: '0' },
+            },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = old.address() as AddressInfo;
+      const { task } = await run({ server_url: `http://127.0.0.1:${port}/mcp`, tool: 'add', max_retries: 2 });
+      assert.equal(task.status, 'FAILED');
+      assert.match(task.error, /protocol version is not supported: 1999-01-01/);
+      assert.equal(initializes, 1, 'asked once: the same server answers the same version');
+    } finally {
+      old.close();
+    }
   });
 
   it('two nodes on the same server, running side by side, list its tools once per run; the next run lists again', async () => {
