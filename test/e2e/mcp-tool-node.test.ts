@@ -107,7 +107,10 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         const message = JSON.parse(body || '{}') as { id?: number; method?: string };
-        if (message.method !== 'initialize') return res.writeHead(202).end();
+        if (message.method !== 'initialize') {
+          res.writeHead(202).end();
+          return;
+        }
         initializes += 1;
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({

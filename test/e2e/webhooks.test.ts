@@ -459,5 +459,15 @@ describe('e2e: webhook triggers', function () {
     for (const status of ['200', '202', '401', '404', '413', '415', '422', '429'])
       assert.ok(hookOp.responses[status], `the hook documents its ${status} answer`);
     assert.match(hookOp.responses['200']?.description ?? '', /respond: result/);
+    // 202: `{run_id}`, or a respond: result run still going past the wait.
+    type Schema = { $ref?: string; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, unknown> };
+    const schemas = (doc as unknown as { components: { schemas: Record<string, Schema> } }).components.schemas;
+    const resolve = (s: Schema): Schema => (s.$ref ? resolve(schemas[s.$ref.split('/').pop() ?? ''] ?? {}) : s);
+    const accepted = (hookOp.responses['202'] as unknown as { content: Record<string, { schema: Schema }> }).content[
+      'application/json'
+    ]?.schema;
+    const top = resolve(accepted ?? {});
+    const shapes = (top.oneOf ?? top.anyOf ?? [top]).map((s) => Object.keys(resolve(s).properties ?? {}).sort());
+    assert.deepEqual(shapes, [['run_id'], ['detail', 'run_id', 'status']]);
   });
 });

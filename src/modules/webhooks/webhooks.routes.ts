@@ -2,7 +2,7 @@ import { z } from '../../zod';
 import { FORM_TYPE, JSON_TYPE } from '../../http/body-types';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { REPLAY_RESPONSE_HEADERS } from '../runs/idempotency';
-import { RunOutputsById } from '../runs/runs.schemas';
+import { RunOutputsById, RunStillGoing } from '../runs/runs.schemas';
 import type { HookDelivery } from './hook-delivery';
 import type { WebhookTriggerService } from './webhook-triggers.service';
 import {
@@ -108,7 +108,8 @@ export function webhookRoutes({
         description: "Any JSON, or form fields; at most the trigger's max_body_bytes",
       },
       status: 202,
-      response: HookAccepted,
+      // `{run_id}` (respond: accepted), or a `respond: result` run still going past the blocking wait.
+      response: z.union([HookAccepted, RunStillGoing]),
       responseHeaders: REPLAY_RESPONSE_HEADERS,
       otherAnswers: {
         200: {
