@@ -1,4 +1,4 @@
-import { mongo, type Connection } from 'mongoose';
+import { Model, mongo, type Connection } from 'mongoose';
 import { callbackDeliverySchema, type CallbackDeliveryDoc } from './callback-delivery.model';
 import { approvalDeliverySchema, type ApprovalDeliveryDoc } from './approval-delivery.model';
 import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
@@ -50,6 +50,16 @@ export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
 
+/** Spur's GridFS buckets: each stores its files in `<name>.files` and `<name>.chunks`. */
+const BUCKET_NAMES = {
+  testFiles: 'test_files',
+  runFiles: 'run_files',
+  datasetFiles: 'datasets',
+  outputFiles: 'output_files',
+  ragFiles: 'rag_files',
+  ragTexts: 'rag_texts',
+} as const;
+
 /** Every model and GridFS bucket of one connection, created once per process. */
 export function createModels(conn: Connection) {
   const db = conn.db;
@@ -70,13 +80,13 @@ export function createModels(conn: Connection) {
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),
     RunEvent: conn.model<RunEventDoc>('RunEvent', runEventSchema),
     TaskDelta: conn.model<TaskDeltaDoc>('TaskDelta', taskDeltaSchema),
-    testFiles: new mongo.GridFSBucket(db, { bucketName: 'test_files' }),
-    runFiles: new mongo.GridFSBucket(db, { bucketName: 'run_files' }),
+    testFiles: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.testFiles }),
+    runFiles: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.runFiles }),
     Dataset: conn.model<DatasetDoc>('Dataset', datasetSchema),
     DatasetRow: conn.model<DatasetRowDoc>('DatasetRow', datasetRowSchema),
     OutputFile: conn.model<OutputFileDoc>('OutputFile', outputFileSchema),
-    datasetFiles: new mongo.GridFSBucket(db, { bucketName: 'datasets' }),
-    outputFiles: new mongo.GridFSBucket(db, { bucketName: 'output_files' }),
+    datasetFiles: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.datasetFiles }),
+    outputFiles: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.outputFiles }),
     User: conn.model<UserDoc>('User', userSchema),
     Session: conn.model<SessionDoc>('Session', sessionSchema),
     SessionTurn: conn.model<SessionTurnDoc>('SessionTurn', sessionTurnSchema),
@@ -84,8 +94,8 @@ export function createModels(conn: Connection) {
     RagDocument: conn.model<RagDocumentDoc>('RagDocument', ragDocumentSchema),
     RagChunkPage: conn.model<RagChunkPageDoc>('RagChunkPage', ragChunkPageSchema),
     VectorIndex: conn.model<VectorIndexDoc>('VectorIndex', vectorIndexSchema),
-    ragFiles: new mongo.GridFSBucket(db, { bucketName: 'rag_files' }),
-    ragTexts: new mongo.GridFSBucket(db, { bucketName: 'rag_texts' }),
+    ragFiles: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.ragFiles }),
+    ragTexts: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.ragTexts }),
     CallbackDelivery: conn.model<CallbackDeliveryDoc>('CallbackDelivery', callbackDeliverySchema),
     ApprovalDelivery: conn.model<ApprovalDeliveryDoc>('ApprovalDelivery', approvalDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
@@ -104,33 +114,31 @@ export function createModels(conn: Connection) {
 
 export type Models = ReturnType<typeof createModels>;
 
-/** Builds the indexes before the first request, so uniqueness holds from the start. */
+/** At most this many collections are created at once: FerretDB turns each into DDL on its backend. */
+const CREATE_AT_ONCE = 7;
+
+/**
+ * Creates every collection Spur writes, with its indexes, before the first request or task, so that
+ * none is created while runs go on and uniqueness holds from the start. FerretDB on PostgreSQL that
+ * loses PostgreSQL in the middle of creating a collection can keep believing the collection absent
+ * while its table exists, and then refuses every insert into it ("relation … already exists") until
+ * FerretDB restarts: a run whose first output file was being written then could never end.
+ */
 export async function syncIndexes(models: Models): Promise<void> {
-  await Promise.all([
-    models.Workflow.init(),
-    models.WorkflowVersion.init(),
-    models.EnvVar.init(),
-    models.Run.init(),
-    models.RunTasks.init(),
-    models.Pause.init(),
-    models.RunEvent.init(),
-  ]);
-  await Promise.all([models.Dataset.init(), models.DatasetRow.init(), models.OutputFile.init()]);
-  await Promise.all([
-    models.User.init(),
-    models.Session.init(),
-    models.SessionTurn.init(),
-    models.RagCollection.init(),
-    models.RagDocument.init(),
-    models.RagChunkPage.init(),
-    models.VectorIndex.init(),
-  ]);
-  await Promise.all([models.CallbackDelivery.init(), models.ApprovalDelivery.init()]);
-  await Promise.all([models.IdempotencyKey.init(), models.BrowserSession.init(), models.Schedule.init()]);
-  await models.ScheduleFire.init();
-  await Promise.all([models.WebhookTrigger.init(), models.WebhookHit.init(), models.ReconcileSuspect.init()]);
-  await Promise.all([models.UsageRecord.init(), models.SpendEntry.init(), models.McpTool.init()]);
-  await Promise.all([models.EvalSuite.init(), models.EvalRun.init(), models.EvalResult.init()]);
+  const all = Object.values(models).filter(
+    (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model,
+  );
+  for (let i = 0; i < all.length; i += CREATE_AT_ONCE)
+    await Promise.all(all.slice(i, i + CREATE_AT_ONCE).map((model) => model.init()));
+  const db = models.conn.db;
+  if (!db) throw new Error('syncIndexes needs an open connection');
+  // The indexes the driver's first upload into a bucket would otherwise create (and, with them, the collections).
+  await Promise.all(
+    Object.values(BUCKET_NAMES).map(async (name) => {
+      await db.collection(`${name}.files`).createIndex({ filename: 1, uploadDate: 1 });
+      await db.collection(`${name}.chunks`).createIndex({ files_id: 1, n: 1 }, { unique: true });
+    }),
+  );
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),
