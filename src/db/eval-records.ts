@@ -2,12 +2,11 @@ import { trusted } from 'mongoose';
 import { insertWithNewId, isDuplicateKeyError } from './ids';
 import type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc, Models } from './models';
 import type { EvalRunStatus } from './models/eval-run.model';
+import { isFinalStatus } from '../engine/statuses';
 
 export type NewSuite = Omit<EvalSuiteDoc, '_id' | 'seq' | 'created_at' | 'updated_at'>;
 export type NewEvalRun = Omit<EvalRunDoc, '_id' | 'seq' | 'status' | 'message' | 'start_time' | 'end_time'>;
 export type NewEvalResult = Omit<EvalResultDoc, '_id' | 'scored_at'>;
-
-const FINAL: EvalRunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
 
 /** The one writer of eval suites, eval runs, their scored examples and comparisons. */
 export function createEvalRecords(models: Models) {
@@ -50,8 +49,8 @@ export function createEvalRecords(models: Models) {
     /** A final status stays: a retried finish or a late RUNNING never overwrites it. */
     async setStatus(id: string, status: EvalRunStatus, message: string | null = null): Promise<void> {
       const run = await EvalRun.findById(id, { status: 1 }).lean<Pick<EvalRunDoc, 'status'>>();
-      if (!run || FINAL.includes(run.status)) return;
-      const end = FINAL.includes(status) ? { end_time: new Date() } : {};
+      if (!run || isFinalStatus(run.status)) return;
+      const end = isFinalStatus(status) ? { end_time: new Date() } : {};
       await EvalRun.updateOne({ _id: id }, { $set: { status, message, ...end } });
     },
 

@@ -3,6 +3,7 @@ import type { NodeOutput, TaskRecord } from '../engine/run-contract';
 import { taskOutputsById } from '../engine/task-book';
 import { fromJsonText } from './json-text';
 import type { Models, RunDoc } from './models';
+import { isFinalStatus } from '../engine/statuses';
 
 /** Model usage of a run or a judge call; cost null once any call had no known price. */
 export interface UsageSum {
@@ -19,8 +20,6 @@ export interface EndedRowRun {
   outputsById: Record<string, NodeOutput>;
   usage: UsageSum;
 }
-
-const FINAL = ['COMPLETED', 'FAILED', 'CANCELED'];
 
 export function usageOfTasks(tasks: readonly TaskRecord[]): UsageSum {
   const sum: UsageSum = { prompt_tokens: 0, completion_tokens: 0, cost_nano_usd: 0 };
@@ -44,7 +43,7 @@ export async function endedRowRuns(models: Models, runIds: string[]): Promise<En
   const runs = await models.Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1, end_time: 1 }).lean<
     Array<Pick<RunDoc, '_id' | 'status' | 'message' | 'end_time'>>
   >();
-  const ended = runs.filter((r) => FINAL.includes(r.status) && r.end_time);
+  const ended = runs.filter((r) => isFinalStatus(r.status) && r.end_time);
   if (ended.length === 0) return [];
   const tasks = await models.RunTasks.find({ _id: trusted({ $in: ended.map((r) => r._id) }) }).lean<
     Array<{ _id: string; tasks: string }>

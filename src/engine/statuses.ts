@@ -3,6 +3,9 @@ export const RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'PAUSE
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** A run that has not ended: its workflow (or, for PENDING, its start) is still to come. */
 export const OPEN_RUN_STATUSES: readonly RunStatus[] = ['PENDING', 'RUNNING', 'PAUSED'];
+/** A run that has ended (an eval run ends in the same three). */
+export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
+export const isFinalStatus = (status: string): boolean => (FINAL_RUN_STATUSES as readonly string[]).includes(status);
 
 export const TASK_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED', 'PAUSED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

@@ -12,12 +12,12 @@ import { batchRowRunId } from '../shared/batch-contract';
 import type { EvalFinish } from '../shared/eval-contract';
 import { createScorerTools } from './eval-scorer-tools';
 import type { NodeActivityDeps } from './execute-node.activity';
+import { isFinalStatus } from '../../src/engine/statuses';
 
 /** How often scoring looks for rows that ended. */
 const POLL_MS = 500;
 /** Unscored rows looked up per pass (one `$in` read of run records). */
 const LOOK_AHEAD_ROWS = 200;
-const FINAL = ['COMPLETED', 'FAILED', 'CANCELED'];
 /** Texts kept per example (what PySpur's page shows): model output may be long. */
 const MAX_SHOWN_CHARS = 20_000;
 
@@ -60,7 +60,7 @@ export function createEvalActivities(deps: NodeActivityDeps) {
           status: string;
           end_time: Date | null;
         }>();
-        const batchEnded = !batch || (FINAL.includes(batch.status) && batch.end_time !== null);
+        const batchEnded = !batch || (isFinalStatus(batch.status) && batch.end_time !== null);
         // Rows start in order, a few at a time: the ones that can have ended are among the first
         // unscored ones. Those past the window are looked at once the rows before them are scored.
         const waiting = rows

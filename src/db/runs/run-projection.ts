@@ -4,15 +4,13 @@ import type { ApprovalDeliveryOutcome, PauseDecision } from '../../engine/approv
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
 
-import { CANCELED_MESSAGE, type RunStatus } from '../../engine/statuses';
+import { CANCELED_MESSAGE, type RunStatus, isFinalStatus } from '../../engine/statuses';
 import { isDuplicateKeyError } from '../ids';
 import { fromJsonText, toJsonText } from '../json-text';
 import type { Models } from '../models';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
 import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
-
-const FINAL: RunStatus[] = ['COMPLETED', 'FAILED', 'CANCELED'];
 
 /**
  * Writes of a run's projection. Each is idempotent, so an activity that runs twice (a retry, a
@@ -47,7 +45,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
     patch: RunPatch | undefined,
   ): Record<string, unknown> | null {
     // A run shows FAILED as soon as a node fails while other branches go on: only its end makes it final.
-    if (!patch || (FINAL.includes(current.status) && current.end_time)) return null;
+    if (!patch || (isFinalStatus(current.status) && current.end_time)) return null;
     const set: Record<string, unknown> = { status: patch.status, message: patch.message };
     if (patch.final) {
       set.end_time = new Date();

@@ -31,6 +31,7 @@ import { toPauseResponse } from './pause-records';
 import { createApprovalDeliveries } from '../../db/runs/approval-deliveries';
 import type { DecisionChannel } from '../../engine/approvals';
 import type { ResumeRunInput } from './pauses.schemas';
+import { isFinalStatus } from '../../engine/statuses';
 
 export interface PauseServiceDeps {
   models: Models;
@@ -61,7 +62,6 @@ class PauseRefused extends BadRequestError {
 
 const decidedBy = (decider: PauseDecider | null, body: ResumeRunInput): boolean =>
   decider !== null && decider.action === body.action && decider.userId === body.user_id;
-const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELED']);
 /** How soon an action refused by a workflow still replaying up to its pause is sent again. */
 const REPLAY_RETRY_MS = 250;
 
@@ -131,7 +131,7 @@ export function createPauseService({
       link?: { pauseId: string; channel: DecisionChannel },
     ): Promise<{ status: number; run: unknown }> {
       const run = await loadRun(runId);
-      if (FINAL.has(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
+      if (isFinalStatus(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
       // The human's inputs become part of the node's output: large ones travel by reference too.
       const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');
       const request: PauseActionRequest = {
@@ -292,7 +292,7 @@ export function createPauseService({
       if (run.status === 'PENDING' || workflowGone) {
         await runRecords.cancelWithoutWorkflow(runId, workflowGone ? ['PENDING', 'RUNNING', 'PAUSED'] : ['PENDING']);
       }
-      await waitForStatus(runId, (s) => FINAL.has(s), 10_000);
+      await waitForStatus(runId, isFinalStatus, 10_000);
       return reader.get(runId);
     },
   };
