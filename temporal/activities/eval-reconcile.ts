@@ -1,20 +1,18 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { createEvalRecords } from '../../src/db/eval-records';
 import type { EvalRunDoc, Models, RunDoc } from '../../src/db/models';
-import { createRunEvents } from '../../src/db/runs/run-events';
-import { createRunProjection } from '../../src/db/runs/run-projection';
-import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
+import { isFinalStatus } from '../../src/engine/statuses';
 import { createEvalStarter } from '../../src/evals/eval-starter';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { evalWorkflowId } from '../shared/workflow-names';
-
-const FINAL = ['COMPLETED', 'FAILED', 'CANCELED'];
+import { workflowStatus } from './workflow-status';
 
 export interface EvalReconcileDeps {
   models: Models;
   temporal: { taskQueue: string; workflowIdPrefix: string };
   launcher: RunLauncher;
+  /** The reconciler's way to end an open run that has no workflow, with a message. */
+  fail: (run: RunDoc, message: string) => Promise<unknown>;
 }
 
 /**
@@ -23,25 +21,13 @@ export interface EvalReconcileDeps {
  * them. An api that died after recording the eval and before starting it leaves both PENDING;
  * the eval's workflow is started here as the api would have started it.
  */
-export function createEvalReconciler({ models, temporal, launcher }: EvalReconcileDeps) {
+export function createEvalReconciler({ models, temporal, launcher, fail: failRun }: EvalReconcileDeps) {
   const records = createEvalRecords(models);
-  const projection = createRunProjection(models, createRunEvents(models));
   const startEval = createEvalStarter({ models, launcher, temporal: () => Context.current().client, ...temporal });
 
   async function fail(batch: RunDoc, message: string): Promise<'failed'> {
-    await projection.failWithoutWorkflow(batch._id, OPEN_RUN_STATUSES, message);
+    await failRun(batch, message);
     return 'failed';
-  }
-
-  /** The status of an eval's workflow, or null when there is none. */
-  async function workflowStatus(evalRunId: string): Promise<string | null> {
-    try {
-      const handle = Context.current().client.workflow.getHandle(evalWorkflowId(evalRunId, temporal.workflowIdPrefix));
-      return (await handle.describe()).status.name;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return null;
-      throw err;
-    }
   }
 
   /** A PENDING eval batch (`run_type: 'eval'`) whose own workflow does not exist. */
@@ -49,9 +35,8 @@ export function createEvalReconciler({ models, temporal, launcher }: EvalReconci
     const run = await models.EvalRun.findOne({ batch_run_id: batch._id }).lean<EvalRunDoc>();
     // The api died between the two records: no client was answered with this eval.
     if (!run) return fail(batch, 'Its eval was never recorded: the api stopped while launching it');
-    if (FINAL.includes(run.status))
-      return fail(batch, `Its eval ${run._id} ended (${run.status}) before the batch ran`);
-    const status = await workflowStatus(run._id);
+    if (isFinalStatus(run.status)) return fail(batch, `Its eval ${run._id} ended (${run.status}) before the batch ran`);
+    const status = await workflowStatus(evalWorkflowId(run._id, temporal.workflowIdPrefix));
     // The eval's workflow starts its batch as its first step (a worker may be on its way).
     if (status === 'RUNNING') return 'alive';
     if (status !== null) {

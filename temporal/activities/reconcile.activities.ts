@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { trusted } from 'mongoose';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/runs/run-projection';
@@ -8,6 +7,7 @@ import { createReconcileSuspects } from '../../src/db/reconcile-suspects';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
 import { createEvalReconciler } from './eval-reconcile';
+import { workflowStatus } from './workflow-status';
 import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
 import { runWorkflowId } from '../shared/workflow-names';
 
@@ -39,7 +39,8 @@ export interface ReconcileDeps {
 export function createReconcileActivities({ models, temporal, launcher }: ReconcileDeps) {
   const projection = createRunProjection(models, createRunEvents(models));
   const suspects = createReconcileSuspects(models);
-  const reconcileEvalBatch = createEvalReconciler({ models, temporal, launcher });
+  const reconcileEvalBatch = createEvalReconciler({ models, temporal, launcher, fail });
+  const runStatus = (runId: string) => workflowStatus(runWorkflowId(runId, temporal.workflowIdPrefix));
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
     const ctx = Context.current();
@@ -74,7 +75,7 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
   }
 
   async function reconcile(run: RunDoc, missingSince: Date | null, graceMs: number): Promise<Verdict> {
-    const status = await workflowStatus(run._id);
+    const status = await runStatus(run._id);
     if (status === 'RUNNING' || status === 'CONTINUED_AS_NEW') return 'alive';
     if (status === 'CANCELLED') {
       await projection.cancelWithoutWorkflow(run._id, OPEN_RUN_STATUSES);
@@ -84,7 +85,7 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
       return fail(run, ENDED[status] ?? `Its Temporal workflow ended (${status}) without recording it`);
     if (run.parent_run_id) {
       // A child-mode batch row is recorded before its parent starts it.
-      const parent = await workflowStatus(run.parent_run_id);
+      const parent = await runStatus(run.parent_run_id);
       if (parent === 'RUNNING' || parent === 'CONTINUED_AS_NEW') return 'alive';
       if (parent === null && !(await stillMissing(run, missingSince, graceMs))) return 'suspect';
       return fail(run, `Its batch ${run.parent_run_id} ended before the row ran`);
@@ -115,18 +116,6 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     await suspects.suspect(run._id, new Date());
     Context.current().log.info(`reconciler: run ${run._id} (${run.status}) has no workflow; failed if still so later`);
     return false;
-  }
-
-  /** The status of a run's workflow (its latest execution), or null when there is none. */
-  async function workflowStatus(runId: string): Promise<string | null> {
-    try {
-      return (
-        await Context.current().client.workflow.getHandle(runWorkflowId(runId, temporal.workflowIdPrefix)).describe()
-      ).status.name;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return null;
-      throw err;
-    }
   }
 
   return { reconcileRuns };
