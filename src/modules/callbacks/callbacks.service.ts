@@ -22,28 +22,42 @@ export interface CallbackServiceDeps {
 export function createCallbackService({ models, box, allowPrivate, resolve }: CallbackServiceDeps) {
   const deliveries = createCallbackDeliveries(models);
 
+  /**
+   * What the run record keeps of a requested callback. Its url must resolve to addresses the
+   * installation allows (422 on `body.callback.url` otherwise), before any record exists.
+   */
+  async function prepare(request: CallbackInput): Promise<StoredCallback> {
+    try {
+      await checkedUrl(request.url, allowPrivate, resolve);
+    } catch (err) {
+      const why =
+        err instanceof OutboundRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
+      throw new RequestValidationError([
+        {
+          type: 'value_error',
+          loc: ['body', 'callback', 'url'],
+          msg: `Value error, callback URL refused: ${why}`,
+          input: request.url,
+          ctx: { error: {} },
+        },
+      ]);
+    }
+    return { url: request.url, events: request.events, secret: sealCallbackSecret(box, request.secret) };
+  }
+
   return {
+    prepare,
+
     /**
-     * What the run record keeps of a requested callback. Its url must resolve to addresses the
-     * installation allows (422 on `body.callback.url` otherwise), before any record exists.
+     * The callback a schedule or trigger keeps after a create or PUT: a request that leaves it out
+     * keeps `kept`, null removes it, a new one is checked and sealed as `prepare` does.
      */
-    async prepare(request: CallbackInput): Promise<StoredCallback> {
-      try {
-        await checkedUrl(request.url, allowPrivate, resolve);
-      } catch (err) {
-        const why =
-          err instanceof OutboundRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;
-        throw new RequestValidationError([
-          {
-            type: 'value_error',
-            loc: ['body', 'callback', 'url'],
-            msg: `Value error, callback URL refused: ${why}`,
-            input: request.url,
-            ctx: { error: {} },
-          },
-        ]);
-      }
-      return { url: request.url, events: request.events, secret: sealCallbackSecret(box, request.secret) };
+    async replace(
+      request: CallbackInput | null | undefined,
+      kept: StoredCallback | null,
+    ): Promise<StoredCallback | null> {
+      if (request === undefined) return kept;
+      return request && prepare(request);
     },
 
     /** The run's callback and one page of its deliveries. */

@@ -26,7 +26,7 @@ export interface ScheduleServiceDeps {
   reader: Pick<RunReader, 'get'>;
   definitionLimits: DefinitionLimits;
   /** Checks and seals the callback its runs get, as start_run's. */
-  callbacks: Pick<CallbackService, 'prepare'>;
+  callbacks: Pick<CallbackService, 'replace'>;
 }
 
 /** Most runs one backfill may start: an interval schedule's range is checked against it. */
@@ -111,7 +111,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   return {
     async create(workflowId: string, body: ScheduleInput): Promise<ScheduleResponse> {
       const pinned = await checked(workflowId, body.initial_inputs, body.version);
-      const callback = body.callback ? await deps.callbacks.prepare(body.callback) : null;
+      const callback = await deps.callbacks.replace(body.callback, null);
       const now = new Date();
       const doc = await insertWithNewId(deps.models.conn, 'schedule', idTaken, async (id, seq) => {
         const fresh: ScheduleDoc = {
@@ -175,10 +175,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       const inputs =
         body.initial_inputs ?? fromJsonText<Record<string, Record<string, unknown>>>(doc.initial_inputs) ?? {};
       const pinned = await checked(doc.workflow_id, inputs, merged.version);
-      const callback =
-        body.callback === undefined
-          ? (doc.callback ?? null)
-          : body.callback && (await deps.callbacks.prepare(body.callback));
+      const callback = await deps.callbacks.replace(body.callback, doc.callback ?? null);
       const next: ScheduleDoc = {
         ...merged,
         callback,

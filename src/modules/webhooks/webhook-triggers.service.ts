@@ -20,7 +20,7 @@ export interface TriggerServiceDeps {
   workflows: Pick<WorkflowService, 'load'>;
   box: SecretBox;
   /** Checks and seals the callback its runs get, as start_run's. */
-  callbacks: Pick<CallbackService, 'prepare'>;
+  callbacks: Pick<CallbackService, 'replace'>;
   apiPrefix: string;
   clock?: () => Date;
 }
@@ -47,12 +47,6 @@ export function createWebhookTriggerService({
     callback: StoredCallback | null;
   }
   const nothingKept: Kept = { secretSealed: null, callback: null };
-
-  /** The callback a request asks for, checked and sealed before anything is stored. */
-  async function callbackOf(body: TriggerInput, kept: Kept): Promise<StoredCallback | null> {
-    if (body.callback === undefined) return kept.callback;
-    return body.callback && callbacks.prepare(body.callback);
-  }
 
   /** The stored fields of a request. */
   function storedFields(
@@ -124,7 +118,7 @@ export function createWebhookTriggerService({
   return {
     async create(workflowId: string, body: TriggerInput): Promise<TriggerResponse> {
       await workflows.load(workflowId);
-      const callback = await callbackOf(body, nothingKept);
+      const callback = await callbacks.replace(body.callback, null);
       const doc = await store.create(
         workflowId,
         (id) => ({ ...storedFields(id, body, nothingKept, callback), token: mintToken(box, id) }),
@@ -142,7 +136,11 @@ export function createWebhookTriggerService({
     async update(id: string, body: TriggerInput): Promise<TriggerResponse> {
       const doc = await load(id);
       const kept: Kept = { secretSealed: doc.secret_sealed ?? null, callback: doc.callback ?? null };
-      await store.update(id, storedFields(id, body, kept, await callbackOf(body, kept)), clock());
+      await store.update(
+        id,
+        storedFields(id, body, kept, await callbacks.replace(body.callback, kept.callback)),
+        clock(),
+      );
       return toResponse(await load(id));
     },
     async rotate(id: string): Promise<TriggerResponse> {
