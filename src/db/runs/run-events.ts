@@ -76,16 +76,18 @@ export function createRunEvents(models: Models) {
       const derived = deriveEvents(runId, head, change);
       const headText = toJsonText(head);
       if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
-        await Run.updateOne(
+        const saved = await Run.updateOne(
           { _id: runId },
           { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } },
         );
+        // Deleted since it was read (its workflow's delete): its events would outlive it.
+        if (saved.matchedCount === 0) return;
         if (fields) onRunUpdated?.();
         await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
         return;
       }
       if (fields) {
-        await Run.updateOne({ _id: runId }, { $set: fields });
+        if ((await Run.updateOne({ _id: runId }, { $set: fields })).matchedCount === 0) return;
         onRunUpdated?.();
       }
       // Nothing new: this may be the retry of the write that saved this head. Its events, again.
