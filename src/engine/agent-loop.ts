@@ -1,7 +1,9 @@
 import type { GraphLevel } from './graph';
 import type { NodeState } from './node-inputs';
 import { ENGINE_NODE_TYPES } from './node-kinds';
+import { failureUsage } from './failure-usage';
 import {
+  type AgentStepResult,
   type AgentToolCall,
   type AgentTurn,
   type GraphNode,
@@ -63,14 +65,22 @@ export async function runAgent(
   const calls: Record<string, unknown[]> = {};
   let usage: TokenUsage | undefined;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const step = await steps.agentStep({
-      runId: steps.runId,
-      agent: node,
-      tools,
-      input,
-      transcript: [...transcript],
-      iteration,
-    });
+    let step: AgentStepResult;
+    try {
+      step = await steps.agentStep({
+        runId: steps.runId,
+        agent: node,
+        tools,
+        input,
+        transcript: [...transcript],
+        iteration,
+      });
+    } catch (err) {
+      if (steps.isCancellation(err)) throw err;
+      // The failed call and the ones before it were paid for: the node's usage keeps them all.
+      const error = steps.failureMessage(err);
+      return { state: { status: 'FAILED', error }, history: calls, usage: addUsage(usage, failureUsage(err)) };
+    }
     usage = addUsage(usage, step.usage);
     if (step.kind === 'answer') return { state: { status: 'COMPLETED', output: step.output }, history: calls, usage };
     transcript.push({ role: 'assistant', content: step.content, toolCalls: step.toolCalls });

@@ -1,5 +1,6 @@
 import { type GraphNode, type NodeOutput, type TokenUsage, addUsage } from './run-contract';
 import type { CompositeResult, StepRunner } from './composite';
+import { failureUsage } from './failure-usage';
 
 /** PySpur's default `rating_prompt` (the node's config default too). */
 export const DEFAULT_RATING_PROMPT =
@@ -45,10 +46,20 @@ export async function runBestOfN(
 ): Promise<CompositeResult> {
   const samples = Math.min(10, Math.max(1, Math.trunc(Number(node.config.samples ?? 3)) || 3));
   let usage: TokenUsage | undefined;
+  // A step that fails still paid for the calls it had answered: its failure carries them.
+  const counted = async <T extends { usage?: TokenUsage | undefined }>(step: Promise<T>): Promise<T> => {
+    try {
+      const done = await step;
+      usage = addUsage(usage, done.usage);
+      return done;
+    } catch (err) {
+      usage = addUsage(usage, failureUsage(err));
+      throw err;
+    }
+  };
   const one = async (i: number): Promise<{ output: NodeOutput; rating: number }> => {
-    const sample = await steps.execute(sampleNode(node, i), input);
-    const rated = await steps.execute(ratingNode(node, i), { response: sample.output });
-    usage = addUsage(addUsage(usage, sample.usage), rated.usage);
+    const sample = await counted(steps.execute(sampleNode(node, i), input));
+    const rated = await counted(steps.execute(ratingNode(node, i), { response: sample.output }));
     const rating = Number(rated.output.rating);
     return { output: sample.output, rating: Number.isFinite(rating) ? rating : Number.NEGATIVE_INFINITY };
   };
@@ -59,6 +70,7 @@ export async function runBestOfN(
     return { state: { status: 'COMPLETED', output: best.output }, history, usage };
   } catch (err) {
     if (steps.isCancellation(err)) throw err;
+    // Samples still out when one failed are not waited for: the budget's ledger counts their calls.
     return { state: { status: 'FAILED', error: steps.failureMessage(err) }, history: {}, usage };
   }
 }

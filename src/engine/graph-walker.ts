@@ -13,6 +13,7 @@ import { UPSTREAM_FAILURE } from './statuses';
 import { runForLoop } from './for-loop';
 import { runAgent } from './agent-loop';
 import { runBestOfN } from './best-of-n';
+import { failureUsage } from './failure-usage';
 import type { CompositeResult, StepRunner } from './composite';
 import { type PureRegion, type RegionOutcome, pureRegionFrom } from './pure-region';
 
@@ -146,7 +147,17 @@ export class GraphWalker {
     } catch (err) {
       if (this.executor.isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
       if (slow) this.hooks.afterSlowNode?.(node);
-      this.settle(node, { status: 'FAILED', error: failureMessage(err) }, record, { inputs: decision.input }, states);
+      const usage = failureUsage(err);
+      this.settle(
+        node,
+        { status: 'FAILED', error: failureMessage(err) },
+        record,
+        {
+          inputs: decision.input,
+          ...(usage ? { usage } : {}),
+        },
+        states,
+      );
     }
   }
 

@@ -56,16 +56,17 @@ export interface NodeExecutionContext {
   heartbeat(details?: unknown): void;
   /** Largest value the run may carry (SPUR_MAX_VALUE_BYTES): nodes that buffer output size their caps by it. */
   maxValueBytes?: number;
-  /** Token usage of one LLM request to `model` (a `provider/model` id), summed and priced into the task's `usage`. */
-  reportUsage?(
-    usage: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number; cache_write_tokens?: number },
-    model: string,
-  ): void;
   /**
-   * Before each model request: a request whose worst case would pass the workflow's budget throws
-   * (failing the node, or pausing the run at it for a person to decide).
+   * Makes one paid model request to `call.model` (a `provider/model` id) with `send`: its worst case
+   * is held against the workflow's budget first (a request that would pass it throws, failing the
+   * node or pausing the run at it for a person), and the usage its answer reports is priced,
+   * recorded as spent and summed into the task's `usage` as it arrives, whatever then happens to
+   * the node. Absent (previews, tests of a node alone): `send` is simply called.
    */
-  beforeModelCall?(call: { model: string; prompt: string; maxOutputTokens: number }): Promise<void>;
+  payForModelCall?<T extends { usage?: ModelCallUsage | undefined }>(
+    call: { model: string; prompt: string; maxOutputTokens: number },
+    send: () => Promise<T>,
+  ): Promise<T>;
   /**
    * Opens a span for one model request, where the worker traces runs (absent otherwise); `end`
    * takes the reply's usage. A request that throws is never ended here: its node's span ends it.

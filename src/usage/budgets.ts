@@ -1,3 +1,5 @@
+import { trusted } from 'mongoose';
+import { isBusyError, isDuplicateKeyError } from '../db/ids';
 import type { Models } from '../db/models';
 import type { PriceBook } from './price-book';
 
@@ -22,15 +24,32 @@ export interface BudgetExcess {
   message: string;
 }
 
+/** A model call about to go out: its model, and its worst case in tokens. */
+export interface PlannedCall {
+  model: string;
+  promptTokens: () => Promise<number>;
+  maxOutputTokens: number;
+}
+
+/**
+ * What `hold` answers: the call may go (`holdId` names its hold, null when nothing was held: no
+ * budget, or no price to hold by), or it would pass a budget.
+ */
+export type HoldOutcome = { holdId: string | null } | { excess: BudgetExcess };
+
 const NANO = 1e9;
+/** Holds raced for the same number are taken again; past this many tries the call is retried later. */
+const MAX_HOLD_TRIES = 50;
 
 const usd = (nano: number) => `$${(nano / NANO).toFixed(6).replace(/0+$/, '').replace(/\.$/, '')}`;
 
 /**
  * Workflow budgets (`workflow_budgets`) and the spending they are measured against
- * (`spend_entries`, one per node execution that called a model, written as it ends). A call is
- * checked before it is made: its worst case (the prompt's tokens plus its max output tokens, at
- * the model's price) against what is left of the run's, the UTC day's and the UTC month's budget.
+ * (`spend_entries`). Before a budgeted call goes out, its worst case (the prompt's tokens plus its
+ * max output tokens, at the model's price) is held: counted as spent, against what is left of the
+ * run's, the UTC day's and the UTC month's budget, by every worker and api process at once. The
+ * answer settles the hold to what the call cost; a call that fails unanswered releases it. A hold
+ * whose worker died before the answer stays at its worst case (the call may have been paid).
  */
 export function createBudgets(models: Models, prices: PriceBook, clock: () => Date = () => new Date()) {
   const { WorkflowBudget, SpendEntry } = models;
@@ -47,6 +66,59 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
     return sum?.nano ?? 0;
   }
 
+  /** The budget a call of `worstNano` would pass, on what is spent and held now; null when none. */
+  async function passedBy(
+    scope: SpendScope,
+    budget: WorkflowBudget,
+    worstNano: number,
+  ): Promise<{ name: string; limitUsd: number; spentNano: number } | null> {
+    const now = clock();
+    const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const limits: Array<[string, number | null, Record<string, unknown>]> = [
+      ['per_run_usd', budget.per_run_usd, { run_id: scope.runId }],
+      ['per_day_usd', budget.per_day_usd, { workflow_id: scope.workflowId, at: { $gte: day } }],
+      ['per_month_usd', budget.per_month_usd, { workflow_id: scope.workflowId, at: { $gte: month } }],
+    ];
+    for (const [name, limitUsd, match] of limits) {
+      if (limitUsd === null) continue;
+      const spent = await spentNano(match);
+      if (spent + worstNano > Math.round(limitUsd * NANO)) return { name, limitUsd, spentNano: spent };
+    }
+    return null;
+  }
+
+  /** The number the workflow's next hold takes: one past its latest. */
+  async function nextSeq(workflowId: string): Promise<number> {
+    const latest = await SpendEntry.findOne({ workflow_id: workflowId, seq: trusted({ $exists: true }) }, { seq: 1 })
+      .sort({ seq: -1 })
+      .lean<{ seq: number }>();
+    return (latest?.seq ?? 0) + 1;
+  }
+
+  /**
+   * Takes number `seq` for a hold; false when another process took it first. Each try reads the
+   * latest number before it reads the spending, so of two holds judged on the same reading of
+   * it, only one is inserted: the other reads again, its rival's hold included.
+   */
+  async function insertHold(id: string, scope: SpendScope, seq: number, worstNano: number): Promise<boolean> {
+    try {
+      await SpendEntry.create({
+        _id: id,
+        workflow_id: scope.workflowId,
+        run_id: scope.runId,
+        cost_nano_usd: worstNano,
+        at: clock(),
+        seq,
+        held: true,
+      });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err) || isBusyError(err)) return false;
+      throw err;
+    }
+  }
+
   return {
     get: budgetOfWorkflow,
     async set(workflowId: string, budget: WorkflowBudget): Promise<void> {
@@ -57,53 +129,47 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
       return (await WorkflowBudget.deleteOne({ _id: workflowId })).deletedCount > 0;
     },
 
-    /** Null: the call fits (or the workflow has no budget, or the model no price to check by). */
-    async check(
-      scope: SpendScope,
-      call: { model: string; promptTokens: () => Promise<number>; maxOutputTokens: number },
-    ): Promise<BudgetExcess | null> {
-      // Read at every call (one lookup by id, beside a model request): a budget applies from the moment it is set.
+    /**
+     * Holds a call's worst case before it goes out, or says which budget it would pass. Read at
+     * every call (one lookup by id): a budget applies from the moment it is set.
+     */
+    async hold(scope: SpendScope, call: PlannedCall): Promise<HoldOutcome> {
       const budget = await budgetOfWorkflow(scope.workflowId);
-      if (!budget) return null;
+      if (!budget) return { holdId: null };
       const prompt = await call.promptTokens();
       const [worst] = await prices.price([
         { model: call.model, prompt_tokens: prompt, completion_tokens: call.maxOutputTokens },
       ]);
       const worstNano = worst?.cost_nano_usd;
-      if (worstNano === null || worstNano === undefined) return null;
-      const now = clock();
-      const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-      const limits: Array<[string, number | null, () => Promise<number>]> = [
-        ['per_run_usd', budget.per_run_usd, () => spentNano({ run_id: scope.runId })],
-        ['per_day_usd', budget.per_day_usd, () => spentNano({ workflow_id: scope.workflowId, at: { $gte: day } })],
-        [
-          'per_month_usd',
-          budget.per_month_usd,
-          () => spentNano({ workflow_id: scope.workflowId, at: { $gte: month } }),
-        ],
-      ];
-      for (const [name, limitUsd, spent] of limits) {
-        if (limitUsd === null) continue;
-        const spentSoFar = await spent();
-        if (spentSoFar + worstNano <= Math.round(limitUsd * NANO)) continue;
-        return {
-          on_exceed: budget.on_exceed,
-          message:
-            `Budget ${name} of workflow ${scope.workflowId} (${usd(limitUsd * NANO)}) would be passed: ` +
-            `${usd(spentSoFar)} spent, and this ${call.model} call may cost up to ${usd(worstNano)} ` +
-            `(${prompt} prompt tokens + ${call.maxOutputTokens} max output tokens)`,
-        };
+      if (worstNano === null || worstNano === undefined) return { holdId: null };
+      for (let tries = 0; tries < MAX_HOLD_TRIES; tries++) {
+        const seq = await nextSeq(scope.workflowId);
+        const passed = await passedBy(scope, budget, worstNano);
+        if (passed)
+          return {
+            excess: {
+              on_exceed: budget.on_exceed,
+              message:
+                `Budget ${passed.name} of workflow ${scope.workflowId} (${usd(passed.limitUsd * NANO)}) would be passed: ` +
+                `${usd(passed.spentNano)} spent, and this ${call.model} call may cost up to ${usd(worstNano)} ` +
+                `(${prompt} prompt tokens + ${call.maxOutputTokens} max output tokens)`,
+            },
+          };
+        const id = `${scope.workflowId}#${seq}`;
+        if (await insertHold(id, scope, seq, worstNano)) return { holdId: id };
       }
-      return null;
+      throw new Error(`Budget of workflow ${scope.workflowId}: ${MAX_HOLD_TRIES} holds raced this call's; try again`);
     },
 
-    /** The workflow is deleted: its budget goes with it (its spending stays in the ledger). */
-    async removeOfWorkflow(workflowId: string): Promise<void> {
-      await WorkflowBudget.deleteOne({ _id: workflowId });
-    },
-    /** Records a node execution's spending once, whatever retries the write. */
-    async record(entryId: string, scope: SpendScope, costNano: number): Promise<void> {
+    /**
+     * What an answered call cost: its hold settles to it, or (no hold) an entry of its own is
+     * written under `entryId`, so a retried write counts it once.
+     */
+    async spend(entryId: string, holdId: string | null, scope: SpendScope, costNano: number): Promise<void> {
+      if (holdId) {
+        await SpendEntry.updateOne({ _id: holdId }, { $set: { cost_nano_usd: costNano, held: false } });
+        return;
+      }
       await SpendEntry.updateOne(
         { _id: entryId },
         {
@@ -111,6 +177,16 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
         },
         { upsert: true },
       );
+    },
+
+    /** A held call failed without an answer: nothing was spent. */
+    async release(holdId: string): Promise<void> {
+      await SpendEntry.updateOne({ _id: holdId }, { $set: { cost_nano_usd: 0, held: false } });
+    },
+
+    /** The workflow is deleted: its budget goes with it (its spending stays in the ledger). */
+    async removeOfWorkflow(workflowId: string): Promise<void> {
+      await WorkflowBudget.deleteOne({ _id: workflowId });
     },
   };
 }

@@ -5,7 +5,7 @@ import type { LlmCallConfig } from '../../src/nodes/ai/llm/single-call';
 import { agentNode } from '../../src/nodes/ai/agent-node';
 import type { NodeTypeDefinition } from '../../src/nodes/types';
 import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
-import { type NodeActivityDeps, externalizeOutput, withNodeErrors } from './execute-node.activity';
+import { type NodeActivityDeps, carryingUsage, externalizeOutput, withNodeErrors } from './execute-node.activity';
 import { activityNodeContext } from './node-context';
 import { nodeAttempt } from './node-attempt';
 import { releasingSlots } from './slot-release';
@@ -40,9 +40,14 @@ async function agentStep(
     deps.values.resolve(input),
     deps.values.resolve(transcript),
   ]);
-  const step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) =>
-    agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx),
-  );
+  let step: Awaited<ReturnType<typeof agentModelStep>>;
+  try {
+    step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) =>
+      agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx),
+    );
+  } catch (err) {
+    throw carryingUsage(err, await ctx.usage());
+  }
   const result =
     step.kind === 'answer'
       ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) }

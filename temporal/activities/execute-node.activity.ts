@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { ValueTooLargeError } from '../../src/db/errors';
 import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
@@ -8,7 +8,8 @@ import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
 import type { RetryAfterDetails } from '../shared/limit-contract';
-import { type ExecuteNodeResult, type NodeOutput } from '../../src/engine/run-contract';
+import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
+import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../shared/run-contract';
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
@@ -72,6 +73,8 @@ async function executeNodeIn(
   let output: NodeOutput;
   try {
     output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
+  } catch (err) {
+    throw carryingUsage(err, await ctx.usage());
   } finally {
     // Streamed text is stored before the workflow records the task's end, so streams show it first.
     await ctx.flushDeltas();
@@ -98,6 +101,26 @@ export async function externalizeOutput(
     if (err instanceof ValueTooLargeError) throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
     throw err;
   }
+}
+
+/**
+ * A failed attempt's failure, carrying the usage of the model calls it had answered (they were
+ * paid for): the workflow counts them in the node's task (engine/failure-usage.ts).
+ */
+export function carryingUsage(err: unknown, usage: TokenUsage | undefined): unknown {
+  if (!usage || !(err instanceof Error) || err instanceof CancelledFailure) return err;
+  const failure = err instanceof ApplicationFailure ? err : undefined;
+  const first: unknown = failure?.details?.[0];
+  const details: NodeFailureDetails = { ...(typeof first === 'object' && first !== null ? first : {}), usage };
+  return ApplicationFailure.create({
+    message: err.message,
+    // An unknown error keeps its name as its type, as the SDK would give it: retried by the policy.
+    type: (failure ? failure.type : err.name) ?? undefined,
+    nonRetryable: failure?.nonRetryable ?? false,
+    nextRetryDelay: failure?.nextRetryDelay,
+    details: [details],
+    cause: failure?.cause,
+  });
 }
 
 /**
@@ -135,7 +158,7 @@ export async function withNodeErrors<T>(
         message: err.message,
         type: 'TransientNodeError',
         nextRetryDelay: delay,
-        ...(delay ? { details: [{ retryAfterMs: delay } satisfies RetryAfterDetails] } : {}),
+        ...(delay ? { details: [{ retryAfterMs: delay } satisfies RetryAfterDetails & NodeFailureDetails] } : {}),
       });
     }
     throw err; // unknown errors are retried by the activity's retry policy

@@ -2,12 +2,12 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { outlastOutage } from '../../src/db/outage-wait';
 import { createTaskDeltas } from '../../src/db/runs/task-deltas';
-import type { TokenUsage } from '../../src/engine/run-contract';
+import { type ModelUsage, type TokenUsage, addModelUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
-import type { NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
+import type { ModelCallUsage, NodeExecutionContext, RagRetriever } from '../../src/nodes/types';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { ModelCall, PriceBook } from '../../src/usage/price-book';
-import type { Budgets } from '../../src/usage/budgets';
+import type { Budgets, SpendScope } from '../../src/usage/budgets';
 import { promptTokens } from '../../src/usage/prompt-tokens';
 import { storeDataUris } from '../../src/runs/files';
 import { NodeExecutionError } from '../../src/nodes/errors';
@@ -80,9 +80,8 @@ export function activityNodeContext(
   stored<T>(work: () => Promise<T>): Promise<T>;
 } {
   const activity = Context.current();
-  const calls: ModelCall[] = [];
-  // One entry per execution: a retried write of it counts the spending once.
-  const spendEntryId = `${runId}/${nodeId}/${randomUUID()}`;
+  // One entry per answered call of this execution: a retried write of it counts the spending once.
+  const spendEntryPrefix = `${runId}/${nodeId}/${randomUUID()}`;
   const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) =>
     activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }),
   );
@@ -103,6 +102,39 @@ export function activityNodeContext(
         workflowOfRun = undefined;
         throw err;
       }));
+  /** Holds the call's worst case; throws when it would pass the budget. Null: nothing held. */
+  const holdFor = async (scope: SpendScope, call: { model: string; prompt: string; maxOutputTokens: number }) => {
+    const outcome = await stored(() =>
+      deps.budgets.hold(scope, {
+        model: call.model,
+        promptTokens: () => promptTokens(call.prompt),
+        maxOutputTokens: call.maxOutputTokens,
+      }),
+    );
+    if ('holdId' in outcome) return outcome.holdId;
+    if (outcome.excess.on_exceed === 'fail') throw new NodeExecutionError(outcome.excess.message);
+    // The run pauses at the node for a person (model-slots.ts): not a failure to retry.
+    throw ApplicationFailure.nonRetryable(outcome.excess.message, FailureType.BudgetExceeded);
+  };
+  // Each answered call is priced and recorded as spent as its answer arrives: it was paid for,
+  // whatever then happens to the node or the attempt (a later call failing, an invalid reply).
+  const priced: ModelUsage[] = [];
+  const paid = async (scope: SpendScope | undefined, held: string | null, model: string, used: ModelCallUsage) => {
+    const call: ModelCall = {
+      model,
+      prompt_tokens: used.prompt_tokens,
+      completion_tokens: used.completion_tokens,
+      ...(used.cached_tokens ? { cached_tokens: used.cached_tokens } : {}),
+      ...(used.cache_write_tokens ? { cache_write_tokens: used.cache_write_tokens } : {}),
+    };
+    // Pricing a call that was made must not fail the attempt into repeating it: outages are waited out.
+    const [cost] = await stored(() => deps.prices.price([call]));
+    if (!cost) return;
+    priced.push(cost);
+    if (!scope) return;
+    const entryId = `${spendEntryPrefix}/${priced.length}`;
+    await stored(() => deps.budgets.spend(entryId, held, scope, cost.cost_nano_usd ?? 0));
+  };
   return {
     runId,
     nodeId,
@@ -116,14 +148,21 @@ export function activityNodeContext(
     },
     heartbeatDetails: activity.info.heartbeatDetails,
     callKey: callKeyOf(activity.info),
-    reportUsage: (used, model) =>
-      void calls.push({
-        model,
-        prompt_tokens: used.prompt_tokens,
-        completion_tokens: used.completion_tokens,
-        ...(used.cached_tokens ? { cached_tokens: used.cached_tokens } : {}),
-        ...(used.cache_write_tokens ? { cache_write_tokens: used.cache_write_tokens } : {}),
-      }),
+    payForModelCall: async (call, send) => {
+      const scope = budget ? { workflowId: budget.workflowId, runId } : undefined;
+      // A person approved passing the budget (APPROVE on its pause): the calls go unheld.
+      const held = scope && !budget?.overBudget ? await holdFor(scope, call) : null;
+      let reply;
+      try {
+        reply = await send();
+      } catch (err) {
+        if (held) await stored(() => deps.budgets.release(held));
+        throw err;
+      }
+      // An answer that reports no usage leaves its hold at the worst case: it was paid, for how much is unknown.
+      if (reply.usage) await paid(scope, held, call.model, reply.usage);
+      return reply;
+    },
     delta: (text) => deltas.push(text),
     flushDeltas: () => deltas.flush(),
     stored,
@@ -133,26 +172,9 @@ export function activityNodeContext(
         const workflow = await workflowId();
         return workflow === null ? null : ((await storeDataUris(deps.models, workflow, dataUri)) as string);
       }),
-    beforeModelCall: async (call) => {
-      if (!budget || budget.overBudget) return;
-      const excess = await stored(() =>
-        deps.budgets.check(
-          { workflowId: budget.workflowId, runId },
-          { model: call.model, promptTokens: () => promptTokens(call.prompt), maxOutputTokens: call.maxOutputTokens },
-        ),
-      );
-      if (!excess) return;
-      if (excess.on_exceed === 'fail') throw new NodeExecutionError(excess.message);
-      // The run pauses at the node for a person (model-slots.ts): not a failure to retry.
-      throw ApplicationFailure.nonRetryable(excess.message, FailureType.BudgetExceeded);
-    },
     usage: async () => {
-      if (calls.length === 0) return undefined;
-      // The calls were made (and paid for): pricing them must not fail the attempt into repeating them.
-      const models = await stored(() => deps.prices.price(calls));
-      const spent = models.reduce((nano, m) => nano + (m.cost_nano_usd ?? 0), 0);
-      if (budget && spent > 0)
-        await stored(() => deps.budgets.record(spendEntryId, { workflowId: budget.workflowId, runId }, spent));
+      if (priced.length === 0) return undefined;
+      const models = priced.reduce<ModelUsage[]>((all, m) => addModelUsage(all, [m]), []);
       const prompt = models.reduce((n, m) => n + m.prompt_tokens, 0);
       const completion = models.reduce((n, m) => n + m.completion_tokens, 0);
       return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, models };

@@ -37,10 +37,26 @@ function constraint(maxTokens: number, overrides: Partial<ModelConstraint> = {})
   return merged;
 }
 
+/** The most an o-series model may answer (OpenAI's published maxima), reasoning tokens included. */
+function openaiReasoningOutput(model: string): number {
+  if (model.startsWith('o1-preview')) return 32768;
+  if (model.startsWith('o1-mini')) return 65536;
+  return 100000;
+}
+
+/**
+ * The most a model that takes no output cap may answer, where Spur knows it: a budget holds a
+ * call's worst case by it (the listed `max_tokens` is clamped to what PySpur's editor offers).
+ */
+export function uncappedOutputTokens(modelId: string): number | undefined {
+  const [provider, model] = modelId.split('/', 2);
+  return provider === 'openai' && model && /^o\d/.test(model) ? openaiReasoningOutput(model) : undefined;
+}
+
 /** o1/o3: hidden reasoning, fixed temperature, token limit set by the provider. */
 function openaiReasoning(model: string): ModelConstraint {
   const early = /^o1-(mini|preview)/.test(model);
-  return constraint(model.startsWith('o1-preview') ? 32768 : 100000, {
+  return constraint(openaiReasoningOutput(model), {
     supports_JSON_output: !early,
     supports_max_tokens: false,
     supports_temperature: false,

@@ -1,6 +1,6 @@
 import { DEFAULT_OUTPUT_JSON_SCHEMA } from '../../base-config.js';
 import type { ModelConstraint, NodeExecutionContext, NodeInput, NodeOutput } from '../../types.js';
-import { MODEL_CONSTRAINTS } from '../model-constraints.js';
+import { MODEL_CONSTRAINTS, uncappedOutputTokens } from '../model-constraints.js';
 import { adapterFor } from './adapters.js';
 import { outputSchemaFor, replyToOutput } from './json-output.js';
 import { type MessageConfig, buildMessages, jsonInstruction } from './messages.js';
@@ -61,6 +61,12 @@ export interface PreparedModel {
   limits: ModelConstraint | undefined;
   adapter: LlmAdapter;
   settings: Omit<ChatCompletionRequest, 'messages'>;
+  /**
+   * The most the request may answer, in tokens: what it asks for, or, for a model that takes no
+   * cap (OpenAI's o-series set their own), the model's maximum output. Never 0: a budget holds a
+   * call's worst case by it.
+   */
+  maxOutputTokens: number;
 }
 
 export async function prepareModel(config: LlmCallConfig, ctx: NodeExecutionContext): Promise<PreparedModel> {
@@ -71,39 +77,43 @@ export async function prepareModel(config: LlmCallConfig, ctx: NodeExecutionCont
     timeoutMs: requestTimeoutMs(config),
     fetch: ctx.fetch,
   });
+  const settings = { model, ...sampling(config.llm_info, limits), ...thinking(config, limits), signal: ctx.signal };
   return {
     modelId,
     limits,
     adapter,
-    settings: { model, ...sampling(config.llm_info, limits), ...thinking(config, limits), signal: ctx.signal },
+    settings,
+    maxOutputTokens:
+      settings.maxTokens ?? uncappedOutputTokens(modelId) ?? limits?.max_tokens ?? config.llm_info.max_tokens,
   };
 }
 
-/** One provider request (Temporal owns retries); its token usage is reported to the task. */
+/** One provider request (Temporal owns retries), paid for through the node's context. */
 export async function callModel(
   prepared: PreparedModel,
   messages: ChatMessage[],
   extra: Partial<ChatCompletionRequest>,
   ctx: NodeExecutionContext,
 ): Promise<ChatCompletionResult> {
-  await ctx.beforeModelCall?.({
-    model: prepared.modelId,
-    prompt: messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'),
-    maxOutputTokens: prepared.settings.maxTokens ?? 0,
-  });
-  ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
-  const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
-  const traced = ctx.traceModelCall?.(prepared.modelId);
-  const reply = await prepared.adapter.chatCompletion({
-    ...prepared.settings,
-    ...extra,
-    messages,
-    ...(onText ? { onText } : {}),
-  });
-  ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
-  if (reply.usage) ctx.reportUsage?.(reply.usage, prepared.modelId);
-  traced?.end(reply.usage);
-  return reply;
+  const send = async () => {
+    ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
+    const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
+    const traced = ctx.traceModelCall?.(prepared.modelId);
+    const reply = await prepared.adapter.chatCompletion({
+      ...prepared.settings,
+      ...extra,
+      messages,
+      ...(onText ? { onText } : {}),
+    });
+    ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
+    traced?.end(reply.usage);
+    return reply;
+  };
+  if (!ctx.payForModelCall) return send();
+  const prompt = messages
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
+  return ctx.payForModelCall({ model: prepared.modelId, prompt, maxOutputTokens: prepared.maxOutputTokens }, send);
 }
 
 /** The JSON-mode setting for a schema: models without a JSON mode get only the prompt's instruction. */
