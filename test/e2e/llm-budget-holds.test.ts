@@ -125,6 +125,31 @@ describe('e2e: budgets hold each call before it goes out, and count every answer
     assert.equal(fake.requests.length - before, 1);
   });
 
+  it('a burst of four webhook deliveries under a per_day_usd with room for one call: one call among their runs', async () => {
+    const id = await budgeted(
+      { nodes: [input(), llm('ask')], links: [l('in', 'ask')] },
+      { per_day_usd: ROOM_FOR_ONE, on_exceed: 'fail' },
+    );
+    const trigger = await engine.http.post(`/wf/${id}/triggers/`, { name: 'burst', input_mapping: { x: '/x' } });
+    assert.equal(trigger.status, 200, trigger.text);
+    const hookUrl = new URL(trigger.body.url as string, engine.api.baseUrl).href;
+    const before = fake.requests.length;
+    const deliveries = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"x":"${i}"}` }),
+      ),
+    );
+    const runIds = await Promise.all(
+      deliveries.map(async (d) => {
+        assert.equal(d.status, 202);
+        return ((await d.json()) as { run_id: string }).run_id;
+      }),
+    );
+    const runs = await Promise.all(runIds.map((runId) => waitForRun(engine.http, runId)));
+    assert.deepEqual(runs.map((r) => r.status).sort(), ['COMPLETED', 'FAILED', 'FAILED', 'FAILED']);
+    assert.equal(fake.requests.length - before, 1);
+  });
+
   it('BestOfN samples under a per_run_usd with room for one call: one sample is asked, the node fails naming the budget', async () => {
     const id = await budgeted(bestOfN(4), { per_run_usd: ROOM_FOR_ONE, on_exceed: 'fail' });
     const { run, calls } = await runToEnd(id);
