@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable, Transform, type TransformCallback, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import { type Resolver, checkUrl, checkingLookup, systemResolver } from './checked-target';
+import { type Resolver, checkUrl, checkingLookup, hostPort, systemResolver, trustedHosts } from './checked-target';
 import { OutboundLimitError, OutboundRefusedError } from './errors';
 
 /** The operator's rules for every request the server makes on a workflow's or a caller's behalf. */
@@ -44,7 +44,7 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
     'https:': new https.Agent({ keepAlive: true, lookup }),
   };
   const trusted = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-  const allowHosts = new Set(policy.allowHosts.map((h) => h.toLowerCase()));
+  const allowHosts = trustedHosts(policy.allowHosts);
   const agentFor = (url: URL) => {
     const scheme = url.protocol as 'http:' | 'https:';
     return allowHosts.has(hostPort(url)) ? trusted[scheme] : checked[scheme];
@@ -85,11 +85,6 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
       url = next;
     }
   };
-}
-
-/** `host:port` with the scheme's default port spelled out, as SPUR_OUTBOUND_ALLOW_HOSTS lists them. */
-export function hostPort(url: URL): string {
-  return `${url.hostname.toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 }
 
 /**
