@@ -4,6 +4,7 @@ import { Readable, Transform, type TransformCallback, pipeline } from 'node:stre
 import zlib from 'node:zlib';
 import { type Resolver, checkUrl, checkingLookup, hostPort, systemResolver, trustedHosts } from './checked-target';
 import { OutboundLimitError, OutboundRefusedError } from './errors';
+import { eventFrames } from './event-frames';
 
 /** The operator's rules for every request the server makes on a workflow's or a caller's behalf. */
 export interface OutboundPolicy {
@@ -35,7 +36,8 @@ const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-language', 'content-languag
  * helpers, callbacks). Each connection's address comes from a lookup that checks it against the
  * policy, so what is checked is what is dialled (no DNS rebinding), and IP literals are checked
  * before any connection. Redirects are followed by hand, each hop checked again, and credentials
- * never follow a redirect to another origin. Answers are decompressed and capped as they stream.
+ * never follow a redirect to another origin. Answers are decompressed and capped as they stream,
+ * server-sent events handed on whole (event-frames.ts).
  */
 export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = systemResolver): OutboundFetch {
   const lookup = checkingLookup(policy.allowPrivate, resolve);
@@ -102,12 +104,18 @@ function send(
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     const req = client.request(url, { ...options, headers });
-    req.on('timeout', () => req.destroy(new Error(`${url.host} sent nothing for ${Number(options.timeout) / 1000} s`)));
+    let answer: http.IncomingMessage | undefined;
+    // The answer too fails with the reason: destroying the request alone leaves its reader "aborted".
+    req.on('timeout', () => {
+      const idle = new Error(`${url.host} sent nothing for ${Number(options.timeout) / 1000} s`);
+      answer?.destroy(idle);
+      req.destroy(idle);
+    });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(send(url, options, body, true));
       else reject(err);
     });
-    req.on('response', resolve);
+    req.on('response', (response: http.IncomingMessage) => resolve((answer = response)));
     req.end(body);
   });
 }
@@ -126,13 +134,19 @@ function toResponse(answer: http.IncomingMessage, url: URL, method: string, poli
     headers.delete('content-encoding');
     headers.delete('content-length');
   }
-  const stages: NodeJS.ReadWriteStream[] = decoder
-    ? [decoder, byteCap(policy.maxResponseBytes)]
-    : [byteCap(policy.maxResponseBytes)];
+  const stages: NodeJS.ReadWriteStream[] = [
+    ...(decoder ? [decoder] : []),
+    byteCap(policy.maxResponseBytes),
+    ...(isEventStream(headers) ? [eventFrames()] : []),
+  ];
   const out = stages[stages.length - 1] as Transform;
   pipeline([answer, ...stages], () => undefined); // errors reach the reader through `out`
   const body = Readable.toWeb(out) as ReadableStream<Uint8Array>;
   return withUrl(new Response(body, { status, statusText: answer.statusMessage, headers }), url);
+}
+
+function isEventStream(headers: Headers): boolean {
+  return headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
 }
 
 function decoderFor(encoding: string | null): Transform | undefined {

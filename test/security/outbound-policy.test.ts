@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver';
+import { compressionBomb } from '../support/compression-bombs';
 import { type Listener, listen } from '../support/counting-listener';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
@@ -162,5 +163,33 @@ describe('security: the outbound policy with private addresses allowed (npm run 
     await completedRunWithCallback(engine, `${receiver.url}/hook`);
     for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(received, ['run.completed']);
+  });
+
+  it('a provider streaming a gzip bomb (one endless event) fails the node at SPUR_OUTBOUND_MAX_RESPONSE_BYTES, asked once, and the run fails', async () => {
+    // 65 MiB decoded, 64 KiB sent: past the default cap of 64 MiB, and the answer never ends.
+    const bomb = await compressionBomb('gzip', 'data: ', 65 * 1024 * 1024);
+    const streamed: unknown[] = [];
+    const provider = await listen((req, res) => {
+      const body: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => body.push(chunk));
+      req.on('end', () => {
+        streamed.push((JSON.parse(Buffer.concat(body).toString('utf8')) as { stream?: unknown }).stream);
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+        res.write(bomb);
+      });
+    });
+    try {
+      await setEnv(engine, { OPENAI_API_BASE: `${provider.url}/v1`, OPENAI_API_KEY: 'sk-stored' });
+      const run = await runNode(engine, 'SingleLLMCallNode', LLM);
+      assert.deepEqual(streamed, [true], 'one streamed request, not retried');
+      assert.equal(run.status, 'FAILED');
+      assert.equal(run.task.status, 'FAILED');
+      assert.match(
+        run.task.error ?? '',
+        /OpenAI request stopped by the outbound policy: the answer exceeded 67108864 bytes \(SPUR_OUTBOUND_MAX_RESPONSE_BYTES\)/,
+      );
+    } finally {
+      await provider.close();
+    }
   });
 });
