@@ -83,6 +83,16 @@ describe('security: the outbound policy, production default (no private addresse
     assert.equal(internal.connections, 0, 'the internal listener received nothing');
   });
 
+  it('nor can one that spells the loopback address in decimal, octal, hexadecimal or as IPv4-compatible IPv6', async () => {
+    for (const host of ['2130706433', '0177.0.0.1', '0x7f.0.0.1', '[::127.0.0.1]']) {
+      await setEnv(engine, { OPENAI_API_KEY: 'sk-stored', OPENAI_API_BASE: `http://${host}:${internal.port}/v1` });
+      const run = await runNode(engine, 'SingleLLMCallNode', LLM);
+      assert.equal(run.task.status, 'FAILED', host);
+      assert.match(run.task.error ?? '', POLICY, host);
+    }
+    assert.equal(internal.connections, 0, 'the internal listener received nothing');
+  });
+
   it('an integration base URL cannot either, and its answer never becomes node output', async () => {
     await setEnv(engine, { JINA_API_BASE: internal.url });
     const run = await runNode(engine, 'JinaReaderNode', {
