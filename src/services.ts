@@ -101,7 +101,12 @@ export function createServices({
   const outbound = createOutboundFetch(config.outbound);
   // Uploaded documents and dataset files are parsed on its threads, never on the api's event loop.
   const parser = createBoundedParser(config.parsing);
-  const callbacks = createCallbackService({ models, box, allowPrivate: config.outbound.allowPrivate });
+  const callbacks = createCallbackService({
+    models,
+    box,
+    allowPrivate: config.outbound.allowPrivate,
+    allowHosts: config.outbound.allowHosts,
+  });
   const keys = createIdempotencyKeys(models);
   // Temporal refusing a start fails the run here: the client is answered 503 and may send it again.
   const launcher = createRunLauncher({

@@ -16,10 +16,10 @@ export const ALLOW_PRIVATE_SETTING = 'SPUR_OUTBOUND_ALLOW_PRIVATE';
 export function refusedAddress(address: string, allowPrivate: boolean): string | null {
   if (!ipaddr.isValid(address)) return `'${address}' is not an IP address`;
   const ip = ipaddr.parse(address);
-  // `::ffff:a.b.c.d` is the IPv4 address a.b.c.d on the wire.
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    const inner = refusedAddress((ip as ipaddr.IPv6).toIPv4Address().toString(), allowPrivate);
-    return allowPrivate || inner !== null ? inner : `${address} is an IPv4-mapped IPv6 address`;
+  const embedded = ip.kind() === 'ipv6' ? embeddedIpv4(ip as ipaddr.IPv6) : null;
+  if (embedded) {
+    const inner = refusedAddress(embedded.ipv4, allowPrivate);
+    return allowPrivate || inner !== null ? inner : `${address} is an ${embedded.kind} IPv6 address`;
   }
   const range = ip.range();
   if (range === 'unicast') return null;
@@ -27,4 +27,16 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
   return PRIVATE_USE.has(range)
     ? `${address} is a ${range} address; requests to private networks need ${ALLOW_PRIVATE_SETTING}=true`
     : `${address} is a special-purpose (${range}) address`;
+}
+
+/**
+ * The IPv4 address an IPv6 one carries in its last 32 bits, judged as that address: `::ffff:a.b.c.d`
+ * (IPv4-mapped, a.b.c.d on the wire) and the deprecated `::a.b.c.d` (IPv4-compatible), which the
+ * URL parser writes `[::7f00:1]` and ipaddr.js calls plain unicast. `::` and `::1` are IPv6's own.
+ */
+function embeddedIpv4(ip: ipaddr.IPv6): { ipv4: string; kind: string } | null {
+  if (ip.isIPv4MappedAddress()) return { ipv4: ip.toIPv4Address().toString(), kind: 'IPv4-mapped' };
+  const [a, b, c, d, e, f, g, h] = ip.parts as [number, number, number, number, number, number, number, number];
+  if (a !== 0 || b !== 0 || c !== 0 || d !== 0 || e !== 0 || f !== 0 || (g === 0 && h <= 1)) return null;
+  return { ipv4: [g >> 8, g & 0xff, h >> 8, h & 0xff].join('.'), kind: 'IPv4-compatible' };
 }

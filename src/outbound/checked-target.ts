@@ -64,14 +64,30 @@ export function checkingLookup(allowPrivate: boolean, resolve: Resolver = system
   };
 }
 
-/** Checks a url as a request to it would be checked, without sending anything (validation at submission). */
+/** `host:port` with the scheme's default port spelled out, as SPUR_OUTBOUND_ALLOW_HOSTS lists them. */
+export function hostPort(url: URL): string {
+  return `${url.hostname.toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** The `host:port` pairs of SPUR_OUTBOUND_ALLOW_HOSTS, as `hostPort` spells them. */
+export function trustedHosts(allowHosts: readonly string[]): ReadonlySet<string> {
+  return new Set(allowHosts.map((h) => h.toLowerCase()));
+}
+
+/**
+ * Checks a url as a request to it would be checked, without sending anything (validation at
+ * submission). A host the operator trusts (`trusted`) passes whatever its address, as the outbound
+ * client connects to it; only its scheme and special-purpose IP literals are refused.
+ */
 export async function checkedUrl(
   rawUrl: string,
   allowPrivate: boolean,
   resolve: Resolver = systemResolver,
+  trusted: ReadonlySet<string> = new Set(),
 ): Promise<URL> {
   const url = new URL(rawUrl);
-  checkUrl(url, allowPrivate);
-  await checkedAddresses(hostOf(url), allowPrivate, resolve);
+  const isTrusted = trusted.has(hostPort(url));
+  checkUrl(url, allowPrivate || isTrusted);
+  if (!isTrusted) await checkedAddresses(hostOf(url), allowPrivate, resolve);
   return url;
 }

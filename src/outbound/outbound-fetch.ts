@@ -2,8 +2,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable, Transform, type TransformCallback, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import { type Resolver, checkUrl, checkingLookup, systemResolver } from './checked-target';
+import { type Resolver, checkUrl, checkingLookup, hostPort, systemResolver, trustedHosts } from './checked-target';
 import { OutboundLimitError, OutboundRefusedError } from './errors';
+import { eventFrames } from './event-frames';
 
 /** The operator's rules for every request the server makes on a workflow's or a caller's behalf. */
 export interface OutboundPolicy {
@@ -35,7 +36,8 @@ const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-language', 'content-languag
  * helpers, callbacks). Each connection's address comes from a lookup that checks it against the
  * policy, so what is checked is what is dialled (no DNS rebinding), and IP literals are checked
  * before any connection. Redirects are followed by hand, each hop checked again, and credentials
- * never follow a redirect to another origin. Answers are decompressed and capped as they stream.
+ * never follow a redirect to another origin. Answers are decompressed and capped as they stream,
+ * server-sent events handed on whole (event-frames.ts).
  */
 export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = systemResolver): OutboundFetch {
   const lookup = checkingLookup(policy.allowPrivate, resolve);
@@ -44,7 +46,7 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
     'https:': new https.Agent({ keepAlive: true, lookup }),
   };
   const trusted = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
-  const allowHosts = new Set(policy.allowHosts.map((h) => h.toLowerCase()));
+  const allowHosts = trustedHosts(policy.allowHosts);
   const agentFor = (url: URL) => {
     const scheme = url.protocol as 'http:' | 'https:';
     return allowHosts.has(hostPort(url)) ? trusted[scheme] : checked[scheme];
@@ -87,11 +89,6 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
   };
 }
 
-/** `host:port` with the scheme's default port spelled out, as SPUR_OUTBOUND_ALLOW_HOSTS lists them. */
-export function hostPort(url: URL): string {
-  return `${url.hostname.toLowerCase()}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
-}
-
 /**
  * One request. A kept-alive connection the server closed as the request arrived (its idle timeout
  * passed the moment this client reused it) fails with ECONNRESET before any answer: the request
@@ -107,12 +104,18 @@ function send(
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     const req = client.request(url, { ...options, headers });
-    req.on('timeout', () => req.destroy(new Error(`${url.host} sent nothing for ${Number(options.timeout) / 1000} s`)));
+    let answer: http.IncomingMessage | undefined;
+    // The answer too fails with the reason: destroying the request alone leaves its reader "aborted".
+    req.on('timeout', () => {
+      const idle = new Error(`${url.host} sent nothing for ${Number(options.timeout) / 1000} s`);
+      answer?.destroy(idle);
+      req.destroy(idle);
+    });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(send(url, options, body, true));
       else reject(err);
     });
-    req.on('response', resolve);
+    req.on('response', (response: http.IncomingMessage) => resolve((answer = response)));
     req.end(body);
   });
 }
@@ -131,13 +134,19 @@ function toResponse(answer: http.IncomingMessage, url: URL, method: string, poli
     headers.delete('content-encoding');
     headers.delete('content-length');
   }
-  const stages: NodeJS.ReadWriteStream[] = decoder
-    ? [decoder, byteCap(policy.maxResponseBytes)]
-    : [byteCap(policy.maxResponseBytes)];
+  const stages: NodeJS.ReadWriteStream[] = [
+    ...(decoder ? [decoder] : []),
+    byteCap(policy.maxResponseBytes),
+    ...(isEventStream(headers) ? [eventFrames()] : []),
+  ];
   const out = stages[stages.length - 1] as Transform;
   pipeline([answer, ...stages], () => undefined); // errors reach the reader through `out`
   const body = Readable.toWeb(out) as ReadableStream<Uint8Array>;
   return withUrl(new Response(body, { status, statusText: answer.statusMessage, headers }), url);
+}
+
+function isEventStream(headers: Headers): boolean {
+  return headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
 }
 
 function decoderFor(encoding: string | null): Transform | undefined {

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
+import { PROHIBITED_RANGES } from '../../src/nodes/code-execution/sandbox-network';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
 import { runPython } from '../support/python-runs';
@@ -131,7 +132,7 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
     });
   });
 
-  it("opts into outbound network: a tap device, private ranges and the host's own addresses prohibited, the host loopback unreachable, slirp4netns under seccomp in its own mount namespace", async () => {
+  it("opts into outbound network: a tap device, every range the outbound policy refuses and the host's own addresses prohibited, the host loopback unreachable, slirp4netns under seccomp in its own mount namespace", async () => {
     await withApi({ SPUR_PYTHON_NETWORK: 'internet' }, async (api) => {
       const http = client(api.baseUrl);
       const worker = await startWorker(api.env);
@@ -180,7 +181,8 @@ return {"interfaces": [n for _, n in socket.if_nameindex()], "api": api, "prohib
         assert.deepEqual(out.interfaces, ['lo', 'tap0']);
         assert.deepEqual(out.default, ['tap0']);
         assert.equal(out.api, 'ConnectionRefusedError', "the api's port on the host loopback");
-        for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'])
+        // Every range the outbound policy refuses (the unit test holds the list to the policy).
+        for (const range of PROHIBITED_RANGES)
           assert.ok(out.prohibited.includes(range), `${range} in ${out.prohibited.join(' ')}`);
         const hostAddresses = Object.values(networkInterfaces())
           .flatMap((l) => l ?? [])

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver';
+import { compressionBomb } from '../support/compression-bombs';
 import { type Listener, listen } from '../support/counting-listener';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
@@ -17,6 +19,27 @@ const LLM = {
 const POLICY =
   /stopped by the outbound policy: 127\.0\.0\.1 is a loopback address; requests to private networks need SPUR_OUTBOUND_ALLOW_PRIVATE=true/;
 
+/** in → out: a run that completes at once, for callbacks. */
+const IN_OUT = {
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg),
+    n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+  ],
+  links: [l('in', 'out')],
+};
+
+/** Starts an in → out run with a callback to `url` (it must be taken) and waits for its end; its id. */
+async function completedRunWithCallback(engine: Engine, url: string): Promise<string> {
+  const wf = (await engine.http.post('/wf/', { name: `cb-${Math.random()}`, definition: IN_OUT })).body.id as string;
+  const started = await engine.http.post(`/wf/${wf}/start_run/`, {
+    initial_inputs: { in: { x: 'a' } },
+    callback: { url, secret: 'a-callback-secret-of-enough-length' },
+  });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  await waitForRun(engine.http, started.body.id);
+  return started.body.id as string;
+}
+
 /** Sends every request on to `target`, path kept, with the given redirect status. */
 const redirectTo =
   (target: () => string, status = 307): http.RequestListener =>
@@ -30,19 +53,22 @@ describe('security: the outbound policy, production default (no private addresse
   let engine: Engine;
   let internal: Listener;
   let redirector: Listener;
+  let trustedReceiver: CallbackReceiver;
 
   before(async () => {
     internal = await listen((_req, res) => res.end('{"secret": "internal answer"}'));
     redirector = await listen(redirectTo(() => internal.url));
-    // The redirector alone is trusted by the operator; where it points is checked again.
+    trustedReceiver = await startCallbackReceiver();
+    // The redirector and one callback receiver alone are trusted by the operator; where the
+    // redirector points is checked again.
     engine = await startEngine({
       SPUR_OUTBOUND_ALLOW_PRIVATE: 'false',
-      SPUR_OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${redirector.port}`,
+      SPUR_OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${redirector.port},${new URL(trustedReceiver.url).host}`,
     });
   });
   after(async () => {
     await engine?.close();
-    await Promise.all([internal?.close(), redirector?.close()]);
+    await Promise.all([internal?.close(), redirector?.close(), trustedReceiver?.close()]);
   });
   beforeEach(() => {
     internal.connections = 0;
@@ -54,6 +80,16 @@ describe('security: the outbound policy, production default (no private addresse
     const run = await runNode(engine, 'SingleLLMCallNode', LLM);
     assert.equal(run.task.status, 'FAILED');
     assert.match(run.task.error ?? '', POLICY);
+    assert.equal(internal.connections, 0, 'the internal listener received nothing');
+  });
+
+  it('nor can one that spells the loopback address in decimal, octal, hexadecimal or as IPv4-compatible IPv6', async () => {
+    for (const host of ['2130706433', '0177.0.0.1', '0x7f.0.0.1', '[::127.0.0.1]']) {
+      await setEnv(engine, { OPENAI_API_KEY: 'sk-stored', OPENAI_API_BASE: `http://${host}:${internal.port}/v1` });
+      const run = await runNode(engine, 'SingleLLMCallNode', LLM);
+      assert.equal(run.task.status, 'FAILED', host);
+      assert.match(run.task.error ?? '', POLICY, host);
+    }
     assert.equal(internal.connections, 0, 'the internal listener received nothing');
   });
 
@@ -93,6 +129,13 @@ describe('security: the outbound policy, production default (no private addresse
     assert.deepEqual((await engine.http.get(`/wf/${wf}/runs/`)).body, []);
     assert.equal(internal.connections, 0);
   });
+
+  it('a callback to a loopback receiver listed in SPUR_OUTBOUND_ALLOW_HOSTS is taken and delivered, as other requests to it are', async () => {
+    const runId = await completedRunWithCallback(engine, `${trustedReceiver.url}/hook`);
+    const [delivered] = await trustedReceiver.waitFor('/hook', 1);
+    assert.equal(delivered?.headers['x-spur-event'], 'run.completed');
+    assert.equal(delivered?.body.run.id, runId);
+  });
 });
 
 describe('security: the outbound policy with private addresses allowed (npm run dev)', function () {
@@ -127,21 +170,36 @@ describe('security: the outbound policy with private addresses allowed (npm run 
     assert.equal(redirected.task.status, 'COMPLETED', redirected.task.error ?? '');
     assert.equal(fake.requests.length, 2, 'the redirected call reached the provider');
 
-    const definition = {
-      nodes: [
-        n('in', 'InputNode', { output_schema: { x: 'string' } } as Cfg),
-        n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
-      ],
-      links: [l('in', 'out')],
-    };
-    const wf = (await engine.http.post('/wf/', { name: 'cb-dev', definition })).body.id as string;
-    const started = await engine.http.post(`/wf/${wf}/start_run/`, {
-      initial_inputs: { in: { x: 'a' } },
-      callback: { url: `${receiver.url}/hook`, secret: 'a-callback-secret-of-enough-length' },
-    });
-    assert.equal(started.status, 200, JSON.stringify(started.body));
-    await waitForRun(engine.http, started.body.id);
+    await completedRunWithCallback(engine, `${receiver.url}/hook`);
     for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(received, ['run.completed']);
+  });
+
+  it('a provider streaming a gzip bomb (one endless event) fails the node at SPUR_OUTBOUND_MAX_RESPONSE_BYTES, asked once, and the run fails', async () => {
+    // 65 MiB decoded, 64 KiB sent: past the default cap of 64 MiB, and the answer never ends.
+    const bomb = await compressionBomb('gzip', 'data: ', 65 * 1024 * 1024);
+    const streamed: unknown[] = [];
+    const provider = await listen((req, res) => {
+      const body: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => body.push(chunk));
+      req.on('end', () => {
+        streamed.push((JSON.parse(Buffer.concat(body).toString('utf8')) as { stream?: unknown }).stream);
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+        res.write(bomb);
+      });
+    });
+    try {
+      await setEnv(engine, { OPENAI_API_BASE: `${provider.url}/v1`, OPENAI_API_KEY: 'sk-stored' });
+      const run = await runNode(engine, 'SingleLLMCallNode', LLM);
+      assert.deepEqual(streamed, [true], 'one streamed request, not retried');
+      assert.equal(run.status, 'FAILED');
+      assert.equal(run.task.status, 'FAILED');
+      assert.match(
+        run.task.error ?? '',
+        /OpenAI request stopped by the outbound policy: the answer exceeded 67108864 bytes \(SPUR_OUTBOUND_MAX_RESPONSE_BYTES\)/,
+      );
+    } finally {
+      await provider.close();
+    }
   });
 });

@@ -91,6 +91,31 @@ describe('callback address policy', () => {
     assert.ok(refusedAddress('::ffff:0.0.0.0', true), 'a mapped special-purpose address stays refused');
   });
 
+  it('sees through IPv4-compatible IPv6 (::a.b.c.d, written ::7f00:1 by the URL parser) the same way', () => {
+    for (const [a, range] of [
+      ['::7f00:1', 'loopback'],
+      ['::127.0.0.1', 'loopback'],
+      ['::a00:1', 'private'],
+      ['::c0a8:101', 'private'],
+      ['::a9fe:a9fe', 'linkLocal'],
+      ['::6440:1', 'carrierGradeNat'],
+    ]) {
+      assert.match(
+        refusedAddress(a, false) ?? '',
+        new RegExp(`is a ${range} address; .*SPUR_OUTBOUND_ALLOW_PRIVATE`),
+        a,
+      );
+      assert.equal(refusedAddress(a, true), null, a);
+    }
+    assert.match(
+      refusedAddress('::808:808', false) ?? '',
+      /IPv4-compatible/,
+      'compatible public addresses are refused by default',
+    );
+    assert.ok(refusedAddress('::e000:1', true), 'a compatible multicast address stays refused');
+    assert.match(refusedAddress('::1', false) ?? '', /::1 is a loopback address/, '::1 is IPv6 loopback, not 0.0.0.1');
+  });
+
   it('refuses what is not an IP address', () => {
     for (const a of ['localhost', '', '1.2.3.4.5', 'gggg::1']) assert.ok(refusedAddress(a, true), a);
   });
@@ -138,6 +163,21 @@ describe('outbound address checks (resolution by a given resolver, no DNS)', () 
       'the URL parser canonicalises a decimal host to 127.0.0.1',
     );
     await assert.rejects(checkedUrl('http://0x7f.1/', false, never), OutboundRefusedError, 'and a hexadecimal one');
+    for (const literal of [
+      'http://2130706433/', // decimal
+      'http://017700000001/', // octal, one part
+      'http://0177.0.0.1/', // octal
+      'http://0x7f.0.0.1/', // hexadecimal
+      'http://0x7f000001/',
+      'http://127.1/', // short form
+      'http://[::127.0.0.1]/', // IPv4-compatible IPv6
+      'http://[::ffff:7f00:1]/', // IPv4-mapped IPv6
+    ])
+      await assert.rejects(
+        checkedUrl(literal, false, never),
+        (err: Error) => err instanceof OutboundRefusedError && /127\.0\.0\.1 is a loopback address/.test(err.message),
+        literal,
+      );
     assert.equal((await checkedUrl('http://[2606:4700::1]/', false, never)).hostname, '[2606:4700::1]');
   });
 

@@ -1,4 +1,4 @@
-import { OutboundRefusedError, type Resolver, checkedUrl } from '../../outbound/checked-target';
+import { OutboundRefusedError, type Resolver, checkedUrl, trustedHosts } from '../../outbound/checked-target';
 import { createCallbackDeliveries } from '../../db/callback-deliveries';
 import type { Models } from '../../db/models';
 import type { StoredCallback } from '../../db/runs/run-documents';
@@ -15,20 +15,24 @@ export interface CallbackServiceDeps {
   box: SecretBox;
   /** SPUR_OUTBOUND_ALLOW_PRIVATE. */
   allowPrivate: boolean;
+  /** SPUR_OUTBOUND_ALLOW_HOSTS: a receiver there is taken whatever its address, as the delivery reaches it. */
+  allowHosts: readonly string[];
   resolve?: Resolver;
 }
 
 /** Run callbacks on the api's side: checked and sealed at submission, their deliveries listed. */
-export function createCallbackService({ models, box, allowPrivate, resolve }: CallbackServiceDeps) {
+export function createCallbackService({ models, box, allowPrivate, allowHosts, resolve }: CallbackServiceDeps) {
   const deliveries = createCallbackDeliveries(models);
+  const trusted = trustedHosts(allowHosts);
 
   /**
    * What the run record keeps of a requested callback. Its url must resolve to addresses the
-   * installation allows (422 on `body.callback.url` otherwise), before any record exists.
+   * installation allows, or be a host it trusts (422 on `body.callback.url` otherwise), before any
+   * record exists.
    */
   async function prepare(request: CallbackInput): Promise<StoredCallback> {
     try {
-      await checkedUrl(request.url, allowPrivate, resolve);
+      await checkedUrl(request.url, allowPrivate, resolve, trusted);
     } catch (err) {
       const why =
         err instanceof OutboundRefusedError ? err.message : `its host cannot be resolved (${(err as Error).message})`;

@@ -5,9 +5,13 @@ import type { Launch } from './sandbox';
 
 /**
  * Destinations the opt-in network refuses inside the sandbox (the kernel answers "prohibited"
- * before a packet leaves): private, shared, link-local (cloud metadata) and multicast ranges.
- * slirp4netns's own 10.0.2.0/24 stays reachable as the more specific route; its host-loopback
- * gateway (10.0.2.2) is refused by slirp4netns itself (--disable-host-loopback).
+ * before a packet leaves): every IPv4 range the outbound policy refuses (src/outbound/address-policy.ts,
+ * with private networks closed): unspecified, private, shared (CGNAT), link-local (cloud metadata),
+ * IETF protocol assignments, documentation, benchmarking, 6to4 relay, AS112, AMT, multicast and
+ * reserved (broadcast included). Loopback is left out: inside the sandbox it is the sandbox's own
+ * `lo`, and the host's is slirp4netns's gateway 10.0.2.2, which slirp4netns refuses itself
+ * (--disable-host-loopback). slirp4netns's own 10.0.2.0/24 stays reachable as the more specific route.
+ * test/unit/sandbox-network-ranges.test.ts holds this list to the policy.
  */
 export const PROHIBITED_RANGES = [
   '0.0.0.0/8',
@@ -15,8 +19,16 @@ export const PROHIBITED_RANGES = [
   '100.64.0.0/10',
   '169.254.0.0/16',
   '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.31.196.0/24',
+  '192.52.193.0/24',
+  '192.88.99.0/24',
   '192.168.0.0/16',
+  '192.175.48.0/24',
   '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
   '224.0.0.0/4',
   '240.0.0.0/4',
 ];
