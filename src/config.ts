@@ -246,6 +246,14 @@ export type Env = z.output<typeof envSchema>;
 /** Every variable the processes read (.env.example must document each: test/deploy). */
 export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
 
+/**
+ * Each variable's value when the environment leaves it unset (undefined: no default here, the
+ * setting is derived or off). docs/configuration.md states them: test/unit/docs.test.ts compares.
+ */
+export function settingDefaults(): Readonly<Record<string, unknown>> {
+  return envSchema.parse({});
+}
+
 export interface Config {
   http: {
     host: string;

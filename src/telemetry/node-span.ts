@@ -1,3 +1,4 @@
+import { TransientNodeError } from '../nodes/errors';
 import type { ModelCallUsage, NodeExecutionContext } from '../nodes/types';
 import type { PriceBook } from '../usage/price-book';
 import { type RunTrace, runSpanId } from './trace-ids';
@@ -130,8 +131,17 @@ function genAiModel(model: string): { system: string; name: string } {
   return { system: GEN_AI_SYSTEMS[provider] ?? (provider || 'unknown'), name: model.slice(slash + 1) };
 }
 
+/**
+ * A failure as a span shows it. Only a provider's or the network's failure (a transient one) is
+ * described in its own words, which name the provider and its status: a node's own error may
+ * quote what it read or what a model wrote (a reply that is not JSON, a template's text, a
+ * traceback), and traces never carry prompts or replies. The task keeps the whole message.
+ */
 function failureOf(err: unknown): SpanOutcome {
-  return { status: 'error', message: err instanceof Error ? err.message : String(err) };
+  // By its type's name: the node's error reaches here as the ApplicationFailure the activity made of it.
+  const type = errorType(err)['error.type'] ?? 'error';
+  if (type === TransientNodeError.name && err instanceof Error) return { status: 'error', message: err.message };
+  return { status: 'error', message: `The node failed (${type}): its error is on the run's task` };
 }
 
 /** The failure's type (Temporal's ApplicationFailure type, else the error's name): `error.type`. */

@@ -8,7 +8,6 @@ export interface RunEnd {
   trace: RunTrace;
   kind: 'run' | 'batch';
   status: string;
-  message: string | null;
 }
 
 /**
@@ -28,8 +27,9 @@ export function exportRunSpan(tracer: SpurTracer | undefined, end: RunEnd): void
   span.end(outcomeOf(end));
 }
 
-function outcomeOf({ status, message }: RunEnd): SpanOutcome {
+/** The run's message is not exported: it holds its failed node's error, which may quote a prompt or a reply. */
+function outcomeOf({ status }: RunEnd): SpanOutcome {
   if (status === 'COMPLETED') return { status: 'ok' };
-  if (status === 'FAILED') return { status: 'error', message: message ?? 'The run failed' };
+  if (status === 'FAILED') return { status: 'error', message: 'The run failed: its message is on the run record' };
   return { status: 'unset' };
 }

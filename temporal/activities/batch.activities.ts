@@ -68,7 +68,6 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
           kind: 'batch',
           ...input.ended,
           status: input.status,
-          message: input.message,
         });
     },
 

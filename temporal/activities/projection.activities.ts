@@ -48,7 +48,6 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
           kind: 'run',
           ...ended,
           status: input.run.status,
-          message: input.run.message,
         });
     },
     /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */

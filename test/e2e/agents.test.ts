@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { attachFakeLlm } from '../support/llm-engine';
-import { costAtListedPrice } from '../support/prices';
+import { costAtPublishedPrice } from '../support/prices';
 import { until } from '../support/exec-log';
 import { type FakeLlmServer, type RecordedRequest } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
@@ -139,7 +139,7 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
         prompt_tokens: 60,
         completion_tokens: 60,
         total_tokens: 120,
-        cost_usd: await costAtListedPrice(engine.http, MODEL.model, sixCalls),
+        cost_usd: costAtPublishedPrice(MODEL.model, sixCalls),
         cost_note: null,
       },
       'six calls of 10 + 10 tokens',
@@ -189,7 +189,7 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
       prompt_tokens: 30,
       completion_tokens: 30,
       total_tokens: 60,
-      cost_usd: await costAtListedPrice(engine.http, MODEL.model, threeCalls),
+      cost_usd: costAtPublishedPrice(MODEL.model, threeCalls),
       cost_note: null,
     };
     assert.deepEqual(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').usage, used);

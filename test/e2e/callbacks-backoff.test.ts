@@ -6,8 +6,15 @@ import { input, l, n } from '../support/graphs';
 const pure = { nodes: [input(), n('out', 'OutputNode', { output_map: { answer: 'in.x' } })], links: [l('in', 'out')] };
 const FIRST_MS = 1000;
 const MAX_MS = 8000;
-/** What a loaded machine may add to a wait (a worker slow to take the attempt); far below a doubling. */
-const SLACK_MS = 4000;
+/**
+ * What a loaded machine may add to a wait (a worker slow to take the attempt): a quarter of the
+ * wait and 600 ms. Never less than the schedule: Temporal does not retry early.
+ */
+const windowOf = (wantMs: number) => ({ min: wantMs - 100, max: wantMs * 1.25 + 600 });
+/** The waits a schedule of `factor` from FIRST_MS gives, capped at MAX_MS. */
+const schedule = (factor: number, count: number) =>
+  Array.from({ length: count }, (_, i) => Math.min(FIRST_MS * factor ** i, MAX_MS));
+const within = (gap: number, wantMs: number) => gap >= windowOf(wantMs).min && gap <= windowOf(wantMs).max;
 
 describe('e2e: callback delivery backs off, doubling up to its maximum', function () {
   this.timeout(180_000);
@@ -36,15 +43,17 @@ describe('e2e: callback delivery backs off, doubling up to its maximum', functio
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const hits = await receiver.waitFor(path, 6, 120_000);
     const gaps = hits.slice(1).map((hit, i) => hit.at - (hits[i] as { at: number }).at);
-    const expected = [1, 2, 4, 8, 8].map((x) => x * FIRST_MS);
+    const expected = schedule(2, 5);
+    assert.deepEqual(expected, [1000, 2000, 4000, 8000, 8000]);
+    // The windows are tight enough to tell a doubling from a constant wait and from a 1.5× backoff.
+    for (const other of [schedule(1, 5), schedule(1.5, 5)])
+      assert.ok(
+        other.some((ms, i) => !within(ms, expected[i] as number)),
+        `${other.join(', ')} would pass`,
+      );
     for (const [i, gap] of gaps.entries()) {
       const want = expected[i] as number;
-      // Never sooner than the schedule (each wait twice the one before, then the maximum), and
-      // well short of the next doubling.
-      assert.ok(
-        gap >= want - 100 && gap < want + SLACK_MS,
-        `gap ${i + 1}: ${gap} ms, expected ${want} ms (all: ${gaps.join(', ')})`,
-      );
+      assert.ok(within(gap, want), `gap ${i + 1}: ${gap} ms, expected ${want} ms (all: ${gaps.join(', ')})`);
     }
     assert.equal(hits.length, 6);
   });

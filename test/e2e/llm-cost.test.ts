@@ -5,7 +5,7 @@ import { type FakeLlmServer, type ScriptedUsage, startFakeLlmServer } from '../s
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
 import { fakeProviderSettings, startLlmEngine } from '../support/llm-engine';
-import { costAtListedPrice } from '../support/prices';
+import { costAtPublishedPrice, publishedRates } from '../support/prices';
 
 const MINI = 'openai/gpt-4o-mini';
 
@@ -60,10 +60,15 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
   }
   const task = (r: Run, id: string) => r.tasks.find((t) => t.node_id === id)?.usage;
 
-  it('prices each task’s calls at the model’s published price, and the run at the sum of its tasks', async () => {
+  it('prices each task’s calls at the model’s published price (as @pydantic/genai-prices computes it), and the run at the sum of its tasks', async () => {
     const listed = (await engine.http.get(`/usage/prices/${MINI}`)).body;
     assert.match(listed.source, /^@pydantic\/genai-prices \d/);
-    assert.ok(listed.input_usd_per_mtok > 0 && listed.output_usd_per_mtok > 0, JSON.stringify(listed));
+    const rates = publishedRates(MINI);
+    assert.deepEqual(
+      [listed.input_usd_per_mtok, listed.output_usd_per_mtok, listed.cached_input_usd_per_mtok],
+      [rates.input, rates.output, rates.cachedInput],
+      'the listing shows the package’s rates',
+    );
 
     const tokens = [
       { input: 1200, output: 300 },
@@ -71,8 +76,8 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     ] as [{ input: number; output: number }, { input: number; output: number }];
     const r = await run(MINI, tokens);
     assert.equal(r.status, 'COMPLETED');
-    const first = await costAtListedPrice(engine.http, MINI, [tokens[0]]);
-    const second = await costAtListedPrice(engine.http, MINI, [tokens[1]]);
+    const first = costAtPublishedPrice(MINI, [tokens[0]]);
+    const second = costAtPublishedPrice(MINI, [tokens[1]]);
     assert.ok(first > 0);
     assert.deepEqual(task(r, 'first'), {
       prompt_tokens: 1200,
@@ -83,26 +88,26 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     });
     assert.equal(task(r, 'second')?.cost_usd, second);
     assert.equal(task(r, 'out'), null, 'a node that called no model has no usage');
-    assert.equal(r.usage?.cost_usd, await costAtListedPrice(engine.http, MINI, tokens));
+    assert.equal(r.usage?.cost_usd, costAtPublishedPrice(MINI, tokens));
     assert.equal(r.usage?.prompt_tokens, 2000);
   });
 
   it('prompt tokens read from the provider’s cache cost the cached rate, for OpenAI and Anthropic', async () => {
-    const price = (await engine.http.get(`/usage/prices/${MINI}`)).body;
-    assert.ok(price.cached_input_usd_per_mtok > 0 && price.cached_input_usd_per_mtok < price.input_usd_per_mtok);
+    const rates = publishedRates(MINI);
+    assert.ok(rates.cachedInput !== null && rates.cachedInput < rates.input, 'the package has a cheaper cached rate');
     const cachedRun = await run(MINI, [
       { input: 1000, output: 100, cached: 600 },
       { input: 1000, output: 100 },
     ]);
     assert.equal(task(cachedRun, 'first')?.prompt_tokens, 1000, 'cached tokens are prompt tokens too');
     const nano = (usd: number) => Math.round(usd * 1e9);
-    const expected =
-      (400 * price.input_usd_per_mtok + 600 * price.cached_input_usd_per_mtok + 100 * price.output_usd_per_mtok) / 1e6;
-    assert.equal(nano(task(cachedRun, 'first')?.cost_usd ?? 0), nano(expected));
+    assert.equal(
+      nano(task(cachedRun, 'first')?.cost_usd ?? 0),
+      nano(costAtPublishedPrice(MINI, [{ input: 1000, output: 100, cached: 600 }])),
+    );
     assert.ok((task(cachedRun, 'first')?.cost_usd ?? 0) < (task(cachedRun, 'second')?.cost_usd ?? 0));
 
     const haiku = 'anthropic/claude-3-5-haiku-latest';
-    const hp = (await engine.http.get(`/usage/prices/${haiku}`)).body;
     const anthropic = await run(haiku, [
       { input: 2000, output: 50, cached: 1500 },
       { input: 10, output: 10 },
@@ -114,7 +119,7 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     );
     assert.equal(
       nano(task(anthropic, 'first')?.cost_usd ?? 0),
-      nano((500 * hp.input_usd_per_mtok + 1500 * hp.cached_input_usd_per_mtok + 50 * hp.output_usd_per_mtok) / 1e6),
+      nano(costAtPublishedPrice(haiku, [{ input: 2000, output: 50, cached: 1500 }])),
     );
   });
 
@@ -247,12 +252,7 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
       ).groups.find((g) => g.key === wf.id);
       assert.deepEqual(
         group && [group.runs, group.calls, group.prompt_tokens, Math.round(Number(group.cost_usd) * 1e9)],
-        [
-          3,
-          6,
-          240,
-          Math.round((await costAtListedPrice(engine.http, MINI, Array(6).fill({ input: 40, output: 4 }))) * 1e9),
-        ],
+        [3, 6, 240, Math.round(costAtPublishedPrice(MINI, Array(6).fill({ input: 40, output: 4 })) * 1e9)],
       );
     } finally {
       fake.respondWith(undefined);

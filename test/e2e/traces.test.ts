@@ -6,7 +6,7 @@ import type { FakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver';
-import { costAtListedPrice } from '../support/prices';
+import { costAtPublishedPrice } from '../support/prices';
 
 const MODEL = 'openai/gpt-4o-mini';
 
@@ -172,12 +172,84 @@ describe('e2e: run traces exported over OTLP', function () {
         ],
         ['openai', 'gpt-4o-mini', 1200, 345],
       );
-      const cost = await costAtListedPrice(running.engine.http, MODEL, [{ input: 1200, output: 345 }]);
+      const cost = costAtPublishedPrice(MODEL, [{ input: 1200, output: 345 }]);
       assert.ok(Math.abs(Number(answered.attributes['spur.cost_usd']) - cost) < 1e-9, `cost ${cost}`);
 
       // Nothing the provider key could be read from.
       const everything = JSON.stringify(trace.map((s) => [s.attributes, s.statusMessage, s.resource]));
       assert.ok(!everything.includes('sk-test'), 'no provider key in any span');
+    });
+
+    it('exports no prompt and no reply: no span name, attribute, event or status holds their text, nor any byte of the export', async () => {
+      const prompt = `prompt-${hex(8)}`;
+      const reply = `reply-${hex(8)}`;
+      // `first` is answered; `second` gets a reply that is not the JSON object its schema asks for, and fails.
+      const wf = await running.engine.http.post('/wf/', {
+        name: `traced-content-${hex(4)}`,
+        definition: {
+          nodes: [
+            input(),
+            n('first', 'SingleLLMCallNode', {
+              llm_info: { model: MODEL, max_tokens: 100, temperature: 0 },
+              user_message: 'say {{in.x}}',
+            }),
+            n('second', 'SingleLLMCallNode', {
+              llm_info: { model: MODEL, max_tokens: 100, temperature: 0 },
+              user_message: 'again {{first.output}}',
+              output_json_schema: JSON.stringify({
+                type: 'object',
+                properties: { answer: { type: 'string' } },
+                required: ['answer'],
+              }),
+            }),
+            n('out', 'OutputNode', { output_map: { answer: 'second.answer' } }),
+          ],
+          links: [l('in', 'first'), l('first', 'second'), l('second', 'out')],
+        },
+      });
+      assert.equal(wf.status, 200, wf.text);
+      running.fake.enqueue(
+        { content: JSON.stringify({ output: reply }), usage: { input: 7, output: 7 } },
+        { content: `${reply} is not JSON`, usage: { input: 7, output: 7 } },
+      );
+      const started = await running.engine.http.post(`/wf/${wf.body.id}/start_run/`, {
+        initial_inputs: { in: { x: prompt } },
+      });
+      assert.equal(started.status, 200, started.text);
+      const runId = started.body.id as string;
+      const ended = await waitForRun(running.engine.http, runId);
+      assert.equal(ended.status, 'FAILED');
+      assert.match(String(ended.message), /Node 'second' .*not a JSON object/);
+      const asked = running.fake.requests.slice(-2).map((r) => JSON.stringify(r.body));
+      assert.ok(
+        asked[0]?.includes(prompt) && asked[1]?.includes(reply),
+        `the prompts, and the first reply, reached the provider: ${asked.join(' | ')}`,
+      );
+
+      const spans = await receiver.waitFor(
+        (all) =>
+          runSpanOf(all, runId) !== undefined &&
+          ofRun(all, runId).filter((s) => s.attributes['gen_ai.system'] === undefined).length >= 2,
+      );
+      const trace = spans.filter((s) => s.traceId === (runSpanOf(spans, runId) as ReceivedSpan).traceId);
+      const second = trace.find((s) => s.attributes['spur.node.id'] === 'second');
+      assert.equal(second?.statusCode, 2, 'the failed attempt was exported');
+      assert.equal(second?.attributes['error.type'], 'NodeExecutionError');
+      const texts = trace.flatMap((s) => [
+        s.name,
+        s.statusMessage,
+        ...Object.values(s.attributes).map(String),
+        ...s.events.flatMap((e) => [e.name, ...Object.values(e.attributes).map(String)]),
+      ]);
+      for (const secret of [prompt, reply]) {
+        const what = secret.split('-')[0];
+        assert.deepEqual(
+          texts.filter((t) => t.includes(secret)),
+          [],
+          `${what} text in the exported spans`,
+        );
+        assert.ok(!receiver.bodies.some((b) => b.includes(secret)), `${what} text in an export request`);
+      }
     });
 
     it('parents a blocking run’s trace on its traceparent', async () => {

@@ -23,8 +23,15 @@ const MAX_BYTES = 32 * MiB;
  */
 const TIMEOUT_SECONDS = 5;
 const AMPLE_TIMEOUT_SECONDS = 120;
-/** How much the peak resident memory of a process may rise while it refuses the bombs (each 1 GiB inflated). */
+/**
+ * How much the peak resident memory of a process may rise while it refuses the bombs: below what
+ * each inflates to (INFLATED), so a process that inflated a bomb whole could not pass.
+ */
 const MEMORY_RISE_BOUND = 384 * MiB;
+/** The Parquet bomb: this many rows of 1 MiB, each row group of 16 rows built in turn. */
+const PARQUET_ROWS = 512;
+/** What each bomb inflates to, from how it is built. */
+const INFLATED = { docx: GiB, pdf: GiB, parquet: PARQUET_ROWS * MiB } as const;
 const CHUNKING = {
   chunk_token_size: 200,
   min_chunk_size_chars: 50,
@@ -58,8 +65,13 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
   let bombs: Record<'docx' | 'lyingDocx' | 'pdf' | 'parquet', Buffer>;
 
   before(async () => {
-    // Built before any measurement: each is a few MB on the wire and 1 GiB inflated (Parquet: 64 MiB).
-    bombs = { docx: docxBomb(GiB), lyingDocx: docxBomb(GiB, 4096), pdf: pdfBomb(GiB), parquet: parquetBomb(64, MiB) };
+    // Built before any measurement: each is a few MB on the wire and 1 GiB inflated (Parquet: 512 MiB).
+    bombs = {
+      docx: docxBomb(INFLATED.docx),
+      lyingDocx: docxBomb(INFLATED.docx, 4096),
+      pdf: pdfBomb(INFLATED.pdf),
+      parquet: parquetBomb(PARQUET_ROWS, MiB),
+    };
     ({ engine, fake } = await startSplitRagEngine({
       SPUR_PARSE_MAX_BYTES: String(MAX_BYTES),
       SPUR_PARSE_TIMEOUT_SECONDS: String(AMPLE_TIMEOUT_SECONDS),
@@ -174,7 +186,15 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
     });
   });
 
-  it('datasets: a Parquet file whose gzip pages inflate to 64 MiB is refused with 413 before a page is decompressed; nothing is stored', async () => {
+  it('every bomb inflates to more than the memory rise allowed while refusing it: a process that inflated one whole would fail', () => {
+    for (const [name, bytes] of Object.entries(INFLATED))
+      assert.ok(
+        bytes > MEMORY_RISE_BOUND,
+        `${name} inflates to ${bytes / MiB} MiB, not above ${MEMORY_RISE_BOUND / MiB} MiB`,
+      );
+  });
+
+  it('datasets: a Parquet file whose gzip pages inflate to 512 MiB is refused with 413 before a page is decompressed; nothing is stored', async () => {
     assert.ok(bombs.parquet.length < MiB, `the bomb is ${bombs.parquet.length} bytes on the wire`);
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(bombs.parquet)]), 'bomb.parquet');
@@ -182,7 +202,7 @@ describe('security: uploaded documents cannot exhaust or stall the api or the wo
     assert.equal(res.status, 413, res.text);
     assert.match(
       res.body.detail,
-      /bomb\.parquet: its row groups declare 64 MiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\); nothing was decompressed/,
+      /bomb\.parquet: its row groups declare 512 MiB when uncompressed, more than the limit of 32 MiB \(SPUR_PARSE_MAX_BYTES\); nothing was decompressed/,
     );
     assert.ok(rise < MEMORY_RISE_BOUND, `the api's peak memory rose by ${Math.round(rise / MiB)} MiB`);
     assert.deepEqual((await engine.http.get('/ds/')).body, []);

@@ -199,10 +199,14 @@ export function pdfBomb(size: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A valid Parquet file of `rows` rows, each one string of `rowBytes` bytes, in gzip-compressed pages. */
+/**
+ * A valid Parquet file of `rows` rows, each one string of `rowBytes` bytes, in gzip-compressed
+ * pages; row groups of 16 rows, so building it never holds more than 16 rows encoded.
+ */
 export function parquetBomb(rows: number, rowBytes: number): Buffer {
   const value = 'b'.repeat(rowBytes);
   const out = parquetWriteBuffer({
+    rowGroupSize: 16,
     columnData: [{ name: 'text', data: Array<string>(rows).fill(value), type: 'STRING', encoding: 'PLAIN' }],
     codec: 'GZIP',
     compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes, { level: 9 })) },

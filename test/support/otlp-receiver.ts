@@ -17,6 +17,8 @@ export interface ReceivedSpan {
   startNs: bigint;
   endNs: bigint;
   attributes: Record<string, AttributeValue>;
+  /** Span events (an exception recorded, …): their names and attributes. */
+  events: { name: string; attributes: Record<string, AttributeValue> }[];
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;
   statusMessage: string;
@@ -30,6 +32,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Every request that reached the server, whatever its path. */
   requests: { path: string; contentType: string }[];
+  /** The export requests' bodies, uncompressed: every byte the exporter sent, decoded or not. */
+  bodies: Buffer[];
   /** Waits until `done` holds for the spans received so far. */
   waitFor(done: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
@@ -116,6 +120,11 @@ export function decodeTraceRequest(body: Buffer): ReceivedSpan[] {
           startNs: bytesOf(one(span, 7)).readBigUInt64LE(0),
           endNs: bytesOf(one(span, 8)).readBigUInt64LE(0),
           attributes: attributes(span, 9),
+          // Span.events (11): Event { time_unix_nano 1, name 2, attributes 3 }.
+          events: all(span, 11).map((e) => {
+            const event = fields(bytesOf(e));
+            return { name: text(one(event, 2)), attributes: attributes(event, 3) };
+          }),
           statusMessage: text(one(status, 2)),
           statusCode: Number((one(status, 3)?.value as bigint | undefined) ?? 0n),
           resource,
@@ -129,6 +138,7 @@ export function decodeTraceRequest(body: Buffer): ReceivedSpan[] {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const requests: OtlpReceiver['requests'] = [];
+  const bodies: Buffer[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -138,6 +148,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const raw = Buffer.concat(chunks);
         const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
         if (req.method !== 'POST' || req.url !== '/v1/traces') throw new Error(`unexpected ${req.method} ${req.url}`);
+        bodies.push(body);
         spans.push(...decodeTraceRequest(body));
         // An empty ExportTraceServiceResponse: everything accepted.
         res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
@@ -152,6 +163,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     requests,
+    bodies,
     async waitFor(done, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!done(spans)) {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_VARIABLES } from '../../src/config';
+import { availableParallelism } from 'node:os';
+import { CONFIG_VARIABLES, loadConfig, settingDefaults } from '../../src/config';
 
 // The docs a user reads: every setting the processes parse is documented, and every link in them
 // can be followed by a reader of this repository alone.
@@ -72,6 +73,45 @@ describe('docs', () => {
     assert.ok(CONFIG_VARIABLES.length > 50, 'the env schema was read');
     const missing = CONFIG_VARIABLES.filter((name) => !doc.includes(`\`${name}\``));
     assert.deepEqual(missing, [], 'variables of src/config.ts missing from docs/configuration.md');
+  });
+
+  it('docs/configuration.md states each setting’s default as src/config.ts has it', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    const defaults = settingDefaults();
+    // Defaults derived from other settings or the host, as the loaded config has them with nothing set.
+    const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+    const derived: Record<string, unknown> = {
+      SPUR_VECTOR_STORE_URI: config.rag.vectorStoreUri === path.join(String(defaults.SPUR_DATA_DIR), 'vectors'),
+      SPUR_PUBLIC_URL: config.approvals.publicUrl === `http://localhost:${String(defaults.SPUR_PORT)}`,
+      SPUR_PYTHON_MAX_CONCURRENT: defaults.SPUR_PYTHON_MAX_CONCURRENT === Math.max(2, availableParallelism()),
+      OTEL_SERVICE_NAME: config.traces?.serviceName === 'spur',
+      // Unset here, and chosen where it is used: the prose says how.
+      SPUR_SECRET_KEY: defaults.SPUR_SECRET_KEY === undefined,
+      SPUR_WORKFLOW_BUNDLE: defaults.SPUR_WORKFLOW_BUNDLE === undefined,
+      SPUR_PYTHON: defaults.SPUR_PYTHON === undefined,
+      SPUR_CORS_ORIGINS: defaults.SPUR_CORS_ORIGINS === '',
+    };
+    const wrong: string[] = [];
+    let compared = 0;
+    for (const [, names = '', cell = ''] of doc.matchAll(
+      /^\|\s*(`[A-Z_]+`(?:,\s*`[A-Z_]+`)*)\s*\|\s*([^|]*?)\s*\|/gm,
+    )) {
+      for (const [, name = ''] of names.matchAll(/`([A-Z_]+)`/g)) {
+        if (!CONFIG_VARIABLES.includes(name)) continue; // a development or test tool's variable
+        compared++;
+        const actual = defaults[name];
+        const literal = /^`([^`]*)`/.exec(cell)?.[1];
+        let ok: boolean;
+        if (name in derived) ok = derived[name] === true;
+        else if (literal !== undefined) ok = actual !== undefined && String(actual) === literal;
+        else if (/^empty\b/.test(cell)) ok = actual === '';
+        else if (/^(none|unset)\b/.test(cell)) ok = actual === undefined || actual === '';
+        else ok = false;
+        if (!ok) wrong.push(`${name}: documented ${cell}, src/config.ts has ${JSON.stringify(actual)}`);
+      }
+    }
+    assert.ok(compared >= CONFIG_VARIABLES.length, `${compared} defaults compared`);
+    assert.deepEqual(wrong, []);
   });
 
   it('README.md and docs/ link only to files of this repository that exist, and to headings that exist', () => {
