@@ -1,5 +1,6 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -38,6 +39,18 @@ export interface FakeMcpServer {
 }
 
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
+/**
+ * The path a request is served at: decoded, then its dot segments resolved, as many servers (and
+ * the proxies in front of them) do, so `/tenantA/..%2Fmcp` is served by `/mcp`.
+ */
+function routeOf(pathname: string): string {
+  try {
+    return path.posix.normalize(decodeURIComponent(pathname));
+  } catch {
+    return pathname;
+  }
+}
 
 export async function startFakeMcpServer(): Promise<FakeMcpServer> {
   const calls: LoggedCall[] = [];
@@ -123,7 +136,8 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push(url.pathname);
-    if (url.pathname === '/mcp' && req.method === 'POST') {
+    const route = routeOf(url.pathname);
+    if (route === '/mcp' && req.method === 'POST') {
       const body = await readJson(req);
       if ((body as { method?: string } | undefined)?.method === 'tools/list') listings++;
       // Stateless: a server and a transport per request, as the SDK's stateless example does.
@@ -134,14 +148,14 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
       await transport.handleRequest(req, res, body);
       return;
     }
-    if (url.pathname === '/sse' && req.method === 'GET') {
+    if (route === '/sse' && req.method === 'GET') {
       const transport = new SSEServerTransport('/messages', res);
       sseSessions.set(transport.sessionId, transport);
       res.on('close', () => sseSessions.delete(transport.sessionId));
       await buildServer(req, 'sse').connect(transport);
       return;
     }
-    if (url.pathname === '/messages' && req.method === 'POST') {
+    if (route === '/messages' && req.method === 'POST') {
       const transport = sseSessions.get(url.searchParams.get('sessionId') ?? '');
       if (!transport) {
         res.writeHead(404).end('no such session');
