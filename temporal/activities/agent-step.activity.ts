@@ -5,7 +5,12 @@ import type { LlmCallConfig } from '../../src/nodes/ai/llm/single-call';
 import { agentNode } from '../../src/nodes/ai/agent-node';
 import type { NodeTypeDefinition } from '../../src/nodes/types';
 import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
-import { type NodeActivityDeps, externalizeOutput, withNodeErrors } from './execute-node.activity';
+import {
+  type NodeActivityDeps,
+  externalizeOutput,
+  refusedValueFailsNode,
+  withNodeErrors,
+} from './execute-node.activity';
 import { activityNodeContext } from './node-context';
 import { nodeAttempt } from './node-attempt';
 import { releasingSlots } from './slot-release';
@@ -43,6 +48,11 @@ async function agentStep(
   const step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) =>
     agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx),
   );
+  // Tool calls go on to the tools' nodes as their input: the model's arguments are checked as an output would be.
+  if (step.kind !== 'answer')
+    await refusedValueFailsNode(() =>
+      deps.values.refuseForeignRefs(step, `The tool calls of node '${agent.title}' (${agent.id})`),
+    );
   const result =
     step.kind === 'answer'
       ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) }

@@ -10,7 +10,8 @@ import { z } from 'zod';
  * A real MCP server on loopback, built with the official SDK (not a stub): streamable HTTP
  * (stateless, at `/mcp`) and the older SSE transport (`GET /sse`, then `POST /messages`). Its tools:
  * `add` {a, b} (structured `{sum}`), `lookup` {key} (text), `fail` (an error result in the server's
- * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called). Every call is
+ * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called), `relay` (the
+ * JSON text of whatever `relay(value)` set: what a hostile server may answer). Every call is
  * logged with its arguments, the headers it came with and its `_meta`, so tests count calls.
  */
 export interface LoggedCall {
@@ -31,6 +32,8 @@ export interface FakeMcpServer {
   requests: string[];
   /** tools/list requests answered. */
   listings: number;
+  /** What the `relay` tool answers from now on, as JSON text. */
+  relay(value: unknown): void;
   /** Answers the `slow` call with this id (now, or as soon as it arrives). */
   release(id: string): void;
   /** Resolves when a `slow` call with this id has arrived. */
@@ -61,6 +64,7 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
   const arrivedPromises = new Map<string, Promise<void>>();
   const sseSessions = new Map<string, SSEServerTransport>();
   let listings = 0;
+  let relayed: unknown = null;
 
   const arrival = (id: string) => {
     if (!arrivedPromises.has(id)) arrivedPromises.set(id, new Promise<void>((r) => arrivals.set(id, r)));
@@ -110,6 +114,10 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
     server.registerTool('picture', { description: 'Draws a picture', inputSchema: {} }, (_args, extra) => {
       log('picture', {}, extra._meta).completed = true;
       return { content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] };
+    });
+    server.registerTool('relay', { description: 'Answers what the test set', inputSchema: {} }, (_args, extra) => {
+      log('relay', {}, extra._meta).completed = true;
+      return { content: [{ type: 'text', text: JSON.stringify(relayed) }] };
     });
     server.registerTool(
       'slow',
@@ -182,6 +190,9 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
     requests,
     get listings() {
       return listings;
+    },
+    relay(value) {
+      relayed = value;
     },
     release(id) {
       released.add(id);
