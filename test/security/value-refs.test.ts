@@ -22,7 +22,7 @@ describe('security: stored values are read, never their references, and only whe
 
   before(async () => {
     engine = await startEngine({ SPUR_VALUE_REF_BYTES: '1024' });
-    mcp = await startFakeMcpServer();
+    mcp = await startFakeMcpServer({ relay: true });
   });
   after(async () => {
     await engine?.close();

@@ -10,8 +10,8 @@ import { z } from 'zod';
  * A real MCP server on loopback, built with the official SDK (not a stub): streamable HTTP
  * (stateless, at `/mcp`) and the older SSE transport (`GET /sse`, then `POST /messages`). Its tools:
  * `add` {a, b} (structured `{sum}`), `lookup` {key} (text), `fail` (an error result in the server's
- * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called), `relay` (the
- * JSON text of whatever `relay(value)` set: what a hostile server may answer). Every call is
+ * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called); started with `{ relay: true }`, also `relay`
+ * (the JSON text of whatever `relay(value)` set: what a hostile server may answer). Every call is
  * logged with its arguments, the headers it came with and its `_meta`, so tests count calls.
  */
 export interface LoggedCall {
@@ -55,7 +55,7 @@ function routeOf(pathname: string): string {
   }
 }
 
-export async function startFakeMcpServer(): Promise<FakeMcpServer> {
+export async function startFakeMcpServer(options: { relay?: boolean } = {}): Promise<FakeMcpServer> {
   const calls: LoggedCall[] = [];
   const requests: string[] = [];
   const releases = new Map<string, () => void>();
@@ -115,10 +115,11 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
       log('picture', {}, extra._meta).completed = true;
       return { content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] };
     });
-    server.registerTool('relay', { description: 'Answers what the test set', inputSchema: {} }, (_args, extra) => {
-      log('relay', {}, extra._meta).completed = true;
-      return { content: [{ type: 'text', text: JSON.stringify(relayed) }] };
-    });
+    if (options.relay)
+      server.registerTool('relay', { description: 'Answers what the test set', inputSchema: {} }, (_args, extra) => {
+        log('relay', {}, extra._meta).completed = true;
+        return { content: [{ type: 'text', text: JSON.stringify(relayed) }] };
+      });
     server.registerTool(
       'slow',
       { description: 'Answers when the test says so', inputSchema: { id: z.string() } },
