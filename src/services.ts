@@ -19,6 +19,7 @@ import { createRunStarter } from './modules/runs/run-starter';
 import { createRerunStarter } from './modules/runs/rerun-starter';
 import { createRunReader } from './runs/reader';
 import { createRunEventHub } from './modules/runs/run-event-hub';
+import { eventsWithValues } from './modules/runs/run-event-values';
 import { createStreamSlots } from './modules/runs/stream-slots';
 import type { Logger } from './logger';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
@@ -143,7 +144,7 @@ export function createServices({
   const runStarter = createRunStarter(starterDeps);
   const rerunStarter = createRerunStarter(starterDeps);
   const env = createEnvService(models, box);
-  const runEvents = createRunEventHub(runRecords.events, {
+  const runEvents = createRunEventHub(eventsWithValues(runRecords.events, values), {
     pollMs: 200,
     keepAliveMs: 15_000,
     ...config.runEvents,
@@ -241,6 +242,7 @@ export function createServices({
       tokens: approvalTokens(secretKey),
       pauses,
       versionById: versions.byId,
+      values,
     }),
     // Workflow code runs on a worker's sandbox, started through Temporal like a partial run.
     codeConvert: createCodeConvertService({

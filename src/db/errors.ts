@@ -1,3 +1,4 @@
+import { VALUE_REF_KEY } from '../engine/value-ref';
 import { NotFoundError, SpurError } from '../errors';
 
 /** A record storage was asked to read is not there (deleted meanwhile, or never was). */
@@ -21,6 +22,25 @@ export class ValueTooLargeError extends SpurError {
       'too_large',
       'VALUE_TOO_LARGE',
       `${what} is ${bytes} bytes, over the limit of ${formatBytes(limitBytes)} per value (SPUR_MAX_VALUE_BYTES)`,
+    );
+  }
+}
+
+/**
+ * A value on its way into a run holds a ref Spur sealed. Spur never hands one over: what it writes
+ * refs into is read back before a node runs, and a client's values may not hold the key at all.
+ * So a sealed ref in a node's output, a dataset row or a model's tool call is a copy from
+ * elsewhere (another run's, another workflow's); it is refused, never read through.
+ */
+export class ForeignValueRefError extends SpurError {
+  constructor(
+    readonly path: (string | number)[],
+    what = 'A value',
+  ) {
+    super(
+      'invalid',
+      'FOREIGN_VALUE_REF',
+      `${what} holds a copy of a stored value's reference ('${VALUE_REF_KEY}' at ${path.length > 0 ? path.join('.') : 'its top'}), which Spur writes only for its own values; refused`,
     );
   }
 }

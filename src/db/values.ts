@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
-import { containsValueRef, valueRef, type ValueRef } from '../engine/value-ref';
-import { ValueTooLargeError } from './errors';
+import { containsValueRef, valueRef, valueRefPath, type ValueRef } from '../engine/value-ref';
+import { ForeignValueRefError, ValueTooLargeError } from './errors';
 import { jsonWithValues } from './value-json';
 import { type ValueSeal, createValueSeal } from './value-seal';
 import { type ValueStore, createValueStore } from './value-store';
@@ -67,6 +67,12 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
     return storeWhole(scope, value, text);
   }
 
+  /** A seal is honoured only where Spur put it: never in a value arriving from a node or a client. */
+  function refuseForeignRefs(value: unknown, what?: string): void {
+    const path = valueRefPath(value, isRef);
+    if (path) throw new ForeignValueRefError(path, what);
+  }
+
   async function resolveDeep(value: unknown): Promise<unknown> {
     if (value === null || typeof value !== 'object') return value;
     if (isRef(value)) return JSON.parse((await store.read(value.__spur_value_ref__.id)).toString('utf8')) as unknown;
@@ -82,9 +88,12 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
 
     /**
      * The value as it may travel: large parts stored under `scope` (a run id) and replaced by refs.
-     * Throws ValueTooLargeError (naming `what`) when the whole is over `maxBytes`.
+     * Throws ValueTooLargeError (naming `what`) when the whole is over `maxBytes`, and
+     * ForeignValueRefError when it holds a sealed ref: every value that enters a run comes through
+     * here plain (a node's output, a dataset row), so one there was copied from elsewhere.
      */
     async externalize<T>(scope: string, value: T, what?: string): Promise<T> {
+      refuseForeignRefs(value, what);
       const text = JSON.stringify(value) ?? '';
       const size = Buffer.byteLength(text);
       if (size > limits.maxBytes) throw new ValueTooLargeError(size, limits.maxBytes, what);
@@ -101,6 +110,9 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
     async resolve<T>(value: T): Promise<T> {
       return containsValueRef(value, isRef) ? ((await resolveDeep(value)) as T) : value;
     },
+
+    /** Throws ForeignValueRefError (naming `what`) when a sealed ref sits anywhere inside `value`. */
+    refuseForeignRefs,
 
     /** Whether a sealed ref sits anywhere inside `value`. */
     holdsRefs: (value: unknown): boolean => containsValueRef(value, isRef),

@@ -1,6 +1,7 @@
 import type { PauseRecord, PauseResolution, ProgressSave, TaskRecord } from './run-contract';
 import type { RunStatus, TaskStatus } from './statuses';
 import type { ApprovalDeliveryOutcome } from './approvals';
+import { VALUE_REF_KEY, isValueRef } from './value-ref';
 
 /** The events of a run's stream (GET /api/run/{id}/events/), in the order they may appear. */
 export const RUN_EVENT_NAMES = [
@@ -253,8 +254,19 @@ function percentOf(tasks: TaskRecord[]): number {
 
 const utf8 = new TextEncoder();
 
+/**
+ * The size of `value` as a reader gets it: a stored value counts at its stored size, so a ref
+ * (150 bytes standing for 50 MB) never makes an event carry what it stands for. A ref's own JSON
+ * counts when larger (user data of the ref's shape, unsealed, is sent as it is).
+ */
 function jsonBytes(value: unknown): number {
-  return utf8.encode(JSON.stringify(value) ?? '').length;
+  let stored = 0;
+  const text =
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (isValueRef(v)) stored += Math.max(0, v[VALUE_REF_KEY].bytes - utf8.encode(JSON.stringify(v)).length);
+      return v;
+    }) ?? '';
+  return utf8.encode(text).length + stored;
 }
 
 /** A value small enough for an event, else null (the run record has it: GET /api/run/{id}/). */

@@ -53,11 +53,22 @@ export function containsValueRef(value: unknown, isRef: (v: unknown) => boolean 
  * (null when nowhere): a client may not send anything ref-like, sealed or not.
  */
 export function reservedKeyPath(value: unknown): (string | number)[] | null {
+  return pathTo(value, (v) => (Object.hasOwn(v, VALUE_REF_KEY) ? [VALUE_REF_KEY] : null));
+}
+
+/** Where the first value `isRef` accepts sits in `value` (null when nowhere). */
+export function valueRefPath(value: unknown, isRef: (v: unknown) => boolean): (string | number)[] | null {
+  return pathTo(value, (v) => (isRef(v) ? [] : null));
+}
+
+/** The path to the first object `found` picks (plus what it adds), depth first; null when none. */
+function pathTo(value: unknown, found: (v: object) => (string | number)[] | null): (string | number)[] | null {
   const path: (string | number)[] = [];
   const walk = (v: unknown): boolean => {
     if (v === null || typeof v !== 'object') return false;
-    if (!Array.isArray(v) && Object.hasOwn(v, VALUE_REF_KEY)) {
-      path.push(VALUE_REF_KEY);
+    const here = Array.isArray(v) ? null : found(v);
+    if (here) {
+      path.push(...here);
       return true;
     }
     const entries: [string | number, unknown][] = Array.isArray(v)

@@ -1,7 +1,7 @@
 import type { UsageSum } from '../db/eval-row-runs';
-import { outputSchemaFor, parseJsonReply } from '../nodes/ai/llm/json-output';
+import { outputSchemaFor, parseJsonReply, validateOutput } from '../nodes/ai/llm/json-output';
 import { asText, choiceLetter, findNumber, normalizeText } from './answer-text';
-import { boundedMatch } from './bounded-regex';
+import { boundedMatch } from '../nodes/bounded-regex';
 import type { ScorerConfig } from './scorer-config';
 
 /** What one example scored: the texts compared (after extraction) and the verdict. */
@@ -91,10 +91,18 @@ function regex(config: Extract<ScorerConfig, { type: 'regex' }>, output: string,
 function jsonSchema(schema: Record<string, unknown>, output: string, raw: unknown): Verdict {
   const value = typeof raw === 'string' ? parseJsonReply(raw) : { ok: true as const, value: raw };
   if (!value.ok) return { correct: false, predicted: output, expected: 'valid JSON', note: 'the output holds no JSON' };
-  const { validate } = outputSchemaFor(JSON.stringify(schema));
-  const correct = validate(value.value) === true;
+  const compiled = outputSchemaFor(JSON.stringify(schema));
+  const checked = validateOutput(value.value, compiled);
+  if (!checked.ok)
+    return {
+      correct: false,
+      predicted: output,
+      expected: 'matches the schema',
+      note: `the schema could not be checked: ${checked.reason}`,
+    };
+  const correct = checked.valid;
   const note = correct
     ? undefined
-    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
+    : (compiled.validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
   return { correct, predicted: output, expected: 'matches the schema', ...(note ? { note } : {}) };
 }

@@ -1,7 +1,8 @@
 /**
- * A request path as logs may keep it: a webhook's token is its credential, so it never reaches a
- * log (`/api/hooks/<token>` becomes `/api/hooks/…`).
+ * A request path as logs may keep it: a webhook's token and an approval link's token are their
+ * credentials, so neither reaches a log (`/api/hooks/<token>` becomes `/api/hooks/…`,
+ * `/approve/<token>` becomes `/approve/…`).
  */
 export function loggedPath(path: string): string {
-  return path.replace(/\/hooks\/[^/]+/, '/hooks/…');
+  return path.replace(/\/(hooks|approve)\/[^/]+/g, '/$1/…');
 }

@@ -5,7 +5,13 @@ import type { LlmCallConfig } from '../../src/nodes/ai/llm/single-call';
 import { agentNode } from '../../src/nodes/ai/agent-node';
 import type { NodeTypeDefinition } from '../../src/nodes/types';
 import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
-import { type NodeActivityDeps, carryingUsage, externalizeOutput, withNodeErrors } from './execute-node.activity';
+import {
+  type NodeActivityDeps,
+  carryingUsage,
+  externalizeOutput,
+  refusedValueFailsNode,
+  withNodeErrors,
+} from './execute-node.activity';
 import { activityNodeContext } from './node-context';
 import { nodeAttempt } from './node-attempt';
 import { releasingSlots } from './slot-release';
@@ -45,6 +51,12 @@ async function agentStep(
     step = await withNodeErrors(agentNode as unknown as NodeTypeDefinition, agent.config, ctx, (config) =>
       agentModelStep(config as unknown as LlmCallConfig, tools, plainInput, plainTranscript, ctx),
     );
+    // Tool calls go on to the tools' nodes as their input: the model's arguments are checked as an output would be.
+    const toolCalls = step;
+    if (toolCalls.kind !== 'answer')
+      await refusedValueFailsNode(() =>
+        deps.values.refuseForeignRefs(toolCalls, `The tool calls of node '${agent.title}' (${agent.id})`),
+      );
   } catch (err) {
     throw carryingUsage(err, await ctx.usage());
   }

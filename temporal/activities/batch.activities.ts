@@ -1,6 +1,6 @@
 import { exportRunSpan } from '../../src/telemetry/run-span';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
+import { ForeignValueRefError, StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
 import { createOutputFiles } from '../../src/db/output-files';
 import type { RowRecordBase, RunRepository } from '../../src/db/runs/run-repository';
 import { createDatasetReader } from '../../src/db/dataset-reader';
@@ -207,6 +207,7 @@ async function rowValuesOf(
     return await deps.values.externalize(runId, cells, `The input of row run ${runId}`);
   } catch (err) {
     if (err instanceof ValueTooLargeError) throw ApplicationFailure.nonRetryable(err.message, 'BatchRowTooLarge');
+    if (err instanceof ForeignValueRefError) throw ApplicationFailure.nonRetryable(err.message, 'BatchRowRefused');
     throw err;
   }
 }

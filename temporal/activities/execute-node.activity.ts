@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { ValueTooLargeError } from '../../src/db/errors';
+import { ForeignValueRefError, ValueTooLargeError } from '../../src/db/errors';
 import type { Models } from '../../src/db/models';
 import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
@@ -80,27 +80,43 @@ async function executeNodeIn(
     await ctx.flushDeltas();
   }
   const usage = await ctx.usage();
+  let stored: NodeOutput;
+  try {
+    stored = await ctx.stored(() => externalizeOutput(deps.values, runId, node, output));
+  } catch (err) {
+    throw carryingUsage(err, usage);
+  }
   return {
-    output: await ctx.stored(() => externalizeOutput(deps.values, runId, node, output)),
+    output: stored,
     startTime,
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),
   };
 }
 
-/** An output over the value limit fails the node for good: a retry would produce it again. */
-export async function externalizeOutput(
+/**
+ * A value a node cannot hand on (over the value limit, or holding a copied ref) fails the node for
+ * good: a retry would produce it again.
+ */
+export async function refusedValueFailsNode<T>(body: () => T | Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof ValueTooLargeError || err instanceof ForeignValueRefError)
+      throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
+    throw err;
+  }
+}
+
+export function externalizeOutput(
   values: Values,
   runId: string,
   node: ExecuteNodeInput['node'],
   output: NodeOutput,
 ): Promise<NodeOutput> {
-  try {
-    return await values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`);
-  } catch (err) {
-    if (err instanceof ValueTooLargeError) throw ApplicationFailure.nonRetryable(err.message, FailureType.NodeFailed);
-    throw err;
-  }
+  return refusedValueFailsNode(() =>
+    values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`),
+  );
 }
 
 /**

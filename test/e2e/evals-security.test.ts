@@ -96,6 +96,23 @@ return {"correct": bool(found), "note": "searched %d sources, found %r" % (len(s
     assert.ok(Date.now() - started < 120_000);
   });
 
+  it('a json_schema scorer whose pattern backtracks catastrophically is stopped, naming the pattern; the next row is scored as usual', async () => {
+    const examples = await evalOf(
+      'schema pattern bomb',
+      [
+        { reply: '{"code": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}', answer: 'x' },
+        { reply: '{"code": "aaaa"}', answer: 'x' },
+      ],
+      { type: 'json_schema', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } },
+    );
+    assert.equal(examples[0]!.is_correct, false);
+    assert.match(
+      examples[0]!.note,
+      /^the schema could not be checked: the pattern "\^\(a\+\)\+\$" ran over \d+ ms and was stopped/,
+    );
+    assert.equal(examples[1]!.is_correct, true, JSON.stringify(examples[1]));
+  });
+
   it("an answer cannot rewrite the judge's prompt: template syntax in it reaches the model as text", async () => {
     const graded: string[] = [];
     fake.respondWith((request: RecordedRequest) => {

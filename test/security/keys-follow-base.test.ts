@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Engine, startEngine } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
+import { type FakeMcpServer, startFakeMcpServer } from '../support/fake-mcp-server';
 import { runNode, setEnv } from '../support/integration-runs';
 
 // Provider keys are write-only (masked on read), but any API caller may change a base URL setting.
@@ -16,6 +17,7 @@ const LLM = {
 };
 const OPENAI_KEY = 'sk-entered-for-the-real-provider';
 const JINA_KEY = 'jina-entered-for-the-real-reader';
+const MCP_KEY = 'mcp-entered-for-tenant-a';
 
 /** A loopback server that records every request's headers and answers a plain JSON object. */
 async function recorder(): Promise<{ url: string; headers: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
@@ -42,15 +44,17 @@ describe('security: keys follow their base', function () {
   let engine: Engine;
   let provider: FakeLlmServer;
   let other: Awaited<ReturnType<typeof recorder>>;
+  let mcp: FakeMcpServer;
 
   before(async () => {
     engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' });
     provider = await startFakeLlmServer();
     other = await recorder();
+    mcp = await startFakeMcpServer();
   });
   after(async () => {
     await engine?.close();
-    await Promise.all([provider?.close(), other?.close()]);
+    await Promise.all([provider?.close(), other?.close(), mcp?.close()]);
   });
 
   it('an LLM key entered for one base is not sent when the base changes, reads as unset, and works again once entered for the new base', async () => {
@@ -98,5 +102,26 @@ describe('security: keys follow their base', function () {
     assert.equal(other.headers.length, before + 1, 'the reader was called at its new base');
     assert.equal(other.headers.at(-1)?.authorization, undefined);
     assert.ok(!JSON.stringify(other.headers).includes(JINA_KEY));
+  });
+
+  it('an MCP key is not sent to a path that leaves its base through an encoded separator (…/tenantA/..%2Fmcp): the node fails naming it, the server gets nothing', async () => {
+    // The base is one tenant's path on a shared host; the server decodes `%2F` and serves `/mcp`.
+    await setEnv(engine, { MCP_API_BASE: `${mcp.url}/tenantA/`, MCP_API_KEY: MCP_KEY });
+    const headers = { Authorization: { variable: 'MCP_API_KEY', prefix: 'Bearer ' } };
+    for (const escape of ['..%2Fmcp', '..%2fmcp', '..%5Cmcp', '%2E%2E%2Fmcp', '..%252Fmcp']) {
+      const run = await runNode(engine, 'MCPToolNode', {
+        server_url: `${mcp.url}/tenantA/${escape}`,
+        tool: 'add',
+        headers,
+      });
+      assert.equal(run.task.status, 'FAILED', escape);
+      assert.match(run.task.error ?? '', /server_url's path has an encoded separator/, escape);
+    }
+    assert.deepEqual(mcp.requests, [], 'the server received no request');
+    assert.deepEqual(
+      mcp.calls.map((c) => c.authorization),
+      [],
+      'no call, so no Authorization',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -9,7 +10,8 @@ import { z } from 'zod';
  * A real MCP server on loopback, built with the official SDK (not a stub): streamable HTTP
  * (stateless, at `/mcp`) and the older SSE transport (`GET /sse`, then `POST /messages`). Its tools:
  * `add` {a, b} (structured `{sum}`), `lookup` {key} (text), `fail` (an error result in the server's
- * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called). Every call is
+ * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called); started with `{ relay: true }`, also `relay`
+ * (the JSON text of whatever `relay(value)` set: what a hostile server may answer). Every call is
  * logged with its arguments, the headers it came with and its `_meta`, so tests count calls.
  */
 export interface LoggedCall {
@@ -30,6 +32,8 @@ export interface FakeMcpServer {
   requests: string[];
   /** tools/list requests answered. */
   listings: number;
+  /** What the `relay` tool answers from now on, as JSON text. */
+  relay(value: unknown): void;
   /** Answers the `slow` call with this id (now, or as soon as it arrives). */
   release(id: string): void;
   /** Resolves when a `slow` call with this id has arrived. */
@@ -39,7 +43,19 @@ export interface FakeMcpServer {
 
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
-export async function startFakeMcpServer(): Promise<FakeMcpServer> {
+/**
+ * The path a request is served at: decoded, then its dot segments resolved, as many servers (and
+ * the proxies in front of them) do, so `/tenantA/..%2Fmcp` is served by `/mcp`.
+ */
+function routeOf(pathname: string): string {
+  try {
+    return path.posix.normalize(decodeURIComponent(pathname));
+  } catch {
+    return pathname;
+  }
+}
+
+export async function startFakeMcpServer(options: { relay?: boolean } = {}): Promise<FakeMcpServer> {
   const calls: LoggedCall[] = [];
   const requests: string[] = [];
   const releases = new Map<string, () => void>();
@@ -48,6 +64,7 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
   const arrivedPromises = new Map<string, Promise<void>>();
   const sseSessions = new Map<string, SSEServerTransport>();
   let listings = 0;
+  let relayed: unknown = null;
 
   const arrival = (id: string) => {
     if (!arrivedPromises.has(id)) arrivedPromises.set(id, new Promise<void>((r) => arrivals.set(id, r)));
@@ -98,6 +115,11 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
       log('picture', {}, extra._meta).completed = true;
       return { content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] };
     });
+    if (options.relay)
+      server.registerTool('relay', { description: 'Answers what the test set', inputSchema: {} }, (_args, extra) => {
+        log('relay', {}, extra._meta).completed = true;
+        return { content: [{ type: 'text', text: JSON.stringify(relayed) }] };
+      });
     server.registerTool(
       'slow',
       { description: 'Answers when the test says so', inputSchema: { id: z.string() } },
@@ -123,7 +145,8 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push(url.pathname);
-    if (url.pathname === '/mcp' && req.method === 'POST') {
+    const route = routeOf(url.pathname);
+    if (route === '/mcp' && req.method === 'POST') {
       const body = await readJson(req);
       if ((body as { method?: string } | undefined)?.method === 'tools/list') listings++;
       // Stateless: a server and a transport per request, as the SDK's stateless example does.
@@ -134,14 +157,14 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
       await transport.handleRequest(req, res, body);
       return;
     }
-    if (url.pathname === '/sse' && req.method === 'GET') {
+    if (route === '/sse' && req.method === 'GET') {
       const transport = new SSEServerTransport('/messages', res);
       sseSessions.set(transport.sessionId, transport);
       res.on('close', () => sseSessions.delete(transport.sessionId));
       await buildServer(req, 'sse').connect(transport);
       return;
     }
-    if (url.pathname === '/messages' && req.method === 'POST') {
+    if (route === '/messages' && req.method === 'POST') {
       const transport = sseSessions.get(url.searchParams.get('sessionId') ?? '');
       if (!transport) {
         res.writeHead(404).end('no such session');
@@ -168,6 +191,9 @@ export async function startFakeMcpServer(): Promise<FakeMcpServer> {
     requests,
     get listings() {
       return listings;
+    },
+    relay(value) {
+      relayed = value;
     },
     release(id) {
       released.add(id);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { toolArguments } from '../../src/nodes/mcp/mcp-arguments';
 import { McpServerConfig } from '../../src/nodes/mcp/mcp-config';
-import { isUnderBase } from '../../src/nodes/mcp/mcp-credentials';
+import { hidesSeparator, isUnderBase } from '../../src/nodes/mcp/mcp-credentials';
 import { toolOutput } from '../../src/nodes/mcp/mcp-result';
 import { ToolListCache } from '../../src/nodes/mcp/mcp-tool-cache';
 import type { McpToolInfo } from '../../src/nodes/mcp/mcp-client';
@@ -21,6 +21,30 @@ describe('unit: MCP client rules (pure)', () => {
     assert.ok(!under('http://tools.example.com/mcp', 'https://tools.example.com'), 'another scheme');
     assert.ok(!under('https://tools.example.com:8443/mcp', 'https://tools.example.com'), 'another port');
     assert.ok(!under('https://tools.example.com/mcp', 'not a url'));
+  });
+
+  it('compares decoded, normalised paths: an encoded separator or dot is under no base, dot segments are resolved first', () => {
+    const under = (url: string, base: string) => isUnderBase(new URL(url), base);
+    const base = 'https://tools.example.com/tenantA/';
+    for (const escape of [
+      '..%2FtenantB/mcp',
+      '..%2ftenantB',
+      '..%5CtenantB',
+      '%2E%2E%2FtenantB',
+      '..%252FtenantB',
+      'x%2Fy',
+    ])
+      assert.ok(!under(`https://tools.example.com/tenantA/${escape}`, base), escape);
+    assert.ok(!under('https://tools.example.com/tenantA/../tenantB/mcp', base), 'literal dot segments resolved');
+    assert.ok(!under('https://tools.example.com/tenantA/%2e%2e/tenantB/mcp', base), 'encoded dot segments resolved');
+    assert.ok(
+      !under('https://tools.example.com/tenantA/mcp', 'https://tools.example.com/tenant%41%2Fx'),
+      'a base hiding a separator',
+    );
+    assert.ok(under('https://tools.example.com/tenant%41/mcp', base), 'other escapes compare decoded');
+    assert.ok(under('https://tools.example.com/tenantA//mcp', base), 'empty segments do not count');
+    assert.ok(under('https://tools.example.com/tenantA/./mcp', base));
+    assert.ok(hidesSeparator('/a/..%2Fb') && hidesSeparator('/a%5c') && !hidesSeparator('/a/%41'));
   });
 
   it('takes only the declared arguments: from the input itself, else from the first predecessor that has them', () => {

@@ -73,8 +73,10 @@ describe('webhook parts', () => {
     assert.deepEqual(slow, { start: 10_000, windowMs: 5000, allowed: 1, retryAfterSeconds: 3 });
   });
 
-  it('keeps a hook token out of logged paths, and other paths as they are', () => {
+  it('keeps hook and approval tokens out of logged paths, and other paths as they are', () => {
     assert.equal(loggedPath('/api/hooks/AbC-123_xyz'), '/api/hooks/…');
+    assert.equal(loggedPath('/approve/eyJyIjoiUjEifQ.c2lnbmF0dXJl'), '/approve/…');
+    assert.equal(loggedPath('/approve/eyJyIjoiUjEifQ.c2lnbmF0dXJl/'), '/approve/…/');
     assert.equal(loggedPath('/api/run/R12/'), '/api/run/R12/');
   });
 });

@@ -1,6 +1,7 @@
 import { z } from '../../zod';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc } from '../../db/models';
+import type { Values } from '../../db/values';
 import { type ApprovalClaims, type ApprovalTokens } from '../../approvals/approval-token';
 import { type PauseDecision, approvalPlan } from '../../engine/approvals';
 import { PAUSE_ACTIONS } from '../../engine/statuses';
@@ -53,6 +54,8 @@ export function createApprovalLinks(deps: {
   tokens: ApprovalTokens;
   pauses: PauseService;
   versionById: VersionById;
+  /** Reads stored values back: the page shows a pause's input, never the references it is stored with. */
+  values: Pick<Values, 'resolve'>;
 }) {
   const { Pause, Run, Workflow } = deps.models;
 
@@ -86,7 +89,7 @@ export function createApprovalLinks(deps: {
       nodeId: pause.node_id,
       runId: claims.runId,
       pauseMessage: pause.pause_message ?? '',
-      inputData: fromJsonText(pause.input_data),
+      inputData: await deps.values.resolve(fromJsonText(pause.input_data)),
       userId: claims.userId,
       expiresAt: new Date(claims.expiresAt * 1000),
       allowOverride: plan.allowOverride,

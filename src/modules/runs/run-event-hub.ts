@@ -52,7 +52,7 @@ interface Subscriber {
  * stored before its end is, so they reach a live stream before its `task.completed`. What was
  * stored before the watcher's first look is not sent (a reconnect gets the task's output instead).
  */
-export function createRunEventHub(events: RunEvents, opts: HubOptions) {
+export function createRunEventHub(events: Pick<RunEvents, 'after'>, opts: HubOptions) {
   const watchers = new Map<string, RunWatcher>();
 
   class RunWatcher {

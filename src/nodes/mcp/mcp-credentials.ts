@@ -8,7 +8,35 @@ export interface McpHeaderSpec {
   prefix: string;
 }
 
-/** `url` is the base or below it: same origin, and its path starts with the base's path. */
+/**
+ * `/`, `\`, `.` and `%` percent-encoded: a server (or a proxy before it) that decodes them reads
+ * another path than the one compared, so `…/tenantA/..%2FtenantB/mcp` would leave tenantA's base.
+ */
+const ENCODED_SEPARATOR = /%(2f|5c|2e|25)/i;
+
+/** Whether a path hides a separator or a dot behind percent-encoding (a credential never goes there). */
+export function hidesSeparator(pathname: string): boolean {
+  return ENCODED_SEPARATOR.test(pathname);
+}
+
+/** A path's decoded, non-empty segments; null for one that hides a separator or is not valid UTF-8. */
+function segmentsOf(pathname: string): string[] | null {
+  if (hidesSeparator(pathname)) return null;
+  try {
+    return pathname
+      .split('/')
+      .map((segment) => decodeURIComponent(segment))
+      .filter((segment) => segment !== '');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `url` is the base or below it: same origin, and its path's decoded segments start with the
+ * base's. URL parsing has already resolved literal and `%2e` dot segments; a path with an encoded
+ * separator is under no base.
+ */
 export function isUnderBase(url: URL, base: string): boolean {
   let parsed: URL;
   try {
@@ -17,8 +45,10 @@ export function isUnderBase(url: URL, base: string): boolean {
     return false;
   }
   if (parsed.origin !== url.origin) return false;
-  const prefix = parsed.pathname.replace(/\/+$/, '');
-  return url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
+  const prefix = segmentsOf(parsed.pathname);
+  const target = segmentsOf(url.pathname);
+  if (!prefix || !target || target.length < prefix.length) return false;
+  return prefix.every((segment, i) => target[i] === segment);
 }
 
 /**
@@ -34,6 +64,10 @@ export async function mcpHeaders(
   for (const [name, spec] of Object.entries(specs)) {
     const binding = MCP_CREDENTIALS.find((c) => c.variable === spec.variable);
     if (!binding) throw new NodeExecutionError(`headers.${name}: ${spec.variable} is not an MCP credential`);
+    if (hidesSeparator(serverUrl.pathname))
+      throw new NodeExecutionError(
+        `headers.${name}: server_url's path has an encoded separator (%2F, %5C, %2E or %25); ${spec.variable} is not sent to it`,
+      );
     const base = (await secret(binding.base))?.trim();
     if (!base || !isUnderBase(serverUrl, base))
       throw new NodeExecutionError(

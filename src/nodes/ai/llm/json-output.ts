@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { NodeExecutionError } from '../../errors.js';
+import { type LimitedValidation, trackedRegExp, validateWithinLimit } from './schema-patterns.js';
 
 /** A compiled `output_json_schema`: the schema object (sent to providers) and its validator. */
 export interface OutputSchema {
@@ -10,7 +11,8 @@ export interface OutputSchema {
 }
 
 // Not strict: user-written schemas carry keywords ajv does not know (`title`, vendor extensions).
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Patterns run on model output: every validation is bounded in time (schema-patterns.ts).
+const ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: trackedRegExp } });
 const cache = new Map<string, OutputSchema>();
 /** Schema texts are per node config, so a small cache holds every schema a worker sees in practice. */
 const MAX_CACHED = 256;
@@ -96,9 +98,19 @@ export function replyToOutput(text: string, output: OutputSchema): Record<string
   return validatedOutput(value, output);
 }
 
+/** Validates `value` against a compiled schema, its patterns bounded in time (a stopped one is named). */
+export function validateOutput(value: unknown, output: OutputSchema): LimitedValidation {
+  return validateWithinLimit(output.validate, value);
+}
+
 /** The value, if it matches the schema; else the node fails saying how it does not. */
 export function validatedOutput(value: Record<string, unknown>, output: OutputSchema): Record<string, unknown> {
-  if (!output.validate(value)) {
+  const checked = validateOutput(value, output);
+  if (!checked.ok)
+    throw new NodeExecutionError(
+      `output_json_schema could not be checked against the model's reply: ${checked.reason}`,
+    );
+  if (!checked.valid) {
     const problems = ajv.errorsText(output.validate.errors, { dataVar: 'output' });
     throw new NodeExecutionError(`The model's reply does not match output_json_schema: ${problems}`);
   }
