@@ -2,11 +2,20 @@ import { insertWithNewId } from './ids';
 import type { Models, WebhookTriggerDoc } from './models';
 import type { StoredCallback } from './runs/run-documents';
 
+/** How deliveries are signed: `tolerance` is the stripe scheme's, null for hmac. */
+export interface StoredSignature {
+  scheme: 'hmac' | 'stripe';
+  header: string;
+  algorithm: 'hmac-sha256' | 'hmac-sha1';
+  prefix: string;
+  tolerance_seconds: number | null;
+}
+
 /** What a trigger stores besides its id and times; secrets arrive sealed, the token as its hash and seal. */
 export interface StoredTriggerFields {
   name: string;
   inputMapping: string | null;
-  signature: { header: string; algorithm: 'hmac-sha256' | 'hmac-sha1'; prefix: string } | null;
+  signature: StoredSignature | null;
   secretSealed: string | null;
   dedupeHeader: string | null;
   respond: 'accepted' | 'result';

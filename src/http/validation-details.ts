@@ -13,7 +13,20 @@ export function toValidationDetails(
   part: RequestPart,
   raw: unknown,
 ): ValidationDetail[] {
-  return issues.map((issue) => toDetail(issue, part, raw));
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys' ? extraKeys(issue, part, raw) : [toDetail(issue, part, raw)],
+  );
+}
+
+/** One item per unknown key, its loc naming it, as pydantic's `extra="forbid"` answers. */
+function extraKeys(issue: z.core.$ZodIssueUnrecognizedKeys, part: RequestPart, raw: unknown): ValidationDetail[] {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  return issue.keys.map((key) => ({
+    type: 'extra_forbidden',
+    loc: [part, ...path, key],
+    msg: 'Extra inputs are not permitted',
+    input: valueAt(raw, [...path, key]) ?? null,
+  }));
 }
 
 function toDetail(issue: z.core.$ZodIssue, part: RequestPart, raw: unknown): ValidationDetail {
@@ -40,8 +53,6 @@ function toDetail(issue: z.core.$ZodIssue, part: RequestPart, raw: unknown): Val
       const expected = formatChoices(issue.values.map(String));
       return { type: 'enum', loc, msg: `Input should be ${expected}`, input, ctx: { expected } };
     }
-    case 'unrecognized_keys':
-      return { type: 'extra_forbidden', loc, msg: `Extra inputs are not permitted: ${issue.keys.join(', ')}`, input };
     case 'custom': {
       const kind = (issue.params as { pydanticType?: string } | undefined)?.pydanticType;
       if (kind === 'assertion_error') return { type: kind, loc, msg: `Assertion failed, ${issue.message}`, input };

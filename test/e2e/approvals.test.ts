@@ -492,6 +492,19 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
         `${field}: ${JSON.stringify(res.body.detail)}`,
       );
     }
+    // A field a recipient does not have is refused (the recipient's loc, the message naming the
+    // field), not ignored: nothing signs per recipient, so a `secret` there would protect nothing.
+    const unknown: [Record<string, unknown>, string][] = [
+      [{ notify: [{ channel: 'webhook', to: 'https://hooks.example.test/a', secret: 'per-recipient' }] }, 'secret'],
+      [{ notify: [slack('C1', { thread: '1' })] }, 'thread'],
+    ];
+    for (const [config, field] of unknown) {
+      const res = await engine.http.post('/wf/', { name: `bad-${Math.random()}`, definition: gated(config) });
+      assert.equal(res.status, 422, JSON.stringify(config));
+      const [detail] = res.body.detail as { loc: unknown[]; msg: string }[];
+      assert.deepEqual(detail?.loc.slice(-2), ['notify', 0], JSON.stringify(detail));
+      assert.match(detail?.msg ?? '', new RegExp(`Unrecognized key: "${field}"`));
+    }
     assert.equal(receivedLinks(fake).filter((l) => l.to === 'C1').length, 0);
   });
 });

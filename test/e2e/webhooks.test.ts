@@ -7,6 +7,7 @@ import { l, n } from '../support/graphs';
 import { rawClient, type RawClient, type RawReply } from '../support/raw-http';
 import { startCallbackReceiver, validSignature, type CallbackReceiver } from '../support/callback-receiver';
 import { openSse } from '../support/sse';
+import { postChunkedNeverEnded } from '../support/chunked-post';
 
 const KEY = 'spur_webhook-test-key-0123456789';
 const SECRET = 'It is a secret to everybody 7f3a9c';
@@ -32,6 +33,12 @@ const pullRequestEvent = {
 const githubMapping = { title: '/pull_request/title', author: '/sender/login' };
 const githubSignature = { header: 'X-Hub-Signature-256', algorithm: 'hmac-sha256', prefix: 'sha256=' };
 const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** Stripe's `Stripe-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. */
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const stripeSign = (body: string, t = nowSeconds(), secret = SECRET) =>
+  `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+const stripeSignature = { scheme: 'stripe', header: 'Stripe-Signature' };
 
 let deliveries = 0;
 const newDelivery = () => `72d3162e-cc78-11e3-81ab-${String(++deliveries).padStart(12, '0')}`;
@@ -185,14 +192,16 @@ describe('e2e: webhook triggers', function () {
     const reply = await hook(trigger.url, big);
     assert.equal(reply.status, 413, reply.body.toString());
     assert.match(json(reply).detail, /200 bytes/);
-    // Chunked (no Content-Length): cut off while reading, too.
-    const chunked = await raw.request({
-      method: 'POST',
-      path: trigger.url,
-      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-    });
-    assert.ok([202, 413].includes(chunked.status)); // an empty chunked body is within the limit
+    // Chunked (no Content-Length) and never ended: cut off while it streams, once past the limit.
     const runsBefore = (await runsOf(wf, trigger.id)).length;
+    const chunked = await postChunkedNeverEnded(
+      `${new URL(engine.api.baseUrl).origin}${trigger.url}`,
+      Buffer.from(JSON.stringify({ title: 'y'.repeat(2000) })),
+      { 'content-type': 'application/json' },
+    );
+    assert.equal(chunked.status, 413, chunked.body);
+    assert.match(chunked.body, /200 bytes/);
+    assert.equal((await runsOf(wf, trigger.id)).length, runsBefore, 'the cut-off delivery started no run');
     assert.equal((await hook(trigger.url, big)).status, 413);
     assert.equal((await runsOf(wf, trigger.id)).length, runsBefore);
     assert.ok(!(await runsOf(wf, trigger.id)).some((r) => JSON.stringify(r).includes('x'.repeat(1000))));
@@ -297,6 +306,155 @@ describe('e2e: webhook triggers', function () {
     const stored = await engine.api.models.WebhookTrigger.findById(id).lean();
     assert.ok(!JSON.stringify(stored).includes(SECRET));
     assert.ok(!JSON.stringify(stored).includes((now.url as string).split('/').pop() as string));
+  });
+
+  it('a stripe-signed delivery (t within tolerance_seconds, v1 over "<t>.<body>") starts a run with its inputs', async () => {
+    const wf = await newWorkflow();
+    const trigger = await newTrigger(wf, { input_mapping: githubMapping, signature: stripeSignature, secret: SECRET });
+    assert.deepEqual(trigger.signature, {
+      scheme: 'stripe',
+      header: 'Stripe-Signature',
+      algorithm: 'hmac-sha256',
+      prefix: '',
+      tolerance_seconds: 300,
+    });
+    const body = JSON.stringify(pullRequestEvent);
+    // Signed a little while ago (inside the default 300 s), and a second v1 as while a secret is rolled.
+    const t = nowSeconds() - 200;
+    const other = createHmac('sha256', 'the previous secret 0123').update(`${t}.${body}`).digest('hex');
+    const reply = await hook(trigger.url, body, { 'Stripe-Signature': `${stripeSign(body, t)},v1=${other}` });
+    assert.equal(reply.status, 202, reply.body.toString());
+    const run = await waitForRun(api, json(reply).run_id as string);
+    assert.equal(run.status, 'COMPLETED');
+    assert.deepEqual((await api.get(`/run/${run.id}/`)).body.initial_inputs, {
+      in: { title: 'Webhooks ~/ for all', author: 'octocat' },
+    });
+  });
+
+  it('refuses a stripe delivery replayed after its tolerance, dated beyond it, or with a wrong v1 (401), and starts no run', async () => {
+    const wf = await newWorkflow();
+    const trigger = await newTrigger(wf, {
+      input_mapping: githubMapping,
+      signature: { ...stripeSignature, tolerance_seconds: 60 },
+      secret: SECRET,
+    });
+    assert.equal((trigger.signature as { tolerance_seconds: number }).tolerance_seconds, 60);
+    const body = JSON.stringify(pullRequestEvent);
+    const first = await hook(trigger.url, body, { 'Stripe-Signature': stripeSign(body) });
+    assert.equal(first.status, 202, first.body.toString());
+    const runsAfterFirst = (await runsOf(wf, trigger.id)).length;
+    assert.equal(runsAfterFirst, 1);
+    const goodV1 = stripeSign(body).split(',v1=')[1] as string;
+    const attempts: [string, string][] = [
+      ['a replay signed 61 s ago (tolerance 60 s)', stripeSign(body, nowSeconds() - 61)],
+      ['a delivery signed an hour ago', stripeSign(body, nowSeconds() - 3600)],
+      ['a delivery dated 120 s ahead', stripeSign(body, nowSeconds() + 120)],
+      ['a wrong v1', stripeSign(body, nowSeconds(), 'another secret of 16+ bytes')],
+      ['a v1 of another body', stripeSign(`${body} `)],
+      ['a t not the one signed', `t=${nowSeconds() - 1},v1=${goodV1}`],
+      ['no t', `v1=${goodV1}`],
+      ['no v1', `t=${nowSeconds()}`],
+      ['a GitHub-style signature', sign(body)],
+    ];
+    for (const [what, header] of attempts) {
+      const reply = await hook(trigger.url, body, { 'Stripe-Signature': header });
+      assert.equal(reply.status, 401, `${what}: ${reply.body.toString()}`);
+    }
+    assert.equal((await hook(trigger.url, body)).status, 401, 'no header');
+    assert.equal((await runsOf(wf, trigger.id)).length, runsAfterFirst, 'no run for any refused delivery');
+  });
+
+  it('refuses a secret under 16 bytes (422) on create and on update, keeping the stored one', async () => {
+    const wf = await newWorkflow();
+    const short = 'fifteen bytes!!';
+    assert.equal(Buffer.byteLength(short), 15);
+    const created = await api.post(`/wf/${wf}/triggers/`, { name: 'x', signature: githubSignature, secret: short });
+    assert.equal(created.status, 422, created.text);
+    assert.deepEqual(created.body.detail[0].loc, ['body', 'secret']);
+    assert.match(created.body.detail[0].msg, /at least 16 bytes/);
+    assert.deepEqual((await api.get(`/wf/${wf}/triggers/`)).body, [], 'nothing saved');
+    // Bytes, not characters: eight two-byte letters are 16 bytes.
+    const trigger = await newTrigger(wf, { signature: githubSignature, secret: 'é'.repeat(8) });
+    const updated = await api.put(`/triggers/${trigger.id}/`, { name: 'x', signature: githubSignature, secret: short });
+    assert.equal(updated.status, 422, updated.text);
+    assert.deepEqual(updated.body.detail[0].loc, ['body', 'secret']);
+    // The stored secret still signs: the refused one was not saved.
+    const body = '{"title": "kept"}';
+    assert.equal((await hook(trigger.url, body, { 'X-Hub-Signature-256': sign(body, 'é'.repeat(8)) })).status, 202);
+    assert.equal((await hook(trigger.url, body, { 'X-Hub-Signature-256': sign(body, short) })).status, 401);
+  });
+
+  it('refuses unknown fields of a trigger, its signature and its callback (422 naming each), and saves nothing', async () => {
+    const wf = await newWorkflow();
+    const cases: [Record<string, unknown>, (string | number)[]][] = [
+      [{ name: 'x', sekret: SECRET }, ['body', 'sekret']],
+      [
+        { name: 'x', signature: { ...githubSignature, secret: SECRET }, secret: SECRET },
+        ['body', 'signature', 'secret'],
+      ],
+      [
+        { name: 'x', callback: { url: `${receiver.url}/cb`, secret: CALLBACK_SECRET, headers: { a: 'b' } } },
+        ['body', 'callback', 'headers'],
+      ],
+      [
+        { name: 'x', signature: { ...githubSignature, tolerance_seconds: 60 }, secret: SECRET },
+        ['body', 'signature', 'tolerance_seconds'],
+      ],
+      [
+        { name: 'x', signature: { ...stripeSignature, algorithm: 'hmac-sha1' }, secret: SECRET },
+        ['body', 'signature', 'algorithm'],
+      ],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await api.post(`/wf/${wf}/triggers/`, body);
+      assert.equal(res.status, 422, `${JSON.stringify(body)}: ${res.text}`);
+      assert.deepEqual(
+        (res.body.detail as { loc: unknown[] }[]).map((d) => d.loc),
+        [loc],
+        res.text,
+      );
+    }
+    assert.deepEqual((await api.get(`/wf/${wf}/triggers/`)).body, []);
+    const trigger = await newTrigger(wf, {});
+    const put = await api.put(`/triggers/${trigger.id}/`, { name: 'renamed', rate: 5 });
+    assert.equal(put.status, 422, put.text);
+    assert.deepEqual(put.body.detail[0].loc, ['body', 'rate']);
+    assert.equal((await api.get(`/triggers/${trigger.id}/`)).body.name, 'hook');
+  });
+
+  it('lets no delivery set a callback: callback fields in its body or headers get no POST, the run has none', async () => {
+    const wf = await newWorkflow();
+    const trigger = await newTrigger(wf, { input_mapping: { title: '/title', author: '/author' } });
+    const body = JSON.stringify({
+      title: 'sneaky',
+      author: 'me',
+      callback: { url: `${receiver.url}/from-body`, secret: CALLBACK_SECRET },
+      callback_url: `${receiver.url}/from-body-url`,
+    });
+    const reply = await hook(trigger.url, body, {
+      'X-Callback-URL': `${receiver.url}/from-header`,
+      'Callback-Url': `${receiver.url}/from-header-2`,
+    });
+    assert.equal(reply.status, 202, reply.body.toString());
+    const runId = json(reply).run_id as string;
+    assert.equal((await waitForRun(api, runId)).status, 'COMPLETED');
+    const callbacks = await api.get(`/run/${runId}/callbacks/`);
+    assert.equal(callbacks.status, 200, callbacks.text);
+    assert.equal(callbacks.body.callback, null, 'the run has no callback');
+    assert.deepEqual(callbacks.body.deliveries, []);
+    // A fence: a run with a callback, started after the first ended; once its POST is in, the
+    // first run's would be too.
+    const fenced = await newTrigger(wf, {
+      input_mapping: { title: '/title', author: '/author' },
+      callback: { url: `${receiver.url}/fence`, secret: CALLBACK_SECRET },
+    });
+    assert.equal((await hook(fenced.url, '{"title": "f", "author": "f"}')).status, 202);
+    await receiver.waitFor('/fence', 1);
+    assert.deepEqual(
+      receiver.received.filter((r) => r.path.startsWith('/from-')).map((r) => r.path),
+      [],
+      'no POST to any address the delivery named',
+    );
   });
 
   it('refuses a signature without a secret (422), and unknown workflows and triggers (404)', async () => {
@@ -469,5 +627,15 @@ describe('e2e: webhook triggers', function () {
     const top = resolve(accepted ?? {});
     const shapes = (top.oneOf ?? top.anyOf ?? [top]).map((s) => Object.keys(resolve(s).properties ?? {}).sort());
     assert.deepEqual(shapes, [['run_id'], ['detail', 'run_id', 'status']]);
+    // The signature's scheme and tolerance, the secret's least length.
+    type Props = Record<string, { enum?: string[]; maximum?: number; description?: string }>;
+    const signature = schemas.WebhookSignature as unknown as { properties: Props };
+    assert.deepEqual(signature.properties.scheme?.enum, ['hmac', 'stripe']);
+    assert.match(signature.properties.scheme?.description ?? '', /t=<unix seconds>,v1=/);
+    assert.equal(signature.properties.tolerance_seconds?.maximum, 3600);
+    assert.match(signature.properties.tolerance_seconds?.description ?? '', /default 300/);
+    const request = schemas.TriggerRequest as unknown as { properties: Props; additionalProperties?: boolean };
+    assert.match(request.properties.secret?.description ?? '', /at least 16 bytes/);
+    assert.equal(request.additionalProperties, false, 'unknown fields are refused');
   });
 });

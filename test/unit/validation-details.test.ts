@@ -222,10 +222,17 @@ describe('toValidationDetails', () => {
   });
 
   describe('other issues', () => {
-    it('unknown keys on a strict object → extra_forbidden', () => {
-      const [detail] = details(z.strictObject({ a: z.string() }), { a: 'x', b: 1 }, 'body');
-      assert.equal(detail!.type, 'extra_forbidden');
-      assert.deepEqual(detail!.loc, ['body']);
+    it('unknown keys on a strict object → one extra_forbidden per key, its loc naming it', () => {
+      const schema = z.object({ a: z.string(), inner: z.strictObject({ c: z.number() }) }).strict();
+      assert.deepEqual(details(schema, { a: 'x', b: 1, inner: { c: 1, secret: 's' } }, 'body'), [
+        {
+          type: 'extra_forbidden',
+          loc: ['body', 'inner', 'secret'],
+          msg: 'Extra inputs are not permitted',
+          input: 's',
+        },
+        { type: 'extra_forbidden', loc: ['body', 'b'], msg: 'Extra inputs are not permitted', input: 1 },
+      ]);
     });
 
     it('query booleans that do not parse → bool_parsing', () => {

@@ -21,9 +21,13 @@ export const webhookTriggerSchema = new Schema(
     signature: {
       type: new Schema(
         {
+          /** `hmac` (GitHub's: the body's HMAC) or `stripe` (a timestamp and the HMAC of both); older triggers lack it: hmac. */
+          scheme: { type: String, enum: ['hmac', 'stripe'], default: 'hmac' },
           header: { type: String, required: true },
           algorithm: { type: String, enum: ['hmac-sha256', 'hmac-sha1'], required: true },
           prefix: { type: String, default: '' },
+          /** `stripe`: how far a delivery's timestamp may be from now, in seconds. */
+          tolerance_seconds: { type: Number, default: null },
         },
         { _id: false },
       ),

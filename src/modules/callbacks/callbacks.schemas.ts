@@ -41,6 +41,8 @@ export const CallbackRequest = z
       .max(1024)
       .openapi({ description: 'Key of the HMAC-SHA256 signature; stored encrypted, never shown again' }),
   })
+  // A field Spur does not know (a misspelt `events`, per-callback headers) is a 422, not ignored.
+  .strict()
   .openapi('RunCallback', { description: `Beyond PySpur: be told of the run's events. ${SIGNATURE_SCHEME}` });
 export type CallbackInput = z.output<typeof CallbackRequest>;
 

@@ -6,7 +6,7 @@ import { type Page, pageBounds } from '../../db/paging';
 import { createScheduleFires } from '../../db/schedule-fires';
 import type { WorkflowVersions } from '../../db/workflow-versions';
 import type { DefinitionLimits } from '../../definitions/definition-limits';
-import { NotFoundError, RequestValidationError, SpurError } from '../../errors';
+import { NotFoundError, RequestValidationError } from '../../errors';
 import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from '../../runs/inputs';
 import type { RunLauncher } from '../../runs/launcher';
 import type { RunReader } from '../../runs/reader';
@@ -29,10 +29,8 @@ export interface ScheduleServiceDeps {
   callbacks: Pick<CallbackService, 'replace'>;
 }
 
-/** Most runs one backfill may start: an interval schedule's range is checked against it. */
+/** Most runs one backfill may start, counted from the schedule's own fire times in the range. */
 const MAX_BACKFILL_FIRES = 1000;
-/** A cron schedule's backfill range (at most one fire a minute: 10 080 fires). */
-const MAX_CRON_BACKFILL_MS = 7 * 24 * 3600 * 1000;
 const RECENT_RUNS = 10;
 
 const notFoundSchedule = () => new NotFoundError('Schedule not found', 'SCHEDULE_NOT_FOUND');
@@ -224,16 +222,16 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       const doc = await load(id);
       const start = new Date(body.start_time);
       const end = new Date(body.end_time);
-      const span = end.getTime() - start.getTime();
-      const tooMany = doc.interval_seconds
-        ? span / (doc.interval_seconds * 1000) > MAX_BACKFILL_FIRES
-        : span > MAX_CRON_BACKFILL_MS;
-      if (tooMany)
-        throw new SpurError(
-          'invalid',
-          'BACKFILL_TOO_LONG',
-          `A backfill may start at most ${MAX_BACKFILL_FIRES} runs of an interval schedule, or cover 7 days of a cron schedule`,
-        );
+      const fires = await deps.temporal.countFireTimes(id, start, end, MAX_BACKFILL_FIRES);
+      if (fires > MAX_BACKFILL_FIRES)
+        throw new RequestValidationError([
+          {
+            type: 'value_error',
+            loc: ['body', 'end_time'],
+            msg: `A backfill may start at most ${MAX_BACKFILL_FIRES} runs; this range has more fire times: shorten it`,
+            input: body.end_time,
+          },
+        ]);
       await deps.temporal.backfill(id, start, end, doc.overlap);
       return { schedule_id: id, start_time: start.toISOString(), end_time: end.toISOString() };
     },

@@ -4,6 +4,7 @@ import {
   type ScheduleOptions,
   type ScheduleOverlapPolicy,
 } from '@temporalio/client';
+import { type Timestamp, msNumberToTs, tsToMs } from '@temporalio/common';
 import type { ScheduleDoc } from '../../db/models';
 import { scheduleFireWorkflowId, scheduleTemporalId } from '../../../temporal/shared/schedule-contract';
 import type { ScheduledRunInput } from '../../../temporal/shared/schedule-contract';
@@ -16,6 +17,9 @@ const OVERLAP: Record<ScheduleDoc['overlap'], ScheduleOverlapPolicy> = {
   cancel_other: 'CANCEL_OTHER',
   allow_all: 'ALLOW_ALL',
 };
+
+/** Temporal's ListScheduleMatchingTimes answers at most this many times a call. */
+const MATCHING_TIMES_PAGE = 1000;
 
 export interface ScheduleQueue {
   taskQueue: string;
@@ -78,6 +82,29 @@ export function createTemporalSchedules(temporal: () => Client, queue: ScheduleQ
     },
     async backfill(id: string, start: Date, end: Date, overlap: ScheduleDoc['overlap']): Promise<void> {
       await handleOf(id).backfill([{ start, end, overlap: OVERLAP[overlap] }]);
+    },
+    /**
+     * How many fire times the schedule has after `start` up to `end`, counted by Temporal from the
+     * spec it fires by (cron, time zone and daylight saving alike), up to `cap + 1`: Temporal
+     * lists at most 1 000 a call, so a full page is followed by the next.
+     */
+    async countFireTimes(id: string, start: Date, end: Date, cap: number): Promise<number> {
+      const client = temporal();
+      let from = start.getTime();
+      let count = 0;
+      for (;;) {
+        const page: { startTime?: Timestamp[] | null } = await client.workflowService.listScheduleMatchingTimes({
+          namespace: client.options.namespace,
+          scheduleId: scheduleTemporalId(id, queue.workflowIdPrefix),
+          startTime: msNumberToTs(from),
+          endTime: msNumberToTs(end.getTime()),
+        });
+        const times = page.startTime ?? [];
+        count += times.length;
+        const last = times.at(-1);
+        if (count > cap || times.length < MATCHING_TIMES_PAGE || !last) return count;
+        from = tsToMs(last);
+      }
     },
     /** Up to five next fire times; none when paused (or when the Temporal Schedule is missing). */
     async nextTimes(id: string, paused: boolean): Promise<Date[]> {

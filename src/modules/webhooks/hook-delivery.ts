@@ -18,6 +18,7 @@ import { StartRunRequest, type StartRunInput } from '../runs/runs.schemas';
 import { mapHookInputs, parseHookBody } from './hook-inputs';
 import { rateWindow } from './hook-rate';
 import { signatureMatches } from './hook-signature';
+import { DEFAULT_TOLERANCE_SECONDS, timestampedSignatureMatches } from './hook-timestamped-signature';
 import { secretSealName, tokenHash } from './hook-token';
 
 export interface HookDeliveryDeps {
@@ -33,6 +34,8 @@ export interface HookDeliveryDeps {
   clock?: () => number;
 }
 
+const toleranceOf = (trigger: WebhookTriggerDoc) => trigger.signature?.tolerance_seconds ?? DEFAULT_TOLERANCE_SECONDS;
+
 /** One answer for an unknown, rotated or malformed token: nothing tells them apart. */
 const unknownHook = () => new NotFoundError('Not Found', 'HOOK_NOT_FOUND');
 
@@ -42,7 +45,8 @@ const DELIVERY_ID = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 /**
  * `POST /hooks/{token}`: the token finds the trigger (by its hash, in the database every time, so a
  * rotation holds at once in every process), then in this order: the rate (429), the body read
- * within its limit (413), the signature over the raw bytes (401), the inputs (422), and the run,
+ * within its limit (413), the signature over the raw bytes (and, stripe's, its timestamp within
+ * the tolerance: 401), the inputs (422), and the run,
  * deduplicated by the delivery header through the Idempotency-Key machinery.
  */
 export function createHookDelivery(deps: HookDeliveryDeps) {
@@ -80,6 +84,8 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
     const presented = ctx.get(signature.header);
     if (!presented) return false;
     const secret = box.open(secretSealName(trigger._id), sealed);
+    if (signature.scheme === 'stripe')
+      return timestampedSignatureMatches(secret, raw, presented, toleranceOf(trigger), clock());
     return signatureMatches({ algorithm: signature.algorithm, prefix: signature.prefix ?? '' }, secret, raw, presented);
   }
 
@@ -120,7 +126,8 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
     const raw = await readBody(ctx, trigger.max_body_bytes);
     if (!signed(ctx, trigger, raw)) {
       ctx.status = 401;
-      ctx.body = { detail: `Signature missing or wrong (header ${trigger.signature?.header})` };
+      const stale = trigger.signature?.scheme === 'stripe' ? `, or its t over ${toleranceOf(trigger)} s from now` : '';
+      ctx.body = { detail: `Signature missing or wrong${stale} (header ${trigger.signature?.header})` };
       return undefined;
     }
     const request = await runRequest(ctx, trigger, raw);

@@ -6,6 +6,7 @@ import { NotFoundError, RequestValidationError } from '../../errors';
 import type { SecretBox } from '../../secrets/secret-box';
 import type { WorkflowService } from '../workflows/workflows.service';
 import { type CallbackService, shownCallback } from '../callbacks/callbacks.service';
+import { DEFAULT_TOLERANCE_SECONDS } from './hook-timestamped-signature';
 import { hookPath, mintToken, secretSealName, tokenSealName } from './hook-token';
 import type { TriggerInput, TriggerResponse } from './webhooks.schemas';
 
@@ -74,7 +75,14 @@ export function createWebhookTriggerService({
     return {
       name: body.name,
       inputMapping: body.input_mapping ? toJsonText(body.input_mapping) : null,
-      signature: body.signature,
+      signature: body.signature && {
+        scheme: body.signature.scheme,
+        header: body.signature.header,
+        algorithm: body.signature.algorithm,
+        prefix: body.signature.prefix,
+        tolerance_seconds:
+          body.signature.scheme === 'stripe' ? (body.signature.tolerance_seconds ?? DEFAULT_TOLERANCE_SECONDS) : null,
+      },
       secretSealed,
       dedupeHeader: body.dedupe_header,
       respond: body.respond,
@@ -101,7 +109,13 @@ export function createWebhookTriggerService({
       url: hookPath(apiPrefix, token),
       input_mapping: fromJsonText<Record<string, string>>(doc.input_mapping ?? null) ?? null,
       signature: doc.signature
-        ? { header: doc.signature.header, algorithm: doc.signature.algorithm, prefix: doc.signature.prefix ?? '' }
+        ? {
+            scheme: doc.signature.scheme ?? 'hmac',
+            header: doc.signature.header,
+            algorithm: doc.signature.algorithm,
+            prefix: doc.signature.prefix ?? '',
+            tolerance_seconds: doc.signature.tolerance_seconds ?? null,
+          }
         : null,
       has_secret: doc.secret_sealed !== null && doc.secret_sealed !== undefined,
       dedupe_header: doc.dedupe_header ?? null,

@@ -1,6 +1,7 @@
 import { z } from '../../zod';
 import { CallbackRequest, CallbackShown } from '../callbacks/callbacks.schemas';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
+import { DEFAULT_TOLERANCE_SECONDS } from './hook-timestamped-signature';
 
 export { WorkflowIdParams };
 
@@ -22,17 +23,62 @@ const JsonPointer = z
   .max(1000)
   .regex(/^(\/([^~]|~[01])*)*$/, "must be a JSON pointer: '' or '/a/b', with '~0' for '~' and '~1' for '/'");
 
+const SIGNATURE_SCHEMES = ['hmac', 'stripe'] as const;
+const SIGNATURE_ALGORITHMS = ['hmac-sha256', 'hmac-sha1'] as const;
+/** A secret shorter than this is refused: an HMAC is only as hard to forge as its key is to guess. */
+export const MIN_SECRET_BYTES = 16;
+const MAX_TOLERANCE_SECONDS = 3600;
+
 export const WebhookSignature = z
   .object({
+    scheme: z
+      .enum(SIGNATURE_SCHEMES)
+      .default('hmac')
+      .openapi({
+        description:
+          '`hmac`: the header holds `<prefix><hex HMAC of the raw body>` (GitHub). `stripe`: it holds ' +
+          '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` and a delivery whose t is over ' +
+          '`tolerance_seconds` from now (either way) is refused (401): a recorded delivery cannot be replayed',
+      }),
     header: HeaderName.openapi({ example: 'X-Hub-Signature-256' }),
-    algorithm: z.enum(['hmac-sha256', 'hmac-sha1']),
+    algorithm: z
+      .enum(SIGNATURE_ALGORITHMS)
+      .default('hmac-sha256')
+      .openapi({ description: '`stripe` signs with hmac-sha256 only' }),
     prefix: z
       .string()
       .max(50)
       .default('')
-      .openapi({ description: 'Before the lower-case hex HMAC in the header', example: 'sha256=' }),
+      .openapi({ description: 'Before the lower-case hex HMAC in the header (`hmac` only)', example: 'sha256=' }),
+    tolerance_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TOLERANCE_SECONDS)
+      .optional()
+      .openapi({ description: `\`stripe\` only: how far t may be from now (default ${DEFAULT_TOLERANCE_SECONDS})` }),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const refuse = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    if (s.scheme === 'stripe') {
+      if (s.algorithm !== 'hmac-sha256') refuse('algorithm', 'the stripe scheme signs with hmac-sha256');
+      if (s.prefix !== '') refuse('prefix', 'the stripe scheme has no prefix');
+    } else if (s.tolerance_seconds !== undefined) refuse('tolerance_seconds', 'only the stripe scheme has a tolerance');
   })
   .openapi('WebhookSignature');
+export type SignatureInput = z.output<typeof WebhookSignature>;
+
+/** A trigger's signature as answers show it: every field set (tolerance_seconds null for `hmac`). */
+export const WebhookSignatureShown = z
+  .object({
+    scheme: z.enum(SIGNATURE_SCHEMES),
+    header: z.string(),
+    algorithm: z.enum(SIGNATURE_ALGORITHMS),
+    prefix: z.string(),
+    tolerance_seconds: z.number().int().nullable(),
+  })
+  .openapi('WebhookSignatureShown');
 
 export const TriggerRequest = z
   .object({
@@ -47,10 +93,15 @@ export const TriggerRequest = z
           'none: the whole body is the first input field',
       }),
     signature: WebhookSignature.nullable().default(null),
-    secret: z.string().min(1).max(1000).nullable().optional().openapi({
-      description:
-        'The HMAC secret, stored sealed and never returned (`has_secret`). On PUT, left out keeps the stored one; null removes it. Needed with a signature.',
-    }),
+    secret: z
+      .string()
+      .max(1000)
+      .refine((v) => Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES, `must be at least ${MIN_SECRET_BYTES} bytes`)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `The HMAC secret (at least ${MIN_SECRET_BYTES} bytes), stored sealed and never returned (\`has_secret\`). On PUT, left out keeps the stored one; null removes it. Needed with a signature.`,
+      }),
     dedupe_header: HeaderName.nullable().default(null).openapi({
       description:
         'A header naming the delivery (X-GitHub-Delivery): a value seen within 24 h starts nothing and answers the first answer',
@@ -68,6 +119,8 @@ export const TriggerRequest = z
         "Every run the trigger starts posts its events here, as a start_run callback does (the secret is stored sealed and never shown). On PUT, left out keeps the trigger's callback; null removes it.",
     }),
   })
+  // Unknown fields are refused (422 naming them), not ignored: a misspelt field would silently not apply.
+  .strict()
   .openapi('TriggerRequest');
 export type TriggerInput = z.output<typeof TriggerRequest>;
 
@@ -82,7 +135,7 @@ export const TriggerResponse = z
       .string()
       .openapi({ description: 'Where to POST: the token in it is the credential', example: '/api/hooks/…' }),
     input_mapping: z.record(z.string(), z.string()).nullable(),
-    signature: WebhookSignature.nullable(),
+    signature: WebhookSignatureShown.nullable(),
     has_secret: z.boolean(),
     dedupe_header: z.string().nullable(),
     respond: z.enum(['accepted', 'result']),

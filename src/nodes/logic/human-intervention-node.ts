@@ -5,23 +5,27 @@ import type { NodeTypeDefinition } from '../types.js';
 
 const userId = z.string().min(1).max(200).optional();
 
-/** Who gets a pause's links, and through what: a Slack channel or user, an e-mail address, a webhook URL. */
+/**
+ * Who gets a pause's links, and through what: a Slack channel or user, an e-mail address, a webhook
+ * URL. Strict (PySpur has no recipients): a field Spur does not know, such as a per-recipient
+ * `secret` for the webhook, is refused rather than ignored, so nobody trusts a signature never made.
+ */
 export const approvalRecipient = z.discriminatedUnion('channel', [
-  z.object({
+  z.strictObject({
     channel: z.literal('slack'),
     to: z.string().min(1).max(200),
     /** Whose token posts it (SLACK_BOT_TOKEN or SLACK_USER_TOKEN), as the SlackNotifyNode's `mode`. */
     mode: z.enum(['bot', 'user']).default('bot'),
     user_id: userId,
   }),
-  z.object({
+  z.strictObject({
     channel: z.literal('email'),
     to: z.email().max(320),
     from: z.string().min(1).max(320),
     provider: z.enum(['resend', 'sendgrid']).default('resend'),
     user_id: userId,
   }),
-  z.object({
+  z.strictObject({
     channel: z.literal('webhook'),
     to: z.url({ protocol: /^https?$/ }).max(2000),
     user_id: userId,
