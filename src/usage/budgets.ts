@@ -101,10 +101,17 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
    * latest number before it reads the spending, so of two holds judged on the same reading of
    * it, only one is inserted: the other reads again, its rival's hold included.
    */
-  async function insertHold(id: string, scope: SpendScope, seq: number, worstNano: number): Promise<boolean> {
+  async function insertHold(
+    id: string,
+    callId: string,
+    scope: SpendScope,
+    seq: number,
+    worstNano: number,
+  ): Promise<boolean> {
     try {
       await SpendEntry.create({
         _id: id,
+        call_id: callId,
         workflow_id: scope.workflowId,
         run_id: scope.runId,
         cost_nano_usd: worstNano,
@@ -133,9 +140,12 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
      * Holds a call's worst case before it goes out, or says which budget it would pass. Read at
      * every call (one lookup by id): a budget applies from the moment it is set.
      */
-    async hold(scope: SpendScope, call: PlannedCall): Promise<HoldOutcome> {
+    async hold(scope: SpendScope, call: PlannedCall, callId: string): Promise<HoldOutcome> {
       const budget = await budgetOfWorkflow(scope.workflowId);
       if (!budget) return { holdId: null };
+      // Tried again after its answer was lost (a dropped connection), a hold is found, not taken twice.
+      const taken = await SpendEntry.findOne({ call_id: callId }, { _id: 1 }).lean();
+      if (taken) return { holdId: taken._id };
       const prompt = await call.promptTokens();
       const [worst] = await prices.price([
         { model: call.model, prompt_tokens: prompt, completion_tokens: call.maxOutputTokens },
@@ -156,7 +166,7 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
             },
           };
         const id = `${scope.workflowId}#${seq}`;
-        if (await insertHold(id, scope, seq, worstNano)) return { holdId: id };
+        if (await insertHold(id, callId, scope, seq, worstNano)) return { holdId: id };
       }
       throw new Error(`Budget of workflow ${scope.workflowId}: ${MAX_HOLD_TRIES} holds raced this call's; try again`);
     },

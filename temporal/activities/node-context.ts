@@ -82,6 +82,7 @@ export function activityNodeContext(
   const activity = Context.current();
   // One entry per answered call of this execution: a retried write of it counts the spending once.
   const spendEntryPrefix = `${runId}/${nodeId}/${randomUUID()}`;
+  let callCount = 0;
   const deltas = createDeltaBatcher(createTaskDeltas(deps.models), runId, nodeId, (err) =>
     activity.log.warn('task delta not stored', { runId, nodeId, error: String(err) }),
   );
@@ -103,13 +104,17 @@ export function activityNodeContext(
         throw err;
       }));
   /** Holds the call's worst case; throws when it would pass the budget. Null: nothing held. */
-  const holdFor = async (scope: SpendScope, call: { model: string; prompt: string; maxOutputTokens: number }) => {
+  const holdFor = async (
+    scope: SpendScope,
+    call: { model: string; prompt: string; maxOutputTokens: number },
+    callId: string,
+  ) => {
     const outcome = await stored(() =>
-      deps.budgets.hold(scope, {
-        model: call.model,
-        promptTokens: () => promptTokens(call.prompt),
-        maxOutputTokens: call.maxOutputTokens,
-      }),
+      deps.budgets.hold(
+        scope,
+        { model: call.model, promptTokens: () => promptTokens(call.prompt), maxOutputTokens: call.maxOutputTokens },
+        callId,
+      ),
     );
     if ('holdId' in outcome) return outcome.holdId;
     if (outcome.excess.on_exceed === 'fail') throw new NodeExecutionError(outcome.excess.message);
@@ -119,7 +124,13 @@ export function activityNodeContext(
   // Each answered call is priced and recorded as spent as its answer arrives: it was paid for,
   // whatever then happens to the node or the attempt (a later call failing, an invalid reply).
   const priced: ModelUsage[] = [];
-  const paid = async (scope: SpendScope | undefined, held: string | null, model: string, used: ModelCallUsage) => {
+  const paid = async (
+    scope: SpendScope | undefined,
+    held: string | null,
+    callId: string,
+    model: string,
+    used: ModelCallUsage,
+  ) => {
     const call: ModelCall = {
       model,
       prompt_tokens: used.prompt_tokens,
@@ -132,8 +143,7 @@ export function activityNodeContext(
     if (!cost) return;
     priced.push(cost);
     if (!scope) return;
-    const entryId = `${spendEntryPrefix}/${priced.length}`;
-    await stored(() => deps.budgets.spend(entryId, held, scope, cost.cost_nano_usd ?? 0));
+    await stored(() => deps.budgets.spend(callId, held, scope, cost.cost_nano_usd ?? 0));
   };
   return {
     runId,
@@ -149,9 +159,10 @@ export function activityNodeContext(
     heartbeatDetails: activity.info.heartbeatDetails,
     callKey: callKeyOf(activity.info),
     payForModelCall: async (call, send) => {
+      const callId = `${spendEntryPrefix}/${++callCount}`;
       const scope = budget ? { workflowId: budget.workflowId, runId } : undefined;
       // A person approved passing the budget (APPROVE on its pause): the calls go unheld.
-      const held = scope && !budget?.overBudget ? await holdFor(scope, call) : null;
+      const held = scope && !budget?.overBudget ? await holdFor(scope, call, callId) : null;
       let reply;
       try {
         reply = await send();
@@ -160,7 +171,7 @@ export function activityNodeContext(
         throw err;
       }
       // An answer that reports no usage leaves its hold at the worst case: it was paid, for how much is unknown.
-      if (reply.usage) await paid(scope, held, call.model, reply.usage);
+      if (reply.usage) await paid(scope, held, callId, call.model, reply.usage);
       return reply;
     },
     delta: (text) => deltas.push(text),

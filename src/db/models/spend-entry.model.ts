@@ -18,6 +18,8 @@ export const spendEntrySchema = new Schema(
     at: { type: Date, required: true },
     /** Holds only: the hold's number among the workflow's holds. */
     seq: { type: Number, required: false },
+    /** Holds only: the call it holds for (one per call, whatever retries the hold's write). */
+    call_id: { type: String, required: false },
     /** True while the hold's call is out (its cost is then the worst case). */
     held: { type: Boolean, required: false },
   },
@@ -26,5 +28,6 @@ export const spendEntrySchema = new Schema(
 spendEntrySchema.index({ run_id: 1 });
 spendEntrySchema.index({ workflow_id: 1, at: 1 });
 spendEntrySchema.index({ workflow_id: 1, seq: -1 });
+spendEntrySchema.index({ call_id: 1 }, { sparse: true });
 
 export type SpendEntryDoc = InferSchemaType<typeof spendEntrySchema> & { _id: string };
