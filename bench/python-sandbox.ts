@@ -26,6 +26,7 @@ const base: PythonSettings = {
   scratchMb: 64,
   maxConcurrent: 64,
   cgroup: 'auto',
+  privateDirs: [{ path: REPO_ROOT, name: "Spur's source tree" }],
 };
 const variants: Record<string, PythonSettings> = {
   'off (bare python3)': { ...base, sandbox: 'off' },

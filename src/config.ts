@@ -5,6 +5,7 @@ import type { OutboundPolicy } from './outbound/outbound-fetch';
 import type { ParseLimits } from './parsing/limits';
 import type { DefinitionLimits } from './definitions/definition-limits';
 import { type OtlpTraceSettings, otlpEnv, otlpTraceSettings } from './telemetry/otlp-settings';
+import { SOURCE_TREE } from './source-tree';
 
 /**
  * The only place that reads `process.env`. Every process parses it once at boot and passes the
@@ -336,6 +337,13 @@ export interface CallbackSettings {
   attemptTimeoutMs: number;
 }
 
+/** A folder of Spur's that user code must never read: the data folder (the secret key) or the source tree. */
+export interface PrivateDir {
+  path: string;
+  /** How an operator knows it: `the data folder (SPUR_DATA_DIR)`. */
+  name: string;
+}
+
 /** How PythonFuncNode code runs (src/nodes/code-execution/sandbox.ts). */
 export interface PythonSettings {
   sandbox: Env['SPUR_PYTHON_SANDBOX'];
@@ -347,6 +355,8 @@ export interface PythonSettings {
   scratchMb: number;
   maxConcurrent: number;
   cgroup: Env['SPUR_PYTHON_CGROUP'];
+  /** Folders no sandbox may show: an environment whose directories hold one is refused. */
+  privateDirs: readonly PrivateDir[];
 }
 
 export class ConfigError extends Error {}
@@ -423,6 +433,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       scratchMb: e.SPUR_PYTHON_SCRATCH_MB,
       maxConcurrent: e.SPUR_PYTHON_MAX_CONCURRENT,
       cgroup: e.SPUR_PYTHON_CGROUP,
+      privateDirs: [
+        { path: path.resolve(e.SPUR_DATA_DIR), name: 'the data folder (SPUR_DATA_DIR)' },
+        { path: SOURCE_TREE, name: "Spur's source tree" },
+      ],
     },
     reconcile: { everyMs: e.SPUR_RECONCILE_EVERY_SECONDS * 1000, graceMs: e.SPUR_RECONCILE_GRACE_SECONDS * 1000 },
     outbound: {

@@ -15,7 +15,7 @@ export interface ApprovalMessage {
   userId: string;
 }
 
-/** A pause message longer than this is cut in messages (the page shows it whole). */
+/** A pause message longer than this many characters (code points) is cut in messages (the page shows it whole). */
 const MESSAGE_CHARS = 1000;
 
 const LEAD: Record<ApprovalNotice, string> = {
@@ -24,14 +24,17 @@ const LEAD: Record<ApprovalNotice, string> = {
   escalate: 'Escalated to you: a run is waiting for a decision',
 };
 
-function cut(text: string): string {
-  return text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}…` : text;
+/** Cut by code points, not UTF-16 units: a cut through an emoji would leave half of it, which no channel shows. */
+function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
 }
+
+const cut = (text: string) => clip(text, MESSAGE_CHARS);
 
 /** One line of plain text (a subject): no line breaks a header could be split at. */
 function oneLine(text: string, max: number): string {
-  const line = text.replace(/[\r\n\t]+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  return clip(text.replace(/[\r\n\t]+/g, ' ').trim(), max);
 }
 
 export function emailSubject(m: ApprovalMessage): string {

@@ -96,6 +96,16 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     }
   }
   const statusOf = async (runId: string) => (await engine.http.get(`/run/${runId}/status/`)).body.status as string;
+  /** Approves the run's pause through the inbox's API (not a link) and waits for it to complete. */
+  async function approveInInbox(runId: string): Promise<void> {
+    const res = await engine.http.post(`/wf/process_pause_action/${runId}/`, {
+      action: 'APPROVE',
+      user_id: 'inbox-user',
+      inputs: {},
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((await waitForRun(engine.http, runId, isFinal)).status, 'COMPLETED');
+  }
 
   it('a paused run sends each recipient their own link (Slack, e-mail, signed webhook); the link on the page approves it as that recipient, through that channel', async () => {
     const run = await pausedRun({
@@ -363,6 +373,81 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     assertDecisionTimes(record);
   });
 
+  it('Slack and e-mail messages quote the pause message cut at 1000 characters (a character never split); Slack gets & < > escaped', async () => {
+    const head = 'Pay <!channel> & see <https://evil.example|the invoice> ';
+    // Character 1000 is an emoji (two UTF-16 units): a cut must keep it whole or drop it, never halve it.
+    const kept = `${head}${'x'.repeat(999 - [...head].length)}😀`;
+    const message = `${kept}${'y'.repeat(500)}`;
+    const run = await pausedRun({ message, notify: [slack('C-cut'), email('cut@example.test')] });
+    const [s] = await linksFor(fake, 'C-cut');
+    const [e] = await linksFor(fake, 'cut@example.test');
+    assert.equal([...kept].length, 1000);
+
+    const slackText: string = s!.message;
+    assert.ok(!slackText.includes('<!channel>'), 'no live mention');
+    assert.ok(!slackText.includes('<https://evil.example'), 'no disguised link');
+    const quoted = slackText.split('\n').find((line) => line.startsWith('>'));
+    const unescape = (t: string) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    assert.equal(
+      quoted,
+      `>${kept.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}…`,
+      'escaped as Slack asks, cut after character 1000',
+    );
+    assert.equal(unescape(quoted!.slice(1)), `${kept}…`);
+    assert.ok(!slackText.includes('yy'), 'nothing after the cut');
+
+    const mailText: string = e!.message.text;
+    assert.ok(mailText.includes(`\n${kept}…\n`), 'the e-mail quotes the same 1000 characters, unescaped');
+    assert.ok(!mailText.includes('y'.repeat(2)), 'nothing after the cut');
+    assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(slackText + mailText), 'no half of a character');
+    assert.equal((await history(run.id)).pause_message, message, 'the pause keeps its whole message');
+  });
+
+  it('two concurrent POSTs of one link decide once: one answers 200, the other 410, and the pause records one decision', async () => {
+    // A 2-of-2 quorum: were the link counted twice, its one recipient would resume the run alone.
+    const run = await pausedRun({ notify: [slack('C-twice'), slack('C-other')], approvals_required: 2 });
+    const [link] = await linksFor(fake, 'C-twice');
+    const url = onApi(engine, link!.link);
+    const page = await openLink(url);
+    assert.equal(page.status, 200, page.html);
+    const answers = await Promise.all([pressButton(url, page, 'APPROVE'), pressButton(url, page, 'APPROVE')]);
+    assert.deepEqual(
+      answers.map((a) => a.status).sort(),
+      [200, 410],
+      answers
+        .map((a) =>
+          a.html
+            .replace(/<style>[\s\S]*?<\/style>/, '')
+            .replace(/<[^>]+>/g, ' ')
+            .replace(/\s+/g, ' '),
+        )
+        .join(' | '),
+    );
+    const record = await history(run.id);
+    assert.deepEqual(
+      record.decisions.map((d: any) => [d.user_id, d.action, d.channel]),
+      [['slack:C-twice', 'APPROVE', 'slack']],
+    );
+    assert.equal(await statusOf(run.id), 'PAUSED', 'one approval of two: still waiting');
+  });
+
+  it('a run that ends does not cancel its deliveries: one being retried then reads skipped and sends nothing more', async () => {
+    const path = '/approvals/after-the-end';
+    const to = `${hooks.url}${path}`;
+    // The first try is held until the run has ended, then answered 503: the retry comes after the end.
+    const release = hooks.hold(path);
+    hooks.script(path, 503);
+    const run = await pausedRun({ notify: [{ channel: 'webhook', to }] });
+    await hooks.waitFor(path, 1);
+    await approveInInbox(run.id);
+    release();
+    const delivery = await eventually('the delivery recorded as skipped', async () =>
+      (await history(run.id)).notifications.find((d: any) => d.to === to && d.status === 'skipped'),
+    );
+    assert.equal(delivery.attempts, 1, 'the held try, answered 503');
+    assert.equal(hooks.received.filter((h) => h.path === path).length, 1, 'nothing sent after the decision');
+  });
+
   it('on_timeout: decline declines the run as system:timeout once the timeout has passed', async () => {
     const run = await pausedRun({ notify: [slack('C-timeout-decline')], timeout_seconds: 2, on_timeout: 'decline' });
     const done = await waitForRun(engine.http, run.id, isFinal, 30_000);
@@ -422,13 +507,7 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
     const notice = (await notificationEvents(run.id, (all) => all.some(failedNotice))).find(failedNotice);
     assert.equal(notice.to, 'C-missing');
     assert.match(notice.error, /channel_not_found/);
-    const res = await engine.http.post(`/wf/process_pause_action/${run.id}/`, {
-      action: 'APPROVE',
-      user_id: 'inbox-user',
-      inputs: {},
-    });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal((await waitForRun(engine.http, run.id, isFinal)).status, 'COMPLETED');
+    await approveInInbox(run.id);
   });
 
   it('a reminder and an escalation arrive at their times after the pause, before its timeout; nobody answers: on_timeout acts', async () => {

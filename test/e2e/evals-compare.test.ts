@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { type Engine, startEngine } from '../support/engine';
+import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { l, n } from '../support/graphs';
+import { eventually } from '../support/python-runs';
 import { twoVersions, waitForComparison } from '../support/evals';
 
 describe('e2e: comparing two versions of a workflow on the same rows', function () {
@@ -74,5 +76,66 @@ describe('e2e: comparing two versions of a workflow on the same rows', function 
     const body = await waitForComparison(http, started.body.id);
     assert.equal(body.status, 'COMPLETED', JSON.stringify(body));
     assert.equal(body.delta, 0.5);
+  });
+
+  it('answers delta null, not 0, until the comparison has ended, with examples already paired', async () => {
+    const { http } = engine;
+    const { suite, workflowId } = await twoVersions(http, 'letters, B waits for a person');
+    // Version 3 answers with alt, as version 2 does, once a person lets each row through.
+    const gatedAlt = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { reply: 'string', alt: 'string' } }),
+        n('gate', 'HumanInterventionNode', { message: 'Let this row through?' }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'gate.in.alt' } }),
+      ],
+      links: [l('in', 'gate'), l('gate', 'out')],
+    };
+    const put = await http.put(`/wf/${workflowId}/`, { name: suite.name, definition: gatedAlt });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const pinned = await http.post(`/wf/${workflowId}/start_run/`, {
+      initial_inputs: { in: { reply: 'r', alt: 'a' } },
+    });
+    assert.equal(pinned.status, 200, JSON.stringify(pinned.body));
+    await waitForRun(http, pinned.body.id, (r) => r.status === 'PAUSED');
+
+    const started = await http.post('/evals/compare/', {
+      suite: suite.id,
+      workflow_id: workflowId,
+      versions: [1, 3],
+      output_variable: 'out-answer',
+      num_samples: 6,
+      concurrency: 6,
+    });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    assert.equal(started.body.delta, null, `started ${started.body.status}: ${JSON.stringify(started.body)}`);
+    const batchB = await eventually('run B started', async () => {
+      const b = (await http.get(`/evals/compare/${started.body.id}/`)).body;
+      return b.runs[1].batch_run_id ?? undefined;
+    });
+    /** Lets row `row` of B through once it waits. */
+    const letThrough = async (row: number) => {
+      const rowRun = `${batchB}-${row}`;
+      await waitForRun(http, rowRun, (r) => r.status === 'PAUSED', 60_000);
+      const decided = await http.post(`/wf/process_pause_action/${rowRun}/`, {
+        action: 'APPROVE',
+        user_id: 'reviewer',
+        inputs: {},
+      });
+      assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    };
+    // Rows 1–5 of B decided: five examples paired, the sixth still waiting for its person.
+    for (let row = 1; row <= 5; row++) await letThrough(row);
+    const midway = await eventually('five examples paired', async () => {
+      const b = (await http.get(`/evals/compare/${started.body.id}/`)).body;
+      return b.paired_samples === 5 ? b : undefined;
+    });
+    assert.equal(midway.status, 'RUNNING', JSON.stringify(midway));
+    assert.equal(midway.delta, null, 'no delta while a run is still going');
+    assert.deepEqual(midway.counts, { both: 2, only_a: 0, only_b: 3, neither: 0 });
+
+    await letThrough(6);
+    const ended = await waitForComparison(http, started.body.id);
+    assert.equal(ended.status, 'COMPLETED', JSON.stringify(ended));
+    assert.equal(ended.delta, 0.5);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LATEST_PROTOCOL_VERSION, type McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { hashApiKey } from '../../src/http/api-keys';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { l, n } from '../support/graphs';
@@ -48,12 +48,41 @@ async function publishedWorkflow(http: ReturnType<typeof client>, toolName: stri
   return wf.body as { id: string };
 }
 
-/** Calls a tool with a progress token, recording every progress notification it gets. */
+/** Calls a tool with a progress token, recording every progress notification it gets and when it came. */
 async function callWithProgress(mcp: Client, name: string, args: Record<string, unknown>) {
   const progress: Progress[] = [];
+  const receivedAt: number[] = [];
   const started = Date.now();
-  const result = await mcp.callTool({ name, arguments: args }, undefined, { onprogress: (p) => progress.push(p) });
-  return { result, progress, ms: Date.now() - started };
+  const result = await mcp.callTool({ name, arguments: args }, undefined, {
+    onprogress: (p) => {
+      progress.push(p);
+      receivedAt.push(performance.now());
+    },
+  });
+  return { result, progress, receivedAt, ms: Date.now() - started };
+}
+
+/**
+ * form(name) → four Python nodes side by side, sleeping 1, 1.15, 1.3 and 1.45 s → out: nodes that
+ * finish in turn, closer together than the server's reads, so a server reading more often would
+ * report them closer together too.
+ */
+const STAGGERED = [1, 1.15, 1.3, 1.45];
+function staggeredSleepers() {
+  const sleepers = STAGGERED.map((seconds, i) =>
+    n(`p${i}`, 'PythonFuncNode', {
+      code: `import time\ntime.sleep(${seconds})\nreturn {"greeting": input_model.form.name}`,
+      output_schema: { greeting: 'string' },
+    }),
+  );
+  return {
+    nodes: [
+      n('form', 'InputNode', { output_schema: { name: 'string' } }),
+      ...sleepers,
+      n('out', 'OutputNode', { output_map: { greeting: 'p0.greeting' } }),
+    ],
+    links: sleepers.flatMap((p) => [l('form', p.id), l(p.id, 'out')]),
+  };
 }
 
 describe("e2e: Spur's MCP server lists published workflows as tools and runs them (the official SDK client)", function () {
@@ -63,7 +92,8 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
   let mcpUrl: URL;
 
   before(async () => {
-    engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(KEY) });
+    // Python nodes side by side (the progress test's) run at once, not two at a time on a 2-core host.
+    engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(KEY), SPUR_PYTHON_MAX_CONCURRENT: '6' });
     http = client(engine.api.baseUrl, WITH_KEY);
     mcpUrl = new URL(`${engine.api.baseUrl}/mcp`);
   });
@@ -147,6 +177,28 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
     }
   });
 
+  it('progress notifications, as the client receives them, report strictly more each time and come at least ~450 ms apart', async () => {
+    await publishedWorkflow(http, 'greet_staggered', staggeredSleepers());
+    const mcp = await connect();
+    try {
+      const { result, progress, receivedAt } = await callWithProgress(mcp, 'greet_staggered', { name: 'Ada' });
+      assert.deepEqual(result.structuredContent, { greeting: 'Ada' });
+      // form first, the sleepers a second or more later: at least two notifications while the call waits.
+      assert.ok(progress.length >= 2, JSON.stringify(progress));
+      for (let i = 1; i < progress.length; i++) {
+        assert.ok(progress[i]!.progress > progress[i - 1]!.progress, `strictly more: ${JSON.stringify(progress)}`);
+        const gap = receivedAt[i]! - receivedAt[i - 1]!;
+        // The server reads the run 500 ms after its last read; 50 ms of slack for delivery.
+        assert.ok(
+          gap >= 450,
+          `notification ${i} came ${gap.toFixed(0)} ms after the one before: ${JSON.stringify(progress)}`,
+        );
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('tools/list reflects publishing, renaming and withdrawing at once, without a restart', async () => {
     const wf = await createWorkflow('changing');
     const names = async () => {
@@ -180,6 +232,44 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
       assert.equal(result.isError, true);
       assert.match((result.content as { text: string }[])[0]?.text ?? '', /no greeting today/);
       await assert.rejects(mcp.callTool({ name: 'no_such_tool', arguments: {} }), /No published workflow is the tool/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('arguments that do not fit the input schema are a JSON-RPC invalid-params error naming the field, and start no run', async () => {
+    const definition = {
+      nodes: [
+        n('form', 'InputNode', { output_schema: { name: 'string', times: 'integer' } }),
+        n('out', 'OutputNode', { output_map: { greeting: 'form.name' } }),
+      ],
+      links: [l('form', 'out')],
+    };
+    const wf = await publishedWorkflow(http, 'greet_times', definition);
+    const mcp = await connect();
+    try {
+      const refused: [Record<string, unknown>, RegExp][] = [
+        [{ times: 2 }, /name: /],
+        [{ name: 'Ada', times: '2' }, /times: /],
+        [{ name: 'Ada', times: 2.5 }, /times: /],
+        [{ name: ['Ada'], times: 2 }, /name: /],
+      ];
+      for (const [args, field] of refused) {
+        await assert.rejects(
+          mcp.callTool({ name: 'greet_times', arguments: args }),
+          (err: McpError) => {
+            assert.equal(err.code, ErrorCode.InvalidParams, `${JSON.stringify(args)}: ${err.message}`);
+            assert.match(err.message, /Invalid arguments for tool 'greet_times'/);
+            assert.match(err.message, field);
+            return true;
+          },
+          JSON.stringify(args),
+        );
+      }
+      assert.equal((await runsOf(wf.id)).length, 0, 'no run started for refused arguments');
+      const result = await mcp.callTool({ name: 'greet_times', arguments: { name: 'Ada', times: 2 } });
+      assert.deepEqual(result.structuredContent, { greeting: 'Ada' });
+      assert.equal((await runsOf(wf.id)).length, 1, 'fitting arguments run');
     } finally {
       await mcp.close();
     }

@@ -5,6 +5,7 @@ import { type Engine, startEngine } from '../support/engine';
 import { type FakeMcpServer, PNG_1X1, startFakeMcpServer } from '../support/fake-mcp-server';
 import { type Cfg, l, n } from '../support/graphs';
 import { setEnv } from '../support/integration-runs';
+import { attemptsOf } from '../support/node-attempts';
 
 /** in (a, b, key: the fields the tools read) → mcp (MCPToolNode with `config`) → out. */
 function toolWorkflow(config: Cfg) {
@@ -45,6 +46,11 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
     return { outputs: res.body, record, task };
   }
 
+  /** How many times Temporal started the run's `mcp` activity, as its history records it. */
+  async function mcpAttempts(runId: string): Promise<number[]> {
+    return (await attemptsOf(engine.api).ofNode(runId, 'mcp')).map((a) => a.attempt);
+  }
+
   it('streamable HTTP: the node calls the tool with the arguments its schema declares, taken from its input, and returns text and JSON', async () => {
     const { outputs, task } = await run({ server_url: `${mcp.url}/mcp`, tool: 'add' });
     assert.equal(task.status, 'COMPLETED', JSON.stringify(task));
@@ -80,24 +86,31 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
     assert.equal(record.status, 'FAILED');
     assert.equal(task.status, 'FAILED');
     assert.match(task.error, /MCP tool 'fail' failed: the lookup service is down for maintenance/);
+    assert.deepEqual(
+      await mcpAttempts(record.id),
+      [1],
+      'one attempt in the run history, max_retries 3 notwithstanding',
+    );
     assert.equal(mcp.calls.length, 1);
   });
 
-  it('an unknown tool fails the node naming the tools the server lists', async () => {
-    const { task } = await run({ server_url: `${mcp.url}/mcp`, tool: 'nope' });
+  it('an unknown tool fails the node naming the tools the server lists, not retried', async () => {
+    const { record, task } = await run({ server_url: `${mcp.url}/mcp`, tool: 'nope', max_retries: 2 });
     assert.equal(task.status, 'FAILED');
     assert.match(task.error, /has no tool 'nope' \(it lists: add, lookup, fail, picture, slow\)/);
     assert.equal(mcp.calls.length, 0);
+    assert.deepEqual(await mcpAttempts(record.id), [1]);
   });
 
-  it('a server that is not there is retried by the node policy, then fails the node naming the server', async () => {
-    const { task } = await run({
+  it('a server that is not there is retried by max_retries (attempts in the run history), then fails the node naming the server', async () => {
+    const { record, task } = await run({
       server_url: 'http://127.0.0.1:9/mcp',
       tool: 'add',
-      max_retries: 1,
+      max_retries: 2,
     });
     assert.equal(task.status, 'FAILED');
     assert.match(task.error, /MCP server http:\/\/127\.0\.0\.1:9/);
+    assert.deepEqual(await mcpAttempts(record.id), [3], 'the first try and max_retries 2 more');
   });
 
   it('a server that speaks only a protocol version the SDK does not fails the node naming it, without retries', async () => {
@@ -128,10 +141,11 @@ describe('e2e: MCPToolNode calls a tool of a real MCP server through the outboun
     await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = old.address() as AddressInfo;
-      const { task } = await run({ server_url: `http://127.0.0.1:${port}/mcp`, tool: 'add', max_retries: 2 });
+      const { record, task } = await run({ server_url: `http://127.0.0.1:${port}/mcp`, tool: 'add', max_retries: 2 });
       assert.equal(task.status, 'FAILED');
       assert.match(task.error, /protocol version is not supported: 1999-01-01/);
       assert.equal(initializes, 1, 'asked once: the same server answers the same version');
+      assert.deepEqual(await mcpAttempts(record.id), [1]);
     } finally {
       old.close();
     }

@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { PROHIBITED_RANGES } from '../../src/nodes/code-execution/sandbox-network';
+import { REPO_ROOT } from '../../scripts/lib/tools';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
 import { runPython } from '../support/python-runs';
@@ -30,6 +41,9 @@ function childrenNamed(ppid: number, comm: string): number[] {
   }
   return found;
 }
+
+/** `text` as a literal in a RegExp. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** True when every folder on the way to `dir` may be entered by any user. */
 function canEnterAsOthers(dir: string): boolean {
@@ -96,6 +110,55 @@ describe('e2e: the Python sandbox in health and when it cannot start', function 
         /^worker unhealthy: python_sandbox FAILED: .*\/nonexistent\/python3.*SPUR_PYTHON.*SPUR_PYTHON_SANDBOX=off runs them unsandboxed, for trusted code only/,
       );
     });
+  });
+
+  it("refuses a Python environment whose directories hold Spur's source tree or data folder: the worker's health check names it and SPUR_PYTHON", async () => {
+    // A venv of the system's interpreter, enterable by the sandbox user (not under /tmp, which is the sandbox's own).
+    const venv = mkdtempSync('/var/tmp/spur-venv-');
+    chmodSync(venv, 0o755);
+    try {
+      execFileSync('/usr/bin/python3', ['-m', 'venv', '--without-pip', venv]);
+      const python = path.join(venv, 'bin', 'python');
+      const sitePackages = execFileSync(
+        python,
+        ['-I', '-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'],
+        {
+          encoding: 'utf8',
+        },
+      ).trim();
+      await withApi({}, async (api) => {
+        // An editable install of the checkout: its .pth puts the source tree on sys.path, so the sandbox would bind it.
+        const pth = path.join(sitePackages, 'spur-editable.pth');
+        writeFileSync(pth, `${REPO_ROOT}\n`);
+        const withSource = await runWorkerHealth(api.env, { SPUR_PYTHON: python });
+        assert.equal(withSource.code, 1, withSource.output);
+        assert.match(
+          withSource.output,
+          new RegExp(
+            `python_sandbox FAILED: .*would show .*Spur's source tree, ${escape(REPO_ROOT)} \\(the sandbox binds ${escape(REPO_ROOT)}\\).* to user code; set SPUR_PYTHON`,
+          ),
+        );
+        rmSync(pth);
+
+        // The data folder made inside the environment's folder.
+        const dataDir = path.join(venv, 'spur-data');
+        const withData = await runWorkerHealth(api.env, { SPUR_PYTHON: python, SPUR_DATA_DIR: dataDir });
+        assert.equal(withData.code, 1, withData.output);
+        assert.match(
+          withData.output,
+          new RegExp(
+            `python_sandbox FAILED: .*would show the data folder \\(SPUR_DATA_DIR\\), ${escape(dataDir)} \\(the sandbox binds ${escape(realpathSync(venv))}\\) to user code; set SPUR_PYTHON`,
+          ),
+        );
+
+        // The same environment holding neither runs.
+        const clean = await runWorkerHealth(api.env, { SPUR_PYTHON: python });
+        assert.equal(clean.code, 0, clean.output);
+        assert.match(clean.output, /python_sandbox ok \(bubblewrap/);
+      });
+    } finally {
+      rmSync(venv, { recursive: true, force: true });
+    }
   });
 
   it('fails Python runs with the cause when bubblewrap is missing, and never runs them unsandboxed', async () => {

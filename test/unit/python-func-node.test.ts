@@ -19,6 +19,7 @@ const sandbox = new PythonSandbox({
   scratchMb: 64,
   maxConcurrent: 4,
   cgroup: 'auto',
+  privateDirs: [],
 });
 
 function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from '../../zod';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc, RunDoc } from '../../db/models';
@@ -142,8 +143,10 @@ export function createApprovalLinks(deps: {
           }),
         };
       try {
-        // One Update per recipient and pause: Temporal applies it once however often it is sent.
-        const updateId = `approval-link:${claims.pauseId}:${claims.userId}`;
+        // An Update of its own per POST: two POSTs of one link racing past the checks above are two
+        // Updates, and the workflow takes one decision per person, refusing the other (410). One id
+        // shared by both would let Temporal answer both with the first one's outcome, both 200.
+        const updateId = `approval-link:${claims.pauseId}:${claims.userId}:${randomUUID()}`;
         const { status } = await deps.pauses.act(claims.runId, body.data, updateId, {
           pauseId: claims.pauseId,
           channel: claims.channel,

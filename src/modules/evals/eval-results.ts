@@ -1,4 +1,5 @@
 import type { EvalResultDoc, EvalRunDoc } from '../../db/models';
+import { isFinalStatus } from '../../engine/statuses';
 import { type PairedCounts, pairedDelta } from '../../evals/paired-interval';
 import type { CompareResponse, EvalResults, EvalRunResponse, ExampleResult } from './evals.schemas';
 
@@ -106,7 +107,8 @@ export function comparisonOf(
     paired_samples: d.n,
     accuracy_a: d.accuracy_a,
     accuracy_b: d.accuracy_b,
-    delta: d.delta,
+    // Over the examples scored so far a delta of 0 would read as "no difference": there is none yet.
+    delta: isFinalStatus(status) ? d.delta : null,
     ci_low: d.ci_low,
     ci_high: d.ci_high,
     confidence: d.confidence,

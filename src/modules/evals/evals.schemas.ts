@@ -166,7 +166,9 @@ export const CompareResponse = z
     paired_samples: z.number().int().openapi({ description: 'Examples scored in both runs' }),
     accuracy_a: z.number(),
     accuracy_b: z.number(),
-    delta: z.number().openapi({ description: 'accuracy_b − accuracy_a over the paired examples' }),
+    delta: z.number().nullable().openapi({
+      description: 'accuracy_b − accuracy_a over the paired examples; null until the comparison has ended',
+    }),
     ci_low: z.number(),
     ci_high: z.number(),
     confidence: z.number(),

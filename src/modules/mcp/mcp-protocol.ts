@@ -7,7 +7,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { NotFoundError, SpurError } from '../../errors';
-import type { WorkflowToolResult, WorkflowTools } from './workflow-tools.service';
+import { InvalidToolArguments, type WorkflowToolResult, type WorkflowTools } from './workflow-tools.service';
 
 /** The `_meta` key naming the run a call started, in every call's result. */
 export const RUN_ID_META = 'spur/run_id';
@@ -65,7 +65,8 @@ export function workflowToolServer(tools: WorkflowTools): Server {
     try {
       return resultOf(await tools.call(request.params.name, request.params.arguments ?? {}, progress));
     } catch (err) {
-      if (err instanceof NotFoundError) throw new McpError(ErrorCode.InvalidParams, err.message);
+      if (err instanceof NotFoundError || err instanceof InvalidToolArguments)
+        throw new McpError(ErrorCode.InvalidParams, err.message);
       // The client's mistake or a dependency's outage, in words it can act on; anything else is a JSON-RPC error.
       if (err instanceof SpurError) return { isError: true, content: [{ type: 'text', text: err.message }] };
       throw err;

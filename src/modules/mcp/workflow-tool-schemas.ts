@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
 
 type Node = WorkflowDefinition['nodes'][number];
@@ -26,18 +27,46 @@ function fieldsOf(node: Node | undefined, key: 'output_schema' | 'output_map'): 
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
 }
 
-/** A published workflow's arguments: its InputNode's fields, each required, typed as declared. */
-export function workflowInputSchema(def: WorkflowDefinition): Record<string, unknown> & { type: 'object' } {
+/** The InputNode's fields, each with its JSON Schema type (undefined: a type name Spur does not map, so any value). */
+function inputFields(def: WorkflowDefinition): { name: string; type: string | undefined }[] {
   const input = topLevel(def, 'InputNode');
   const schema = (input?.config?.output_schema ?? {}) as Record<string, unknown>;
-  const names = fieldsOf(input, 'output_schema');
-  const properties = Object.fromEntries(
-    names.map((name) => {
-      const type = JSON_TYPES[String(schema[name]).toLowerCase()];
-      return [name, type ? { type } : {}];
-    }),
+  return fieldsOf(input, 'output_schema').map((name) => ({
+    name,
+    type: JSON_TYPES[String(schema[name]).toLowerCase()],
+  }));
+}
+
+/** A published workflow's arguments: its InputNode's fields, each required, typed as declared. */
+export function workflowInputSchema(def: WorkflowDefinition): Record<string, unknown> & { type: 'object' } {
+  const fields = inputFields(def);
+  const properties = Object.fromEntries(fields.map(({ name, type }) => [name, type ? { type } : {}]));
+  return { type: 'object', properties, ...(fields.length > 0 ? { required: fields.map((f) => f.name) } : {}) };
+}
+
+/** Any value, but present: an untyped field is still required. */
+const present = z.unknown().refine((v) => v !== undefined, 'Required');
+
+/** What each JSON Schema type of workflowInputSchema accepts, as zod checks it. */
+const ZOD_TYPES: Record<string, z.ZodType> = {
+  string: z.string(),
+  integer: z.number().int(),
+  number: z.number(),
+  boolean: z.boolean(),
+  array: z.array(z.unknown()),
+  object: z.record(z.string(), z.unknown()),
+};
+
+/**
+ * The same rules as workflowInputSchema, as a zod schema a call's arguments are checked with
+ * before a run starts. Arguments the schema does not name are let through, as the JSON Schema
+ * (which does not forbid them) lets them.
+ */
+export function workflowArgumentsSchema(def: WorkflowDefinition): z.ZodType<Record<string, unknown>> {
+  const shape = Object.fromEntries(
+    inputFields(def).map(({ name, type }) => [name, (type && ZOD_TYPES[type]) ?? present]),
   );
-  return { type: 'object', properties, ...(names.length > 0 ? { required: names } : {}) };
+  return z.looseObject(shape);
 }
 
 /**

@@ -2,11 +2,17 @@ import { fromJsonText } from '../../db/json-text';
 import type { McpPublication, McpTools } from '../../db/mcp-tools';
 import type { Values } from '../../db/values';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
-import { NotFoundError } from '../../errors';
+import { BadRequestError, NotFoundError } from '../../errors';
 import type { RunReader } from '../../runs/reader';
 import type { RunStarter } from '../runs/run-starter';
 import type { WorkflowService } from '../workflows/workflows.service';
-import { inputNodeId, outputNodeId, workflowInputSchema, workflowOutputSchema } from './workflow-tool-schemas';
+import {
+  inputNodeId,
+  outputNodeId,
+  workflowArgumentsSchema,
+  workflowInputSchema,
+  workflowOutputSchema,
+} from './workflow-tool-schemas';
 
 /** A published workflow as tools/list shows it. */
 export interface WorkflowTool {
@@ -21,6 +27,13 @@ export type WorkflowToolResult =
   | { kind: 'done'; runId: string; outputs: Record<string, unknown> }
   | { kind: 'failed'; runId: string; message: string }
   | { kind: 'running'; runId: string; status: string };
+
+/** A call's arguments do not fit its tool's input schema: the client's mistake (JSON-RPC invalid params), no run. */
+export class InvalidToolArguments extends BadRequestError {
+  constructor(message: string) {
+    super(message, 'MCP_TOOL_ARGUMENTS');
+  }
+}
 
 /** How often a call reports its run's progress while it waits. */
 const PROGRESS_EVERY_MS = 500;
@@ -72,6 +85,11 @@ export function createWorkflowTools({ tools, workflows, starter, reader, values 
       const publication = await tools.byToolName(name);
       if (!publication) throw new NotFoundError(`No published workflow is the tool '${name}'`, 'MCP_TOOL_NOT_FOUND');
       const { definition } = await definitionOf(publication);
+      const checked = workflowArgumentsSchema(definition).safeParse(args);
+      if (!checked.success) {
+        const problems = checked.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`);
+        throw new InvalidToolArguments(`Invalid arguments for tool '${name}': ${problems.join('; ')}`);
+      }
       const inputId = inputNodeId(definition);
       const run = await starter.start(
         publication.workflow_id,
@@ -102,6 +120,12 @@ export function createWorkflowTools({ tools, workflows, starter, reader, values 
   ) {
     let reported = 0;
     let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    // Each read is scheduled once the one before has sent its notification: a slow read (a loaded
+    // database) never overlaps the next, so two notifications are always PROGRESS_EVERY_MS apart.
+    const next = () => {
+      if (!stopped) timer = setTimeout(() => void tick(), PROGRESS_EVERY_MS);
+    };
     const tick = async () => {
       const run = await reader.get(runId).catch(() => null);
       const finished = run?.tasks.filter((t) => t.status === 'COMPLETED') ?? [];
@@ -109,12 +133,13 @@ export function createWorkflowTools({ tools, workflows, starter, reader, values 
         reported = finished.length;
         await progress(reported, total, `${finished.at(-1)?.node_id ?? ''} completed`).catch(() => undefined);
       }
+      next();
     };
-    const timer = setInterval(() => void tick(), PROGRESS_EVERY_MS);
+    next();
     return {
       stop() {
         stopped = true;
-        clearInterval(timer);
+        clearTimeout(timer);
       },
     };
   }

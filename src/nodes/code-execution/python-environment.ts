@@ -67,7 +67,7 @@ export function isInside(child: string, parent: string): boolean {
   return parent === '/' || child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 }
 
-function safeRealpath(dir: string): string {
+export function safeRealpath(dir: string): string {
   try {
     return realpathSync(dir);
   } catch {

@@ -8,7 +8,8 @@ import { NodeExecutionError } from '../errors';
 import { PYTHON_HARNESS } from './python-harness';
 import { type PythonEnvironment, isInside, resolvePythonEnvironment } from './python-environment';
 import { type PythonRunOptions, harnessArgs, runLaunch } from './python-runner';
-import { SANDBOX_UID, SLIRP_RESOLV_CONF, buildLaunch, type Launch } from './sandbox';
+import { exposedPrivateDirs } from './private-dirs';
+import { SANDBOX_UID, SLIRP_RESOLV_CONF, buildLaunch, sandboxReadableDirs, type Launch } from './sandbox';
 import { type CgroupSupport, type SandboxCgroup, detectCgroups } from './sandbox-cgroup';
 import { attachNetwork } from './sandbox-network';
 import { SandboxSlots } from './sandbox-slots';
@@ -145,7 +146,7 @@ export class PythonSandbox {
   }
 
   private python(): Promise<PythonEnvironment> {
-    this.environment ??= this.chooseEnvironment();
+    this.environment ??= this.chooseEnvironment().then((python) => this.refuseExposing(python));
     // Not cached when it fails: the interpreter may be installed without restarting the worker.
     this.environment.catch(() => (this.environment = undefined));
     return this.environment.catch((error: Error) => Promise.reject(unavailable(error.message)));
@@ -174,6 +175,21 @@ export class PythonSandbox {
     }
     throw new Error(
       `${cannotEnter}, and no system interpreter (${SYSTEM_INTERPRETERS.join(', ')}) can stand in; set SPUR_PYTHON to an interpreter the sandbox user can reach`,
+    );
+  }
+
+  /**
+   * The sandbox binds the environment's directories read-only: one holding Spur's data folder or
+   * source tree (a venv made there, an editable install's .pth) would let user code read the
+   * secret key and the code. Refused, naming both, rather than hiding them under the bind.
+   */
+  private refuseExposing(python: PythonEnvironment): PythonEnvironment {
+    if (this.settings.sandbox === 'off') return python;
+    const exposed = exposedPrivateDirs(sandboxReadableDirs(python), this.settings.privateDirs);
+    if (exposed.length === 0) return python;
+    const shown = exposed.map(({ dir, root }) => `${dir.name}, ${dir.path} (the sandbox binds ${root})`);
+    throw new Error(
+      `the Python environment ${python.executable} would show ${shown.join(' and ')} to user code; set SPUR_PYTHON to an interpreter whose directories hold neither (e.g. /usr/bin/python3), or keep the data folder elsewhere`,
     );
   }
 

@@ -84,6 +84,16 @@ const USR_LINKS: [string, string][] = [
   ['usr/lib64', '/lib64'],
 ];
 
+/** The environment's own directories the sandbox binds: those /usr (bound whole) does not hold. */
+function environmentBinds(python: PythonEnvironment): string[] {
+  return python.roots.filter((r) => !isInside(r, '/usr'));
+}
+
+/** Every host directory a sandbox of this environment can read: nothing else of the host is in it. */
+export function sandboxReadableDirs(python: PythonEnvironment): string[] {
+  return ['/usr', ...SYSTEM_FILES, ...environmentBinds(python)];
+}
+
 export function buildLaunch(request: LaunchRequest): Launch {
   const { python, pythonArgs, settings } = request;
   if (settings.sandbox === 'off') {
@@ -101,7 +111,7 @@ export function buildLaunch(request: LaunchRequest): Launch {
   args.push('--ro-bind', '/usr', '/usr');
   for (const [target, link] of USR_LINKS) args.push('--symlink', target, link);
   for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);
-  for (const root of python.roots.filter((r) => !isInside(r, '/usr'))) args.push('--ro-bind', root, root);
+  for (const root of environmentBinds(python)) args.push('--ro-bind', root, root);
   args.push('--proc', '/proc', '--dev', '/dev');
   const scratchBytes = String(settings.scratchMb * MB);
   args.push(
