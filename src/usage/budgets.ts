@@ -138,13 +138,14 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
 
     /**
      * Holds a call's worst case before it goes out, or says which budget it would pass. Read at
-     * every call (one lookup by id): a budget applies from the moment it is set.
+     * every call (one lookup by id): a budget applies from the moment it is set. `again`: this
+     * call's hold was tried before and its answer lost (a dropped connection), so it may exist.
      */
-    async hold(scope: SpendScope, call: PlannedCall, callId: string): Promise<HoldOutcome> {
+    async hold(scope: SpendScope, call: PlannedCall, callId: string, again = false): Promise<HoldOutcome> {
       const budget = await budgetOfWorkflow(scope.workflowId);
       if (!budget) return { holdId: null };
-      // Tried again after its answer was lost (a dropped connection), a hold is found, not taken twice.
-      const taken = await SpendEntry.findOne({ call_id: callId }, { _id: 1 }).lean();
+      // A hold taken by the lost try is found, not taken twice.
+      const taken = again ? await SpendEntry.findOne({ call_id: callId }, { _id: 1 }).lean() : null;
       if (taken) return { holdId: taken._id };
       const prompt = await call.promptTokens();
       const [worst] = await prices.price([

@@ -58,12 +58,12 @@ async function agentStep(
         deps.values.refuseForeignRefs(toolCalls, `The tool calls of node '${agent.title}' (${agent.id})`),
       );
   } catch (err) {
-    throw carryingUsage(err, await ctx.usage());
+    throw carryingUsage(err, ctx.usage());
   }
   const result =
     step.kind === 'answer'
       ? { ...step, output: await externalizeOutput(deps.values, runId, agent, step.output) }
       : step;
-  const usage = await ctx.usage();
+  const usage = ctx.usage();
   return usage ? { ...result, usage } : result;
 }

@@ -35,7 +35,7 @@ export interface JudgeBooking {
  */
 export function createScorerTools(deps: NodeContextDeps, booking: JudgeBooking): ScorerTools {
   async function bookJudge(ctx: ReturnType<typeof activityNodeContext>, start: string) {
-    const usage = await ctx.usage();
+    const usage = ctx.usage();
     if (!usage) return undefined;
     const task: TaskRecord = {
       id: `judge-${booking.row + 1}`,

@@ -7,7 +7,6 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType } from '../shared/failures';
-import type { RetryAfterDetails } from '../shared/limit-contract';
 import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../shared/run-contract';
@@ -74,12 +73,12 @@ async function executeNodeIn(
   try {
     output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
   } catch (err) {
-    throw carryingUsage(err, await ctx.usage());
+    throw carryingUsage(err, ctx.usage());
   } finally {
     // Streamed text is stored before the workflow records the task's end, so streams show it first.
     await ctx.flushDeltas();
   }
-  const usage = await ctx.usage();
+  const usage = ctx.usage();
   let stored: NodeOutput;
   try {
     stored = await ctx.stored(() => externalizeOutput(deps.values, runId, node, output));
@@ -174,7 +173,7 @@ export async function withNodeErrors<T>(
         message: err.message,
         type: 'TransientNodeError',
         nextRetryDelay: delay,
-        ...(delay ? { details: [{ retryAfterMs: delay } satisfies RetryAfterDetails & NodeFailureDetails] } : {}),
+        ...(delay ? { details: [{ retryAfterMs: delay } satisfies NodeFailureDetails] } : {}),
       });
     }
     throw err; // unknown errors are retried by the activity's retry policy

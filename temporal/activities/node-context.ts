@@ -74,7 +74,7 @@ export function activityNodeContext(
   maxValueBytes?: number,
   budget?: BudgetScope,
 ): NodeExecutionContext & {
-  usage(): Promise<TokenUsage | undefined>;
+  usage(): TokenUsage | undefined;
   flushDeltas(): Promise<void>;
   /** Runs a read or write of the node's, waiting out a database outage (outage-wait.ts). */
   stored<T>(work: () => Promise<T>): Promise<T>;
@@ -109,13 +109,14 @@ export function activityNodeContext(
     call: { model: string; prompt: string; maxOutputTokens: number },
     callId: string,
   ) => {
-    const outcome = await stored(() =>
-      deps.budgets.hold(
-        scope,
-        { model: call.model, promptTokens: () => promptTokens(call.prompt), maxOutputTokens: call.maxOutputTokens },
-        callId,
-      ),
-    );
+    const planned = {
+      model: call.model,
+      promptTokens: () => promptTokens(call.prompt),
+      maxOutputTokens: call.maxOutputTokens,
+    };
+    // A try after the first (an outage waited out) may follow one whose hold was written.
+    let tries = 0;
+    const outcome = await stored(() => deps.budgets.hold(scope, planned, callId, tries++ > 0));
     if ('holdId' in outcome) return outcome.holdId;
     if (outcome.excess.on_exceed === 'fail') throw new NodeExecutionError(outcome.excess.message);
     // The run pauses at the node for a person (model-slots.ts): not a failure to retry.
@@ -183,9 +184,9 @@ export function activityNodeContext(
         const workflow = await workflowId();
         return workflow === null ? null : ((await storeDataUris(deps.models, workflow, dataUri)) as string);
       }),
-    usage: async () => {
+    usage: () => {
       if (priced.length === 0) return undefined;
-      const models = priced.reduce<ModelUsage[]>((all, m) => addModelUsage(all, [m]), []);
+      const models = addModelUsage([], priced);
       const prompt = models.reduce((n, m) => n + m.prompt_tokens, 0);
       const completion = models.reduce((n, m) => n + m.completion_tokens, 0);
       return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, models };

@@ -1,4 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
+import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import { applicationCause } from './failures';
 
 /**
@@ -70,11 +71,6 @@ export interface AskSlotsInput {
 /** The limits asked (their workflows), empty when none applies: the call goes at once. */
 export type AskedLimits = Array<{ key: string; limitWorkflowId: string }>;
 
-/** A node failure that carries the provider's Retry-After (ApplicationFailure details[0]). */
-export interface RetryAfterDetails {
-  retryAfterMs: number;
-}
-
 /**
  * Run → its model call's activity: the slots the attempt holds. The activity gives them back as
  * soon as the provider has answered (one signal per limit, no workflow round trip), and says so.
@@ -91,6 +87,6 @@ export interface SlotsReturned {
 
 /** The provider's Retry-After a failed attempt carries, if any. */
 export function retryAfterOf(err: unknown): number | undefined {
-  const details = applicationCause(err)?.details?.[0] as Partial<RetryAfterDetails> | undefined;
+  const details = applicationCause(err)?.details?.[0] as NodeFailureDetails | undefined;
   return typeof details?.retryAfterMs === 'number' && details.retryAfterMs > 0 ? details.retryAfterMs : undefined;
 }
