@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { type Engine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import type { FakeLlmServer } from '../support/fake-llm-server';
+import { budgetedWorkflow, priceAtTenDollars, runToEnd as runWorkflowToEnd } from '../support/budgets';
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 
@@ -54,13 +55,7 @@ describe('e2e: budgets hold each call before it goes out, and count every answer
   let fake: FakeLlmServer;
   before(async () => {
     ({ engine, fake } = await startLlmEngine());
-    for (const model of [MODEL, REASONING]) {
-      const price = await engine.http.put(`/usage/prices/${model}`, {
-        input_usd_per_mtok: 10,
-        output_usd_per_mtok: 10,
-      });
-      assert.equal(price.status, 200, price.text);
-    }
+    await priceAtTenDollars(engine, MODEL, REASONING);
   });
   beforeEach(() => {
     // Answers take a while, so every call of a test is out at once: the race the holds close.
@@ -71,20 +66,13 @@ describe('e2e: budgets hold each call before it goes out, and count every answer
     await fake?.close();
   });
 
-  async function budgeted(definition: object, budget: Record<string, unknown>): Promise<string> {
-    const wf = await engine.http.post('/wf/', { name: `holds-${Math.random()}`, definition });
-    assert.equal(wf.status, 200, wf.text);
-    const put = await engine.http.put(`/wf/${wf.body.id}/budget/`, budget);
-    assert.equal(put.status, 200, put.text);
-    return wf.body.id as string;
-  }
+  const budgeted = (definition: object, budget: Record<string, unknown>) =>
+    budgetedWorkflow(engine, definition, budget);
   /** Runs the workflow to its end; `calls()` counts the requests the provider got since it started. */
   async function runToEnd(workflowId: string) {
     const before = fake.requests.length;
-    const started = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x: 'x' } } });
-    assert.equal(started.status, 200, started.text);
-    const run = await waitForRun(engine.http, started.body.id);
-    return { runId: started.body.id as string, run, calls: () => fake.requests.length - before };
+    const { runId, run } = await runWorkflowToEnd(engine, workflowId);
+    return { runId, run, calls: () => fake.requests.length - before };
   }
   const tasksOf = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
   /** What the workflow's runs spent, as the budget counts it (settled holds and answered calls). */

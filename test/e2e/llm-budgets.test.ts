@@ -4,24 +4,10 @@
 import assert from 'node:assert/strict';
 import { type Engine, waitForRun } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
-import { input, l, n } from '../support/graphs';
+import { budgetedWorkflow as budgeted, priceAtTenDollars, twoCalls } from '../support/budgets';
 import { startLlmEngine } from '../support/llm-engine';
 
 const MODEL = 'openai/gpt-4o-mini';
-
-/** Two calls: the first small (max 20 tokens out), the second may answer 2000 tokens ($0.02 at $10/Mtok). */
-const twoCalls = {
-  nodes: [
-    input(),
-    n('first', 'SingleLLMCallNode', { llm_info: { model: MODEL, max_tokens: 20 }, user_message: 'one {{in.x}}' }),
-    n('second', 'SingleLLMCallNode', {
-      llm_info: { model: MODEL, max_tokens: 2000 },
-      user_message: 'two {{first.output}}',
-    }),
-    n('out', 'OutputNode', { output_map: { answer: 'second.output' } }),
-  ],
-  links: [l('in', 'first'), l('first', 'second'), l('second', 'out')],
-};
 
 type Task = { node_id: string; status: string; error: string | null; usage: { cost_usd: number | null } | null };
 
@@ -31,8 +17,7 @@ describe('e2e: workflow budgets pause or fail a run before the call that would p
   let fake: FakeLlmServer;
   before(async () => {
     ({ engine, fake } = await startLlmEngine());
-    const price = await engine.http.put(`/usage/prices/${MODEL}`, { input_usd_per_mtok: 10, output_usd_per_mtok: 10 });
-    assert.equal(price.status, 200, price.text);
+    await priceAtTenDollars(engine, MODEL);
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), usage: { input: 100, output: 10 } }));
   });
   after(async () => {
@@ -40,12 +25,7 @@ describe('e2e: workflow budgets pause or fail a run before the call that would p
     await fake?.close();
   });
 
-  async function budgetedWorkflow(budget: Record<string, unknown>) {
-    const wf = (await engine.http.post('/wf/', { name: `budget-${Math.random()}`, definition: twoCalls })).body;
-    const put = await engine.http.put(`/wf/${wf.id}/budget/`, budget);
-    assert.equal(put.status, 200, put.text);
-    return wf.id as string;
-  }
+  const budgetedWorkflow = (budget: Record<string, unknown>) => budgeted(engine, twoCalls(MODEL), budget);
   async function pausedRun(workflowId: string) {
     const before = fake.requests.length;
     const started = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x: 'x' } } });

@@ -3,9 +3,9 @@
 // that is retried counts once. Prices are set by override so the amounts are known: $10 per
 // million tokens, 110 tokens ($0.0011) a call.
 import assert from 'node:assert/strict';
-import { type Engine, waitForRun } from '../support/engine';
+import type { Engine } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
-import { input, l, n } from '../support/graphs';
+import { budgetedWorkflow, priceAtTenDollars, runToEnd, twoCalls } from '../support/budgets';
 import { client } from '../support/http';
 import { attachFakeLlm, startLlmEngine } from '../support/llm-engine';
 import { startApi } from '../support/api';
@@ -16,17 +16,6 @@ import { type TestWorker, startWorker } from '../support/worker';
 const MODEL = 'openai/gpt-4o-mini';
 const UNPRICED = 'ollama/phi4';
 
-/** Two calls: the first small (max 20 tokens out), the second may answer 2000 tokens ($0.02 at $10/Mtok). */
-const twoCalls = (model: string) => ({
-  nodes: [
-    input(),
-    n('first', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 20 }, user_message: 'one {{in.x}}' }),
-    n('second', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 2000 }, user_message: 'two {{first.output}}' }),
-    n('out', 'OutputNode', { output_map: { answer: 'second.output' } }),
-  ],
-  links: [l('in', 'first'), l('first', 'second'), l('second', 'out')],
-});
-
 type Task = { node_id: string; status: string; usage: { cost_usd: number | null; cost_note: string | null } | null };
 type Paused = { run: { id: string }; current_pause: { node_id: string; pause_message: string } };
 
@@ -35,29 +24,13 @@ function answerEveryCall(fake: FakeLlmServer): void {
   fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), usage: { input: 100, output: 10 } }));
 }
 
-async function budgetedWorkflow(engine: Engine, model: string, budget: Record<string, unknown>): Promise<string> {
-  const wf = await engine.http.post('/wf/', { name: `spend-${Math.random()}`, definition: twoCalls(model) });
-  assert.equal(wf.status, 200, wf.text);
-  const put = await engine.http.put(`/wf/${wf.body.id}/budget/`, budget);
-  assert.equal(put.status, 200, put.text);
-  return wf.body.id as string;
-}
-
-async function runToEnd(engine: Engine, workflowId: string) {
-  const started = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x: 'x' } } });
-  assert.equal(started.status, 200, started.text);
-  await waitForRun(engine.http, started.body.id, (r) => !['PENDING', 'RUNNING'].includes(r.status));
-  return { runId: started.body.id as string, run: (await engine.http.get(`/run/${started.body.id}/`)).body };
-}
-
 describe('e2e: budgets count spending as promised', function () {
   this.timeout(180_000);
   let engine: Engine;
   let fake: FakeLlmServer;
   before(async () => {
     ({ engine, fake } = await startLlmEngine());
-    const price = await engine.http.put(`/usage/prices/${MODEL}`, { input_usd_per_mtok: 10, output_usd_per_mtok: 10 });
-    assert.equal(price.status, 200, price.text);
+    await priceAtTenDollars(engine, MODEL);
     const ollama = await engine.http.post('/env-mgmt/', { name: 'OLLAMA_BASE_URL', value: fake.url });
     assert.equal(ollama.status, 200, ollama.text);
     answerEveryCall(fake);
@@ -68,7 +41,7 @@ describe('e2e: budgets count spending as promised', function () {
   });
 
   it('per_month_usd counts the runs before: once a run has spent $0.0022 of $0.0023, the next run fails at its first call, naming per_month_usd, without calling the model', async () => {
-    const id = await budgetedWorkflow(engine, MODEL, { per_month_usd: 1, on_exceed: 'fail' });
+    const id = await budgetedWorkflow(engine, twoCalls(MODEL), { per_month_usd: 1, on_exceed: 'fail' });
     const first = await runToEnd(engine, id);
     assert.equal(first.run.status, 'COMPLETED', first.run.message);
     // The next run's first call may cost its prompt's tokens plus 20: more than the $0.0001 left.
@@ -85,7 +58,7 @@ describe('e2e: budgets count spending as promised', function () {
   });
 
   it('a model with no price is not checked against the budget and has no cost: its run completes under a $0.000001 budget, its tasks and the ledger show no cost (unpriced_calls)', async () => {
-    const id = await budgetedWorkflow(engine, UNPRICED, { per_run_usd: 0.000001, on_exceed: 'fail' });
+    const id = await budgetedWorkflow(engine, twoCalls(UNPRICED), { per_run_usd: 0.000001, on_exceed: 'fail' });
     const before = fake.requests.length;
     const { run } = await runToEnd(engine, id);
     assert.equal(run.status, 'COMPLETED', run.message);
@@ -128,8 +101,7 @@ describe('e2e: a write of spending retried after its answer was lost counts once
     viaRelay.host = relay.address;
     worker = await startWorker({ ...api.env, SPUR_MONGODB_URI: viaRelay.toString() });
     fake = await attachFakeLlm(engine);
-    const price = await engine.http.put(`/usage/prices/${MODEL}`, { input_usd_per_mtok: 10, output_usd_per_mtok: 10 });
-    assert.equal(price.status, 200, price.text);
+    await priceAtTenDollars(engine, MODEL);
     answerEveryCall(fake);
   });
   after(async () => {
@@ -141,7 +113,7 @@ describe('e2e: a write of spending retried after its answer was lost counts once
 
   it('the first call’s spending is written, its answer lost, the write retried: the second call’s check counts $0.0011 spent, not $0.0022', async () => {
     // $0.0011 spent fits $0.002; the second call's worst case ($0.02) does not: the run pauses there.
-    const id = await budgetedWorkflow(engine, MODEL, { per_run_usd: 0.002, on_exceed: 'pause' });
+    const id = await budgetedWorkflow(engine, twoCalls(MODEL), { per_run_usd: 0.002, on_exceed: 'pause' });
     relay.loseAnswerTo(commandOn('spend_entries', 'update', 'insert'));
     const { runId, run } = await runToEnd(engine, id);
     assert.equal(run.status, 'PAUSED', run.message);
