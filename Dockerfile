@@ -1,4 +1,4 @@
-# One image for the api (default command) and the worker (`node dist/temporal/worker.js`).
+# One image for the api (default command) and the worker (`node dist/src/processes/worker.js`).
 # glibc-based on purpose: Temporal's native core bridge does not support Alpine/musl.
 
 # PySpur's web UI (Apache-2.0): the static export inside the pinned `pyspur` wheel from PyPI,
@@ -51,4 +51,4 @@ EXPOSE 6080
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # `node` itself, no wrapper process (such as the `tsx` CLI, which SIGKILLs an app that does not
 # confirm a SIGTERM within 30 ms): the api and worker get SIGTERM and drain.
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/processes/api.js"]

@@ -15,8 +15,8 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code runs in Temporal's deterministic sandbox: only the SDK, the shared contracts
-    // and the engine (pure graph code).
+    // Workflow code runs in Temporal's deterministic sandbox: only the SDK, the contracts
+    // (src/contracts) and the engine (pure graph code).
     files: ['temporal/workflows/**/*.ts'],
     // `import type` of the activities is how workflows type their proxies, so type imports pass.
     rules: {
@@ -25,13 +25,13 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!@temporalio/workflow$|\\.\\.?/|\\.\\./shared/|\\.\\./\\.\\./src/engine/).*',
-              message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.',
+              regex: '^(?!@temporalio/workflow$|\\./|\\.\\./\\.\\./src/(engine|contracts)/).*',
+              message: 'Workflows may import only @temporalio/workflow, src/contracts and src/engine.',
               allowTypeImports: true,
             },
             {
-              regex: '^\\.\\./(?!shared/|\\.\\./src/engine/)',
-              message: 'Workflows may import only @temporalio/workflow, temporal/shared and src/engine.',
+              regex: '^\\.\\./(?!\\.\\./src/(engine|contracts)/)',
+              message: 'Workflows may import only @temporalio/workflow, src/contracts and src/engine.',
               allowTypeImports: true,
             },
           ],
@@ -40,16 +40,19 @@ export default tseslint.config(
     },
   },
   {
+    // Only the process entries (src/processes) load the worker's wing: workflows must stay
+    // deterministic and replayable, and the api must run without a worker.
     files: ['src/**/*.ts'],
+    ignores: ['src/processes/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: 'temporal/(workflows|activities)',
+              regex: '(^|/)temporal/',
               message:
-                'The api never imports workflow or activity code: workflows must stay deterministic and replayable, and the api must run without a worker.',
+                'Only src/processes loads the worker (temporal/); what the api and the worker share lives in src/contracts or below.',
             },
           ],
         },
@@ -88,7 +91,7 @@ export default tseslint.config(
     // the knowledge base, parsing, outbound requests, health probes, prices, tracing) never reaches up into the api's
     // routes and services, so the worker can load it without loading the api.
     files: [
-      'src/{runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks,approvals,usage,telemetry,evals}/**/*.ts',
+      'src/{contracts,runs,definitions,secrets,health,nodes,rag,parsing,outbound,threads,callbacks,approvals,usage,telemetry,evals}/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -96,9 +99,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+(http|modules)/|(^|/)temporal/(?!shared/)',
+              regex: '^(\\.\\./)+(http|modules|processes)/|(^|/)temporal/',
               message:
-                'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.',
+                'Shared code stands below the api and the worker: it never imports src/http, src/modules or the worker (temporal/).',
             },
           ],
         },
@@ -113,9 +116,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^\\./(http|modules)/|(^|/)temporal/(?!shared/)',
+              regex: '^\\./(http|modules|processes)/|(^|/)temporal/',
               message:
-                'Shared code stands below the api and the worker: it never imports src/http, src/modules or Temporal code other than temporal/shared.',
+                'Shared code stands below the api and the worker: it never imports src/http, src/modules or the worker (temporal/).',
             },
           ],
         },
@@ -123,7 +126,7 @@ export default tseslint.config(
     },
   },
   {
-    // The worker (entries, activities, shared contracts) sits on the engine, storage, nodes and the shared domains, never on the api.
+    // The worker (its composition, workflows and activities) sits on the contracts, the engine, storage, nodes and the shared domains, never on the api or the process entries.
     files: ['temporal/**/*.ts'],
     ignores: ['temporal/workflows/**'],
     rules: {
@@ -132,8 +135,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '/src/(http|modules)/',
-              message: 'The worker never imports the api (src/http, src/modules): move what both sides use below both.',
+              regex: '/src/(http|modules|processes)/|/src/(app|services|serve-api)$',
+              message:
+                'The worker never imports the api (src/http, src/modules, the app) or the process entries: move what both sides use below both.',
             },
           ],
         },

@@ -7,7 +7,7 @@
 // BENCH_BATCH_MINI 100; BENCH_CPU_PROF_DIR for V8 profiles of the api and the worker).
 // Writes bench/results/batch-profile-latest.md.
 import os from 'node:os';
-import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { runWorkflowId } from '../src/contracts/workflow-names';
 import { api, runBatch, uploadDataset } from './lib/batch-client';
 import { type HistoryEvent, eventMs, withTemporalClient } from './lib/history';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';

@@ -3,7 +3,7 @@
 // Temporal history of the largest run. Not part of npm test. Usage: npx tsx bench/large-values.ts
 import { readFileSync } from 'node:fs';
 import { temporal } from '@temporalio/proto';
-import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { runWorkflowId } from '../src/contracts/workflow-names';
 import { withTemporalClient } from './lib/history';
 import { saveResults } from './lib/report';
 import { type Stack, runWithStack } from './lib/stack';
@@ -118,7 +118,7 @@ runWithStack('spur-bench-values-', async (stack) => {
   const lines = [
     `# Large values benchmark — ${new Date().toISOString()}`,
     '',
-    'api (src/main.ts) and worker (temporal/worker.ts) as separate processes; peak RSS is /proc VmHWM (high-water mark since start).',
+    'api (src/processes/api.ts) and worker (src/processes/worker.ts) as separate processes; peak RSS is /proc VmHWM (high-water mark since start).',
     '',
     '| after | api peak | api growth | worker peak | worker growth |',
     '|---|---|---|---|---|',

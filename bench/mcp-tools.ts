@@ -11,7 +11,7 @@
 import os from 'node:os';
 import { startFakeLlmServer } from '../test/support/fake-llm-server';
 import { startFakeMcpServer } from '../test/support/fake-mcp-server';
-import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { runWorkflowId } from '../src/contracts/workflow-names';
 import { activityRunMs, withTemporalClient } from './lib/history';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';

@@ -4,7 +4,7 @@
 // per action of each process, the events one run's history holds.
 // Usage: npx tsx bench/pause-latency.ts [pauses]; BENCH_TOPOLOGY=split (bench/results/pause-latest.md)
 // or combined (pause-latest-combined.md).
-import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { runWorkflowId } from '../src/contracts/workflow-names';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
 import os from 'node:os';
 import { type HistoryEvent, eventMs, eventName, tallyEvents, withTemporalClient } from './lib/history';

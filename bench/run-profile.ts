@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { runWorkflowId } from '../temporal/shared/workflow-names';
+import { runWorkflowId } from '../src/contracts/workflow-names';
 import { CpuSampler, accumulate, threadSeconds, type CpuSample } from './lib/cpu';
 import { eventMs, eventName, tallyEvents, withTemporalClient } from './lib/history';
 import { jsonClient } from './lib/http';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { REPO_ROOT } from './lib/tools';
 
-/** The folders the processes load: the entries (src/main.ts, temporal/worker.ts, …) and all they import. */
+/** The folders the processes load: the entries (src/processes/api.ts, src/processes/worker.ts, …) and all they import. */
 const SOURCES = ['src', 'temporal'];
 
 function typeScriptFiles(dir: string): string[] {
@@ -35,7 +35,7 @@ export async function buildDist(outDir = path.join(REPO_ROOT, 'dist')): Promise<
   return outDir;
 }
 
-/** Where a source entry (`temporal/worker.ts`) lands in dist/. */
+/** Where a source entry (`src/processes/worker.ts`) lands in dist/. */
 export function distEntry(entry: string, outDir = path.join(REPO_ROOT, 'dist')): string {
   return path.join(outDir, entry.replace(/\.ts$/, '.js'));
 }

@@ -14,7 +14,7 @@ export interface DevOptions {
   dataDir?: string;
   /** `combined` (default): the api hosts the worker; `split`: production's two processes. */
   topology?: DevTopology;
-  /** Internal: replace `tsx temporal/worker.ts` / the api's entry (tests of this script). */
+  /** Internal: replace `tsx src/processes/worker.ts` / the api's entry (tests of this script). */
   workerCommand?: readonly string[];
   apiCommand?: readonly string[];
   /** How the worker and the api are restarted when they die (tests shorten it). */
@@ -39,8 +39,8 @@ function envTopology(): DevTopology {
 
 /** The api's entry, and the worker's when it runs apart: what each topology starts. */
 export const DEV_ENTRIES = {
-  combined: { api: 'temporal/api-with-worker.ts', worker: null },
-  split: { api: 'src/main.ts', worker: 'temporal/worker.ts' },
+  combined: { api: 'src/processes/combined.ts', worker: null },
+  split: { api: 'src/processes/api.ts', worker: 'src/processes/worker.ts' },
 } as const satisfies Record<DevTopology, { api: string; worker: string | null }>;
 
 const say = (line: string): void => void process.stdout.write(`[dev]      ${line}\n`);

@@ -95,11 +95,11 @@ async function main(): Promise<void> {
       ]);
     await run(names.worker, SECURITY.worker, { SPUR_VECTOR_STORE_URI: '/vectors' }, [
       'node',
-      'dist/temporal/worker.js',
+      'dist/src/processes/worker.js',
     ]);
     await run(names.api, SECURITY.api, { SPUR_PORT: String(apiPort), SPUR_VECTOR_STORE_URI: '/vectors' }, [
       'node',
-      'dist/src/main.js',
+      'dist/src/processes/api.js',
     ]);
     await waitForTcp('127.0.0.1', apiPort, 60_000);
     pass(`the image's api and worker started (${IMAGE})`);
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       "fetch('http://127.0.0.1:' + (process.env.SPUR_PORT || 6080) + '/api/health/').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))",
     ]);
     pass(`compose's api health check passes in its container${apiHealth ? `: ${apiHealth}` : ''}`);
-    await must('worker health check', ['exec', names.worker, 'node', 'dist/temporal/worker-health.js'], 60_000);
+    await must('worker health check', ['exec', names.worker, 'node', 'dist/src/processes/worker-health.js'], 60_000);
     pass("compose's worker health check passes in its container");
 
     // Without the worker's relaxations (the engine's default profiles), the sandbox cannot start:
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
       ...env({}),
       IMAGE,
       'node',
-      'dist/temporal/worker-health.js',
+      'dist/src/processes/worker-health.js',
     ]);
     if (strict.code === 0) throw new Error(`the worker health check passed under the default profiles: ${strict.out}`);
     pass(

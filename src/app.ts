@@ -69,7 +69,7 @@ export interface AppDeps {
   probes: Record<string, HealthProbe>;
 }
 
-/** Builds the Koa app without listening: main.ts listens, tests may use `app.callback()`. */
+/** Builds the Koa app without listening: processes/api.ts listens, tests may use `app.callback()`. */
 export function createApp({ config, logger, services, probes, secretKey = randomBytes(32) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;

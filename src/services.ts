@@ -70,7 +70,7 @@ export interface ServiceDeps {
     Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
   eagerStart?: boolean;
-  /** Aborted when the api starts draining for shutdown (main.ts). */
+  /** Aborted when the api starts draining for shutdown (processes/api.ts). */
   stopping?: AbortSignal;
   logger?: Logger;
   /** A worker in this process publishes final saves: blocking runs answer from them. */

@@ -21,7 +21,7 @@ export interface HostedWorker {
 }
 
 /**
- * A worker of the task queue in the api's process (the single-host topology: api-with-worker.ts,
+ * A worker of the task queue in the api's process (the single-host topology: processes/combined.ts,
  * and the test harness's engines). The process that hosts a worker keeps the reconciler's schedule.
  * The Temporal runtime must be installed first.
  */
@@ -32,7 +32,7 @@ export async function hostSpurWorker(config: Readonly<Config>, models: Models, l
   const tracer = createTracer(config.traces) ?? undefined;
   const worker = await createSpurWorker(connection, config, models, { outcomes, ...(tracer ? { tracer } : {}) });
   const running = worker.run().finally(() => tracer?.shutdown().catch(() => undefined));
-  // Handled until the caller says what a failed worker means (api-with-worker.ts exits).
+  // Handled until the caller says what a failed worker means (processes/combined.ts exits).
   running.catch(() => undefined);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   await ensureReconcilerSchedule(temporal, config, logger);

@@ -6,8 +6,8 @@ import {
 } from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { Logger } from '../src/logger';
-import type { ReconcileInput } from './shared/reconcile-contract';
-import { WorkflowType } from './shared/workflow-names';
+import type { ReconcileInput } from '../src/contracts/reconcile-contract';
+import { WorkflowType } from '../src/contracts/workflow-names';
 
 /** Runs looked at per activity, and pages per pass: a pass inspects at most 2 000 open runs. */
 const PASS: Omit<ReconcileInput, 'graceMs'> = { pageSize: 100, maxPages: 20 };

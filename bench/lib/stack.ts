@@ -1,6 +1,6 @@
 // The benchmark's own stack, like scripts/test.ts: Temporal dev server (with Spur's search
 // attributes) and FerretDB on free loopback ports with fresh data, a prebuilt workflow bundle,
-// then the api (src/main.ts) and one worker (temporal/worker.ts) as separate processes, so each
+// then the api (src/processes/api.ts) and one worker (src/processes/worker.ts) as separate processes, so each
 // one's CPU can be read from /proc. Everything stops again in `stop()`, which is safe to repeat.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -80,8 +80,8 @@ async function waitForLog(child: ManagedProcess, logFile: string, text: string, 
 }
 
 /**
- * BENCH_TOPOLOGY: `split` (default, production's shape: src/main.ts and temporal/worker.ts as two
- * processes) or `combined` (temporal/api-with-worker.ts: one process, runs start eagerly).
+ * BENCH_TOPOLOGY: `split` (default, production's shape: src/processes/api.ts and src/processes/worker.ts as two
+ * processes) or `combined` (src/processes/combined.ts: one process, runs start eagerly).
  */
 export type Topology = 'split' | 'combined';
 export function topologyEnv(): Topology {
@@ -153,7 +153,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const topology = options.topology ?? topologyEnv();
     let groups: Stack['groups'];
     if (topology === 'combined') {
-      const api = spawnNode('api', 'temporal/api-with-worker.ts', apiEnv, apiLog, options.compiled);
+      const api = spawnNode('api', 'src/processes/combined.ts', apiEnv, apiLog, options.compiled);
       handles.push(api);
       await waitForLog(api, apiLog, 'api listening', 60_000);
       groups = { api: api.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
@@ -161,13 +161,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const workerLog = path.join(tmpDir, 'worker.log');
       const worker = spawnNode(
         'worker',
-        'temporal/worker.ts',
+        'src/processes/worker.ts',
         { ...env, SPUR_WORKFLOW_BUNDLE: bundle },
         workerLog,
         options.compiled,
       );
       handles.push(worker);
-      const api = spawnNode('api', 'src/main.ts', apiEnv, apiLog, options.compiled);
+      const api = spawnNode('api', 'src/processes/api.ts', apiEnv, apiLog, options.compiled);
       handles.push(api);
       await Promise.all([
         waitForLog(worker, workerLog, 'worker running', 60_000),

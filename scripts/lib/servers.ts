@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { assertPortFree, waitForTcp } from './ports';
 import { spawnManaged, type ManagedProcess } from './processes';
 import { resolveTool } from './tools';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/contracts/search-attributes';
 
 /** What every Spur dev/test Temporal server needs: the custom search attributes runs set. */
 export const TEMPORAL_DEV_OPTIONS = {

@@ -3,9 +3,9 @@ import { createEvalRecords } from '../db/eval-records';
 import type { EvalRunDoc, Models, RunDoc } from '../db/models';
 import { SpurError } from '../errors';
 import type { KnownAtLaunch, RunLauncher } from '../runs/launcher';
-import type { BatchRunInput } from '../../temporal/shared/batch-contract';
-import type { EvalRunInput } from '../../temporal/shared/eval-contract';
-import { WorkflowType, evalWorkflowId } from '../../temporal/shared/workflow-names';
+import type { BatchRunInput } from '../contracts/batch-contract';
+import type { EvalRunInput } from '../contracts/eval-contract';
+import { WorkflowType, evalWorkflowId } from '../contracts/workflow-names';
 
 export interface EvalStarterDeps {
   models: Models;

@@ -56,7 +56,7 @@ export function pythonSandboxProbe(sandbox: PythonSandbox): HealthProbe {
 /**
  * What /api/health checks: MongoDB and Temporal, and the Python sandbox only when this process runs
  * nodes (the api hosting a worker). The api alone runs no Python, so it needs no sandbox and does
- * not check one: each worker checks its own (temporal/worker-health.ts).
+ * not check one: each worker checks its own (src/processes/worker-health.ts).
  */
 export function apiProbes(
   mongo: MongoConnection,

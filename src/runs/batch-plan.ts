@@ -1,7 +1,7 @@
 import { ENGINE_NODE_TYPES } from '../engine/node-kinds';
 import { modelOf } from '../engine/model-calls';
 import type { GraphNode, RunDefinition } from '../engine/run-contract';
-import type { BatchMode } from '../../temporal/shared/batch-contract';
+import type { BatchMode } from '../contracts/batch-contract';
 
 /**
  * The columns a row feeds the InputNode: the keys of its `input_schema` (older configs) or

@@ -3,7 +3,7 @@ import type { RunDoc } from '../db/models';
 import { planGraph } from '../engine/graph';
 import { planRerun, reusedStates } from '../engine/rerun-plan';
 import type { RunDefinition, TaskRecord } from '../engine/run-contract';
-import type { RunRerun } from '../../temporal/shared/run-contract';
+import type { RunRerun } from '../contracts/run-contract';
 import { BadRequestError } from '../errors';
 import { checkRunnable, resolveRunInputs } from './inputs';
 

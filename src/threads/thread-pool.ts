@@ -8,7 +8,7 @@ import { threadBoot } from './thread-boot';
  * thread that dies (out of its heap, or terminated) is replaced for the jobs after it. Idle
  * threads do not keep the process alive.
  *
- * The thread module (see thread-main.ts) answers each job with one message, and says `ready`
+ * The thread module (serve-jobs.ts) answers each job with one message, and says `ready`
  * once its modules are loaded, so that a job's clock starts with the job.
  */
 

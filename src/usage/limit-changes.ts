@@ -1,5 +1,5 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { limitWorkflowId, ruleChangedSignal, type LimitRule } from '../../temporal/shared/limit-contract';
+import { limitWorkflowId, ruleChangedSignal, type LimitRule } from '../contracts/limit-contract';
 
 /**
  * An operator's change reaches the limits now running (a removed one lets everyone waiting go);

@@ -1,7 +1,7 @@
 import { trusted } from 'mongoose';
 import type { Models } from '../db/models';
 import type { ProviderLimitDoc } from '../db/models/provider-limit.model';
-import { type LimitRule, limitKeysOf } from '../../temporal/shared/limit-contract';
+import { type LimitRule, limitKeysOf } from '../contracts/limit-contract';
 
 function ruleOf(doc: ProviderLimitDoc): LimitRule {
   return {

@@ -1,5 +1,5 @@
 import type { AgentStepInput, AgentStepResult } from '../../src/engine/run-contract';
-import { AGENT_STEP_ACTIVITY, type AgentStepActivity } from '../shared/run-contract';
+import { AGENT_STEP_ACTIVITY, type AgentStepActivity } from '../../src/contracts/run-contract';
 import { agentModelStep } from '../../src/nodes/ai/agent/agent-step';
 import type { LlmCallConfig } from '../../src/nodes/ai/llm/single-call';
 import { agentNode } from '../../src/nodes/ai/agent-node';

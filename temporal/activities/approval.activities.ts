@@ -7,8 +7,8 @@ import type { Models, PauseDoc, RunDoc } from '../../src/db/models';
 import { type ApprovalDeliveryKey, createApprovalDeliveries } from '../../src/db/runs/approval-deliveries';
 import type { PauseDecision } from '../../src/engine/approvals';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
-import { APPROVAL_DELIVERY_REFUSED, type ApprovalDeliveryInput } from '../shared/approval-contract';
-import type { CallbackRetryPolicy } from '../shared/callback-contract';
+import { APPROVAL_DELIVERY_REFUSED, type ApprovalDeliveryInput } from '../../src/contracts/approval-contract';
+import type { CallbackRetryPolicy } from '../../src/contracts/callback-contract';
 
 /** What approval deliveries need from the worker (composed in temporal/spur-worker.ts). */
 export interface ApprovalDeliveryDeps {

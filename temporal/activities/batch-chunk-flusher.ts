@@ -2,7 +2,7 @@ import { retriesStorageWrite, storageFailureKind } from '../../src/db/failure-ki
 import type { RowRecordBase } from '../../src/db/runs/run-repository';
 import type { RunStatus } from '../../src/engine/statuses';
 import type { NodeOutput } from '../../src/engine/run-contract';
-import type { RowOutcome } from '../shared/batch-contract';
+import type { RowOutcome } from '../../src/contracts/batch-contract';
 import type { RowRun } from './batch-row';
 
 /** A row's output line: its outputs, or its error and run id. */

@@ -9,7 +9,7 @@ import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 import { createAgentActivities } from './agent-step.activity';
-import { AGENT_STEP_ACTIVITY } from '../shared/run-contract';
+import { AGENT_STEP_ACTIVITY } from '../../src/contracts/run-contract';
 
 /** A batch row run to its end inside the chunk activity: what its run record will show. */
 export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<string, NodeOutput> };

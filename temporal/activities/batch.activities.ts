@@ -16,7 +16,7 @@ import {
   batchRowRunId,
   batchRowTaskIds,
   outcomeLine,
-} from '../shared/batch-contract';
+} from '../../src/contracts/batch-contract';
 import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';

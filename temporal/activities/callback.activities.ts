@@ -10,7 +10,7 @@ import {
   CALLBACK_RETRY,
   type CallbackDeliveryInput,
   type CallbackRetryPolicy,
-} from '../shared/callback-contract';
+} from '../../src/contracts/callback-contract';
 
 /** What a delivery needs from the worker that hosts it (composed in temporal/spur-worker.ts). */
 export interface CallbackDeliveryDeps {

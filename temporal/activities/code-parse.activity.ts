@@ -2,8 +2,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { NodeExecutionError } from '../../src/nodes/errors';
 import { type PythonSandbox, SandboxUnavailableError } from '../../src/nodes/code-execution/python-sandbox';
 import { WORKFLOW_CODE_HARNESS } from '../../src/nodes/code-execution/workflow-code-harness';
-import { CODE_PARSE_LIMITS, type CodeParseInput, type CodeParseOutput } from '../shared/code-parse-contract';
-import { FailureType } from '../shared/failures';
+import { CODE_PARSE_LIMITS, type CodeParseInput, type CodeParseOutput } from '../../src/contracts/code-parse-contract';
+import { FailureType } from '../../src/contracts/failures';
 
 /**
  * Runs workflow code in the worker's Python sandbox, the one PythonFuncNode code runs in, with its

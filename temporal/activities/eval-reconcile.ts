@@ -4,7 +4,7 @@ import type { EvalRunDoc, Models, RunDoc } from '../../src/db/models';
 import { isFinalStatus } from '../../src/engine/statuses';
 import { createEvalStarter } from '../../src/evals/eval-starter';
 import type { RunLauncher } from '../../src/runs/launcher';
-import { evalWorkflowId } from '../shared/workflow-names';
+import { evalWorkflowId } from '../../src/contracts/workflow-names';
 import { workflowStatus } from './workflow-status';
 
 export interface EvalReconcileDeps {

@@ -6,10 +6,10 @@ import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbo
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
-import { FailureType } from '../shared/failures';
+import { FailureType } from '../../src/contracts/failures';
 import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
-import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../shared/run-contract';
+import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../../src/contracts/run-contract';
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { PriceBook } from '../../src/usage/price-book';

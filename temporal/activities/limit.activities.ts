@@ -6,8 +6,8 @@ import {
   askSlotSignal,
   limitKeysOf,
   limitWorkflowId,
-} from '../shared/limit-contract';
-import { WorkflowType } from '../shared/workflow-names';
+} from '../../src/contracts/limit-contract';
+import { WorkflowType } from '../../src/contracts/workflow-names';
 
 export interface LimitActivityDeps {
   limits: ProviderLimits;

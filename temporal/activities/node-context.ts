@@ -12,7 +12,7 @@ import { promptTokens } from '../../src/usage/prompt-tokens';
 import { storeDataUris } from '../../src/runs/files';
 import { NodeExecutionError } from '../../src/nodes/errors';
 import type { BudgetScope } from '../../src/engine/run-contract';
-import { FailureType } from '../shared/failures';
+import { FailureType } from '../../src/contracts/failures';
 import { randomUUID } from 'node:crypto';
 import { createDeltaBatcher } from './task-delta-batcher';
 

@@ -4,7 +4,7 @@ import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/ru
 import type { RunRepository } from '../../src/db/runs/run-repository';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../src/engine/approvals';
-import { FailureType } from '../shared/failures';
+import { FailureType } from '../../src/contracts/failures';
 import { exportRunSpan } from '../../src/telemetry/run-span';
 import type { RunTrace } from '../../src/telemetry/trace-ids';
 import type { SpurTracer } from '../../src/telemetry/tracer';

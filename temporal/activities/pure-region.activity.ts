@@ -1,7 +1,7 @@
 import { storageFailureKind } from '../../src/db/failure-kinds';
 import { GraphWalker } from '../../src/engine/graph-walker';
 import { PURE_REGION_ACTIVITY, type RegionOutcome, regionLevel } from '../../src/engine/pure-region';
-import type { TracedRegionInput } from '../shared/run-contract';
+import type { TracedRegionInput } from '../../src/contracts/run-contract';
 import type { TaskWrite } from '../../src/engine/run-contract';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 

@@ -14,7 +14,7 @@ import {
   type RagIngestDocumentResult,
   type RagIndexPlan,
   RagFailureType,
-} from '../shared/rag-contract';
+} from '../../src/contracts/rag-contract';
 
 export interface RagActivityDeps {
   models: Models;

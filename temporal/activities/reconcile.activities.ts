@@ -8,8 +8,8 @@ import type { RunLauncher } from '../../src/runs/launcher';
 import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
 import { createEvalReconciler } from './eval-reconcile';
 import { workflowStatus } from './workflow-status';
-import type { ReconcilePageInput, ReconcilePageResult } from '../shared/reconcile-contract';
-import { runWorkflowId } from '../shared/workflow-names';
+import type { ReconcilePageInput, ReconcilePageResult } from '../../src/contracts/reconcile-contract';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 /** Temporal's word for how a workflow ended, as a run's message. */
 const ENDED: Record<string, string> = {

@@ -1,8 +1,8 @@
 import type { Models } from '../../src/db/models';
 import type { RunLauncher } from '../../src/runs/launcher';
 import type { ScheduledRunRecorder } from '../../src/runs/scheduled-runs';
-import type { RecordScheduledRunInput, ScheduledRunPlan } from '../shared/schedule-contract';
-import { runWorkflowId } from '../shared/workflow-names';
+import type { RecordScheduledRunInput, ScheduledRunPlan } from '../../src/contracts/schedule-contract';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 export interface ScheduleActivityDeps {
   models: Models;

@@ -6,7 +6,7 @@ import {
   type SlotsReturned,
   releaseSlotSignal,
   retryAfterOf,
-} from '../shared/limit-contract';
+} from '../../src/contracts/limit-contract';
 
 /**
  * A model call's attempt under fleet-wide limits: its slots go back from here as soon as the

@@ -1,7 +1,7 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
-import { FINAL_NODE_FAILURES, FailureType } from '../shared/failures';
+import { FINAL_NODE_FAILURES, FailureType } from '../../src/contracts/failures';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
-import type { CallbackRetryPolicy } from '../shared/callback-contract';
+import type { CallbackRetryPolicy } from '../../src/contracts/callback-contract';
 
 /** A pure node's time to run (one local activity, or its share of a region's). */
 const PURE_NODE_SECONDS = 30;

@@ -12,7 +12,7 @@ import {
   APPROVAL_DELIVERY_REFUSED,
   type ApprovalDeliveryInput,
   approvalDeliverySignal,
-} from '../shared/approval-contract';
+} from '../../src/contracts/approval-contract';
 
 const local = proxyLocalActivities<ApprovalActivities>({
   startToCloseTimeout: '30s',

@@ -12,9 +12,9 @@ import {
   type ApprovalDeliveryInput,
   type ApprovalNotice,
   approvalDeliveryWorkflowId,
-} from '../shared/approval-contract';
-import { type PauseActionRequest, TIMEOUT_USER } from '../shared/pauses';
-import { WorkflowType } from '../shared/workflow-names';
+} from '../../src/contracts/approval-contract';
+import { type PauseActionRequest, TIMEOUT_USER } from '../../src/contracts/pauses';
+import { WorkflowType } from '../../src/contracts/workflow-names';
 import { type OpenPause, decisionOf } from './pause-book';
 
 /** How a pause ended: someone decided (or the timeout decided for them), or the timeout fails the node. */

@@ -16,11 +16,11 @@ import {
   type BatchRows,
   type BatchRunInput,
   type RowOutcome,
-} from '../shared/batch-contract';
-import type { SpurRunInput, SpurRunResult } from '../shared/run-contract';
-import { SpurRunStatus } from '../shared/search-attributes';
+} from '../../src/contracts/batch-contract';
+import type { SpurRunInput, SpurRunResult } from '../../src/contracts/run-contract';
+import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
-import { WorkflowType, runWorkflowId } from '../shared/workflow-names';
+import { WorkflowType, runWorkflowId } from '../../src/contracts/workflow-names';
 import { failureMessage } from './graph-runner';
 import { announceEnd } from './callbacks';
 

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { BudgetScope, GraphNode } from '../../src/engine/run-contract';
-import { FailureType, applicationCause } from '../shared/failures';
-import type { PauseActionRequest } from '../shared/pauses';
+import { FailureType, applicationCause } from '../../src/contracts/failures';
+import type { PauseActionRequest } from '../../src/contracts/pauses';
 
 /** Pauses the run at the node, with the budget's message, until a person decides. */
 export type BudgetPause = (

@@ -1,7 +1,7 @@
 import { ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities';
 import { deliveryOptions } from './activity-options';
-import { CALLBACK_REFUSED, type CallbackDeliveryInput } from '../shared/callback-contract';
+import { CALLBACK_REFUSED, type CallbackDeliveryInput } from '../../src/contracts/callback-contract';
 
 const local = proxyLocalActivities<CallbackActivities>({
   startToCloseTimeout: '30s',

@@ -13,8 +13,8 @@ import {
   finalCallbackEvent,
 } from '../../src/engine/callback-events';
 import type { RunStatus } from '../../src/engine/statuses';
-import { type CallbackDeliveryInput, callbackWorkflowId } from '../shared/callback-contract';
-import { WorkflowType } from '../shared/workflow-names';
+import { type CallbackDeliveryInput, callbackWorkflowId } from '../../src/contracts/callback-contract';
+import { WorkflowType } from '../../src/contracts/workflow-names';
 
 /**
  * Tells the run's callback about `event`, if it subscribed to it: starts the delivery's own

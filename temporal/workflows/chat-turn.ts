@@ -2,7 +2,7 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import type { ChatActivities } from '../activities';
 import type { GraphLevel } from '../../src/engine/graph';
 import type { NodeState } from '../../src/engine/node-inputs';
-import type { SpurRunInput } from '../shared/run-contract';
+import type { SpurRunInput } from '../../src/contracts/run-contract';
 import { PROJECTION_OPTIONS } from './activity-options';
 
 const chat = proxyLocalActivities<ChatActivities>(PROJECTION_OPTIONS);

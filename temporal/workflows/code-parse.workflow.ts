@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CodeParseActivities } from '../activities';
-import { CODE_PARSE_LIMITS, type CodeParseInput, type CodeParseOutput } from '../shared/code-parse-contract';
-import { FailureType } from '../shared/failures';
+import { CODE_PARSE_LIMITS, type CodeParseInput, type CodeParseOutput } from '../../src/contracts/code-parse-contract';
+import { FailureType } from '../../src/contracts/failures';
 
 const { parseWorkflowCode } = proxyActivities<CodeParseActivities>({
   // Room to wait for one of the worker's sandbox slots (heartbeating) before the code's own limit.

@@ -6,8 +6,8 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { EvalActivities } from '../activities';
-import type { EvalEnd, EvalRunInput } from '../shared/eval-contract';
-import { WorkflowType, runWorkflowId } from '../shared/workflow-names';
+import type { EvalEnd, EvalRunInput } from '../../src/contracts/eval-contract';
+import { WorkflowType, runWorkflowId } from '../../src/contracts/workflow-names';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { failureMessage } from './graph-runner';
 

@@ -8,7 +8,7 @@ import {
   type ExecuteNodeActivity,
   type TracedRegionInput,
   nodeActivityName,
-} from '../shared/run-contract';
+} from '../../src/contracts/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
 import type { RunTrace } from '../../src/telemetry/trace-ids';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';

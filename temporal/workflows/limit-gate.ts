@@ -1,4 +1,4 @@
-import type { LimitRule, SlotAsk, SlotRelease } from '../shared/limit-contract';
+import type { LimitRule, SlotAsk, SlotRelease } from '../../src/contracts/limit-contract';
 
 const MINUTE_MS = 60_000;
 /**

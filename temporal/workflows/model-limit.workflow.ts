@@ -12,7 +12,7 @@ import {
   ruleChangedSignal,
   slotGrantedSignal,
   slotQueuedSignal,
-} from '../shared/limit-contract';
+} from '../../src/contracts/limit-contract';
 import { type GateState, LimitGate, emptyGate } from './limit-gate';
 
 export interface ModelLimitInput {

@@ -21,8 +21,8 @@ import {
   retryAfterOf,
   slotGrantedSignal,
   slotQueuedSignal,
-} from '../shared/limit-contract';
-import { FINAL_NODE_FAILURES, applicationCause } from '../shared/failures';
+} from '../../src/contracts/limit-contract';
+import { FINAL_NODE_FAILURES, applicationCause } from '../../src/contracts/failures';
 import { ioNodeTimeoutSeconds } from './activity-options';
 
 const local = proxyLocalActivities<LimitActivities>({

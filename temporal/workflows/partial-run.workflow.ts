@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { FailureType } from '../shared/failures';
+import { FailureType } from '../../src/contracts/failures';
 import { GraphError, type GraphLevel, planGraph, restrictToAncestors } from '../../src/engine/graph';
 import type { NodeState } from '../../src/engine/node-inputs';
 import type { NodeOutput } from '../../src/engine/run-contract';
-import type { PartialRunInput } from '../shared/run-contract';
+import type { PartialRunInput } from '../../src/contracts/run-contract';
 import { GraphRunner } from './graph-runner';
 
 /**

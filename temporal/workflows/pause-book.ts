@@ -8,7 +8,7 @@ import {
   PauseRefusal,
   type PauseRefusalDetails,
   pauseRecordId,
-} from '../shared/pauses';
+} from '../../src/contracts/pauses';
 
 export interface OpenPause {
   pauseId: string;

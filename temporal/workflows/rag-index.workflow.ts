@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { RagActivities } from '../activities';
-import { type RagIndexInput, RagFailureType } from '../shared/rag-contract';
+import { type RagIndexInput, RagFailureType } from '../../src/contracts/rag-contract';
 import { failureMessage } from '../../src/engine/graph-walker';
 
 /**

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ReconcileActivities } from '../activities';
-import type { ReconcileInput, ReconcilePageResult, ReconcileTally } from '../shared/reconcile-contract';
+import type { ReconcileInput, ReconcilePageResult, ReconcileTally } from '../../src/contracts/reconcile-contract';
 
 const activities = proxyActivities<ReconcileActivities>({
   startToCloseTimeout: '5m',

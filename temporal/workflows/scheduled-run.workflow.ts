@@ -1,7 +1,7 @@
 import { ParentClosePolicy, isCancellation, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../activities';
-import type { ScheduledRunInput } from '../shared/schedule-contract';
-import { ScheduledStartTime, SpurRunStatus, SpurRunType, SpurWorkflowId } from '../shared/search-attributes';
+import type { ScheduledRunInput } from '../../src/contracts/schedule-contract';
+import { ScheduledStartTime, SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../src/contracts/search-attributes';
 
 const { recordScheduledRun } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '1m',

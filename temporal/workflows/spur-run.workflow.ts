@@ -7,11 +7,11 @@ import {
   isCancellation,
   setHandler,
 } from '@temporalio/workflow';
-import { FailureType } from '../shared/failures';
+import { FailureType } from '../../src/contracts/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
-import { pauseActionSignal, pauseActionUpdate } from '../shared/pauses';
-import { approvalDeliverySignal } from '../shared/approval-contract';
-import type { RunRerun, SpurRunInput, SpurRunResult } from '../shared/run-contract';
+import { pauseActionSignal, pauseActionUpdate } from '../../src/contracts/pauses';
+import { approvalDeliverySignal } from '../../src/contracts/approval-contract';
+import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/contracts/run-contract';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
 import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';

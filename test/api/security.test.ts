@@ -75,11 +75,20 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
   it('refuses to listen on a non-loopback address without keys unless told to', function () {
     // tsx compiles the entry point first: seconds on a loaded machine.
     this.timeout(90_000);
-    const result = spawnSync(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')], {
-      env: { PATH: process.env.PATH, SPUR_HOST: '0.0.0.0', SPUR_PORT: '0', SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/' },
-      encoding: 'utf8',
-      timeout: 80_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'processes', 'api.ts')],
+      {
+        env: {
+          PATH: process.env.PATH,
+          SPUR_HOST: '0.0.0.0',
+          SPUR_PORT: '0',
+          SPUR_MONGODB_URI: 'mongodb://127.0.0.1:1/',
+        },
+        encoding: 'utf8',
+        timeout: 80_000,
+      },
+    );
     assert.equal(result.status, 2);
     assert.match(result.stderr, /Refusing to listen on 0\.0\.0\.0 without API keys/);
     assert.equal(result.stderr.trim().split('\n').length, 1, 'says so in one line');
@@ -88,19 +97,23 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
   it('listens on a non-loopback address without keys when SPUR_ALLOW_INSECURE=true', async function () {
     this.timeout(90_000);
     // Its own process group: tsx starts node as a child, and the whole group must go at the end.
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'main.ts')], {
-      env: {
-        PATH: process.env.PATH,
-        SPUR_HOST: '0.0.0.0',
-        SPUR_PORT: '0',
-        SPUR_ALLOW_INSECURE: 'true',
-        SPUR_MONGODB_URI: stack.mongoUri,
-        SPUR_MONGODB_DB: 'spur_insecure_probe',
-        SPUR_TEMPORAL_ADDRESS: stack.temporalAddress,
-        SPUR_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    const child = spawn(
+      process.execPath,
+      [require.resolve('tsx/cli'), path.join(REPO_ROOT, 'src', 'processes', 'api.ts')],
+      {
+        env: {
+          PATH: process.env.PATH,
+          SPUR_HOST: '0.0.0.0',
+          SPUR_PORT: '0',
+          SPUR_ALLOW_INSECURE: 'true',
+          SPUR_MONGODB_URI: stack.mongoUri,
+          SPUR_MONGODB_DB: 'spur_insecure_probe',
+          SPUR_TEMPORAL_ADDRESS: stack.temporalAddress,
+          SPUR_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+        },
+        detached: true,
       },
-      detached: true,
-    });
+    );
     try {
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -6,7 +6,7 @@ import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
 import { POSTGRES_MAX_CONNECTIONS } from '../../scripts/lib/cluster/postgres';
 import { REPO_ROOT } from '../../scripts/lib/tools';
 import { CONFIG_VARIABLES } from '../../src/config';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../temporal/shared/search-attributes';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../src/contracts/search-attributes';
 import {
   COMPOSE_FILE,
   REQUIRED_VALUES as REQUIRED,
@@ -85,8 +85,8 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     assert.equal(api.image, worker.image);
     assert.ok(api.build && worker.build, 'both name the image and how to build it, so either can be started first');
     // The files the image compiles (scripts/build.ts into /app/dist): the harness built the same ones.
-    assert.deepEqual(api.command, ['node', 'dist/src/main.js']);
-    assert.deepEqual(worker.command, ['node', 'dist/temporal/worker.js']);
+    assert.deepEqual(api.command, ['node', 'dist/src/processes/api.js']);
+    assert.deepEqual(worker.command, ['node', 'dist/src/processes/worker.js']);
     for (const file of [api.command[1], worker.command[1]]) assert.ok(existsSync(path.join(REPO_ROOT, file)), file);
     for (const s of Object.values(project.services))
       assert.equal(s.container_name, undefined, 'fixed names would clash when scaling');
@@ -309,7 +309,7 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
 
   it("checks each worker's health with a command in its container that starts the sandbox (test/deploy/worker-health.test.ts runs it)", () => {
     const check = service('worker').healthcheck;
-    assert.deepEqual(check?.test, ['CMD', 'node', 'dist/temporal/worker-health.js']);
+    assert.deepEqual(check?.test, ['CMD', 'node', 'dist/src/processes/worker-health.js']);
     // The command waits up to 15 s per check (it exits on its own first); compose must wait longer.
     assert.ok(seconds(check?.timeout) > 15 + 5, `timeout ${check?.timeout}`);
     const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');

@@ -92,7 +92,7 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
     assert.match(line, /python_sandbox ok/);
   });
 
-  it('the api alone (src/main.ts, as compose runs it) reports MongoDB and Temporal only, healthy even with no usable Python', async () => {
+  it('the api alone (src/processes/api.ts, as compose runs it) reports MongoDB and Temporal only, healthy even with no usable Python', async () => {
     const alone = await startApiProcess({ ...api.env, SPUR_PYTHON: '/nonexistent/python3' });
     processes.push(alone);
     const res = await alone.http.get('/health/');
@@ -100,10 +100,10 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
     assert.deepEqual(Object.keys(res.body.checks).sort(), ['mongodb', 'temporal']);
   });
 
-  it('the api hosting a worker (temporal/api-with-worker.ts) still reports the sandbox: it runs Python nodes', async () => {
+  it('the api hosting a worker (src/processes/combined.ts) still reports the sandbox: it runs Python nodes', async () => {
     const combined = await startApiProcess(
       { ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, SPUR_PYTHON: '/nonexistent/python3' },
-      'temporal/api-with-worker.ts',
+      'src/processes/combined.ts',
     );
     processes.push(combined);
     const res = await combined.http.get('/health/');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { setTimeout } from 'node:timers/promises';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';
@@ -16,7 +16,7 @@ const gatedDefinition = {
   links: [l('in', 'gate'), l('gate', 'after')],
 };
 
-describe('e2e: single-process topology — the api hosting a worker (temporal/api-with-worker.ts)', function () {
+describe('e2e: single-process topology — the api hosting a worker (src/processes/combined.ts)', function () {
   this.timeout(120_000);
   let api: TestApi; // only for its fresh database, task queue and Temporal client: no worker polls this queue but the process under test
   let combined: ApiProcess;
@@ -24,7 +24,7 @@ describe('e2e: single-process topology — the api hosting a worker (temporal/ap
     api = await startApi();
     combined = await startApiProcess(
       { ...api.env, SPUR_WORKFLOW_BUNDLE: stack.workflowBundle },
-      'temporal/api-with-worker.ts',
+      'src/processes/combined.ts',
     );
   });
   after(async () => {

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../scripts/lib/ports';
 import { type FerretDbServer, startFerretDb } from '../../scripts/lib/servers';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
 // The Python nodes log to a host file (the test's instrument), which the sandbox forbids.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isFinal, startEngine, startSplitEngine, waitForRun, type Engine, type SplitEngine } from '../support/engine';
 import { l, n } from '../support/graphs';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { until } from '../support/exec-log';
 import { startWorker } from '../support/worker';
 

@@ -5,8 +5,8 @@ import { DROP, startCallbackReceiver, validSignature, type CallbackReceiver } fr
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
-import { callbackWorkflowId } from '../../temporal/shared/callback-contract';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { callbackWorkflowId } from '../../src/contracts/callback-contract';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 const SECRET = 'receiver-shared-secret-7f3a';
 

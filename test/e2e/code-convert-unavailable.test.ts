@@ -39,7 +39,7 @@ describe('e2e: workflow code while no worker or no Temporal can run it', functio
   }
 
   it('no worker within SPUR_CODE_PARSE_WAIT_SECONDS: 503 saying so, and nothing stored or changed', async () => {
-    // The api alone (src/main.ts's shape): nothing polls its task queue.
+    // The api alone (src/processes/api.ts's shape): nothing polls its task queue.
     const api = await startApi({ SPUR_CODE_PARSE_WAIT_SECONDS: '15' });
     apis.push(api);
     await tryEveryRoute(api, /No worker ran the workflow code within 15 s; try again/);

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort, waitForTcp } from '../../scripts/lib/ports';
 import { type ManagedProcess, spawnManaged } from '../../scripts/lib/processes';
 import { REPO_ROOT } from '../../scripts/lib/tools';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
 import { stack } from '../support/stack';
@@ -76,7 +76,7 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
       const [pid, host] = ([...identities][0] ?? '').split('@');
       assert.equal(host, os.hostname());
       assert.ok(
-        cmdline(Number(pid)).some((arg) => arg.endsWith('temporal/api-with-worker.ts')),
+        cmdline(Number(pid)).some((arg) => arg.endsWith('src/processes/combined.ts')),
         `the worker is the api process (${cmdline(Number(pid)).join(' ')})`,
       );
       const firstTask = history.events?.find(

@@ -2,7 +2,7 @@
 // starts the eval as the api would have, and it ends with the score an undisturbed run gets.
 import assert from 'node:assert/strict';
 import { trusted } from 'mongoose';
-import { evalWorkflowId, runWorkflowId } from '../../temporal/shared/workflow-names';
+import { evalWorkflowId, runWorkflowId } from '../../src/contracts/workflow-names';
 import { type Engine, closeReconcilingEngine, startEngine } from '../support/engine';
 import { twoVersions, verdicts, waitForComparison, waitForEval } from '../support/evals';
 import { evalLeftUnstarted } from '../support/half-started-runs';

@@ -4,8 +4,8 @@ import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
 import { keyedPauseActionLeftUnanswered, keyedRunLeftUnstarted } from '../support/half-started-runs';
-import { pauseActionSignal, pauseRecordId } from '../../temporal/shared/pauses';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { pauseActionSignal, pauseRecordId } from '../../src/contracts/pauses';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 type Http = Engine['http'];
 

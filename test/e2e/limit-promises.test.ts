@@ -7,7 +7,7 @@ import type { FakeLlmServer, RecordedRequest } from '../support/fake-llm-server'
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 import { until } from '../support/exec-log';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 const MODEL = 'openai/gpt-4o-mini';
 const ASKS = ['a1', 'a2', 'a3'];

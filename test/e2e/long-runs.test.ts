@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startEngine, waitForRun, type Engine } from '../support/engine';
 import { l, n } from '../support/graphs';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 /** in(x) → p1 → p2 → p3 (each appends "!") → gate (a human) → out(y). */
 const chain = {

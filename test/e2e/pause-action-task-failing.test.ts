@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { isFinal, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';

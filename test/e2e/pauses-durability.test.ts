@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { freePort, onFreePort } from '../../scripts/lib/ports';
 import { TEMPORAL_DEV_OPTIONS, startTemporal, type TemporalServer } from '../../scripts/lib/servers';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { type ApiProcess, startApiProcess } from '../support/api-process';
 import { isFinal, waitForRun } from '../support/engine';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { eventually, parentOf, pidsWith, processEnded, tokenedWait } from '../support/python-runs';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 /** in → gate (human) → after; in → side (independent branch). */
 function gated(gateConfig: Record<string, unknown> = {}) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { SpurRunStatus } from '../../temporal/shared/search-attributes';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { SpurRunStatus } from '../../src/contracts/search-attributes';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { l, n } from '../support/graphs';
 

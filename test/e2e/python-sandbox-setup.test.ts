@@ -21,7 +21,7 @@ import { runPython } from '../support/python-runs';
 import { startUnprivilegedWorker, startWorker } from '../support/worker';
 import { runWorkerHealth } from '../support/worker-health';
 
-// Secure by default: the worker's health check (temporal/worker-health.ts, its compose health
+// Secure by default: the worker's health check (src/processes/worker-health.ts, its compose health
 // check) says whether the sandbox starts, and Python runs refuse to start without one unless the
 // operator says the code is trusted.
 

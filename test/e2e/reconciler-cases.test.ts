@@ -4,7 +4,7 @@ import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
-import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
+import { WorkflowType, runWorkflowId } from '../../src/contracts/workflow-names';
 import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { input, l, n } from '../support/graphs';

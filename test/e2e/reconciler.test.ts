@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { reconcilerScheduleId } from '../../temporal/reconciler-schedule';
-import { WorkflowType, runWorkflowId } from '../../temporal/shared/workflow-names';
+import { WorkflowType, runWorkflowId } from '../../src/contracts/workflow-names';
 import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { input, l, n, pythonExclaim } from '../support/graphs';
 import { runLeftUnstarted } from '../support/half-started-runs';

@@ -19,7 +19,7 @@ import {
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { quietRuntime } from '../support/quiet-runtime';
-import { WorkflowType } from '../../temporal/shared/workflow-names';
+import { WorkflowType } from '../../src/contracts/workflow-names';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');

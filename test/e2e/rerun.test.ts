@@ -4,7 +4,7 @@ import { isFinal, closeReconcilingEngine, startEngine, waitForRun, type Engine }
 import { largestHistoryPayload } from '../support/run-history';
 import { rerunLeftUnstarted } from '../support/half-started-runs';
 import { cond, input, l, n } from '../support/graphs';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 /** A run shows FAILED as soon as a node fails, while other branches go on: it has ended once it has an end_time. */
 const hasEnded = (r: { status: string }) => isFinal(r) && !!(r as { end_time?: string | null }).end_time;

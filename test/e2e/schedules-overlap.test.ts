@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { scheduleTemporalId } from '../../temporal/shared/schedule-contract';
+import { scheduleTemporalId } from '../../src/contracts/schedule-contract';
 import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { l, n } from '../support/graphs';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { startApi, type TestApi } from '../support/api';
 import { startApiProcess, type ApiProcess } from '../support/api-process';
 import { waitForRun } from '../support/engine';

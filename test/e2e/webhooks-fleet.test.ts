@@ -30,7 +30,7 @@ describe('e2e: webhook triggers across two api processes', function () {
 
   before(async () => {
     engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(KEY) });
-    // The second api alone (src/main.ts); the first one's hosted worker runs what either starts.
+    // The second api alone (src/processes/api.ts); the first one's hosted worker runs what either starts.
     second = await startApiProcess(engine.api.env);
     api = client(engine.api.baseUrl, { authorization: `Bearer ${KEY}` });
     hooksA = rawClient(new URL(engine.api.baseUrl).origin);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { approvalTokens } from '../../src/approvals/approval-token';
 import { createOutputFileWriter } from '../../src/modules/output-files/output-file-writer';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import type { TestApi } from '../support/api';
 import { client, type JsonBody } from '../support/http';
 import type { RawRequest } from '../support/raw-http';

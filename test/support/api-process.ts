@@ -16,10 +16,13 @@ export interface ApiProcess {
 let counter = 0;
 
 /**
- * The api as its own process, for tests that kill it: src/main.ts, or `entry` (e.g.
- * temporal/api-with-worker.ts, the api hosting a worker).
+ * The api as its own process, for tests that kill it: src/processes/api.ts, or `entry` (e.g.
+ * src/processes/combined.ts, the api hosting a worker).
  */
-export async function startApiProcess(env: Record<string, string>, entry = 'src/main.ts'): Promise<ApiProcess> {
+export async function startApiProcess(
+  env: Record<string, string>,
+  entry = 'src/processes/api.ts',
+): Promise<ApiProcess> {
   const port = await freePort();
   const logFile = path.join(stack.tmpDir, `api-${process.pid}-${++counter}.log`);
   const child = spawnManaged({

@@ -32,8 +32,8 @@ export interface TestApi {
 export interface StartApiOptions {
   /**
    * Host a worker of the api's task queue in this process, as `npm run dev` does (the combined
-   * topology, temporal/api-with-worker.ts): runs start eagerly and blocking runs are answered
-   * from their final saves. Without it the api runs alone, as src/main.ts does, and a test
+   * topology, src/processes/combined.ts): runs start eagerly and blocking runs are answered
+   * from their final saves. Without it the api runs alone, as src/processes/api.ts does, and a test
    * starts workers as processes of their own.
    */
   hostWorker?: boolean;
@@ -88,7 +88,7 @@ export async function startApi(
     secretKey,
     logger,
     services,
-    // The api alone (src/main.ts) has no Python sandbox to check; hosting a worker, it has.
+    // The api alone (src/processes/api.ts) has no Python sandbox to check; hosting a worker, it has.
     probes: apiProbes(mongo, temporalHealth.probe, hosted ? new PythonSandbox(config.python) : undefined),
   });
   const server = http.createServer(app.callback());
@@ -118,7 +118,7 @@ export async function startApi(
   };
 }
 
-/** A worker in this process, as api-with-worker.ts hosts one (a runtime installed once per process). */
+/** A worker in this process, as processes/combined.ts hosts one (a runtime installed once per process). */
 function hostWorker(config: Readonly<Config>, models: Models, logger: Logger): Promise<HostedWorker> {
   quietRuntime();
   return hostSpurWorker(config, models, logger);

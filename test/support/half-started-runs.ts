@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { type ApiProcess, startApiProcess } from './api-process';
 import type { Engine } from './engine';
 import { until } from './exec-log';

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { n } from './graphs';
 
 /**

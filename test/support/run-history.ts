@@ -1,5 +1,5 @@
 import type { temporal } from '@temporalio/proto';
-import { runWorkflowId } from '../../temporal/shared/workflow-names';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import type { Engine } from './engine';
 
 /**

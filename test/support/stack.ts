@@ -25,7 +25,7 @@ export const stack = {
   },
 };
 
-/** `node <entry>` as the image runs it: the compiled file of a source entry such as `temporal/worker.ts`. */
+/** `node <entry>` as the image runs it: the compiled file of a source entry such as `src/processes/worker.ts`. */
 export function entryArgs(entry: string): string[] {
   return [distEntry(entry, stack.dist)];
 }

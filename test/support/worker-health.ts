@@ -27,14 +27,14 @@ export function runCommand(
 }
 
 /**
- * The worker's health command (temporal/worker-health.ts) as the image runs it, with a worker's
+ * The worker's health command (src/processes/worker-health.ts) as the image runs it, with a worker's
  * environment (e.g. a test api's `env`) and nothing of this process's but PATH.
  */
 export function runWorkerHealth(
   env: Record<string, string>,
   extraEnv: Record<string, string> = {},
 ): Promise<CommandResult> {
-  return runCommand(process.execPath, entryArgs('temporal/worker-health.ts'), {
+  return runCommand(process.execPath, entryArgs('src/processes/worker-health.ts'), {
     env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv },
   });
 }

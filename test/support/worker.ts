@@ -15,7 +15,7 @@ let counter = 0;
 const START_WITHIN_MS = 90_000;
 
 /**
- * A real worker process (temporal/worker.ts) for the given api's database and task queue, using
+ * A real worker process (src/processes/worker.ts) for the given api's database and task queue, using
  * the bundle the harness prebuilt. Crash tests kill it with `process.kill('SIGKILL')`.
  */
 export async function startWorker(
@@ -28,7 +28,7 @@ export async function startWorker(
     name: 'worker',
     command: process.execPath,
     // As the image runs it (Dockerfile): one process, so a SIGTERM to the pid reaches the app itself.
-    args: entryArgs('temporal/worker.ts'),
+    args: entryArgs('src/processes/worker.ts'),
     env: { ...env, SPUR_LOG_LEVEL: 'info', SPUR_WORKFLOW_BUNDLE: stack.workflowBundle, ...extraEnv },
     cwd: REPO_ROOT,
     logFile,

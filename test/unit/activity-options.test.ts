@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { FailureType } from '../../temporal/shared/failures';
+import { FailureType } from '../../src/contracts/failures';
 import {
   PROJECTION_OPTIONS,
   PURE_NODE_OPTIONS,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type OpenPause, PauseBook } from '../../temporal/workflows/pause-book';
-import type { PauseActionRequest } from '../../temporal/shared/pauses';
+import type { PauseActionRequest } from '../../src/contracts/pauses';
 
 const approve = (userId: string, pauseId?: string): PauseActionRequest => ({
   action: 'APPROVE',

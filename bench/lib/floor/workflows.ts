@@ -1,7 +1,7 @@
 // The smallest workflows Temporal can run, for bench/temporal-floor.ts: what the engine itself
 // costs per run on this machine, whatever a workflow does.
 import { proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import { SpurRunStatus } from '../../../temporal/shared/search-attributes';
+import { SpurRunStatus } from '../../../src/contracts/search-attributes';
 
 const { noop } = proxyLocalActivities<{ noop(): Promise<void> }>({ startToCloseTimeout: '10s' });
 

@@ -119,7 +119,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const handle = spawnManaged({
         name,
         command: process.execPath,
-        args: [distEntry('temporal/worker.ts')],
+        args: [distEntry('src/processes/worker.ts')],
         env: { ...env, ...extraEnv },
         cwd: REPO_ROOT,
         ...log(name),
@@ -131,7 +131,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const handle = spawnManaged({
         name,
         command: process.execPath,
-        args: [distEntry('src/main.ts')],
+        args: [distEntry('src/processes/api.ts')],
         env: { ...env, SPUR_PORT: String(apiPort) },
         cwd: REPO_ROOT,
         ...log(name),

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTE_TYPES } from '../../../temporal/shared/search-attributes';
+import { SEARCH_ATTRIBUTE_TYPES } from '../../../src/contracts/search-attributes';
 import { assertPortFree, freePortBelow, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
 import { waitUntilUp } from '../servers';

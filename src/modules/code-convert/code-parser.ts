@@ -6,9 +6,9 @@ import {
   type CodeParseInput,
   type CodeParseOutput,
   codeParseWorkflowId,
-} from '../../../temporal/shared/code-parse-contract';
-import { FailureType, applicationCause } from '../../../temporal/shared/failures';
-import { WorkflowType } from '../../../temporal/shared/workflow-names';
+} from '../../contracts/code-parse-contract';
+import { FailureType, applicationCause } from '../../contracts/failures';
+import { WorkflowType } from '../../contracts/workflow-names';
 
 export interface CodeParserDeps {
   temporal: Client;

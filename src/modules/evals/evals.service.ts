@@ -2,7 +2,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { EvalRecords } from '../../db/eval-records';
 import type { Models, WorkflowVersionDoc } from '../../db/models';
 import { notFound } from '../../errors';
-import { evalWorkflowId } from '../../../temporal/shared/workflow-names';
+import { evalWorkflowId } from '../../contracts/workflow-names';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { VersionService } from '../workflows/versions.service';
 import { evalNotFound } from './eval-errors';

@@ -22,8 +22,8 @@ import {
   type PauseRefusalDetails,
   pauseActionSignal,
   pauseActionUpdate,
-} from '../../../temporal/shared/pauses';
-import { runWorkflowId } from '../../../temporal/shared/workflow-names';
+} from '../../contracts/pauses';
+import { runWorkflowId } from '../../contracts/workflow-names';
 import type { RunReader, VersionById } from '../../runs/reader';
 import { toRunResponse } from '../../runs/response';
 import type { RunResponse } from '../../runs/response.schemas';

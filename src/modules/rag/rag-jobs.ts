@@ -5,7 +5,7 @@ import {
   type RagIngestInput,
   ragIndexWorkflowId,
   ragIngestWorkflowId,
-} from '../../../temporal/shared/rag-contract';
+} from '../../contracts/rag-contract';
 
 export interface RagJobsDeps {
   temporal: Client;

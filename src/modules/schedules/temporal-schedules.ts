@@ -6,9 +6,9 @@ import {
 } from '@temporalio/client';
 import { type Timestamp, msNumberToTs, tsToMs } from '@temporalio/common';
 import type { ScheduleDoc } from '../../db/models';
-import { scheduleFireWorkflowId, scheduleTemporalId } from '../../../temporal/shared/schedule-contract';
-import type { ScheduledRunInput } from '../../../temporal/shared/schedule-contract';
-import { WorkflowType } from '../../../temporal/shared/workflow-names';
+import { scheduleFireWorkflowId, scheduleTemporalId } from '../../contracts/schedule-contract';
+import type { ScheduledRunInput } from '../../contracts/schedule-contract';
+import { WorkflowType } from '../../contracts/workflow-names';
 
 const OVERLAP: Record<ScheduleDoc['overlap'], ScheduleOverlapPolicy> = {
   skip: 'SKIP',

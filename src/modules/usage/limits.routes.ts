@@ -2,7 +2,7 @@ import { z } from '../../zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { LLM_MODEL_IDS } from '../../nodes/ai/model-ids';
 import type { ProviderLimits } from '../../usage/provider-limits';
-import type { LimitRule } from '../../../temporal/shared/limit-contract';
+import type { LimitRule } from '../../contracts/limit-contract';
 
 const tags = ['usage'];
 

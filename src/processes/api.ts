@@ -1,10 +1,10 @@
 import { Client } from '@temporalio/client';
-import { loadConfig } from './config';
-import { connectMongo } from './db/connection';
-import { createModels, syncIndexes } from './db/models';
-import { createLogger } from './logger';
-import { refuseInsecureListen, serveApi } from './serve-api';
-import { apiTemporalConnection } from './temporal-connection';
+import { loadConfig } from '../config';
+import { connectMongo } from '../db/connection';
+import { createModels, syncIndexes } from '../db/models';
+import { createLogger } from '../logger';
+import { refuseInsecureListen, serveApi } from '../serve-api';
+import { apiTemporalConnection } from '../temporal-connection';
 
 /** The api alone (production): config → MongoDB → Temporal client → app → listen. */
 async function main(): Promise<void> {

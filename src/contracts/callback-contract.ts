@@ -1,4 +1,4 @@
-import type { CallbackEvent } from '../../src/engine/callback-events';
+import type { CallbackEvent } from '../engine/callback-events';
 
 /** Input of one `spurCallbackDelivery` workflow: which run, which event; never the url or secret. */
 export interface CallbackDeliveryInput {

@@ -1,6 +1,6 @@
-import type { RunCallbackInfo } from '../../src/engine/callback-events';
-import type { NodeOutput, RunDefinition } from '../../src/engine/run-contract';
-import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { RunCallbackInfo } from '../engine/callback-events';
+import type { NodeOutput, RunDefinition } from '../engine/run-contract';
+import type { RunTrace } from '../telemetry/trace-ids';
 
 /**
  * How a batch runs its rows.

@@ -1,12 +1,12 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig } from '../src/config';
-import { connectMongo } from '../src/db/connection';
-import { createModels, syncIndexes } from '../src/db/models';
-import { createLogger } from '../src/logger';
-import { ensureReconcilerSchedule } from './reconciler-schedule';
-import { createSpurWorker, installRuntime } from './spur-worker';
-import { createTracer } from '../src/telemetry/tracer';
+import { loadConfig } from '../config';
+import { connectMongo } from '../db/connection';
+import { createModels, syncIndexes } from '../db/models';
+import { createLogger } from '../logger';
+import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedule';
+import { createSpurWorker, installRuntime } from '../../temporal/spur-worker';
+import { createTracer } from '../telemetry/tracer';
 
 /**
  * The worker process: one NativeConnection, workflows bundled from the barrel, activities wired

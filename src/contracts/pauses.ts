@@ -1,6 +1,6 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PauseAction } from '../../src/engine/statuses';
-import type { DecisionChannel } from '../../src/engine/approvals';
+import type { PauseAction } from '../engine/statuses';
+import type { DecisionChannel } from '../engine/approvals';
 
 export interface PauseActionRequest {
   action: PauseAction;

@@ -1,11 +1,11 @@
-import { loadConfig } from '../src/config';
-import { connectMongo } from '../src/db/connection';
-import { createModels, syncIndexes } from '../src/db/models';
-import { createLogger } from '../src/logger';
-import { refuseInsecureListen, serveApi } from '../src/serve-api';
-import { hostSpurWorker } from './hosted-worker';
-import { installRuntime } from './spur-worker';
-import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
+import { loadConfig } from '../config';
+import { connectMongo } from '../db/connection';
+import { createModels, syncIndexes } from '../db/models';
+import { createLogger } from '../logger';
+import { refuseInsecureListen, serveApi } from '../serve-api';
+import { hostSpurWorker } from '../../temporal/hosted-worker';
+import { installRuntime } from '../../temporal/spur-worker';
+import { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 
 /**
  * The api and a worker in one process (single host: `npm run start:combined`). The client shares

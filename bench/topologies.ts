@@ -21,30 +21,16 @@ import type { Connection } from 'mongoose';
 import { connectMongo } from '../src/db/connection';
 import { createModels } from '../src/db/models';
 import type { WorkflowDefinition } from '../src/definitions/definition.schema';
-import { createMongoBaseline, executeInProcess, planOf } from '../bench/lib/baseline';
-import { CORES, CpuSampler, cpuUsage } from '../bench/lib/cpu';
-import { jsonClient, type JsonClient } from '../bench/lib/http';
-import {
-  type LoadResult,
-  type Step,
-  engineStep,
-  inProcessStep,
-  runConcurrent,
-  runInterleaved,
-} from '../bench/lib/load';
-import {
-  type BenchReport,
-  type Derived,
-  type PhaseKind,
-  type PhaseResult,
-  markdown,
-  textTable,
-} from '../bench/lib/report';
-import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from '../bench/lib/scenarios';
-import { type Stack, sqliteSyncEnv, startStack, topologyEnv } from '../bench/lib/stack';
-import { percentile, summarize } from '../bench/lib/stats';
-import { REPO_ROOT } from './lib/tools';
-import { intEnv } from '../bench/lib/env';
+import { createMongoBaseline, executeInProcess, planOf } from './lib/baseline';
+import { CORES, CpuSampler, cpuUsage } from './lib/cpu';
+import { jsonClient, type JsonClient } from './lib/http';
+import { type LoadResult, type Step, engineStep, inProcessStep, runConcurrent, runInterleaved } from './lib/load';
+import { type BenchReport, type Derived, type PhaseKind, type PhaseResult, markdown, textTable } from './lib/report';
+import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from './lib/scenarios';
+import { type Stack, sqliteSyncEnv, startStack, topologyEnv } from './lib/stack';
+import { percentile, summarize } from './lib/stats';
+import { REPO_ROOT } from '../scripts/lib/tools';
+import { intEnv } from './lib/env';
 
 function dynamicConfigEnv(): Record<string, string | number | boolean> | undefined {
   const raw = process.env.BENCH_TEMPORAL_DYNAMIC_CONFIG;
@@ -72,9 +58,10 @@ const settings = {
 };
 
 const TOPOLOGIES = {
-  split: 'api = src/main.ts in its own process; one worker = temporal/worker.ts in its own process (prebuilt bundle)',
+  split:
+    'api = src/processes/api.ts in its own process; one worker = src/processes/worker.ts in its own process (prebuilt bundle)',
   combined:
-    'api and worker in one process (temporal/api-with-worker.ts, eager workflow start; its CPU is in the api column)',
+    'api and worker in one process (src/processes/combined.ts, eager workflow start; its CPU is in the api column)',
 };
 const TOPOLOGY = `${TOPOLOGIES[settings.topology]}; load generator and baselines in the bench process`;
 

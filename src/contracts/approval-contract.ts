@@ -1,5 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
-import type { ApprovalDeliveryOutcome, ApprovalNotice, ApprovalRecipient } from '../../src/engine/approvals';
+import type { ApprovalDeliveryOutcome, ApprovalNotice, ApprovalRecipient } from '../engine/approvals';
 
 export type { ApprovalNotice };
 

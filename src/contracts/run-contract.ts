@@ -1,6 +1,6 @@
-import type { ChatTurnAppend } from '../../src/db/session-turns';
-import type { RunCallbackInfo } from '../../src/engine/callback-events';
-import type { NodeState } from '../../src/engine/node-inputs';
+import type { ChatTurnAppend } from '../db/session-turns';
+import type { RunCallbackInfo } from '../engine/callback-events';
+import type { NodeState } from '../engine/node-inputs';
 import type {
   AgentStepInput,
   AgentStepResult,
@@ -10,10 +10,10 @@ import type {
   NodeOutput,
   RunDefinition,
   TaskRecord,
-} from '../../src/engine/run-contract';
-import type { RunStatus } from '../../src/engine/statuses';
-import type { PureRegionInput } from '../../src/engine/pure-region';
-import type { RunTrace } from '../../src/telemetry/trace-ids';
+} from '../engine/run-contract';
+import type { RunStatus } from '../engine/statuses';
+import type { PureRegionInput } from '../engine/pure-region';
+import type { RunTrace } from '../telemetry/trace-ids';
 import type { HeldSlots, SlotsReturned } from './limit-contract';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by

@@ -1,5 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
-import type { NodeFailureDetails } from '../../src/engine/failure-usage';
+import type { NodeFailureDetails } from '../engine/failure-usage';
 import { applicationCause } from './failures';
 
 /**

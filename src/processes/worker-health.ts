@@ -1,9 +1,9 @@
-import { loadConfig } from '../src/config';
-import { checkWorkerHealth, oneLine } from '../src/health/worker-health';
+import { loadConfig } from '../config';
+import { checkWorkerHealth, oneLine } from '../health/worker-health';
 
 /**
  * The worker container's health check (docker-compose.yml runs `node
- * dist/temporal/worker-health.js` in it): proves that a Python sandbox starts there with the worker's
+ * dist/src/processes/worker-health.js` in it): proves that a Python sandbox starts there with the worker's
  * settings and that MongoDB and Temporal answer. Prints one line; exits 0 when healthy, else 1.
  */
 async function main(): Promise<void> {

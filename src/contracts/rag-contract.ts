@@ -1,5 +1,5 @@
 // Types only: erased from the workflow bundle, so the workflow sandbox never loads the domain.
-import type { ChunkPageRef, RagIndexPlan } from '../../src/rag/index-build';
+import type { ChunkPageRef, RagIndexPlan } from '../rag/index-build';
 
 /**
  * Knowledge-base jobs: one Temporal workflow per collection ingest job and per index build. Inputs
