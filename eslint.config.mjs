@@ -71,6 +71,24 @@ export default tseslint.config(
     },
   },
   {
+    // The contracts every side shares (workflow inputs, signals, names, search attributes) stand on
+    // the engine alone, so storage, the api, the worker and workflow code can all import them.
+    files: ['src/contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!engine/)',
+              message: 'Contracts import only src/engine, their own files and libraries.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/db/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -78,8 +96,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '(^|/)(temporal|modules|http|nodes)/',
-              message: 'Storage is a ground floor: it may import only src/engine (types), its own files and libraries.',
+              regex: '(^|/)(temporal|modules|http|nodes|processes|definitions|rag|usage|evals|secrets|parsing)/',
+              message:
+                'Storage stands low: it may import only src/engine, src/contracts, src/config, its own files and libraries.',
             },
           ],
         },

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/config/load-config';
 import { createOutboundFetch } from '../src/outbound/outbound-fetch';
 import { REPO_ROOT } from '../scripts/lib/tools';
 import { startFakeLlmServer } from '../test/support/fake-llm-server';

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PythonSettings } from '../src/config';
+import type { PythonSettings } from '../src/config/settings';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { pythonFuncNode } from '../src/nodes/code-execution/python-func-node';
 import { REPO_ROOT } from '../scripts/lib/tools';

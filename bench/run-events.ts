@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { connectMongo } from '../src/db/connection';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/config/load-config';
 import { openSse, type SseStream } from '../test/support/sse';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
 import { jsonClient } from './lib/http';

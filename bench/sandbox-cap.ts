@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/config/load-config';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { pythonFuncNode } from '../src/nodes/code-execution/python-func-node';
 import { REPO_ROOT } from '../scripts/lib/tools';

@@ -2,7 +2,7 @@ import { scheduleRoutes } from './modules/schedules/schedules.routes';
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { Config } from './config';
+import type { Config } from './config/settings';
 import { allowedHostNames } from './http/allowed-hosts';
 import { anonymousAllowlist } from './http/allowlist';
 import { callerId, parseKeyHashes } from './http/api-keys';

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { Config } from './config';
+import type { Config } from './config/settings';
 
 export type { Logger };
 

@@ -3,7 +3,7 @@ import type { RunOutcomes } from './engine/run-outcomes';
 import type { Client } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
 import { createApp } from './app';
-import type { Config } from './config';
+import type { Config } from './config/settings';
 import type { Models } from './db/models';
 import type { Logger } from './logger';
 import { apiProbes, createTemporalProbe } from './health/probes';

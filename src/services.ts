@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
-import type { Config } from './config';
+import type { Config } from './config/settings';
 import { createPriceBook } from './usage/price-book';
 import { createProviderLimits } from './usage/provider-limits';
 import { createBudgets } from './usage/budgets';

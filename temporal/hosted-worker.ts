@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { Config } from '../src/config';
+import type { Config } from '../src/config/settings';
 import type { Models } from '../src/db/models';
 import { createRunOutcomes, type RunOutcomes } from '../src/engine/run-outcomes';
 import type { Logger } from '../src/logger';

@@ -4,7 +4,7 @@ import {
   ScheduleNotFoundError,
   type ScheduleOptionsAction,
 } from '@temporalio/client';
-import type { Config } from '../src/config';
+import type { Config } from '../src/config/settings';
 import type { Logger } from '../src/logger';
 import type { ReconcileInput } from '../src/contracts/reconcile-contract';
 import { WorkflowType } from '../src/contracts/workflow-names';

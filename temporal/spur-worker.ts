@@ -2,7 +2,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { Context } from '@temporalio/activity';
 import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
-import type { Config } from '../src/config';
+import type { Config } from '../src/config/settings';
 import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
 import { createRunLauncher } from '../src/runs/launcher';

@@ -11,7 +11,7 @@ import { createRunEvents } from '../../src/db/runs/run-events';
 import { runDocument } from '../../src/db/runs/run-documents';
 import { getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext } from '../../src/nodes/types';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/load-config';
 import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { resolveRunInputs, toRunDefinition } from '../../src/runs/inputs';
 import type { WorkflowDefinition } from '../../src/definitions/definition.schema';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/load-config';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import type { NodeExecutionContext } from '../../src/nodes/types';
 import { createOutboundFetch } from '../../src/outbound/outbound-fetch';

@@ -1,6 +1,6 @@
 import type { RunCallbackInfo } from '../engine/callback-events';
 import type { NodeOutput, RunDefinition } from '../engine/run-contract';
-import type { RunTrace } from '../telemetry/trace-ids';
+import type { RunTrace } from './trace-ids';
 
 /**
  * How a batch runs its rows.

@@ -1,6 +1,3 @@
-// Types only: erased from the workflow bundle, so the workflow sandbox never loads the domain.
-import type { ChunkPageRef, RagIndexPlan } from '../rag/index-build';
-
 /**
  * Knowledge-base jobs: one Temporal workflow per collection ingest job and per index build. Inputs
  * are ids only; documents, chunks and vectors stay in MongoDB, GridFS and the vector store.
@@ -35,8 +32,18 @@ export interface RagIndexInput {
   indexId: string;
 }
 
-/** The index plan is the knowledge-base domain's; the index workflow only carries it between activities. */
-export type { ChunkPageRef, RagIndexPlan };
+/** One page of a document's chunks (up to CHUNKS_PER_PAGE), embedded by one activity. */
+export interface ChunkPageRef {
+  documentId: string;
+  page: number;
+  chunks: number;
+}
+
+/** What an index build embeds, page by page: the index workflow carries it between activities. */
+export interface RagIndexPlan {
+  pages: ChunkPageRef[];
+  totalChunks: number;
+}
 
 export interface RagEmbedPageInput {
   indexId: string;

@@ -1,4 +1,3 @@
-import type { ChatTurnAppend } from '../db/session-turns';
 import type { RunCallbackInfo } from '../engine/callback-events';
 import type { NodeState } from '../engine/node-inputs';
 import type {
@@ -13,7 +12,7 @@ import type {
 } from '../engine/run-contract';
 import type { RunStatus } from '../engine/statuses';
 import type { PureRegionInput } from '../engine/pure-region';
-import type { RunTrace } from '../telemetry/trace-ids';
+import type { RunTrace } from './trace-ids';
 import type { HeldSlots, SlotsReturned } from './limit-contract';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by
@@ -40,7 +39,7 @@ export interface SpurRunInput {
   workflowIdPrefix?: string;
   /** Set when the run repeats an ended run from one node (`POST /run/{id}/rerun/`). */
   rerun?: RunRerun;
-  /** The run's trace ids (src/telemetry/trace-ids.ts): its node activities export spans under them. */
+  /** The run's trace ids (src/contracts/trace-ids.ts): its node activities export spans under them. */
   trace?: RunTrace;
 }
 
@@ -57,6 +56,16 @@ export interface RunRerun {
 }
 
 /** What the api knows of a chat turn when the run starts. */
+/** A completed chat turn, appended once per run (keyed by the run id). */
+export interface ChatTurnAppend {
+  sessionId: string;
+  userMessage: string;
+  /** When the user sent the message (the run's start), ISO 8601. */
+  userTime: string;
+  runId: string;
+  assistantMessage: string;
+}
+
 export type ChatTurnStart = Omit<ChatTurnAppend, 'runId' | 'assistantMessage'>;
 
 /**

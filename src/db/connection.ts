@@ -1,5 +1,5 @@
 import mongoose, { type Connection } from 'mongoose';
-import type { Config } from '../config';
+import type { Config } from '../config/settings';
 
 /**
  * One connection per process. `sanitizeFilter` makes Mongoose refuse query operators smuggled in

@@ -2,16 +2,7 @@ import { trusted } from 'mongoose';
 import { isDuplicateKeyError, nextSequence } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
 import type { Models, SessionTurnDoc } from './models';
-
-/** A completed chat turn, appended once per run (keyed by the run id). */
-export interface ChatTurnAppend {
-  sessionId: string;
-  userMessage: string;
-  /** When the user sent the message (the run's start), ISO 8601. */
-  userTime: string;
-  runId: string;
-  assistantMessage: string;
-}
+import type { ChatTurnAppend } from '../contracts/run-contract';
 
 /** A stored chat message as the `/session/` API shows it. */
 export interface SessionMessage {

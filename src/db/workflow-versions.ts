@@ -1,4 +1,4 @@
-import { definitionHash } from '../definitions/definition-hash';
+import { definitionHash } from './definition-hash';
 import { insertWithNewId, isDuplicateKeyError } from './ids';
 import { fromJsonText } from './json-text';
 import type { Models, WorkflowDoc, WorkflowVersionDoc } from './models';

@@ -1,17 +1,6 @@
 import { agentMaxIterations } from '../engine/agent-loop';
 import { ENGINE_NODE_TYPES } from '../engine/node-kinds';
-
-/**
- * The installation's bounds on the work one run of a definition can ask for (SPUR_AGENT_MAX_ITERATIONS,
- * SPUR_LOOP_MAX_TOTAL_ITERATIONS). Unlike the graph rules they are settings, so they are checked
- * where the configuration is at hand: when a definition is saved and when a run of it starts.
- */
-export interface DefinitionLimits {
-  /** Most model calls one AgentNode may make. */
-  agentMaxIterations: number;
-  /** Most iterations of nested ForLoopNodes: the product of `num_iterations` along a nesting chain. */
-  loopMaxTotalIterations: number;
-}
+import type { DefinitionLimits } from '../config/settings';
 
 export interface LimitIssue {
   /** Into the definition: `['nodes', i, 'config', field]`. */

@@ -1,6 +1,6 @@
 import { Connection as TemporalConnection } from '@temporalio/client';
 import type { Connection as MongoConnection } from 'mongoose';
-import type { Config } from '../config';
+import type { Config } from '../config/settings';
 import { connectMongo, pingMongo } from '../db/connection';
 import type { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 import type { HealthProbe } from './run-probes';

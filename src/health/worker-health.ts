@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '../config/settings';
 import { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 import { createTemporalProbe, mongoConnectProbe, pythonSandboxProbe } from './probes';
 import { type HealthCheck, runProbes } from './run-probes';

@@ -1,15 +1,4 @@
-/**
- * How far the parse of one uploaded file may go (SPUR_PARSE_*). Documents and dataset files are
- * hostile input: a few kilobytes of DOCX, PDF or Parquet can declare or inflate to gigabytes.
- */
-export interface ParseLimits {
-  /** Decompressed bytes one file may produce (ZIP entries, PDF streams, Parquet pages), and separately the text or rows extracted from it. */
-  maxBytes: number;
-  /** Time one parse (with chunking) may take; its thread is then terminated. */
-  timeLimitMs: number;
-  /** Heap of a parse thread. */
-  memoryMb: number;
-}
+import type { ParseLimits } from '../config/settings';
 
 /** A file went past a parse limit: a 413 for an upload, a failed document in an ingest job. */
 export class ParseLimitError extends Error {

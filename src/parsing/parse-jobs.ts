@@ -1,6 +1,6 @@
 import type { RowGroupJob, RowGroupPlan, RowGroupRows } from './datasets/parquet-decode';
-import type { ChunkPiece } from '../rag/chunker';
-import type { TextProcessingConfig } from '../rag/schemas';
+import type { ChunkPiece } from './documents/chunker';
+import type { TextProcessingConfig } from './documents/text-processing';
 
 /** What the api or the worker asks of a parse thread (parse-thread.ts), and what it answers. */
 

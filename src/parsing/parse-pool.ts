@@ -2,9 +2,10 @@ import path from 'node:path';
 import { ThreadPool } from '../threads/thread-pool';
 import type { ParquetSpent, RowGroupPlan, RowGroupRows } from './datasets/parquet-decode';
 import { DatasetFormatError } from './datasets/types';
-import { DocumentParseError } from '../rag/parsed-document';
-import type { TextProcessingConfig } from '../rag/schemas';
-import { type ParseLimits, ParseLimitError, memoryLimitMessage, timeLimitMessage } from './limits';
+import { DocumentParseError } from './documents/parsed-document';
+import type { TextProcessingConfig } from './documents/text-processing';
+import { ParseLimitError, memoryLimitMessage, timeLimitMessage } from './limits';
+import type { ParseLimits } from '../config/settings';
 import type { ChunkPreview, DocumentChunks, ParseJob, ParseOutcome } from './parse-jobs';
 
 /**

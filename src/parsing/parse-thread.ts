@@ -1,7 +1,7 @@
 import { ParquetFormatError, planRowGroups, readRowGroup } from './datasets/parquet-decode';
-import { splitDocument } from '../rag/chunker';
-import { DocumentParseError } from '../rag/parsed-document';
-import { parseDocument } from '../rag/parsers';
+import { splitDocument } from './documents/chunker';
+import { DocumentParseError } from './documents/parsed-document';
+import { parseDocument } from './documents/parsers';
 import { serveJobs } from '../threads/serve-jobs';
 import { ParseLimitError } from './limits';
 import { loadCountingPdfjs } from './pdf-text';

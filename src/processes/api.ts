@@ -1,5 +1,5 @@
 import { Client } from '@temporalio/client';
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
 import { createModels, syncIndexes } from '../db/models';
 import { createLogger } from '../logger';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/load-config';
 import { checkWorkerHealth, oneLine } from '../health/worker-health';
 
 /**

@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
 import { createModels, syncIndexes } from '../db/models';
 import { createLogger } from '../logger';

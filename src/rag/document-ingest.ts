@@ -2,10 +2,11 @@ import { fromJsonText, toJsonText } from '../db/json-text';
 import type { Models } from '../db/models';
 import type { RagChunk, RagDocumentDoc } from '../db/models/rag-document.model';
 import type { BoundedParser } from '../parsing/parse-pool';
-import { applyTemplates } from './chunker';
+import { applyTemplates } from '../parsing/documents/chunker';
 import { createDocumentStore } from './document-store';
 import { settleDocument } from './document-records';
-import { TextProcessingConfig, type ChunkMetadata } from './schemas';
+import type { ChunkMetadata } from './schemas';
+import { TextProcessingConfig } from '../parsing/documents/text-processing';
 
 export interface IngestOutcome {
   chunks: number;

@@ -9,19 +9,7 @@ import { finishIndexRecord, recordIndexPlan, recordIndexProgress, recordIndexSte
 import type { ChunkMetadata, EmbeddingConfig } from './schemas';
 import type { VectorRow, VectorStore } from './vector-store';
 import type { OutboundFetch } from '../outbound/outbound-fetch';
-
-/** One page of a document's chunks (up to CHUNKS_PER_PAGE), embedded by one activity. */
-export interface ChunkPageRef {
-  documentId: string;
-  page: number;
-  chunks: number;
-}
-
-/** What an index build embeds, page by page: the index workflow carries it between activities. */
-export interface RagIndexPlan {
-  pages: ChunkPageRef[];
-  totalChunks: number;
-}
+import type { ChunkPageRef, RagIndexPlan } from '../contracts/rag-contract';
 
 export interface IndexBuildDeps {
   models: Models;

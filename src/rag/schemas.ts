@@ -1,40 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The knowledge base's own shapes: how a collection chunks its files, what a chunk records, how an
+ * The knowledge base's own shapes: what a chunk records, how an
  * index embeds, a job's progress and a retrieval. Plain zod, so the worker and the api share them;
  * the api names some as OpenAPI components (src/modules/rag/rag.schemas.ts) without copying them.
  */
-
-export const ChunkTemplate = z.object({
-  enabled: z.boolean().default(false),
-  template: z
-    .string()
-    .max(64 * 1024)
-    .default('{{ text }}'),
-  metadata_template: z
-    .record(z.string(), z.string())
-    .nullish()
-    .transform((v) => v ?? {}),
-});
-
-/** PySpur's TextProcessingConfigSchema, with bounds: sizes are what the ingest really uses. */
-export const TextProcessingConfig = z.object({
-  chunk_token_size: z.number().int().min(1).max(8191).default(200),
-  min_chunk_size_chars: z.number().int().min(0).default(350),
-  min_chunk_length_to_embed: z.number().int().min(0).default(5),
-  embeddings_batch_size: z.number().int().min(1).max(2048).default(128),
-  max_num_chunks: z.number().int().min(1).max(1_000_000).default(10000),
-  use_vision_model: z
-    .literal(false, { message: 'Vision-model parsing is not supported by this server; set use_vision_model to false' })
-    .default(false),
-  vision_model: z.string().nullish(),
-  vision_provider: z.string().nullish(),
-  template: ChunkTemplate.nullish().transform(
-    (t) => t ?? { enabled: false, template: '{{ text }}', metadata_template: {} },
-  ),
-});
-export type TextProcessingConfig = z.output<typeof TextProcessingConfig>;
 
 export const ProgressResponse = z.object({
   id: z.string(),

@@ -2,7 +2,8 @@ import { BadRequestError } from '../errors';
 import { GraphError, planGraph } from '../engine/graph';
 import type { GraphNode, RunDefinition } from '../engine/run-contract';
 import type { WorkflowDefinition } from '../definitions/definition.schema';
-import { type DefinitionLimits, definitionLimitIssues } from '../definitions/definition-limits';
+import { definitionLimitIssues } from '../definitions/definition-limits';
+import type { DefinitionLimits } from '../config/settings';
 import { fromJsonText } from '../db/json-text';
 
 /** The engine's view of a stored definition (the fields it reads). */

@@ -9,7 +9,7 @@ import type { CallbackEvent } from '../engine/callback-events';
 import type { RunDefinition } from '../engine/run-contract';
 import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { SpurError } from '../errors';
-import type { Config } from '../config';
+import type { Config } from '../config/settings';
 import type { BatchRunInput } from '../contracts/batch-contract';
 import type { ChatTurnStart, RunRerun, SpurRunInput } from '../contracts/run-contract';
 import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../contracts/search-attributes';
@@ -19,7 +19,7 @@ import { createProviderLimits } from '../usage/provider-limits';
 import { budgetMayPause } from '../usage/budgets';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
-import { runTraceOf } from '../telemetry/trace-ids';
+import { runTraceOf } from '../contracts/trace-ids';
 
 export interface RunLauncherDeps {
   models: Models;

@@ -4,7 +4,7 @@ import type { RunRepository } from '../db/runs/run-repository';
 import { createScheduleFires } from '../db/schedule-fires';
 import type { Values } from '../db/values';
 import type { WorkflowVersions } from '../db/workflow-versions';
-import type { DefinitionLimits } from '../definitions/definition-limits';
+import type { DefinitionLimits } from '../config/settings';
 import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { SpurError } from '../errors';
 import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from './inputs';

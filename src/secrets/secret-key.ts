@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '../config/settings';
 
 /**
  * The key that seals provider secrets: `SPUR_SECRET_KEY` (base64 of 32 bytes) when given, as in

@@ -1,7 +1,7 @@
 import { TransientNodeError } from '../nodes/errors';
 import type { ModelCallUsage, NodeExecutionContext } from '../nodes/types';
 import type { PriceBook } from '../usage/price-book';
-import { type RunTrace, runSpanId } from './trace-ids';
+import { type RunTrace, runSpanId } from '../contracts/trace-ids';
 import type { SpanOutcome, SpurSpan, SpurTracer } from './tracer';
 
 /** One attempt of one node (or of an agent's model call) in a traced run. */

@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, type Span, SpanStatusCode, TraceFlags, trace } from '@ope
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { OtlpTraceSettings } from './otlp-settings';
+import type { OtlpTraceSettings } from '../config/otlp-settings';
 import type { SpanOutcome, SpanStart, SpurSpan, SpurTracer } from './tracer';
 
 // The only file that imports the OpenTelemetry SDK: tracer.ts requires it when tracing is on.

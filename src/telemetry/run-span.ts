@@ -1,4 +1,4 @@
-import { type RunTrace, runSpanId } from './trace-ids';
+import { type RunTrace, runSpanId } from '../contracts/trace-ids';
 import type { SpanOutcome, SpurTracer } from './tracer';
 
 /** A run (or batch) that has ended, as its final save records it. */

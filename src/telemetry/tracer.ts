@@ -1,4 +1,4 @@
-import type { OtlpTraceSettings } from './otlp-settings';
+import type { OtlpTraceSettings } from '../config/otlp-settings';
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ApprovalSettings } from '../../src/config';
+import type { ApprovalSettings } from '../../src/config/settings';
 import type { ApprovalTokens } from '../../src/approvals/approval-token';
 import { ApprovalRefused, ApprovalRetry, sendApprovalMessage } from '../../src/approvals/approval-senders';
 import { fromJsonText } from '../../src/db/json-text';

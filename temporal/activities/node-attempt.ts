@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { GraphNode } from '../../src/engine/run-contract';
 import type { NodeAttempt } from '../../src/telemetry/node-span';
-import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { RunTrace } from '../../src/contracts/trace-ids';
 
 /**
  * The attempt of a traced node activity, as its span names it: Temporal's attempt number, so a

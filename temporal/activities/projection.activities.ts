@@ -6,7 +6,7 @@ import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../src/engine/approvals';
 import { FailureType } from '../../src/contracts/failures';
 import { exportRunSpan } from '../../src/telemetry/run-span';
-import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { RunTrace } from '../../src/contracts/trace-ids';
 import type { SpurTracer } from '../../src/telemetry/tracer';
 
 /** A run's final save, in a traced run: what its span needs besides the save. */

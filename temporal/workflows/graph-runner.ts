@@ -10,7 +10,7 @@ import {
   nodeActivityName,
 } from '../../src/contracts/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
-import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { RunTrace } from '../../src/contracts/trace-ids';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
 import { ModelSlots, type SlotWaitHooks } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';

@@ -19,7 +19,7 @@ import { type ApprovalDeliveryOutcome, approvalPlan } from '../../src/engine/app
 import type { PauseActionRequest } from '../../src/contracts/pauses';
 import { TaskBook } from '../../src/engine/task-book';
 import { announce } from './callbacks';
-import type { RunTrace } from '../../src/telemetry/trace-ids';
+import type { RunTrace } from '../../src/contracts/trace-ids';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 

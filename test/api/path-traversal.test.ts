@@ -211,7 +211,7 @@ describe('api: stored file names never leave GridFS; downloads never reach the d
     const targets = [
       'etc/passwd',
       'package.json',
-      'src/config.ts',
+      'src/config/env.ts',
       '.data/secret.key',
       'node_modules/swagger-ui-dist/swagger-ui.css',
     ];

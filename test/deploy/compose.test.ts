@@ -5,7 +5,7 @@ import { DYNAMIC_CONFIG_FILE } from '../../scripts/lib/cluster/temporal-server';
 import { TEMPORAL_DEV_OPTIONS } from '../../scripts/lib/servers';
 import { POSTGRES_MAX_CONNECTIONS } from '../../scripts/lib/cluster/postgres';
 import { REPO_ROOT } from '../../scripts/lib/tools';
-import { CONFIG_VARIABLES } from '../../src/config';
+import { CONFIG_VARIABLES } from '../../src/config/env';
 import { SEARCH_ATTRIBUTE_TYPES } from '../../src/contracts/search-attributes';
 import {
   COMPOSE_FILE,
@@ -265,10 +265,10 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     );
   });
 
-  it('documents in .env.example every variable of src/config.ts and every one the compose file reads', () => {
+  it('documents in .env.example every variable of src/config/env.ts and every one the compose file reads', () => {
     const example = readEnvExample();
     const documented = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
-    for (const name of CONFIG_VARIABLES) assert.ok(documented.has(name), `${name} (src/config.ts) is documented`);
+    for (const name of CONFIG_VARIABLES) assert.ok(documented.has(name), `${name} (src/config/env.ts) is documented`);
     // `$${...}` is an escaped dollar (shell variables of the setup script), not compose interpolation.
     const read = new Set(
       [...readFileSync(COMPOSE_FILE, 'utf8').matchAll(/(?<!\$)\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]),

@@ -292,7 +292,7 @@ for p in glob.glob("/proc/[0-9]*/environ"):
     seen[p] = grab(p)
 seen["key"] = grab(${JSON.stringify(path.join(holder.dataDir, 'secret.key'))})
 seen["data"] = listing(${JSON.stringify(holder.dataDir)})
-seen["source"] = grab(${JSON.stringify(path.join(REPO_ROOT, 'src', 'config.ts'))})
+seen["source"] = grab(${JSON.stringify(path.join(REPO_ROOT, 'src', 'config', 'env.ts'))})
 seen["home"] = listing(${JSON.stringify(os.homedir())})
 reached = {name: connect(port) for name, port in ${JSON.stringify(ports())}.items()}
 builder = WorkflowBuilder("loot", json.dumps(reached))

@@ -39,7 +39,7 @@ for p in glob.glob("/proc/[0-9]*/environ"):
     seen[p] = grab(p)
 seen["key"] = grab(${JSON.stringify(path.join(dataDir, 'secret.key'))})
 seen["data"] = listing(${JSON.stringify(dataDir)})
-seen["source"] = grab(${JSON.stringify(path.join(REPO_ROOT, 'src', 'config.ts'))})
+seen["source"] = grab(${JSON.stringify(path.join(REPO_ROOT, 'src', 'config', 'env.ts'))})
 seen["home"] = listing(${JSON.stringify(os.homedir())})
 return {"seen": seen}`;
     const task = await runPython(http, code);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/load-config';
 import { OutboundLimitError } from '../../src/outbound/errors';
 import { createOutboundFetch } from '../../src/outbound/outbound-fetch';
 import { type BombEncoding, compressionBomb } from '../support/compression-bombs';

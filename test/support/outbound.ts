@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/load-config';
 import { createOutboundFetch } from '../../src/outbound/outbound-fetch';
 
 /** The outbound client as `npm run dev` configures it (the fakes tests talk to listen on loopback). */

@@ -11,7 +11,7 @@ import {
   checkingLookup,
 } from '../../src/outbound/checked-target';
 import { callbackSignature, callbackVerdict } from '../../src/callbacks/callback-post';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/load-config';
 
 const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001:82b::200e'];
 const PRIVATE_USE = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { canonicalJson, definitionHash } from '../../src/definitions/definition-hash.js';
+import { canonicalJson, definitionHash } from '../../src/db/definition-hash';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
-import { CONFIG_VARIABLES, loadConfig, settingDefaults } from '../../src/config';
+import { CONFIG_VARIABLES, settingDefaults } from '../../src/config/env';
+import { loadConfig } from '../../src/config/load-config';
 
 // The docs a user reads: every setting the processes parse is documented, and every link in them
 // can be followed by a reader of this repository alone.
@@ -68,14 +69,14 @@ describe('docs', () => {
     assert.ok(lines < 150, `README.md has ${lines} lines`);
   });
 
-  it('docs/configuration.md names every variable src/config.ts reads', () => {
+  it('docs/configuration.md names every variable src/config/env.ts reads', () => {
     const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
     assert.ok(CONFIG_VARIABLES.length > 50, 'the env schema was read');
     const missing = CONFIG_VARIABLES.filter((name) => !doc.includes(`\`${name}\``));
-    assert.deepEqual(missing, [], 'variables of src/config.ts missing from docs/configuration.md');
+    assert.deepEqual(missing, [], 'variables of src/config/env.ts missing from docs/configuration.md');
   });
 
-  it('docs/configuration.md states each setting’s default as src/config.ts has it', () => {
+  it('docs/configuration.md states each setting’s default as src/config/env.ts has it', () => {
     const doc = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
     const defaults = settingDefaults();
     // Defaults derived from other settings or the host, as the loaded config has them with nothing set.
@@ -107,7 +108,7 @@ describe('docs', () => {
         else if (/^empty\b/.test(cell)) ok = actual === '';
         else if (/^(none|unset)\b/.test(cell)) ok = actual === undefined || actual === '';
         else ok = false;
-        if (!ok) wrong.push(`${name}: documented ${cell}, src/config.ts has ${JSON.stringify(actual)}`);
+        if (!ok) wrong.push(`${name}: documented ${cell}, src/config/env.ts has ${JSON.stringify(actual)}`);
       }
     }
     assert.ok(compared >= CONFIG_VARIABLES.length, `${compared} defaults compared`);

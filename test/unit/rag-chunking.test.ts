@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { getEncoding } from 'js-tiktoken';
-import { chunkDocument, splitByTokens } from '../../src/rag/chunker';
+import { chunkDocument, splitByTokens } from '../../src/parsing/documents/chunker';
 import { hybridRank } from '../../src/rag/hybrid';
-import { TextProcessingConfig } from '../../src/rag/schemas';
+import { TextProcessingConfig } from '../../src/parsing/documents/text-processing';
 import type { VectorHit } from '../../src/rag/vector-store';
 
 const encoding = getEncoding('cl100k_base');

@@ -32,7 +32,7 @@ export interface NewRun {
   trigger?: RunTrigger | null;
   /** Who asked for the run (src/runs/run-caller.ts). */
   startedBy?: string | null;
-  /** The caller's `traceparent`, already validated (src/telemetry/trace-ids.ts). */
+  /** The caller's `traceparent`, already validated (src/contracts/trace-ids.ts). */
   traceParent?: string | null;
 }
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { fromJsonText } from '../../db/json-text';
-import type { DefinitionLimits } from '../../definitions/definition-limits';
+import type { DefinitionLimits } from '../../config/settings';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import { BadRequestError } from '../../errors';
 import { type WorkflowCreateInput, workflowCreateRequest } from '../workflows/workflows.schemas';

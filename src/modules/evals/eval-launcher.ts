@@ -3,7 +3,7 @@ import { createDatasetReader } from '../../db/dataset-reader';
 import type { EvalRecords } from '../../db/eval-records';
 import type { EvalRunDoc, EvalSuiteDoc, Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
-import type { DefinitionLimits } from '../../definitions/definition-limits';
+import type { DefinitionLimits } from '../../config/settings';
 import { OPEN_RUN_STATUSES } from '../../engine/statuses';
 import { SpurError } from '../../errors';
 import { leafOutputVariables } from '../../evals/output-variable';

@@ -5,17 +5,18 @@ import type { RagDocumentDoc } from '../../db/models/rag-document.model';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
 import type { StagedFile } from '../../http/gridfs-upload-storage';
-import { applyTemplate } from '../../rag/chunker';
+import { applyTemplate } from '../../parsing/documents/chunker';
 import type { CollectionService } from './collections.service';
 import { createDocumentStore } from '../../rag/document-store';
 import { recountCollection } from '../../rag/collection-records';
 import { removeDocumentRecord } from '../../rag/document-records';
 import { setIndexChunkCount } from '../../rag/index-records';
-import { DocumentParseError } from '../../rag/parsed-document';
+import { DocumentParseError } from '../../parsing/documents/parsed-document';
 import { ParseLimitError } from '../../parsing/limits';
 import type { BoundedParser } from '../../parsing/parse-pool';
 import type { DocumentWithChunks } from './rag.schemas';
-import type { ChunkMetadata, TextProcessingConfig } from '../../rag/schemas';
+import type { ChunkMetadata } from '../../rag/schemas';
+import type { TextProcessingConfig } from '../../parsing/documents/text-processing';
 import type { VectorStore } from '../../rag/vector-store';
 
 export interface DocumentServiceDeps {

@@ -7,10 +7,10 @@ import {
   EmbeddingConfig,
   ProgressResponse,
   RetrievalResponse,
-  TextProcessingConfig,
 } from '../../rag/schemas';
+import { TextProcessingConfig } from '../../parsing/documents/text-processing';
 
-// The knowledge base's shapes are the domain's (src/rag/schemas.ts); the api only names them.
+// The knowledge base's shapes are the domain's (src/rag/schemas.ts, src/parsing/documents/text-processing.ts); the api only names them.
 nameComponent(TextProcessingConfig, 'TextProcessingConfig');
 nameComponent(ProgressResponse, 'ProcessingProgress');
 nameComponent(RetrievalResponse, 'RetrievalResponse');

@@ -30,7 +30,7 @@ import type { RunReader } from '../../runs/reader';
 import type { PartialRunInput, StartRunInput } from './runs.schemas';
 import type { RunClaim } from './idempotency';
 import type { ExpectedOutcome, RunOutcomes } from '../../engine/run-outcomes';
-import type { DefinitionLimits } from '../../definitions/definition-limits';
+import type { DefinitionLimits } from '../../config/settings';
 
 export interface RunStarterDeps {
   models: Models;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { StreamLimits } from '../../config';
+import type { StreamLimits } from '../../config/settings';
 import type { ApiCaller } from '../../http/api-keys';
 import { clientKey } from '../../http/login-attempts';
 

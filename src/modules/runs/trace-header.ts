@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { formatTraceparent, parseTraceparent } from '../../telemetry/trace-ids';
+import { formatTraceparent, parseTraceparent } from '../../contracts/trace-ids';
 
 /**
  * The caller's W3C `traceparent`, to continue its trace with the run's: normalised for the run

@@ -5,7 +5,7 @@ import type { Models, RunDoc, ScheduleDoc } from '../../db/models';
 import { type Page, pageBounds } from '../../db/paging';
 import { createScheduleFires } from '../../db/schedule-fires';
 import type { WorkflowVersions } from '../../db/workflow-versions';
-import type { DefinitionLimits } from '../../definitions/definition-limits';
+import type { DefinitionLimits } from '../../config/settings';
 import { NotFoundError, RequestValidationError } from '../../errors';
 import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from '../../runs/inputs';
 import type { RunLauncher } from '../../runs/launcher';

@@ -14,7 +14,7 @@ import {
 import { WorkflowVersionResponse } from '../../runs/response.schemas';
 import type { WorkflowService } from './workflows.service';
 import type { VersionService } from './versions.service';
-import type { DefinitionLimits } from '../../definitions/definition-limits';
+import type { DefinitionLimits } from '../../config/settings';
 
 export interface WorkflowRouteDeps {
   workflows: WorkflowService;

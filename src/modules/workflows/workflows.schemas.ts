@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DefinitionStructureSchema, WorkflowDefinitionSchema } from '../../definitions/definition.schema';
-import { type DefinitionLimits, definitionLimitIssues } from '../../definitions/definition-limits';
+import { definitionLimitIssues } from '../../definitions/definition-limits';
+import type { DefinitionLimits } from '../../config/settings';
 
 export const WorkflowIdParams = z.object({ workflow_id: z.string().min(1).max(200) });
 

@@ -1,4 +1,4 @@
-import type { PrivateDir } from '../../config';
+import type { PrivateDir } from '../../config/settings';
 import { isInside, safeRealpath } from './python-environment';
 
 /**

@@ -3,7 +3,7 @@ import { constants, statSync } from 'node:fs';
 import { access, chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { PythonSettings } from '../../config';
+import type { PythonSettings } from '../../config/settings';
 import { NodeExecutionError } from '../errors';
 import { PYTHON_HARNESS } from './python-harness';
 import { type PythonEnvironment, isInside, resolvePythonEnvironment } from './python-environment';

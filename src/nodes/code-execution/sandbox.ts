@@ -1,4 +1,4 @@
-import type { PythonSettings } from '../../config';
+import type { PythonSettings } from '../../config/settings';
 import { isInside, type PythonEnvironment } from './python-environment';
 
 /**

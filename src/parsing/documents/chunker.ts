@@ -1,6 +1,6 @@
-import { renderTemplate } from '../nodes/templates';
+import { renderTemplate } from '../../nodes/templates';
 import type { ParsedDocument } from './parsed-document';
-import type { TextProcessingConfig } from './schemas';
+import type { TextProcessingConfig } from './text-processing';
 
 type Encoding = ReturnType<typeof import('js-tiktoken').getEncoding>;
 let cl100k: Encoding | undefined;

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { convert as htmlToText } from 'html-to-text';
-import { docxText } from '../parsing/docx-text';
-import { ByteBudget, ParseLimitError, bytesLimit } from '../parsing/limits';
-import { pdfPages } from '../parsing/pdf-text';
+import { docxText } from '../docx-text';
+import { ByteBudget, ParseLimitError, bytesLimit } from '../limits';
+import { pdfPages } from '../pdf-text';
 import { DocumentParseError, type ParsedDocument } from './parsed-document';
 
 type Kind = 'pdf' | 'docx' | 'html' | 'text';

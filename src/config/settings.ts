@@ -1,0 +1,133 @@
+import type { OutboundPolicy } from '../outbound/outbound-fetch';
+import type { Env } from './env';
+import type { OtlpTraceSettings } from './otlp-settings';
+
+/** Every setting, grouped by what reads it: the frozen result of loadConfig (load-config.ts). */
+export interface Config {
+  http: {
+    host: string;
+    port: number;
+    maxJsonBytes: number;
+    maxUploadBytes: number;
+    maxUploadFiles: number;
+    apiKeyHashes: string[];
+    allowInsecure: boolean;
+    corsOrigins: string[];
+    allowedHosts: string[];
+    shutdownDrainMs: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    sessionTtlMs: number;
+    login: LoginSettings;
+  };
+  webUi: { enabled: boolean; dir: string };
+  mongo: { uri: string; dbName: string; timeoutMs: number };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    workflowIdPrefix: string;
+    workflowBundle: string | undefined;
+    workflowStackTraces: boolean;
+    maxActivities: number;
+  };
+  runs: {
+    blockingWaitMs: number;
+    actionWaitMs: number;
+    codeParseWaitSeconds: number;
+    batchHistoryEvents: number;
+    batchChunkRows: number;
+    runHistoryEvents: number;
+    batchRowMode: 'auto' | 'child';
+  };
+  datasets: { maxBytes: number; rowsPerChunk: number };
+  parsing: ParseLimits;
+  values: { refAboveBytes: number; maxBytes: number };
+  limits: DefinitionLimits;
+  rag: { vectorStoreUri: string; annMinRows: number };
+  python: PythonSettings;
+  reconcile: { everyMs: number; graceMs: number };
+  outbound: OutboundPolicy;
+  callbacks: CallbackSettings;
+  approvals: ApprovalSettings;
+  runEvents: { keepAliveMs: number; pollMs: number; streams: StreamLimits };
+  idempotency: { ttlMs: number };
+  dataDir: string;
+  secretKey: string | undefined;
+  log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
+  /** Where workers export run traces; null: tracing off (the SDK is never loaded). */
+  traces: OtlpTraceSettings | null;
+}
+
+/** Open event streams allowed per api process and per client (modules/runs/stream-slots.ts). */
+export interface StreamLimits {
+  max: number;
+  perClient: number;
+}
+
+/** How `/login` limits failed attempts per client address (http/login-attempts.ts). */
+export interface LoginSettings {
+  maxFailures: number;
+  windowMs: number;
+  trustForwardedFor: boolean;
+}
+
+/** Approval links and their deliveries (docs/approvals.md); deliveries are retried as callbacks are. */
+export interface ApprovalSettings {
+  publicUrl: string;
+  linkTtlMs: number;
+  webhookSecret: string | undefined;
+}
+
+/** How run callback deliveries are retried and timed out (docs/integrations.md). */
+export interface CallbackSettings {
+  retry: { firstRetryMs: number; maxRetryMs: number; giveUpAfterMs: number };
+  attemptTimeoutMs: number;
+}
+
+/** A folder of Spur's that user code must never read: the data folder (the secret key) or the source tree. */
+export interface PrivateDir {
+  path: string;
+  /** How an operator knows it: `the data folder (SPUR_DATA_DIR)`. */
+  name: string;
+}
+
+/** How PythonFuncNode code runs (src/nodes/code-execution/sandbox.ts). */
+export interface PythonSettings {
+  sandbox: Env['SPUR_PYTHON_SANDBOX'];
+  /** Unset: `python3` on PATH, or the system's when the sandbox user cannot reach that one. */
+  interpreter: string | undefined;
+  network: Env['SPUR_PYTHON_NETWORK'];
+  maxMemoryMb: number;
+  maxProcesses: number;
+  scratchMb: number;
+  maxConcurrent: number;
+  cgroup: Env['SPUR_PYTHON_CGROUP'];
+  /** Folders no sandbox may show: an environment whose directories hold one is refused. */
+  privateDirs: readonly PrivateDir[];
+}
+
+/**
+ * How far the parse of one uploaded file may go (SPUR_PARSE_*). Documents and dataset files are
+ * hostile input: a few kilobytes of DOCX, PDF or Parquet can declare or inflate to gigabytes.
+ */
+export interface ParseLimits {
+  /** Decompressed bytes one file may produce (ZIP entries, PDF streams, Parquet pages), and separately the text or rows extracted from it. */
+  maxBytes: number;
+  /** Time one parse (with chunking) may take; its thread is then terminated. */
+  timeLimitMs: number;
+  /** Heap of a parse thread. */
+  memoryMb: number;
+}
+
+/**
+ * The installation's bounds on the work one run of a definition can ask for (SPUR_AGENT_MAX_ITERATIONS,
+ * SPUR_LOOP_MAX_TOTAL_ITERATIONS). Unlike the graph rules they are settings, so they are checked
+ * where the configuration is at hand: when a definition is saved and when a run of it starts.
+ */
+export interface DefinitionLimits {
+  /** Most model calls one AgentNode may make. */
+  agentMaxIterations: number;
+  /** Most iterations of nested ForLoopNodes: the product of `num_iterations` along a nesting chain. */
+  loopMaxTotalIterations: number;
+}
