@@ -51,7 +51,7 @@ import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
 import { mountLogin } from './web-ui/login.routes';
-import { APPROVE_PREFIX, mountApprovalRoutes } from './modules/approvals/approval.routes';
+import { APPROVE_PREFIX, mountApprovalRoutes } from './modules/pauses/approval.routes';
 import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static-site';
 
 const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);

@@ -12,7 +12,7 @@ import type { Models } from './db/models';
 import { valuesOf } from './db/values';
 import { createRunRepository } from './db/runs/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
-import { createApprovalLinks } from './modules/approvals/approval-links.service';
+import { createApprovalLinks } from './modules/pauses/approval-links.service';
 import { approvalTokens } from './approvals/approval-token';
 import { createBatchStarter } from './modules/runs/batch-starter';
 import { createRunStarter } from './modules/runs/run-starter';

@@ -1,24 +1,15 @@
-import {
-  CancellationScope,
-  condition,
-  proxyLocalActivities,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
-import type { GraphNode, NodeOutput, ProgressSave, TaskWrite } from '../../src/engine/run-contract';
+import type { GraphNode, NodeOutput, PauseRecord, ProgressSave, TaskWrite } from '../../src/engine/run-contract';
 import type { RunResume, SpurRunInput } from '../../src/contracts/run-contract';
 import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
-import { type OpenPause, PauseBook, type Quorum, settled } from './pause-book';
-import { awaitApproval } from './approval-wait';
-import { type ApprovalDeliveryOutcome, approvalPlan } from '../../src/engine/approvals';
-import type { PauseActionRequest } from '../../src/contracts/pauses';
+import { type OpenPause, PauseBook } from './pause-book';
+import type { ApprovalDeliveryOutcome } from '../../src/engine/approvals';
 import { TaskBook } from '../../src/engine/task-book';
-import { announce } from './callbacks';
 import type { RunTrace } from '../../src/contracts/trace-ids';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
@@ -33,16 +24,17 @@ type Final = {
 /**
  * The run as its record should show it, and the single writer of that record: tasks are kept in
  * memory (TaskBook) and saved, with the run's status, one save after another. Pure nodes only
- * change memory; a save happens before a slow node starts, at a pause, and at the end.
+ * change memory; a save happens before a slow node starts, at a pause, and at the end. Pauses
+ * open and close at the PauseDesk, which asks the keeper for every write.
  */
 export class RunKeeper {
+  /** Read by every save: an open pause shows the run PAUSED, a resolved one rides on the next save. */
   readonly pauses: PauseBook;
   readonly tasks: TaskBook;
   firstFailure: string | null = null;
+  /** Set by the first DECLINE: the run ends CANCELED with this message. */
   declined: string | null = null;
   private readonly runId: string;
-  private readonly workflowIdPrefix: string;
-  private readonly callback: SpurRunInput['callback'];
   /** Exported as the run's span by the save that records its end. */
   private readonly traced: { workflowId: string; trace: RunTrace } | undefined;
   private shown: RunStatus = 'PENDING';
@@ -59,8 +51,6 @@ export class RunKeeper {
 
   constructor(input: SpurRunInput, topLevel: GraphNode[]) {
     this.runId = input.runId;
-    this.workflowIdPrefix = input.workflowIdPrefix ?? '';
-    this.callback = input.callback;
     this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
@@ -194,6 +184,11 @@ export class RunKeeper {
     return write;
   }
 
+  /** Records a pause: its record and the run's changes so far (the node's PAUSED task) in one write. */
+  savePause(pause: PauseRecord): Promise<void> {
+    return this.save(undefined, (progress) => projection.recordPause({ pause, progress }));
+  }
+
   /**
    * A decision that did not settle its pause (a quorum still open) is recorded in its history, after
    * the writes before it; the action is answered once it is.
@@ -247,107 +242,5 @@ export class RunKeeper {
   cancel(message: string): Promise<void> {
     this.tasks.cancelOpen(new Date().toISOString());
     return CancellationScope.nonCancellable(() => this.save({ status: 'CANCELED', message, outputsByTitle: null }));
-  }
-
-  /**
-   * A HumanInterventionNode: record the pause, wait durably for a human (or the node's timeout),
-   * apply the action. APPROVE keeps the original data and adds the human's keys; OVERRIDE lets
-   * the human's keys win; DECLINE cancels the node's dependents and, at the end, the run.
-   */
-  async pauseAt(node: GraphNode, input: Record<string, unknown>): Promise<NodeState> {
-    const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
-    const plan = approvalPlan(node.config);
-    const pauseTime = new Date().toISOString();
-    const pause = await this.openPause(
-      node,
-      input,
-      message,
-      { status: 'PAUSED', inputs: input, outputs: input, startTime: pauseTime, endTime: pauseTime },
-      plan,
-    );
-    const outcome = await awaitApproval({ runId: this.runId, workflowIdPrefix: this.workflowIdPrefix }, pause, plan);
-    const resumeTime = new Date().toISOString();
-    if (outcome.kind === 'failed') {
-      // on_timeout: fail — the node fails (and with it the run), its pause resolved by the timeout.
-      this.tasks.apply({ nodeId: node.id, status: 'FAILED', outputs: null, error: outcome.error, endTime: resumeTime });
-      this.nodeFailed(node, outcome.error);
-      this.resolvePause(pause, pause.decision as PauseActionRequest, resumeTime);
-      return { status: 'FAILED', error: outcome.error };
-    }
-    const decision = outcome.decision;
-    const declined = decision.action === 'DECLINE';
-    const output: NodeOutput | null = declined
-      ? null
-      : decision.action === 'APPROVE'
-        ? { ...decision.inputs, ...input }
-        : { ...input, ...decision.inputs };
-    this.tasks.apply({
-      nodeId: node.id,
-      status: declined ? 'CANCELED' : 'COMPLETED',
-      outputs: output,
-      error: declined ? `Declined by ${decision.userId}` : null,
-      endTime: resumeTime,
-    });
-    if (declined) this.declined ??= `Declined by ${decision.userId} at node '${node.title}' (${node.id})`;
-    this.resolvePause(pause, decision, resumeTime);
-    return declined ? { status: 'CANCELED', upstreamFailure: false } : { status: 'COMPLETED', output };
-  }
-
-  /**
-   * A model call would pass the workflow's budget: the node's task shows PAUSED with the budget's
-   * message (listed with the paused runs) until a person decides; no timeout. The caller runs the
-   * node again (APPROVE, OVERRIDE) or fails it (DECLINE).
-   */
-  async pauseForBudget(node: GraphNode, input: Record<string, unknown>, message: string): Promise<PauseActionRequest> {
-    const pause = await this.openPause(node, input, message, { status: 'PAUSED' });
-    await condition(() => pause.decision !== null);
-    const decision = pause.decision as PauseActionRequest;
-    const resumeTime = new Date().toISOString();
-    // Running again (or failing, which the walker records as the node's end).
-    this.tasks.apply({ nodeId: node.id, status: 'RUNNING' });
-    this.resolvePause(pause, decision, resumeTime);
-    return decision;
-  }
-
-  /** Records the pause (the task's change rides on the same save) and says so to the run's callback. */
-  private async openPause(
-    node: GraphNode,
-    input: Record<string, unknown>,
-    message: string,
-    task: Omit<TaskWrite, 'nodeId'>,
-    quorum?: Quorum,
-  ): Promise<OpenPause> {
-    const pause = this.pauses.add(node.id, quorum);
-    const pauseTime = new Date().toISOString();
-    // The pause's task change stays in memory: the save that records the pause carries it (one write).
-    this.tasks.apply({ nodeId: node.id, ...task });
-    await this.save(undefined, (progress) =>
-      projection.recordPause({
-        pause: { runId: this.runId, nodeId: node.id, pauseId: pause.pauseId, message, pauseTime, input },
-        progress,
-      }),
-    );
-    await announce(this.runId, this.callback, 'run.paused', pause.pauseId.slice(this.runId.length + 1));
-    return pause;
-  }
-
-  /**
-   * The nodes after the pause start first: the save that shows the next one RUNNING carries the
-   * resolution; if none starts now, a save of its own does, once the workflow has settled. The
-   * action is answered once that save is written.
-   */
-  private resolvePause(pause: OpenPause, decision: PauseActionRequest, resumeTime: string): void {
-    this.pauses.resolved(pause, {
-      pauseId: pause.pauseId,
-      action: decision.action,
-      userId: decision.userId,
-      comments: decision.comments,
-      resumeTime,
-      decisions: pause.decisions,
-    });
-    void CancellationScope.nonCancellable(async () => {
-      await settled();
-      await this.save();
-    }).catch(() => undefined);
   }
 }

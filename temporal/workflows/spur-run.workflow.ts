@@ -5,12 +5,9 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  setHandler,
 } from '@temporalio/workflow';
 import { FailureType } from '../../src/contracts/failures';
 import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
-import { pauseActionSignal, pauseActionUpdate } from '../../src/contracts/pauses';
-import { approvalDeliverySignal } from '../../src/contracts/approval-contract';
 import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/contracts/run-contract';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
@@ -18,6 +15,7 @@ import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker
 import { reusedStates } from '../../src/engine/rerun-plan';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
+import { PauseDesk } from './pause-desk';
 import { recordChatTurn } from './chat-turn';
 import { announceEnd } from './callbacks';
 
@@ -25,23 +23,12 @@ import { announceEnd } from './callbacks';
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
   const keeper = new RunKeeper(input, level.nodes);
+  const desk = new PauseDesk(input, keeper);
   // Handlers first, before any await, so an early action is never dropped.
-  setHandler(
-    pauseActionUpdate,
-    async (request) => {
-      const { pause, decided } = keeper.pauses.decide(request);
-      // A decision that settles the pause is answered once applied; one of a quorum once recorded.
-      if (decided) await condition(() => pause.applied);
-      else await keeper.recordDecisions(pause);
-      return { pauseId: pause.pauseId, nodeId: pause.nodeId };
-    },
-    { validator: (request) => keeper.pauses.validate(request) },
-  );
-  setHandler(pauseActionSignal, (request) => keeper.pauses.decideIfOpen(request));
-  setHandler(approvalDeliverySignal, (delivery) => keeper.recordDelivery(delivery).catch(() => undefined));
+  desk.listen();
 
   try {
-    const result = await executeRun(input, level, keeper);
+    const result = await executeRun(input, level, keeper, desk);
     if (keeper.saveFailure !== null) throw keeper.saveFailure;
     await condition(allHandlersFinished);
     return result;
@@ -67,7 +54,12 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   }
 }
 
-async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKeeper): Promise<SpurRunResult> {
+async function executeRun(
+  input: SpurRunInput,
+  level: GraphLevel,
+  keeper: RunKeeper,
+  desk: PauseDesk,
+): Promise<SpurRunResult> {
   const runner = new GraphRunner(
     input.runId,
     {
@@ -75,7 +67,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
       onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
       beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
       afterSlowNode: () => keeper.slowNodeDone(),
-      pause: (node, nodeInput) => keeper.pauseAt(node, nodeInput),
+      pause: (node, nodeInput) => desk.pauseAt(node, nodeInput),
       mayStart: () => keeper.mayStart(),
     },
     {
@@ -84,7 +76,7 @@ async function executeRun(input: SpurRunInput, level: GraphLevel, keeper: RunKee
         granted: (nodeId, waitedMs) => keeper.slotGranted(nodeId, waitedMs),
       },
       workflowId: input.workflowId,
-      budgetPause: (node, nodeInput, message) => keeper.pauseForBudget(node, nodeInput, message),
+      budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
       ...(input.trace ? { trace: input.trace } : {}),
     },
   );

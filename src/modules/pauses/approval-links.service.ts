@@ -8,8 +8,8 @@ import { type PauseDecision, approvalPlan } from '../../engine/approvals';
 import { PAUSE_ACTIONS } from '../../engine/statuses';
 import { BadRequestError } from '../../errors';
 import type { VersionById } from '../../runs/reader';
-import type { PauseService } from '../pauses/pauses.service';
-import { ResumeRunRequest } from '../pauses/pauses.schemas';
+import type { PauseService } from './pauses.service';
+import { ResumeRunRequest } from './pauses.schemas';
 import { type ApprovalView, approvalPage, noticePage } from './approval-page';
 
 /** What the approval routes answer: a status and a page. */

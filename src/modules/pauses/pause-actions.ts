@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Client,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
+import type { Values } from '../../db/values';
+import { storeClientValues } from '../../runs/values';
+import type { RunRepository } from '../../db/runs/run-repository';
+import { BadRequestError, notFound } from '../../errors';
+import {
+  PAUSE_REFUSED,
+  type PauseActionRequest,
+  type PauseDecider,
+  PauseRefusal,
+  type PauseRefusalDetails,
+  pauseActionSignal,
+  pauseActionUpdate,
+} from '../../contracts/pauses';
+import { runWorkflowId } from '../../contracts/workflow-names';
+import type { RunReader, VersionById } from '../../runs/reader';
+import { toRunResponse } from '../../runs/response';
+import type { RunResponse } from '../../runs/response.schemas';
+import type { DecisionChannel } from '../../engine/approvals';
+import type { ResumeRunInput } from './pauses.schemas';
+import { isFinalStatus } from '../../engine/statuses';
+
+export interface PauseServiceDeps {
+  models: Models;
+  values: Values;
+  runRecords: RunRepository;
+  reader: RunReader;
+  /** Versions by id, through the process's cache of recently read ones. */
+  versionById: VersionById;
+  temporal: Client;
+  workflowIdPrefix: string;
+  /** How long an action waits for a worker to apply it before it is queued as a signal. */
+  actionWaitMs: number;
+}
+
+/** A refusal by the run's workflow, naming who took its latest decision (the database may not have it yet). */
+class PauseRefused extends BadRequestError {
+  constructor(
+    message: string,
+    readonly lastDecider: PauseDecider | null,
+    /** The pause the action named is one the workflow has not reached yet (it is replaying up to it). */
+    readonly ahead = false,
+  ) {
+    super(message);
+  }
+}
+
+const decidedBy = (decider: PauseDecider | null, body: ResumeRunInput): boolean =>
+  decider !== null && decider.action === body.action && decider.userId === body.user_id;
+/** How soon an action refused by a workflow still replaying up to its pause is sent again. */
+const REPLAY_RETRY_MS = 250;
+
+/** The run's record, or 404. */
+export async function loadRun(Run: Models['Run'], runId: string): Promise<RunDoc> {
+  const run = await Run.findById(runId).lean<RunDoc>();
+  if (!run) throw notFound.run();
+  return run;
+}
+
+/**
+ * A human's decision on a paused run, sent to its workflow (`process_pause_action` and the
+ * approval links): how it goes, how the workflow's and Temporal's answers read, when it is queued.
+ */
+export function createPauseActions({
+  models,
+  values,
+  runRecords,
+  reader,
+  versionById,
+  temporal,
+  workflowIdPrefix,
+  actionWaitMs,
+}: PauseServiceDeps) {
+  const { Run, Pause } = models;
+  const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
+
+  const versionOf = (run: RunDoc): Promise<WorkflowVersionDoc | null> =>
+    run.workflow_version_id ? versionById(run.workflow_version_id) : Promise.resolve(null);
+
+  /** The run as the action left it: its record and its tasks read together; its version (it never changes) was read meanwhile. */
+  async function runAfterAction(runId: string, version: Promise<WorkflowVersionDoc | null>): Promise<RunResponse> {
+    const [run, tasks, v] = await Promise.all([Run.findById(runId).lean<RunDoc>(), runRecords.tasksOf(runId), version]);
+    if (!run) throw notFound.run();
+    return toRunResponse(run, tasks, v);
+  }
+
+  /** The open pause a decision is for, as the records show it: the link's, or the run's oldest. */
+  function openPauseOf(runId: string, link: { pauseId: string } | undefined): Promise<PauseDoc | null> {
+    return link
+      ? Pause.findOne({ _id: link.pauseId, resume_time: null }).lean<PauseDoc>()
+      : Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+  }
+
+  /** Whether the run's latest pause was resolved with this decision (its action, by its user). */
+  async function resolvedBy(runId: string, body: ResumeRunInput): Promise<boolean> {
+    const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
+    return last?.resume_time != null && last.resume_action === body.action && last.resume_user_id === body.user_id;
+  }
+
+  /**
+   * Delivers the action as an Update: the workflow validates it (so a stale or second action is
+   * refused with PySpur's 400s) and answers once it is applied. If no worker takes it within
+   * `actionWaitMs`, the same action goes as a durable signal and is applied when one returns (202).
+   * `updateId` (an Idempotency-Key's) makes Temporal apply one decision once, however often it is sent.
+   */
+  async function act(
+    runId: string,
+    body: ResumeRunInput,
+    updateId?: string,
+    link?: { pauseId: string; channel: DecisionChannel },
+  ): Promise<{ status: number; run: unknown }> {
+    const run = await loadRun(Run, runId);
+    if (isFinalStatus(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
+    // The human's inputs become part of the node's output: large ones travel by reference too.
+    const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');
+    const request: PauseActionRequest = {
+      action: body.action,
+      inputs,
+      userId: body.user_id,
+      comments: body.comments,
+      // A link decides the pause it was sent for, and says through which channel it came.
+      ...(link ? { pauseId: link.pauseId, channel: link.channel } : {}),
+    };
+    const version = versionOf(run);
+    version.catch(() => undefined); // awaited after the Update; a refusal does not need it
+    const deadline = Date.now() + actionWaitMs;
+    // One id for every try: a retry of an Update the server did apply answers its outcome.
+    const id = updateId ?? randomUUID();
+    let sent = request;
+    const send = () =>
+      temporal.withDeadline(deadline, () =>
+        handle(runId).executeUpdate(pauseActionUpdate, { args: [sent], updateId: id }),
+      );
+    for (;;) {
+      try {
+        // A workflow task that completed the run while a signal arrived (an approval delivery telling
+        // its run) is failed by the server with UnhandledCommand, aborting the Update it carried: sent again.
+        await send().catch((err: unknown) => (isAbortedByTaskFailure(err) ? send() : Promise.reject(err)));
+        return { status: 200, run: await runAfterAction(runId, version) };
+      } catch (err) {
+        const refusal = pauseRefusalOf(err);
+        // A worker replaying up to a pause whose record a crashed task wrote gets this Update with
+        // its task, ahead of the pause. Named, the pause says so: the action is sent again until
+        // the replay has reached it, and past the action's wait it goes as a signal (below), which
+        // the workflow keeps until it does.
+        if (refusal?.ahead) {
+          if (Date.now() >= deadline) break;
+          await new Promise((r) => setTimeout(r, REPLAY_RETRY_MS));
+          continue;
+        }
+        // Unnamed, it is named after the open pause the records show, and asked again.
+        if (refusal && sent.pauseId === undefined && refusal.message !== PauseRefusal.alreadyDecided) {
+          const open = await openPauseOf(runId, link);
+          if (open) {
+            sent = { ...sent, pauseId: open._id };
+            continue;
+          }
+        }
+        if (refusal) throw refusal;
+        if (err instanceof WorkflowNotFoundError) throw new BadRequestError(PauseRefusal.notPaused);
+        if (!isDeadline(err) && !isWorkflowTaskFailing(err)) throw err;
+        break;
+      }
+    }
+    const open = await openPauseOf(runId, link);
+    if (!open) {
+      // The Update can be applied after the wait ran out (a slow server): then this decision resolved it.
+      if (await resolvedBy(runId, body)) return { status: 200, run: await reader.get(runId) };
+      throw new BadRequestError(PauseRefusal.noPausedTask);
+    }
+    await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
+    // (A decision that did not settle a quorum is answered 202 as well: the workflow records it.)
+    const queued = await reader.get(runId);
+    return {
+      status: 202,
+      run: { ...queued, message: 'The action is recorded and will be applied when a worker is available.' },
+    };
+  }
+
+  /**
+   * A keyed decision whose first request died unanswered: sent again under the same update id
+   * (Temporal answers an update it has seen with its outcome). Refused because the pause is
+   * resolved: if it was resolved by this very decision, that is the answer. The workflow's refusal
+   * names its latest decider; only a run the workflow no longer holds is judged by the records,
+   * since a decision that went as a signal reaches the database only with the run's next save.
+   */
+  async function actAgain(
+    runId: string,
+    body: ResumeRunInput,
+    updateId: string,
+  ): Promise<{ status: number; run: unknown }> {
+    try {
+      return await act(runId, body, updateId);
+    } catch (err) {
+      if (!(err instanceof BadRequestError)) throw err;
+      const mine = err instanceof PauseRefused ? decidedBy(err.lastDecider, body) : await resolvedBy(runId, body);
+      if (!mine) throw err;
+      return { status: 200, run: await reader.get(runId) };
+    }
+  }
+
+  return { act, actAgain };
+}
+
+/** The workflow's own refusal of an action (PySpur's 400s), naming its latest decider. */
+function pauseRefusalOf(err: unknown): PauseRefused | null {
+  if (!(err instanceof WorkflowUpdateFailedError)) return null;
+  const cause = err.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== PAUSE_REFUSED) return null;
+  const [decider, ahead] = (cause.details ?? []) as Partial<PauseRefusalDetails>;
+  return new PauseRefused(cause.message, decider ?? null, ahead === true);
+}
+
+function isDeadline(err: unknown): boolean {
+  // The client's own wrapper for an Update call that ran out of time or was cut (DEADLINE_EXCEEDED
+  // or CANCELLED, e.g. ended during a retry backoff): the action may not have arrived. The signal
+  // that follows is harmless if it did: it names the pause, and a closed pause ignores it.
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
+  // gRPC DEADLINE_EXCEEDED (4), directly or as the cause of the client's wrapper error.
+  return e.code === 4 || e.cause?.code === 4 || (typeof e.message === 'string' && /deadline/i.test(e.message));
+}
+
+/**
+ * Temporal refuses an Update while the run's last workflow task failed or timed out and is being
+ * retried (a worker killed or starved mid-task): FAILED_PRECONDITION, "Workflow Task in failed
+ * state". Like a worker that is gone, that passes: the action goes as a signal, applied once a task
+ * succeeds.
+ */
+function isAbortedByTaskFailure(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { message, cause } = e as { message?: unknown; cause?: unknown };
+    if (/update due to unexpected workflow task failure/i.test(String(message ?? ''))) return true;
+    e = cause;
+  }
+  return false;
+}
+
+function isWorkflowTaskFailing(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (code === 9 && /workflow task in failed state/i.test(String(message ?? ''))) return true;
+    e = cause;
+  }
+  return false;
+}
