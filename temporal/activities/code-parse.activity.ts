@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { NodeExecutionError } from '../../src/nodes/errors';
-import { type PythonSandbox, SandboxUnavailableError } from '../../src/nodes/code-execution/python-sandbox';
+import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
+import { SandboxUnavailableError } from '../../src/nodes/code-execution/sandbox-unavailable';
 import { WORKFLOW_CODE_HARNESS } from '../../src/nodes/code-execution/workflow-code-harness';
 import { CODE_PARSE_LIMITS, type CodeParseInput, type CodeParseOutput } from '../../src/contracts/code-parse-contract';
 import { FailureType } from '../../src/contracts/failures';
