@@ -34,30 +34,24 @@ export function createRunRepository(models: Models, values: Values) {
     deltas,
 
     /**
-     * A new run with a fresh id (`R<n>`), PENDING. `storeInputs` turns the client's inputs into
-     * what the record keeps (large values stored under the new id) before the record exists.
+     * A new run with a fresh id (`R<n>`), PENDING. `fieldsFor` says what it records, given its id:
+     * large values are stored under that id (and an output file made for it) before the record exists.
      */
-    async create<I>(
-      fields: Omit<NewRun, 'id' | 'seq' | 'initialInputs'>,
-      inputs: I,
-      storeInputs: (runId: string, inputs: I) => Promise<I>,
-      /** Which record fields the stored inputs fill (a rerun's also carry the input of its start node). */
-      toFields: (stored: I) => Pick<NewRun, 'initialInputs' | 'rerun' | 'outputFileId'> = (stored) => ({
-        initialInputs: stored,
-      }),
-    ): Promise<{ doc: RunDoc; inputs: I }> {
-      let stored = inputs;
-      const doc = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
-        stored = await storeInputs(id, inputs);
-        const run = runDocument({ ...fields, id, seq, ...toFields(stored) });
+    async create(fieldsFor: (runId: string) => Promise<Omit<NewRun, 'id' | 'seq'>>): Promise<RunDoc> {
+      return insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
+        const run = runDocument({ ...(await fieldsFor(id)), id, seq });
         await Run.create(run);
         return run;
       });
-      return { doc, inputs: stored };
     },
 
     async recordOf(runId: string): Promise<RunDoc | null> {
       return Run.findById(runId).lean<RunDoc>();
+    },
+
+    /** The run a schedule's fire recorded, by the fire's key: a retried recording finds it. */
+    async recordOfTrigger(key: string): Promise<RunDoc | null> {
+      return Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
     },
 
     async statusOf(runId: string): Promise<RunStatus | null> {
