@@ -28,7 +28,7 @@ export interface RunRouteDeps {
   recordBatch: BatchRuns<CallbackInput>;
   reader: RunReader;
   idempotency: Idempotency;
-  /** Starts a keyed run whose first request died before starting it (keyed-runs.ts). */
+  /** Launches a keyed run whose first request died before launching it, as the reconciler would. */
   recoverRun: (runId: string) => Promise<RunResponse>;
 }
 
