@@ -14,9 +14,12 @@ import { createRunRepository } from './db/runs/run-repository';
 import { createPauseService } from './modules/pauses/pauses.service';
 import { createApprovalLinks } from './modules/pauses/approval-links.service';
 import { approvalTokens } from './approvals/approval-token';
-import { createBatchStarter } from './modules/runs/batch-starter';
-import { createRunStarter } from './modules/runs/run-starter';
-import { createRerunStarter } from './modules/runs/rerun-starter';
+import { createBatchRuns } from './runs/batch-runs';
+import { createClientRuns } from './runs/client-runs';
+import { createPartialRuns } from './modules/runs/partial-runs';
+import { createReruns } from './runs/reruns';
+import { createOutcomeWait } from './runs/outcome-wait';
+import { createRunRecorder } from './runs/recorder';
 import { createRunReader } from './runs/reader';
 import { createRunEventHub } from './modules/runs/run-event-hub';
 import { eventsWithValues } from './modules/runs/run-event-values';
@@ -36,7 +39,7 @@ import { createWorkflowService } from './modules/workflows/workflows.service';
 import { createCodeConvertService } from './modules/code-convert/code-convert.service';
 import { createCodeParser } from './modules/code-convert/code-parser';
 import { createSessionTurns } from './db/session-turns';
-import { createChatMemory } from './modules/sessions/chat-memory';
+import { createChatMemory } from './runs/chat-memory';
 import { createSessionService } from './modules/sessions/sessions.service';
 import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
@@ -56,7 +59,7 @@ import { createWebhookTriggerService } from './modules/webhooks/webhook-triggers
 import { createHookDelivery } from './modules/webhooks/hook-delivery';
 import { createEvalRecords } from './db/eval-records';
 import { createSuiteService } from './modules/evals/suites.service';
-import { createEvalLauncher } from './modules/evals/eval-launcher';
+import { createEvalRecorder } from './modules/evals/eval-recorder';
 import { createEvalService } from './modules/evals/evals.service';
 
 export interface ServiceDeps {
@@ -122,27 +125,23 @@ export function createServices({
     batch: config.runs,
     whenRefused: 'fail-run',
   });
-  const starterDeps = {
-    callbacks,
-    launcher,
-    models,
-    values,
+  // The one recorder of runs, whatever their kind; the launcher then starts their workflows.
+  const recorder = createRunRecorder({ models, values, runRecords, versions });
+  const wait = createOutcomeWait({
     runRecords,
-    workflows,
-    versions,
-    reader,
-    chatMemory: createChatMemory(turns),
     temporal,
-    taskQueue: config.temporal.taskQueue,
     workflowIdPrefix: config.temporal.workflowIdPrefix,
     blockingWaitMs: config.runs.blockingWaitMs,
-    eagerStart,
-    stopping,
-    definitionLimits: config.limits,
+    ...(stopping ? { stopping } : {}),
+  });
+  const recording = { models, workflows, recorder, launcher, reader, definitionLimits: config.limits };
+  const clientRuns = createClientRuns({
+    ...recording,
+    wait,
+    chatMemory: createChatMemory(turns),
+    prepareCallback: callbacks.prepare,
     ...(outcomes ? { outcomes } : {}),
-  };
-  const runStarter = createRunStarter(starterDeps);
-  const rerunStarter = createRerunStarter(starterDeps);
+  });
   const env = createEnvService(models, box);
   const runEvents = createRunEventHub(eventsWithValues(runRecords.events, values), {
     pollMs: 200,
@@ -170,7 +169,7 @@ export function createServices({
     // The api's own version service: one cache of pinned versions per process.
     recordScheduledRun: createScheduledRunRecorder({
       models,
-      values,
+      recorder,
       runRecords,
       versions,
       definitionLimits: config.limits,
@@ -202,10 +201,11 @@ export function createServices({
     versions,
     temporal,
     workflowIdPrefix: config.temporal.workflowIdPrefix,
-    launcher: createEvalLauncher({
+    recorder: createEvalRecorder({
       models,
       records: evalRecords,
       runRecords,
+      recorder,
       launcher,
       temporal,
       taskQueue: config.temporal.taskQueue,
@@ -217,7 +217,7 @@ export function createServices({
     evalSuites,
     evals,
     mcpTools,
-    workflowTools: createWorkflowTools({ tools: mcpTools, workflows, starter: runStarter, reader, values }),
+    workflowTools: createWorkflowTools({ tools: mcpTools, workflows, clientRuns, reader, values }),
     prices,
     usageLedger: createUsageLedger(models),
     providerLimits: createProviderLimits(models),
@@ -232,9 +232,19 @@ export function createServices({
     versions,
     runs: reader,
     callbacks,
-    runStarter,
-    rerunStarter,
-    startBatch: createBatchStarter(starterDeps),
+    clientRuns,
+    partialRuns: createPartialRuns({
+      values,
+      workflows,
+      wait,
+      temporal,
+      taskQueue: config.temporal.taskQueue,
+      workflowIdPrefix: config.temporal.workflowIdPrefix,
+      eagerStart,
+      definitionLimits: config.limits,
+    }),
+    reruns: createReruns({ ...recording, runRecords, versions }),
+    recordBatch: createBatchRuns({ ...recording, prepareCallback: callbacks.prepare }),
     pauses,
     // Approval links decide through the pauses' own Update; their tokens are checked with the workers' key.
     approvalLinks: createApprovalLinks({
@@ -264,7 +274,7 @@ export function createServices({
     outputFiles: createOutputFileService(models, runRecords),
     users,
     sessions,
-    chatCompletions: createChatCompletionService({ workflows, starter: runStarter, reader }),
+    chatCompletions: createChatCompletionService({ workflows, clientRuns, reader }),
     browserSessionStore: createBrowserSessionStore(models),
     idempotency,
     recoverRun,
@@ -281,7 +291,7 @@ export function createServices({
       hits: createWebhookHits(models),
       box,
       workflows,
-      starter: runStarter,
+      clientRuns,
       reader,
       idempotency,
       recoverRun,

@@ -7,6 +7,7 @@ import type { Models } from '../src/db/models';
 import { valuesOf } from '../src/db/values';
 import { createRunLauncher } from '../src/runs/launcher';
 import { createScheduledRunRecorder } from '../src/runs/scheduled-runs';
+import { createRunRecorder } from '../src/runs/recorder';
 import { createWorkflowVersions } from '../src/db/workflow-versions';
 import { createIdempotencyKeys } from '../src/db/idempotency-keys';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
@@ -98,7 +99,7 @@ export function createSpurWorker(
       launcher,
       recordScheduledRun: createScheduledRunRecorder({
         models,
-        values,
+        recorder: createRunRecorder({ models, values, runRecords, versions }),
         runRecords,
         versions,
         definitionLimits: config.limits,

@@ -103,7 +103,7 @@ export function createMongoBaseline(models: Models) {
     workflowId: string,
     initialInputs: Record<string, Record<string, unknown>>,
   ): Promise<NodeStep[]> {
-    // api: what run-starter does before it starts the workflow
+    // api: what recording a client's run does before its launch (src/runs/client-runs.ts)
     const workflow: WorkflowDoc = await workflows.load(workflowId);
     const { def, level } = planOf(fromJsonText<WorkflowDefinition>(workflow.definition) as WorkflowDefinition);
     const inputNodeInput = resolveRunInputs(def, initialInputs);

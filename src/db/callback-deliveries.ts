@@ -1,7 +1,6 @@
 import { trusted } from 'mongoose';
 import type { CallbackAttemptDoc } from './models/callback-delivery.model';
-import type { CallbackDeliveryDoc, Models, RunDoc } from './models';
-import type { StoredCallback } from './runs/run-documents';
+import type { CallbackDeliveryDoc, Models } from './models';
 
 export interface DeliveryKey {
   deliveryId: string;
@@ -32,16 +31,12 @@ export type AttemptRecord = Omit<CallbackAttemptDoc, 'status_code' | 'error' | '
 const FINAL_DELIVERY: ('delivered' | 'failed')[] = ['delivered', 'failed'];
 
 export function createCallbackDeliveries(models: Models) {
-  const { CallbackDelivery, Run } = models;
+  const { CallbackDelivery } = models;
 
   return {
     /** The deliveries of deleted runs (their workflow's delete). */
     async removeOfRuns(ids: string[]): Promise<void> {
       await CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
-    },
-    async callbackOf(runId: string): Promise<StoredCallback | null> {
-      const run = await Run.findById(runId, { callback: 1 }).lean<Pick<RunDoc, 'callback'>>();
-      return (run?.callback as StoredCallback | null | undefined) ?? null;
     },
 
     /**

@@ -2,7 +2,8 @@ import { trusted } from 'mongoose';
 import type { NodeOutput, TaskRecord } from '../engine/run-contract';
 import { taskOutputsById } from '../engine/task-book';
 import { fromJsonText } from './json-text';
-import type { Models, RunDoc } from './models';
+import { createRunLookups } from './runs/run-lookups';
+import type { Models } from './models';
 import { isFinalStatus } from '../engine/statuses';
 
 /** Model usage of a run or a judge call; cost null once any call had no known price. */
@@ -40,9 +41,7 @@ export function usageOfTasks(tasks: readonly TaskRecord[]): UsageSum {
  */
 export async function endedRowRuns(models: Models, runIds: string[]): Promise<EndedRowRun[]> {
   if (runIds.length === 0) return [];
-  const runs = await models.Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1, end_time: 1 }).lean<
-    Array<Pick<RunDoc, '_id' | 'status' | 'message' | 'end_time'>>
-  >();
+  const runs = await createRunLookups(models).standingOf(runIds);
   const ended = runs.filter((r) => isFinalStatus(r.status) && r.end_time);
   if (ended.length === 0) return [];
   const tasks = await models.RunTasks.find({ _id: trusted({ $in: ended.map((r) => r._id) }) }).lean<

@@ -1,6 +1,7 @@
 import { trusted } from 'mongoose';
 import { isDuplicateKeyError, nextSequence } from './ids';
 import { fromJsonText, toJsonText } from './json-text';
+import { createRunLookups } from './runs/run-lookups';
 import type { Models, SessionTurnDoc } from './models';
 import type { ChatTurnAppend } from '../contracts/run-contract';
 
@@ -30,7 +31,7 @@ function byRunOrder(a: SessionTurnDoc, b: SessionTurnDoc): number {
 
 /** Reads and writes of chat turns; the only writer of `session_turns`. */
 export function createSessionTurns(models: Models, clock: () => Date = () => new Date()) {
-  const { SessionTurn, Session, Run } = models;
+  const { SessionTurn, Session } = models;
 
   /** Each session's messages in run order, user before assistant. */
   async function messagesOfSessions(sessionIds: string[]): Promise<Map<string, SessionMessage[]>> {
@@ -55,7 +56,7 @@ export function createSessionTurns(models: Models, clock: () => Date = () => new
       const _id = `${turn.sessionId}:${turn.runId}`;
       if ((await SessionTurn.exists({ _id })) !== null) return 'already-stored';
       if ((await Session.exists({ _id: turn.sessionId })) === null) return 'no-session';
-      const run = await Run.findById(turn.runId, { seq: 1 }).lean<{ seq: number }>();
+      const runSeq = await createRunLookups(models).seqOf(turn.runId);
       const [userNo, assistantNo] = [
         await nextSequence(models.conn, 'message'),
         await nextSequence(models.conn, 'message'),
@@ -70,7 +71,7 @@ export function createSessionTurns(models: Models, clock: () => Date = () => new
           _id,
           session_id: turn.sessionId,
           run_id: turn.runId,
-          run_seq: run?.seq ?? 0,
+          run_seq: runSeq ?? 0,
           user: message(userNo, 'user', turn.userMessage, new Date(turn.userTime)),
           assistant: message(assistantNo, 'assistant', turn.assistantMessage, clock()),
         });

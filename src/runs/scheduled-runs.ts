@@ -2,19 +2,17 @@ import { fromJsonText } from '../db/json-text';
 import type { Models, RunDoc, ScheduleDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import { createScheduleFires } from '../db/schedule-fires';
-import type { Values } from '../db/values';
 import type { WorkflowVersions } from '../db/workflow-versions';
 import type { DefinitionLimits } from '../config/settings';
-import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { SpurError } from '../errors';
 import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from './inputs';
 import type { KnownAtLaunch } from './launcher';
-import { storeClientValues } from './values';
+import type { RunRecorder } from './recorder';
 
 export interface ScheduledRunDeps {
   models: Models;
-  values: Values;
-  runRecords: Pick<RunRepository, 'create' | 'failWithoutWorkflow'>;
+  recorder: RunRecorder;
+  runRecords: Pick<RunRepository, 'recordOfTrigger'>;
   versions: Pick<WorkflowVersions, 'ensureVersion' | 'byId'>;
   definitionLimits: DefinitionLimits;
 }
@@ -29,7 +27,7 @@ export type ScheduledRecord =
 export const inputsNoLongerFit = (reason: string) => `The schedule's inputs no longer fit the workflow: ${reason}`;
 
 /**
- * Records the run of one fire of a schedule, as `start_run` records a client's: its version
+ * Records the run of one fire of a schedule (the one recorder, as a client's run): its version
  * (`latest`: the workflow as it is now; `pinned`: the one saved with the schedule), its inputs
  * checked against it. A fire is recorded once: `key` names it (the fire's Temporal workflow id),
  * so a recording retried after a crash finds the run it made. Inputs that no longer fit (the
@@ -66,25 +64,16 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
       if (!(err instanceof SpurError)) throw err;
       problem = err.message;
     }
-    const { doc: run } = await deps.runRecords.create(
-      {
-        workflowId: schedule.workflow_id,
-        workflowVersionId: version._id,
-        runType: 'scheduled',
-        trigger: { kind: 'schedule', id: schedule._id, scheduledTime, key },
-        callback: schedule.callback ?? null,
-      },
+    const { run } = await deps.recorder.record({
+      kind: 'scheduled',
+      version: { pinned: version },
       inputs,
-      async (id, given) => {
-        const stored = await storeClientValues(deps.values, id, given, 'initial_inputs');
-        assertInTime(); // the run's insert follows at once
-        return stored;
-      },
-    );
-    if (problem !== null) {
-      await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, inputsNoLongerFit(problem));
-      return { kind: 'recorded', run: { ...run, status: 'FAILED' } };
-    }
+      trigger: { kind: 'schedule', id: schedule._id, scheduledTime, key },
+      callback: schedule.callback ?? null,
+      beforeInsert: assertInTime,
+      ...(problem !== null ? { failedBecause: inputsNoLongerFit(problem) } : {}),
+    });
+    if (problem !== null) return { kind: 'recorded', run };
     return { kind: 'recorded', run, known: { workflowName: version.name, definition } };
   }
 
@@ -93,7 +82,7 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
     scheduledTime: Date,
     key: string,
   ): Promise<ScheduledRecord> {
-    const earlier = await models.Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
+    const earlier = await deps.runRecords.recordOfTrigger(key);
     if (earlier) return { kind: 'recorded', run: earlier };
     const recording = await fires.begin(scheduleId, key);
     if (!recording) return { kind: 'gone', reason: `schedule ${scheduleId} is being deleted` };

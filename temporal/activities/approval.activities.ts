@@ -3,7 +3,8 @@ import type { ApprovalSettings } from '../../src/config/settings';
 import type { ApprovalTokens } from '../../src/approvals/approval-token';
 import { ApprovalRefused, ApprovalRetry, sendApprovalMessage } from '../../src/approvals/approval-senders';
 import { fromJsonText } from '../../src/db/json-text';
-import type { Models, PauseDoc, RunDoc } from '../../src/db/models';
+import type { Models, PauseDoc } from '../../src/db/models';
+import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { type ApprovalDeliveryKey, createApprovalDeliveries } from '../../src/db/runs/approval-deliveries';
 import type { PauseDecision } from '../../src/engine/approvals';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
@@ -41,7 +42,7 @@ export function createApprovalActivities(deps: {
   approvals: ApprovalDeliveryDeps;
 }) {
   const deliveries = createApprovalDeliveries(deps.models);
-  const { Pause, Run, Workflow } = deps.models;
+  const { Pause, Workflow } = deps.models;
   const { settings, tokens } = deps.approvals;
 
   async function deliverApprovalLink(input: ApprovalDeliveryInput): Promise<'sent' | 'skipped'> {
@@ -52,8 +53,8 @@ export function createApprovalActivities(deps: {
       await deliveries.skipped(key);
       return 'skipped';
     }
-    const run = await Run.findById(input.runId, { workflow_id: 1 }).lean<Pick<RunDoc, 'workflow_id'>>();
-    const workflow = run ? await Workflow.findById(run.workflow_id, { name: 1 }).lean<{ name: string }>() : null;
+    const workflowId = await createRunLookups(deps.models).workflowOf(input.runId);
+    const workflow = workflowId ? await Workflow.findById(workflowId, { name: 1 }).lean<{ name: string }>() : null;
     const expiresMs = Math.min(
       Date.now() + settings.linkTtlMs,
       input.deadline ? Date.parse(input.deadline) : Number.POSITIVE_INFINITY,
@@ -70,8 +71,8 @@ export function createApprovalActivities(deps: {
       runId: input.runId,
       pauseId: input.pauseId,
       nodeId: pause.node_id,
-      workflowId: run?.workflow_id ?? '',
-      workflowName: workflow?.name ?? run?.workflow_id ?? '',
+      workflowId: workflowId ?? '',
+      workflowName: workflow?.name ?? workflowId ?? '',
       pauseMessage: pause.pause_message ?? '',
       link: `${settings.publicUrl}/approve/${token}`,
       expiresAt: new Date(Math.ceil(expiresMs / 1000) * 1000),

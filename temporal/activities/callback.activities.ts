@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { callbackSignature, callbackVerdict, postCallback } from '../../src/callbacks/callback-post';
 import { type AttemptRecord, createCallbackDeliveries } from '../../src/db/callback-deliveries';
 import type { Models } from '../../src/db/models';
+import { createRunLookups } from '../../src/db/runs/run-lookups';
 import type { Values } from '../../src/db/values';
 import { OutboundRefusedError } from '../../src/outbound/checked-target';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
@@ -32,10 +33,11 @@ export interface CallbackDeliveryDeps {
  */
 export function createCallbackActivities(deps: { models: Models; values: Values; callbacks: CallbackDeliveryDeps }) {
   const deliveries = createCallbackDeliveries(deps.models);
+  const runs = createRunLookups(deps.models);
   const { callbacks } = deps;
 
   async function deliverCallback(input: CallbackDeliveryInput): Promise<void> {
-    const callback = await deliveries.callbackOf(input.runId);
+    const callback = await runs.callbackOf(input.runId);
     if (!callback)
       throw ApplicationFailure.nonRetryable(`Run ${input.runId} has no callback (any more)`, CALLBACK_REFUSED);
     const started = Date.now();
@@ -114,7 +116,7 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
      * once for it (recorded in its history).
      */
     async beginCallbackDelivery(input: CallbackDeliveryInput): Promise<CallbackRetryPolicy> {
-      const callback = await deliveries.callbackOf(input.runId);
+      const callback = await runs.callbackOf(input.runId);
       if (callback)
         await deliveries.open({
           deliveryId: input.deliveryId,

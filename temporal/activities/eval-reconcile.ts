@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { createEvalRecords } from '../../src/db/eval-records';
 import type { EvalRunDoc, Models, RunDoc } from '../../src/db/models';
 import { isFinalStatus } from '../../src/engine/statuses';
-import { createEvalStarter } from '../../src/evals/eval-starter';
+import { createEvalLauncher } from '../../src/evals/eval-launcher';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { evalWorkflowId } from '../../src/contracts/workflow-names';
 import { workflowStatus } from './workflow-status';
@@ -23,7 +23,7 @@ export interface EvalReconcileDeps {
  */
 export function createEvalReconciler({ models, temporal, launcher, fail: failRun }: EvalReconcileDeps) {
   const records = createEvalRecords(models);
-  const startEval = createEvalStarter({ models, launcher, temporal: () => Context.current().client, ...temporal });
+  const launchEval = createEvalLauncher({ models, launcher, temporal: () => Context.current().client, ...temporal });
 
   async function fail(batch: RunDoc, message: string): Promise<'failed'> {
     await failRun(batch, message);
@@ -44,7 +44,7 @@ export function createEvalReconciler({ models, temporal, launcher, fail: failRun
       await records.setStatus(run._id, 'FAILED', message);
       return fail(batch, message);
     }
-    const started = await startEval(run, batch);
+    const started = await launchEval(run, batch);
     Context.current().log.info(`reconciler: eval ${run._id} (batch ${batch._id}) ${started.outcome}`);
     return started.outcome;
   };

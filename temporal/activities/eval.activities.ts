@@ -4,6 +4,7 @@ import type { DatasetRow } from '../../src/db/dataset-row-chunks';
 import { type NewEvalResult, createEvalRecords } from '../../src/db/eval-records';
 import { type EndedRowRun, type UsageSum, endedRowRuns } from '../../src/db/eval-row-runs';
 import type { EvalRunDoc, EvalSuiteDoc } from '../../src/db/models';
+import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { asText } from '../../src/evals/answer-text';
 import { outputVariableOf } from '../../src/evals/output-variable';
 import { ScorerConfig } from '../../src/evals/scorer-config';
@@ -27,6 +28,7 @@ const gone = (what: string) =>
 export function createEvalActivities(deps: NodeActivityDeps) {
   const records = createEvalRecords(deps.models);
   const datasets = createDatasetReader(deps.models);
+  const runs = createRunLookups(deps.models);
 
   return {
     async markEvalRunning(input: { evalRunId: string }): Promise<void> {
@@ -56,10 +58,7 @@ export function createEvalActivities(deps: NodeActivityDeps) {
       for (;;) {
         activity.heartbeat();
         // The batch's state first: every row that ended before the batch did is then found below.
-        const batch = await deps.models.Run.findById(run.batch_run_id, { status: 1, end_time: 1 }).lean<{
-          status: string;
-          end_time: Date | null;
-        }>();
+        const batch = await runs.endOf(run.batch_run_id);
         const batchEnded = !batch || (isFinalStatus(batch.status) && batch.end_time !== null);
         // Rows start in order, a few at a time: the ones that can have ended are among the first
         // unscored ones. Those past the window are looked at once the rows before them are scored.

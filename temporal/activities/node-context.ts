@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Models } from '../../src/db/models';
 import { outlastOutage } from '../../src/db/outage-wait';
+import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { createTaskDeltas } from '../../src/db/runs/task-deltas';
 import { type ModelUsage, type TokenUsage, addModelUsage } from '../../src/engine/run-contract';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
@@ -96,9 +97,8 @@ export function activityNodeContext(
   // side by side); a failed read is not kept, so the next file (or the outage wait) reads again.
   let workflowOfRun: Promise<string | null> | undefined;
   const workflowId = () =>
-    (workflowOfRun ??= deps.models.Run.findById(runId, { workflow_id: 1 })
-      .lean<{ workflow_id: string }>()
-      .then((run) => run?.workflow_id ?? null)
+    (workflowOfRun ??= createRunLookups(deps.models)
+      .workflowOf(runId)
       .catch((err: unknown) => {
         workflowOfRun = undefined;
         throw err;

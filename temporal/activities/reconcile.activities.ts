@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { trusted } from 'mongoose';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
+import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { createReconcileSuspects } from '../../src/db/reconcile-suspects';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
@@ -39,18 +39,15 @@ export interface ReconcileDeps {
 export function createReconcileActivities({ models, temporal, launcher }: ReconcileDeps) {
   const projection = createRunProjection(models, createRunEvents(models));
   const suspects = createReconcileSuspects(models);
+  const lookups = createRunLookups(models);
   const reconcileEvalBatch = createEvalReconciler({ models, temporal, launcher, fail });
   const runStatus = (runId: string) => workflowStatus(runWorkflowId(runId, temporal.workflowIdPrefix));
 
   async function reconcileRuns(page: ReconcilePageInput): Promise<ReconcilePageResult> {
     const ctx = Context.current();
     // FerretDB v1 scans for a status filter: one bounded page per activity, resumed by `_id`.
-    const filter: Record<string, unknown> = {
-      status: trusted({ $in: OPEN_RUN_STATUSES }),
-      start_time: trusted({ $lt: new Date(Date.now() - page.graceMs) }),
-    };
-    if (page.after !== null) filter._id = trusted({ $gt: page.after });
-    const runs = await models.Run.find(filter).sort({ _id: 1 }).limit(page.pageSize).lean<RunDoc[]>();
+    const startedBefore = new Date(Date.now() - page.graceMs);
+    const runs = await lookups.openPage(OPEN_RUN_STATUSES, startedBefore, page.after, page.pageSize);
     const tally: ReconcilePageResult = {
       checked: runs.length,
       started: 0,

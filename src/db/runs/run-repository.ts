@@ -1,5 +1,4 @@
 import { trusted } from 'mongoose';
-import type { RunStatus } from '../../engine/statuses';
 import { createBatchRunRecords } from './batch-run-records';
 import { createCallbackDeliveries } from '../callback-deliveries';
 import { createApprovalDeliveries } from './approval-deliveries';
@@ -7,6 +6,7 @@ import { insertWithNewId } from '../ids';
 import type { Models, RunDoc } from '../models';
 import { type NewRun, runDocument } from './run-documents';
 import { createRunEvents } from './run-events';
+import { createRunLookups } from './run-lookups';
 import { createRunProjection } from './run-projection';
 import { createTaskDeltas } from './task-deltas';
 import type { Values } from '../values';
@@ -21,7 +21,7 @@ export type { EndedRow, EndedRunSummary, RowRecordBase } from './batch-run-recor
  */
 export function createRunRepository(models: Models, values: Values) {
   const { Run } = models;
-  const idTaken = async (id: string) => (await Run.exists({ _id: id })) !== null;
+  const lookups = createRunLookups(models);
 
   const events = createRunEvents(models);
   const projection = createRunProjection(models, events);
@@ -29,39 +29,21 @@ export function createRunRepository(models: Models, values: Values) {
   return {
     ...projection,
     ...createBatchRunRecords(models, values, events),
+    ...lookups,
     events,
     /** Running tasks' streamed text (live only; see task-deltas.ts). */
     deltas,
 
     /**
-     * A new run with a fresh id (`R<n>`), PENDING. `storeInputs` turns the client's inputs into
-     * what the record keeps (large values stored under the new id) before the record exists.
+     * A new run with a fresh id (`R<n>`), PENDING. `fieldsFor` says what it records, given its id:
+     * large values are stored under that id (and an output file made for it) before the record exists.
      */
-    async create<I>(
-      fields: Omit<NewRun, 'id' | 'seq' | 'initialInputs'>,
-      inputs: I,
-      storeInputs: (runId: string, inputs: I) => Promise<I>,
-      /** Which record fields the stored inputs fill (a rerun's also carry the input of its start node). */
-      toFields: (stored: I) => Pick<NewRun, 'initialInputs' | 'rerun' | 'outputFileId'> = (stored) => ({
-        initialInputs: stored,
-      }),
-    ): Promise<{ doc: RunDoc; inputs: I }> {
-      let stored = inputs;
-      const doc = await insertWithNewId(models.conn, 'run', idTaken, async (id, seq) => {
-        stored = await storeInputs(id, inputs);
-        const run = runDocument({ ...fields, id, seq, ...toFields(stored) });
+    async create(fieldsFor: (runId: string) => Promise<Omit<NewRun, 'id' | 'seq'>>): Promise<RunDoc> {
+      return insertWithNewId(models.conn, 'run', lookups.exists, async (id, seq) => {
+        const run = runDocument({ ...(await fieldsFor(id)), id, seq });
         await Run.create(run);
         return run;
       });
-      return { doc, inputs: stored };
-    },
-
-    async recordOf(runId: string): Promise<RunDoc | null> {
-      return Run.findById(runId).lean<RunDoc>();
-    },
-
-    async statusOf(runId: string): Promise<RunStatus | null> {
-      return (await Run.findById(runId, { status: 1 }).lean<Pick<RunDoc, 'status'>>())?.status ?? null;
     },
 
     /** The run cannot go on (Temporal refused its workflow, its record cannot be saved): the record says why. */

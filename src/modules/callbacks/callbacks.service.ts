@@ -1,6 +1,7 @@
 import { OutboundRefusedError, type Resolver, checkedUrl, trustedHosts } from '../../outbound/checked-target';
 import { createCallbackDeliveries } from '../../db/callback-deliveries';
 import type { Models } from '../../db/models';
+import { createRunLookups } from '../../db/runs/run-lookups';
 import type { StoredCallback } from '../../db/runs/run-documents';
 import type { CallbackEvent } from '../../engine/callback-events';
 import { RequestValidationError, notFound } from '../../errors';
@@ -23,6 +24,7 @@ export interface CallbackServiceDeps {
 /** Run callbacks on the api's side: checked and sealed at submission, their deliveries listed. */
 export function createCallbackService({ models, box, allowPrivate, allowHosts, resolve }: CallbackServiceDeps) {
   const deliveries = createCallbackDeliveries(models);
+  const runs = createRunLookups(models);
   const trusted = trustedHosts(allowHosts);
 
   /**
@@ -66,9 +68,9 @@ export function createCallbackService({ models, box, allowPrivate, allowHosts, r
 
     /** The run's callback and one page of its deliveries. */
     async list(runId: string, page: Page): Promise<RunCallbacksResponse> {
-      if (!(await models.Run.exists({ _id: runId }))) throw notFound.run();
+      if (!(await runs.exists(runId))) throw notFound.run();
       const [callback, docs] = await Promise.all([
-        deliveries.callbackOf(runId),
+        runs.callbackOf(runId),
         deliveries.listOfRun(runId, pageBounds(page)),
       ]);
       return {

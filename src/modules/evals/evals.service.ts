@@ -6,7 +6,7 @@ import { evalWorkflowId } from '../../contracts/workflow-names';
 import type { WorkflowService } from '../workflows/workflows.service';
 import type { VersionService } from '../workflows/versions.service';
 import { evalNotFound } from './eval-errors';
-import type { EvalLauncher, RecordedEval } from './eval-launcher';
+import type { EvalRecorder, RecordedEval } from './eval-recorder';
 import { comparisonOf, toEvalRunResponse } from './eval-results';
 import type { CompareInput, CompareResponse, EvalRunResponse, LaunchInput } from './evals.schemas';
 import { soleOutputVariable } from './sole-output-variable';
@@ -18,7 +18,7 @@ export interface EvalServiceDeps {
   suites: SuiteService;
   workflows: WorkflowService;
   versions: VersionService;
-  launcher: EvalLauncher;
+  recorder: EvalRecorder;
   temporal: Client;
   workflowIdPrefix: string;
 }
@@ -51,14 +51,14 @@ export function createEvalService(deps: EvalServiceDeps) {
     return comparisonOf({ id: doc._id, suite_id: doc.suite_id, workflow_id: doc.workflow_id, versions }, a, b);
   }
 
-  /** Starts recorded evals in turn; once one cannot start, the ones after it are failed rather than left to start later. */
-  async function beginAll(recorded: RecordedEval[]): Promise<void> {
+  /** Launches recorded evals in turn; once one cannot start, the ones after it are failed rather than left to start later. */
+  async function launchAll(recorded: RecordedEval[]): Promise<void> {
     for (const [i, one] of recorded.entries()) {
       try {
-        await deps.launcher.begin(one);
+        await deps.recorder.launch(one);
       } catch (err) {
         for (const rest of recorded.slice(i + 1))
-          await deps.launcher.abandon(
+          await deps.recorder.abandon(
             rest,
             `Not started: the other run of its comparison could not start (${(err as Error).message})`,
           );
@@ -72,7 +72,7 @@ export function createEvalService(deps: EvalServiceDeps) {
       const suite = await deps.suites.get(body.eval_name);
       const workflow = await deps.workflows.load(body.workflow_id);
       const version = await deps.versions.ensureVersion(workflow);
-      const run = await deps.launcher.launch({
+      const run = await deps.recorder.recordAndLaunch({
         suite,
         version,
         outputVariable: body.output_variable,
@@ -115,7 +115,7 @@ export function createEvalService(deps: EvalServiceDeps) {
         numSamples: body.num_samples,
         concurrency: body.concurrency,
       }));
-      for (const start of starts) await deps.launcher.check(start);
+      for (const start of starts) await deps.recorder.check(start);
       const created = await records.createComparison({
         suite_id: suite._id,
         workflow_id: body.workflow_id,
@@ -125,12 +125,12 @@ export function createEvalService(deps: EvalServiceDeps) {
       // Both runs and the comparison's hold on them are written before either starts: a crash
       // after this leaves two recorded evals the reconciler starts, never an orphan run.
       const recorded = [];
-      for (const start of starts) recorded.push(await deps.launcher.record({ ...start, comparisonId: created._id }));
+      for (const start of starts) recorded.push(await deps.recorder.record({ ...start, comparisonId: created._id }));
       await records.setComparisonRuns(
         created._id,
         recorded.map((r) => r.run._id),
       );
-      await beginAll(recorded);
+      await launchAll(recorded);
       return comparison(created._id);
     },
 

@@ -4,7 +4,7 @@ import type { Values } from '../../db/values';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import { BadRequestError, NotFoundError } from '../../errors';
 import type { RunReader } from '../../runs/reader';
-import type { RunStarter } from '../runs/run-starter';
+import type { ClientRuns } from '../../runs/client-runs';
 import type { WorkflowService } from '../workflows/workflows.service';
 import {
   inputNodeId,
@@ -41,7 +41,7 @@ const PROGRESS_EVERY_MS = 500;
 export interface WorkflowToolDeps {
   tools: McpTools;
   workflows: WorkflowService;
-  starter: RunStarter;
+  clientRuns: ClientRuns;
   reader: RunReader;
   values: Values;
 }
@@ -52,7 +52,7 @@ export interface WorkflowToolDeps {
  * starts a run (type `mcp`) with the arguments as its InputNode's input and waits for it as a
  * blocking run does (SPUR_BLOCKING_RUN_WAIT_SECONDS), reporting finished nodes as progress.
  */
-export function createWorkflowTools({ tools, workflows, starter, reader, values }: WorkflowToolDeps) {
+export function createWorkflowTools({ tools, workflows, clientRuns, reader, values }: WorkflowToolDeps) {
   async function definitionOf(publication: McpPublication) {
     const workflow = await workflows.load(publication.workflow_id);
     return {
@@ -91,14 +91,14 @@ export function createWorkflowTools({ tools, workflows, starter, reader, values 
         throw new InvalidToolArguments(`Invalid arguments for tool '${name}': ${problems.join('; ')}`);
       }
       const inputId = inputNodeId(definition);
-      const run = await starter.start(
-        publication.workflow_id,
-        { initial_inputs: inputId ? { [inputId]: args } : {}, parent_run_id: null, files: null },
-        'mcp',
-      );
+      const run = await clientRuns.recordAndLaunch('mcp', publication.workflow_id, {
+        initial_inputs: inputId ? { [inputId]: args } : {},
+        parent_run_id: null,
+        files: null,
+      });
       const watch = progress ? reportProgress(run.id, definition.nodes.length, progress) : undefined;
       try {
-        const outcome = await starter.awaitOutcome(run.id);
+        const outcome = await clientRuns.awaitOutcome(run.id);
         const record = await reader.get(run.id);
         if (outcome.kind === 'still-running') return { kind: 'running', runId: run.id, status: record.status };
         if (record.status === 'FAILED')

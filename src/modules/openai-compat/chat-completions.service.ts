@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fromJsonText } from '../../db/json-text';
 import { SpurError, BadRequestError } from '../../errors';
-import type { RunStarter } from '../runs/run-starter';
+import type { ClientRuns } from '../../runs/client-runs';
 import type { RunReader } from '../../runs/reader';
 import type { WorkflowDefinition } from '../../definitions/definition.schema';
 import type { WorkflowService } from '../workflows/workflows.service';
@@ -25,7 +25,7 @@ function answerOf(outputs: Record<string, Record<string, unknown>>, outputNodeId
 
 export interface ChatCompletionDeps {
   workflows: WorkflowService;
-  starter: RunStarter;
+  clientRuns: ClientRuns;
   reader: RunReader;
 }
 
@@ -35,7 +35,7 @@ export interface ChatCompletionDeps {
  * conversation each time), `user` (or a fresh id) its `session_id`; the run is blocking and the
  * OutputNode's `assistant_message` is the reply. Usage is the run's token usage.
  */
-export function createChatCompletionService({ workflows, starter, reader }: ChatCompletionDeps) {
+export function createChatCompletionService({ workflows, clientRuns, reader }: ChatCompletionDeps) {
   return {
     async complete(body: ChatCompletionRequest): Promise<ChatCompletionResponse> {
       const workflow = await workflows.load(body.model);
@@ -53,11 +53,11 @@ export function createChatCompletionService({ workflows, starter, reader }: Chat
         session_id: body.user ?? `chatcmpl-${randomUUID()}`,
         message_history: history,
       };
-      const outcome = await starter.runBlocking(
-        workflow._id,
-        { initial_inputs: { [inputNode.id]: input }, parent_run_id: null, files: null },
-        'openai',
-      );
+      const outcome = await clientRuns.recordAndAwait('openai', workflow._id, {
+        initial_inputs: { [inputNode.id]: input },
+        parent_run_id: null,
+        files: null,
+      });
       if (outcome.kind === 'still-running')
         throw new SpurError(
           'timed_out',

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { RunReader } from '../../runs/reader';
-import type { BlockingOutcome } from './run-starter';
+import type { BlockingOutcome } from '../../runs/outcome-wait';
 import { RunStillGoing } from './runs.schemas';
 
 /**

@@ -6,6 +6,7 @@ import type { RunRepository } from '../../db/runs/run-repository';
 import type { ApiCaller } from '../../http/api-keys';
 import { SpurError, RequestValidationError } from '../../errors';
 import { z } from '../../zod';
+import type { RunClaim } from '../../runs/recorder';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -37,20 +38,6 @@ export const REPLAY_RESPONSE_HEADERS = {
 /** How long a replay waits for the first request with its key to start its run before finishing the start itself. */
 const ACCEPT_WAIT_MS = 10_000;
 const POLL_MS = { first: 25, max: 500 };
-
-/**
- * A run starter's side of a key: the run is recorded first (tied to the key's record id), then the
- * key is claimed naming it, then its workflow starts. Recording before claiming means the record
- * never names a run that does not exist; a run whose claim failed is discarded unstarted, and the
- * reconciler starts a keyed run only if the key names it (keyed-run-launcher.ts).
- */
-export interface RunClaim {
-  keyId: string;
-  /** Claims the key for the recorded run; throws (after discarding the run) when another request holds it. */
-  claim(runId: string): Promise<void>;
-  /** The run's workflow has started. */
-  started(): Promise<void>;
-}
 
 /** `webhook`: a trigger's deliveries, keyed by their dedupe header (scoped to the trigger, no caller). */
 export type KeyedRoute = 'run' | 'start_run' | 'start_batch_run' | 'process_pause_action' | 'webhook';

@@ -1,11 +1,11 @@
 import { defineRoute, type MountableRoute } from '../../http/route';
-import type { RerunStarter } from './rerun-starter';
-import { RerunRequest } from './rerun.schemas';
+import type { Reruns } from '../../runs/reruns';
+import { RerunRequest } from '../../runs/rerun.schemas';
 import { RunIdParams, RunTypeQuery } from './runs.schemas';
 import { RunResponse } from '../../runs/response.schemas';
 
 /** Beyond PySpur: repeat an ended run from one node, reusing the outcomes above it. */
-export function rerunRoutes(starter: RerunStarter): MountableRoute[] {
+export function rerunRoutes(reruns: Reruns): MountableRoute[] {
   return [
     defineRoute({
       carriesValues: true,
@@ -19,7 +19,7 @@ export function rerunRoutes(starter: RerunStarter): MountableRoute[] {
       body: RerunRequest,
       response: RunResponse,
       errors: [400, 404, 409],
-      handler: ({ params, query, body }) => starter.rerun(params.run_id, body, query.run_type),
+      handler: ({ params, query, body }) => reruns.recordAndLaunch(params.run_id, body, query.run_type),
     }),
   ];
 }

@@ -1,8 +1,10 @@
 import { z } from '../../zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { WorkflowIdParams } from '../workflows/workflows.schemas';
-import type { BatchStarter } from './batch-starter';
-import type { RunStarter } from './run-starter';
+import type { BatchRuns } from '../../runs/batch-runs';
+import type { ClientRuns } from '../../runs/client-runs';
+import type { PartialRuns } from './partial-runs';
+import type { CallbackInput } from '../callbacks/callbacks.schemas';
 import { blockingAnswerOf } from './blocking-answer';
 import { RunInDetail, runV2Answer } from './runv2-answer';
 import { type Idempotency, IdempotencyHeaders, REPLAY_RESPONSE_HEADERS } from './idempotency';
@@ -21,18 +23,26 @@ import { RunResponse } from '../../runs/response.schemas';
 import { traceParentOf } from './trace-header';
 
 export interface RunRouteDeps {
-  starter: RunStarter;
-  startBatch: BatchStarter;
+  clientRuns: ClientRuns<CallbackInput>;
+  partialRuns: PartialRuns;
+  recordBatch: BatchRuns<CallbackInput>;
   reader: RunReader;
   idempotency: Idempotency;
-  /** Starts a keyed run whose first request died before starting it (keyed-runs.ts). */
+  /** Launches a keyed run whose first request died before launching it, as the reconciler would. */
   recoverRun: (runId: string) => Promise<RunResponse>;
 }
 
 /** The run routes that take an Idempotency-Key: validated and documented alike. */
 const keyedRoute = { headers: IdempotencyHeaders, responseHeaders: REPLAY_RESPONSE_HEADERS };
 
-export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun }: RunRouteDeps): MountableRoute[] {
+export function runRoutes({
+  clientRuns,
+  partialRuns,
+  recordBatch,
+  reader,
+  idempotency,
+  recoverRun,
+}: RunRouteDeps): MountableRoute[] {
   const getRun = ({ params }: { params: { run_id: string } }) => reader.get(params.run_id);
   const blockingAnswer = blockingAnswerOf(reader);
   return [
@@ -55,13 +65,15 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           request: { query, body },
           perform: async (claim) =>
             blockingAnswer(
-              await starter.runBlocking(params.workflow_id, body, query.run_type, claim, {
+              await clientRuns.recordAndAwait('blocking', params.workflow_id, body, {
+                runType: query.run_type,
+                claim,
                 traceParent: traceParentOf(ctx),
               }),
               ctx,
             ),
           // A replay waits for the same run and answers with its result.
-          replay: async (runId) => blockingAnswer(await starter.awaitOutcome(runId), ctx),
+          replay: async (runId) => blockingAnswer(await clientRuns.awaitOutcome(runId), ctx),
           recover: recoverRun,
         }),
     }),
@@ -83,7 +95,8 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
       },
       errors: [400, 404],
       handler: async ({ params, query, body }, ctx) => {
-        const outcome = await starter.runBlocking(params.workflow_id, body, query.run_type, undefined, {
+        const outcome = await clientRuns.recordAndAwait('blocking', params.workflow_id, body, {
+          runType: query.run_type,
           traceParent: traceParentOf(ctx),
         });
         return runV2Answer(await reader.get(outcome.runId), ctx);
@@ -107,7 +120,11 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           target: params.workflow_id,
           request: { query, body },
           perform: (claim) =>
-            starter.start(params.workflow_id, body, query.run_type, claim, { traceParent: traceParentOf(ctx) }),
+            clientRuns.recordAndLaunch('start_run', params.workflow_id, body, {
+              runType: query.run_type,
+              claim,
+              traceParent: traceParentOf(ctx),
+            }),
           recover: recoverRun,
         }),
     }),
@@ -127,7 +144,7 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
           route: 'start_batch_run',
           target: params.workflow_id,
           request: body,
-          perform: (claim) => startBatch(params.workflow_id, body, claim, traceParentOf(ctx)),
+          perform: (claim) => recordBatch(params.workflow_id, body, claim, traceParentOf(ctx)),
           recover: recoverRun,
         }),
     }),
@@ -142,10 +159,10 @@ export function runRoutes({ starter, startBatch, reader, idempotency, recoverRun
       response: RunOutputsById,
       errors: [400, 404],
       handler: async ({ params, body }, ctx) => {
-        const scope = starter.newPartialScope();
+        const scope = partialRuns.newPartialScope();
         // Its values are needed until the response (streamed) has been sent.
-        ctx.res.once('close', () => void starter.dropPartial(scope).catch(() => undefined));
-        return starter.runPartial(params.workflow_id, body, scope);
+        ctx.res.once('close', () => void partialRuns.dropPartial(scope).catch(() => undefined));
+        return partialRuns.runPartial(params.workflow_id, body, scope);
       },
     }),
     defineRoute({

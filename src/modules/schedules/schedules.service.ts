@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { insertWithNewId } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { Models, RunDoc, ScheduleDoc } from '../../db/models';
+import type { Models, ScheduleDoc } from '../../db/models';
 import { type Page, pageBounds } from '../../db/paging';
+import { createRunLookups } from '../../db/runs/run-lookups';
 import { createScheduleFires } from '../../db/schedule-fires';
 import type { WorkflowVersions } from '../../db/workflow-versions';
 import type { DefinitionLimits } from '../../config/settings';
@@ -43,6 +44,7 @@ const notFoundSchedule = () => new NotFoundError('Schedule not found', 'SCHEDULE
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const { Schedule } = deps.models;
   const fires = createScheduleFires(deps.models);
+  const runs = createRunLookups(deps.models);
   const idTaken = async (id: string) => (await Schedule.exists({ _id: id })) !== null;
 
   async function load(id: string): Promise<ScheduleDoc> {
@@ -61,12 +63,9 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   }
 
   async function respond(doc: ScheduleDoc): Promise<ScheduleResponse> {
-    const [next, runs] = await Promise.all([
+    const [next, recent] = await Promise.all([
       deps.temporal.nextTimes(doc._id, doc.paused),
-      deps.models.Run.find({ 'trigger.id': doc._id }, { _id: 1, status: 1, trigger: 1 })
-        .sort({ start_time: -1 })
-        .limit(RECENT_RUNS)
-        .lean<Array<Pick<RunDoc, '_id' | 'status' | 'trigger'>>>(),
+      runs.recentOfTrigger(doc._id, RECENT_RUNS),
     ]);
     return {
       id: doc._id,
@@ -83,7 +82,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       note: doc.note ?? null,
       callback: shownCallback(doc.callback),
       next_run_times: next.map((d) => d.toISOString()),
-      recent_runs: runs.map((r) => ({
+      recent_runs: recent.map((r) => ({
         run_id: r._id,
         scheduled_time: r.trigger?.scheduled_time ? r.trigger.scheduled_time.toISOString() : null,
         status: r.status,

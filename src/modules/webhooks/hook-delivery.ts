@@ -13,7 +13,7 @@ import type { SecretBox } from '../../secrets/secret-box';
 import type { WorkflowService } from '../workflows/workflows.service';
 import { blockingAnswerOf } from '../runs/blocking-answer';
 import type { Idempotency } from '../runs/idempotency';
-import type { RunStarter } from '../runs/run-starter';
+import type { ClientRuns } from '../../runs/client-runs';
 import { StartRunRequest, type StartRunInput } from '../runs/runs.schemas';
 import { mapHookInputs, parseHookBody } from './hook-inputs';
 import { rateWindow } from './hook-rate';
@@ -26,7 +26,7 @@ export interface HookDeliveryDeps {
   hits: WebhookHits;
   box: SecretBox;
   workflows: Pick<WorkflowService, 'load'>;
-  starter: RunStarter;
+  clientRuns: ClientRuns;
   reader: RunReader;
   idempotency: Idempotency;
   /** Starts a run whose first delivery died between recording and starting it (as keyed runs are). */
@@ -50,7 +50,7 @@ const DELIVERY_ID = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/;
  * deduplicated by the delivery header through the Idempotency-Key machinery.
  */
 export function createHookDelivery(deps: HookDeliveryDeps) {
-  const { store, hits, box, starter, idempotency } = deps;
+  const { store, hits, box, clientRuns, idempotency } = deps;
   const clock = deps.clock ?? Date.now;
   const blockingAnswer = blockingAnswerOf(deps.reader);
 
@@ -146,9 +146,12 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
         if (result) {
           // 200 with the outputs (blockingAnswer makes it 202 for a run still going), as /wf/{id}/run/ answers.
           ctx.status = 200;
-          return blockingAnswer(await starter.runBlocking(workflowId, request, 'webhook', claim, origin), ctx);
+          return blockingAnswer(
+            await clientRuns.recordAndAwait('webhook', workflowId, request, { ...origin, claim }),
+            ctx,
+          );
         }
-        const run = await starter.start(workflowId, request, 'webhook', claim, origin);
+        const run = await clientRuns.recordAndLaunch('webhook', workflowId, request, { ...origin, claim });
         ctx.status = 202;
         return { run_id: run.id };
       },
@@ -156,7 +159,7 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
         ? {
             replay: async (runId: string) => {
               ctx.status = 200;
-              return blockingAnswer(await starter.awaitOutcome(runId), ctx);
+              return blockingAnswer(await clientRuns.awaitOutcome(runId), ctx);
             },
           }
         : {}),

@@ -1,5 +1,6 @@
 import { fromJsonText, toJsonText } from '../../db/json-text';
-import type { Models, RunDoc, WebhookTriggerDoc } from '../../db/models';
+import type { Models, WebhookTriggerDoc } from '../../db/models';
+import { createRunLookups } from '../../db/runs/run-lookups';
 import type { StoredCallback } from '../../db/runs/run-documents';
 import type { StoredTriggerFields, WebhookTriggerStore } from '../../db/webhook-triggers';
 import { NotFoundError, RequestValidationError } from '../../errors';
@@ -93,10 +94,7 @@ export function createWebhookTriggerService({
   }
 
   async function recentRuns(id: string) {
-    const runs = await models.Run.find({ 'trigger.id': id }, { _id: 1, status: 1, start_time: 1 })
-      .sort({ start_time: -1 })
-      .limit(RECENT_RUNS)
-      .lean<Pick<RunDoc, '_id' | 'status' | 'start_time'>[]>();
+    const runs = await createRunLookups(models).recentOfTrigger(id, RECENT_RUNS);
     return runs.map((r) => ({ run_id: r._id, status: r.status, start_time: r.start_time.toISOString() }));
   }
 

@@ -1,17 +1,29 @@
-import { fromJsonText } from '../../db/json-text';
-import { runCaller } from '../../runs/run-caller';
-import type { RunDoc, WorkflowVersionDoc } from '../../db/models';
-import type { RunDefinition } from '../../engine/run-contract';
-import { OPEN_RUN_STATUSES } from '../../engine/statuses';
-import { ConflictError, RequestValidationError, notFound } from '../../errors';
-import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
-import { type RunStarterDeps, expectStarted } from './run-starter';
-import { storeClientValues } from '../../runs/values';
-import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from '../../runs/rerun-launch';
+import { fromJsonText } from '../db/json-text';
+import type { RunDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
+import type { RunRepository } from '../db/runs/run-repository';
+import type { WorkflowVersions } from '../db/workflow-versions';
+import type { DefinitionLimits } from '../config/settings';
+import type { RunDefinition } from '../engine/run-contract';
+import { OPEN_RUN_STATUSES } from '../engine/statuses';
+import { ConflictError, RequestValidationError, notFound } from '../errors';
+import { expectStarted } from './client-runs';
+import { checkRunnable, checkWithinLimits, storedRunDefinition } from './inputs';
+import type { RunLauncher } from './launcher';
+import type { RunReader } from './reader';
+import type { RunRecorder } from './recorder';
+import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from './rerun-launch';
 import type { RerunInput } from './rerun.schemas';
-import type { RunResponse } from '../../runs/response.schemas';
+import type { RunResponse } from './response.schemas';
 
-export type RerunStarterDeps = Omit<RunStarterDeps, 'chatMemory' | 'blockingWaitMs' | 'stopping'>;
+export interface RerunDeps {
+  runRecords: Pick<RunRepository, 'recordOf' | 'tasksOf'>;
+  workflows: { load(id: string): Promise<WorkflowDoc> };
+  versions: Pick<WorkflowVersions, 'ensureVersion' | 'byId'>;
+  recorder: RunRecorder;
+  launcher: RunLauncher;
+  reader: RunReader;
+  definitionLimits: DefinitionLimits;
+}
 
 type Inputs = Record<string, Record<string, unknown>>;
 
@@ -20,8 +32,8 @@ type Inputs = Record<string, Record<string, unknown>>;
  * or the current definition) whose nodes not downstream of the start keep the original outcomes.
  * Everything a client can get wrong is checked before the new record exists.
  */
-export function createRerunStarter(deps: RerunStarterDeps) {
-  const { models, runRecords } = deps;
+export function createReruns(deps: RerunDeps) {
+  const { runRecords } = deps;
 
   async function definitionFor(
     original: RunDoc,
@@ -30,10 +42,7 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     let pinned: WorkflowVersionDoc | null;
     if (version === 'current')
       pinned = await deps.versions.ensureVersion(await deps.workflows.load(original.workflow_id));
-    else
-      pinned = original.workflow_version_id
-        ? await models.WorkflowVersion.findById(original.workflow_version_id).lean<WorkflowVersionDoc>()
-        : null;
+    else pinned = original.workflow_version_id ? await deps.versions.byId(original.workflow_version_id) : null;
     if (!pinned)
       throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
     const definition = storedRunDefinition(pinned.definition);
@@ -42,9 +51,9 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     return { version: pinned, name: pinned.name, definition };
   }
 
-  /** Checks the request and stores the rerun (PENDING); `rerun` then starts its workflow. */
+  /** Checks the request and records the rerun (PENDING); `recordAndLaunch` then launches its workflow. */
   async function record(runId: string, body: RerunInput, runType: string) {
-    const original = await models.Run.findById(runId).lean<RunDoc>();
+    const original = await runRecords.recordOf(runId);
     if (!original) throw notFound.run();
     // A run shows FAILED as soon as a node fails while other branches go on: it has ended once it has an end time.
     if (OPEN_RUN_STATUSES.includes(original.status) || !original.end_time) {
@@ -77,36 +86,24 @@ export function createRerunStarter(deps: RerunStarterDeps) {
     };
     refusedAs422(body, () => rerunExtras(definition, source, originalTasks));
 
-    const { doc: run } = await runRecords.create(
-      // A rerun stands alone: a batch row's rerun is not part of its batch.
-      {
-        workflowId: original.workflow_id,
-        workflowVersionId: version._id,
-        parentRunId: null,
-        runType,
-        startedBy: runCaller(),
+    // A rerun stands alone: a batch row's rerun is not part of its batch.
+    const { run } = await deps.recorder.record({
+      kind: 'rerun',
+      runType,
+      version: { pinned: version },
+      inputs: fromJsonText<Inputs>(original.initial_inputs),
+      rerun: {
+        of: original._id,
+        fromNodeId: body.from_node_id,
+        overrides: body.input_overrides,
+        inputNodeId: fromInput ? inputNode.id : null,
       },
-      { initial: source.initialInputs, overrides: body.input_overrides },
-      async (id, given) => {
-        // Only the client's new values are stored here; the original's are references already.
-        const overrides = given.overrides
-          ? await storeClientValues(deps.values, id, given.overrides, 'input_overrides')
-          : null;
-        return {
-          overrides,
-          initial: fromInput && overrides ? { [inputNode.id]: overrides as Record<string, unknown> } : given.initial,
-        };
-      },
-      (stored) => ({
-        initialInputs: stored.initial ?? {},
-        rerun: { of: original._id, fromNodeId: body.from_node_id, inputOverrides: stored.overrides },
-      }),
-    );
+    });
     return { run, name, definition, originalTasks };
   }
 
   return {
-    async rerun(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
+    async recordAndLaunch(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
       const { run, name, definition, originalTasks } = await record(runId, body, runType);
       // Answered as created (PENDING), like start_run: read before the workflow can change it.
       const created = await deps.reader.get(run._id);
@@ -118,7 +115,7 @@ export function createRerunStarter(deps: RerunStarterDeps) {
   };
 }
 
-export type RerunStarter = ReturnType<typeof createRerunStarter>;
+export type Reruns = ReturnType<typeof createReruns>;
 
 function refusedAs422(body: RerunInput, check: () => unknown): void {
   try {

@@ -1,5 +1,5 @@
-import { z } from '../../zod';
-import { withoutReservedKey } from '../../runs/values';
+import { z } from '../zod';
+import { withoutReservedKey } from './values';
 
 /** `POST /run/{run_id}/rerun/` (beyond PySpur). */
 export const RerunRequest = z

@@ -7,7 +7,7 @@ import type { BatchRunInput } from '../contracts/batch-contract';
 import type { EvalRunInput } from '../contracts/eval-contract';
 import { WorkflowType, evalWorkflowId } from '../contracts/workflow-names';
 
-export interface EvalStarterDeps {
+export interface EvalLauncherDeps {
   models: Models;
   launcher: Pick<RunLauncher, 'plan'>;
   /** The client to start with: the api's own, or the one of the reconciler's activity. */
@@ -16,19 +16,19 @@ export interface EvalStarterDeps {
   workflowIdPrefix: string;
 }
 
-export type EvalStartResult = { outcome: 'started' } | { outcome: 'failed'; message: string };
+export type EvalLaunchResult = { outcome: 'started' } | { outcome: 'failed'; message: string };
 
 /**
- * Starts the workflow of a recorded eval run (`eval-<id>`), its batch planned from the batch's
- * record: the one way an eval starts, whoever starts it — the api right after recording it, the
- * reconciler for an api that died before the start. Its fixed workflow id makes a second start join
+ * Launches a recorded eval run: starts its workflow (`eval-<id>`), its batch planned from the
+ * batch's record (the run launcher's plan). The one way an eval starts, whoever launches it — the
+ * api right after recording it, the reconciler for an api that died before the launch. Its fixed workflow id makes a second start join
  * the first, and a closed eval is never started again. Temporal refusing the start throws
  * (`TEMPORAL_UNAVAILABLE`); what that does to the records is the caller's choice.
  */
-export function createEvalStarter(deps: EvalStarterDeps) {
+export function createEvalLauncher(deps: EvalLauncherDeps) {
   const records = createEvalRecords(deps.models);
 
-  return async function startEval(run: EvalRunDoc, batch: RunDoc, known?: KnownAtLaunch): Promise<EvalStartResult> {
+  return async function launchEval(run: EvalRunDoc, batch: RunDoc, known?: KnownAtLaunch): Promise<EvalLaunchResult> {
     const plan = await deps.launcher.plan(batch, known);
     if (plan.outcome !== 'ready') {
       // The plan failed the batch itself, saying why; an eval batch has no key, so it is never discarded.
@@ -62,4 +62,4 @@ export function createEvalStarter(deps: EvalStarterDeps) {
   };
 }
 
-export type EvalStarter = ReturnType<typeof createEvalStarter>;
+export type EvalLauncher = ReturnType<typeof createEvalLauncher>;

@@ -10,15 +10,15 @@ import { leafOutputVariables } from '../../evals/output-variable';
 import { inputColumns } from '../../runs/batch-plan';
 import { checkRunnable, checkWithinLimits, storedRunDefinition } from '../../runs/inputs';
 import type { KnownAtLaunch, RunLauncher } from '../../runs/launcher';
-import { runCaller } from '../../runs/run-caller';
-import { createEvalStarter } from '../../evals/eval-starter';
-import { createOutputFileWriter } from '../output-files/output-file-writer';
+import type { RunRecorder } from '../../runs/recorder';
+import { createEvalLauncher } from '../../evals/eval-launcher';
 import { evalNotFound, invalidField } from './eval-errors';
 
-export interface EvalLauncherDeps {
+export interface EvalRecorderDeps {
   models: Models;
   records: EvalRecords;
-  runRecords: RunRepository;
+  runRecords: Pick<RunRepository, 'failWithoutWorkflow'>;
+  recorder: RunRecorder;
   launcher: RunLauncher;
   temporal: Client;
   taskQueue: string;
@@ -35,7 +35,7 @@ export interface EvalStart {
   comparisonId?: string;
 }
 
-/** An eval whose records are written and whose workflow may not have started yet. */
+/** An eval whose records are written and whose workflow may not have been launched yet. */
 export interface RecordedEval {
   run: EvalRunDoc;
   batch: RunDoc;
@@ -43,14 +43,13 @@ export interface RecordedEval {
 }
 
 /**
- * Starts an eval run: everything a client can get wrong is checked first (output variable,
- * dataset, columns), then the batch's record and the eval's are written and the eval's workflow
- * starts, running the batch as its child.
+ * Records and launches eval runs: everything a client can get wrong is checked first (output
+ * variable, dataset, columns), then the batch's record (the one run recorder) and the eval's are
+ * written, and the eval's workflow is launched, running the batch as its child.
  */
-export function createEvalLauncher(deps: EvalLauncherDeps) {
+export function createEvalRecorder(deps: EvalRecorderDeps) {
   const datasets = createDatasetReader(deps.models);
-  const outputFiles = createOutputFileWriter(deps.models);
-  const startEval = createEvalStarter({ ...deps, temporal: () => deps.temporal });
+  const launchEval = createEvalLauncher({ ...deps, temporal: () => deps.temporal });
 
   /** The checks of a start, with no record written: what a comparison runs for both versions first. */
   async function check(start: EvalStart) {
@@ -91,40 +90,20 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     return { definition, dataset, rows: Math.min(start.numSamples, dataset.row_count) };
   }
 
-  /** The batch's record: a batch run of the pinned version over the first `rows` rows, its output file made with it. */
-  async function recordBatch(start: EvalStart, datasetId: string, rows: number): Promise<RunDoc> {
-    let outputFileId = '';
-    const { doc } = await deps.runRecords.create(
-      {
-        workflowId: start.version.workflow_id,
-        workflowVersionId: start.version._id,
-        runType: 'eval',
-        inputDatasetId: datasetId,
-        rows: { total: rows, done: 0, failed: 0 },
-        miniBatchSize: start.concurrency,
-        callback: null,
-        idempotencyKey: null,
-        startedBy: runCaller(),
-        traceParent: null,
-      },
-      {},
-      async (id, none) => {
-        outputFileId = (await outputFiles.createOutputFile(id, `output_${id}.jsonl`)).id;
-        return none;
-      },
-      () => ({ initialInputs: {}, outputFileId }),
-    );
-    return doc;
-  }
-
   /**
    * The batch's record and the eval's, both PENDING: from here the eval starts whatever happens to
-   * this process, since the reconciler starts a recorded eval whose workflow never did.
+   * this process, since the reconciler launches a recorded eval whose workflow never started.
    */
   async function record(start: EvalStart): Promise<RecordedEval> {
     const { definition, dataset, rows } = await check(start);
     const { version, suite } = start;
-    const batch = await recordBatch(start, dataset.id, rows);
+    // The batch's record: a batch run of the pinned version over the first `rows` rows.
+    const { run: batch } = await deps.recorder.record({
+      kind: 'eval',
+      version: { pinned: version },
+      inputs: {},
+      dataset: { id: dataset.id, rows, miniBatchSize: start.concurrency },
+    });
     const run = await deps.records.createRun(
       {
         suite_id: suite._id,
@@ -142,11 +121,11 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     return { run, batch, known: { workflowName: version.name, definition } };
   }
 
-  /** Starts a recorded eval's workflow; Temporal refusing it fails the eval and its batch (the client is answered 503). */
-  async function begin({ run, batch, known }: RecordedEval): Promise<EvalRunDoc> {
+  /** Launches a recorded eval's workflow; Temporal refusing it fails the eval and its batch (the client is answered 503). */
+  async function launch({ run, batch, known }: RecordedEval): Promise<EvalRunDoc> {
     let started;
     try {
-      started = await startEval(run, batch, known);
+      started = await launchEval(run, batch, known);
     } catch (err) {
       if (err instanceof SpurError && err.code === 'TEMPORAL_UNAVAILABLE')
         await abandon({ run, batch, known }, err.message);
@@ -163,9 +142,9 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     await deps.runRecords.failWithoutWorkflow(batch._id, OPEN_RUN_STATUSES, message);
   }
 
-  const launch = async (start: EvalStart) => begin(await record(start));
+  const recordAndLaunch = async (start: EvalStart) => launch(await record(start));
 
-  return { check, record, begin, abandon, launch };
+  return { check, record, launch, abandon, recordAndLaunch };
 }
 
-export type EvalLauncher = ReturnType<typeof createEvalLauncher>;
+export type EvalRecorder = ReturnType<typeof createEvalRecorder>;

@@ -1,6 +1,6 @@
-import type { SessionTurns } from '../../db/session-turns';
-import type { RunDefinition } from '../../engine/run-contract';
-import type { ChatTurnStart } from '../../contracts/run-contract';
+import type { SessionTurns } from '../db/session-turns';
+import type { RunDefinition } from '../engine/run-contract';
+import type { ChatTurnStart } from '../contracts/run-contract';
 
 /** The input field PySpur fills with a session's history. */
 const HISTORY_FIELD = 'message_history';

@@ -1,0 +1,83 @@
+import { trusted } from 'mongoose';
+import type { RunStatus } from '../../engine/statuses';
+import type { Models, RunDoc } from '../models';
+import type { StoredCallback } from './run-documents';
+
+/** A run in a trigger's list of recent runs. */
+export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigger'>;
+
+/**
+ * Reads of run records by whoever needs one field of a run (its workflow, status, callback) or a
+ * slice of them: the reads stay beside the writes (run-repository.ts composes these), so the
+ * record's shape is known in one folder. The api's answers go through src/runs/reader.ts.
+ */
+export function createRunLookups(models: Models) {
+  const { Run } = models;
+  return {
+    async recordOf(runId: string): Promise<RunDoc | null> {
+      return Run.findById(runId).lean<RunDoc>();
+    },
+
+    async exists(runId: string): Promise<boolean> {
+      return (await Run.exists({ _id: runId })) !== null;
+    },
+
+    async statusOf(runId: string): Promise<RunStatus | null> {
+      return (await Run.findById(runId, { status: 1 }).lean<Pick<RunDoc, 'status'>>())?.status ?? null;
+    },
+
+    /** Its status and end time: a run shows FAILED while other branches go on; only its end makes it final. */
+    async endOf(runId: string): Promise<Pick<RunDoc, 'status' | 'end_time'> | null> {
+      return Run.findById(runId, { status: 1, end_time: 1 }).lean<Pick<RunDoc, 'status' | 'end_time'>>();
+    },
+
+    async workflowOf(runId: string): Promise<string | null> {
+      return (await Run.findById(runId, { workflow_id: 1 }).lean<Pick<RunDoc, 'workflow_id'>>())?.workflow_id ?? null;
+    },
+
+    async seqOf(runId: string): Promise<number | null> {
+      return (await Run.findById(runId, { seq: 1 }).lean<Pick<RunDoc, 'seq'>>())?.seq ?? null;
+    },
+
+    async callbackOf(runId: string): Promise<StoredCallback | null> {
+      const run = await Run.findById(runId, { callback: 1 }).lean<Pick<RunDoc, 'callback'>>();
+      return (run?.callback as StoredCallback | null | undefined) ?? null;
+    },
+
+    /** The run a schedule's fire recorded, by the fire's key: a retried recording finds it. */
+    async recordOfTrigger(key: string): Promise<RunDoc | null> {
+      return Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
+    },
+
+    /** The newest runs a schedule or webhook trigger started. */
+    async recentOfTrigger(triggerId: string, limit: number): Promise<TriggeredRun[]> {
+      return Run.find({ 'trigger.id': triggerId }, { _id: 1, status: 1, start_time: 1, trigger: 1 })
+        .sort({ start_time: -1 })
+        .limit(limit)
+        .lean<TriggeredRun[]>();
+    },
+
+    /** How the runs among `runIds` stand (one read, whatever the count). */
+    async standingOf(runIds: string[]): Promise<Array<Pick<RunDoc, '_id' | 'status' | 'message' | 'end_time'>>> {
+      if (runIds.length === 0) return [];
+      return Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1, end_time: 1 }).lean<
+        Array<Pick<RunDoc, '_id' | 'status' | 'message' | 'end_time'>>
+      >();
+    },
+
+    /**
+     * One page of the runs still open (by status) that started before `startedBefore`, in `_id`
+     * order after `after`: FerretDB v1 scans for a status filter, so the reconciler reads bounded pages.
+     */
+    async openPage(statuses: readonly RunStatus[], startedBefore: Date, after: string | null, limit: number) {
+      const filter: Record<string, unknown> = {
+        status: trusted({ $in: statuses }),
+        start_time: trusted({ $lt: startedBefore }),
+      };
+      if (after !== null) filter._id = trusted({ $gt: after });
+      return Run.find(filter).sort({ _id: 1 }).limit(limit).lean<RunDoc[]>();
+    },
+  };
+}
+
+export type RunLookups = ReturnType<typeof createRunLookups>;
