@@ -252,6 +252,7 @@ export function createServices({
       tokens: approvalTokens(secretKey),
       pauses,
       versionById: versions.byId,
+      runRecords,
       values,
     }),
     // Workflow code runs on a worker's sandbox, started through Temporal like a partial run.

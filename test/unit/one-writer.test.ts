@@ -75,8 +75,6 @@ describe('one writer per collection', () => {
 describe('one reader of runs', () => {
   /** The run's owner: its records' folder, and the api's reader of whole runs with their tasks. */
   const OWNERS = ['src/db/runs/', 'src/runs/reader.ts'];
-  /** Still reading the model themselves until the pause desk (issue 40) rewrites them. */
-  const NOT_YET = ['src/modules/pauses/pauses.service.ts', 'src/modules/approvals/approval-links.service.ts'];
   const readers = callersOf(modelNames(), READ).get('Run') ?? new Set<string>();
 
   it('finds the readers of the Run model (the scan itself works)', () => {
@@ -84,7 +82,7 @@ describe('one reader of runs', () => {
   });
 
   it('has the Run model read only by its owner (src/db/runs, src/runs/reader.ts)', () => {
-    const outside = [...readers].filter((f) => !OWNERS.some((o) => f.startsWith(o)) && !NOT_YET.includes(f));
+    const outside = [...readers].filter((f) => !OWNERS.some((o) => f.startsWith(o)));
     assert.deepEqual(outside, [], 'read the run through its repository (src/db/runs/run-lookups.ts) or reader');
   });
 });

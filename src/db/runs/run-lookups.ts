@@ -18,6 +18,11 @@ export function createRunLookups(models: Models) {
       return Run.findById(runId).lean<RunDoc>();
     },
 
+    /** Paused runs, newest first: the pause inbox's page. */
+    async pausedPage(skip: number, limit: number): Promise<RunDoc[]> {
+      return Run.find({ status: 'PAUSED' }).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
+    },
+
     async exists(runId: string): Promise<boolean> {
       return (await Run.exists({ _id: runId })) !== null;
     },

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from '../../zod';
 import { fromJsonText } from '../../db/json-text';
-import type { Models, PauseDoc, RunDoc } from '../../db/models';
+import type { Models, PauseDoc } from '../../db/models';
+import type { RunRepository } from '../../db/runs/run-repository';
 import type { Values } from '../../db/values';
 import { type ApprovalClaims, type ApprovalTokens } from '../../approvals/approval-token';
 import { type PauseDecision, approvalPlan } from '../../engine/approvals';
@@ -55,10 +56,11 @@ export function createApprovalLinks(deps: {
   tokens: ApprovalTokens;
   pauses: PauseService;
   versionById: VersionById;
+  runRecords: Pick<RunRepository, 'recordOf'>;
   /** Reads stored values back: the page shows a pause's input, never the references it is stored with. */
   values: Pick<Values, 'resolve'>;
 }) {
-  const { Pause, Run, Workflow } = deps.models;
+  const { Pause, Workflow } = deps.models;
 
   async function open(token: string): Promise<Open | PageAnswer> {
     const check = deps.tokens.check(token);
@@ -76,7 +78,7 @@ export function createApprovalLinks(deps: {
 
   async function view(found: Open, nonce: string, action: string, error?: string): Promise<ApprovalView> {
     const { claims, pause, decisions } = found;
-    const run = await Run.findById(claims.runId, { workflow_id: 1, workflow_version_id: 1 }).lean<RunDoc>();
+    const run = await deps.runRecords.recordOf(claims.runId);
     const version = run?.workflow_version_id ? await deps.versionById(run.workflow_version_id) : null;
     const definition = fromJsonText<{ nodes?: { id: string; title?: string; config?: Record<string, unknown> }[] }>(
       version?.definition,

@@ -59,8 +59,8 @@ const decidedBy = (decider: PauseDecider | null, body: ResumeRunInput): boolean 
 const REPLAY_RETRY_MS = 250;
 
 /** The run's record, or 404. */
-export async function loadRun(Run: Models['Run'], runId: string): Promise<RunDoc> {
-  const run = await Run.findById(runId).lean<RunDoc>();
+export async function loadRun(runRecords: Pick<RunRepository, 'recordOf'>, runId: string): Promise<RunDoc> {
+  const run = await runRecords.recordOf(runId);
   if (!run) throw notFound.run();
   return run;
 }
@@ -79,7 +79,7 @@ export function createPauseActions({
   workflowIdPrefix,
   actionWaitMs,
 }: PauseServiceDeps) {
-  const { Run, Pause } = models;
+  const { Pause } = models;
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
   const versionOf = (run: RunDoc): Promise<WorkflowVersionDoc | null> =>
@@ -87,7 +87,7 @@ export function createPauseActions({
 
   /** The run as the action left it: its record and its tasks read together; its version (it never changes) was read meanwhile. */
   async function runAfterAction(runId: string, version: Promise<WorkflowVersionDoc | null>): Promise<RunResponse> {
-    const [run, tasks, v] = await Promise.all([Run.findById(runId).lean<RunDoc>(), runRecords.tasksOf(runId), version]);
+    const [run, tasks, v] = await Promise.all([runRecords.recordOf(runId), runRecords.tasksOf(runId), version]);
     if (!run) throw notFound.run();
     return toRunResponse(run, tasks, v);
   }
@@ -117,7 +117,7 @@ export function createPauseActions({
     updateId?: string,
     link?: { pauseId: string; channel: DecisionChannel },
   ): Promise<{ status: number; run: unknown }> {
-    const run = await loadRun(Run, runId);
+    const run = await loadRun(runRecords, runId);
     if (isFinalStatus(run.status)) throw new BadRequestError(PauseRefusal.notPaused);
     // The human's inputs become part of the node's output: large ones travel by reference too.
     const inputs = await storeClientValues(values, runId, body.inputs, 'inputs');

@@ -15,14 +15,14 @@ const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
 /** The api's pauses: decisions (pause-actions.ts), the inbox and a run's pause history, and cancelling a run. */
 export function createPauseService(deps: PauseServiceDeps) {
   const { models, runRecords, reader, versionById, temporal, workflowIdPrefix } = deps;
-  const { Run, Pause, Workflow } = models;
+  const { Pause, Workflow } = models;
   const deliveries = createApprovalDeliveries(models);
   const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
 
   async function waitForStatus(runId: string, done: (status: string) => boolean, ms: number): Promise<RunDoc> {
     const deadline = Date.now() + ms;
     for (;;) {
-      const run = await loadRun(Run, runId);
+      const run = await loadRun(runRecords, runId);
       if (done(run.status) || Date.now() > deadline) return run;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -32,7 +32,7 @@ export function createPauseService(deps: PauseServiceDeps) {
     ...createPauseActions(deps),
 
     async history(runId: string, page: Page) {
-      await loadRun(Run, runId);
+      await loadRun(runRecords, runId);
       const { skip, limit } = pageBounds(page);
       const pauses = await Pause.find({ run_id: runId })
         .sort({ pause_time: -1, _id: -1 })
@@ -45,11 +45,7 @@ export function createPauseService(deps: PauseServiceDeps) {
 
     async paused(page: Page) {
       const { skip, limit } = pageBounds(page);
-      const runs = await Run.find({ status: 'PAUSED' })
-        .sort({ start_time: -1, seq: -1 })
-        .skip(skip)
-        .limit(limit)
-        .lean<RunDoc[]>();
+      const runs = await runRecords.pausedPage(skip, limit);
       // The page's open pauses in one query (FerretDB scans the collection for any but an `_id` lookup), newest first.
       const [expanded, open] = await Promise.all([
         reader.expand(runs),
@@ -80,7 +76,7 @@ export function createPauseService(deps: PauseServiceDeps) {
 
     /** Cancels the run's workflow (activities stop through their heartbeats) and answers with the final state. */
     async cancel(runId: string) {
-      const run = await loadRun(Run, runId);
+      const run = await loadRun(runRecords, runId);
       if (!CANCELLABLE.has(run.status)) {
         throw new BadRequestError(
           `Run is in state RunStatus.${run.status} and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.`,
