@@ -23,7 +23,7 @@ export const PRIVILEGED_FILES: readonly PrivilegedFile[] = [
   {
     path: 'test/e2e/python-sandbox-cgroup.test.ts',
     needs: ['root'],
-    why: 'it creates a cgroup per sandbox (cgroup v1 memory/pids or v2, no delegation to other users) and starts a worker as uid 65534',
+    why: 'it creates a cgroup per sandbox (cgroup v1 memory and pids, or v2 without delegation) and starts a worker as uid 65534',
   },
   {
     path: 'test/e2e/python-sandbox-network.test.ts',
@@ -43,7 +43,7 @@ export const PRIVILEGED_FILES: readonly PrivilegedFile[] = [
   {
     path: 'test/browser/',
     needs: ['chromium'],
-    why: "the browser tests drive Debian's chromium (or SPUR_CHROMIUM)",
+    why: 'the browser tests drive Chromium through playwright-core',
   },
 ];
 
@@ -76,7 +76,7 @@ export function splitRunnable(
     const declaration = declarationOf(file, declared);
     const unmet = declaration?.needs.filter((need) => !host[need]) ?? [];
     if (declaration && unmet.length > 0)
-      notRun.push({ file, reason: `${unmet.map((need) => NEED_SAYS[need]).join(', ')} (${declaration.why})` });
+      notRun.push({ file, reason: `${unmet.map((need) => NEED_SAYS[need]).join(', ')}: ${declaration.why}` });
     else run.push(file);
   }
   return { run, notRun };

@@ -34,7 +34,7 @@ describe('the test files a host cannot run', () => {
         'test/deploy/mongo-keyfile.test.ts',
       ],
     );
-    for (const { reason } of notRun) assert.match(reason, /^needs root \(.+\)$/);
+    for (const { reason } of notRun) assert.match(reason, /^needs root: .+$/);
     assert.match(notRun[0]?.reason ?? '', /cgroup/);
     assert.deepEqual(run, [
       'test/cluster/host-loss.test.ts',
@@ -50,12 +50,12 @@ describe('the test files a host cannot run', () => {
       {
         file: 'test/cluster/host-loss.test.ts',
         reason:
-          'needs PostgreSQL (sudo apt-get install postgresql), needs nginx (sudo apt-get install nginx) (the production-shaped cluster runs PostgreSQL and nginx from the OS packages)',
+          'needs PostgreSQL (sudo apt-get install postgresql), needs nginx (sudo apt-get install nginx): the production-shaped cluster runs PostgreSQL and nginx from the OS packages',
       },
       {
         file: 'test/browser/login.test.ts',
         reason:
-          "needs Chromium (sudo apt-get install chromium, or SPUR_CHROMIUM) (the browser tests drive Debian's chromium (or SPUR_CHROMIUM))",
+          'needs Chromium (sudo apt-get install chromium, or SPUR_CHROMIUM): the browser tests drive Chromium through playwright-core',
       },
     ]);
   });
@@ -69,7 +69,10 @@ describe('the test files a host cannot run', () => {
     const lines = describeNotRun(splitRunnable(FILES, contributor).notRun);
     assert.equal(lines.length, 4);
     assert.match(lines[0] ?? '', /^3 test file\(s\) not run on this host, so neither passed nor failed/);
-    assert.match(lines[1] ?? '', /^not run: test\/e2e\/python-sandbox-cgroup\.test\.ts — needs root \(/);
+    assert.match(
+      lines[1] ?? '',
+      /^not run: test\/e2e\/python-sandbox-cgroup\.test\.ts — needs root: it creates a cgroup per sandbox/,
+    );
     assert.deepEqual(describeNotRun([]), []);
   });
 
