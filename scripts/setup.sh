@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup of what one command needs: bash scripts/setup.sh dev|cluster|screenshots|test
 # (no argument: test, which is everything). A fresh machine's `npm run dev` thus builds only the
-# Temporal CLI and FerretDB, not the cluster's Temporal server and SQL tool (most of a cold start).
+# Temporal CLI and FerretDB, not the cluster's Temporal server and SQL tool (two more Go builds).
 # Quiet when there is nothing to do; one line per step it actually performs, and one per thing it
 # skipped (a package only root can install), saying which command needs it.
 set -euo pipefail
@@ -139,7 +139,6 @@ ensure_tool() {
   ln -sfn "$bin" "$link"
 }
 
-
 # The cluster's Temporal server and the SQL tool that creates its schema on PostgreSQL.
 build_temporal-server() { GOBIN="$1" go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" && mv "$1/server" "$1/temporal-server"; }
 build_temporal-sql-tool() { GOBIN="$1" go install "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" && mv "$1/sql" "$1/temporal-sql-tool"; }
@@ -201,7 +200,6 @@ ensure_compose_check() {
   ln -sfn "$bin" "$link"
 }
 
-
 # --- Python sandbox -------------------------------------------------------------
 # PythonFuncNode code runs in bubblewrap (src/nodes/code-execution/sandbox.ts); slirp4netns and ip
 # (iproute2) serve the opt-in outbound network (SPUR_PYTHON_NETWORK=internet), which the test suite
@@ -234,7 +232,6 @@ apt_install() {
   apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends "$@" >/dev/null 2>&1
 }
 
-
 # --- The production-shaped cluster ----------------------------------------------
 # npm run cluster (and its test suite) runs PostgreSQL and nginx from the OS packages as processes
 # of their own, on free ports with folders of their own: no system service is touched.
@@ -252,7 +249,8 @@ ensure_cluster_packages() {
     fi
     die "apt-get install ${missing[*]} failed"
   fi
-  step "${missing[*]} missing: npm run cluster and its tests need them (Debian/Ubuntu: sudo apt-get install ${missing[*]})"
+  step "${missing[*]} not installed: npm run cluster needs them, and npm test leaves test/cluster out without them" \
+    "(Debian/Ubuntu: sudo apt-get install ${missing[*]})"
 }
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
@@ -286,8 +284,8 @@ ensure_chromium() {
       return 0
     fi
   fi
-  step "chromium is missing: the browser tests need it. Install Debian's package ('sudo apt-get install chromium')" \
-    "or point SPUR_CHROMIUM at a Chromium binary."
+  step "chromium not installed: npm test leaves the browser tests out without it. Install Debian's package" \
+    "('sudo apt-get install chromium') or point SPUR_CHROMIUM at a Chromium binary."
 }
 
 # --- What each command needs -------------------------------------------------------
