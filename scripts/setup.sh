@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Idempotent dev setup: npm dependencies, the Temporal CLI and FerretDB binaries, and compose-check
-# (validates docker-compose.yml in test/deploy).
-# Quiet when there is nothing to do; one line per step it actually performs.
+# Idempotent setup of what one command needs: bash scripts/setup.sh dev|cluster|screenshots|test
+# (no argument: test, which is everything). A fresh machine's `npm run dev` thus builds only the
+# Temporal CLI and FerretDB, not the cluster's Temporal server and SQL tool (two more Go builds).
+# Quiet when there is nothing to do; one line per step it actually performs, and one per thing it
+# skipped (a package only root can install), saying which command needs it.
 set -euo pipefail
+
+PART="${1:-test}"
+case $PART in
+  dev | cluster | screenshots | test) ;;
+  *) printf 'usage: bash scripts/setup.sh [dev|cluster|screenshots|test] (got %s)\n' "$PART" >&2; exit 2 ;;
+esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -26,31 +34,33 @@ sha256() {
 
 # --- npm dependencies -------------------------------------------------------
 # The stamp holds the hash of the lock file node_modules was installed from (the fast path).
-STAMP=node_modules/.spur-lock-hash
-lock_hash="$(sha256 package-lock.json)"
-if [[ ! -d node_modules ]]; then
-  need_ci="node_modules is missing"
-elif [[ -f $STAMP && "$(cat "$STAMP")" == "$lock_hash" ]]; then
-  :
-elif [[ -f node_modules/.package-lock.json && ! node_modules/.package-lock.json -ot package-lock.json ]]; then
-  # npm wrote node_modules from this very lock (e.g. someone ran `npm install`): just record it.
-  printf '%s\n' "$lock_hash" >"$STAMP"
-else
-  need_ci="node_modules is older than package-lock.json"
-fi
-if [[ -n ${need_ci:-} ]]; then
-  step "npm ci ($need_ci)"
-  npm_log="$(mktemp)"
-  if ! npm ci --no-audit --no-fund --loglevel=error >"$npm_log" 2>&1; then
-    cat "$npm_log" >&2; rm -f "$npm_log"
-    # No fallback to `npm install`: it would hide a lock that drifted from package.json.
-    die "npm ci failed. If it says package.json and package-lock.json are out of sync, run" \
-      "\`npm install\` and commit package-lock.json (package.json pins @swc/core to a version whose" \
-      "platform packages all exist on the registry, so a regenerated lock stays complete)."
+ensure_npm_dependencies() {
+  local STAMP=node_modules/.spur-lock-hash lock_hash need_ci=""
+  lock_hash="$(sha256 package-lock.json)"
+  if [[ ! -d node_modules ]]; then
+    need_ci="node_modules is missing"
+  elif [[ -f $STAMP && "$(cat "$STAMP")" == "$lock_hash" ]]; then
+    :
+  elif [[ -f node_modules/.package-lock.json && ! node_modules/.package-lock.json -ot package-lock.json ]]; then
+    # npm wrote node_modules from this very lock (e.g. someone ran `npm install`): just record it.
+    printf '%s\n' "$lock_hash" >"$STAMP"
+  else
+    need_ci="node_modules is older than package-lock.json"
   fi
-  rm -f "$npm_log"
-  printf '%s\n' "$lock_hash" >"$STAMP"
-fi
+  if [[ -n $need_ci ]]; then
+    step "npm ci ($need_ci)"
+    local npm_log; npm_log="$(mktemp)"
+    if ! npm ci --no-audit --no-fund --loglevel=error >"$npm_log" 2>&1; then
+      cat "$npm_log" >&2; rm -f "$npm_log"
+      # No fallback to `npm install`: it would hide a lock that drifted from package.json.
+      die "npm ci failed. If it says package.json and package-lock.json are out of sync, run" \
+        "\`npm install\` and commit package-lock.json (package.json pins @swc/core to a version whose" \
+        "platform packages all exist on the registry, so a regenerated lock stays complete)."
+    fi
+    rm -f "$npm_log"
+    printf '%s\n' "$lock_hash" >"$STAMP"
+  fi
+}
 
 # --- Go-built tools -----------------------------------------------------------
 BUILD_TMP=""
@@ -129,14 +139,9 @@ ensure_tool() {
   ln -sfn "$bin" "$link"
 }
 
-ensure_tool temporal "$TEMPORAL_VERSION" SPUR_TEMPORAL_BIN
-ensure_tool ferretdb "$FERRETDB_BUILD" SPUR_FERRETDB_BIN
-
 # The cluster's Temporal server and the SQL tool that creates its schema on PostgreSQL.
 build_temporal-server() { GOBIN="$1" go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" && mv "$1/server" "$1/temporal-server"; }
 build_temporal-sql-tool() { GOBIN="$1" go install "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" && mv "$1/sql" "$1/temporal-sql-tool"; }
-ensure_tool temporal-server "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SERVER_BIN
-ensure_tool temporal-sql-tool "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SQL_TOOL_BIN
 
 # The server's PostgreSQL schema steps, from the same module: temporal-sql-tool applies them.
 ensure_temporal_schema() {
@@ -152,7 +157,6 @@ ensure_temporal_schema() {
   mkdir -p "$ROOT/.tools"
   ln -sfn "$dir" "$link"
 }
-ensure_temporal_schema
 
 # --- compose-check -------------------------------------------------------------
 # test/deploy validates docker-compose.yml with compose-go, the library `docker compose` loads
@@ -196,8 +200,6 @@ ensure_compose_check() {
   ln -sfn "$bin" "$link"
 }
 
-ensure_compose_check
-
 # --- Python sandbox -------------------------------------------------------------
 # PythonFuncNode code runs in bubblewrap (src/nodes/code-execution/sandbox.ts); slirp4netns and ip
 # (iproute2) serve the opt-in outbound network (SPUR_PYTHON_NETWORK=internet), which the test suite
@@ -230,8 +232,6 @@ apt_install() {
   apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends "$@" >/dev/null 2>&1
 }
 
-ensure_python_sandbox
-
 # --- The production-shaped cluster ----------------------------------------------
 # npm run cluster (and its test suite) runs PostgreSQL and nginx from the OS packages as processes
 # of their own, on free ports with folders of their own: no system service is touched.
@@ -249,11 +249,11 @@ ensure_cluster_packages() {
     fi
     die "apt-get install ${missing[*]} failed"
   fi
-  step "${missing[*]} missing: npm run cluster and its tests need them (Debian/Ubuntu: sudo apt-get install ${missing[*]})"
+  step "${missing[*]} not installed: npm run cluster needs them, and npm test leaves test/cluster out without them" \
+    "(Debian/Ubuntu: sudo apt-get install ${missing[*]})"
 }
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
-ensure_cluster_packages
 # --- PySpur web UI --------------------------------------------------------------
 # The api serves PySpur's published UI at / (scripts/fetch-web-ui.sh: pinned wheel from PyPI,
 # checksum verified, cached per user, never committed). Optional: without it setup goes on and
@@ -272,7 +272,6 @@ ensure_web_ui() {
   mkdir -p "$ROOT/.tools"
   ln -sfn "$dir" "$link"
 }
-ensure_web_ui
 
 # --- Chromium (browser tests) ----------------------------------------------------
 # test/browser drives the UI in Debian's chromium through playwright-core. Installed where setup
@@ -285,7 +284,32 @@ ensure_chromium() {
       return 0
     fi
   fi
-  step "chromium is missing: the browser tests need it. Install Debian's package ('sudo apt-get install chromium')" \
-    "or point SPUR_CHROMIUM at a Chromium binary."
+  step "chromium not installed: npm test leaves the browser tests out without it. Install Debian's package" \
+    "('sudo apt-get install chromium') or point SPUR_CHROMIUM at a Chromium binary."
 }
-ensure_chromium
+
+# --- What each command needs -------------------------------------------------------
+# dev: the dev stack (npm run dev). cluster: the production shape (npm run cluster). screenshots:
+# the dev stack and Chromium. test: everything the suite uses (npm test, npm run bench).
+setup_dev() {
+  # npm ci and the web UI's download wait on the network, the Go builds on the CPU: on a fresh
+  # machine they run side by side (npm ci took 40 s of a cold start).
+  (ensure_npm_dependencies && ensure_web_ui) &
+  local fetching=$!
+  ensure_tool temporal "$TEMPORAL_VERSION" SPUR_TEMPORAL_BIN
+  ensure_tool ferretdb "$FERRETDB_BUILD" SPUR_FERRETDB_BIN
+  wait "$fetching" || exit 1 # it said why
+  ensure_python_sandbox
+}
+setup_cluster() {
+  ensure_tool temporal-server "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SERVER_BIN
+  ensure_tool temporal-sql-tool "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SQL_TOOL_BIN
+  ensure_temporal_schema
+  ensure_cluster_packages
+}
+setup_dev
+case $PART in
+  cluster) setup_cluster ;;
+  screenshots) ensure_chromium ;;
+  test) setup_cluster; ensure_compose_check; ensure_chromium ;;
+esac

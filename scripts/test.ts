@@ -16,6 +16,7 @@ import { REPO_ROOT } from './lib/tools';
 import { buildWorkflowBundle } from './build-bundle';
 import { buildDist } from './build';
 import { cpuSecondsOf, describeCosts } from './lib/file-costs';
+import { describeNotRun, probeHost, splitRunnable, type NotRun } from './lib/privileged-tests';
 
 async function main(): Promise<number> {
   const started = Date.now();
@@ -23,6 +24,9 @@ async function main(): Promise<number> {
   let ferret: FerretDbServer | undefined;
   let temporal: TemporalServer | undefined;
   let code = 1;
+  // The files this host cannot run (root, OS packages) are left out and named last, never passed unrun.
+  const { args, files } = mochaArgs(process.argv.slice(2));
+  const { run, notRun } = splitRunnable(files, probeHost());
   const stopAll = async () => {
     await Promise.allSettled([ferret?.handle.stop(), temporal?.handle.stop()]);
   };
@@ -55,6 +59,8 @@ async function main(): Promise<number> {
     // The api and worker processes the suite starts run compiled JavaScript, as the image does.
     const dist = await buildDist();
     const suite = await runMocha(
+      args,
+      run,
       {
         SPUR_TEST_WORKFLOW_BUNDLE: bundle,
         SPUR_TEST_DIST: dist,
@@ -81,6 +87,7 @@ async function main(): Promise<number> {
     if (code === 0 && process.env.SPUR_TEST_KEEP_LOGS !== '1') rmSync(tmp, { recursive: true, force: true });
     else console.error(`server logs and mocha.log kept in ${tmp}`);
     console.log(`test run took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    printNotRun(notRun);
   }
   return code;
 }
@@ -152,25 +159,36 @@ function suiteFiles(): string[] {
  * Files run in parallel mocha workers (SPUR_TEST_JOBS, default 6): every file starts its own api
  * with a fresh database, task queue and workflow-id prefix, and the suites that kill servers start
  * their own, so files never share state. Much of an e2e file is waiting (kill -9 and restart,
- * retry backoff, a paused run), which the other files fill.
+ * retry backoff, a paused run), which the other files fill. The files: those named, else the suite.
  */
-function mochaArgs(args: string[]): string[] {
-  const named = args.some((a) => !a.startsWith('-') && a.endsWith('.ts'));
+function mochaArgs(argv: string[]): { args: string[]; files: string[] } {
+  const isFile = (a: string) => !a.startsWith('-') && a.endsWith('.ts');
+  const named = argv.filter(isFile);
   // Six, on a 2-core host: 543 s against 592 s with four (the same suite, one run each); with four
   // the cores were idle 15% of the time, while every file was waiting at once.
   const jobs = Number(process.env.SPUR_TEST_JOBS ?? 6);
   const parallel = Number.isInteger(jobs) && jobs > 1 ? ['--parallel', '--jobs', String(jobs)] : [];
-  return [...parallel, ...(named ? args : [...args, ...suiteFiles()])];
+  return {
+    args: [...parallel, ...argv.filter((a) => !isFile(a))],
+    files: named.length > 0 ? named : suiteFiles(),
+  };
+}
+
+/** Last, after every other line, so that a contributor sees what this run did not cover. */
+function printNotRun(notRun: readonly NotRun[]): void {
+  for (const line of describeNotRun(notRun)) console.log(line);
 }
 
 /**
  * Mocha's output goes to the terminal and to `mocha.log` beside the server logs, which a failed run
  * keeps: a CI system that shows only part of the output still leaves the whole report on disk.
  */
-function runMocha(env: Record<string, string>, logFile: string): Promise<number> {
+function runMocha(args: string[], files: string[], env: Record<string, string>, logFile: string): Promise<number> {
+  // Every named file needs what this host lacks: nothing to run (the last lines say why).
+  if (files.length === 0) return Promise.resolve(0);
   const mocha = path.join(REPO_ROOT, 'node_modules', '.bin', 'mocha');
   const log = createWriteStream(logFile);
-  const child = spawn(mocha, mochaArgs(process.argv.slice(2)), {
+  const child = spawn(mocha, [...args, ...files], {
     cwd: REPO_ROOT,
     stdio: ['inherit', 'pipe', 'pipe'],
     env: { ...process.env, ...env },

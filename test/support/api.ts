@@ -124,3 +124,13 @@ function hostWorker(config: Readonly<Config>, models: Models, logger: Logger): P
   quietRuntime();
   return hostSpurWorker(config, models, logger);
 }
+
+/** An api with the given settings for the length of `use`, closed after it whatever happens. */
+export async function withApi<T>(env: Record<string, string>, use: (api: TestApi) => Promise<T>): Promise<T> {
+  const api = await startApi(env);
+  try {
+    return await use(api);
+  } finally {
+    await api.close();
+  }
+}

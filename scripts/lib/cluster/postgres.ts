@@ -1,7 +1,19 @@
 // PostgreSQL from the OS packages, run as a process of its own (its own data folder and port, no
 // system service): the database of the cluster's Temporal server and of FerretDB's PostgreSQL backend.
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { assertPortFree, waitForTcp } from '../ports';
 import { type ManagedProcess, spawnManaged } from '../processes';
@@ -42,14 +54,16 @@ export function postgresBin(name: string): string {
   throw new Error(`PostgreSQL's ${name} not found under ${root}: run \`npm run setup\` (apt-get install postgresql)`);
 }
 
+type User = { uid: number; gid: number };
+
 /** PostgreSQL refuses to run as root: a root harness runs it as the package's `postgres` user. */
-function serverUser(): { uid: number; gid: number } | undefined {
+function serverUser(): User | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
 }
 
-function run(command: string, args: string[], user?: { uid: number; gid: number }): Promise<void> {
+function run(command: string, args: string[], user?: User): Promise<void> {
   return new Promise((resolve, reject) =>
     execFile(command, args, { ...(user ?? {}), timeout: 120_000 }, (err, _stdout, stderr) =>
       err ? reject(new Error(`${path.basename(command)} failed: ${stderr || err.message}`)) : resolve(),
@@ -57,19 +71,43 @@ function run(command: string, args: string[], user?: { uid: number; gid: number 
   );
 }
 
+/** The first folder on the way to `dir` that other users may not enter. */
+function closedToOthers(dir: string): string | undefined {
+  for (let up = dir; up !== path.dirname(up); up = path.dirname(up))
+    if (existsSync(up) && (statSync(up).mode & 0o001) === 0) return up;
+  return undefined;
+}
+
+/**
+ * Where the server keeps its data: the folder asked for, or, when the postgres user cannot enter a
+ * folder above it (the clone in a `mktemp -d` folder or a private home), a folder of the postgres
+ * user's own under the temp folder, linked from the one asked for so that a restart finds it again.
+ */
+function reachableDataDir(dataDir: string, user: User | undefined): string {
+  const closed = user && closedToOthers(path.dirname(dataDir));
+  if (!user || !closed) return dataDir;
+  const link = lstatSync(dataDir, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink()) {
+    const target = readlinkSync(dataDir);
+    if (existsSync(target)) return target;
+    rmSync(dataDir); // the temp folder was emptied (a reboot): start afresh
+  } else if (link) {
+    throw new Error(
+      `PostgreSQL runs as the postgres user, which cannot enter ${closed}: move ${dataDir} out of it, or remove it to start afresh`,
+    );
+  }
+  const own = mkdtempSync(path.join(os.tmpdir(), 'spur-postgres-'));
+  chownSync(own, user.uid, user.gid);
+  mkdirSync(path.dirname(dataDir), { recursive: true });
+  symlinkSync(own, dataDir);
+  return own;
+}
+
 /** Starts PostgreSQL on its data folder, creating the folder (initdb) the first time. */
 export async function startPostgres(options: PostgresOptions): Promise<PostgresServer> {
   await assertPortFree(HOST, options.port, 'PostgreSQL');
-  const dataDir = path.resolve(options.dataDir);
   const user = serverUser();
-  if (user) {
-    for (let up = path.dirname(dataDir); up !== path.dirname(up); up = path.dirname(up)) {
-      if (existsSync(up) && (statSync(up).mode & 0o001) === 0)
-        throw new Error(
-          `PostgreSQL runs as the postgres user, which cannot enter ${up}: put the cluster's folder elsewhere`,
-        );
-    }
-  }
+  const dataDir = reachableDataDir(path.resolve(options.dataDir), user);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     if (user) chownSync(dataDir, user.uid, user.gid);
@@ -102,9 +140,28 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresS
     handle,
     `PostgreSQL (${HOST}:${options.port})`,
     options.logFile,
-    waitForTcp(HOST, options.port, 60_000),
+    waitForTcp(HOST, options.port, 60_000).then(() => acceptingConnections(options.port, 60_000)),
   );
   return { url: `postgres://${POSTGRES_USER}@${HOST}:${options.port}`, port: options.port, handle, options };
+}
+
+/**
+ * Listening is not yet serving: while it recovers (after a kill -9, or on a slow first start) the
+ * server refuses logins with "the database system is starting up", which failed a createdb.
+ */
+async function acceptingConnections(port: number, timeoutMs: number): Promise<void> {
+  const args = ['-h', HOST, '-p', String(port), '-U', POSTGRES_USER, '-t', '2'];
+  const deadline = Date.now() + timeoutMs;
+  while (
+    !(await run(postgresBin('pg_isready'), args).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    if (Date.now() > deadline)
+      throw new Error(`PostgreSQL (${HOST}:${port}) accepted no connection in ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Creates a database unless it exists. */
