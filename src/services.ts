@@ -1,26 +1,19 @@
 import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config/settings';
-import { createPriceBook } from './usage/price-book';
-import { createProviderLimits } from './usage/provider-limits';
-import { createBudgets } from './usage/budgets';
 import { createMcpTools } from './db/mcp-tools';
 import { createWorkflowTools } from './modules/mcp/workflow-tools.service';
 import { limitChangeNotifier } from './usage/limit-changes';
 import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
-import { valuesOf } from './db/values';
-import { createRunRepository } from './db/runs/run-repository';
+import { composeKernel } from './kernel';
 import { createPauseService } from './modules/pauses/pauses.service';
 import { createApprovalLinks } from './modules/pauses/approval-links.service';
-import { approvalTokens } from './approvals/approval-token';
 import { createBatchRuns } from './runs/batch-runs';
 import { createClientRuns } from './runs/client-runs';
 import { createPartialRuns } from './modules/runs/partial-runs';
 import { createReruns } from './runs/reruns';
 import { createOutcomeWait } from './runs/outcome-wait';
-import { createRunRecorder } from './runs/recorder';
-import { createRunReader } from './runs/reader';
 import { createRunEventHub } from './modules/runs/run-event-hub';
 import { eventsWithValues } from './modules/runs/run-event-values';
 import { createStreamSlots } from './modules/runs/stream-slots';
@@ -28,9 +21,7 @@ import type { Logger } from './logger';
 import { createEnvService } from './modules/env-mgmt/env-mgmt.service';
 import { createDatasetService } from './modules/datasets/datasets.service';
 import { createOutputFileService } from './modules/output-files/output-files.service';
-import { createLanceStore } from './rag/lance-store';
 import { createRagService } from './modules/rag/rag.service';
-import { SecretBox } from './secrets/secret-box';
 import { createTestFileService } from './modules/files/test-files.service';
 import { createStoredFileService } from './modules/files/stored-files.service';
 import { createAiAssist } from './modules/ai/ai-assist';
@@ -44,15 +35,10 @@ import { createSessionService } from './modules/sessions/sessions.service';
 import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 import { createCallbackService } from './modules/callbacks/callbacks.service';
-import { createIdempotencyKeys } from './db/idempotency-keys';
 import { createBrowserSessionStore } from './db/browser-sessions';
 import { createIdempotency } from './modules/runs/idempotency';
-import { createRunLauncher } from './runs/launcher';
-import { createScheduledRunRecorder } from './runs/scheduled-runs';
 import { createScheduleService } from './modules/schedules/schedules.service';
 import { createTemporalSchedules } from './modules/schedules/temporal-schedules';
-import { createOutboundFetch } from './outbound/outbound-fetch';
-import { createBoundedParser } from './parsing/parse-pool';
 import { createWebhookTriggerStore } from './db/webhook-triggers';
 import { createWebhookHits } from './db/webhook-hits';
 import { createWebhookTriggerService } from './modules/webhooks/webhook-triggers.service';
@@ -91,42 +77,28 @@ export function createServices({
   logger,
   outcomes,
 }: ServiceDeps) {
+  // Temporal refusing a start fails the run here: the client is answered 503 and may send it again.
+  const kernel = composeKernel({
+    models,
+    config,
+    secretKey,
+    temporal: () => temporal,
+    eagerStart,
+    whenRefused: 'fail-run',
+  });
+  const { values, runRecords, reader, recorder, launcher, keys, box, outbound, parser, prices } = kernel;
   const workflows = createWorkflowService(models);
-  const versions = createVersionService(models);
-  const values = valuesOf(models.conn, config.values, secretKey);
-  const runRecords = createRunRepository(models, values);
-  const reader = createRunReader(models, runRecords, versions.byId);
+  const versions = createVersionService(models, kernel.versions);
   const turns = createSessionTurns(models);
   // A deleted user takes its sessions along: the two services know each other through this call.
   const users = createUserService(models, (userId) => sessions.removeOfUser(userId));
   const sessions = createSessionService({ models, turns, users, workflows });
-  const box = new SecretBox(secretKey);
-  // Requests the api makes itself (AI helpers, embedding a retrieval query) follow the same policy as the worker's.
-  const outbound = createOutboundFetch(config.outbound);
-  // Uploaded documents and dataset files are parsed on its threads, never on the api's event loop.
-  const parser = createBoundedParser(config.parsing);
   const callbacks = createCallbackService({
     models,
     box,
     allowPrivate: config.outbound.allowPrivate,
     allowHosts: config.outbound.allowHosts,
   });
-  const keys = createIdempotencyKeys(models);
-  // Temporal refusing a start fails the run here: the client is answered 503 and may send it again.
-  const launcher = createRunLauncher({
-    models,
-    runRecords,
-    keys,
-    temporal: () => temporal,
-    taskQueue: config.temporal.taskQueue,
-    workflowIdPrefix: config.temporal.workflowIdPrefix,
-    eagerStart,
-    runHistoryEvents: config.runs.runHistoryEvents,
-    batch: config.runs,
-    whenRefused: 'fail-run',
-  });
-  // The one recorder of runs, whatever their kind; the launcher then starts their workflows.
-  const recorder = createRunRecorder({ models, values, runRecords, versions });
   const wait = createOutcomeWait({
     runRecords,
     temporal,
@@ -166,20 +138,12 @@ export function createServices({
     workflows,
     versions,
     temporal: createTemporalSchedules(() => temporal, config.temporal),
-    // The api's own version service: one cache of pinned versions per process.
-    recordScheduledRun: createScheduledRunRecorder({
-      models,
-      recorder,
-      runRecords,
-      versions,
-      definitionLimits: config.limits,
-    }),
+    recordScheduledRun: kernel.recordScheduledRun,
     launcher,
     reader,
     definitionLimits: config.limits,
     callbacks,
   });
-  const prices = createPriceBook(models);
   const mcpTools = createMcpTools(models);
   const pauses = createPauseService({
     models,
@@ -220,8 +184,8 @@ export function createServices({
     workflowTools: createWorkflowTools({ tools: mcpTools, workflows, clientRuns, reader, values }),
     prices,
     usageLedger: createUsageLedger(models),
-    providerLimits: createProviderLimits(models),
-    budgets: createBudgets(models, prices),
+    providerLimits: kernel.providerLimits,
+    budgets: kernel.budgets,
     notifyLimitChanges: limitChangeNotifier(() => temporal, config.temporal.workflowIdPrefix),
     schedules,
     runEvents,
@@ -249,7 +213,7 @@ export function createServices({
     // Approval links decide through the pauses' own Update; their tokens are checked with the workers' key.
     approvalLinks: createApprovalLinks({
       models,
-      tokens: approvalTokens(secretKey),
+      tokens: kernel.approvalTokens,
       pauses,
       versionById: versions.byId,
       runRecords,
@@ -302,7 +266,7 @@ export function createServices({
       temporal,
       taskQueue: config.temporal.taskQueue,
       workflowIdPrefix: config.temporal.workflowIdPrefix,
-      vectors: createLanceStore(config.rag.vectorStoreUri, config.rag),
+      vectors: kernel.vectors,
       secret: env.reveal,
       fetch: outbound,
       parser,

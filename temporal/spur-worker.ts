@@ -4,29 +4,14 @@ import { Context } from '@temporalio/activity';
 import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import type { Config } from '../src/config/settings';
 import type { Models } from '../src/db/models';
-import { valuesOf } from '../src/db/values';
-import { createRunLauncher } from '../src/runs/launcher';
-import { createScheduledRunRecorder } from '../src/runs/scheduled-runs';
-import { createRunRecorder } from '../src/runs/recorder';
-import { createWorkflowVersions } from '../src/db/workflow-versions';
-import { createIdempotencyKeys } from '../src/db/idempotency-keys';
+import { composeKernel } from '../src/kernel';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createCredentials } from '../src/secrets/credentials';
-import { SecretBox } from '../src/secrets/secret-box';
 import { loadSecretKey } from '../src/secrets/secret-key';
-import { createLanceStore } from '../src/rag/lance-store';
 import { createRetriever } from '../src/rag/retrieval';
 import { createActivities } from './activities';
-import { createRunRepository } from '../src/db/runs/run-repository';
-import { createRunReader } from '../src/runs/reader';
 import { openCallbackSecret } from '../src/secrets/callback-secret';
-import { approvalTokens } from '../src/approvals/approval-token';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
-import { createOutboundFetch } from '../src/outbound/outbound-fetch';
-import { createBoundedParser } from '../src/parsing/parse-pool';
-import { createPriceBook } from '../src/usage/price-book';
-import { createProviderLimits } from '../src/usage/provider-limits';
-import { createBudgets } from '../src/usage/budgets';
 import type { SpurTracer } from '../src/telemetry/tracer';
 
 /**
@@ -41,40 +26,28 @@ export function createSpurWorker(
   models: Models,
   hosted: { outcomes?: RunOutcomes; tracer?: SpurTracer } = {},
 ): Promise<Worker> {
-  const pythonSandbox = new PythonSandbox(config.python);
-  // Every request the worker makes for a run (nodes, embeddings, callbacks) goes through this one.
-  const outbound = createOutboundFetch(config.outbound);
   const secretKey = loadSecretKey(config);
-  const box = new SecretBox(secretKey);
+  // The reconciler's launcher: a start Temporal refuses leaves the run PENDING for its next pass.
+  const kernel = composeKernel({
+    models,
+    config,
+    secretKey,
+    temporal: () => Context.current().client,
+    eagerStart: false,
+    whenRefused: 'leave-pending',
+  });
+  const { outbound, box, vectors } = kernel;
   const credentials = createCredentials(models, box);
-  const values = valuesOf(models.conn, config.values, secretKey);
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
-  const runRecords = createRunRepository(models, values);
-  const versions = createWorkflowVersions(models);
-  const runs = createRunReader(models, runRecords, versions.byId);
   const callbacks = {
     ...config.callbacks,
     fetch: outbound,
-    runBody: (runId: string) => runs.get(runId),
+    runBody: (runId: string) => kernel.reader.get(runId),
     openSecret: (sealed: string) => openCallbackSecret(box, sealed),
   };
-  const vectors = createLanceStore(config.rag.vectorStoreUri, config.rag);
   const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
-  const prices = createPriceBook(models);
   const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
-  // The reconciler's launcher: a start Temporal refuses leaves the run PENDING for its next pass.
-  const launcher = createRunLauncher({
-    models,
-    runRecords,
-    keys: createIdempotencyKeys(models),
-    temporal: () => Context.current().client,
-    ...queue,
-    eagerStart: false,
-    runHistoryEvents: config.runs.runHistoryEvents,
-    batch: config.runs,
-    whenRefused: 'leave-pending',
-  });
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -87,27 +60,21 @@ export function createSpurWorker(
       models,
       secret: credentials.reveal,
       fetch: outbound,
-      values,
+      values: kernel.values,
       vectors,
       retriever,
-      parser: createBoundedParser(config.parsing),
-      pythonSandbox,
-      prices,
-      budgets: createBudgets(models, prices),
-      limits: createProviderLimits(models),
+      parser: kernel.parser,
+      pythonSandbox: new PythonSandbox(config.python),
+      prices: kernel.prices,
+      budgets: kernel.budgets,
+      limits: kernel.providerLimits,
       temporal: queue,
-      launcher,
-      recordScheduledRun: createScheduledRunRecorder({
-        models,
-        recorder: createRunRecorder({ models, values, runRecords, versions }),
-        runRecords,
-        versions,
-        definitionLimits: config.limits,
-      }),
+      launcher: kernel.launcher,
+      recordScheduledRun: kernel.recordScheduledRun,
       callbacks,
       approvals: {
         settings: config.approvals,
-        tokens: approvalTokens(secretKey),
+        tokens: kernel.approvalTokens,
         retry: config.callbacks.retry,
         webhookTimeoutMs: config.callbacks.attemptTimeoutMs,
       },

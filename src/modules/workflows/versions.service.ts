@@ -1,13 +1,12 @@
 import { toVersionResponse } from '../../runs/response';
 import type { Models, WorkflowVersionDoc } from '../../db/models';
-import { createWorkflowVersions } from '../../db/workflow-versions';
+import { type WorkflowVersions, createWorkflowVersions } from '../../db/workflow-versions';
 import { notFound } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
-import type { Clock } from './workflows.service';
 
-export function createVersionService(models: Models, clock: Clock = () => new Date()) {
+/** The api's reads of versions, on the process's one cache of pinned versions (the kernel's) when given. */
+export function createVersionService(models: Models, versions: WorkflowVersions = createWorkflowVersions(models)) {
   const { WorkflowVersion } = models;
-  const versions = createWorkflowVersions(models, clock);
   return {
     /** Every version of a deleted workflow. */
     removeAllOf: versions.removeAllOf,

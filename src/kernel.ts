@@ -1,0 +1,87 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from './config/settings';
+import type { Models } from './db/models';
+import { valuesOf } from './db/values';
+import { createRunRepository } from './db/runs/run-repository';
+import { createWorkflowVersions } from './db/workflow-versions';
+import { createIdempotencyKeys } from './db/idempotency-keys';
+import { createRunReader } from './runs/reader';
+import { createRunLauncher, type RunLauncherDeps } from './runs/launcher';
+import { createRunRecorder } from './runs/recorder';
+import { createScheduledRunRecorder } from './runs/scheduled-runs';
+import { SecretBox } from './secrets/secret-box';
+import { approvalTokens } from './approvals/approval-token';
+import { createOutboundFetch } from './outbound/outbound-fetch';
+import { createBoundedParser } from './parsing/parse-pool';
+import { createLanceStore } from './rag/lance-store';
+import { createPriceBook } from './usage/price-book';
+import { createProviderLimits } from './usage/provider-limits';
+import { createBudgets } from './usage/budgets';
+
+export interface KernelDeps {
+  models: Models;
+  config: Pick<Config, 'values' | 'outbound' | 'parsing' | 'rag' | 'temporal' | 'runs' | 'limits'>;
+  secretKey: Buffer;
+  /** Who starts workflows: the api's client, or the client of the reconciler's activity. */
+  temporal: () => Client;
+  /** Eager workflow start: only with a client over a NativeConnection shared with a worker. */
+  eagerStart: boolean;
+  /** What a start Temporal refuses does to the run (runs/launcher.ts says why each side chooses its own). */
+  whenRefused: RunLauncherDeps['whenRefused'];
+}
+
+/**
+ * What the api and the worker both build, built once here so the two sides cannot drift apart:
+ * the run's storage, reader, recorder and launcher, values, versions, prices, budgets and limits,
+ * the secret box, the outbound client, the parse threads, the vector store and approval tokens.
+ * Each process composes one kernel and builds its own side (services.ts, temporal/spur-worker.ts) on it.
+ */
+export function composeKernel({ models, config, secretKey, temporal, eagerStart, whenRefused }: KernelDeps) {
+  const values = valuesOf(models.conn, config.values, secretKey);
+  const runRecords = createRunRepository(models, values);
+  // One cache of pinned versions per process: they never change once written.
+  const versions = createWorkflowVersions(models);
+  const recorder = createRunRecorder({ models, values, runRecords, versions });
+  const prices = createPriceBook(models);
+  const keys = createIdempotencyKeys(models);
+  const launcher = createRunLauncher({
+    models,
+    runRecords,
+    keys,
+    temporal,
+    taskQueue: config.temporal.taskQueue,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    eagerStart,
+    runHistoryEvents: config.runs.runHistoryEvents,
+    batch: config.runs,
+    whenRefused,
+  });
+  return {
+    values,
+    runRecords,
+    versions,
+    reader: createRunReader(models, runRecords, versions.byId),
+    recorder,
+    keys,
+    launcher,
+    recordScheduledRun: createScheduledRunRecorder({
+      models,
+      recorder,
+      runRecords,
+      versions,
+      definitionLimits: config.limits,
+    }),
+    box: new SecretBox(secretKey),
+    approvalTokens: approvalTokens(secretKey),
+    // Every request either side makes for a run or a client (nodes, embeddings, callbacks, AI helpers) follows one policy.
+    outbound: createOutboundFetch(config.outbound),
+    // Documents and dataset files are parsed on its threads, never on the event loop.
+    parser: createBoundedParser(config.parsing),
+    vectors: createLanceStore(config.rag.vectorStoreUri, config.rag),
+    prices,
+    budgets: createBudgets(models, prices),
+    providerLimits: createProviderLimits(models),
+  };
+}
+
+export type Kernel = ReturnType<typeof composeKernel>;
