@@ -194,4 +194,39 @@ describe('docs', () => {
           });
     assert.deepEqual(found, []);
   });
+
+  it('code comments name only files of the repository (none that moved or went)', () => {
+    const everyFile = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const full = path.join(dir, name);
+        if (name === 'node_modules' || name.startsWith('.')) return [];
+        return statSync(full).isDirectory() ? [full, ...everyFile(full)] : [full];
+      });
+    const all = ['src', 'temporal', 'test', 'bench', 'scripts', 'docs', 'deploy'].flatMap((d) =>
+      everyFile(path.join(ROOT, d)),
+    );
+    const basenames = new Set([...all, ...readdirSync(ROOT)].map((f) => path.basename(f)));
+    // Files the processes write as they run, named where they are written or read.
+    const madeAtRunTime = new Set(['state.json']);
+    const named = /[\w./-]+\.(?:ts|md|mjs|json|sh|go|ya?ml|py)\b/g;
+    const missing: string[] = [];
+    for (const file of all.filter((f) => /\.ts$/.test(f) && !relative(f).startsWith(`test${path.sep}`))) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const at = line.search(/\/\/|\/\*|^\s*\*/);
+          if (at < 0) return;
+          for (const name of line.slice(at).match(named) ?? []) {
+            if (name.startsWith('.') || name.startsWith('-') || madeAtRunTime.has(path.basename(name))) continue;
+            const found = name.includes('/')
+              ? [ROOT, path.join(ROOT, 'src'), path.join(ROOT, 'temporal'), path.dirname(file)].some((base) =>
+                  existsSync(path.join(base, name)),
+                )
+              : basenames.has(name);
+            if (!found) missing.push(`${relative(file)}:${i + 1}: ${name}`);
+          }
+        });
+    }
+    assert.deepEqual(missing, []);
+  });
 });
