@@ -53,11 +53,12 @@ async function main(): Promise<number> {
     // Type check and lint run beside the suite, whose files spend much of their time waiting
     // (kills, restarts, backoff), at the lowest priority: they take idle CPU, never the CPU a
     // starting api or worker needs in time. The run fails at the end if they did.
-    const checked = process.env.SPUR_TEST_SKIP_STATIC === '1' ? Promise.resolve(true) : staticChecks();
+    const checked = process.env.SPUR_TEST_SKIP_STATIC === '1' ? Promise.resolve(true) : staticChecks(started);
     // One bundle for every worker the suite starts: workers come up in a second, not five.
     const bundle = await buildWorkflowBundle(path.join(tmp, 'workflow-bundle.js'));
     // The api and worker processes the suite starts run compiled JavaScript, as the image does.
     const dist = await buildDist();
+    console.log(`suite starts ${((Date.now() - started) / 1000).toFixed(1)} s into the run`);
     const suite = await runMocha(
       args,
       run,
@@ -70,6 +71,7 @@ async function main(): Promise<number> {
       },
       path.join(tmp, 'mocha.log'),
     );
+    console.log(`suite ended ${((Date.now() - started) / 1000).toFixed(1)} s into the run`);
     for (const line of describeCosts(tmp)) console.log(line);
     const serverCpu = (pid: number) => cpuSecondsOf(pid).own.toFixed(0);
     console.log(
@@ -93,13 +95,17 @@ async function main(): Promise<number> {
 }
 
 /** Type check and lint (workflow determinism, floating promises) over one program: scripts/static-checks.ts. */
-function staticChecks(): Promise<boolean> {
+function staticChecks(started: number): Promise<boolean> {
   const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
   return new Promise<boolean>((resolve) =>
     spawn('nice', ['-n', '19', tsx, path.join(REPO_ROOT, 'scripts', 'static-checks.ts')], {
       cwd: REPO_ROOT,
       stdio: 'inherit',
-    }).on('exit', (c) => resolve(c === 0)),
+    }).on('exit', (c) => {
+      // When they ended: after the suite, they are what the run waited for last.
+      console.log(`static checks ended ${((Date.now() - started) / 1000).toFixed(1)} s into the run`);
+      resolve(c === 0);
+    }),
   );
 }
 

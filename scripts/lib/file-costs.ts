@@ -35,7 +35,29 @@ export function describeCosts(dir: string, top = 12): string[] {
     .sort((a, b) => cpu(b) - cpu(a))
     .slice(0, top)
     .map((c) => `  ${cpu(c).toFixed(0).padStart(5)} CPU-s ${c.wallSeconds.toFixed(0).padStart(5)} s  ${c.file}`);
-  return [`test files: ${costs.length}, ${total.toFixed(0)} CPU-s in the files' processes; the heaviest:`, ...rows];
+  return [
+    `test files: ${costs.length}, ${total.toFixed(0)} CPU-s in the files' processes; the heaviest:`,
+    ...rows,
+    ...describeTail(costs),
+  ];
+}
+
+/**
+ * The files that ended last, with when they started (after the suite's first file) and how long
+ * they took: a long file that started late is the run's tail, which LONG_FIRST in scripts/test.ts
+ * is there to avoid.
+ */
+function describeTail(costs: readonly FileCost[], count = 5): string[] {
+  const first = Math.min(...costs.map((c) => c.startedAt));
+  const endOf = (c: FileCost) => c.startedAt + c.wallSeconds * 1000;
+  const rows = [...costs]
+    .sort((a, b) => endOf(b) - endOf(a))
+    .slice(0, count)
+    .map(
+      (c) =>
+        `  +${((c.startedAt - first) / 1000).toFixed(0).padStart(4)} s ${c.wallSeconds.toFixed(0).padStart(5)} s  ${c.file}`,
+    );
+  return ['the last to end (started after the first file, took):', ...rows];
 }
 
 /** CPU-seconds of a process: its own, and its reaped children's; zero where /proc is unreadable. */

@@ -14,13 +14,16 @@ const NODES = 20;
  * arrive together while a workflow task runs overflow Temporal's buffer of new events (2 MB), which
  * fails that task, and after a few such failures on this 20 MB history the SDK (1.24.0) once left
  * the run waiting for a local activity that had finished. That is not what this test is about.
+ * The worker runs one sandbox at a time (SPUR_PYTHON_MAX_CONCURRENT=1) and each node sleeps a
+ * second, so the results are at least a second apart however late each process starts (staggered
+ * sleeps of 0 … 19 s on the default two sandboxes kept the run going for over 100 s).
  */
 const definition = {
   nodes: [
     n('src', 'InputNode', { output_schema: { x: 'string' } }),
     ...Array.from({ length: NODES }, (_, i) =>
       n(`p${i}`, 'PythonFuncNode', {
-        code: `import time\ntime.sleep(${i})\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
+        code: `import time\ntime.sleep(1)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
         timeout_seconds: 60,
         output_schema: { s: 'string' },
       }),
@@ -33,7 +36,7 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
   this.timeout(300_000);
   let engine: Engine;
   before(async () => {
-    engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE) });
+    engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE), SPUR_PYTHON_MAX_CONCURRENT: '1' });
   });
   after(() => engine?.close());
 

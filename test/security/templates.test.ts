@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RENDER_THREADS } from '../../src/nodes/template-engine/pool';
+import { eachAtMost } from '../support/at-most';
 import { type SplitEngine, startSplitEngine } from '../support/engine';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
@@ -135,6 +136,13 @@ const PROTOTYPE_PROBE = '[{{ {} | dictsort }}][{{ polluted }}]';
 const PROTOTYPE_PROBE_ON_EVERY_THREAD = `{% for i in range(100000) %}{% endfor %}${PROTOTYPE_PROBE}`;
 /** Each sent this many times at once: renders that overlap land on every thread of the pool. */
 const CONCURRENT = RENDER_THREADS * 2;
+/**
+ * Payloads in flight at once in the tests that send every payload: each is a request or a run of
+ * its own (its own workflow, collection), checked on its own answer and record, and what the fake
+ * servers received is checked request by request, so overlapping them changes no check, only the
+ * time the file spends waiting (about 80 payloads, four ways, each a round trip or a run).
+ */
+const PAYLOADS_AT_ONCE = 4;
 
 describe('security: template injection reaches no JavaScript in the api or the worker', function () {
   this.timeout(600_000);
@@ -206,11 +214,11 @@ describe('security: template injection reaches no JavaScript in the api or the w
   }
 
   it('the chunk preview (POST /api/rag/collections/preview_chunk/) answers no payload with a marker or a secret (the secret key, the database URI)', async () => {
-    for (const payload of PAYLOADS) {
+    await eachAtMost(PAYLOADS, PAYLOADS_AT_ONCE, async (payload) => {
       const res = await preview(payload);
       assert.ok([200, 400].includes(res.status), `${payload}: ${res.status} ${res.text.slice(0, 500)}`);
       assertNoMarker(`preview of ${payload}`, res.text);
-    }
+    });
     // Payloads that stay inside the data render as plain templates would.
     const safe = await preview(
       'X{{ constructor }}{{ __proto__ }}{{ hasOwnProperty }}{{ valueOf }}{{ "s".constructor }}Y',
@@ -220,32 +228,30 @@ describe('security: template injection reaches no JavaScript in the api or the w
   });
 
   it('an LLM node sends no marker or secret in its prompt to the provider, nor records one in the run', async () => {
-    for (const payload of PAYLOADS) {
-      const from = llm.requests.length;
+    const from = llm.requests.length;
+    await eachAtMost(PAYLOADS, PAYLOADS_AT_ONCE, async (payload) => {
       const { res, run } = await runLlm(payload);
       assertNoMarker(`run answer for ${payload}`, res.text);
       assertNoMarker(`run record for ${payload}`, run);
-      assertNoMarker(
-        `prompt sent for ${payload}`,
-        llm.requests.slice(from).map((r) => r.body),
-      );
-    }
-    assert.ok(llm.requests.length > 0, 'the payloads that render sent their prompts');
+    });
+    // Every prompt the payloads' runs sent, each with its own rendered messages.
+    const sent = llm.requests.slice(from);
+    for (const request of sent) assertNoMarker('prompt sent', request.body);
+    assert.ok(sent.length > 0, 'the payloads that render sent their prompts');
   });
 
   it('an integration URL template (Jina Reader) requests no URL with a marker or a secret, nor records one in the run', async () => {
-    for (const payload of PAYLOADS) {
-      const from = services.requests.length;
+    const from = services.requests.length;
+    await eachAtMost(PAYLOADS, PAYLOADS_AT_ONCE, async (payload) => {
       const run = await runNode(engine, 'JinaReaderNode', {
         url_template: `https://example.org/${payload}`,
         use_readerlm_v2: false,
       });
       assertNoMarker(`run of ${payload}`, run);
-      assertNoMarker(
-        `request for ${payload}`,
-        services.requests.slice(from).map((r) => ({ path: r.path, query: r.query.toString(), body: r.body })),
-      );
-    }
+    });
+    // Every request the payloads' runs made, each with the URL its template rendered.
+    for (const r of services.requests.slice(from))
+      assertNoMarker('request', { path: r.path, query: r.query.toString(), body: r.body });
     assert.ok(services.to('jina').length > 0, 'the payloads that render made their requests');
   });
 
@@ -283,11 +289,11 @@ describe('security: template injection reaches no JavaScript in the api or the w
         .includes('TEMPLATES ARE DATA'),
       'the text went through `upper`',
     );
-    for (const payload of PAYLOADS) {
+    await eachAtMost(PAYLOADS, PAYLOADS_AT_ONCE, async (payload) => {
       const { progress, documents } = await ingest(payload);
       assertNoMarker(`ingest progress of ${payload}`, progress);
       assertNoMarker(`stored chunks of ${payload}`, documents);
-    }
+    });
   });
 
   /** `count` runs of runLlm at once: their renders overlap on the worker's pool threads. */
