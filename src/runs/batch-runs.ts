@@ -5,7 +5,7 @@ import type { StoredCallback } from '../db/runs/run-documents';
 import type { DefinitionLimits } from '../config/settings';
 import { inputColumns } from './batch-plan';
 import { expectStarted } from './client-runs';
-import { checkRunnable, checkWithinLimits, storedRunDefinition } from './inputs';
+import { runnableDefinition } from './inputs';
 import type { RunLauncher } from './launcher';
 import type { RunReader } from './reader';
 import type { RunClaim, RunRecorder } from './recorder';
@@ -43,9 +43,7 @@ export function createBatchRuns<Callback>(deps: BatchRunDeps<Callback>) {
     traceParent?: string | null,
   ): Promise<RunResponse> {
     const workflow = await deps.workflows.load(workflowId);
-    const definition = storedRunDefinition(workflow.definition);
-    const inputNode = checkRunnable(definition);
-    checkWithinLimits(definition, deps.definitionLimits);
+    const { definition, inputNode } = runnableDefinition(workflow.definition, deps.definitionLimits);
     const dataset = await datasets.getDataset(body.dataset_id);
     const missing = inputColumns(inputNode, dataset.columns).find((c) => !dataset.columns.includes(c));
     if (missing !== undefined)

@@ -56,6 +56,17 @@ export function checkWithinLimits(def: RunDefinition, limits: DefinitionLimits):
     );
 }
 
+/** A stored definition ready to run: parsed, schedulable, with its InputNode, within the limits (400 otherwise). */
+export function runnableDefinition(
+  definitionText: string,
+  limits: DefinitionLimits,
+): { definition: RunDefinition; inputNode: GraphNode } {
+  const definition = storedRunDefinition(definitionText);
+  const inputNode = checkRunnable(definition);
+  checkWithinLimits(definition, limits);
+  return { definition, inputNode };
+}
+
 /**
  * Checks, before any run record exists, that the definition can run with these inputs, and picks
  * the InputNode's input: `initial_inputs` is keyed by the InputNode's id (PySpur), with its title

@@ -3,11 +3,11 @@ import type { RunDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import type { WorkflowVersions } from '../db/workflow-versions';
 import type { DefinitionLimits } from '../config/settings';
-import type { RunDefinition } from '../engine/run-contract';
+import type { GraphNode, RunDefinition } from '../engine/run-contract';
 import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { ConflictError, RequestValidationError, notFound } from '../errors';
 import { expectStarted } from './client-runs';
-import { checkRunnable, checkWithinLimits, storedRunDefinition } from './inputs';
+import { runnableDefinition } from './inputs';
 import type { RunLauncher } from './launcher';
 import type { RunReader } from './reader';
 import type { RunRecorder } from './recorder';
@@ -38,17 +38,14 @@ export function createReruns(deps: RerunDeps) {
   async function definitionFor(
     original: RunDoc,
     version: RerunInput['version'],
-  ): Promise<{ version: WorkflowVersionDoc; name: string; definition: RunDefinition }> {
+  ): Promise<{ version: WorkflowVersionDoc; name: string; definition: RunDefinition; inputNode: GraphNode }> {
     let pinned: WorkflowVersionDoc | null;
     if (version === 'current')
       pinned = await deps.versions.ensureVersion(await deps.workflows.load(original.workflow_id));
     else pinned = original.workflow_version_id ? await deps.versions.byId(original.workflow_version_id) : null;
     if (!pinned)
       throw invalid('version', `The version run ${original._id} ran is gone; rerun with version 'current'`, version);
-    const definition = storedRunDefinition(pinned.definition);
-    checkRunnable(definition);
-    checkWithinLimits(definition, deps.definitionLimits);
-    return { version: pinned, name: pinned.name, definition };
+    return { version: pinned, name: pinned.name, ...runnableDefinition(pinned.definition, deps.definitionLimits) };
   }
 
   /** Checks the request and records the rerun (PENDING); `recordAndLaunch` then launches its workflow. */
@@ -72,9 +69,8 @@ export function createReruns(deps: RerunDeps) {
         body.from_node_id,
       );
     }
-    const { version, name, definition } = await definitionFor(original, body.version);
+    const { version, name, definition, inputNode } = await definitionFor(original, body.version);
     const originalTasks = await runRecords.tasksOf(runId);
-    const inputNode = checkRunnable(definition);
     const fromInput = body.from_node_id === inputNode.id;
     const source: RerunSource = {
       fromNodeId: body.from_node_id,
