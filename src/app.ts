@@ -12,7 +12,9 @@ import { browserSessions } from './http/browser-session';
 import { clientAddressOf, loginAttempts } from './http/login-attempts';
 import { errorMiddleware } from './http/error-middleware';
 import { requestGate } from './http/gate';
-import { apiBodyTypes } from './http/route-body-types';
+import { apiRouteLookup, bodyTypesOf } from './http/route-lookup';
+import { identifier } from './http/identify';
+import { accessRoutes } from './modules/access/access.routes';
 import { securityHeaders } from './http/security-headers';
 import { trustedOrigins } from './http/trusted-origins';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
@@ -125,6 +127,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...budgetRoutes(services.budgets, services.workflows.exists),
     ...mcpPublishRoutes(services.mcpTools, services.workflows),
     ...mcpRoutes(services.workflowTools, config.http.maxJsonBytes),
+    ...accessRoutes(services.access),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);
@@ -144,17 +147,19 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
   const loginRoute = (path: string) => path === '/login' || path === '/logout';
   const approvalRoute = (path: string) => path.startsWith(APPROVE_PREFIX);
-  const bodyTypesOfApi = apiBodyTypes(api, routes, API_PREFIX);
+  const routeOf = apiRouteLookup(api, routes, API_PREFIX);
+  const identify = identifier({ digests, sessions, users: services.accessUsers, keys: services.accessKeys });
 
   app.use(securityHeaders());
   app.use(errorMiddleware(logger));
   for (const check of requestGate({
-    digests,
-    sessions,
+    identify,
+    route: routeOf,
     hosts: allowedHostNames({ listenHost: config.http.host, allowedHosts: config.http.allowedHosts, keysSet }),
     trustedOrigin: trustedOrigins(config.http.corsOrigins, keysSet),
     anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path) }),
-    bodyTypes: (method, path) => (loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOfApi(method, path)),
+    bodyTypes: (method, path) =>
+      loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOf(routeOf(method, path)),
   }))
     app.use(check);
   // The runs a request starts record who asked for them (the ledger's api_key group).
@@ -163,6 +168,9 @@ export function createApp({ config, logger, services, probes, secretKey = random
   mountLogin(site, {
     digests,
     sessions,
+    identify,
+    users: services.accessUsers,
+    keys: services.accessKeys,
     attempts: loginAttempts(config.http.login),
     clientAddress: clientAddressOf(config.http.login.trustForwardedFor),
   });

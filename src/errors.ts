@@ -12,6 +12,8 @@ export type ErrorKind =
   | 'validation'
   /** The state of the thing does not allow it now. */
   | 'conflict'
+  /** The caller is known but their role or the thing's rules do not let them do this. */
+  | 'forbidden'
   | 'too_large'
   /** A dependency (Temporal, MongoDB) cannot be reached; the same request may work later. */
   | 'unavailable'
@@ -46,6 +48,12 @@ export class BadRequestError extends SpurError {
 export class ConflictError extends SpurError {
   constructor(message: string, code = 'CONFLICT') {
     super('conflict', code, message);
+  }
+}
+
+export class ForbiddenError extends SpurError {
+  constructor(message: string, code = 'FORBIDDEN') {
+    super('forbidden', code, message);
   }
 }
 

@@ -36,6 +36,9 @@ import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 import { createCallbackService } from './modules/callbacks/callbacks.service';
 import { createBrowserSessionStore } from './db/browser-sessions';
+import { createAccessKeyStore } from './db/access-keys';
+import { createAccessUserStore } from './db/access-users';
+import { createAccessService } from './modules/access/access.service';
 import { createIdempotency } from './modules/runs/idempotency';
 import { createScheduleService } from './modules/schedules/schedules.service';
 import { createTemporalSchedules } from './modules/schedules/temporal-schedules';
@@ -177,6 +180,9 @@ export function createServices({
       definitionLimits: config.limits,
     }),
   });
+  const browserSessionStore = createBrowserSessionStore(models);
+  const accessUsers = createAccessUserStore(models);
+  const accessKeys = createAccessKeyStore(models);
   return {
     evalSuites,
     evals,
@@ -240,7 +246,10 @@ export function createServices({
     users,
     sessions,
     chatCompletions: createChatCompletionService({ workflows, clientRuns, reader }),
-    browserSessionStore: createBrowserSessionStore(models),
+    browserSessionStore,
+    accessUsers,
+    accessKeys,
+    access: createAccessService({ users: accessUsers, keys: accessKeys, sessions: browserSessionStore }),
     idempotency,
     recoverRun,
     webhookTriggers: createWebhookTriggerService({

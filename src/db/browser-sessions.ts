@@ -1,9 +1,15 @@
 import { trusted } from 'mongoose';
 import type { BrowserSessionDoc, Models } from './models';
 
-/** A browser session as the api sees it: whose key made it and until when it holds. */
+/** A browser session as the api sees it: who signed in (a configured key or a user), how, until when. */
 export interface StoredBrowserSession {
-  keyTag: string;
+  /** A login with a configured key: that key's tag; else null. */
+  keyTag: string | null;
+  /** A user's session: the user; else null. */
+  userId: string | null;
+  /** A session signed in with a user's key: that key (its role caps the session's). */
+  keyId: string | null;
+  via: 'session' | 'oidc';
   expiresAt: Date;
 }
 
@@ -14,6 +20,8 @@ export interface BrowserSessionStore {
   find(id: string, now: Date): Promise<StoredBrowserSession | null>;
   /** Ends the session, whichever replica made it. */
   remove(id: string): Promise<void>;
+  /** Ends every session of a user (disabled or deleted), on every replica at once. */
+  removeForUser(userId: string): Promise<void>;
 }
 
 /** How often a process removes expired sessions itself (where no TTL index does: FerretDB v1). */
@@ -33,17 +41,35 @@ export function createBrowserSessionStore(models: Models): BrowserSessionStore {
   return {
     async create(id, session, now) {
       sweepNowAndThen(now);
-      await BrowserSession.create({ _id: id, key_tag: session.keyTag, created_at: now, expires_at: session.expiresAt });
+      await BrowserSession.create({
+        _id: id,
+        key_tag: session.keyTag,
+        user_id: session.userId,
+        key_id: session.keyId,
+        via: session.via,
+        created_at: now,
+        expires_at: session.expiresAt,
+      });
     },
     async find(id, now) {
       const doc = await BrowserSession.findById(id).lean<BrowserSessionDoc>();
       if (!doc) return null;
-      if (doc.expires_at > now) return { keyTag: doc.key_tag, expiresAt: doc.expires_at };
+      if (doc.expires_at > now)
+        return {
+          keyTag: doc.key_tag ?? null,
+          userId: doc.user_id ?? null,
+          keyId: doc.key_id ?? null,
+          via: doc.via === 'oidc' ? 'oidc' : 'session',
+          expiresAt: doc.expires_at,
+        };
       await BrowserSession.deleteOne({ _id: id });
       return null;
     },
     async remove(id) {
       await BrowserSession.deleteOne({ _id: id });
+    },
+    async removeForUser(userId) {
+      await BrowserSession.deleteMany({ user_id: userId });
     },
   };
 }

@@ -18,6 +18,8 @@ export const ID_PREFIX = {
   evalSuite: 'EV',
   evalRun: 'ER',
   evalComparison: 'EC',
+  accessUser: 'UA',
+  accessKey: 'K',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

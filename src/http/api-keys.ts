@@ -1,3 +1,4 @@
+import { callerOf } from '../access/caller';
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** `sha256:<hex>` of a key: what configuration holds, so a leaked config does not leak keys. */
@@ -42,15 +43,20 @@ export interface ApiCaller {
   authenticated?: boolean;
   /** The digest of the key presented, when one was. */
   apiKeyDigest?: string;
-  /** A browser session (a login with a key) came with the request. */
+  /** A browser session (a sign-in) came with the request. */
   session?: boolean;
 }
 
-/** The caller as runs record it (src/runs/run-caller.ts): a short id of the key's digest, `session`, or null. */
+/**
+ * The caller as runs record it (src/runs/run-caller.ts): a short id of the key's digest, the user
+ * of a session (`user:<id>`), `session` (a login with a configured key), or null (keyless).
+ */
 export function callerId(state: unknown): string | null {
   const caller = state as ApiCaller;
   if (caller.apiKeyDigest) return `key:${caller.apiKeyDigest.slice(0, 12)}`;
-  return caller.session ? 'session' : null;
+  if (!caller.session) return null;
+  const userId = callerOf(state)?.userId;
+  return userId ? `user:${userId}` : 'session';
 }
 
 /** False unless the gate let the request in as authenticated (the allowlist also lets others in). */

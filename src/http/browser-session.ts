@@ -8,8 +8,9 @@ import type { BrowserSessionStore } from '../db/browser-sessions';
  * from, its expiry) lives in MongoDB, so every api replica accepts it, and logging out on any
  * replica ends it for all (a copied cookie stops working). The stored `_id` is an HMAC of the id
  * under a key derived from the server's secret key: the database alone yields no usable cookie and
- * cannot mint one. A session names the digest of its API key by a tag: removing that key from the
- * configuration ends its sessions.
+ * cannot mint one. A session is a user's (signed in with a password, a key or OpenID; disabling the
+ * user ends it), or names a configured API key by a tag: removing that key from the configuration
+ * ends its sessions.
  *
  * Over TLS the cookie is `__Host-spur_session` (Secure, Path=/, no Domain: a browser accepts it only
  * from this origin over HTTPS, so neither a plain-HTTP answer nor a sibling subdomain can plant or
@@ -19,13 +20,23 @@ import type { BrowserSessionStore } from '../db/browser-sessions';
 export const SESSION_COOKIE = 'spur_session';
 export const TLS_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
+/** Who a session is for: a login with a configured key, or a signed-in user. */
+export type SessionHolder = { keyDigest: Buffer } | { userId: string; via: 'session' | 'oidc'; keyId?: string };
+
+/** Who a valid session's cookie stands for. */
+export type SessionIdentity =
+  { configKey: true } | { configKey: false; userId: string; keyId: string | null; via: 'session' | 'oidc' };
+
 export interface BrowserSessions {
-  /** Starts a session for a login with the key of this digest and sets its cookie (ending the request's old one). */
-  issue(ctx: Context, keyDigest: Buffer): Promise<void>;
+  /** Starts a session for the holder and sets its cookie (ending the request's old one). */
+  issue(ctx: Context, holder: SessionHolder): Promise<void>;
   /** Ends the request's session server-side (if any) and clears the cookie. */
   end(ctx: Context): Promise<void>;
-  /** True when the request carries the cookie of a stored, unexpired session of a key still configured. */
-  valid(ctx: Context): Promise<boolean>;
+  /**
+   * Who the request's session cookie stands for, when it names a stored, unexpired session of a key
+   * still configured or of a user (whether that user may still act is the caller's to check).
+   */
+  find(ctx: Context): Promise<SessionIdentity | null>;
 }
 
 export function browserSessions(
@@ -40,7 +51,7 @@ export function browserSessions(
   const storedId = (sessionId: string) => createHmac('sha256', idKey).update(sessionId).digest('hex');
 
   return {
-    async issue(ctx, keyDigest) {
+    async issue(ctx, holder) {
       // A login replaces the browser's previous session rather than leaving it valid beside the new one.
       const previous = presentedSessionId(ctx);
       if (previous) await store.remove(storedId(previous));
@@ -48,7 +59,21 @@ export function browserSessions(
       const now = clock();
       await store.create(
         storedId(sessionId),
-        { keyTag: tagOf(keyDigest), expiresAt: new Date(now + ttlMs) },
+        'keyDigest' in holder
+          ? {
+              keyTag: tagOf(holder.keyDigest),
+              userId: null,
+              keyId: null,
+              via: 'session',
+              expiresAt: new Date(now + ttlMs),
+            }
+          : {
+              keyTag: null,
+              userId: holder.userId,
+              keyId: holder.keyId ?? null,
+              via: holder.via,
+              expiresAt: new Date(now + ttlMs),
+            },
         new Date(now),
       );
       setCookie(ctx, sessionId, Math.floor(ttlMs / 1000));
@@ -58,11 +83,14 @@ export function browserSessions(
       if (sessionId) await store.remove(storedId(sessionId));
       setCookie(ctx, '', 0);
     },
-    async valid(ctx) {
+    async find(ctx) {
       const sessionId = presentedSessionId(ctx);
-      if (!sessionId) return false;
+      if (!sessionId) return null;
       const session = await store.find(storedId(sessionId), new Date(clock()));
-      return session !== null && tags.has(session.keyTag);
+      if (session === null) return null;
+      if (session.userId !== null)
+        return { configKey: false, userId: session.userId, keyId: session.keyId, via: session.via };
+      return session.keyTag !== null && tags.has(session.keyTag) ? { configKey: true } : null;
     },
   };
 }

@@ -6,6 +6,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
   validation: 422,
   conflict: 409,
+  forbidden: 403,
   too_large: 413,
   unavailable: 503,
   upstream_failed: 502,

@@ -1,8 +1,11 @@
 import type { Middleware } from 'koa';
-import { type ApiCaller, matchingDigest, presentedKey } from './api-keys';
+import { callerOf, setCaller } from '../access/caller';
+import { PERMISSIONS, roleAllows } from '../access/permissions';
+import type { ApiCaller } from './api-keys';
 import { hostNameOf } from './allowed-hosts';
 import { bodyTypeCheck } from './body-types';
-import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
+import type { Identify } from './identify';
+import { permissionOf, type RouteFacts } from './route-lookup';
 import { corsMiddleware } from './cors';
 import { nonCanonicalPath } from './request-path';
 import { originCheck } from './trusted-origins';
@@ -11,9 +14,10 @@ import { originCheck } from './trusted-origins';
 export type AnonymousAccess = 'allow' | 'login' | 'deny';
 
 export interface GateOptions {
-  /** Configured API key digests; none = no authentication (a loopback dev instance). */
-  digests: readonly Buffer[];
-  sessions: BrowserSessions;
+  /** Who a request is from (identify.ts). */
+  identify: Identify;
+  /** The API route a request is for, as the router will match it; null for any other path. */
+  route: (method: string, path: string) => RouteFacts | null;
   /** `Host` names served; null = any (see allowed-hosts.ts). */
   hosts: ReadonlySet<string> | null;
   /** Other origins trusted for CORS and state changes (see trusted-origins.ts). */
@@ -28,8 +32,8 @@ export interface GateOptions {
  * The one gate every request passes before any router or the web UI sees it, in this order: a
  * canonical path (404), a served Host (421), CORS, a trusted Origin for state changes (403), a key
  * or session unless the allowlist lets the request in (401, or the login page for the UI's pages),
- * a body type the route reads (415). Default closed: a path the allowlist does not name needs a
- * key, whatever router would answer it.
+ * a role that holds the route's permission (403), a body type the route reads (415). Default
+ * closed: a path the allowlist does not name needs a key, whatever router would answer it.
  */
 export function requestGate(options: GateOptions): Middleware[] {
   return [
@@ -38,6 +42,7 @@ export function requestGate(options: GateOptions): Middleware[] {
     corsMiddleware(options.trustedOrigin),
     originCheck(options.trustedOrigin),
     authenticate(options),
+    authorize(options),
     bodyTypeCheck(options.bodyTypes),
   ];
 }
@@ -60,42 +65,52 @@ function hostCheck(hosts: ReadonlySet<string> | null): Middleware {
   };
 }
 
-function authenticate({ digests, sessions, anonymous }: GateOptions): Middleware {
-  return async function requireKeyOrSession(ctx, next) {
-    const caller = ctx.state as ApiCaller;
-    caller.authenticated = false;
-    if (digests.length === 0) {
-      caller.authenticated = true;
+function authenticate({ identify, anonymous }: GateOptions): Middleware {
+  return async function requireCaller(ctx, next) {
+    const state = ctx.state as ApiCaller;
+    state.authenticated = false;
+    const who = await identify(ctx);
+    if (who.caller) {
+      state.authenticated = true;
+      setCaller(ctx.state, who.caller);
+      // Who is calling, for what is scoped per caller (idempotency keys): the key's digest, never the key.
+      if (who.keyDigest) state.apiKeyDigest = who.keyDigest;
+      state.session = who.caller.via === 'session' || who.caller.via === 'oidc';
       return next();
-    }
-    const key = presentedKey(ctx.get('authorization') || undefined, ctx.headers['x-api-key']);
-    let crossOriginSession = false;
-    if (key !== null) {
-      const digest = matchingDigest(digests, key);
-      if (digest) {
-        caller.authenticated = true;
-        // Who is calling, for what is scoped per caller (idempotency keys): the key's digest, never the key.
-        caller.apiKeyDigest = digest.toString('hex');
-        return next();
-      }
-    } else if (await sessions.valid(ctx)) {
-      if (sameOriginOrSafe(ctx)) {
-        caller.authenticated = true;
-        caller.session = true;
-        return next();
-      }
-      crossOriginSession = true;
     }
     const access = anonymous(ctx.method, ctx.path);
     if (access === 'allow') return next();
     if (access === 'login') return ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`);
-    if (crossOriginSession) {
+    if (who.refused === 'cross-origin-session') {
       ctx.status = 403;
       ctx.body = { detail: 'Cross-origin request refused: a browser session is accepted only from its own origin' };
       return;
     }
     ctx.status = 401;
     ctx.set('WWW-Authenticate', 'Bearer');
-    ctx.body = { detail: key === null ? 'Not authenticated' : 'Invalid API key' };
+    ctx.body = { detail: who.refused === 'invalid-key' ? 'Invalid API key' : 'Not authenticated' };
+  };
+}
+
+/**
+ * The role check, before any router reads an id or a body: a caller whose role lacks the route's
+ * permission learns only which permission it lacks, and nothing changes.
+ */
+function authorize({ route }: GateOptions): Middleware {
+  return async function requirePermission(ctx, next) {
+    const permission = permissionOf(route(ctx.method, ctx.path));
+    if (permission === null || permission === 'anyone') return next();
+    const caller = callerOf(ctx.state);
+    if (caller === null) {
+      ctx.status = 401;
+      ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.body = { detail: 'Not authenticated' };
+      return;
+    }
+    if (roleAllows(caller.role, permission)) return next();
+    ctx.status = 403;
+    ctx.body = {
+      detail: `Forbidden: this needs the permission '${permission}' (role ${PERMISSIONS[permission].role} or above); your role is ${caller.role}`,
+    };
   };
 }

@@ -2,11 +2,15 @@ import type Router from '@koa/router';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
+import type { Permission } from '../access/permissions';
 import { RequestValidationError } from '../errors';
 import { NO_BODY, readJsonBody } from './json-body';
 import { type RequestPart, toValidationDetails } from './validation-details';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A permission of the table (src/access/permissions.ts), or `anyone`: a route whose own credential is in its path (a webhook) or that answers strangers (health). */
+export type RoutePermission = Permission | 'anyone';
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface RouteInput<P, Q, B> {
@@ -27,6 +31,11 @@ export interface RouteDef<
   method: Method;
   path: string;
   summary: string;
+  /**
+   * What the caller's role must allow, checked by the gate before the route reads anything.
+   * A reading route defaults to `read`; every other route must name one.
+   */
+  permission?: RoutePermission;
   /** Longer prose for the OpenAPI document. */
   description?: string;
   tags: string[];
@@ -65,6 +74,7 @@ export interface RouteLimits {
 export interface MountableRoute {
   method: Method;
   path: string;
+  permission: RoutePermission;
   /** The body's media type, when the route reads a body. */
   bodyType?: 'application/json' | 'multipart/form-data';
   /** The media types a route that reads its body itself accepts (RouteDef.rawBody). */
@@ -77,13 +87,17 @@ export function defineRoute<
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(def: RouteDef<P, Q, B>): MountableRoute {
+  const permission = def.permission ?? (def.method === 'get' ? 'read' : undefined);
+  if (permission === undefined)
+    throw new Error(`${def.method.toUpperCase()} ${def.path} changes state: it must name its permission`);
   return {
     method: def.method,
     path: def.path,
+    permission,
     ...(def.body ? { bodyType: def.bodyType ?? 'application/json' } : {}),
     ...(def.rawBody ? { bodyTypes: def.rawBody.contentTypes } : {}),
     mount(router, registry, limits) {
-      registry.registerPath(openApiPath(def));
+      registry.registerPath({ ...openApiPath(def), 'x-spur-permission': permission });
       const koaPath = koaPathOf(def.path);
       const handle: Middleware = async (ctx) => {
         const params = parsePart(def.params, 'path', ctx.params ?? {});
@@ -128,6 +142,7 @@ function parsePart(schema: z.ZodType | undefined, part: RequestPart, raw: unknow
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'The request cannot be carried out in the current state',
   401: 'Not authenticated (a webhook: its signature is missing or wrong)',
+  403: "The caller's role or the thing's rules do not allow this",
   404: 'Unknown identifier',
   409: 'Conflict with an existing resource',
   413: 'Body or upload over the size limit',

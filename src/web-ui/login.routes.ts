@@ -1,10 +1,14 @@
 import type Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
+import { verifyPassword } from '../access/passwords';
+import type { AccessKeyStore } from '../db/access-keys';
+import type { AccessUserStore } from '../db/access-users';
 import { matchingDigest } from '../http/api-keys';
-import { type BrowserSessions, sameOriginOrSafe } from '../http/browser-session';
+import { type BrowserSessions, type SessionHolder, sameOriginOrSafe } from '../http/browser-session';
+import { type Identify, keyDigestOf, liveKey } from '../http/identify';
 import type { LoginAttempts } from '../http/login-attempts';
-import { loginPage } from './pages';
+import { loginPage, type SignInLink } from './pages';
 
 /** Where to go after signing in: only a path on this server (never `//host` or a full URL). */
 export function safeNext(next: unknown): string {
@@ -19,28 +23,52 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
 export interface LoginOptions {
   digests: readonly Buffer[];
   sessions: BrowserSessions;
+  identify: Identify;
+  users: AccessUserStore;
+  keys: AccessKeyStore;
+  /** "Sign in with …" buttons (an OpenID provider), shown above the forms. */
+  links?: readonly SignInLink[];
   attempts: LoginAttempts;
   /** The address failed logins are counted per (http/login-attempts.ts). */
   clientAddress: (ctx: Context) => string;
 }
 
 /**
- * `/login` trades an API key for a browser session cookie; `/logout` ends the session on the
- * server. Without keys (loopback only) there is nothing to log in to: `/login` sends the browser on.
+ * `/login` trades a username and password, or an API key, for a browser session cookie; `/logout`
+ * ends the session on the server. Without keys (loopback only) there is nothing to log in to:
+ * `/login` sends the browser on.
  */
-export function mountLogin(router: Router, { digests, sessions, attempts, clientAddress }: LoginOptions): void {
+export function mountLogin(router: Router, options: LoginOptions): void {
+  const { digests, sessions, attempts, clientAddress, identify, users, links = [] } = options;
   const htmlAnswer = (ctx: Context, status: number, next: string, error: string) => {
     ctx.status = status;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = loginPage(next, error);
+    ctx.body = loginPage(next, error, links);
   };
 
+  /** Who the form names, when its password or key is right; null otherwise (the same answer for an unknown user). */
+  async function holderOf(form: URLSearchParams): Promise<SessionHolder | null> {
+    const username = form.get('username');
+    if (username !== null) {
+      const user = await users.byUsername(username.trim());
+      const ok = await verifyPassword(form.get('password') ?? '', user?.password_hash ?? null);
+      return ok && user && !user.disabled ? { userId: user._id, via: 'session' } : null;
+    }
+    const key = form.get('api_key')?.trim() || null;
+    const digest = matchingDigest(digests, key);
+    if (digest) return { keyDigest: digest };
+    if (key === null) return null;
+    // A user's key signs its user in; the session keeps the key's role as its cap and ends with the key.
+    const live = await liveKey(options.keys, users, keyDigestOf(key), new Date());
+    return live ? { userId: live.user._id, via: 'session', keyId: live.key._id } : null;
+  }
+
   router.get('/login', async (ctx) => {
-    if (digests.length === 0 || (await sessions.valid(ctx))) return ctx.redirect(safeNext(ctx.query.next));
+    if (digests.length === 0 || (await identify(ctx)).caller) return ctx.redirect(safeNext(ctx.query.next));
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = loginPage(safeNext(ctx.query.next));
+    ctx.body = loginPage(safeNext(ctx.query.next), undefined, links);
   });
 
   router.post('/login', async (ctx) => {
@@ -59,12 +87,13 @@ export function mountLogin(router: Router, { digests, sessions, attempts, client
       ctx.set('Retry-After', String(wait));
       return htmlAnswer(ctx, 429, next, `Too many failed sign-ins from your address: try again in ${wait} s.`);
     }
-    const digest = matchingDigest(digests, form.get('api_key')?.trim() || null);
-    if (!digest) {
+    const holder = await holderOf(form);
+    if (!holder) {
       attempts.failed(client);
-      return htmlAnswer(ctx, 401, next, 'That API key is not valid.');
+      const what = form.has('username') ? 'That username and password do not match' : 'That API key is not valid';
+      return htmlAnswer(ctx, 401, next, `${what}.`);
     }
-    await sessions.issue(ctx, digest);
+    await sessions.issue(ctx, holder);
     ctx.status = 303;
     ctx.redirect(next);
   });

@@ -14,25 +14,43 @@ function page(title: string, body: string): string {
   main { background: #fff; border: 1px solid #d0d7de; border-radius: 10px; padding: 2rem; width: min(26rem, 90vw); }
   h1 { font-size: 1.3rem; margin-top: 0; }
   label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
-  input[type=password] { width: 100%; box-sizing: border-box; padding: .55rem; border: 1px solid #d0d7de; border-radius: 6px; font: inherit; }
+  input[type=password], input[type=text] { width: 100%; box-sizing: border-box; padding: .55rem; border: 1px solid #d0d7de; border-radius: 6px; font: inherit; }
   button { margin-top: 1rem; padding: .55rem 1.2rem; border: 0; border-radius: 6px; background: #1f6feb; color: #fff; font: inherit; cursor: pointer; }
   .error { color: #cf222e; }
+  a.button { display: inline-block; padding: .55rem 1.2rem; border-radius: 6px; background: #24292f; color: #fff; text-decoration: none; }
+  form + form { margin-top: 1.5rem; border-top: 1px solid #d0d7de; }
   code { background: #eff1f3; padding: .1rem .3rem; border-radius: 4px; }
 </style></head>
 <body><main>${body}</main></body></html>`;
 }
 
-export function loginPage(next: string, error?: string): string {
+/** A "Sign in with …" button of the login page (an OpenID provider). */
+export interface SignInLink {
+  label: string;
+  href: string;
+}
+
+export function loginPage(next: string, error?: string, links: readonly SignInLink[] = []): string {
+  const hidden = `<input type="hidden" name="next" value="${escapeHtml(next)}">`;
   return page(
     'Sign in to Spur',
     `<h1>Sign in to Spur</h1>
-<p>This Spur server needs an API key. The browser keeps it as a session cookie, not the key itself.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/login">
-  <input type="hidden" name="next" value="${escapeHtml(next)}">
-  <label for="api_key">API key</label>
-  <input id="api_key" name="api_key" type="password" autocomplete="current-password" required autofocus>
+${links.map((l) => `<p><a class="button" href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a></p>`).join('\n')}
+<form method="post" action="/login" aria-label="Sign in with a password">
+  ${hidden}
+  <label for="username">Username</label>
+  <input id="username" name="username" type="text" autocomplete="username" required autofocus>
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required>
   <button type="submit">Sign in</button>
+</form>
+<form method="post" action="/login" aria-label="Sign in with an API key">
+  ${hidden}
+  <p>Or with an API key: the browser keeps a session cookie, not the key itself.</p>
+  <label for="api_key">API key</label>
+  <input id="api_key" name="api_key" type="password" autocomplete="off" required>
+  <button type="submit">Sign in with the key</button>
 </form>`,
   );
 }

@@ -37,7 +37,9 @@ describe('api: browser login with API keys', function () {
     assert.equal(page.headers.get('location'), '/login?next=%2Fdashboard');
     const form = await send('/login?next=%2Fdashboard');
     assert.equal(form.status, 200);
-    assert.match(await form.text(), /<form method="post" action="\/login">[\s\S]*name="api_key"/);
+    const html = await form.text();
+    assert.match(html, /<form method="post" action="\/login"[^>]*>[\s\S]*name="username"[\s\S]*name="password"/);
+    assert.match(html, /<form method="post" action="\/login"[^>]*>[\s\S]*name="api_key"/);
     assert.equal((await send('/_next/static/app.js')).status, 200);
     assert.equal((await send('/api/wf/')).status, 401);
   });

@@ -9,13 +9,23 @@ import { Schema, type InferSchemaType } from 'mongoose';
 export const browserSessionSchema = new Schema(
   {
     _id: { type: String, required: true },
-    /** Names the API key the login used (not secret): a key no longer configured ends its sessions. */
-    key_tag: { type: String, required: true },
+    /**
+     * A login with a configured key (SPUR_API_KEY_HASHES): names that key (not secret), so a key no
+     * longer configured ends its sessions. Null for a user's session.
+     */
+    key_tag: { type: String, default: null },
+    /** The user signed in (`UA…`): disabling or deleting them removes their sessions. */
+    user_id: { type: String, default: null },
+    /** A user's key given on the login page: the session acts with that key's role and ends with it. */
+    key_id: { type: String, default: null },
+    /** How the user signed in: `session` (password or a key on the login page) or `oidc`. */
+    via: { type: String, default: 'session' },
     created_at: { type: Date, required: true },
     /** MongoDB's TTL monitor removes the session after this; the api refuses it from then on anyway. */
     expires_at: { type: Date, required: true },
   },
   { collection: 'browser_sessions', versionKey: false },
 );
+browserSessionSchema.index({ user_id: 1 });
 
 export type BrowserSessionDoc = InferSchemaType<typeof browserSessionSchema> & { _id: string };

@@ -11,6 +11,8 @@ import { workflowBudgetSchema, type WorkflowBudgetDoc } from './workflow-budget.
 import { mcpToolSchema, type McpToolDoc } from './mcp-tool.model';
 import { spendEntrySchema, type SpendEntryDoc } from './spend-entry.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
+import { accessUserSchema, type AccessUserDoc } from './access-user.model';
+import { accessKeySchema, type AccessKeyDoc } from './access-key.model';
 import { ensureExpiryIndex } from './expiry-index';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
@@ -44,7 +46,7 @@ export type { SessionDoc, SessionTurnDoc, UserDoc };
 export type { ApprovalDeliveryDoc, CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
-export type { BrowserSessionDoc };
+export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc };
 export type { ScheduleDoc, ScheduleFireDoc };
 export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
@@ -100,6 +102,8 @@ export function createModels(conn: Connection) {
     ApprovalDelivery: conn.model<ApprovalDeliveryDoc>('ApprovalDelivery', approvalDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
+    AccessUser: conn.model<AccessUserDoc>('AccessUser', accessUserSchema),
+    AccessKey: conn.model<AccessKeyDoc>('AccessKey', accessKeySchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
     ScheduleFire: conn.model<ScheduleFireDoc>('ScheduleFire', scheduleFireSchema),
     WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),

@@ -66,6 +66,7 @@ export function aiRoutes(complete: AiAssist): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/ai/generate_schema/',
+      permission: 'build',
       summary: 'Generate an output JSON Schema from a description',
       tags,
       body: SchemaRequest,
@@ -89,6 +90,7 @@ export function aiRoutes(complete: AiAssist): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/ai/generate_message/',
+      permission: 'build',
       summary: 'Generate a system or user prompt from a description',
       tags,
       body: MessageRequest,

@@ -32,6 +32,7 @@ export function codeConvertRoutes(codes: CodeConvertService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/code_convert/create_from_code',
+      permission: 'build',
       summary: 'Create a workflow from Python code',
       description: RAN_IN_SANDBOX,
       tags,
@@ -43,6 +44,7 @@ export function codeConvertRoutes(codes: CodeConvertService): MountableRoute[] {
     defineRoute({
       method: 'put',
       path: '/code_convert/{workflow_id}',
+      permission: 'build',
       summary: 'Replace a workflow from Python code, keeping the layout of the nodes it already had',
       description: RAN_IN_SANDBOX,
       tags,
@@ -55,6 +57,7 @@ export function codeConvertRoutes(codes: CodeConvertService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/code_convert/code_to_definition',
+      permission: 'build',
       summary: 'Python code to a workflow definition, not stored',
       description: RAN_IN_SANDBOX,
       tags,
@@ -66,6 +69,7 @@ export function codeConvertRoutes(codes: CodeConvertService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/code_convert/definition_to_code',
+      permission: 'build',
       summary: 'A workflow definition to Python code, not stored',
       tags,
       query: CodeLayoutQuery,

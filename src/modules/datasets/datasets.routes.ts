@@ -19,6 +19,7 @@ export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/ds/',
+      permission: 'build',
       summary: 'Upload a dataset (.csv, .jsonl, .json array of objects, .parquet)',
       tags,
       query: DatasetUploadQuery,
@@ -51,6 +52,7 @@ export function datasetRoutes(datasets: DatasetService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/ds/{dataset_id}/',
+      permission: 'build',
       summary: 'Delete a dataset with its rows and file',
       tags,
       params: DatasetIdParams,

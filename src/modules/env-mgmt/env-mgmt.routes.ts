@@ -56,6 +56,7 @@ export function envMgmtRoutes(env: EnvService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/env-mgmt/',
+      permission: 'credentials.manage',
       summary: 'Set a variable (stored encrypted)',
       tags,
       body: SetKeyRequest,
@@ -76,6 +77,7 @@ export function envMgmtRoutes(env: EnvService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/env-mgmt/{name}',
+      permission: 'credentials.manage',
       summary: 'Remove a variable',
       tags,
       params: NameParams,

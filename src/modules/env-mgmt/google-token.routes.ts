@@ -17,6 +17,7 @@ export function googleTokenRoutes(env: EnvService, clock: () => Date = () => new
     defineRoute({
       method: 'post',
       path: '/google/store_token/',
+      permission: 'credentials.manage',
       summary: 'Store the Google OAuth access token for the Sheets node',
       tags,
       body: TokenInput,

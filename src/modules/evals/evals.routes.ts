@@ -26,6 +26,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
     defineRoute({
       method: 'post',
       path: '/evals/suites/',
+      permission: 'build',
       summary: 'Create an eval suite over a stored dataset',
       tags,
       body: SuiteRequest,
@@ -54,6 +55,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
     defineRoute({
       method: 'delete',
       path: '/evals/suites/{suite_id}/',
+      permission: 'build',
       summary: 'Delete an eval suite (its runs and their results stay)',
       tags,
       params: SuiteIdParams,
@@ -75,6 +77,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
     defineRoute({
       method: 'post',
       path: '/evals/launch/',
+      permission: 'build',
       summary: "Run a suite on a workflow's current version: a durable batch, each row scored as it ends",
       tags,
       body: LaunchRequest,
@@ -103,6 +106,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
     defineRoute({
       method: 'post',
       path: '/evals/runs/{eval_run_id}/cancel/',
+      permission: 'build',
       summary: 'Cancel an eval run (rows that ended keep their scores)',
       tags,
       params: EvalRunIdParams,
@@ -113,6 +117,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
     defineRoute({
       method: 'post',
       path: '/evals/compare/',
+      permission: 'build',
       summary: 'Run two versions of a workflow on the same rows of a suite',
       description:
         'Answers at once (202) with the comparison as it stands; GET it until its status is COMPLETED for the final delta and interval.',

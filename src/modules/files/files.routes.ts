@@ -73,6 +73,7 @@ export function fileRoutes(files: StoredFileService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/files/{workflow_id}/{file_name}',
+      permission: 'build',
       summary: 'Delete one file of a workflow',
       tags,
       params: FileParams,
@@ -86,6 +87,7 @@ export function fileRoutes(files: StoredFileService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/files/{workflow_id}',
+      permission: 'build',
       summary: "Delete all of a workflow's files",
       tags,
       params: WorkflowParams,

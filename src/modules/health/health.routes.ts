@@ -21,6 +21,7 @@ export function healthRoutes(probes: Record<string, HealthProbe>): MountableRout
     defineRoute({
       method: 'get',
       path: '/health',
+      permission: 'anyone',
       summary: 'MongoDB and Temporal reachability; in the single-process topology, whether the Python sandbox starts',
       tags: ['health'],
       response: HealthResponse,

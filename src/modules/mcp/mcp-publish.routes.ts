@@ -67,6 +67,7 @@ export function mcpPublishRoutes(tools: McpTools, workflows: WorkflowService): M
     defineRoute({
       method: 'put',
       path: '/wf/{workflow_id}/mcp/',
+      permission: 'build',
       summary: 'Publish the workflow as an MCP tool, or withdraw it (tools/list shows the change at once)',
       tags,
       params: WorkflowIdParams,

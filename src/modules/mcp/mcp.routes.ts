@@ -34,6 +34,7 @@ export function mcpRoutes(tools: WorkflowTools, maxJsonBytes: number): Mountable
     defineRoute({
       method: 'post',
       path: '/mcp',
+      permission: 'run',
       summary: 'Model Context Protocol server: published workflows as tools (streamable HTTP)',
       description:
         'Speaks MCP over streamable HTTP in stateless mode (`initialize`, `tools/list`, `tools/call`). Send `Accept: application/json, text/event-stream`. Published workflows (`PUT /wf/{workflow_id}/mcp/`) are the tools.',

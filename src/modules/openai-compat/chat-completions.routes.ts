@@ -23,6 +23,7 @@ export function chatCompletionRoutes(chat: ChatCompletionService): MountableRout
     defineRoute({
       method: 'post',
       path,
+      permission: 'run',
       summary: 'OpenAI-compatible chat completion: model = workflow id (stream: SSE chunks)',
       tags: ['openai-compatible'],
       body: ChatCompletionRequest,

@@ -47,6 +47,7 @@ export function outputFileRoutes(outputFiles: OutputFileService): MountableRoute
     defineRoute({
       method: 'delete',
       path: '/of/{output_file_id}/',
+      permission: 'build',
       summary: 'Delete an output file and its bytes; runs keep existing',
       tags,
       params: OutputFileIdParams,

@@ -52,6 +52,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'post',
       path: '/rag/collections/preview_chunk/',
+      permission: 'build',
       summary: 'How a file would be chunked (first, middle and last chunk)',
       tags,
       bodyType: 'multipart/form-data',
@@ -64,6 +65,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'post',
       path: '/rag/collections/',
+      permission: 'build',
       summary: 'Create a document collection; its files are parsed and chunked by a workflow',
       tags,
       bodyType: 'multipart/form-data',
@@ -95,6 +97,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'delete',
       path: '/rag/collections/{collection_id}/',
+      permission: 'build',
       summary: 'Delete a collection with its documents and chunks (409 while an index uses it)',
       tags,
       params: CollectionIdParams,
@@ -126,6 +129,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'post',
       path: '/rag/collections/{collection_id}/documents/',
+      permission: 'build',
       summary: 'Add documents to a collection (a new ingest job)',
       tags,
       params: CollectionIdParams,
@@ -139,6 +143,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'delete',
       path: '/rag/collections/{collection_id}/documents/{document_id}/',
+      permission: 'build',
       summary: 'Delete a document, its chunks and its vectors',
       tags,
       params: DocumentIdParams,
@@ -149,6 +154,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'post',
       path: '/rag/indices/',
+      permission: 'build',
       summary: 'Create a vector index over a collection; built by a workflow',
       tags,
       body: IndexCreateRequest,
@@ -178,6 +184,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'delete',
       path: '/rag/indices/{index_id}/',
+      permission: 'build',
       summary: 'Delete a vector index and its vectors',
       tags,
       params: IndexIdParams,
@@ -198,6 +205,7 @@ export function ragRoutes(rag: RagService, uploadLimits: UploadLimits): Mountabl
     defineRoute({
       method: 'post',
       path: '/rag/indices/{index_id}/retrieve/',
+      permission: 'run',
       summary: 'Nearest chunks by cosine similarity (higher is better)',
       tags,
       params: IndexIdParams,

@@ -11,6 +11,7 @@ export function rerunRoutes(reruns: Reruns): MountableRoute[] {
       carriesValues: true,
       method: 'post',
       path: '/run/{run_id}/rerun/',
+      permission: 'run',
       tags: ['runs'],
       summary:
         "Rerun an ended run from a node: a new run (answered like start_run, PENDING) that executes from_node_id and its descendants and reuses every other node's recorded outcome (its task shows reused: true); the run shows rerun_of and rerun_from_node_id. 409: the run is still open; 422: a node that is unknown, not top-level, or whose reused nodes have no outcome",

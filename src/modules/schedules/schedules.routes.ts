@@ -21,6 +21,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
     defineRoute({
       method,
       path,
+      permission: 'run',
       summary,
       tags,
       params: ScheduleIdParams,
@@ -32,6 +33,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/wf/{workflow_id}/schedules/',
+      permission: 'build',
       summary: 'Schedule runs of a workflow (cron or interval)',
       tags,
       params: WorkflowIdParams,
@@ -74,6 +76,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
     defineRoute({
       method: 'put',
       path: '/schedules/{schedule_id}/',
+      permission: 'build',
       summary: 'Change a schedule (the fields given)',
       tags,
       params: ScheduleIdParams,
@@ -85,6 +88,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/schedules/{schedule_id}/',
+      permission: 'build',
       summary: 'Delete a schedule: nothing fires after the answer (runs it started go on)',
       tags,
       params: ScheduleIdParams,
@@ -101,6 +105,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
       carriesValues: true,
       method: 'post',
       path: '/schedules/{schedule_id}/trigger/',
+      permission: 'run',
       summary: "One run now with the schedule's inputs, answered as start_run answers",
       tags,
       params: ScheduleIdParams,
@@ -111,6 +116,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/schedules/{schedule_id}/backfill/',
+      permission: 'run',
       summary: 'Runs for every fire time in a past range, under the overlap policy',
       tags,
       params: ScheduleIdParams,

@@ -17,6 +17,7 @@ export function sessionRoutes(sessions: SessionService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/session/',
+      permission: 'build',
       summary: 'Create a session of a user with a workflow (an existing external_id answers with that session)',
       tags,
       body: SessionCreateRequest,
@@ -36,6 +37,7 @@ export function sessionRoutes(sessions: SessionService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/session/test/',
+      permission: 'build',
       summary: "The chat panel's session: the test user's empty session with the workflow, else a new one",
       tags,
       query: TestSessionQuery,
@@ -56,6 +58,7 @@ export function sessionRoutes(sessions: SessionService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/session/{session_id}/',
+      permission: 'build',
       summary: 'Delete a session and its messages',
       tags,
       params: SessionIdParams,

@@ -26,6 +26,7 @@ export function templateRoutes(workflows: WorkflowService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/templates/instantiate/',
+      permission: 'build',
       summary: 'Create a workflow from a template',
       tags,
       body: TemplateSchema,

@@ -65,6 +65,7 @@ export function budgetRoutes(budgets: Budgets, workflowExists: (id: string) => P
     defineRoute({
       method: 'put',
       path: '/wf/{workflow_id}/budget/',
+      permission: 'build',
       summary: 'Set the workflow’s budget for model calls (checked before each call from now on)',
       tags,
       params: WorkflowIdParams,
@@ -85,6 +86,7 @@ export function budgetRoutes(budgets: Budgets, workflowExists: (id: string) => P
     defineRoute({
       method: 'delete',
       path: '/wf/{workflow_id}/budget/',
+      permission: 'build',
       summary: 'Remove the workflow’s budget',
       tags,
       params: WorkflowIdParams,

@@ -56,6 +56,7 @@ export function limitsRoutes(limits: ProviderLimits, notify: LimitChangeNotifier
     defineRoute({
       method: 'put',
       path: '/limits/',
+      permission: 'limits.manage',
       summary:
         'Replace the fleet-wide limits on model requests: every worker and run waits for a slot of each limit on the model it calls',
       tags,

@@ -143,6 +143,7 @@ export function usageRoutes(prices: PriceBook, ledger: UsageLedger): MountableRo
     defineRoute({
       method: 'put',
       path: '/usage/prices/{provider}/{name}',
+      permission: 'limits.manage',
       summary: 'Set a model’s price: model calls made from now on cost this (recorded costs stay as they were)',
       tags,
       params: ModelParams,
@@ -162,6 +163,7 @@ export function usageRoutes(prices: PriceBook, ledger: UsageLedger): MountableRo
     defineRoute({
       method: 'delete',
       path: '/usage/prices/{provider}/{name}',
+      permission: 'limits.manage',
       summary: 'Remove a model’s override: the published price applies again',
       tags,
       params: ModelParams,

@@ -17,6 +17,7 @@ export function userRoutes(users: UserService): MountableRoute[] {
     defineRoute({
       method: 'post',
       path: '/user/',
+      permission: 'build',
       summary: 'Create a user (an existing external_id answers with that user)',
       tags,
       body: UserCreateRequest,
@@ -46,6 +47,7 @@ export function userRoutes(users: UserService): MountableRoute[] {
     defineRoute({
       method: 'patch',
       path: '/user/{user_id}/',
+      permission: 'build',
       summary: 'Change external_id and/or user_metadata',
       tags,
       params: UserIdParams,
@@ -57,6 +59,7 @@ export function userRoutes(users: UserService): MountableRoute[] {
     defineRoute({
       method: 'delete',
       path: '/user/{user_id}/',
+      permission: 'build',
       summary: 'Delete a user, its sessions and their messages',
       tags,
       params: UserIdParams,

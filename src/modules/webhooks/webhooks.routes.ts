@@ -28,6 +28,7 @@ export function webhookRoutes({
     defineRoute({
       method: 'post',
       path: '/wf/{workflow_id}/triggers/',
+      permission: 'build',
       summary: 'Create a webhook trigger: a secret URL that starts a run of the workflow',
       tags,
       params: WorkflowIdParams,
@@ -59,6 +60,7 @@ export function webhookRoutes({
     defineRoute({
       method: 'put',
       path: '/triggers/{trigger_id}/',
+      permission: 'build',
       summary: 'Replace a webhook trigger (its URL stays; a left-out secret is kept)',
       tags,
       params: TriggerIdParams,
@@ -70,6 +72,7 @@ export function webhookRoutes({
     defineRoute({
       method: 'delete',
       path: '/triggers/{trigger_id}/',
+      permission: 'build',
       summary: 'Delete a webhook trigger: its URL answers 404 from then on',
       tags,
       params: TriggerIdParams,
@@ -83,6 +86,7 @@ export function webhookRoutes({
     defineRoute({
       method: 'post',
       path: '/triggers/{trigger_id}/rotate/',
+      permission: 'build',
       summary: 'Give a webhook trigger a new URL: the old one answers 404 at once, on every api process',
       tags,
       params: TriggerIdParams,
@@ -94,6 +98,7 @@ export function webhookRoutes({
       carriesValues: true,
       method: 'post',
       path: '/hooks/{token}',
+      permission: 'anyone',
       summary: "Start a run from a webhook (no API key: the URL's token is the credential)",
       description:
         "The trigger's signature header, when it has one, must hold the HMAC of the raw body (401 otherwise, and no run). " +

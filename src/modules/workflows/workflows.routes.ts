@@ -45,6 +45,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'post',
       path: '/wf/',
+      permission: 'build',
       summary: 'Create a workflow',
       tags,
       body: WorkflowCreateRequest,
@@ -63,6 +64,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'post',
       path: '/wf/upload_test_files/',
+      permission: 'build',
       summary: 'Upload test files for a node',
       tags,
       bodyType: 'multipart/form-data',
@@ -88,6 +90,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'put',
       path: '/wf/{workflow_id}/',
+      permission: 'build',
       summary: 'Replace name, description and definition',
       tags,
       params: WorkflowIdParams,
@@ -99,6 +102,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'delete',
       path: '/wf/{workflow_id}/',
+      permission: 'build',
       summary: 'Delete a workflow, its versions, runs, test files and webhook triggers',
       tags,
       params: WorkflowIdParams,
@@ -116,6 +120,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'put',
       path: '/wf/{workflow_id}/reset/',
+      permission: 'build',
       summary: 'Reset to the default single-input definition',
       tags,
       params: WorkflowIdParams,
@@ -126,6 +131,7 @@ export function workflowRoutes({
     defineRoute({
       method: 'post',
       path: '/wf/{workflow_id}/duplicate/',
+      permission: 'build',
       summary: "Copy a workflow as '<name> (Copy)'",
       tags,
       params: WorkflowIdParams,

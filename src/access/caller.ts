@@ -1,0 +1,44 @@
+import type { Role } from '../contracts/roles';
+
+/** How a caller proved who they are: `local` is the keyless loopback instance of development. */
+export type Via = 'key' | 'session' | 'oidc' | 'local';
+
+/** Who is asking, as the gate established it (src/http/identify.ts): what it checks and the audit records. */
+export interface Caller {
+  /** `UA…` for a user; `local` on a keyless loopback instance; null for a configured key (SPUR_API_KEY_HASHES). */
+  userId: string | null;
+  username: string;
+  /** `K…` for a user's key, `config:<tag>` for a configured one; null for a session. */
+  keyId: string | null;
+  via: Via;
+  /** What the caller may do: a key's role capped by its user's. */
+  role: Role;
+}
+
+/** The operator: a configured key, or its browser session. Trusted as operators are. */
+export const configuredKeyCaller = (tag: string, via: 'key' | 'session'): Caller => ({
+  userId: null,
+  username: `configured key ${tag}`,
+  keyId: via === 'key' ? `config:${tag}` : null,
+  via,
+  role: 'admin',
+});
+
+/** A keyless loopback instance (development) acts as this admin. */
+export const LOCAL_CALLER: Caller = { userId: 'local', username: 'local', keyId: null, via: 'local', role: 'admin' };
+
+/** The caller the gate left on `ctx.state`, or null when the allowlist let the request in without one. */
+export function callerOf(state: unknown): Caller | null {
+  return (state as { caller?: Caller }).caller ?? null;
+}
+
+export function setCaller(state: unknown, caller: Caller): void {
+  (state as { caller?: Caller }).caller = caller;
+}
+
+/**
+ * Whether the caller speaks for the operator rather than for a user: a configured key, its
+ * session, or the keyless local instance. Such callers may name a decider (`user_id`) as PySpur
+ * clients do; a user always decides as themself.
+ */
+export const actsForOperator = (caller: Caller): boolean => caller.userId === null || caller.via === 'local';

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { type Caller, configuredKeyCaller, LOCAL_CALLER } from '../access/caller';
+import { type Role, weakerRole } from '../contracts/roles';
+import type { AccessKeyStore } from '../db/access-keys';
+import type { AccessUserStore } from '../db/access-users';
+import type { AccessKeyDoc, AccessUserDoc } from '../db/models';
+import { matchingDigest, presentedKey } from './api-keys';
+import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
+
+export interface IdentifyDeps {
+  /** Configured key digests (SPUR_API_KEY_HASHES); none = a keyless loopback instance. */
+  digests: readonly Buffer[];
+  sessions: BrowserSessions;
+  users: AccessUserStore;
+  keys: AccessKeyStore;
+  clock?: () => Date;
+}
+
+/** Who a request is from, or why it is from no one the gate accepts. */
+export type Identity =
+  | { caller: Caller; keyDigest: string | null }
+  | { caller: null; refused: 'no-credentials' | 'invalid-key' | 'cross-origin-session' };
+
+/** Not secret: a short name of a configured key's digest (the one sessions and runs record). */
+export const keyTag = (digest: Buffer | string) =>
+  (typeof digest === 'string' ? digest : digest.toString('hex')).slice(0, 12);
+
+/** The key of this digest and its user, while the key is unexpired and the user enabled; else null. */
+export async function liveKey(
+  keys: AccessKeyStore,
+  users: AccessUserStore,
+  digest: string,
+  now: Date,
+): Promise<{ key: AccessKeyDoc; user: AccessUserDoc } | null> {
+  const key = await keys.byDigest(digest);
+  if (!key || (key.expires_at && key.expires_at <= now)) return null;
+  const user = await users.get(key.user_id);
+  return user && !user.disabled ? { key, user } : null;
+}
+
+/** Hex SHA-256 of a presented key: how a user's key is looked up. */
+export const keyDigestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
+/**
+ * Reads the request's key or session cookie and says who it is. Every request looks its key,
+ * session and user up in MongoDB (no cache): revoking a key, ending a session or disabling a user
+ * holds at once on every api process. A user's key acts with the weaker of its own role and its
+ * user's current role.
+ */
+export function identifier({ digests, sessions, users, keys, clock = () => new Date() }: IdentifyDeps) {
+  const open = digests.length === 0;
+
+  async function activeUser(id: string): Promise<AccessUserDoc | null> {
+    const user = await users.get(id);
+    return user && !user.disabled ? user : null;
+  }
+
+  /** A session's user, still enabled, and the role of the key it signed in with, while that key lives. */
+  async function sessionHolder(
+    userId: string,
+    keyId: string | null,
+    now: Date,
+  ): Promise<{ user: AccessUserDoc; keyRole: Role | null } | null> {
+    const user = await activeUser(userId);
+    if (!user) return null;
+    if (keyId === null) return { user, keyRole: null };
+    const key = await keys.get(keyId);
+    const live = key && key.user_id === userId && !(key.expires_at && key.expires_at <= now);
+    return live ? { user, keyRole: key.role as Role } : null;
+  }
+
+  const noted = (work: Promise<unknown>) => void work.catch(() => undefined);
+
+  return async function identify(ctx: Context): Promise<Identity> {
+    const now = clock();
+    const key = presentedKey(ctx.get('authorization') || undefined, ctx.headers['x-api-key']);
+    if (key !== null) {
+      const configured = matchingDigest(digests, key);
+      const digest = keyDigestOf(key);
+      if (configured) return { caller: configuredKeyCaller(keyTag(configured), 'key'), keyDigest: digest };
+      const live = await liveKey(keys, users, digest, now);
+      if (!live) return { caller: null, refused: 'invalid-key' };
+      const { key: stored, user } = live;
+      noted(keys.used(stored._id, now));
+      noted(users.seen(user._id, now));
+      return {
+        caller: {
+          userId: user._id,
+          username: user.username,
+          keyId: stored._id,
+          via: 'key',
+          role: weakerRole(stored.role as Role, user.role as Role),
+        },
+        keyDigest: digest,
+      };
+    }
+    const session = await sessions.find(ctx);
+    if (session !== null) {
+      const holder = session.configKey ? null : await sessionHolder(session.userId, session.keyId, now);
+      if (session.configKey || holder) {
+        if (!sameOriginOrSafe(ctx)) return { caller: null, refused: 'cross-origin-session' };
+        if (!holder) return { caller: configuredKeyCaller('session', 'session'), keyDigest: null };
+        noted(users.seen(holder.user._id, now));
+        const { user, keyRole } = holder;
+        const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
+        const via = session.configKey ? 'session' : session.via;
+        return { caller: { userId: user._id, username: user.username, keyId: null, via, role }, keyDigest: null };
+      }
+    }
+    return open ? { caller: LOCAL_CALLER, keyDigest: null } : { caller: null, refused: 'no-credentials' };
+  };
+}
+
+export type Identify = ReturnType<typeof identifier>;

@@ -1,0 +1,103 @@
+import { ROLES } from '../../contracts/roles';
+import { z } from '../../zod';
+
+export const RoleName = z
+  .enum(ROLES)
+  .openapi('Role', { description: 'viewer < approver < operator < builder < admin' });
+
+const Username = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'letters, digits and . _ @ - (starting with a letter or digit)');
+/** Write-only: hashed with scrypt, never answered. */
+const Password = z.string().min(10).max(256);
+const Email = z.email().max(254);
+const DisplayName = z.string().min(1).max(200);
+
+export const AccessUserIdParams = z.object({ id: z.string().regex(/^UA\d{1,15}$/, 'a user id (UA…)') });
+export const AccessKeyIdParams = z.object({ id: z.string().regex(/^K\d{1,15}$/, 'a key id (K…)') });
+
+export const AccessUserCreateRequest = z
+  .strictObject({
+    username: Username,
+    email: Email.optional(),
+    display_name: DisplayName.optional(),
+    role: RoleName,
+    password: Password.optional(),
+  })
+  .openapi('AccessUserCreateRequest');
+export type AccessUserCreateInput = z.output<typeof AccessUserCreateRequest>;
+
+/** Only the fields sent change; `null` clears email, display name or password. */
+export const AccessUserUpdateRequest = z
+  .strictObject({
+    username: Username.optional(),
+    email: Email.nullable().optional(),
+    display_name: DisplayName.nullable().optional(),
+    role: RoleName.optional(),
+    disabled: z.boolean().optional(),
+    password: Password.nullable().optional(),
+  })
+  .openapi('AccessUserUpdateRequest');
+export type AccessUserUpdateInput = z.output<typeof AccessUserUpdateRequest>;
+
+export const AccessUserResponse = z
+  .object({
+    id: z.string().openapi({ description: 'UA<n>' }),
+    username: z.string(),
+    email: z.string().nullable(),
+    display_name: z.string().nullable(),
+    role: RoleName,
+    disabled: z.boolean(),
+    /** Whether the user may sign in with a password (the hash itself is never answered). */
+    has_password: z.boolean(),
+    /** Provisioned from an OpenID provider. */
+    oidc: z.boolean(),
+    created_at: z.iso.datetime(),
+    last_seen_at: z.iso.datetime().nullable(),
+  })
+  .openapi('AccessUser');
+export type AccessUserResponse = z.output<typeof AccessUserResponse>;
+
+export const AccessKeyCreateRequest = z
+  .strictObject({
+    name: z.string().min(1).max(100),
+    role: RoleName.optional().openapi({ description: 'At most your own role; your role when left out' }),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
+    user_id: z
+      .string()
+      .regex(/^UA\d{1,15}$/)
+      .optional()
+      .openapi({ description: "An admin's only: make the key for this user (a configured key must name one)" }),
+  })
+  .openapi('AccessKeyCreateRequest');
+export type AccessKeyCreateInput = z.output<typeof AccessKeyCreateRequest>;
+
+export const AccessKeyResponse = z
+  .object({
+    id: z.string().openapi({ description: 'K<n>' }),
+    name: z.string(),
+    user_id: z.string(),
+    role: RoleName,
+    expires_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    last_used_at: z.iso.datetime().nullable(),
+  })
+  .openapi('AccessKey');
+export type AccessKeyResponse = z.output<typeof AccessKeyResponse>;
+
+export const NewAccessKeyResponse = AccessKeyResponse.extend({
+  key: z.string().openapi({ description: 'The key: shown this once, stored only as a hash' }),
+}).openapi('NewAccessKey');
+
+export const MeResponse = z
+  .object({
+    user: AccessUserResponse.nullable().openapi({ description: 'Null for a configured key (SPUR_API_KEY_HASHES)' }),
+    username: z.string(),
+    role: RoleName,
+    via: z.enum(['key', 'session', 'oidc', 'local']),
+    key_id: z.string().nullable(),
+    permissions: z.array(z.string()),
+  })
+  .openapi('Me');

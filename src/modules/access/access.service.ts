@@ -1,0 +1,192 @@
+import { randomBytes, createHash } from 'node:crypto';
+import { actsForOperator, type Caller } from '../../access/caller';
+import { hashPassword } from '../../access/passwords';
+import { permissionsOf } from '../../access/permissions';
+import { type Role, roleRank } from '../../contracts/roles';
+import type { AccessKeyStore } from '../../db/access-keys';
+import { type AccessUserChange, type AccessUserStore, UsernameTaken } from '../../db/access-users';
+import type { BrowserSessionStore } from '../../db/browser-sessions';
+import type { AccessKeyDoc, AccessUserDoc } from '../../db/models';
+import type { Page } from '../../db/paging';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from '../../errors';
+import type {
+  AccessKeyCreateInput,
+  AccessKeyResponse,
+  AccessUserCreateInput,
+  AccessUserResponse,
+  AccessUserUpdateInput,
+} from './access.schemas';
+
+const userNotFound = () => new NotFoundError('User not found', 'ACCESS_USER_NOT_FOUND');
+const keyNotFound = () => new NotFoundError('Key not found', 'ACCESS_KEY_NOT_FOUND');
+const taken = (name: string) => new ConflictError(`A user named '${name}' exists already`, 'USERNAME_TAKEN');
+
+export function userResponse(doc: AccessUserDoc): AccessUserResponse {
+  return {
+    id: doc._id,
+    username: doc.username,
+    email: doc.email ?? null,
+    display_name: doc.display_name ?? null,
+    role: doc.role as Role,
+    disabled: doc.disabled,
+    has_password: typeof doc.password_hash === 'string',
+    oidc: typeof doc.oidc_subject === 'string',
+    created_at: doc.created_at.toISOString(),
+    last_seen_at: doc.last_seen_at?.toISOString() ?? null,
+  };
+}
+
+function keyResponse(doc: AccessKeyDoc): AccessKeyResponse {
+  return {
+    id: doc._id,
+    name: doc.name,
+    user_id: doc.user_id,
+    role: doc.role as Role,
+    expires_at: doc.expires_at?.toISOString() ?? null,
+    created_at: doc.created_at.toISOString(),
+    last_used_at: doc.last_used_at?.toISOString() ?? null,
+  };
+}
+
+/** A new key: `spur_` and 256 random bits; only its SHA-256 is kept. */
+function newKey(): { key: string; digest: string } {
+  const key = `spur_${randomBytes(32).toString('base64url')}`;
+  return { key, digest: createHash('sha256').update(key, 'utf8').digest('hex') };
+}
+
+export interface AccessDeps {
+  users: AccessUserStore;
+  keys: AccessKeyStore;
+  sessions: BrowserSessionStore;
+  clock?: () => Date;
+}
+
+/**
+ * Users and their keys. Who may call what is the gate's (permissions.ts); what is left here are the
+ * rules that depend on the caller and the thing: a key never outranks its maker, a user sees and
+ * revokes only their own keys unless an admin, and disabling or deleting a user ends their sessions
+ * and keys at once (every api process reads them per request).
+ */
+export function createAccessService({ users, keys, sessions, clock = () => new Date() }: AccessDeps) {
+  async function loadUser(id: string): Promise<AccessUserDoc> {
+    const doc = await users.get(id);
+    if (!doc) throw userNotFound();
+    return doc;
+  }
+
+  async function cutOff(userId: string): Promise<void> {
+    await Promise.all([sessions.removeForUser(userId), keys.removeForUser(userId)]);
+  }
+
+  return {
+    async listUsers(page: Page): Promise<AccessUserResponse[]> {
+      return (await users.list(page)).map(userResponse);
+    },
+    getUser: async (id: string) => userResponse(await loadUser(id)),
+    async createUser(body: AccessUserCreateInput): Promise<AccessUserResponse> {
+      try {
+        const doc = await users.create({
+          username: body.username,
+          email: body.email ?? null,
+          display_name: body.display_name ?? null,
+          role: body.role,
+          password_hash: body.password === undefined ? null : await hashPassword(body.password),
+          oidc_subject: null,
+        });
+        return userResponse(doc);
+      } catch (err) {
+        if (err instanceof UsernameTaken) throw taken(body.username);
+        throw err;
+      }
+    },
+    async updateUser(id: string, body: AccessUserUpdateInput): Promise<AccessUserResponse> {
+      await loadUser(id);
+      const change: AccessUserChange = {};
+      if (body.username !== undefined) change.username = body.username;
+      if (body.email !== undefined) change.email = body.email;
+      if (body.display_name !== undefined) change.display_name = body.display_name;
+      if (body.role !== undefined) change.role = body.role;
+      if (body.disabled !== undefined) change.disabled = body.disabled;
+      if (body.password !== undefined)
+        change.password_hash = body.password === null ? null : await hashPassword(body.password);
+      let doc: AccessUserDoc | null;
+      try {
+        doc = await users.update(id, change);
+      } catch (err) {
+        if (err instanceof UsernameTaken) throw taken(body.username ?? id);
+        throw err;
+      }
+      if (!doc) throw userNotFound();
+      // A new password also ends the sessions signed in with the old one.
+      if (body.disabled === true) await cutOff(id);
+      else if (body.password !== undefined) await sessions.removeForUser(id);
+      return userResponse(doc);
+    },
+    async deleteUser(id: string): Promise<void> {
+      if (!(await users.remove(id))) throw userNotFound();
+      await cutOff(id);
+    },
+
+    async listKeys(caller: Caller): Promise<AccessKeyResponse[]> {
+      const all = caller.role === 'admin';
+      if (!all && caller.userId === null) return [];
+      return (await keys.list(all ? null : caller.userId)).map(keyResponse);
+    },
+    async createKey(caller: Caller, body: AccessKeyCreateInput): Promise<AccessKeyResponse & { key: string }> {
+      const forOther = body.user_id !== undefined && body.user_id !== caller.userId;
+      if (forOther && caller.role !== 'admin') throw new ForbiddenError('Only an admin makes keys for another user');
+      const userId = body.user_id ?? (actsForOperator(caller) ? null : caller.userId);
+      if (userId === null)
+        throw new RequestValidationError([
+          {
+            type: 'missing',
+            loc: ['body', 'user_id'],
+            msg: 'A configured key has no user: name the user_id the key is for',
+            input: null,
+          },
+        ]);
+      const owner = await users.get(userId);
+      if (!owner) throw userNotFound();
+      if (owner.disabled) throw new ConflictError(`User '${owner.username}' is disabled`, 'ACCESS_USER_DISABLED');
+      // A key never outranks the one who makes it, nor the user it acts as.
+      const role = body.role ?? (forOther || actsForOperator(caller) ? (owner.role as Role) : caller.role);
+      if (roleRank(role) > roleRank(caller.role))
+        throw new ForbiddenError(`A key's role is at most your own (${caller.role})`);
+      if (roleRank(role) > roleRank(owner.role as Role))
+        throw new BadRequestError(`A key's role is at most its user's (${owner.role})`);
+      const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
+      if (expiresAt !== null && expiresAt <= clock())
+        throw new RequestValidationError([
+          {
+            type: 'value_error',
+            loc: ['body', 'expires_at'],
+            msg: 'expires_at is in the past',
+            input: body.expires_at,
+          },
+        ]);
+      const { key, digest } = newKey();
+      const doc = await keys.create({ digest, user_id: userId, name: body.name, role, expires_at: expiresAt });
+      return { ...keyResponse(doc), key };
+    },
+    async deleteKey(caller: Caller, id: string): Promise<void> {
+      const doc = await keys.get(id);
+      // Another user's key does not exist for a non-admin: no hint that the id is taken.
+      if (!doc || (caller.role !== 'admin' && doc.user_id !== caller.userId)) throw keyNotFound();
+      await keys.remove(id);
+    },
+
+    async me(caller: Caller) {
+      const user = caller.userId !== null && caller.via !== 'local' ? await users.get(caller.userId) : null;
+      return {
+        user: user ? userResponse(user) : null,
+        username: caller.username,
+        role: caller.role,
+        via: caller.via,
+        key_id: caller.keyId,
+        permissions: permissionsOf(caller.role),
+      };
+    },
+  };
+}
+
+export type AccessService = ReturnType<typeof createAccessService>;
