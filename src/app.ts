@@ -11,10 +11,15 @@ import { FORM_TYPE } from './http/body-types';
 import { browserSessions } from './http/browser-session';
 import { clientAddressOf, loginAttempts } from './http/login-attempts';
 import { errorMiddleware } from './http/error-middleware';
+import { auditRecorder } from './http/audit-recorder';
+import { auditWriter } from './http/audit-writer';
+import { requestIds } from './http/request-id';
+import type { AuditNaming } from './access/audit-actions';
 import { requestGate } from './http/gate';
 import { apiRouteLookup, bodyTypesOf } from './http/route-lookup';
 import { identifier } from './http/identify';
 import { accessRoutes } from './modules/access/access.routes';
+import { auditRoutes } from './modules/access/audit.routes';
 import { securityHeaders } from './http/security-headers';
 import { trustedOrigins } from './http/trusted-origins';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
@@ -79,8 +84,9 @@ export function createApp({ config, logger, services, probes, secretKey = random
   // optional (the default), so PySpur's `/api/health/` is `/api/health`, as the allowlist says.
   const api = new Router({ prefix: API_PREFIX, sensitive: true });
   const registry = createOpenApiRegistry();
+  const audit = auditWriter(services.auditTrail, logger);
   const routes: MountableRoute[] = [
-    ...healthRoutes(probes),
+    ...healthRoutes({ ...probes, audit_trail: audit.probe }),
     ...nodeTypeRoutes(),
     ...pauseRoutes(services.pauses, services.idempotency),
     ...workflowRoutes({
@@ -128,6 +134,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...mcpPublishRoutes(services.mcpTools, services.workflows),
     ...mcpRoutes(services.workflowTools, config.http.maxJsonBytes),
     ...accessRoutes(services.access),
+    ...auditRoutes(services.auditTrail),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);
@@ -149,8 +156,19 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const approvalRoute = (path: string) => path.startsWith(APPROVE_PREFIX);
   const routeOf = apiRouteLookup(api, routes, API_PREFIX);
   const identify = identifier({ digests, sessions, users: services.accessUsers, keys: services.accessKeys });
+  const clientAddress = clientAddressOf(config.http.login.trustForwardedFor);
+  /** The requests outside the API the audit trail records; a handler's note names them further. */
+  const siteAudit = (method: string, path: string): AuditNaming | null => {
+    if (method !== 'POST') return null;
+    if (path === '/login') return { action: 'session.sign_in', target: { type: 'user', params: [] } };
+    if (path === '/logout') return { action: 'session.sign_out', target: { type: 'session', params: [] } };
+    return approvalRoute(path) ? { action: 'pause.decide', target: { type: 'pause', params: [] } } : null;
+  };
 
   app.use(securityHeaders());
+  app.use(requestIds());
+  // Outside the error middleware and the gate: it records the status finally answered, refusals included.
+  app.use(auditRecorder({ writer: audit, apiPrefix: API_PREFIX, route: routeOf, site: siteAudit, clientAddress }));
   app.use(errorMiddleware(logger));
   for (const check of requestGate({
     identify,
@@ -172,7 +190,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     users: services.accessUsers,
     keys: services.accessKeys,
     attempts: loginAttempts(config.http.login),
-    clientAddress: clientAddressOf(config.http.login.trustForwardedFor),
+    clientAddress,
   });
   mountApprovalRoutes(site, services.approvalLinks);
   app.use(site.routes());

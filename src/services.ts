@@ -38,6 +38,7 @@ import { createCallbackService } from './modules/callbacks/callbacks.service';
 import { createBrowserSessionStore } from './db/browser-sessions';
 import { createAccessKeyStore } from './db/access-keys';
 import { createAccessUserStore } from './db/access-users';
+import { createAuditTrail } from './db/audit-trail';
 import { createAccessService } from './modules/access/access.service';
 import { createIdempotency } from './modules/runs/idempotency';
 import { createScheduleService } from './modules/schedules/schedules.service';
@@ -250,6 +251,8 @@ export function createServices({
     accessUsers,
     accessKeys,
     access: createAccessService({ users: accessUsers, keys: accessKeys, sessions: browserSessionStore }),
+    // Chained under the server's secret key: every api process appends to one chain.
+    auditTrail: createAuditTrail(models, secretKey),
     idempotency,
     recoverRun,
     webhookTriggers: createWebhookTriggerService({

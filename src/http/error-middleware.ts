@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { RETRY_AFTER_SECONDS, unreachableDependency } from './dependency-errors';
 import { RequestValidationError, SpurError } from '../errors';
 import { STATUS_OF_KIND } from './errors';
+import { requestIdOf } from './request-id';
 
 const MULTER_TOO_LARGE = new Set([
   'LIMIT_FILE_SIZE',
@@ -35,11 +36,14 @@ export function errorMiddleware(logger: Logger): Middleware {
       const rendered = render(err);
       if (rendered.status === 503)
         logger.warn(
-          { err: String(err), method: ctx.method, path: loggedPath(ctx.path) },
+          { err: String(err), method: ctx.method, path: loggedPath(ctx.path), request_id: requestIdOf(ctx.state) },
           'request answered 503: a dependency is unavailable',
         );
       else if (rendered.status >= 500)
-        logger.error({ err, method: ctx.method, path: loggedPath(ctx.path) }, 'request failed');
+        logger.error(
+          { err, method: ctx.method, path: loggedPath(ctx.path), request_id: requestIdOf(ctx.state) },
+          'request failed',
+        );
       ctx.status = rendered.status;
       for (const [name, value] of Object.entries(rendered.headers ?? {})) ctx.set(name, value);
       ctx.body = rendered.body;

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
+import { type AuditNaming, type AuditOverride, auditNamingOf } from '../access/audit-actions';
 import type { Permission } from '../access/permissions';
 import { RequestValidationError } from '../errors';
 import { NO_BODY, readJsonBody } from './json-body';
@@ -36,6 +37,12 @@ export interface RouteDef<
    * A reading route defaults to `read`; every other route must name one.
    */
   permission?: RoutePermission;
+  /**
+   * The audit trail's name for this route's requests, where the one derived from its method and
+   * path reads badly (src/access/audit-actions.ts): the action, the target's type, and whether the
+   * path's parameter is a credential (never recorded).
+   */
+  audit?: AuditOverride;
   /** Longer prose for the OpenAPI document. */
   description?: string;
   tags: string[];
@@ -75,6 +82,8 @@ export interface MountableRoute {
   method: Method;
   path: string;
   permission: RoutePermission;
+  /** How the audit trail names a request to this route; null for a reading route (only a handler's note records one). */
+  audit: AuditNaming | null;
   /** The body's media type, when the route reads a body. */
   bodyType?: 'application/json' | 'multipart/form-data';
   /** The media types a route that reads its body itself accepts (RouteDef.rawBody). */
@@ -90,14 +99,20 @@ export function defineRoute<
   const permission = def.permission ?? (def.method === 'get' ? 'read' : undefined);
   if (permission === undefined)
     throw new Error(`${def.method.toUpperCase()} ${def.path} changes state: it must name its permission`);
+  const audit = def.method === 'get' ? null : auditNamingOf(def.method, def.path, def.audit);
   return {
     method: def.method,
     path: def.path,
     permission,
+    audit,
     ...(def.body ? { bodyType: def.bodyType ?? 'application/json' } : {}),
     ...(def.rawBody ? { bodyTypes: def.rawBody.contentTypes } : {}),
     mount(router, registry, limits) {
-      registry.registerPath({ ...openApiPath(def), 'x-spur-permission': permission });
+      registry.registerPath({
+        ...openApiPath(def),
+        'x-spur-permission': permission,
+        ...(audit ? { 'x-spur-audit': { action: audit.action, target_type: audit.target.type } } : {}),
+      });
       const koaPath = koaPathOf(def.path);
       const handle: Middleware = async (ctx) => {
         const params = parsePart(def.params, 'path', ctx.params ?? {});

@@ -1,12 +1,13 @@
 import type Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
+import { type AuditNote, noteAudit } from '../access/audit-note';
 import { verifyPassword } from '../access/passwords';
 import type { AccessKeyStore } from '../db/access-keys';
 import type { AccessUserStore } from '../db/access-users';
 import { matchingDigest } from '../http/api-keys';
 import { type BrowserSessions, type SessionHolder, sameOriginOrSafe } from '../http/browser-session';
-import { type Identify, keyDigestOf, liveKey } from '../http/identify';
+import { type Identify, keyDigestOf, keyTag, liveKey } from '../http/identify';
 import type { LoginAttempts } from '../http/login-attempts';
 import { loginPage, type SignInLink } from './pages';
 
@@ -31,6 +32,19 @@ export interface LoginOptions {
   attempts: LoginAttempts;
   /** The address failed logins are counted per (http/login-attempts.ts). */
   clientAddress: (ctx: Context) => string;
+}
+
+/** A sign-in as the audit trail records it: who signed in, never what they signed in with. */
+function signInNote(holder: SessionHolder): AuditNote {
+  if ('keyDigest' in holder) {
+    const keyId = `config:${keyTag(holder.keyDigest)}`;
+    return { action: 'session.sign_in', target: { type: 'key', id: keyId }, actor: { key_id: keyId, via: 'session' } };
+  }
+  return {
+    action: 'session.sign_in',
+    target: { type: 'user', id: holder.userId },
+    actor: { user_id: holder.userId, key_id: holder.keyId ?? null, via: holder.via },
+  };
 }
 
 /**
@@ -94,6 +108,7 @@ export function mountLogin(router: Router, options: LoginOptions): void {
       return htmlAnswer(ctx, 401, next, `${what}.`);
     }
     await sessions.issue(ctx, holder);
+    noteAudit(ctx.state, signInNote(holder));
     ctx.status = 303;
     ctx.redirect(next);
   });

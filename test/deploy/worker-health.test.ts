@@ -92,12 +92,12 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
     assert.match(line, /python_sandbox ok/);
   });
 
-  it('the api alone (src/processes/api.ts, as compose runs it) reports MongoDB and Temporal only, healthy even with no usable Python', async () => {
+  it('the api alone (src/processes/api.ts, as compose runs it) reports MongoDB, Temporal and its audit trail, no Python: healthy even with no usable Python', async () => {
     const alone = await startApiProcess({ ...api.env, SPUR_PYTHON: '/nonexistent/python3' });
     processes.push(alone);
     const res = await alone.http.get('/health/');
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(Object.keys(res.body.checks).sort(), ['mongodb', 'temporal']);
+    assert.deepEqual(Object.keys(res.body.checks).sort(), ['audit_trail', 'mongodb', 'temporal']);
   });
 
   it('the api hosting a worker (src/processes/combined.ts) still reports the sandbox: it runs Python nodes', async () => {
@@ -108,7 +108,7 @@ describe('deploy: the Python sandbox is checked by the workers that run it, not 
     processes.push(combined);
     const res = await combined.http.get('/health/');
     assert.equal(res.status, 503);
-    assert.deepEqual(Object.keys(res.body.checks).sort(), ['mongodb', 'python_sandbox', 'temporal']);
+    assert.deepEqual(Object.keys(res.body.checks).sort(), ['audit_trail', 'mongodb', 'python_sandbox', 'temporal']);
     assert.equal(res.body.checks.python_sandbox.ok, false);
     assert.match(res.body.checks.python_sandbox.error, /\/nonexistent\/python3.*SPUR_PYTHON/);
   });

@@ -351,7 +351,7 @@ describe('security: a browser on another site cannot drive the api', function ()
       const detailed = JSON.parse(
         text(await keyed.raw.request({ method: 'GET', path: '/api/health/', headers: { 'x-api-key': KEY } })),
       );
-      assert.deepEqual(Object.keys(detailed.checks).sort(), ['mongodb', 'temporal']);
+      assert.deepEqual(Object.keys(detailed.checks).sort(), ['audit_trail', 'mongodb', 'temporal']);
     });
 
     it('sends a page request without a session to /login, API paths in other letters too; files stay open', async () => {

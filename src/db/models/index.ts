@@ -13,6 +13,7 @@ import { spendEntrySchema, type SpendEntryDoc } from './spend-entry.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
 import { accessUserSchema, type AccessUserDoc } from './access-user.model';
 import { accessKeySchema, type AccessKeyDoc } from './access-key.model';
+import { auditEntrySchema, auditHeadSchema, type AuditEntryDoc, type AuditHeadDoc } from './audit-entry.model';
 import { ensureExpiryIndex } from './expiry-index';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
@@ -47,6 +48,7 @@ export type { ApprovalDeliveryDoc, CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc };
+export type { AuditEntryDoc, AuditHeadDoc };
 export type { ScheduleDoc, ScheduleFireDoc };
 export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
@@ -104,6 +106,8 @@ export function createModels(conn: Connection) {
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
     AccessUser: conn.model<AccessUserDoc>('AccessUser', accessUserSchema),
     AccessKey: conn.model<AccessKeyDoc>('AccessKey', accessKeySchema),
+    AuditEntry: conn.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
+    AuditHead: conn.model<AuditHeadDoc>('AuditHead', auditHeadSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
     ScheduleFire: conn.model<ScheduleFireDoc>('ScheduleFire', scheduleFireSchema),
     WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),

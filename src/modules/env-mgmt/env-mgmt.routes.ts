@@ -57,6 +57,7 @@ export function envMgmtRoutes(env: EnvService): MountableRoute[] {
       method: 'post',
       path: '/env-mgmt/',
       permission: 'credentials.manage',
+      audit: { action: 'credential.set' },
       summary: 'Set a variable (stored encrypted)',
       tags,
       body: SetKeyRequest,

@@ -18,6 +18,7 @@ export function googleTokenRoutes(env: EnvService, clock: () => Date = () => new
       method: 'post',
       path: '/google/store_token/',
       permission: 'credentials.manage',
+      audit: { action: 'credential.set_google_token' },
       summary: 'Store the Google OAuth access token for the Sheets node',
       tags,
       body: TokenInput,

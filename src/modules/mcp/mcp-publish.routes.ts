@@ -68,6 +68,7 @@ export function mcpPublishRoutes(tools: McpTools, workflows: WorkflowService): M
       method: 'put',
       path: '/wf/{workflow_id}/mcp/',
       permission: 'build',
+      audit: { action: 'mcp_tool.update' },
       summary: 'Publish the workflow as an MCP tool, or withdraw it (tools/list shows the change at once)',
       tags,
       params: WorkflowIdParams,

@@ -35,6 +35,7 @@ export function mcpRoutes(tools: WorkflowTools, maxJsonBytes: number): Mountable
       method: 'post',
       path: '/mcp',
       permission: 'run',
+      audit: { action: 'mcp.call' },
       summary: 'Model Context Protocol server: published workflows as tools (streamable HTTP)',
       description:
         'Speaks MCP over streamable HTTP in stateless mode (`initialize`, `tools/list`, `tools/call`). Send `Accept: application/json, text/event-stream`. Published workflows (`PUT /wf/{workflow_id}/mcp/`) are the tools.',

@@ -24,6 +24,7 @@ export function chatCompletionRoutes(chat: ChatCompletionService): MountableRout
       method: 'post',
       path,
       permission: 'run',
+      audit: { action: 'chat_completion.create' },
       summary: 'OpenAI-compatible chat completion: model = workflow id (stream: SSE chunks)',
       tags: ['openai-compatible'],
       body: ChatCompletionRequest,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditNote } from '../../access/audit-note';
 import { z } from '../../zod';
 import { fromJsonText } from '../../db/json-text';
 import type { Models, PauseDoc } from '../../db/models';
@@ -17,6 +18,11 @@ import { type ApprovalView, approvalPage, noticePage } from './approval-page';
 export interface PageAnswer {
   status: number;
   html: string;
+}
+
+/** A decision's answer, and what the audit trail records of it once the link's signature holds. */
+export interface DecisionAnswer extends PageAnswer {
+  audit?: AuditNote;
 }
 
 /** The form the page posts (urlencoded). */
@@ -45,6 +51,15 @@ const EXPIRED: PageAnswer = {
 const gone = (text: string): PageAnswer => ({ status: 410, html: noticePage('This link has been used', text) });
 
 type Open = { claims: ApprovalClaims; pause: PauseDoc; decisions: PauseDecision[] };
+/** A link that cannot decide: why, and whose it was when its signature holds (an expired or used link). */
+type Refused = PageAnswer & { claims?: ApprovalClaims };
+
+/** The decision as the audit trail names it: by the link's recipient, on the link's pause. */
+const decisionNote = (claims: ApprovalClaims, action: string): AuditNote => ({
+  action: `pause.${action.toLowerCase()}`,
+  target: { type: 'pause', id: claims.pauseId },
+  actor: { user_id: claims.userId, via: 'approval_link' },
+});
 
 /**
  * Approval links, the api's side: a token is checked (signature, then expiry), then the pause it
@@ -62,17 +77,20 @@ export function createApprovalLinks(deps: {
 }) {
   const { Pause, Workflow } = deps.models;
 
-  async function open(token: string): Promise<Open | PageAnswer> {
+  async function open(token: string): Promise<Open | Refused> {
     const check = deps.tokens.check(token);
     if (check.status === 'invalid') return INVALID;
-    if (check.status === 'expired') return EXPIRED;
     const { claims } = check;
+    if (check.status === 'expired') return { ...EXPIRED, claims };
     const pause = await Pause.findById(claims.pauseId).lean<PauseDoc>();
     // Signed, but naming a pause that is gone (its workflow deleted) or of another run: nothing to decide.
-    if (!pause || pause.run_id !== claims.runId) return gone('The run this link was for no longer exists.');
-    if (pause.resume_time) return gone('This pause has been decided already; the link can decide nothing more.');
+    if (!pause || pause.run_id !== claims.runId)
+      return { ...gone('The run this link was for no longer exists.'), claims };
+    if (pause.resume_time)
+      return { ...gone('This pause has been decided already; the link can decide nothing more.'), claims };
     const decisions = fromJsonText<PauseDecision[]>(pause.decisions) ?? [];
-    if (decisions.some((d) => d.user_id === claims.userId)) return gone('You have decided on this pause already.');
+    if (decisions.some((d) => d.user_id === claims.userId))
+      return { ...gone('You have decided on this pause already.'), claims };
     return { claims, pause, decisions };
   }
 
@@ -106,63 +124,69 @@ export function createApprovalLinks(deps: {
     };
   }
 
+  /** The decision on a link that may still decide: checked as the page offers it, then sent as the Update. */
+  async function decideOpen(found: Open, form: DecisionForm, nonce: string, action: string): Promise<PageAnswer> {
+    const { claims } = found;
+    const plan = await view(found, nonce, action);
+    if (form.action === 'OVERRIDE' && !plan.allowOverride)
+      return { status: 422, html: approvalPage({ ...plan, error: 'OVERRIDE is not offered for this pause.' }) };
+    let inputs: unknown = {};
+    if (form.action === 'OVERRIDE') {
+      try {
+        inputs = JSON.parse(form.inputs);
+      } catch {
+        return { status: 422, html: approvalPage({ ...plan, error: 'The override data is not valid JSON.' }) };
+      }
+    }
+    const body = ResumeRunRequest.safeParse({
+      inputs,
+      user_id: claims.userId,
+      action: form.action,
+      comments: form.comments || null,
+    });
+    if (!body.success)
+      return {
+        status: 422,
+        html: approvalPage({
+          ...plan,
+          error: `The override data must be a JSON object: ${body.error.issues[0]?.message}`,
+        }),
+      };
+    try {
+      // An Update of its own per POST: two POSTs of one link racing past the checks above are two
+      // Updates, and the workflow takes one decision per person, refusing the other (410). One id
+      // shared by both would let Temporal answer both with the first one's outcome, both 200.
+      const updateId = `approval-link:${claims.pauseId}:${claims.userId}:${randomUUID()}`;
+      const { status } = await deps.pauses.act(claims.runId, body.data, updateId, {
+        pauseId: claims.pauseId,
+        channel: claims.channel,
+      });
+      const text =
+        status === 202
+          ? `Your ${form.action} is recorded and will be applied as soon as a worker is available.`
+          : `Your ${form.action} is recorded. Thank you.`;
+      return { status: 200, html: noticePage('Decision recorded', text) };
+    } catch (err) {
+      // The workflow refused it: decided meanwhile (by others, or by this very link), or not paused any more.
+      if (err instanceof BadRequestError) return gone(`Nothing was decided: ${err.message}.`);
+      throw err;
+    }
+  }
+
   return {
     /** The page for a link: its pause and the buttons, or why the link cannot decide. */
     async page(token: string, nonce: string, action: string): Promise<PageAnswer> {
       const found = await open(token);
-      if ('status' in found) return found;
+      if ('status' in found) return { status: found.status, html: found.html };
       return { status: 200, html: approvalPage(await view(found, nonce, action)) };
     },
 
     /** A decision posted from the page (its nonce already checked). */
-    async decide(token: string, form: DecisionForm, nonce: string, action: string): Promise<PageAnswer> {
+    async decide(token: string, form: DecisionForm, nonce: string, action: string): Promise<DecisionAnswer> {
       const found = await open(token);
-      if ('status' in found) return found;
-      const { claims } = found;
-      const plan = await view(found, nonce, action);
-      if (form.action === 'OVERRIDE' && !plan.allowOverride)
-        return { status: 422, html: approvalPage({ ...plan, error: 'OVERRIDE is not offered for this pause.' }) };
-      let inputs: unknown = {};
-      if (form.action === 'OVERRIDE') {
-        try {
-          inputs = JSON.parse(form.inputs);
-        } catch {
-          return { status: 422, html: approvalPage({ ...plan, error: 'The override data is not valid JSON.' }) };
-        }
-      }
-      const body = ResumeRunRequest.safeParse({
-        inputs,
-        user_id: claims.userId,
-        action: form.action,
-        comments: form.comments || null,
-      });
-      if (!body.success)
-        return {
-          status: 422,
-          html: approvalPage({
-            ...plan,
-            error: `The override data must be a JSON object: ${body.error.issues[0]?.message}`,
-          }),
-        };
-      try {
-        // An Update of its own per POST: two POSTs of one link racing past the checks above are two
-        // Updates, and the workflow takes one decision per person, refusing the other (410). One id
-        // shared by both would let Temporal answer both with the first one's outcome, both 200.
-        const updateId = `approval-link:${claims.pauseId}:${claims.userId}:${randomUUID()}`;
-        const { status } = await deps.pauses.act(claims.runId, body.data, updateId, {
-          pauseId: claims.pauseId,
-          channel: claims.channel,
-        });
-        const text =
-          status === 202
-            ? `Your ${form.action} is recorded and will be applied as soon as a worker is available.`
-            : `Your ${form.action} is recorded. Thank you.`;
-        return { status: 200, html: noticePage('Decision recorded', text) };
-      } catch (err) {
-        // The workflow refused it: decided meanwhile (by others, or by this very link), or not paused any more.
-        if (err instanceof BadRequestError) return gone(`Nothing was decided: ${err.message}.`);
-        throw err;
-      }
+      const audit = found.claims ? { audit: decisionNote(found.claims, form.action) } : {};
+      const answer = 'status' in found ? found : await decideOpen(found, form, nonce, action);
+      return { status: answer.status, html: answer.html, ...audit };
     },
   };
 }

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { noteAudit } from '../../access/audit-note';
 import { cookieValue, requestIsTls, sameOriginOrSafe } from '../../http/browser-session';
 import { noticePage } from './approval-page';
 import { type ApprovalLinks, DecisionForm, type PageAnswer } from './approval-links.service';
@@ -77,6 +78,8 @@ export function mountApprovalRoutes(router: Router, links: ApprovalLinks): void 
         status: 403,
         html: noticePage('Nothing was decided', 'The form did not come from this link’s page: open the link again.'),
       });
-    answer(ctx, await links.decide(ctx.params.token as string, form.data, form.data.nonce, ctx.path));
+    const decided = await links.decide(ctx.params.token as string, form.data, form.data.nonce, ctx.path);
+    if (decided.audit) noteAudit(ctx.state, decided.audit);
+    answer(ctx, decided);
   });
 }

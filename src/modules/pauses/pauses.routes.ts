@@ -1,3 +1,4 @@
+import { noteAudit } from '../../access/audit-note';
 import { z } from '../../zod';
 import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
@@ -40,6 +41,7 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
       method: 'post',
       path: '/wf/process_pause_action/{run_id}/',
       permission: 'pause.decide',
+      audit: { action: 'pause.decide' },
       summary: 'Approve, decline or override a paused node',
       tags,
       params: RunIdParams,
@@ -48,8 +50,13 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
       response: RunResponse,
       responseHeaders: REPLAY_RESPONSE_HEADERS,
       errors: [400, 404],
-      handler: ({ params, body }, ctx) =>
-        idempotency.keyed(ctx, {
+      handler: ({ params, body }, ctx) => {
+        // Which decision it is lies in the body: pause.approve, pause.decline or pause.override.
+        noteAudit(ctx.state, {
+          action: `pause.${body.action.toLowerCase()}`,
+          target: { type: 'run', id: params.run_id },
+        });
+        return idempotency.keyed(ctx, {
           route: 'process_pause_action',
           target: params.run_id,
           request: body,
@@ -64,13 +71,15 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
             return run;
           },
           recover: async (runId, keyId) => (await pauses.actAgain(runId, body, keyId)).run,
-        }),
+        });
+      },
     }),
     defineRoute({
       carriesValues: true,
       method: 'post',
       path: '/wf/cancel_workflow/{run_id}/',
       permission: 'run',
+      audit: { action: 'run.cancel' },
       summary: 'Cancel a paused, running or pending run',
       tags,
       params: RunIdParams,
@@ -83,6 +92,7 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
       method: 'post',
       path: '/cancel_workflow/{run_id}/',
       permission: 'run',
+      audit: { action: 'run.cancel' },
       summary: 'Alias from the deployment guide',
       tags,
       params: RunIdParams,

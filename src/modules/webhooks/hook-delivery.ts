@@ -1,5 +1,6 @@
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
+import { noteAudit } from '../../access/audit-note';
 import { fromJsonText } from '../../db/json-text';
 import type { RunTrigger } from '../../db/runs/run-documents';
 import type { WebhookHits } from '../../db/webhook-hits';
@@ -122,6 +123,12 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
   return async function deliver(ctx: Context, token: string): Promise<unknown> {
     const trigger = await store.byTokenHash(tokenHash(token));
     if (!trigger) throw unknownHook();
+    // The trail names the trigger, never the token that found it.
+    noteAudit(ctx.state, {
+      action: 'hook.deliver',
+      target: { type: 'trigger', id: trigger._id },
+      actor: { via: 'webhook' },
+    });
     if (!(await withinRate(ctx, trigger))) return undefined;
     const raw = await readBody(ctx, trigger.max_body_bytes);
     if (!signed(ctx, trigger, raw)) {

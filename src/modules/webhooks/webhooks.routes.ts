@@ -99,6 +99,7 @@ export function webhookRoutes({
       method: 'post',
       path: '/hooks/{token}',
       permission: 'anyone',
+      audit: { action: 'hook.deliver', target: 'trigger', secretPath: true },
       summary: "Start a run from a webhook (no API key: the URL's token is the credential)",
       description:
         "The trigger's signature header, when it has one, must hold the HMAC of the raw body (401 otherwise, and no run). " +

@@ -65,6 +65,7 @@ export function workflowRoutes({
       method: 'post',
       path: '/wf/upload_test_files/',
       permission: 'build',
+      audit: { action: 'test_files.upload' },
       summary: 'Upload test files for a node',
       tags,
       bodyType: 'multipart/form-data',
