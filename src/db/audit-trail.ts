@@ -57,6 +57,9 @@ export function createAuditTrail(models: Models, secretKey: Buffer) {
   let tip: Tip | null = null;
   /** This process's inserts, one after another: racing itself would only cost retries. */
   let queue: Promise<unknown> = Promise.resolve();
+  /** Appends are numbered as they come; one that fails fails those already waiting behind it. */
+  let issued = 0;
+  let failed: { through: number; err: unknown } | null = null;
 
   const headHolds = (head: { seq: number; mac: string; head_mac: string }) =>
     chain.same(head.head_mac, chain.headMac(head.seq, head.mac));
@@ -126,7 +129,18 @@ export function createAuditTrail(models: Models, secretKey: Buffer) {
      * could not move (it lags until the next entry moves it) does not fail the entry.
      */
     async append(fields: AuditFields): Promise<ChainedEntry> {
-      const inserted = queue.then(() => insertNext(fields));
+      const ticket = ++issued;
+      const inserted = queue.then(async () => {
+        // MongoDB just refused the one before (down, most likely): fail at once rather than each
+        // waiting out its own timeout in turn, which would make the last of N wait N timeouts.
+        if (failed && ticket <= failed.through) throw failed.err;
+        try {
+          return await insertNext(fields);
+        } catch (err) {
+          failed = { through: issued, err };
+          throw err;
+        }
+      });
       queue = inserted.catch(() => undefined);
       const entry = await inserted;
       await moveHead(entry.seq, entry.mac).catch(() => undefined);

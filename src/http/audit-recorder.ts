@@ -30,7 +30,7 @@ interface Planned {
   params: Record<string, string>;
 }
 
-const NO_ROUTE: AuditNaming = { action: NO_ROUTE_ACTION, target: { type: 'route', params: [] } };
+const NO_ROUTE: Planned = { naming: { action: NO_ROUTE_ACTION, target: { type: 'route', params: [] } }, params: {} };
 const ANONYMOUS: AuditActor = { user_id: null, key_id: null, via: 'anonymous' };
 
 /**
@@ -53,7 +53,7 @@ export function auditRecorder(options: AuditRecorderOptions): Middleware {
     }
     if (!STATE_CHANGING.has(ctx.method)) return null;
     const facts = options.route(ctx.method, ctx.path);
-    return facts?.route.audit ? { naming: facts.route.audit, params: facts.params } : { naming: NO_ROUTE, params: {} };
+    return facts?.route.audit ? { naming: facts.route.audit, params: facts.params } : NO_ROUTE;
   }
 
   function entryOf(ctx: Context, planned: Planned | null, status: number): AuditFields {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hashApiKey } from '../../src/http/api-keys';
 import { createAuditTrail } from '../../src/db/audit-trail';
 import { startApi, type TestApi } from '../support/api';
+import { type AuditEntryView as Entry, auditEntryOf } from '../support/audit';
 import { client } from '../support/http';
 import { pollDelays } from '../support/poll';
 import { rawClient, type RawClient } from '../support/raw-http';
@@ -94,17 +95,6 @@ const EXPECTED: Record<string, [action: string, targetType: string]> = {
   'DELETE /access/keys/{id}/': ['key.delete', 'key'],
 };
 
-interface Entry {
-  id: string;
-  time: string;
-  actor: { user_id?: string; key_id?: string; via: string };
-  action: string;
-  target: { type: string; id: string | null };
-  outcome: number;
-  request_id: string;
-  ip: string;
-}
-
 interface Operation {
   method: string;
   path: string;
@@ -118,13 +108,7 @@ describe('security: the audit trail records every state-changing request, and no
   let seeded: Seeded;
   const admin = () => client(api.baseUrl, WITH_KEY);
 
-  /** The one entry of a request, found by the id it was answered with. */
-  async function entryOf(requestId: string): Promise<Entry> {
-    const res = await admin().get(`/access/audit/?request_id=${encodeURIComponent(requestId)}`);
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.length, 1, `one entry for request ${requestId}: ${res.text}`);
-    return res.body[0] as Entry;
-  }
+  const entryOf = (requestId: string) => auditEntryOf(admin(), requestId);
 
   async function makeUser(role: string): Promise<{ id: string; key: string; keyId: string }> {
     const user = await admin().post('/access/users/', { username: `${role}-${randomBytes(3).toString('hex')}`, role });
@@ -142,6 +126,36 @@ describe('security: the audit trail records every state-changing request, and no
   after(async () => {
     raw?.close();
     await api?.close();
+  });
+
+  it('stores the entry before a byte of the answer goes out, even when the handler streams its own (an MCP call waiting on its run)', async () => {
+    const tool = `audit_tool_${randomBytes(3).toString('hex')}`;
+    const published = await admin().put(`/wf/${seeded.workflow}/mcp/`, { enabled: true, tool_name: tool });
+    assert.equal(published.status, 200, published.text);
+    const requestId = `mcp-${randomBytes(4).toString('hex')}`;
+    const aborter = new AbortController();
+    // No worker runs the tool's run: the answer's stream stays open, and only its headers arrive.
+    const res = await fetch(`${api.baseUrl}/mcp`, {
+      method: 'POST',
+      signal: aborter.signal,
+      headers: {
+        ...WITH_KEY,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: tool, arguments: { x: 'y' } },
+      }),
+    });
+    const stored = await api.mongo.db!.collection('audit_entries').findOne({ request_id: requestId });
+    aborter.abort();
+    assert.equal(res.status, 200);
+    assert.ok(stored, 'the entry is in MongoDB when the headers arrive');
+    assert.deepEqual([stored.action, stored.target, stored.outcome], ['mcp.call', { type: 'mcp', id: null }, 200]);
   });
 
   it('writes an entry for every state-changing operation of the OpenAPI document, with its action, target and status, refusals (404, 422) included', async () => {
