@@ -377,6 +377,8 @@ describe('security: the audit trail records every state-changing request, and no
       await entries().insertOne(middle);
       assert.equal((await verify()).ok, true);
 
+      // The head follows the newest entry just after it is stored: wait for it, as time would.
+      await api.services.auditTrail.headSettled();
       const count = await entries().countDocuments();
       const removed = await entries()
         .find({ seq: { $gt: count - 2 } })
