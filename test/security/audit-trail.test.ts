@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
+import pino from 'pino';
+import { noteAudit } from '../../src/access/audit-note';
+import { auditRecorder } from '../../src/http/audit-recorder';
+import { auditWriter } from '../../src/http/audit-writer';
+import { requestIds } from '../../src/http/request-id';
 import { hashApiKey } from '../../src/http/api-keys';
 import { createAuditTrail } from '../../src/db/audit-trail';
 import { startApi, type TestApi } from '../support/api';
@@ -329,6 +338,49 @@ describe('security: the audit trail records every state-changing request, and no
         headers: { ...WITH_KEY, ...(sent ? { 'x-request-id': Buffer.from(sent).toString('latin1') } : {}) },
       });
       assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/, JSON.stringify(sent));
+    }
+  });
+
+  it('records a reading request whose handler left a note (an OpenID callback signs someone in with a GET), and no other', async () => {
+    // The recorder and the store of the api, around a route of the test's own, as an OpenID callback would be.
+    const app = new Koa();
+    const trail = createAuditTrail(api.models, Buffer.from(api.env.SPUR_SECRET_KEY as string, 'base64'));
+    app.use(requestIds());
+    app.use(
+      auditRecorder({
+        writer: auditWriter(trail, pino({ level: 'silent' })),
+        apiPrefix: '/api',
+        route: () => null,
+        site: () => null,
+        clientAddress: () => '192.0.2.7',
+      }),
+    );
+    const router = new Router();
+    router.get('/oidc/callback', (ctx) => {
+      noteAudit(ctx.state, { action: 'session.sign_in', target: { type: 'user', id: 'UA77' } });
+      ctx.redirect('/');
+    });
+    router.get('/page', (ctx) => {
+      ctx.body = 'a page';
+    });
+    app.use(router.routes());
+    const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const signIn = await fetch(`${base}/oidc/callback?code=${randomBytes(8).toString('hex')}`, {
+        redirect: 'manual',
+      });
+      const page = await fetch(`${base}/page`);
+      const entry = await entryOf(signIn.headers.get('x-request-id') ?? '');
+      assert.deepEqual(
+        [entry.action, entry.target, entry.outcome, entry.actor, entry.ip],
+        ['session.sign_in', { type: 'user', id: 'UA77' }, 302, { via: 'anonymous' }, '192.0.2.7'],
+      );
+      const none = await admin().get(`/access/audit/?request_id=${page.headers.get('x-request-id')}`);
+      assert.deepEqual(none.body, [], 'a read without a note is no entry');
+    } finally {
+      server.close();
     }
   });
 
