@@ -141,14 +141,21 @@ export function createApp({ config, logger, services, probes, secretKey = random
   mountDocsPage(api, `${API_PREFIX}/openapi.json`);
 
   const digests = parseKeyHashes(config.http.apiKeyHashes);
-  const keysSet = digests.length > 0;
+  // Whether requests need a key or a signed-in user (else a keyless loopback instance, acting as `local`).
+  const keysSet = config.http.signInRequired;
   const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs, services.browserSessionStore);
   const ui = loadWebUiExport(config.webUi);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
   const loginRoute = (path: string) => path === '/login' || path === '/logout';
   const approvalRoute = (path: string) => path.startsWith(APPROVE_PREFIX);
   const routeOf = apiRouteLookup(api, routes, API_PREFIX);
-  const identify = identifier({ digests, sessions, users: services.accessUsers, keys: services.accessKeys });
+  const identify = identifier({
+    digests,
+    open: !keysSet,
+    sessions,
+    users: services.accessUsers,
+    keys: services.accessKeys,
+  });
 
   app.use(securityHeaders());
   app.use(errorMiddleware(logger));
@@ -167,6 +174,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const site = new Router({ sensitive: true });
   mountLogin(site, {
     digests,
+    open: !keysSet,
     sessions,
     identify,
     users: services.accessUsers,

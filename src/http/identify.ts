@@ -9,8 +9,10 @@ import { matchingDigest, presentedKey } from './api-keys';
 import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
 export interface IdentifyDeps {
-  /** Configured key digests (SPUR_API_KEY_HASHES); none = a keyless loopback instance. */
+  /** Configured key digests (SPUR_API_KEY_HASHES): the operator's keys, admins. */
   digests: readonly Buffer[];
+  /** No sign-in required (a keyless loopback instance): a request without credentials acts as `local`. */
+  open: boolean;
   sessions: BrowserSessions;
   users: AccessUserStore;
   keys: AccessKeyStore;
@@ -48,9 +50,7 @@ export const keyDigestOf = (key: string) => createHash('sha256').update(key, 'ut
  * holds at once on every api process. A user's key acts with the weaker of its own role and its
  * user's current role.
  */
-export function identifier({ digests, sessions, users, keys, clock = () => new Date() }: IdentifyDeps) {
-  const open = digests.length === 0;
-
+export function identifier({ digests, open, sessions, users, keys, clock = () => new Date() }: IdentifyDeps) {
   async function activeUser(id: string): Promise<AccessUserDoc | null> {
     const user = await users.get(id);
     return user && !user.disabled ? user : null;
