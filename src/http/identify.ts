@@ -41,6 +41,9 @@ export async function liveKey(
   return user && !user.disabled ? { key, user } : null;
 }
 
+/** A request marks its key used and its user seen only when the mark read with it is this old. */
+const MARK_EVERY_MS = 60_000;
+
 /** Hex SHA-256 of a presented key: how a user's key is looked up. */
 export const keyDigestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
@@ -71,6 +74,8 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
   }
 
   const noted = (work: Promise<unknown>) => void work.catch(() => undefined);
+  /** Whether a `last_…_at` read with the request is old enough to write again (the stores write at most once a minute). */
+  const stale = (at: Date | null | undefined, now: Date) => !at || now.getTime() - at.getTime() >= MARK_EVERY_MS;
 
   return async function identify(ctx: Context): Promise<Identity> {
     const now = clock();
@@ -82,8 +87,8 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
       const live = await liveKey(keys, users, digest, now);
       if (!live) return { caller: null, refused: 'invalid-key' };
       const { key: stored, user } = live;
-      noted(keys.used(stored._id, now));
-      noted(users.seen(user._id, now));
+      if (stale(stored.last_used_at, now)) noted(keys.used(stored._id, now));
+      if (stale(user.last_seen_at, now)) noted(users.seen(user._id, now));
       return {
         caller: {
           userId: user._id,
@@ -101,7 +106,7 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
       if (session.configKey || holder) {
         if (!sameOriginOrSafe(ctx)) return { caller: null, refused: 'cross-origin-session' };
         if (!holder) return { caller: configuredKeyCaller('session', 'session'), keyDigest: null };
-        noted(users.seen(holder.user._id, now));
+        if (stale(holder.user.last_seen_at, now)) noted(users.seen(holder.user._id, now));
         const { user, keyRole } = holder;
         const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
         const via = session.configKey ? 'session' : session.via;
