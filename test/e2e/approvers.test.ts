@@ -7,12 +7,12 @@ import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
 import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
-import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
 import {
   PUBLIC_URL,
   connectMessaging,
   decideByLink,
+  gated,
   linksFor,
   onApi,
   openLink,
@@ -24,18 +24,6 @@ const ADMIN_KEY = 'spur_approvers-admin-key-0123456789';
 const PASSWORD = 'a long enough password';
 
 type Http = ReturnType<typeof client>;
-
-/** in → gate (human, with `config`) → after. */
-function gated(config: Record<string, unknown>) {
-  return {
-    nodes: [
-      input(),
-      n('gate', 'HumanInterventionNode', { message: 'Ship it?', ...config }),
-      n('after', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
-    ],
-    links: [l('in', 'gate'), l('gate', 'after')],
-  };
-}
 
 const slack = (to: string, extra: Record<string, unknown> = {}) => ({ channel: 'slack', to, ...extra });
 
@@ -195,16 +183,26 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
     await assertDecidedBy(runId, ada.id, 'ada', 'api');
   });
 
-  it('roles match exactly: a builder decides a pause that names builders; an approver and an admin do not', async () => {
+  it("roles match exactly and are the user's own, read at the decision: an approver and an admin do not decide a builders' pause; a user promoted to builder since it opened does; a builder's key capped to approver decides as the builder", async () => {
     const runId = await pausedRun({ approvers: { roles: ['builder'] } });
-    for (const other of [bob, dee]) {
+    const fay = await newUser(admin, engine.api.baseUrl, 'fay', 'approver');
+    for (const other of [bob, dee, fay]) {
       assert.equal((await decide(other.http, runId, other.username)).status, 403, other.username);
       await assertStillOpen(runId);
     }
+    assert.equal((await admin.put(`/access/users/${fay.id}/`, { role: 'builder' })).status, 200);
     // A user may name themself by username too.
-    const res = await decide(cy.http, runId, 'cy');
+    const res = await decide(fay.http, runId, 'fay');
     assert.equal(res.status, 200, res.text);
-    await assertDecidedBy(runId, cy.id, 'cy', 'api');
+    await assertDecidedBy(runId, fay.id, 'fay', 'api');
+
+    const next = await pausedRun({ approvers: { roles: ['builder'] } });
+    const capped = await admin.post('/access/keys/', { name: 'capped', user_id: cy.id, role: 'approver' });
+    assert.equal(capped.status, 201, capped.text);
+    const cysCappedKey = client(engine.api.baseUrl, { authorization: `Bearer ${capped.body.key}` });
+    assert.equal((await cysCappedKey.get('/access/me/')).body.role, 'approver');
+    assert.equal((await decide(cysCappedKey, next, 'current-user')).status, 200);
+    await assertDecidedBy(next, cy.id, 'cy', 'api');
   });
 
   it('a signed-in user decides only as themself: a body user_id naming someone else is 403 and changes nothing', async () => {
