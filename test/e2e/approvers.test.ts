@@ -252,16 +252,22 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
     await assertDecidedBy(open, 'ops-bot', null, 'api');
   });
 
-  it('a disabled user decides nothing, even when an operator names them on a pause without approvers', async () => {
+  it('a disabled user decides nothing: not named by an operator, not by their link, even on a pause without approvers', async () => {
     const eve = await newUser(admin, engine.api.baseUrl, 'eve', 'approver');
+    const runId = await pausedRun({ notify: [slack('C-eve', { user_id: eve.id })] });
+    const [link] = await linksFor(fake, 'C-eve');
     assert.equal((await admin.put(`/access/users/${eve.id}/`, { disabled: true })).status, 200);
-    const runId = await pausedRun({});
     const res = await decide(admin, runId, eve.id);
     assert.equal(res.status, 403, res.text);
     assert.match(res.body.detail, /disabled/);
     await assertStillOpen(runId);
+    const page = await openLink(onApi(engine, link!.link));
+    assert.equal(page.status, 403);
+    assert.match(page.html, /disabled/);
+    await assertStillOpen(runId);
     assert.equal((await decide(eve.http, runId, 'current-user')).status, 401, 'her key is revoked too');
     assert.equal((await decide(ada.http, runId, 'current-user')).status, 200);
+    await assertDecidedBy(runId, ada.id, 'ada', 'api');
   });
 
   it("an approval link decides as its recipient: one the approvers leave out gets 403 on the page and the POST, the pause stays open; a named recipient's link decides through its channel", async () => {
