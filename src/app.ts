@@ -7,6 +7,7 @@ import { allowedHostNames } from './http/allowed-hosts';
 import { anonymousAllowlist } from './http/allowlist';
 import { callerId, parseKeyHashes } from './http/api-keys';
 import { withRunCaller } from './runs/run-caller';
+import { callerOf, starterName } from './access/caller';
 import { FORM_TYPE } from './http/body-types';
 import { browserSessions } from './http/browser-session';
 import { clientAddressOf, loginAttempts } from './http/login-attempts';
@@ -169,8 +170,11 @@ export function createApp({ config, logger, services, probes, secretKey = random
       loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOf(routeOf(method, path)),
   }))
     app.use(check);
-  // The runs a request starts record who asked for them (the ledger's api_key group).
-  app.use((ctx, next) => withRunCaller(callerId(ctx.state), next));
+  // The runs a request starts record who asked for them (the ledger's api_key group, SpurStartedBy).
+  app.use((ctx, next) => {
+    const caller = callerOf(ctx.state);
+    return withRunCaller({ id: callerId(ctx.state), name: caller ? starterName(caller) : null }, next);
+  });
   const site = new Router({ sensitive: true });
   mountLogin(site, {
     digests,
