@@ -7,6 +7,7 @@ import { allowedHostNames } from './http/allowed-hosts';
 import { anonymousAllowlist } from './http/allowlist';
 import { callerId, parseKeyHashes } from './http/api-keys';
 import { withRunCaller } from './runs/run-caller';
+import { callerOf, starterName } from './access/caller';
 import { FORM_TYPE } from './http/body-types';
 import { browserSessions } from './http/browser-session';
 import { clientAddressOf, loginAttempts } from './http/login-attempts';
@@ -148,14 +149,21 @@ export function createApp({ config, logger, services, probes, secretKey = random
   mountDocsPage(api, `${API_PREFIX}/openapi.json`);
 
   const digests = parseKeyHashes(config.http.apiKeyHashes);
-  const keysSet = digests.length > 0;
+  // Whether requests need a key or a signed-in user (else a keyless loopback instance, acting as `local`).
+  const keysSet = config.http.signInRequired;
   const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs, services.browserSessionStore);
   const ui = loadWebUiExport(config.webUi);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
   const loginRoute = (path: string) => path === '/login' || path === '/logout';
   const approvalRoute = (path: string) => path.startsWith(APPROVE_PREFIX);
   const routeOf = apiRouteLookup(api, routes, API_PREFIX);
-  const identify = identifier({ digests, sessions, users: services.accessUsers, keys: services.accessKeys });
+  const identify = identifier({
+    digests,
+    open: !keysSet,
+    sessions,
+    users: services.accessUsers,
+    keys: services.accessKeys,
+  });
   const clientAddress = clientAddressOf(config.http.login.trustForwardedFor);
   /** The requests outside the API the audit trail records; a handler's note names them further. */
   const siteAudit = (method: string, path: string): AuditNaming | null => {
@@ -180,11 +188,15 @@ export function createApp({ config, logger, services, probes, secretKey = random
       loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOf(routeOf(method, path)),
   }))
     app.use(check);
-  // The runs a request starts record who asked for them (the ledger's api_key group).
-  app.use((ctx, next) => withRunCaller(callerId(ctx.state), next));
+  // The runs a request starts record who asked for them (the ledger's api_key group, SpurStartedBy).
+  app.use((ctx, next) => {
+    const caller = callerOf(ctx.state);
+    return withRunCaller({ id: callerId(ctx.state), name: caller ? starterName(caller) : null }, next);
+  });
   const site = new Router({ sensitive: true });
   mountLogin(site, {
     digests,
+    open: !keysSet,
     sessions,
     identify,
     users: services.accessUsers,

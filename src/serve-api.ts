@@ -100,11 +100,11 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-/** Called first thing at boot: no keys on a non-loopback address stops the process (unless allowed). */
+/** Called first thing at boot: no sign-in on a non-loopback address stops the process (unless allowed). */
 export function refuseInsecureListen(config: Readonly<Config>): void {
-  if (!isLoopback(config.http.host) && config.http.apiKeyHashes.length === 0 && !config.http.allowInsecure) {
+  if (!isLoopback(config.http.host) && !config.http.signInRequired && !config.http.allowInsecure) {
     console.error(
-      `Refusing to listen on ${config.http.host} without API keys: set SPUR_API_KEY_HASHES, or SPUR_ALLOW_INSECURE=true to accept the risk.`,
+      `Refusing to listen on ${config.http.host} without sign-in: set SPUR_API_KEY_HASHES or SPUR_SIGN_IN_REQUIRED=true, or SPUR_ALLOW_INSECURE=true to accept the risk.`,
     );
     process.exit(2);
   }

@@ -149,6 +149,7 @@ export function createServices({
     callbacks,
   });
   const mcpTools = createMcpTools(models);
+  const accessUsers = createAccessUserStore(models);
   const pauses = createPauseService({
     models,
     values,
@@ -158,6 +159,7 @@ export function createServices({
     temporal,
     workflowIdPrefix: config.temporal.workflowIdPrefix,
     actionWaitMs: config.runs.actionWaitMs,
+    users: accessUsers,
   });
   const evalRecords = createEvalRecords(models);
   const evalSuites = createSuiteService(models, evalRecords);
@@ -182,7 +184,6 @@ export function createServices({
     }),
   });
   const browserSessionStore = createBrowserSessionStore(models);
-  const accessUsers = createAccessUserStore(models);
   const accessKeys = createAccessKeyStore(models);
   return {
     evalSuites,
@@ -222,6 +223,7 @@ export function createServices({
       models,
       tokens: kernel.approvalTokens,
       pauses,
+      deciders: pauses.deciders,
       versionById: versions.byId,
       runRecords,
       values,

@@ -79,8 +79,9 @@ describe('screenshots of the web UI', function () {
     const secured = await startUiStack({ SPUR_API_KEY_HASHES: hashApiKey('spur_screenshot-key') });
     try {
       await secured.page.goto(`${secured.origin}/dashboard`);
-      await secured.page.getByLabel('API key').fill('wrong key');
-      await secured.page.getByRole('button', { name: 'Sign in' }).click();
+      await secured.page.getByLabel('Username').fill('alice');
+      await secured.page.getByLabel('Password').fill('not her password');
+      await secured.page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await secured.page.getByRole('alert').waitFor();
       await shot(secured.page, 'login');
     } finally {

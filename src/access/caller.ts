@@ -42,3 +42,14 @@ export function setCaller(state: unknown, caller: Caller): void {
  * clients do; a user always decides as themself.
  */
 export const actsForOperator = (caller: Caller): boolean => caller.userId === null || caller.via === 'local';
+
+/**
+ * The caller as a run's starter reads in the Temporal Web UI (`SpurStartedBy`): a user's username,
+ * `key:<tag>` for a configured key (the first 12 hex of its digest), `session` for a configured
+ * key's browser login, `local` on the keyless local instance.
+ */
+export function starterName(caller: Caller): string {
+  if (caller.via === 'local') return 'local';
+  if (caller.userId !== null) return caller.username;
+  return caller.keyId?.startsWith('config:') ? `key:${caller.keyId.slice('config:'.length)}` : 'session';
+}

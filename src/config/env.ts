@@ -48,6 +48,11 @@ export const envSchema = z.object({
   SPUR_PRETTY_LOGS: bool.default(false),
   /** Comma-separated `sha256:<hex>` digests of the accepted API keys (scripts/hash-api-key.ts). */
   SPUR_API_KEY_HASHES: z.string().default(''),
+  /**
+   * Require a key or a signed-in user even without SPUR_API_KEY_HASHES: an installation whose
+   * people sign in as users (the first admin made by `npm run create-user`). Configured keys imply it.
+   */
+  SPUR_SIGN_IN_REQUIRED: bool.default(false),
   /** Serve a non-loopback address without API keys anyway (say so explicitly). */
   SPUR_ALLOW_INSECURE: bool.default(false),
   /** Comma-separated other origins trusted for CORS and state changes; default: local development origins when no keys are set, else none. */

@@ -25,6 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxUploadBytes: e.SPUR_MAX_UPLOAD_BYTES,
       maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
       apiKeyHashes: list(e.SPUR_API_KEY_HASHES),
+      signInRequired: e.SPUR_SIGN_IN_REQUIRED || list(e.SPUR_API_KEY_HASHES).length > 0,
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
       allowedHosts: list(e.SPUR_ALLOWED_HOSTS),

@@ -11,6 +11,8 @@ export interface Config {
     maxUploadBytes: number;
     maxUploadFiles: number;
     apiKeyHashes: string[];
+    /** A key or a signed-in user is needed (configured keys, or SPUR_SIGN_IN_REQUIRED); else a keyless loopback instance. */
+    signInRequired: boolean;
     allowInsecure: boolean;
     corsOrigins: string[];
     allowedHosts: string[];

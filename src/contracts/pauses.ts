@@ -1,11 +1,17 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PauseAction } from '../engine/statuses';
 import type { DecisionChannel } from '../engine/approvals';
+import type { Role } from './roles';
 
 export interface PauseActionRequest {
   action: PauseAction;
   inputs: Record<string, unknown>;
+  /** Who decides, as the api established it (src/modules/pauses/deciders.ts). */
   userId: string;
+  /** The decider's username when they are a user (`UA…`), recorded with the decision. */
+  username?: string | null;
+  /** The decider's role when they are an enabled user, else null: what a node's `approvers.roles` match. */
+  role?: Role | null;
   comments: string | null;
   /** The pause this action is for; absent = the oldest open pause of the run. */
   pauseId?: string;
@@ -32,6 +38,10 @@ export const PauseRefusal = {
   alreadyDecided: 'This person has already decided on this pause',
 } as const;
 export const PAUSE_REFUSED = 'PauseActionRefused';
+/** The decider is not among the pause's `approvers`: the api answers 403. */
+export const PAUSE_FORBIDDEN = 'PauseActionForbidden';
+export const notAnApprover = (userId: string, nodeId: string) =>
+  `${userId} is not among the approvers of node '${nodeId}': only the users and roles its \`approvers\` names may decide this pause`;
 /** A refusal's details: the latest decider, and whether the named pause is still ahead of the workflow. */
 export type PauseRefusalDetails = [lastDecider: PauseDecider | null, ahead: boolean];
 

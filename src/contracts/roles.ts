@@ -14,3 +14,6 @@ export function weakerRole(a: Role, b: Role): Role {
 }
 
 export const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
+
+/** A user's id (`UA<n>`, src/db/ids.ts): what a node's `approvers.users` and a decision name. */
+export const USER_ID_PATTERN = /^UA\d{1,15}$/;

@@ -29,5 +29,7 @@ export type ScheduledRunPlan =
       /** The run's search attributes, as the launcher sets them. */
       spurWorkflowId: string;
       runType: string;
+      /** SpurStartedBy: the schedule (`schedule:SC4`). */
+      startedBy?: string | null;
     }
   | { kind: 'none'; runId: string | null; reason: string };

@@ -2,11 +2,17 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Custom search attributes, so operators can filter runs in the Temporal Web UI
- * (e.g. `SpurWorkflowId = "S3" AND SpurRunStatus = "FAILED"`). The dev-server scripts register them.
+ * (e.g. `SpurWorkflowId = "S3" AND SpurRunStatus = "FAILED"`, `SpurStartedBy = "ada"`). The dev-server
+ * scripts, the cluster script and docker-compose's temporal-setup register them.
  */
 export const SpurWorkflowId = defineSearchAttributeKey('SpurWorkflowId', SearchAttributeType.KEYWORD);
 export const SpurRunType = defineSearchAttributeKey('SpurRunType', SearchAttributeType.KEYWORD);
 export const SpurRunStatus = defineSearchAttributeKey('SpurRunStatus', SearchAttributeType.KEYWORD);
+/**
+ * Who started the run: a user's username, `key:<tag>` for a configured key, `session`, `local`, or
+ * the trigger of a run no client asked for (`schedule:SC4`, `webhook:TR2`) — src/runs/run-caller.ts.
+ */
+export const SpurStartedBy = defineSearchAttributeKey('SpurStartedBy', SearchAttributeType.KEYWORD);
 
 /** Set by Temporal on every workflow a Schedule starts: the fire's nominal time. */
 export const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
@@ -16,4 +22,5 @@ export const SEARCH_ATTRIBUTE_TYPES = {
   SpurWorkflowId: 'Keyword',
   SpurRunType: 'Keyword',
   SpurRunStatus: 'Keyword',
+  SpurStartedBy: 'Keyword',
 } as const;

@@ -41,11 +41,37 @@ export interface ApprovalPlan {
   declineRequires: number;
   /** Whether a link's page offers OVERRIDE. */
   allowOverride: boolean;
+  /** Who may decide (`approvers`), or null: anyone allowed to decide pauses. */
+  approvers: Approvers | null;
+}
+
+/**
+ * The node's `approvers`: the users named by id, and every user whose role is one of `roles`
+ * (exactly those roles: an admin is not an approver of a pause that names only `builder`).
+ */
+export interface Approvers {
+  users: string[];
+  roles: string[];
+}
+
+/** Who decides, as the api established it: their id and, for an enabled user, their role (else null). */
+export interface DeciderRole {
+  userId: string;
+  role?: string | null;
+}
+
+/** Whether this decider may decide a pause with these approvers (null: anyone who may decide pauses). */
+export function mayDecide(approvers: Approvers | null, decider: DeciderRole): boolean {
+  if (approvers === null) return true;
+  if (approvers.users.includes(decider.userId)) return true;
+  return typeof decider.role === 'string' && approvers.roles.includes(decider.role);
 }
 
 /** One decision on a pause, as its history shows it. */
 export interface PauseDecision {
   user_id: string;
+  /** The user's username when the decider is a user (`UA…`), else null (absent in decisions recorded before it). */
+  username?: string | null;
   action: PauseAction;
   channel: DecisionChannel;
   time: string;
@@ -92,6 +118,16 @@ function timeoutOutcome(config: Record<string, unknown>): TimeoutOutcome {
   return config.timeout_action === 'APPROVE' ? 'approve' : 'decline';
 }
 
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+
+/** Read as saved; an `approvers` that is not an object is none (the save-time rules refuse one). */
+function approversOf(value: unknown): Approvers | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const a = value as Record<string, unknown>;
+  return { users: strings(a.users), roles: strings(a.roles) };
+}
+
 export function approvalPlan(config: Record<string, unknown>): ApprovalPlan {
   return {
     notify: recipients(config.notify),
@@ -103,6 +139,7 @@ export function approvalPlan(config: Record<string, unknown>): ApprovalPlan {
     approvalsRequired: count(config.approvals_required),
     declineRequires: count(config.decline_requires),
     allowOverride: config.allow_override === true,
+    approvers: approversOf(config.approvers),
   };
 }
 

@@ -59,6 +59,18 @@ export function callerId(state: unknown): string | null {
   return userId ? `user:${userId}` : 'session';
 }
 
+/**
+ * Whose idempotency keys a request's are: its API key's digest, else its signed-in user, else
+ * null (a configured key's session, or a keyless instance: the operator's, shared). Two users'
+ * keys never meet, so one cannot be answered with the other's replay.
+ */
+export function callerPrincipal(state: unknown): string | null {
+  const digest = (state as ApiCaller).apiKeyDigest;
+  if (digest) return digest;
+  const caller = callerOf(state);
+  return caller?.userId && caller.via !== 'local' ? `user:${caller.userId}` : null;
+}
+
 /** False unless the gate let the request in as authenticated (the allowlist also lets others in). */
 export function isAuthenticated(state: unknown): boolean {
   return (state as ApiCaller).authenticated === true;

@@ -9,8 +9,10 @@ import { matchingDigest, presentedKey } from './api-keys';
 import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
 export interface IdentifyDeps {
-  /** Configured key digests (SPUR_API_KEY_HASHES); none = a keyless loopback instance. */
+  /** Configured key digests (SPUR_API_KEY_HASHES): the operator's keys, admins. */
   digests: readonly Buffer[];
+  /** No sign-in required (a keyless loopback instance): a request without credentials acts as `local`. */
+  open: boolean;
   sessions: BrowserSessions;
   users: AccessUserStore;
   keys: AccessKeyStore;
@@ -39,6 +41,9 @@ export async function liveKey(
   return user && !user.disabled ? { key, user } : null;
 }
 
+/** A request marks its key used and its user seen only when the mark read with it is this old. */
+const MARK_EVERY_MS = 60_000;
+
 /** Hex SHA-256 of a presented key: how a user's key is looked up. */
 export const keyDigestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
@@ -48,9 +53,7 @@ export const keyDigestOf = (key: string) => createHash('sha256').update(key, 'ut
  * holds at once on every api process. A user's key acts with the weaker of its own role and its
  * user's current role.
  */
-export function identifier({ digests, sessions, users, keys, clock = () => new Date() }: IdentifyDeps) {
-  const open = digests.length === 0;
-
+export function identifier({ digests, open, sessions, users, keys, clock = () => new Date() }: IdentifyDeps) {
   async function activeUser(id: string): Promise<AccessUserDoc | null> {
     const user = await users.get(id);
     return user && !user.disabled ? user : null;
@@ -71,6 +74,8 @@ export function identifier({ digests, sessions, users, keys, clock = () => new D
   }
 
   const noted = (work: Promise<unknown>) => void work.catch(() => undefined);
+  /** Whether a `last_…_at` read with the request is old enough to write again (the stores write at most once a minute). */
+  const stale = (at: Date | null | undefined, now: Date) => !at || now.getTime() - at.getTime() >= MARK_EVERY_MS;
 
   return async function identify(ctx: Context): Promise<Identity> {
     const now = clock();
@@ -80,10 +85,12 @@ export function identifier({ digests, sessions, users, keys, clock = () => new D
       const digest = keyDigestOf(key);
       if (configured) return { caller: configuredKeyCaller(keyTag(configured), 'key'), keyDigest: digest };
       const live = await liveKey(keys, users, digest, now);
-      if (!live) return { caller: null, refused: 'invalid-key' };
+      // A keyless instance ignores a key it does not know, as it always has: clients such as the
+      // OpenAI SDK send one whatever the server.
+      if (!live) return open ? { caller: LOCAL_CALLER, keyDigest: null } : { caller: null, refused: 'invalid-key' };
       const { key: stored, user } = live;
-      noted(keys.used(stored._id, now));
-      noted(users.seen(user._id, now));
+      if (stale(stored.last_used_at, now)) noted(keys.used(stored._id, now));
+      if (stale(user.last_seen_at, now)) noted(users.seen(user._id, now));
       return {
         caller: {
           userId: user._id,
@@ -101,7 +108,7 @@ export function identifier({ digests, sessions, users, keys, clock = () => new D
       if (session.configKey || holder) {
         if (!sameOriginOrSafe(ctx)) return { caller: null, refused: 'cross-origin-session' };
         if (!holder) return { caller: configuredKeyCaller('session', 'session'), keyDigest: null };
-        noted(users.seen(holder.user._id, now));
+        if (stale(holder.user.last_seen_at, now)) noted(users.seen(holder.user._id, now));
         const { user, keyRole } = holder;
         const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
         const via = session.configKey ? 'session' : session.via;

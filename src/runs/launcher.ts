@@ -12,7 +12,7 @@ import { SpurError } from '../errors';
 import type { Config } from '../config/settings';
 import type { BatchRunInput } from '../contracts/batch-contract';
 import type { ChatTurnStart, RunRerun, SpurRunInput } from '../contracts/run-contract';
-import { SpurRunStatus, SpurRunType, SpurWorkflowId } from '../contracts/search-attributes';
+import { SpurRunStatus, SpurRunType, SpurStartedBy, SpurWorkflowId } from '../contracts/search-attributes';
 import { WorkflowType, runWorkflowId } from '../contracts/workflow-names';
 import { batchMode, inputColumns, modelsOf } from './batch-plan';
 import { createProviderLimits } from '../usage/provider-limits';
@@ -221,6 +221,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
           { key: SpurWorkflowId, value: run.workflow_id },
           { key: SpurRunType, value: run.run_type },
           { key: SpurRunStatus, value: 'PENDING' },
+          ...(run.started_by_name ? [{ key: SpurStartedBy, value: run.started_by_name }] : []),
         ],
       });
     } catch (err) {

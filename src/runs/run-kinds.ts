@@ -1,4 +1,5 @@
 import type { NewRun, RunTrigger, StoredCallback } from '../db/runs/run-documents';
+import type { RunCaller } from './run-caller';
 
 /** Every way a run comes to be recorded: what started it, not how it is answered. */
 export type RunKind =
@@ -94,9 +95,12 @@ export function recordFields(
   request: RunFields,
   version: PinnedVersion,
   stored: StoredParts,
-  caller: string | null,
+  caller: RunCaller | null,
 ): Omit<NewRun, 'id' | 'seq'> {
   const rules = RUN_KINDS[request.kind];
+  const asked = rules.caller ? caller : null;
+  // A run no client asked for is started by its trigger: `schedule:SC4`, `webhook:TR2`.
+  const trigger = request.trigger ? `${request.trigger.kind}:${request.trigger.id}` : null;
   const runType = rules.runType ?? request.runType;
   if (runType === undefined) throw new Error(`A ${request.kind} run needs the client's run_type`);
   return {
@@ -109,7 +113,8 @@ export function recordFields(
     idempotencyKey: request.idempotencyKey ?? null,
     trigger: request.trigger ?? null,
     traceParent: request.traceParent ?? null,
-    startedBy: rules.caller ? caller : null,
+    startedBy: asked?.id ?? null,
+    startedByName: asked?.name ?? trigger,
     outputFileId: stored.outputFileId ?? null,
     ...(request.dataset
       ? {

@@ -23,6 +23,8 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
 
 export interface LoginOptions {
   digests: readonly Buffer[];
+  /** No sign-in required (a keyless loopback instance): nothing to log in to. */
+  open: boolean;
   sessions: BrowserSessions;
   identify: Identify;
   users: AccessUserStore;
@@ -53,7 +55,7 @@ function signInNote(holder: SessionHolder): AuditNote {
  * `/login` sends the browser on.
  */
 export function mountLogin(router: Router, options: LoginOptions): void {
-  const { digests, sessions, attempts, clientAddress, identify, users, links = [] } = options;
+  const { digests, open, sessions, attempts, clientAddress, identify, users, links = [] } = options;
   const htmlAnswer = (ctx: Context, status: number, next: string, error: string) => {
     ctx.status = status;
     ctx.type = 'text/html; charset=utf-8';
@@ -79,7 +81,7 @@ export function mountLogin(router: Router, options: LoginOptions): void {
   }
 
   router.get('/login', async (ctx) => {
-    if (digests.length === 0 || (await identify(ctx)).caller) return ctx.redirect(safeNext(ctx.query.next));
+    if (open || (await identify(ctx)).caller) return ctx.redirect(safeNext(ctx.query.next));
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
     ctx.body = loginPage(safeNext(ctx.query.next), undefined, links);
@@ -94,7 +96,7 @@ export function mountLogin(router: Router, options: LoginOptions): void {
     }
     const form = await readForm(ctx);
     const next = safeNext(form.get('next'));
-    if (digests.length === 0) return htmlAnswer(ctx, 401, next, 'This server has no API keys: no login needed.');
+    if (open) return htmlAnswer(ctx, 401, next, 'This server needs no sign-in.');
     const client = clientAddress(ctx);
     const wait = attempts.retryAfterSeconds(client);
     if (wait > 0) {

@@ -35,6 +35,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
         summary: planned.start.summary,
         spurWorkflowId: run.workflow_id,
         runType: run.run_type,
+        startedBy: run.started_by_name ?? null,
       };
     },
   };

@@ -1,12 +1,14 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import type { PauseResolution } from '../../src/engine/run-contract';
-import { type PauseDecision, tally } from '../../src/engine/approvals';
+import { type Approvers, type PauseDecision, mayDecide, tally } from '../../src/engine/approvals';
 import {
+  PAUSE_FORBIDDEN,
   PAUSE_REFUSED,
   type PauseActionRequest,
   type PauseDecider,
   PauseRefusal,
   type PauseRefusalDetails,
+  notAnApprover,
   pauseRecordId,
 } from '../../src/contracts/pauses';
 
@@ -20,6 +22,8 @@ export interface OpenPause {
   decisions: PauseDecision[];
   /** How many approvals resume the run, how many declines decline it (1 and 1 unless the node says). */
   quorum: Quorum;
+  /** Who may decide it (the node's `approvers`), or null: anyone who may decide pauses. */
+  approvers: Approvers | null;
 }
 
 export interface Quorum {
@@ -27,7 +31,12 @@ export interface Quorum {
   declineRequires: number;
 }
 
-const SINGLE: Quorum = { approvalsRequired: 1, declineRequires: 1 };
+/** What a pause's node says about deciding it: the quorum and, when it names them, the approvers. */
+export interface PauseRules extends Quorum {
+  approvers?: Approvers | null;
+}
+
+const SINGLE: PauseRules = { approvalsRequired: 1, declineRequires: 1 };
 
 /** The run's open pauses, in the order they happened; only handlers and the scheduler touch it. */
 export class PauseBook {
@@ -59,7 +68,7 @@ export class PauseBook {
     return this.open.length;
   }
 
-  add(nodeId: string, quorum: Quorum = SINGLE): OpenPause {
+  add(nodeId: string, rules: PauseRules = SINGLE): OpenPause {
     const n = (this.perNode.get(nodeId) ?? 0) + 1;
     this.perNode.set(nodeId, n);
     const pause: OpenPause = {
@@ -68,7 +77,8 @@ export class PauseBook {
       decision: null,
       applied: false,
       decisions: [],
-      quorum,
+      quorum: { approvalsRequired: rules.approvalsRequired, declineRequires: rules.declineRequires },
+      approvers: rules.approvers ?? null,
     };
     this.open.push(pause);
     this.opened.add(pause.pauseId);
@@ -103,6 +113,12 @@ export class PauseBook {
     if (this.open.length === 0) throw this.refusal(PauseRefusal.notPaused, request);
     const pause = this.target(request);
     if (!pause) throw this.refusal(PauseRefusal.noPausedTask, request);
+    if (!mayDecide(pause.approvers, request))
+      throw ApplicationFailure.create({
+        type: PAUSE_FORBIDDEN,
+        message: notAnApprover(request.userId, pause.nodeId),
+        nonRetryable: true,
+      });
     if (pause.decisions.some((d) => d.user_id === request.userId))
       throw this.refusal(PauseRefusal.alreadyDecided, request);
   }
@@ -121,8 +137,9 @@ export class PauseBook {
   }
 
   /**
-   * Signals carry no answer: one that arrives for a settled pause, or from someone who decided
-   * already, is dropped; one for a pause not reached yet waits for it.
+   * Signals carry no answer: one that arrives for a settled pause, from someone who decided
+   * already or from someone its `approvers` leave out, is dropped; one for a pause not reached
+   * yet waits for it.
    */
   decideIfOpen(request: PauseActionRequest): void {
     if (request.pauseId && !this.opened.has(request.pauseId)) {
@@ -130,7 +147,8 @@ export class PauseBook {
       return;
     }
     const pause = this.target(request);
-    if (pause && !pause.decisions.some((d) => d.user_id === request.userId)) this.decide(request);
+    if (!pause || !mayDecide(pause.approvers, request)) return;
+    if (!pause.decisions.some((d) => d.user_id === request.userId)) this.decide(request);
   }
 
   /**
@@ -154,6 +172,7 @@ export class PauseBook {
 export function decisionOf(request: PauseActionRequest): PauseDecision {
   return {
     user_id: request.userId,
+    username: request.username ?? null,
     action: request.action,
     channel: request.channel ?? 'api',
     time: new Date().toISOString(),

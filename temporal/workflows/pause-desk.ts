@@ -6,7 +6,7 @@ import { approvalPlan } from '../../src/engine/approvals';
 import { decidePausedNode } from '../../src/engine/pause-decisions';
 import { type PauseActionRequest, pauseActionSignal, pauseActionUpdate } from '../../src/contracts/pauses';
 import { approvalDeliverySignal } from '../../src/contracts/approval-contract';
-import { type OpenPause, type Quorum, settled } from './pause-book';
+import { type OpenPause, type PauseRules, settled } from './pause-book';
 import { type RunIds, awaitApproval } from './approval-wait';
 import { announce } from './callbacks';
 import type { RunKeeper } from './run-keeper';
@@ -100,10 +100,10 @@ export class PauseDesk {
     input: Record<string, unknown>,
     message: string,
     task: Omit<TaskWrite, 'nodeId'>,
-    quorum?: Quorum,
+    rules?: PauseRules,
   ): Promise<OpenPause> {
     const { runId } = this.run;
-    const pause = this.keeper.pauses.add(node.id, quorum);
+    const pause = this.keeper.pauses.add(node.id, rules);
     const pauseTime = new Date().toISOString();
     // The pause's task change stays in memory: the save that records the pause carries it (one write).
     this.keeper.tasks.apply({ nodeId: node.id, ...task });

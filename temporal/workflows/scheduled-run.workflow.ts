@@ -1,7 +1,13 @@
 import { ParentClosePolicy, isCancellation, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../activities';
 import type { ScheduledRunInput } from '../../src/contracts/schedule-contract';
-import { ScheduledStartTime, SpurRunStatus, SpurRunType, SpurWorkflowId } from '../../src/contracts/search-attributes';
+import {
+  ScheduledStartTime,
+  SpurRunStatus,
+  SpurRunType,
+  SpurStartedBy,
+  SpurWorkflowId,
+} from '../../src/contracts/search-attributes';
 
 const { recordScheduledRun } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '1m',
@@ -36,6 +42,7 @@ export async function spurScheduledRun(input: ScheduledRunInput): Promise<{ runI
         { key: SpurWorkflowId, value: plan.spurWorkflowId },
         { key: SpurRunType, value: plan.runType },
         { key: SpurRunStatus, value: 'PENDING' },
+        ...(plan.startedBy ? [{ key: SpurStartedBy, value: plan.startedBy }] : []),
       ],
     });
     await child.result();

@@ -90,7 +90,7 @@ describe('api: API keys, CORS, listen guard, NoSQL injection', () => {
       },
     );
     assert.equal(result.status, 2);
-    assert.match(result.stderr, /Refusing to listen on 0\.0\.0\.0 without API keys/);
+    assert.match(result.stderr, /Refusing to listen on 0\.0\.0\.0 without sign-in/);
     assert.equal(result.stderr.trim().split('\n').length, 1, 'says so in one line');
   });
 

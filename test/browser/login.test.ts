@@ -16,13 +16,13 @@ describe('browser: logging in when API keys are set', function () {
     const { page, origin } = stack;
     await page.goto(`${origin}/dashboard`);
     await page.waitForURL(/\/login\?next=%2Fdashboard$/);
-    await page.getByLabel('API key').fill('not-the-key');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('API key', { exact: true }).fill('not-the-key');
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
     await page.getByRole('alert').getByText('That API key is not valid.').waitFor();
     assert.deepEqual(await stack.browser.context.cookies(), [], 'no cookie for a wrong key');
 
-    await page.getByLabel('API key').fill(KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('API key', { exact: true }).fill(KEY);
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
     await page.waitForURL(`${origin}/dashboard`);
     await page.getByRole('button', { name: 'Get Started' }).click();
     await page.getByText('Expense approval with a human pause').waitFor();

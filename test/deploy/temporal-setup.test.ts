@@ -85,8 +85,9 @@ describe('deploy: the temporal-setup service registers Spur’s search attribute
     const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { x: 'after' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.out, { x: 'after' });
-    // Operators filter runs in the Web UI by these attributes: visibility catches up shortly.
-    const query = `SpurWorkflowId = '${wf.id}' AND SpurRunStatus = 'COMPLETED'`;
+    // Operators filter runs in the Web UI by these attributes: visibility catches up shortly. A
+    // keyless instance's runs are started by `local`.
+    const query = `SpurWorkflowId = '${wf.id}' AND SpurRunStatus = 'COMPLETED' AND SpurStartedBy = 'local'`;
     const deadline = Date.now() + 30_000;
     while ((await api.temporal.workflow.count(query)).count < 1) {
       assert.ok(Date.now() < deadline, `no run matched ${query}`);

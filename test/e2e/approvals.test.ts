@@ -3,11 +3,11 @@ import { approvalTokens } from '../../src/approvals/approval-token';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { type CallbackReceiver, startCallbackReceiver } from '../support/callback-receiver';
-import { input, l, n } from '../support/graphs';
 import { CREDENTIALS } from '../support/integration-runs';
 import {
   PUBLIC_URL,
   decideByLink,
+  gated,
   linkClaims,
   linksFor,
   onApi,
@@ -25,18 +25,6 @@ const WEBHOOK_SECRET = 'approval-webhook-secret-0123456789';
 /** The deliveries' first retry (SPUR_CALLBACK_RETRY_FIRST_SECONDS), well under the retry test's Retry-After. */
 const FIRST_RETRY_S = 0.2;
 const XSS = `<script id="xss">window.__xss = 1</script><img src=x onerror="window.__xss=2">`;
-
-/** in → gate (human, with `config`) → after. */
-function gated(config: Record<string, unknown>) {
-  return {
-    nodes: [
-      input(),
-      n('gate', 'HumanInterventionNode', { message: 'Approve this?', ...config }),
-      n('after', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
-    ],
-    links: [l('in', 'gate'), l('gate', 'after')],
-  };
-}
 
 /** Each decision's `time` is an ISO date, in order, between its pause's time and now. */
 function assertDecisionTimes(record: { pause_time: string; decisions: { time: string }[] }): void {

@@ -3,6 +3,19 @@ import type { FakeServices, ServiceRequest } from './fake-services';
 import { CREDENTIALS, fakeBases, setEnv } from './integration-runs';
 import type { CallbackReceiver } from './callback-receiver';
 import { eventually } from './python-runs';
+import { input, l, n } from './graphs';
+
+/** in → gate (a HumanInterventionNode asking `message`, with `config`) → after (its `x`). */
+export function gated(config: Record<string, unknown>, message = 'Approve this?') {
+  return {
+    nodes: [
+      input(),
+      n('gate', 'HumanInterventionNode', { message, ...config }),
+      n('after', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
+    ],
+    links: [l('in', 'gate'), l('gate', 'after')],
+  };
+}
 
 /** The approval links' base in tests: never contacted, links are rebased onto the test's api. */
 export const PUBLIC_URL = 'https://approvals.example.test';

@@ -83,4 +83,59 @@ describe('the pause book of a run', () => {
     resolveApproved(book, pause, 'ops');
     assert.deepEqual(detailsOf(approve('erin', pause.pauseId)), [{ action: 'APPROVE', userId: 'ops' }, false]);
   });
+
+  it("refuses, as forbidden, a decider its node's approvers leave out: by id, or by a role it does not name exactly", () => {
+    const book = new PauseBook('R1');
+    const pause = book.add('gate', {
+      approvalsRequired: 1,
+      declineRequires: 1,
+      approvers: { users: ['UA1'], roles: ['builder'] },
+    });
+    const refusalOf = (request: PauseActionRequest) => {
+      try {
+        book.validate(request);
+        return null;
+      } catch (err) {
+        return { type: (err as { type?: string }).type, message: (err as Error).message };
+      }
+    };
+    for (const [who, role] of [
+      ['UA2', 'approver'],
+      ['UA3', 'admin'],
+      ['UA4', null],
+      ['ops', undefined],
+    ] as const) {
+      const refusal = refusalOf({ ...approve(who, pause.pauseId), role });
+      assert.equal(refusal?.type, 'PauseActionForbidden', `${who} (${role}) is refused`);
+      assert.match(refusal.message, new RegExp(`^${who} is not among the approvers of node 'gate'`));
+    }
+    assert.equal(refusalOf({ ...approve('UA1'), role: 'viewer' }), null, 'a named user, whatever their role');
+    assert.equal(refusalOf({ ...approve('UA5'), role: 'builder' }), null, 'a user of a named role');
+    assert.equal(pause.decisions.length, 0, 'validating decides nothing');
+  });
+
+  it('drops a signalled decision from someone the approvers leave out, and records the username of one they name', () => {
+    const book = new PauseBook('R1');
+    const pause = book.add('gate', {
+      approvalsRequired: 1,
+      declineRequires: 1,
+      approvers: { users: ['UA1'], roles: [] },
+    });
+    book.decideIfOpen({ ...approve('UA2', pause.pauseId), username: 'bob', role: 'admin' });
+    assert.equal(pause.decision as unknown, null);
+    assert.equal(pause.decisions.length, 0);
+    book.decideIfOpen({ ...approve('UA1', pause.pauseId), username: 'ada', role: 'approver' });
+    assert.equal(pause.decision?.userId, 'UA1');
+    assert.deepEqual(
+      pause.decisions.map((d) => [d.user_id, d.username, d.channel]),
+      [['UA1', 'ada', 'api']],
+    );
+  });
+
+  it('lets anyone decide a pause whose node names no approvers (a budget pause, a node without them)', () => {
+    const book = new PauseBook('R1');
+    const pause = book.add('gate');
+    book.validate({ ...approve('anyone', pause.pauseId), role: null });
+    assert.equal(pause.approvers, null);
+  });
 });

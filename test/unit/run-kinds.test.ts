@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { runDocument } from '../../src/db/runs/run-documents';
 import type { RunDoc } from '../../src/db/models';
 import { RUN_KINDS, type RunFields, type RunKind, type StoredParts, recordFields } from '../../src/runs/run-kinds';
+import type { RunCaller } from '../../src/runs/run-caller';
 
 // What each kind of run records, as docs/runs.md, triggers.md, evals.md, mcp.md, llm-and-agents.md
 // and the ledger's api_key group describe it. The expectations are written from those docs.
@@ -11,17 +12,25 @@ const inputs = { in: { q: 'x' } };
 const recorded = (
   request: RunFields,
   stored: StoredParts = { initialInputs: inputs },
-  caller: string | null = 'key:abc',
+  caller: RunCaller | null = { id: 'key:abc', name: 'ada' },
 ) => runDocument({ ...recordFields(request, version, stored, caller), id: 'R9', seq: 9 });
 
 /** The fields a kind decides; every run also records its workflow, version and inputs. */
 type Shown = Pick<
   RunDoc,
-  'run_type' | 'started_by' | 'parent_run_id' | 'output_file_id' | 'input_dataset_id' | 'rerun_of' | 'trigger'
+  | 'run_type'
+  | 'started_by'
+  | 'started_by_name'
+  | 'parent_run_id'
+  | 'output_file_id'
+  | 'input_dataset_id'
+  | 'rerun_of'
+  | 'trigger'
 >;
 const shown = (run: RunDoc): Shown => ({
   run_type: run.run_type,
   started_by: run.started_by,
+  started_by_name: run.started_by_name,
   parent_run_id: run.parent_run_id,
   output_file_id: run.output_file_id,
   input_dataset_id: run.input_dataset_id,
@@ -31,6 +40,7 @@ const shown = (run: RunDoc): Shown => ({
 const plain: Shown = {
   run_type: 'interactive',
   started_by: 'key:abc',
+  started_by_name: 'ada',
   parent_run_id: null,
   output_file_id: null,
   input_dataset_id: null,
@@ -61,6 +71,13 @@ describe('what each kind of run records', () => {
       delivery_id: 'd-1',
       key: null,
     });
+    // A delivery comes with no caller: its trigger started it (SpurStartedBy).
+    const delivered = recorded(
+      { kind: 'webhook', trigger: { kind: 'webhook', id: 'TR2', deliveryId: 'd-2' } },
+      undefined,
+      null,
+    );
+    assert.deepEqual([delivered.started_by, delivered.started_by_name], [null, 'webhook:TR2']);
   });
 
   it("records a schedule's fire as scheduled, with its trigger and no caller (the ledger groups it as schedule)", () => {
@@ -70,6 +87,7 @@ describe('what each kind of run records', () => {
       ...plain,
       run_type: 'scheduled',
       started_by: null,
+      started_by_name: 'schedule:SC4',
       trigger: { kind: 'schedule', id: 'SC4', scheduled_time: at, delivery_id: null, key: 'k' },
     });
   });

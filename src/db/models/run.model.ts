@@ -41,6 +41,11 @@ export const runSchema = new Schema(
     rerun_from_node_id: { type: String, default: null },
     /** Who asked for the run: `key:<12 hex of the key's digest>`, `session`, or null. */
     started_by: { type: String, default: null },
+    /**
+     * Who started the run as people read it: a user's username, `key:<tag>` (a configured key),
+     * `session`, `local`, or its trigger (`schedule:SC4`, `webhook:TR2`): the SpurStartedBy search attribute.
+     */
+    started_by_name: { type: String, default: null },
     rerun_input_overrides: { type: String, default: null },
     /**
      * What the run's event stream has said so far (JSON text of EventHead), saved with the write

@@ -32,6 +32,8 @@ export interface NewRun {
   trigger?: RunTrigger | null;
   /** Who asked for the run (src/runs/run-caller.ts). */
   startedBy?: string | null;
+  /** Who started it as people read it (the Temporal Web UI's SpurStartedBy, src/runs/run-caller.ts). */
+  startedByName?: string | null;
   /** The caller's `traceparent`, already validated (src/contracts/trace-ids.ts). */
   traceParent?: string | null;
 }
@@ -77,6 +79,7 @@ export function runDocument(r: NewRun): RunDoc {
     callback: r.callback ?? null,
     idempotency_key: r.idempotencyKey ?? null,
     started_by: r.startedBy ?? null,
+    started_by_name: r.startedByName ?? null,
     rerun_of: r.rerun?.of ?? null,
     rerun_from_node_id: r.rerun?.fromNodeId ?? null,
     rerun_input_overrides: r.rerun?.inputOverrides ? toJsonText(r.rerun.inputOverrides) : null,

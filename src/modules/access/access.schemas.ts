@@ -1,4 +1,4 @@
-import { ROLES } from '../../contracts/roles';
+import { ROLES, USER_ID_PATTERN } from '../../contracts/roles';
 import { z } from '../../zod';
 
 export const RoleName = z
@@ -15,7 +15,7 @@ const Password = z.string().min(10).max(256);
 const Email = z.email().max(254);
 const DisplayName = z.string().min(1).max(200);
 
-export const AccessUserIdParams = z.object({ id: z.string().regex(/^UA\d{1,15}$/, 'a user id (UA…)') });
+export const AccessUserIdParams = z.object({ id: z.string().regex(USER_ID_PATTERN, 'a user id (UA…)') });
 export const AccessKeyIdParams = z.object({ id: z.string().regex(/^K\d{1,15}$/, 'a key id (K…)') });
 
 export const AccessUserCreateRequest = z
@@ -67,7 +67,7 @@ export const AccessKeyCreateRequest = z
     expires_at: z.iso.datetime({ offset: true }).optional(),
     user_id: z
       .string()
-      .regex(/^UA\d{1,15}$/)
+      .regex(USER_ID_PATTERN)
       .optional()
       .openapi({ description: "An admin's only: make the key for this user (a configured key must name one)" }),
   })

@@ -6,12 +6,14 @@ import type { Models, PauseDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
 import type { Values } from '../../db/values';
 import { type ApprovalClaims, type ApprovalTokens } from '../../approvals/approval-token';
-import { type PauseDecision, approvalPlan } from '../../engine/approvals';
+import { type ApprovalPlan, type PauseDecision, approvalPlan, mayDecide } from '../../engine/approvals';
+import { notAnApprover } from '../../contracts/pauses';
 import { PAUSE_ACTIONS } from '../../engine/statuses';
-import { BadRequestError } from '../../errors';
+import { BadRequestError, ForbiddenError } from '../../errors';
 import type { VersionById } from '../../runs/reader';
 import type { PauseService } from './pauses.service';
 import { ResumeRunRequest } from './pauses.schemas';
+import type { Decider, Deciders } from './deciders';
 import { type ApprovalView, approvalPage, noticePage } from './approval-page';
 
 /** What the approval routes answer: a status and a page. */
@@ -49,8 +51,22 @@ const EXPIRED: PageAnswer = {
   html: noticePage('This link has expired', 'The link can no longer decide anything. Nothing was decided.'),
 };
 const gone = (text: string): PageAnswer => ({ status: 410, html: noticePage('This link has been used', text) });
+const refused = (text: string): PageAnswer => ({
+  status: 403,
+  html: noticePage('You may not decide this pause', `${text}. Nothing was decided.`),
+});
 
-type Open = { claims: ApprovalClaims; pause: PauseDoc; decisions: PauseDecision[] };
+type Node = { id: string; title?: string; config?: Record<string, unknown> };
+type Open = {
+  claims: ApprovalClaims;
+  pause: PauseDoc;
+  decisions: PauseDecision[];
+  decider: Decider;
+  node: Node | undefined;
+  plan: ApprovalPlan;
+  workflowId: string | null;
+  version: { name: string } | null;
+};
 /** A link that cannot decide: why, and whose it was when its signature holds (an expired or used link). */
 type Refused = PageAnswer & { claims?: ApprovalClaims };
 
@@ -70,6 +86,8 @@ export function createApprovalLinks(deps: {
   models: Models;
   tokens: ApprovalTokens;
   pauses: PauseService;
+  /** Who a link's recipient is (their username and role, for the node's `approvers`). */
+  deciders: Pick<Deciders, 'ofRecipient'>;
   versionById: VersionById;
   runRecords: Pick<RunRepository, 'recordOf'>;
   /** Reads stored values back: the page shows a pause's input, never the references it is stored with. */
@@ -91,19 +109,25 @@ export function createApprovalLinks(deps: {
     const decisions = fromJsonText<PauseDecision[]>(pause.decisions) ?? [];
     if (decisions.some((d) => d.user_id === claims.userId))
       return { ...gone('You have decided on this pause already.'), claims };
-    return { claims, pause, decisions };
+    const run = await deps.runRecords.recordOf(claims.runId);
+    const version = run?.workflow_version_id ? await deps.versionById(run.workflow_version_id) : null;
+    const node = fromJsonText<{ nodes?: Node[] }>(version?.definition)?.nodes?.find((n) => n.id === pause.node_id);
+    const plan = approvalPlan(node?.config ?? {});
+    // A link decides as its recipient: one the node's `approvers` leave out (or a disabled user) decides nothing.
+    let decider: Decider;
+    try {
+      decider = await deps.deciders.ofRecipient(claims.userId);
+    } catch (err) {
+      if (err instanceof ForbiddenError) return { ...refused(err.message), claims };
+      throw err;
+    }
+    if (!mayDecide(plan.approvers, decider)) return { ...refused(notAnApprover(claims.userId, pause.node_id)), claims };
+    return { claims, pause, decisions, decider, node, plan, workflowId: run?.workflow_id ?? null, version };
   }
 
   async function view(found: Open, nonce: string, action: string, error?: string): Promise<ApprovalView> {
-    const { claims, pause, decisions } = found;
-    const run = await deps.runRecords.recordOf(claims.runId);
-    const version = run?.workflow_version_id ? await deps.versionById(run.workflow_version_id) : null;
-    const definition = fromJsonText<{ nodes?: { id: string; title?: string; config?: Record<string, unknown> }[] }>(
-      version?.definition,
-    );
-    const node = definition?.nodes?.find((n) => n.id === pause.node_id);
-    const plan = approvalPlan(node?.config ?? {});
-    const workflow = run ? await Workflow.findById(run.workflow_id, { name: 1 }).lean<{ name: string }>() : null;
+    const { claims, pause, decisions, node, plan, workflowId, version } = found;
+    const workflow = workflowId ? await Workflow.findById(workflowId, { name: 1 }).lean<{ name: string }>() : null;
     return {
       workflowName: workflow?.name ?? version?.name ?? '',
       nodeTitle: node?.title ?? pause.node_id,
@@ -157,7 +181,7 @@ export function createApprovalLinks(deps: {
       // Updates, and the workflow takes one decision per person, refusing the other (410). One id
       // shared by both would let Temporal answer both with the first one's outcome, both 200.
       const updateId = `approval-link:${claims.pauseId}:${claims.userId}:${randomUUID()}`;
-      const { status } = await deps.pauses.act(claims.runId, body.data, updateId, {
+      const { status } = await deps.pauses.act(claims.runId, body.data, found.decider, updateId, {
         pauseId: claims.pauseId,
         channel: claims.channel,
       });
@@ -169,6 +193,8 @@ export function createApprovalLinks(deps: {
     } catch (err) {
       // The workflow refused it: decided meanwhile (by others, or by this very link), or not paused any more.
       if (err instanceof BadRequestError) return gone(`Nothing was decided: ${err.message}.`);
+      // Its recipient left out of the approvers meanwhile (a role changed since the page opened).
+      if (err instanceof ForbiddenError) return refused(err.message);
       throw err;
     }
   }

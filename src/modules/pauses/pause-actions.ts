@@ -10,23 +10,28 @@ import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/mode
 import type { Values } from '../../db/values';
 import { storeClientValues } from '../../runs/values';
 import type { RunRepository } from '../../db/runs/run-repository';
-import { BadRequestError, notFound } from '../../errors';
+import { BadRequestError, ForbiddenError, notFound } from '../../errors';
 import {
+  PAUSE_FORBIDDEN,
   PAUSE_REFUSED,
   type PauseActionRequest,
   type PauseDecider,
   PauseRefusal,
   type PauseRefusalDetails,
+  notAnApprover,
   pauseActionSignal,
   pauseActionUpdate,
 } from '../../contracts/pauses';
+import { fromJsonText } from '../../db/json-text';
 import { runWorkflowId } from '../../contracts/workflow-names';
 import type { RunReader, VersionById } from '../../runs/reader';
 import { toRunResponse } from '../../runs/response';
 import type { RunResponse } from '../../runs/response.schemas';
-import type { DecisionChannel } from '../../engine/approvals';
+import { type Approvers, type DecisionChannel, approvalPlan, mayDecide } from '../../engine/approvals';
 import type { ResumeRunInput } from './pauses.schemas';
 import { isFinalStatus } from '../../engine/statuses';
+import type { Decider } from './deciders';
+import type { AccessUserStore } from '../../db/access-users';
 
 export interface PauseServiceDeps {
   models: Models;
@@ -39,6 +44,8 @@ export interface PauseServiceDeps {
   workflowIdPrefix: string;
   /** How long an action waits for a worker to apply it before it is queued as a signal. */
   actionWaitMs: number;
+  /** The users a decider may be (their username and role). */
+  users: Pick<AccessUserStore, 'get'>;
 }
 
 /** A refusal by the run's workflow, naming who took its latest decision (the database may not have it yet). */
@@ -53,10 +60,19 @@ class PauseRefused extends BadRequestError {
   }
 }
 
-const decidedBy = (decider: PauseDecider | null, body: ResumeRunInput): boolean =>
-  decider !== null && decider.action === body.action && decider.userId === body.user_id;
+const decidedBy = (last: PauseDecider | null, body: ResumeRunInput, decider: Decider): boolean =>
+  last !== null && last.action === body.action && last.userId === decider.userId;
 /** How soon an action refused by a workflow still replaying up to its pause is sent again. */
 const REPLAY_RETRY_MS = 250;
+
+/** The `approvers` of a run's HumanInterventionNode as its pinned version has them (null: none named). */
+function approversOfNode(version: WorkflowVersionDoc | null, nodeId: string): Approvers | null {
+  const definition = fromJsonText<{ nodes?: { id: string; node_type?: string; config?: Record<string, unknown> }[] }>(
+    version?.definition,
+  );
+  const node = definition?.nodes?.find((n) => n.id === nodeId);
+  return node?.node_type === 'HumanInterventionNode' ? approvalPlan(node.config ?? {}).approvers : null;
+}
 
 /** The run's record, or 404. */
 export async function loadRun(runRecords: Pick<RunRepository, 'recordOf'>, runId: string): Promise<RunDoc> {
@@ -99,10 +115,10 @@ export function createPauseActions({
       : Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
   }
 
-  /** Whether the run's latest pause was resolved with this decision (its action, by its user). */
-  async function resolvedBy(runId: string, body: ResumeRunInput): Promise<boolean> {
+  /** Whether the run's latest pause was resolved with this decision (its action, by its decider). */
+  async function resolvedBy(runId: string, body: ResumeRunInput, decider: Decider): Promise<boolean> {
     const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
-    return last?.resume_time != null && last.resume_action === body.action && last.resume_user_id === body.user_id;
+    return last?.resume_time != null && last.resume_action === body.action && last.resume_user_id === decider.userId;
   }
 
   /**
@@ -110,10 +126,13 @@ export function createPauseActions({
    * refused with PySpur's 400s) and answers once it is applied. If no worker takes it within
    * `actionWaitMs`, the same action goes as a durable signal and is applied when one returns (202).
    * `updateId` (an Idempotency-Key's) makes Temporal apply one decision once, however often it is sent.
+   * The decision is `decider`'s (deciders.ts), whatever `user_id` the body named: the workflow
+   * refuses one its pause's `approvers` leave out (403).
    */
   async function act(
     runId: string,
     body: ResumeRunInput,
+    decider: Decider,
     updateId?: string,
     link?: { pauseId: string; channel: DecisionChannel },
   ): Promise<{ status: number; run: unknown }> {
@@ -124,7 +143,9 @@ export function createPauseActions({
     const request: PauseActionRequest = {
       action: body.action,
       inputs,
-      userId: body.user_id,
+      userId: decider.userId,
+      username: decider.username,
+      role: decider.role,
       comments: body.comments,
       // A link decides the pause it was sent for, and says through which channel it came.
       ...(link ? { pauseId: link.pauseId, channel: link.channel } : {}),
@@ -146,6 +167,8 @@ export function createPauseActions({
         await send().catch((err: unknown) => (isAbortedByTaskFailure(err) ? send() : Promise.reject(err)));
         return { status: 200, run: await runAfterAction(runId, version) };
       } catch (err) {
+        const forbidden = pauseForbiddenOf(err);
+        if (forbidden) throw forbidden;
         const refusal = pauseRefusalOf(err);
         // A worker replaying up to a pause whose record a crashed task wrote gets this Update with
         // its task, ahead of the pause. Named, the pause says so: the action is sent again until
@@ -173,9 +196,12 @@ export function createPauseActions({
     const open = await openPauseOf(runId, link);
     if (!open) {
       // The Update can be applied after the wait ran out (a slow server): then this decision resolved it.
-      if (await resolvedBy(runId, body)) return { status: 200, run: await reader.get(runId) };
+      if (await resolvedBy(runId, body, decider)) return { status: 200, run: await reader.get(runId) };
       throw new BadRequestError(PauseRefusal.noPausedTask);
     }
+    // No worker answered: the records judge what the workflow's validator would (it drops the signal too).
+    if (!mayDecide(approversOfNode(await version, open.node_id), decider))
+      throw new ForbiddenError(notAnApprover(decider.userId, open.node_id), 'NOT_AN_APPROVER');
     await handle(runId).signal(pauseActionSignal, { ...request, pauseId: open._id });
     // (A decision that did not settle a quorum is answered 202 as well: the workflow records it.)
     const queued = await reader.get(runId);
@@ -195,19 +221,31 @@ export function createPauseActions({
   async function actAgain(
     runId: string,
     body: ResumeRunInput,
+    decider: Decider,
     updateId: string,
   ): Promise<{ status: number; run: unknown }> {
     try {
-      return await act(runId, body, updateId);
+      return await act(runId, body, decider, updateId);
     } catch (err) {
       if (!(err instanceof BadRequestError)) throw err;
-      const mine = err instanceof PauseRefused ? decidedBy(err.lastDecider, body) : await resolvedBy(runId, body);
+      const mine =
+        err instanceof PauseRefused
+          ? decidedBy(err.lastDecider, body, decider)
+          : await resolvedBy(runId, body, decider);
       if (!mine) throw err;
       return { status: 200, run: await reader.get(runId) };
     }
   }
 
   return { act, actAgain };
+}
+
+/** The workflow's refusal of a decider its pause's `approvers` leave out: 403, nothing decided. */
+function pauseForbiddenOf(err: unknown): ForbiddenError | null {
+  if (!(err instanceof WorkflowUpdateFailedError)) return null;
+  const cause = err.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== PAUSE_FORBIDDEN) return null;
+  return new ForbiddenError(cause.message, 'NOT_AN_APPROVER');
 }
 
 /** The workflow's own refusal of an action (PySpur's 400s), naming its latest decider. */

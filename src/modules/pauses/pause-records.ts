@@ -27,13 +27,14 @@ export function toPauseResponse(p: PauseDoc, notifications: ApprovalDeliveryView
 }
 
 /** Recorded decisions; a pause resolved before they were recorded shows its one resolution. */
-function decisionsOf(p: PauseDoc): PauseDecision[] {
+function decisionsOf(p: PauseDoc): PauseHistoryResponse['decisions'] {
   const recorded = fromJsonText<PauseDecision[]>(p.decisions);
-  if (recorded) return recorded;
+  if (recorded) return recorded.map((d) => ({ ...d, username: d.username ?? null }));
   if (!p.resume_time || !p.resume_user_id || !p.resume_action) return [];
   return [
     {
       user_id: p.resume_user_id,
+      username: null,
       action: p.resume_action,
       channel: 'api',
       time: p.resume_time.toISOString(),

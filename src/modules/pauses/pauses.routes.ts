@@ -1,5 +1,6 @@
 import { noteAudit } from '../../access/audit-note';
 import { z } from '../../zod';
+import { callerOf } from '../../access/caller';
 import { PageQuery, WHOLE_LIST_PAGE_MAX, WholeListQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { RunIdParams } from '../runs/runs.schemas';
@@ -43,19 +44,22 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
       permission: 'pause.decide',
       audit: { action: 'pause.decide' },
       summary: 'Approve, decline or override a paused node',
+      description:
+        "A signed-in user decides as themself (`user_id`: their id, their username or the web UI's `current-user`; any other is 403); an operator's key names the decider. A node's `approvers` leave everyone else out (403, nothing decided).",
       tags,
       params: RunIdParams,
       body: ResumeRunRequest,
       headers: IdempotencyHeaders,
       response: RunResponse,
       responseHeaders: REPLAY_RESPONSE_HEADERS,
-      errors: [400, 404],
-      handler: ({ params, body }, ctx) => {
+      errors: [400, 403, 404],
+      handler: async ({ params, body }, ctx) => {
         // Which decision it is lies in the body: pause.approve, pause.decline or pause.override.
         noteAudit(ctx.state, {
           action: `pause.${body.action.toLowerCase()}`,
           target: { type: 'run', id: params.run_id },
         });
+        const decider = await pauses.deciders.ofRequest(callerOf(ctx.state), body.user_id);
         return idempotency.keyed(ctx, {
           route: 'process_pause_action',
           target: params.run_id,
@@ -65,12 +69,12 @@ export function pauseRoutes(pauses: PauseService, idempotency: Idempotency): Mou
             // A keyed request may be the retry of one that applied its decision and then failed
             // (a 503 reading the run back released its key): it is answered as that decision's.
             const { status, run } = claim
-              ? await pauses.actAgain(params.run_id, body, claim.keyId)
-              : await pauses.act(params.run_id, body);
+              ? await pauses.actAgain(params.run_id, body, decider, claim.keyId)
+              : await pauses.act(params.run_id, body, decider);
             ctx.status = status;
             return run;
           },
-          recover: async (runId, keyId) => (await pauses.actAgain(runId, body, keyId)).run,
+          recover: async (runId, keyId) => (await pauses.actAgain(runId, body, decider, keyId)).run,
         });
       },
     }),

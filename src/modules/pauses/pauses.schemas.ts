@@ -15,7 +15,10 @@ export type ResumeRunInput = z.output<typeof ResumeRunRequest>;
 
 export const PauseDecisionResponse = z
   .object({
+    /** Who decided: a user's id (`UA…`), the name an operator's key gave, a link's recipient, or `system:timeout`. */
     user_id: z.string(),
+    /** The user's username when `user_id` is a user's, else null. */
+    username: z.string().nullable(),
     action: z.enum(PAUSE_ACTIONS),
     channel: z.enum(['api', ...APPROVAL_CHANNELS, 'timeout']),
     time: z.string(),

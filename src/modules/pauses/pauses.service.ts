@@ -9,6 +9,7 @@ import { toPauseResponse } from './pause-records';
 import { createApprovalDeliveries } from '../../db/runs/approval-deliveries';
 import { isFinalStatus } from '../../engine/statuses';
 import { type PauseServiceDeps, createPauseActions, loadRun } from './pause-actions';
+import { createDeciders } from './deciders';
 
 const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
 
@@ -30,6 +31,8 @@ export function createPauseService(deps: PauseServiceDeps) {
 
   return {
     ...createPauseActions(deps),
+    /** Who a decision is by (deciders.ts). */
+    deciders: createDeciders(deps.users),
 
     async history(runId: string, page: Page) {
       await loadRun(runRecords, runId);

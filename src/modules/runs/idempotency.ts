@@ -3,7 +3,7 @@ import { type IdempotencyKeys, type KeyScope, keyRecordId, requestHash } from '.
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
-import type { ApiCaller } from '../../http/api-keys';
+import { callerPrincipal } from '../../http/api-keys';
 import { SpurError, RequestValidationError } from '../../errors';
 import { z } from '../../zod';
 import type { RunClaim } from '../../runs/recorder';
@@ -81,7 +81,7 @@ export function createIdempotency({
   async function keyedBy<T>(ctx: Context, key: string, op: KeyedOperation<T>): Promise<T> {
     if (!key) return op.perform(undefined);
     const scope: KeyScope = {
-      principal: op.anyCaller ? null : ((ctx.state as ApiCaller).apiKeyDigest ?? null),
+      principal: op.anyCaller ? null : callerPrincipal(ctx.state),
       route: op.route,
       target: op.target,
       key,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { extendConfig } from '../base-config.js';
 import { openObject } from '../shared-models.js';
 import type { NodeTypeDefinition } from '../types.js';
+import { ROLES, USER_ID_PATTERN } from '../../contracts/roles';
 
 const userId = z.string().min(1).max(200).optional();
 
@@ -40,6 +41,17 @@ const seconds = z
   .optional();
 const people = z.number().int().min(1).max(50);
 
+/**
+ * Who may decide the pause: users by id and every user of one of the roles (exactly those roles),
+ * by any channel. Absent: anyone whose role may decide pauses (`approver` and above).
+ */
+export const approvers = z
+  .strictObject({
+    users: z.array(z.string().regex(USER_ID_PATTERN, 'a user id (UA…)')).max(100).default([]),
+    roles: z.array(z.enum(ROLES)).max(ROLES.length).default([]),
+  })
+  .refine((a) => a.users.length + a.roles.length > 0, 'names no user and no role: nobody could decide the pause');
+
 /** Not in PySpur: links that reach people, reminders, escalation, what a timeout does, a quorum (docs/approvals.md). */
 export const approvalFields = {
   notify: z.array(approvalRecipient).max(50).default([]),
@@ -51,6 +63,7 @@ export const approvalFields = {
   decline_requires: people.default(1),
   /** Whether a link's page offers OVERRIDE (the API always does). */
   allow_override: z.boolean().default(false),
+  approvers: approvers.nullable().optional(),
 };
 
 const config = extendConfig({
