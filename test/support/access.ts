@@ -21,25 +21,20 @@ export interface MadeKey {
   role: RoleName;
 }
 
-/** `POST /access/users/` by `admin` (a client with an admin's key); fails the test unless answered 201. */
-export async function makeUser(
-  admin: Http,
-  user: { username: string; role: RoleName; password?: string },
-): Promise<MadeUser> {
-  const res = await admin.post('/access/users/', user);
-  assert.equal(res.status, 201, `making user ${user.username}: ${res.text}`);
-  return res.body as MadeUser;
+/** A POST that must be answered 201: what it made. */
+async function created<T>(http: Http, path: string, body: object, what: string): Promise<T> {
+  const res = await http.post(path, body as Record<string, unknown>);
+  assert.equal(res.status, 201, `making ${what}: ${res.text}`);
+  return res.body as T;
 }
 
+/** `POST /access/users/` by `admin` (a client with an admin's key); fails the test unless answered 201. */
+export const makeUser = (admin: Http, user: { username: string; role: RoleName; password?: string }) =>
+  created<MadeUser>(admin, '/access/users/', user, `user ${user.username}`);
+
 /** `POST /access/keys/` by `maker`; fails the test unless answered 201. */
-export async function makeKey(
-  maker: Http,
-  key: { name: string; user_id?: string; role?: RoleName; expires_at?: string },
-): Promise<MadeKey> {
-  const res = await maker.post('/access/keys/', key);
-  assert.equal(res.status, 201, `making key ${key.name}: ${res.text}`);
-  return res.body as MadeKey;
-}
+export const makeKey = (maker: Http, key: { name: string; user_id?: string; role?: RoleName; expires_at?: string }) =>
+  created<MadeKey>(maker, '/access/keys/', key, `key ${key.name}`);
 
 /** A user of `role` and a key of theirs (the key of the user's role). */
 export async function userWithKey(
