@@ -51,7 +51,11 @@ export function createAccessUserStore(models: Models) {
     },
     async update(id: string, change: AccessUserChange): Promise<AccessUserDoc | null> {
       try {
-        return await AccessUser.findByIdAndUpdate(id, { $set: change }, { new: true }).lean<AccessUserDoc>();
+        return await AccessUser.findByIdAndUpdate(
+          id,
+          { $set: change },
+          { returnDocument: 'after' },
+        ).lean<AccessUserDoc>();
       } catch (err) {
         if (isDuplicateKeyError(err)) throw new UsernameTaken(change.username ?? id);
         throw err;

@@ -126,3 +126,15 @@ export async function runCleaningTemplate(
   const [started] = (await engine.http.get(`/wf/${workflowId}/runs/`)).body;
   return waitForRun(engine.http, started.id, undefined, 60_000);
 }
+
+/** The login page's password form: signs `username` in and waits for the page it sends the browser on to. */
+export async function signInWithPassword(stack: UiStack, username: string, password: string): Promise<void> {
+  const { page, origin } = stack;
+  await page.goto(`${origin}/dashboard`);
+  await page.waitForURL(/\/login\?next=%2Fdashboard$/);
+  const form = page.getByRole('form', { name: 'Sign in with a password' });
+  await form.getByLabel('Username').fill(username);
+  await form.getByLabel('Password', { exact: true }).fill(password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${origin}/dashboard`);
+}

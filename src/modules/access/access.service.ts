@@ -1,7 +1,7 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { actsForOperator, type Caller } from '../../access/caller';
 import { hashPassword } from '../../access/passwords';
-import { permissionsOf } from '../../access/permissions';
+import { permissionsOf, roleAllows } from '../../access/permissions';
 import { type Role, roleRank } from '../../contracts/roles';
 import type { AccessKeyStore } from '../../db/access-keys';
 import { type AccessUserChange, type AccessUserStore, UsernameTaken } from '../../db/access-users';
@@ -35,6 +35,9 @@ export function userResponse(doc: AccessUserDoc): AccessUserResponse {
     last_seen_at: doc.last_seen_at?.toISOString() ?? null,
   };
 }
+
+/** Other users' keys are the users manager's (permissions.ts: `users.manage`), whoever holds that. */
+const managesUsers = (caller: Caller) => roleAllows(caller.role, 'users.manage');
 
 function keyResponse(doc: AccessKeyDoc): AccessKeyResponse {
   return {
@@ -128,13 +131,13 @@ export function createAccessService({ users, keys, sessions, clock = () => new D
     },
 
     async listKeys(caller: Caller): Promise<AccessKeyResponse[]> {
-      const all = caller.role === 'admin';
+      const all = managesUsers(caller);
       if (!all && caller.userId === null) return [];
       return (await keys.list(all ? null : caller.userId)).map(keyResponse);
     },
     async createKey(caller: Caller, body: AccessKeyCreateInput): Promise<AccessKeyResponse & { key: string }> {
       const forOther = body.user_id !== undefined && body.user_id !== caller.userId;
-      if (forOther && caller.role !== 'admin') throw new ForbiddenError('Only an admin makes keys for another user');
+      if (forOther && !managesUsers(caller)) throw new ForbiddenError('Only an admin makes keys for another user');
       const userId = body.user_id ?? (actsForOperator(caller) ? null : caller.userId);
       if (userId === null)
         throw new RequestValidationError([
@@ -171,7 +174,7 @@ export function createAccessService({ users, keys, sessions, clock = () => new D
     async deleteKey(caller: Caller, id: string): Promise<void> {
       const doc = await keys.get(id);
       // Another user's key does not exist for a non-admin: no hint that the id is taken.
-      if (!doc || (caller.role !== 'admin' && doc.user_id !== caller.userId)) throw keyNotFound();
+      if (!doc || (!managesUsers(caller) && doc.user_id !== caller.userId)) throw keyNotFound();
       await keys.remove(id);
     },
 

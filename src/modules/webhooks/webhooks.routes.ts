@@ -1,3 +1,5 @@
+import { callerOf } from '../../access/caller';
+import { roleAllows } from '../../access/permissions';
 import { z } from '../../zod';
 import { FORM_TYPE, JSON_TYPE } from '../../http/body-types';
 import { defineRoute, type MountableRoute } from '../../http/route';
@@ -16,6 +18,15 @@ import {
 } from './webhooks.schemas';
 
 const tags = ['webhooks'];
+
+/**
+ * A trigger's URL holds its token, which starts runs for whoever has it: a caller who may not
+ * build (manage triggers) reads the trigger without it, or reading would let a viewer start runs.
+ */
+function asSeenBy<T extends { url: string | null }>(state: unknown, trigger: T): T {
+  const caller = callerOf(state);
+  return caller && roleAllows(caller.role, 'build') ? trigger : { ...trigger, url: null };
+}
 
 export function webhookRoutes({
   triggers,
@@ -45,7 +56,8 @@ export function webhookRoutes({
       params: WorkflowIdParams,
       response: z.array(TriggerResponse),
       errors: [404],
-      handler: ({ params }) => triggers.listOfWorkflow(params.workflow_id),
+      handler: async ({ params }, ctx) =>
+        (await triggers.listOfWorkflow(params.workflow_id)).map((t) => asSeenBy(ctx.state, t)),
     }),
     defineRoute({
       method: 'get',
@@ -55,7 +67,7 @@ export function webhookRoutes({
       params: TriggerIdParams,
       response: TriggerResponse,
       errors: [404],
-      handler: ({ params }) => triggers.get(params.trigger_id),
+      handler: async ({ params }, ctx) => asSeenBy(ctx.state, await triggers.get(params.trigger_id)),
     }),
     defineRoute({
       method: 'put',

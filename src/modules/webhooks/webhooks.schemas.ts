@@ -131,9 +131,10 @@ export const TriggerResponse = z
     id: z.string().openapi({ example: 'TR1' }),
     workflow_id: z.string(),
     name: z.string(),
-    url: z
-      .string()
-      .openapi({ description: 'Where to POST: the token in it is the credential', example: '/api/hooks/…' }),
+    url: z.string().nullable().openapi({
+      description: 'Where to POST: the token in it is the credential (null to a caller who may not build)',
+      example: '/api/hooks/…',
+    }),
     input_mapping: z.record(z.string(), z.string()).nullable(),
     signature: WebhookSignatureShown.nullable(),
     has_secret: z.boolean(),

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import type { client } from './http';
+
+type Http = ReturnType<typeof client>;
+
+/** The roles, weakest first, as the access layer names them. */
+export const ROLE_NAMES = ['viewer', 'approver', 'operator', 'builder', 'admin'] as const;
+export type RoleName = (typeof ROLE_NAMES)[number];
+
+export interface MadeUser {
+  id: string;
+  username: string;
+  role: RoleName;
+}
+
+export interface MadeKey {
+  id: string;
+  /** The key itself, as answered once. */
+  key: string;
+  user_id: string;
+  role: RoleName;
+}
+
+/** A POST that must be answered 201: what it made. */
+async function created<T>(http: Http, path: string, body: object, what: string): Promise<T> {
+  const res = await http.post(path, body as Record<string, unknown>);
+  assert.equal(res.status, 201, `making ${what}: ${res.text}`);
+  return res.body as T;
+}
+
+/** `POST /access/users/` by `admin` (a client with an admin's key); fails the test unless answered 201. */
+export const makeUser = (admin: Http, user: { username: string; role: RoleName; password?: string }) =>
+  created<MadeUser>(admin, '/access/users/', user, `user ${user.username}`);
+
+/** `POST /access/keys/` by `maker`; fails the test unless answered 201. */
+export const makeKey = (maker: Http, key: { name: string; user_id?: string; role?: RoleName; expires_at?: string }) =>
+  created<MadeKey>(maker, '/access/keys/', key, `key ${key.name}`);
+
+/** A user of `role` and a key of theirs (the key of the user's role). */
+export async function userWithKey(
+  admin: Http,
+  username: string,
+  role: RoleName,
+  password?: string,
+): Promise<{ user: MadeUser; key: MadeKey }> {
+  const user = await makeUser(admin, { username, role, ...(password ? { password } : {}) });
+  const key = await makeKey(admin, { name: `${username}'s key`, user_id: user.id });
+  assert.equal(key.role, role, "a key made for a user takes the user's role");
+  return { user, key };
+}
+
+/** `Authorization` for a key. */
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
