@@ -4,6 +4,7 @@ import { approvalTokens } from '../../src/approvals/approval-token';
 import { createOutputFileWriter } from '../../src/modules/output-files/output-file-writer';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
 import type { TestApi } from '../support/api';
+import { AUDIT_COLLECTIONS } from '../support/audit';
 import { client, type JsonBody } from '../support/http';
 import type { RawRequest } from '../support/raw-http';
 
@@ -527,9 +528,6 @@ export function variantsOf(probe: Probe): string[] {
   return [...new Set([...api, ...token])];
 }
 
-/** The audit trail records every attempt, refused ones too: an entry is its purpose, not an effect of the request. */
-export const AUDIT_COLLECTIONS = new Set(['audit_entries', 'audit_head']);
-
 /**
  * A digest of every document in every collection of the api's database (GridFS files included)
  * but the audit trail's: equal before and after = no request created, changed or deleted anything.
@@ -538,7 +536,7 @@ export async function databaseDigest(api: TestApi): Promise<string> {
   const hash = createHash('sha256');
   const collections = (await api.mongo.db!.listCollections().toArray())
     .map((c) => c.name)
-    .filter((name) => !AUDIT_COLLECTIONS.has(name))
+    .filter((name) => !AUDIT_COLLECTIONS.includes(name))
     .sort();
   for (const name of collections) {
     const docs = await api.mongo.db!.collection(name).find({}).sort({ _id: 1 }).toArray();

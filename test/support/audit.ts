@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import type { client } from './http';
 
+/**
+ * The audit trail's collections: it records every attempt, refused ones too, and its head follows
+ * on its own: an entry is the trail's purpose, not an effect of the request a test looks for.
+ */
+export const AUDIT_COLLECTIONS: readonly string[] = ['audit_entries', 'audit_head'];
+
 /** An audit entry as `GET /api/access/audit/` answers it. */
 export interface AuditEntryView {
   id: string;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Connection } from 'mongoose';
+import { AUDIT_COLLECTIONS } from './audit';
 
 /** Collections and fields that move when nothing was changed: the audit trail, and when a user or key was last seen. */
 export interface StateOptions {
@@ -10,7 +11,7 @@ export interface StateOptions {
 }
 
 const DEFAULTS: Required<StateOptions> = {
-  skipCollections: ['audit_entries'],
+  skipCollections: AUDIT_COLLECTIONS,
   skipFields: { access_users: ['last_seen_at'], access_keys: ['last_used_at'] },
 };
 
