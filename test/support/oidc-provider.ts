@@ -36,6 +36,12 @@ export interface TestOidcProvider {
   /** Claims besides `sub` per account (login); a test may change them between sign-ins. */
   accounts: Map<string, Record<string, unknown>>;
   rewrite: IdTokenRewrite | null;
+  /**
+   * While set, the provider's redirect back to the client is held by the proxy (answered 200 with
+   * a page saying so) and handed here: the callback URL a browser would have gone to. (A browser's
+   * own request routing never sees it: it is a redirect's hop.)
+   */
+  holdCallback: ((callbackUrl: string) => void) | null;
   /** Token endpoint answers seen by the proxy, with their status. */
   tokenAnswers: number[];
   keys: SigningKeys;
@@ -110,6 +116,7 @@ export async function startOidcProvider(
     clientSecret,
     accounts,
     rewrite: null,
+    holdCallback: null,
     tokenAnswers: [],
     keys: { provider: { privateKey: signing.privateKey, kid }, stranger: { privateKey: stranger.privateKey } },
     close: async () => {
@@ -127,6 +134,14 @@ export async function startOidcProvider(
       { host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         const isToken = req.method === 'POST' && req.url?.split('?')[0] === '/token';
+        const location = answer.headers.location;
+        if (state.holdCallback && location?.startsWith(`${redirectUri}?`)) {
+          state.holdCallback(location);
+          answer.resume();
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('the way back to the client was held by the test');
+          return;
+        }
         if (!isToken) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
