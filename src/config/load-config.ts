@@ -25,7 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxUploadBytes: e.SPUR_MAX_UPLOAD_BYTES,
       maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
       apiKeyHashes: list(e.SPUR_API_KEY_HASHES),
-      signInRequired: e.SPUR_SIGN_IN_REQUIRED || list(e.SPUR_API_KEY_HASHES).length > 0,
+      signInRequired: signInRequired(e),
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
       allowedHosts: list(e.SPUR_ALLOWED_HOSTS),
@@ -123,10 +123,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   });
 }
 
+/** A key or a signed-in user is needed: configured keys imply it. */
+const signInRequired = (e: Env) => e.SPUR_SIGN_IN_REQUIRED || list(e.SPUR_API_KEY_HASHES).length > 0;
+
 /**
  * The OpenID provider's settings when the issuer, client id and secret are all set; null when none
- * is. One or two of them, or sign-in on a server without API keys (which serves every request
- * without one, so there is no one to sign in), stops the process naming what is missing.
+ * is. One or two of them, or sign-in on a server that requires none (no keys, no
+ * SPUR_SIGN_IN_REQUIRED: it serves every request as `local`), stops the process naming what is missing.
  */
 function oidcSettings(e: Env): OidcSettings | null {
   const needed = {
@@ -143,9 +146,9 @@ function oidcSettings(e: Env): OidcSettings | null {
       `Invalid configuration:\n  OpenID Connect sign-in needs ${missing.join(' and ')} besides ${set.join(' and ')}`,
     );
   }
-  if (list(e.SPUR_API_KEY_HASHES).length === 0)
+  if (!signInRequired(e))
     throw new ConfigError(
-      'Invalid configuration:\n  SPUR_OIDC_ISSUER needs SPUR_API_KEY_HASHES: without API keys every request is served without signing in',
+      'Invalid configuration:\n  SPUR_OIDC_ISSUER needs SPUR_SIGN_IN_REQUIRED=true or SPUR_API_KEY_HASHES: without either every request is served without signing in',
     );
   return {
     issuer,

@@ -101,6 +101,8 @@ export async function startOidcProvider(
     // The profile claims go into the ID token itself (Spur reads the role from it, not from userinfo).
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true } },
+    // Lifetimes set, so the provider does not note on every sign-in that it uses its defaults.
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     findAccount: (_ctx, id) => ({
       accountId: id,
       claims: () => ({ sub: id, ...(accounts.get(id) ?? {}) }),

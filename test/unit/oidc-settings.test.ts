@@ -39,8 +39,15 @@ describe('OpenID Connect settings', () => {
     );
   });
 
-  it('refuse sign-in on a server without API keys, an http issuer off loopback, an unknown default role, scopes without openid', () => {
-    assert.throws(() => loadConfig({ ...FULL, SPUR_API_KEY_HASHES: '' }), /SPUR_OIDC_ISSUER needs SPUR_API_KEY_HASHES/);
+  it('refuse sign-in on a server that requires none (no keys, no SPUR_SIGN_IN_REQUIRED), an http issuer off loopback, an unknown default role, scopes without openid', () => {
+    assert.throws(
+      () => loadConfig({ ...FULL, SPUR_API_KEY_HASHES: '' }),
+      /SPUR_OIDC_ISSUER needs SPUR_SIGN_IN_REQUIRED=true or SPUR_API_KEY_HASHES/,
+    );
+    assert.ok(
+      loadConfig({ ...FULL, SPUR_API_KEY_HASHES: '', SPUR_SIGN_IN_REQUIRED: 'true' }).oidc,
+      'users only, no keys',
+    );
     assert.throws(
       () => loadConfig({ ...FULL, SPUR_OIDC_ISSUER: 'http://login.example.com' }),
       /SPUR_OIDC_ISSUER: https, or http on a loopback host/,
