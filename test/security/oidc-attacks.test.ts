@@ -242,6 +242,44 @@ describe('security: attacks on the OpenID sign-in', function () {
     await assertNobodyIn('mona');
   });
 
+  it('binds with a short-lived Lax cookie (`__Host-`, Secure over TLS), sends SPUR_PUBLIC_URL’s redirect URI, and limits starts per address', async () => {
+    const other = await startApi({
+      SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY),
+      SPUR_LOGIN_MAX_FAILURES: '2',
+      ...oidcEnv(idp.issuer),
+      SPUR_PUBLIC_URL: 'https://spur.example.com/tools/',
+    });
+    try {
+      const otherOrigin = other.baseUrl.replace(/\/api$/, '');
+      const start = await plainRequest(otherOrigin, 'GET', '/login/oidc', {
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      assert.equal(start.status, 302);
+      const target = new URL(String(start.headers.location));
+      assert.equal(target.origin, idp.issuer);
+      assert.equal(target.searchParams.get('redirect_uri'), 'https://spur.example.com/tools/login/oidc/callback');
+      assert.equal(target.searchParams.get('code_challenge_method'), 'S256');
+      assert.equal(target.searchParams.get('response_type'), 'code');
+      const cookie = (start.headers['set-cookie'] ?? [])[0] ?? '';
+      assert.match(
+        cookie,
+        /^__Host-spur_oidc=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
+      );
+      assert.equal((await plainRequest(otherOrigin, 'GET', '/login/oidc')).status, 302);
+      const third = await plainRequest(otherOrigin, 'GET', '/login/oidc');
+      assert.equal(third.status, 429);
+      assert.ok(Number(third.headers['retry-after']) > 0);
+      assert.equal(third.headers['set-cookie'], undefined);
+      assert.equal(
+        await other.mongo.collection('oidc_sign_ins').countDocuments(),
+        2,
+        'the refused start recorded nothing',
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
   it('the GET routes are the only anonymous ones: other methods on them are refused', async () => {
     for (const path of ['/login/oidc', '/login/oidc/callback']) {
       const post = await plainRequest(origin, 'POST', path, {
