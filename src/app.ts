@@ -59,6 +59,8 @@ import { userRoutes } from './modules/users/users.routes';
 import { chatCompletionRoutes } from './modules/openai-compat/chat-completions.routes';
 import type { Services } from './services';
 import { mountLogin } from './web-ui/login.routes';
+import { createOidcClient } from './access/oidc-client';
+import { OIDC_CALLBACK, OIDC_START, mountOidcSignIn, oidcSignInLink } from './web-ui/oidc.routes';
 import { APPROVE_PREFIX, mountApprovalRoutes } from './modules/pauses/approval.routes';
 import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static-site';
 
@@ -69,7 +71,7 @@ const clientGone = (err: unknown) =>
 export const API_PREFIX = '/api';
 
 export interface AppDeps {
-  config: Pick<Config, 'http' | 'webUi' | 'limits'>;
+  config: Pick<Config, 'http' | 'webUi' | 'limits' | 'oidc' | 'outbound'>;
   /** Keys browser session ids (the server's secret key, so every replica accepts them). */
   secretKey?: Buffer;
   logger: Logger;
@@ -154,7 +156,9 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs, services.browserSessionStore);
   const ui = loadWebUiExport(config.webUi);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
-  const loginRoute = (path: string) => path === '/login' || path === '/logout';
+  const oidc = config.oidc;
+  const signInPaths = oidc ? [OIDC_START, OIDC_CALLBACK] : [];
+  const loginRoute = (path: string) => path === '/login' || path === '/logout' || signInPaths.includes(path);
   const approvalRoute = (path: string) => path.startsWith(APPROVE_PREFIX);
   const routeOf = apiRouteLookup(api, routes, API_PREFIX);
   const identify = identifier({
@@ -183,7 +187,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     route: routeOf,
     hosts: allowedHostNames({ listenHost: config.http.host, allowedHosts: config.http.allowedHosts, keysSet }),
     trustedOrigin: trustedOrigins(config.http.corsOrigins, keysSet),
-    anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path) }),
+    anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path), signInPaths }),
     bodyTypes: (method, path) =>
       loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOf(routeOf(method, path)),
   }))
@@ -201,9 +205,22 @@ export function createApp({ config, logger, services, probes, secretKey = random
     identify,
     users: services.accessUsers,
     keys: services.accessKeys,
+    links: oidc ? [oidcSignInLink(oidc)] : [],
     attempts: loginAttempts(config.http.login),
     clientAddress,
   });
+  if (oidc)
+    mountOidcSignIn(site, {
+      settings: oidc,
+      client: createOidcClient(oidc, config.outbound),
+      store: services.oidcSignIns,
+      users: services.accessUsers,
+      sessions,
+      secretKey,
+      starts: loginAttempts(config.http.login),
+      clientAddress,
+      logger,
+    });
   mountApprovalRoutes(site, services.approvalLinks);
   app.use(site.routes());
   app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) || approvalRoute(path) }));

@@ -36,6 +36,7 @@ import { createUserService } from './modules/users/users.service';
 import { createChatCompletionService } from './modules/openai-compat/chat-completions.service';
 import { createCallbackService } from './modules/callbacks/callbacks.service';
 import { createBrowserSessionStore } from './db/browser-sessions';
+import { createOidcSignInStore } from './db/oidc-sign-ins';
 import { createAccessKeyStore } from './db/access-keys';
 import { createAccessUserStore } from './db/access-users';
 import { createAuditTrail } from './db/audit-trail';
@@ -250,6 +251,7 @@ export function createServices({
     sessions,
     chatCompletions: createChatCompletionService({ workflows, clientRuns, reader }),
     browserSessionStore,
+    oidcSignIns: createOidcSignInStore(models),
     accessUsers,
     accessKeys,
     access: createAccessService({ users: accessUsers, keys: accessKeys, sessions: browserSessionStore }),

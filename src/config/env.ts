@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { otlpEnv } from './otlp-settings';
+import { ROLES } from '../contracts/roles';
+import { optionalText, otlpEnv } from './otlp-settings';
 
 /** A comma-separated variable's items, trimmed, empty ones dropped. */
 export function list(text: string): string[] {
@@ -8,6 +9,11 @@ export function list(text: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** `localhost`, an address of 127.0.0.0/8 or `[::1]`: this machine, whatever the network. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 const bool = z
@@ -202,6 +208,37 @@ export const envSchema = z.object({
    * front appends) instead of the connection's: set only when every request comes through that proxy.
    */
   SPUR_LOGIN_TRUST_FORWARDED_FOR: bool.default(false),
+  /**
+   * OpenID Connect sign-in (docs/security.md#single-sign-on): the provider's issuer, https (http
+   * only on a loopback host). With the client id and secret set too, the login page offers
+   * "Sign in with …"; one or two of the three is a startup error.
+   */
+  SPUR_OIDC_ISSUER: optionalText.pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      .refine(
+        (url) => url.startsWith('https:') || isLoopbackHost(new URL(url).hostname),
+        'https, or http on a loopback host (localhost, 127.0.0.1, [::1])',
+      )
+      .optional(),
+  ),
+  /** The client Spur is registered as at the provider (its redirect URI: `<public URL>/login/oidc/callback`). */
+  SPUR_OIDC_CLIENT_ID: optionalText,
+  SPUR_OIDC_CLIENT_SECRET: optionalText,
+  /** The provider's name on the button ("Sign in with <name>"); unset: the issuer's host. */
+  SPUR_OIDC_NAME: optionalText.pipe(z.string().max(80).optional()),
+  /** Scopes asked for, space-separated; `openid` among them. */
+  SPUR_OIDC_SCOPES: z
+    .string()
+    .default('openid profile email')
+    .refine((text) => text.split(/\s+/).includes('openid'), 'space-separated scopes, `openid` among them'),
+  /**
+   * The ID token claim whose value names the user's role (a role name, or a list of them: the
+   * strongest counts). Set, every sign-in sets the role from it; unset, roles are managed in Spur.
+   */
+  SPUR_OIDC_ROLE_CLAIM: optionalText,
+  /** The role of a user the claim names no role for (or of every new user, without a claim). */
+  SPUR_OIDC_DEFAULT_ROLE: z.enum(ROLES).default('viewer'),
   /** How long a callback delivery is retried (network errors, 5xx, 429) before it is given up. */
   SPUR_CALLBACK_RETRY_HOURS: z.coerce
     .number()

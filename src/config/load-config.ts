@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { envSchema, list } from './env';
+import { type Env, envSchema, list } from './env';
 import { otlpTraceSettings } from './otlp-settings';
-import type { Config } from './settings';
+import type { Config, OidcSettings } from './settings';
 import { SOURCE_TREE } from '../source-tree';
 
 /**
@@ -25,7 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxUploadBytes: e.SPUR_MAX_UPLOAD_BYTES,
       maxUploadFiles: e.SPUR_MAX_UPLOAD_FILES,
       apiKeyHashes: list(e.SPUR_API_KEY_HASHES),
-      signInRequired: e.SPUR_SIGN_IN_REQUIRED || list(e.SPUR_API_KEY_HASHES).length > 0,
+      signInRequired: signInRequired(e),
       allowInsecure: e.SPUR_ALLOW_INSECURE,
       corsOrigins: list(e.SPUR_CORS_ORIGINS),
       allowedHosts: list(e.SPUR_ALLOWED_HOSTS),
@@ -40,6 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       },
     },
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
+    oidc: oidcSettings(e),
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
     temporal: {
       address: e.SPUR_TEMPORAL_ADDRESS,
@@ -120,6 +121,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },
     traces: otlpTraceSettings(e),
   });
+}
+
+/** A key or a signed-in user is needed: configured keys imply it. */
+const signInRequired = (e: Env) => e.SPUR_SIGN_IN_REQUIRED || list(e.SPUR_API_KEY_HASHES).length > 0;
+
+/**
+ * The OpenID provider's settings when the issuer, client id and secret are all set; null when none
+ * is. One or two of them, or sign-in on a server that requires none (no keys, no
+ * SPUR_SIGN_IN_REQUIRED: it serves every request as `local`), stops the process naming what is missing.
+ */
+function oidcSettings(e: Env): OidcSettings | null {
+  const needed = {
+    SPUR_OIDC_ISSUER: e.SPUR_OIDC_ISSUER,
+    SPUR_OIDC_CLIENT_ID: e.SPUR_OIDC_CLIENT_ID,
+    SPUR_OIDC_CLIENT_SECRET: e.SPUR_OIDC_CLIENT_SECRET,
+  };
+  const missing = Object.keys(needed).filter((name) => needed[name as keyof typeof needed] === undefined);
+  if (missing.length === 3) return null;
+  const [issuer, clientId, clientSecret] = [e.SPUR_OIDC_ISSUER, e.SPUR_OIDC_CLIENT_ID, e.SPUR_OIDC_CLIENT_SECRET];
+  if (issuer === undefined || clientId === undefined || clientSecret === undefined) {
+    const set = Object.keys(needed).filter((name) => !missing.includes(name));
+    throw new ConfigError(
+      `Invalid configuration:\n  OpenID Connect sign-in needs ${missing.join(' and ')} besides ${set.join(' and ')}`,
+    );
+  }
+  if (!signInRequired(e))
+    throw new ConfigError(
+      'Invalid configuration:\n  SPUR_OIDC_ISSUER needs SPUR_SIGN_IN_REQUIRED=true or SPUR_API_KEY_HASHES: without either every request is served without signing in',
+    );
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    label: e.SPUR_OIDC_NAME ?? new URL(issuer).host,
+    scopes: e.SPUR_OIDC_SCOPES.trim().split(/\s+/).join(' '),
+    roleClaim: e.SPUR_OIDC_ROLE_CLAIM,
+    defaultRole: e.SPUR_OIDC_DEFAULT_ROLE,
+    publicUrl: e.SPUR_PUBLIC_URL,
+  };
 }
 
 /** A server that sends nothing for a minute is not answering; a slow stream still sends. */

@@ -8,7 +8,8 @@ export interface OtlpTraceSettings {
   serviceName: string;
 }
 
-const optionalText = z
+/** An optional text variable: blank (`NAME=` in an .env file) counts as unset. */
+export const optionalText = z
   .string()
   .trim()
   .optional()

@@ -1,3 +1,4 @@
+import type { Role } from '../contracts/roles';
 import type { OutboundPolicy } from '../outbound/outbound-fetch';
 import type { Env } from './env';
 import type { OtlpTraceSettings } from './otlp-settings';
@@ -23,6 +24,8 @@ export interface Config {
     login: LoginSettings;
   };
   webUi: { enabled: boolean; dir: string };
+  /** OpenID Connect sign-in; null: not configured (the login page has no "Sign in with …"). */
+  oidc: OidcSettings | null;
   mongo: { uri: string; dbName: string; timeoutMs: number };
   temporal: {
     address: string;
@@ -65,6 +68,22 @@ export interface Config {
 export interface StreamLimits {
   max: number;
   perClient: number;
+}
+
+/** Sign-in with an OpenID provider (web-ui/oidc.routes.ts, docs/security.md#single-sign-on). */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The button's "Sign in with <label>": SPUR_OIDC_NAME, else the issuer's host. */
+  label: string;
+  /** Space-separated, `openid` among them. */
+  scopes: string;
+  /** The ID token claim naming the user's role; undefined: roles are managed in Spur. */
+  roleClaim: string | undefined;
+  defaultRole: Role;
+  /** SPUR_PUBLIC_URL when set: the base of the redirect URI. Unset: each request's own origin. */
+  publicUrl: string | undefined;
 }
 
 /** How `/login` limits failed attempts per client address (http/login-attempts.ts). */

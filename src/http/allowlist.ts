@@ -7,13 +7,15 @@ export interface AllowlistSettings {
   apiPrefix: string;
   /** Called only for paths outside the API and the login routes. */
   webUi: (path: string) => UiKind;
+  /** Sign-in routes a browser reaches by `GET` (the OpenID start and callback), when configured. */
+  signInPaths?: readonly string[];
 }
 
 /**
  * The only requests served without a key or session when keys are configured. Paths are compared
  * exactly and case-sensitively on the raw path, as the routers match them (`/api/health/` is the
  * compose probe's spelling of `/api/health`): the health status (its details need a key), the login
- * form and logout, the web UI's files (its pages send the browser to the login form instead), and
+ * form and logout, the OpenID sign-in's start and callback (`GET` only: the browser is sent there), the web UI's files (its pages send the browser to the login form instead), and
  * `POST /api/hooks/{token}`, a webhook whose unguessable token is its credential (any one segment:
  * a malformed token is answered as an unknown one, 404, by the route), and `GET`/`HEAD`/`POST
  * /approve/{token}`, an approval link's page and its decision, whose signed token is its credential
@@ -22,12 +24,14 @@ export interface AllowlistSettings {
 export function anonymousAllowlist({
   apiPrefix,
   webUi,
+  signInPaths = [],
 }: AllowlistSettings): (method: string, path: string) => AnonymousAccess {
   const health = new Set([`${apiPrefix}/health`, `${apiPrefix}/health/`]);
   const isApi = (path: string) => path === apiPrefix || path.startsWith(`${apiPrefix}/`);
   const hooks = `${apiPrefix}/hooks/`;
   const isHook = (path: string) =>
     path.startsWith(hooks) && path.length > hooks.length && !path.includes('/', hooks.length);
+  const signIn = new Set(signInPaths);
   const approve = '/approve/';
   const isApproval = (path: string) =>
     path.startsWith(approve) && path.length > approve.length && !path.includes('/', approve.length);
@@ -37,6 +41,7 @@ export function anonymousAllowlist({
     const read = method === 'GET' || method === 'HEAD';
     if (path === '/login') return read || method === 'POST' ? 'allow' : 'deny';
     if (path === '/logout') return method === 'POST' ? 'allow' : 'deny';
+    if (signIn.has(path)) return method === 'GET' ? 'allow' : 'deny';
     if (isApi(path)) return read && health.has(path) ? 'allow' : 'deny';
     if (!read) return 'deny';
     const kind = webUi(path);

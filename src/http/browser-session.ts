@@ -55,7 +55,7 @@ export function browserSessions(
       // A login replaces the browser's previous session rather than leaving it valid beside the new one.
       const previous = presentedSessionId(ctx);
       if (previous) await store.remove(storedId(previous));
-      const sessionId = randomBytes(32).toString('base64url');
+      const sessionId = newRandomId();
       const now = clock();
       await store.create(
         storedId(sessionId),
@@ -123,17 +123,33 @@ export function sessionCookieName(ctx: Context): string {
 
 /** The session id in the request's cookie when it has the shape of one (anything else is no session). */
 function presentedSessionId(ctx: Context): string | null {
-  const value = cookieValue(ctx.get('cookie'), sessionCookieName(ctx));
+  return presentedRandomId(ctx, sessionCookieName(ctx));
+}
+
+/** A random id (32 bytes, base64url) in the request's cookie `name`, when the value has that shape. */
+export function presentedRandomId(ctx: Context, name: string): string | null {
+  const value = cookieValue(ctx.get('cookie'), name);
   return value !== null && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null;
 }
 
+/** A new random id (32 bytes, base64url) for a cookie to hold. */
+export const newRandomId = () => randomBytes(32).toString('base64url');
+
 function setCookie(ctx: Context, value: string, maxAgeSeconds: number): void {
+  setSiteCookie(ctx, { name: sessionCookieName(ctx), value, maxAgeSeconds, sameSite: 'Strict' });
+}
+
+/** Sets an HttpOnly cookie for the whole site (`Path=/`), Secure over TLS. */
+export function setSiteCookie(
+  ctx: Context,
+  cookie: { name: string; value: string; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' },
+): void {
   const parts = [
-    `${sessionCookieName(ctx)}=${value}`,
+    `${cookie.name}=${cookie.value}`,
     'Path=/',
-    `Max-Age=${maxAgeSeconds}`,
+    `Max-Age=${cookie.maxAgeSeconds}`,
     'HttpOnly',
-    'SameSite=Strict',
+    `SameSite=${cookie.sameSite}`,
   ];
   if (requestIsTls(ctx)) parts.push('Secure');
   ctx.append('Set-Cookie', parts.join('; '));

@@ -5,10 +5,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(title: string, body: string): string {
+function page(title: string, body: string, head = ''): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(title)}</title>${head}
 <style>
   body { font-family: system-ui, sans-serif; background: #f6f7f9; color: #1f2328; display: grid; place-items: center; min-height: 100vh; margin: 0; }
   main { background: #fff; border: 1px solid #d0d7de; border-radius: 10px; padding: 2rem; width: min(26rem, 90vw); }
@@ -30,13 +30,18 @@ export interface SignInLink {
   href: string;
 }
 
+/** A sign-in link that brings the browser back to `next` (a path of this server) once signed in. */
+function withNext(href: string, next: string): string {
+  return next === '/' ? href : `${href}${href.includes('?') ? '&' : '?'}next=${encodeURIComponent(next)}`;
+}
+
 export function loginPage(next: string, error?: string, links: readonly SignInLink[] = []): string {
   const hidden = `<input type="hidden" name="next" value="${escapeHtml(next)}">`;
   return page(
     'Sign in to Spur',
     `<h1>Sign in to Spur</h1>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-${links.map((l) => `<p><a class="button" href="${escapeHtml(l.href)}">${escapeHtml(l.label)}</a></p>`).join('\n')}
+${links.map((l) => `<p><a class="button" href="${escapeHtml(withNext(l.href, next))}">${escapeHtml(l.label)}</a></p>`).join('\n')}
 <form method="post" action="/login" aria-label="Sign in with a password">
   ${hidden}
   <label for="username">Username</label>
@@ -52,6 +57,20 @@ ${links.map((l) => `<p><a class="button" href="${escapeHtml(l.href)}">${escapeHt
   <input id="api_key" name="api_key" type="password" autocomplete="off" required>
   <button type="submit">Sign in with the key</button>
 </form>`,
+  );
+}
+
+/**
+ * The answer of a sign-in that came back from another site (an OpenID provider): the browser sends
+ * the new SameSite=Strict session cookie only on a navigation this server's own page starts, so
+ * this page moves on to `next` itself instead of a redirect (which would arrive without it).
+ */
+export function signedInPage(next: string): string {
+  return page(
+    'Signed in to Spur',
+    `<h1>Signed in</h1>
+<p><a href="${escapeHtml(next)}">Continue to Spur</a></p>`,
+    `<meta http-equiv="refresh" content="0;url=${escapeHtml(next)}">`,
   );
 }
 

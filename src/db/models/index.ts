@@ -11,6 +11,7 @@ import { workflowBudgetSchema, type WorkflowBudgetDoc } from './workflow-budget.
 import { mcpToolSchema, type McpToolDoc } from './mcp-tool.model';
 import { spendEntrySchema, type SpendEntryDoc } from './spend-entry.model';
 import { browserSessionSchema, type BrowserSessionDoc } from './browser-session.model';
+import { oidcSignInSchema, type OidcSignInDoc } from './oidc-sign-in.model';
 import { accessUserSchema, type AccessUserDoc } from './access-user.model';
 import { accessKeySchema, type AccessKeyDoc } from './access-key.model';
 import { auditEntrySchema, auditHeadSchema, type AuditEntryDoc, type AuditHeadDoc } from './audit-entry.model';
@@ -47,7 +48,7 @@ export type { SessionDoc, SessionTurnDoc, UserDoc };
 export type { ApprovalDeliveryDoc, CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
-export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc };
+export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc, OidcSignInDoc };
 export type { AuditEntryDoc, AuditHeadDoc };
 export type { ScheduleDoc, ScheduleFireDoc };
 export type { McpToolDoc };
@@ -104,6 +105,7 @@ export function createModels(conn: Connection) {
     ApprovalDelivery: conn.model<ApprovalDeliveryDoc>('ApprovalDelivery', approvalDeliverySchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
+    OidcSignIn: conn.model<OidcSignInDoc>('OidcSignIn', oidcSignInSchema),
     AccessUser: conn.model<AccessUserDoc>('AccessUser', accessUserSchema),
     AccessKey: conn.model<AccessKeyDoc>('AccessKey', accessKeySchema),
     AuditEntry: conn.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
@@ -150,6 +152,7 @@ export async function syncIndexes(models: Models): Promise<void> {
   await Promise.all([
     ensureExpiryIndex(models.IdempotencyKey.collection),
     ensureExpiryIndex(models.BrowserSession.collection),
+    ensureExpiryIndex(models.OidcSignIn.collection),
     ensureExpiryIndex(models.WebhookHit.collection),
   ]);
 }
