@@ -4,7 +4,7 @@ import { type FuzzBody, jsonBody } from './bodies';
 import { multipartBody } from './multipart';
 import { queryString } from './query';
 import type { Pools, TestFileRef } from './real-objects';
-import { type FuzzRoute, startsRuns } from './routes';
+import { type FuzzRoute, runsBodyCode, startsRuns } from './routes';
 import { encodeForUrl, junkText } from './values';
 
 /** A path parameter: an existing object (picked when the request is sent) or junk. */
@@ -40,8 +40,9 @@ function paramChoice(route: FuzzRoute, name: string): fc.Arbitrary<ParamChoice> 
 
 function bodyFor(route: FuzzRoute, allValues: Record<string, string[]>): fc.Arbitrary<FuzzBody | null> {
   const values = startsRuns(route) ? { ...allValues, workflow_id: [] } : allValues;
-  const json = jsonBody(route.bodyFields, values);
-  const multipart = multipartBody(route.bodyFields, values);
+  const fields = runsBodyCode(route) ? route.bodyFields.filter((f) => f !== 'code') : route.bodyFields;
+  const json = jsonBody(fields, values);
+  const multipart = multipartBody(fields, values);
   if (route.bodyType === 'multipart/form-data')
     return fc.oneof(
       { weight: 6, arbitrary: multipart },

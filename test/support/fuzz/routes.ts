@@ -76,3 +76,12 @@ function propertyNames(schema: SchemaObject, doc: OpenApiDocument, depth: number
 export function startsRuns(route: FuzzRoute): boolean {
   return route.method === 'POST' && /run|batch|schedule|trigger|hook/i.test(route.path.replace(/\{\w+\}/g, ''));
 }
+
+/**
+ * Routes that run a body's `code` on a worker (`/code_convert/…`): any string there starts a
+ * code-parse workflow, which no worker of this test takes. The fuzzer never names that field for
+ * them, so the test's check that nothing was started holds for them too.
+ */
+export function runsBodyCode(route: FuzzRoute): boolean {
+  return route.path.startsWith('/code_convert/') && route.bodyFields.includes('code');
+}
