@@ -5,6 +5,7 @@ import { type Role, weakerRole } from '../contracts/roles';
 import type { AccessKeyStore } from '../db/access-keys';
 import type { AccessUserStore } from '../db/access-users';
 import type { AccessKeyDoc, AccessUserDoc } from '../db/models';
+import { DEFAULT_WORKSPACE } from '../db/workspace-scope';
 import { matchingDigest, presentedKey } from './api-keys';
 import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
@@ -98,6 +99,7 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
           keyId: stored._id,
           via: 'key',
           role: weakerRole(stored.role as Role, user.role as Role),
+          workspaceId: stored.workspace_id,
         },
         keyDigest: digest,
       };
@@ -112,7 +114,10 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
         const { user, keyRole } = holder;
         const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
         const via = session.configKey ? 'session' : session.via;
-        return { caller: { userId: user._id, username: user.username, keyId: null, via, role }, keyDigest: null };
+        return {
+          caller: { userId: user._id, username: user.username, keyId: null, via, role, workspaceId: DEFAULT_WORKSPACE },
+          keyDigest: null,
+        };
       }
     }
     return open ? { caller: LOCAL_CALLER, keyDigest: null } : { caller: null, refused: 'no-credentials' };
