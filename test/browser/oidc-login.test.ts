@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
-import { hashApiKey } from '../../src/http/api-keys';
-import { startApi, type TestApi } from '../support/api';
-import { openBrowser, type TestBrowser } from '../support/browser';
-import { tinyWebUiExport } from '../support/browser-login';
+import type { TestApi } from '../support/api';
+import type { TestBrowser } from '../support/browser';
 import { client } from '../support/http';
-import {
-  ROLE_CLAIM,
-  oidcEnv,
-  reserveIssuer,
-  signInAtProvider,
-  startOidcProvider,
-  type TestOidcProvider,
-} from '../support/oidc-provider';
+import { ROLE_CLAIM, signInAtProvider, type TestOidcProvider } from '../support/oidc-provider';
+import { type OidcSignInStack, startOidcSignIn } from '../support/oidc-sign-in';
 
 const ADMIN_KEY = 'spur_oidc-browser-admin-key';
 
@@ -22,24 +14,15 @@ describe('browser: signing in with an OpenID provider', function () {
   let browser: TestBrowser;
   let origin: string;
   let admin: ReturnType<typeof client>;
+  let stack: OidcSignInStack | undefined;
 
   before(async () => {
-    const reserved = await reserveIssuer();
-    api = await startApi({
-      SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY),
-      SPUR_WEB_UI_DIR: tinyWebUiExport(),
-      SPUR_LOGIN_MAX_FAILURES: '1000',
-      ...oidcEnv(reserved.issuer),
-    });
-    origin = api.baseUrl.replace(/\/api$/, '');
+    stack = await startOidcSignIn(ADMIN_KEY);
+    ({ api, idp, browser, origin } = stack);
     admin = client(api.baseUrl, { authorization: `Bearer ${ADMIN_KEY}` });
-    idp = await startOidcProvider(reserved, `${origin}/login/oidc/callback`);
-    browser = await openBrowser();
   });
   after(async () => {
-    await browser?.close();
-    await idp?.close();
-    await api?.close();
+    await stack?.close();
   });
 
   /** What `/api/access/me/` answers the browser's page (its own cookies). */

@@ -120,7 +120,7 @@ describe('security: the audit trail records every state-changing request, and no
   let seeded: Seeded;
   const admin = () => client(api.baseUrl, WITH_KEY);
 
-  const entryOf = (requestId: string) => auditEntryOf(admin(), requestId);
+  const entryOf = (requestId: string, request = '') => auditEntryOf(admin(), requestId, request);
 
   async function makeUser(role: string): Promise<{ id: string; key: string; keyId: string }> {
     const user = await admin().post('/access/users/', { username: `${role}-${randomBytes(3).toString('hex')}`, role });
@@ -243,7 +243,7 @@ describe('security: the audit trail records every state-changing request, and no
       });
       assert.equal(reply.headers['x-request-id'], requestId, `${op.method} ${wire} answers its request id`);
       const what = `${op.method} ${op.path} → ${reply.status} ${reply.body.toString('utf8').slice(0, 200)}`;
-      const entry = await entryOf(requestId);
+      const entry = await entryOf(requestId, what);
       const [action, targetType] = EXPECTED[`${op.method} ${op.path}`] as [string, string];
       const answered = /json/.test(String(reply.headers['content-type']))
         ? JSON.parse(reply.body.toString('utf8'))

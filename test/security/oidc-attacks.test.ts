@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
-import { openBrowser, type TestBrowser } from '../support/browser';
-import { type PlainReply, plainRequest, tinyWebUiExport } from '../support/browser-login';
+import type { TestBrowser } from '../support/browser';
+import { type PlainReply, plainRequest } from '../support/browser-login';
 import {
   type IdTokenRewrite,
   oidcEnv,
-  reserveIssuer,
   signIdToken,
   signInAtProvider,
-  startOidcProvider,
   type TestOidcProvider,
 } from '../support/oidc-provider';
+import { type OidcSignInStack, startOidcSignIn } from '../support/oidc-sign-in';
 
 const ADMIN_KEY = 'spur_oidc-attacks-admin-key';
 
@@ -33,26 +32,17 @@ describe('security: attacks on the OpenID sign-in', function () {
   let idp: TestOidcProvider;
   let browser: TestBrowser;
   let origin: string;
+  let stack: OidcSignInStack | undefined;
 
   before(async () => {
-    const reserved = await reserveIssuer();
-    api = await startApi({
-      SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY),
-      SPUR_WEB_UI_DIR: tinyWebUiExport(),
-      SPUR_LOGIN_MAX_FAILURES: '1000',
-      ...oidcEnv(reserved.issuer),
-    });
-    origin = api.baseUrl.replace(/\/api$/, '');
-    idp = await startOidcProvider(reserved, `${origin}/login/oidc/callback`);
-    browser = await openBrowser();
+    stack = await startOidcSignIn(ADMIN_KEY);
+    ({ api, idp, browser, origin } = stack);
   });
   afterEach(() => {
     idp.rewrite = null;
   });
   after(async () => {
-    await browser?.close();
-    await idp?.close();
-    await api?.close();
+    await stack?.close();
   });
 
   const get = (path: string, cookie = '') => plainRequest(origin, 'GET', path, { headers: cookie ? { cookie } : {} });

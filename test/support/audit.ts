@@ -20,9 +20,14 @@ export interface AuditEntryView {
 }
 
 /** The one entry a request left, found through the api by the id the request was answered with. */
-export async function auditEntryOf(admin: ReturnType<typeof client>, requestId: string): Promise<AuditEntryView> {
+export async function auditEntryOf(
+  admin: ReturnType<typeof client>,
+  requestId: string,
+  /** What the request was, for the message when its entry is missing. */
+  request = '',
+): Promise<AuditEntryView> {
   const res = await admin.get(`/access/audit/?request_id=${encodeURIComponent(requestId)}`);
   assert.equal(res.status, 200, res.text);
-  assert.equal(res.body.length, 1, `one entry for request ${requestId}: ${res.text}`);
+  assert.equal(res.body.length, 1, `one entry for request ${requestId} (${request}): ${res.text}`);
   return res.body[0] as AuditEntryView;
 }
