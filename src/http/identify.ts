@@ -65,13 +65,14 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
     userId: string,
     keyId: string | null,
     now: Date,
-  ): Promise<{ user: AccessUserDoc; keyRole: Role | null } | null> {
+  ): Promise<{ user: AccessUserDoc; keyRole: Role | null; workspaceId: string } | null> {
     const user = await activeUser(userId);
     if (!user) return null;
-    if (keyId === null) return { user, keyRole: null };
+    if (keyId === null) return { user, keyRole: null, workspaceId: DEFAULT_WORKSPACE };
     const key = await keys.get(keyId);
     const live = key && key.user_id === userId && !(key.expires_at && key.expires_at <= now);
-    return live ? { user, keyRole: key.role as Role } : null;
+    // A session signed in with a key acts where the key does: signing in moves no one into another workspace.
+    return live ? { user, keyRole: key.role as Role, workspaceId: key.workspace_id } : null;
   }
 
   const noted = (work: Promise<unknown>) => void work.catch(() => undefined);
@@ -111,11 +112,11 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
         if (!sameOriginOrSafe(ctx)) return { caller: null, refused: 'cross-origin-session' };
         if (!holder) return { caller: configuredKeyCaller('session', 'session'), keyDigest: null };
         if (stale(holder.user.last_seen_at, now)) noted(users.seen(holder.user._id, now));
-        const { user, keyRole } = holder;
+        const { user, keyRole, workspaceId } = holder;
         const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
         const via = session.configKey ? 'session' : session.via;
         return {
-          caller: { userId: user._id, username: user.username, keyId: null, via, role, workspaceId: DEFAULT_WORKSPACE },
+          caller: { userId: user._id, username: user.username, keyId: null, via, role, workspaceId },
           keyDigest: null,
         };
       }

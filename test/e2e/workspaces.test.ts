@@ -4,6 +4,7 @@ import { MongoClient } from 'mongodb';
 import { hashApiKey } from '../../src/http/api-keys';
 import { bearer, makeKey, makeUser } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
+import { plainRequest, postLogin, sessionCookieOf } from '../support/browser-login';
 import { client } from '../support/http';
 import { startEngine, type Engine } from '../support/engine';
 import { stack } from '../support/stack';
@@ -26,6 +27,7 @@ describe('e2e: workspaces keep teams apart', function () {
   let admin: Http;
   let team: Http;
   let teamWorkspace: string;
+  let teamKey: string;
 
   before(async () => {
     engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
@@ -36,6 +38,7 @@ describe('e2e: workspaces keep teams apart', function () {
     const bob = await makeUser(admin, { username: 'bob', role: 'builder' });
     const key = await makeKey(admin, { name: 'bob in team-b', user_id: bob.id, workspace_id: teamWorkspace });
     assert.equal(key.workspace_id, teamWorkspace);
+    teamKey = key.key;
     team = client(engine.api.baseUrl, bearer(key.key));
   });
   after(() => engine?.close());
@@ -87,6 +90,38 @@ describe('e2e: workspaces keep teams apart', function () {
       `SpurWorkspace = '${teamWorkspace}' AND WorkflowId STARTS_WITH '${prefix}'`,
     );
     assert.equal(inTeam.count, 1, 'the run carries SpurWorkspace');
+  });
+
+  it("a browser signed in with a workspace's key acts in that workspace, not in default", async () => {
+    const origin = engine.api.baseUrl.replace(/\/api$/, '');
+    const mine = await admin.post('/wf/', { name: 'Default only', definition: echo });
+    const cookie = sessionCookieOf(await postLogin(origin, teamKey));
+    assert.match(cookie, /^spur_session=./);
+    const asBrowser = (path: string) => plainRequest(origin, 'GET', `/api${path}`, { headers: { cookie, origin } });
+    const me = await asBrowser('/access/me/');
+    assert.equal(me.status, 200, me.body);
+    assert.equal(JSON.parse(me.body).workspace_id, teamWorkspace);
+    assert.equal((await asBrowser(`/wf/${mine.body.id}/`)).status, 404);
+    const listed = JSON.parse((await asBrowser('/wf/?page_size=100')).body) as Array<{ id: string }>;
+    assert.ok(!listed.some((w) => w.id === mine.body.id));
+  });
+
+  it("a webhook's delivery starts its run in the trigger's workspace, as it would any", async () => {
+    const wf = (await team.post('/wf/', { name: 'Hooked', definition: echo })).body.id as string;
+    const trigger = await team.post(`/wf/${wf}/triggers/`, { name: 'hook', respond: 'result' });
+    assert.equal(trigger.status, 200, trigger.text);
+    const delivered = await plainRequest(new URL(engine.api.baseUrl).origin, 'POST', trigger.body.url, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'from outside' }),
+    });
+    assert.equal(delivered.status, 200, delivered.body);
+    const runs = (await team.get(`/wf/${wf}/runs/`)).body as Array<{ id: string; status: string }>;
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['COMPLETED'],
+    );
+    assert.equal((await admin.get(`/run/${runs[0]!.id}/`)).status, 404, 'not in default');
+    assert.equal((await admin.get(`/triggers/${trigger.body.id}/`)).status, 404);
   });
 
   it('deleting a workspace that holds anything is 409 naming it; an empty one goes', async () => {

@@ -105,6 +105,7 @@ export const MeResponse = z
     role: RoleName,
     via: z.enum(['key', 'session', 'oidc', 'local']),
     key_id: z.string().nullable(),
+    workspace_id: z.string().openapi({ description: 'The workspace your requests act in' }),
     permissions: z.array(z.string()),
   })
   .openapi('Me');

@@ -200,6 +200,7 @@ export function createAccessService({ users, keys, sessions, workspaces, clock =
         role: caller.role,
         via: caller.via,
         key_id: caller.keyId,
+        workspace_id: caller.workspaceId,
         permissions: permissionsOf(caller.role),
       };
     },
