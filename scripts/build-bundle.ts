@@ -3,11 +3,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKSPACE_WORKFLOW_INTERCEPTOR } from '../temporal/workspace-activities';
 import { REPO_ROOT } from './lib/tools';
 
 export async function buildWorkflowBundle(outFile: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'),
+    workflowInterceptorModules: [WORKSPACE_WORKFLOW_INTERCEPTOR],
     logger: quietLogger,
   });
   mkdirSync(path.dirname(path.resolve(outFile)), { recursive: true }); // e.g. dist/ in a fresh checkout or image

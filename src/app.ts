@@ -1,3 +1,4 @@
+import { workspaceScope } from './db/workspace-scope';
 import { scheduleRoutes } from './modules/schedules/schedules.routes';
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
@@ -21,6 +22,7 @@ import { apiRouteLookup, bodyTypesOf } from './http/route-lookup';
 import { identifier } from './http/identify';
 import { accessRoutes } from './modules/access/access.routes';
 import { auditRoutes } from './modules/access/audit.routes';
+import { workspaceRoutes } from './modules/access/workspaces.routes';
 import { securityHeaders } from './http/security-headers';
 import { trustedOrigins } from './http/trusted-origins';
 import { buildOpenApiDocument, createOpenApiRegistry } from './http/openapi';
@@ -138,6 +140,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...mcpRoutes(services.workflowTools, config.http.maxJsonBytes),
     ...accessRoutes(services.access),
     ...auditRoutes(services.auditTrail),
+    ...workspaceRoutes(services.workspaces),
   ];
   const limits = { maxJsonBytes: config.http.maxJsonBytes, valueBody: valueBody(services.values) };
   for (const route of routes) route.mount(api, registry, limits);
@@ -193,9 +196,12 @@ export function createApp({ config, logger, services, probes, secretKey = random
   }))
     app.use(check);
   // The runs a request starts record who asked for them (the ledger's api_key group, SpurStartedBy).
+  // Everything a caller's request reads or writes is its workspace's; a request without a caller
+  // (a webhook, an approval link) enters the workspace of what its token names.
   app.use((ctx, next) => {
     const caller = callerOf(ctx.state);
-    return withRunCaller({ id: callerId(ctx.state), name: caller ? starterName(caller) : null }, next);
+    const asCaller = () => withRunCaller({ id: callerId(ctx.state), name: caller ? starterName(caller) : null }, next);
+    return caller ? workspaceScope.run(caller.workspaceId, asCaller) : asCaller();
   });
   const site = new Router({ sensitive: true });
   mountLogin(site, {

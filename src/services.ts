@@ -1,3 +1,5 @@
+import { createWorkspaceStore } from './db/workspaces';
+import { createWorkspaceService } from './modules/access/workspaces.service';
 import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config/settings';
@@ -186,6 +188,7 @@ export function createServices({
   });
   const browserSessionStore = createBrowserSessionStore(models);
   const accessKeys = createAccessKeyStore(models);
+  const workspaces = createWorkspaceStore(models);
   return {
     evalSuites,
     evals,
@@ -254,7 +257,8 @@ export function createServices({
     oidcSignIns: createOidcSignInStore(models),
     accessUsers,
     accessKeys,
-    access: createAccessService({ users: accessUsers, keys: accessKeys, sessions: browserSessionStore }),
+    access: createAccessService({ users: accessUsers, keys: accessKeys, sessions: browserSessionStore, workspaces }),
+    workspaces: createWorkspaceService(models, workspaces),
     // Chained under the server's secret key: every api process appends to one chain.
     auditTrail: createAuditTrail(models, secretKey),
     idempotency,

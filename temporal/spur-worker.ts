@@ -10,6 +10,7 @@ import { createCredentials } from '../src/secrets/credentials';
 import { loadSecretKey } from '../src/secrets/secret-key';
 import { createRetriever } from '../src/rag/retrieval';
 import { createActivities } from './activities';
+import { WORKSPACE_WORKFLOW_INTERCEPTOR, workspaceActivities } from './workspace-activities';
 import { openCallbackSecret } from '../src/secrets/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import type { SpurTracer } from '../src/telemetry/tracer';
@@ -56,6 +57,8 @@ export function createSpurWorker(
     ...(config.temporal.workflowBundle
       ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
+    // A prebuilt bundle holds the workflow side already (scripts/build-bundle.ts).
+    interceptors: { activity: [workspaceActivities], workflowModules: [WORKSPACE_WORKFLOW_INTERCEPTOR] },
     activities: createActivities({
       models,
       secret: credentials.reveal,

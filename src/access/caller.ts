@@ -1,4 +1,5 @@
 import type { Role } from '../contracts/roles';
+import { DEFAULT_WORKSPACE } from '../db/workspace-scope';
 
 /** How a caller proved who they are: `local` is the keyless loopback instance of development. */
 export type Via = 'key' | 'session' | 'oidc' | 'local';
@@ -13,6 +14,8 @@ export interface Caller {
   via: Via;
   /** What the caller may do: a key's role capped by its user's. */
   role: Role;
+  /** The workspace the request acts in (src/db/workspace-scope.ts): its key's, or `default`. */
+  workspaceId: string;
 }
 
 /** The operator: a configured key, or its browser session. Trusted as operators are. */
@@ -22,10 +25,18 @@ export const configuredKeyCaller = (tag: string, via: 'key' | 'session'): Caller
   keyId: via === 'key' ? `config:${tag}` : null,
   via,
   role: 'admin',
+  workspaceId: DEFAULT_WORKSPACE,
 });
 
 /** A keyless loopback instance (development) acts as this admin. */
-export const LOCAL_CALLER: Caller = { userId: 'local', username: 'local', keyId: null, via: 'local', role: 'admin' };
+export const LOCAL_CALLER: Caller = {
+  userId: 'local',
+  username: 'local',
+  keyId: null,
+  via: 'local',
+  role: 'admin',
+  workspaceId: DEFAULT_WORKSPACE,
+};
 
 /** The caller the gate left on `ctx.state`, or null when the allowlist let the request in without one. */
 export function callerOf(state: unknown): Caller | null {

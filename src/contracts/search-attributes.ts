@@ -14,6 +14,16 @@ export const SpurRunStatus = defineSearchAttributeKey('SpurRunStatus', SearchAtt
  */
 export const SpurStartedBy = defineSearchAttributeKey('SpurStartedBy', SearchAttributeType.KEYWORD);
 
+/**
+ * The workspace a workflow acts for: set on every start (runs, batches, evals, parses, ingests,
+ * schedules), so operators filter by it, and read by the worker to scope each activity (the
+ * workflow's outbound interceptor passes it on in WORKSPACE_HEADER).
+ */
+export const SpurWorkspace = defineSearchAttributeKey('SpurWorkspace', SearchAttributeType.KEYWORD);
+
+/** The activity header that carries a workflow's SpurWorkspace to the activities it schedules. */
+export const WORKSPACE_HEADER = 'spur-workspace';
+
 /** Set by Temporal on every workflow a Schedule starts: the fire's nominal time. */
 export const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
@@ -23,4 +33,5 @@ export const SEARCH_ATTRIBUTE_TYPES = {
   SpurRunType: 'Keyword',
   SpurRunStatus: 'Keyword',
   SpurStartedBy: 'Keyword',
+  SpurWorkspace: 'Keyword',
 } as const;

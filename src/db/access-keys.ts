@@ -9,6 +9,7 @@ export interface NewAccessKey {
   name: string;
   role: Role;
   expires_at: Date | null;
+  workspace_id: string;
 }
 
 /** How often a key's `last_used_at` is written at most. */

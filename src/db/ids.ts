@@ -20,6 +20,7 @@ export const ID_PREFIX = {
   evalComparison: 'EC',
   accessUser: 'UA',
   accessKey: 'K',
+  workspace: 'WS',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

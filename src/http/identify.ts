@@ -5,6 +5,7 @@ import { type Role, weakerRole } from '../contracts/roles';
 import type { AccessKeyStore } from '../db/access-keys';
 import type { AccessUserStore } from '../db/access-users';
 import type { AccessKeyDoc, AccessUserDoc } from '../db/models';
+import { DEFAULT_WORKSPACE } from '../db/workspace-scope';
 import { matchingDigest, presentedKey } from './api-keys';
 import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
@@ -64,13 +65,14 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
     userId: string,
     keyId: string | null,
     now: Date,
-  ): Promise<{ user: AccessUserDoc; keyRole: Role | null } | null> {
+  ): Promise<{ user: AccessUserDoc; keyRole: Role | null; workspaceId: string } | null> {
     const user = await activeUser(userId);
     if (!user) return null;
-    if (keyId === null) return { user, keyRole: null };
+    if (keyId === null) return { user, keyRole: null, workspaceId: DEFAULT_WORKSPACE };
     const key = await keys.get(keyId);
     const live = key && key.user_id === userId && !(key.expires_at && key.expires_at <= now);
-    return live ? { user, keyRole: key.role as Role } : null;
+    // A session signed in with a key acts where the key does: signing in moves no one into another workspace.
+    return live ? { user, keyRole: key.role as Role, workspaceId: key.workspace_id } : null;
   }
 
   const noted = (work: Promise<unknown>) => void work.catch(() => undefined);
@@ -98,6 +100,7 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
           keyId: stored._id,
           via: 'key',
           role: weakerRole(stored.role as Role, user.role as Role),
+          workspaceId: stored.workspace_id,
         },
         keyDigest: digest,
       };
@@ -109,10 +112,13 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
         if (!sameOriginOrSafe(ctx)) return { caller: null, refused: 'cross-origin-session' };
         if (!holder) return { caller: configuredKeyCaller('session', 'session'), keyDigest: null };
         if (stale(holder.user.last_seen_at, now)) noted(users.seen(holder.user._id, now));
-        const { user, keyRole } = holder;
+        const { user, keyRole, workspaceId } = holder;
         const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
         const via = session.configKey ? 'session' : session.via;
-        return { caller: { userId: user._id, username: user.username, keyId: null, via, role }, keyDigest: null };
+        return {
+          caller: { userId: user._id, username: user.username, keyId: null, via, role, workspaceId },
+          keyDigest: null,
+        };
       }
     }
     return open ? { caller: LOCAL_CALLER, keyDigest: null } : { caller: null, refused: 'no-credentials' };

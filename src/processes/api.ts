@@ -1,7 +1,8 @@
 import { Client } from '@temporalio/client';
 import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
-import { createModels, syncIndexes } from '../db/models';
+import { createModels } from '../db/models';
+import { prepareDatabase } from '../db/prepare-database';
 import { createLogger } from '../logger';
 import { refuseInsecureListen, serveApi } from '../serve-api';
 import { apiTemporalConnection } from '../temporal-connection';
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
   refuseInsecureListen(config);
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
-  await syncIndexes(models);
+  await prepareDatabase(models);
   // Lazy: the api serves definitions while Temporal is still starting; health reports it.
   const temporalConnection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });

@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
-import { createModels, syncIndexes } from '../db/models';
+import { createModels } from '../db/models';
+import { prepareDatabase } from '../db/prepare-database';
 import { createLogger } from '../logger';
 import { refuseInsecureListen, serveApi } from '../serve-api';
 import { hostSpurWorker } from '../../temporal/hosted-worker';
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   installRuntime();
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
-  await syncIndexes(models);
+  await prepareDatabase(models);
   const { connection, temporal, outcomes, running } = await hostSpurWorker(config, models, logger);
   running.catch((err: unknown) => {
     console.error('worker failed:', err);

@@ -1,10 +1,13 @@
+import { createWorkspaceStore } from '../db/workspaces';
+import { DEFAULT_WORKSPACE } from '../db/workspace-scope';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
 import { createAccessKeyStore } from '../db/access-keys';
 import { createAccessUserStore } from '../db/access-users';
 import { createBrowserSessionStore } from '../db/browser-sessions';
-import { createModels, syncIndexes } from '../db/models';
+import { createModels } from '../db/models';
+import { prepareDatabase } from '../db/prepare-database';
 import { AccessUserCreateRequest, AccessUserUpdateRequest } from '../modules/access/access.schemas';
 import { createAccessService } from '../modules/access/access.service';
 
@@ -55,10 +58,15 @@ async function main(): Promise<number> {
   const mongo = await connectMongo(loadConfig());
   try {
     const models = createModels(mongo);
-    await syncIndexes(models);
+    await prepareDatabase(models);
     const users = createAccessUserStore(models);
     const keys = createAccessKeyStore(models);
-    const access = createAccessService({ users, keys, sessions: createBrowserSessionStore(models) });
+    const access = createAccessService({
+      users,
+      keys,
+      sessions: createBrowserSessionStore(models),
+      workspaces: createWorkspaceStore(models),
+    });
     const existing = await users.byUsername(fields.data.username);
     if (existing && !values.update) {
       process.stderr.write(`user '${existing.username}' exists (${existing._id}): --update changes it\n`);
@@ -73,7 +81,14 @@ async function main(): Promise<number> {
     process.stdout.write(`${existing ? 'updated' : 'created'} ${user.id} ${user.username} (${user.role})\n`);
     if (values.key !== undefined) {
       const made = await access.createKey(
-        { userId: null, username: 'create-user', keyId: null, via: 'key', role: 'admin' },
+        {
+          userId: null,
+          username: 'create-user',
+          keyId: null,
+          via: 'key',
+          role: 'admin',
+          workspaceId: DEFAULT_WORKSPACE,
+        },
         { name: values.key, user_id: user.id },
       );
       process.stdout.write(`key ${made.id}: ${made.key}\n`);

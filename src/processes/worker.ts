@@ -2,7 +2,8 @@ import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
-import { createModels, syncIndexes } from '../db/models';
+import { createModels } from '../db/models';
+import { prepareDatabase } from '../db/prepare-database';
 import { createLogger } from '../logger';
 import { ensureReconcilerSchedule } from '../../temporal/reconciler-schedule';
 import { createSpurWorker, installRuntime } from '../../temporal/spur-worker';
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   installRuntime();
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
-  await syncIndexes(models);
+  await prepareDatabase(models);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   // One exporter per process; spans still queued go out once the worker has drained.
   const tracer = createTracer(config.traces) ?? undefined;

@@ -1,3 +1,4 @@
+import { DEFAULT_WORKSPACE, workspaceScope } from '../../src/db/workspace-scope';
 import { Context } from '@temporalio/activity';
 import type { Models, RunDoc } from '../../src/db/models';
 import { createRunProjection } from '../../src/db/runs/run-projection';
@@ -59,7 +60,10 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     const missingSince = await suspects.of(runs.map((r) => r._id));
     for (const run of runs) {
       const since = missingSince.get(run._id) ?? null;
-      const verdict = await reconcile(run, since, page.graceMs);
+      // The fleet's pass looks at every workspace; what it does for a run is that run's workspace's.
+      const verdict = await workspaceScope.run(run.workspace_id ?? DEFAULT_WORKSPACE, () =>
+        reconcile(run, since, page.graceMs),
+      );
       // Found after all, or dealt with: no longer a suspect.
       if (since && verdict !== 'suspect') await suspects.clear(run._id);
       if (verdict !== 'alive' && verdict !== 'suspect') {

@@ -7,6 +7,7 @@ import {
   SpurRunType,
   SpurStartedBy,
   SpurWorkflowId,
+  SpurWorkspace,
 } from '../../src/contracts/search-attributes';
 
 const { recordScheduledRun } = proxyActivities<ScheduleActivities>({
@@ -24,6 +25,7 @@ const { recordScheduledRun } = proxyActivities<ScheduleActivities>({
 export async function spurScheduledRun(input: ScheduledRunInput): Promise<{ runId: string | null }> {
   const info = workflowInfo();
   const scheduled = info.typedSearchAttributes.get(ScheduledStartTime) ?? info.startTime;
+  const workspace = info.typedSearchAttributes.get(SpurWorkspace);
   const plan = await recordScheduledRun({
     scheduleId: input.scheduleId,
     scheduledTime: scheduled.toISOString(),
@@ -43,6 +45,7 @@ export async function spurScheduledRun(input: ScheduledRunInput): Promise<{ runI
         { key: SpurRunType, value: plan.runType },
         { key: SpurRunStatus, value: 'PENDING' },
         ...(plan.startedBy ? [{ key: SpurStartedBy, value: plan.startedBy }] : []),
+        ...(workspace ? [{ key: SpurWorkspace, value: workspace }] : []),
       ],
     });
     await child.result();

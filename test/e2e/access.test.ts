@@ -296,6 +296,7 @@ describe('e2e: users, API keys and /access/me/', function () {
           role: 'approver',
           via: 'key',
           key_id: key.id,
+          workspace_id: 'default',
           permissions: ['read', 'self', 'pause.decide'],
         },
       );
@@ -342,7 +343,15 @@ describe('e2e: users, API keys and /access/me/', function () {
         assert.equal(me.status, 200, me.text);
         assert.deepEqual(
           { ...me.body, permissions: undefined },
-          { user: null, username: 'local', role: 'admin', via: 'local', key_id: null, permissions: undefined },
+          {
+            user: null,
+            username: 'local',
+            role: 'admin',
+            via: 'local',
+            key_id: null,
+            workspace_id: 'default',
+            permissions: undefined,
+          },
         );
         assert.ok(me.body.permissions.includes('users.manage'));
       });

@@ -102,6 +102,9 @@ const EXPECTED: Record<string, [action: string, targetType: string]> = {
   'DELETE /access/users/{id}/': ['user.delete', 'user'],
   'POST /access/keys/': ['key.create', 'key'],
   'DELETE /access/keys/{id}/': ['key.delete', 'key'],
+  'POST /access/workspaces/': ['workspace.create', 'workspace'],
+  'PUT /access/workspaces/{id}/': ['workspace.update', 'workspace'],
+  'DELETE /access/workspaces/{id}/': ['workspace.delete', 'workspace'],
 };
 
 interface Operation {
@@ -207,7 +210,11 @@ describe('security: the audit trail records every state-changing request, and no
         file_name: 'note.txt',
         provider: 'openai',
         name: path.startsWith('/env-mgmt/') ? 'OPENAI_API_KEY' : 'gpt-4o-mini',
-        id: path.startsWith('/access/keys/') ? throwaway.keyId : throwaway.id,
+        id: path.startsWith('/access/keys/')
+          ? throwaway.keyId
+          : path.startsWith('/access/workspaces/')
+            ? 'default'
+            : throwaway.id,
       };
       const value = byParam[param];
       assert.ok(value, `no value for the path parameter ${param} of ${path}: add one`);

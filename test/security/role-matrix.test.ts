@@ -123,7 +123,11 @@ function realValue(name: string, path: string, t: Targets): string {
     provider: 'openai',
     name: path.startsWith('/usage/prices/') ? 'gpt-4o-mini' : 'OPENAI_API_KEY',
     file_name: 'note.txt',
-    id: path.startsWith('/access/users/') ? t.accessUser : t.accessKey,
+    id: path.startsWith('/access/users/')
+      ? t.accessUser
+      : path.startsWith('/access/workspaces/')
+        ? 'default'
+        : t.accessKey,
   };
   const value = values[name];
   if (value === undefined) throw new Error(`no seeded value for the path parameter {${name}} of ${path}: add one`);
@@ -157,6 +161,8 @@ function bodyFor(op: Operation, t: Targets): unknown {
     'POST /access/users/': { username: `${MARK}-made`, role: 'admin', password: 'a-long-password-1' },
     'PUT /access/users/{id}/': { role: 'admin' },
     'POST /access/keys/': { name: `${MARK}-made`, role: 'admin', user_id: t.accessUser },
+    'POST /access/workspaces/': { name: `${MARK}-workspace` },
+    'PUT /access/workspaces/{id}/': { name: `${MARK}-renamed` },
   };
   return bodies[opName(op)] ?? {};
 }

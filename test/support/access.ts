@@ -19,6 +19,7 @@ export interface MadeKey {
   key: string;
   user_id: string;
   role: RoleName;
+  workspace_id: string;
 }
 
 /** A POST that must be answered 201: what it made. */
@@ -33,8 +34,10 @@ export const makeUser = (admin: Http, user: { username: string; role: RoleName; 
   created<MadeUser>(admin, '/access/users/', user, `user ${user.username}`);
 
 /** `POST /access/keys/` by `maker`; fails the test unless answered 201. */
-export const makeKey = (maker: Http, key: { name: string; user_id?: string; role?: RoleName; expires_at?: string }) =>
-  created<MadeKey>(maker, '/access/keys/', key, `key ${key.name}`);
+export const makeKey = (
+  maker: Http,
+  key: { name: string; user_id?: string; role?: RoleName; expires_at?: string; workspace_id?: string },
+) => created<MadeKey>(maker, '/access/keys/', key, `key ${key.name}`);
 
 /** A user of `role` and a key of theirs (the key of the user's role). */
 export async function userWithKey(

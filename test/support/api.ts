@@ -7,7 +7,8 @@ import { createApp } from '../../src/app';
 import type { Config } from '../../src/config/settings';
 import { loadConfig } from '../../src/config/load-config';
 import { connectMongo } from '../../src/db/connection';
-import { createModels, syncIndexes, type Models } from '../../src/db/models';
+import { createModels, type Models } from '../../src/db/models';
+import { prepareDatabase } from '../../src/db/prepare-database';
 import { type Logger, createLogger } from '../../src/logger';
 import { apiProbes, createTemporalProbe } from '../../src/health/probes';
 import { type Services, createServices } from '../../src/services';
@@ -70,7 +71,7 @@ export async function startApi(
   const config = loadConfig(env);
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
-  await syncIndexes(models);
+  await prepareDatabase(models);
   const temporalHealth = createTemporalProbe(config.temporal.address);
   const logger = createLogger(config, 'api-test');
   const hosted = options.hostWorker ? await hostWorker(config, models, logger) : undefined;

@@ -14,6 +14,8 @@ export const accessKeySchema = new Schema(
     name: { type: String, required: true },
     /** The most the key may do; its user's role caps it further. */
     role: { type: String, required: true },
+    /** The workspace the key acts in (`default` for keys from before workspaces). */
+    workspace_id: { type: String, required: true, default: 'default' },
     expires_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     last_used_at: { type: Date, default: null },

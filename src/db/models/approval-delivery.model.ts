@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 export const APPROVAL_DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
@@ -27,4 +28,6 @@ export const approvalDeliverySchema = new Schema(
 );
 approvalDeliverySchema.index({ run_id: 1, created_at: 1 });
 
-export type ApprovalDeliveryDoc = InferSchemaType<typeof approvalDeliverySchema> & { _id: string };
+export type ApprovalDeliveryDoc = InferSchemaType<typeof approvalDeliverySchema> & {
+  _id: string;
+} & WorkspaceOwnedFields;

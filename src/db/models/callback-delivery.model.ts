@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 export const CALLBACK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -35,5 +36,7 @@ export const callbackDeliverySchema = new Schema(
 );
 callbackDeliverySchema.index({ run_id: 1, created_at: 1 });
 
-export type CallbackDeliveryDoc = InferSchemaType<typeof callbackDeliverySchema> & { _id: string };
+export type CallbackDeliveryDoc = InferSchemaType<typeof callbackDeliverySchema> & {
+  _id: string;
+} & WorkspaceOwnedFields;
 export type CallbackAttemptDoc = InferSchemaType<typeof attemptSchema>;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -18,4 +19,4 @@ export const datasetRowSchema = new Schema(
 );
 datasetRowSchema.index({ rows_key: 1 });
 
-export type DatasetRowDoc = InferSchemaType<typeof datasetRowSchema> & { _id: string };
+export type DatasetRowDoc = InferSchemaType<typeof datasetRowSchema> & { _id: string } & WorkspaceOwnedFields;

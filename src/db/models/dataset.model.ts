@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType, type Types } from 'mongoose';
 
 /**
@@ -10,7 +11,7 @@ export const datasetSchema = new Schema(
     _id: { type: String, required: true },
     /** Numeric part of the id: storage order for listings, as PySpur lists by primary key. */
     seq: { type: Number, required: true },
-    name: { type: String, required: true, unique: true },
+    name: { type: String, required: true },
     description: { type: String, default: null },
     /** The uploaded file's own name (sanitized), not a server path. */
     filename: { type: String, required: true },
@@ -27,8 +28,11 @@ export const datasetSchema = new Schema(
   },
   { collection: 'datasets', versionKey: false },
 );
+/** Unique within a workspace: another workspace may use the same name. */
+datasetSchema.index({ workspace_id: 1, name: 1 }, { unique: true });
 
-export type DatasetDoc = Omit<InferSchemaType<typeof datasetSchema>, 'file_id'> & {
-  _id: string;
-  file_id: Types.ObjectId;
-};
+export type DatasetDoc = WorkspaceOwnedFields &
+  Omit<InferSchemaType<typeof datasetSchema>, 'file_id'> & {
+    _id: string;
+    file_id: Types.ObjectId;
+  };

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /** A comparison (`EC<n>`): two eval runs of one suite, one per workflow version, over the same rows. */
@@ -14,4 +15,4 @@ export const evalComparisonSchema = new Schema(
   { collection: 'eval_comparisons', versionKey: false },
 );
 
-export type EvalComparisonDoc = InferSchemaType<typeof evalComparisonSchema> & { _id: string };
+export type EvalComparisonDoc = InferSchemaType<typeof evalComparisonSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -29,4 +30,4 @@ export const evalResultSchema = new Schema(
 );
 evalResultSchema.index({ eval_run_id: 1, row: 1 });
 
-export type EvalResultDoc = InferSchemaType<typeof evalResultSchema> & { _id: string };
+export type EvalResultDoc = InferSchemaType<typeof evalResultSchema> & { _id: string } & WorkspaceOwnedFields;

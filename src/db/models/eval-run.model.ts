@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 export const EVAL_RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
@@ -31,4 +32,7 @@ export const evalRunSchema = new Schema(
 );
 evalRunSchema.index({ start_time: -1 });
 
-export type EvalRunDoc = InferSchemaType<typeof evalRunSchema> & { _id: string; status: EvalRunStatus };
+export type EvalRunDoc = InferSchemaType<typeof evalRunSchema> & {
+  _id: string;
+  status: EvalRunStatus;
+} & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -10,7 +11,7 @@ export const evalSuiteSchema = new Schema(
     _id: { type: String, required: true },
     seq: { type: Number, required: true },
     /** What PySpur's page launches by (`eval_name`), so unique. */
-    name: { type: String, required: true, unique: true },
+    name: { type: String, required: true },
     description: { type: String, default: '' },
     /** The card's "Type" (PySpur: Reasoning, Knowledge…). */
     category: { type: String, default: 'Custom' },
@@ -26,5 +27,7 @@ export const evalSuiteSchema = new Schema(
   },
   { collection: 'eval_suites', versionKey: false },
 );
+/** Unique within a workspace: another workspace may use the same name. */
+evalSuiteSchema.index({ workspace_id: 1, name: 1 }, { unique: true });
 
-export type EvalSuiteDoc = InferSchemaType<typeof evalSuiteSchema> & { _id: string };
+export type EvalSuiteDoc = InferSchemaType<typeof evalSuiteSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -28,4 +29,4 @@ export const idempotencyKeySchema = new Schema(
   { collection: 'idempotency_keys', versionKey: false },
 );
 
-export type IdempotencyKeyDoc = InferSchemaType<typeof idempotencyKeySchema> & { _id: string };
+export type IdempotencyKeyDoc = InferSchemaType<typeof idempotencyKeySchema> & { _id: string } & WorkspaceOwnedFields;

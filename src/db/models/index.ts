@@ -16,6 +16,8 @@ import { accessUserSchema, type AccessUserDoc } from './access-user.model';
 import { accessKeySchema, type AccessKeyDoc } from './access-key.model';
 import { auditEntrySchema, auditHeadSchema, type AuditEntryDoc, type AuditHeadDoc } from './audit-entry.model';
 import { ensureExpiryIndex } from './expiry-index';
+import { workspaceOwned } from '../workspace-owned';
+import { workspaceSchema, type WorkspaceDoc } from './workspace.model';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
@@ -50,10 +52,53 @@ export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc, OidcSignInDoc };
 export type { AuditEntryDoc, AuditHeadDoc };
+export type { WorkspaceDoc };
 export type { ScheduleDoc, ScheduleFireDoc };
 export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
+
+/**
+ * The collections that belong to a workspace (src/db/workspace-owned.ts): everything a team makes
+ * or runs. The rest are the installation's: identities, sessions and the audit trail, prices,
+ * credentials and limits (per workspace next), and the reconciler's own records.
+ */
+const WORKSPACE_OWNED = [
+  workflowSchema,
+  workflowVersionSchema,
+  usageRecordSchema,
+  workflowBudgetSchema,
+  mcpToolSchema,
+  spendEntrySchema,
+  runSchema,
+  runTasksSchema,
+  pauseSchema,
+  runEventSchema,
+  taskDeltaSchema,
+  datasetSchema,
+  datasetRowSchema,
+  outputFileSchema,
+  userSchema,
+  sessionSchema,
+  sessionTurnSchema,
+  ragCollectionSchema,
+  ragDocumentSchema,
+  ragChunkPageSchema,
+  vectorIndexSchema,
+  callbackDeliverySchema,
+  approvalDeliverySchema,
+  idempotencyKeySchema,
+  scheduleSchema,
+  scheduleFireSchema,
+  webhookTriggerSchema,
+  webhookHitSchema,
+  evalSuiteSchema,
+  evalRunSchema,
+  evalResultSchema,
+  evalComparisonSchema,
+];
+// Once per process: schemas are modules' singletons, and createModels may run more than once.
+for (const schema of WORKSPACE_OWNED) schema.plugin(workspaceOwned);
 
 /** Spur's GridFS buckets: each stores its files in `<name>.files` and `<name>.chunks`. */
 const BUCKET_NAMES = {
@@ -108,6 +153,7 @@ export function createModels(conn: Connection) {
     OidcSignIn: conn.model<OidcSignInDoc>('OidcSignIn', oidcSignInSchema),
     AccessUser: conn.model<AccessUserDoc>('AccessUser', accessUserSchema),
     AccessKey: conn.model<AccessKeyDoc>('AccessKey', accessKeySchema),
+    Workspace: conn.model<WorkspaceDoc>('Workspace', workspaceSchema),
     AuditEntry: conn.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
     AuditHead: conn.model<AuditHeadDoc>('AuditHead', auditHeadSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),

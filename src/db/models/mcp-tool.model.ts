@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -7,11 +8,13 @@ import { Schema, type InferSchemaType } from 'mongoose';
 export const mcpToolSchema = new Schema(
   {
     _id: { type: String, required: true },
-    tool_name: { type: String, required: true, unique: true },
+    tool_name: { type: String, required: true },
     description: { type: String, required: false, default: null },
     updated_at: { type: Date, required: true },
   },
   { collection: 'mcp_tools', versionKey: false },
 );
+/** Unique within a workspace: another workspace may use the same tool name. */
+mcpToolSchema.index({ workspace_id: 1, tool_name: 1 }, { unique: true });
 
-export type McpToolDoc = InferSchemaType<typeof mcpToolSchema> & { _id: string };
+export type McpToolDoc = InferSchemaType<typeof mcpToolSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType, type Types } from 'mongoose';
 
 /**
@@ -36,7 +37,8 @@ export interface OutputFilePart {
   /** Lines in the part; a batch numbers its parts by their first row, so n + rows is the next. */
   rows: number;
 }
-export type OutputFileDoc = Omit<InferSchemaType<typeof outputFileSchema>, 'parts'> & {
-  _id: string;
-  parts: OutputFilePart[];
-};
+export type OutputFileDoc = WorkspaceOwnedFields &
+  Omit<InferSchemaType<typeof outputFileSchema>, 'parts'> & {
+    _id: string;
+    parts: OutputFilePart[];
+  };

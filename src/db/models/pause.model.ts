@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /** One record per pause of a run, `_id` `<runId>:<nodeId>:<n>`; resume fields filled on action. */
@@ -21,4 +22,4 @@ export const pauseSchema = new Schema(
 );
 pauseSchema.index({ run_id: 1, pause_time: -1 });
 
-export type PauseDoc = InferSchemaType<typeof pauseSchema> & { _id: string };
+export type PauseDoc = InferSchemaType<typeof pauseSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -30,7 +31,7 @@ export const ragCollectionSchema = new Schema(
   {
     _id: { type: String, required: true },
     seq: { type: Number, required: true },
-    name: { type: String, required: true, unique: true },
+    name: { type: String, required: true },
     description: { type: String, default: null },
     /** processing | ready | failed (PySpur's DocumentStatus). */
     status: { type: String, required: true },
@@ -46,5 +47,7 @@ export const ragCollectionSchema = new Schema(
   },
   { collection: 'rag_collections', versionKey: false },
 );
+/** Unique within a workspace: another workspace may use the same name. */
+ragCollectionSchema.index({ workspace_id: 1, name: 1 }, { unique: true });
 
-export type RagCollectionDoc = InferSchemaType<typeof ragCollectionSchema> & { _id: string };
+export type RagCollectionDoc = InferSchemaType<typeof ragCollectionSchema> & { _id: string } & WorkspaceOwnedFields;

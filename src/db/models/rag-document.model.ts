@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType, type Types } from 'mongoose';
 
 /**
@@ -27,10 +28,11 @@ export const ragDocumentSchema = new Schema(
   { collection: 'rag_documents', versionKey: false },
 );
 
-export type RagDocumentDoc = Omit<InferSchemaType<typeof ragDocumentSchema>, 'file_id'> & {
-  _id: string;
-  file_id: Types.ObjectId;
-};
+export type RagDocumentDoc = WorkspaceOwnedFields &
+  Omit<InferSchemaType<typeof ragDocumentSchema>, 'file_id'> & {
+    _id: string;
+    file_id: Types.ObjectId;
+  };
 
 /**
  * Chunks of one document, a page of up to CHUNKS_PER_PAGE per record, addressed by `_id`
@@ -65,10 +67,11 @@ export interface RagChunk {
   text: string;
   metadata_json: string;
 }
-export type RagChunkPageDoc = Omit<InferSchemaType<typeof ragChunkPageSchema>, 'chunks'> & {
-  _id: string;
-  chunks: RagChunk[];
-};
+export type RagChunkPageDoc = WorkspaceOwnedFields &
+  Omit<InferSchemaType<typeof ragChunkPageSchema>, 'chunks'> & {
+    _id: string;
+    chunks: RagChunk[];
+  };
 
 export const CHUNKS_PER_PAGE = 200;
 export const chunkPageId = (documentId: string, page: number) => `${documentId}:${page}`;

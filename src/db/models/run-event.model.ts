@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -17,4 +18,4 @@ export const runEventSchema = new Schema(
 );
 runEventSchema.index({ run_id: 1, seq: 1 }, { unique: true });
 
-export type RunEventDoc = InferSchemaType<typeof runEventSchema> & { _id: string };
+export type RunEventDoc = InferSchemaType<typeof runEventSchema> & { _id: string } & WorkspaceOwnedFields;

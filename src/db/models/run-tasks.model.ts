@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -13,4 +14,4 @@ export const runTasksSchema = new Schema(
   { collection: 'run_tasks', versionKey: false },
 );
 
-export type RunTasksDoc = InferSchemaType<typeof runTasksSchema> & { _id: string };
+export type RunTasksDoc = InferSchemaType<typeof runTasksSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 import { RUN_STATUSES } from '../../engine/statuses';
 import { storedCallbackField } from './stored-callback.schema';
@@ -83,4 +84,4 @@ runSchema.index({ start_time: -1 });
 runSchema.index({ 'trigger.id': 1, start_time: -1 });
 runSchema.index({ 'trigger.key': 1 });
 
-export type RunDoc = InferSchemaType<typeof runSchema> & { _id: string };
+export type RunDoc = InferSchemaType<typeof runSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -17,4 +18,4 @@ export const scheduleFireSchema = new Schema(
 );
 scheduleFireSchema.index({ schedule_id: 1 });
 
-export type ScheduleFireDoc = InferSchemaType<typeof scheduleFireSchema> & { _id: string };
+export type ScheduleFireDoc = InferSchemaType<typeof scheduleFireSchema> & { _id: string } & WorkspaceOwnedFields;

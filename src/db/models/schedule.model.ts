@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 import { storedCallbackField } from './stored-callback.schema';
 
@@ -34,4 +35,4 @@ export const scheduleSchema = new Schema(
 );
 scheduleSchema.index({ workflow_id: 1, seq: 1 });
 
-export type ScheduleDoc = InferSchemaType<typeof scheduleSchema> & { _id: string };
+export type ScheduleDoc = InferSchemaType<typeof scheduleSchema> & { _id: string } & WorkspaceOwnedFields;

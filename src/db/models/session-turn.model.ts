@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 const message = new Schema(
@@ -29,4 +30,4 @@ export const sessionTurnSchema = new Schema(
 );
 sessionTurnSchema.index({ session_id: 1, run_seq: 1 });
 
-export type SessionTurnDoc = InferSchemaType<typeof sessionTurnSchema> & { _id: string };
+export type SessionTurnDoc = InferSchemaType<typeof sessionTurnSchema> & { _id: string } & WorkspaceOwnedFields;

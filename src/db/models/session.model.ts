@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /** A chat session (`SN<n>`) of one user with one workflow; its messages are its turns. */
@@ -16,4 +17,4 @@ export const sessionSchema = new Schema(
 sessionSchema.index({ user_id: 1, created_at: -1 });
 sessionSchema.index({ workflow_id: 1, created_at: -1 });
 
-export type SessionDoc = InferSchemaType<typeof sessionSchema> & { _id: string };
+export type SessionDoc = InferSchemaType<typeof sessionSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -30,4 +31,4 @@ spendEntrySchema.index({ workflow_id: 1, at: 1 });
 spendEntrySchema.index({ workflow_id: 1, seq: -1 });
 spendEntrySchema.index({ call_id: 1 }, { sparse: true });
 
-export type SpendEntryDoc = InferSchemaType<typeof spendEntrySchema> & { _id: string };
+export type SpendEntryDoc = InferSchemaType<typeof spendEntrySchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -17,4 +18,4 @@ export const taskDeltaSchema = new Schema(
   { collection: 'run_task_deltas', versionKey: false },
 );
 
-export type TaskDeltaDoc = InferSchemaType<typeof taskDeltaSchema> & { _id: string };
+export type TaskDeltaDoc = InferSchemaType<typeof taskDeltaSchema> & { _id: string } & WorkspaceOwnedFields;

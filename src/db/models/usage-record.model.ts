@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -25,4 +26,4 @@ export const usageRecordSchema = new Schema(
 );
 usageRecordSchema.index({ at: 1 });
 
-export type UsageRecordDoc = InferSchemaType<typeof usageRecordSchema> & { _id: string };
+export type UsageRecordDoc = InferSchemaType<typeof usageRecordSchema> & { _id: string } & WorkspaceOwnedFields;

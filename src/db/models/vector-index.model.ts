@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 import { ragProgressSchema } from './rag-collection.model';
 
@@ -24,4 +25,4 @@ export const vectorIndexSchema = new Schema(
   { collection: 'vector_indices', versionKey: false },
 );
 
-export type VectorIndexDoc = InferSchemaType<typeof vectorIndexSchema> & { _id: string };
+export type VectorIndexDoc = InferSchemaType<typeof vectorIndexSchema> & { _id: string } & WorkspaceOwnedFields;

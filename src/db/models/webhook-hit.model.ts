@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -19,4 +20,4 @@ export const webhookHitSchema = new Schema(
 );
 webhookHitSchema.index({ trigger_id: 1, window: 1 });
 
-export type WebhookHitDoc = InferSchemaType<typeof webhookHitSchema> & { _id: string };
+export type WebhookHitDoc = InferSchemaType<typeof webhookHitSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 import { storedCallbackField } from './stored-callback.schema';
 
@@ -49,4 +50,4 @@ export const webhookTriggerSchema = new Schema(
 webhookTriggerSchema.index({ token_hash: 1 }, { unique: true });
 webhookTriggerSchema.index({ workflow_id: 1, seq: 1 });
 
-export type WebhookTriggerDoc = InferSchemaType<typeof webhookTriggerSchema> & { _id: string };
+export type WebhookTriggerDoc = InferSchemaType<typeof webhookTriggerSchema> & { _id: string } & WorkspaceOwnedFields;

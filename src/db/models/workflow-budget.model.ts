@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /** A workflow's spending limits on model calls (`_id`: the workflow id), in USD. */
@@ -13,4 +14,4 @@ export const workflowBudgetSchema = new Schema(
   { collection: 'workflow_budgets', versionKey: false },
 );
 
-export type WorkflowBudgetDoc = InferSchemaType<typeof workflowBudgetSchema> & { _id: string };
+export type WorkflowBudgetDoc = InferSchemaType<typeof workflowBudgetSchema> & { _id: string } & WorkspaceOwnedFields;

@@ -1,3 +1,4 @@
+import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 export const workflowVersionSchema = new Schema(
@@ -19,4 +20,4 @@ export const workflowVersionSchema = new Schema(
 workflowVersionSchema.index({ workflow_id: 1, version: 1 }, { unique: true });
 workflowVersionSchema.index({ workflow_id: 1, definition_hash: 1 }, { unique: true });
 
-export type WorkflowVersionDoc = InferSchemaType<typeof workflowVersionSchema> & { _id: string };
+export type WorkflowVersionDoc = InferSchemaType<typeof workflowVersionSchema> & { _id: string } & WorkspaceOwnedFields;

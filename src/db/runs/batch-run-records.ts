@@ -180,7 +180,7 @@ async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordB
 function withoutNulls(doc: RunDoc): RunDoc {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(doc)) if (value !== null) out[key] = value;
-  return out as RunDoc;
+  return out as unknown as RunDoc;
 }
 
 function batchCounts(set: Partial<Pick<RunDoc, 'status' | 'rows_total' | 'rows_done' | 'rows_failed'>>) {

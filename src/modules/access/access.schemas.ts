@@ -5,6 +5,9 @@ export const RoleName = z
   .enum(ROLES)
   .openapi('Role', { description: 'viewer < approver < operator < builder < admin' });
 
+/** `default`, or `WS<n>`. */
+export const WorkspaceId = z.string().regex(/^(default|WS\d{1,15})$/, 'a workspace id (default or WS…)');
+
 const Username = z
   .string()
   .min(1)
@@ -70,6 +73,9 @@ export const AccessKeyCreateRequest = z
       .regex(USER_ID_PATTERN)
       .optional()
       .openapi({ description: "An admin's only: make the key for this user (a configured key must name one)" }),
+    workspace_id: WorkspaceId.optional().openapi({
+      description: "An admin's only: the workspace the key acts in; the one the request acts in when left out",
+    }),
   })
   .openapi('AccessKeyCreateRequest');
 export type AccessKeyCreateInput = z.output<typeof AccessKeyCreateRequest>;
@@ -80,6 +86,7 @@ export const AccessKeyResponse = z
     name: z.string(),
     user_id: z.string(),
     role: RoleName,
+    workspace_id: z.string().openapi({ description: 'The workspace the key acts in' }),
     expires_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),
     last_used_at: z.iso.datetime().nullable(),
@@ -98,6 +105,7 @@ export const MeResponse = z
     role: RoleName,
     via: z.enum(['key', 'session', 'oidc', 'local']),
     key_id: z.string().nullable(),
+    workspace_id: z.string().openapi({ description: 'The workspace your requests act in' }),
     permissions: z.array(z.string()),
   })
   .openapi('Me');

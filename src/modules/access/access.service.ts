@@ -7,6 +7,7 @@ import type { AccessKeyStore } from '../../db/access-keys';
 import { type AccessUserChange, type AccessUserStore, UsernameTaken } from '../../db/access-users';
 import type { BrowserSessionStore } from '../../db/browser-sessions';
 import type { AccessKeyDoc, AccessUserDoc } from '../../db/models';
+import type { WorkspaceStore } from '../../db/workspaces';
 import type { Page } from '../../db/paging';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from '../../errors';
 import type {
@@ -45,6 +46,7 @@ function keyResponse(doc: AccessKeyDoc): AccessKeyResponse {
     name: doc.name,
     user_id: doc.user_id,
     role: doc.role as Role,
+    workspace_id: doc.workspace_id,
     expires_at: doc.expires_at?.toISOString() ?? null,
     created_at: doc.created_at.toISOString(),
     last_used_at: doc.last_used_at?.toISOString() ?? null,
@@ -61,6 +63,7 @@ export interface AccessDeps {
   users: AccessUserStore;
   keys: AccessKeyStore;
   sessions: BrowserSessionStore;
+  workspaces: WorkspaceStore;
   clock?: () => Date;
 }
 
@@ -70,7 +73,7 @@ export interface AccessDeps {
  * revokes only their own keys unless an admin, and disabling or deleting a user ends their sessions
  * and keys at once (every api process reads them per request).
  */
-export function createAccessService({ users, keys, sessions, clock = () => new Date() }: AccessDeps) {
+export function createAccessService({ users, keys, sessions, workspaces, clock = () => new Date() }: AccessDeps) {
   async function loadUser(id: string): Promise<AccessUserDoc> {
     const doc = await users.get(id);
     if (!doc) throw userNotFound();
@@ -167,8 +170,19 @@ export function createAccessService({ users, keys, sessions, clock = () => new D
             input: body.expires_at,
           },
         ]);
+      const workspaceId = body.workspace_id ?? caller.workspaceId;
+      if (workspaceId !== caller.workspaceId && !managesUsers(caller))
+        throw new ForbiddenError('Only an admin makes keys for another workspace');
+      if (!(await workspaces.get(workspaceId))) throw new NotFoundError('Workspace not found', 'WORKSPACE_NOT_FOUND');
       const { key, digest } = newKey();
-      const doc = await keys.create({ digest, user_id: userId, name: body.name, role, expires_at: expiresAt });
+      const doc = await keys.create({
+        digest,
+        user_id: userId,
+        name: body.name,
+        role,
+        expires_at: expiresAt,
+        workspace_id: workspaceId,
+      });
       return { ...keyResponse(doc), key };
     },
     async deleteKey(caller: Caller, id: string): Promise<void> {
@@ -186,6 +200,7 @@ export function createAccessService({ users, keys, sessions, clock = () => new D
         role: caller.role,
         via: caller.via,
         key_id: caller.keyId,
+        workspace_id: caller.workspaceId,
         permissions: permissionsOf(caller.role),
       };
     },

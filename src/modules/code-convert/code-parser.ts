@@ -1,3 +1,4 @@
+import { workspaceAttribute } from '../../db/workspace-scope';
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { SpurError } from '../../errors';
@@ -48,6 +49,7 @@ export function createCodeParser(deps: CodeParserDeps) {
       workflowExecutionTimeout: `${deps.waitSeconds}s`,
       staticSummary: 'workflow code to a definition',
       requestEagerStart: deps.eagerStart,
+      typedSearchAttributes: workspaceAttribute(),
     });
     try {
       return (await handle.result()) as CodeParseOutput;

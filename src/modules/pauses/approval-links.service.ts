@@ -1,3 +1,4 @@
+import { workspaceScope } from '../../db/workspace-scope';
 import { randomUUID } from 'node:crypto';
 import type { AuditNote } from '../../access/audit-note';
 import { z } from '../../zod';
@@ -199,21 +200,36 @@ export function createApprovalLinks(deps: {
     }
   }
 
+  /**
+   * Runs `work` in the workspace of the pause a link's token names: the signed token is the only
+   * credential, and the pause says whose it is. A token that names none runs it outside any.
+   */
+  async function inPauseWorkspace<T>(token: string, work: () => Promise<T>): Promise<T> {
+    const check = deps.tokens.check(token);
+    if (check.status === 'invalid') return work();
+    const pause = await workspaceScope.unscoped(() =>
+      Pause.findById(check.claims.pauseId, { workspace_id: 1 }).lean<Pick<PauseDoc, 'workspace_id'>>(),
+    );
+    return pause?.workspace_id ? workspaceScope.run(pause.workspace_id, work) : work();
+  }
+
   return {
     /** The page for a link: its pause and the buttons, or why the link cannot decide. */
-    async page(token: string, nonce: string, action: string): Promise<PageAnswer> {
-      const found = await open(token);
-      if ('status' in found) return { status: found.status, html: found.html };
-      return { status: 200, html: approvalPage(await view(found, nonce, action)) };
-    },
+    page: (token: string, nonce: string, action: string): Promise<PageAnswer> =>
+      inPauseWorkspace(token, async () => {
+        const found = await open(token);
+        if ('status' in found) return { status: found.status, html: found.html };
+        return { status: 200, html: approvalPage(await view(found, nonce, action)) };
+      }),
 
     /** A decision posted from the page (its nonce already checked). */
-    async decide(token: string, form: DecisionForm, nonce: string, action: string): Promise<DecisionAnswer> {
-      const found = await open(token);
-      const audit = found.claims ? { audit: decisionNote(found.claims, form.action) } : {};
-      const answer = 'status' in found ? found : await decideOpen(found, form, nonce, action);
-      return { status: answer.status, html: answer.html, ...audit };
-    },
+    decide: (token: string, form: DecisionForm, nonce: string, action: string): Promise<DecisionAnswer> =>
+      inPauseWorkspace(token, async () => {
+        const found = await open(token);
+        const audit = found.claims ? { audit: decisionNote(found.claims, form.action) } : {};
+        const answer = 'status' in found ? found : await decideOpen(found, form, nonce, action);
+        return { status: answer.status, html: answer.html, ...audit };
+      }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { workspaceAttribute } from '../../db/workspace-scope';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { SpurError } from '../../errors';
 import {
@@ -17,7 +18,12 @@ export interface RagJobsDeps {
 export function createRagJobs({ temporal, taskQueue, workflowIdPrefix }: RagJobsDeps) {
   async function start(type: string, workflowId: string, input: unknown): Promise<void> {
     try {
-      await temporal.workflow.start(type, { taskQueue, workflowId, args: [input] });
+      await temporal.workflow.start(type, {
+        taskQueue,
+        workflowId,
+        args: [input],
+        typedSearchAttributes: workspaceAttribute(),
+      });
     } catch (err) {
       throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);
     }

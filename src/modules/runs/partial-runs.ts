@@ -1,3 +1,4 @@
+import { workspaceAttribute } from '../../db/workspace-scope';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Values } from '../../db/values';
@@ -63,6 +64,7 @@ export function createPartialRuns(deps: PartialRunDeps) {
       args: [input],
       staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
       requestEagerStart: deps.eagerStart,
+      typedSearchAttributes: workspaceAttribute(),
     });
     try {
       const result = await deps.wait.within(handle.result() as Promise<Record<string, Record<string, unknown>>>);

@@ -9,6 +9,7 @@ import type { ScheduleDoc } from '../../db/models';
 import { scheduleFireWorkflowId, scheduleTemporalId } from '../../contracts/schedule-contract';
 import type { ScheduledRunInput } from '../../contracts/schedule-contract';
 import { WorkflowType } from '../../contracts/workflow-names';
+import { DEFAULT_WORKSPACE, workspaceAttribute } from '../../db/workspace-scope';
 
 const OVERLAP: Record<ScheduleDoc['overlap'], ScheduleOverlapPolicy> = {
   skip: 'SKIP',
@@ -45,6 +46,7 @@ export function temporalScheduleOf(doc: ScheduleDoc, queue: ScheduleQueue) {
       taskQueue: queue.taskQueue,
       args: [input],
       staticSummary: `Spur schedule ${doc._id} of workflow ${doc.workflow_id}`,
+      typedSearchAttributes: workspaceAttribute(doc.workspace_id ?? DEFAULT_WORKSPACE),
     },
     policies: { overlap: OVERLAP[doc.overlap], catchupWindow: doc.catchup_window_seconds * 1000 },
     state: { paused: doc.paused, ...(doc.note ? { note: doc.note } : {}) },

@@ -1,3 +1,4 @@
+import { DEFAULT_WORKSPACE, workspaceScope } from '../../db/workspace-scope';
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
 import { noteAudit } from '../../access/audit-note';
@@ -121,8 +122,13 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
   }
 
   return async function deliver(ctx: Context, token: string): Promise<unknown> {
-    const trigger = await store.byTokenHash(tokenHash(token));
+    // The token is the only credential: it names the trigger, and the trigger its workspace.
+    const trigger = await workspaceScope.unscoped(() => store.byTokenHash(tokenHash(token)));
     if (!trigger) throw unknownHook();
+    return workspaceScope.run(trigger.workspace_id ?? DEFAULT_WORKSPACE, () => deliverTo(ctx, trigger));
+  };
+
+  async function deliverTo(ctx: Context, trigger: WebhookTriggerDoc): Promise<unknown> {
     // The trail names the trigger, never the token that found it.
     noteAudit(ctx.state, {
       action: 'hook.deliver',
@@ -172,7 +178,7 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
         : {}),
       recover: async (runId) => ({ run_id: (await deps.recoverRun(runId)).id }),
     });
-  };
+  }
 }
 
 export type HookDelivery = ReturnType<typeof createHookDelivery>;

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { hashApiKey } from '../../src/http/api-keys';
+import { bearer, makeKey, makeUser } from '../support/access';
+import { startApi, type TestApi } from '../support/api';
+import { plainRequest, postLogin, sessionCookieOf } from '../support/browser-login';
+import { client } from '../support/http';
+import { startEngine, type Engine } from '../support/engine';
+import { stack } from '../support/stack';
+
+const ADMIN_KEY = 'spur_workspaces-admin-key-0123456789';
+
+const echo = {
+  nodes: [
+    { id: 'input_node', title: 'input_node', node_type: 'InputNode', config: { output_schema: { q: 'string' } } },
+    { id: 'out', title: 'Answer', node_type: 'OutputNode', config: { output_map: { a: 'input_node.q' } } },
+  ],
+  links: [{ source_id: 'input_node', target_id: 'out' }],
+};
+
+type Http = ReturnType<typeof client>;
+
+describe('e2e: workspaces keep teams apart', function () {
+  this.timeout(120_000);
+  let engine: Engine;
+  let admin: Http;
+  let team: Http;
+  let teamWorkspace: string;
+  let teamKey: string;
+
+  before(async () => {
+    engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
+    admin = client(engine.api.baseUrl, bearer(ADMIN_KEY));
+    const made = await admin.post('/access/workspaces/', { name: 'team-b' });
+    assert.equal(made.status, 201, made.text);
+    teamWorkspace = made.body.id;
+    const bob = await makeUser(admin, { username: 'bob', role: 'builder' });
+    const key = await makeKey(admin, { name: 'bob in team-b', user_id: bob.id, workspace_id: teamWorkspace });
+    assert.equal(key.workspace_id, teamWorkspace);
+    teamKey = key.key;
+    team = client(engine.api.baseUrl, bearer(key.key));
+  });
+  after(() => engine?.close());
+
+  it('lists `default` and the new workspace; a second of the same name is 409', async () => {
+    assert.match(teamWorkspace, /^WS\d+$/);
+    const listed = (await admin.get('/access/workspaces/')).body as Array<{ id: string; name: string }>;
+    assert.deepEqual(
+      listed.map((w) => [w.id, w.name]),
+      [
+        ['default', 'default'],
+        [teamWorkspace, 'team-b'],
+      ],
+    );
+    assert.equal((await admin.post('/access/workspaces/', { name: 'team-b' })).status, 409);
+  });
+
+  it("another workspace's workflow and run do not exist: 404 by id, absent from listings, and the same name is free", async () => {
+    const mine = await admin.post('/wf/', { name: 'Shared name', definition: echo });
+    assert.equal(mine.status, 200, mine.text);
+    const theirs = await team.post('/wf/', { name: 'Shared name', definition: echo });
+    assert.equal(theirs.status, 200, `a name is unique within a workspace only: ${theirs.text}`);
+
+    for (const [who, other] of [
+      [team, mine.body.id],
+      [admin, theirs.body.id],
+    ] as const) {
+      assert.equal((await who.get(`/wf/${other}/`)).status, 404);
+      assert.equal((await who.put(`/wf/${other}/`, { name: 'taken over', definition: echo })).status, 404);
+      assert.equal((await who.post(`/wf/${other}/run/?run_type=blocking`, { initial_inputs: {} })).status, 404);
+      const listed = (await who.get('/wf/?page_size=100')).body as Array<{ id: string }>;
+      assert.ok(!listed.some((w) => w.id === other), 'not listed');
+    }
+    assert.equal((await admin.get(`/wf/${mine.body.id}/`)).body.name, 'Shared name', 'nothing changed');
+
+    const ran = await team.post(`/wf/${theirs.body.id}/run/?run_type=blocking`, {
+      initial_inputs: { input_node: { q: 'hello' } },
+    });
+    assert.equal(ran.status, 200, ran.text);
+    const runs = (await team.get(`/wf/${theirs.body.id}/runs/`)).body as Array<{ id: string; status: string }>;
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0]!.status, 'COMPLETED');
+    assert.equal((await admin.get(`/run/${runs[0]!.id}/`)).status, 404);
+    assert.equal((await team.get(`/run/${runs[0]!.id}/`)).status, 200);
+
+    // Operators filter by workspace in the Temporal Web UI.
+    const prefix = engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string;
+    const inTeam = await engine.api.temporal.workflow.count(
+      `SpurWorkspace = '${teamWorkspace}' AND WorkflowId STARTS_WITH '${prefix}'`,
+    );
+    assert.equal(inTeam.count, 1, 'the run carries SpurWorkspace');
+  });
+
+  it("a browser signed in with a workspace's key acts in that workspace, not in default", async () => {
+    const origin = engine.api.baseUrl.replace(/\/api$/, '');
+    const mine = await admin.post('/wf/', { name: 'Default only', definition: echo });
+    const cookie = sessionCookieOf(await postLogin(origin, teamKey));
+    assert.match(cookie, /^spur_session=./);
+    const asBrowser = (path: string) => plainRequest(origin, 'GET', `/api${path}`, { headers: { cookie, origin } });
+    const me = await asBrowser('/access/me/');
+    assert.equal(me.status, 200, me.body);
+    assert.equal(JSON.parse(me.body).workspace_id, teamWorkspace);
+    assert.equal((await asBrowser(`/wf/${mine.body.id}/`)).status, 404);
+    const listed = JSON.parse((await asBrowser('/wf/?page_size=100')).body) as Array<{ id: string }>;
+    assert.ok(!listed.some((w) => w.id === mine.body.id));
+  });
+
+  it("a webhook's delivery starts its run in the trigger's workspace, as it would any", async () => {
+    const wf = (await team.post('/wf/', { name: 'Hooked', definition: echo })).body.id as string;
+    const trigger = await team.post(`/wf/${wf}/triggers/`, { name: 'hook', respond: 'result' });
+    assert.equal(trigger.status, 200, trigger.text);
+    const delivered = await plainRequest(new URL(engine.api.baseUrl).origin, 'POST', trigger.body.url, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'from outside' }),
+    });
+    assert.equal(delivered.status, 200, delivered.body);
+    const runs = (await team.get(`/wf/${wf}/runs/`)).body as Array<{ id: string; status: string }>;
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['COMPLETED'],
+    );
+    assert.equal((await admin.get(`/run/${runs[0]!.id}/`)).status, 404, 'not in default');
+    assert.equal((await admin.get(`/triggers/${trigger.body.id}/`)).status, 404);
+  });
+
+  it('deleting a workspace that holds anything is 409 naming it; an empty one goes', async () => {
+    const refused = await admin.delete(`/access/workspaces/${teamWorkspace}/`);
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.detail, /workflows/);
+    assert.equal((await admin.get(`/access/workspaces/${teamWorkspace}/`)).status, 200, 'still there');
+
+    const empty = (await admin.post('/access/workspaces/', { name: 'empty' })).body.id as string;
+    const removed = await admin.delete(`/access/workspaces/${empty}/`);
+    assert.equal(removed.status, 204, removed.text);
+    assert.equal((await admin.get(`/access/workspaces/${empty}/`)).status, 404);
+    assert.equal((await admin.delete('/access/workspaces/default/')).status, 409);
+  });
+
+  it('only an admin makes a key for another workspace, or a workspace: 403 and nothing made', async () => {
+    const keysBefore = await engine.api.mongo.db!.collection('access_keys').countDocuments();
+    const refused = await team.post('/access/keys/', { name: 'into default', workspace_id: 'default' });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(await engine.api.mongo.db!.collection('access_keys').countDocuments(), keysBefore);
+    assert.equal((await team.post('/access/workspaces/', { name: 'mine' })).status, 403);
+    const bob = (await admin.get('/access/users/')).body.find((u: { username: string }) => u.username === 'bob');
+    const nowhere = await admin.post('/access/keys/', { name: 'nowhere', user_id: bob.id, workspace_id: 'WS999999' });
+    assert.equal(nowhere.status, 404, nowhere.text);
+  });
+});
+
+describe('e2e: an installation from before workspaces moves into `default`', function () {
+  this.timeout(60_000);
+  let api: TestApi | undefined;
+  after(() => api?.close());
+
+  it('keeps every id and answer, and frees names for other workspaces', async () => {
+    const dbName = `spur_test_premigration_${randomBytes(4).toString('hex')}`;
+    const mongo = await MongoClient.connect(stack.mongoUri);
+    try {
+      const now = new Date();
+      const db = mongo.db(dbName);
+      // As a Spur of before workspaces wrote them: no workspace_id, names unique installation-wide.
+      await db.collection('workflows').createIndex({ name: 1 }, { unique: true });
+      await db.collection('workflows').insertOne({
+        _id: 'S7' as unknown as never,
+        seq: 7,
+        name: 'Old',
+        description: null,
+        definition: JSON.stringify(echo),
+        created_at: now,
+        updated_at: now,
+      });
+    } finally {
+      await mongo.close();
+    }
+    api = await startApi({ SPUR_MONGODB_DB: dbName, SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
+    const admin = client(api.baseUrl, bearer(ADMIN_KEY));
+    const old = await admin.get('/wf/S7/');
+    assert.equal(old.status, 200, old.text);
+    assert.equal(old.body.name, 'Old');
+    const stored = await api.mongo.db!.collection('workflows').findOne({ _id: 'S7' as unknown as never });
+    assert.equal(stored?.workspace_id, 'default');
+
+    const other = (await admin.post('/access/workspaces/', { name: 'other' })).body.id as string;
+    const user = await makeUser(admin, { username: 'carol', role: 'builder' });
+    const key = await makeKey(admin, { name: 'carol', user_id: user.id, workspace_id: other });
+    const carol = client(api.baseUrl, bearer(key.key));
+    const theirs = await carol.post('/wf/', { name: 'Old', definition: echo });
+    assert.equal(theirs.status, 200, theirs.text);
+    assert.equal(theirs.body.name, 'Old', 'the installation-wide unique index is gone');
+    // Within `default` the name is still taken: PySpur's answer to a duplicate is a numbered name.
+    const again = await admin.post('/wf/', { name: 'Old', definition: echo });
+    assert.equal(again.status, 200, again.text);
+    assert.notEqual(again.body.name, 'Old');
+  });
+});
