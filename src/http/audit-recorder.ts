@@ -109,19 +109,40 @@ function targetIdOf(ctx: Context, { naming, params }: Planned, status: number): 
 
 /**
  * A handler that writes its answer itself (`ctx.respond = false`: the MCP transport streams its
- * events) sends its headers before the chain returns. Its entry still comes first: when the
- * headers are written the socket is corked, and uncorked once the entry is stored, so the answer
- * waits in memory for it.
+ * events, or answers 202 and ends at once) sends its headers before the chain returns. Its entry
+ * still comes first: from its first `writeHead`, `flushHeaders`, `write` or `end`, the answer's calls are held, in
+ * order, and made once the entry is stored. (Corking the socket would not do: `end()` uncorks it
+ * fully, so a 202 that ends at once went out before its entry.)
  */
 function entryBeforeOwnAnswer(ctx: Context, write: (status: number) => Promise<void>): void {
   const res = ctx.res;
-  const writeHead = res.writeHead;
-  res.writeHead = function writeHeadAfterEntry(this: ServerResponse, ...args: unknown[]) {
-    if (ctx.respond === false) {
-      const socket = res.socket;
-      socket?.cork();
-      void write(Number(args[0])).finally(() => socket?.uncork());
+  type Call = (this: ServerResponse, ...args: unknown[]) => unknown;
+  const held: Array<() => void> = [];
+  let stored: Promise<void> | null = null;
+  let released = false;
+  const release = () => {
+    released = true;
+    for (const call of held.splice(0)) {
+      try {
+        call();
+      } catch {
+        // A second writeHead of an error path that saw `headersSent` still false: the first answer stands.
+      }
     }
-    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse['writeHead'];
+  };
+  const holding = (name: 'writeHead' | 'write' | 'end' | 'flushHeaders') => {
+    const original = res[name] as unknown as Call;
+    return function heldUntilEntry(this: ServerResponse, ...args: unknown[]) {
+      if (ctx.respond !== false || released) return original.apply(this, args);
+      stored ??= write(name === 'writeHead' ? Number(args[0]) : res.statusCode).finally(release);
+      held.push(() => original.apply(res, args));
+      // What each would answer: writeHead and end their response (for chaining), write that it took the chunk.
+      return name === 'write' ? true : name === 'flushHeaders' ? undefined : res;
+    } as unknown as ServerResponse[typeof name];
+  };
+  res.writeHead = holding('writeHead') as ServerResponse['writeHead'];
+  res.write = holding('write') as ServerResponse['write'];
+  res.end = holding('end') as ServerResponse['end'];
+  // Streaming answers flush their headers right after writing them (@hono/node-server, which the MCP transport uses).
+  res.flushHeaders = holding('flushHeaders') as ServerResponse['flushHeaders'];
 }

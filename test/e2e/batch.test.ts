@@ -353,7 +353,9 @@ describe('e2e: batch runs over datasets', function () {
 
   it('an output file deleted while the batch runs fails the batch with a message, instead of retrying forever', async () => {
     const { http } = engine;
-    const { parent } = await batchUnderWay(http, 'batch-loses-file', 40, 0.2);
+    // 20 mini batches of 0.5 s: rows are still to come when the delete lands, even when a loaded
+    // machine sees the first progress late (at 0.2 s a run of the full suite once saw it finish first).
+    const { parent } = await batchUnderWay(http, 'batch-loses-file', 40, 0.5);
     assert.equal((await http.delete(`/of/${parent.output_file_id}/`)).status, 200);
     const done = await waitForRun(http, parent.id, isFinal, 60_000);
     assert.equal(done.status, 'FAILED');

@@ -170,6 +170,24 @@ describe('security: the audit trail records every state-changing request, and no
     assert.deepEqual([stored.action, stored.target, stored.outcome], ['mcp.call', { type: 'mcp', id: null }, 200]);
   });
 
+  it('stores the entry before the answer when the handler answers 202 and ends at once (an MCP notification)', async () => {
+    const requestId = `mcp-note-${randomBytes(4).toString('hex')}`;
+    const res = await fetch(`${api.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...WITH_KEY,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    const stored = await api.mongo.db!.collection('audit_entries').findOne({ request_id: requestId });
+    assert.equal(res.status, 202);
+    assert.ok(stored, 'the entry is in MongoDB when the answer arrives');
+    assert.equal(stored.outcome, 202);
+  });
+
   it('writes an entry for every state-changing operation of the OpenAPI document, with its action, target and status, refusals (404, 422) included', async () => {
     const doc = (await admin().get('/openapi.json')).body as {
       paths: Record<string, Record<string, { 'x-spur-audit'?: Operation['audit'] }>>;
