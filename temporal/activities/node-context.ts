@@ -45,6 +45,10 @@ async function readStoredFile(
 ): Promise<{ bytes: Buffer; mimeType: string; name: string } | null> {
   const bucket = bucketOf(models, path);
   if (!bucket) return null;
+  // GridFS files carry no workspace: one is this run's only if its workflow (`<bucket>/<workflow>/…`) is
+  // in the run's workspace, which the scoped lookup says; another workspace's path reads as no file.
+  const workflowId = path.split('/')[1];
+  if (!workflowId || !(await models.Workflow.exists({ _id: workflowId }))) return null;
   const [file] = await bucket.find({ filename: path }).sort({ uploadDate: -1 }).limit(1).toArray();
   if (!file) return null;
   const chunks: Buffer[] = [];

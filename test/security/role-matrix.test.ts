@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { hashApiKey } from '../../src/http/api-keys';
 import { bearer, makeKey, makeUser, ROLE_NAMES, type RoleName, userWithKey } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
 import { changedDocuments, databaseState, type DatabaseState } from '../support/db-state';
 import { client } from '../support/http';
-import type { RawRequest } from '../support/raw-http';
-import { MARK, multipartBody, probes, type Seeded, seed } from './attack-corpus';
+import {
+  type Operation,
+  opName,
+  operationsOf,
+  type Probe,
+  probeOf,
+  send,
+  type Targets,
+} from '../support/operation-walk';
+import { MARK, seed } from './attack-corpus';
 
 const ADMIN_KEY = 'spur_role-matrix-admin-key-0123456789';
 /** No worker takes the seeded run's pause action in the control: it goes as a signal after 1 s, not 5. */
@@ -50,191 +57,6 @@ const BLOCKS_WITHOUT_A_WORKER = new Set([
   'POST /v1/chat/completions',
   'POST /api/v1/chat/completions',
 ]);
-
-/** One operation of the OpenAPI document, with what it takes. */
-interface Operation {
-  method: string;
-  /** OpenAPI's path (`{name}` parameters), under /api. */
-  path: string;
-  permission: string;
-  body: 'json' | 'multipart' | 'none';
-  /** Required query parameters. */
-  query: string[];
-  /** Answers an event stream: only its status line is read. */
-  stream: boolean;
-}
-
-const opName = (op: Pick<Operation, 'method' | 'path'>) => `${op.method} ${op.path}`;
-
-interface OpenApiOperation {
-  'x-spur-permission'?: string;
-  parameters?: { name: string; in: string; required?: boolean }[];
-  requestBody?: { content: Record<string, unknown> };
-  responses?: Record<string, { content?: Record<string, unknown> }>;
-}
-
-function operationsOf(document: { paths: Record<string, Record<string, OpenApiOperation>> }): Operation[] {
-  const ops: Operation[] = [];
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      if (!['get', 'put', 'post', 'patch', 'delete'].includes(method)) continue;
-      const types = Object.keys(op.requestBody?.content ?? {});
-      ops.push({
-        method: method.toUpperCase(),
-        path,
-        permission: op['x-spur-permission'] ?? '',
-        body: types.includes('multipart/form-data') ? 'multipart' : types.length > 0 ? 'json' : 'none',
-        query: (op.parameters ?? []).filter((p) => p.in === 'query' && p.required).map((p) => p.name),
-        stream: Object.values(op.responses ?? {}).some((r) => 'text/event-stream' in (r.content ?? {})),
-      });
-    }
-  }
-  return ops;
-}
-
-/** The seeded objects beyond the attack corpus's: an access user and key to manage, a price to remove. */
-interface Targets extends Seeded {
-  accessUser: string;
-  accessKey: string;
-}
-
-/**
- * A real id for each path parameter, so a request let through would read or change a real object.
- * RAG documents and indices, eval runs and comparisons need a worker to exist: those ids name
- * nothing (a refusal there still shows in the database if it was not one).
- */
-function realValue(name: string, path: string, t: Targets): string {
-  const values: Record<string, string> = {
-    workflow_id: t.workflow,
-    run_id: t.run,
-    dataset_id: t.dataset,
-    output_file_id: t.outputFile,
-    collection_id: t.collection,
-    document_id: 'D1',
-    index_id: 'RI1',
-    user_id: t.user,
-    session_id: t.session,
-    suite_id: t.suite,
-    eval_run_id: 'ER1',
-    comparison_id: 'EC1',
-    schedule_id: t.schedule,
-    trigger_id: t.trigger,
-    token: t.hookToken,
-    provider: 'openai',
-    name: path.startsWith('/usage/prices/') ? 'gpt-4o-mini' : 'OPENAI_API_KEY',
-    file_name: 'note.txt',
-    id: path.startsWith('/access/users/')
-      ? t.accessUser
-      : path.startsWith('/access/workspaces/')
-        ? 'default'
-        : t.accessKey,
-  };
-  const value = values[name];
-  if (value === undefined) throw new Error(`no seeded value for the path parameter {${name}} of ${path}: add one`);
-  return value;
-}
-
-/** A value that names nothing: an allowed request with it is answered 404 or 422 and changes nothing seeded. */
-const noValue = (name: string) => `${name.replace(/_/g, '')}0nothing`;
-
-/** Bodies of the state-changing operations the attack corpus has no probe for: each would change something. */
-function bodyFor(op: Operation, t: Targets): unknown {
-  const bodies: Record<string, unknown> = {
-    'POST /wf/{workflow_id}/run/': { initial_inputs: { in: { x: 'y' } } },
-    'POST /wf/{workflow_id}/runv2/': { initial_inputs: { in: { x: 'y' } } },
-    'POST /wf/{workflow_id}/start_batch_run/': { dataset_id: t.dataset },
-    'POST /wf/{workflow_id}/run_partial/': { node_id: 'in', initial_inputs: { in: { x: 'y' } } },
-    'POST /wf/{workflow_id}/duplicate/': {},
-    'POST /schedules/{schedule_id}/backfill/': {
-      start_time: new Date(Date.now() - 3 * 365 * 86_400_000).toISOString(),
-      end_time: new Date().toISOString(),
-    },
-    'POST /code_convert/create_from_code': { code: `# ${MARK}` },
-    'POST /ai/generate_message/': { description: MARK, message_type: 'system' },
-    'POST /evals/compare/': { suite: t.suite, workflow_id: t.workflow, versions: [1, 1] },
-    'POST /rag/indices/': {
-      name: `${MARK}-index`,
-      collection_id: t.collection,
-      embedding: { provider: 'openai', model: 'text-embedding-3-small' },
-    },
-    'POST /rag/indices/{index_id}/retrieve/': { query: MARK },
-    'POST /access/users/': { username: `${MARK}-made`, role: 'admin', password: 'a-long-password-1' },
-    'PUT /access/users/{id}/': { role: 'admin' },
-    'POST /access/keys/': { name: `${MARK}-made`, role: 'admin', user_id: t.accessUser },
-    'POST /access/workspaces/': { name: `${MARK}-workspace` },
-    'PUT /access/workspaces/{id}/': { name: `${MARK}-renamed` },
-  };
-  return bodies[opName(op)] ?? {};
-}
-
-interface Probe {
-  what: string;
-  request: RawRequest;
-}
-
-/**
- * The operation as a request: real ids and a body that would change something (`real`), or ids
- * that name nothing and an empty body (`!real`: an allowed request then touches nothing seeded).
- */
-async function probeOf(op: Operation, t: Targets, real: boolean, headers: Record<string, string>): Promise<Probe> {
-  const fill = (name: string) =>
-    encodeURIComponent(real || op.method === 'GET' ? realValue(name, op.path, t) : noValue(name));
-  // An event stream of a real run stays open while the run is PENDING: it is asked about nothing.
-  let path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => (op.stream ? noValue(name) : fill(name)));
-  const queryValue = (q: string) => (q === 'name' ? `${MARK}-made` : fill(q));
-  if (op.query.length > 0) path += `?${op.query.map((q) => `${q}=${queryValue(q)}`).join('&')}`;
-  const what = `${op.method} /api${path}`;
-  const corpus = probes(t).find((p) => p.method === op.method && p.path === path);
-  const request: RawRequest = { method: op.method, path: `/api${path}`, headers: { ...headers, ...corpus?.headers } };
-  if (op.body === 'multipart') {
-    const fields = real ? (corpus?.form ?? { metadata: JSON.stringify({ name: `${MARK}-made` }) }) : {};
-    const field = /\/ds\/|preview_chunk/.test(op.path) ? 'file' : 'files';
-    const { body, type } = await multipartBody(fields, real ? { [field]: `question\n${MARK}\n` } : {});
-    request.body = body;
-    request.headers = { ...request.headers, 'content-type': type };
-  } else if (op.body === 'json') {
-    request.body = JSON.stringify(real ? (corpus?.json ?? bodyFor(op, t)) : {});
-    request.headers = { ...request.headers, 'content-type': 'application/json' };
-  }
-  return { what, request };
-}
-
-interface Answer {
-  status: number;
-  text: string;
-}
-
-/** Sends a probe; of an event stream only the status line is awaited (a PENDING run's stream stays open). */
-function send(origin: string, probe: Probe): Promise<Answer> {
-  const url = new URL(origin);
-  const { request } = probe;
-  const body = request.body === undefined ? undefined : Buffer.from(request.body);
-  return new Promise((resolve, reject) => {
-    const out = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: request.method,
-        path: request.path,
-        headers: { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-      },
-      (res) => {
-        if (res.statusCode === 200 && /text\/event-stream/.test(res.headers['content-type'] ?? '')) {
-          resolve({ status: 200, text: '' });
-          out.destroy();
-          return;
-        }
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    out.on('error', reject);
-    // A hang-free server never hits this: it names the request that hung instead of the test's timeout.
-    out.setTimeout(30_000, () => out.destroy(new Error(`${probe.what}: no answer within 30 s`)));
-    out.end(body);
-  });
-}
 
 describe('security: every route against every role (the role matrix)', function () {
   this.timeout(300_000);
@@ -300,14 +122,14 @@ describe('security: every route against every role (the role matrix)', function 
       const holds = (op: Operation) => op.permission === 'anyone' || HOLDS[role].includes(op.permission);
       const headers = bearer(keys[role]);
       for (const op of operations.filter(holds)) {
-        const probe = await probeOf(op, targets, false, headers);
+        const probe = await probeOf(op, targets, { real: false }, headers);
         const answer = await send(origin, probe);
         assert.ok(![401, 403].includes(answer.status), `${role}: ${probe.what} → ${answer.status} ${answer.text}`);
       }
       const refused = await Promise.all(
         operations
           .filter((op) => !holds(op))
-          .map(async (op) => ({ op, probe: await probeOf(op, targets, true, headers) })),
+          .map(async (op) => ({ op, probe: await probeOf(op, targets, { real: true }, headers) })),
       );
       assert.equal(refused.length === 0, role === 'admin', `${role} is refused ${refused.length} operations`);
       const before = await settled();
@@ -448,7 +270,7 @@ describe('security: every route against every role (the role matrix)', function 
     let answered = 0;
     for (const op of [...changes].sort((a, b) => rank(a) - rank(b))) {
       if (op.permission === 'anyone' || BLOCKS_WITHOUT_A_WORKER.has(opName(op))) continue;
-      const probe = await probeOf(op, targets, true, bearer(ADMIN_KEY));
+      const probe = await probeOf(op, targets, { real: true }, bearer(ADMIN_KEY));
       const answer = await send(origin, probe);
       assert.ok(![401, 403, 405].includes(answer.status), `admin: ${probe.what} → ${answer.status} ${answer.text}`);
       answered++;

@@ -8,9 +8,11 @@ export interface StateOptions {
   skipCollections?: readonly string[];
   /** Per collection, fields left out of each document (default: `last_seen_at` and `last_used_at` of users and keys). */
   skipFields?: Readonly<Record<string, readonly string[]>>;
+  /** Only the documents matching this filter in every collection (e.g. by `workspace_id`); default: all. */
+  filter?: Readonly<Record<string, unknown>>;
 }
 
-const DEFAULTS: Required<StateOptions> = {
+const DEFAULTS: Required<Omit<StateOptions, 'filter'>> = {
   skipCollections: AUDIT_COLLECTIONS,
   skipFields: { access_users: ['last_seen_at'], access_keys: ['last_used_at'] },
 };
@@ -28,13 +30,13 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * driver: two equal digests mean nothing was created, changed or deleted in between.
  */
 export async function databaseState(mongo: Connection, options: StateOptions = {}): Promise<DatabaseState> {
-  const { skipCollections, skipFields } = { ...DEFAULTS, ...options };
+  const { skipCollections, skipFields, filter = {} } = { ...DEFAULTS, ...options };
   const db = mongo.db;
   if (!db) throw new Error('the connection is not open');
   const names = (await db.listCollections().toArray()).map((c) => c.name).sort();
   const documents = new Map<string, string>();
   for (const name of names.filter((n) => !skipCollections.includes(n))) {
-    const docs = await db.collection(name).find({}).sort({ _id: 1 }).toArray();
+    const docs = await db.collection(name).find(filter).sort({ _id: 1 }).toArray();
     for (const doc of docs) {
       for (const field of skipFields[name] ?? []) delete doc[field];
       documents.set(`${name}/${JSON.stringify(doc._id)}`, sha256(JSON.stringify(doc)));

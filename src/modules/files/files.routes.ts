@@ -41,6 +41,7 @@ export function fileRoutes(files: StoredFileService): MountableRoute[] {
       params: WorkflowParams,
       query: WholeListQuery,
       response: z.array(FileInfo),
+      errors: [404],
       handler: ({ params, query }) => files.list(query, params.workflow_id),
     }),
     ...FILE_KINDS.map((kind) =>

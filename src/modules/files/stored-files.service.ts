@@ -4,6 +4,7 @@ import { deleteIfPresent } from '../../db/gridfs';
 import type { Models } from '../../db/models';
 import { NotFoundError } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
+import { workspaceScope } from '../../db/workspace-scope';
 
 /** PySpur's FileResponseSchema: `path` is what runs and the UI use to address the file. */
 export interface StoredFileInfo {
@@ -95,6 +96,22 @@ export function createStoredFileService(models: Models) {
     }
   }
 
+  /**
+   * GridFS files carry no workspace (the plugin scopes Mongoose's collections, not the driver's
+   * buckets): a file is the caller's only if its workflow is, which the scoped Workflow lookup says.
+   */
+  async function requireOwnWorkflow(workflowId: string): Promise<void> {
+    if (!(await models.Workflow.exists({ _id: workflowId })))
+      throw new NotFoundError('File not found', 'FILE_NOT_FOUND');
+  }
+
+  /** The files of the caller's workspace's workflows (outside any workspace: every file). */
+  async function ownFiles(): Promise<Record<string, unknown>> {
+    if (workspaceScope.current() === null) return {};
+    const ids = (await models.Workflow.find({}, { _id: 1 }).lean<{ _id: string }[]>()).map((w) => w._id);
+    return { 'metadata.workflow_id': { $in: ids } };
+  }
+
   async function remove(entries: { kind: FileKind; file: mongo.GridFSFile }[]): Promise<void> {
     for (const { kind, file } of entries) await deleteIfPresent(buckets[kind], file._id);
   }
@@ -102,9 +119,9 @@ export function createStoredFileService(models: Models) {
   return {
     /** One page of the files (of one workflow, or all), newest first. */
     async list(page: Page, workflowId?: string): Promise<StoredFileInfo[]> {
-      return (
-        await newestFirst(workflowId === undefined ? {} : { 'metadata.workflow_id': workflowId }, pageBounds(page))
-      ).map(info);
+      if (workflowId !== undefined) await requireOwnWorkflow(workflowId);
+      const filter = workflowId === undefined ? await ownFiles() : { 'metadata.workflow_id': workflowId };
+      return (await newestFirst(filter, pageBounds(page))).map(info);
     },
     async open(
       kind: FileKind,
@@ -112,6 +129,7 @@ export function createStoredFileService(models: Models) {
       name: string,
     ): Promise<{ stream: Readable; length: number; contentType: string }> {
       requireSegments(workflowId, name);
+      await requireOwnWorkflow(workflowId);
       const [file] = await buckets[kind]
         .find({ filename: `${kind}/${workflowId}/${name}` })
         .sort({ uploadDate: -1 })
@@ -128,6 +146,7 @@ export function createStoredFileService(models: Models) {
     /** One file of a workflow, whichever kind it is. */
     async removeOne(workflowId: string, name: string): Promise<void> {
       requireSegments(workflowId, name);
+      await requireOwnWorkflow(workflowId);
       const entries = await find({
         filename: { $in: [`run_files/${workflowId}/${name}`, `test_files/${workflowId}/${name}`] },
       });
@@ -135,6 +154,7 @@ export function createStoredFileService(models: Models) {
       await remove(entries);
     },
     async removeForWorkflow(workflowId: string): Promise<void> {
+      await requireOwnWorkflow(workflowId);
       const entries = await find({ 'metadata.workflow_id': workflowId });
       if (entries.length === 0) throw new NotFoundError('Workflow directory not found', 'FILE_NOT_FOUND');
       await remove(entries);
