@@ -30,7 +30,7 @@ export const workspaceScope = {
   },
 };
 
-/** The search attribute a workflow started for a workspace carries: the current one unless named. */
+/** The search attribute a workflow started for a workspace carries: the current one unless named (undefined: not named). */
 export function workspaceAttribute(workspaceId: string | null = workspaceScope.current()) {
   return workspaceId === null ? [] : [{ key: SpurWorkspace, value: workspaceId }];
 }

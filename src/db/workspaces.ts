@@ -1,6 +1,6 @@
-import { Model, trusted } from 'mongoose';
+import { type Model, trusted } from 'mongoose';
 import { insertWithNewId, isDuplicateKeyError } from './ids';
-import type { Models, WorkspaceDoc } from './models';
+import { allModels, type Models, type WorkspaceDoc } from './models';
 import { type Page, pageBounds } from './paging';
 import { isWorkspaceOwned } from './workspace-owned';
 import { DEFAULT_WORKSPACE } from './workspace-scope';
@@ -10,9 +10,7 @@ export class WorkspaceNameTaken extends Error {}
 
 /** The models whose documents belong to a workspace (those workspace-owned.ts was applied to). */
 export function workspaceModels(models: Models): (typeof Model)[] {
-  return Object.values(models).filter(
-    (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model && isWorkspaceOwned(m.schema),
-  );
+  return allModels(models).filter((m) => isWorkspaceOwned(m.schema));
 }
 
 /** Single-field unique indexes the per-workspace ones replaced: a name was unique in the whole installation. */

@@ -1,4 +1,4 @@
-import { workspaceAttribute, workspaceScope } from '../db/workspace-scope';
+import { workspaceAttribute } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createEvalRecords } from '../db/eval-records';
 import type { EvalRunDoc, Models, RunDoc } from '../db/models';
@@ -50,7 +50,7 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         staticSummary: `eval ${run._id}: ${run.eval_name} on ${run.workflow_id} v${run.workflow_version}, ${run.num_samples} rows`,
-        typedSearchAttributes: workspaceAttribute(run.workspace_id ?? workspaceScope.current()),
+        typedSearchAttributes: workspaceAttribute(run.workspace_id),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'started' };

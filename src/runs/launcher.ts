@@ -1,4 +1,4 @@
-import { workspaceAttribute, workspaceScope } from '../db/workspace-scope';
+import { workspaceAttribute } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createDatasetReader } from '../db/dataset-reader';
 import { taskIdFor } from '../db/ids';
@@ -223,7 +223,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
           { key: SpurRunType, value: run.run_type },
           { key: SpurRunStatus, value: 'PENDING' },
           ...(run.started_by_name ? [{ key: SpurStartedBy, value: run.started_by_name }] : []),
-          ...workspaceAttribute(run.workspace_id ?? workspaceScope.current()),
+          ...workspaceAttribute(run.workspace_id),
         ],
       });
     } catch (err) {

@@ -14,6 +14,7 @@ import { createAuditTrail } from '../../src/db/audit-trail';
 import { startApi, type TestApi } from '../support/api';
 import { type AuditEntryView as Entry, auditEntryOf } from '../support/audit';
 import { client } from '../support/http';
+import { realValue } from '../support/operation-walk';
 import { pollDelays } from '../support/poll';
 import { rawClient, type RawClient } from '../support/raw-http';
 import { type Seeded, seed } from './attack-corpus';
@@ -209,35 +210,9 @@ describe('security: the audit trail records every state-changing request, and no
     const throwaway = await makeUser('viewer');
     const adminKeyId = (await admin().get('/access/me/')).body.key_id as string;
     assert.match(adminKeyId, /^config:[0-9a-f]{12}$/);
-    const fill = (path: string, param: string): string => {
-      const byParam: Record<string, string> = {
-        workflow_id: seeded.workflow,
-        run_id: seeded.run,
-        schedule_id: seeded.schedule,
-        trigger_id: seeded.trigger,
-        token: seeded.hookToken,
-        suite_id: seeded.suite,
-        eval_run_id: 'ER999999',
-        collection_id: seeded.collection,
-        document_id: 'RD999999',
-        index_id: 'VI999999',
-        dataset_id: seeded.dataset,
-        output_file_id: seeded.outputFile,
-        user_id: seeded.user,
-        session_id: seeded.session,
-        file_name: 'note.txt',
-        provider: 'openai',
-        name: path.startsWith('/env-mgmt/') ? 'OPENAI_API_KEY' : 'gpt-4o-mini',
-        id: path.startsWith('/access/keys/')
-          ? throwaway.keyId
-          : path.startsWith('/access/workspaces/')
-            ? 'default'
-            : throwaway.id,
-      };
-      const value = byParam[param];
-      assert.ok(value, `no value for the path parameter ${param} of ${path}: add one`);
-      return value;
-    };
+    // The role matrix's real ids, with the throwaway user and key as the access routes' targets.
+    const targets = { ...seeded, accessUser: throwaway.id, accessKey: throwaway.keyId };
+    const fill = (path: string, param: string): string => realValue(param, path, targets);
     // Deletes last (the workflow's last of all), so the others still find what they act on; the hook before its trigger rotates.
     const rank = (o: Operation) =>
       o.path.startsWith('/hooks/') ? -1 : o.method !== 'DELETE' ? 0 : o.path === '/wf/{workflow_id}/' ? 2 : 1;

@@ -1,3 +1,4 @@
+import { DEFAULT_WORKSPACE } from '../workspace-scope';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
@@ -15,7 +16,7 @@ export const accessKeySchema = new Schema(
     /** The most the key may do; its user's role caps it further. */
     role: { type: String, required: true },
     /** The workspace the key acts in (`default` for keys from before workspaces). */
-    workspace_id: { type: String, required: true, default: 'default' },
+    workspace_id: { type: String, required: true, default: DEFAULT_WORKSPACE },
     expires_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
     last_used_at: { type: Date, default: null },

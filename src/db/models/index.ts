@@ -170,6 +170,13 @@ export function createModels(conn: Connection) {
 
 export type Models = ReturnType<typeof createModels>;
 
+/** Every Mongoose model of `models` (not the GridFS buckets or the connection). */
+export function allModels(models: Models): (typeof Model)[] {
+  return Object.values(models).filter(
+    (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model,
+  );
+}
+
 /** At most this many collections are created at once: FerretDB turns each into DDL on its backend. */
 const CREATE_AT_ONCE = 7;
 
@@ -181,9 +188,7 @@ const CREATE_AT_ONCE = 7;
  * FerretDB restarts: a run whose first output file was being written then could never end.
  */
 export async function syncIndexes(models: Models): Promise<void> {
-  const all = Object.values(models).filter(
-    (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model,
-  );
+  const all = allModels(models);
   for (let i = 0; i < all.length; i += CREATE_AT_ONCE)
     await Promise.all(all.slice(i, i + CREATE_AT_ONCE).map((model) => model.init()));
   const db = models.conn.db;
