@@ -116,7 +116,11 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
       // refused and cancels its rows. Give it that long before reading what it recorded, so no row
       // runs in two attempts at once.
       await fence(ctx);
-      const ended = new Map((await runs.endedRuns(runIds)).map((r) => [r.runId, rowOutcome(r)]));
+      // A retry never follows the batch's own cancel: rows an earlier attempt cancelled were cut
+      // off with it, and run again here.
+      const recorded = await runs.endedRuns(runIds);
+      await runs.discardRows(recorded.filter((r) => r.status === 'CANCELED').map((r) => r.runId));
+      const ended = new Map(recorded.filter((r) => r.status !== 'CANCELED').map((r) => [r.runId, rowOutcome(r)]));
       runIds.forEach((id, i) => (outcomes[i] = ended.get(id)));
     }
     const linesNext = Math.max(0, (await outputs.linesWritten(batch.outputFileId)) - start);

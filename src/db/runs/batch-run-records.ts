@@ -121,6 +121,19 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
       if (failed) throw failed.reason;
     },
 
+    /**
+     * Rows an earlier attempt recorded CANCELED because that attempt was taken from it (its worker
+     * froze or lost Temporal past the heartbeat timeout), not because the batch was cancelled:
+     * their records go, so the retry runs them again and records them once.
+     */
+    async discardRows(runIds: string[]): Promise<void> {
+      if (runIds.length === 0) return;
+      await RunTasks.deleteMany({ _id: trusted({ $in: runIds }) });
+      await Run.deleteMany({ _id: trusted({ $in: runIds }) });
+      await events.removeOfRuns(runIds);
+      await values.deleteScopes(runIds);
+    },
+
     /** Rows an earlier attempt of the same chunk already recorded. */
     async endedRuns(runIds: string[]): Promise<EndedRunSummary[]> {
       const found = await Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1 }).lean<
