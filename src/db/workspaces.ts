@@ -20,25 +20,27 @@ const uniquePerWorkspace = (model: typeof Model) =>
   model.schema.indexes().some(([fields, options]) => options?.unique === true && 'workspace_id' in fields);
 
 /**
- * Moves an installation from before workspaces into them, once: every document without a
- * workspace goes to `default` (ids, contents and answers unchanged), and the indexes that kept a
- * name unique across the installation are dropped for the per-workspace ones. `default` itself is
- * created last, so a migration cut short runs again at the next start. Runs outside any workspace.
+ * Moves an installation from before workspaces into them: every document without a workspace goes
+ * to `default` (ids, contents and answers unchanged), at every start, so a collection that became a
+ * workspace's in a later version is placed too. Once, the indexes that kept a name unique across
+ * the installation are dropped for the per-workspace ones; `default` itself is created after them,
+ * so a migration cut short runs again at the next start. Runs outside any workspace.
  */
 export async function migrateToWorkspaces(models: Models): Promise<void> {
   const { Workspace } = models;
-  if (await Workspace.exists({ _id: DEFAULT_WORKSPACE })) return;
+  const first = !(await Workspace.exists({ _id: DEFAULT_WORKSPACE }));
   const unplaced = { workspace_id: trusted({ $exists: false }) };
-  // A read first: an update costs FerretDB ten times as much, and a fresh database has nothing to move.
+  // A read first: an update costs FerretDB ten times as much, and a placed database has nothing to move.
   await Promise.all(
     workspaceModels(models).map(async (model) => {
       if (await model.exists(unplaced)) await model.updateMany(unplaced, { $set: { workspace_id: DEFAULT_WORKSPACE } });
-      if (!uniquePerWorkspace(model)) return;
+      if (!first || !uniquePerWorkspace(model)) return;
       for (const index of await model.collection.indexes())
         if (index.unique && index.name && INSTALLATION_WIDE_UNIQUE.has(index.name))
           await model.collection.dropIndex(index.name);
     }),
   );
+  if (!first) return;
   try {
     await Workspace.create({ _id: DEFAULT_WORKSPACE, seq: 0, name: DEFAULT_WORKSPACE, created_at: new Date() });
   } catch (err) {

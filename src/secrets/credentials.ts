@@ -1,20 +1,35 @@
 import type { Models } from '../db/models';
+import { DEFAULT_WORKSPACE, workspaceScope } from '../db/workspace-scope';
 import { KEY_BASES, basesText, normalizedBase } from '../nodes/credential-bases';
 import type { SecretBox } from './secret-box';
 
 /**
+ * Where a setting of the current workspace is stored, and what its ciphertext is bound to: the bare
+ * name in `default` (as before workspaces, so nothing moves), `<workspace>:<name>` elsewhere. The
+ * binding means a ciphertext copied to another workspace's id does not open.
+ */
+function settingId(name: string): string {
+  const workspaceId = workspaceScope.current() ?? DEFAULT_WORKSPACE;
+  return workspaceId === DEFAULT_WORKSPACE ? name : `${workspaceId}:${name}`;
+}
+
+/**
  * The provider settings and credentials kept encrypted in MongoDB (collection `env_vars`): the one
- * module that writes them. A credential remembers the base URL settings it was entered for; once
- * one differs it reads as unset, so changing a base never sends the old key to the new host.
+ * module that writes them. Each workspace has its own (keys and bases alike): a run reads those of
+ * the workspace it runs in, whoever started it. A credential remembers the base URL settings it was
+ * entered for; once one differs it reads as unset, so changing a base never sends the old key to
+ * the new host.
  */
 export function createCredentials(models: Models, box: SecretBox, clock: () => Date = () => new Date()) {
   const { EnvVar } = models;
 
   /** The current values of base settings, compared as a credential records them. */
   async function basesNow(bases: readonly string[]): Promise<string> {
-    const docs = await Promise.all(bases.map((base) => EnvVar.findById(base).lean()));
+    const docs = await Promise.all(bases.map((base) => EnvVar.findById(settingId(base)).lean()));
     const values = new Map(
-      docs.flatMap((d) => (d ? [[d._id, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [])),
+      docs.flatMap((d, i) =>
+        d ? [[bases[i] as string, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [],
+      ),
     );
     return basesText(bases, (base) => values.get(base) ?? '');
   }
@@ -22,24 +37,26 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
   return {
     /** A setting's clear text, for nodes; a credential whose base has changed since it was entered reads as unset. */
     async reveal(name: string): Promise<string | undefined> {
-      const doc = await EnvVar.findById(name).lean();
+      const id = settingId(name);
+      const doc = await EnvVar.findById(id).lean();
       if (!doc) return undefined;
       const bases = KEY_BASES.get(name);
       if (bases && (doc.entered_for ?? basesText(bases, () => '')) !== (await basesNow(bases))) return undefined;
-      return box.open(name, doc.ciphertext);
+      return box.open(id, doc.ciphertext);
     },
     async store(name: string, value: string): Promise<void> {
       const bases = KEY_BASES.get(name);
       const enteredFor = bases ? { entered_for: await basesNow(bases) } : {};
+      const id = settingId(name);
       await EnvVar.updateOne(
-        { _id: name },
-        { $set: { ciphertext: box.seal(name, value), updated_at: clock(), ...enteredFor } },
+        { _id: id },
+        { $set: { ciphertext: box.seal(id, value), updated_at: clock(), ...enteredFor } },
         { upsert: true },
       );
     },
     /** False when nothing was stored under the name. */
     async remove(name: string): Promise<boolean> {
-      const { deletedCount } = await EnvVar.deleteOne({ _id: name });
+      const { deletedCount } = await EnvVar.deleteOne({ _id: settingId(name) });
       return deletedCount > 0;
     },
   };

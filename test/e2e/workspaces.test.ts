@@ -124,6 +124,37 @@ describe('e2e: workspaces keep teams apart', function () {
     assert.equal((await admin.get(`/triggers/${trigger.body.id}/`)).status, 404);
   });
 
+  it("credentials are the workspace's own: setting, reading and deleting one never touches another workspace's", async () => {
+    const carol = await makeUser(admin, { username: 'carol-admin', role: 'admin' });
+    const teamAdmin = client(
+      engine.api.baseUrl,
+      bearer((await makeKey(admin, { name: 'carol in team-b', user_id: carol.id, workspace_id: teamWorkspace })).key),
+    );
+    const shown = async (who: Http) => (await who.get('/env-mgmt/ANTHROPIC_API_KEY')).body.value as string;
+    assert.equal(
+      (await admin.post('/env-mgmt/', { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-default-0001' })).status,
+      200,
+    );
+    assert.equal(await shown(teamAdmin), '', "default's key is not the team's");
+    assert.equal(
+      (await teamAdmin.post('/env-mgmt/', { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-team-0002' })).status,
+      200,
+    );
+    assert.match(await shown(teamAdmin), /0002$/);
+    assert.match(await shown(admin), /0001$/, "the team's write left default's key as it was");
+    assert.equal((await teamAdmin.delete('/env-mgmt/ANTHROPIC_API_KEY')).status, 200);
+    assert.equal((await teamAdmin.delete('/env-mgmt/ANTHROPIC_API_KEY')).status, 404);
+    assert.match(await shown(admin), /0001$/, "the team's delete left default's key");
+    const stored = await engine.api.mongo
+      .db!.collection('env_vars')
+      .find({}, { projection: { workspace_id: 1 } })
+      .toArray();
+    assert.deepEqual(
+      stored.map((d) => [d._id, d.workspace_id]),
+      [['ANTHROPIC_API_KEY', 'default']],
+    );
+  });
+
   it('deleting a workspace that holds anything is 409 naming it; an empty one goes', async () => {
     const refused = await admin.delete(`/access/workspaces/${teamWorkspace}/`);
     assert.equal(refused.status, 409);
@@ -151,8 +182,13 @@ describe('e2e: workspaces keep teams apart', function () {
 
 describe('e2e: an installation from before workspaces moves into `default`', function () {
   this.timeout(60_000);
-  let api: TestApi | undefined;
-  after(() => api?.close());
+  const apis: TestApi[] = [];
+  const started = async (env: Record<string, string>) => {
+    const api = await startApi(env);
+    apis.push(api);
+    return api;
+  };
+  after(() => Promise.all(apis.map((api) => api.close())));
 
   it('keeps every id and answer, and frees names for other workspaces', async () => {
     const dbName = `spur_test_premigration_${randomBytes(4).toString('hex')}`;
@@ -174,7 +210,7 @@ describe('e2e: an installation from before workspaces moves into `default`', fun
     } finally {
       await mongo.close();
     }
-    api = await startApi({ SPUR_MONGODB_DB: dbName, SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
+    const api = await started({ SPUR_MONGODB_DB: dbName, SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
     const admin = client(api.baseUrl, bearer(ADMIN_KEY));
     const old = await admin.get('/wf/S7/');
     assert.equal(old.status, 200, old.text);
@@ -193,5 +229,28 @@ describe('e2e: an installation from before workspaces moves into `default`', fun
     const again = await admin.post('/wf/', { name: 'Old', definition: echo });
     assert.equal(again.status, 200, again.text);
     assert.notEqual(again.body.name, 'Old');
+  });
+
+  it("an installation placed in workspaces before its credentials were a workspace's keeps them in `default`", async () => {
+    const dbName = `spur_test_credentials_${randomBytes(4).toString('hex')}`;
+    const env = {
+      SPUR_MONGODB_DB: dbName,
+      SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY),
+      SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
+    };
+    const first = await started(env);
+    let admin = client(first.baseUrl, bearer(ADMIN_KEY));
+    assert.equal(
+      (await admin.post('/env-mgmt/', { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-kept-0003' })).status,
+      200,
+    );
+    // As the version before wrote it: `default` exists, the credential has no workspace.
+    await first.mongo.db!.collection('env_vars').updateMany({}, { $unset: { workspace_id: '' } });
+    // A second process starts on that database (the first one's close would drop it).
+    const api = await started(env);
+    admin = client(api.baseUrl, bearer(ADMIN_KEY));
+    assert.match((await admin.get('/env-mgmt/ANTHROPIC_API_KEY')).body.value, /0003$/);
+    const stored = await api.mongo.db!.collection('env_vars').findOne({ _id: 'ANTHROPIC_API_KEY' as unknown as never });
+    assert.equal(stored?.workspace_id, 'default');
   });
 });

@@ -64,6 +64,7 @@ export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
  * credentials and limits (per workspace next), and the reconciler's own records.
  */
 const WORKSPACE_OWNED = [
+  envVarSchema,
   workflowSchema,
   workflowVersionSchema,
   usageRecordSchema,
