@@ -27,9 +27,7 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
   async function basesNow(bases: readonly string[]): Promise<string> {
     const docs = await Promise.all(bases.map((base) => EnvVar.findById(settingId(base)).lean()));
     const values = new Map(
-      docs.flatMap((d, i) =>
-        d ? [[bases[i] as string, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [],
-      ),
+      docs.flatMap((d, i) => (d ? [[bases[i] as string, normalizedBase(box.open(d._id, d.ciphertext))] as const] : [])),
     );
     return basesText(bases, (base) => values.get(base) ?? '');
   }
