@@ -170,6 +170,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     sessions,
     users: services.accessUsers,
     keys: services.accessKeys,
+    members: services.workspaceMembers,
   });
   const clientAddress = clientAddressOf(config.http.login.trustForwardedFor);
   /** The requests outside the API the audit trail records; a handler's note names them further. */

@@ -1,4 +1,5 @@
 import { createWorkspaceStore } from './db/workspaces';
+import { createWorkspaceMembers } from './db/workspace-members';
 import { createWorkspaceService } from './modules/access/workspaces.service';
 import type { Client } from '@temporalio/client';
 import type { RunOutcomes } from './engine/run-outcomes';
@@ -189,6 +190,7 @@ export function createServices({
   const browserSessionStore = createBrowserSessionStore(models);
   const accessKeys = createAccessKeyStore(models);
   const workspaces = createWorkspaceStore(models);
+  const workspaceMembers = createWorkspaceMembers(models);
   return {
     evalSuites,
     evals,
@@ -257,8 +259,21 @@ export function createServices({
     oidcSignIns: createOidcSignInStore(models),
     accessUsers,
     accessKeys,
-    access: createAccessService({ users: accessUsers, keys: accessKeys, sessions: browserSessionStore, workspaces }),
-    workspaces: createWorkspaceService(models, workspaces),
+    workspaceMembers,
+    access: createAccessService({
+      users: accessUsers,
+      keys: accessKeys,
+      sessions: browserSessionStore,
+      workspaces,
+      members: workspaceMembers,
+    }),
+    workspaces: createWorkspaceService({
+      models,
+      store: workspaces,
+      members: workspaceMembers,
+      users: accessUsers,
+      keys: accessKeys,
+    }),
     // Chained under the server's secret key: every api process appends to one chain.
     auditTrail: createAuditTrail(models, secretKey),
     idempotency,

@@ -12,10 +12,17 @@ export interface Caller {
   /** `K…` for a user's key, `config:<tag>` for a configured one; null for a session. */
   keyId: string | null;
   via: Via;
-  /** What the caller may do: a key's role capped by its user's. */
+  /** What the caller may do in its workspace: a key's role capped by its user's role there. */
   role: Role;
-  /** The workspace the request acts in (src/db/workspace-scope.ts): its key's, or `default`. */
+  /** The workspace the request acts in (src/db/workspace-scope.ts): its key's, or its session's current one. */
   workspaceId: string;
+  /**
+   * Whether the caller administers the installation (users, workspaces, fleet limits, the audit
+   * trail): the operator, or an admin of `default` acting with an admin key or session.
+   */
+  installationAdmin: boolean;
+  /** A user's browser session (not signed in with a key): its stored id, which a switch of workspace names; else null. */
+  sessionId: string | null;
 }
 
 /** The operator: a configured key, or its browser session. Trusted as operators are. */
@@ -26,6 +33,8 @@ export const configuredKeyCaller = (tag: string, via: 'key' | 'session'): Caller
   via,
   role: 'admin',
   workspaceId: DEFAULT_WORKSPACE,
+  installationAdmin: true,
+  sessionId: null,
 });
 
 /** A keyless loopback instance (development) acts as this admin. */
@@ -36,11 +45,20 @@ export const LOCAL_CALLER: Caller = {
   via: 'local',
   role: 'admin',
   workspaceId: DEFAULT_WORKSPACE,
+  installationAdmin: true,
+  sessionId: null,
 };
 
 /** The caller the gate left on `ctx.state`, or null when the allowlist let the request in without one. */
 export function callerOf(state: unknown): Caller | null {
   return (state as { caller?: Caller }).caller ?? null;
+}
+
+/** The caller of a route the gate lets only identified callers reach (any but `anyone`). */
+export function requiredCaller(state: unknown): Caller {
+  const found = callerOf(state);
+  if (!found) throw new Error('route reached without a caller: the gate must identify every caller here');
+  return found;
 }
 
 export function setCaller(state: unknown, caller: Caller): void {

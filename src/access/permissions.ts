@@ -2,7 +2,8 @@ import { ROLES, type Role, roleRank } from '../contracts/roles';
 
 /**
  * The one table the gate enforces: each permission, the weakest role that holds it, and what it
- * covers. Every API route names one permission (src/http/route.ts; a reading route defaults to
+ * covers. A role is the caller's role in the workspace the request acts in; an `installation`
+ * permission is held only by an admin of `default` (or the operator), whose role is admin everywhere. Every API route names one permission (src/http/route.ts; a reading route defaults to
  * `read`); docs/security.md shows this table, and OpenAPI shows each route's as `x-spur-permission`.
  */
 export const PERMISSIONS = {
@@ -22,11 +23,20 @@ export const PERMISSIONS = {
     covers:
       'creating, editing and deleting workflows, datasets, files, RAG, schedules, triggers, evals, budgets, chat users and sessions; MCP publishing; AI assistance',
   },
-  'users.manage': { role: 'admin', covers: "users, and other users' keys" },
-  'credentials.manage': { role: 'admin', covers: 'env management: stored provider keys and settings' },
-  'limits.manage': { role: 'admin', covers: 'provider limits and model prices' },
-  'audit.read': { role: 'admin', covers: 'the audit trail, its export and verification' },
-} as const satisfies Record<string, { role: Role; covers: string }>;
+  'members.manage': { role: 'admin', covers: "the workspace's members and their roles" },
+  'credentials.manage': { role: 'admin', covers: "env management: the workspace's stored provider keys and settings" },
+  'users.manage': {
+    role: 'admin',
+    installation: true,
+    covers: "installation: users, workspaces, and other users' keys",
+  },
+  'limits.manage': { role: 'admin', installation: true, covers: 'installation: provider limits and model prices' },
+  'audit.read': {
+    role: 'admin',
+    installation: true,
+    covers: 'installation: the audit trail, its export and verification',
+  },
+} as const satisfies Record<string, { role: Role; covers: string; installation?: true }>;
 
 export type Permission = keyof typeof PERMISSIONS;
 
@@ -36,9 +46,17 @@ export function roleAllows(role: Role, permission: Permission): boolean {
   return roleRank(role) >= roleRank(PERMISSIONS[permission].role);
 }
 
-/** The permissions a role holds, in table order. */
-export function permissionsOf(role: Role): Permission[] {
-  return PERMISSION_NAMES.filter((p) => roleAllows(role, p));
+/** Whether only an installation admin holds the permission (whatever their role in a workspace). */
+export const installationWide = (permission: Permission): boolean => 'installation' in PERMISSIONS[permission];
+
+/** What the gate checks: the caller's role in its workspace, and for an installation permission, that it administers the installation. */
+export function callerAllows(caller: { role: Role; installationAdmin: boolean }, permission: Permission): boolean {
+  return roleAllows(caller.role, permission) && (!installationWide(permission) || caller.installationAdmin);
+}
+
+/** The permissions a caller holds, in table order. */
+export function permissionsOf(caller: { role: Role; installationAdmin: boolean }): Permission[] {
+  return PERMISSION_NAMES.filter((p) => callerAllows(caller, p));
 }
 
 export { ROLES };

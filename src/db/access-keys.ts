@@ -40,6 +40,9 @@ export function createAccessKeyStore(models: Models) {
     async removeForUser(userId: string): Promise<void> {
       await AccessKey.deleteMany({ user_id: userId });
     },
+    async removeForUserIn(userId: string, workspaceId: string): Promise<void> {
+      await AccessKey.deleteMany({ user_id: userId, workspace_id: workspaceId });
+    },
     async used(id: string, now: Date): Promise<void> {
       const before = new Date(now.getTime() - USED_EVERY_MS);
       await AccessKey.updateOne(

@@ -8,7 +8,8 @@ export interface NewAccessUser {
   username: string;
   email: string | null;
   display_name: string | null;
-  role: Role;
+  /** The role in `default`; null: no member of it. */
+  role: Role | null;
   password_hash: string | null;
   oidc_subject: string | null;
 }

@@ -11,6 +11,8 @@ export interface StoredBrowserSession {
   keyId: string | null;
   via: 'session' | 'oidc';
   expiresAt: Date;
+  /** The workspace a user's session was switched to; null: not switched. */
+  workspaceId?: string | null;
 }
 
 export interface BrowserSessionStore {
@@ -22,6 +24,8 @@ export interface BrowserSessionStore {
   remove(id: string): Promise<void>;
   /** Ends every session of a user (disabled or deleted), on every replica at once. */
   removeForUser(userId: string): Promise<void>;
+  /** Moves the session into another workspace (its requests act there from the next one on). */
+  switchWorkspace(id: string, workspaceId: string): Promise<void>;
 }
 
 /** How often a process removes expired sessions itself (where no TTL index does: FerretDB v1). */
@@ -61,6 +65,7 @@ export function createBrowserSessionStore(models: Models): BrowserSessionStore {
           keyId: doc.key_id ?? null,
           via: doc.via === 'oidc' ? 'oidc' : 'session',
           expiresAt: doc.expires_at,
+          workspaceId: doc.workspace_id ?? null,
         };
       await BrowserSession.deleteOne({ _id: id });
       return null;
@@ -70,6 +75,9 @@ export function createBrowserSessionStore(models: Models): BrowserSessionStore {
     },
     async removeForUser(userId) {
       await BrowserSession.deleteMany({ user_id: userId });
+    },
+    async switchWorkspace(id, workspaceId) {
+      await BrowserSession.updateOne({ _id: id }, { $set: { workspace_id: workspaceId } });
     },
   };
 }

@@ -59,6 +59,15 @@ export function createWorkspaceStore(models: Models) {
       const { skip, limit } = pageBounds(page);
       return Workspace.find().sort({ seq: 1 }).skip(skip).limit(limit).lean<WorkspaceDoc[]>();
     },
+    /** Of the workspaces named, those that exist, oldest first. */
+    async listOf(ids: string[], page: Page): Promise<WorkspaceDoc[]> {
+      const { skip, limit } = pageBounds(page);
+      return Workspace.find({ _id: trusted({ $in: ids }) })
+        .sort({ seq: 1 })
+        .skip(skip)
+        .limit(limit)
+        .lean<WorkspaceDoc[]>();
+    },
     async create(name: string): Promise<WorkspaceDoc> {
       try {
         return await insertWithNewId(models.conn, 'workspace', idTaken, async (id, seq) => {

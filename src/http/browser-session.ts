@@ -25,7 +25,17 @@ export type SessionHolder = { keyDigest: Buffer } | { userId: string; via: 'sess
 
 /** Who a valid session's cookie stands for. */
 export type SessionIdentity =
-  { configKey: true } | { configKey: false; userId: string; keyId: string | null; via: 'session' | 'oidc' };
+  | { configKey: true }
+  | {
+      configKey: false;
+      /** The stored session's id (a keyed digest of the cookie's, no cookie itself): what a switch of workspace names. */
+      storedId: string;
+      userId: string;
+      keyId: string | null;
+      via: 'session' | 'oidc';
+      /** Switched to with `PUT /api/access/me/`; null: not switched. */
+      workspaceId: string | null;
+    };
 
 export interface BrowserSessions {
   /** Starts a session for the holder and sets its cookie (ending the request's old one). */
@@ -89,7 +99,14 @@ export function browserSessions(
       const session = await store.find(storedId(sessionId), new Date(clock()));
       if (session === null) return null;
       if (session.userId !== null)
-        return { configKey: false, userId: session.userId, keyId: session.keyId, via: session.via };
+        return {
+          configKey: false,
+          storedId: storedId(sessionId),
+          userId: session.userId,
+          keyId: session.keyId,
+          via: session.via,
+          workspaceId: session.workspaceId ?? null,
+        };
       return session.keyTag !== null && tags.has(session.keyTag) ? { configKey: true } : null;
     },
   };

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { callerOf, setCaller } from '../access/caller';
-import { PERMISSIONS, roleAllows } from '../access/permissions';
+import { PERMISSIONS, callerAllows, installationWide } from '../access/permissions';
 import type { ApiCaller } from './api-keys';
 import { hostNameOf } from './allowed-hosts';
 import { bodyTypeCheck } from './body-types';
@@ -81,6 +81,11 @@ function authenticate({ identify, anonymous }: GateOptions): Middleware {
     const access = anonymous(ctx.method, ctx.path);
     if (access === 'allow') return next();
     if (access === 'login') return ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`);
+    if (who.refused === 'not-a-member') {
+      ctx.status = 403;
+      ctx.body = { detail: 'Forbidden: you are no member of the workspace this key or session acts in' };
+      return;
+    }
     if (who.refused === 'cross-origin-session') {
       ctx.status = 403;
       ctx.body = { detail: 'Cross-origin request refused: a browser session is accepted only from its own origin' };
@@ -107,10 +112,12 @@ function authorize({ route }: GateOptions): Middleware {
       ctx.body = { detail: 'Not authenticated' };
       return;
     }
-    if (roleAllows(caller.role, permission)) return next();
+    if (callerAllows(caller, permission)) return next();
     ctx.status = 403;
     ctx.body = {
-      detail: `Forbidden: this needs the permission '${permission}' (role ${PERMISSIONS[permission].role} or above); your role is ${caller.role}`,
+      detail: installationWide(permission)
+        ? `Forbidden: this needs the permission '${permission}', which only an admin of the installation (an admin of the default workspace) holds`
+        : `Forbidden: this needs the permission '${permission}' (role ${PERMISSIONS[permission].role} or above); your role is ${caller.role} in this workspace`,
     };
   };
 }

@@ -5,7 +5,7 @@ import { type Role, weakerRole } from '../contracts/roles';
 import type { AccessKeyStore } from '../db/access-keys';
 import type { AccessUserStore } from '../db/access-users';
 import type { AccessKeyDoc, AccessUserDoc } from '../db/models';
-import { DEFAULT_WORKSPACE } from '../db/workspace-scope';
+import { isInstallationAdmin, type WorkspaceMembers } from '../db/workspace-members';
 import { matchingDigest, presentedKey } from './api-keys';
 import { type BrowserSessions, sameOriginOrSafe } from './browser-session';
 
@@ -17,13 +17,14 @@ export interface IdentifyDeps {
   sessions: BrowserSessions;
   users: AccessUserStore;
   keys: AccessKeyStore;
+  members: WorkspaceMembers;
   clock?: () => Date;
 }
 
 /** Who a request is from, or why it is from no one the gate accepts. */
 export type Identity =
   | { caller: Caller; keyDigest: string | null }
-  | { caller: null; refused: 'no-credentials' | 'invalid-key' | 'cross-origin-session' };
+  | { caller: null; refused: 'no-credentials' | 'invalid-key' | 'cross-origin-session' | 'not-a-member' };
 
 /** Not secret: a short name of a configured key's digest (the one sessions and runs record). */
 export const keyTag = (digest: Buffer | string) =>
@@ -50,11 +51,11 @@ export const keyDigestOf = (key: string) => createHash('sha256').update(key, 'ut
 
 /**
  * Reads the request's key or session cookie and says who it is. Every request looks its key,
- * session and user up in MongoDB (no cache): revoking a key, ending a session or disabling a user
- * holds at once on every api process. A user's key acts with the weaker of its own role and its
- * user's current role.
+ * session, user and membership up in MongoDB (no cache): revoking a key, ending a session,
+ * disabling a user or taking them out of a workspace holds at once on every api process. A user's
+ * key acts with the weaker of its own role and its user's current role in the key's workspace.
  */
-export function identifier({ digests, open, sessions, users, keys, clock = () => new Date() }: IdentifyDeps) {
+export function identifier({ digests, open, sessions, users, keys, members, clock = () => new Date() }: IdentifyDeps) {
   async function activeUser(id: string): Promise<AccessUserDoc | null> {
     const user = await users.get(id);
     return user && !user.disabled ? user : null;
@@ -64,11 +65,12 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
   async function sessionHolder(
     userId: string,
     keyId: string | null,
+    current: string | null,
     now: Date,
   ): Promise<{ user: AccessUserDoc; keyRole: Role | null; workspaceId: string } | null> {
     const user = await activeUser(userId);
     if (!user) return null;
-    if (keyId === null) return { user, keyRole: null, workspaceId: DEFAULT_WORKSPACE };
+    if (keyId === null) return { user, keyRole: null, workspaceId: current ?? (await members.homeOf(user)) };
     const key = await keys.get(keyId);
     const live = key && key.user_id === userId && !(key.expires_at && key.expires_at <= now);
     // A session signed in with a key acts where the key does: signing in moves no one into another workspace.
@@ -91,32 +93,53 @@ export function identifier({ digests, open, sessions, users, keys, clock = () =>
       // OpenAI SDK send one whatever the server.
       if (!live) return open ? { caller: LOCAL_CALLER, keyDigest: null } : { caller: null, refused: 'invalid-key' };
       const { key: stored, user } = live;
+      const memberRole = await members.roleOf(user, stored.workspace_id);
+      if (memberRole === null) return { caller: null, refused: 'not-a-member' };
       if (stale(stored.last_used_at, now)) noted(keys.used(stored._id, now));
       if (stale(user.last_seen_at, now)) noted(users.seen(user._id, now));
+      const role = weakerRole(stored.role as Role, memberRole);
       return {
         caller: {
           userId: user._id,
           username: user.username,
           keyId: stored._id,
           via: 'key',
-          role: weakerRole(stored.role as Role, user.role as Role),
+          role,
           workspaceId: stored.workspace_id,
+          installationAdmin: isInstallationAdmin(user) && role === 'admin',
+          sessionId: null,
         },
         keyDigest: digest,
       };
     }
     const session = await sessions.find(ctx);
     if (session !== null) {
-      const holder = session.configKey ? null : await sessionHolder(session.userId, session.keyId, now);
+      const holder = session.configKey
+        ? null
+        : await sessionHolder(session.userId, session.keyId, session.workspaceId, now);
       if (session.configKey || holder) {
         if (!sameOriginOrSafe(ctx)) return { caller: null, refused: 'cross-origin-session' };
         if (!holder) return { caller: configuredKeyCaller('session', 'session'), keyDigest: null };
         if (stale(holder.user.last_seen_at, now)) noted(users.seen(holder.user._id, now));
         const { user, keyRole, workspaceId } = holder;
-        const role = keyRole ? weakerRole(keyRole, user.role as Role) : (user.role as Role);
+        const memberRole = await members.roleOf(user, workspaceId);
+        if (memberRole === null) return { caller: null, refused: 'not-a-member' };
+        const role = keyRole ? weakerRole(keyRole, memberRole) : memberRole;
         const via = session.configKey ? 'session' : session.via;
+        const installationAdmin = isInstallationAdmin(user) && role === 'admin';
+        // A session signed in with a key stays where its key acts: only the others switch.
+        const sessionId = session.configKey || session.keyId !== null ? null : session.storedId;
         return {
-          caller: { userId: user._id, username: user.username, keyId: null, via, role, workspaceId },
+          caller: {
+            userId: user._id,
+            username: user.username,
+            keyId: null,
+            via,
+            role,
+            workspaceId,
+            installationAdmin,
+            sessionId,
+          },
           keyDigest: null,
         };
       }

@@ -1,3 +1,4 @@
+import { createWorkspaceMembers } from '../db/workspace-members';
 import { createWorkspaceStore } from '../db/workspaces';
 import { DEFAULT_WORKSPACE } from '../db/workspace-scope';
 import { parseArgs } from 'node:util';
@@ -66,6 +67,7 @@ async function main(): Promise<number> {
       keys,
       sessions: createBrowserSessionStore(models),
       workspaces: createWorkspaceStore(models),
+      members: createWorkspaceMembers(models),
     });
     const existing = await users.byUsername(fields.data.username);
     if (existing && !values.update) {
@@ -88,6 +90,8 @@ async function main(): Promise<number> {
           via: 'key',
           role: 'admin',
           workspaceId: DEFAULT_WORKSPACE,
+          installationAdmin: true,
+          sessionId: null,
         },
         { name: values.key, user_id: user.id },
       );

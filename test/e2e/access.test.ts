@@ -297,6 +297,7 @@ describe('e2e: users, API keys and /access/me/', function () {
           via: 'key',
           key_id: key.id,
           workspace_id: 'default',
+          workspaces: [{ id: 'default', name: 'default', role: 'approver' }],
           permissions: ['read', 'self', 'pause.decide'],
         },
       );
@@ -350,6 +351,7 @@ describe('e2e: users, API keys and /access/me/', function () {
             via: 'local',
             key_id: null,
             workspace_id: 'default',
+            workspaces: [{ id: 'default', name: 'default', role: 'admin' }],
             permissions: undefined,
           },
         );

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { bearer, makeKey, makeUser } from '../support/access';
+import { bearer, memberWithKey } from '../support/access';
 import type { Engine } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
@@ -52,8 +52,7 @@ describe("e2e: a run reads no other workspace's stored file", function () {
 
     const made = await engine.http.post('/access/workspaces/', { name: 'team-b' });
     assert.equal(made.status, 201, made.text);
-    const user = await makeUser(engine.http, { username: 'team-b-builder', role: 'builder' });
-    const key = await makeKey(engine.http, { name: 'team b', user_id: user.id, workspace_id: made.body.id });
+    const { key } = await memberWithKey(engine.http, made.body.id, 'team-b-builder', 'builder');
     const team = client(engine.api.baseUrl, bearer(key.key));
 
     const wf = (await team.post('/wf/', { name: 'reader', definition: pdfReader })).body;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { hashApiKey } from '../../src/http/api-keys';
-import { bearer, makeKey, makeUser } from '../support/access';
+import { bearer, makeKey, makeUser, memberWithKey } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
 import { plainRequest, postLogin, sessionCookieOf } from '../support/browser-login';
 import { client } from '../support/http';
@@ -35,8 +35,7 @@ describe('e2e: workspaces keep teams apart', function () {
     const made = await admin.post('/access/workspaces/', { name: 'team-b' });
     assert.equal(made.status, 201, made.text);
     teamWorkspace = made.body.id;
-    const bob = await makeUser(admin, { username: 'bob', role: 'builder' });
-    const key = await makeKey(admin, { name: 'bob in team-b', user_id: bob.id, workspace_id: teamWorkspace });
+    const { key } = await memberWithKey(admin, teamWorkspace, 'bob', 'builder');
     assert.equal(key.workspace_id, teamWorkspace);
     teamKey = key.key;
     team = client(engine.api.baseUrl, bearer(key.key));
@@ -125,11 +124,9 @@ describe('e2e: workspaces keep teams apart', function () {
   });
 
   it("credentials are the workspace's own: setting, reading and deleting one never touches another workspace's", async () => {
-    const carol = await makeUser(admin, { username: 'carol-admin', role: 'admin' });
-    const teamAdmin = client(
-      engine.api.baseUrl,
-      bearer((await makeKey(admin, { name: 'carol in team-b', user_id: carol.id, workspace_id: teamWorkspace })).key),
-    );
+    // An admin of the team's workspace only: credentials are a workspace admin's to manage.
+    const carol = await memberWithKey(admin, teamWorkspace, 'carol-admin', 'admin');
+    const teamAdmin = client(engine.api.baseUrl, bearer(carol.key.key));
     const shown = async (who: Http) => (await who.get('/env-mgmt/ANTHROPIC_API_KEY')).body.value as string;
     assert.equal(
       (await admin.post('/env-mgmt/', { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-default-0001' })).status,
@@ -155,6 +152,92 @@ describe('e2e: workspaces keep teams apart', function () {
     );
   });
 
+  it("a workspace's admin manages its members there and nothing of the installation: a removed member's key stops at once", async () => {
+    const lead = await memberWithKey(admin, teamWorkspace, 'team-lead', 'admin');
+    const asLead = client(engine.api.baseUrl, bearer(lead.key.key));
+    const dave = await makeUser(admin, { username: 'dave', role: null });
+    const added = await asLead.put(`/access/workspaces/${teamWorkspace}/members/${dave.id}`, { role: 'viewer' });
+    assert.equal(added.status, 200, added.text);
+    assert.deepEqual(added.body, { user_id: dave.id, username: 'dave', role: 'viewer' });
+    const listed = (await asLead.get(`/access/workspaces/${teamWorkspace}/members/`)).body as Array<{
+      username: string;
+      role: string;
+    }>;
+    assert.deepEqual(
+      listed.map((m) => `${m.username} ${m.role}`),
+      // bob and carol-admin joined in the tests before, in this order.
+      ['bob builder', 'carol-admin admin', 'team-lead admin', 'dave viewer'],
+    );
+    const daveKey = await makeKey(admin, { name: 'dave', user_id: dave.id, workspace_id: teamWorkspace });
+    const asDave = client(engine.api.baseUrl, bearer(daveKey.key));
+    assert.equal((await asDave.get('/wf/')).status, 200);
+    assert.equal((await asDave.post('/wf/', { name: 'by a viewer', definition: echo })).status, 403);
+    // Raised to builder: the key, made as a viewer's, stays a viewer's (a key never outgrows its making).
+    assert.equal(
+      (await asLead.put(`/access/workspaces/${teamWorkspace}/members/${dave.id}`, { role: 'builder' })).status,
+      200,
+    );
+    assert.equal((await asDave.get('/access/me/')).body.role, 'viewer');
+
+    // Nothing of the installation, nor of another workspace.
+    assert.equal((await asLead.get('/access/users/')).status, 403);
+    assert.equal((await asLead.post('/access/workspaces/', { name: 'more' })).status, 403);
+    assert.equal((await asLead.get('/access/workspaces/default/members/')).status, 404);
+    assert.equal((await asLead.put(`/access/workspaces/default/members/${dave.id}`, { role: 'admin' })).status, 404);
+    assert.equal((await admin.get(`/access/users/${dave.id}/`)).body.role, null, 'dave is still no member of default');
+    assert.deepEqual(
+      ((await asLead.get('/access/workspaces/')).body as Array<{ id: string }>).map((w) => w.id),
+      [teamWorkspace],
+      'a member lists only the workspaces they belong to',
+    );
+    assert.equal((await asLead.get('/access/workspaces/default/')).status, 404);
+
+    const removed = await asLead.delete(`/access/workspaces/${teamWorkspace}/members/${dave.id}`);
+    assert.equal(removed.status, 204, removed.text);
+    assert.equal((await asDave.get('/wf/')).status, 401, "the removed member's key was revoked");
+    assert.equal((await asLead.delete(`/access/workspaces/${teamWorkspace}/members/${dave.id}`)).status, 404);
+  });
+
+  it('a signed-in user switches their session between their workspaces, and only to theirs', async () => {
+    const origin = engine.api.baseUrl.replace(/\/api$/, '');
+    const password = 'erin-password-0123';
+    const erin = await makeUser(admin, { username: 'erin', role: 'viewer', password });
+    assert.equal(
+      (await admin.put(`/access/workspaces/${teamWorkspace}/members/${erin.id}`, { role: 'builder' })).status,
+      200,
+    );
+    const login = await plainRequest(origin, 'POST', '/login', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: new URLSearchParams({ username: 'erin', password, next: '/' }).toString(),
+    });
+    const cookie = sessionCookieOf(login);
+    assert.match(cookie, /^spur_session=./, login.body);
+    const asErin = (method: string, path: string, body?: object) =>
+      plainRequest(origin, method, `/api${path}`, {
+        headers: { cookie, origin, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const me = JSON.parse((await asErin('GET', '/access/me/')).body);
+    assert.equal(me.workspace_id, 'default');
+    assert.deepEqual(me.workspaces, [
+      { id: 'default', name: 'default', role: 'viewer' },
+      { id: teamWorkspace, name: 'team-b', role: 'builder' },
+    ]);
+    const teamOnly = (await team.post('/wf/', { name: 'Team only', definition: echo })).body.id as string;
+    assert.equal((await asErin('GET', `/wf/${teamOnly}/`)).status, 404, 'not in default');
+
+    const switched = await asErin('PUT', '/access/me/', { workspace_id: teamWorkspace });
+    assert.equal(switched.status, 200, switched.body);
+    assert.equal(JSON.parse(switched.body).role, 'builder');
+    assert.equal((await asErin('GET', `/wf/${teamOnly}/`)).status, 200, 'the session acts in team-b now');
+
+    const stranger = (await admin.post('/access/workspaces/', { name: 'not erins' })).body.id as string;
+    assert.equal((await asErin('PUT', '/access/me/', { workspace_id: stranger })).status, 404);
+    assert.equal(JSON.parse((await asErin('GET', '/access/me/')).body).workspace_id, teamWorkspace, 'still in team-b');
+    // A key acts in its own workspace: only a session switches.
+    assert.equal((await team.put('/access/me/', { workspace_id: 'default' })).status, 409);
+  });
+
   it('deleting a workspace that holds anything is 409 naming it; an empty one goes', async () => {
     const refused = await admin.delete(`/access/workspaces/${teamWorkspace}/`);
     assert.equal(refused.status, 409);
@@ -177,6 +260,12 @@ describe('e2e: workspaces keep teams apart', function () {
     const bob = (await admin.get('/access/users/')).body.find((u: { username: string }) => u.username === 'bob');
     const nowhere = await admin.post('/access/keys/', { name: 'nowhere', user_id: bob.id, workspace_id: 'WS999999' });
     assert.equal(nowhere.status, 404, nowhere.text);
+    const notMember = await admin.post('/access/keys/', {
+      name: 'into default',
+      user_id: bob.id,
+      workspace_id: 'default',
+    });
+    assert.equal(notMember.status, 409, 'bob is no member of default: a key there would act as no one');
   });
 });
 
@@ -219,8 +308,7 @@ describe('e2e: an installation from before workspaces moves into `default`', fun
     assert.equal(stored?.workspace_id, 'default');
 
     const other = (await admin.post('/access/workspaces/', { name: 'other' })).body.id as string;
-    const user = await makeUser(admin, { username: 'carol', role: 'builder' });
-    const key = await makeKey(admin, { name: 'carol', user_id: user.id, workspace_id: other });
+    const { key } = await memberWithKey(admin, other, 'carol', 'builder');
     const carol = client(api.baseUrl, bearer(key.key));
     const theirs = await carol.post('/wf/', { name: 'Old', definition: echo });
     assert.equal(theirs.status, 200, theirs.text);

@@ -106,6 +106,9 @@ const EXPECTED: Record<string, [action: string, targetType: string]> = {
   'POST /access/workspaces/': ['workspace.create', 'workspace'],
   'PUT /access/workspaces/{id}/': ['workspace.update', 'workspace'],
   'DELETE /access/workspaces/{id}/': ['workspace.delete', 'workspace'],
+  'PUT /access/workspaces/{id}/members/{user_id}': ['member.update', 'user'],
+  'DELETE /access/workspaces/{id}/members/{user_id}': ['member.delete', 'user'],
+  'PUT /access/me/': ['session.switch_workspace', 'workspace'],
 };
 
 interface Operation {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { hashApiKey } from '../../src/http/api-keys';
-import { bearer, makeKey, makeUser } from '../support/access';
+import { bearer, memberWithKey } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
 import { AUDIT_COLLECTIONS } from '../support/audit';
 import { changedDocuments, databaseState, type DatabaseState } from '../support/db-state';
@@ -159,12 +159,11 @@ describe('security: another workspace’s admin reaches nothing of A on any rout
     assert.equal(budget.status, 200, budget.text);
     const published = await admin().put(`/wf/${seeded.workflow}/mcp/`, { enabled: true, tool_name: `${MARK}_tool` });
     assert.equal(published.status, 200, published.text);
-    // Workspace B, and its admin: the role gate lets every request through, so only the workspace refuses.
+    // Workspace B, and its admin (of B only): the role gate lets every workspace request through, so only the workspace refuses.
     const made = await admin().post('/access/workspaces/', { name: `${MARK}-b` });
     assert.equal(made.status, 201, made.text);
     workspaceB = made.body.id;
-    const userB = await makeUser(admin(), { username: `${MARK}-b-admin`, role: 'admin' });
-    const key = await makeKey(admin(), { name: 'B admin', user_id: userB.id, workspace_id: workspaceB });
+    const { user: userB, key } = await memberWithKey(admin(), workspaceB, `${MARK}-b-admin`, 'admin');
     assert.equal(key.workspace_id, workspaceB);
     keyB = key.key;
     const files = await admin().get(`/files/${seeded.workflow}`);

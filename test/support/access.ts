@@ -10,7 +10,8 @@ export type RoleName = (typeof ROLE_NAMES)[number];
 export interface MadeUser {
   id: string;
   username: string;
-  role: RoleName;
+  /** The role in `default`; null: no member of it. */
+  role: RoleName | null;
 }
 
 export interface MadeKey {
@@ -30,7 +31,7 @@ async function created<T>(http: Http, path: string, body: object, what: string):
 }
 
 /** `POST /access/users/` by `admin` (a client with an admin's key); fails the test unless answered 201. */
-export const makeUser = (admin: Http, user: { username: string; role: RoleName; password?: string }) =>
+export const makeUser = (admin: Http, user: { username: string; role: RoleName | null; password?: string }) =>
   created<MadeUser>(admin, '/access/users/', user, `user ${user.username}`);
 
 /** `POST /access/keys/` by `maker`; fails the test unless answered 201. */
@@ -49,6 +50,24 @@ export async function userWithKey(
   const user = await makeUser(admin, { username, role, ...(password ? { password } : {}) });
   const key = await makeKey(admin, { name: `${username}'s key`, user_id: user.id });
   assert.equal(key.role, role, "a key made for a user takes the user's role");
+  return { user, key };
+}
+
+/**
+ * A user who belongs to `workspaceId` alone (no member of `default`), with `role` there, and a key
+ * of theirs acting in it: made by an installation admin.
+ */
+export async function memberWithKey(
+  admin: Http,
+  workspaceId: string,
+  username: string,
+  role: RoleName,
+): Promise<{ user: MadeUser; key: MadeKey }> {
+  const user = await makeUser(admin, { username, role: null });
+  const added = await admin.put(`/access/workspaces/${workspaceId}/members/${user.id}`, { role });
+  assert.equal(added.status, 200, `adding ${username} to ${workspaceId}: ${added.text}`);
+  const key = await makeKey(admin, { name: `${username}'s key`, user_id: user.id, workspace_id: workspaceId });
+  assert.equal(key.role, role, "a key made for a member takes the member's role");
   return { user, key };
 }
 

@@ -12,7 +12,8 @@ export const accessUserSchema = new Schema(
     username: { type: String, required: true, unique: true },
     email: { type: String, default: null },
     display_name: { type: String, default: null },
-    role: { type: String, required: true },
+    /** The user's role in `default`; null: not a member of it (src/db/workspace-members.ts has the others). */
+    role: { type: String, default: null },
     disabled: { type: Boolean, required: true, default: false },
     /** `scrypt$…` (src/access/passwords.ts); null: no password sign-in. Never answered. */
     password_hash: { type: String, default: null },

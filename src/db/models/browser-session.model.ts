@@ -20,6 +20,8 @@ export const browserSessionSchema = new Schema(
     key_id: { type: String, default: null },
     /** How the user signed in: `session` (password or a key on the login page) or `oidc`. */
     via: { type: String, default: 'session' },
+    /** The workspace a user's session acts in (`PUT /api/access/me/`); null: `default`, or its key's. */
+    workspace_id: { type: String, default: null },
     created_at: { type: Date, required: true },
     /** MongoDB's TTL monitor removes the session after this; the api refuses it from then on anyway. */
     expires_at: { type: Date, required: true },

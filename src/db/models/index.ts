@@ -18,6 +18,7 @@ import { auditEntrySchema, auditHeadSchema, type AuditEntryDoc, type AuditHeadDo
 import { ensureExpiryIndex } from './expiry-index';
 import { workspaceOwned } from '../workspace-owned';
 import { workspaceSchema, type WorkspaceDoc } from './workspace.model';
+import { workspaceMemberSchema, type WorkspaceMemberDoc } from './workspace-member.model';
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
@@ -52,7 +53,7 @@ export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc, OidcSignInDoc };
 export type { AuditEntryDoc, AuditHeadDoc };
-export type { WorkspaceDoc };
+export type { WorkspaceDoc, WorkspaceMemberDoc };
 export type { ScheduleDoc, ScheduleFireDoc };
 export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
@@ -155,6 +156,7 @@ export function createModels(conn: Connection) {
     AccessUser: conn.model<AccessUserDoc>('AccessUser', accessUserSchema),
     AccessKey: conn.model<AccessKeyDoc>('AccessKey', accessKeySchema),
     Workspace: conn.model<WorkspaceDoc>('Workspace', workspaceSchema),
+    WorkspaceMember: conn.model<WorkspaceMemberDoc>('WorkspaceMember', workspaceMemberSchema),
     AuditEntry: conn.model<AuditEntryDoc>('AuditEntry', auditEntrySchema),
     AuditHead: conn.model<AuditHeadDoc>('AuditHead', auditHeadSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),

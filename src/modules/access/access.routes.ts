@@ -1,4 +1,4 @@
-import { callerOf, type Caller } from '../../access/caller';
+import { requiredCaller as caller } from '../../access/caller';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { z } from '../../zod';
@@ -11,18 +11,12 @@ import {
   AccessUserResponse,
   AccessUserUpdateRequest,
   MeResponse,
+  MeUpdateRequest,
   NewAccessKeyResponse,
 } from './access.schemas';
 import type { AccessService } from './access.service';
 
 const tags = ['access'];
-
-/** The gate lets only identified callers reach these routes (none is `anyone`). */
-function caller(state: unknown): Caller {
-  const found = callerOf(state);
-  if (!found) throw new Error('access route reached without a caller: the gate must identify every caller here');
-  return found;
-}
 
 /** Users, API keys and who you are (beyond PySpur). */
 export function accessRoutes(access: AccessService): MountableRoute[] {
@@ -35,6 +29,18 @@ export function accessRoutes(access: AccessService): MountableRoute[] {
       tags,
       response: MeResponse,
       handler: (_input, ctx) => access.me(caller(ctx.state)),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/access/me/',
+      permission: 'self',
+      summary: "Switch your browser session to another of your workspaces (404: not one of yours; 409: a key's)",
+      tags,
+      audit: { action: 'session.switch_workspace', target: 'workspace' },
+      body: MeUpdateRequest,
+      response: MeResponse,
+      errors: [404, 409],
+      handler: ({ body }, ctx) => access.switchWorkspace(caller(ctx.state), body.workspace_id),
     }),
     defineRoute({
       method: 'get',

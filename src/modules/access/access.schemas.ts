@@ -26,7 +26,9 @@ export const AccessUserCreateRequest = z
     username: Username,
     email: Email.optional(),
     display_name: DisplayName.optional(),
-    role: RoleName,
+    role: RoleName.nullable().openapi({
+      description: 'The role in the default workspace; null: no member of it (add them to a workspace instead)',
+    }),
     password: Password.optional(),
   })
   .openapi('AccessUserCreateRequest');
@@ -38,7 +40,7 @@ export const AccessUserUpdateRequest = z
     username: Username.optional(),
     email: Email.nullable().optional(),
     display_name: DisplayName.nullable().optional(),
-    role: RoleName.optional(),
+    role: RoleName.nullable().optional().openapi({ description: 'The role in the default workspace; null: none' }),
     disabled: z.boolean().optional(),
     password: Password.nullable().optional(),
   })
@@ -51,7 +53,10 @@ export const AccessUserResponse = z
     username: z.string(),
     email: z.string().nullable(),
     display_name: z.string().nullable(),
-    role: RoleName,
+    role: RoleName.nullable().openapi({
+      description:
+        'The role in the default workspace (an admin there administers the installation); null: no member of it',
+    }),
     disabled: z.boolean(),
     /** Whether the user may sign in with a password (the hash itself is never answered). */
     has_password: z.boolean(),
@@ -106,6 +111,17 @@ export const MeResponse = z
     via: z.enum(['key', 'session', 'oidc', 'local']),
     key_id: z.string().nullable(),
     workspace_id: z.string().openapi({ description: 'The workspace your requests act in' }),
+    workspaces: z
+      .array(z.object({ id: z.string(), name: z.string(), role: RoleName }))
+      .openapi({ description: 'The workspaces you may act in, with your role in each' }),
     permissions: z.array(z.string()),
   })
   .openapi('Me');
+
+export const MeUpdateRequest = z
+  .strictObject({
+    workspace_id: WorkspaceId.openapi({
+      description: 'Switch this browser session to another of your workspaces (a key acts in its own)',
+    }),
+  })
+  .openapi('MeUpdateRequest');

@@ -1,13 +1,15 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { actsForOperator, type Caller } from '../../access/caller';
 import { hashPassword } from '../../access/passwords';
-import { permissionsOf, roleAllows } from '../../access/permissions';
+import { callerAllows, permissionsOf } from '../../access/permissions';
 import { type Role, roleRank } from '../../contracts/roles';
 import type { AccessKeyStore } from '../../db/access-keys';
 import { type AccessUserChange, type AccessUserStore, UsernameTaken } from '../../db/access-users';
 import type { BrowserSessionStore } from '../../db/browser-sessions';
 import type { AccessKeyDoc, AccessUserDoc } from '../../db/models';
 import type { WorkspaceStore } from '../../db/workspaces';
+import type { WorkspaceMembers } from '../../db/workspace-members';
+import { DEFAULT_WORKSPACE } from '../../db/workspace-scope';
 import type { Page } from '../../db/paging';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from '../../errors';
 import type {
@@ -17,6 +19,9 @@ import type {
   AccessUserResponse,
   AccessUserUpdateInput,
 } from './access.schemas';
+
+/** Most workspaces `/access/me/` lists for an installation admin (every one it may switch to). */
+const MAX_LISTED = 100;
 
 const userNotFound = () => new NotFoundError('User not found', 'ACCESS_USER_NOT_FOUND');
 const keyNotFound = () => new NotFoundError('Key not found', 'ACCESS_KEY_NOT_FOUND');
@@ -28,7 +33,7 @@ export function userResponse(doc: AccessUserDoc): AccessUserResponse {
     username: doc.username,
     email: doc.email ?? null,
     display_name: doc.display_name ?? null,
-    role: doc.role as Role,
+    role: (doc.role as Role | null) ?? null,
     disabled: doc.disabled,
     has_password: typeof doc.password_hash === 'string',
     oidc: typeof doc.oidc_subject === 'string',
@@ -38,7 +43,7 @@ export function userResponse(doc: AccessUserDoc): AccessUserResponse {
 }
 
 /** Other users' keys are the users manager's (permissions.ts: `users.manage`), whoever holds that. */
-const managesUsers = (caller: Caller) => roleAllows(caller.role, 'users.manage');
+const managesUsers = (caller: Caller) => callerAllows(caller, 'users.manage');
 
 function keyResponse(doc: AccessKeyDoc): AccessKeyResponse {
   return {
@@ -64,6 +69,7 @@ export interface AccessDeps {
   keys: AccessKeyStore;
   sessions: BrowserSessionStore;
   workspaces: WorkspaceStore;
+  members: WorkspaceMembers;
   clock?: () => Date;
 }
 
@@ -73,11 +79,32 @@ export interface AccessDeps {
  * revokes only their own keys unless an admin, and disabling or deleting a user ends their sessions
  * and keys at once (every api process reads them per request).
  */
-export function createAccessService({ users, keys, sessions, workspaces, clock = () => new Date() }: AccessDeps) {
+export function createAccessService({
+  users,
+  keys,
+  sessions,
+  workspaces,
+  members,
+  clock = () => new Date(),
+}: AccessDeps) {
   async function loadUser(id: string): Promise<AccessUserDoc> {
     const doc = await users.get(id);
     if (!doc) throw userNotFound();
     return doc;
+  }
+
+  /** The workspaces the caller may act in, with its role in each: every one for an installation admin. */
+  async function workspacesOf(caller: Caller, user: AccessUserDoc | null) {
+    if (caller.installationAdmin || user === null) {
+      const all = await workspaces.list({ page: 1, page_size: MAX_LISTED });
+      return all.map((w) => ({ id: w._id, name: w.name, role: 'admin' as Role }));
+    }
+    const places = [
+      ...(user.role ? [{ workspaceId: DEFAULT_WORKSPACE, role: user.role as Role }] : []),
+      ...(await members.ofUser(user._id)),
+    ];
+    const named = await Promise.all(places.map(async (p) => ({ place: p, doc: await workspaces.get(p.workspaceId) })));
+    return named.flatMap(({ place, doc }) => (doc ? [{ id: doc._id, name: doc.name, role: place.role }] : []));
   }
 
   async function cutOff(userId: string): Promise<void> {
@@ -131,6 +158,7 @@ export function createAccessService({ users, keys, sessions, workspaces, clock =
     async deleteUser(id: string): Promise<void> {
       if (!(await users.remove(id))) throw userNotFound();
       await cutOff(id);
+      await members.removeUser(id);
     },
 
     async listKeys(caller: Caller): Promise<AccessKeyResponse[]> {
@@ -154,12 +182,23 @@ export function createAccessService({ users, keys, sessions, workspaces, clock =
       const owner = await users.get(userId);
       if (!owner) throw userNotFound();
       if (owner.disabled) throw new ConflictError(`User '${owner.username}' is disabled`, 'ACCESS_USER_DISABLED');
+      const workspaceId = body.workspace_id ?? caller.workspaceId;
+      if (workspaceId !== caller.workspaceId && !managesUsers(caller))
+        throw new ForbiddenError('Only an admin makes keys for another workspace');
+      if (!(await workspaces.get(workspaceId))) throw new NotFoundError('Workspace not found', 'WORKSPACE_NOT_FOUND');
+      // The user's role where the key will act: a key of a workspace its user is no member of would act as no one.
+      const ownerRole = await members.roleOf(owner, workspaceId);
+      if (ownerRole === null)
+        throw new ConflictError(
+          `User '${owner.username}' is no member of workspace ${workspaceId}: add them first`,
+          'ACCESS_USER_NOT_MEMBER',
+        );
       // A key never outranks the one who makes it, nor the user it acts as.
-      const role = body.role ?? (forOther || actsForOperator(caller) ? (owner.role as Role) : caller.role);
+      const role = body.role ?? (forOther || actsForOperator(caller) ? ownerRole : caller.role);
       if (roleRank(role) > roleRank(caller.role))
         throw new ForbiddenError(`A key's role is at most your own (${caller.role})`);
-      if (roleRank(role) > roleRank(owner.role as Role))
-        throw new BadRequestError(`A key's role is at most its user's (${owner.role})`);
+      if (roleRank(role) > roleRank(ownerRole))
+        throw new BadRequestError(`A key's role is at most its user's in the workspace (${ownerRole})`);
       const expiresAt = body.expires_at === undefined ? null : new Date(body.expires_at);
       if (expiresAt !== null && expiresAt <= clock())
         throw new RequestValidationError([
@@ -170,10 +209,6 @@ export function createAccessService({ users, keys, sessions, workspaces, clock =
             input: body.expires_at,
           },
         ]);
-      const workspaceId = body.workspace_id ?? caller.workspaceId;
-      if (workspaceId !== caller.workspaceId && !managesUsers(caller))
-        throw new ForbiddenError('Only an admin makes keys for another workspace');
-      if (!(await workspaces.get(workspaceId))) throw new NotFoundError('Workspace not found', 'WORKSPACE_NOT_FOUND');
       const { key, digest } = newKey();
       const doc = await keys.create({
         digest,
@@ -201,8 +236,25 @@ export function createAccessService({ users, keys, sessions, workspaces, clock =
         via: caller.via,
         key_id: caller.keyId,
         workspace_id: caller.workspaceId,
-        permissions: permissionsOf(caller.role),
+        workspaces: await workspacesOf(caller, user),
+        permissions: permissionsOf(caller),
       };
+    },
+
+    /** A signed-in user's session moves to another workspace of theirs; a key (and a session signed in with one) stays where it acts. */
+    async switchWorkspace(caller: Caller, workspaceId: string) {
+      if (caller.sessionId === null || caller.userId === null)
+        throw new ConflictError(
+          'Only a browser session signed in as a user switches workspace: a key acts in its own',
+          'WORKSPACE_FIXED',
+        );
+      const user = await loadUser(caller.userId);
+      const known = await workspaces.get(workspaceId);
+      // Another workspace the user is no member of does not exist for them.
+      if (!known || (await members.roleOf(user, workspaceId)) === null)
+        throw new NotFoundError('Workspace not found', 'WORKSPACE_NOT_FOUND');
+      await sessions.switchWorkspace(caller.sessionId, workspaceId);
+      return this.me({ ...caller, workspaceId, role: (await members.roleOf(user, workspaceId)) as Role });
     },
   };
 }

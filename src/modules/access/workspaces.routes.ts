@@ -1,9 +1,13 @@
+import { requiredCaller as caller } from '../../access/caller';
 import { PageQuery } from '../../http/pagination';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { z } from '../../zod';
 import {
   WorkspaceCreateRequest,
   WorkspaceIdParams,
+  WorkspaceMemberParams,
+  WorkspaceMemberRequest,
+  WorkspaceMemberResponse,
   WorkspaceResponse,
   WorkspaceUpdateRequest,
 } from './workspaces.schemas';
@@ -18,11 +22,11 @@ export function workspaceRoutes(workspaces: WorkspaceService): MountableRoute[] 
       method: 'get',
       path: '/access/workspaces/',
       permission: 'read',
-      summary: 'Workspaces, oldest first',
+      summary: 'Workspaces, oldest first: every one for an installation admin, else those you belong to',
       tags,
       query: PageQuery,
       response: z.array(WorkspaceResponse),
-      handler: ({ query }) => workspaces.list(query),
+      handler: ({ query }, ctx) => workspaces.list(caller(ctx.state), query),
     }),
     defineRoute({
       method: 'post',
@@ -45,7 +49,7 @@ export function workspaceRoutes(workspaces: WorkspaceService): MountableRoute[] 
       params: WorkspaceIdParams,
       response: WorkspaceResponse,
       errors: [404],
-      handler: ({ params }) => workspaces.get(params.id),
+      handler: ({ params }, ctx) => workspaces.get(caller(ctx.state), params.id),
     }),
     defineRoute({
       method: 'put',
@@ -70,6 +74,43 @@ export function workspaceRoutes(workspaces: WorkspaceService): MountableRoute[] 
       response: null,
       errors: [404, 409],
       handler: ({ params }) => workspaces.remove(params.id),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/access/workspaces/{id}/members/',
+      permission: 'members.manage',
+      summary: "A workspace's members and their roles (an admin of it, acting in it, or an installation admin)",
+      tags,
+      params: WorkspaceIdParams,
+      response: z.array(WorkspaceMemberResponse),
+      errors: [404],
+      handler: ({ params }, ctx) => workspaces.members(caller(ctx.state), params.id),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/access/workspaces/{id}/members/{user_id}',
+      permission: 'members.manage',
+      summary: "Add a user to a workspace, or change their role in it (in `default`: the user's role)",
+      tags,
+      audit: { action: 'member.update', target: 'user' },
+      params: WorkspaceMemberParams,
+      body: WorkspaceMemberRequest,
+      response: WorkspaceMemberResponse,
+      errors: [404],
+      handler: ({ params, body }, ctx) => workspaces.setMember(caller(ctx.state), params.id, params.user_id, body.role),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/access/workspaces/{id}/members/{user_id}',
+      permission: 'members.manage',
+      summary: 'Take a user out of a workspace: their keys of it are revoked and their sessions in it refused at once',
+      tags,
+      audit: { action: 'member.delete', target: 'user' },
+      params: WorkspaceMemberParams,
+      status: 204,
+      response: null,
+      errors: [404],
+      handler: ({ params }, ctx) => workspaces.removeMember(caller(ctx.state), params.id, params.user_id),
     }),
   ];
 }

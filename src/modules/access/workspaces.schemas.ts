@@ -1,5 +1,6 @@
 import { z } from '../../zod';
-import { WorkspaceId } from './access.schemas';
+import { USER_ID_PATTERN } from '../../contracts/roles';
+import { RoleName, WorkspaceId } from './access.schemas';
 
 export const WorkspaceIdParams = z.object({ id: WorkspaceId });
 
@@ -20,3 +21,19 @@ export const WorkspaceResponse = z
   })
   .openapi('Workspace');
 export type WorkspaceResponse = z.output<typeof WorkspaceResponse>;
+
+export const WorkspaceMemberParams = z.object({
+  id: WorkspaceId,
+  user_id: z.string().regex(USER_ID_PATTERN, 'a user id (UA…)'),
+});
+
+export const WorkspaceMemberRequest = z.strictObject({ role: RoleName }).openapi('WorkspaceMemberRequest');
+
+export const WorkspaceMemberResponse = z
+  .object({
+    user_id: z.string(),
+    username: z.string(),
+    role: RoleName.openapi({ description: "The user's role in this workspace" }),
+  })
+  .openapi('WorkspaceMember');
+export type WorkspaceMemberResponse = z.output<typeof WorkspaceMemberResponse>;
