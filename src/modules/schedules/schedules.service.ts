@@ -129,8 +129,9 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
           created_at: now,
           updated_at: now,
         };
-        await Schedule.create(fresh);
-        return fresh;
+        const made = await Schedule.create(fresh);
+        // The insert stamped it with the caller's workspace: its Temporal Schedule's fires run there.
+        return { ...fresh, workspace_id: made.workspace_id };
       });
       try {
         await deps.temporal.create(doc);
