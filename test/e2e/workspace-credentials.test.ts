@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { hashApiKey } from '../../src/http/api-keys';
-import { bearer, makeKey, makeUser } from '../support/access';
+import { bearer, memberWithKey } from '../support/access';
 import { plainRequest } from '../support/browser-login';
 import { chatbotDefinition } from '../support/chatbot';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
@@ -128,10 +128,9 @@ describe("e2e: a workspace's runs carry its own provider key, for every kind of 
     };
     const b = await workspace('team-b');
     const c = await workspace('team-c');
-    const keyIn = async (username: string, role: 'admin' | 'builder', workspaceId: string) => {
-      const user = await makeUser(admin, { username, role });
-      return (await makeKey(admin, { name: `${username}'s key`, user_id: user.id, workspace_id: workspaceId })).key;
-    };
+    // Members of their team's workspace only: carol administers B, and nothing of default.
+    const keyIn = async (username: string, role: 'admin' | 'builder', workspaceId: string) =>
+      (await memberWithKey(admin, workspaceId, username, role)).key.key;
     const teamBAdmin = client(engine.api.baseUrl, bearer(await keyIn('carol', 'admin', b)));
     teamBKey = await keyIn('bob', 'builder', b);
     teamB = client(engine.api.baseUrl, bearer(teamBKey));
