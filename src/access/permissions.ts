@@ -31,6 +31,7 @@ export const PERMISSIONS = {
     covers: "installation: users, workspaces, and other users' keys",
   },
   'limits.manage': { role: 'admin', installation: true, covers: 'installation: provider limits and model prices' },
+  'usage.all': { role: 'admin', installation: true, covers: "installation: every workspace's usage, side by side" },
   'audit.read': {
     role: 'admin',
     installation: true,

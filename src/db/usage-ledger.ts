@@ -2,7 +2,7 @@ import { trusted } from 'mongoose';
 import type { TaskRecord } from '../engine/run-contract';
 import type { Models } from './models';
 
-export type UsageGroupBy = 'workflow' | 'model' | 'day' | 'api_key';
+export type UsageGroupBy = 'workflow' | 'model' | 'day' | 'api_key' | 'workspace';
 
 /** The ledger's `api_key` of a run: who asked for it, or what started it when no client did. */
 export function apiKeyLabel(run: { started_by?: string | null; trigger?: { kind: string } | null }): string {
@@ -54,11 +54,12 @@ const totalsOf = ({ runIds, ...t }: Tally): UsageTotals => ({ ...t, runs: runIds
 
 const groupKey: Record<
   Exclude<UsageGroupBy, 'day'>,
-  (doc: { workflow_id: string; model: string; api_key?: string | null }) => string
+  (doc: { workflow_id: string; model: string; api_key?: string | null; workspace_id?: string }) => string
 > = {
   workflow: (doc) => doc.workflow_id,
   model: (doc) => doc.model,
   api_key: (doc) => doc.api_key ?? 'none',
+  workspace: (doc) => doc.workspace_id ?? 'default',
 };
 
 /** A task the ledger records: it ended, and called a model. */

@@ -69,6 +69,8 @@ describe("e2e: a workspace's runs carry its own provider key, for every kind of 
   let teamBKey: string;
   /** A builder's key in workspace C, which has no credentials at all. */
   let teamC: Http;
+  let teamBAdmin: Http;
+  let workspaceB: string;
   const fakes = {} as Record<Seen['provider'], FakeLlmServer>;
   /** Team B's probe workflow, and its chatbot (the OpenAI-compatible endpoint's input shape). */
   let probeWf: string;
@@ -131,7 +133,8 @@ describe("e2e: a workspace's runs carry its own provider key, for every kind of 
     // Members of their team's workspace only: carol administers B, and nothing of default.
     const keyIn = async (username: string, role: 'admin' | 'builder', workspaceId: string) =>
       (await memberWithKey(admin, workspaceId, username, role)).key.key;
-    const teamBAdmin = client(engine.api.baseUrl, bearer(await keyIn('carol', 'admin', b)));
+    teamBAdmin = client(engine.api.baseUrl, bearer(await keyIn('carol', 'admin', b)));
+    workspaceB = b;
     teamBKey = await keyIn('bob', 'builder', b);
     teamB = client(engine.api.baseUrl, bearer(teamBKey));
     teamC = client(engine.api.baseUrl, bearer(await keyIn('dave', 'builder', c)));
@@ -332,6 +335,35 @@ describe("e2e: a workspace's runs carry its own provider key, for every kind of 
       assert.equal(provider, 'default');
       assert.equal(request.headers.authorization, `Bearer ${DEFAULT_OPENAI_KEY}`);
     }
+  });
+
+  it("usage is the workspace's own; an installation admin reads every workspace's side by side, B's admin may not", async () => {
+    const ledger = async (who: Http, path: string) => {
+      const res = await who.get(path);
+      assert.equal(res.status, 200, res.text);
+      return res.body as { groups: Array<{ key: string; calls: number }>; total: { calls: number } };
+    };
+    const ofDefault = await ledger(admin, '/usage/?group_by=workflow');
+    const ofB = await ledger(teamBAdmin, '/usage/?group_by=workflow');
+    // Default ran one single-call workflow (the test before): its provider's requests are its calls.
+    assert.equal(ofDefault.total.calls, fakes.default.requests.length);
+    assert.ok(ofB.total.calls >= 10, `B's calls: ${ofB.total.calls}`);
+    for (const { key } of ofB.groups) assert.equal((await teamB.get(`/wf/${key}/`)).status, 200, `${key} is B's`);
+    for (const { key } of ofDefault.groups)
+      assert.equal((await teamB.get(`/wf/${key}/`)).status, 404, `${key} is not B's`);
+
+    const side = await ledger(admin, '/usage/workspaces/');
+    assert.deepEqual(
+      side.groups.map((g) => [g.key, g.calls]),
+      [
+        ['default', ofDefault.total.calls],
+        [workspaceB, ofB.total.calls],
+      ].sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+    assert.equal(side.total.calls, ofDefault.total.calls + ofB.total.calls);
+    const refused = await teamBAdmin.get('/usage/workspaces/');
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.body.detail, /usage\.all/);
   });
 
   // Last, once every start kind above has run: a request of B's that named no marker is caught here.

@@ -24,8 +24,8 @@ const FAST_PAUSE_ACTIONS = { SPUR_PAUSE_ACTION_WAIT_SECONDS: '1' };
  * reads and manages its own keys; an approver also decides pauses; an operator also starts,
  * cancels and reruns runs; a builder also changes what is built (workflows, datasets, files, RAG,
  * schedules, triggers, evals, …); an admin also manages the workspace's members and stored
- * credentials, and (an admin of `default`: the installation's) users, limits and prices, and reads
- * the audit trail. Each role holds what the roles below it hold.
+ * credentials, and (an admin of `default`: the installation's) users, limits and prices, every
+ * workspace's usage, and reads the audit trail. Each role holds what the roles below it hold.
  */
 const HOLDS: Record<RoleName, readonly string[]> = {
   viewer: ['read', 'self'],
@@ -42,6 +42,7 @@ const HOLDS: Record<RoleName, readonly string[]> = {
     'credentials.manage',
     'users.manage',
     'limits.manage',
+    'usage.all',
     'audit.read',
   ],
 };

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { NotFoundError } from '../../errors';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { LLM_MODEL_IDS } from '../../nodes/ai/model-ids';
-import type { UsageLedger, UsageTotals } from '../../db/usage-ledger';
+import type { UsageGroupBy, UsageLedger, UsageTotals } from '../../db/usage-ledger';
+import { workspaceScope } from '../../db/workspace-scope';
 import { TokenUsageResponse } from '../../runs/response.schemas';
 import type { PriceBook } from '../../usage/price-book';
 
@@ -64,7 +65,7 @@ const UsageTotalsResponse = TokenUsageResponse.extend({
 
 const UsageLedgerResponse = z
   .object({
-    group_by: z.enum(['workflow', 'model', 'day', 'api_key']),
+    group_by: z.enum(['workflow', 'model', 'day', 'api_key', 'workspace']),
     from: z.iso.datetime().nullable(),
     to: z.iso.datetime().nullable(),
     groups: z.array(UsageTotalsResponse.extend({ key: z.string() })),
@@ -85,6 +86,26 @@ const LedgerQuery = z
   })
   .strict();
 
+const RangeQuery = LedgerQuery.omit({ group_by: true });
+
+/** The ledger's totals over a range, answered as the routes answer them. */
+async function ledgerAnswer(
+  ledger: UsageLedger,
+  groupBy: UsageGroupBy,
+  query: { from?: string | undefined; to?: string | undefined },
+) {
+  const from = query.from ? new Date(query.from) : undefined;
+  const to = query.to ? new Date(query.to) : undefined;
+  const { groups, total } = await ledger.totals(groupBy, { ...(from ? { from } : {}), ...(to ? { to } : {}) });
+  return {
+    group_by: groupBy,
+    from: from?.toISOString() ?? null,
+    to: to?.toISOString() ?? null,
+    groups: groups.map(({ key, ...t }) => ({ key, ...totalsResponse(t) })),
+    total: totalsResponse(total),
+  };
+}
+
 function totalsResponse(t: UsageTotals): z.output<typeof UsageTotalsResponse> {
   return {
     prompt_tokens: t.prompt_tokens,
@@ -102,25 +123,22 @@ export function usageRoutes(prices: PriceBook, ledger: UsageLedger): MountableRo
     defineRoute({
       method: 'get',
       path: '/usage/',
-      summary: 'LLM tokens, cost, calls and runs from the ledger, per workflow, model or day',
+      summary: "The workspace's LLM tokens, cost, calls and runs from the ledger, per workflow, model, day or key",
       tags,
       query: LedgerQuery,
       response: UsageLedgerResponse,
-      handler: async ({ query }) => {
-        const from = query.from ? new Date(query.from) : undefined;
-        const to = query.to ? new Date(query.to) : undefined;
-        const { groups, total } = await ledger.totals(query.group_by, {
-          ...(from ? { from } : {}),
-          ...(to ? { to } : {}),
-        });
-        return {
-          group_by: query.group_by,
-          from: from?.toISOString() ?? null,
-          to: to?.toISOString() ?? null,
-          groups: groups.map(({ key, ...t }) => ({ key, ...totalsResponse(t) })),
-          total: totalsResponse(total),
-        };
-      },
+      handler: ({ query }) => ledgerAnswer(ledger, query.group_by, query),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/usage/workspaces/',
+      permission: 'usage.all',
+      summary: "Every workspace's LLM tokens, cost, calls and runs, per workspace (an installation admin's)",
+      tags,
+      query: RangeQuery,
+      response: UsageLedgerResponse,
+      // The one reading across workspaces: an installation admin's, as its permission says.
+      handler: ({ query }) => workspaceScope.unscoped(() => ledgerAnswer(ledger, 'workspace', query)),
     }),
     defineRoute({
       method: 'get',
