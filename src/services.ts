@@ -190,7 +190,7 @@ export function createServices({
   const browserSessionStore = createBrowserSessionStore(models);
   const accessKeys = createAccessKeyStore(models);
   const workspaces = createWorkspaceStore(models);
-  const workspaceMembers = createWorkspaceMembers(models);
+  const workspaceMembers = createWorkspaceMembers(models, accessUsers);
   return {
     evalSuites,
     evals,

@@ -24,13 +24,18 @@ export const PERMISSIONS = {
       'creating, editing and deleting workflows, datasets, files, RAG, schedules, triggers, evals, budgets, chat users and sessions; MCP publishing; AI assistance',
   },
   'members.manage': { role: 'admin', covers: "the workspace's members and their roles" },
+  'limits.manage': { role: 'admin', covers: "the workspace's provider limits" },
   'credentials.manage': { role: 'admin', covers: "env management: the workspace's stored provider keys and settings" },
   'users.manage': {
     role: 'admin',
     installation: true,
     covers: "installation: users, workspaces, and other users' keys",
   },
-  'limits.manage': { role: 'admin', installation: true, covers: 'installation: provider limits and model prices' },
+  'fleet.manage': {
+    role: 'admin',
+    installation: true,
+    covers: 'installation: fleet-wide provider limits (across workspaces) and model prices',
+  },
   'usage.all': { role: 'admin', installation: true, covers: "installation: every workspace's usage, side by side" },
   'audit.read': {
     role: 'admin',

@@ -1,5 +1,6 @@
 import { trusted } from 'mongoose';
 import type { Role } from '../contracts/roles';
+import type { AccessUserStore } from './access-users';
 import type { AccessUserDoc, Models, WorkspaceMemberDoc } from './models';
 import { DEFAULT_WORKSPACE } from './workspace-scope';
 
@@ -20,7 +21,7 @@ const memberId = (workspaceId: string, userId: string) => `${workspaceId}:${user
  * role in `default` is their record's `role` (what it was before workspaces), so a single-team
  * installation has no membership documents at all.
  */
-export function createWorkspaceMembers(models: Models) {
+export function createWorkspaceMembers(models: Models, users: AccessUserStore) {
   const { WorkspaceMember, AccessUser } = models;
 
   return {
@@ -66,7 +67,7 @@ export function createWorkspaceMembers(models: Models) {
     },
     async set(workspaceId: string, userId: string, role: Role): Promise<void> {
       if (workspaceId === DEFAULT_WORKSPACE) {
-        await AccessUser.updateOne({ _id: userId }, { $set: { role } });
+        await users.update(userId, { role });
         return;
       }
       await WorkspaceMember.updateOne(
@@ -77,11 +78,12 @@ export function createWorkspaceMembers(models: Models) {
     },
     /** False when the user was no member. */
     async remove(workspaceId: string, userId: string): Promise<boolean> {
-      if (workspaceId === DEFAULT_WORKSPACE)
-        return (
-          (await AccessUser.updateOne({ _id: userId, role: trusted({ $ne: null }) }, { $set: { role: null } }))
-            .modifiedCount > 0
-        );
+      if (workspaceId === DEFAULT_WORKSPACE) {
+        const user = await users.get(userId);
+        if (!user?.role) return false;
+        await users.update(userId, { role: null });
+        return true;
+      }
       return (await WorkspaceMember.deleteOne({ _id: memberId(workspaceId, userId) })).deletedCount > 0;
     },
     async removeUser(userId: string): Promise<void> {

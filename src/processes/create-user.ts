@@ -67,7 +67,7 @@ async function main(): Promise<number> {
       keys,
       sessions: createBrowserSessionStore(models),
       workspaces: createWorkspaceStore(models),
-      members: createWorkspaceMembers(models),
+      members: createWorkspaceMembers(models, users),
     });
     const existing = await users.byUsername(fields.data.username);
     if (existing && !values.update) {

@@ -1,55 +1,104 @@
 import { trusted } from 'mongoose';
 import type { Models } from '../db/models';
 import type { ProviderLimitDoc } from '../db/models/provider-limit.model';
+import { DEFAULT_WORKSPACE, workspaceScope } from '../db/workspace-scope';
 import { type LimitRule, limitKeysOf } from '../contracts/limit-contract';
 
-function ruleOf(doc: ProviderLimitDoc): LimitRule {
+/** Whose limits: the current workspace's, or the fleet-wide ones an installation admin sets across workspaces. */
+export type LimitScope = 'workspace' | 'fleet';
+
+const FLEET = 'fleet';
+
+/**
+ * Where a limit is stored and which limit workflow counts it: `default`'s under the bare key (as
+ * before workspaces, so its running limits carry on), another workspace's as `<workspace>:<key>`,
+ * the fleet's as `fleet:<key>`.
+ */
+function prefixOf(scope: LimitScope): string {
+  if (scope === FLEET) return `${FLEET}:`;
+  const workspaceId = workspaceScope.current() ?? DEFAULT_WORKSPACE;
+  return workspaceId === DEFAULT_WORKSPACE ? '' : `${workspaceId}:`;
+}
+
+/** The stored ids of one scope: `default`'s have no prefix at all. */
+const idsOf = (prefix: string) => (prefix === '' ? /^[^:]+$/ : new RegExp(`^${prefix}`));
+
+/** A stored limit as its scope shows it (`key` without the scope's prefix), or as a limit workflow counts it (the stored id). */
+function ruleOf(doc: ProviderLimitDoc, prefix: string | null): LimitRule {
   return {
-    key: doc._id,
+    key: prefix === null ? doc._id : doc._id.slice(prefix.length),
     ...(doc.max_concurrent != null ? { max_concurrent: doc.max_concurrent } : {}),
     ...(doc.requests_per_minute != null ? { requests_per_minute: doc.requests_per_minute } : {}),
     ...(doc.tokens_per_minute != null ? { tokens_per_minute: doc.tokens_per_minute } : {}),
   };
 }
 
-/** The limits on model requests (`provider_limits`): the api replaces them, workers read them. */
+/**
+ * The limits on model requests (`provider_limits`): each workspace's, read and replaced inside it,
+ * and the fleet's, which apply to every workspace's calls besides its own. The api replaces them,
+ * workers read them.
+ */
 export function createProviderLimits(models: Models, clock: () => Date = () => new Date()) {
   const { ProviderLimit } = models;
+  /** Every limit that applies to a call in the current workspace with these keys: the fleet's, then the workspace's. */
+  const applyingIds = (keys: readonly string[]) => [
+    ...keys.map((key) => `${prefixOf(FLEET)}${key}`),
+    ...keys.map((key) => `${prefixOf('workspace')}${key}`),
+  ];
   return {
-    async list(): Promise<LimitRule[]> {
-      return (await ProviderLimit.find().sort({ _id: 1 }).lean()).map(ruleOf);
+    async list(scope: LimitScope): Promise<LimitRule[]> {
+      const prefix = prefixOf(scope);
+      const docs = await ProviderLimit.find({ _id: trusted({ $regex: idsOf(prefix) }) })
+        .sort({ _id: 1 })
+        .lean();
+      return docs.map((d) => ruleOf(d, prefix));
     },
-    /** The limits with these keys, in the order of the keys (a provider's before its model's). */
+    /**
+     * The limits on a call with these keys (a provider's before its model's), the fleet's first;
+     * each rule's key is its stored id, which names the limit workflow that counts it.
+     */
     async on(keys: readonly string[]): Promise<LimitRule[]> {
+      const ids = applyingIds(keys);
       const found = new Map(
-        (await ProviderLimit.find({ _id: trusted({ $in: [...keys] }) }).lean()).map((d) => [d._id, ruleOf(d)]),
+        (await ProviderLimit.find({ _id: trusted({ $in: ids }) }).lean()).map((d) => [d._id, ruleOf(d, null)]),
       );
-      return keys.flatMap((key) => found.get(key) ?? []);
+      return ids.flatMap((id) => found.get(id) ?? []);
     },
-    /** Whether any limit applies to a call of one of `models`. */
+    /** Whether any limit applies to a call of one of `models` in the current workspace. */
     async anyOn(models: readonly string[]): Promise<boolean> {
-      const keys = models.flatMap(limitKeysOf);
-      return keys.length > 0 && (await ProviderLimit.exists({ _id: trusted({ $in: keys }) })) !== null;
+      const ids = applyingIds(models.flatMap(limitKeysOf));
+      return ids.length > 0 && (await ProviderLimit.exists({ _id: trusted({ $in: ids }) })) !== null;
     },
-    /** The whole set becomes `rules`; answers the keys removed. */
-    async replace(rules: readonly LimitRule[]): Promise<string[]> {
-      const before = (await ProviderLimit.find({}, { _id: 1 }).lean()).map((d) => d._id);
-      const keep = new Set(rules.map((r) => r.key));
-      const removed = before.filter((key) => !keep.has(key));
+    /** The scope's whole set becomes `rules`; answers the changed and removed limits by stored id (their workflows' keys). */
+    async replace(
+      scope: LimitScope,
+      rules: readonly LimitRule[],
+    ): Promise<Array<{ id: string; rule: LimitRule | null }>> {
+      const prefix = prefixOf(scope);
+      const owner = scope === FLEET ? FLEET : (workspaceScope.current() ?? DEFAULT_WORKSPACE);
+      const before = (await ProviderLimit.find({ _id: trusted({ $regex: idsOf(prefix) }) }, { _id: 1 }).lean()).map(
+        (d) => d._id,
+      );
+      const keep = new Set(rules.map((r) => `${prefix}${r.key}`));
+      const removed = before.filter((id) => !keep.has(id));
       const at = clock();
       for (const rule of rules)
         await ProviderLimit.replaceOne(
-          { _id: rule.key },
+          { _id: `${prefix}${rule.key}` },
           {
             max_concurrent: rule.max_concurrent ?? null,
             requests_per_minute: rule.requests_per_minute ?? null,
             tokens_per_minute: rule.tokens_per_minute ?? null,
+            workspace_id: owner,
             updated_at: at,
           },
           { upsert: true },
         );
       if (removed.length > 0) await ProviderLimit.deleteMany({ _id: trusted({ $in: removed }) });
-      return removed;
+      return [
+        ...rules.map((rule) => ({ id: `${prefix}${rule.key}`, rule: { ...rule, key: `${prefix}${rule.key}` } })),
+        ...removed.map((id) => ({ id, rule: null })),
+      ];
     },
   };
 }

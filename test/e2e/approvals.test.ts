@@ -382,11 +382,13 @@ describe('e2e: approvals that reach people (links, notifications, reminders, quo
       'escaped as Slack asks, cut after character 1000',
     );
     assert.equal(unescape(quoted!.slice(1)), `${kept}…`);
-    assert.ok(!slackText.includes('yy'), 'nothing after the cut');
+    // Links carry random tokens, which may hold "yy" themselves: the cut is looked for in the rest.
+    const withoutLinks = (t: string) => t.replace(/https?:\/\/[^\s|>]+/g, '');
+    assert.ok(!withoutLinks(slackText).includes('yy'), 'nothing after the cut');
 
     const mailText: string = e!.message.text;
     assert.ok(mailText.includes(`\n${kept}…\n`), 'the e-mail quotes the same 1000 characters, unescaped');
-    assert.ok(!mailText.includes('y'.repeat(2)), 'nothing after the cut');
+    assert.ok(!withoutLinks(mailText).includes('yy'), 'nothing after the cut');
     assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(slackText + mailText), 'no half of a character');
     assert.equal((await history(run.id)).pause_message, message, 'the pause keeps its whole message');
   });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { type FakeLlmServer, mostAtOnce } from '../support/fake-llm-server';
-import { input, l, n } from '../support/graphs';
+import { input, l, n, oneLlmCall } from '../support/graphs';
 import { attachFakeLlm } from '../support/llm-engine';
 import { openSse } from '../support/sse';
 import { type TestWorker, startWorker } from '../support/worker';
@@ -12,14 +12,7 @@ import { until } from '../support/exec-log';
 
 const MODEL = 'openai/gpt-4o-mini';
 
-const oneCall = {
-  nodes: [
-    input(),
-    n('ask', 'SingleLLMCallNode', { llm_info: { model: MODEL, max_tokens: 50 }, user_message: 'say {{in.x}}' }),
-    n('out', 'OutputNode', { output_map: { answer: 'ask.output' } }),
-  ],
-  links: [l('in', 'ask'), l('ask', 'out')],
-};
+const oneCall = oneLlmCall(MODEL);
 
 type Task = { node_id: string; status: string; waiting_for: string | null; waited_ms: number };
 

@@ -94,6 +94,7 @@ const EXPECTED: Record<string, [action: string, targetType: string]> = {
   'PUT /usage/prices/{provider}/{name}': ['price.update', 'price'],
   'DELETE /usage/prices/{provider}/{name}': ['price.delete', 'price'],
   'PUT /limits/': ['limit.update', 'limit'],
+  'PUT /limits/fleet/': ['fleet_limit.update', 'limit'],
   'PUT /wf/{workflow_id}/budget/': ['budget.update', 'workflow'],
   'DELETE /wf/{workflow_id}/budget/': ['budget.delete', 'workflow'],
   'PUT /wf/{workflow_id}/mcp/': ['mcp_tool.update', 'workflow'],

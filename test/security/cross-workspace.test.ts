@@ -30,7 +30,7 @@ const INSTALLATION_WIDE: ReadonlyArray<[prefix: string, reason: string]> = [
   ['/access/keys/', 'an admin makes keys in any workspace (that is how B’s key was made)'],
   ['/access/workspaces/', 'admins create, rename and delete workspaces'],
   ['/access/audit/', 'the audit trail is the installation’s, read by admins'],
-  ['/limits/', 'provider limits are the installation’s'],
+  ['/limits/fleet/', 'fleet-wide provider limits are the installation’s'],
   ['/usage/prices/', 'model prices are the installation’s'],
   ['/usage/workspaces/', 'every workspace’s usage, an installation admin’s view'],
 ];

@@ -23,9 +23,10 @@ const FAST_PAUSE_ACTIONS = { SPUR_PAUSE_ACTION_WAIT_SECONDS: '1' };
  * The oracle, written from the issue rather than read from src/access/permissions.ts: a viewer
  * reads and manages its own keys; an approver also decides pauses; an operator also starts,
  * cancels and reruns runs; a builder also changes what is built (workflows, datasets, files, RAG,
- * schedules, triggers, evals, …); an admin also manages the workspace's members and stored
- * credentials, and (an admin of `default`: the installation's) users, limits and prices, every
- * workspace's usage, and reads the audit trail. Each role holds what the roles below it hold.
+ * schedules, triggers, evals, …); an admin also manages the workspace's members, provider limits
+ * and stored credentials, and (an admin of `default`: the installation's) users, fleet-wide limits
+ * and prices, every workspace's usage, and reads the audit trail. Each role holds what the roles
+ * below it hold.
  */
 const HOLDS: Record<RoleName, readonly string[]> = {
   viewer: ['read', 'self'],
@@ -39,9 +40,10 @@ const HOLDS: Record<RoleName, readonly string[]> = {
     'run',
     'build',
     'members.manage',
+    'limits.manage',
     'credentials.manage',
     'users.manage',
-    'limits.manage',
+    'fleet.manage',
     'usage.all',
     'audit.read',
   ],

@@ -11,6 +11,16 @@ export function l(source: string, target: string, sourceHandle: string | null = 
 
 export const input = (id = 'in') => n(id, 'InputNode', { output_schema: { x: 'string' } });
 
+/** in(x) → ask (one call of `model`: "say {{in.x}}") → out(answer). */
+export const oneLlmCall = (model: string) => ({
+  nodes: [
+    input(),
+    n('ask', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 50 }, user_message: 'say {{in.x}}' }),
+    n('out', 'OutputNode', { output_map: { answer: 'ask.output' } }),
+  ],
+  links: [l('in', 'ask'), l('ask', 'out')],
+});
+
 /** in → gate (a human pause, "Approve me") → out. */
 export const gatedByHuman = {
   nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Approve me' }), n('out', 'OutputNode')],

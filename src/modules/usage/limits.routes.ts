@@ -1,7 +1,7 @@
 import { z } from '../../zod';
 import { defineRoute, type MountableRoute } from '../../http/route';
 import { LLM_MODEL_IDS } from '../../nodes/ai/model-ids';
-import type { ProviderLimits } from '../../usage/provider-limits';
+import type { LimitScope, ProviderLimits } from '../../usage/provider-limits';
 import type { LimitRule } from '../../contracts/limit-contract';
 
 const tags = ['usage'];
@@ -19,7 +19,7 @@ export const LimitRuleSchema = z
       .refine((key) => LIMIT_KEYS.has(key), { message: 'Not a provider or model id (see GET /api/usage/prices/)' })
       .openapi({ description: 'A provider (`openai`) or one model (`openai/gpt-4o-mini`)' }),
     max_concurrent: z.number().int().min(1).max(10_000).optional().openapi({
-      description: 'Model requests in flight at once, across every worker and run',
+      description: 'Model requests in flight at once, across every worker and run it applies to',
     }),
     requests_per_minute: PerMinute.optional().openapi({ description: 'Requests started in any 60 s' }),
     tokens_per_minute: PerMinute.optional().openapi({
@@ -31,7 +31,7 @@ export const LimitRuleSchema = z
   .refine((r) => r.max_concurrent ?? r.requests_per_minute ?? r.tokens_per_minute, {
     message: 'Give at least one of max_concurrent, requests_per_minute, tokens_per_minute',
   })
-  .openapi('ProviderLimit', { description: 'A fleet-wide limit on model requests (beyond PySpur)' });
+  .openapi('ProviderLimit', { description: "A workspace's or the fleet's limit on model requests (beyond PySpur)" });
 
 const LimitsBody = z
   .array(LimitRuleSchema)
@@ -40,36 +40,58 @@ const LimitsBody = z
     message: 'Each key at most once',
   });
 
-/** Tells the running limit workflows of changed and removed rules (null: removed). */
+/** Tells the running limit workflows of changed and removed rules (null: removed), by the limits' stored ids. */
 export type LimitChangeNotifier = (changes: Array<{ key: string; rule: LimitRule | null }>) => Promise<void>;
 
+/** The two scopes' routes differ only in path, permission and words. */
+const SCOPES: ReadonlyArray<{
+  scope: LimitScope;
+  path: string;
+  permission: 'limits.manage' | 'fleet.manage';
+  whose: string;
+  /** The audit trail's name for a replacement. */
+  action: string;
+}> = [
+  {
+    scope: 'workspace',
+    path: '/limits/',
+    permission: 'limits.manage',
+    whose: "The workspace's",
+    action: 'limit.update',
+  },
+  {
+    scope: 'fleet',
+    path: '/limits/fleet/',
+    permission: 'fleet.manage',
+    whose: "The fleet-wide (across every workspace, besides each workspace's own)",
+    action: 'fleet_limit.update',
+  },
+];
+
 export function limitsRoutes(limits: ProviderLimits, notify: LimitChangeNotifier): MountableRoute[] {
-  return [
+  return SCOPES.flatMap(({ scope, path, permission, whose, action }) => [
     defineRoute({
       method: 'get',
-      path: '/limits/',
-      summary: 'The fleet-wide limits on model requests',
+      path,
+      summary: `${whose} limits on model requests`,
       tags,
       response: z.array(LimitRuleSchema),
-      handler: () => limits.list(),
+      handler: () => limits.list(scope),
     }),
     defineRoute({
       method: 'put',
-      path: '/limits/',
-      permission: 'limits.manage',
-      summary:
-        'Replace the fleet-wide limits on model requests: every worker and run waits for a slot of each limit on the model it calls',
+      path,
+      permission,
+      audit: { action, target: 'limit' },
+      summary: `Replace ${whose.toLowerCase()} limits on model requests: every run they apply to waits for a slot of each limit on the model it calls`,
       tags,
       body: LimitsBody,
       response: z.array(LimitRuleSchema),
       handler: async ({ body }) => {
-        const removed = await limits.replace(body);
-        await notify([
-          ...body.map((rule) => ({ key: rule.key, rule })),
-          ...removed.map((key) => ({ key, rule: null })),
-        ]);
-        return limits.list();
+        const changes = await limits.replace(scope, body);
+        await notify(changes.map(({ id, rule }) => ({ key: id, rule })));
+        return limits.list(scope);
       },
     }),
-  ];
+  ]);
 }

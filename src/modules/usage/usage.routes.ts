@@ -161,7 +161,7 @@ export function usageRoutes(prices: PriceBook, ledger: UsageLedger): MountableRo
     defineRoute({
       method: 'put',
       path: '/usage/prices/{provider}/{name}',
-      permission: 'limits.manage',
+      permission: 'fleet.manage',
       summary: 'Set a model’s price: model calls made from now on cost this (recorded costs stay as they were)',
       tags,
       params: ModelParams,
@@ -181,7 +181,7 @@ export function usageRoutes(prices: PriceBook, ledger: UsageLedger): MountableRo
     defineRoute({
       method: 'delete',
       path: '/usage/prices/{provider}/{name}',
-      permission: 'limits.manage',
+      permission: 'fleet.manage',
       summary: 'Remove a model’s override: the published price applies again',
       tags,
       params: ModelParams,
