@@ -74,6 +74,10 @@ describe("e2e: provider limits are a workspace's own, and the fleet's bind every
     assert.deepEqual(put.body, [{ key: 'openai', max_concurrent: 1 }]);
     assert.deepEqual((await admin.get('/limits/')).body, [], "default's limits are not the team's");
     assert.deepEqual((await teamAdmin.get('/limits/')).body, [{ key: 'openai', max_concurrent: 1 }]);
+    const teamWorkspace = (await teamAdmin.get('/access/me/')).body.workspace_id as string;
+    const held = await admin.delete(`/access/workspaces/${teamWorkspace}/`);
+    assert.equal(held.status, 409, held.text);
+    assert.match(held.body.detail, /provider_limits/, 'its limits are among what it holds');
 
     const refused = await teamAdmin.put('/limits/fleet/', [{ key: 'openai', max_concurrent: 1 }]);
     assert.equal(refused.status, 403, refused.text);

@@ -68,8 +68,9 @@ export function createWorkspaceService({ models, store, members, users, keys }: 
         workspaceModels(models).map(async (model) => ((await model.exists({})) ? model.collection.name : null)),
       ),
     );
-    // Its keys too: a key of a workspace that is gone would act nowhere.
+    // Its keys too (a key of a workspace that is gone would act nowhere), and its provider limits.
     if (await models.AccessKey.exists({ workspace_id: id })) held.push(models.AccessKey.collection.name);
+    if (await models.ProviderLimit.exists({ workspace_id: id })) held.push(models.ProviderLimit.collection.name);
     return held.filter((name): name is string => name !== null);
   }
 
