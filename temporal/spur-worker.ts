@@ -47,7 +47,11 @@ export function createSpurWorker(
     openSecret: (sealed: string) => openCallbackSecret(box, sealed),
   };
   const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
-  const queue = { taskQueue: config.temporal.taskQueue, workflowIdPrefix: config.temporal.workflowIdPrefix };
+  const queue = {
+    taskQueue: config.temporal.taskQueue,
+    workflowIdPrefix: config.temporal.workflowIdPrefix,
+    fairShare: config.temporal.fairShare,
+  };
   if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
   return Worker.create({
     connection,

@@ -13,13 +13,14 @@ interface Reply {
   body: Body;
 }
 
-export function api(base: string) {
+/** `headers` go with every request (an API key: `{ authorization: 'Bearer …' }`). */
+export function api(base: string, headers: Record<string, string> = {}) {
   const call = async (method: string, p: string, body?: unknown): Promise<Reply> => {
-    const init: RequestInit = { method };
+    const init: RequestInit = { method, headers };
     if (body instanceof FormData) init.body = body;
     else if (body !== undefined) {
       init.body = JSON.stringify(body);
-      init.headers = { 'content-type': 'application/json' };
+      init.headers = { ...headers, 'content-type': 'application/json' };
     }
     const res = await fetch(`${base}${p}`, init);
     const text = await res.text();

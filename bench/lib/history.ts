@@ -45,3 +45,19 @@ export function activityRunMs(events: HistoryEvent[], activityType: string): num
   }
   return durations;
 }
+
+/**
+ * How long a history's tasks waited on the task queue, in milliseconds: from each workflow task's
+ * and activity's scheduling to its start on a worker (an eager one starts at once).
+ */
+export function queueWaitMs(events: HistoryEvent[]): number {
+  const at = new Map(events.map((e) => [String(e.eventId), eventMs(e)]));
+  let waited = 0;
+  for (const e of events) {
+    const scheduledId = (e.workflowTaskStartedEventAttributes ?? e.activityTaskStartedEventAttributes)
+      ?.scheduledEventId;
+    const scheduledAt = scheduledId === undefined || scheduledId === null ? undefined : at.get(String(scheduledId));
+    if (scheduledAt !== undefined) waited += eventMs(e) - scheduledAt;
+  }
+  return waited;
+}

@@ -9,6 +9,7 @@ export interface JsonReply {
 
 export interface JsonClient {
   post(path: string, body: unknown): Promise<JsonReply>;
+  put(path: string, body: unknown): Promise<JsonReply>;
   get(path: string): Promise<JsonReply>;
   /** Requests re-sent because a pooled idle connection had been closed by the server (not failures). */
   readonly staleRetries: number;
@@ -77,6 +78,7 @@ export function jsonClient(baseUrl: string, maxSockets = 64, headers: Record<str
 
   return {
     post: (path, body) => request('POST', path, body),
+    put: (path, body) => request('PUT', path, body),
     get: (path) => request('GET', path),
     get staleRetries() {
       return staleRetries;

@@ -18,7 +18,13 @@ export const TEMPORAL_DEV_OPTIONS = {
   // activity no slot took) leave the history service's transfer queue, which reads new tasks at
   // most 20 times a second by default: measured, a workflow started without eager start then waits
   // ~40 ms for its first workflow task (bare workflow p50 49.7 → 13.6 ms, bench/temporal-floor.ts).
-  dynamicConfig: { 'system.enableActivityEagerExecution': true, 'history.transferProcessorMaxPollRPS': 1000 },
+  // Matching hands out tasks by the priority and fairness keys runs carry (src/contracts/work-share.ts):
+  // without it the server ignores them and one workspace's batch queues ahead of everyone's runs.
+  dynamicConfig: {
+    'system.enableActivityEagerExecution': true,
+    'history.transferProcessorMaxPollRPS': 1000,
+    'matching.enableFairness': true,
+  },
 } satisfies Partial<TemporalOptions>;
 
 export const DEFAULT_DEV_PORTS = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 6080 } as const;

@@ -166,6 +166,12 @@ export const envSchema = z.object({
   /** Activities one worker process runs at once (Temporal's maxConcurrentActivityTaskExecutions). */
   SPUR_WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(10_000).default(100),
   /**
+   * Runs people wait on go before batches and evals on the task queue, and workspaces take turns
+   * within each (Temporal priority and fairness keys, src/contracts/work-share.ts); false: first
+   * come, first served.
+   */
+  SPUR_FAIR_SHARE: bool.default(true),
+  /**
    * How long a MongoDB operation waits for a reachable server: while the database is down, a
    * request answers 503 after this long instead of hanging.
    */

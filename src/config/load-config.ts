@@ -50,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       workflowBundle: e.SPUR_WORKFLOW_BUNDLE,
       workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES,
       maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES,
+      fairShare: e.SPUR_FAIR_SHARE,
     },
     runs: {
       blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000,

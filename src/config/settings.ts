@@ -35,6 +35,8 @@ export interface Config {
     workflowBundle: string | undefined;
     workflowStackTraces: boolean;
     maxActivities: number;
+    /** Priority and fairness keys on every workflow start (SPUR_FAIR_SHARE). */
+    fairShare: boolean;
   };
   runs: {
     blockingWaitMs: number;

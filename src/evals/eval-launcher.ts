@@ -1,4 +1,5 @@
-import { workspaceAttribute } from '../db/workspace-scope';
+import { workShare } from '../contracts/work-share';
+import { workspaceAttribute, workspaceScope } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createEvalRecords } from '../db/eval-records';
 import type { EvalRunDoc, Models, RunDoc } from '../db/models';
@@ -15,6 +16,8 @@ export interface EvalLauncherDeps {
   temporal: () => Client;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
 }
 
 export type EvalLaunchResult = { outcome: 'started' } | { outcome: 'failed'; message: string };
@@ -51,6 +54,8 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         staticSummary: `eval ${run._id}: ${run.eval_name} on ${run.workflow_id} v${run.workflow_version}, ${run.num_samples} rows`,
         typedSearchAttributes: workspaceAttribute(run.workspace_id),
+        // Its batch (a child) and the judges' calls inherit it: an eval is bulk work.
+        ...workShare('bulk', run.workspace_id ?? workspaceScope.current(), deps.fairShare),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'started' };

@@ -1,4 +1,4 @@
-import { workspaceAttribute } from '../db/workspace-scope';
+import { workspaceAttribute, workspaceScope } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createDatasetReader } from '../db/dataset-reader';
 import { taskIdFor } from '../db/ids';
@@ -21,6 +21,7 @@ import { budgetMayPause } from '../usage/budgets';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
 import { runTraceOf } from '../contracts/trace-ids';
+import { type WorkClass, workShare } from '../contracts/work-share';
 
 export interface RunLauncherDeps {
   models: Models;
@@ -30,6 +31,8 @@ export interface RunLauncherDeps {
   temporal: () => Client;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
   /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
   /** SPUR_RUN_HISTORY_EVENTS: a run's workflow continues as new past this many history events. */
@@ -225,6 +228,12 @@ export function createRunLauncher(deps: RunLauncherDeps) {
           ...(run.started_by_name ? [{ key: SpurStartedBy, value: run.started_by_name }] : []),
           ...workspaceAttribute(run.workspace_id),
         ],
+        // A run just recorded is stamped with the request's workspace at insert, not in `run`.
+        ...workShare(
+          workClassOf(start.type, run.run_type),
+          run.workspace_id ?? workspaceScope.current(),
+          deps.fairShare,
+        ),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
@@ -242,3 +251,9 @@ export function createRunLauncher(deps: RunLauncherDeps) {
 }
 
 export type RunLauncher = ReturnType<typeof createRunLauncher>;
+
+/** A batch's rows are bulk work, a schedule's fire nobody waits on; a run someone started is interactive. */
+function workClassOf(type: WorkflowStart['type'], runType: string): WorkClass {
+  if (type === WorkflowType.spurBatchRun) return 'bulk';
+  return runType === 'scheduled' ? 'scheduled' : 'interactive';
+}

@@ -5,11 +5,12 @@ import { isFinalStatus } from '../../src/engine/statuses';
 import { createEvalLauncher } from '../../src/evals/eval-launcher';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { evalWorkflowId } from '../../src/contracts/workflow-names';
+import type { WorkQueue } from '../../src/contracts/work-share';
 import { workflowStatus } from './workflow-status';
 
 export interface EvalReconcileDeps {
   models: Models;
-  temporal: { taskQueue: string; workflowIdPrefix: string };
+  temporal: WorkQueue;
   launcher: RunLauncher;
   /** The reconciler's way to end an open run that has no workflow, with a message. */
   fail: (run: RunDoc, message: string) => Promise<unknown>;

@@ -1,3 +1,4 @@
+import type { WorkQueue } from '../../src/contracts/work-share';
 import type { Models } from '../../src/db/models';
 import { createRunRepository } from '../../src/db/runs/run-repository';
 import type { Values } from '../../src/db/values';
@@ -48,7 +49,7 @@ export interface ActivityDeps {
   /** The fleet-wide limits on model requests, which runs ask for slots of. */
   limits: ProviderLimits;
   /** The queue and workflow-id prefix this worker serves (the reconciler looks for runs there). */
-  temporal: { taskQueue: string; workflowIdPrefix: string };
+  temporal: WorkQueue;
   /** How the reconciler starts a run whose api died before starting it (the api's own launcher). */
   launcher: RunLauncher;
   /** A schedule's fire records its run with it (src/runs/scheduled-runs.ts). */

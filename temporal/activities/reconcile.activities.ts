@@ -11,6 +11,7 @@ import { createEvalReconciler } from './eval-reconcile';
 import { workflowStatus } from './workflow-status';
 import type { ReconcilePageInput, ReconcilePageResult } from '../../src/contracts/reconcile-contract';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
+import type { WorkQueue } from '../../src/contracts/work-share';
 
 /** Temporal's word for how a workflow ended, as a run's message. */
 const ENDED: Record<string, string> = {
@@ -26,7 +27,7 @@ type Verdict = 'alive' | 'suspect' | 'started' | 'discarded' | 'failed' | 'cance
 export interface ReconcileDeps {
   models: Models;
   /** The queue and workflow-id prefix this worker serves. */
-  temporal: { taskQueue: string; workflowIdPrefix: string };
+  temporal: WorkQueue;
   /** Starts a stored run's workflow the way the api does (src/runs/launcher.ts). */
   launcher: RunLauncher;
 }

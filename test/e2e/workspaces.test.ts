@@ -6,7 +6,9 @@ import { bearer, makeKey, makeUser, memberWithKey } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
 import { plainRequest, postLogin, sessionCookieOf } from '../support/browser-login';
 import { client } from '../support/http';
-import { startEngine, type Engine } from '../support/engine';
+import { startEngine, waitForRun, type Engine } from '../support/engine';
+import { uploadRows } from '../support/evals';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { stack } from '../support/stack';
 
 const ADMIN_KEY = 'spur_workspaces-admin-key-0123456789';
@@ -89,6 +91,33 @@ describe('e2e: workspaces keep teams apart', function () {
       `SpurWorkspace = '${teamWorkspace}' AND WorkflowId STARTS_WITH '${prefix}'`,
     );
     assert.equal(inTeam.count, 1, 'the run carries SpurWorkspace');
+  });
+
+  it("a run someone waits on goes to Temporal's matching ahead of a batch, each under its workspace's fairness key", async () => {
+    const wf = await team.post('/wf/', { name: 'Shares', definition: echo });
+    assert.equal(wf.status, 200, wf.text);
+    const ran = await team.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { input_node: { q: 'now' } } });
+    assert.equal(ran.status, 200, ran.text);
+    assert.equal((await waitForRun(team, ran.body.id)).status, 'COMPLETED');
+    const dataset = await uploadRows(team, 'share rows', [{ q: 'one' }, { q: 'two' }]);
+    const batch = await team.post(`/wf/${wf.body.id}/start_batch_run/`, { dataset_id: dataset, mini_batch_size: 2 });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal((await waitForRun(team, batch.body.id)).status, 'COMPLETED');
+    const mine = await admin.post('/wf/', { name: 'Shares of default', definition: echo });
+    const ranInDefault = await admin.post(`/wf/${mine.body.id}/start_run/`, {
+      initial_inputs: { input_node: { q: 'a' } },
+    });
+    assert.equal(ranInDefault.status, 200, ranInDefault.text);
+
+    // What Temporal holds for each workflow: the oracle is the server's own description.
+    const prefix = engine.api.env.SPUR_WORKFLOW_ID_PREFIX as string;
+    const priorityOf = async (runId: string) => {
+      const { priority } = await engine.api.temporal.workflow.getHandle(runWorkflowId(runId, prefix)).describe();
+      return { priorityKey: priority?.priorityKey, fairnessKey: priority?.fairnessKey };
+    };
+    assert.deepEqual(await priorityOf(ran.body.id), { priorityKey: 2, fairnessKey: teamWorkspace });
+    assert.deepEqual(await priorityOf(batch.body.id), { priorityKey: 4, fairnessKey: teamWorkspace });
+    assert.deepEqual(await priorityOf(ranInDefault.body.id), { priorityKey: 2, fairnessKey: 'default' });
   });
 
   it("a browser signed in with a workspace's key acts in that workspace, not in default", async () => {

@@ -342,4 +342,32 @@ describe('security: another workspace’s admin reaches nothing of A on any rout
         `POST /mcp tools/list with B's key names A's ${secret}: ${ofB.slice(0, 300)}`,
       );
   });
+
+  it('MCP tools/call of A’s published tool with B’s key is an unknown tool: no run of A starts', async () => {
+    const runsOfA = async () => {
+      const res = await admin().get(`/wf/${targets.workflow}/runs/`);
+      assert.equal(res.status, 200, res.text);
+      return (res.body as { id: string }[]).map((r) => r.id).sort();
+    };
+    const before = await runsOfA();
+    const res = await fetch(`${api.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(keyB), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: `${MARK}_tool`, arguments: {} },
+      }),
+    });
+    const text = await res.text();
+    assert.match(
+      text,
+      /No published workflow is the tool/,
+      `B's call is refused as a tool that does not exist: ${text}`,
+    );
+    for (const secret of secretsOfA.filter((s) => s !== `${MARK}_tool`))
+      assert.ok(!token(secret).test(text), `tools/call with B's key names A's ${secret}: ${text.slice(0, 300)}`);
+    assert.deepEqual(await runsOfA(), before, "B's call started no run of A's workflow");
+  });
 });

@@ -1,4 +1,5 @@
-import { workspaceAttribute } from '../../db/workspace-scope';
+import { workShare } from '../../contracts/work-share';
+import { workspaceAttribute, workspaceScope } from '../../db/workspace-scope';
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { SpurError } from '../../errors';
@@ -15,6 +16,8 @@ export interface CodeParserDeps {
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
   /** Eager start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
   /** How long a parse may wait for a worker before the api answers 503: a queue to wait on, then the code's limit. */
@@ -50,6 +53,7 @@ export function createCodeParser(deps: CodeParserDeps) {
       staticSummary: 'workflow code to a definition',
       requestEagerStart: deps.eagerStart,
       typedSearchAttributes: workspaceAttribute(),
+      ...workShare('interactive', workspaceScope.current(), deps.fairShare),
     });
     try {
       return (await handle.result()) as CodeParseOutput;

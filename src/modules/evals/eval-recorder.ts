@@ -23,6 +23,8 @@ export interface EvalRecorderDeps {
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
   definitionLimits: DefinitionLimits;
 }
 

@@ -1,4 +1,5 @@
-import { workspaceAttribute } from '../../db/workspace-scope';
+import { workShare } from '../../contracts/work-share';
+import { workspaceAttribute, workspaceScope } from '../../db/workspace-scope';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { SpurError } from '../../errors';
 import {
@@ -12,10 +13,12 @@ export interface RagJobsDeps {
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
 }
 
 /** Starts and stops the knowledge-base workflows; the api never parses or embeds itself. */
-export function createRagJobs({ temporal, taskQueue, workflowIdPrefix }: RagJobsDeps) {
+export function createRagJobs({ temporal, taskQueue, workflowIdPrefix, fairShare }: RagJobsDeps) {
   async function start(type: string, workflowId: string, input: unknown): Promise<void> {
     try {
       await temporal.workflow.start(type, {
@@ -23,6 +26,8 @@ export function createRagJobs({ temporal, taskQueue, workflowIdPrefix }: RagJobs
         workflowId,
         args: [input],
         typedSearchAttributes: workspaceAttribute(),
+        // Parsing and embedding a collection is bulk work: runs people wait on go first.
+        ...workShare('bulk', workspaceScope.current(), fairShare),
       });
     } catch (err) {
       throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);

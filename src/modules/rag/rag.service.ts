@@ -15,6 +15,8 @@ export interface RagServiceDeps {
   temporal: Client;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
   vectors: VectorStore;
   secret: SecretReader;
   /** The api's outbound client (queries are embedded here). */
@@ -29,12 +31,13 @@ export function createRagService({
   temporal,
   taskQueue,
   workflowIdPrefix,
+  fairShare,
   vectors,
   secret,
   fetch,
   parser,
 }: RagServiceDeps) {
-  const jobs = createRagJobs({ temporal, taskQueue, workflowIdPrefix });
+  const jobs = createRagJobs({ temporal, taskQueue, workflowIdPrefix, fairShare });
   const collections = createCollectionService({ models, jobs });
   return {
     collections,

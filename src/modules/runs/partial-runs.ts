@@ -1,4 +1,5 @@
-import { workspaceAttribute } from '../../db/workspace-scope';
+import { workShare } from '../../contracts/work-share';
+import { workspaceAttribute, workspaceScope } from '../../db/workspace-scope';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Values } from '../../db/values';
@@ -20,6 +21,8 @@ export interface PartialRunDeps {
   wait: Pick<OutcomeWait, 'within'>;
   taskQueue: string;
   workflowIdPrefix: string;
+  /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
+  fairShare: boolean;
   /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
   definitionLimits: DefinitionLimits;
@@ -65,6 +68,7 @@ export function createPartialRuns(deps: PartialRunDeps) {
       staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
       requestEagerStart: deps.eagerStart,
       typedSearchAttributes: workspaceAttribute(),
+      ...workShare('interactive', workspaceScope.current(), deps.fairShare),
     });
     try {
       const result = await deps.wait.within(handle.result() as Promise<Record<string, Record<string, unknown>>>);

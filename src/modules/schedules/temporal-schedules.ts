@@ -9,6 +9,7 @@ import type { ScheduleDoc } from '../../db/models';
 import { scheduleFireWorkflowId, scheduleTemporalId } from '../../contracts/schedule-contract';
 import type { ScheduledRunInput } from '../../contracts/schedule-contract';
 import { WorkflowType } from '../../contracts/workflow-names';
+import { type WorkQueue, workShare } from '../../contracts/work-share';
 import { DEFAULT_WORKSPACE, workspaceAttribute } from '../../db/workspace-scope';
 
 const OVERLAP: Record<ScheduleDoc['overlap'], ScheduleOverlapPolicy> = {
@@ -22,10 +23,7 @@ const OVERLAP: Record<ScheduleDoc['overlap'], ScheduleOverlapPolicy> = {
 /** Temporal's ListScheduleMatchingTimes answers at most this many times a call. */
 const MATCHING_TIMES_PAGE = 1000;
 
-export interface ScheduleQueue {
-  taskQueue: string;
-  workflowIdPrefix: string;
-}
+export type ScheduleQueue = WorkQueue;
 
 /**
  * A Spur schedule as its Temporal Schedule: Temporal keeps the time, the overlap policy and the
@@ -47,6 +45,7 @@ export function temporalScheduleOf(doc: ScheduleDoc, queue: ScheduleQueue) {
       args: [input],
       staticSummary: `Spur schedule ${doc._id} of workflow ${doc.workflow_id}`,
       typedSearchAttributes: workspaceAttribute(doc.workspace_id ?? DEFAULT_WORKSPACE),
+      ...workShare('scheduled', doc.workspace_id ?? DEFAULT_WORKSPACE, queue.fairShare),
     },
     policies: { overlap: OVERLAP[doc.overlap], catchupWindow: doc.catchup_window_seconds * 1000 },
     state: { paused: doc.paused, ...(doc.note ? { note: doc.note } : {}) },
