@@ -168,9 +168,10 @@ export const envSchema = z.object({
   /**
    * Runs people wait on go before batches and evals on the task queue, and workspaces take turns
    * within each (Temporal priority and fairness keys, src/contracts/work-share.ts); false: first
-   * come, first served.
+   * come, first served. Off by default: on 2 saturated cores the keys measured slower for
+   * interactive runs beside a batch, not faster (docs/performance.md#fair-share).
    */
-  SPUR_FAIR_SHARE: bool.default(true),
+  SPUR_FAIR_SHARE: bool.default(false),
   /**
    * How long a MongoDB operation waits for a reachable server: while the database is down, a
    * request answers 503 after this long instead of hanging.

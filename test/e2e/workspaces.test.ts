@@ -32,7 +32,7 @@ describe('e2e: workspaces keep teams apart', function () {
   let teamKey: string;
 
   before(async () => {
-    engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
+    engine = await startEngine({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY), SPUR_FAIR_SHARE: 'true' });
     admin = client(engine.api.baseUrl, bearer(ADMIN_KEY));
     const made = await admin.post('/access/workspaces/', { name: 'team-b' });
     assert.equal(made.status, 201, made.text);
