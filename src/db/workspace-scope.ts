@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { SpurWorkspace } from '../contracts/search-attributes';
+import { type WorkClass, workShare } from '../contracts/work-share';
 
 /** The workspace everything of an installation without workspaces belongs to. */
 export const DEFAULT_WORKSPACE = 'default';
@@ -33,4 +34,12 @@ export const workspaceScope = {
 /** The search attribute a workflow started for a workspace carries: the current one unless named (undefined: not named). */
 export function workspaceAttribute(workspaceId: string | null = workspaceScope.current()) {
   return workspaceId === null ? [] : [{ key: SpurWorkspace, value: workspaceId }];
+}
+
+/**
+ * The share keys (src/contracts/work-share.ts) of a workflow started for a workspace: the one named,
+ * else the current one (a run recorded moments ago is stamped with it at insert, not in the document at hand).
+ */
+export function workspaceShare(workClass: WorkClass, enabled: boolean, workspaceId?: string | null) {
+  return workShare(workClass, workspaceId ?? workspaceScope.current(), enabled);
 }

@@ -1,5 +1,4 @@
-import { workShare } from '../contracts/work-share';
-import { workspaceAttribute, workspaceScope } from '../db/workspace-scope';
+import { workspaceAttribute, workspaceShare } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createEvalRecords } from '../db/eval-records';
 import type { EvalRunDoc, Models, RunDoc } from '../db/models';
@@ -55,7 +54,7 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
         staticSummary: `eval ${run._id}: ${run.eval_name} on ${run.workflow_id} v${run.workflow_version}, ${run.num_samples} rows`,
         typedSearchAttributes: workspaceAttribute(run.workspace_id),
         // Its batch (a child) and the judges' calls inherit it: an eval is bulk work.
-        ...workShare('bulk', run.workspace_id ?? workspaceScope.current(), deps.fairShare),
+        ...workspaceShare('bulk', deps.fairShare, run.workspace_id),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'started' };

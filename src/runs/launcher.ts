@@ -1,4 +1,4 @@
-import { workspaceAttribute, workspaceScope } from '../db/workspace-scope';
+import { workspaceAttribute, workspaceShare } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createDatasetReader } from '../db/dataset-reader';
 import { taskIdFor } from '../db/ids';
@@ -21,7 +21,7 @@ import { budgetMayPause } from '../usage/budgets';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
 import { runTraceOf } from '../contracts/trace-ids';
-import { type WorkClass, workShare } from '../contracts/work-share';
+import type { WorkClass } from '../contracts/work-share';
 
 export interface RunLauncherDeps {
   models: Models;
@@ -228,12 +228,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
           ...(run.started_by_name ? [{ key: SpurStartedBy, value: run.started_by_name }] : []),
           ...workspaceAttribute(run.workspace_id),
         ],
-        // A run just recorded is stamped with the request's workspace at insert, not in `run`.
-        ...workShare(
-          workClassOf(start.type, run.run_type),
-          run.workspace_id ?? workspaceScope.current(),
-          deps.fairShare,
-        ),
+        ...workspaceShare(workClassOf(start.type, run.run_type), deps.fairShare, run.workspace_id),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;

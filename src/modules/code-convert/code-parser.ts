@@ -1,5 +1,4 @@
-import { workShare } from '../../contracts/work-share';
-import { workspaceAttribute, workspaceScope } from '../../db/workspace-scope';
+import { workspaceAttribute, workspaceShare } from '../../db/workspace-scope';
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { SpurError } from '../../errors';
@@ -53,7 +52,7 @@ export function createCodeParser(deps: CodeParserDeps) {
       staticSummary: 'workflow code to a definition',
       requestEagerStart: deps.eagerStart,
       typedSearchAttributes: workspaceAttribute(),
-      ...workShare('interactive', workspaceScope.current(), deps.fairShare),
+      ...workspaceShare('interactive', deps.fairShare),
     });
     try {
       return (await handle.result()) as CodeParseOutput;

@@ -1,5 +1,4 @@
-import { workShare } from '../../contracts/work-share';
-import { workspaceAttribute, workspaceScope } from '../../db/workspace-scope';
+import { workspaceAttribute, workspaceShare } from '../../db/workspace-scope';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { SpurError } from '../../errors';
 import {
@@ -27,7 +26,7 @@ export function createRagJobs({ temporal, taskQueue, workflowIdPrefix, fairShare
         args: [input],
         typedSearchAttributes: workspaceAttribute(),
         // Parsing and embedding a collection is bulk work: runs people wait on go first.
-        ...workShare('bulk', workspaceScope.current(), fairShare),
+        ...workspaceShare('bulk', fairShare),
       });
     } catch (err) {
       throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);

@@ -1,5 +1,4 @@
-import { workShare } from '../../contracts/work-share';
-import { workspaceAttribute, workspaceScope } from '../../db/workspace-scope';
+import { workspaceAttribute, workspaceShare } from '../../db/workspace-scope';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Values } from '../../db/values';
@@ -68,7 +67,7 @@ export function createPartialRuns(deps: PartialRunDeps) {
       staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
       requestEagerStart: deps.eagerStart,
       typedSearchAttributes: workspaceAttribute(),
-      ...workShare('interactive', workspaceScope.current(), deps.fairShare),
+      ...workspaceShare('interactive', deps.fairShare),
     });
     try {
       const result = await deps.wait.within(handle.result() as Promise<Record<string, Record<string, unknown>>>);

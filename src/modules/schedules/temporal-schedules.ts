@@ -9,8 +9,8 @@ import type { ScheduleDoc } from '../../db/models';
 import { scheduleFireWorkflowId, scheduleTemporalId } from '../../contracts/schedule-contract';
 import type { ScheduledRunInput } from '../../contracts/schedule-contract';
 import { WorkflowType } from '../../contracts/workflow-names';
-import { type WorkQueue, workShare } from '../../contracts/work-share';
-import { DEFAULT_WORKSPACE, workspaceAttribute } from '../../db/workspace-scope';
+import type { WorkQueue } from '../../contracts/work-share';
+import { DEFAULT_WORKSPACE, workspaceAttribute, workspaceShare } from '../../db/workspace-scope';
 
 const OVERLAP: Record<ScheduleDoc['overlap'], ScheduleOverlapPolicy> = {
   skip: 'SKIP',
@@ -31,6 +31,7 @@ export type ScheduleQueue = WorkQueue;
  */
 export function temporalScheduleOf(doc: ScheduleDoc, queue: ScheduleQueue) {
   const input: ScheduledRunInput = { scheduleId: doc._id };
+  const workspace = doc.workspace_id ?? DEFAULT_WORKSPACE;
   const spec = doc.cron
     ? { cronExpressions: [doc.cron], timezone: doc.timezone }
     : { intervals: [{ every: (doc.interval_seconds ?? 60) * 1000 }], timezone: doc.timezone };
@@ -44,8 +45,8 @@ export function temporalScheduleOf(doc: ScheduleDoc, queue: ScheduleQueue) {
       taskQueue: queue.taskQueue,
       args: [input],
       staticSummary: `Spur schedule ${doc._id} of workflow ${doc.workflow_id}`,
-      typedSearchAttributes: workspaceAttribute(doc.workspace_id ?? DEFAULT_WORKSPACE),
-      ...workShare('scheduled', doc.workspace_id ?? DEFAULT_WORKSPACE, queue.fairShare),
+      typedSearchAttributes: workspaceAttribute(workspace),
+      ...workspaceShare('scheduled', queue.fairShare, workspace),
     },
     policies: { overlap: OVERLAP[doc.overlap], catchupWindow: doc.catchup_window_seconds * 1000 },
     state: { paused: doc.paused, ...(doc.note ? { note: doc.note } : {}) },
