@@ -7,7 +7,7 @@
 // A's rows call a fake provider that answers in BENCH_FAIR_PROVIDER_MS (default 1000); A's batch runs
 // BENCH_FAIR_MINI rows at once (default 200, above the worker's 100 activity slots). B's runs go one
 // after another, BENCH_FAIR_SAMPLES of them idle, as many beside the batch (one a second from its first
-// finished rows on; only runs that ended while it still ran count) and as many after it. Beside each
+// window of model calls on; only runs that ended while it still ran count) and as many after it. Beside each
 // p50: how long B's runs took in Temporal, how much of it their tasks waited on the queue (the part a
 // task-queue mechanism can act on), and how many of the 2 cores were busy.
 // Usage: npx tsx bench/fair-share.ts (bench/results/fair-share-latest.md)
@@ -36,13 +36,26 @@ const settings = {
 const TARGET_RATIO = 2;
 
 type Mode = 'child' | 'inline';
-type Variant = { mode: Mode; fairShare: boolean };
-/** BENCH_FAIR_MODES: which batch modes to measure (default both). */
+/**
+ * The share mechanisms a line is measured with: `off`, bulk work taking slots whatever the load
+ * (SPUR_BULK_TARGET_CPU=1) and no keys; `on`, Spur's defaults (bulk gives way past the CPU target);
+ * `on+keys`, that and Temporal's priority and fairness keys (SPUR_FAIR_SHARE).
+ */
+/** BENCH_FAIR_TARGET_CPU: the `on` lines' SPUR_BULK_TARGET_CPU in place of Spur's default. */
+const TARGET: Record<string, string> = process.env.BENCH_FAIR_TARGET_CPU
+  ? { SPUR_BULK_TARGET_CPU: process.env.BENCH_FAIR_TARGET_CPU }
+  : {};
+const SHARES = {
+  off: { SPUR_BULK_TARGET_CPU: '1', SPUR_FAIR_SHARE: 'false' },
+  on: { ...TARGET },
+  'on+keys': { ...TARGET, SPUR_FAIR_SHARE: 'true' },
+} as const satisfies Record<string, Record<string, string>>;
+type Share = keyof typeof SHARES;
+type Variant = { mode: Mode; share: Share };
+/** BENCH_FAIR_MODES: which batch modes to measure (default both); BENCH_FAIR_SHARES: which mechanisms (default off,on). */
 const MODES = (process.env.BENCH_FAIR_MODES ?? 'child,inline').split(',') as Mode[];
-const VARIANTS: Variant[] = MODES.flatMap((mode) => [
-  { mode, fairShare: false },
-  { mode, fairShare: true },
-]);
+const SHARE_NAMES = (process.env.BENCH_FAIR_SHARES ?? 'off,on').split(',') as Share[];
+const VARIANTS: Variant[] = MODES.flatMap((mode) => SHARE_NAMES.map((share) => ({ mode, share })));
 
 const median = (xs: readonly number[]) =>
   percentile(
@@ -158,7 +171,7 @@ async function measure(variant: Variant, fake: FakeLlmServer): Promise<Outcome> 
     extraEnv: {
       SPUR_API_KEY_HASHES: hashApiKey(adminKey),
       SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
-      SPUR_FAIR_SHARE: String(variant.fairShare),
+      ...SHARES[variant.share],
       SPUR_BATCH_ROW_MODE: variant.mode === 'child' ? 'child' : 'auto',
       ...(process.env.BENCH_FAIR_SLOTS ? { SPUR_WORKER_MAX_ACTIVITIES: process.env.BENCH_FAIR_SLOTS } : {}),
     },
@@ -191,11 +204,13 @@ async function measure(variant: Variant, fake: FakeLlmServer): Promise<Outcome> 
         status: string;
         percentage_complete: number;
       };
-    // B's runs are counted from the batch's first finished rows on, one a second, so they sample
-    // every phase of the batch (preparing rows, starting them, writing lines), not its first second.
+    // B's runs are counted once A's rows have sent a window's worth of model calls, one a second,
+    // so they sample every phase of the batch (starting rows, their calls, writing lines), not its
+    // first second. Not from its first finished rows: a batch's progress counts rows contiguous from
+    // the front, which under load can lag most of the batch.
     for (
       let s = await status();
-      s.percentage_complete === 0 && ['PENDING', 'RUNNING'].includes(s.status);
+      fake.requests.length < settings.mini && ['PENDING', 'RUNNING'].includes(s.status);
       s = await status()
     )
       await new Promise((r) => setTimeout(r, 200));
@@ -249,7 +264,7 @@ async function main(): Promise<void> {
       fake.requests.length = 0;
       const outcome = await measure(variant, fake);
       console.log(
-        `${variant.mode} mode, fair share ${variant.fairShare ? 'on' : 'off'}: B p50 idle ${median(outcome.idle).toFixed(0)} ms, beside the batch ${median(outcome.beside).toFixed(0)} ms (${outcome.beside.length} runs), after it ${median(outcome.after).toFixed(0)} ms; in Temporal beside: p50 ${median(outcome.waits.total).toFixed(0)} ms, of it queued p50 ${median(outcome.waits.queued).toFixed(0)} ms (${outcome.waits.total.length} runs); cores busy beside: ${Object.entries(
+        `${variant.mode} mode, fair share ${variant.share}: B p50 idle ${median(outcome.idle).toFixed(0)} ms, beside the batch ${median(outcome.beside).toFixed(0)} ms (${outcome.beside.length} runs, the batch ${outcome.batchStatus} with ${outcome.batchDone} rows done), after it ${median(outcome.after).toFixed(0)} ms; in Temporal beside: p50 ${median(outcome.waits.total).toFixed(0)} ms, of it queued p50 ${median(outcome.waits.queued).toFixed(0)} ms (${outcome.waits.total.length} runs); cores busy beside: ${Object.entries(
           outcome.busy,
         )
           .map(([n, c]) => `${n} ${c.toFixed(2)}`)
@@ -262,13 +277,13 @@ async function main(): Promise<void> {
   }
   const row = ({ variant, outcome }: (typeof results)[number]) => {
     const ratio = median(outcome.beside) / median(outcome.idle);
-    return `| ${variant.mode} | ${variant.fairShare ? 'on' : 'off'} | ${median(outcome.idle).toFixed(0)} | ${median(outcome.beside).toFixed(0)} | ${p90(outcome.beside).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'} | ${outcome.beside.length} | ${outcome.batchDone} | ${median(outcome.after).toFixed(0)} | ${median(outcome.waits.total).toFixed(0)} | ${median(outcome.waits.queued).toFixed(0)} | ${(outcome.busy.machine ?? 0).toFixed(2)} |`;
+    return `| ${variant.mode} | ${variant.share} | ${median(outcome.idle).toFixed(0)} | ${median(outcome.beside).toFixed(0)} | ${p90(outcome.beside).toFixed(0)} | ${ratio.toFixed(2)} | ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'} | ${outcome.beside.length} | ${outcome.batchDone} | ${median(outcome.after).toFixed(0)} | ${median(outcome.waits.total).toFixed(0)} | ${median(outcome.waits.queued).toFixed(0)} | ${(outcome.busy.machine ?? 0).toFixed(2)} |`;
   };
   saveResults('fair-share-latest.md', [
     `# Fair-share benchmark — ${new Date().toISOString()}`,
     '',
     `Workspace A: a batch of ${settings.rows} rows, ${settings.mini} at a time, each row one model call answered in ${settings.providerMs} ms (fake provider on loopback).` +
-      ` Workspace B: blocking runs of a 5-node workflow, one after another; ${settings.samples} idle, then from A's first finished rows on one a second, up to ${settings.samples} while A's batch runs (only those that ended while it still ran count), then ${settings.samples} once it has been cancelled.` +
+      ` Workspace B: blocking runs of a 5-node workflow, one after another; ${settings.samples} idle, then from A's first ${settings.mini} model calls on one a second, up to ${settings.samples} while A's batch runs (only those that ended while it still ran count), then ${settings.samples} once it has been cancelled.` +
       ` Each line is a fresh stack (api and worker processes, Temporal dev server, FerretDB), ${os.cpus().length} cores.`,
     '',
     `| A's rows | fair share | B p50 idle (ms) | B p50 beside the batch (ms) | B p90 beside (ms) | × idle | ≤ ${TARGET_RATIO}× | B runs beside | A's rows done by then | B p50 after (ms) | B p50 in Temporal beside (ms) | of it queued, p50 (ms) | cores busy beside |`,

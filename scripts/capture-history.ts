@@ -14,6 +14,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import type { ReconcileInput } from '../src/contracts/reconcile-contract';
+import type { RetentionPassInput } from '../src/contracts/retention-contract';
 import { WorkflowType, evalWorkflowId, runWorkflowId } from '../src/contracts/workflow-names';
 import { isFinal, waitForRun, type Engine } from '../test/support/engine';
 import { runLeftUnstarted } from '../test/support/half-started-runs';
@@ -25,6 +26,7 @@ import { type CallbackReceiver, startCallbackReceiver } from '../test/support/ca
 import { callbackWorkflowId } from '../src/contracts/callback-contract';
 import { approvalDeliveryWorkflowId } from '../src/contracts/approval-contract';
 import { limitWorkflowId } from '../src/contracts/limit-contract';
+import { runActionWorkflowId } from '../src/contracts/run-action-contract';
 import { REPO_ROOT } from './lib/tools';
 
 const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -58,9 +60,11 @@ interface Scenario {
     | { partial: Record<string, unknown> }
     | { batch: { rows: number; miniBatchSize: number; approveRows?: boolean } }
     | { reconcile: { pageSize: number } }
+    | { retention: { pageSize: number } }
     | { scheduled: true }
     | { code: string }
-    | { eval: { rows: number } };
+    | { eval: { rows: number } }
+    | { runAction: { runs: number } };
 }
 
 const LLM = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
@@ -280,6 +284,12 @@ const SCENARIOS: Scenario[] = [
     expect: { reconcile: { pageSize: 1 } },
   },
   {
+    // One retention pass (what its daily schedule starts) deleting two expired runs, a page each.
+    name: 'retention',
+    definition: { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] },
+    expect: { retention: { pageSize: 1 } },
+  },
+  {
     // An eval run: its batch as a child workflow (rows as child runs), scored beside it by one activity.
     name: 'eval-run',
     definition: {
@@ -287,6 +297,15 @@ const SCENARIOS: Scenario[] = [
       links: [l('in', 'out')],
     },
     expect: { eval: { rows: 3 } },
+  },
+  {
+    // A bulk cancel of paused runs: its pages (one activity each) with a wait between them, then its end.
+    name: 'run-action',
+    definition: {
+      nodes: [input(), n('gate', 'HumanInterventionNode'), n('out', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'out')],
+    },
+    expect: { runAction: { runs: 25 } },
   },
   {
     // One fire of a schedule (backfilled, so it comes at once): the run recorded, then run as a child.
@@ -310,6 +329,24 @@ async function runReconcileScenario(engine: Engine, workflowId: string, pageSize
   });
   await handle.result();
   for (const runId of stranded) assert.equal((await waitForRun(engine.http, runId, isFinal)).status, 'COMPLETED');
+  return handle.workflowId;
+}
+
+/** Two finished runs past their workflow's retention, then one retention pass in pages of `pageSize` runs. */
+async function runRetentionScenario(engine: Engine, workflowId: string, pageSize: number): Promise<string> {
+  for (let i = 0; i < 2; i++) {
+    const res = await engine.http.post(`/wf/${workflowId}/run/`, { initial_inputs: { in: { x: 'a' } } });
+    assert.equal(res.status, 200, res.text);
+  }
+  const set = await engine.http.put(`/wf/${workflowId}/retention/`, { days: 1e-9 });
+  assert.equal(set.status, 200, set.text);
+  const input: RetentionPassInput = { pageSize };
+  const handle = await engine.api.temporal.workflow.start(WorkflowType.spurRetention, {
+    workflowId: `${engine.api.config.temporal.workflowIdPrefix}spur-retention`,
+    taskQueue: engine.api.config.temporal.taskQueue,
+    args: [input],
+  });
+  assert.deepEqual(await handle.result(), { deleted_runs: 2, kept_active: 0 });
   return handle.workflowId;
 }
 
@@ -340,6 +377,25 @@ async function runEvalScenario(engine: Engine, workflowId: string, rows: number)
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`eval run ${launched.body.run_id} did not complete`);
+}
+
+/** `runs` paused runs cancelled by one bulk action (two pages): resolves to the action's workflow id. */
+async function runRunActionScenario(engine: Engine, workflowId: string, runs: number): Promise<string> {
+  const ids: string[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x: `r${i}` } } });
+    assert.equal(started.status, 200, started.text);
+    ids.push(started.body.id);
+  }
+  for (const id of ids) await waitForRun(engine.http, id, (r) => r.status === 'PAUSED');
+  const made = await engine.http.post('/runs/actions/', {
+    filter: { workflow_id: workflowId, status: ['PAUSED'] },
+    action: 'cancel',
+  });
+  assert.equal(made.status, 200, made.text);
+  assert.equal(made.body.matched, runs);
+  for (const id of ids) assert.equal((await waitForRun(engine.http, id, isFinal)).status, 'CANCELED');
+  return runActionWorkflowId(made.body.id, engine.api.config.temporal.workflowIdPrefix);
 }
 
 /** An hourly schedule backfilled over one past hour: exactly one fire. Resolves to the fire's workflow id. */
@@ -434,8 +490,10 @@ async function runScenario(engine: Engine, scenario: Scenario, receiver?: Callba
   }
   if ('batch' in expect) return runBatchScenario(engine, wf.body.id, expect.batch);
   if ('reconcile' in expect) return runReconcileScenario(engine, wf.body.id, expect.reconcile.pageSize);
+  if ('retention' in expect) return runRetentionScenario(engine, wf.body.id, expect.retention.pageSize);
   if ('scheduled' in expect) return runScheduledScenario(engine, wf.body.id);
   if ('eval' in expect) return runEvalScenario(engine, wf.body.id, expect.eval.rows);
+  if ('runAction' in expect) return runRunActionScenario(engine, wf.body.id, expect.runAction.runs);
   if ('partial' in expect) {
     const res = await engine.http.post(`/wf/${wf.body.id}/run_partial/`, expect.partial);
     assert.equal(res.status, 200, res.text);
@@ -528,6 +586,8 @@ function defineCaptureSuite(outDir: string): void {
       ({ engine, fake } = await startLlmEngine({
         SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
         SPUR_APPROVAL_WEBHOOK_SECRET: 'capture-approval-secret',
+        // A bulk action's pages come slower than it acts: its history holds the wait between two pages.
+        SPUR_RUN_ACTION_RATE: '5',
       }));
       fake.respondWith(providerScript);
     });

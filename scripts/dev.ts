@@ -52,6 +52,7 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
     temporal: envPort('SPUR_TEMPORAL_PORT', DEFAULT_DEV_PORTS.temporal),
     temporalUi: envPort('SPUR_TEMPORAL_UI_PORT', DEFAULT_DEV_PORTS.temporalUi),
     ferret: envPort('SPUR_FERRETDB_PORT', DEFAULT_DEV_PORTS.ferret),
+    metrics: envPort('SPUR_METRICS_PORT', DEFAULT_DEV_PORTS.metrics),
   };
   const dataDir = path.resolve(options.dataDir ?? (process.env.SPUR_DATA_DIR || path.join(REPO_ROOT, '.data')));
   mkdirSync(dataDir, { recursive: true });
@@ -125,10 +126,17 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
     };
     // The worker and the api are where durability shows: one that dies is restarted (with
     // backoff, logged) while runs go on, instead of the whole stack stopping.
-    const start = (name: string, [command, ...args]: readonly string[]): void => {
+    // Metrics are on in dev, each process on its own port: the api's, then the worker's apart.
+    const metricsPorts = { api: ports.metrics, worker: ports.metrics + 1 };
+    const start = (name: 'api' | 'worker', [command, ...args]: readonly string[]): void => {
       if (command === undefined) throw new Error(`empty ${name} command`);
+      const own = { ...env, SPUR_METRICS_PORT: String(metricsPorts[name]) };
       apps.push(
-        supervise({ name, command, args, env, cwd: REPO_ROOT }, options.restartPolicy ?? DEFAULT_RESTART_POLICY, say),
+        supervise(
+          { name, command, args, env: own, cwd: REPO_ROOT },
+          options.restartPolicy ?? DEFAULT_RESTART_POLICY,
+          say,
+        ),
       );
     };
     if (workerCommand) start('worker', workerCommand);
@@ -139,6 +147,10 @@ export async function runDev(options: DevOptions = {}): Promise<number> {
     if (!shuttingDown) {
       const api = `http://127.0.0.1:${ports.api}/api`;
       say(`ready: API ${api}  docs ${api}/docs  Temporal UI ${temporal.uiUrl}  (data in ${dataDir})`);
+      const metrics = (workerCommand ? (['api', 'worker'] as const) : (['api'] as const)).map(
+        (name) => `${name} http://127.0.0.1:${metricsPorts[name]}/metrics`,
+      );
+      say(`metrics: ${metrics.join('  ')}`);
     }
   } catch (err) {
     void shutdown(1, `start-up failed: ${err instanceof Error ? err.message : String(err)}`);

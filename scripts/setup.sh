@@ -19,6 +19,10 @@ TEMPORAL_VERSION=v1.5.1   # newer CLI tags carry a replace directive and cannot 
 # The Temporal server the `temporalio/server` image runs, for the production-shaped cluster (npm run
 # cluster): the same server version the CLI above embeds, so its Go modules are already cached.
 TEMPORAL_SERVER_VERSION=v1.29.1
+# The cluster's Prometheus (npm run cluster): Prometheus 3.x's Go module is tagged v0.3xx.y (this is
+# 3.16.0's), the newest the Go module proxy serves that builds with Go 1.26. Built without the
+# builtinassets tag: no web UI, the HTTP API serves queries.
+PROMETHEUS_VERSION=v0.316.0
 FERRETDB_VERSION=v1.24.2  # v1: MongoDB wire protocol on SQLite, no PostgreSQL needed
 FERRETDB_BUILD="$FERRETDB_VERSION-spur.2" # the module plus scripts/patches (a new label rebuilds)
 CACHE="${SPUR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spur-tools}"
@@ -190,6 +194,7 @@ ensure_tool() {
 
 # The cluster's Temporal server and the SQL tool that creates its schema on PostgreSQL.
 build_temporal-server() { GOBIN="$1" go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" && mv "$1/server" "$1/temporal-server"; }
+build_prometheus() { GOBIN="$1" go install "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_VERSION"; }
 build_temporal-sql-tool() { GOBIN="$1" go install "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" && mv "$1/sql" "$1/temporal-sql-tool"; }
 
 # The server's PostgreSQL schema steps, from the same module: temporal-sql-tool applies them.
@@ -207,44 +212,46 @@ ensure_temporal_schema() {
   ln -sfn "$dir" "$link"
 }
 
-# --- compose-check -------------------------------------------------------------
-# test/deploy validates docker-compose.yml with compose-go, the library `docker compose` loads
-# files with (no Docker engine here). Built from scripts/compose-check; the cache key is a hash of
-# its sources, so an edit rebuilds it.
+# --- Small Go tools (scripts/<name>) -------------------------------------------------
+# Tests check what Spur writes with the libraries of the projects that read it:
+# compose-check (test/deploy) loads docker-compose.yml with compose-go, the loader of `docker
+# compose` (no Docker engine here); prom-parse (test/e2e/metrics*) parses a scrape with expfmt,
+# Prometheus's own parser. Each is built from scripts/<name>; the cache key is a hash of its
+# sources, so an edit rebuilds it. Without Go the dev stack still works; the tests say what is missing.
 sha256_of_files() {
-  local f; for f in "$@"; do sha256 "$f"; done >"$CACHE/.compose-check-hashes"
-  sha256 "$CACHE/.compose-check-hashes" | cut -c1-16
+  local f; for f in "$@"; do sha256 "$f"; done >"$CACHE/.go-tool-hashes"
+  sha256 "$CACHE/.go-tool-hashes" | cut -c1-16
 }
-build_compose_check() { (cd "$ROOT/scripts/compose-check" && go build -trimpath -o "$1/compose-check" .); }
 
-ensure_compose_check() {
-  local src="$ROOT/scripts/compose-check" link="$BIN_DIR/compose-check" hash dir bin
-  if [[ -n ${SPUR_COMPOSE_CHECK_BIN:-} ]]; then
-    runs "$SPUR_COMPOSE_CHECK_BIN" || die "SPUR_COMPOSE_CHECK_BIN=$SPUR_COMPOSE_CHECK_BIN is not a working compose-check"
+# ensure_go_tool <name> <override variable> <what needs it>
+ensure_go_tool() {
+  local name=$1 override=$2 who=$3
+  local src="$ROOT/scripts/$name" link="$BIN_DIR/$name" hash dir bin
+  if [[ -n ${!override:-} ]]; then
+    runs "${!override}" || die "$override=${!override} is not a working $name"
     return 0
   fi
   mkdir -p "$CACHE"
   hash="$(sha256_of_files "$src/go.mod" "$src/go.sum" "$src/main.go")"
-  dir="$CACHE/compose-check-$hash" bin="$CACHE/compose-check-$hash/compose-check"
+  dir="$CACHE/$name-$hash" bin="$CACHE/$name-$hash/$name"
   [[ "$(readlink "$link" 2>/dev/null)" == "$bin" ]] && runs "$bin" && return 0
   if ! runs "$bin"; then
     if ! command -v go >/dev/null 2>&1; then
-      # Only test/deploy needs it: the dev stack still works; that test says what is missing.
-      step "compose-check not built: it needs Go >= 1.22 (only test/deploy uses it)"
+      step "$name not built: it needs Go (only $who uses it)"
       return 0
     fi
     require_go
-    step "building compose-check (compose-go) into $dir (first time only)"
+    step "building $name into $dir (first time only)"
     mkdir -p "$dir"
     BUILD_TMP="$(mktemp -d "$dir/.build.XXXXXX")"
-    if ! build_compose_check "$BUILD_TMP" >"$BUILD_TMP/build.log" 2>&1 || ! runs "$BUILD_TMP/compose-check"; then
+    if ! (cd "$src" && go build -trimpath -o "$BUILD_TMP/$name" .) >"$BUILD_TMP/build.log" 2>&1 || ! runs "$BUILD_TMP/$name"; then
       tail -n 30 "$BUILD_TMP/build.log" >&2
-      die "building compose-check failed (output above)"
+      die "building $name failed (output above)"
     fi
-    mv -f "$BUILD_TMP/compose-check" "$bin"
+    mv -f "$BUILD_TMP/$name" "$bin"
     cleanup
   fi
-  step "linking .tools/bin/compose-check -> $bin"
+  step "linking .tools/bin/$name -> $bin"
   mkdir -p "$BIN_DIR"
   ln -sfn "$bin" "$link"
 }
@@ -353,6 +360,7 @@ setup_dev() {
 setup_cluster() {
   ensure_tool temporal-server "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SERVER_BIN
   ensure_tool temporal-sql-tool "$TEMPORAL_SERVER_VERSION" SPUR_TEMPORAL_SQL_TOOL_BIN
+  ensure_tool prometheus "$PROMETHEUS_VERSION" SPUR_PROMETHEUS_BIN
   ensure_temporal_schema
   ensure_cluster_packages
 }
@@ -360,5 +368,10 @@ setup_dev
 case $PART in
   cluster) setup_cluster ;;
   screenshots) ensure_chromium ;;
-  test) setup_cluster; ensure_compose_check; ensure_chromium ;;
+  test)
+    setup_cluster
+    ensure_go_tool compose-check SPUR_COMPOSE_CHECK_BIN test/deploy
+    ensure_go_tool prom-parse SPUR_PROM_PARSE_BIN test/e2e/metrics
+    ensure_chromium
+    ;;
 esac

@@ -1,3 +1,4 @@
+import { httpMetrics } from './http/http-metrics';
 import { workspaceScope } from './db/workspace-scope';
 import { scheduleRoutes } from './modules/schedules/schedules.routes';
 import { randomBytes } from 'node:crypto';
@@ -50,10 +51,14 @@ import { nodeTypeRoutes } from './modules/node-types/node-types.routes';
 import { pauseRoutes } from './modules/pauses/pauses.routes';
 import { ragRoutes } from './modules/rag/rag.routes';
 import { runRoutes } from './modules/runs/runs.routes';
+import { retentionRoutes } from './modules/runs/retention.routes';
 import { callbackRoutes } from './modules/callbacks/callbacks.routes';
+import { inboundCallbackRoutes } from './modules/inbound-callbacks/inbound-callbacks.routes';
 import { runEventRoutes } from './modules/runs/run-events.routes';
 import { streamClientOf } from './modules/runs/stream-slots';
 import { rerunRoutes } from './modules/runs/rerun.routes';
+import { workflowPauseRoutes } from './modules/workflows/workflow-pause.routes';
+import { runActionRoutes } from './modules/run-actions/run-actions.routes';
 import { workflowRoutes } from './modules/workflows/workflows.routes';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes';
 import { sessionRoutes } from './modules/sessions/sessions.routes';
@@ -98,8 +103,15 @@ export function createApp({ config, logger, services, probes, secretKey = random
       ...services,
       uploadLimits: { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes },
       definitionLimits: config.limits,
-      dependents: [services.schedules, services.webhookTriggers, services.budgets, services.mcpTools],
+      dependents: [
+        services.schedules,
+        services.webhookTriggers,
+        services.budgets,
+        services.mcpTools,
+        services.workflowPauses,
+      ],
     }),
+    ...workflowPauseRoutes(services.workflowPauses),
     ...runRoutes({
       clientRuns: services.clientRuns,
       partialRuns: services.partialRuns,
@@ -108,7 +120,13 @@ export function createApp({ config, logger, services, probes, secretKey = random
       idempotency: services.idempotency,
       recoverRun: services.recoverRun,
     }),
+    ...retentionRoutes({
+      workflows: services.workflows,
+      retention: services.retention,
+      eraser: services.eraser,
+    }),
     ...callbackRoutes(services.callbacks),
+    ...inboundCallbackRoutes(services.deliverCallback),
     ...scheduleRoutes(services.schedules),
     ...webhookRoutes({ triggers: services.webhookTriggers, deliver: services.deliverHook }),
     ...runEventRoutes({
@@ -119,6 +137,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
       clientOf: streamClientOf(clientAddressOf(config.http.login.trustForwardedFor)),
     }),
     ...rerunRoutes(services.reruns),
+    ...runActionRoutes(services.runActions),
     ...fileRoutes(services.storedFiles),
     ...templateRoutes(services.workflows),
     ...codeConvertRoutes(services.codeConvert),
@@ -134,7 +153,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...sessionRoutes(services.sessions),
     ...chatCompletionRoutes(services.chatCompletions),
     ...usageRoutes(services.prices, services.usageLedger),
-    ...limitsRoutes(services.providerLimits, services.notifyLimitChanges),
+    ...limitsRoutes(services.providerLimits, services.notifyLimitChanges, services.switchBreaker),
     ...budgetRoutes(services.budgets, services.workflows.exists),
     ...mcpPublishRoutes(services.mcpTools, services.workflows),
     ...mcpRoutes(services.workflowTools, config.http.maxJsonBytes),
@@ -183,6 +202,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
 
   app.use(securityHeaders());
   app.use(requestIds());
+  app.use(httpMetrics(isApi, routeOf));
   // Outside the error middleware and the gate: it records the status finally answered, refusals included.
   app.use(auditRecorder({ writer: audit, apiPrefix: API_PREFIX, route: routeOf, site: siteAudit, clientAddress }));
   app.use(errorMiddleware(logger));

@@ -5,18 +5,23 @@ import { valuesOf } from './db/values';
 import { createRunRepository } from './db/runs/run-repository';
 import { createWorkflowVersions } from './db/workflow-versions';
 import { createIdempotencyKeys } from './db/idempotency-keys';
+import { createWorkflowPauses } from './db/workflow-pauses';
 import { createRunReader } from './runs/reader';
 import { createRunLauncher, type RunLauncherDeps } from './runs/launcher';
 import { createRunRecorder } from './runs/recorder';
 import { createScheduledRunRecorder } from './runs/scheduled-runs';
+import { createSubworkflowRunRecorder } from './runs/subworkflow-runs';
 import { SecretBox } from './secrets/secret-box';
 import { approvalTokens } from './approvals/approval-token';
+import { inboundCallbackTokens } from './secrets/inbound-callback-token';
 import { createOutboundFetch } from './outbound/outbound-fetch';
 import { createBoundedParser } from './parsing/parse-pool';
 import { createLanceStore } from './rag/lance-store';
 import { createPriceBook } from './usage/price-book';
 import { createProviderLimits } from './usage/provider-limits';
 import { createBudgets } from './usage/budgets';
+import { createRunEraser } from './runs/run-eraser';
+import { createRetention } from './runs/retention';
 
 export interface KernelDeps {
   models: Models;
@@ -33,6 +38,7 @@ export interface KernelDeps {
 /**
  * What the api and the worker both build, built once here so the two sides cannot drift apart:
  * the run's storage, reader, recorder and launcher, values, versions, prices, budgets and limits,
+ * the run eraser and retention,
  * the secret box, the outbound client, the parse threads, the vector store and approval tokens.
  * Each process composes one kernel and builds its own side (services.ts, temporal/spur-worker.ts) on it.
  */
@@ -41,7 +47,8 @@ export function composeKernel({ models, config, secretKey, temporal, eagerStart,
   const runRecords = createRunRepository(models, values);
   // One cache of pinned versions per process: they never change once written.
   const versions = createWorkflowVersions(models);
-  const recorder = createRunRecorder({ models, values, runRecords, versions });
+  const pauses = createWorkflowPauses(models);
+  const recorder = createRunRecorder({ models, values, runRecords, versions, pauses });
   const prices = createPriceBook(models);
   const keys = createIdempotencyKeys(models);
   const launcher = createRunLauncher({
@@ -57,6 +64,8 @@ export function composeKernel({ models, config, secretKey, temporal, eagerStart,
     batch: config.runs,
     whenRefused,
   });
+  const budgets = createBudgets(models, prices);
+  const eraser = createRunEraser({ models, runRecords, budgets, secretKey });
   return {
     values,
     runRecords,
@@ -65,6 +74,7 @@ export function composeKernel({ models, config, secretKey, temporal, eagerStart,
     recorder,
     keys,
     launcher,
+    pauses,
     recordScheduledRun: createScheduledRunRecorder({
       models,
       recorder,
@@ -72,15 +82,28 @@ export function composeKernel({ models, config, secretKey, temporal, eagerStart,
       versions,
       definitionLimits: config.limits,
     }),
+    recordSubworkflowRun: createSubworkflowRunRecorder({
+      models,
+      recorder,
+      runRecords,
+      versions,
+      values,
+      definitionLimits: config.limits,
+    }),
     box: new SecretBox(secretKey),
     approvalTokens: approvalTokens(secretKey),
+    /** WaitForCallbackNodes' callback tokens: minted by workers' templates, checked by the api. */
+    callbackTokens: inboundCallbackTokens(secretKey),
     // Every request either side makes for a run or a client (nodes, embeddings, callbacks, AI helpers) follows one policy.
     outbound: createOutboundFetch(config.outbound),
     // Documents and dataset files are parsed on its threads, never on the event loop.
     parser: createBoundedParser(config.parsing),
     vectors: createLanceStore(config.rag.vectorStoreUri, config.rag),
     prices,
-    budgets: createBudgets(models, prices),
+    budgets,
+    /** Deleting finished runs: one now (the api's DELETE), or every expired one (retention's pass). */
+    eraser,
+    retention: createRetention({ models, eraser, defaultDays: config.runs.retentionDays }),
     providerLimits: createProviderLimits(models),
   };
 }

@@ -10,6 +10,9 @@ import { apiProbes, createTemporalProbe } from './health/probes';
 import type { PythonSandbox } from './nodes/code-execution/python-sandbox';
 import { loadSecretKey } from './secrets/secret-key';
 import { createServices } from './services';
+import { serveMetrics } from './metrics/metrics-server';
+import { metrics } from './metrics/metrics';
+import { createRunLookups } from './db/runs/run-lookups';
 
 export interface ApiDeps {
   config: Readonly<Config>;
@@ -30,6 +33,8 @@ export interface ApiDeps {
    * then says whether it starts. The api alone runs no Python and leaves that to its workers.
    */
   hostedWorkerSandbox?: PythonSandbox;
+  /** The Temporal SDK's own metrics of the worker in this process (combined topology), served beside the api's. */
+  sdkMetrics?: () => Promise<string>;
   /** Runs after the HTTP server has drained, before the process exits (closes connections, stops a hosted worker). */
   afterDrain: () => Promise<void>;
 }
@@ -72,6 +77,13 @@ export async function serveApi(deps: ApiDeps): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.http.port;
   logger.info({ url: `http://${config.http.host}:${port}/api`, eagerStart: deps.eagerStart }, 'api listening');
+  const metricsServer = await serveMetrics(config.metrics, deps.sdkMetrics);
+  if (metricsServer) {
+    logger.info({ url: `http://${config.metrics.host}:${metricsServer.port}/metrics` }, 'metrics listening');
+    // Fleet-wide state, read from the database when scraped: every api reports the same count.
+    const lookups = createRunLookups(deps.models);
+    metrics.pausesOpen.track(lookups, async (runs) => [{ labels: {}, value: await runs.pausedCount() }]);
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,3 +1,5 @@
+import { createInboundCallbackService } from './modules/inbound-callbacks/inbound-callbacks.service';
+import { createInboundCallbacks } from './db/inbound-callbacks';
 import { createWorkspaceStore } from './db/workspaces';
 import { createWorkspaceMembers } from './db/workspace-members';
 import { createWorkspaceService } from './modules/access/workspaces.service';
@@ -6,7 +8,7 @@ import type { RunOutcomes } from './engine/run-outcomes';
 import type { Config } from './config/settings';
 import { createMcpTools } from './db/mcp-tools';
 import { createWorkflowTools } from './modules/mcp/workflow-tools.service';
-import { limitChangeNotifier } from './usage/limit-changes';
+import { breakerSwitcher, limitChangeNotifier } from './usage/limit-changes';
 import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
 import { composeKernel } from './kernel';
@@ -30,6 +32,7 @@ import { createStoredFileService } from './modules/files/stored-files.service';
 import { createAiAssist } from './modules/ai/ai-assist';
 import { createVersionService } from './modules/workflows/versions.service';
 import { createWorkflowService } from './modules/workflows/workflows.service';
+import { createSubworkflowLinks } from './modules/workflows/subworkflow-links';
 import { createCodeConvertService } from './modules/code-convert/code-convert.service';
 import { createCodeParser } from './modules/code-convert/code-parser';
 import { createSessionTurns } from './db/session-turns';
@@ -51,10 +54,15 @@ import { createWebhookTriggerStore } from './db/webhook-triggers';
 import { createWebhookHits } from './db/webhook-hits';
 import { createWebhookTriggerService } from './modules/webhooks/webhook-triggers.service';
 import { createHookDelivery } from './modules/webhooks/hook-delivery';
+import { createHookHold } from './modules/webhooks/hook-hold';
+import { createHeldRelease } from './modules/webhooks/held-release';
+import { createWorkflowPauseService } from './modules/workflows/workflow-pause.service';
+import { createHeldDeliveries } from './db/held-deliveries';
 import { createEvalRecords } from './db/eval-records';
 import { createSuiteService } from './modules/evals/suites.service';
 import { createEvalRecorder } from './modules/evals/eval-recorder';
 import { createEvalService } from './modules/evals/evals.service';
+import { createRunActionService } from './modules/run-actions/run-actions.service';
 
 export interface ServiceDeps {
   models: Models;
@@ -62,7 +70,17 @@ export interface ServiceDeps {
   temporal: Client;
   config: Pick<
     Config,
-    'temporal' | 'runs' | 'datasets' | 'parsing' | 'values' | 'limits' | 'rag' | 'outbound' | 'idempotency'
+    | 'temporal'
+    | 'runs'
+    | 'datasets'
+    | 'parsing'
+    | 'values'
+    | 'limits'
+    | 'rag'
+    | 'outbound'
+    | 'idempotency'
+    | 'webhooks'
+    | 'inboundCallbacks'
   > &
     Partial<Pick<Config, 'runEvents'>>;
   /** Start runs with eager workflow start (the client shares a NativeConnection with a worker here). */
@@ -95,7 +113,10 @@ export function createServices({
     whenRefused: 'fail-run',
   });
   const { values, runRecords, reader, recorder, launcher, keys, box, outbound, parser, prices } = kernel;
-  const workflows = createWorkflowService(models);
+  const workflows = createWorkflowService(
+    models,
+    createSubworkflowLinks({ models, versions: kernel.versions, maxDepth: config.limits.subworkflowMaxDepth }),
+  );
   const versions = createVersionService(models, kernel.versions);
   const turns = createSessionTurns(models);
   // A deleted user takes its sessions along: the two services know each other through this call.
@@ -139,6 +160,22 @@ export function createServices({
     return reader.get(runId);
   };
   const webhookStore = createWebhookTriggerStore(models);
+  const heldDeliveries = createHeldDeliveries(models);
+  const workflowPauses = createWorkflowPauseService({
+    workflows,
+    pauses: kernel.pauses,
+    held: heldDeliveries,
+    releaseHeld: createHeldRelease({
+      held: heldDeliveries,
+      keys,
+      runRecords,
+      clientRuns,
+      launcher,
+      recorder,
+      workflows,
+      ttlMs: config.idempotency.ttlMs,
+    }),
+  });
   // Streams end when the api stops draining: their clients reconnect elsewhere with Last-Event-ID.
   stopping?.addEventListener('abort', () => runEvents.close());
   const schedules = createScheduleService({
@@ -186,6 +223,7 @@ export function createServices({
       workflowIdPrefix: config.temporal.workflowIdPrefix,
       fairShare: config.temporal.fairShare,
       definitionLimits: config.limits,
+      pauses: kernel.pauses,
     }),
   });
   const browserSessionStore = createBrowserSessionStore(models);
@@ -201,13 +239,17 @@ export function createServices({
     usageLedger: createUsageLedger(models),
     providerLimits: kernel.providerLimits,
     budgets: kernel.budgets,
+    eraser: kernel.eraser,
+    retention: kernel.retention,
     notifyLimitChanges: limitChangeNotifier(() => temporal, config.temporal.workflowIdPrefix),
+    switchBreaker: breakerSwitcher(() => temporal, config.temporal),
     schedules,
     runEvents,
     streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),
     values,
     runRecords,
     workflows,
+    workflowPauses,
     versions,
     runs: reader,
     callbacks,
@@ -222,8 +264,16 @@ export function createServices({
       fairShare: config.temporal.fairShare,
       eagerStart,
       definitionLimits: config.limits,
+      pauses: kernel.pauses,
     }),
     reruns: createReruns({ ...recording, runRecords, versions }),
+    runActions: createRunActionService({
+      models,
+      temporal,
+      config: config.temporal,
+      rate: config.runs.bulkActionRate,
+      deciders: pauses.deciders,
+    }),
     recordBatch: createBatchRuns({ ...recording, prepareCallback: callbacks.prepare }),
     pauses,
     // Approval links decide through the pauses' own Update; their tokens are checked with the workers' key.
@@ -252,7 +302,7 @@ export function createServices({
     testFiles: createTestFileService(models),
     storedFiles: createStoredFileService(models),
     env,
-    aiAssist: createAiAssist(env, outbound),
+    aiAssist: createAiAssist(env, outbound.as('assist')),
     datasets: createDatasetService({ models, runs: reader, limits: config.datasets, parser }),
     outputFiles: createOutputFileService(models, runRecords),
     users,
@@ -289,6 +339,15 @@ export function createServices({
       callbacks,
       apiPrefix: '/api',
     }),
+    deliverCallback: createInboundCallbackService({
+      tokens: kernel.callbackTokens,
+      callbacks: createInboundCallbacks(models),
+      runOf: (runId) => kernel.runRecords.recordOf(runId),
+      versionOf: (versionId) => kernel.versions.byId(versionId),
+      temporal: () => temporal,
+      workflowIdPrefix: config.temporal.workflowIdPrefix,
+      maxBodyBytes: config.inboundCallbacks.maxBodyBytes,
+    }),
     deliverHook: createHookDelivery({
       store: webhookStore,
       hits: createWebhookHits(models),
@@ -298,6 +357,8 @@ export function createServices({
       reader,
       idempotency,
       recoverRun,
+      pauses: kernel.pauses,
+      hold: createHookHold(heldDeliveries, config.webhooks.maxHeldPerWorkflow),
     }),
     rag: createRagService({
       models,
@@ -307,7 +368,7 @@ export function createServices({
       fairShare: config.temporal.fairShare,
       vectors: kernel.vectors,
       secret: env.reveal,
-      fetch: outbound,
+      fetch: outbound.as('embedding'),
       parser,
     }),
     parser,

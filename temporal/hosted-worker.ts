@@ -5,7 +5,8 @@ import type { Models } from '../src/db/models';
 import { createRunOutcomes, type RunOutcomes } from '../src/engine/run-outcomes';
 import type { Logger } from '../src/logger';
 import { ensureReconcilerSchedule } from './reconciler-schedule';
-import { createSpurWorker } from './spur-worker';
+import { ensureRetentionSchedule } from './retention-schedule';
+import { createSpurWorkers } from './spur-worker';
 import { createTracer } from '../src/telemetry/tracer';
 
 export interface HostedWorker {
@@ -21,8 +22,8 @@ export interface HostedWorker {
 }
 
 /**
- * A worker of the task queue in the api's process (the single-host topology: processes/combined.ts,
- * and the test harness's engines). The process that hosts a worker keeps the reconciler's schedule.
+ * The workers of the task queues in the api's process (the single-host topology: processes/combined.ts,
+ * and the test harness's engines). The process that hosts a worker keeps the reconciler's and retention's schedules.
  * The Temporal runtime must be installed first.
  */
 export async function hostSpurWorker(config: Readonly<Config>, models: Models, logger: Logger): Promise<HostedWorker> {
@@ -30,19 +31,20 @@ export async function hostSpurWorker(config: Readonly<Config>, models: Models, l
   const outcomes = createRunOutcomes();
   // One exporter per process; spans still queued go out once the worker has stopped.
   const tracer = createTracer(config.traces) ?? undefined;
-  const worker = await createSpurWorker(connection, config, models, { outcomes, ...(tracer ? { tracer } : {}) });
-  const running = worker.run().finally(() => tracer?.shutdown().catch(() => undefined));
+  const workers = await createSpurWorkers(connection, config, models, { outcomes, ...(tracer ? { tracer } : {}) });
+  const running = workers.run().finally(() => tracer?.shutdown().catch(() => undefined));
   // Handled until the caller says what a failed worker means (processes/combined.ts exits).
   running.catch(() => undefined);
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   await ensureReconcilerSchedule(temporal, config, logger);
+  await ensureRetentionSchedule(temporal, config, logger);
   return {
     connection,
     temporal,
     outcomes,
     running,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await running;
     },
   };

@@ -1,10 +1,21 @@
+import { inboundCallbackUrl } from '../src/secrets/inbound-callback-token';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { Context } from '@temporalio/activity';
-import { type NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import {
+  type NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  makeTelemetryFilterString,
+} from '@temporalio/worker';
+import { createWorkerSlots } from './worker-slots';
+import { bulkTaskQueue } from '../src/contracts/task-queues';
 import type { Config } from '../src/config/settings';
 import type { Models } from '../src/db/models';
 import { composeKernel } from '../src/kernel';
+import { composeRunActionSteps } from '../src/runs/run-action-kit';
+import { metrics } from '../src/metrics/metrics';
 import { PythonSandbox } from '../src/nodes/code-execution/python-sandbox';
 import { createCredentials } from '../src/secrets/credentials';
 import { loadSecretKey } from '../src/secrets/secret-key';
@@ -15,18 +26,29 @@ import { openCallbackSecret } from '../src/secrets/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import type { SpurTracer } from '../src/telemetry/tracer';
 
+/** The workers of one process: the main task queue's and the bulk queue's, run and stopped together. */
+export interface SpurWorkers {
+  /** Settles once both have stopped; rejects (stopping the other) when either fails. */
+  run(): Promise<void>;
+  /** Begins both drains (the SDK's own SIGTERM handler does so too). */
+  shutdown(): void;
+}
+
 /**
- * A worker of Spur's task queue: every workflow and activity, whichever process hosts it (the
- * worker process, or the api in the single-process topology). All workers of a queue must be equal.
+ * The workers of Spur's task queues, whichever process hosts them (the worker process, or the api
+ * in the single-process topology): every workflow and activity on the main queue, and the same on
+ * the bulk queue (src/contracts/task-queues.ts), whose slots, and the rows of inline batch chunks,
+ * give way to the main queue's work while the host is busy (worker-slots.ts). All workers of a
+ * queue must be equal.
  * `hosted.outcomes`: the api in this process answers blocking runs from their final saves.
- * `hosted.tracer`: where run traces go (tracing on); its owner flushes it once the worker stops.
+ * `hosted.tracer`: where run traces go (tracing on); its owner flushes it once the workers stop.
  */
-export function createSpurWorker(
+export async function createSpurWorkers(
   connection: NativeConnection,
   config: Readonly<Config>,
   models: Models,
   hosted: { outcomes?: RunOutcomes; tracer?: SpurTracer } = {},
-): Promise<Worker> {
+): Promise<SpurWorkers> {
   const secretKey = loadSecretKey(config);
   // The reconciler's launcher: a start Temporal refuses leaves the run PENDING for its next pass.
   const kernel = composeKernel({
@@ -42,24 +64,33 @@ export function createSpurWorker(
   // A callback posts the run as GET /api/run/{id}/ shows it: the api's own reader.
   const callbacks = {
     ...config.callbacks,
-    fetch: outbound,
+    fetch: outbound.as('callback'),
     runBody: (runId: string) => kernel.reader.get(runId),
     openSecret: (sealed: string) => openCallbackSecret(box, sealed),
   };
-  const retriever = createRetriever({ models, vectors, secret: credentials.reveal, fetch: outbound }).forNode;
+  const retriever = createRetriever({
+    models,
+    vectors,
+    secret: credentials.reveal,
+    fetch: outbound.as('embedding'),
+  }).forNode;
+  // The one pool Python nodes of this process run in: spur_sandbox_slots reads it when scraped.
+  const pythonSandbox = new PythonSandbox(config.python);
+  metrics.sandboxSlots.track(pythonSandbox, (sandbox) => sandbox.slotSamples());
+  const { temporal } = config;
+  const slots = createWorkerSlots(temporal);
   const queue = {
-    taskQueue: config.temporal.taskQueue,
-    workflowIdPrefix: config.temporal.workflowIdPrefix,
-    fairShare: config.temporal.fairShare,
+    taskQueue: temporal.taskQueue,
+    workflowIdPrefix: temporal.workflowIdPrefix,
+    fairShare: temporal.fairShare,
   };
-  if (!config.temporal.workflowStackTraces) withoutWorkflowStackTraces();
-  return Worker.create({
+  if (!temporal.workflowStackTraces) withoutWorkflowStackTraces();
+  const options = {
     connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
+    namespace: temporal.namespace,
     // Production (and the test harness) load a prebuilt bundle; dev bundles from source at start.
-    ...(config.temporal.workflowBundle
-      ? { workflowBundle: { codePath: config.temporal.workflowBundle } }
+    ...(temporal.workflowBundle
+      ? { workflowBundle: { codePath: temporal.workflowBundle } }
       : { workflowsPath: path.join(__dirname, 'workflows') }),
     // A prebuilt bundle holds the workflow side already (scripts/build-bundle.ts).
     interceptors: { activity: [workspaceActivities], workflowModules: [WORKSPACE_WORKFLOW_INTERCEPTOR] },
@@ -71,14 +102,27 @@ export function createSpurWorker(
       vectors,
       retriever,
       parser: kernel.parser,
-      pythonSandbox: new PythonSandbox(config.python),
+      pythonSandbox,
       prices: kernel.prices,
       budgets: kernel.budgets,
       limits: kernel.providerLimits,
       temporal: queue,
+      runActionRate: config.runs.bulkActionRate,
+      bulkRows: slots.bulkRows,
       launcher: kernel.launcher,
       recordScheduledRun: kernel.recordScheduledRun,
+      recordSubworkflowRun: kernel.recordSubworkflowRun,
+      retention: kernel.retention,
+      runActionSteps: composeRunActionSteps({
+        models,
+        kernel,
+        temporal: () => Context.current().client,
+        workflowIdPrefix: config.temporal.workflowIdPrefix,
+        definitionLimits: config.limits,
+        decisionWaitMs: config.runs.actionWaitMs,
+      }),
       callbacks,
+      callbackUrl: (claims) => inboundCallbackUrl(config.approvals.publicUrl, kernel.callbackTokens.mint(claims)),
       approvals: {
         settings: config.approvals,
         tokens: kernel.approvalTokens,
@@ -87,13 +131,44 @@ export function createSpurWorker(
       },
       ...hosted,
     }),
-    // Beyond this many, activities wait in Temporal's queue (where they cost nothing) for a slot.
-    maxConcurrentActivityTaskExecutions: config.temporal.maxActivities,
-    shutdownGraceTime: '10s',
+    // On SIGTERM (the SDK's handler) or shutdown(): polling stops at once, running activities get
+    // this long; then they are cancelled, their attempt fails and Temporal retries it elsewhere.
+    shutdownGraceTime: temporal.shutdownGraceMs,
     // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.
     maxHeartbeatThrottleInterval: '1s',
+  } satisfies Omit<WorkerOptions, 'taskQueue'>;
+  const main = await Worker.create({
+    ...options,
+    taskQueue: temporal.taskQueue,
+    tuner: slots.main,
   });
+  const bulk = await Worker.create({
+    ...options,
+    taskQueue: bulkTaskQueue(temporal.taskQueue),
+    tuner: slots.bulk,
+  });
+  return together([main, bulk]);
+}
+
+function together(workers: Worker[]): SpurWorkers {
+  const shutdown = () => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+  };
+  return {
+    async run() {
+      const runs = workers.map((w) => w.run());
+      try {
+        await Promise.all(runs);
+      } catch (err) {
+        // One failed: the other stops too, so the process (or its host) sees the failure whole.
+        shutdown();
+        await Promise.allSettled(runs);
+        throw err;
+      }
+    },
+    shutdown,
+  };
 }
 
 /**
@@ -107,9 +182,23 @@ function withoutWorkflowStackTraces(): void {
   v8.setFlagsFromString('--stack-trace-limit=0');
 }
 
-/** Once per process, before any connection: core's own logs at warnings and errors only. */
-export function installRuntime(): void {
+/**
+ * Once per process, before any connection: core's own logs at warnings and errors only, and with
+ * metrics on, its own metrics exported at `metricsAt` (src/metrics/sdk-metrics.ts), durations in
+ * seconds, under the names the SDK's documentation and Temporal's dashboards use (counters without
+ * `_total`: the suffix would double some, `temporal_local_activity_total_total`).
+ */
+export function installRuntime(metricsAt?: string): void {
   Runtime.install({
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
+      ...(metricsAt
+        ? {
+            metrics: {
+              prometheus: { bindAddress: metricsAt, useSecondsForDurations: true },
+            },
+          }
+        : {}),
+    },
   });
 }

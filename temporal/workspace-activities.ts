@@ -8,8 +8,12 @@ import { DEFAULT_WORKSPACE, workspaceScope } from '../src/db/workspace-scope';
 /** The workflow-side interceptor module that puts the workspace on each activity (bundled with the workflows). */
 export const WORKSPACE_WORKFLOW_INTERCEPTOR = path.join(__dirname, 'workflows', 'workspace-interceptor');
 
-/** The fleet's own workflows: their activities look across every workspace (a stuck run anywhere, a provider's slots). */
-const FLEET_WORKFLOWS: ReadonlySet<string> = new Set([WorkflowType.spurReconcile, WorkflowType.spurModelLimit]);
+/** The fleet's own workflows: their activities look across every workspace (a stuck run anywhere, a provider's slots, an expired run). */
+const FLEET_WORKFLOWS: ReadonlySet<string> = new Set([
+  WorkflowType.spurReconcile,
+  WorkflowType.spurModelLimit,
+  WorkflowType.spurRetention,
+]);
 
 /**
  * Runs each activity inside the workspace of the workflow that scheduled it: everything it reads

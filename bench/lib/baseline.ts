@@ -17,6 +17,8 @@ import { resolveRunInputs, toRunDefinition } from '../../src/runs/inputs';
 import type { WorkflowDefinition } from '../../src/definitions/definition.schema';
 import { createVersionService } from '../../src/modules/workflows/versions.service';
 import { createWorkflowService } from '../../src/modules/workflows/workflows.service';
+import { createSubworkflowLinks } from '../../src/modules/workflows/subworkflow-links';
+import { createWorkflowVersions } from '../../src/db/workflow-versions';
 import { type GraphLevel, planGraph, topologicalOrder } from '../../src/engine/graph';
 import { type NodeState, decideNodeInput } from '../../src/engine/node-inputs';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
@@ -94,7 +96,8 @@ export function planOf(definition: WorkflowDefinition): { def: RunDefinition; le
 
 /** One run's worth of MongoDB traffic without Temporal, in the engine's order. */
 export function createMongoBaseline(models: Models) {
-  const workflows = createWorkflowService(models);
+  const links = createSubworkflowLinks({ models, versions: createWorkflowVersions(models), maxDepth: 5 });
+  const workflows = createWorkflowService(models, links);
   const versions = createVersionService(models);
   const projection = createRunProjection(models, createRunEvents(models));
   const idTaken = async (id: string) => (await models.Run.exists({ _id: id })) !== null;

@@ -1,22 +1,26 @@
 // Loopback port helpers for starting servers side by side (tests run several stacks at once).
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A port that was free on 127.0.0.1 a moment ago (the OS picks it; we release it at once). */
+/**
+ * A port that was free on 127.0.0.1 a moment ago, released at once for a server to bind. It is
+ * picked below the kernel's ephemeral range, where no outgoing connection takes a local port: one
+ * the OS handed out (port 0) could be taken by any connection of the busy suite before the server
+ * bound it (seen: a cluster api's metrics port, EADDRINUSE). Picks of parallel tests can still
+ * meet; onFreePort retries where a server picks for itself.
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('could not read the port of a loopback listener'));
-        return;
-      }
-      server.close(() => resolve(address.port));
-    });
-  });
+  return freePortBelow(ephemeralLow());
+}
+
+/** The first port of the kernel's ephemeral range (Linux's default where it cannot be read). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 21000 ? low : 32768;
+  } catch {
+    return 32768;
+  }
 }
 
 /**

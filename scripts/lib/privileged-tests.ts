@@ -36,7 +36,7 @@ export const PRIVILEGED_FILES: readonly PrivilegedFile[] = [
     why: "it hands the keyfile to the mongodb image's user (uid 999), as the container's root does",
   },
   {
-    path: 'test/cluster/host-loss.test.ts',
+    path: 'test/cluster/',
     needs: ['postgresql', 'nginx'],
     why: 'the production-shaped cluster runs PostgreSQL and nginx from the OS packages',
   },

@@ -27,7 +27,8 @@ export const TEMPORAL_DEV_OPTIONS = {
   },
 } satisfies Partial<TemporalOptions>;
 
-export const DEFAULT_DEV_PORTS = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 6080 } as const;
+/** `metrics`: the api's metrics port (the worker's, when it runs apart, the next one). */
+export const DEFAULT_DEV_PORTS = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 6080, metrics: 9464 } as const;
 
 const HOST = '127.0.0.1';
 

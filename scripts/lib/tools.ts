@@ -1,9 +1,10 @@
-// Where the dev-server binaries (the cluster's Temporal server, compose-check) live. scripts/setup.sh puts them in .tools/bin
+// Where the dev-server binaries (the cluster's Temporal server and Prometheus, compose-check) live. scripts/setup.sh puts them in .tools/bin
 // (symlinks into a per-user cache) unless they are already on PATH.
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
-export type ToolName = 'temporal' | 'ferretdb' | 'compose-check' | 'temporal-server' | 'temporal-sql-tool';
+export type ToolName =
+  'temporal' | 'ferretdb' | 'compose-check' | 'prom-parse' | 'temporal-server' | 'temporal-sql-tool' | 'prometheus';
 
 /** Repository root (this file is scripts/lib/tools.ts). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -12,8 +13,10 @@ const ENV_OVERRIDE: Record<ToolName, string> = {
   temporal: 'SPUR_TEMPORAL_BIN',
   ferretdb: 'SPUR_FERRETDB_BIN',
   'compose-check': 'SPUR_COMPOSE_CHECK_BIN',
+  'prom-parse': 'SPUR_PROM_PARSE_BIN',
   'temporal-server': 'SPUR_TEMPORAL_SERVER_BIN',
   'temporal-sql-tool': 'SPUR_TEMPORAL_SQL_TOOL_BIN',
+  prometheus: 'SPUR_PROMETHEUS_BIN',
 };
 
 function isExecutable(file: string): boolean {

@@ -36,7 +36,9 @@ export interface OidcClient {
  */
 export function createOidcClient(settings: OidcSettings, outbound: OutboundPolicy): OidcClient {
   const issuer = new URL(settings.issuer);
-  const fetch = createOutboundFetch({ ...outbound, allowHosts: [...outbound.allowHosts, hostPort(issuer)] });
+  const fetch = createOutboundFetch({ ...outbound, allowHosts: [...outbound.allowHosts, hostPort(issuer)] }).as(
+    'sign_in',
+  );
   let discovered: Promise<oidc.Configuration> | undefined;
 
   function configuration(): Promise<oidc.Configuration> {

@@ -16,16 +16,20 @@ export const PERMISSIONS = {
   run: {
     role: 'operator',
     covers:
-      'starting, cancelling and rerunning runs, batch runs, chat completions, MCP calls; schedule pause, unpause and trigger',
+      'starting, cancelling and rerunning runs, batch runs, chat completions, MCP calls; pausing and resuming workflows; schedule pause, unpause and trigger',
   },
   build: {
     role: 'builder',
     covers:
-      'creating, editing and deleting workflows, datasets, files, RAG, schedules, triggers, evals, budgets, chat users and sessions; MCP publishing; AI assistance',
+      'creating, editing and deleting workflows, datasets, files, RAG, schedules, triggers, evals, budgets, chat users and sessions; deleting finished runs and setting their retention; MCP publishing; AI assistance',
   },
   'members.manage': { role: 'admin', covers: "the workspace's members and their roles" },
   'limits.manage': { role: 'admin', covers: "the workspace's provider limits" },
   'credentials.manage': { role: 'admin', covers: "env management: the workspace's stored provider keys and settings" },
+  'retention.prune': {
+    role: 'admin',
+    covers: "deleting the workspace's runs past their retention now (`POST /runs/retention/prune/`)",
+  },
   'users.manage': {
     role: 'admin',
     installation: true,

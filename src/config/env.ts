@@ -24,6 +24,10 @@ const bool = z
 export const envSchema = z.object({
   SPUR_HOST: z.string().default('127.0.0.1'),
   SPUR_PORT: z.coerce.number().int().min(0).max(65535).default(6080),
+  /** Prometheus metrics on a port of their own (GET /metrics); unset: none. `npm run dev` and `npm run cluster` set it. */
+  SPUR_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Where the metrics port listens: loopback unless a scraper on another host needs it. */
+  SPUR_METRICS_HOST: z.string().default('127.0.0.1'),
   SPUR_MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/'),
   SPUR_MONGODB_DB: z.string().default('spur'),
   SPUR_TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -80,8 +84,15 @@ export const envSchema = z.object({
   SPUR_BLOCKING_RUN_WAIT_SECONDS: z.coerce.number().positive().default(600),
   /** On SIGTERM, how long requests in flight may finish; blocking runs still waiting then answer 202. */
   SPUR_SHUTDOWN_DRAIN_SECONDS: z.coerce.number().positive().default(10),
+  /**
+   * On SIGTERM a worker stops polling at once and lets the activities it runs finish this long; those
+   * still running then are cancelled and retried on another worker.
+   */
+  SPUR_WORKER_SHUTDOWN_SECONDS: z.coerce.number().positive().max(3600).default(10),
   /** How long a pause action waits for a worker before it is queued (202) to apply later. */
   SPUR_PAUSE_ACTION_WAIT_SECONDS: z.coerce.number().positive().default(5),
+  /** Runs a bulk action (POST /api/runs/actions/) acts on per second at most, in pages of 20 per activity. */
+  SPUR_RUN_ACTION_RATE: z.coerce.number().int().min(1).max(1000).default(20),
   /** How long workflow code (/api/code_convert/) waits for a worker to run it before the api answers 503. */
   SPUR_CODE_PARSE_WAIT_SECONDS: z.coerce.number().int().min(15).max(3600).default(90),
   /** Largest dataset file accepted by `POST /ds/` (bytes); larger uploads are refused with 413. */
@@ -116,6 +127,12 @@ export const envSchema = z.object({
   SPUR_BATCH_CHUNK_ROWS: z.coerce.number().int().min(1).max(20_000).default(2000),
   /** A run's workflow continues as new (carrying its ended nodes and tasks) once its history has this many events. */
   SPUR_RUN_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(10_000),
+  /**
+   * Finished runs are deleted, with everything they own, this many days after they ended (a
+   * workflow may set its own: PUT /api/wf/{id}/retention/); unset: kept forever, as PySpur keeps them.
+   * Fractions are allowed.
+   */
+  SPUR_RUN_RETENTION_DAYS: optionalText.pipe(z.coerce.number<string | undefined>().positive().max(36_525).optional()),
   /** Run inputs, node inputs and outputs whose JSON is larger travel by reference (stored once in GridFS). */
   SPUR_VALUE_REF_BYTES: z.coerce
     .number()
@@ -133,6 +150,8 @@ export const envSchema = z.object({
   SPUR_AGENT_MAX_ITERATIONS: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Most iterations of nested ForLoopNodes, multiplied along each nesting chain (checked like the agent cap). */
   SPUR_LOOP_MAX_TOTAL_ITERATIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** How deep SubworkflowNodes may nest (a run's child is depth 1): deeper chains are refused when saved and when run. */
+  SPUR_SUBWORKFLOW_MAX_DEPTH: z.coerce.number().int().min(1).max(50).default(5),
   /**
    * Where LanceDB keeps vector indices: a folder (default `<SPUR_DATA_DIR>/vectors`) or object
    * storage (`s3://bucket/prefix`, `gs://…`, `az://…`) shared by every api and worker process.
@@ -166,9 +185,16 @@ export const envSchema = z.object({
   /** Activities one worker process runs at once (Temporal's maxConcurrentActivityTaskExecutions). */
   SPUR_WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).max(10_000).default(100),
   /**
-   * Runs people wait on go before batches and evals on the task queue, and workspaces take turns
-   * within each (Temporal priority and fairness keys, src/contracts/work-share.ts); false: first
-   * come, first served. Off by default: on 2 saturated cores the keys measured slower for
+   * Bulk work (batches, evals, RAG ingests) runs on a task queue of its own; while the main queue
+   * has work, bulk slots are handed out only while the host's CPU is below this fraction, so runs
+   * someone waits on keep the rest (docs/performance.md#fair-share); 1: bulk takes slots whatever
+   * the load, up to the cap above.
+   */
+  SPUR_BULK_TARGET_CPU: z.coerce.number().gt(0).max(1).default(0.5),
+  /**
+   * Runs people wait on go before a schedule's fires on the task queue, and workspaces take turns
+   * within each class (Temporal priority and fairness keys, src/contracts/work-share.ts); false:
+   * first come, first served. Off by default: on 2 saturated cores the keys measured slower for
    * interactive runs beside a batch, not faster (docs/performance.md#fair-share).
    */
   SPUR_FAIR_SHARE: bool.default(false),
@@ -287,6 +313,13 @@ export const envSchema = z.object({
     .positive()
     .max(365 * 86_400)
     .default(86_400),
+  /** Most webhook deliveries one paused workflow holds until it is resumed; past it a delivery is answered 429. */
+  SPUR_WEBHOOK_MAX_HELD: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * Largest body a WaitForCallbackNode's callback takes (413 past it). At most 128 KiB: the body
+   * travels to the run's workflow in a signal and becomes the node's output as it is.
+   */
+  SPUR_INBOUND_CALLBACK_MAX_BYTES: z.coerce.number().int().min(1024).max(131_072).default(65_536),
   /** OpenTelemetry trace export (OTLP over HTTP, protobuf): the SDK's standard variables, off unless an endpoint is set. */
   ...otlpEnv,
 });

@@ -40,6 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       },
     },
     webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
+    metrics: { port: e.SPUR_METRICS_PORT ?? null, host: e.SPUR_METRICS_HOST },
     oidc: oidcSettings(e),
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },
     temporal: {
@@ -50,16 +51,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       workflowBundle: e.SPUR_WORKFLOW_BUNDLE,
       workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES,
       maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES,
+      bulkTargetCpu: e.SPUR_BULK_TARGET_CPU,
       fairShare: e.SPUR_FAIR_SHARE,
+      shutdownGraceMs: e.SPUR_WORKER_SHUTDOWN_SECONDS * 1000,
     },
     runs: {
       blockingWaitMs: e.SPUR_BLOCKING_RUN_WAIT_SECONDS * 1000,
       actionWaitMs: e.SPUR_PAUSE_ACTION_WAIT_SECONDS * 1000,
+      bulkActionRate: e.SPUR_RUN_ACTION_RATE,
       codeParseWaitSeconds: e.SPUR_CODE_PARSE_WAIT_SECONDS,
       batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS,
       batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS,
       runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS,
       batchRowMode: e.SPUR_BATCH_ROW_MODE,
+      retentionDays: e.SPUR_RUN_RETENTION_DAYS ?? null,
     },
     datasets: { maxBytes: e.SPUR_MAX_DATASET_BYTES, rowsPerChunk: e.SPUR_DATASET_ROWS_PER_CHUNK },
     parsing: {
@@ -71,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     limits: {
       agentMaxIterations: e.SPUR_AGENT_MAX_ITERATIONS,
       loopMaxTotalIterations: e.SPUR_LOOP_MAX_TOTAL_ITERATIONS,
+      subworkflowMaxDepth: e.SPUR_SUBWORKFLOW_MAX_DEPTH,
     },
     rag: {
       vectorStoreUri: e.SPUR_VECTOR_STORE_URI ?? path.join(e.SPUR_DATA_DIR, 'vectors'),
@@ -117,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       streams: { max: e.SPUR_EVENT_STREAMS_MAX, perClient: e.SPUR_EVENT_STREAMS_PER_CLIENT },
     },
     idempotency: { ttlMs: e.SPUR_IDEMPOTENCY_TTL_SECONDS * 1000 },
+    webhooks: { maxHeldPerWorkflow: e.SPUR_WEBHOOK_MAX_HELD },
+    inboundCallbacks: { maxBodyBytes: e.SPUR_INBOUND_CALLBACK_MAX_BYTES },
     dataDir: e.SPUR_DATA_DIR,
     secretKey: e.SPUR_SECRET_KEY,
     log: { level: e.SPUR_LOG_LEVEL, pretty: e.SPUR_PRETTY_LOGS },

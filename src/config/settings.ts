@@ -24,6 +24,8 @@ export interface Config {
     login: LoginSettings;
   };
   webUi: { enabled: boolean; dir: string };
+  /** Prometheus metrics (SPUR_METRICS_PORT, SPUR_METRICS_HOST); port null: off. */
+  metrics: { port: number | null; host: string };
   /** OpenID Connect sign-in; null: not configured (the login page has no "Sign in with …"). */
   oidc: OidcSettings | null;
   mongo: { uri: string; dbName: string; timeoutMs: number };
@@ -35,17 +37,25 @@ export interface Config {
     workflowBundle: string | undefined;
     workflowStackTraces: boolean;
     maxActivities: number;
+    /** The host CPU fraction past which the bulk queue's slots give way (SPUR_BULK_TARGET_CPU). */
+    bulkTargetCpu: number;
     /** Priority and fairness keys on every workflow start (SPUR_FAIR_SHARE). */
     fairShare: boolean;
+    /** How long a stopping worker lets its running activities finish (SPUR_WORKER_SHUTDOWN_SECONDS). */
+    shutdownGraceMs: number;
   };
   runs: {
     blockingWaitMs: number;
     actionWaitMs: number;
+    /** Runs a bulk action acts on per second at most (SPUR_RUN_ACTION_RATE). */
+    bulkActionRate: number;
     codeParseWaitSeconds: number;
     batchHistoryEvents: number;
     batchChunkRows: number;
     runHistoryEvents: number;
     batchRowMode: 'auto' | 'child';
+    /** Days a finished run is kept after it ended, unless its workflow sets its own; null: forever. */
+    retentionDays: number | null;
   };
   datasets: { maxBytes: number; rowsPerChunk: number };
   parsing: ParseLimits;
@@ -59,6 +69,10 @@ export interface Config {
   approvals: ApprovalSettings;
   runEvents: { keepAliveMs: number; pollMs: number; streams: StreamLimits };
   idempotency: { ttlMs: number };
+  /** Most deliveries a paused workflow holds (SPUR_WEBHOOK_MAX_HELD). */
+  webhooks: { maxHeldPerWorkflow: number };
+  /** WaitForCallbackNodes' callbacks: the largest body one takes. */
+  inboundCallbacks: { maxBodyBytes: number };
   dataDir: string;
   secretKey: string | undefined;
   log: { level: Env['SPUR_LOG_LEVEL']; pretty: boolean };
@@ -153,4 +167,6 @@ export interface DefinitionLimits {
   agentMaxIterations: number;
   /** Most iterations of nested ForLoopNodes: the product of `num_iterations` along a nesting chain. */
   loopMaxTotalIterations: number;
+  /** How deep SubworkflowNodes may nest: a run's child is at depth 1 (SPUR_SUBWORKFLOW_MAX_DEPTH). */
+  subworkflowMaxDepth: number;
 }

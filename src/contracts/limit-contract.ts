@@ -1,6 +1,7 @@
 import { defineSignal } from '@temporalio/workflow';
 import type { NodeFailureDetails } from '../engine/failure-usage';
 import { applicationCause } from './failures';
+import type { BreakerRule, CallOutcome, WaitReason } from './breaker-contract';
 
 /**
  * A fleet-wide limit on model requests: `key` is a provider (`openai`) or one model
@@ -11,6 +12,8 @@ export interface LimitRule {
   max_concurrent?: number;
   requests_per_minute?: number;
   tokens_per_minute?: number;
+  /** Stops the limit's calls while its provider keeps failing them (breaker-contract.ts). */
+  breaker?: BreakerRule;
 }
 
 /** A run's ask for a slot, sent to the limit's workflow (started by the first ask). */
@@ -32,6 +35,8 @@ export interface SlotRelease {
   tokens?: number;
   /** The provider answered 429 with Retry-After: no slot is granted for this long (applied before the release). */
   holdBackMs?: number;
+  /** How the call ended, when known: what the limit's breaker counts. */
+  outcome?: CallOutcome;
 }
 
 /** Limit workflow → run: the slot is the run's; `waitedMs` since the ask arrived. */
@@ -39,6 +44,8 @@ export interface SlotGrant {
   requestId: string;
   key: string;
   waitedMs: number;
+  /** The ask waited while the limit's breaker was open: the failure before it spends none of the node's retries. */
+  parked?: boolean;
 }
 
 export const askSlotSignal = defineSignal<[SlotAsk]>('askSlot');
@@ -48,7 +55,22 @@ export const ruleChangedSignal = defineSignal<[LimitRule | null]>('ruleChanged')
 
 export const slotGrantedSignal = defineSignal<[SlotGrant]>('slotGranted');
 /** The ask could not be granted at once: the run shows the task waiting. */
-export const slotQueuedSignal = defineSignal<[{ requestId: string; key: string }]>('slotQueued');
+export const slotQueuedSignal = defineSignal<[SlotQueued]>('slotQueued');
+
+/** The ask waits; `reason` absent (a limit of before breakers): for a slot. */
+export interface SlotQueued {
+  requestId: string;
+  key: string;
+  reason?: WaitReason;
+}
+
+/** An operator opens or closes a limit's breaker by hand; `rule`: the limit as stored (the switch may start its workflow). */
+export interface BreakerSwitch {
+  state: 'open' | 'closed';
+  rule: LimitRule;
+}
+
+export const breakerSwitchSignal = defineSignal<[BreakerSwitch]>('breakerSwitch');
 
 /** One limit workflow per key (and installation prefix). */
 export const limitWorkflowId = (key: string, prefix = '') => `${prefix}limit-${key}`;
@@ -69,7 +91,7 @@ export interface AskSlotsInput {
 }
 
 /** The limits asked (their workflows), empty when none applies: the call goes at once. */
-export type AskedLimits = Array<{ key: string; limitWorkflowId: string }>;
+export type AskedLimits = Array<{ key: string; limitWorkflowId: string; breaker?: boolean }>;
 
 /**
  * Run → its model call's activity: the slots the attempt holds. The activity gives them back as

@@ -25,6 +25,27 @@ export interface ReconcilePageResult extends ReconcileTally {
   next: string | null;
 }
 
+/**
+ * One page of the reconciler's look at bulk actions still RUNNING whose workflow Temporal does not
+ * have: their api died between recording them and starting it.
+ */
+export interface RunActionReconcileResult {
+  /** Actions looked at. */
+  checked: number;
+  /** Fully recorded ones whose workflow the reconciler started. */
+  started: number;
+  /** Ones whose api died before storing every matched run: ended FAILED, nothing acted on. */
+  abandoned: number;
+  /** Where the next page starts; null when this was the last one. */
+  next: string | null;
+}
+
+/** What a pass did: to runs, and to bulk actions. */
+export interface ReconcilePassTally extends ReconcileTally {
+  actionsStarted: number;
+  actionsAbandoned: number;
+}
+
 /** Input of the `spurReconcile` workflow, which a Temporal Schedule starts every few minutes. */
 export interface ReconcileInput {
   graceMs: number;

@@ -17,19 +17,20 @@ export interface RecordScheduledRunInput {
   fireKey: string;
 }
 
+/** A recorded run's workflow, started by another workflow as its child (a schedule's fire, a parent run). */
+export interface ChildRunStart {
+  kind: 'start';
+  runId: string;
+  workflowType: string;
+  workflowId: string;
+  args: unknown[];
+  summary: string;
+  /** The run's search attributes, as the launcher sets them. */
+  spurWorkflowId: string;
+  runType: string;
+  /** SpurStartedBy: its trigger (`schedule:SC4`, `subworkflow:R5`). */
+  startedBy?: string | null;
+}
+
 /** What the fire starts: its run's workflow, as a child it waits for (so overlap policies see the run), or nothing. */
-export type ScheduledRunPlan =
-  | {
-      kind: 'start';
-      runId: string;
-      workflowType: string;
-      workflowId: string;
-      args: unknown[];
-      summary: string;
-      /** The run's search attributes, as the launcher sets them. */
-      spurWorkflowId: string;
-      runType: string;
-      /** SpurStartedBy: the schedule (`schedule:SC4`). */
-      startedBy?: string | null;
-    }
-  | { kind: 'none'; runId: string | null; reason: string };
+export type ScheduledRunPlan = ChildRunStart | { kind: 'none'; runId: string | null; reason: string };

@@ -1,13 +1,17 @@
 import type { Priority } from '@temporalio/common';
+import { bulkTaskQueue } from './task-queues';
 
 /**
- * How a workflow's tasks share the workers, through Temporal's task-queue priority and fairness:
- * a person waiting on a run goes before bulk work, whoever's it is, and within a class workspaces
- * take turns (the fairness key is the workspace), so one workspace's 2 000-row batch neither holds
- * up another's blocking runs nor takes every bulk slot from another's batch. Activities and child
- * workflows (a batch's rows, an eval's) inherit their workflow's. The Temporal server must match by
- * priority and fairness (`matching.enableFairness`; the dev servers and deploy/ set it); a server
- * that does not ignores both and dispatches first come, first served.
+ * How a workflow's tasks share the workers. Bulk work runs on a task queue of its own, whose slots
+ * give way while the host's CPU is past SPUR_BULK_TARGET_CPU (temporal/spur-worker.ts): on a busy
+ * host what slows interactive runs is CPU and database time, not a queue, so bulk must leave some.
+ * With SPUR_FAIR_SHARE, starts also carry Temporal's task-queue priority and fairness keys: a person
+ * waiting on a run goes before a schedule's fire, and within a class workspaces take turns (the
+ * fairness key is the workspace), so one workspace's batch does not take every bulk slot from
+ * another's. Activities and child workflows (a batch's rows, an eval's) inherit their workflow's
+ * queue and keys. The Temporal server must match by priority and fairness
+ * (`matching.enableFairness`; the dev servers and deploy/ set it); a server that does not ignores
+ * the keys and dispatches first come, first served.
  */
 export type WorkClass = 'interactive' | 'scheduled' | 'bulk';
 
@@ -22,12 +26,16 @@ export interface WorkQueue {
   fairShare: boolean;
 }
 
-/** Start options for a workflow of `workClass` acting for `workspaceId`; none when the share is off (SPUR_FAIR_SHARE). */
+/** Start options for a workflow of `workClass` acting for `workspaceId`: its task queue, and its keys when SPUR_FAIR_SHARE is on. */
 export function workShare(
   workClass: WorkClass,
   workspaceId: string | null | undefined,
-  enabled: boolean,
-): { priority?: Priority } {
-  if (!enabled) return {};
-  return { priority: { priorityKey: PRIORITY_KEY[workClass], ...(workspaceId ? { fairnessKey: workspaceId } : {}) } };
+  queue: Pick<WorkQueue, 'taskQueue' | 'fairShare'>,
+): { taskQueue: string; priority?: Priority } {
+  const taskQueue = workClass === 'bulk' ? bulkTaskQueue(queue.taskQueue) : queue.taskQueue;
+  if (!queue.fairShare) return { taskQueue };
+  return {
+    taskQueue,
+    priority: { priorityKey: PRIORITY_KEY[workClass], ...(workspaceId ? { fairnessKey: workspaceId } : {}) },
+  };
 }

@@ -10,6 +10,8 @@ export const WorkflowType = {
   spurApprovalDelivery: 'spurApprovalDelivery',
   spurCodeParse: 'spurCodeParse',
   spurEvalRun: 'spurEvalRun',
+  spurRetention: 'spurRetention',
+  spurRunAction: 'spurRunAction',
 } as const;
 
 /**

@@ -39,6 +39,11 @@ export function createCallbackDeliveries(models: Models) {
       await CallbackDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
     },
 
+    /** Whether a delivery of the run's events is still under way (its workflow writes its record again). */
+    async pendingOf(runId: string): Promise<boolean> {
+      return (await CallbackDelivery.exists({ run_id: runId, status: trusted({ $nin: FINAL_DELIVERY }) })) !== null;
+    },
+
     /**
      * The delivery is under way (before its first attempt): listed as pending from now on. On
      * FerretDB the null and [] below are not stored (see listOfRun): readers must not rely on them.

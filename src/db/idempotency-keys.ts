@@ -3,10 +3,17 @@ import { trusted } from 'mongoose';
 import { isBusyError, isDuplicateKeyError } from './ids';
 import { toJsonText } from './json-text';
 import type { IdempotencyKeyDoc, Models } from './models';
+import { DEFAULT_WORKSPACE } from './workspace-scope';
 
-/** Where a key applies: the caller (API key digest, or none), the route and its workflow or run. */
+/** Where a key applies: the caller (API key digest, or none), its workspace, the route and its workflow or run. */
 export interface KeyScope {
   principal: string | null;
+  /**
+   * The workspace the request acts in (null: outside any, `default`'s). A signed-in user is one
+   * caller in each of their workspaces, and records are a workspace's own: without it, a key used
+   * in one would claim an `_id` another cannot see, and every retry there would collide on it.
+   */
+  workspace: string | null;
   route: string;
   target: string;
   key: string;
@@ -21,10 +28,16 @@ export interface NewKeyRecord {
   ttlMs: number;
 }
 
-/** The record's `_id`: one digest per scope, so the `_id` index makes a key claimable once. */
+/**
+ * The record's `_id`: one digest per scope, so the `_id` index makes a key claimable once. In
+ * `default` the digest leaves the workspace out, as an installation without workspaces computed it:
+ * a retry of a request recorded there answers as its first request did.
+ */
 export function keyRecordId(scope: KeyScope): string {
+  const { principal, workspace, route, target, key } = scope;
+  const inWorkspace = workspace === null || workspace === DEFAULT_WORKSPACE ? [] : [workspace];
   return createHash('sha256')
-    .update(JSON.stringify([scope.principal, scope.route, scope.target, scope.key]))
+    .update(JSON.stringify([principal, route, target, key, ...inWorkspace]))
     .digest('hex');
 }
 
@@ -74,6 +87,11 @@ export function createIdempotencyKeys(models: Models) {
       // Only that expired record: a request that has claimed the key anew keeps its own.
       await Key.deleteOne({ _id: id, created_at: doc.created_at });
       return null;
+    },
+
+    /** The keys naming deleted runs: a replay of one is then a new request. */
+    async removeOfRuns(runIds: readonly string[]): Promise<void> {
+      if (runIds.length > 0) await Key.deleteMany({ run_id: trusted({ $in: runIds }) });
     },
 
     /** Inserts the record naming the run; false when another request holds the key. */

@@ -21,6 +21,9 @@ export const ID_PREFIX = {
   accessUser: 'UA',
   accessKey: 'K',
   workspace: 'WS',
+  /** Only its counter: held deliveries are ordered by it within a millisecond. */
+  heldDelivery: 'HD',
+  runAction: 'RA',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -1,5 +1,6 @@
 import { StoredRecordMissing } from './errors';
-import { putBytes } from './gridfs';
+import { trusted } from 'mongoose';
+import { deleteIfPresent, putBytes } from './gridfs';
 import { insertWithNewId } from './ids';
 import type { Models, OutputFileDoc } from './models';
 
@@ -35,6 +36,19 @@ export function createOutputFiles(models: Models, clock: () => Date = () => new 
     /** The record only; its parts' bytes are the caller's to delete (it knows the bucket's strays too). */
     async remove(outputFileId: string): Promise<void> {
       await OutputFile.deleteOne({ _id: outputFileId });
+    },
+
+    /** The output files of deleted runs, their parts' bytes first (a file's strays too), then their records. */
+    async removeOfRuns(runIds: readonly string[]): Promise<void> {
+      if (runIds.length === 0) return;
+      const docs = await OutputFile.find({ run_id: trusted({ $in: runIds }) }).lean<OutputFileDoc[]>();
+      for (const doc of docs) {
+        const ids = new Map(doc.parts.map((p) => [p.file_id.toHexString(), p.file_id]));
+        for (const file of await models.outputFiles.find({ 'metadata.output_file_id': doc._id }).toArray())
+          ids.set(file._id.toHexString(), file._id);
+        for (const fileId of ids.values()) await deleteIfPresent(models.outputFiles, fileId);
+        await OutputFile.deleteOne({ _id: doc._id });
+      }
     },
 
     /**

@@ -21,6 +21,9 @@ export function createReconcileSuspects(models: Models) {
         if (!isDuplicateKeyError(err)) throw err; // another pass recorded it first
       });
     },
+    async clearAll(runIds: readonly string[]): Promise<void> {
+      if (runIds.length > 0) await ReconcileSuspect.deleteMany({ _id: trusted({ $in: runIds }) });
+    },
     async clear(runId: string): Promise<void> {
       await ReconcileSuspect.deleteOne({ _id: runId });
     },

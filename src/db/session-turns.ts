@@ -81,6 +81,10 @@ export function createSessionTurns(models: Models, clock: () => Date = () => new
         throw err;
       }
     },
+    /** The turns of deleted runs: a session's history keeps only what its remaining runs said. */
+    async removeOfRuns(runIds: readonly string[]): Promise<void> {
+      if (runIds.length > 0) await SessionTurn.deleteMany({ run_id: trusted({ $in: runIds }) });
+    },
     async removeOfSessions(sessionIds: string[]): Promise<void> {
       if (sessionIds.length > 0) await SessionTurn.deleteMany({ session_id: trusted({ $in: sessionIds }) });
     },

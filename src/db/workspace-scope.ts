@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { SpurWorkspace } from '../contracts/search-attributes';
-import { type WorkClass, workShare } from '../contracts/work-share';
+import { type WorkClass, type WorkQueue, workShare } from '../contracts/work-share';
 
 /** The workspace everything of an installation without workspaces belongs to. */
 export const DEFAULT_WORKSPACE = 'default';
@@ -37,9 +37,14 @@ export function workspaceAttribute(workspaceId: string | null = workspaceScope.c
 }
 
 /**
- * The share keys (src/contracts/work-share.ts) of a workflow started for a workspace: the one named,
- * else the current one (a run recorded moments ago is stamped with it at insert, not in the document at hand).
+ * The task queue and share keys (src/contracts/work-share.ts) of a workflow started for a workspace:
+ * the one named, else the current one (a run recorded moments ago is stamped with it at insert, not
+ * in the document at hand).
  */
-export function workspaceShare(workClass: WorkClass, enabled: boolean, workspaceId?: string | null) {
-  return workShare(workClass, workspaceId ?? workspaceScope.current(), enabled);
+export function workspaceShare(
+  workClass: WorkClass,
+  queue: Pick<WorkQueue, 'taskQueue' | 'fairShare'>,
+  workspaceId?: string | null,
+) {
+  return workShare(workClass, workspaceId ?? workspaceScope.current(), queue);
 }

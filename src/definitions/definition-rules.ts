@@ -1,7 +1,12 @@
 import { MAX_LOOP_ITERATIONS } from '../engine/for-loop';
 import type { WorkflowDefinition } from './definition.schema';
+import type { z } from 'zod';
+import { HttpRequestSaveConfig } from '../nodes/integrations/http-request/http-request-config';
 import { McpServerConfig } from '../nodes/mcp/mcp-config';
 import { checkApprovals } from './approval-rules';
+import { fallbackModelsSchema } from '../nodes/ai/llm-fields';
+import { subworkflowConfig } from '../nodes/logic/subworkflow-node';
+import { checkWaits } from './wait-rules';
 
 export interface RuleIssue {
   path: (string | number)[];
@@ -15,7 +20,8 @@ export const LLM_NODE_TYPES = new Set(['SingleLLMCallNode', 'BestOfNNode']);
  * Graph rules checked at save time, so a stored definition can always be scheduled: unique node
  * ids, links between existing nodes, at most one top-level InputNode, LLM nodes with a model, and
  * PySpur's chatbot I/O fields, ForLoopNodes within the iteration cap, HumanInterventionNodes'
- * approval settings (approval-rules.ts).
+ * approval settings (approval-rules.ts), and the configs of SAVE_CHECKED_CONFIGS,
+ * waiting nodes and callback URLs (wait-rules.ts).
  */
 export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
   return [
@@ -25,25 +31,67 @@ export function checkDefinitionRules(def: WorkflowDefinition): RuleIssue[] {
     ...checkLlmNodes(def),
     ...checkChatbot(def),
     ...checkLoops(def),
-    ...checkMcpNodes(def),
+    ...checkNodeConfigs(def),
     ...checkApprovals(def),
+    ...checkSubworkflowNodes(def),
+    ...checkWaits(def),
   ];
 }
 
 /**
- * An MCPToolNode's server fields, checked when saved: headers name stored credentials (there is no
- * place for an inline secret), so a definition holding one is refused at the field.
+ * Config models checked at save, by node type: where a definition could hold an inline secret
+ * (MCP server headers, HTTP request headers name stored credentials), it is refused at the field.
  */
-function checkMcpNodes(def: WorkflowDefinition): RuleIssue[] {
+const SAVE_CHECKED_CONFIGS: Readonly<Record<string, z.ZodType>> = {
+  MCPToolNode: McpServerConfig,
+  HTTPRequestNode: HttpRequestSaveConfig,
+};
+
+function checkNodeConfigs(def: WorkflowDefinition): RuleIssue[] {
   return def.nodes.flatMap((node, i) => {
-    if (node.node_type !== 'MCPToolNode') return [];
-    const parsed = McpServerConfig.safeParse(node.config ?? {});
-    if (parsed.success) return [];
-    return parsed.error.issues.map((issue) => ({
-      path: ['nodes', i, 'config', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-      message: `MCPToolNode '${node.id}': ${issue.message}`,
-      kind: 'value_error' as const,
-    }));
+    const schema = SAVE_CHECKED_CONFIGS[node.node_type];
+    if (!schema) return [];
+    return schemaIssues(schema, node.config ?? {}, ['nodes', i, 'config'], `${node.node_type} '${node.id}'`);
+  });
+}
+
+/** A value's issues against its schema, each at its field under `path`, its message after `label`. */
+function schemaIssues(schema: z.ZodType, value: unknown, path: (string | number)[], label: string): RuleIssue[] {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({
+    path: [...path, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    message: `${label}: ${issue.message}`,
+    kind: 'value_error' as const,
+  }));
+}
+
+/**
+ * A SubworkflowNode's config, checked when saved; it runs only at the top level, where its run can
+ * own a child run (a loop body runs its nodes without tasks of their own). What it names is checked
+ * against the workspace's workflows by the workflow service (cycles, depth, workspace).
+ */
+function checkSubworkflowNodes(def: WorkflowDefinition): RuleIssue[] {
+  return def.nodes.flatMap((node, i) => {
+    if (node.node_type !== 'SubworkflowNode') return [];
+    const issues: RuleIssue[] = [];
+    if (node.parent_id !== null)
+      issues.push({
+        path: ['nodes', i, 'parent_id'],
+        message: `SubworkflowNode '${node.id}' cannot run inside a loop: place it at the top level of the workflow`,
+        kind: 'value_error',
+      });
+    const map = node.config.input_map;
+    if (map !== null && typeof map === 'object' && Object.hasOwn(map, '__proto__'))
+      issues.push({
+        path: ['nodes', i, 'config', 'input_map', '__proto__'],
+        message: `SubworkflowNode '${node.id}': '__proto__' is not a field name`,
+        kind: 'value_error',
+      });
+    return [
+      ...issues,
+      ...schemaIssues(subworkflowConfig, node.config ?? {}, ['nodes', i, 'config'], `SubworkflowNode '${node.id}'`),
+    ];
   });
 }
 
@@ -115,7 +163,21 @@ function checkLlmNodes(def: WorkflowDefinition): RuleIssue[] {
       });
     }
   });
-  return issues;
+  return [...issues, ...checkFallbackModels(def)];
+}
+
+/** `llm_info.fallback_models` of any node with a model (Agents' too): known models, at most three. */
+function checkFallbackModels(def: WorkflowDefinition): RuleIssue[] {
+  return def.nodes.flatMap((node, i) => {
+    const info = node.config.llm_info as Record<string, unknown> | null | undefined;
+    if (!info || typeof info !== 'object' || info.fallback_models === undefined) return [];
+    return schemaIssues(
+      fallbackModelsSchema,
+      info.fallback_models,
+      ['nodes', i, 'config', 'llm_info', 'fallback_models'],
+      `${node.node_type} '${node.id}': fallback_models`,
+    );
+  });
 }
 
 /** A loop's history grows with every iteration: the cap keeps a run inside Temporal's history limits. */

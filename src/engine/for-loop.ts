@@ -62,8 +62,11 @@ export async function runForLoop(
   return { state: { status: 'COMPLETED', output: previous }, output: previous, history };
 }
 
-/** `input_map` {child field: "Pred.path"} picks the iteration input; without it the loop's input is used. */
-function mappedInput(node: GraphNode, input: Record<string, unknown>): Record<string, unknown> | string {
+/**
+ * `input_map` {child field: "Pred.path"} picks a child's input (a loop's iteration, a
+ * SubworkflowNode's child run); without it the node's input is used.
+ */
+export function mappedInput(node: GraphNode, input: Record<string, unknown>): Record<string, unknown> | string {
   const map = node.config.input_map;
   if (
     map === null ||
@@ -77,7 +80,7 @@ function mappedInput(node: GraphNode, input: Record<string, unknown>): Record<st
   for (const [field, path] of Object.entries(map)) {
     const lookup = valueAtPath(input, String(path));
     if (!lookup.found)
-      return `ForLoopNode ${node.id}: input_map field '${field}': path '${String(path)}' not found in the input`;
+      return `${node.node_type} ${node.id}: input_map field '${field}': path '${String(path)}' not found in the input`;
     picked[field] = lookup.value;
   }
   return picked;

@@ -1,19 +1,21 @@
 import { type GraphLevel, topologicalOrder } from './graph';
 import { type NodeState, decideNodeInput } from './node-inputs';
-import { ENGINE_NODE_TYPES, PURE_NODE_TYPES } from './node-kinds';
-import type {
-  AgentStepInput,
-  AgentStepResult,
-  ExecuteNodeResult,
-  GraphNode,
-  NodeOutput,
-  TaskWrite,
+import { ENGINE_NODE_TYPES, PURE_NODE_TYPES, WAITING_NODE_TYPES } from './node-kinds';
+import {
+  type AgentStepInput,
+  type AgentStepResult,
+  type ExecuteNodeResult,
+  type GraphNode,
+  type NodeOutput,
+  type TaskWrite,
 } from './run-contract';
 import { UPSTREAM_FAILURE } from './statuses';
 import { runForLoop } from './for-loop';
 import { runAgent } from './agent-loop';
 import { runBestOfN } from './best-of-n';
-import { failureUsage } from './failure-usage';
+import { type ProviderFailureKind, failureUsage } from './failure-usage';
+import { withFallbackModels } from './model-fallbacks';
+import { modelOf } from './model-calls';
 import type { CompositeResult, StepRunner } from './composite';
 import { type PureRegion, type RegionOutcome, pureRegionFrom } from './pure-region';
 
@@ -36,6 +38,16 @@ export interface RunnerHooks {
   /** A HumanInterventionNode was reached: wait for a human; the returned state is the node's. */
   pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
   /**
+   * A top-level SubworkflowNode was reached: run its workflow as a child run; the returned state
+   * is the node's (its task is written from it). Absent, or inside a loop, the node's `execute` refuses.
+   */
+  subworkflow?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
+  /**
+   * A WaitNode or WaitForCallbackNode was reached: wait durably (it writes its own task); the
+   * returned state is the node's. Absent (partial runs): the node's activity says it cannot wait there.
+   */
+  wait?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
+  /**
    * Asked before a top-level node starts. False: the run is about to continue as new, so the node
    * (and everything after it) is left for the next execution; the nodes in flight finish first.
    */
@@ -54,6 +66,11 @@ export interface NodeExecutor {
   executeRegion?(region: PureRegion): Promise<RegionOutcome[]>;
   /** The whole run is being cancelled: stop, do not record a node failure. */
   isCancellation(err: unknown): boolean;
+  /**
+   * How the provider failed a model call for good, if it did: such a failure moves a node on to
+   * its next `llm_info.fallback_models` entry. Absent: no fallbacks are tried.
+   */
+  providerFailure?(err: unknown): ProviderFailureKind | undefined;
 }
 
 /**
@@ -62,11 +79,16 @@ export interface NodeExecutor {
  * what depends on them while the other branches finish.
  */
 export class GraphWalker {
+  /** The executor's calls, each node trying its fallback models (model-fallbacks.ts). */
+  private readonly calls: ReturnType<typeof withFallbackModels>;
+
   constructor(
     readonly runId: string,
     private readonly hooks: RunnerHooks,
     private readonly executor: NodeExecutor,
-  ) {}
+  ) {
+    this.calls = withFallbackModels(executor, failureMessage);
+  }
 
   async runLevel(
     level: GraphLevel,
@@ -121,6 +143,16 @@ export class GraphWalker {
     if (node.node_type === ENGINE_NODE_TYPES.humanIntervention && this.hooks.pause) {
       // The pause writes its own task (PAUSED, then COMPLETED or CANCELED) and pause record.
       states.set(id, await this.hooks.pause(node, decision.input));
+      return;
+    }
+    if (record && node.node_type === ENGINE_NODE_TYPES.subworkflow && this.hooks.subworkflow) {
+      await this.hooks.beforeSlowNode?.(node, decision.input);
+      const state = await this.hooks.subworkflow(node, decision.input);
+      this.hooks.afterSlowNode?.(node);
+      return this.settle(node, state, record, { inputs: decision.input }, states);
+    }
+    if (WAITING_NODE_TYPES.has(node.node_type) && this.hooks.wait) {
+      states.set(id, await this.hooks.wait(node, decision.input));
       return;
     }
     if (node.node_type === ENGINE_NODE_TYPES.forLoop) {
@@ -204,16 +236,25 @@ export class GraphWalker {
         extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
       };
     }
-    const { output, startTime, usage } = await this.executor.execute(node, input);
-    return { state: { status: 'COMPLETED', output }, extra: { startTime, ...(usage ? { usage } : {}) } };
+    const { output, startTime, usage, model, modelFailures } = await this.calls.execute(node, input);
+    const answered = model ?? modelOf(node);
+    return {
+      state: { status: 'COMPLETED', output },
+      extra: {
+        startTime,
+        ...(usage ? { usage } : {}),
+        ...(answered ? { model: answered } : {}),
+        ...(modelFailures ? { modelFailures } : {}),
+      },
+    };
   }
 
   private steps(): StepRunner {
     const { executor, hooks } = this;
     return {
       runId: this.runId,
-      execute: (node, input) => executor.execute(node, input),
-      agentStep: (input) => (executor.agentStep as NonNullable<NodeExecutor['agentStep']>)(input),
+      execute: (node, input) => this.calls.execute(node, input),
+      agentStep: (input) => this.calls.agentStep(input),
       ...(hooks.pause
         ? {
             pause: (node: GraphNode, input: Record<string, unknown>) =>
@@ -257,6 +298,8 @@ export class GraphWalker {
       ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
       ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
       ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
+      ...(extra.model !== undefined ? { model: extra.model } : {}),
+      ...(extra.modelFailures !== undefined ? { modelFailures: extra.modelFailures } : {}),
       endTime: new Date().toISOString(),
     };
   }

@@ -25,7 +25,24 @@ export const ENGINE_NODE_TYPES = {
   humanIntervention: 'HumanInterventionNode',
   agent: 'AgentNode',
   bestOfN: 'BestOfNNode',
+  subworkflow: 'SubworkflowNode',
+  wait: 'WaitNode',
+  waitForCallback: 'WaitForCallbackNode',
 } as const;
+
+/** Nodes that wait durably in their run's workflow (a timer, a callback), holding no worker slot. */
+export const WAITING_NODE_TYPES: ReadonlySet<string> = new Set([
+  ENGINE_NODE_TYPES.wait,
+  ENGINE_NODE_TYPES.waitForCallback,
+]);
+
+/**
+ * Whether a run of this graph needs a workflow of its own (a batch's rows then run as child
+ * workflows, not inline): a pause for a human, a timer or a callback is waited for by a workflow.
+ */
+export function needsOwnWorkflow(nodes: readonly { node_type: string }[]): boolean {
+  return canPause(nodes) || nodes.some((n) => WAITING_NODE_TYPES.has(n.node_type));
+}
 
 /**
  * Whether a run of this graph can ever show PAUSED: only a HumanInterventionNode opens a pause

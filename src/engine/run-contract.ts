@@ -25,6 +25,13 @@ export interface RunDefinition {
 export type NodeOutput = Record<string, unknown>;
 
 /**
+ * Why a running node waits: its model call for a limit's slot, or for the limit's breaker to close;
+ * a SubworkflowNode for its child run; a WaitNode for its timer; a WaitForCallbackNode for its callback.
+ */
+export const WAIT_REASONS = ['limit', 'breaker_open', 'subworkflow', 'timer', 'callback'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
+/**
  * A task as the run's projection stores it (one document per run holds them all; the run's
  * workflow is its only writer).
  */
@@ -44,8 +51,16 @@ export interface TaskRecord {
   reused?: boolean;
   /** The fleet-wide limit (its key) the node is waiting for a slot of, while it waits. */
   waiting_for?: string | null;
+  /** Why it waits: for a slot, or for the limit's open breaker (absent: a slot). */
+  waiting_reason?: WaitReason | null;
+  /** A timer's wake-up time, or a callback's deadline (ISO), while the node waits for one. */
+  waiting_until?: string | null;
   /** How long the node waited for limit slots, in all. */
   waited_ms?: number;
+  /** The model whose answer the node's output is (`llm_info.model` or a fallback). */
+  model?: string;
+  /** Models that failed for good before `model` answered, in the order tried. */
+  model_failures?: ModelFailure[];
 }
 
 /** One change to a task, applied in the workflow's memory and saved with the next flush. */
@@ -60,8 +75,18 @@ export interface TaskWrite {
   subworkflowOutput?: Record<string, unknown[]> | null;
   usage?: TokenUsage;
   waitingFor?: string | null;
+  waitingReason?: WaitReason | null;
+  waitingUntil?: string | null;
   /** Added to the task's waited time. */
   addWaitedMs?: number;
+  model?: string;
+  modelFailures?: ModelFailure[];
+}
+
+/** A model that failed for good before another of the node's models answered. */
+export interface ModelFailure {
+  model: string;
+  error: string;
 }
 
 /** The workflow whose budget a node's model calls are checked against. */

@@ -1,4 +1,4 @@
-import type { PauseRecord, PauseResolution, ProgressSave, TaskRecord } from './run-contract';
+import type { PauseRecord, PauseResolution, ProgressSave, TaskRecord, WaitReason } from './run-contract';
 import type { RunStatus, TaskStatus } from './statuses';
 import type { ApprovalDeliveryOutcome } from './approvals';
 import { VALUE_REF_KEY, isValueRef } from './value-ref';
@@ -55,6 +55,8 @@ export interface EventHead {
   tasks: Record<string, TaskStatus>;
   /** Nodes waiting for a limit's slot, and the limit's key (absent in heads stored before there were limits). */
   waiting?: Record<string, string>;
+  /** Why those nodes wait, where not for a slot (absent in heads stored before breakers). */
+  waitingReasons?: Record<string, WaitReason>;
   pauses: string[];
   final: boolean;
   batch: { total: number; done: number; failed: number; at: number } | null;
@@ -96,7 +98,13 @@ export function deriveEvents(
   change: ProjectionChange,
 ): { events: RunEvent[]; head: EventHead } {
   if (head.final) return { events: [], head };
-  const next: EventHead = { ...head, tasks: { ...head.tasks }, waiting: { ...head.waiting }, pauses: [...head.pauses] };
+  const next: EventHead = {
+    ...head,
+    tasks: { ...head.tasks },
+    waiting: { ...head.waiting },
+    ...(head.waitingReasons ? { waitingReasons: { ...head.waitingReasons } } : {}),
+    pauses: [...head.pauses],
+  };
   const drafts: Draft[] = [];
   if (change.kind === 'progress') progressEvents(runId, next, change, drafts);
   else if (change.kind === 'closed') {
@@ -175,17 +183,32 @@ function taskEvents(runId: string, next: EventHead, records: TaskRecord[], draft
   }
 }
 
-/** A node starts waiting for a limit's slot (once per wait; a running task only). */
+/** Waits that end at a time (a WaitNode's timer, a WaitForCallbackNode's deadline), not at a limit's slot. */
+const TIMED_WAITS: ReadonlySet<WaitReason> = new Set(['timer', 'callback']);
+
+/**
+ * A node starts waiting for a limit's slot, or for its breaker, its timer or its callback (once per wait and reason: a wait
+ * for a slot that the breaker's opening parks is told again; a running task only).
+ */
 function waitingEvent(runId: string, next: EventHead, t: TaskRecord, drafts: Draft[]): void {
   const waiting = (next.waiting ??= {});
   const key = t.status === 'RUNNING' ? (t.waiting_for ?? null) : null;
-  if (key === (waiting[t.node_id] ?? null)) return;
+  const reason: WaitReason = t.waiting_reason ?? 'limit';
+  const told = next.waitingReasons?.[t.node_id] ?? 'limit';
+  if (key === (waiting[t.node_id] ?? null) && (key === null || reason === told)) return;
+  if (next.waitingReasons) delete next.waitingReasons[t.node_id];
   if (key === null) {
     delete waiting[t.node_id];
     return;
   }
   waiting[t.node_id] = key;
-  drafts.push({ event: 'task.waiting', data: { run_id: runId, node_id: t.node_id, task_id: t.id, limit_key: key } });
+  if (reason !== 'limit') (next.waitingReasons ??= {})[t.node_id] = reason;
+  // A limit's wait names its limit; a timer's or a callback's says until when.
+  const what = TIMED_WAITS.has(reason) ? { until: t.waiting_until ?? null } : { limit_key: key };
+  drafts.push({
+    event: 'task.waiting',
+    data: { run_id: runId, node_id: t.node_id, task_id: t.id, ...what, reason },
+  });
 }
 
 /**

@@ -10,6 +10,10 @@ export const isFinalStatus = (status: string): boolean => (FINAL_RUN_STATUSES as
 export const TASK_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED', 'PAUSED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
+/** What started a run no client asked for: a schedule's fire, a webhook delivery, a parent run's SubworkflowNode. */
+export const RUN_TRIGGER_KINDS = ['schedule', 'webhook', 'subworkflow'] as const;
+export type RunTriggerKind = (typeof RUN_TRIGGER_KINDS)[number];
+
 export const UPSTREAM_FAILURE = 'Upstream failure';
 
 /** PySpur's message on a cancelled run. */

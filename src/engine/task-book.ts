@@ -50,7 +50,11 @@ export class TaskBook {
     if (write.subworkflowOutput !== undefined) record.subworkflow_output = write.subworkflowOutput;
     if (write.usage !== undefined) record.usage = write.usage;
     if (write.waitingFor !== undefined) record.waiting_for = write.waitingFor;
+    if (write.waitingReason !== undefined) record.waiting_reason = write.waitingReason;
+    if (write.waitingUntil !== undefined) record.waiting_until = write.waitingUntil;
     if (write.addWaitedMs !== undefined) record.waited_ms = (record.waited_ms ?? 0) + write.addWaitedMs;
+    if (write.model !== undefined) record.model = write.model;
+    if (write.modelFailures !== undefined) record.model_failures = write.modelFailures;
     this.changed = true;
   }
 
@@ -68,7 +72,14 @@ export class TaskBook {
   cancelOpen(at: string): void {
     for (const record of this.records.values()) {
       if (OPEN.includes(record.status))
-        this.apply({ nodeId: record.node_id, status: 'CANCELED', endTime: record.end_time ?? at, waitingFor: null });
+        this.apply({
+          nodeId: record.node_id,
+          status: 'CANCELED',
+          endTime: record.end_time ?? at,
+          waitingFor: null,
+          waitingReason: null,
+          ...(record.waiting_until ? { waitingUntil: null } : {}),
+        });
     }
   }
 

@@ -47,14 +47,13 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     try {
       await deps.temporal().workflow.start(WorkflowType.spurEvalRun, {
         workflowId: evalWorkflowId(run._id, deps.workflowIdPrefix),
-        taskQueue: deps.taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         staticSummary: `eval ${run._id}: ${run.eval_name} on ${run.workflow_id} v${run.workflow_version}, ${run.num_samples} rows`,
         typedSearchAttributes: workspaceAttribute(run.workspace_id),
         // Its batch (a child) and the judges' calls inherit it: an eval is bulk work.
-        ...workspaceShare('bulk', deps.fairShare, run.workspace_id),
+        ...workspaceShare('bulk', deps, run.workspace_id),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'started' };

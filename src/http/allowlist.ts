@@ -17,7 +17,8 @@ export interface AllowlistSettings {
  * compose probe's spelling of `/api/health`): the health status (its details need a key), the login
  * form and logout, the OpenID sign-in's start and callback (`GET` only: the browser is sent there), the web UI's files (its pages send the browser to the login form instead), and
  * `POST /api/hooks/{token}`, a webhook whose unguessable token is its credential (any one segment:
- * a malformed token is answered as an unknown one, 404, by the route), and `GET`/`HEAD`/`POST
+ * a malformed token is answered as an unknown one, 404, by the route), `POST /api/callbacks/{token}`,
+ * a WaitForCallbackNode's URL, whose signed token is its credential (likewise), and `GET`/`HEAD`/`POST
  * /approve/{token}`, an approval link's page and its decision, whose signed token is its credential
  * (any one segment: a bad token is answered 403 by the route, deciding nothing).
  */
@@ -28,15 +29,16 @@ export function anonymousAllowlist({
 }: AllowlistSettings): (method: string, path: string) => AnonymousAccess {
   const health = new Set([`${apiPrefix}/health`, `${apiPrefix}/health/`]);
   const isApi = (path: string) => path === apiPrefix || path.startsWith(`${apiPrefix}/`);
-  const hooks = `${apiPrefix}/hooks/`;
-  const isHook = (path: string) =>
-    path.startsWith(hooks) && path.length > hooks.length && !path.includes('/', hooks.length);
+  const oneSegmentUnder = (prefix: string) => (path: string) =>
+    path.startsWith(prefix) && path.length > prefix.length && !path.includes('/', prefix.length);
+  const isHook = oneSegmentUnder(`${apiPrefix}/hooks/`);
+  const isCallback = oneSegmentUnder(`${apiPrefix}/callbacks/`);
   const signIn = new Set(signInPaths);
   const approve = '/approve/';
   const isApproval = (path: string) =>
     path.startsWith(approve) && path.length > approve.length && !path.includes('/', approve.length);
   return (method, path) => {
-    if (method === 'POST' && isHook(path)) return 'allow';
+    if (method === 'POST' && (isHook(path) || isCallback(path))) return 'allow';
     if (isApproval(path)) return method === 'GET' || method === 'HEAD' || method === 'POST' ? 'allow' : 'deny';
     const read = method === 'GET' || method === 'HEAD';
     if (path === '/login') return read || method === 'POST' ? 'allow' : 'deny';

@@ -4,6 +4,12 @@ import type { Logger } from '../logger';
 
 /** Entries one process keeps in memory while MongoDB refuses them; past it they are in the log only. */
 const BACKLOG_MAX = 10_000;
+/**
+ * How long the health check waits on a flush of waiting entries before it reports them. Well
+ * inside API_PROBE_TIMEOUT_MS: a flush MongoDB keeps refusing tries each entry many times, and a
+ * check that ran out its time would say "no answer" instead of what waits.
+ */
+const PROBE_FLUSH_WAIT_MS = 1000;
 
 export interface AuditWriter {
   /** Stores the entry, or keeps it to store later; never throws. */
@@ -43,6 +49,14 @@ export function auditWriter(trail: Pick<AuditTrail, 'append'>, logger: Logger): 
     return flushing;
   }
 
+  /** Waits on a flush at most `ms`; one still going goes on, and the next check waits on it again. */
+  async function flushWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([flush().catch(() => undefined), waited]);
+    clearTimeout(timer);
+  }
+
   return {
     async record(fields) {
       try {
@@ -59,7 +73,7 @@ export function auditWriter(trail: Pick<AuditTrail, 'append'>, logger: Logger): 
       }
     },
     async probe() {
-      if (backlog.length > 0) await flush().catch(() => undefined);
+      if (backlog.length > 0) await flushWithin(PROBE_FLUSH_WAIT_MS);
       if (backlog.length > 0)
         throw new Error(`${backlog.length} audit entries wait to be stored: MongoDB refused them (see the log)`);
       if (late === 0) return undefined;

@@ -1,8 +1,8 @@
 /**
- * A request path as logs may keep it: a webhook's token and an approval link's token are their
- * credentials, so neither reaches a log (`/api/hooks/<token>` becomes `/api/hooks/…`,
- * `/approve/<token>` becomes `/approve/…`).
+ * A request path as logs may keep it: a webhook's token, a callback's token and an approval link's
+ * token are their credentials, so none reaches a log (`/api/hooks/<token>` becomes
+ * `/api/hooks/…`, `/api/callbacks/<token>` `/api/callbacks/…`, `/approve/<token>` `/approve/…`).
  */
 export function loggedPath(path: string): string {
-  return path.replace(/\/(hooks|approve)\/[^/]+/g, '/$1/…');
+  return path.replace(/\/(hooks|callbacks|approve)\/[^/]+/g, '/$1/…');
 }

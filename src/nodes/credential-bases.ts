@@ -1,4 +1,5 @@
 import { NodeExecutionError } from './errors';
+import { HTTP_KEY_BASES } from './integrations/http-request/http-credential-names';
 import { INTEGRATION_KEY_BASES } from './integrations/http/services';
 import { MCP_KEY_BASES } from './mcp/mcp-credential-names';
 
@@ -18,7 +19,7 @@ const LLM_KEY_BASES: Readonly<Record<string, readonly string[]>> = {
  * under, and reads as unset once one of them differs: re-entering it is what sends it to a new host.
  */
 export const KEY_BASES: ReadonlyMap<string, readonly string[]> = new Map(
-  Object.entries({ ...LLM_KEY_BASES, ...INTEGRATION_KEY_BASES, ...MCP_KEY_BASES }),
+  Object.entries({ ...LLM_KEY_BASES, ...INTEGRATION_KEY_BASES, ...MCP_KEY_BASES, ...HTTP_KEY_BASES }),
 );
 
 /** A base value as compared: trimmed, without trailing slashes; unset is ''. */

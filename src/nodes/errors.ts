@@ -1,3 +1,5 @@
+import type { ProviderFailureKind } from '../engine/failure-usage';
+
 /**
  * How a node's `execute` reports failure. The activity that runs the node maps these onto
  * Temporal: a NodeExecutionError fails the node at once (retrying cannot help: a bad template,
@@ -13,12 +15,16 @@ export class NodeExecutionError extends Error {
 }
 
 export class TransientNodeError extends Error {
+  /** How a provider failed the call, where the error is one (a provider limit's breaker counts it). */
+  readonly kind?: ProviderFailureKind;
+
   constructor(
     message: string,
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: ProviderFailureKind },
   ) {
     super(message, options);
     this.name = 'TransientNodeError';
+    if (options?.kind) this.kind = options.kind;
   }
 }

@@ -16,6 +16,7 @@ import {
   gitHubListRepositoriesNode,
   gitHubSearchRepositoriesNode,
 } from './integrations/github-nodes.js';
+import { httpRequestNode } from './integrations/http-request/http-request-node.js';
 import { googleSheetsReadNode } from './integrations/google-sheets-read-node.js';
 import { jinaReaderNode } from './integrations/jina-reader-node.js';
 import {
@@ -33,9 +34,12 @@ import { humanInterventionNode } from './logic/human-intervention-node.js';
 import { mergeNode } from './logic/merge-node.js';
 import { routerNode } from './logic/router-node.js';
 import { staticValueNode } from './logic/static-value-node.js';
+import { subworkflowNode } from './logic/subworkflow-node.js';
 import { mcpToolNode } from './mcp/mcp-tool-node.js';
 import { exaSearchNode } from './search/exa-search-node.js';
 import { sendEmailNode } from './tools/send-email-node.js';
+import { waitForCallbackNode } from './waits/wait-for-callback-node.js';
+import { waitNode } from './waits/wait-node.js';
 import type { NodeTypeDefinition } from './types.js';
 
 /** Every node type, in the order of `/node/supported_types/` (category, then PySpur's row order). */
@@ -52,6 +56,9 @@ export const NODE_TYPES: readonly NodeTypeDefinition[] = Object.freeze([
   mergeNode,
   staticValueNode,
   humanInterventionNode,
+  subworkflowNode,
+  waitNode,
+  waitForCallbackNode,
   forLoopNode,
   slackNotifyNode,
   googleSheetsReadNode,
@@ -72,6 +79,7 @@ export const NODE_TYPES: readonly NodeTypeDefinition[] = Object.freeze([
   redditGetTrendingSubredditsNode,
   firecrawlCrawlNode,
   firecrawlScrapeNode,
+  httpRequestNode,
   exaSearchNode,
   sendEmailNode,
   mcpToolNode,

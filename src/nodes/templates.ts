@@ -1,6 +1,7 @@
 import { NodeExecutionError } from './errors.js';
 import { renderInThread } from './template-engine/pool.js';
 import type { DataObject } from './template-engine/values.js';
+import { callbackUrlsFor } from './callback-urls.js';
 
 /**
  * Jinja-style templates: the one renderer of every template in the service (LLM prompts,
@@ -24,7 +25,12 @@ export async function renderTemplate(
   name = 'template',
 ): Promise<string> {
   if (!TEMPLATE_SYNTAX.test(template)) return template;
-  const result = await renderInThread({ template, context: context as DataObject });
+  const callbacks = callbackUrlsFor(template);
+  const result = await renderInThread({
+    template,
+    context: context as DataObject,
+    ...(callbacks ? { callbacks } : {}),
+  });
   if (result.ok) return result.text;
   throw new NodeExecutionError(`Error rendering ${name}: ${result.message}`);
 }

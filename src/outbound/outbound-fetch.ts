@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import { type Resolver, checkUrl, checkingLookup, hostPort, systemResolver, trustedHosts } from './checked-target';
 import { OutboundLimitError, OutboundRefusedError } from './errors';
 import { eventFrames } from './event-frames';
+import { type OutboundKind, metrics } from '../metrics/metrics';
 
 /** The operator's rules for every request the server makes on a workflow's or a caller's behalf. */
 export interface OutboundPolicy {
@@ -26,6 +27,13 @@ export interface OutboundPolicy {
 /** The same contract as the global fetch, so SDKs (OpenAI, Anthropic) take it as their `fetch`. */
 export type OutboundFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+/**
+ * The client, and the same client as one kind of caller sees it: `as('callback')` shares its
+ * connections and policy, and counts its requests as that kind in spur_outbound_requests_total
+ * (the client itself counts as `other`).
+ */
+export type OutboundClient = OutboundFetch & { as(kind: OutboundKind): OutboundFetch };
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
 /** Headers that survive a redirect to another origin: none that could carry a credential. */
@@ -39,7 +47,7 @@ const CROSS_ORIGIN_SAFE = new Set(['accept', 'accept-language', 'content-languag
  * never follow a redirect to another origin. Answers are decompressed and capped as they stream,
  * server-sent events handed on whole (event-frames.ts).
  */
-export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = systemResolver): OutboundFetch {
+export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = systemResolver): OutboundClient {
   const lookup = checkingLookup(policy.allowPrivate, resolve);
   const checked = {
     'http:': new http.Agent({ keepAlive: true, lookup }),
@@ -52,7 +60,7 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
     return allowHosts.has(hostPort(url)) ? trusted[scheme] : checked[scheme];
   };
 
-  return async function outboundFetch(input, init) {
+  const outboundFetch: OutboundFetch = async (input, init) => {
     const request = new Request(input, init);
     let body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
     let url = new URL(request.url);
@@ -87,6 +95,23 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
       url = next;
     }
   };
+  const counted =
+    (kind: OutboundKind): OutboundFetch =>
+    (input, init) =>
+      countedRequest(kind, () => outboundFetch(input, init));
+  return Object.assign(counted('other'), { as: counted });
+}
+
+/** One request into spur_outbound_requests_total, once its answer's status is known or it failed. */
+async function countedRequest(kind: OutboundKind, request: () => Promise<Response>): Promise<Response> {
+  try {
+    const response = await request();
+    metrics.outboundRequests.inc({ kind, outcome: response.status < 400 ? 'ok' : 'http_error' });
+    return response;
+  } catch (err) {
+    metrics.outboundRequests.inc({ kind, outcome: err instanceof OutboundRefusedError ? 'refused' : 'failed' });
+    throw err;
+  }
 }
 
 /**

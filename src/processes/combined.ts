@@ -6,6 +6,7 @@ import { createLogger } from '../logger';
 import { refuseInsecureListen, serveApi } from '../serve-api';
 import { hostSpurWorker } from '../../temporal/hosted-worker';
 import { installRuntime } from '../../temporal/spur-worker';
+import { sdkMetrics } from '../metrics/sdk-metrics';
 import { PythonSandbox } from '../nodes/code-execution/python-sandbox';
 
 /**
@@ -18,7 +19,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config, 'api');
   refuseInsecureListen(config);
-  installRuntime();
+  // The worker's SDK metrics are served beside the api's, on the one metrics port.
+  const sdk = config.metrics.port === null ? null : await sdkMetrics();
+  installRuntime(sdk?.bindAddress);
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await prepareDatabase(models);
@@ -35,6 +38,7 @@ async function main(): Promise<void> {
     temporal,
     eagerStart: true,
     outcomes,
+    ...(sdk ? { sdkMetrics: sdk.read } : {}),
     // This process runs Python nodes: its health says whether the sandbox starts here.
     hostedWorkerSandbox: new PythonSandbox(config.python),
     // The SDK's own SIGTERM handler has begun the worker's drain: wait for it, then close.

@@ -1,4 +1,4 @@
-import { ENGINE_NODE_TYPES } from '../engine/node-kinds';
+import { needsOwnWorkflow } from '../engine/node-kinds';
 import { modelOf } from '../engine/model-calls';
 import type { GraphNode, RunDefinition } from '../engine/run-contract';
 import type { BatchMode } from '../contracts/batch-contract';
@@ -13,10 +13,10 @@ export function inputColumns(inputNode: GraphNode, datasetColumns: string[]): st
   return keys.length > 0 ? keys : datasetColumns;
 }
 
-/** Rows that can pause for a human need a workflow each; all others run in chunk activities. */
+/** Rows that can pause for a human, or wait for a timer or a callback, need a workflow each; all others run in chunk activities. */
 export function batchMode(definition: RunDefinition, rowMode: 'auto' | 'child'): BatchMode {
   if (rowMode === 'child') return 'child';
-  return definition.nodes.some((n) => n.node_type === ENGINE_NODE_TYPES.humanIntervention) ? 'child' : 'inline';
+  return needsOwnWorkflow(definition.nodes) ? 'child' : 'inline';
 }
 
 /** The models a definition's nodes call. */

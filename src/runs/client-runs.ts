@@ -38,6 +38,8 @@ export interface RunOrigin {
   callback?: StoredCallback | null;
   /** The caller's `traceparent`, validated: the run's trace continues it. */
   traceParent?: string | null;
+  /** A held webhook delivery released by its workflow's resume (RunRequest.releasesHeld). */
+  releasesHeld?: boolean;
 }
 
 export interface ClientRunDeps<Callback> {
@@ -84,6 +86,7 @@ export function createClientRuns<Callback>(deps: ClientRunDeps<Callback>) {
       ...(origin.claim ? { claim: origin.claim } : {}),
       trigger: origin.trigger ?? null,
       traceParent: origin.traceParent ?? null,
+      ...(origin.releasesHeld ? { releasesHeld: true } : {}),
     });
     return { ...recorded, workflow, definition, spurType: stored.spur_type };
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { putBytes } from '../db/gridfs';
+import type { mongo } from 'mongoose';
+import { deleteIfPresent, putBytes } from '../db/gridfs';
 import type { Models } from '../db/models';
 import { BadRequestError } from '../errors';
 
@@ -39,10 +40,35 @@ async function storeOne(models: Models, workflowId: string, uri: string): Promis
   const mime = match[1] as string;
   const bytes = Buffer.from((match[2] as string).replace(/\s/g, ''), 'base64');
   const name = `run_files/${workflowId}/${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}${EXTENSIONS[mime] ?? ''}`;
-  if ((await models.runFiles.find({ filename: name }).limit(1).toArray()).length === 0) {
-    await putBytes(models.runFiles, name, { workflow_id: workflowId, content_type: mime }, bytes);
-  }
+  const [stored] = await models.runFiles.find({ filename: name }).limit(1).toArray();
+  if (!stored) await putBytes(models.runFiles, name, { workflow_id: workflowId, content_type: mime }, bytes);
+  // Another run names it now: retention keeps a file until every run that may name it is gone.
+  else await runFileRecords(models).updateOne({ _id: stored._id }, { $set: { 'metadata.last_used_at': new Date() } });
   return name;
+}
+
+const runFileRecords = (models: Models) => {
+  const db = models.conn.db;
+  if (!db) throw new Error('run files need an open connection');
+  return db.collection<mongo.GridFSFile>('run_files.files');
+};
+
+/**
+ * Deletes the workflow's run files that no stored run can name: last stored or named (by a run's
+ * inputs or a node) before `usedBefore`, which retention sets before the start of the workflow's
+ * earliest remaining run, less a margin for a run recorded just after its files were stored.
+ */
+export async function removeUnusedRunFiles(models: Models, workflowId: string, usedBefore: Date): Promise<void> {
+  const unused = await runFileRecords(models)
+    .find({
+      'metadata.workflow_id': workflowId,
+      $or: [
+        { 'metadata.last_used_at': { $lt: usedBefore } },
+        { 'metadata.last_used_at': { $exists: false }, uploadDate: { $lt: usedBefore } },
+      ],
+    })
+    .toArray();
+  for (const file of unused) await deleteIfPresent(models.runFiles, file._id);
 }
 
 /** Blocking runs only (PySpur): `files[node]` becomes `initial_inputs[node].files` for nodes given inputs. */

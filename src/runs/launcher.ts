@@ -64,7 +64,7 @@ export type LaunchResult =
   /** It can never start (its version or dataset is gone, its stored plan no longer holds): now FAILED, saying why. */
   | { outcome: 'failed'; message: string };
 
-interface WorkflowStart {
+export interface WorkflowStart {
   type: (typeof WorkflowType)[keyof typeof WorkflowType];
   args: unknown[];
   summary: string;
@@ -212,7 +212,6 @@ export function createRunLauncher(deps: RunLauncherDeps) {
     try {
       await deps.temporal().workflow.start(start.type, {
         workflowId: runWorkflowId(run._id, deps.workflowIdPrefix),
-        taskQueue: deps.taskQueue,
         args: start.args,
         // A second start of a run (an idempotent replay, the reconciler) joins the running workflow
         // and never starts a closed run again: at most one execution per run id.
@@ -228,7 +227,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
           ...(run.started_by_name ? [{ key: SpurStartedBy, value: run.started_by_name }] : []),
           ...workspaceAttribute(run.workspace_id),
         ],
-        ...workspaceShare(workClassOf(start.type, run.run_type), deps.fairShare, run.workspace_id),
+        ...workspaceShare(workClassOf(start.type, run.run_type), deps, run.workspace_id),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -1,9 +1,11 @@
+import { metrics } from '../metrics/metrics';
 import { fromJsonText } from '../db/json-text';
 import type { Models, RunDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
 import { createOutputFiles } from '../db/output-files';
 import type { RunRepository } from '../db/runs/run-repository';
 import type { Values } from '../db/values';
 import type { WorkflowVersions } from '../db/workflow-versions';
+import type { WorkflowPauses } from '../db/workflow-pauses';
 import { OPEN_RUN_STATUSES } from '../engine/statuses';
 import { runCaller } from './run-caller';
 import { RUN_KINDS, type RunFields, type StoredParts, recordFields } from './run-kinds';
@@ -39,6 +41,11 @@ export interface RunRequest extends Omit<RunFields, 'idempotencyKey'> {
   beforeInsert?: () => void;
   /** Recorded FAILED at once, saying why (a schedule whose inputs no longer fit its workflow). */
   failedBecause?: string;
+  /**
+   * A webhook delivery held while its workflow was paused, recorded by the workflow's resume: the
+   * one run recorded while the pause still stands (the resume lifts it once all held have started).
+   */
+  releasesHeld?: boolean;
 }
 
 export interface RecordedRun {
@@ -51,15 +58,17 @@ export interface RecordedRun {
 export interface RunRecorderDeps {
   models: Models;
   values: Values;
-  runRecords: Pick<RunRepository, 'create' | 'failWithoutWorkflow'>;
+  runRecords: Pick<RunRepository, 'create' | 'failWithoutWorkflow' | 'discardUnstarted'>;
   versions: Pick<WorkflowVersions, 'ensureVersion'>;
+  pauses: Pick<WorkflowPauses, 'refuseStarts'>;
 }
 
 /**
  * The one recorder of runs: pins the version, stores the run's values (and a batch's output file)
  * under its new id, inserts its record (PENDING) with all its workflow will need, and claims its
  * key. The api, the schedules' worker and the evals all record through it; the launcher then starts
- * the workflow from the record alone.
+ * the workflow from the record alone. So it is here that a paused workflow refuses every start
+ * (WorkflowPausedError, 409), whatever kind of run it would have been.
  */
 export function createRunRecorder(deps: RunRecorderDeps) {
   const outputFiles = createOutputFiles(deps.models);
@@ -80,6 +89,9 @@ export function createRunRecorder(deps: RunRecorderDeps) {
   }
 
   async function record(request: RunRequest): Promise<RecordedRun> {
+    const workflowId = 'pinned' in request.version ? request.version.pinned.workflow_id : request.version.current._id;
+    const pausable = !request.releasesHeld;
+    if (pausable) await deps.pauses.refuseStarts(workflowId);
     const version =
       'pinned' in request.version ? request.version.pinned : await deps.versions.ensureVersion(request.version.current);
     const fields = { ...request, idempotencyKey: request.claim?.keyId ?? null };
@@ -88,11 +100,24 @@ export function createRunRecorder(deps: RunRecorderDeps) {
       request.beforeInsert?.(); // the insert follows at once
       return recordFields(fields, version, stored, runCaller());
     });
+    // Read again after the insert, as a pause is written before it is answered: a run inserted
+    // after a pause's answer always sees it, so none starts once the pause has been answered.
+    if (pausable) await refuseIfPausedMeanwhile(run._id, workflowId);
     await request.claim?.claim(run._id);
+    metrics.runsStarted.inc({ run_type: run.run_type });
     const initialInputs = fromJsonText<Inputs>(run.initial_inputs) ?? {};
     if (request.failedBecause === undefined) return { run, version, initialInputs };
     await deps.runRecords.failWithoutWorkflow(run._id, OPEN_RUN_STATUSES, request.failedBecause);
     return { run: { ...run, status: 'FAILED' }, version, initialInputs };
+  }
+
+  async function refuseIfPausedMeanwhile(runId: string, workflowId: string): Promise<void> {
+    try {
+      await deps.pauses.refuseStarts(workflowId);
+    } catch (err) {
+      await deps.runRecords.discardUnstarted(runId);
+      throw err;
+    }
   }
 
   return { record };

@@ -10,7 +10,7 @@ import { expectStarted } from './client-runs';
 import { runnableDefinition } from './inputs';
 import type { RunLauncher } from './launcher';
 import type { RunReader } from './reader';
-import type { RunRecorder } from './recorder';
+import type { RunClaim, RunRecorder } from './recorder';
 import { RerunRefused, type RerunSource, rerunExtras, rerunSourceOf } from './rerun-launch';
 import type { RerunInput } from './rerun.schemas';
 import type { RunResponse } from './response.schemas';
@@ -49,19 +49,10 @@ export function createReruns(deps: RerunDeps) {
   }
 
   /** Checks the request and records the rerun (PENDING); `recordAndLaunch` then launches its workflow. */
-  async function record(runId: string, body: RerunInput, runType: string) {
+  async function record(runId: string, body: RerunInput, runType: string, claim?: RunClaim) {
     const original = await runRecords.recordOf(runId);
     if (!original) throw notFound.run();
-    // A run shows FAILED as soon as a node fails while other branches go on: it has ended once it has an end time.
-    if (OPEN_RUN_STATUSES.includes(original.status) || !original.end_time) {
-      const still = OPEN_RUN_STATUSES.includes(original.status)
-        ? original.status
-        : `${original.status} but still running (other branches have not ended)`;
-      throw new ConflictError(
-        `Run ${runId} is still ${still}: only an ended run (COMPLETED, FAILED or CANCELED) can be rerun`,
-        'RUN_STILL_OPEN',
-      );
-    }
+    refuseOpen(original, 'rerun');
     if (original.rows_total !== null && original.rows_total !== undefined) {
       throw invalid(
         'from_node_id',
@@ -94,24 +85,39 @@ export function createReruns(deps: RerunDeps) {
         overrides: body.input_overrides,
         inputNodeId: fromInput ? inputNode.id : null,
       },
+      ...(claim ? { claim } : {}),
     });
     return { run, name, definition, originalTasks };
   }
 
   return {
-    async recordAndLaunch(runId: string, body: RerunInput, runType: string): Promise<RunResponse> {
-      const { run, name, definition, originalTasks } = await record(runId, body, runType);
+    /** `claim`: the key the new run is recorded under (a bulk action's, so a retried step makes one run). */
+    async recordAndLaunch(runId: string, body: RerunInput, runType: string, claim?: RunClaim): Promise<RunResponse> {
+      const { run, name, definition, originalTasks } = await record(runId, body, runType, claim);
       // Answered as created (PENDING), like start_run: read before the workflow can change it.
       const created = await deps.reader.get(run._id);
       // Planned again from the record: its stored inputs hold large values by reference.
       const plan = rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks);
       expectStarted(await deps.launcher.launch(run, { workflowName: name, definition, ...plan }), run._id);
+      await claim?.started();
       return created;
     },
   };
 }
 
 export type Reruns = ReturnType<typeof createReruns>;
+
+/** 409 unless the run has ended: a run shows FAILED as soon as a node fails while other branches go on, so only its end time makes it final. */
+export function refuseOpen(run: RunDoc, verb: 'rerun' | 'retried'): void {
+  if (!OPEN_RUN_STATUSES.includes(run.status) && run.end_time) return;
+  const still = OPEN_RUN_STATUSES.includes(run.status)
+    ? run.status
+    : `${run.status} but still running (other branches have not ended)`;
+  throw new ConflictError(
+    `Run ${run._id} is still ${still}: only an ended run (COMPLETED, FAILED or CANCELED) can be ${verb}`,
+    'RUN_STILL_OPEN',
+  );
+}
 
 function refusedAs422(body: RerunInput, check: () => unknown): void {
   try {

@@ -1,4 +1,5 @@
-import { RUN_STATUSES, TASK_STATUSES } from '../engine/statuses';
+import { RUN_STATUSES, RUN_TRIGGER_KINDS, TASK_STATUSES } from '../engine/statuses';
+import { WAIT_REASONS } from '../engine/run-contract';
 import { z } from '../zod';
 
 /**
@@ -33,6 +34,17 @@ export const RunUsageResponse = TokenUsageResponse.extend({
       'USD at the prices when each model request was made (GET /api/usage/prices/); null when a model called has no known price',
   }),
   cost_note: z.string().nullable().openapi({ description: 'Why cost_usd is null' }),
+  by_model: z
+    .array(
+      z.object({
+        model: z.string(),
+        prompt_tokens: z.number().int(),
+        completion_tokens: z.number().int(),
+        calls: z.number().int(),
+        cost_usd: z.number().nullable(),
+      }),
+    )
+    .openapi({ description: 'The same, per model called (a node whose fallback model answered lists each)' }),
 }).openapi('RunUsage', {
   description:
     'LLM tokens used and their cost (beyond PySpur): per task, the sum of its model calls; per run, the sum of its tasks',
@@ -58,7 +70,15 @@ export const TaskResponse = z.object({
   }),
   waiting_for: z.string().nullable().openapi({
     description:
-      'Beyond PySpur: the fleet-wide limit (GET /api/limits/) whose slot the node is waiting for now; null otherwise',
+      'Beyond PySpur: what the node is waiting for now: the fleet-wide limit (GET /api/limits/) whose slot it waits for, the child run (R<n>) a SubworkflowNode waits for, or `timer` (a WaitNode), `callback` (a WaitForCallbackNode); null otherwise',
+  }),
+  waiting_reason: z.enum(WAIT_REASONS).nullable().openapi({
+    description:
+      "Beyond PySpur: why the node waits (`limit`: for a slot; `breaker_open`: for the limit's breaker to close; `subworkflow`: for its child run to end; `timer`: a WaitNode's timer; `callback`: a WaitForCallbackNode's callback); null when it does not wait",
+  }),
+  waiting_until: z.string().nullable().openapi({
+    description:
+      'Beyond PySpur: while a WaitNode waits, its wake-up time; while a WaitForCallbackNode waits, its deadline (ISO 8601); null otherwise',
   }),
   waited_ms: z.number().int().openapi({
     description: 'Beyond PySpur: how long the node waited for slots of fleet-wide limits, in all',
@@ -67,13 +87,23 @@ export const TaskResponse = z.object({
     description:
       "Beyond PySpur: true on a rerun's task whose outcome (status, inputs, outputs, times) was taken over from the original run's task; the node was not executed again",
   }),
+  model: z.string().nullable().openapi({
+    description:
+      "Beyond PySpur: the model whose answer the node's output is (`llm_info.model`, or the `fallback_models` entry that answered after the ones before it failed); null for a node that made no single model call",
+  }),
+  model_failures: z.array(z.object({ model: z.string(), error: z.string() })).openapi({
+    description:
+      'Beyond PySpur: the models that failed for good (5xx, 429, timeout or no connection, after their retries) before `model` answered, in the order tried',
+  }),
 });
 export type TaskResponse = z.output<typeof TaskResponse>;
 
 export const RunTriggerResponse = z
   .object({
-    kind: z.enum(['schedule', 'webhook']),
-    id: z.string().openapi({ description: 'The schedule (SC<n>) or webhook trigger (TR<n>)' }),
+    kind: z.enum(RUN_TRIGGER_KINDS),
+    id: z.string().openapi({
+      description: 'The schedule (SC<n>), webhook trigger (TR<n>) or parent run (R<n>, a SubworkflowNode)',
+    }),
     scheduled_time: z.iso.datetime().nullable().openapi({ description: "A schedule's fire time (UTC)" }),
     delivery_id: z
       .string()

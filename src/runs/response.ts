@@ -1,8 +1,9 @@
 import type { RunDoc, WorkflowVersionDoc } from '../db/models';
 import { type TaskRecord, type TokenUsage, addUsage } from '../engine/run-contract';
 import { fromJsonText } from '../db/json-text';
+import type { RunTriggerKind } from '../engine/statuses';
 import { pyDateTime } from '../timestamps';
-import { costOf } from '../usage/price-book';
+import { costOf, usdOf } from '../usage/price-book';
 import type { RunResponse, RunUsageResponse, TaskResponse, WorkflowVersionResponse } from './response.schemas';
 
 const iso = (d: Date | null | undefined) => (d ? pyDateTime(d) : null);
@@ -23,15 +24,20 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     subworkflow_output: t.subworkflow_output,
     usage: usageResponse(t.usage),
     waiting_for: t.waiting_for ?? null,
+    waiting_reason: t.waiting_for ? (t.waiting_reason ?? 'limit') : null,
+    waiting_until: t.waiting_for ? (t.waiting_until ?? null) : null,
     waited_ms: t.waited_ms ?? 0,
     reused: t.reused === true,
+    model: t.model ?? null,
+    model_failures: t.model_failures ?? [],
   };
 }
 
 function usageResponse(usage: TokenUsage | undefined): RunUsageResponse | null {
   if (!usage) return null;
   const { prompt_tokens, completion_tokens, total_tokens } = usage;
-  return { prompt_tokens, completion_tokens, total_tokens, ...costOf(usage.models) };
+  const by_model = (usage.models ?? []).map(({ cost_nano_usd, ...m }) => ({ ...m, cost_usd: usdOf(cost_nano_usd) }));
+  return { prompt_tokens, completion_tokens, total_tokens, ...costOf(usage.models), by_model };
 }
 
 /** PySpur's RunResponseSchema, with its two computed fields (duration, percentage_complete). */
@@ -66,7 +72,7 @@ export function toRunResponse(
     rerun_from_node_id: run.rerun_from_node_id ?? null,
     trigger: run.trigger
       ? {
-          kind: run.trigger.kind as 'schedule' | 'webhook',
+          kind: run.trigger.kind as RunTriggerKind,
           id: run.trigger.id,
           scheduled_time: run.trigger.scheduled_time ? run.trigger.scheduled_time.toISOString() : null,
           delivery_id: run.trigger.delivery_id ?? null,

@@ -13,9 +13,13 @@ export type RunKind =
   /** POST /v1/chat/completions (the OpenAI-compatible endpoint). */
   | 'openai'
   | 'rerun'
+  /** A bulk action's retry of an ended run: the same inputs (the original's, stored already), the same version. */
+  | 'retry'
   | 'batch'
   | 'scheduled'
-  | 'eval';
+  | 'eval'
+  /** A parent run's SubworkflowNode: the child's inputs are mapped from the node's input. */
+  | 'subworkflow';
 
 interface KindRules {
   /** The run's `run_type`: the kind's own, or null for the client's `?run_type=` (default `interactive`). */
@@ -38,9 +42,17 @@ export const RUN_KINDS: Readonly<Record<RunKind, KindRules>> = {
   mcp: { runType: 'mcp', caller: true, storedAs: 'initial_inputs', outputFile: false, mergesFiles: false },
   openai: { runType: 'openai', caller: true, storedAs: 'initial_inputs', outputFile: false, mergesFiles: false },
   rerun: { runType: null, caller: true, storedAs: 'input_overrides', outputFile: false, mergesFiles: false },
+  retry: { runType: null, caller: true, storedAs: null, outputFile: false, mergesFiles: false },
   batch: { runType: 'batch', caller: true, storedAs: null, outputFile: true, mergesFiles: false },
   scheduled: { runType: 'scheduled', caller: false, storedAs: 'initial_inputs', outputFile: false, mergesFiles: false },
   eval: { runType: 'eval', caller: true, storedAs: null, outputFile: true, mergesFiles: false },
+  subworkflow: {
+    runType: 'subworkflow',
+    caller: false,
+    storedAs: 'initial_inputs',
+    outputFile: false,
+    mergesFiles: false,
+  },
 };
 
 /** A batch's dataset as recorded with its parent: the rows it covers and how many run at once. */

@@ -2,6 +2,8 @@ import { fromJsonText } from '../db/json-text';
 import type { Models, RunDoc, ScheduleDoc, WorkflowDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import { createScheduleFires } from '../db/schedule-fires';
+import { createScheduleSkips } from '../db/schedule-skips';
+import { WorkflowPausedError } from '../db/workflow-pauses';
 import type { WorkflowVersions } from '../db/workflow-versions';
 import type { DefinitionLimits } from '../config/settings';
 import { SpurError } from '../errors';
@@ -21,7 +23,9 @@ export type ScheduledRecord =
   /** The run is recorded (PENDING unless its inputs no longer fit: then FAILED, saying why). */
   | { kind: 'recorded'; run: RunDoc; known?: KnownAtLaunch }
   /** The schedule (being deleted), its workflow or its pinned version is gone: nothing to record. */
-  | { kind: 'gone'; reason: string };
+  | { kind: 'gone'; reason: string }
+  /** Its workflow is paused: no run, and the skip is recorded with the schedule (db/schedule-skips.ts). */
+  | { kind: 'skipped'; reason: string };
 
 /** What a scheduled run's record says, when a schedule's inputs no longer fit its workflow. */
 export const inputsNoLongerFit = (reason: string) => `The schedule's inputs no longer fit the workflow: ${reason}`;
@@ -38,6 +42,7 @@ export const inputsNoLongerFit = (reason: string) => `The schedule's inputs no l
 export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
   const { models } = deps;
   const fires = createScheduleFires(models);
+  const skips = createScheduleSkips(models);
 
   async function versionOf(schedule: ScheduleDoc): Promise<WorkflowVersionDoc | null> {
     if (schedule.version === 'pinned')
@@ -90,6 +95,10 @@ export function createScheduledRunRecorder(deps: ScheduledRunDeps) {
       const schedule = await models.Schedule.findById(scheduleId).lean<ScheduleDoc>();
       if (!schedule) return { kind: 'gone', reason: `schedule ${scheduleId} is gone` };
       return await record(schedule, scheduledTime, key, recording.assertInTime);
+    } catch (err) {
+      if (!(err instanceof WorkflowPausedError)) throw err;
+      await skips.record(scheduleId, key, scheduledTime, err.message);
+      return { kind: 'skipped', reason: err.message };
     } finally {
       await recording.end();
     }

@@ -195,6 +195,35 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
       await SpendEntry.updateOne({ _id: holdId }, { $set: { cost_nano_usd: 0, held: false } });
     },
 
+    /**
+     * Deleted runs' spending, summed per workflow and UTC day into entries that name no run
+     * (`_id` `rollup:<tag>:<day>`, at the day's start), so the day's and month's budgets still count
+     * it; then their own entries go. An entry already there was written by an earlier attempt from
+     * all of the run's entries, so it stands.
+     */
+    async rollUpSpendOf(runs: readonly { runId: string; tag: string }[]): Promise<void> {
+      for (const { runId, tag } of runs) {
+        const days = new Map<string, { workflow_id: string; cost_nano_usd: number; at: Date }>();
+        for (const entry of await SpendEntry.find({ run_id: runId }).lean()) {
+          const day = entry.at.toISOString().slice(0, 10);
+          const sum = days.get(day) ?? {
+            workflow_id: entry.workflow_id,
+            cost_nano_usd: 0,
+            at: new Date(`${day}T00:00:00.000Z`),
+          };
+          sum.cost_nano_usd += entry.cost_nano_usd;
+          days.set(day, sum);
+        }
+        for (const [day, sum] of days)
+          await SpendEntry.create({ _id: `rollup:${tag}:${day}`, run_id: `rollup:${tag}`, ...sum }).catch(
+            (err: unknown) => {
+              if (!isDuplicateKeyError(err)) throw err;
+            },
+          );
+        await SpendEntry.deleteMany({ run_id: runId });
+      }
+    },
+
     /** The workflow is deleted: its budget goes with it (its spending stays in the ledger). */
     async removeOfWorkflow(workflowId: string): Promise<void> {
       await WorkflowBudget.deleteOne({ _id: workflowId });

@@ -1,5 +1,14 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { limitWorkflowId, ruleChangedSignal, type LimitRule } from '../contracts/limit-contract';
+import {
+  type BreakerSwitch,
+  type LimitRule,
+  breakerSwitchSignal,
+  limitWorkflowId,
+  ruleChangedSignal,
+} from '../contracts/limit-contract';
+import { WorkflowType } from '../contracts/workflow-names';
+import { workspaceAttribute } from '../db/workspace-scope';
+import type { LimitScope } from './provider-limits';
 
 /**
  * An operator's change reaches the limits now running (a removed one lets everyone waiting go);
@@ -17,5 +26,27 @@ export function limitChangeNotifier(temporal: () => Client, workflowIdPrefix: st
         }
       }),
     );
+  };
+}
+
+/**
+ * An operator's switch of a limit's breaker, sent to the limit's workflow and starting it if it is
+ * not running (an opened breaker keeps it running until closed): a workspace's limit as the
+ * workspace's workflow, the fleet's as no workspace's. Temporal away: the error (503).
+ */
+export function breakerSwitcher(
+  temporal: () => Client,
+  temporalSettings: { taskQueue: string; workflowIdPrefix: string },
+) {
+  return async (key: string, change: BreakerSwitch, scope: LimitScope): Promise<void> => {
+    await temporal().workflow.signalWithStart(WorkflowType.spurModelLimit, {
+      workflowId: limitWorkflowId(key, temporalSettings.workflowIdPrefix),
+      taskQueue: temporalSettings.taskQueue,
+      args: [{ key }],
+      signal: breakerSwitchSignal,
+      signalArgs: [change],
+      staticSummary: `Fleet-wide limit on ${key} model requests`,
+      typedSearchAttributes: workspaceAttribute(scope === 'fleet' ? null : undefined),
+    });
   };
 }

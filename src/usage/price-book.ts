@@ -87,6 +87,11 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
 
 export type PriceBook = ReturnType<typeof createPriceBook>;
 
+/** A cost kept in nano-USD, in USD for API answers (null: no price). */
+export function usdOf(nanoUsd: number | null): number | null {
+  return nanoUsd === null ? null : nanoUsd / NANO;
+}
+
 /** A usage's cost for API answers: USD, or null and why when a model called has no price. */
 export function costOf(models: readonly ModelUsage[] | undefined): {
   cost_usd: number | null;

@@ -3,6 +3,7 @@ import type { Models } from '../db/models';
 import type { ProviderLimitDoc } from '../db/models/provider-limit.model';
 import { DEFAULT_WORKSPACE, workspaceScope } from '../db/workspace-scope';
 import { type LimitRule, limitKeysOf } from '../contracts/limit-contract';
+import type { BreakerRecord, BreakerStateName } from '../contracts/breaker-contract';
 
 /** Whose limits: the current workspace's, or the fleet-wide ones an installation admin sets across workspaces. */
 export type LimitScope = 'workspace' | 'fleet';
@@ -30,7 +31,31 @@ function ruleOf(doc: ProviderLimitDoc, prefix: string | null): LimitRule {
     ...(doc.max_concurrent != null ? { max_concurrent: doc.max_concurrent } : {}),
     ...(doc.requests_per_minute != null ? { requests_per_minute: doc.requests_per_minute } : {}),
     ...(doc.tokens_per_minute != null ? { tokens_per_minute: doc.tokens_per_minute } : {}),
+    ...(doc.breaker ? { breaker: { ...doc.breaker } } : {}),
   };
+}
+
+/** A limit as its scope lists it: the rule, and its breaker's last recorded state when it has a breaker or had one opened. */
+export interface LimitEntry extends LimitRule {
+  breaker_state?: BreakerRecord;
+}
+
+function entryOf(doc: ProviderLimitDoc, prefix: string): LimitEntry {
+  const rule = ruleOf(doc, prefix);
+  const recorded = doc.breaker_state;
+  if (recorded)
+    return {
+      ...rule,
+      breaker_state: {
+        state: recorded.state as BreakerStateName,
+        since: recorded.since,
+        opened_by: (recorded.opened_by ?? null) as BreakerRecord['opened_by'],
+        failure_times: [...recorded.failure_times],
+      },
+    };
+  return rule.breaker
+    ? { ...rule, breaker_state: { state: 'closed', since: 0, opened_by: null, failure_times: [] } }
+    : rule;
 }
 
 /**
@@ -46,12 +71,21 @@ export function createProviderLimits(models: Models, clock: () => Date = () => n
     ...keys.map((key) => `${prefixOf('workspace')}${key}`),
   ];
   return {
-    async list(scope: LimitScope): Promise<LimitRule[]> {
+    async list(scope: LimitScope): Promise<LimitEntry[]> {
       const prefix = prefixOf(scope);
       const docs = await ProviderLimit.find({ _id: trusted({ $regex: idsOf(prefix) }) })
         .sort({ _id: 1 })
         .lean();
-      return docs.map((d) => ruleOf(d, prefix));
+      return docs.map((d) => entryOf(d, prefix));
+    },
+    /** One limit of the scope by its key, as a limit workflow counts it (its key the stored id); null when there is none. */
+    async stored(scope: LimitScope, key: string): Promise<LimitRule | null> {
+      const doc = await ProviderLimit.findById(`${prefixOf(scope)}${key}`).lean();
+      return doc ? ruleOf(doc, null) : null;
+    },
+    /** A limit workflow's record of its breaker (`id`: the stored id); a limit removed meanwhile is not written again. */
+    async recordBreaker(id: string, record: BreakerRecord): Promise<void> {
+      await ProviderLimit.updateOne({ _id: id }, { $set: { breaker_state: record } });
     },
     /**
      * The limits on a call with these keys (a provider's before its model's), the fleet's first;
@@ -82,15 +116,19 @@ export function createProviderLimits(models: Models, clock: () => Date = () => n
       const keep = new Set(rules.map((r) => `${prefix}${r.key}`));
       const removed = before.filter((id) => !keep.has(id));
       const at = clock();
+      // Set, not replaced: the breaker's recorded state is its limit workflow's to write.
       for (const rule of rules)
-        await ProviderLimit.replaceOne(
+        await ProviderLimit.updateOne(
           { _id: `${prefix}${rule.key}` },
           {
-            max_concurrent: rule.max_concurrent ?? null,
-            requests_per_minute: rule.requests_per_minute ?? null,
-            tokens_per_minute: rule.tokens_per_minute ?? null,
-            workspace_id: owner,
-            updated_at: at,
+            $set: {
+              max_concurrent: rule.max_concurrent ?? null,
+              requests_per_minute: rule.requests_per_minute ?? null,
+              tokens_per_minute: rule.tokens_per_minute ?? null,
+              breaker: rule.breaker ?? null,
+              workspace_id: owner,
+              updated_at: at,
+            },
           },
           { upsert: true },
         );

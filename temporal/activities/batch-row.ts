@@ -10,6 +10,7 @@ import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 import { createAgentActivities } from './agent-step.activity';
 import { AGENT_STEP_ACTIVITY } from '../../src/contracts/run-contract';
+import { failureOutcomeOf } from '../../src/contracts/breaker-contract';
 
 /** A batch row run to its end inside the chunk activity: what its run record will show. */
 export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<string, NodeOutput> };
@@ -40,6 +41,7 @@ export async function runRowInProcess(
       execute: (node, input) => executeWithRetries(deps, run.runId, budget, node, input, signal),
       agentStep: (input) => createAgentActivities(deps)[AGENT_STEP_ACTIVITY]({ ...input, budget }),
       isCancellation: (err) => signal.aborted || err instanceof CancelledFailure,
+      providerFailure: failureOutcomeOf,
     },
   );
   const finish = (

@@ -1,4 +1,5 @@
 import { exportRunSpan } from '../../src/telemetry/run-span';
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { ForeignValueRefError, StoredRecordMissing, ValueTooLargeError } from '../../src/db/errors';
 import { createOutputFiles } from '../../src/db/output-files';
@@ -23,6 +24,7 @@ import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { type ChunkOutcome, ChunkFlusher, rowOutcome } from './batch-chunk-flusher';
 import { runRowOrFail } from './batch-row';
 import type { NodeActivityDeps } from './execute-node.activity';
+import type { BulkPacer } from './bulk-pacer';
 
 /** How often a chunk shows its progress: records, output lines, the parent's percentage. */
 const FLUSH_EVERY_MS = 250;
@@ -49,7 +51,7 @@ async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepository) {
+export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepository, pacer: BulkPacer) {
   const datasets = createDatasetReader(deps.models);
   const outputs = createOutputFiles(deps.models);
   const rowValues = (runId: string, cells: Record<string, unknown>) => rowValuesOf(deps, runId, cells);
@@ -170,6 +172,7 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
         (i) => outcomes[i] === undefined,
         runRow,
         ctx.cancellationSignal,
+        pacer,
       );
     } finally {
       await flusher.finish(ctx.cancellationSignal);
@@ -231,23 +234,44 @@ function topLevelIds(definition: RunDefinition): string[] {
   return definition.nodes.filter((n) => n.parent_id === null).map((n) => n.id);
 }
 
-/** Runs `work(i)` for every i in [0, n) that `wanted(i)`, at most `width` at a time, in order of i. */
+/** Abort listeners one row may add to its chunk's signal at once (a request, a retry's wait, a slot's wait). */
+const LISTENERS_PER_ROW = 4;
+
+/**
+ * Runs `work(i)` for every i in [0, n) that `wanted(i)`, at most `width` at a time, in order of i,
+ * each started only once the pacer admits it (a busy host holds bulk rows back).
+ */
 async function slidingWindow(
   n: number,
   width: number,
   wanted: (i: number) => boolean,
   work: (i: number) => Promise<void>,
   signal: AbortSignal,
+  pacer: BulkPacer,
 ): Promise<void> {
   let next = 0;
+  const lanes = Math.max(1, Math.min(width, n));
+  // Every row in flight listens on the chunk's one signal (its model call's request, its waits):
+  // many at once is the design, not a leak, so Node is told how many to expect.
+  setMaxListeners(Math.max(defaultMaxListeners, lanes * LISTENERS_PER_ROW), signal);
   const lane = async () => {
     while (!signal.aborted) {
-      while (next < n && !wanted(next)) next++;
-      if (next >= n) return;
-      await work(next++);
+      // A cancelled chunk stops waiting at once (acquire rejects); its rows are recorded as they ended.
+      const admitted = await pacer.acquire(signal).then(
+        () => true,
+        () => false,
+      );
+      if (!admitted) return;
+      try {
+        while (next < n && !wanted(next)) next++;
+        if (next >= n || signal.aborted) return;
+        await work(next++);
+      } finally {
+        pacer.release();
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, n)) }, lane));
+  await Promise.all(Array.from({ length: lanes }, lane));
 }
 
 /** Longer than a refused heartbeat takes to reach an earlier attempt (throttled to 1 s) and stop its rows. */

@@ -6,6 +6,7 @@ import { createRunLookups } from '../../src/db/runs/run-lookups';
 import type { Values } from '../../src/db/values';
 import { OutboundRefusedError } from '../../src/outbound/checked-target';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
+import { metrics } from '../../src/metrics/metrics';
 import {
   CALLBACK_REFUSED,
   CALLBACK_RETRY,
@@ -79,7 +80,11 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
     }
 
     const verdict = callbackVerdict(statusCode);
-    if (verdict === 'delivered') return deliveries.recordAttempt(key, attempt(statusCode, null), 'delivered');
+    if (verdict === 'delivered') {
+      await deliveries.recordAttempt(key, attempt(statusCode, null), 'delivered');
+      metrics.callbackDeliveries.inc({ outcome: 'delivered' });
+      return;
+    }
     const message = `the receiver answered ${statusCode}`;
     await deliveries.recordAttempt(
       key,
@@ -128,6 +133,7 @@ export function createCallbackActivities(deps: { models: Models; values: Values;
     },
     async callbackGaveUp(input: { deliveryId: string; reason: string }): Promise<void> {
       await deliveries.giveUp(input.deliveryId, input.reason);
+      metrics.callbackDeliveries.inc({ outcome: 'failed' });
     },
   };
 }

@@ -18,6 +18,10 @@ import type { SpurTracer } from '../../src/telemetry/tracer';
 import { type NodeSpan, inNodeSpan } from '../../src/telemetry/node-span';
 import { nodeAttempt } from './node-attempt';
 import { releasingSlots } from './slot-release';
+import { timedNode } from './node-timing';
+import { callbackUrlMinter } from '../../src/nodes/callback-urls';
+import type { InboundCallbackClaims } from '../../src/secrets/inbound-callback-token';
+import { DEFAULT_WORKSPACE, workspaceScope } from '../../src/db/workspace-scope';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -36,6 +40,8 @@ export interface NodeActivityDeps {
   budgets: Budgets;
   /** Exports each attempt as a span of its run's trace, when tracing is on. */
   tracer?: SpurTracer;
+  /** A WaitForCallbackNode's URL, for `callback_url(…)` in the templates a node renders. */
+  callbackUrl?: (claims: InboundCallbackClaims) => string;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -48,7 +54,9 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
 export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Promise<ExecuteNodeResult> {
-  return inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) => executeNodeIn(deps, input, span));
+  return timedNode(input.node.node_type, () =>
+    inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) => executeNodeIn(deps, input, span)),
+  );
 }
 
 async function executeNodeIn(
@@ -71,7 +79,10 @@ async function executeNodeIn(
   const plainInput = await ctx.stored(() => deps.values.resolve(input));
   let output: NodeOutput;
   try {
-    output = await withNodeErrors(type, node.config, ctx, (config) => execute(config, plainInput, ctx));
+    const mint = callbackMinter(deps, runId);
+    output = await withNodeErrors(type, node.config, ctx, (config) =>
+      mint ? callbackUrlMinter.run(mint, () => execute(config, plainInput, ctx)) : execute(config, plainInput, ctx),
+    );
   } catch (err) {
     throw carryingUsage(err, ctx.usage());
   } finally {
@@ -91,6 +102,14 @@ async function executeNodeIn(
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),
   };
+}
+
+/** Mints callback URLs of the run's WaitForCallbackNodes, in the run's workspace (the activity's). */
+function callbackMinter(deps: NodeActivityDeps, runId: string): ((nodeId: string) => string) | undefined {
+  const { callbackUrl } = deps;
+  if (!callbackUrl) return undefined;
+  const workspaceId = workspaceScope.current() ?? DEFAULT_WORKSPACE;
+  return (nodeId) => callbackUrl({ workspaceId, runId, nodeId });
 }
 
 /**
@@ -169,11 +188,16 @@ export async function withNodeErrors<T>(
       const delay = err.retryAfterMs && err.retryAfterMs > 0 ? err.retryAfterMs : undefined;
       // The delay also rides in the details: a run under a provider limit retries in its workflow,
       // where the failure converter does not carry nextRetryDelay, and holds the limit back that long.
+      // The failure's kind rides there too: the run's release tells a provider limit's breaker.
+      const details: NodeFailureDetails = {
+        ...(delay ? { retryAfterMs: delay } : {}),
+        ...(err.kind ? { failureKind: err.kind } : {}),
+      };
       throw ApplicationFailure.create({
         message: err.message,
         type: 'TransientNodeError',
         nextRetryDelay: delay,
-        ...(delay ? { details: [{ retryAfterMs: delay } satisfies NodeFailureDetails] } : {}),
+        ...(Object.keys(details).length > 0 ? { details: [details] } : {}),
       });
     }
     throw err; // unknown errors are retried by the activity's retry policy

@@ -8,6 +8,8 @@ import {
   limitWorkflowId,
 } from '../../src/contracts/limit-contract';
 import { WorkflowType } from '../../src/contracts/workflow-names';
+import type { BreakerRecord } from '../../src/contracts/breaker-contract';
+import { metrics } from '../../src/metrics/metrics';
 
 export interface LimitActivityDeps {
   limits: ProviderLimits;
@@ -44,9 +46,16 @@ export function createLimitActivities(deps: LimitActivityDeps) {
           ],
           staticSummary: `Fleet-wide limit on ${rule.key} model requests`,
         });
-        asked.push({ key: rule.key, limitWorkflowId: workflowId });
+        asked.push({ key: rule.key, limitWorkflowId: workflowId, ...(rule.breaker ? { breaker: true } : {}) });
       }
       return asked;
+    },
+
+    /** A limit's breaker changed: its entry shows the state, and the metrics count its openings (`key`: the stored id). */
+    async recordBreaker(input: { key: string; record: BreakerRecord; openings: number }): Promise<void> {
+      await deps.limits.recordBreaker(input.key, input.record);
+      // After the write: a retried write counts once.
+      if (input.openings > 0) metrics.breakerOpenings.inc({ key: input.key }, input.openings);
     },
   };
 }

@@ -10,6 +10,7 @@ import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { ModelCall, PriceBook } from '../../src/usage/price-book';
 import type { Budgets, SpendScope } from '../../src/usage/budgets';
 import { promptTokens } from '../../src/usage/prompt-tokens';
+import { countModelCall } from '../../src/usage/model-call-metrics';
 import { storeDataUris } from '../../src/runs/files';
 import { NodeExecutionError } from '../../src/nodes/errors';
 import type { BudgetScope } from '../../src/engine/run-contract';
@@ -146,6 +147,7 @@ export function activityNodeContext(
     // Pricing a call that was made must not fail the attempt into repeating it: outages are waited out.
     const [cost] = await stored(() => deps.prices.price([call]));
     if (!cost) return;
+    countModelCall(model, call, cost.cost_nano_usd);
     priced.push(cost);
     if (!scope) return;
     await stored(() => deps.budgets.spend(callId, held, scope, cost.cost_nano_usd ?? 0));

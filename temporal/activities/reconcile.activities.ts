@@ -8,6 +8,7 @@ import { createReconcileSuspects } from '../../src/db/reconcile-suspects';
 import type { RunLauncher } from '../../src/runs/launcher';
 import { OPEN_RUN_STATUSES } from '../../src/engine/statuses';
 import { createEvalReconciler } from './eval-reconcile';
+import { createRunActionReconciler } from './run-action-reconcile';
 import { workflowStatus } from './workflow-status';
 import type { ReconcilePageInput, ReconcilePageResult } from '../../src/contracts/reconcile-contract';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
@@ -30,6 +31,8 @@ export interface ReconcileDeps {
   temporal: WorkQueue;
   /** Starts a stored run's workflow the way the api does (src/runs/launcher.ts). */
   launcher: RunLauncher;
+  /** SPUR_RUN_ACTION_RATE: a bulk action the reconciler starts goes at the api's pace. */
+  runActionRate: number;
 }
 
 /**
@@ -38,7 +41,7 @@ export interface ReconcileDeps {
  * api launches it (an eval's, by starting its eval); a run whose workflow ended without recording
  * it is closed with a message.
  */
-export function createReconcileActivities({ models, temporal, launcher }: ReconcileDeps) {
+export function createReconcileActivities({ models, temporal, launcher, runActionRate }: ReconcileDeps) {
   const projection = createRunProjection(models, createRunEvents(models));
   const suspects = createReconcileSuspects(models);
   const lookups = createRunLookups(models);
@@ -120,5 +123,5 @@ export function createReconcileActivities({ models, temporal, launcher }: Reconc
     return false;
   }
 
-  return { reconcileRuns };
+  return { reconcileRuns, ...createRunActionReconciler({ models, temporal, runActionRate }) };
 }

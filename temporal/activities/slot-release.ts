@@ -7,11 +7,13 @@ import {
   releaseSlotSignal,
   retryAfterOf,
 } from '../../src/contracts/limit-contract';
+import { failureOutcomeOf } from '../../src/contracts/breaker-contract';
 
 /**
  * A model call's attempt under fleet-wide limits: its slots go back from here as soon as the
  * provider has answered, so the next waiting run is granted without a round trip through this
- * run's workflow. A failed attempt's release carries the provider's Retry-After; the run releases
+ * run's workflow. A release says how the call ended (what a breaker counts); a failed attempt's
+ * carries the provider's Retry-After; the run releases
  * again after a failure (a release is idempotent), and after a success only if this one did not go.
  */
 export async function releasingSlots<T extends { usage?: TokenUsage }>(
@@ -24,11 +26,20 @@ export async function releasingSlots<T extends { usage?: TokenUsage }>(
     result = await attempt();
   } catch (err) {
     const holdBackMs = retryAfterOf(err);
-    await release(slots, { requestId: slots.requestId, ...(holdBackMs ? { holdBackMs } : {}) });
+    const outcome = failureOutcomeOf(err);
+    await release(slots, {
+      requestId: slots.requestId,
+      ...(holdBackMs ? { holdBackMs } : {}),
+      ...(outcome ? { outcome } : {}),
+    });
     throw err;
   }
   const tokens = result.usage?.total_tokens;
-  const released = await release(slots, { requestId: slots.requestId, ...(tokens !== undefined ? { tokens } : {}) });
+  const released = await release(slots, {
+    requestId: slots.requestId,
+    outcome: 'ok',
+    ...(tokens !== undefined ? { tokens } : {}),
+  });
   return released ? { ...result, slotsReleased: true } : result;
 }
 

@@ -15,6 +15,7 @@ import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-
 import { ModelSlots, type SlotWaitHooks } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';
 import { modelOf, tokenEstimate } from '../../src/engine/model-calls';
+import { failureOutcomeOf } from '../../src/contracts/breaker-contract';
 
 export { failureMessage } from '../../src/engine/graph-walker';
 
@@ -70,6 +71,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       }),
     executeRegion: (region) => regionActivity(region)({ runId, region, ...traced }),
     isCancellation,
+    providerFailure: failureOutcomeOf,
   };
 }
 

@@ -12,3 +12,5 @@ export { spurModelLimit } from './model-limit.workflow';
 export { spurApprovalDelivery } from './approval-delivery.workflow';
 export { spurCodeParse } from './code-parse.workflow';
 export { spurEvalRun } from './eval-run.workflow';
+export { spurRetention } from './retention.workflow';
+export { spurRunAction } from './run-action.workflow';

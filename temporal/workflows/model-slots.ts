@@ -23,6 +23,7 @@ import {
   slotQueuedSignal,
 } from '../../src/contracts/limit-contract';
 import { FINAL_NODE_FAILURES, applicationCause } from '../../src/contracts/failures';
+import { type WaitReason, failureOutcomeOf } from '../../src/contracts/breaker-contract';
 import { ioNodeTimeoutSeconds } from './activity-options';
 
 const local = proxyLocalActivities<LimitActivities>({
@@ -32,7 +33,7 @@ const local = proxyLocalActivities<LimitActivities>({
 
 /** What the run shows of a node waiting for a slot. */
 export interface SlotWaitHooks {
-  waiting(nodeId: string, key: string): void;
+  waiting(nodeId: string, key: string, reason: WaitReason): void;
   granted(nodeId: string, waitedMs: number): void;
 }
 
@@ -48,22 +49,28 @@ export interface ModelCallAttempts<T> {
 /**
  * A run's side of the fleet-wide limits (model-limit.workflow.ts): before each attempt of a
  * model call, a slot of every limit on its model, waited for in this workflow (no worker slot, no
- * thread); after it, the slots back at once, whatever happened. Under a limit the node's retries
- * are made here, one attempt per slot, so a provider's 429 with Retry-After holds back the whole
- * limit and every attempt is counted; without one, the activity retries as any other.
+ * thread); after it, the slots back at once, whatever happened, with how the call ended (what a
+ * limit's breaker counts). Under a limit the node's retries are made here, one attempt per slot,
+ * so a provider's 429 with Retry-After holds back the whole limit and every attempt is counted;
+ * without one, the activity retries as any other. A failed attempt whose next ask waited behind
+ * an open breaker spends no retry: the breaker answered for the provider's outage.
  */
 export class ModelSlots {
-  private readonly grants = new Map<string, { count: number; waitedMs: number }>();
+  private readonly grants = new Map<string, { count: number; waitedMs: number; parked: boolean }>();
   private readonly waitingNode = new Map<string, string>();
 
   constructor(private readonly hooks: SlotWaitHooks) {
-    setHandler(slotGrantedSignal, ({ requestId, waitedMs }) => {
-      const had = this.grants.get(requestId) ?? { count: 0, waitedMs: 0 };
-      this.grants.set(requestId, { count: had.count + 1, waitedMs: Math.max(had.waitedMs, waitedMs) });
+    setHandler(slotGrantedSignal, ({ requestId, waitedMs, parked }) => {
+      const had = this.grants.get(requestId) ?? { count: 0, waitedMs: 0, parked: false };
+      this.grants.set(requestId, {
+        count: had.count + 1,
+        waitedMs: Math.max(had.waitedMs, waitedMs),
+        parked: had.parked || parked === true,
+      });
     });
-    setHandler(slotQueuedSignal, ({ requestId, key }) => {
+    setHandler(slotQueuedSignal, ({ requestId, key, reason }) => {
       const nodeId = this.waitingNode.get(requestId);
-      if (nodeId !== undefined) this.hooks.waiting(nodeId, key);
+      if (nodeId !== undefined) this.hooks.waiting(nodeId, key, reason ?? 'limit');
     });
   }
 
@@ -75,7 +82,14 @@ export class ModelSlots {
   ): Promise<T> {
     const tries = nodeAttempts(node.config);
     const leaseMs = (ioNodeTimeoutSeconds(node.config) + 90) * 1000;
-    for (let attempt = 1; ; attempt++) {
+    /** Failed attempts counted against the node's retries. */
+    let spent = 0;
+    /**
+     * A failure past the node's last retry that a breaker counts: judged at the next ask. Parked
+     * there, the breaker opened for it and the node goes on; granted at once, the node fails with it.
+     */
+    let owed: unknown;
+    for (;;) {
       const requestId = uuid4();
       this.waitingNode.set(requestId, node.id);
       const asked = await local.askModelSlots({
@@ -87,20 +101,29 @@ export class ModelSlots {
       });
       if (asked.length === 0) {
         this.waitingNode.delete(requestId);
+        if (owed !== undefined) throw owed;
         return attempts.withRetries();
       }
-      let outcome: { ok: true; value: T; released: boolean } | { ok: false; err: unknown };
+      let outcome: { ok: true; value: T; released: boolean } | { ok: false; err: unknown; unsent?: true };
       try {
         await condition(() => (this.grants.get(requestId)?.count ?? 0) >= asked.length);
-        const { waitedMs } = this.grants.get(requestId) ?? { waitedMs: 0 };
+        const { waitedMs, parked } = this.grants.get(requestId) ?? { waitedMs: 0, parked: false };
         if (waitedMs > 0) this.hooks.granted(node.id, waitedMs);
-        const held = { requestId, limitWorkflowIds: asked.map((limit) => limit.limitWorkflowId) };
-        const { slotsReleased, ...value } = await attempts.once(held);
-        outcome = { ok: true, value: value as unknown as T, released: slotsReleased === true };
+        if (parked && spent > 0) spent--;
+        if (owed !== undefined && !parked) {
+          outcome = { ok: false, err: owed, unsent: true };
+        } else {
+          owed = undefined;
+          const held = { requestId, limitWorkflowIds: asked.map((limit) => limit.limitWorkflowId) };
+          const { slotsReleased, ...value } = await attempts.once(held);
+          outcome = { ok: true, value: value as unknown as T, released: slotsReleased === true };
+        }
       } catch (err) {
         outcome = { ok: false, err };
       }
-      const holdBackMs = outcome.ok ? undefined : retryAfterOf(outcome.err);
+      // A failure owed from before went out then: its Retry-After held the limit back already.
+      const holdBackMs = outcome.ok || outcome.unsent ? undefined : retryAfterOf(outcome.err);
+      const callOutcome = outcome.ok ? ('ok' as const) : outcome.unsent ? undefined : failureOutcomeOf(outcome.err);
       // The attempt's activity gave its slots back as the provider answered; otherwise (it failed,
       // timed out or could not signal) the run does.
       if (!outcome.ok || !outcome.released)
@@ -108,13 +131,19 @@ export class ModelSlots {
           requestId,
           ...(outcome.ok && outcome.value.usage ? { tokens: outcome.value.usage.total_tokens } : {}),
           ...(holdBackMs ? { holdBackMs } : {}),
+          ...(callOutcome ? { outcome: callOutcome } : {}),
         });
       this.grants.delete(requestId);
       this.waitingNode.delete(requestId);
       if (outcome.ok) return outcome.value;
       const err = outcome.err;
-      if (isCancellation(err) || !retryable(err) || attempt >= tries) throw err;
-      await sleep(holdBackMs ?? nodeRetryDelayMs(attempt));
+      if (outcome.unsent || isCancellation(err) || !retryable(err)) throw err;
+      spent++;
+      if (spent >= tries) {
+        if (!callOutcome || callOutcome === 'ok' || !asked.some((limit) => limit.breaker)) throw err;
+        owed = err;
+      }
+      await sleep(holdBackMs ?? nodeRetryDelayMs(spent));
     }
   }
 }

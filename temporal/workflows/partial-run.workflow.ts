@@ -5,6 +5,7 @@ import type { NodeState } from '../../src/engine/node-inputs';
 import type { NodeOutput } from '../../src/engine/run-contract';
 import type { PartialRunInput } from '../../src/contracts/run-contract';
 import { GraphRunner } from './graph-runner';
+import { ENGINE_NODE_TYPES } from '../../src/engine/node-kinds';
 
 /**
  * PySpur's `run_partial`: computes one node and whatever it needs that has no
@@ -31,6 +32,11 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
       onNodeFailed: () => undefined,
       // A partial run previews data: a HumanInterventionNode passes its input through, unpaused.
       pause: async (_node, nodeInput) => ({ status: 'COMPLETED', output: nodeInput }),
+      // So does a WaitNode, unwaited; a callback's body cannot be previewed.
+      wait: async (node, nodeInput) =>
+        node.node_type === ENGINE_NODE_TYPES.wait
+          ? { status: 'COMPLETED', output: nodeInput }
+          : { status: 'FAILED', error: `${node.node_type} waits only in a run: a partial run cannot preview it` },
     },
     // A preview spends outside any budget (its calls are not a run's).
     { slots: { waiting: () => undefined, granted: () => undefined } },

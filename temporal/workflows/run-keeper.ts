@@ -2,7 +2,14 @@ import { CancellationScope, proxyLocalActivities, upsertSearchAttributes, workfl
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
-import type { GraphNode, NodeOutput, PauseRecord, ProgressSave, TaskWrite } from '../../src/engine/run-contract';
+import type {
+  GraphNode,
+  NodeOutput,
+  PauseRecord,
+  ProgressSave,
+  TaskWrite,
+  WaitReason,
+} from '../../src/engine/run-contract';
 import type { RunResume, SpurRunInput } from '../../src/contracts/run-contract';
 import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
@@ -107,14 +114,24 @@ export class RunKeeper {
     this.slowInFlight--;
   }
 
-  /** A node waits for a slot of a fleet-wide limit on its model: its task says which (task.waiting). */
-  slotWaiting(nodeId: string, key: string): void {
-    this.recordTask({ nodeId, status: 'RUNNING', waitingFor: key });
+  /** A node waits for a slot of a fleet-wide limit on its model, or for its breaker: its task says which, and why (task.waiting). */
+  slotWaiting(nodeId: string, key: string, reason: WaitReason): void {
+    this.recordTask({ nodeId, status: 'RUNNING', waitingFor: key, waitingReason: reason });
   }
 
   /** The slot came: the task stops waiting and adds how long it waited. */
   slotGranted(nodeId: string, waitedMs: number): void {
-    this.recordTask({ nodeId, status: 'RUNNING', waitingFor: null, addWaitedMs: waitedMs });
+    this.recordTask({ nodeId, status: 'RUNNING', waitingFor: null, waitingReason: null, addWaitedMs: waitedMs });
+  }
+
+  /** A SubworkflowNode waits for its child run (null: no longer): its task names the child. */
+  childWaiting(nodeId: string, childRunId: string | null): void {
+    this.recordTask({
+      nodeId,
+      status: 'RUNNING',
+      waitingFor: childRunId,
+      waitingReason: childRunId ? 'subworkflow' : null,
+    });
   }
 
   /** The run shows FAILED as soon as a node failed (other branches go on): save now. */

@@ -1,14 +1,8 @@
 import { ParentClosePolicy, isCancellation, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../activities';
 import type { ScheduledRunInput } from '../../src/contracts/schedule-contract';
-import {
-  ScheduledStartTime,
-  SpurRunStatus,
-  SpurRunType,
-  SpurStartedBy,
-  SpurWorkflowId,
-  SpurWorkspace,
-} from '../../src/contracts/search-attributes';
+import { ScheduledStartTime } from '../../src/contracts/search-attributes';
+import { childRunOptions } from './child-run';
 
 const { recordScheduledRun } = proxyActivities<ScheduleActivities>({
   startToCloseTimeout: '1m',
@@ -25,7 +19,6 @@ const { recordScheduledRun } = proxyActivities<ScheduleActivities>({
 export async function spurScheduledRun(input: ScheduledRunInput): Promise<{ runId: string | null }> {
   const info = workflowInfo();
   const scheduled = info.typedSearchAttributes.get(ScheduledStartTime) ?? info.startTime;
-  const workspace = info.typedSearchAttributes.get(SpurWorkspace);
   const plan = await recordScheduledRun({
     scheduleId: input.scheduleId,
     scheduledTime: scheduled.toISOString(),
@@ -34,19 +27,8 @@ export async function spurScheduledRun(input: ScheduledRunInput): Promise<{ runI
   if (plan.kind === 'none') return { runId: plan.runId };
   try {
     const child = await startChild(plan.workflowType, {
-      workflowId: plan.workflowId,
-      args: plan.args,
-      taskQueue: info.taskQueue,
-      staticSummary: plan.summary,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...childRunOptions(plan),
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: [
-        { key: SpurWorkflowId, value: plan.spurWorkflowId },
-        { key: SpurRunType, value: plan.runType },
-        { key: SpurRunStatus, value: 'PENDING' },
-        ...(plan.startedBy ? [{ key: SpurStartedBy, value: plan.startedBy }] : []),
-        ...(workspace ? [{ key: SpurWorkspace, value: workspace }] : []),
-      ],
     });
     await child.result();
   } catch (err) {

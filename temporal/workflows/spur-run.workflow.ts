@@ -16,19 +16,23 @@ import { reusedStates } from '../../src/engine/rerun-plan';
 import { GraphRunner, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { PauseDesk } from './pause-desk';
+import { WaitDesk } from './wait-desk';
 import { recordChatTurn } from './chat-turn';
 import { announceEnd } from './callbacks';
+import { runSubworkflow } from './subworkflow-call';
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
   const keeper = new RunKeeper(input, level.nodes);
   const desk = new PauseDesk(input, keeper);
-  // Handlers first, before any await, so an early action is never dropped.
+  const waits = new WaitDesk(input.runId, keeper);
+  // Handlers first, before any await, so an early action (or callback) is never dropped.
   desk.listen();
+  waits.listen();
 
   try {
-    const result = await executeRun(input, level, keeper, desk);
+    const result = await executeRun(input, level, keeper, desk, waits);
     if (keeper.saveFailure !== null) throw keeper.saveFailure;
     await condition(allHandlersFinished);
     return result;
@@ -59,6 +63,7 @@ async function executeRun(
   level: GraphLevel,
   keeper: RunKeeper,
   desk: PauseDesk,
+  waits: WaitDesk,
 ): Promise<SpurRunResult> {
   const runner = new GraphRunner(
     input.runId,
@@ -68,11 +73,14 @@ async function executeRun(
       beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
       afterSlowNode: () => keeper.slowNodeDone(),
       pause: (node, nodeInput) => desk.pauseAt(node, nodeInput),
+      subworkflow: (node, nodeInput) =>
+        runSubworkflow(input.runId, node, nodeInput, { waitingFor: (id, child) => keeper.childWaiting(id, child) }),
+      wait: (node, nodeInput) => waits.waitAt(node, nodeInput),
       mayStart: () => keeper.mayStart(),
     },
     {
       slots: {
-        waiting: (nodeId, key) => keeper.slotWaiting(nodeId, key),
+        waiting: (nodeId, key, reason) => keeper.slotWaiting(nodeId, key, reason),
         granted: (nodeId, waitedMs) => keeper.slotGranted(nodeId, waitedMs),
       },
       workflowId: input.workflowId,

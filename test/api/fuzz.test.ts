@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { onSpurQueues } from '../support/spur-queues';
 import fc from 'fast-check';
 import { startApi, type TestApi } from '../support/api';
 import { bodyValues, type FuzzCase, fuzzCase, toRequest } from '../support/fuzz/cases';
@@ -94,7 +95,7 @@ describe('api: fuzzing every route with malformed requests', function () {
     // `__proto__` keys in JSON, multipart names and queries reached no prototype of this process.
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
     // No generated request reached a run route with an existing workflow: nothing was started.
-    const workflows = await api.temporal.workflow.count(`TaskQueue = '${api.env.SPUR_TASK_QUEUE}'`);
+    const workflows = await api.temporal.workflow.count(onSpurQueues(api.env.SPUR_TASK_QUEUE as string));
     assert.equal(workflows.count, 0, 'no Temporal workflow was started');
     // Runs may be gone (a fuzzed DELETE of a workflow deletes its runs), but none may be new.
     const runIds = (await api.models.Run.find({}, { _id: 1 }).lean<Array<{ _id: string }>>()).map((r) => r._id);

@@ -174,7 +174,7 @@ describe('api: test files, env management, node types, OpenAPI', () => {
     it("lists PySpur's 17 providers in its order, then the integrations', and all their variable names", async () => {
       const providers = await http.get('/env-mgmt/providers');
       assert.equal(providers.status, 200);
-      assert.equal(providers.body.length, 23);
+      assert.equal(providers.body.length, 24);
       assert.deepEqual(
         providers.body.slice(0, 3).map((p: { id: string }) => p.id),
         ['openai', 'azure-openai', 'anthropic'],
@@ -186,7 +186,7 @@ describe('api: test files, env management, node types, OpenAPI', () => {
         type: 'text',
       });
       const names = await http.get('/env-mgmt/');
-      assert.equal(names.body.length, 45);
+      assert.equal(names.body.length, 51);
       assert.equal(names.body[0], 'OPENAI_API_KEY');
       assert.equal(names.body[33], 'EXA_API_KEY');
       assert.equal(names.body[34], 'GITHUB_ACCESS_TOKEN');
@@ -242,7 +242,7 @@ describe('api: test files, env management, node types, OpenAPI', () => {
   });
 
   describe('/node/supported_types/', () => {
-    it("publishes 35 node types by category (PySpur's 34, with their defaults, and MCPToolNode)", async () => {
+    it("publishes 39 node types by category (PySpur's 34, with their defaults, MCPToolNode, HTTPRequestNode, SubworkflowNode, WaitNode and WaitForCallbackNode)", async () => {
       const res = await http.get('/node/supported_types/');
       assert.equal(res.status, 200);
       assert.deepEqual(Object.keys(res.body), [
@@ -259,7 +259,7 @@ describe('api: test files, env management, node types, OpenAPI', () => {
         name: string;
         config: { title: string; properties: Record<string, { default?: unknown }> };
       }[];
-      assert.equal(all.length, 35);
+      assert.equal(all.length, 39);
       const input = all.find((e) => e.name === 'InputNode')!;
       assert.equal(input.config.title, 'Input');
       assert.deepEqual(input.config.properties.output_schema!.default, { input_1: 'string' });

@@ -107,7 +107,7 @@ describe('deploy: docker-compose.yml, .env.example and the Dockerfile', function
     );
     assert.ok(
       seconds(worker.stop_grace_period) > 10,
-      'compose waits longer than the worker drains (shutdownGraceTime 10 s)',
+      'compose waits longer than the worker drains (SPUR_WORKER_SHUTDOWN_SECONDS, 10 s by default)',
     );
     assert.ok(
       seconds(api.stop_grace_period) > 10 + 5,

@@ -141,6 +141,15 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
         total_tokens: 120,
         cost_usd: costAtPublishedPrice(MODEL.model, sixCalls),
         cost_note: null,
+        by_model: [
+          {
+            model: MODEL.model,
+            prompt_tokens: 60,
+            completion_tokens: 60,
+            calls: 6,
+            cost_usd: costAtPublishedPrice(MODEL.model, sixCalls),
+          },
+        ],
       },
       'six calls of 10 + 10 tokens',
     );
@@ -191,6 +200,15 @@ describe('e2e: agents act through durable tool calls; best-of-n picks the best s
       total_tokens: 60,
       cost_usd: costAtPublishedPrice(MODEL.model, threeCalls),
       cost_note: null,
+      by_model: [
+        {
+          model: MODEL.model,
+          prompt_tokens: 30,
+          completion_tokens: 30,
+          calls: 3,
+          cost_usd: costAtPublishedPrice(MODEL.model, threeCalls),
+        },
+      ],
     };
     assert.deepEqual(run.tasks.find((t: { node_id: string }) => t.node_id === 'agent').usage, used);
     assert.equal(run.tasks.find((t: { node_id: string }) => t.node_id === 'src').usage, null);

@@ -27,6 +27,20 @@ interface WalkCase {
   expect?: 'COMPLETED' | 'PAUSED';
 }
 
+/** The fake services the walk's integrations call (started before the walk). */
+let services: FakeServices | undefined;
+
+const httpWalkGraph = () => ({
+  nodes: [
+    n('in', 'InputNode', { output_schema: { x: 'string' } }),
+    n('node', 'HTTPRequestNode', { url: `${services?.base('github')}/repos/o/{{ in.x }}` }),
+  ],
+  links: [l('in', 'node')],
+});
+
+/** The workflow the SubworkflowNode case runs as its child (saved before the walk). */
+let childWorkflowId = '';
+
 /** The MCP server the MCPToolNode case calls (started before the walk). */
 let mcp: FakeMcpServer | undefined;
 
@@ -65,6 +79,20 @@ const WALK: Record<string, WalkCase> = {
     }),
     inputs: { key: 'walk' },
   },
+  // The fake services' GitHub answers a repository read (the node's own test: http-request-node.test.ts).
+  HTTPRequestNode: { graph: () => httpWalkGraph() },
+  SubworkflowNode: {
+    graph: () => ({
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('node', 'SubworkflowNode', { workflow_id: childWorkflowId, input_map: { x: 'in.x' } }),
+      ],
+      links: [l('in', 'node')],
+    }),
+  },
+  WaitNode: { config: { seconds: 0 } },
+  // Nobody calls back: the timeout continues (the callback's own test: waits.test.ts).
+  WaitForCallbackNode: { config: { timeout_seconds: 1, on_timeout: 'continue' } },
   // Every integration, with the config its own test runs it with.
   ...Object.fromEntries(SUCCESS_CASES.map((c) => [c.type, { config: c.config, inputs: c.inputs }])),
 };
@@ -77,8 +105,17 @@ describe('e2e: every type the catalogue lists executes', function () {
   before(async () => {
     engine = await startEngine();
     fake = await startFakeServices();
+    services = fake;
     llm = await startFakeLlmServer();
     mcp = await startFakeMcpServer();
+    const child = {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { x: 'string' } }),
+        n('out', 'OutputNode', { output_map: { x: 'in.x' } }),
+      ],
+      links: [l('in', 'out')],
+    };
+    childWorkflowId = (await engine.http.post('/wf/', { name: 'walk-child', definition: child })).body.id;
     await setEnv(engine, {
       ...fakeBases(fake),
       ...CREDENTIALS,
@@ -104,7 +141,7 @@ describe('e2e: every type the catalogue lists executes', function () {
     const types = Object.values(catalogue)
       .flat()
       .map((entry) => entry.name);
-    assert.equal(types.length, 35, "PySpur's 34 and MCPToolNode");
+    assert.equal(types.length, 39, "PySpur's 34, MCPToolNode and Spur's HTTP request, subworkflow and two waits");
     assert.deepEqual(
       types.filter((t) => !WALK[t]),
       [],

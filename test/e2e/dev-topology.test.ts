@@ -10,6 +10,7 @@ import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
 import { stack } from '../support/stack';
+import { scrape } from '../support/prom-scrape';
 
 /** Pure nodes only: the dev stack's Python environment is the developer's, not the suite's. */
 const echo = {
@@ -23,7 +24,7 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
   this.timeout(240_000);
   let dev: ManagedProcess | undefined;
   const logFile = path.join(stack.tmpDir, `dev-${Date.now()}.log`);
-  const ports = { api: 0, temporal: 0, ui: 0, ferret: 0 };
+  const ports = { api: 0, temporal: 0, ui: 0, ferret: 0, metrics: 0 };
 
   before(async () => {
     for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = await freePort();
@@ -36,6 +37,7 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
         SPUR_TEMPORAL_PORT: String(ports.temporal),
         SPUR_TEMPORAL_UI_PORT: String(ports.ui),
         SPUR_FERRETDB_PORT: String(ports.ferret),
+        SPUR_METRICS_PORT: String(ports.metrics),
         SPUR_DATA_DIR: path.join(stack.tmpDir, `dev-data-${Date.now()}`),
         SPUR_DEV_TOPOLOGY: undefined,
         SPUR_LOG_LEVEL: 'warn',
@@ -87,5 +89,13 @@ describe('dev: `npm run dev` starts the single-process topology (the api hosts t
       await connection.close();
     }
     assert.match(readFileSync(logFile, 'utf8'), /topology: combined/);
+  });
+
+  it("turns metrics on, says where, and serves the api's and its worker's (the SDK's too) there", async () => {
+    const url = `http://127.0.0.1:${ports.metrics}/metrics`;
+    assert.match(readFileSync(logFile, 'utf8'), new RegExp(`metrics: api ${url.replace(/\./g, '\\.')}`));
+    const names = (await scrape(ports.metrics)).families.map((f) => f.name);
+    for (const name of ['spur_http_requests_total', 'spur_runs_finished_total', 'temporal_workflow_completed'])
+      assert.ok(names.includes(name), `${name} in ${names.join(' ')}`);
   });
 });

@@ -85,6 +85,7 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
       total_tokens: 1500,
       cost_usd: first,
       cost_note: null,
+      by_model: [{ model: MINI, prompt_tokens: 1200, completion_tokens: 300, calls: 1, cost_usd: first }],
     });
     assert.equal(task(r, 'second')?.cost_usd, second);
     assert.equal(task(r, 'out'), null, 'a node that called no model has no usage');

@@ -8,7 +8,8 @@ import { WorkflowType, runWorkflowId } from '../../src/contracts/workflow-names'
 import { type Engine, closeReconcilingEngine, startEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { input, l, n } from '../support/graphs';
-import { batchLeftUnstarted } from '../support/half-started-runs';
+import { batchLeftUnstarted, runActionLeftUnstarted } from '../support/half-started-runs';
+import { runActionWorkflowId } from '../../src/contracts/run-action-contract';
 import { quietRuntime } from '../support/quiet-runtime';
 
 /** in → gate (a human pause: the run stays open until someone acts) → out. */
@@ -21,7 +22,7 @@ const GRACE_MS = 3000;
 /** Runs a reconciler page looks at (temporal/reconciler-schedule.ts). */
 const PAGE_SIZE = 100;
 
-describe('e2e: the reconciler closes runs whose workflow timed out, failed, was cancelled or is gone, starts batches never started, and pages', function () {
+describe('e2e: the reconciler closes runs whose workflow timed out, failed, was cancelled or is gone, starts batches and bulk actions never started, and pages', function () {
   this.timeout(300_000);
   let engine: Engine;
 
@@ -198,6 +199,52 @@ describe('e2e: the reconciler closes runs whose workflow timed out, failed, was 
       ['1', '2'],
       file.text,
     );
+  });
+
+  /** Every matched run of a bulk action, as GET /runs/actions/{id}/ lists them. */
+  const actionOf = async (id: string) => (await engine.http.get(`/runs/actions/${id}/?page_size=100`)).body;
+  const workflowOfRun = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.workflow_id as string;
+
+  it('starts a bulk cancel whose api was killed after storing it and its matches, before its workflow started: each run is cancelled, once', async () => {
+    const ids = await pausedRuns(3);
+    const filter = { workflow_id: await workflowOfRun(ids[0]!), status: ['PAUSED'] };
+    const id = await runActionLeftUnstarted(engine, { filter, action: 'cancel' }, 'stored');
+    await until('the action completed', async () => (await actionOf(id)).status === 'COMPLETED', 120_000);
+    const action = await actionOf(id);
+    assert.equal(action.matched, 3);
+    assert.equal(action.done, 3);
+    assert.deepEqual(
+      action.results.map((r: { run_id: string; outcome: string }) => [r.run_id, r.outcome]).sort(),
+      [...ids].sort().map((runId) => [runId, 'canceled']),
+    );
+    for (const runId of ids) {
+      assert.equal((await engine.http.get(`/run/${runId}/status/`)).body.status, 'CANCELED', runId);
+      // Once: Temporal holds one cancel request in the run's history.
+      const history = await engine.api.temporal.workflow.getHandle(workflowIdOf(runId)).fetchHistory();
+      const cancels = (history.events ?? []).filter((e) => e.workflowExecutionCancelRequestedEventAttributes);
+      assert.equal(cancels.length, 1, runId);
+    }
+  });
+
+  it('ends FAILED, acting on nothing, a bulk cancel whose api was killed while storing its matches', async () => {
+    const ids = await pausedRuns(2);
+    const filter = { workflow_id: await workflowOfRun(ids[0]!), status: ['PAUSED'] };
+    const id = await runActionLeftUnstarted(engine, { filter, action: 'cancel' }, 'cut');
+    await until('the action ended', async () => (await actionOf(id)).status !== 'RUNNING', 120_000);
+    const action = await actionOf(id);
+    assert.equal(action.status, 'FAILED');
+    assert.equal(action.done, 0);
+    assert.ok(
+      action.results.every((r: { outcome: string }) => r.outcome === 'pending'),
+      JSON.stringify(action.results),
+    );
+    // Nothing started it, and its runs were not touched.
+    const handle = engine.api.temporal.workflow.getHandle(
+      runActionWorkflowId(id, engine.api.env.SPUR_WORKFLOW_ID_PREFIX),
+    );
+    await assert.rejects(handle.describe(), WorkflowNotFoundError);
+    for (const runId of ids)
+      assert.equal((await engine.http.get(`/run/${runId}/status/`)).body.status, 'PAUSED', runId);
   });
 
   it(`pages: a run past the first ${PAGE_SIZE} open runs is reconciled too, and a pass's tally counts them all`, async () => {

@@ -207,6 +207,13 @@ describe('e2e: run event stream (GET /run/{id}/events/)', function () {
     const parent = (await engine.http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 }))
       .body;
     const stream = await openSse(url(parent.id));
+    // Bounded inside the test's timeout, so a batch that stalls says how far it got.
+    await stream
+      .waitFor((es) => es.some((e) => e.event === 'run.completed'), 90_000)
+      .catch(async (err: Error) => {
+        const run = (await engine.http.get(`/run/${parent.id}/`)).body;
+        throw new Error(`${err.message}; the parent is ${run.status} at ${run.percentage_complete}%`);
+      });
     assert.equal(await stream.ended, true);
     assertWholeStream(stream.events);
     const progress = stream.events.filter((e) => e.event === 'batch.progress').map((e) => e.data);

@@ -616,10 +616,10 @@ describe('e2e: webhook triggers', function () {
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
-    for (const status of ['200', '202', '401', '404', '413', '415', '422', '429'])
+    for (const status of ['200', '202', '401', '404', '409', '413', '415', '422', '429'])
       assert.ok(hookOp.responses[status], `the hook documents its ${status} answer`);
     assert.match(hookOp.responses['200']?.description ?? '', /respond: result/);
-    // 202: `{run_id}`, or a respond: result run still going past the wait.
+    // 202: `{run_id}`, a respond: result run still going past the wait, or held while the workflow is paused.
     type Schema = { $ref?: string; oneOf?: Schema[]; anyOf?: Schema[]; properties?: Record<string, unknown> };
     const schemas = (doc as unknown as { components: { schemas: Record<string, Schema> } }).components.schemas;
     const resolve = (s: Schema): Schema => (s.$ref ? resolve(schemas[s.$ref.split('/').pop() ?? ''] ?? {}) : s);
@@ -628,7 +628,7 @@ describe('e2e: webhook triggers', function () {
     ]?.schema;
     const top = resolve(accepted ?? {});
     const shapes = (top.oneOf ?? top.anyOf ?? [top]).map((s) => Object.keys(resolve(s).properties ?? {}).sort());
-    assert.deepEqual(shapes, [['run_id'], ['detail', 'run_id', 'status']]);
+    assert.deepEqual(shapes, [['run_id'], ['detail', 'run_id', 'status'], ['detail', 'held']]);
     // The signature's scheme and tolerance, the secret's least length.
     type Props = Record<string, { enum?: string[]; maximum?: number; description?: string }>;
     const signature = schemas.WebhookSignature as unknown as { properties: Props };

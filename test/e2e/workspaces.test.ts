@@ -298,6 +298,45 @@ describe('e2e: workspaces keep teams apart', function () {
   });
 });
 
+describe('e2e: SPUR_FAIR_SHARE left unset, as it is by default', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  before(async () => {
+    api = await startApi({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
+  });
+  after(() => api?.close());
+
+  it("starts runs and batches, in default and in another workspace, with no priority or fairness key in Temporal's matching", async () => {
+    assert.equal(api.env.SPUR_FAIR_SHARE, undefined, 'the setting is left to its default');
+    const admin = client(api.baseUrl, bearer(ADMIN_KEY));
+    const other = (await admin.post('/access/workspaces/', { name: 'team-b' })).body.id as string;
+    const { key } = await memberWithKey(admin, other, 'bob', 'builder');
+    const team = client(api.baseUrl, bearer(key.key));
+    const started: string[] = [];
+    for (const who of [admin, team]) {
+      const wf = await who.post('/wf/', { name: 'Shares', definition: echo });
+      assert.equal(wf.status, 200, wf.text);
+      const ran = await who.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { input_node: { q: 'now' } } });
+      assert.equal(ran.status, 200, ran.text);
+      const dataset = await uploadRows(who, 'share rows', [{ q: 'one' }]);
+      const batch = await who.post(`/wf/${wf.body.id}/start_batch_run/`, { dataset_id: dataset });
+      assert.equal(batch.status, 200, batch.text);
+      started.push(ran.body.id, batch.body.id);
+    }
+
+    // No worker here: each workflow waits on its task queue, as Temporal was asked to start it.
+    const prefix = api.env.SPUR_WORKFLOW_ID_PREFIX as string;
+    for (const runId of started) {
+      const { priority } = await api.temporal.workflow.getHandle(runWorkflowId(runId, prefix)).describe();
+      assert.deepEqual(
+        { priorityKey: priority?.priorityKey, fairnessKey: priority?.fairnessKey },
+        { priorityKey: undefined, fairnessKey: undefined },
+        runId,
+      );
+    }
+  });
+});
+
 describe('e2e: an installation from before workspaces moves into `default`', function () {
   this.timeout(60_000);
   const apis: TestApi[] = [];

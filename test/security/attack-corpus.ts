@@ -3,6 +3,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { approvalTokens } from '../../src/approvals/approval-token';
 import { createOutputFileWriter } from '../../src/modules/output-files/output-file-writer';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
+import { DEFAULT_WORKSPACE, workspaceScope } from '../../src/db/workspace-scope';
+import { createBoundedParser } from '../../src/parsing/parse-pool';
+import { finishIngest } from '../../src/rag/collection-records';
+import { createDocumentIngest } from '../../src/rag/document-ingest';
 import type { TestApi } from '../support/api';
 import { AUDIT_COLLECTIONS } from '../support/audit';
 import { client, type JsonBody } from '../support/http';
@@ -35,9 +39,15 @@ export interface Seeded {
   dataset: string;
   outputFile: string;
   collection: string;
+  /** A parsed document of `collection`, and a vector index over it (no worker builds it: it stays processing). */
+  document: string;
+  index: string;
   user: string;
   session: string;
   suite: string;
+  /** An eval run of `suite`, and a comparison of two versions of `workflow` (PENDING: no worker runs them). */
+  evalRun: string;
+  comparison: string;
   template: Record<string, unknown>;
   schedule: string;
   trigger: string;
@@ -50,6 +60,8 @@ export interface Seeded {
   approvalNonce: string;
   /** `http://127.0.0.1:<port>`: the Origin of the server's own pages (the approval form must come from one). */
   origin: string;
+  /** A bulk action (it matched no run): the target of its progress and stop routes. */
+  runAction: string;
 }
 
 /** A form as a browser or client sends it: bytes plus the Content-Type with its boundary. */
@@ -67,12 +79,7 @@ export async function multipartBody(
 
 /** One object of every kind a route family changes, created through the api as its clients do. */
 export async function seed(api: TestApi, headers: Record<string, string> = {}): Promise<Seeded> {
-  const http = client(api.baseUrl);
-  const call = async (method: string, path: string, body?: JsonBody | FormData) => {
-    const res = await http.request(method, path, body, headers);
-    assert.ok(res.status < 300, `seeding ${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
-    return res.body;
-  };
+  const call = seeding(api, headers);
   const definition = {
     nodes: [{ id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } }],
     links: [],
@@ -82,7 +89,8 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
   // No worker: the run stays PENDING, a target for cancel and pause routes.
   const run = (await call('POST', `/wf/${workflow}/start_run/`, { initial_inputs: { in: { x: MARK } } })).id as string;
   const datasetForm = new FormData();
-  datasetForm.append('file', new Blob([`question\n${MARK}\n`], { type: 'text/csv' }), 'rows.csv');
+  // `x` feeds the workflow's input and `question` is the answer: an eval of the workflow over it starts.
+  datasetForm.append('file', new Blob([`question,x\n${MARK},${MARK}\n`], { type: 'text/csv' }), 'rows.csv');
   const dataset = (await call('POST', `/ds/?name=${MARK}-dataset`, datasetForm)).id as string;
   const testFiles = new FormData();
   testFiles.append('workflow_id', workflow);
@@ -93,6 +101,15 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
   const collectionForm = new FormData();
   collectionForm.append('metadata', JSON.stringify({ name: `${MARK}-collection` }));
   const collection = (await call('POST', '/rag/collections/', collectionForm)).id as string;
+  const document = await ingestedDocument(api, call, collection);
+  // No worker builds it: it stays processing, its record and routes real all the same.
+  const index = (
+    await call('POST', '/rag/indices/', {
+      name: `${MARK}-seeded-index`,
+      collection_id: collection,
+      embedding: { provider: 'openai', model: 'openai/text-embedding-3-small' },
+    })
+  ).id as string;
   const user = (await call('POST', '/user/', { external_id: `${MARK}-user` })).id as string;
   const session = (await call('POST', '/session/', { workflow_id: workflow, user_id: user })).id as string;
   const suite = (
@@ -103,6 +120,7 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
       scorer: { type: 'exact' },
     })
   ).id as string;
+  const { evalRun, comparison } = await evals(call, workflow, definition, suite);
   const [template] = (await call('GET', '/templates/')) as Record<string, unknown>[];
   assert.ok(template, 'a template to instantiate');
   // Paused, yearly: it never fires while the test runs, only the probes start its runs.
@@ -118,22 +136,77 @@ export async function seed(api: TestApi, headers: Record<string, string> = {}): 
   const hookToken = String(hook.url).split('/hooks/')[1] ?? '';
   assert.ok(hookToken, `a hook URL: ${String(hook.url)}`);
   const links = await approvalLink(api, run);
+  const runAction = (
+    await call('POST', '/runs/actions/', { filter: { workflow_id: `${MARK}-none` }, action: 'cancel' })
+  ).id as string;
   return {
     workflow,
     run,
     dataset,
     outputFile,
     collection,
+    document,
+    index,
     user,
     session,
     suite,
+    evalRun,
+    comparison,
     template,
     schedule,
     trigger: hook.id as string,
     hookToken,
     ...links,
     origin: new URL(api.baseUrl).origin,
+    runAction,
   };
+}
+
+/** A request of the seed, which fails the seed unless it succeeds: its answer's body. */
+function seeding(api: TestApi, headers: Record<string, string>) {
+  const http = client(api.baseUrl);
+  return async (method: string, path: string, body?: JsonBody | FormData) => {
+    const res = await http.request(method, path, body, headers);
+    assert.ok(res.status < 300, `seeding ${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+    return res.body;
+  };
+}
+type Call = ReturnType<typeof seeding>;
+
+/**
+ * A document of the collection as the api stores an upload (pending, its ingest job started) and
+ * the worker's ingest activities then parse, chunk and settle it: the seed's api has no worker.
+ */
+async function ingestedDocument(api: TestApi, call: Call, collection: string): Promise<string> {
+  const form = new FormData();
+  form.append('files', new Blob([`${MARK} is what this document is about.`], { type: 'text/plain' }), `${MARK}.txt`);
+  await call('POST', `/rag/collections/${collection}/documents/`, form);
+  const [pending] = (await call('GET', `/rag/collections/${collection}/documents/`)) as { id: string }[];
+  assert.ok(pending, 'the upload is a document of the collection');
+  // The worker runs each activity in the workspace of the workflow that scheduled it: here `default`.
+  await workspaceScope.run(DEFAULT_WORKSPACE, async () => {
+    await createDocumentIngest(api.models, createBoundedParser(api.config.parsing))(collection, pending.id);
+    await finishIngest(api.models, collection, [pending.id], null);
+  });
+  const [ingested] = (await call('GET', `/rag/collections/${collection}/documents/`)) as {
+    status: string;
+    chunks: unknown[];
+  }[];
+  assert.ok(ingested?.status === 'completed' && ingested.chunks.length > 0, `the document is parsed and chunked`);
+  return pending.id;
+}
+
+/**
+ * An eval run of the suite and a comparison of the workflow's two versions, launched as a client
+ * launches them (the node moved makes version 2; the run made version 1). No worker runs them.
+ */
+async function evals(call: Call, workflow: string, definition: { nodes: object[]; links: object[] }, suite: string) {
+  const moved = { ...definition, nodes: definition.nodes.map((node) => ({ ...node, coordinates: { x: 400, y: 0 } })) };
+  await call('PUT', `/wf/${workflow}/`, { name: `${MARK}-workflow`, definition: moved });
+  const asked = { workflow_id: workflow, output_variable: 'in-x', num_samples: 1 };
+  const evalRun = (await call('POST', '/evals/launch/', { ...asked, eval_name: suite })).run_id as string;
+  const comparison = (await call('POST', '/evals/compare/', { ...asked, suite, versions: [1, 2] })).id as string;
+  return { evalRun, comparison };
 }
 
 /**

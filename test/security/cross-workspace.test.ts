@@ -15,6 +15,7 @@ import {
   type Targets,
 } from '../support/operation-walk';
 import { SpurWorkspace } from '../../src/contracts/search-attributes';
+import { onSpurQueues } from '../support/spur-queues';
 import { MARK, seed, tokenRouteEffects } from './attack-corpus';
 
 const ADMIN_KEY = 'spur_cross-workspace-admin-key-0123456789';
@@ -49,6 +50,8 @@ const NOT_SENT: Readonly<Record<string, string>> = {
 const SAME_AS_NO_SUCH_ID: Readonly<Record<string, string>> = {
   'GET /wf/{workflow_id}/runs/':
     'a filter of the runs, not a lookup of the workflow: any id that has no runs here is 200 [], as in PySpur',
+  'POST /runs/actions/':
+    'a filter of the runs, not a lookup of the workflow: a workflow with no runs here matches none (sent as a dry run, whose answer names no new action)',
 };
 
 /**
@@ -60,6 +63,8 @@ const bodiesReachingTheLookup = (t: Targets): Record<string, unknown> => ({
   'POST /wf/process_pause_action/{run_id}/': { inputs: {}, user_id: 'current-user', action: 'APPROVE', comments: null },
   // Empty code is a 400 before the workflow is looked up (PySpur's order).
   'PUT /code_convert/{workflow_id}': { code: `# ${MARK}` },
+  // A dry run: its answer (no id, no time) is the same for any workflow that has no runs here.
+  'POST /runs/actions/': { filter: { workflow_id: t.workflow }, action: 'cancel', dry_run: true },
   'POST /evals/compare/': { suite: t.suite, workflow_id: t.workflow, versions: [1, 2] },
   'POST /rag/indices/': {
     name: `${MARK}-index`,
@@ -122,7 +127,7 @@ describe('security: another workspace’s admin reaches nothing of A on any rout
   /** This api's Temporal workflows, each as `<id> (<type>, SpurWorkspace <workspace>)`. */
   async function temporalWorkflows(): Promise<string[]> {
     const found: string[] = [];
-    for await (const wf of api.temporal.workflow.list({ query: `TaskQueue = '${api.env.SPUR_TASK_QUEUE}'` }))
+    for await (const wf of api.temporal.workflow.list({ query: onSpurQueues(api.env.SPUR_TASK_QUEUE as string) }))
       found.push(`${wf.workflowId} (${wf.type}, SpurWorkspace ${String(wf.typedSearchAttributes.get(SpurWorkspace))})`);
     return found.sort();
   }
@@ -176,19 +181,26 @@ describe('security: another workspace’s admin reaches nothing of A on any rout
       seeded.dataset,
       seeded.outputFile,
       seeded.collection,
+      seeded.document,
+      seeded.index,
       seeded.user,
       seeded.session,
       seeded.suite,
+      seeded.evalRun,
+      seeded.comparison,
       seeded.schedule,
       seeded.trigger,
       seeded.hookToken,
       seeded.pause,
+      seeded.runAction,
     ];
     secretsOfA = [
       ...idsOfA,
       `${MARK}-workflow`,
       `${MARK}-dataset`,
       `${MARK}-collection`,
+      `${MARK}.txt`,
+      `${MARK}-seeded-index`,
       `${MARK}-user`,
       `${MARK}-suite`,
       `${MARK}-schedule`,
@@ -224,6 +236,15 @@ describe('security: another workspace’s admin reaches nothing of A on any rout
     const sent = operations.filter((op) => excluded(op) === undefined).sort((a, b) => rank(a) - rank(b));
     assert.ok(sent.length > 80, `${sent.length} operations sent of ${operations.length}`);
     const beforeA = await stateOfA();
+    // What a leak on the routes of the objects a worker makes would change is in the state compared.
+    for (const [collection, id] of [
+      ['rag_documents', targets.document],
+      ['rag_chunk_pages', `${targets.document}:0`],
+      ['vector_indices', targets.index],
+      ['eval_runs', targets.evalRun],
+      ['eval_comparisons', targets.comparison],
+    ])
+      assert.ok(beforeA.documents.has(`${collection}/${JSON.stringify(id)}`), `${collection} ${id} is compared`);
     const startedBefore = await startedForA();
     const temporalBefore = await temporalWorkflows();
     const failures: string[] = [];

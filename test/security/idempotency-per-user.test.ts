@@ -4,11 +4,22 @@ import { startApi, type TestApi } from '../support/api';
 import { input, l, n } from '../support/graphs';
 import { waitForRun } from '../support/engine';
 import { client } from '../support/http';
+import { pollDelays } from '../support/poll';
 
 const ADMIN_KEY = 'spur_idempotency-per-user-admin';
 const echo = { nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })], links: [l('in', 'out')] };
+/** Two human pauses in a row: once the first is decided, the run waits at the second. */
+const twoGates = {
+  nodes: [
+    input(),
+    n('first', 'HumanInterventionNode', { message: 'First?' }),
+    n('second', 'HumanInterventionNode', { message: 'Second?' }),
+    n('out', 'OutputNode'),
+  ],
+  links: [l('in', 'first'), l('first', 'second'), l('second', 'out')],
+};
 
-describe('security: idempotency keys are per signed-in user', function () {
+describe('security: idempotency keys are per signed-in user and workspace', function () {
   this.timeout(60_000);
   let api: TestApi;
   let origin: string;
@@ -52,5 +63,57 @@ describe('security: idempotency keys are per signed-in user', function () {
     const again = await ann.request('POST', `/wf/${wf.body.id}/start_run/`, body, headers);
     assert.equal(again.body.id, first.body.id);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  });
+
+  it("a user's Idempotency-Key sent from another of their workspaces to the first one's run or workflow is 404, and decides or starts nothing there", async () => {
+    const made = await admin().post('/access/workspaces/', { name: 'team-b' });
+    assert.equal(made.status, 201, made.text);
+    const erin = await signIn('erin');
+    const erinId = (await erin.get('/access/me/')).body.user.id as string;
+    const member = await admin().put(`/access/workspaces/${made.body.id}/members/${erinId}`, { role: 'operator' });
+    assert.equal(member.status, 200, member.text);
+    const wf = await admin().post('/wf/', { name: 'two gates', definition: twoGates });
+    assert.equal(wf.status, 200, wf.text);
+
+    // In default: Erin starts a run and decides its first pause, each under a key.
+    const start = { initial_inputs: { in: { x: 'hi' } } };
+    const started = await erin.request('POST', `/wf/${wf.body.id}/start_run/`, start, { 'Idempotency-Key': 'start-1' });
+    assert.equal(started.status, 200, started.text);
+    const run = started.body.id as string;
+    await waitForRun(admin(), run, (r) => r.status === 'PAUSED');
+    const decision = { action: 'APPROVE', user_id: 'current-user', inputs: {}, comments: 'first' };
+    const decided = await erin.request('POST', `/wf/process_pause_action/${run}/`, decision, {
+      'Idempotency-Key': 'decide-1',
+    });
+    assert.equal(decided.status, 200, decided.text);
+    const history = async () =>
+      ((await admin().get(`/wf/pause_history/${run}/`)).body as { node_id: string; resume_action: string | null }[])
+        .map((p) => `${p.node_id} ${p.resume_action ?? 'open'}`)
+        .sort();
+    const delays = pollDelays();
+    while ((await history()).length < 2) await delays();
+    const runsOfWorkflow = async () =>
+      ((await admin().get(`/wf/${wf.body.id}/runs/`)).body as { id: string }[]).map((r) => r.id);
+    assert.deepEqual(await history(), ['first APPROVE', 'second open']);
+    assert.deepEqual(await runsOfWorkflow(), [run]);
+
+    // In team-b, the same requests under the same keys name ids that are not there.
+    const switched = await erin.put('/access/me/', { workspace_id: made.body.id });
+    assert.equal(switched.status, 200, switched.text);
+    const again = await erin.request('POST', `/wf/process_pause_action/${run}/`, decision, {
+      'Idempotency-Key': 'decide-1',
+    });
+    assert.equal(again.status, 404, again.text);
+    const restarted = await erin.request('POST', `/wf/${wf.body.id}/start_run/`, start, {
+      'Idempotency-Key': 'start-1',
+    });
+    assert.equal(restarted.status, 404, restarted.text);
+    assert.equal(again.headers.get('idempotent-replayed'), null);
+    assert.equal(restarted.headers.get('idempotent-replayed'), null);
+
+    // Nothing of default's run changed: its second pause waits, and no other run started.
+    assert.deepEqual(await history(), ['first APPROVE', 'second open']);
+    assert.equal((await waitForRun(admin(), run, (r) => r.status !== 'RUNNING')).status, 'PAUSED');
+    assert.deepEqual(await runsOfWorkflow(), [run]);
   });
 });

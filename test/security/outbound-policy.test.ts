@@ -105,6 +105,24 @@ describe('security: the outbound policy, production default (no private addresse
     assert.equal(internal.connections, 0);
   });
 
+  it("an HTTPRequestNode's url on an internal address, written or from input, fails the node and the address receives nothing", async () => {
+    for (const [url, x] of [
+      [`${internal.url}/admin`, 'a'],
+      ['{{ in.x }}', `${internal.url}/admin`],
+      [`http://localhost:${internal.port}/admin`, 'a'],
+    ]) {
+      const run = await runNode(engine, 'HTTPRequestNode', { url }, { x });
+      assert.equal(run.task.status, 'FAILED', url);
+      assert.match(
+        run.task.error ?? '',
+        /stopped by the outbound policy: .*127\.0\.0\.1.* SPUR_OUTBOUND_ALLOW_PRIVATE=true/,
+        url,
+      );
+      assert.doesNotMatch(JSON.stringify(run), /internal answer/);
+    }
+    assert.equal(internal.connections, 0);
+  });
+
   it('a redirect from an allowed host to an internal address is checked again and refused', async () => {
     await setEnv(engine, { OPENAI_API_BASE: `${redirector.url}/v1`, OPENAI_API_KEY: 'sk-stored' });
     const run = await runNode(engine, 'SingleLLMCallNode', LLM);

@@ -23,8 +23,8 @@ const FAST_PAUSE_ACTIONS = { SPUR_PAUSE_ACTION_WAIT_SECONDS: '1' };
  * The oracle, written from the issue rather than read from src/access/permissions.ts: a viewer
  * reads and manages its own keys; an approver also decides pauses; an operator also starts,
  * cancels and reruns runs; a builder also changes what is built (workflows, datasets, files, RAG,
- * schedules, triggers, evals, …); an admin also manages the workspace's members, provider limits
- * and stored credentials, and (an admin of `default`: the installation's) users, fleet-wide limits
+ * schedules, triggers, evals, …) and deletes finished runs; an admin also manages the workspace's
+ * members, provider limits and stored credentials, prunes its expired runs at once, and (an admin of `default`: the installation's) users, fleet-wide limits
  * and prices, every workspace's usage, and reads the audit trail. Each role holds what the roles
  * below it hold.
  */
@@ -42,6 +42,7 @@ const HOLDS: Record<RoleName, readonly string[]> = {
     'members.manage',
     'limits.manage',
     'credentials.manage',
+    'retention.prune',
     'users.manage',
     'fleet.manage',
     'usage.all',
@@ -49,7 +50,7 @@ const HOLDS: Record<RoleName, readonly string[]> = {
   ],
 };
 /** The only routes that answer strangers: health (its status only) and a webhook, whose token is its credential. */
-const ANYONE = new Set(['GET /health', 'POST /hooks/{token}']);
+const ANYONE = new Set(['GET /health', 'POST /hooks/{token}', 'POST /callbacks/{token}']);
 /**
  * What waits for a worker, which this api has none of (a blocking run, a chat completion, code
  * parsed on the worker): the control leaves them out, the refusals still cover them.

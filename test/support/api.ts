@@ -1,4 +1,5 @@
 import http from 'node:http';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
@@ -66,6 +67,9 @@ export async function startApi(
     SPUR_RECONCILE_EVERY_SECONDS: '0',
     // The prebuilt bundle, as worker processes load it (test/support/worker.ts).
     SPUR_WORKFLOW_BUNDLE: stack.workflowBundle,
+    // A folder of the api's own, as its database is: deleting index VI1 here must never drop
+    // another test's vectors, nor those in the clone's .data/ that `npm run dev` keeps.
+    SPUR_VECTOR_STORE_URI: path.join(stack.tmpDir, `vectors-${suffix}`),
     ...overrides,
   };
   const config = loadConfig(env);

@@ -39,6 +39,12 @@ export interface ScriptedResponse {
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
+  /**
+   * A call held in flight until this settles, then answered (200). Meanwhile the headers and a
+   * byte or two a second keep the connection busy, so no idle timeout ends it: only the client can.
+   * A client gone by then gets nothing.
+   */
+  heldUntil?: Promise<unknown>;
   /** A streamed reply's content pieces (their concatenation is the content); default: the content in 3 pieces. */
   chunks?: string[];
   /** Pause between a streamed reply's chunks. */
@@ -188,7 +194,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       content,
       scripted,
     );
-    res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', ...scripted?.headers });
     // The messages ahead of the first content piece: OpenAI's role chunk; Anthropic's message and block starts.
     const head = recorded.protocol === 'anthropic' ? 2 : 1;
     const gates = [...(scripted?.gates ?? [])].sort((a, b) => a.afterChunks - b.afterChunks);
@@ -227,7 +233,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     }
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     recorded.answered = { status, at: Date.now() };
-    res.writeHead(status, { 'content-type': 'application/json', ...scripted?.headers });
+    if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json', ...scripted?.headers });
     res.end(text);
   };
 
@@ -251,6 +257,16 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
         res.once('close', () => inFlight--);
       }
       const scripted = recorded.protocol ? (queue.shift() ?? responder?.(recorded)) : undefined;
+      if (scripted?.heldUntil) {
+        const streamed = recorded.body?.stream === true;
+        res.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
+        // A space before JSON; an event stream's comment line.
+        const drip = setInterval(() => res.write(streamed ? ':\n\n' : ' '), 1000);
+        res.once('close', () => clearInterval(drip));
+        await scripted.heldUntil;
+        clearInterval(drip);
+        if (res.destroyed) return;
+      }
       if (!scripted?.delayMs) return respond(res, recorded, scripted);
       const timer = setTimeout(() => {
         timers.delete(timer);

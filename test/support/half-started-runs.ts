@@ -1,5 +1,6 @@
 import { trusted } from 'mongoose';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
+import { runActionWorkflowId } from '../../src/contracts/run-action-contract';
 import { type ApiProcess, startApiProcess } from './api-process';
 import type { Engine } from './engine';
 import { until } from './exec-log';
@@ -38,13 +39,16 @@ async function killed(relayed: RelayedApi, request: Promise<unknown>): Promise<v
   await Promise.all([relayed.temporal.close(), relayed.mongo.close()]);
 }
 
+/** An insert command into `collection`: its BSON string element `insert: <collection>`. */
+function insertInto(collection: string): Buffer {
+  const name = Buffer.from(`${collection}\0`);
+  const length = Buffer.alloc(4);
+  length.writeInt32LE(name.length);
+  return Buffer.concat([Buffer.from([0x02]), Buffer.from('insert\0'), length, name]);
+}
+
 /** An insert into the idempotency keys: a claim (the look before it is a find). */
-const CLAIM = Buffer.concat([
-  Buffer.from([0x02]),
-  Buffer.from('insert\0'),
-  Buffer.from([17, 0, 0, 0]),
-  Buffer.from('idempotency_keys\0'),
-]);
+const CLAIM = insertInto('idempotency_keys');
 const isClaim = (message: Buffer) => message.includes(CLAIM);
 
 /** A write command (its name is the first string element of the message's body). */
@@ -162,25 +166,80 @@ export async function keyedPauseActionLeftUnanswered(
 }
 
 /**
- * An eval launch (`/evals/launch/`) or comparison (`/evals/compare/`) whose api was killed once
- * `recorded` finds what it recorded, before any workflow started (every Temporal call held).
- * Returns what `recorded` found.
+ * A POST whose api was killed once `recorded` finds what it recorded. From the start, `held` traffic
+ * does not pass: every Temporal call (nothing started), or the database messages it matches (with
+ * everything the api sends after them on that connection). Returns what `recorded` found.
  */
-export async function evalLeftUnstarted<T>(
+export async function killedOnceRecorded<T>(
   engine: Engine,
   route: string,
   body: Record<string, unknown>,
   recorded: (since: Date) => Promise<T | null>,
+  held: 'temporal' | ((message: Buffer) => boolean) = 'temporal',
 ): Promise<T> {
   const relayed = await relayedApi(engine);
-  relayed.temporal.hold();
+  if (held === 'temporal') relayed.temporal.hold();
+  else relayed.mongo.hold(held);
   const sent = new Date();
   const request = relayed.api.http.request('POST', route, body).catch(() => undefined);
   let found: T | null = null;
-  await until('the eval recorded', async () => {
+  await until('the request recorded', async () => {
     found = await recorded(sent);
     return found !== null;
   });
   await killed(relayed, request);
   return found as T;
+}
+
+/**
+ * An eval launch (`/evals/launch/`) or comparison (`/evals/compare/`) whose api was killed once
+ * `recorded` finds what it recorded, before any workflow started (every Temporal call held).
+ * Returns what `recorded` found.
+ */
+export const evalLeftUnstarted = <T>(
+  engine: Engine,
+  route: string,
+  body: Record<string, unknown>,
+  recorded: (since: Date) => Promise<T | null>,
+): Promise<T> => killedOnceRecorded(engine, route, body, recorded);
+
+/** An insert into a bulk action's matched runs (the items, stored after the action itself). */
+const ITEMS_INSERT = insertInto('run_action_items');
+
+/**
+ * A bulk action (`POST /runs/actions/`) whose api was killed after storing it: with `matches:
+ * "stored"`, every matched run too, before its workflow started; with `"cut"`, before any matched
+ * run was stored. Returns the action's id.
+ */
+export async function runActionLeftUnstarted(
+  engine: Engine,
+  body: Record<string, unknown>,
+  matches: 'stored' | 'cut',
+): Promise<string> {
+  const { RunAction, RunActionItem } = engine.api.models;
+  const id = await killedOnceRecorded(
+    engine,
+    '/runs/actions/',
+    body,
+    async (since) => {
+      const action = await RunAction.findOne({ created_at: trusted({ $gte: since }) }).lean();
+      if (!action) return null;
+      if (matches === 'cut') return String(action._id);
+      // Stored in full once the last of them is, and the action marked so.
+      const stored = await RunActionItem.countDocuments({ action_id: action._id });
+      return stored === action.matched && action.recorded ? String(action._id) : null;
+    },
+    matches === 'stored' ? 'temporal' : (message) => message.includes(ITEMS_INSERT),
+  );
+  const handle = engine.api.temporal.workflow.getHandle(
+    runActionWorkflowId(id, engine.api.env.SPUR_WORKFLOW_ID_PREFIX),
+  );
+  if (
+    await handle.describe().then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`the workflow of bulk action ${id} started before the api was killed`);
+  return id;
 }

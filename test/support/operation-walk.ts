@@ -57,9 +57,8 @@ export interface Targets extends Seeded {
 }
 
 /**
- * A real id for each path parameter, so a request let through would read or change a real object.
- * RAG documents and indices, eval runs and comparisons need a worker to exist: those ids name
- * nothing (a refusal there still shows in the database if it was not one).
+ * A real id for each path parameter, so a request let through would read or change a real object:
+ * the seed's RAG document (parsed as the worker parses it), index and eval runs among them.
  */
 export function realValue(name: string, path: string, t: Targets): string {
   const values: Record<string, string> = {
@@ -68,16 +67,17 @@ export function realValue(name: string, path: string, t: Targets): string {
     dataset_id: t.dataset,
     output_file_id: t.outputFile,
     collection_id: t.collection,
-    document_id: 'D1',
-    index_id: 'RI1',
+    document_id: t.document,
+    index_id: t.index,
     user_id: t.user,
     session_id: t.session,
     suite_id: t.suite,
-    eval_run_id: 'ER1',
-    comparison_id: 'EC1',
+    eval_run_id: t.evalRun,
+    comparison_id: t.comparison,
     schedule_id: t.schedule,
     trigger_id: t.trigger,
     token: t.hookToken,
+    action_id: t.runAction,
     provider: 'openai',
     name: path.startsWith('/usage/prices/') ? 'gpt-4o-mini' : 'OPENAI_API_KEY',
     file_name: t.testFileName ?? 'note.txt',
@@ -103,12 +103,16 @@ function bodyFor(op: Operation, t: Targets): unknown {
     'POST /wf/{workflow_id}/start_batch_run/': { dataset_id: t.dataset },
     'POST /wf/{workflow_id}/run_partial/': { node_id: 'in', initial_inputs: { in: { x: 'y' } } },
     'POST /wf/{workflow_id}/duplicate/': {},
+    'POST /runs/actions/': { filter: { workflow_id: t.workflow }, action: 'cancel' },
     'POST /schedules/{schedule_id}/backfill/': {
       start_time: new Date(Date.now() - 3 * 365 * 86_400_000).toISOString(),
       end_time: new Date().toISOString(),
     },
     'POST /code_convert/create_from_code': { code: `# ${MARK}` },
     'POST /ai/generate_message/': { description: MARK, message_type: 'system' },
+    // Closed: a switch the control sends parks nothing.
+    'POST /limits/breaker/': { key: 'openai', state: 'closed' },
+    'POST /limits/fleet/breaker/': { key: 'openai', state: 'closed' },
     'POST /evals/compare/': { suite: t.suite, workflow_id: t.workflow, versions: [1, 1] },
     'POST /rag/indices/': {
       name: `${MARK}-index`,
@@ -121,6 +125,7 @@ function bodyFor(op: Operation, t: Targets): unknown {
     'POST /access/keys/': { name: `${MARK}-made`, role: 'admin', user_id: t.accessUser },
     'POST /access/workspaces/': { name: `${MARK}-workspace` },
     'PUT /access/workspaces/{id}/': { name: `${MARK}-renamed` },
+    'PUT /wf/{workflow_id}/retention/': { days: 30 },
   };
   return bodies[opName(op)] ?? {};
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { definitionLimitIssues } from '../../src/definitions/definition-limits.js';
 import { workflowCreateRequest } from '../../src/modules/workflows/workflows.schemas.js';
 
-const LIMITS = { agentMaxIterations: 50, loopMaxTotalIterations: 10_000 };
+const LIMITS = { agentMaxIterations: 50, loopMaxTotalIterations: 10_000, subworkflowMaxDepth: 5 };
 const node = (
   id: string,
   node_type: string,

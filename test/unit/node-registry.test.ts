@@ -11,7 +11,16 @@ const EXPECTED: Record<string, string[]> = {
   'Input/Output': withSuffix(['Input', 'Output']),
   AI: withSuffix(['SingleLLMCall', 'Agent', 'Retriever', 'BestOfN']),
   'Code Execution': withSuffix(['PythonFunc']),
-  Logic: withSuffix(['Router', 'Coalesce', 'Merge', 'StaticValue', 'HumanIntervention']),
+  Logic: withSuffix([
+    'Router',
+    'Coalesce',
+    'Merge',
+    'StaticValue',
+    'HumanIntervention',
+    'Subworkflow',
+    'Wait',
+    'WaitForCallback',
+  ]),
   Experimental: withSuffix(['ForLoop']),
   Integrations: withSuffix([
     'SlackNotify',
@@ -33,6 +42,7 @@ const EXPECTED: Record<string, string[]> = {
     'RedditGetTrendingSubreddits',
     'FirecrawlCrawl',
     'FirecrawlScrape',
+    'HTTPRequest',
   ]),
   Search: withSuffix(['ExaSearch']),
   Tools: withSuffix(['SendEmail', 'MCPTool']),
@@ -65,6 +75,7 @@ const TAGS: Record<string, string> = {
   GitHubGetPullRequestChangesNode: 'GGPRCN #DC3545',
   SendEmailNode: 'SEN #FD7E14',
   MCPToolNode: 'MCP #6E56CF',
+  HTTPRequestNode: 'HTTP #0EA5E9',
 };
 
 const LLM_INFO_DEFAULT = { model: 'openai/gpt-4o', max_tokens: 16384, temperature: 0.7, top_p: 0.9 };
@@ -78,8 +89,8 @@ function node(name: string): NodeTypeDefinition {
 const parseDefaults = (name: string) => node(name).config.parse({}) as Record<string, unknown>;
 
 describe('node type registry', () => {
-  it("has exactly the 35 catalogued types (PySpur's 34 and MCPToolNode), unique, grouped in NODE_CATEGORIES order, found by name", () => {
-    assert.equal(new Set(NODE_TYPE_NAMES).size, 35);
+  it("has exactly the 39 catalogued types (PySpur's 34, MCPToolNode, HTTPRequestNode, SubworkflowNode, WaitNode and WaitForCallbackNode), unique, grouped in NODE_CATEGORIES order, found by name", () => {
+    assert.equal(new Set(NODE_TYPE_NAMES).size, 39);
     assert.deepEqual([...NODE_TYPE_NAMES], Object.values(EXPECTED).flat());
     assert.deepEqual([...new Set(NODE_TYPES.map((n) => n.category))], [...NODE_CATEGORIES]);
     for (const category of NODE_CATEGORIES) {

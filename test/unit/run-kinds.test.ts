@@ -105,6 +105,12 @@ describe('what each kind of run records', () => {
     assert.equal(run.rerun_from_node_id, 'b');
   });
 
+  it("records a bulk action's retry as its maker's run of the original's run_type, standing alone", () => {
+    const run = recorded({ kind: 'retry', runType: 'webhook' });
+    assert.deepEqual(shown(run), { ...plain, run_type: 'webhook' });
+    assert.deepEqual(JSON.parse(run.initial_inputs ?? 'null'), inputs);
+  });
+
   it('records a batch and an eval over their dataset, with rows, mini-batch size and output file', () => {
     for (const [kind, runType] of [
       ['batch', 'batch'],

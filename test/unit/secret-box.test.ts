@@ -126,6 +126,7 @@ describe('env-mgmt providers', () => {
         'resend',
         'sendgrid',
         'mcp',
+        'http',
       ],
     );
   });
@@ -173,9 +174,9 @@ describe('env-mgmt providers', () => {
     assert.equal(PROVIDERS.find((p) => p.id === 'reddit')!.icon, 'logos:reddit-icon');
   });
 
-  it("knows PySpur's 34 variables, in provider order, then the integrations' credentials and MCP servers', without repeats", () => {
-    assert.equal(KNOWN_VARIABLES.length, 45);
-    assert.equal(new Set(KNOWN_VARIABLES).size, 45);
+  it("knows PySpur's 34 variables, in provider order, then the integrations' credentials, MCP servers' and HTTP requests', without repeats", () => {
+    assert.equal(KNOWN_VARIABLES.length, 51);
+    assert.equal(new Set(KNOWN_VARIABLES).size, 51);
     assert.deepEqual(KNOWN_VARIABLES.slice(0, 4), [
       'OPENAI_API_KEY',
       'AZURE_OPENAI_API_KEY',
@@ -195,6 +196,12 @@ describe('env-mgmt providers', () => {
       'MCP_API_KEY_2',
       'MCP_API_BASE_3',
       'MCP_API_KEY_3',
+      'HTTP_API_BASE',
+      'HTTP_API_KEY',
+      'HTTP_API_BASE_2',
+      'HTTP_API_KEY_2',
+      'HTTP_API_BASE_3',
+      'HTTP_API_KEY_3',
     ]);
     assert.deepEqual(
       [...KNOWN_VARIABLES],

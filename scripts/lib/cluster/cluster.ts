@@ -1,6 +1,7 @@
 // The production shape on one machine, processes standing in for hosts: PostgreSQL, the Temporal
 // server on it, FerretDB on it as Spur's document store, N apis behind nginx and M workers, all
-// compiled as the image runs them. npm run cluster and the cluster suite start it.
+// compiled as the image runs them, and Prometheus scraping each api and worker. npm run cluster and
+// the cluster suite start it.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { REPO_ROOT } from '../tools';
 import { type FerretPostgres, startFerretOnPostgres } from './ferretdb-postgres';
 import { type LoadBalancer, startLoadBalancer } from './load-balancer';
 import { type PostgresServer, restartPostgres, startPostgres } from './postgres';
+import { type ClusterPrometheus, startPrometheus } from './prometheus';
 import { type ClusterTemporal, startClusterTemporal } from './temporal-server';
 
 export interface ClusterOptions {
@@ -26,7 +28,9 @@ export interface ClusterOptions {
   apis?: number;
   workers?: number;
   /** Fixed ports (npm run cluster); free ones otherwise. */
-  ports?: Partial<Record<'loadBalancer' | 'temporal' | 'postgres' | 'ferret', number>>;
+  ports?: Partial<Record<'loadBalancer' | 'temporal' | 'postgres' | 'ferret' | 'prometheus', number>>;
+  /** How often Prometheus scrapes every api and worker (default 5 s). */
+  scrapeIntervalSeconds?: number;
   /** Settings every api and worker gets on top of the cluster's own. */
   env?: Record<string, string>;
   /** Logs to files in `dir` (tests) instead of the terminal. */
@@ -38,6 +42,8 @@ export interface SpurProcess {
   handle: ManagedProcess;
   /** An api's own address (behind the load balancer). */
   port?: number;
+  /** Where it serves GET /metrics (SPUR_METRICS_PORT), which Prometheus scrapes. */
+  metricsPort: number;
 }
 
 export interface Cluster {
@@ -51,6 +57,8 @@ export interface Cluster {
   temporal: ClusterTemporal;
   ferret: FerretPostgres;
   loadBalancer: LoadBalancer;
+  /** Scrapes every api and worker running (a replacement too), labelled `process="worker-4"`. */
+  prometheus: ClusterPrometheus;
   apis: SpurProcess[];
   workers: SpurProcess[];
   /** Starts another worker (or a replacement) with the cluster's settings, plus `extraEnv`. */
@@ -88,7 +96,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     let postgres = track(
       await startPostgres({ port: await port('postgres'), dataDir: path.join(dir, 'postgres'), ...log('postgres') }),
     );
-    const [temporal, ferret] = await Promise.all([
+    const [temporal, ferret, prometheus] = await Promise.all([
       startClusterTemporal({
         port: await port('temporal'),
         postgres,
@@ -100,6 +108,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         postgres,
         stateDir: mkdirp(path.join(dir, 'ferretdb')),
         ...log('ferretdb'),
+      }).then(track),
+      startPrometheus({
+        port: await port('prometheus'),
+        dir: path.join(dir, 'prometheus'),
+        scrapeIntervalSeconds: options.scrapeIntervalSeconds ?? 5,
+        ...log('prometheus'),
       }).then(track),
     ]);
     const { secretKey, apiKey } = secrets(dir);
@@ -113,33 +127,56 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       SPUR_HOST: '127.0.0.1',
       ...options.env,
     };
+    // Every api and worker serves its metrics on a port of its own, scraped while the process runs.
+    const scraped = new Map<string, { port: number; handle: ManagedProcess }>();
+    const metricsPortOf = new Map<string, number>();
+    const publish = () => prometheus.setTargets([...scraped].map(([process, { port }]) => ({ process, port })));
+    const scrape = async (name: string, handle: ManagedProcess) => {
+      scraped.set(name, { port: metricsPortOf.get(name) as number, handle });
+      publish();
+      await handle.exited;
+      // Unless a restart under the same name has taken its place already.
+      if (scraped.get(name)?.handle !== handle) return;
+      scraped.delete(name);
+      publish();
+    };
+    // An api restarted keeps its name and port, so its series go on where they stopped.
+    const metricsPort = async (name: string) => {
+      const port = metricsPortOf.get(name) ?? (await freePort());
+      metricsPortOf.set(name, port);
+      return port;
+    };
     let workerCount = 0;
     const startWorker = async (extraEnv: Record<string, string> = {}): Promise<SpurProcess> => {
       const name = `worker-${++workerCount}`;
+      const metrics = await metricsPort(name);
       const handle = spawnManaged({
         name,
         command: process.execPath,
         args: [distEntry('src/processes/worker.ts')],
-        env: { ...env, ...extraEnv },
+        env: { ...env, SPUR_METRICS_PORT: String(metrics), ...extraEnv },
         cwd: REPO_ROOT,
         ...log(name),
       });
       started.push(handle);
-      return { name, handle };
+      void scrape(name, handle);
+      return { name, handle, metricsPort: metrics };
     };
     const startApi = async (name: string, apiPort: number): Promise<SpurProcess> => {
+      const metrics = await metricsPort(name);
       const handle = spawnManaged({
         name,
         command: process.execPath,
         args: [distEntry('src/processes/api.ts')],
-        env: { ...env, SPUR_PORT: String(apiPort) },
+        env: { ...env, SPUR_PORT: String(apiPort), SPUR_METRICS_PORT: String(metrics) },
         cwd: REPO_ROOT,
         ...log(name),
       });
       started.push(handle);
+      void scrape(name, handle);
       const logFile = options.logToFiles ? path.join(dir, `${name}.log`) : undefined;
       await waitUntilUp(handle, name, logFile, waitForTcp('127.0.0.1', apiPort, 60_000));
-      return { name, handle, port: apiPort };
+      return { name, handle, port: apiPort, metricsPort: metrics };
     };
     const apiPorts = await Promise.all(Array.from({ length: options.apis ?? 2 }, () => freePort()));
     const apis = await Promise.all(apiPorts.map((p, i) => startApi(`api-${i + 1}`, p)));
@@ -160,6 +197,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       temporal,
       ferret,
       loadBalancer,
+      prometheus,
       apis,
       workers,
       startWorker,

@@ -2,9 +2,10 @@ import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
- * One accepted `Idempotency-Key`: `_id` is the digest of its scope (caller, route, workflow or run,
- * key), so the collection's `_id` index is the unique index that lets only one request claim it.
- * The first request inserts it naming the run it recorded; only that request writes it afterwards.
+ * One accepted `Idempotency-Key`: `_id` is the digest of its scope (caller, workspace, route,
+ * workflow or run, key), so the collection's `_id` index is the unique index that lets only one
+ * request claim it. The first request inserts it naming the run it recorded; only that request
+ * writes it afterwards.
  */
 export const idempotencyKeySchema = new Schema(
   {

@@ -6,6 +6,7 @@ import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
 import { modelPriceSchema, type ModelPriceDoc } from './model-price.model';
 import { usageRecordSchema, type UsageRecordDoc } from './usage-record.model';
+import { usageRollupSchema, type UsageRollupDoc } from './usage-rollup.model';
 import { providerLimitSchema, type ProviderLimitDoc } from './provider-limit.model';
 import { workflowBudgetSchema, type WorkflowBudgetDoc } from './workflow-budget.model';
 import { mcpToolSchema, type McpToolDoc } from './mcp-tool.model';
@@ -28,6 +29,9 @@ import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
 import { runSchema, type RunDoc } from './run.model';
 import { scheduleSchema, type ScheduleDoc } from './schedule.model';
 import { scheduleFireSchema, type ScheduleFireDoc } from './schedule-fire.model';
+import { scheduleSkipSchema, type ScheduleSkipDoc } from './schedule-skip.model';
+import { workflowPauseSchema, type WorkflowPauseDoc } from './workflow-pause.model';
+import { heldDeliverySchema, type HeldDeliveryDoc } from './held-delivery.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
 import { runEventSchema, type RunEventDoc } from './run-event.model';
 import { taskDeltaSchema, type TaskDeltaDoc } from './task-delta.model';
@@ -38,11 +42,13 @@ import { workflowVersionSchema, type WorkflowVersionDoc } from './workflow-versi
 import { workflowSchema, type WorkflowDoc } from './workflow.model';
 import { webhookTriggerSchema, type WebhookTriggerDoc } from './webhook-trigger.model';
 import { webhookHitSchema, type WebhookHitDoc } from './webhook-hit.model';
+import { inboundCallbackSchema, type InboundCallbackDoc } from './inbound-callback.model';
 import { reconcileSuspectSchema, type ReconcileSuspectDoc } from './reconcile-suspect.model';
 import { evalSuiteSchema, type EvalSuiteDoc } from './eval-suite.model';
 import { evalRunSchema, type EvalRunDoc } from './eval-run.model';
 import { evalResultSchema, type EvalResultDoc } from './eval-result.model';
 import { evalComparisonSchema, type EvalComparisonDoc } from './eval-comparison.model';
+import { runActionItemSchema, runActionSchema, type RunActionDoc, type RunActionItemDoc } from './run-action.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
@@ -54,10 +60,12 @@ export type { IdempotencyKeyDoc };
 export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc, OidcSignInDoc };
 export type { AuditEntryDoc, AuditHeadDoc };
 export type { WorkspaceDoc, WorkspaceMemberDoc };
-export type { ScheduleDoc, ScheduleFireDoc };
+export type { ScheduleDoc, ScheduleFireDoc, ScheduleSkipDoc };
+export type { HeldDeliveryDoc, WorkflowPauseDoc };
 export type { McpToolDoc };
-export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc };
+export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc, InboundCallbackDoc };
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
+export type { RunActionDoc, RunActionItemDoc };
 
 /**
  * The collections that belong to a workspace (src/db/workspace-owned.ts): everything a team makes
@@ -69,6 +77,7 @@ const WORKSPACE_OWNED = [
   workflowSchema,
   workflowVersionSchema,
   usageRecordSchema,
+  usageRollupSchema,
   workflowBudgetSchema,
   mcpToolSchema,
   spendEntrySchema,
@@ -92,12 +101,18 @@ const WORKSPACE_OWNED = [
   idempotencyKeySchema,
   scheduleSchema,
   scheduleFireSchema,
+  scheduleSkipSchema,
+  workflowPauseSchema,
+  heldDeliverySchema,
   webhookTriggerSchema,
   webhookHitSchema,
+  inboundCallbackSchema,
   evalSuiteSchema,
   evalRunSchema,
   evalResultSchema,
   evalComparisonSchema,
+  runActionSchema,
+  runActionItemSchema,
 ];
 // Once per process: schemas are modules' singletons, and createModels may run more than once.
 for (const schema of WORKSPACE_OWNED) schema.plugin(workspaceOwned);
@@ -123,6 +138,7 @@ export function createModels(conn: Connection) {
     EnvVar: conn.model<EnvVarDoc>('EnvVar', envVarSchema),
     ModelPrice: conn.model<ModelPriceDoc>('ModelPrice', modelPriceSchema),
     UsageRecord: conn.model<UsageRecordDoc>('UsageRecord', usageRecordSchema),
+    UsageRollup: conn.model<UsageRollupDoc>('UsageRollup', usageRollupSchema),
     ProviderLimit: conn.model<ProviderLimitDoc>('ProviderLimit', providerLimitSchema),
     WorkflowBudget: conn.model<WorkflowBudgetDoc>('WorkflowBudget', workflowBudgetSchema),
     McpTool: conn.model<McpToolDoc>('McpTool', mcpToolSchema),
@@ -161,13 +177,19 @@ export function createModels(conn: Connection) {
     AuditHead: conn.model<AuditHeadDoc>('AuditHead', auditHeadSchema),
     Schedule: conn.model<ScheduleDoc>('Schedule', scheduleSchema),
     ScheduleFire: conn.model<ScheduleFireDoc>('ScheduleFire', scheduleFireSchema),
+    ScheduleSkip: conn.model<ScheduleSkipDoc>('ScheduleSkip', scheduleSkipSchema),
+    WorkflowPause: conn.model<WorkflowPauseDoc>('WorkflowPause', workflowPauseSchema),
+    HeldDelivery: conn.model<HeldDeliveryDoc>('HeldDelivery', heldDeliverySchema),
     WebhookTrigger: conn.model<WebhookTriggerDoc>('WebhookTrigger', webhookTriggerSchema),
     WebhookHit: conn.model<WebhookHitDoc>('WebhookHit', webhookHitSchema),
+    InboundCallback: conn.model<InboundCallbackDoc>('InboundCallback', inboundCallbackSchema),
     ReconcileSuspect: conn.model<ReconcileSuspectDoc>('ReconcileSuspect', reconcileSuspectSchema),
     EvalSuite: conn.model<EvalSuiteDoc>('EvalSuite', evalSuiteSchema),
     EvalRun: conn.model<EvalRunDoc>('EvalRun', evalRunSchema),
     EvalResult: conn.model<EvalResultDoc>('EvalResult', evalResultSchema),
     EvalComparison: conn.model<EvalComparisonDoc>('EvalComparison', evalComparisonSchema),
+    RunAction: conn.model<RunActionDoc>('RunAction', runActionSchema),
+    RunActionItem: conn.model<RunActionItemDoc>('RunActionItem', runActionItemSchema),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
-import { RUN_STATUSES } from '../../engine/statuses';
+import { RUN_STATUSES, RUN_TRIGGER_KINDS } from '../../engine/statuses';
 import { storedCallbackField } from './stored-callback.schema';
 
 /**
@@ -54,12 +54,13 @@ export const runSchema = new Schema(
      */
     /**
      * What started the run when no client did: a schedule's fire (`key`: the Temporal workflow id
-     * of that fire, so a retried recording finds the run it made) or a webhook delivery.
+     * of that fire, so a retried recording finds the run it made), a webhook delivery or a parent
+     * run's SubworkflowNode (`id`: the parent run; `key`: the parent run and node).
      */
     trigger: {
       type: new Schema(
         {
-          kind: { type: String, enum: ['schedule', 'webhook'], required: true },
+          kind: { type: String, enum: RUN_TRIGGER_KINDS, required: true },
           id: { type: String, required: true },
           scheduled_time: { type: Date, default: null },
           delivery_id: { type: String, default: null },

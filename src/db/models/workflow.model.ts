@@ -12,6 +12,8 @@ export const workflowSchema = new Schema(
     definition: { type: String, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    /** Days its finished runs are kept after they end (PUT /wf/{id}/retention/); null: the installation's SPUR_RUN_RETENTION_DAYS. */
+    run_retention_days: { type: Number, default: null },
   },
   { collection: 'workflows', versionKey: false },
 );

@@ -9,6 +9,7 @@ import type { Models, RunDoc } from '../models';
 import { runDocument } from './run-documents';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import type { Values } from '../values';
+import { countRunEnd } from './run-ends';
 
 /** Rows per insert of ended rows, and inserts in flight at once (insertEndedRows). */
 const INSERT_SLICE_ROWS = 250;
@@ -75,12 +76,18 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
         rows_total: 1,
         rows_done: 1,
         rows_failed: 1,
+        start_time: 1,
         ...HEAD_FIELDS,
-      }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed'> & StoredHead>();
+      }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed' | 'start_time'> & StoredHead>();
+      const endTime = new Date();
       await events.append(
         parentRunId,
         { kind: 'batch', ...(current ? batchCounts(current) : {}), status, message, now: Date.now() },
-        { fields: { status, message, end_time: new Date() }, stored: current },
+        {
+          fields: { status, message, end_time: endTime },
+          stored: current,
+          onRunUpdated: () => countRunEnd(status, current?.start_time, endTime),
+        },
       );
     },
 

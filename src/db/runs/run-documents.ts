@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../engine/statuses';
+import type { RunStatus, RunTriggerKind } from '../../engine/statuses';
 import { toJsonText } from '../json-text';
 import type { RunDoc } from '../models';
 
@@ -39,8 +39,8 @@ export interface NewRun {
 }
 
 export interface RunTrigger {
-  kind: 'schedule' | 'webhook';
-  /** The schedule (`SC<n>`) or webhook trigger (`TR<n>`). */
+  kind: RunTriggerKind;
+  /** The schedule (`SC<n>`), webhook trigger (`TR<n>`) or parent run (`R<n>`). */
   id: string;
   scheduledTime?: Date | null;
   deliveryId?: string | null;

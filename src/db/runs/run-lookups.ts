@@ -2,6 +2,7 @@ import { trusted } from 'mongoose';
 import type { RunStatus } from '../../engine/statuses';
 import type { Models, RunDoc } from '../models';
 import type { StoredCallback } from './run-documents';
+import { workspaceScope } from '../workspace-scope';
 
 /** A run in a trigger's list of recent runs. */
 export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigger'>;
@@ -21,6 +22,11 @@ export function createRunLookups(models: Models) {
     /** Paused runs, newest first: the pause inbox's page. */
     async pausedPage(skip: number, limit: number): Promise<RunDoc[]> {
       return Run.find({ status: 'PAUSED' }).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
+    },
+
+    /** Runs paused for a person in every workspace: the fleet's pause inbox, counted (spur_pauses_open). */
+    async pausedCount(): Promise<number> {
+      return workspaceScope.unscoped(() => Run.countDocuments({ status: 'PAUSED' }));
     },
 
     async exists(runId: string): Promise<boolean> {
@@ -52,6 +58,24 @@ export function createRunLookups(models: Models) {
     /** The run a schedule's fire recorded, by the fire's key: a retried recording finds it. */
     async recordOfTrigger(key: string): Promise<RunDoc | null> {
       return Run.findOne({ 'trigger.key': key }).lean<RunDoc>();
+    },
+
+    /**
+     * A run and the runs above it (parent first, then its parent…), at most `max` of them: the
+     * chain a SubworkflowNode's child would extend (its depth, and the workflows already on it).
+     */
+    async ancestryOf(runId: string, max: number): Promise<Array<Pick<RunDoc, '_id' | 'workflow_id'>>> {
+      const chain: Array<Pick<RunDoc, '_id' | 'workflow_id'>> = [];
+      for (let id: string | null = runId; id !== null && chain.length < max;) {
+        const run: Pick<RunDoc, '_id' | 'workflow_id' | 'parent_run_id'> | null = await Run.findById(id, {
+          workflow_id: 1,
+          parent_run_id: 1,
+        }).lean<Pick<RunDoc, '_id' | 'workflow_id' | 'parent_run_id'>>();
+        if (!run) break;
+        chain.push({ _id: run._id, workflow_id: run.workflow_id });
+        id = run.parent_run_id ?? null;
+      }
+      return chain;
     },
 
     /** The newest runs a schedule or webhook trigger started. */

@@ -11,6 +11,7 @@ import type { Models } from '../models';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
 import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
+import { countRunEnd } from './run-ends';
 
 /**
  * Writes of a run's projection. Each is idempotent, so an activity that runs twice (a retry, a
@@ -66,7 +67,9 @@ export function createRunProjection(models: Models, events: RunEvents) {
     status: 'CANCELED' | 'FAILED',
     message: string,
   ): Promise<void> {
-    const current = await Run.findById(runId, { status: 1, ...HEAD_FIELDS }).lean<{ status: RunStatus } & StoredHead>();
+    const current = await Run.findById(runId, { status: 1, start_time: 1, ...HEAD_FIELDS }).lean<
+      { status: RunStatus; start_time?: Date } & StoredHead
+    >();
     if (!current || !statuses.includes(current.status)) return;
     const tasks = await tasksOf(runId);
     const now = new Date().toISOString();
@@ -78,10 +81,15 @@ export function createRunProjection(models: Models, events: RunEvents) {
         false,
       );
     }
+    const endTime = new Date();
     await events.append(
       runId,
       { kind: 'closed', status, message, tasks },
-      { fields: { status, end_time: new Date(), message }, stored: current },
+      {
+        fields: { status, end_time: endTime, message },
+        stored: current,
+        onRunUpdated: () => countRunEnd(status, current.start_time, endTime),
+      },
     );
   }
 
@@ -109,6 +117,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
       const cancel = p.run?.status === 'CANCELED';
       const read = Run.findById(p.runId, {
         status: 1,
+        start_time: 1,
         end_time: 1,
         workflow_id: 1,
         started_by: 1,
@@ -117,6 +126,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
       }).lean<
         {
           status: RunStatus;
+          start_time?: Date;
           end_time: Date | null;
           workflow_id: string;
           started_by?: string | null;
@@ -135,11 +145,19 @@ export function createRunProjection(models: Models, events: RunEvents) {
           { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
         ]);
       const fields = runFields(current, p.run);
-      const ends = fields !== null && p.run?.final !== undefined;
+      const endTime = p.run?.final !== undefined && fields?.end_time instanceof Date ? fields.end_time : undefined;
+      const status = p.run?.status;
+      const ended =
+        endTime && status
+          ? () => {
+              countRunEnd(status, current.start_time, endTime);
+              onEnded?.();
+            }
+          : undefined;
       await events.append(
         p.runId,
         { kind: 'progress', save: p, ...(pause ? { pause } : {}) },
-        { fields, stored: current, ...(ends && onEnded ? { onRunUpdated: onEnded } : {}) },
+        { fields, stored: current, ...(ended ? { onRunUpdated: ended } : {}) },
       );
       // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
       if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED'))

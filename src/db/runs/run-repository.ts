@@ -26,6 +26,22 @@ export function createRunRepository(models: Models, values: Values) {
   const events = createRunEvents(models);
   const projection = createRunProjection(models, events);
   const deltas = createTaskDeltas(models);
+  /**
+   * Runs and every record of theirs: tasks, pauses, events, streamed text, callback and approval
+   * deliveries and stored values; the runs themselves last, so a removal cut short is found again.
+   */
+  async function removeRuns(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const all = [...ids];
+    await projection.removeTasksAndPausesOf(all);
+    await createCallbackDeliveries(models).removeOfRuns(all);
+    await createApprovalDeliveries(models).removeOfRuns(all);
+    await events.removeOfRuns(all);
+    await deltas.removeOfRuns(all);
+    await values.deleteScopes(all);
+    await Run.deleteMany({ _id: trusted({ $in: all }) });
+  }
+
   return {
     ...projection,
     ...createBatchRunRecords(models, values, events),
@@ -71,15 +87,10 @@ export function createRunRepository(models: Models, values: Values) {
       const ids = (await Run.find({ workflow_id: workflowId }, { _id: 1 }).lean<Array<{ _id: string }>>()).map(
         (r) => r._id,
       );
-      if (ids.length === 0) return;
-      await projection.removeTasksAndPausesOf(ids);
-      await createCallbackDeliveries(models).removeOfRuns(ids);
-      await createApprovalDeliveries(models).removeOfRuns(ids);
-      await events.removeOfRuns(ids);
-      await deltas.removeOfRuns(ids);
-      await Run.deleteMany({ _id: trusted({ $in: ids }) });
-      await values.deleteScopes(ids);
+      await removeRuns(ids);
     },
+
+    removeRuns,
   };
 }
 

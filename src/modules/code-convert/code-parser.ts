@@ -46,13 +46,12 @@ export function createCodeParser(deps: CodeParserDeps) {
     const input: CodeParseInput = { code };
     const handle = await deps.temporal.workflow.start(WorkflowType.spurCodeParse, {
       workflowId: codeParseWorkflowId(deps.workflowIdPrefix, randomUUID()),
-      taskQueue: deps.taskQueue,
       args: [input],
       workflowExecutionTimeout: `${deps.waitSeconds}s`,
       staticSummary: 'workflow code to a definition',
       requestEagerStart: deps.eagerStart,
       typedSearchAttributes: workspaceAttribute(),
-      ...workspaceShare('interactive', deps.fairShare),
+      ...workspaceShare('interactive', deps),
     });
     try {
       return (await handle.result()) as CodeParseOutput;

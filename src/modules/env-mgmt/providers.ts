@@ -1,6 +1,8 @@
 import { LLM_BASE_URL_VARIABLES } from '../../nodes/ai/llm/provider-settings';
 import { INTEGRATION_BASE_URL_VARIABLES } from '../../nodes/integrations/http/services';
+import { HTTP_CREDENTIALS } from '../../nodes/integrations/http-request/http-credential-names';
 import { MCP_CREDENTIALS } from '../../nodes/mcp/mcp-credential-names';
+import type { CredentialBinding } from '../../nodes/credential-binding';
 
 /** The 17 providers PySpur lets users configure, in its order, then the integrations it omits. */
 export interface ProviderParameter {
@@ -33,6 +35,29 @@ function provider(
   parameters: ProviderParameter[],
 ): ProviderConfig {
   return { id, name, description, category, parameters, icon };
+}
+
+/** A family of credentials each bound to a base URL setting (credential-binding.ts), base first. */
+function boundCredentials(
+  id: string,
+  name: string,
+  description: string,
+  icon: string,
+  bindings: readonly CredentialBinding[],
+  baseLabel: string,
+  target: string,
+): ProviderConfig {
+  return provider(
+    id,
+    name,
+    description,
+    'tools',
+    icon,
+    bindings.flatMap(({ variable, base }) => [
+      param(base, `${baseLabel} (or a prefix of it) that ${variable} is sent to`, 't', 'opt'),
+      param(variable, `Credential sent to ${target} under ${base}`, 'opt'),
+    ]),
+  );
 }
 
 export const PROVIDERS: readonly ProviderConfig[] = [
@@ -117,16 +142,24 @@ export const PROVIDERS: readonly ProviderConfig[] = [
     param('SENDGRID_API_KEY', 'SendGrid API Key'),
   ]),
   // MCPToolNode headers name these: each key is sent only to servers under its base (mcp-credentials.ts).
-  provider(
+  boundCredentials(
     'mcp',
     'MCP servers',
     'Credentials of Model Context Protocol servers, each bound to its server URL',
-    'tools',
     'solar:plug-circle-bold',
-    MCP_CREDENTIALS.flatMap(({ variable, base }) => [
-      param(base, `Server URL (or a prefix of it) that ${variable} is sent to`, 't', 'opt'),
-      param(variable, `Credential sent to the server under ${base}`, 'opt'),
-    ]),
+    MCP_CREDENTIALS,
+    'Server URL',
+    'the server',
+  ),
+  // HTTPRequestNode headers name these: each key is sent only to request URLs under its base.
+  boundCredentials(
+    'http',
+    'HTTP requests',
+    'Credentials of HTTP Request nodes, each bound to the base URL it may be sent to',
+    'solar:global-bold',
+    HTTP_CREDENTIALS,
+    'Base URL',
+    'requests',
   ),
 ];
 

@@ -3,6 +3,7 @@ import { createDatasetReader } from '../../db/dataset-reader';
 import type { EvalRecords } from '../../db/eval-records';
 import type { EvalRunDoc, EvalSuiteDoc, Models, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
+import type { WorkflowPauses } from '../../db/workflow-pauses';
 import type { DefinitionLimits } from '../../config/settings';
 import { OPEN_RUN_STATUSES } from '../../engine/statuses';
 import { SpurError } from '../../errors';
@@ -26,6 +27,8 @@ export interface EvalRecorderDeps {
   /** Priority and fairness keys on its starts (SPUR_FAIR_SHARE, src/contracts/work-share.ts). */
   fairShare: boolean;
   definitionLimits: DefinitionLimits;
+  /** A comparison checks both starts before writing anything: a paused workflow is refused there. */
+  pauses: Pick<WorkflowPauses, 'refuseStarts'>;
 }
 
 export interface EvalStart {
@@ -56,6 +59,7 @@ export function createEvalRecorder(deps: EvalRecorderDeps) {
   /** The checks of a start, with no record written: what a comparison runs for both versions first. */
   async function check(start: EvalStart) {
     const { suite, version, outputVariable } = start;
+    await deps.pauses.refuseStarts(version.workflow_id);
     const definition = storedRunDefinition(version.definition);
     const inputNode = checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);

@@ -82,7 +82,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
       tags,
       body: LaunchRequest,
       response: EvalRunResponse,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: ({ body }) => evals.launch(body),
     }),
     defineRoute({
@@ -125,7 +125,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService): MountableR
       body: CompareRequest,
       status: 202,
       response: CompareResponse,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: ({ body }) => evals.compare(body),
     }),
     defineRoute({

@@ -29,7 +29,7 @@ export function chatCompletionRoutes(chat: ChatCompletionService): MountableRout
       tags: ['openai-compatible'],
       body: ChatCompletionRequest,
       response: ChatCompletionResponse,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: async ({ body }, ctx) => {
         const completion = await chat.complete(body);
         if (!body.stream) return completion;

@@ -1,27 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type Client,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { Models, PauseDoc, RunDoc, WorkflowVersionDoc } from '../../db/models';
 import type { Values } from '../../db/values';
 import { storeClientValues } from '../../runs/values';
 import type { RunRepository } from '../../db/runs/run-repository';
 import { BadRequestError, ForbiddenError, notFound } from '../../errors';
 import {
-  PAUSE_FORBIDDEN,
-  PAUSE_REFUSED,
   type PauseActionRequest,
   type PauseDecider,
   PauseRefusal,
-  type PauseRefusalDetails,
   notAnApprover,
   pauseActionSignal,
   pauseActionUpdate,
 } from '../../contracts/pauses';
+import {
+  PauseRefused,
+  isAbortedByTaskFailure,
+  isDeadline,
+  isWorkflowTaskFailing,
+  pauseForbiddenOf,
+  pauseRefusalOf,
+} from '../../runs/pause-update-errors';
 import { fromJsonText } from '../../db/json-text';
 import { runWorkflowId } from '../../contracts/workflow-names';
 import type { RunReader, VersionById } from '../../runs/reader';
@@ -46,18 +45,6 @@ export interface PauseServiceDeps {
   actionWaitMs: number;
   /** The users a decider may be (their username and role). */
   users: Pick<AccessUserStore, 'get'>;
-}
-
-/** A refusal by the run's workflow, naming who took its latest decision (the database may not have it yet). */
-class PauseRefused extends BadRequestError {
-  constructor(
-    message: string,
-    readonly lastDecider: PauseDecider | null,
-    /** The pause the action named is one the workflow has not reached yet (it is replaying up to it). */
-    readonly ahead = false,
-  ) {
-    super(message);
-  }
 }
 
 const decidedBy = (last: PauseDecider | null, body: ResumeRunInput, decider: Decider): boolean =>
@@ -162,11 +149,17 @@ export function createPauseActions({
       );
     for (;;) {
       try {
-        // A workflow task that completed the run while a signal arrived (an approval delivery telling
-        // its run) is failed by the server with UnhandledCommand, aborting the Update it carried: sent again.
-        await send().catch((err: unknown) => (isAbortedByTaskFailure(err) ? send() : Promise.reject(err)));
+        await send();
         return { status: 200, run: await runAfterAction(runId, version) };
       } catch (err) {
+        // A workflow task that completed the run while a signal arrived (an approval delivery telling
+        // its run) is failed by the server with UnhandledCommand, aborting the Update it carried: sent
+        // again while the wait lasts. Each recipient's delivery can arrive so, so one retry is not
+        // always enough; past the wait the action goes as a signal (below).
+        if (isAbortedByTaskFailure(err)) {
+          if (Date.now() >= deadline) break;
+          continue;
+        }
         const forbidden = pauseForbiddenOf(err);
         if (forbidden) throw forbidden;
         const refusal = pauseRefusalOf(err);
@@ -238,55 +231,4 @@ export function createPauseActions({
   }
 
   return { act, actAgain };
-}
-
-/** The workflow's refusal of a decider its pause's `approvers` leave out: 403, nothing decided. */
-function pauseForbiddenOf(err: unknown): ForbiddenError | null {
-  if (!(err instanceof WorkflowUpdateFailedError)) return null;
-  const cause = err.cause;
-  if (!(cause instanceof ApplicationFailure) || cause.type !== PAUSE_FORBIDDEN) return null;
-  return new ForbiddenError(cause.message, 'NOT_AN_APPROVER');
-}
-
-/** The workflow's own refusal of an action (PySpur's 400s), naming its latest decider. */
-function pauseRefusalOf(err: unknown): PauseRefused | null {
-  if (!(err instanceof WorkflowUpdateFailedError)) return null;
-  const cause = err.cause;
-  if (!(cause instanceof ApplicationFailure) || cause.type !== PAUSE_REFUSED) return null;
-  const [decider, ahead] = (cause.details ?? []) as Partial<PauseRefusalDetails>;
-  return new PauseRefused(cause.message, decider ?? null, ahead === true);
-}
-
-function isDeadline(err: unknown): boolean {
-  // The client's own wrapper for an Update call that ran out of time or was cut (DEADLINE_EXCEEDED
-  // or CANCELLED, e.g. ended during a retry backoff): the action may not have arrived. The signal
-  // that follows is harmless if it did: it names the pause, and a closed pause ignores it.
-  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
-  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-  // gRPC DEADLINE_EXCEEDED (4), directly or as the cause of the client's wrapper error.
-  return e.code === 4 || e.cause?.code === 4 || (typeof e.message === 'string' && /deadline/i.test(e.message));
-}
-
-/**
- * Temporal refuses an Update while the run's last workflow task failed or timed out and is being
- * retried (a worker killed or starved mid-task): FAILED_PRECONDITION, "Workflow Task in failed
- * state". Like a worker that is gone, that passes: the action goes as a signal, applied once a task
- * succeeds.
- */
-function isAbortedByTaskFailure(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
-    const { message, cause } = e as { message?: unknown; cause?: unknown };
-    if (/update due to unexpected workflow task failure/i.test(String(message ?? ''))) return true;
-    e = cause;
-  }
-  return false;
-}
-
-function isWorkflowTaskFailing(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
-    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
-    if (code === 9 && /workflow task in failed state/i.test(String(message ?? ''))) return true;
-    e = cause;
-  }
-  return false;
 }

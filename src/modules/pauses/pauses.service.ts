@@ -1,24 +1,21 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { trusted } from 'mongoose';
 import { fromJsonText } from '../../db/json-text';
 import type { PauseDoc, RunDoc } from '../../db/models';
-import { SpurError, BadRequestError } from '../../errors';
+import { BadRequestError } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
-import { runWorkflowId } from '../../contracts/workflow-names';
+import { CANCELLABLE, createRunCancel } from '../../runs/run-cancel';
 import { toPauseResponse } from './pause-records';
 import { createApprovalDeliveries } from '../../db/runs/approval-deliveries';
 import { isFinalStatus } from '../../engine/statuses';
 import { type PauseServiceDeps, createPauseActions, loadRun } from './pause-actions';
 import { createDeciders } from './deciders';
 
-const CANCELLABLE = new Set(['PAUSED', 'RUNNING', 'PENDING']);
-
 /** The api's pauses: decisions (pause-actions.ts), the inbox and a run's pause history, and cancelling a run. */
 export function createPauseService(deps: PauseServiceDeps) {
   const { models, runRecords, reader, versionById, temporal, workflowIdPrefix } = deps;
   const { Pause, Workflow } = models;
   const deliveries = createApprovalDeliveries(models);
-  const handle = (runId: string) => temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix));
+  const cancelRun = createRunCancel({ runRecords, temporal: () => temporal, workflowIdPrefix });
 
   async function waitForStatus(runId: string, done: (status: string) => boolean, ms: number): Promise<RunDoc> {
     const deadline = Date.now() + ms;
@@ -77,7 +74,7 @@ export function createPauseService(deps: PauseServiceDeps) {
       return items.filter((item) => item !== null);
     },
 
-    /** Cancels the run's workflow (activities stop through their heartbeats) and answers with the final state. */
+    /** Cancels the run's workflow (runs/run-cancel.ts) and answers with the final state. */
     async cancel(runId: string) {
       const run = await loadRun(runRecords, runId);
       if (!CANCELLABLE.has(run.status)) {
@@ -85,27 +82,7 @@ export function createPauseService(deps: PauseServiceDeps) {
           `Run is in state RunStatus.${run.status} and cannot be canceled.Only PAUSED or RUNNING runs can be canceled.`,
         );
       }
-      let workflowGone = false;
-      try {
-        await handle(runId).cancel();
-        // Temporal accepts a cancel of a workflow that has already closed (e.g. terminated by an
-        // operator) without an error; then no workflow will ever record it.
-        workflowGone = (await handle(runId).describe()).status.name !== 'RUNNING';
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError))
-          throw new SpurError(
-            'unavailable',
-            'TEMPORAL_UNAVAILABLE',
-            `Could not cancel the run: ${(err as Error).message}`,
-          );
-        workflowGone = true;
-      }
-      // A run no worker has picked up has no writer yet (the workflow, when it starts and sees the
-      // cancel, leaves a final status as it is); a run whose workflow is gone never will have one.
-      // Either way the cancel is recorded here.
-      if (run.status === 'PENDING' || workflowGone) {
-        await runRecords.cancelWithoutWorkflow(runId, workflowGone ? ['PENDING', 'RUNNING', 'PAUSED'] : ['PENDING']);
-      }
+      await cancelRun(run);
       await waitForStatus(runId, isFinalStatus, 10_000);
       return reader.get(runId);
     },

@@ -21,12 +21,11 @@ export function createRagJobs({ temporal, taskQueue, workflowIdPrefix, fairShare
   async function start(type: string, workflowId: string, input: unknown): Promise<void> {
     try {
       await temporal.workflow.start(type, {
-        taskQueue,
         workflowId,
         args: [input],
         typedSearchAttributes: workspaceAttribute(),
-        // Parsing and embedding a collection is bulk work: runs people wait on go first.
-        ...workspaceShare('bulk', fairShare),
+        // Parsing and embedding a collection is bulk work: it gives way to runs people wait on.
+        ...workspaceShare('bulk', { taskQueue, fairShare }),
       });
     } catch (err) {
       throw new SpurError('unavailable', 'TEMPORAL_UNAVAILABLE', `Could not start the job: ${(err as Error).message}`);

@@ -3,6 +3,7 @@ import { type IdempotencyKeys, type KeyScope, keyRecordId, requestHash } from '.
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import type { IdempotencyKeyDoc } from '../../db/models';
 import type { RunRepository } from '../../db/runs/run-repository';
+import { workspaceScope } from '../../db/workspace-scope';
 import { callerPrincipal } from '../../http/api-keys';
 import { SpurError, RequestValidationError } from '../../errors';
 import { z } from '../../zod';
@@ -26,7 +27,8 @@ export const IdempotencyHeaders = z.object({
       description:
         'Any unique string (a UUID, say). Repeating the request with the same key and the same body within the retention window ' +
         "(SPUR_IDEMPOTENCY_TTL_SECONDS, 24 h) answers the first request's run (header Idempotent-Replayed: true) instead of starting " +
-        'another; the same key with a different body is refused (422). Keys are scoped per route, workflow (run) and API key.',
+        'another; the same key with a different body is refused (422). Keys are scoped per workspace, route, workflow (run) and ' +
+        'API key (or signed-in user).',
     }),
 });
 
@@ -82,6 +84,7 @@ export function createIdempotency({
     if (!key) return op.perform(undefined);
     const scope: KeyScope = {
       principal: op.anyCaller ? null : callerPrincipal(ctx.state),
+      workspace: workspaceScope.current(),
       route: op.route,
       target: op.target,
       key,

@@ -2,6 +2,7 @@ import { workspaceAttribute, workspaceShare } from '../../db/workspace-scope';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { Values } from '../../db/values';
+import type { WorkflowPauses } from '../../db/workflow-pauses';
 import { BadRequestError, SpurError } from '../../errors';
 import type { DefinitionLimits } from '../../config/settings';
 import type { PartialRunInput as PartialRunWorkflowInput } from '../../contracts/run-contract';
@@ -25,6 +26,8 @@ export interface PartialRunDeps {
   /** Request eager workflow start: only with a client over a NativeConnection shared with a worker. */
   eagerStart: boolean;
   definitionLimits: DefinitionLimits;
+  /** It records no run, so it asks the pauses itself what the recorder asks for every other start. */
+  pauses: Pick<WorkflowPauses, 'refuseStarts'>;
 }
 
 /**
@@ -39,6 +42,7 @@ export function createPartialRuns(deps: PartialRunDeps) {
     valueScope: string,
   ): Promise<Record<string, Record<string, unknown>>> {
     const workflow = await deps.workflows.load(workflowId);
+    await deps.pauses.refuseStarts(workflow._id);
     const definition = storedRunDefinition(workflow.definition);
     const inputNode = checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);
@@ -62,12 +66,11 @@ export function createPartialRuns(deps: PartialRunDeps) {
     };
     const handle = await deps.temporal.workflow.start(WorkflowType.spurPartialRun, {
       workflowId: `${deps.workflowIdPrefix}partial-${workflow._id}-${randomUUID()}`,
-      taskQueue: deps.taskQueue,
       args: [input],
       staticSummary: `${workflow.name} (${workflow._id}) partial run of ${body.node_id}`,
       requestEagerStart: deps.eagerStart,
       typedSearchAttributes: workspaceAttribute(),
-      ...workspaceShare('interactive', deps.fairShare),
+      ...workspaceShare('interactive', deps),
     });
     try {
       const result = await deps.wait.within(handle.result() as Promise<Record<string, Record<string, unknown>>>);

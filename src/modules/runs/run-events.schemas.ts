@@ -1,6 +1,7 @@
 import { z } from '../../zod';
 import { APPROVAL_CHANNELS } from '../../engine/approvals';
 import { PAUSE_ACTIONS, RUN_STATUSES } from '../../engine/statuses';
+import { WAIT_REASONS } from '../../engine/run-contract';
 
 /** `?after=N`: replay the events after sequence number N (the `Last-Event-ID` header wins when both are sent). */
 export const RunEventsQuery = z.object({
@@ -32,9 +33,17 @@ export const RUN_EVENT_DATA = {
   'task.started': z.object({ ...task, start_time: z.string().nullable() }),
   'task.waiting': z.object({
     ...task,
-    limit_key: z
-      .string()
-      .openapi({ description: 'The fleet-wide limit (GET /api/limits/) whose slot the node waits for' }),
+    limit_key: z.string().optional().openapi({
+      description:
+        'The fleet-wide limit (GET /api/limits/) whose slot the node waits for (reasons `limit`, `breaker_open`)',
+    }),
+    until: z.string().nullable().optional().openapi({
+      description: "A WaitNode's wake-up time, or a WaitForCallbackNode's deadline (reasons `timer`, `callback`)",
+    }),
+    reason: z.enum(WAIT_REASONS).openapi({
+      description:
+        "`limit`: for a slot of the limit; `breaker_open`: for the limit's open breaker to close (docs/runs.md#breaker); `timer`: a WaitNode's timer; `callback`: a WaitForCallbackNode's callback (docs/integrations.md)",
+    }),
   }),
   'task.completed': z.object({
     ...task,

@@ -59,7 +59,7 @@ export function runRoutes({
       body: StartRunRequest,
       ...keyedRoute,
       response: RunOutputsById,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: ({ params, query, body }, ctx) =>
         idempotency.keyed(ctx, {
           route: 'run',
@@ -97,7 +97,7 @@ export function runRoutes({
         202: { description: 'Paused for a human, or still going past the blocking wait', schema: RunInDetail },
         500: { description: 'The run failed (PySpur answers so)', schema: RunInDetail },
       },
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: async ({ params, query, body }, ctx) => {
         const outcome = await clientRuns.recordAndAwait('blocking', params.workflow_id, body, {
           runType: query.run_type,
@@ -119,7 +119,7 @@ export function runRoutes({
       body: StartRunRequest,
       ...keyedRoute,
       response: RunResponse,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: ({ params, query, body }, ctx) =>
         idempotency.keyed(ctx, {
           route: 'start_run',
@@ -146,7 +146,7 @@ export function runRoutes({
       body: BatchRunRequest,
       ...keyedRoute,
       response: RunResponse,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: ({ params, body }, ctx) =>
         idempotency.keyed(ctx, {
           route: 'start_batch_run',
@@ -167,7 +167,7 @@ export function runRoutes({
       params: WorkflowIdParams,
       body: PartialRunRequest,
       response: RunOutputsById,
-      errors: [400, 404],
+      errors: [400, 404, 409],
       handler: async ({ params, body }, ctx) => {
         const scope = partialRuns.newPartialScope();
         // Its values are needed until the response (streamed) has been sent.

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { StreamLimits } from '../../config/settings';
 import type { ApiCaller } from '../../http/api-keys';
 import { clientKey } from '../../http/login-attempts';
+import { metrics } from '../../metrics/metrics';
 
 /** A slot taken: `release` frees it (any number of calls free it once). */
 export interface StreamSlot {
@@ -25,7 +26,7 @@ export function createStreamSlots(limits: StreamLimits) {
   const perClient = new Map<string, number>();
   let open = 0;
 
-  return {
+  const slots = {
     take(client: string): StreamSlot | StreamRefusal {
       const mine = perClient.get(client) ?? 0;
       if (mine >= limits.perClient) return { ok: false, scope: 'client', limit: limits.perClient };
@@ -51,6 +52,9 @@ export function createStreamSlots(limits: StreamLimits) {
       return { open, clients: perClient.size };
     },
   };
+  // Every event stream holds a slot while open: spur_event_streams reads them when scraped.
+  metrics.eventStreams.track(slots, (mine) => [{ labels: {}, value: mine.stats().open }]);
+  return slots;
 }
 
 export type StreamSlots = ReturnType<typeof createStreamSlots>;

@@ -110,7 +110,7 @@ export function scheduleRoutes(schedules: ScheduleService): MountableRoute[] {
       tags,
       params: ScheduleIdParams,
       response: RunResponse,
-      errors: [404],
+      errors: [404, 409],
       handler: ({ params }) => schedules.trigger(params.schedule_id),
     }),
     defineRoute({

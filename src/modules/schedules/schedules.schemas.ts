@@ -141,6 +141,11 @@ export const ScheduleResponse = z
         z.object({ run_id: z.string(), scheduled_time: z.iso.datetime().nullable(), status: z.enum(RUN_STATUSES) }),
       )
       .openapi({ description: 'The latest runs it started, newest first (up to 10)' }),
+    skipped_fires: z
+      .array(z.object({ scheduled_time: z.iso.datetime(), reason: z.string(), skipped_at: z.iso.datetime() }))
+      .openapi({
+        description: 'The latest fires that started no run because the workflow was paused, newest first (up to 10)',
+      }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

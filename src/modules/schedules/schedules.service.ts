@@ -5,9 +5,11 @@ import type { Models, ScheduleDoc } from '../../db/models';
 import { type Page, pageBounds } from '../../db/paging';
 import { createRunLookups } from '../../db/runs/run-lookups';
 import { createScheduleFires } from '../../db/schedule-fires';
+import { createScheduleSkips } from '../../db/schedule-skips';
+import { createWorkflowPauses } from '../../db/workflow-pauses';
 import type { WorkflowVersions } from '../../db/workflow-versions';
 import type { DefinitionLimits } from '../../config/settings';
-import { NotFoundError, RequestValidationError } from '../../errors';
+import { ConflictError, NotFoundError, RequestValidationError } from '../../errors';
 import { checkWithinLimits, resolveRunInputs, storedRunDefinition } from '../../runs/inputs';
 import type { RunLauncher } from '../../runs/launcher';
 import type { RunReader } from '../../runs/reader';
@@ -44,6 +46,8 @@ const notFoundSchedule = () => new NotFoundError('Schedule not found', 'SCHEDULE
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const { Schedule } = deps.models;
   const fires = createScheduleFires(deps.models);
+  const skips = createScheduleSkips(deps.models);
+  const pauses = createWorkflowPauses(deps.models);
   const runs = createRunLookups(deps.models);
   const idTaken = async (id: string) => (await Schedule.exists({ _id: id })) !== null;
 
@@ -63,9 +67,10 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   }
 
   async function respond(doc: ScheduleDoc): Promise<ScheduleResponse> {
-    const [next, recent] = await Promise.all([
+    const [next, recent, skipped] = await Promise.all([
       deps.temporal.nextTimes(doc._id, doc.paused),
       runs.recentOfTrigger(doc._id, RECENT_RUNS),
+      skips.recent(doc._id),
     ]);
     return {
       id: doc._id,
@@ -87,6 +92,11 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
         scheduled_time: r.trigger?.scheduled_time ? r.trigger.scheduled_time.toISOString() : null,
         status: r.status,
       })),
+      skipped_fires: skipped.map((f) => ({
+        scheduled_time: f.scheduledTime.toISOString(),
+        reason: f.reason,
+        skipped_at: f.skippedAt.toISOString(),
+      })),
       created_at: doc.created_at.toISOString(),
       updated_at: doc.updated_at.toISOString(),
     };
@@ -103,6 +113,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     await fires.drain(doc._id);
     await Schedule.deleteOne({ _id: doc._id });
     await fires.forget(doc._id);
+    await skips.removeOfSchedule(doc._id);
   }
 
   return {
@@ -211,8 +222,11 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     /** One run now, whatever the schedule's times and overlap policy: answered as start_run answers. */
     async trigger(id: string) {
       const doc = await load(id);
+      // A client's start like any other: refused while the workflow is paused, not a skipped fire.
+      await pauses.refuseStarts(doc.workflow_id);
       const recorded = await deps.recordScheduledRun(doc._id, new Date(), `manual-${doc._id}-${randomUUID()}`);
       if (recorded.kind === 'gone') throw new NotFoundError(`Nothing to run: ${recorded.reason}`, 'SCHEDULE_GONE');
+      if (recorded.kind === 'skipped') throw new ConflictError(recorded.reason, 'WORKFLOW_PAUSED');
       const created = await deps.reader.get(recorded.run._id);
       if (recorded.run.status === 'PENDING') await deps.launcher.launch(recorded.run, recorded.known);
       return created;

@@ -7,6 +7,7 @@ import type { RunTrigger } from '../../db/runs/run-documents';
 import type { WebhookHits } from '../../db/webhook-hits';
 import type { WebhookTriggerDoc } from '../../db/models';
 import type { WebhookTriggerStore } from '../../db/webhook-triggers';
+import type { WorkflowPauses } from '../../db/workflow-pauses';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, RequestValidationError } from '../../errors';
 import { toValidationDetails } from '../../http/validation-details';
 import { checkRunnable, storedRunDefinition } from '../../runs/inputs';
@@ -17,11 +18,13 @@ import { blockingAnswerOf } from '../runs/blocking-answer';
 import type { Idempotency } from '../runs/idempotency';
 import type { ClientRuns } from '../../runs/client-runs';
 import { StartRunRequest, type StartRunInput } from '../runs/runs.schemas';
+import type { HookHold } from './hook-hold';
 import { mapHookInputs, parseHookBody } from './hook-inputs';
 import { rateWindow } from './hook-rate';
 import { signatureMatches } from './hook-signature';
 import { DEFAULT_TOLERANCE_SECONDS, timestampedSignatureMatches } from './hook-timestamped-signature';
 import { secretSealName, tokenHash } from './hook-token';
+import { type WebhookStatus, metrics } from '../../metrics/metrics';
 
 export interface HookDeliveryDeps {
   store: WebhookTriggerStore;
@@ -33,6 +36,9 @@ export interface HookDeliveryDeps {
   idempotency: Idempotency;
   /** Starts a run whose first delivery died between recording and starting it (as keyed runs are). */
   recoverRun: (runId: string) => Promise<{ id: string }>;
+  /** A paused workflow's deliveries are held (or refused) instead of starting a run. */
+  pauses: Pick<WorkflowPauses, 'of'>;
+  hold: HookHold;
   clock?: () => number;
 }
 
@@ -48,8 +54,9 @@ const DELIVERY_ID = /^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$/;
  * `POST /hooks/{token}`: the token finds the trigger (by its hash, in the database every time, so a
  * rotation holds at once in every process), then in this order: the rate (429), the body read
  * within its limit (413), the signature over the raw bytes (and, stripe's, its timestamp within
- * the tolerance: 401), the inputs (422), and the run,
- * deduplicated by the delivery header through the Idempotency-Key machinery.
+ * the tolerance: 401), the inputs (422), and the run, deduplicated by the delivery header through
+ * the Idempotency-Key machinery; while the workflow is paused, the delivery is held instead
+ * (hook-hold.ts), or refused (409) by a pause that holds none.
  */
 export function createHookDelivery(deps: HookDeliveryDeps) {
   const { store, hits, box, clientRuns, idempotency } = deps;
@@ -122,22 +129,42 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
   }
 
   return async function deliver(ctx: Context, token: string): Promise<unknown> {
-    // The token is the only credential: it names the trigger, and the trigger its workspace.
-    const trigger = await workspaceScope.unscoped(() => store.byTokenHash(tokenHash(token)));
-    if (!trigger) throw unknownHook();
-    return workspaceScope.run(trigger.workspace_id ?? DEFAULT_WORKSPACE, () => deliverTo(ctx, trigger));
+    // What became of it, as each step below learns (spur_webhook_deliveries_total). Answered
+    // without `perform` running: a redelivery, replayed; anything thrown: rejected.
+    const outcome: { status: WebhookStatus } = { status: 'replayed' };
+    try {
+      // The token is the only credential: it names the trigger, and the trigger its workspace.
+      const trigger = await workspaceScope.unscoped(() => store.byTokenHash(tokenHash(token)));
+      if (!trigger) throw unknownHook();
+      return await workspaceScope.run(trigger.workspace_id ?? DEFAULT_WORKSPACE, () =>
+        deliverTo(ctx, trigger, outcome),
+      );
+    } catch (err) {
+      outcome.status = 'rejected';
+      throw err;
+    } finally {
+      metrics.webhookDeliveries.inc({ status: outcome.status });
+    }
   };
 
-  async function deliverTo(ctx: Context, trigger: WebhookTriggerDoc): Promise<unknown> {
+  async function deliverTo(
+    ctx: Context,
+    trigger: WebhookTriggerDoc,
+    outcome: { status: WebhookStatus },
+  ): Promise<unknown> {
     // The trail names the trigger, never the token that found it.
     noteAudit(ctx.state, {
       action: 'hook.deliver',
       target: { type: 'trigger', id: trigger._id },
       actor: { via: 'webhook' },
     });
-    if (!(await withinRate(ctx, trigger))) return undefined;
+    if (!(await withinRate(ctx, trigger))) {
+      outcome.status = 'rate_limited';
+      return undefined;
+    }
     const raw = await readBody(ctx, trigger.max_body_bytes);
     if (!signed(ctx, trigger, raw)) {
+      outcome.status = 'unauthorized';
       ctx.status = 401;
       const stale = trigger.signature?.scheme === 'stripe' ? `, or its t over ${toleranceOf(trigger)} s from now` : '';
       ctx.body = { detail: `Signature missing or wrong${stale} (header ${trigger.signature?.header})` };
@@ -149,6 +176,7 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
     const origin = { trigger: runTrigger, callback: trigger.callback ?? null };
     const workflowId = trigger.workflow_id;
     const result = trigger.respond === 'result';
+    const pause = await deps.pauses.of(workflowId);
     return idempotency.keyedBy(ctx, deliveryId ?? '', {
       route: 'webhook',
       target: trigger._id,
@@ -156,6 +184,18 @@ export function createHookDelivery(deps: HookDeliveryDeps) {
       // A redelivery is the same delivery whatever its body: it starts nothing.
       request: trigger._id,
       perform: async (claim) => {
+        // keyedBy has replayed a delivery id whose run started before the pause: any other is held.
+        if (pause) {
+          const held = await deps.hold(ctx, {
+            trigger,
+            pause,
+            deliveryId,
+            initialInputs: request.initial_inputs ?? {},
+          });
+          outcome.status = held ? 'held' : 'rate_limited';
+          return held;
+        }
+        outcome.status = 'started';
         if (result) {
           // 200 with the outputs (blockingAnswer makes it 202 for a run still going), as /wf/{id}/run/ answers.
           ctx.status = 200;

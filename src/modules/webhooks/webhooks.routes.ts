@@ -10,6 +10,7 @@ import type { WebhookTriggerService } from './webhook-triggers.service';
 import {
   HookAccepted,
   HookBody,
+  HookHeld,
   HookParams,
   TriggerIdParams,
   TriggerRequest,
@@ -117,7 +118,9 @@ export function webhookRoutes({
         "The trigger's signature header, when it has one, must hold the HMAC of the raw body (401 otherwise, and no run). " +
         "The body's values go into the InputNode's fields by the trigger's input_mapping. Answers 202 `{run_id}` once the run " +
         "is recorded, or with `respond: result` 200 and the outputs keyed by node id, as POST /wf/{id}/run/ answers. A delivery id (the trigger's " +
-        'dedupe_header) seen within 24 h starts nothing and answers the first answer with Idempotent-Replayed: true.',
+        'dedupe_header) seen within 24 h starts nothing and answers the first answer with Idempotent-Replayed: true. ' +
+        'While the workflow is paused the delivery is held (202 `{held, detail}`) and starts when it is resumed, or refused ' +
+        '(409) by a pause that holds no webhooks; past the held deliveries a workflow keeps, 429 with Retry-After.',
       tags,
       params: HookParams,
       rawBody: {
@@ -126,8 +129,8 @@ export function webhookRoutes({
         description: "Any JSON, or form fields; at most the trigger's max_body_bytes",
       },
       status: 202,
-      // `{run_id}` (respond: accepted), or a `respond: result` run still going past the blocking wait.
-      response: z.union([HookAccepted, RunStillGoing]),
+      // `{run_id}` (respond: accepted), a `respond: result` run still going past the blocking wait, or held.
+      response: z.union([HookAccepted, RunStillGoing, HookHeld]),
       responseHeaders: REPLAY_RESPONSE_HEADERS,
       otherAnswers: {
         200: {
@@ -136,7 +139,7 @@ export function webhookRoutes({
           schema: RunOutputsById,
         },
       },
-      errors: [401, 404, 413, 415, 429],
+      errors: [401, 404, 409, 413, 415, 429],
       handler: ({ params }, ctx) => deliver(ctx, params.token),
     }),
   ];

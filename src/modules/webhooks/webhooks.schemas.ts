@@ -160,3 +160,11 @@ export const HookBody = z
   .openapi('WebhookBody', { description: 'Any JSON, or form fields' });
 
 export const HookAccepted = z.object({ run_id: z.string() }).openapi('WebhookAccepted');
+
+export const HookHeld = z
+  .object({
+    held: z.literal(true),
+    detail: z.string().openapi({ description: 'Which pause holds it; it starts when the workflow is resumed' }),
+  })
+  .openapi('WebhookHeld');
+export type HookHeld = z.output<typeof HookHeld>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../zod';
 import { DefinitionStructureSchema, WorkflowDefinitionSchema } from '../../definitions/definition.schema';
 import { definitionLimitIssues } from '../../definitions/definition-limits';
 import type { DefinitionLimits } from '../../config/settings';
@@ -27,6 +27,18 @@ export function workflowCreateRequest(limits: DefinitionLimits) {
   });
 }
 
+/** Beyond PySpur: a paused workflow starts no run (docs/runs.md#pausing-a-workflow). */
+export const WorkflowPauseState = z
+  .object({
+    reason: z.string().nullable(),
+    since: z.iso.datetime(),
+    by: z.string().nullable().openapi({ description: 'Who paused it, as runs name who started them' }),
+    hold_webhooks: z.boolean(),
+    held_deliveries: z.number().int().openapi({ description: 'Webhook deliveries held, started when it is resumed' }),
+  })
+  .openapi('WorkflowPauseState');
+export type WorkflowPauseState = z.input<typeof WorkflowPauseState>;
+
 export const WorkflowResponse = z.object({
   id: z.string(),
   name: z.string(),
@@ -34,6 +46,7 @@ export const WorkflowResponse = z.object({
   definition: DefinitionStructureSchema,
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
+  paused: WorkflowPauseState.nullable().openapi({ description: 'null: runs start; else the pause that stops them' }),
 });
 export type WorkflowResponse = z.input<typeof WorkflowResponse>;
 

@@ -1,4 +1,6 @@
 import type { Models, WorkflowDoc } from '../../db/models';
+import { createHeldDeliveries } from '../../db/held-deliveries';
+import { createWorkflowPauses } from '../../db/workflow-pauses';
 import { insertWithNewId, isDuplicateKeyError } from '../../db/ids';
 import { fromJsonText, toJsonText } from '../../db/json-text';
 import { ConflictError, BadRequestError, notFound } from '../../errors';
@@ -7,12 +9,14 @@ import { defaultChatbotDefinition, defaultWorkflowDefinition } from './default-d
 import { type WorkflowDefinition, WorkflowDefinitionSchema } from '../../definitions/definition.schema';
 import { candidateNames } from './unique-name';
 import { createVersionService } from './versions.service';
-import type { OutputVariable, WorkflowCreateInput, WorkflowResponse } from './workflows.schemas';
+import type { OutputVariable, WorkflowCreateInput, WorkflowPauseState, WorkflowResponse } from './workflows.schemas';
+import { shownPause } from './workflow-pause-view';
 import { leafOutputVariables } from '../../evals/output-variable';
+import type { SubworkflowLinks } from './subworkflow-links';
 
 export type Clock = () => Date;
 
-export function toWorkflowResponse(doc: WorkflowDoc): WorkflowResponse {
+export function toWorkflowResponse(doc: WorkflowDoc, paused: WorkflowPauseState | null = null): WorkflowResponse {
   return {
     id: doc._id,
     name: doc.name,
@@ -20,6 +24,7 @@ export function toWorkflowResponse(doc: WorkflowDoc): WorkflowResponse {
     definition: fromJsonText<WorkflowDefinition>(doc.definition) as WorkflowDefinition,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
+    paused,
   };
 }
 
@@ -40,8 +45,25 @@ function definitionForCreate(given: WorkflowDefinition | null): WorkflowDefiniti
   return given;
 }
 
-export function createWorkflowService(models: Models, clock: Clock = () => new Date()) {
+/**
+ * `subworkflows`: the save-time checks of SubworkflowNodes against the workspace's other workflows
+ * (cycles, depth, the workspace), which the definition's own schema cannot see.
+ */
+export function createWorkflowService(models: Models, subworkflows: SubworkflowLinks, clock: Clock = () => new Date()) {
   const { Workflow } = models;
+  const pauses = createWorkflowPauses(models);
+  const held = createHeldDeliveries(models);
+
+  /** The workflows as answered, each with its pause (and how many deliveries it holds) when paused. */
+  async function withPauses(docs: WorkflowDoc[]): Promise<WorkflowResponse[]> {
+    const paused = await pauses.ofMany(docs.map((d) => d._id));
+    return Promise.all(
+      docs.map(async (doc) => {
+        const pause = paused.get(doc._id);
+        return toWorkflowResponse(doc, pause ? shownPause(pause, await held.count(doc._id)) : null);
+      }),
+    );
+  }
 
   const idTaken = async (id: string) => (await Workflow.exists({ _id: id })) !== null;
   const nameTaken = async (name: string) => (await Workflow.exists({ name })) !== null;
@@ -82,17 +104,22 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
     throw new Error('unreachable: candidateNames is infinite');
   }
 
+  async function answerOf(id: string): Promise<WorkflowResponse> {
+    const [answer] = await withPauses([await load(id)]);
+    return answer as WorkflowResponse;
+  }
+
   async function findPage(page: Page): Promise<WorkflowResponse[]> {
     const { skip, limit } = pageBounds(page);
-    const out: WorkflowResponse[] = [];
+    const out: WorkflowDoc[] = [];
     let skipped = 0;
     for await (const doc of Workflow.find().sort({ created_at: -1, seq: -1 }).lean<WorkflowDoc[]>().cursor()) {
       if (!isListable(doc)) continue;
       if (skipped++ < skip) continue;
-      out.push(toWorkflowResponse(doc));
+      out.push(doc);
       if (out.length === limit) break;
     }
-    return out;
+    return withPauses(out);
   }
 
   return {
@@ -100,24 +127,21 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
     /** Whether a workflow with this id is stored (a lookup by id; a database outage throws). */
     exists: idTaken,
     list: findPage,
-    async get(id: string) {
-      return toWorkflowResponse(await load(id));
-    },
+    get: answerOf,
     async create(input: WorkflowCreateInput) {
-      const doc = await insertUniquelyNamed(
-        input.name || 'Untitled Workflow',
-        input.description,
-        definitionForCreate(input.definition),
-      );
+      const name = input.name || 'Untitled Workflow';
+      const definition = await subworkflows.checked({ id: null, name }, definitionForCreate(input.definition));
+      const doc = await insertUniquelyNamed(name, input.description, definition);
       return toWorkflowResponse(doc);
     },
     async update(id: string, input: WorkflowCreateInput) {
       await load(id);
       if (!input.definition) throw new BadRequestError('Workflow definition is required to update a workflow');
+      const definition = await subworkflows.checked({ id, name: input.name }, input.definition);
       const set = {
         name: input.name,
         description: input.description,
-        definition: toJsonText(input.definition),
+        definition: toJsonText(definition),
         updated_at: clock(),
       };
       try {
@@ -126,7 +150,7 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
         if (isDuplicateKeyError(err)) throw new ConflictError(`A workflow named '${input.name}' already exists`);
         throw err;
       }
-      return toWorkflowResponse(await load(id));
+      return answerOf(id);
     },
     async reset(id: string) {
       await load(id);
@@ -134,7 +158,7 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
         { _id: id },
         { $set: { definition: toJsonText(defaultWorkflowDefinition()), updated_at: clock() } },
       );
-      return toWorkflowResponse(await load(id));
+      return answerOf(id);
     },
     async duplicate(id: string) {
       const source = await load(id);
@@ -149,6 +173,14 @@ export function createWorkflowService(models: Models, clock: Clock = () => new D
       await removeTestFiles(id);
       await createVersionService(models).removeAllOf(id);
       await Workflow.deleteOne({ _id: id });
+    },
+    /** Days its finished runs are kept (null: the installation's default). */
+    async retentionOf(id: string): Promise<number | null> {
+      return (await load(id)).run_retention_days ?? null;
+    },
+    async setRetention(id: string, days: number | null): Promise<void> {
+      await load(id);
+      await Workflow.updateOne({ _id: id }, { $set: { run_retention_days: days } });
     },
     async outputVariables(id: string): Promise<OutputVariable[]> {
       return leafOutputVariables(fromJsonText<WorkflowDefinition>((await load(id)).definition) as WorkflowDefinition);

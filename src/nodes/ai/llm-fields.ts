@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { MAX_FALLBACK_MODELS } from '../../engine/model-fallbacks.js';
 import { DEFAULT_LLM_MODEL, LLM_INFO_LIMITS, LLM_MODEL_IDS } from './model-ids.js';
+
+/** Beyond PySpur: models tried in turn when the model's call fails for good (src/engine/model-fallbacks.ts). */
+export const fallbackModelsSchema = z.array(z.enum(LLM_MODEL_IDS)).max(MAX_FALLBACK_MODELS);
 
 /** `llm_info`: which model and sampling settings. `max_tokens` is required once the object is given. */
 export const llmInfoSchema = z.looseObject({
@@ -7,6 +11,7 @@ export const llmInfoSchema = z.looseObject({
   max_tokens: z.number().int().min(1).max(LLM_INFO_LIMITS.maxTokens),
   temperature: z.number().min(0).max(LLM_INFO_LIMITS.maxTemperature).default(0.7),
   top_p: z.number().min(0).max(1).default(0.9),
+  fallback_models: fallbackModelsSchema.optional(),
 });
 
 export const fewShotExampleSchema = z.looseObject({ input: z.string(), output: z.string() });

@@ -42,6 +42,15 @@ export class PythonSandbox {
     this.slots = new SandboxSlots(settings.maxConcurrent);
   }
 
+  /** Its slots, busy and free, as spur_sandbox_slots shows them. */
+  slotSamples(): Array<{ labels: { state: 'busy' | 'free' }; value: number }> {
+    const { busy, free } = this.slots.states();
+    return [
+      { labels: { state: 'busy' }, value: busy },
+      { labels: { state: 'free' }, value: free },
+    ];
+  }
+
   /** Runs the code (under `options.program`) in a fresh sandbox once one of the worker's slots is free. */
   async run(options: PythonRunOptions): Promise<Record<string, unknown>> {
     const release = await this.slots.acquire(options.signal, options.heartbeat);

@@ -41,6 +41,11 @@ export class SandboxSlots {
     });
   }
 
+  /** Sandboxes running now and places free (spur_sandbox_slots). */
+  states(): { busy: number; free: number } {
+    return { busy: this.running, free: Math.max(0, this.size - this.running) };
+  }
+
   private take(): () => void {
     this.running++;
     let released = false;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { credentialHeaderSchema } from '../credential-headers.js';
 import { MCP_CREDENTIAL_VARIABLES } from './mcp-credential-names.js';
 
 export const MCP_TRANSPORTS = ['streamable-http', 'sse'] as const;
@@ -22,15 +23,7 @@ const RESERVED_HEADERS = new Set([
  * (`Bearer `). There is no field for a literal value, so a secret is never written into a
  * workflow definition (where every key holder, run record and export could read it).
  */
-export const McpHeader = z
-  .object({
-    variable: z.enum(MCP_CREDENTIAL_VARIABLES),
-    prefix: z
-      .string()
-      .regex(/^([A-Za-z][A-Za-z0-9-]{0,31} )?$/, 'a scheme word and a space (`Bearer `), or empty')
-      .default(''),
-  })
-  .strict();
+export const McpHeader = credentialHeaderSchema(MCP_CREDENTIAL_VARIABLES);
 
 const HeaderName = z
   .string()

@@ -5,6 +5,7 @@ import { macroCallable } from './macros.js';
 import { member } from './members.js';
 import { templateName } from './names.js';
 import { Scope } from './scope.js';
+import { type CallbackUrls, callbackUrlFunction } from './callback-url.js';
 import { type DataObject, TemplateError, type Value, isPlainObject, ownValue, printValue } from './values.js';
 
 /**
@@ -12,9 +13,11 @@ import { type DataObject, TemplateError, type Value, isPlainObject, ownValue, pr
  * `Expressions` (expressions.ts), which holds what a template may reach. Every output step and
  * loop turn ticks the budget, so a long render stops at the time limit.
  */
-export function renderTree(root: ListNode, context: DataObject, budget: Budget): string {
+export function renderTree(root: ListNode, context: DataObject, budget: Budget, callbacks?: CallbackUrls): string {
   const out = new Output();
   const interpreter = new Interpreter(context, budget);
+  // Only a render that asked for callback URLs sees the function (an input field of that name is shadowed then).
+  if (callbacks) interpreter.root.define('callback_url', callbackUrlFunction(callbacks));
   interpreter.statement(root, interpreter.root, out);
   return out.toString();
 }

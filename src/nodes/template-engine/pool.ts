@@ -36,5 +36,9 @@ const pool = new ThreadPool<RenderJob, RenderResult>({
 
 /** Renders on a pool thread; resolves with the result, rejects only when no thread could render. */
 export function renderInThread(job: RenderJob): Promise<RenderResult> {
-  return pool.run({ template: job.template, context: job.context });
+  return pool.run({
+    template: job.template,
+    context: job.context,
+    ...(job.callbacks ? { callbacks: job.callbacks } : {}),
+  });
 }

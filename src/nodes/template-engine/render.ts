@@ -1,16 +1,17 @@
 import { parseTemplate } from './ast.js';
 import { renderTree } from './interpreter.js';
 import { Budget } from './limits.js';
+import type { CallbackUrls } from './callback-url.js';
 import { type DataObject, TemplateError } from './values.js';
 
 /** What a render gives back across the thread boundary: the text, or why there is none. */
 export type RenderResult = { ok: true; text: string } | { ok: false; message: string };
 
 /** Parses and renders `template` over `context`; every failure becomes a message for the user. */
-export function renderSource(template: string, context: DataObject): RenderResult {
+export function renderSource(template: string, context: DataObject, callbacks?: CallbackUrls): RenderResult {
   try {
     const budget = new Budget();
-    return { ok: true, text: renderTree(parseTemplate(template), context, budget) };
+    return { ok: true, text: renderTree(parseTemplate(template), context, budget, callbacks) };
   } catch (err) {
     return { ok: false, message: messageOf(err) };
   }
