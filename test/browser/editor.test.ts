@@ -70,7 +70,15 @@ describe('browser: the dashboard and the editor', function () {
     await runFromEditor(page, 'from the browser');
     // The editor polls the run and writes each node's output into its card (its "completed" toast
     // is too brief to wait for).
-    await page.locator('.react-flow__node[data-id="out"]').getByText('from the browser!').waitFor({ timeout: 90_000 });
+    await page
+      .locator('.react-flow__node[data-id="out"]')
+      .getByText('from the browser!')
+      .waitFor({ timeout: 90_000 })
+      .catch(async (err: unknown) => {
+        // Say where it stalled: no run started, a run not ended, or an ended run the card never showed.
+        const runs = (await engine.http.get(`/wf/${wf.id}/runs/`)).body as Array<{ id: string; status: string }>;
+        throw new Error(`the output card never showed the answer; runs: ${JSON.stringify(runs)}: ${String(err)}`);
+      });
 
     const [started] = (await engine.http.get(`/wf/${wf.id}/runs/`)).body;
     const run = await waitForRun(engine.http, started.id, undefined, 60_000);

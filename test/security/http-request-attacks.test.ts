@@ -93,7 +93,9 @@ describe('security: HTTPRequestNode against hostile input', function () {
     assert.equal(sent?.headers['content-type'], 'text/plain; charset=utf-8', 'text that is not JSON goes as text');
     assert.equal(sent?.headers['x-echo'], x);
     assert.ok(sent?.url.startsWith('/v1/t/%7B%7B%207%20*%207%20%7D%7D%7B%'), sent?.url);
-    assert.ok(!JSON.stringify(sent).includes('49') && !JSON.stringify(sent).includes('LLL'), 'nothing was rendered');
+    // Body and header are the input exactly (above); the path holds no rendering either. Only these
+    // are checked: the rest of the request (the port in Host, a length) may hold a 49 by chance.
+    assert.ok(!sent?.url.includes('49') && !sent?.url.includes('LLL'), `nothing rendered in ${sent?.url}`);
   });
 
   it('a credential asked for a URL outside its base fails the node naming the base, and the URL receives nothing', async () => {
