@@ -92,6 +92,17 @@ function batchTarget(): Target {
   };
 }
 
+/** The cost targets bench/run-cost.ts judged: CPU-ms per run over every process, and round trips. */
+function costTargets(): Target[] {
+  return read('run-cost-latest.md')
+    .split('\n')
+    .flatMap((line) => {
+      const [name, measured, verdict] = pick(line, /^- target (.+?): ([\d.]+) \((met|MISSED)/);
+      if (name === undefined) return [];
+      return [{ name, measured: measured ?? '?', met: verdict === 'met', source: 'run-cost-latest.md' }];
+    });
+}
+
 /** "2 cores (AMD EPYC), Node v20…, load average at end …" from the side-by-side run's machine line. */
 function machineOf(vsPyspur: string): string {
   const [cores, model, rest] = pick(vsPyspur, /^Machine: (\d+) × ([^,]+), ([^(\n]*?)\s*(?:\(|$)/m);
@@ -99,7 +110,7 @@ function machineOf(vsPyspur: string): string {
 }
 
 function main(): void {
-  const targets = [...vsTargets(), pauseTarget(), batchTarget()];
+  const targets = [...vsTargets(), pauseTarget(), batchTarget(), ...costTargets()];
   const floor = pick(read('temporal-floor-latest.md'), /\| spurShaped \| [\d.]+ \| [\d.]+ \| ([\d.]+) \| ([\d.]+) \|/);
   const verdict = (t: Target) => (t.met === null ? 'reported' : t.met ? 'met' : 'MISSED: see docs/performance.md');
   const vs = read('vs-pyspur-latest.md');
@@ -117,6 +128,12 @@ function main(): void {
         title: "Temporal's own floor",
         source: 'temporal-floor-latest.md',
         text: read('temporal-floor-latest.md'),
+        withIntro: true,
+      },
+      {
+        title: 'Cost of a durable run',
+        source: 'run-cost-latest.md',
+        text: read('run-cost-latest.md'),
         withIntro: true,
       },
       { title: 'Batch runs, 10 000 rows', source: 'batch-latest.md', text: read('batch-latest.md'), withIntro: true },

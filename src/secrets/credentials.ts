@@ -1,4 +1,5 @@
 import type { Models } from '../db/models';
+import { settingsCache } from '../db/settings-cache';
 import { DEFAULT_WORKSPACE, workspaceScope } from '../db/workspace-scope';
 import { KEY_BASES, basesText, normalizedBase } from '../nodes/credential-bases';
 import type { SecretBox } from './secret-box';
@@ -22,6 +23,7 @@ function settingId(name: string): string {
  */
 export function createCredentials(models: Models, box: SecretBox, clock: () => Date = () => new Date()) {
   const { EnvVar } = models;
+  const cache = settingsCache(models);
 
   /** The current values of base settings, compared as a credential records them. */
   async function basesNow(bases: readonly string[]): Promise<string> {
@@ -32,16 +34,26 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
     return basesText(bases, (base) => values.get(base) ?? '');
   }
 
+  /** A setting's clear text as stored now; a credential whose base has changed since it was entered reads as unset. */
+  async function stored(name: string): Promise<string | undefined> {
+    const id = settingId(name);
+    const doc = await EnvVar.findById(id).lean();
+    if (!doc) return undefined;
+    const bases = KEY_BASES.get(name);
+    if (bases && (doc.entered_for ?? basesText(bases, () => '')) !== (await basesNow(bases))) return undefined;
+    return box.open(id, doc.ciphertext);
+  }
+
   return {
-    /** A setting's clear text, for nodes; a credential whose base has changed since it was entered reads as unset. */
-    async reveal(name: string): Promise<string | undefined> {
-      const id = settingId(name);
-      const doc = await EnvVar.findById(id).lean();
-      if (!doc) return undefined;
-      const bases = KEY_BASES.get(name);
-      if (bases && (doc.entered_for ?? basesText(bases, () => '')) !== (await basesNow(bases))) return undefined;
-      return box.open(id, doc.ciphertext);
+    /**
+     * A setting's clear text for the calls nodes make, kept in this process's memory until any
+     * setting changes (settings-cache.ts).
+     */
+    reveal(name: string): Promise<string | undefined> {
+      return cache.get('credential', settingId(name), () => stored(name));
     },
+    /** The same, read from MongoDB: what the API shows. */
+    stored,
     async store(name: string, value: string): Promise<void> {
       const bases = KEY_BASES.get(name);
       const enteredFor = bases ? { entered_for: await basesNow(bases) } : {};
@@ -51,10 +63,12 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
         { $set: { ciphertext: box.seal(id, value), updated_at: clock(), ...enteredFor } },
         { upsert: true },
       );
+      await cache.changed();
     },
     /** False when nothing was stored under the name. */
     async remove(name: string): Promise<boolean> {
       const { deletedCount } = await EnvVar.deleteOne({ _id: settingId(name) });
+      await cache.changed();
       return deletedCount > 0;
     },
   };

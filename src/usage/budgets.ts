@@ -1,6 +1,7 @@
 import { trusted } from 'mongoose';
 import { isBusyError, isDuplicateKeyError } from '../db/ids';
 import type { Models } from '../db/models';
+import { settingsCache } from '../db/settings-cache';
 import type { PriceBook } from './price-book';
 
 export type BudgetAction = 'pause' | 'fail';
@@ -53,6 +54,7 @@ const usd = (nano: number) => `$${(nano / NANO).toFixed(6).replace(/0+$/, '').re
  */
 export function createBudgets(models: Models, prices: PriceBook, clock: () => Date = () => new Date()) {
   const { WorkflowBudget, SpendEntry } = models;
+  const cache = settingsCache(models);
   async function budgetOfWorkflow(workflowId: string): Promise<WorkflowBudget | null> {
     const doc = await WorkflowBudget.findById(workflowId).lean();
     return doc ? budgetOf(doc) : null;
@@ -130,19 +132,23 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
     get: budgetOfWorkflow,
     async set(workflowId: string, budget: WorkflowBudget): Promise<void> {
       await WorkflowBudget.replaceOne({ _id: workflowId }, { ...budget, updated_at: clock() }, { upsert: true });
+      await cache.changed();
     },
     /** False when the workflow had none. */
     async remove(workflowId: string): Promise<boolean> {
-      return (await WorkflowBudget.deleteOne({ _id: workflowId })).deletedCount > 0;
+      const { deletedCount } = await WorkflowBudget.deleteOne({ _id: workflowId });
+      await cache.changed();
+      return deletedCount > 0;
     },
 
     /**
-     * Holds a call's worst case before it goes out, or says which budget it would pass. Read at
-     * every call (one lookup by id): a budget applies from the moment it is set. `again`: this
+     * Holds a call's worst case before it goes out, or says which budget it would pass. The budget
+     * is kept in memory until any setting changes (settings-cache.ts): a budget set applies to
+     * every call that starts a second later, in every process. `again`: this
      * call's hold was tried before and its answer lost (a dropped connection), so it may exist.
      */
     async hold(scope: SpendScope, call: PlannedCall, callId: string, again = false): Promise<HoldOutcome> {
-      const budget = await budgetOfWorkflow(scope.workflowId);
+      const budget = await cache.get('budget', scope.workflowId, () => budgetOfWorkflow(scope.workflowId));
       if (!budget) return { holdId: null };
       // A hold taken by the lost try is found, not taken twice.
       const taken = again ? await SpendEntry.findOne({ call_id: callId }, { _id: 1 }).lean() : null;
@@ -227,6 +233,7 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
     /** The workflow is deleted: its budget goes with it (its spending stays in the ledger). */
     async removeOfWorkflow(workflowId: string): Promise<void> {
       await WorkflowBudget.deleteOne({ _id: workflowId });
+      await cache.changed();
     },
   };
 }

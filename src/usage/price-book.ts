@@ -1,4 +1,5 @@
 import type { Models } from '../db/models';
+import { settingsCache } from '../db/settings-cache';
 import { type ModelUsage, addModelUsage } from '../engine/run-contract';
 import { type CallTokens, type ModelPrice, PRICE_SOURCE, flatCostUsd, seededCostUsd, seededPrice } from './seed-prices';
 
@@ -22,6 +23,7 @@ const NANO = 1e9;
  */
 export function createPriceBook(models: Models, clock: () => Date = () => new Date()) {
   const { ModelPrice } = models;
+  const cache = settingsCache(models);
 
   async function overrideOf(model: string): Promise<ModelPrice | null> {
     const doc = await ModelPrice.findById(model).lean();
@@ -55,18 +57,25 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
     },
     async set(model: string, price: ModelPrice): Promise<void> {
       await ModelPrice.updateOne({ _id: model }, { $set: { ...price, updated_at: clock() } }, { upsert: true });
+      await cache.changed();
     },
     /** False when the model had no override. */
     async reset(model: string): Promise<boolean> {
-      return (await ModelPrice.deleteOne({ _id: model })).deletedCount > 0;
+      const { deletedCount } = await ModelPrice.deleteOne({ _id: model });
+      await cache.changed();
+      return deletedCount > 0;
     },
-    /** Each model's tokens, calls and cost: every request priced on its own (tiers apply per request). */
+    /**
+     * Each model's tokens, calls and cost: every request priced on its own (tiers apply per
+     * request). Overrides are kept in memory until any setting changes (settings-cache.ts).
+     */
     async price(calls: readonly ModelCall[]): Promise<ModelUsage[]> {
       const at = clock();
       const overrides = new Map<string, ModelPrice | null>();
       let byModel: ModelUsage[] = [];
       for (const call of calls) {
-        if (!overrides.has(call.model)) overrides.set(call.model, await overrideOf(call.model));
+        if (!overrides.has(call.model))
+          overrides.set(call.model, await cache.get('price', call.model, () => overrideOf(call.model)));
         const override = overrides.get(call.model);
         const usd = override ? flatCostUsd(override, call) : seededCostUsd(call.model, call, at);
         const nano = usd === null ? null : Math.round(usd * NANO);

@@ -1,5 +1,6 @@
 import { trusted } from 'mongoose';
 import type { Models } from '../db/models';
+import { settingsCache } from '../db/settings-cache';
 import type { ProviderLimitDoc } from '../db/models/provider-limit.model';
 import { DEFAULT_WORKSPACE, workspaceScope } from '../db/workspace-scope';
 import { type LimitRule, limitKeysOf } from '../contracts/limit-contract';
@@ -65,6 +66,7 @@ function entryOf(doc: ProviderLimitDoc, prefix: string): LimitEntry {
  */
 export function createProviderLimits(models: Models, clock: () => Date = () => new Date()) {
   const { ProviderLimit } = models;
+  const cache = settingsCache(models);
   /** Every limit that applies to a call in the current workspace with these keys: the fleet's, then the workspace's. */
   const applyingIds = (keys: readonly string[]) => [
     ...keys.map((key) => `${prefixOf(FLEET)}${key}`),
@@ -89,14 +91,17 @@ export function createProviderLimits(models: Models, clock: () => Date = () => n
     },
     /**
      * The limits on a call with these keys (a provider's before its model's), the fleet's first;
-     * each rule's key is its stored id, which names the limit workflow that counts it.
+     * each rule's key is its stored id, which names the limit workflow that counts it. Kept in
+     * memory until any setting changes (settings-cache.ts).
      */
-    async on(keys: readonly string[]): Promise<LimitRule[]> {
+    on(keys: readonly string[]): Promise<LimitRule[]> {
       const ids = applyingIds(keys);
-      const found = new Map(
-        (await ProviderLimit.find({ _id: trusted({ $in: ids }) }).lean()).map((d) => [d._id, ruleOf(d, null)]),
-      );
-      return ids.flatMap((id) => found.get(id) ?? []);
+      return cache.get('limits', ids.join('\u0000'), async () => {
+        const found = new Map(
+          (await ProviderLimit.find({ _id: trusted({ $in: ids }) }).lean()).map((d) => [d._id, ruleOf(d, null)]),
+        );
+        return ids.flatMap((id) => found.get(id) ?? []);
+      });
     },
     /** Whether any limit applies to a call of one of `models` in the current workspace. */
     async anyOn(models: readonly string[]): Promise<boolean> {
@@ -133,6 +138,7 @@ export function createProviderLimits(models: Models, clock: () => Date = () => n
           { upsert: true },
         );
       if (removed.length > 0) await ProviderLimit.deleteMany({ _id: trusted({ $in: removed }) });
+      await cache.changed();
       return [
         ...rules.map((rule) => ({ id: `${prefix}${rule.key}`, rule: { ...rule, key: `${prefix}${rule.key}` } })),
         ...removed.map((id) => ({ id, rule: null })),

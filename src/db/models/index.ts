@@ -30,6 +30,7 @@ import { runSchema, type RunDoc } from './run.model';
 import { scheduleSchema, type ScheduleDoc } from './schedule.model';
 import { scheduleFireSchema, type ScheduleFireDoc } from './schedule-fire.model';
 import { scheduleSkipSchema, type ScheduleSkipDoc } from './schedule-skip.model';
+import { settingsGenerationSchema, type SettingsGenerationDoc } from './settings-generation.model';
 import { workflowPauseSchema, type WorkflowPauseDoc } from './workflow-pause.model';
 import { heldDeliverySchema, type HeldDeliveryDoc } from './held-delivery.model';
 import { runTasksSchema, type RunTasksDoc } from './run-tasks.model';
@@ -143,6 +144,7 @@ export function createModels(conn: Connection) {
     WorkflowBudget: conn.model<WorkflowBudgetDoc>('WorkflowBudget', workflowBudgetSchema),
     McpTool: conn.model<McpToolDoc>('McpTool', mcpToolSchema),
     SpendEntry: conn.model<SpendEntryDoc>('SpendEntry', spendEntrySchema),
+    SettingsGeneration: conn.model<SettingsGenerationDoc>('SettingsGeneration', settingsGenerationSchema),
     Run: conn.model<RunDoc>('Run', runSchema),
     RunTasks: conn.model<RunTasksDoc>('RunTasks', runTasksSchema),
     Pause: conn.model<PauseDoc>('Pause', pauseSchema),

@@ -25,7 +25,7 @@ export function createEnvService(models: Models, box: SecretBox, clock: () => Da
     names: () => [...KNOWN_VARIABLES],
     async get(name: string) {
       const param = known(name);
-      const value = (await credentials.reveal(name)) ?? '';
+      const value = (await credentials.stored(name)) ?? '';
       return { name, value: param.type === 'password' ? maskSecret(value) : value };
     },
     async set(name: string, value: string | null | undefined) {

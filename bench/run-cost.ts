@@ -1,0 +1,367 @@
+// What one durable run costs, over every process of the stack: CPU-ms per run of the api, the
+// worker (split topology), Temporal and FerretDB, from /proc; MongoDB round trips per run by
+// command (a counting proxy); the Temporal history of a run; and, in the same run of the bench on
+// the same Temporal server, Temporal's floor for that history's shape (the same commands with
+// nothing behind them: bench/lib/floor/workflows.ts `shaped`, its worker in this process).
+//
+// Variants: a 5-node pure run, one PythonFuncNode, one LLM call (a local fake OpenAI server), and
+// the LLM run started with start_run and polled as PySpur's UI does. They take turns on one stack
+// in blocks of runs at concurrency 10, so each meets the same database size and the same noise.
+// Both topologies: `combined` (npm run dev: the api hosts the worker) and `split`.
+//
+// Usage: npx tsx bench/run-cost.ts [runs per variant=300]; BENCH_TOPOLOGIES=combined,split;
+// BENCH_EXTRA_ENV (JSON) adds to the api's and worker's environment. Writes
+// bench/results/run-cost-latest.md.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { runWorkflowId } from '../src/contracts/workflow-names';
+import { installRuntime } from '../temporal/spur-worker';
+import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
+import { eventName, type HistoryEvent } from './lib/history';
+import { jsonClient, type JsonClient } from './lib/http';
+import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
+import { saveResults } from './lib/report';
+import { SCENARIOS, type Scenario, echoes, runBody } from './lib/scenarios';
+import { type Stack, type Topology, startStack } from './lib/stack';
+import { summarize } from './lib/stats';
+import type { FloorStep } from './lib/floor/workflows';
+import { startFakeLlmServer } from '../test/support/fake-llm-server';
+
+const RUNS = Number(process.argv[2] ?? 300);
+const CONCURRENCY = 10;
+const BLOCK = 30;
+const WARMUP_PER_VARIANT = 20;
+const POLL_MS = 100;
+const FLOOR_QUEUE = 'run-cost-floor';
+
+/** One PythonFuncNode between the input and the output. */
+const PYTHON_ONE: Scenario = {
+  key: 'python1',
+  label: 'one PythonFuncNode',
+  nodes: [
+    { id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { text: 'string' } }, parent_id: null },
+    {
+      id: 'py',
+      title: 'py',
+      node_type: 'PythonFuncNode',
+      // `in` is a Python keyword: the input node's output is read with getattr.
+      config: { code: 'return {"text": getattr(input_model, "in").text}', output_schema: { text: 'string' } },
+      parent_id: null,
+    },
+    { id: 'out', title: 'out', node_type: 'OutputNode', config: { output_map: { text: 'py.text' } }, parent_id: null },
+  ],
+  links: [
+    { source_id: 'in', target_id: 'py', source_handle: null, target_handle: null },
+    { source_id: 'py', target_id: 'out', source_handle: null, target_handle: null },
+  ],
+  lastNodeId: 'out',
+};
+
+interface Variant {
+  name: string;
+  scenario: Scenario;
+  /** Issue 44's targets in CPU-ms per run over every process, by topology (none: reported only). */
+  target?: Record<Topology, number>;
+  /** `blocking`: POST run/ and its answer; `poll`: start_run/, then its status every POLL_MS until it ends. */
+  mode: 'blocking' | 'poll';
+}
+
+const VARIANTS: Variant[] = [
+  { name: '5-node pure', scenario: SCENARIOS.pure, mode: 'blocking', target: { combined: 28, split: 36 } },
+  { name: 'one PythonFuncNode', scenario: PYTHON_ONE, mode: 'blocking', target: { combined: 40, split: 50 } },
+  { name: 'one LLM call', scenario: SCENARIOS.llm, mode: 'blocking', target: { combined: 35, split: 45 } },
+  { name: 'one LLM call, start_run + poll', scenario: SCENARIOS.llm, mode: 'poll' },
+];
+
+/** MongoDB round trips per one-LLM-call run, at most (either topology). */
+const LLM_TRIPS_TARGET = 5;
+
+interface Tally {
+  runs: number;
+  /** Wall time of its blocks, in ms: runs per second at CONCURRENCY. */
+  wallMs: number;
+  cpu: CpuSample;
+  trips: Record<string, number>;
+  latencies: number[];
+  lastRunId?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function oneRun(http: JsonClient, workflowId: string, variant: Variant, seq: number) {
+  const text = `cost-${seq}`;
+  const t0 = performance.now();
+  if (variant.mode === 'blocking') {
+    const res = await http.post(`/wf/${workflowId}/run/`, runBody(text));
+    if (res.status !== 200 || !echoes(variant.scenario, res.body, text)) {
+      // A blocking answer holds outputs only: the run's record says why it failed.
+      const [run] = (await http.get(`/wf/${workflowId}/runs/?page_size=1`)).body as Array<{ message?: string }>;
+      throw new Error(
+        `${variant.name}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}; newest run: ${run?.message}`,
+      );
+    }
+    return { ms: performance.now() - t0, runId: undefined };
+  }
+  const started = await http.post(`/wf/${workflowId}/start_run/`, runBody(text));
+  const runId = (started.body as { id?: string }).id;
+  if (started.status !== 200 || !runId) throw new Error(`start_run: HTTP ${started.status}`);
+  for (;;) {
+    await sleep(POLL_MS);
+    const res = await http.get(`/runs/${runId}/status/`);
+    const status = (res.body as { status?: string }).status;
+    if (status === 'COMPLETED') return { ms: performance.now() - t0, runId };
+    if (status !== 'PENDING' && status !== 'RUNNING') throw new Error(`run ${runId}: ${status}`);
+  }
+}
+
+/** `count` runs of a variant, CONCURRENCY at a time. */
+async function runBlock(http: JsonClient, workflowId: string, variant: Variant, count: number, seq0: number) {
+  let next = 0;
+  const latencies: number[] = [];
+  let lastRunId: string | undefined;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const seq = seq0 + next++;
+        const { ms, runId } = await oneRun(http, workflowId, variant, seq);
+        latencies.push(ms);
+        lastRunId = runId ?? lastRunId;
+      }
+    }),
+  );
+  return { latencies, lastRunId };
+}
+
+/** The commands of a run's history, in order: what its floor workflow repeats. */
+function shapeOf(events: HistoryEvent[]): FloorStep[] {
+  const steps: FloorStep[] = [];
+  for (const e of events) {
+    const name = eventName(e);
+    if (name === 'MARKER_RECORDED') steps.push('local');
+    else if (name === 'ACTIVITY_TASK_SCHEDULED') steps.push('activity');
+    else if (name === 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES') steps.push('upsert');
+  }
+  return steps;
+}
+
+interface Measured {
+  variant: Variant;
+  tally: Tally;
+  history: Record<string, number>;
+  events: number;
+  shape: FloorStep[];
+  floor: { cpuMs: number; temporalMs: number; workerMs: number };
+}
+
+async function measureTopology(topology: Topology): Promise<{ measured: Measured[] }> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `spur-cost-${topology}-`));
+  let counter: MongoCounter | undefined;
+  const fake = await startFakeLlmServer();
+  const stack: Stack = await startStackOrClose(fake, {
+    tmpDir: tmp,
+    topology,
+    // The fake provider is on loopback, which the outbound policy refuses by default.
+    extraEnv: {
+      SPUR_OUTBOUND_ALLOW_PRIVATE: 'true',
+      ...(process.env.BENCH_EXTRA_ENV ? (JSON.parse(process.env.BENCH_EXTRA_ENV) as Record<string, string>) : {}),
+    },
+    mongoUri: async (uri) => {
+      const { hostname, port } = new URL(uri);
+      counter = await startMongoCounter({ host: hostname, port: Number(port) });
+      return counter.uri;
+    },
+  });
+  const http = jsonClient(stack.apiUrl);
+  const temporalAddress = stack.env.SPUR_TEMPORAL_ADDRESS ?? '';
+  const connection = await NativeConnection.connect({ address: temporalAddress });
+  const worker = await Worker.create({
+    connection,
+    taskQueue: FLOOR_QUEUE,
+    workflowsPath: require.resolve('./lib/floor/workflows'),
+    activities: { noop: async () => undefined, noopActivity: async () => undefined },
+  });
+  const floorWorker = worker.run();
+  const client = new Client({ connection });
+  try {
+    for (const [name, value] of [
+      ['OPENAI_API_BASE', `${fake.url}/v1`],
+      ['OPENAI_API_KEY', 'sk-bench'],
+    ] as const) {
+      const res = await http.post('/env-mgmt/', { name, value });
+      if (res.status !== 200) throw new Error(`env-mgmt ${name}: ${res.status}`);
+    }
+    const workflowIds = new Map<Scenario, string>();
+    for (const { scenario } of VARIANTS) {
+      if (workflowIds.has(scenario)) continue;
+      const res = await http.post('/wf/', {
+        name: `cost: ${scenario.label}`,
+        definition: { nodes: scenario.nodes, links: scenario.links },
+      });
+      if (res.status !== 200) throw new Error(`create ${scenario.label}: ${res.status} ${JSON.stringify(res.body)}`);
+      workflowIds.set(scenario, (res.body as { id: string }).id);
+    }
+    const idOf = (v: Variant) => workflowIds.get(v.scenario) as string;
+    let seq = 0;
+    for (const v of VARIANTS) {
+      await runBlock(http, idOf(v), v, WARMUP_PER_VARIANT, seq);
+      seq += WARMUP_PER_VARIANT;
+    }
+    const sampler = new CpuSampler(stack.groups);
+    const tallies = VARIANTS.map((): Tally => ({ runs: 0, wallMs: 0, cpu: {}, trips: {}, latencies: [] }));
+    // Blocks take turns, so every variant meets the same database size and the same neighbours.
+    while (tallies.some((t) => t.runs < RUNS)) {
+      for (const [i, v] of VARIANTS.entries()) {
+        const tally = tallies[i] as Tally;
+        const count = Math.min(BLOCK, RUNS - tally.runs);
+        if (count <= 0) continue;
+        counter?.reset();
+        const before = sampler.sample();
+        const t0 = performance.now();
+        const block = await runBlock(http, idOf(v), v, count, seq);
+        tally.wallMs += performance.now() - t0;
+        accumulate(tally.cpu, before, sampler.sample());
+        for (const [k, n] of Object.entries(counter?.counts() ?? {})) tally.trips[k] = (tally.trips[k] ?? 0) + n;
+        seq += count;
+        tally.runs += count;
+        tally.latencies.push(...block.latencies);
+        tally.lastRunId = block.lastRunId ?? tally.lastRunId;
+      }
+    }
+    const measured: Measured[] = [];
+    for (const [i, variant] of VARIANTS.entries()) {
+      const tally = tallies[i] as Tally;
+      // A run of this variant's: the newest of its workflow (blocking runs answer no id).
+      const runId =
+        tally.lastRunId ??
+        ((await http.get(`/wf/${idOf(variant)}/runs/?page_size=1`)).body as Array<{ id: string }>)[0]?.id ??
+        '';
+      const events = (await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory()).events ?? [];
+      const history: Record<string, number> = {};
+      for (const e of events) history[eventName(e)] = (history[eventName(e)] ?? 0) + 1;
+      const shape = shapeOf(events);
+      measured.push({ variant, tally, history, events: events.length, shape, floor: await floorOf(client, shape) });
+    }
+    return { measured };
+  } finally {
+    worker.shutdown();
+    await floorWorker.catch(() => undefined);
+    await connection.close();
+    http.close();
+    await stack.stop();
+    await counter?.close();
+    await fake.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  /** CPU-ms per workflow of `shape` on the same server, CONCURRENCY at a time, eager start as the dev topology. */
+  async function floorOf(client: Client, shape: FloorStep[]) {
+    const start = (i: number) =>
+      client.workflow.execute('shaped', {
+        taskQueue: FLOOR_QUEUE,
+        workflowId: `floor-${shape.join('-')}-${i}-${Date.now()}`,
+        args: [shape],
+        requestEagerStart: true,
+      });
+    const batch = async (count: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next++ < count) await start(next);
+        }),
+      );
+    };
+    await batch(WARMUP_PER_VARIANT);
+    const sampler = new CpuSampler({ temporal: stack.groups.temporal });
+    const before = sampler.sample();
+    await batch(RUNS);
+    const used: CpuSample = {};
+    accumulate(used, before, sampler.sample());
+    const per = (s: number | undefined) => (1000 * (s ?? 0)) / RUNS;
+    return { cpuMs: per(used.temporal) + per(used.bench), temporalMs: per(used.temporal), workerMs: per(used.bench) };
+  }
+}
+
+/** The stack, or the fake provider closed again when it does not come up. */
+async function startStackOrClose(fake: { close(): Promise<void> }, options: Parameters<typeof startStack>[0]) {
+  try {
+    return await startStack(options);
+  } catch (err) {
+    await fake.close();
+    throw err;
+  }
+}
+
+const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+
+/** Every process of either topology, in the table's order (combined has no worker of its own). */
+const PROCESSES = ['api', 'worker', 'temporal', 'ferretdb'] as const;
+
+/** One table row per variant and topology, the verdicts on the targets, and each variant's details. */
+function report(topology: Topology, measured: Measured[]) {
+  const rows: string[] = [];
+  const verdicts: string[] = [];
+  const details: string[] = [];
+  for (const { variant, tally, events, floor, history, shape } of measured) {
+    const per = (s: number | undefined) => (1000 * (s ?? 0)) / tally.runs;
+    const total = PROCESSES.reduce((sum, g) => sum + per(tally.cpu[g]), 0);
+    const trips = Object.values(tally.trips).reduce((s, n) => s + n, 0) / tally.runs;
+    rows.push(
+      `| ${topology} | ${variant.name} | ${PROCESSES.map((g) => (g in tally.cpu ? f(per(tally.cpu[g])) : '–')).join(' | ')} | **${f(total)}** | ${f(floor.cpuMs)} | ${f(trips, 2)} | ${events} | ${f(summarize(tally.latencies).p50)} | ${f((1000 * tally.runs) / tally.wallMs)} |`,
+    );
+    const target = variant.target?.[topology];
+    if (target !== undefined)
+      verdicts.push(
+        `- target ${variant.name} (${topology}) ≤ ${target} CPU-ms: ${f(total)} (${total <= target ? 'met' : 'MISSED'}; Temporal's floor for its shape ${f(floor.cpuMs)})`,
+      );
+    if (variant.name === 'one LLM call')
+      verdicts.push(
+        `- target MongoDB round trips per LLM run (${topology}) ≤ ${LLM_TRIPS_TARGET}: ${f(trips, 2)} (${trips <= LLM_TRIPS_TARGET ? 'met' : 'MISSED'})`,
+      );
+    details.push(
+      `- **${variant.name}** (${topology}): round trips ${Object.entries(tally.trips)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${f(n / tally.runs, 2)}`)
+        .join(', ')}`,
+      `  - history: ${Object.entries(history)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+      `  - floor shape [${shape.join(', ')}]: Temporal ${f(floor.temporalMs)} + client and worker ${f(floor.workerMs)} CPU-ms`,
+    );
+  }
+  return { rows, verdicts, details };
+}
+
+async function main(): Promise<void> {
+  installRuntime();
+  const topologies = (process.env.BENCH_TOPOLOGIES ?? 'combined,split').split(',') as Topology[];
+  const started = Date.now();
+  const parts = [];
+  for (const topology of topologies) parts.push(report(topology, (await measureTopology(topology)).measured));
+  saveResults('run-cost-latest.md', [
+    `# Cost of a durable run — ${new Date().toISOString()}`,
+    '',
+    `${RUNS} runs of each variant at concurrency ${CONCURRENCY}, in blocks of ${BLOCK} taking turns, after ${WARMUP_PER_VARIANT} warm-up runs each; combined is \`npm run dev\`'s topology (the api hosts the worker). CPU-ms per run from /proc over every process of the stack (the bench process, which hosts the fake provider and the load, is left out); Temporal's floor: the same history's commands with nothing behind them, on the same Temporal server, its worker and client in the bench process (their CPU counted). Load average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    '',
+    ...(process.env.BENCH_EXTRA_ENV ? [`Extra environment: \`${process.env.BENCH_EXTRA_ENV}\``, ''] : []),
+    `| topology | variant | ${PROCESSES.join(' | ')} | **total CPU-ms** | Temporal floor | MongoDB round trips | history events | p50 ms | runs/s |`,
+    `| --- | --- | ${PROCESSES.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: | ---: | ---: |`,
+    ...parts.flatMap((p) => p.rows),
+    '',
+    ...parts.flatMap((p) => p.verdicts),
+    '',
+    'Per variant: round trips by command, the history of one run, and the floor its shape costs.',
+    '',
+    ...parts.flatMap((p) => p.details),
+  ]);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
