@@ -3,7 +3,7 @@ import { DEFAULT_WORKSPACE, workspaceScope } from './workspace-scope';
 
 /**
  * How often a process that uses the cache reads the settings counter: a change applies to every
- * call that starts this long after it, in every process (docs/performance.md#settings-cache).
+ * call that starts this long after it, in every process (docs/performance.md#settings-in-memory).
  */
 export const SETTINGS_CHECK_MS = 1000;
 /** An entry is read again after this long whatever the counter says (a change whose count was lost). */

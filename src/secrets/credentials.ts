@@ -50,7 +50,8 @@ export function createCredentials(models: Models, box: SecretBox, clock: () => D
      * setting changes (settings-cache.ts).
      */
     reveal(name: string): Promise<string | undefined> {
-      return cache.get('credential', settingId(name), () => stored(name));
+      // The cache keys by workspace itself: the bare name, as settingId's workspace prefix would repeat it.
+      return cache.get('credential', name, () => stored(name));
     },
     /** The same, read from MongoDB: what the API shows. */
     stored,
