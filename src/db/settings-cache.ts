@@ -8,6 +8,8 @@ import { DEFAULT_WORKSPACE, workspaceScope } from './workspace-scope';
 export const SETTINGS_CHECK_MS = 1000;
 /** An entry is read again after this long whatever the counter says (a change whose count was lost). */
 const SETTINGS_MAX_AGE_MS = 60_000;
+/** Past this many entries (budgets are kept per workflow) everything is forgotten: memory stays bounded. */
+const SETTINGS_MAX_ENTRIES = 10_000;
 
 const GENERATION_ID = 'settings';
 
@@ -79,6 +81,7 @@ function createSettingsCache(models: Models, clock: () => number = Date.now): Se
       const id = `${kind}\u0000${workspaceScope.current() ?? DEFAULT_WORKSPACE}\u0000${key}`;
       const kept = entries.get(id);
       if (kept && clock() - kept.at < SETTINGS_MAX_AGE_MS) return kept.value as Promise<T>;
+      if (entries.size >= SETTINGS_MAX_ENTRIES) forget();
       const into = entries;
       const value = load();
       into.set(id, { value, at: clock() });
