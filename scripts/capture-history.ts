@@ -253,6 +253,31 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // Short calls (timeout ≤ 60 s, no heartbeats): the model call and the Python node run as local activities.
+    name: 'short-calls',
+    definition: {
+      nodes: [
+        input(),
+        n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 }),
+        n('p', 'PythonFuncNode', { code: 'return {"y": input_model["a"]["output"]}', output_schema: { y: 'string' } }),
+        n('out', 'OutputNode'),
+      ],
+      links: [l('in', 'a'), l('a', 'p'), l('p', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // A short model call under a limit: its local activity finds the limit and sends nothing, the
+    // call then waits for a slot and goes as a regular activity.
+    name: 'short-limited',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 })],
+      links: [l('in', 'a')],
+    },
+    limits: [{ key: 'openai', max_concurrent: 1 }],
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // A budget no call fits: the run pauses at the model call, APPROVE lets it go once.
     name: 'budget-pause',
     definition: {

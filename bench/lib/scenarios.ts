@@ -49,6 +49,25 @@ const input = () => node('in', 'InputNode', { output_schema: { text: 'string' } 
 const pick = () => node('pick', 'OutputNode', { output_map: { text: 'in.text' } });
 const out = (from: string) => node('out', 'OutputNode', { output_map: { text: `${from}.text` } });
 
+/** Input → one SingleLLMCallNode (`extra` added to its config) → Output. */
+function llmCall(key: string, label: string, extra: Record<string, unknown> = {}): Scenario {
+  return chain(
+    key,
+    label,
+    [
+      input(),
+      node('llm', 'SingleLLMCallNode', {
+        llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 },
+        user_message: '{{in.text}}',
+        output_schema: { output: 'string' },
+        ...extra,
+      }),
+      node('out', 'OutputNode', { output_map: { text: 'llm.output' } }),
+    ],
+    (text) => `echo: ${text}`,
+  );
+}
+
 export const ECHO_CODE = 'return {"text": input_model.pick.text}';
 
 export const SCENARIOS = {
@@ -74,20 +93,9 @@ export const SCENARIOS = {
    * C: Input → one LLM call → Output: I/O-bound. The provider is the benches' local fake (OpenAI's
    * protocol, its base URL set as OPENAI_API_BASE), which echoes the prompt after the delay it is given.
    */
-  llm: chain(
-    'llm',
-    'C: LLM call',
-    [
-      input(),
-      node('llm', 'SingleLLMCallNode', {
-        llm_info: { model: 'openai/gpt-4o', max_tokens: 50, temperature: 0 },
-        user_message: '{{in.text}}',
-        output_schema: { output: 'string' },
-      }),
-      node('out', 'OutputNode', { output_map: { text: 'llm.output' } }),
-    ],
-    (text) => `echo: ${text}`,
-  ),
+  llm: llmCall('llm', 'C: LLM call'),
+  /** C with a timeout of 30 s: a short call, which runs as a local activity (activity-options.ts). */
+  llmShort: llmCall('llm-short', 'C: short LLM call', { timeout_seconds: 30 }),
 } satisfies Record<string, Scenario>;
 
 export type ScenarioKey = keyof typeof SCENARIOS;

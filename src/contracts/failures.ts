@@ -16,6 +16,11 @@ export const FailureType = {
   CodeRejected: 'WorkflowCodeRejected',
   /** The worker's Python sandbox cannot start: the code never ran. */
   SandboxUnavailable: 'SandboxUnavailable',
+  /**
+   * A short model call run as a local activity found a fleet-wide limit on its model: nothing was
+   * sent, and the run asks the limit for a slot and makes the call as a regular activity.
+   */
+  ModelLimited: 'ModelLimited',
 } as const;
 
 /** Node failures no retry can mend: the activity policies' non-retryable types. */

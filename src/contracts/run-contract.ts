@@ -108,6 +108,11 @@ export interface ExecuteNodeInput {
   trace?: RunTrace;
   /** Set under a fleet-wide limit: the slots this attempt holds (limit-contract.ts). */
   slots?: HeldSlots;
+  /**
+   * Set on a short model call run as a local activity, which asks no limit for a slot: it fails at
+   * once with ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
+   */
+  unlimitedOnly?: true;
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult & SlotsReturned>;

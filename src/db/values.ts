@@ -91,8 +91,9 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
      * Throws ValueTooLargeError (naming `what`) when the whole is over `maxBytes`, and
      * ForeignValueRefError when it holds a sealed ref: every value that enters a run comes through
      * here plain (a node's output, a dataset row), so one there was copied from elsewhere.
+     * `inlineAtMost` lowers the inline size for this value (a local activity's result).
      */
-    async externalize<T>(scope: string, value: T, what?: string): Promise<T> {
+    async externalize<T>(scope: string, value: T, what?: string, inlineAtMost?: number): Promise<T> {
       refuseForeignRefs(value, what);
       const text = JSON.stringify(value) ?? '';
       const size = Buffer.byteLength(text);
@@ -100,7 +101,7 @@ export function createValues(store: ValueStore, limits: ValueLimits, seals: Valu
       return (await shrink(
         scope,
         value,
-        limits.refAboveBytes,
+        Math.min(limits.refAboveBytes, inlineAtMost ?? limits.refAboveBytes),
         size,
         typeof value === 'string' ? text : undefined,
       )) as T;

@@ -22,6 +22,9 @@ import { timedNode } from './node-timing';
 import { callbackUrlMinter } from '../../src/nodes/callback-urls';
 import type { InboundCallbackClaims } from '../../src/secrets/inbound-callback-token';
 import { DEFAULT_WORKSPACE, workspaceScope } from '../../src/db/workspace-scope';
+import type { ProviderLimits } from '../../src/usage/provider-limits';
+import { limitKeysOf } from '../../src/contracts/limit-contract';
+import { modelOf } from '../../src/engine/model-calls';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -42,9 +45,17 @@ export interface NodeActivityDeps {
   tracer?: SpurTracer;
   /** A WaitForCallbackNode's URL, for `callback_url(…)` in the templates a node renders. */
   callbackUrl?: (claims: InboundCallbackClaims) => string;
+  /** The fleet-wide limits: a short call run locally checks none applies to its model (`unlimitedOnly`). */
+  limits?: Pick<ProviderLimits, 'on'>;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
+/**
+ * The most of a short call's output (a local activity) kept inline; the rest is stored by
+ * reference. A worker's 100 local activities then add at most 1.6 MB to a workflow task's
+ * completion, under gRPC's 4 MB message limit.
+ */
+export const LOCAL_RESULT_INLINE_BYTES = 16 * 1024;
 
 /** One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body. */
 export function createNodeActivities(deps: NodeActivityDeps): Record<string, ExecuteNodeActivity> {
@@ -61,9 +72,10 @@ export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Pr
 
 async function executeNodeIn(
   deps: NodeActivityDeps,
-  { runId, node, input, budget }: ExecuteNodeInput,
+  { runId, node, input, budget, unlimitedOnly }: ExecuteNodeInput,
   span: NodeSpan | undefined,
 ): Promise<ExecuteNodeResult> {
+  if (unlimitedOnly) await refuseIfLimited(deps, node);
   const type = getNodeType(node.node_type);
   const execute = type?.execute;
   if (!type || !execute) {
@@ -92,7 +104,10 @@ async function executeNodeIn(
   const usage = ctx.usage();
   let stored: NodeOutput;
   try {
-    stored = await ctx.stored(() => externalizeOutput(deps.values, runId, node, output));
+    // A short call's result travels in its workflow task's completion with every other one that
+    // ended meanwhile: kept small, so a hundred of them stay far below Temporal's message limit.
+    const inline = Context.current().info.isLocal ? LOCAL_RESULT_INLINE_BYTES : undefined;
+    stored = await ctx.stored(() => externalizeOutput(deps.values, runId, node, output, inline));
   } catch (err) {
     throw carryingUsage(err, usage);
   }
@@ -102,6 +117,18 @@ async function executeNodeIn(
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),
   };
+}
+
+/**
+ * A short call run as a local activity asks no limit for a slot: if one applies to its model, it
+ * sends nothing and says so, and the run makes the call through the limit (model-slots.ts).
+ */
+async function refuseIfLimited(deps: NodeActivityDeps, node: ExecuteNodeInput['node']): Promise<void> {
+  const model = modelOf(node);
+  if (!model || !deps.limits) return;
+  const applying = await deps.limits.on(limitKeysOf(model));
+  if (applying.length > 0)
+    throw ApplicationFailure.nonRetryable(`A fleet-wide limit applies to ${model}`, FailureType.ModelLimited);
 }
 
 /** Mints callback URLs of the run's WaitForCallbackNodes, in the run's workspace (the activity's). */
@@ -131,9 +158,10 @@ export function externalizeOutput(
   runId: string,
   node: ExecuteNodeInput['node'],
   output: NodeOutput,
+  inlineAtMost?: number,
 ): Promise<NodeOutput> {
   return refusedValueFailsNode(() =>
-    values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`),
+    values.externalize(runId, output, `The output of node '${node.title}' (${node.id})`, inlineAtMost),
   );
 }
 

@@ -95,8 +95,10 @@ export function activityNodeContext(
   // Temporal keeps only the latest heartbeat's details: the periodic beats repeat the node's last
   // ones (a crawl id), so a retry after a crash still finds them.
   let last: unknown;
+  // A local activity (a short call, activity-options.ts) has no heartbeat: its workflow task keeps it alive.
+  const beat = activity.info.isLocal ? () => undefined : () => activity.heartbeat(last);
   // What the node reads from the database waits out an outage rather than failing the attempt.
-  const outage = { signal: activity.cancellationSignal, whileWaiting: () => activity.heartbeat(last) };
+  const outage = { signal: activity.cancellationSignal, whileWaiting: beat };
   const stored = <T>(read: () => Promise<T>) => outlastOutage(read, outage);
   // The run's workflow, read once for all the files a node stores (an MCP result's images, stored
   // side by side); a failed read is not kept, so the next file (or the outage wait) reads again.
@@ -161,7 +163,7 @@ export function activityNodeContext(
     fetch: deps.fetch,
     heartbeat: (details) => {
       if (details !== undefined) last = details;
-      activity.heartbeat(last);
+      beat();
     },
     heartbeatDetails: activity.info.heartbeatDetails,
     callKey: callKeyOf(activity.info),

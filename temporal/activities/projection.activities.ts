@@ -1,6 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { retriesStorageWrite } from '../../src/db/failure-kinds';
-import type { PauseRecord, PauseResolution, ProgressSave } from '../../src/db/runs/run-projection';
+import {
+  type PauseRecord,
+  type PauseResolution,
+  type ProgressSave,
+  RECORD_REFUSED,
+} from '../../src/db/runs/run-projection';
 import type { RunRepository } from '../../src/db/runs/run-repository';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../src/engine/approvals';
@@ -30,7 +35,7 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
       await work();
     } catch (err) {
       if (retriesStorageWrite(err, Context.current().info.attempt)) throw err;
-      const message = `The run record could not be saved: ${(err as Error).message}`;
+      const message = `${RECORD_REFUSED}: ${(err as Error).message}`;
       await runs.markFailed(runId, message).catch(() => undefined);
       throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
     }

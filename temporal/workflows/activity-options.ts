@@ -66,6 +66,42 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
 }
 
 /**
+ * The node types whose call may run as a local activity, each with its timeout when the node sets
+ * none (SingleLLMCallNode: the provider request's, provider-settings.ts; PythonFuncNode: its
+ * config's default). Agents, tools and everything else stay regular activities.
+ */
+const SHORT_CALL_DEFAULT_SECONDS: Readonly<Record<string, number>> = {
+  SingleLLMCallNode: 280,
+  PythonFuncNode: 30,
+};
+
+/**
+ * The longest timeout a node may have and still run as a local activity. A local activity longer
+ * than the workflow task timeout (10 s) keeps its task alive by completing it and taking a new one
+ * every 8 s (three history events each, about what the regular activity it replaced costs in all),
+ * and one whose worker dies is run again from the workflow task on another worker after that
+ * timeout: so only calls that are short by their own limit run locally (docs/performance.md).
+ */
+export const LOCAL_CALL_MAX_SECONDS = 60;
+
+/**
+ * A short call's options as a local activity, or undefined when the node must stay a regular
+ * activity: not a short-call type, a timeout over LOCAL_CALL_MAX_SECONDS, or heartbeats asked
+ * for (`heartbeat_timeout_seconds`: the node wants a dead worker noticed that fast).
+ */
+export function shortCallOptions(node: {
+  node_type: string;
+  config: Record<string, unknown>;
+}): LocalActivityOptions | undefined {
+  const fallback = SHORT_CALL_DEFAULT_SECONDS[node.node_type];
+  if (fallback === undefined || node.config.heartbeat_timeout_seconds !== undefined) return undefined;
+  const seconds = positive(node.config.timeout_seconds, fallback, 24 * 3600);
+  if (seconds > LOCAL_CALL_MAX_SECONDS) return undefined;
+  const { retry } = ioNodeOptions(node.config);
+  return { startToCloseTimeout: `${seconds + 30}s`, retry };
+}
+
+/**
  * A delivery's one attempt (a callback POST, a message with approval links), retried with the
  * callbacks' policy until it is taken, refused for good (`refused`) or the time is up. One attempt
  * has its own timeout inside; a dead worker's attempt is retried.

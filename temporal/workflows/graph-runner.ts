@@ -1,4 +1,10 @@
-import { type ActivityOptions, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  type ActivityOptions,
+  type LocalActivityOptions,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { type AgentStepInput, type BudgetScope, type GraphNode } from '../../src/engine/run-contract';
@@ -11,11 +17,12 @@ import {
 } from '../../src/contracts/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
 import type { RunTrace } from '../../src/contracts/trace-ids';
-import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions } from './activity-options';
+import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions, shortCallOptions } from './activity-options';
 import { ModelSlots, type SlotWaitHooks } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';
 import { modelOf, tokenEstimate } from '../../src/engine/model-calls';
 import { failureOutcomeOf } from '../../src/contracts/breaker-contract';
+import { FailureType, applicationCause } from '../../src/contracts/failures';
 
 export { failureMessage } from '../../src/engine/graph-walker';
 
@@ -31,8 +38,8 @@ export interface ModelCallHooks {
 }
 
 /**
- * A run's graph walked inside its workflow: every node is an activity (pure ones local), a chain
- * of pure nodes one local activity (a pure region).
+ * A run's graph walked inside its workflow: every node is an activity (pure ones and short calls
+ * local), a chain of pure nodes one local activity (a pure region).
  */
 export class GraphRunner extends GraphWalker {
   constructor(runId: string, hooks: RunnerHooks, calls: ModelCallHooks) {
@@ -48,11 +55,21 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
   return {
     execute: (node, input) => {
       const model = modelOf(node);
+      const short = shortCallOptions(node);
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
-      if (!model) return nodeActivity(node)({ runId, node, input, ...traced });
-      return budgeted(node, input, (budget) => {
+      if (!model)
+        return (short ? localNodeActivity(node, short) : nodeActivity(node))({ runId, node, input, ...traced });
+      return budgeted(node, input, async (budget) => {
         const activityInput = { runId, node, input, ...traced, ...(budget ? { budget } : {}) };
+        if (short) {
+          // No limit on its model (the activity checks): one local activity, no slot to ask for.
+          try {
+            return await localNodeActivity(node, short)({ ...activityInput, unlimitedOnly: true });
+          } catch (err) {
+            if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
+          }
+        }
         return slots.call(node, model, tokenEstimate(node, input), {
           once: (slots) => nodeActivity(node, 'once')({ ...activityInput, slots }),
           withRetries: () => nodeActivity(node)(activityInput),
@@ -91,6 +108,14 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
   }
   return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...nodeOptions(node, tries), summary })[
     name
+  ] as ExecuteNodeActivity;
+}
+
+/** A short call (shortCallOptions) as a local activity: no task queue, no heartbeats. */
+function localNodeActivity(node: GraphNode, options: LocalActivityOptions): ExecuteNodeActivity {
+  const summary = `${node.title} (${node.id})`;
+  return proxyLocalActivities<Record<string, ExecuteNodeActivity>>({ ...options, summary })[
+    nodeActivityName(node.node_type)
   ] as ExecuteNodeActivity;
 }
 

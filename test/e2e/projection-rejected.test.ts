@@ -25,6 +25,9 @@ const definition = {
       n(`p${i}`, 'PythonFuncNode', {
         code: `import time\ntime.sleep(1)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
         timeout_seconds: 60,
+        // A regular activity: a short call (a local activity) keeps at most 16 KB of its output
+        // inline, so its record could not grow past the limit this way.
+        heartbeat_timeout_seconds: 20,
         output_schema: { s: 'string' },
       }),
     ),

@@ -1,10 +1,11 @@
 // A rolling restart of every worker under a stream of runs: each worker in turn gets SIGTERM while
-// its replacement starts, and no run fails and no model call is made twice. Prometheus-like
+// its replacement starts, and no run fails and no model call is made twice, whether the call is a
+// regular activity or a short call run as a local activity (timeout_seconds 30). Prometheus-like
 // scrapers keep a connection open to every worker's metrics port, as a real one does.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { freePort } from '../../scripts/lib/ports';
-import { type DrainStack, callsFor, echoOf, startDrainStack } from '../support/drain';
+import { type DrainStack, askOnce, callsFor, echoOf, startDrainStack } from '../support/drain';
 import { waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import { startWorker, type TestWorker } from '../support/worker';
@@ -48,7 +49,9 @@ describe('e2e: a rolling restart of every worker under load fails no run', funct
     await stack?.close();
   });
 
-  it(`${WORKERS} workers replaced one by one while runs keep coming: every run completes, each model call made once`, async () => {
+  it(`${WORKERS} workers replaced one by one while runs keep coming: every run completes, each model call made once (as a regular or a local activity)`, async () => {
+    const short = await stack.http.post('/wf/', { name: 'drain short', definition: askOnce({ timeout_seconds: 30 }) });
+    assert.equal(short.status, 200, short.text);
     for (let i = 0; i < WORKERS; i++) workers.push(await scrapedWorker(stack.api.env));
     stack.fake.respondWith(() => ({ delayMs: CALL_MS }));
 
@@ -60,7 +63,9 @@ describe('e2e: a rolling restart of every worker under load fails no run', funct
         const x = `r${i}`;
         const blocking = i % 2 === 0;
         const route = blocking ? 'run' : 'start_run';
-        const answer = stack.http.post(`/wf/${stack.workflowId}/${route}/`, { initial_inputs: { in: { x } } });
+        // Every second pair of runs calls its model as a short call (a local activity).
+        const workflowId = i % 4 < 2 ? stack.workflowId : (short.body.id as string);
+        const answer = stack.http.post(`/wf/${workflowId}/${route}/`, { initial_inputs: { in: { x } } });
         started.push({ x, blocking, answer });
         await new Promise((r) => setTimeout(r, EVERY_MS));
       }

@@ -20,7 +20,7 @@ export interface DrainStack {
 }
 
 /** in(x) → ask (one call of MODEL: "say {{in.x}}", with `askConfig`) → out(answer). */
-const askOnce = (askConfig: Cfg) => ({
+export const askOnce = (askConfig: Cfg) => ({
   nodes: [
     input(),
     n('ask', 'SingleLLMCallNode', {

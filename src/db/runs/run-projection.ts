@@ -13,6 +13,9 @@ import { createTaskDeltas } from './task-deltas';
 import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
 import { countRunEnd } from './run-ends';
 
+/** How the message of a run whose record a save could not write begins (projection.activities.ts). */
+export const RECORD_REFUSED = 'The run record could not be saved';
+
 /**
  * Writes of a run's projection. Each is idempotent, so an activity that runs twice (a retry, a
  * worker that died after writing) leaves the same documents.
@@ -112,11 +115,12 @@ export function createRunProjection(models: Models, events: RunEvents) {
       pause?: { opened: PauseRecord } | { resumed: PauseResolution },
       onEnded?: () => void,
     ): Promise<void> {
-      // One read serves the final-status check, a cancel's check and the stream's head. Only a
-      // cancel's tasks wait for it; any other save's tasks are written whatever it says, meanwhile.
+      // One read serves the final-status check, a cancel's check and the stream's head; the tasks
+      // are written once it has said the run has not ended.
       const cancel = p.run?.status === 'CANCELED';
       const read = Run.findById(p.runId, {
         status: 1,
+        message: 1,
         start_time: 1,
         end_time: 1,
         workflow_id: 1,
@@ -126,6 +130,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
       }).lean<
         {
           status: RunStatus;
+          message?: string | null;
           start_time?: Date;
           end_time: Date | null;
           workflow_id: string;
@@ -133,14 +138,23 @@ export function createRunProjection(models: Models, events: RunEvents) {
           trigger?: { kind: string } | null;
         } & StoredHead
       >();
-      const [current] = await Promise.all([
-        read,
-        p.tasks && !cancel ? saveTasks(p.runId, p.tasks.records, p.tasks.first) : undefined,
-      ]);
+      const current = await read;
       if (!current) return; // deleted with its workflow: nothing to show any more
       if (cancel && current.status === 'CANCELED') return;
-      if (p.tasks && cancel) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
-      if (p.tasks)
+      // An ended record stays as it ended. A workflow task that ran local activities is replayed
+      // whole if its worker dies before the task completes, saves and short calls included
+      // (activity-options.ts, shortCallOptions): its saves find the run ended and change nothing. Only a
+      // final save goes on, to write again the events of the save that ended it (events.append).
+      // A record failed because a save was refused (markFailed) is not its workflow's end: saves go on
+      // failing there, and end the run as they did.
+      const closed =
+        isFinalStatus(current.status) &&
+        current.end_time !== null &&
+        current.end_time !== undefined &&
+        !current.message?.startsWith(RECORD_REFUSED);
+      if (closed && !cancel && !p.run?.final) return;
+      if (p.tasks && !closed) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
+      if (p.tasks && !closed)
         await ledger.record([
           { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
         ]);

@@ -1,0 +1,203 @@
+// Short calls (a SingleLLMCallNode or PythonFuncNode whose timeout is at most LOCAL_CALL_MAX_SECONDS
+// and that asks for no heartbeats) run as local activities of their run's workflow: Temporal's
+// history shows no activity task for them. They keep what a regular activity gave: a fleet-wide
+// limit on the model still holds, and a worker killed during the call loses nothing.
+import assert from 'node:assert/strict';
+import type { temporal } from '@temporalio/proto';
+import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
+import { type FakeLlmServer, mostAtOnce } from '../support/fake-llm-server';
+import { input, l, n } from '../support/graphs';
+import { attachFakeLlm } from '../support/llm-engine';
+import { closedRunHistory, largestHistoryPayload } from '../support/run-history';
+import { startWorker } from '../support/worker';
+import { until } from '../support/exec-log';
+import { createRunProjection } from '../../src/db/runs/run-projection';
+import { createRunEvents } from '../../src/db/runs/run-events';
+import type { TaskRecord } from '../../src/engine/run-contract';
+
+const MODEL = 'openai/gpt-4o-mini';
+const ask = (id: string, config: Record<string, unknown> = {}) =>
+  n(id, 'SingleLLMCallNode', { llm_info: { model: MODEL, max_tokens: 50 }, user_message: 'say {{in.x}}', ...config });
+
+/** in → short (timeout 30 s) → out: the call runs as a local activity. */
+const shortCall = {
+  nodes: [
+    input(),
+    ask('short', { timeout_seconds: 30 }),
+    n('out', 'OutputNode', { output_map: { a: 'short.output' } }),
+  ],
+  links: [l('in', 'short'), l('short', 'out')],
+};
+
+type Task = { node_id: string; status: string; outputs: Record<string, unknown> | null; waited_ms?: number };
+
+/** The nodes Temporal scheduled an activity task for, from their summaries `<title> (<id>)`. */
+function activityNodes(history: temporal.api.history.v1.IHistory): string[] {
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => {
+      const data = e.userMetadata?.summary?.data;
+      const text = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as string) : '';
+      return /\(([^()]+)\)$/.exec(text)?.[1] ?? text;
+    })
+    .sort();
+}
+
+describe('e2e: short calls run as local activities', function () {
+  this.timeout(240_000);
+  let engine: SplitEngine;
+  let fake: FakeLlmServer;
+  before(async () => {
+    engine = await startSplitEngine();
+    fake = await attachFakeLlm(engine);
+  });
+  afterEach(async () => {
+    fake.respondWith(undefined);
+    assert.equal((await engine.http.put('/limits/', [])).status, 200);
+  });
+  after(async () => {
+    await engine?.close();
+    await fake?.close();
+  });
+
+  const create = async (name: string, definition: unknown) => {
+    const res = await engine.http.post('/wf/', { name, definition });
+    assert.equal(res.status, 200, res.text);
+    return res.body.id as string;
+  };
+  const start = async (workflowId: string, x: string) => {
+    const res = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x } } });
+    assert.equal(res.status, 200, res.text);
+    return res.body.id as string;
+  };
+  const tasksOf = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
+  const callsSaying = (x: string) =>
+    fake.requests.filter((r) => r.protocol !== null && JSON.stringify(r.body).includes(`say ${x}`));
+
+  it('a short model call and a PythonFuncNode get no activity task; a long call and one asking for heartbeats still do; all answer', async () => {
+    const wf = await create('short and long', {
+      nodes: [
+        input(),
+        ask('short', { timeout_seconds: 30 }),
+        n('py', 'PythonFuncNode', {
+          code: 'return {"y": input_model.short.output + "!"}',
+          output_schema: { y: 'string' },
+        }),
+        ask('long'),
+        n('beat', 'PythonFuncNode', {
+          code: 'return {"z": input_model.py.y + "?"}',
+          heartbeat_timeout_seconds: 5,
+          output_schema: { z: 'string' },
+        }),
+        n('out', 'OutputNode', { output_map: { z: 'beat.z', long: 'long.output' } }),
+      ],
+      links: [l('in', 'short'), l('short', 'py'), l('in', 'long'), l('py', 'beat'), l('beat', 'out'), l('long', 'out')],
+    });
+    const runId = await start(wf, 'hi');
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    const out = (await engine.http.get(`/run/${runId}/`)).body;
+    assert.deepEqual(out.outputs.out, { z: 'echo: say hi!?', long: 'echo: say hi' });
+    const tasks = out.tasks as Task[];
+    assert.deepEqual(tasks.find((t) => t.node_id === 'short')?.outputs, { output: 'echo: say hi' });
+    assert.ok(tasks.every((t) => t.status === 'COMPLETED'));
+    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), ['beat', 'long']);
+  });
+
+  it('forty short calls answering 120 KB each at once: the run completes with every answer whole, and no history payload holds over 16 KB of one', async () => {
+    const calls = Array.from({ length: 40 }, (_, i) => ask(`a${i}`, { timeout_seconds: 30 }));
+    const wf = await create('wide short', {
+      nodes: [input(), ...calls],
+      links: calls.map((c) => l('in', c.id)),
+    });
+    const long = 'y'.repeat(120 * 1024);
+    fake.respondWith(() => ({ content: JSON.stringify({ output: long }) }));
+    const runId = await start(wf, 'wide');
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    const tasks = await tasksOf(runId);
+    assert.equal(tasks.filter((t) => t.status === 'COMPLETED' && t.outputs?.output === long).length, 40);
+    const { bytes } = await largestHistoryPayload(engine, runId);
+    assert.ok(bytes <= 17 * 1024, `a history payload of ${bytes} bytes`);
+  });
+
+  it('saves replayed after a run ended (its workflow task run again on another worker) change neither its record nor its events', async () => {
+    const runId = await start(await create('ended once', shortCall), 'end');
+    assert.equal((await waitForRun(engine.http, runId, undefined, 120_000)).status, 'COMPLETED');
+    const { models } = engine.api;
+    const record = async () => ({
+      run: (await engine.http.get(`/run/${runId}/`)).body,
+      events: await models.RunEvent.countDocuments({ run_id: runId }),
+    });
+    const before = await record();
+    const tasks = before.run.tasks as TaskRecord[];
+    const replayedAs = (status: TaskRecord['status'], outputs: TaskRecord['outputs']) =>
+      tasks.map((t) => (t.node_id === 'short' ? { ...t, status, outputs, end_time: null } : t));
+    const runs = createRunProjection(models, createRunEvents(models));
+    // The workflow task again: the save before the call, then the end with the call's second answer.
+    await runs.save({
+      runId,
+      tasks: { records: replayedAs('RUNNING', null), first: true },
+      run: { status: 'RUNNING', message: null },
+    });
+    await runs.save({
+      runId,
+      tasks: { records: replayedAs('COMPLETED', { output: 'another answer' }), first: false },
+      run: { status: 'COMPLETED', message: null, final: { outputsByTitle: { out: { a: 'another answer' } } } },
+    });
+    assert.deepEqual(await record(), before);
+  });
+
+  it('under max_concurrent 1 six short calls reach the provider one at a time (without the limit they overlap), and all complete', async () => {
+    const wf = await create('limited short', shortCall);
+    const overlapOf = async (tag: string) => {
+      const runIds = await Promise.all(Array.from({ length: 6 }, (_, i) => start(wf, `${tag}${i}`)));
+      for (const id of runIds) {
+        const run = await waitForRun(engine.http, id, undefined, 120_000);
+        assert.equal(run.status, 'COMPLETED', `${id}: ${run.message}`);
+      }
+      const sent = runIds.map((_, i) => callsSaying(`${tag}${i}`));
+      assert.deepEqual(
+        sent.map((s) => s.length),
+        [1, 1, 1, 1, 1, 1],
+        'one request per run',
+      );
+      return mostAtOnce(sent.flat());
+    };
+    // Long enough that calls overlap however slowly a loaded host starts the runs.
+    fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 800 }));
+    assert.ok((await overlapOf('free')) > 1, 'without a limit, the calls overlap');
+    assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    assert.equal(await overlapOf('held'), 1, 'under the limit, one at a time');
+  });
+
+  it('a worker killed -9 during a short call: the call is made again on the next worker, and the run completes once with its answer', async () => {
+    const wf = await create('short crash', shortCall);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.respondWith((req) =>
+      JSON.stringify(req.body).includes('say cut')
+        ? callsSaying('cut').length === 1
+          ? { content: JSON.stringify({ output: 'lost' }), heldUntil: held }
+          : { content: JSON.stringify({ output: 'second' }) }
+        : undefined,
+    );
+    const runId = await start(wf, 'cut');
+    await until('the call at the provider', async () => callsSaying('cut').length === 1);
+    const victim = engine.worker;
+    victim.process.kill('SIGKILL');
+    await victim.process.exited;
+    release();
+    engine.worker = await startWorker(engine.api.env);
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.equal(callsSaying('cut').length, 2, 'the cut-off call was made once more');
+    const tasks = await tasksOf(runId);
+    assert.deepEqual(tasks.map((t) => [t.node_id, t.status]).sort(), [
+      ['in', 'COMPLETED'],
+      ['out', 'COMPLETED'],
+      ['short', 'COMPLETED'],
+    ]);
+    assert.deepEqual(tasks.find((t) => t.node_id === 'short')?.outputs, { output: 'second' });
+  });
+});
