@@ -142,7 +142,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
     ...templateRoutes(services.workflows),
     ...codeConvertRoutes(services.codeConvert),
     ...aiRoutes(services.aiAssist),
-    ...evalRoutes(services.evalSuites, services.evals),
+    ...evalRoutes(services.evalSuites, services.evals, services.suitesFromRuns),
     // Before env-mgmt's `/env-mgmt/{name}`, which would take `/env-mgmt/embedding-models/` for a name.
     ...ragRoutes(services.rag, { maxFiles: config.http.maxUploadFiles, maxFileBytes: config.http.maxUploadBytes }),
     ...envMgmtRoutes(services.env),

@@ -60,6 +60,7 @@ import { createWorkflowPauseService } from './modules/workflows/workflow-pause.s
 import { createHeldDeliveries } from './db/held-deliveries';
 import { createEvalRecords } from './db/eval-records';
 import { createSuiteService } from './modules/evals/suites.service';
+import { createSuitesFromRuns } from './modules/evals/suites-from-runs';
 import { createEvalRecorder } from './modules/evals/eval-recorder';
 import { createEvalService } from './modules/evals/evals.service';
 import { createRunActionService } from './modules/run-actions/run-actions.service';
@@ -202,6 +203,7 @@ export function createServices({
     actionWaitMs: config.runs.actionWaitMs,
     users: accessUsers,
   });
+  const datasets = createDatasetService({ models, runs: reader, limits: config.datasets, parser });
   const evalRecords = createEvalRecords(models);
   const evalSuites = createSuiteService(models, evalRecords);
   const evals = createEvalService({
@@ -303,7 +305,14 @@ export function createServices({
     storedFiles: createStoredFileService(models),
     env,
     aiAssist: createAiAssist(env, outbound.as('assist')),
-    datasets: createDatasetService({ models, runs: reader, limits: config.datasets, parser }),
+    datasets,
+    suitesFromRuns: createSuitesFromRuns({
+      models,
+      values,
+      datasets,
+      suites: evalSuites,
+      outputVariables: (id) => workflows.outputVariables(id),
+    }),
     outputFiles: createOutputFileService(models, runRecords),
     users,
     sessions,

@@ -8,6 +8,10 @@ export const MAX_PATTERN_CHARS = 500;
 export const MAX_CODE_CHARS = 20_000;
 
 const Exact = z.object({ type: z.literal('exact') }).openapi({ description: 'The text equals the answer' });
+const JsonEqual = z.object({ type: z.literal('json_equal') }).openapi({
+  description:
+    'The output equals the answer as JSON values (objects compared key by key, whatever the order); a suite made from runs scores so by default',
+});
 const Normalized = z.object({ type: z.literal('normalized') }).openapi({
   description: 'Equal after lower-casing, dropping punctuation and collapsing whitespace',
 });
@@ -91,7 +95,7 @@ const Python = z.object({ type: z.literal('python'), code: z.string().min(1).max
 });
 
 export const ScorerConfig = z
-  .discriminatedUnion('type', [Exact, Normalized, Numeric, Regex, Choice, JsonSchema, LlmJudge, Python])
+  .discriminatedUnion('type', [Exact, JsonEqual, Normalized, Numeric, Regex, Choice, JsonSchema, LlmJudge, Python])
   .openapi('EvalScorer');
 export type ScorerConfig = z.output<typeof ScorerConfig>;
 export type ScorerType = ScorerConfig['type'];

@@ -36,10 +36,38 @@ type Local = Exclude<ScorerConfig, { type: 'llm_judge' | 'python' }>;
 export function score(config: ScorerConfig, example: Example, tools: ScorerTools): Promise<Verdict> {
   if (config.type === 'llm_judge') return tools.judge(config, example);
   if (config.type === 'python') return tools.python(config, example);
+  if (config.type === 'json_equal') return Promise.resolve(jsonEqual(example.output, example.answer));
   return Promise.resolve(scoreLocally(config, asText(example.output), asText(example.answer).trim(), example.output));
 }
 
-function scoreLocally(config: Local, output: string, answer: string, raw: unknown): Verdict {
+/**
+ * Equal as JSON values: both as canonical JSON text (keys sorted at every level), so `"1"` and `1`
+ * differ. Shown as texts are elsewhere: a string as it is, anything else as that JSON.
+ */
+function jsonEqual(output: unknown, answer: unknown): Verdict {
+  const show = (value: unknown) => (typeof value === 'string' ? value : canonicalJson(value));
+  const correct = output !== undefined && canonicalJson(output) === canonicalJson(answer);
+  return { correct, predicted: show(output), expected: show(answer) };
+}
+
+/** JSON text with every object's keys in order; undefined (no output) as ''. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
+}
+
+function scoreLocally(
+  config: Exclude<Local, { type: 'json_equal' }>,
+  output: string,
+  answer: string,
+  raw: unknown,
+): Verdict {
   switch (config.type) {
     case 'exact':
       return { correct: output === answer, predicted: output, expected: answer };

@@ -9,11 +9,13 @@ import {
   EvalRunResponse,
   LaunchRequest,
   SuiteIdParams,
+  SuiteFromRunsRequest,
   SuiteRequest,
   SuiteResponse,
 } from './evals.schemas';
 import type { EvalService } from './evals.service';
 import type { SuiteService } from './suites.service';
+import type { SuitesFromRuns } from './suites-from-runs';
 
 const tags = ['evals'];
 
@@ -21,8 +23,19 @@ const tags = ['evals'];
  * Evals: suites (a dataset, its answer column and a scorer), runs that score a workflow on a suite
  * (PySpur's `/evals/` shapes, so its Evals page works) and comparisons of two workflow versions.
  */
-export function evalRoutes(suites: SuiteService, evals: EvalService): MountableRoute[] {
+export function evalRoutes(suites: SuiteService, evals: EvalService, fromRuns: SuitesFromRuns): MountableRoute[] {
   return [
+    defineRoute({
+      method: 'post',
+      path: '/evals/suites/from_runs/',
+      permission: 'build',
+      summary: "A regression suite from a workflow's runs: their inputs, and the output each recorded as the answer",
+      tags,
+      body: SuiteFromRunsRequest,
+      response: SuiteResponse,
+      errors: [404, 409, 413],
+      handler: ({ body }) => fromRuns.create(body),
+    }),
     defineRoute({
       method: 'post',
       path: '/evals/suites/',

@@ -1,6 +1,7 @@
 import { EVAL_RUN_STATUSES } from '../../db/models/eval-run.model';
 import { ScorerConfig } from '../../evals/scorer-config';
 import { z } from '../../zod';
+import { RUN_STATUSES } from '../../engine/statuses';
 
 /** Most rows one eval run scores: a run is one batch, and each of its rows a workflow of its own. */
 export const MAX_EVAL_SAMPLES = 10_000;
@@ -32,6 +33,43 @@ export const SuiteRequest = z
   })
   .openapi('EvalSuiteRequest');
 export type SuiteInput = z.output<typeof SuiteRequest>;
+
+/** Most runs one suite may be made from. */
+export const MAX_SUITE_RUNS = 5_000;
+
+export const SuiteFromRunsRequest = z
+  .object({
+    name: SuiteRequest.shape.name,
+    description: z.string().max(10_000).default(''),
+    type: z.string().max(100).default('Regression').openapi({ description: 'Shown as the card\'s "Type"' }),
+    workflow_id: Id,
+    filter: z
+      .object({
+        status: z.array(z.enum(RUN_STATUSES)).min(1).max(RUN_STATUSES.length).default(['COMPLETED']),
+        started_after: z.iso.datetime({ offset: true }).optional(),
+        started_before: z.iso.datetime({ offset: true }).optional(),
+        run_type: z.string().min(1).max(50).optional(),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SUITE_RUNS)
+          .default(1000)
+          .openapi({
+            description: `The newest runs that match, at most ${MAX_SUITE_RUNS}`,
+          }),
+      })
+      .strict()
+      .default({ status: ['COMPLETED'], limit: 1000 }),
+    output_variable: z.string().min(1).max(500).openapi({
+      description:
+        "A prefixed_variable of the workflow's output-variables listing: each run's recorded value is the row's expected answer",
+    }),
+    scorer: ScorerConfig.default({ type: 'json_equal' }),
+  })
+  .strict()
+  .openapi('EvalSuiteFromRunsRequest');
+export type SuiteFromRunsInput = z.output<typeof SuiteFromRunsRequest>;
 
 export const SuiteResponse = z
   .object({

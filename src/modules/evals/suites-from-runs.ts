@@ -1,0 +1,134 @@
+import { Readable } from 'node:stream';
+import { trusted } from 'mongoose';
+import type { Models, RunDoc } from '../../db/models';
+import { fromJsonText } from '../../db/json-text';
+import type { Values } from '../../db/values';
+import type { TaskRecord } from '../../engine/run-contract';
+import type { OutputVariable } from '../../evals/output-variable';
+import { outputVariableOf } from '../../evals/output-variable';
+import type { DatasetService } from '../datasets/datasets.service';
+import { ConflictError } from '../../errors';
+import { invalidField } from './eval-errors';
+import type { SuiteFromRunsInput, SuiteResponse } from './evals.schemas';
+import type { SuiteService } from './suites.service';
+
+/** Runs whose tasks are read at once: the rows of one page go out before the next is read. */
+const PAGE = 200;
+const ANSWER_COLUMN = 'expected_output';
+
+export interface SuitesFromRunsDeps {
+  models: Models;
+  values: Pick<Values, 'resolve'>;
+  datasets: Pick<DatasetService, 'upload' | 'remove'>;
+  suites: Pick<SuiteService, 'create' | 'get'>;
+  outputVariables(workflowId: string): Promise<OutputVariable[]>;
+}
+
+/** One row: the run's initial inputs (its InputNode's fields) and the value it recorded for the output variable. */
+interface RunRow {
+  inputs: Record<string, unknown>;
+  answer: unknown;
+}
+
+/**
+ * A regression suite from a workflow's production runs: the top-level runs that match the filter
+ * (newest first) become a dataset, each row a run's initial inputs and, as its expected answer, the value
+ * the run recorded for `output_variable`; the suite scores over it (JSON equality unless another
+ * scorer is named). Runs that recorded no such value (a failed node, another version's outputs)
+ * are left out. The dataset is stored through the upload path, as a JSONL file.
+ */
+export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
+  const { Run, RunTasks } = deps.models;
+
+  async function* matchingRows(body: SuiteFromRunsInput): AsyncGenerator<RunRow> {
+    const { status, started_after: after, started_before: before, run_type: runType, limit } = body.filter;
+    // Top-level runs only: a batch's or an eval's rows are not traffic of their own.
+    const query: Record<string, unknown> = {
+      workflow_id: body.workflow_id,
+      status: trusted({ $in: status }),
+      parent_run_id: null,
+    };
+    if (after || before)
+      query.start_time = trusted({
+        ...(after ? { $gte: new Date(after) } : {}),
+        ...(before ? { $lt: new Date(before) } : {}),
+      });
+    if (runType) query.run_type = runType;
+    const runs = await Run.find(query, { initial_inputs: 1 })
+      .sort({ start_time: -1 })
+      .limit(limit)
+      .lean<Pick<RunDoc, '_id' | 'initial_inputs'>[]>();
+    for (let at = 0; at < runs.length; at += PAGE) {
+      const page = runs.slice(at, at + PAGE);
+      const tasks = await RunTasks.find({ _id: trusted({ $in: page.map((r) => r._id) }) }).lean<
+        { _id: string; tasks: string }[]
+      >();
+      const tasksOf = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
+      for (const run of page) {
+        const outputsById = Object.fromEntries(
+          (tasksOf.get(run._id) ?? []).filter((t) => t.status === 'COMPLETED').map((t) => [t.node_id, t.outputs]),
+        );
+        const answer = outputVariableOf(outputsById, body.output_variable);
+        if (answer === undefined) continue;
+        const byNode = fromJsonText<Record<string, Record<string, unknown>>>(run.initial_inputs) ?? {};
+        const inputs = Object.assign({}, ...Object.values(byNode)) as Record<string, unknown>;
+        // Large values are stored by reference under the run: the suite keeps them whole.
+        yield { inputs: await deps.values.resolve(inputs), answer: await deps.values.resolve(answer) };
+      }
+    }
+  }
+
+  return {
+    async create(body: SuiteFromRunsInput): Promise<SuiteResponse> {
+      const variables = await deps.outputVariables(body.workflow_id);
+      if (!variables.some((v) => v.prefixed_variable === body.output_variable))
+        throw invalidField(
+          'output_variable',
+          `Workflow ${body.workflow_id} has no output variable '${body.output_variable}' (its variables: ${variables.map((v) => v.prefixed_variable).join(', ') || 'none'})`,
+          body.output_variable,
+        );
+      // Checked first so a taken name costs no reading; the suite's unique index still decides races.
+      const taken = await deps.suites.get(body.name).then(
+        () => true,
+        () => false,
+      );
+      if (taken) throw new ConflictError(`An eval suite named '${body.name}' exists`, 'EVAL_SUITE_EXISTS');
+
+      const rows: RunRow[] = [];
+      for await (const row of matchingRows(body)) rows.push(row);
+      if (rows.length === 0)
+        throw invalidField(
+          'filter',
+          `No run of workflow ${body.workflow_id} matching the filter recorded '${body.output_variable}'`,
+          body.filter,
+        );
+      const inputColumns = [...new Set(rows.flatMap((r) => Object.keys(r.inputs)))];
+      let answerColumn = ANSWER_COLUMN;
+      for (let n = 2; inputColumns.includes(answerColumn); n++) answerColumn = `${ANSWER_COLUMN}_${n}`;
+      const lines = rows.map((r) => `${JSON.stringify({ ...r.inputs, [answerColumn]: r.answer })}\n`);
+      const dataset = await deps.datasets.upload(
+        {
+          name: body.name,
+          description: `Runs of workflow ${body.workflow_id}, newest first: ${JSON.stringify(body.filter)}`,
+        },
+        { originalname: 'runs.jsonl', stream: Readable.from(lines) },
+      );
+      try {
+        return await deps.suites.create({
+          name: body.name,
+          description: body.description,
+          type: body.type,
+          dataset_id: dataset.id,
+          answer_column: answerColumn,
+          input_columns: inputColumns,
+          scorer: body.scorer,
+        });
+      } catch (err) {
+        await deps.datasets.remove(dataset.id).catch(() => undefined);
+        throw err;
+      }
+    },
+  };
+}
+
+export type SuitesFromRuns = ReturnType<typeof createSuitesFromRuns>;
