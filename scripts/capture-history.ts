@@ -253,7 +253,8 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
-    // Short calls (timeout ≤ 60 s, no heartbeats): the model call and the Python node run as local activities.
+    // A short call (a model call with a timeout ≤ 60 s, no heartbeats) runs as a local activity;
+    // the Python node after it stays a regular activity.
     name: 'short-calls',
     definition: {
       nodes: [

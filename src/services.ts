@@ -307,7 +307,7 @@ export function createServices({
     aiAssist: createAiAssist(env, outbound.as('assist')),
     datasets,
     suitesFromRuns: createSuitesFromRuns({
-      models,
+      runs: runRecords,
       values,
       datasets,
       suites: evalSuites,

@@ -2,6 +2,7 @@ import { trusted } from 'mongoose';
 import { ConflictError } from '../errors';
 import { isDuplicateKeyError } from './ids';
 import type { Models, WorkflowPauseDoc } from './models';
+import { settingsCache } from './settings-cache';
 
 /** A workflow's pause as answers show it (the held deliveries are counted by db/held-deliveries.ts). */
 export interface WorkflowPause {
@@ -44,6 +45,7 @@ export class WorkflowPausedError extends ConflictError {
  */
 export function createWorkflowPauses(models: Models) {
   const { WorkflowPause: Pause } = models;
+  const cache = settingsCache(models);
 
   async function of(workflowId: string): Promise<WorkflowPause | null> {
     const doc = await Pause.findById(workflowId).lean<WorkflowPauseDoc>();
@@ -61,6 +63,14 @@ export function createWorkflowPauses(models: Models) {
       return new Map(docs.map((d) => [d._id, pauseOf(d)]));
     },
 
+    /**
+     * Whether the workflow may be paused, from this process's settings cache (a pause or resume
+     * anywhere reaches it within SETTINGS_CHECK_MS): a hint that spares the read before a start
+     * records its run. Only refuseStarts decides.
+     */
+    mayBePaused: (workflowId: string): Promise<boolean> =>
+      cache.get('workflow-pause', workflowId, async () => (await of(workflowId)) !== null),
+
     /** Throws WorkflowPausedError (409) while the workflow is paused. */
     async refuseStarts(workflowId: string): Promise<void> {
       const pause = await of(workflowId);
@@ -77,6 +87,7 @@ export function createWorkflowPauses(models: Models) {
           by: pause.by,
           hold_webhooks: pause.holdWebhooks,
         });
+        await cache.changed();
         return pause;
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
@@ -88,11 +99,14 @@ export function createWorkflowPauses(models: Models) {
 
     /** Lifts the pause; false when the workflow was not paused. */
     async resume(workflowId: string): Promise<boolean> {
-      return (await Pause.deleteOne({ _id: workflowId })).deletedCount > 0;
+      const resumed = (await Pause.deleteOne({ _id: workflowId })).deletedCount > 0;
+      await cache.changed();
+      return resumed;
     },
 
     async removeOfWorkflow(workflowId: string): Promise<void> {
       await Pause.deleteOne({ _id: workflowId });
+      await cache.changed();
     },
   };
 }

@@ -60,7 +60,7 @@ export interface RunRecorderDeps {
   values: Values;
   runRecords: Pick<RunRepository, 'create' | 'failWithoutWorkflow' | 'discardUnstarted'>;
   versions: Pick<WorkflowVersions, 'ensureVersion'>;
-  pauses: Pick<WorkflowPauses, 'refuseStarts'>;
+  pauses: Pick<WorkflowPauses, 'refuseStarts' | 'mayBePaused'>;
 }
 
 /**
@@ -91,7 +91,9 @@ export function createRunRecorder(deps: RunRecorderDeps) {
   async function record(request: RunRequest): Promise<RecordedRun> {
     const workflowId = 'pinned' in request.version ? request.version.pinned.workflow_id : request.version.current._id;
     const pausable = !request.releasesHeld;
-    if (pausable) await deps.pauses.refuseStarts(workflowId);
+    // Before recording, only where the workflow may be paused (the cache's hint): the read after
+    // the insert decides, and spares the common start a read.
+    if (pausable && (await deps.pauses.mayBePaused(workflowId))) await deps.pauses.refuseStarts(workflowId);
     const version =
       'pinned' in request.version ? request.version.pinned : await deps.versions.ensureVersion(request.version.current);
     const fields = { ...request, idempotencyKey: request.claim?.keyId ?? null };

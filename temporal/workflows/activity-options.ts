@@ -1,4 +1,4 @@
-import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
+import { type ActivityOptions, ActivityCancellationType, type LocalActivityOptions } from '@temporalio/workflow';
 import { FINAL_NODE_FAILURES, FailureType } from '../../src/contracts/failures';
 import { NODE_RETRY, nodeAttempts } from '../../src/engine/node-retries';
 import type { CallbackRetryPolicy } from '../../src/contracts/callback-contract';
@@ -67,12 +67,13 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
 
 /**
  * The node types whose call may run as a local activity, each with its timeout when the node sets
- * none (SingleLLMCallNode: the provider request's, provider-settings.ts; PythonFuncNode: its
- * config's default). Agents, tools and everything else stay regular activities.
+ * none (SingleLLMCallNode: the provider request's, provider-settings.ts). A local activity learns
+ * of a cancel only when its workflow task next completes (8 s at most): Python nodes, whose
+ * processes stop within 2 s of a cancel (docs/runs.md), agents, tools and everything else stay
+ * regular activities.
  */
 const SHORT_CALL_DEFAULT_SECONDS: Readonly<Record<string, number>> = {
   SingleLLMCallNode: 280,
-  PythonFuncNode: 30,
 };
 
 /**
@@ -98,7 +99,12 @@ export function shortCallOptions(node: {
   const seconds = positive(node.config.timeout_seconds, fallback, 24 * 3600);
   if (seconds > LOCAL_CALL_MAX_SECONDS) return undefined;
   const { retry } = ioNodeOptions(node.config);
-  return { startToCloseTimeout: `${seconds + 30}s`, retry };
+  // A cancel stops the call (its request aborted) before the run records CANCELED.
+  return {
+    startToCloseTimeout: `${seconds + 30}s`,
+    retry,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
 }
 
 /**

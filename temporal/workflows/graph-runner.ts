@@ -35,6 +35,12 @@ export interface ModelCallHooks {
   budgetPause?: BudgetPause;
   /** Set in a traced run: its ids, so each node attempt is a span of its trace. */
   trace?: RunTrace;
+  /**
+   * Short calls may run as local activities (shortCallOptions): only in a run that cannot pause or
+   * wait, as a local activity holds its workflow task, and with it every Update and signal (a
+   * person's decision, a callback) until the call ends.
+   */
+  shortCalls: boolean;
 }
 
 /**
@@ -55,7 +61,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
   return {
     execute: (node, input) => {
       const model = modelOf(node);
-      const short = shortCallOptions(node);
+      const short = calls.shortCalls ? shortCallOptions(node) : undefined;
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
       if (!model)

@@ -20,6 +20,7 @@ import { WaitDesk } from './wait-desk';
 import { recordChatTurn } from './chat-turn';
 import { announceEnd } from './callbacks';
 import { runSubworkflow } from './subworkflow-call';
+import { needsOwnWorkflow } from '../../src/engine/node-kinds';
 
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
@@ -85,6 +86,7 @@ async function executeRun(
       },
       workflowId: input.workflowId,
       budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
+      shortCalls: !needsOwnWorkflow(input.definition.nodes),
       ...(input.trace ? { trace: input.trace } : {}),
     },
   );

@@ -34,7 +34,16 @@ describe('e2e: single-process topology — the api hosting a worker (src/process
 
   it('answers a blocking run with its outputs; every workflow task and activity ran in the api process', async () => {
     const { http } = combined;
-    const wf = (await http.post('/wf/', { name: 'combined python', definition: pythonExclaim })).body;
+    // A regular activity (heartbeats asked), so the run has a workflow task after the eager one.
+    const definition = {
+      ...pythonExclaim,
+      nodes: pythonExclaim.nodes.map((node) =>
+        node.node_type === 'PythonFuncNode'
+          ? { ...node, config: { ...node.config, heartbeat_timeout_seconds: 20 } }
+          : node,
+      ),
+    };
+    const wf = (await http.post('/wf/', { name: 'combined python', definition })).body;
     const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { src: { x: 'hi' } } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.out, { result: 'hi!' });

@@ -18,7 +18,7 @@ async function uploadDataset(http: Http, name: string, rows: number, cell: (i: n
 }
 
 /** in(x) → py (optionally slow, fails when x == "bad") → out; py reports when it ran. */
-function pythonDefinition(sleepSeconds: number) {
+function pythonDefinition(sleepSeconds: number, extra: Record<string, unknown> = {}) {
   const code = [
     'import time',
     'start = time.time()',
@@ -31,7 +31,7 @@ function pythonDefinition(sleepSeconds: number) {
   return {
     nodes: [
       n('in', 'InputNode', { output_schema: { x: 'string' } }),
-      n('py', 'PythonFuncNode', { code, output_schema: { y: 'string', start: 'float', end: 'float' } }),
+      n('py', 'PythonFuncNode', { code, output_schema: { y: 'string', start: 'float', end: 'float' }, ...extra }),
       n('out', 'OutputNode', { output_map: { y: 'py.y' } }),
     ],
     links: [l('in', 'py'), l('py', 'out')],
@@ -494,7 +494,10 @@ describe('e2e: batch rows as child workflows (SPUR_BATCH_ROW_MODE=child)', funct
 
   it('cancel reaches the row workflows in flight: they end CANCELED, no row is left open', async () => {
     const { http } = engine;
-    const wf = (await http.post('/wf/', { name: 'batch child cancel', definition: pythonDefinition(2) })).body;
+    // A regular activity (heartbeats asked): a short call, a local activity, holds its row's workflow
+    // task, so a cancel would reach the row only once the call had ended (docs/performance.md).
+    const definition = pythonDefinition(2, { heartbeat_timeout_seconds: 20 });
+    const wf = (await http.post('/wf/', { name: 'batch child cancel', definition })).body;
     const ds = await uploadDataset(http, 'batch-child-cancel', 20);
     const parent = (await http.post(`/wf/${wf.id}/start_batch_run/`, { dataset_id: ds.id, mini_batch_size: 2 })).body;
     // Two rows running (their python sleeps 2 s): cancel the batch now.

@@ -369,7 +369,12 @@ describe('e2e: rerun from a node', function () {
   it('refuses (422) a rerun whose reused outputs would not fit in the start of a run', async () => {
     // Ten outputs of 120 000 characters: each under the by-reference threshold, together over 1 MB.
     const wide = Array.from({ length: 10 }, (_, i) =>
-      n(`w${i}`, 'PythonFuncNode', { code: 'return {"s": "x" * 120000}', output_schema: { s: 'string' } }),
+      // Regular activities: a short call keeps at most 16 KB of its output inline.
+      n(`w${i}`, 'PythonFuncNode', {
+        code: 'return {"s": "x" * 120000}',
+        output_schema: { s: 'string' },
+        heartbeat_timeout_seconds: 20,
+      }),
     );
     const original = await ranTo(
       await workflow({
@@ -436,7 +441,11 @@ describe('e2e: a rerun whose api stopped before starting it; a rerun that contin
   });
 
   it('keeps its reused tasks and preset outputs across continue-as-new', async () => {
-    const wf = (await engine.http.post('/wf/', { name: 'rerun-long', definition: chain() })).body;
+    // Regular activities: short calls all run in one workflow task, and a history grows by tasks.
+    const definition = chain();
+    for (const node of definition.nodes)
+      if (node.node_type === 'PythonFuncNode') Object.assign(node.config, { heartbeat_timeout_seconds: 20 });
+    const wf = (await engine.http.post('/wf/', { name: 'rerun-long', definition })).body;
     const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'a' } } });
     const original = (await waitForRun(engine.http, started.body.id, hasEnded, 120_000)) as Run;
     assert.equal(original.status, 'COMPLETED', JSON.stringify(original));

@@ -1,5 +1,5 @@
-// Short calls (a SingleLLMCallNode or PythonFuncNode whose timeout is at most LOCAL_CALL_MAX_SECONDS
-// and that asks for no heartbeats) run as local activities of their run's workflow: Temporal's
+// Short calls (a SingleLLMCallNode whose timeout is at most LOCAL_CALL_MAX_SECONDS and that asks for
+// no heartbeats, in a run that cannot pause or wait) run as local activities of their run's workflow: Temporal's
 // history shows no activity task for them. They keep what a regular activity gave: a fleet-wide
 // limit on the model still holds, and a worker killed during the call loses nothing.
 import assert from 'node:assert/strict';
@@ -74,7 +74,7 @@ describe('e2e: short calls run as local activities', function () {
   const callsSaying = (x: string) =>
     fake.requests.filter((r) => r.protocol !== null && JSON.stringify(r.body).includes(`say ${x}`));
 
-  it('a short model call and a PythonFuncNode get no activity task; a long call and one asking for heartbeats still do; all answer', async () => {
+  it('a short model call gets no activity task; a long call, a PythonFuncNode and a node asking for heartbeats still do; all answer', async () => {
     const wf = await create('short and long', {
       nodes: [
         input(),
@@ -101,7 +101,30 @@ describe('e2e: short calls run as local activities', function () {
     const tasks = out.tasks as Task[];
     assert.deepEqual(tasks.find((t) => t.node_id === 'short')?.outputs, { output: 'echo: say hi' });
     assert.ok(tasks.every((t) => t.status === 'COMPLETED'));
-    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), ['beat', 'long']);
+    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), ['beat', 'long', 'py']);
+  });
+
+  it('in a run that can pause, a short call stays a regular activity: a decision on the pause is never held behind it', async () => {
+    const wf = await create('gated short', {
+      nodes: [
+        input(),
+        n('gate', 'HumanInterventionNode'),
+        ask('after', { timeout_seconds: 30, user_message: 'say after' }),
+      ],
+      links: [l('in', 'gate'), l('gate', 'after')],
+    });
+    const runId = await start(wf, 'gated');
+    await waitForRun(engine.http, runId, (r) => r.status === 'PAUSED', 60_000);
+    const decided = await engine.http.post(`/wf/process_pause_action/${runId}/`, {
+      action: 'APPROVE',
+      user_id: 'dana',
+      inputs: {},
+      comments: '',
+    });
+    assert.equal(decided.status, 200, decided.text);
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), ['after']);
   });
 
   it('forty short calls answering 120 KB each at once: the run completes with every answer whole, and no history payload holds over 16 KB of one', async () => {
@@ -169,6 +192,29 @@ describe('e2e: short calls run as local activities', function () {
     assert.ok((await overlapOf('free')) > 1, 'without a limit, the calls overlap');
     assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
     assert.equal(await overlapOf('held'), 1, 'under the limit, one at a time');
+  });
+
+  it('a cancel during a short call reaches the run: it ends CANCELED and the call is stopped, unanswered', async () => {
+    const wf = await create('short cancel', shortCall);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.respondWith((req) =>
+      JSON.stringify(req.body).includes('say stop')
+        ? { content: JSON.stringify({ output: 'late' }), heldUntil: held }
+        : undefined,
+    );
+    const runId = await start(wf, 'stop');
+    await until('the call at the provider', async () => callsSaying('stop').length === 1);
+    const cancel = await engine.http.post(`/wf/cancel_workflow/${runId}/`, {});
+    assert.equal(cancel.status, 200, cancel.text);
+    // Within the workflow task's heartbeat (8 s), with room for a loaded host.
+    const run = await waitForRun(engine.http, runId, undefined, 30_000);
+    assert.equal(run.status, 'CANCELED', JSON.stringify(run.message));
+    release();
+    await new Promise((r) => setTimeout(r, 500));
+    const [call] = callsSaying('stop');
+    assert.equal(call?.answered, undefined, 'the client had gone: the held reply reached nobody');
+    assert.equal((await tasksOf(runId)).find((t) => t.node_id === 'short')?.status, 'CANCELED');
   });
 
   it('a worker killed -9 during a short call: the call is made again on the next worker, and the run completes once with its answer', async () => {

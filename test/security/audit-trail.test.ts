@@ -70,6 +70,7 @@ const EXPECTED: Record<string, [action: string, targetType: string]> = {
   'POST /ai/generate_schema/': ['ai.generate_schema', 'ai'],
   'POST /ai/generate_message/': ['ai.generate_message', 'ai'],
   'POST /evals/suites/': ['eval_suite.create', 'eval_suite'],
+  'POST /evals/suites/from_runs/': ['eval_suite.create_from_runs', 'eval_suite'],
   'DELETE /evals/suites/{suite_id}/': ['eval_suite.delete', 'eval_suite'],
   'POST /evals/launch/': ['eval.launch', 'eval'],
   'POST /evals/runs/{eval_run_id}/cancel/': ['eval_run.cancel', 'eval_run'],

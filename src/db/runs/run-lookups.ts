@@ -3,6 +3,8 @@ import type { RunStatus } from '../../engine/statuses';
 import type { Models, RunDoc } from '../models';
 import type { StoredCallback } from './run-documents';
 import { workspaceScope } from '../workspace-scope';
+import { fromJsonText } from '../json-text';
+import type { TaskRecord } from '../../engine/run-contract';
 
 /** A run in a trigger's list of recent runs. */
 export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigger'>;
@@ -27,6 +29,39 @@ export function createRunLookups(models: Models) {
     /** Runs paused for a person in every workspace: the fleet's pause inbox, counted (spur_pauses_open). */
     async pausedCount(): Promise<number> {
       return workspaceScope.unscoped(() => Run.countDocuments({ status: 'PAUSED' }));
+    },
+
+    /**
+     * A workflow's top-level runs in `statuses` (started in [after, before) and of `runType`, where
+     * given), newest first, at most `limit`: their ids and initial inputs (a suite made from runs).
+     */
+    async topLevelRunsOf(
+      workflowId: string,
+      filter: { statuses: readonly RunStatus[]; after?: Date; before?: Date; runType?: string; limit: number },
+    ): Promise<Pick<RunDoc, '_id' | 'initial_inputs'>[]> {
+      const query: Record<string, unknown> = {
+        workflow_id: workflowId,
+        status: trusted({ $in: [...filter.statuses] }),
+        parent_run_id: null,
+      };
+      if (filter.after || filter.before)
+        query.start_time = trusted({
+          ...(filter.after ? { $gte: filter.after } : {}),
+          ...(filter.before ? { $lt: filter.before } : {}),
+        });
+      if (filter.runType !== undefined) query.run_type = filter.runType;
+      return Run.find(query, { initial_inputs: 1 })
+        .sort({ start_time: -1 })
+        .limit(filter.limit)
+        .lean<Pick<RunDoc, '_id' | 'initial_inputs'>[]>();
+    },
+
+    /** The tasks of several runs at once, by run id (a run without a task document has none). */
+    async tasksOfMany(runIds: readonly string[]): Promise<Map<string, TaskRecord[]>> {
+      const docs = await models.RunTasks.find({ _id: trusted({ $in: [...runIds] }) }).lean<
+        { _id: string; tasks: string }[]
+      >();
+      return new Map(docs.map((d) => [d._id, fromJsonText<TaskRecord[]>(d.tasks) ?? []]));
     },
 
     async exists(runId: string): Promise<boolean> {

@@ -29,6 +29,7 @@ export function evalRoutes(suites: SuiteService, evals: EvalService, fromRuns: S
       method: 'post',
       path: '/evals/suites/from_runs/',
       permission: 'build',
+      audit: { action: 'eval_suite.create_from_runs' },
       summary: "A regression suite from a workflow's runs: their inputs, and the output each recorded as the answer",
       tags,
       body: SuiteFromRunsRequest,

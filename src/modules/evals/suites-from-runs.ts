@@ -1,9 +1,7 @@
 import { Readable } from 'node:stream';
-import { trusted } from 'mongoose';
-import type { Models, RunDoc } from '../../db/models';
+import type { RunLookups } from '../../db/runs/run-lookups';
 import { fromJsonText } from '../../db/json-text';
 import type { Values } from '../../db/values';
-import type { TaskRecord } from '../../engine/run-contract';
 import type { OutputVariable } from '../../evals/output-variable';
 import { outputVariableOf } from '../../evals/output-variable';
 import type { DatasetService } from '../datasets/datasets.service';
@@ -17,7 +15,7 @@ const PAGE = 200;
 const ANSWER_COLUMN = 'expected_output';
 
 export interface SuitesFromRunsDeps {
-  models: Models;
+  runs: Pick<RunLookups, 'topLevelRunsOf' | 'tasksOfMany'>;
   values: Pick<Values, 'resolve'>;
   datasets: Pick<DatasetService, 'upload' | 'remove'>;
   suites: Pick<SuiteService, 'create' | 'get'>;
@@ -38,32 +36,18 @@ interface RunRow {
  * are left out. The dataset is stored through the upload path, as a JSONL file.
  */
 export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
-  const { Run, RunTasks } = deps.models;
-
   async function* matchingRows(body: SuiteFromRunsInput): AsyncGenerator<RunRow> {
     const { status, started_after: after, started_before: before, run_type: runType, limit } = body.filter;
-    // Top-level runs only: a batch's or an eval's rows are not traffic of their own.
-    const query: Record<string, unknown> = {
-      workflow_id: body.workflow_id,
-      status: trusted({ $in: status }),
-      parent_run_id: null,
-    };
-    if (after || before)
-      query.start_time = trusted({
-        ...(after ? { $gte: new Date(after) } : {}),
-        ...(before ? { $lt: new Date(before) } : {}),
-      });
-    if (runType) query.run_type = runType;
-    const runs = await Run.find(query, { initial_inputs: 1 })
-      .sort({ start_time: -1 })
-      .limit(limit)
-      .lean<Pick<RunDoc, '_id' | 'initial_inputs'>[]>();
+    const runs = await deps.runs.topLevelRunsOf(body.workflow_id, {
+      statuses: status,
+      ...(after ? { after: new Date(after) } : {}),
+      ...(before ? { before: new Date(before) } : {}),
+      ...(runType !== undefined ? { runType } : {}),
+      limit,
+    });
     for (let at = 0; at < runs.length; at += PAGE) {
       const page = runs.slice(at, at + PAGE);
-      const tasks = await RunTasks.find({ _id: trusted({ $in: page.map((r) => r._id) }) }).lean<
-        { _id: string; tasks: string }[]
-      >();
-      const tasksOf = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
+      const tasksOf = await deps.runs.tasksOfMany(page.map((r) => r._id));
       for (const run of page) {
         const outputsById = Object.fromEntries(
           (tasksOf.get(run._id) ?? []).filter((t) => t.status === 'COMPLETED').map((t) => [t.node_id, t.outputs]),
