@@ -1,6 +1,7 @@
 import type { RunCallbackInfo } from '../engine/callback-events';
 import type { NodeOutput, RunDefinition } from '../engine/run-contract';
 import type { RunTrace } from './trace-ids';
+import type { DryRun } from '../engine/dry-run';
 
 /**
  * How a batch runs its rows.
@@ -45,12 +46,14 @@ export interface BatchRunInput {
   callback?: RunCallbackInfo;
   /** The batch's trace ids: its span is exported when it finishes. */
   trace?: RunTrace;
+  /** Set on an eval's batch: every row is a dry run (src/engine/dry-run.ts), in child mode. */
+  dryRun?: DryRun;
 }
 
 /** One slice of rows for the inline mode: run them, record them, append their lines. */
 export type BatchRows = Omit<
   BatchRunInput,
-  'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback' | 'trace'
+  'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback' | 'trace' | 'dryRun'
 >;
 
 export interface BatchChunkInput {

@@ -13,6 +13,7 @@ import type {
 import type { RunStatus } from '../engine/statuses';
 import type { PureRegionInput } from '../engine/pure-region';
 import type { RunTrace } from './trace-ids';
+import type { DryRun } from '../engine/dry-run';
 import type { HeldSlots, SlotsReturned } from './limit-contract';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by
@@ -41,6 +42,8 @@ export interface SpurRunInput {
   rerun?: RunRerun;
   /** The run's trace ids (src/contracts/trace-ids.ts): its node activities export spans under them. */
   trace?: RunTrace;
+  /** Set in an eval's rows and their child runs: nothing acts on the outside world (src/engine/dry-run.ts). */
+  dryRun?: DryRun;
 }
 
 /**
@@ -113,6 +116,8 @@ export interface ExecuteNodeInput {
    * once with ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
    */
   unlimitedOnly?: true;
+  /** Set in a dry run: a node that would act sends nothing and hands on a stub (dry-run-guard.ts). */
+  dryRun?: DryRun;
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult & SlotsReturned>;

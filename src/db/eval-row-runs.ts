@@ -1,5 +1,6 @@
 import { trusted } from 'mongoose';
 import type { NodeOutput, TaskRecord } from '../engine/run-contract';
+import type { TaskDryRun } from '../engine/dry-run';
 import { taskOutputsById } from '../engine/task-book';
 import { fromJsonText } from './json-text';
 import { createRunLookups } from './runs/run-lookups';
@@ -20,6 +21,8 @@ export interface EndedRowRun {
   /** Node outputs by node id (large values still by reference). */
   outputsById: Record<string, NodeOutput>;
   usage: UsageSum;
+  /** Its nodes that would have acted, and what each would have sent (a dry run). */
+  dryRun: Array<{ node_id: string } & TaskDryRun>;
 }
 
 export function usageOfTasks(tasks: readonly TaskRecord[]): UsageSum {
@@ -56,6 +59,7 @@ export async function endedRowRuns(models: Models, runIds: string[]): Promise<En
       message: r.message ?? null,
       outputsById: taskOutputsById(records),
       usage: usageOfTasks(records),
+      dryRun: records.flatMap((t) => (t.dry_run ? [{ node_id: t.node_id, ...t.dry_run }] : [])),
     };
   });
 }

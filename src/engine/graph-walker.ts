@@ -236,7 +236,7 @@ export class GraphWalker {
         extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
       };
     }
-    const { output, startTime, usage, model, modelFailures } = await this.calls.execute(node, input);
+    const { output, startTime, usage, model, modelFailures, dryRun } = await this.calls.execute(node, input);
     const answered = model ?? modelOf(node);
     return {
       state: { status: 'COMPLETED', output },
@@ -245,6 +245,7 @@ export class GraphWalker {
         ...(usage ? { usage } : {}),
         ...(answered ? { model: answered } : {}),
         ...(modelFailures ? { modelFailures } : {}),
+        ...(dryRun ? { dryRun } : {}),
       },
     };
   }
@@ -300,6 +301,7 @@ export class GraphWalker {
       ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
       ...(extra.model !== undefined ? { model: extra.model } : {}),
       ...(extra.modelFailures !== undefined ? { modelFailures: extra.modelFailures } : {}),
+      ...(extra.dryRun !== undefined ? { dryRun: extra.dryRun } : {}),
       endTime: new Date().toISOString(),
     };
   }

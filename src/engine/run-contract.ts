@@ -1,5 +1,6 @@
 import type { PauseAction, RunStatus, TaskStatus } from './statuses';
 import type { PauseDecision } from './approvals';
+import type { TaskDryRun } from './dry-run';
 
 /** The parts of a workflow definition the engine reads (a snapshot of the pinned version). */
 export interface GraphNode {
@@ -61,6 +62,8 @@ export interface TaskRecord {
   model?: string;
   /** Models that failed for good before `model` answered, in the order tried. */
   model_failures?: ModelFailure[];
+  /** Set in a dry run on a node that would have acted: it sent nothing (src/engine/dry-run.ts). */
+  dry_run?: TaskDryRun;
 }
 
 /** One change to a task, applied in the workflow's memory and saved with the next flush. */
@@ -81,6 +84,7 @@ export interface TaskWrite {
   addWaitedMs?: number;
   model?: string;
   modelFailures?: ModelFailure[];
+  dryRun?: TaskDryRun;
 }
 
 /** A model that failed for good before another of the node's models answered. */
@@ -145,6 +149,8 @@ export interface ExecuteNodeResult {
   endTime: string;
   /** Only for nodes that called an LLM. */
   usage?: TokenUsage;
+  /** Set in a dry run on a node that would have acted: what it would have sent. */
+  dryRun?: TaskDryRun;
 }
 
 export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {

@@ -55,6 +55,7 @@ export class TaskBook {
     if (write.addWaitedMs !== undefined) record.waited_ms = (record.waited_ms ?? 0) + write.addWaitedMs;
     if (write.model !== undefined) record.model = write.model;
     if (write.modelFailures !== undefined) record.model_failures = write.modelFailures;
+    if (write.dryRun !== undefined) record.dry_run = write.dryRun;
     this.changed = true;
   }
 

@@ -6,6 +6,7 @@ import { SpurError } from '../errors';
 import type { KnownAtLaunch, RunLauncher } from '../runs/launcher';
 import type { BatchRunInput } from '../contracts/batch-contract';
 import type { EvalRunInput } from '../contracts/eval-contract';
+import type { DryRun } from '../engine/dry-run';
 import { WorkflowType, evalWorkflowId } from '../contracts/workflow-names';
 
 export interface EvalLauncherDeps {
@@ -42,7 +43,7 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
     // Every row a workflow of its own (child mode): the rows show in Temporal, and cancel reaches each.
     const input: EvalRunInput = {
       evalRunId: run._id,
-      batch: { ...(plan.start.args[0] as BatchRunInput), mode: 'child' },
+      batch: { ...(plan.start.args[0] as BatchRunInput), mode: 'child', dryRun: dryRunOf(run) },
     };
     try {
       await deps.temporal().workflow.start(WorkflowType.spurEvalRun, {
@@ -68,3 +69,9 @@ export function createEvalLauncher(deps: EvalLauncherDeps) {
 }
 
 export type EvalLauncher = ReturnType<typeof createEvalLauncher>;
+
+/** An eval's rows are dry runs: nothing they would post, send or write leaves, but for the suite's live node types. */
+function dryRunOf(run: EvalRunDoc): DryRun {
+  const live = run.live_node_types ?? [];
+  return { pauses: run.pauses ?? 'decline', ...(live.length > 0 ? { liveNodeTypes: [...live] } : {}) };
+}

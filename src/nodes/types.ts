@@ -93,6 +93,12 @@ export interface NodeExecutionContext {
   retrieve?: RagRetriever;
   /** Where PythonFuncNode code runs; set by workers (a node without it refuses to run code). */
   pythonSandbox?: PythonSandbox;
+  /**
+   * Called by a node that knows only while it runs that it is about to act on the outside world
+   * (an MCP tool not declared read-only): in a dry run, no request after it is sent. Absent
+   * outside dry runs. Nodes whose config says they act declare `acts` instead.
+   */
+  actingFromHere?(): void;
 }
 
 /** One retrieved chunk, as RetrieverNode and `POST /rag/indices/{id}/retrieve/` return it. */
@@ -141,6 +147,11 @@ export interface NodeTypeDefinition<Config extends z.ZodObject = z.ZodObject> {
    * timeouts, models or retry settings: model output is untrusted.
    */
   modelSettable?: readonly string[];
+  /**
+   * Whether the node, so configured, acts on the outside world (posts, sends, writes): in a dry run
+   * (an eval) it then sends nothing and hands on a stub of its output. Absent: it only reads.
+   */
+  acts?: (config: z.output<Config>) => boolean;
   /** Absent for node types that are catalogued but not executable yet. */
   execute?: (config: z.output<Config>, input: NodeInput, ctx: NodeExecutionContext) => Promise<NodeOutput>;
 }

@@ -51,6 +51,19 @@ export const RunUsageResponse = TokenUsageResponse.extend({
 });
 export type RunUsageResponse = z.output<typeof RunUsageResponse>;
 
+const DryRunRequestResponse = z.object({
+  method: z.string(),
+  url: z.string(),
+  headers: z.record(z.string(), z.string()).openapi({
+    description: 'The request headers; values of credential headers and of stored credentials show as `[redacted]`',
+  }),
+  body: z.string().nullable(),
+  body_truncated: z.boolean().openapi({ description: 'True when `body` was cut at 64 KiB' }),
+});
+
+/** A dry run's record on a task (src/engine/dry-run.ts). */
+export const TaskDryRunResponse = z.object({ request: DryRunRequestResponse.nullable() });
+
 export const TaskResponse = z.object({
   id: z.string(),
   run_id: z.string(),
@@ -94,6 +107,10 @@ export const TaskResponse = z.object({
   model_failures: z.array(z.object({ model: z.string(), error: z.string() })).openapi({
     description:
       'Beyond PySpur: the models that failed for good (5xx, 429, timeout or no connection, after their retries) before `model` answered, in the order tried',
+  }),
+  dry_run: TaskDryRunResponse.nullable().openapi({
+    description:
+      "Beyond PySpur: set in a dry run (an eval's rows, their child runs) on a node that would have acted on the outside world (posted, sent, written): it sent nothing, `request` is what it would have sent (credentials redacted; null for a callback wait, which sends nothing itself), and its outputs are a stub of its output schema",
   }),
 });
 export type TaskResponse = z.output<typeof TaskResponse>;

@@ -30,6 +30,7 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     reused: t.reused === true,
     model: t.model ?? null,
     model_failures: t.model_failures ?? [],
+    dry_run: t.dry_run ?? null,
   };
 }
 

@@ -13,7 +13,7 @@ import { batchRowRunId } from '../../src/contracts/batch-contract';
 import type { EvalFinish } from '../../src/contracts/eval-contract';
 import { createScorerTools } from './eval-scorer-tools';
 import type { NodeActivityDeps } from './execute-node.activity';
-import { isFinalStatus } from '../../src/engine/statuses';
+import { CANCELED_MESSAGE, isFinalStatus } from '../../src/engine/statuses';
 
 /** How often scoring looks for rows that ended. */
 const POLL_MS = 500;
@@ -75,8 +75,9 @@ export function createEvalActivities(deps: NodeActivityDeps) {
         for (const rowRun of ended.sort((a, b) => rowOf(a) - rowOf(b))) {
           const row = rowOf(rowRun);
           scored.add(row);
-          // A row cancelled (the eval was) gave no answer to score: it counts neither way.
-          if (rowRun.status === 'CANCELED') continue;
+          // A row cancelled (the eval was) gave no answer to score: it counts neither way. A row
+          // declined at a pause (the suite's `pauses: decline`) is the workflow's answer: scored.
+          if (rowRun.status === 'CANCELED' && rowRun.message === CANCELED_MESSAGE) continue;
           const result = await scoreRow(deps, scorer, run, suite, row, rows[row] ?? {}, rowRun);
           await records.addResults([result]);
           activity.heartbeat();
@@ -128,6 +129,7 @@ async function scoreRow(
     correct: verdict.correct,
     note: verdict.note ? shown(verdict.note) : null,
     ...usage,
+    dry_run: rowRun.dryRun.length > 0 ? JSON.stringify(rowRun.dryRun) : null,
   };
 }
 

@@ -25,6 +25,8 @@ import { DEFAULT_WORKSPACE, workspaceScope } from '../../src/db/workspace-scope'
 import type { ProviderLimits } from '../../src/usage/provider-limits';
 import { limitKeysOf } from '../../src/contracts/limit-contract';
 import { modelOf } from '../../src/engine/model-calls';
+import { actsForReal } from '../../src/engine/dry-run';
+import { dryRunGuard, stubOfNode } from './dry-run-guard';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -72,7 +74,7 @@ export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Pr
 
 async function executeNodeIn(
   deps: NodeActivityDeps,
-  { runId, node, input, budget, unlimitedOnly }: ExecuteNodeInput,
+  { runId, node, input, budget, unlimitedOnly, dryRun }: ExecuteNodeInput,
   span: NodeSpan | undefined,
 ): Promise<ExecuteNodeResult> {
   if (unlimitedOnly) await refuseIfLimited(deps, node);
@@ -85,22 +87,39 @@ async function executeNodeIn(
     );
   }
   const startTime = new Date().toISOString();
-  const ctx = activityNodeContext(deps, runId, node.id, node.title, deps.values.limits.maxBytes, budget);
+  // In a dry run the node's requests pass the guard, which stops the first one that acts.
+  const guard = dryRun && !actsForReal(dryRun, node.node_type) ? dryRunGuard(deps) : undefined;
+  const ctx = activityNodeContext(
+    guard ? { ...deps, fetch: guard.fetch, secret: guard.secret } : deps,
+    runId,
+    node.id,
+    node.title,
+    deps.values.limits.maxBytes,
+    budget,
+  );
+  if (guard) ctx.actingFromHere = guard.actingFromHere;
   span?.traceModelCalls(ctx, deps.prices);
   // Nodes see plain values; what they return over the threshold goes back as a reference.
   const plainInput = await ctx.stored(() => deps.values.resolve(input));
   let output: NodeOutput;
   try {
     const mint = callbackMinter(deps, runId);
-    output = await withNodeErrors(type, node.config, ctx, (config) =>
-      mint ? callbackUrlMinter.run(mint, () => execute(config, plainInput, ctx)) : execute(config, plainInput, ctx),
-    );
+    output = await withNodeErrors(type, node.config, ctx, (config) => {
+      if (guard && type.acts?.(config)) guard.actingFromHere();
+      return mint
+        ? callbackUrlMinter.run(mint, () => execute(config, plainInput, ctx))
+        : execute(config, plainInput, ctx);
+    });
   } catch (err) {
-    throw carryingUsage(err, ctx.usage());
+    if (!guard?.captured()) throw carryingUsage(err, ctx.usage());
+    output = {};
   } finally {
     // Streamed text is stored before the workflow records the task's end, so streams show it first.
     await ctx.flushDeltas();
   }
+  // The node acted and sent nothing: whatever it made of that, it hands on a stub of its output.
+  const request = guard?.captured();
+  if (request) output = stubOfNode(type, node.config);
   const usage = ctx.usage();
   let stored: NodeOutput;
   try {
@@ -116,6 +135,7 @@ async function executeNodeIn(
     startTime,
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),
+    ...(request ? { dryRun: { request } } : {}),
   };
 }
 

@@ -85,8 +85,9 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
       rowCount: input.rowCount,
       miniBatchSize: input.miniBatchSize,
     };
+    // A dry batch runs its rows as child workflows, where the dry run is kept (spurRun).
     more =
-      input.mode === 'inline'
+      input.mode === 'inline' && !input.dryRun
         ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows)
         : await runChildren(input, rows, cursor);
     if (!more) {
@@ -157,6 +158,7 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
       inputNodeInput: row.inputNodeInput,
       taskIds: row.taskIds,
       ...(input.workflowIdPrefix ? { workflowIdPrefix: input.workflowIdPrefix } : {}),
+      ...(input.dryRun ? { dryRun: input.dryRun } : {}),
     };
     const done = executeChild<(i: SpurRunInput) => Promise<SpurRunResult>>(WorkflowType.spurRun, {
       workflowId: runWorkflowId(row.runId, input.workflowIdPrefix),

@@ -17,6 +17,7 @@ import {
 } from '../../src/contracts/run-contract';
 import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
 import type { RunTrace } from '../../src/contracts/trace-ids';
+import type { DryRun } from '../../src/engine/dry-run';
 import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions, shortCallOptions } from './activity-options';
 import { ModelSlots, type SlotWaitHooks } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';
@@ -41,6 +42,8 @@ export interface ModelCallHooks {
    * person's decision, a callback) until the call ends.
    */
   shortCalls: boolean;
+  /** Set in a dry run: every node activity is told, so a node that would act sends nothing. */
+  dryRun?: DryRun;
 }
 
 /**
@@ -56,6 +59,8 @@ export class GraphRunner extends GraphWalker {
 /** `calls.trace`: the run's trace ids, handed to every node activity so its attempts are spans of it. */
 function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHooks): NodeExecutor {
   const traced = calls.trace ? { trace: calls.trace } : {};
+  // Node activities only: agents' model calls and pure regions never act.
+  const dry = calls.dryRun ? { dryRun: calls.dryRun } : {};
   const budgeted = <T>(node: GraphNode, input: Record<string, unknown>, call: (budget?: BudgetScope) => Promise<T>) =>
     withBudget(node, input, calls.workflowId, calls.budgetPause, call);
   return {
@@ -65,9 +70,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
       if (!model)
-        return (short ? localNodeActivity(node, short) : nodeActivity(node))({ runId, node, input, ...traced });
+        return (short ? localNodeActivity(node, short) : nodeActivity(node))({ runId, node, input, ...traced, ...dry });
       return budgeted(node, input, async (budget) => {
-        const activityInput = { runId, node, input, ...traced, ...(budget ? { budget } : {}) };
+        const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         if (short) {
           // No limit on its model (the activity checks): one local activity, no slot to ask for.
           try {

@@ -38,8 +38,13 @@ export async function spurPartialRun(input: PartialRunInput): Promise<Record<str
           ? { status: 'COMPLETED', output: nodeInput }
           : { status: 'FAILED', error: `${node.node_type} waits only in a run: a partial run cannot preview it` },
     },
-    // A preview spends outside any budget (its calls are not a run's); it never pauses or waits.
-    { slots: { waiting: () => undefined, granted: () => undefined }, shortCalls: true },
+    // A preview spends outside any budget (its calls are not a run's); it never pauses or waits,
+    // and acts on nothing outside: a node that would post, send or write hands on a stub.
+    {
+      slots: { waiting: () => undefined, granted: () => undefined },
+      shortCalls: true,
+      dryRun: { pauses: 'approve' },
+    },
   );
   const states = await runner.runLevel(needed, input.inputNodeInput, false, { preset: known, allowEmptyInput: true });
   const outputs: Record<string, NodeOutput> = {};

@@ -4,6 +4,7 @@ import type { GraphNode, TaskWrite } from '../../src/engine/run-contract';
 import type { SpurRunInput } from '../../src/contracts/run-contract';
 import { approvalPlan } from '../../src/engine/approvals';
 import { decidePausedNode } from '../../src/engine/pause-decisions';
+import type { DryRunPauses } from '../../src/engine/dry-run';
 import { type PauseActionRequest, pauseActionSignal, pauseActionUpdate } from '../../src/contracts/pauses';
 import { approvalDeliverySignal } from '../../src/contracts/approval-contract';
 import { type OpenPause, type PauseRules, settled } from './pause-book';
@@ -50,6 +51,23 @@ export class PauseDesk {
    * A HumanInterventionNode: record the pause, wait durably for a human (or the node's timeout),
    * then apply what the decision does to the node (decidePausedNode); on_timeout: fail fails it.
    */
+  /**
+   * A dry run (an eval) asks no one: the pause is decided at once by its policy (`pauses`), nothing
+   * is opened or delivered, and the task shows the decision as a person's would.
+   */
+  decideByPolicy(node: GraphNode, input: Record<string, unknown>, pauses: DryRunPauses): NodeState {
+    const action = pauses === 'approve' ? 'APPROVE' : 'DECLINE';
+    const decided = decidePausedNode(node, input, {
+      action,
+      userId: `the dry run's policy (pauses: ${pauses})`,
+      inputs: {},
+    });
+    const now = new Date().toISOString();
+    this.keeper.tasks.apply({ nodeId: node.id, inputs: input, startTime: now, ...decided.task, endTime: now });
+    if (decided.runDeclined !== null) this.keeper.declined ??= decided.runDeclined;
+    return decided.state;
+  }
+
   async pauseAt(node: GraphNode, input: Record<string, unknown>): Promise<NodeState> {
     const message = typeof node.config.message === 'string' ? node.config.message : 'Human intervention required';
     const plan = approvalPlan(node.config);

@@ -27,7 +27,7 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
   const keeper = new RunKeeper(input, level.nodes);
   const desk = new PauseDesk(input, keeper);
-  const waits = new WaitDesk(input.runId, keeper);
+  const waits = new WaitDesk(input.runId, keeper, input.dryRun);
   // Handlers first, before any await, so an early action (or callback) is never dropped.
   desk.listen();
   waits.listen();
@@ -66,6 +66,7 @@ async function executeRun(
   desk: PauseDesk,
   waits: WaitDesk,
 ): Promise<SpurRunResult> {
+  const { dryRun } = input;
   const runner = new GraphRunner(
     input.runId,
     {
@@ -73,9 +74,17 @@ async function executeRun(
       onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
       beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
       afterSlowNode: () => keeper.slowNodeDone(),
-      pause: (node, nodeInput) => desk.pauseAt(node, nodeInput),
+      // A run that is not dry gets pauseAt's own promise: its commands keep their order in history.
+      pause: (node, nodeInput) =>
+        dryRun ? Promise.resolve(desk.decideByPolicy(node, nodeInput, dryRun.pauses)) : desk.pauseAt(node, nodeInput),
       subworkflow: (node, nodeInput) =>
-        runSubworkflow(input.runId, node, nodeInput, { waitingFor: (id, child) => keeper.childWaiting(id, child) }),
+        runSubworkflow(
+          input.runId,
+          node,
+          nodeInput,
+          { waitingFor: (id, child) => keeper.childWaiting(id, child) },
+          dryRun,
+        ),
       wait: (node, nodeInput) => waits.waitAt(node, nodeInput),
       mayStart: () => keeper.mayStart(),
     },
@@ -88,6 +97,7 @@ async function executeRun(
       budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
       shortCalls: !needsOwnWorkflow(input.definition.nodes),
       ...(input.trace ? { trace: input.trace } : {}),
+      ...(dryRun ? { dryRun } : {}),
     },
   );
   const preset = input.resume ? new Map(input.resume.states) : undefined;

@@ -8,13 +8,14 @@ import {
 } from '@temporalio/workflow';
 import type { NodeState } from '../../src/engine/node-inputs';
 import type { GraphNode } from '../../src/engine/run-contract';
-import type { SpurRunResult } from '../../src/contracts/run-contract';
+import type { SpurRunInput, SpurRunResult } from '../../src/contracts/run-contract';
 import {
   RECORD_SUBWORKFLOW_RUN_ACTIVITY,
   type RecordSubworkflowRunActivity,
 } from '../../src/contracts/subworkflow-contract';
 import { failureMessage } from '../../src/engine/graph-walker';
 import { childRunOptions } from './child-run';
+import type { DryRun } from '../../src/engine/dry-run';
 
 /** What the parent's task shows while its child runs. */
 export interface SubworkflowTaskHooks {
@@ -40,6 +41,7 @@ export async function runSubworkflow(
   node: GraphNode,
   input: Record<string, unknown>,
   task: SubworkflowTaskHooks,
+  dryRun?: DryRun,
 ): Promise<NodeState> {
   const plan = await recordActivity(node)({ parentRunId, node, input });
   if (plan.kind === 'refused') return { status: 'FAILED', error: `The child run did not start: ${plan.reason}` };
@@ -49,6 +51,8 @@ export async function runSubworkflow(
   try {
     const child = await startChild<(...args: unknown[]) => Promise<SpurRunResult>>(plan.workflowType, {
       ...childRunOptions(plan),
+      // A dry run's child is dry too: the eval's row acts through no workflow it calls.
+      ...(dryRun ? { args: [{ ...(plan.args[0] as SpurRunInput), dryRun }] } : {}),
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     });

@@ -5,6 +5,7 @@ import { failureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { ENGINE_NODE_TYPES } from '../../src/engine/node-kinds';
 import type { GraphNode, WaitReason } from '../../src/engine/run-contract';
+import { type DryRun, type TaskDryRun, stubOfConfiguredOutput } from '../../src/engine/dry-run';
 import { PROJECTION_OPTIONS } from './activity-options';
 import type { RunKeeper } from './run-keeper';
 
@@ -29,6 +30,8 @@ export class WaitDesk {
   constructor(
     private readonly runId: string,
     private readonly keeper: RunKeeper,
+    /** Set in a dry run (an eval): no callback will come, as nothing was sent to ask for one. */
+    private readonly dryRun?: DryRun,
   ) {}
 
   /** Before the run's first await, so an early call is never dropped. */
@@ -40,6 +43,11 @@ export class WaitDesk {
 
   async waitAt(node: GraphNode, input: Record<string, unknown>): Promise<NodeState> {
     const startTime = new Date().toISOString();
+    if (this.dryRun && node.node_type === ENGINE_NODE_TYPES.waitForCallback) {
+      // Ends at once with a stub of the body its config describes, and says it did not wait.
+      const state: NodeState = { status: 'COMPLETED', output: stubOfConfiguredOutput(node.config) };
+      return this.end(node, state, input, startTime, { request: null });
+    }
     try {
       return node.node_type === ENGINE_NODE_TYPES.waitForCallback
         ? await this.callback(node, input, startTime)
@@ -100,9 +108,16 @@ export class WaitDesk {
   }
 
   /** The node's end: its task (no longer waiting), saved with the next save; a failure fails the run. */
-  private end(node: GraphNode, state: NodeState, input: Record<string, unknown>, startTime: string): NodeState {
+  private end(
+    node: GraphNode,
+    state: NodeState,
+    input: Record<string, unknown>,
+    startTime: string,
+    dryRun?: TaskDryRun,
+  ): NodeState {
     const failed = state.status === 'FAILED';
     this.keeper.recordTask({
+      ...(dryRun ? { dryRun } : {}),
       nodeId: node.id,
       status: state.status,
       inputs: input,

@@ -1,16 +1,49 @@
 import assert from 'node:assert/strict';
-import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Engine, startEngine } from '../support/engine';
 import { l, n } from '../support/graphs';
 import { eventually } from '../support/python-runs';
-import { twoVersions, waitForComparison } from '../support/evals';
+import { LETTER_ROWS, twoVersions, waitForComparison } from '../support/evals';
+
+/**
+ * A local API whose `GET /hold/<key>` answers `{"alt": key}` only once the test releases that key:
+ * what keeps an eval's row running (a read, which evals make as usual) until the test says so.
+ */
+async function startHolder() {
+  const waiting = new Map<string, () => void>();
+  const released = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const key = decodeURIComponent((req.url ?? '').replace(/^\/hold\//, ''));
+    const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ alt: key }));
+    if (released.has(key)) answer();
+    else waiting.set(key, answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    isWaiting: (key: string) => waiting.has(key),
+    release(key: string) {
+      released.add(key);
+      waiting.get(key)?.();
+      waiting.delete(key);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 describe('e2e: comparing two versions of a workflow on the same rows', function () {
   this.timeout(240_000);
   let engine: Engine;
+  let holder: Awaited<ReturnType<typeof startHolder>>;
   before(async () => {
-    engine = await startEngine();
+    engine = await startEngine({ SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' });
+    holder = await startHolder();
   });
-  after(async () => engine?.close());
+  after(async () => {
+    await engine?.close();
+    await holder?.close();
+  });
 
   it('answers the accuracy delta with its 95 % interval and the examples that differ', async () => {
     const { http } = engine;
@@ -80,23 +113,27 @@ describe('e2e: comparing two versions of a workflow on the same rows', function 
 
   it('answers delta null, not 0, until the comparison has ended, with examples already paired', async () => {
     const { http } = engine;
-    const { suite, workflowId } = await twoVersions(http, 'letters, B waits for a person');
-    // Version 3 answers with alt, as version 2 does, once a person lets each row through.
+    const { suite, workflowId } = await twoVersions(http, 'letters, B waits for the test');
+    // Version 3 answers with alt, as version 2 does, once the test lets each row's read through.
+    // (A person's pause cannot hold it: an eval's pauses resolve by the suite's policy.)
     const gatedAlt = {
       nodes: [
         n('in', 'InputNode', { output_schema: { reply: 'string', alt: 'string' } }),
-        n('gate', 'HumanInterventionNode', { message: 'Let this row through?' }),
-        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'gate.in.alt' } }),
+        n('gate', 'HTTPRequestNode', {
+          url: `${holder.url}/hold/{{ in.alt }}`,
+          timeout_seconds: 180,
+          max_retries: 0,
+        }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'gate.json.alt' } }),
       ],
       links: [l('in', 'gate'), l('gate', 'out')],
     };
     const put = await http.put(`/wf/${workflowId}/`, { name: suite.name, definition: gatedAlt });
     assert.equal(put.status, 200, JSON.stringify(put.body));
-    const pinned = await http.post(`/wf/${workflowId}/start_run/`, {
-      initial_inputs: { in: { reply: 'r', alt: 'a' } },
-    });
+    holder.release('pin');
+    const pinned = await http.post(`/wf/${workflowId}/run/`, { initial_inputs: { in: { reply: 'r', alt: 'pin' } } });
     assert.equal(pinned.status, 200, JSON.stringify(pinned.body));
-    await waitForRun(http, pinned.body.id, (r) => r.status === 'PAUSED');
+    assert.equal(pinned.body.out.answer, 'pin');
 
     const started = await http.post('/evals/compare/', {
       suite: suite.id,
@@ -108,22 +145,13 @@ describe('e2e: comparing two versions of a workflow on the same rows', function 
     });
     assert.equal(started.status, 202, JSON.stringify(started.body));
     assert.equal(started.body.delta, null, `started ${started.body.status}: ${JSON.stringify(started.body)}`);
-    const batchB = await eventually('run B started', async () => {
-      const b = (await http.get(`/evals/compare/${started.body.id}/`)).body;
-      return b.runs[1].batch_run_id ?? undefined;
-    });
-    /** Lets row `row` of B through once it waits. */
+    /** Lets row `row` of B through once its read waits. */
     const letThrough = async (row: number) => {
-      const rowRun = `${batchB}-${row}`;
-      await waitForRun(http, rowRun, (r) => r.status === 'PAUSED', 60_000);
-      const decided = await http.post(`/wf/process_pause_action/${rowRun}/`, {
-        action: 'APPROVE',
-        user_id: 'reviewer',
-        inputs: {},
-      });
-      assert.equal(decided.status, 200, JSON.stringify(decided.body));
+      const key = LETTER_ROWS[row - 1]?.alt as string;
+      await eventually(`row ${row} waiting`, async () => (holder.isWaiting(key) ? true : undefined), 60_000);
+      holder.release(key);
     };
-    // Rows 1–5 of B decided: five examples paired, the sixth still waiting for its person.
+    // Rows 1–5 of B let through: five examples paired, the sixth still waiting.
     for (let row = 1; row <= 5; row++) await letThrough(row);
     const midway = await eventually('five examples paired', async () => {
       const b = (await http.get(`/evals/compare/${started.body.id}/`)).body;

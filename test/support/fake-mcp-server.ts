@@ -9,7 +9,7 @@ import { z } from 'zod';
 /**
  * A real MCP server on loopback, built with the official SDK (not a stub): streamable HTTP
  * (stateless, at `/mcp`) and the older SSE transport (`GET /sse`, then `POST /messages`). Its tools:
- * `add` {a, b} (structured `{sum}`), `lookup` {key} (text), `fail` (an error result in the server's
+ * `add` {a, b} (structured `{sum}`), `lookup` {key} (text; the only one declared `readOnlyHint`), `fail` (an error result in the server's
  * words), `picture` (an image), `slow` {id} (answers once `release(id)` is called); started with `{ relay: true }`, also `relay`
  * (the JSON text of whatever `relay(value)` set: what a hostile server may answer). Every call is
  * logged with its arguments, the headers it came with and its `_meta`, so tests count calls.
@@ -100,7 +100,7 @@ export async function startFakeMcpServer(options: { relay?: boolean } = {}): Pro
     );
     server.registerTool(
       'lookup',
-      { description: 'Looks a word up', inputSchema: { key: z.string() } },
+      { description: 'Looks a word up', inputSchema: { key: z.string() }, annotations: { readOnlyHint: true } },
       ({ key }, extra) => {
         const call = log('lookup', { key }, extra._meta);
         call.completed = true;

@@ -103,7 +103,12 @@ describe('unit: MCP client rules (pure)', () => {
   });
 
   describe('tool lists cached by run and server', () => {
-    const tool = (name: string): McpToolInfo => ({ name, description: name, inputSchema: { type: 'object' } });
+    const tool = (name: string): McpToolInfo => ({
+      name,
+      description: name,
+      inputSchema: { type: 'object' },
+      readOnly: false,
+    });
     const oneTool = JSON.stringify([tool('t')]).length;
     function counted(tools = [tool('t')]) {
       const list = () => {

@@ -24,6 +24,8 @@ export const evalResultSchema = new Schema(
     completion_tokens: { type: Number, required: true },
     /** Null when a model had no known price. */
     cost_nano_usd: { type: Number, default: null },
+    /** JSON text of `[{node_id, request}]`: what the row's nodes would have sent (a dry run); absent: nothing. */
+    dry_run: { type: String, default: null },
     scored_at: { type: Date, required: true },
   },
   { collection: 'eval_results', versionKey: false },

@@ -1,5 +1,6 @@
 import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
+import { DRY_RUN_PAUSES, type DryRunPauses } from '../../engine/dry-run';
 
 export const EVAL_RUN_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED'] as const;
 export type EvalRunStatus = (typeof EVAL_RUN_STATUSES)[number];
@@ -23,6 +24,9 @@ export const evalRunSchema = new Schema(
     batch_run_id: { type: String, required: true },
     /** Set for the two runs of a comparison. */
     comparison_id: { type: String, default: null },
+    /** The suite's dry-run settings when the eval was made (its rows are dry runs: src/engine/dry-run.ts). */
+    pauses: { type: String, enum: DRY_RUN_PAUSES, default: 'decline' },
+    live_node_types: { type: [String], default: [] },
     status: { type: String, enum: EVAL_RUN_STATUSES, required: true },
     message: { type: String, default: null },
     start_time: { type: Date, required: true },
@@ -35,4 +39,5 @@ evalRunSchema.index({ start_time: -1 });
 export type EvalRunDoc = InferSchemaType<typeof evalRunSchema> & {
   _id: string;
   status: EvalRunStatus;
+  pauses: DryRunPauses;
 } & WorkspaceOwnedFields;

@@ -1,5 +1,6 @@
 import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
+import { DRY_RUN_PAUSES, type DryRunPauses } from '../../engine/dry-run';
 
 /**
  * An eval suite (`EV<n>`): a stored dataset, the column holding each row's expected answer, the
@@ -22,6 +23,10 @@ export const evalSuiteSchema = new Schema(
     /** Rows of the dataset when the suite was made (datasets do not change). */
     row_count: { type: Number, required: true },
     scorer: { type: String, required: true },
+    /** How a human pause in its evals resolves (they are dry runs: src/engine/dry-run.ts). */
+    pauses: { type: String, enum: DRY_RUN_PAUSES, default: 'decline' },
+    /** Node types that act for real in its evals (declared safe); every other acting node sends nothing. */
+    live_node_types: { type: [String], default: [] },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -30,4 +35,7 @@ export const evalSuiteSchema = new Schema(
 /** Unique within a workspace: another workspace may use the same name. */
 evalSuiteSchema.index({ workspace_id: 1, name: 1 }, { unique: true });
 
-export type EvalSuiteDoc = InferSchemaType<typeof evalSuiteSchema> & { _id: string } & WorkspaceOwnedFields;
+export type EvalSuiteDoc = InferSchemaType<typeof evalSuiteSchema> & {
+  _id: string;
+  pauses: DryRunPauses;
+} & WorkspaceOwnedFields;

@@ -121,6 +121,8 @@ export function createEvalRecorder(deps: EvalRecorderDeps) {
         num_samples: rows,
         batch_run_id: batch._id,
         comparison_id: start.comparisonId ?? null,
+        pauses: suite.pauses ?? 'decline',
+        live_node_types: [...(suite.live_node_types ?? [])],
       },
       new Date(),
     );

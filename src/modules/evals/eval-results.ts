@@ -19,6 +19,7 @@ function exampleOf(r: EvalResultDoc): ExampleResult {
     prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens,
     cost_usd: r.cost_nano_usd === null || r.cost_nano_usd === undefined ? null : r.cost_nano_usd / NANO,
+    dry_run: r.dry_run ? (JSON.parse(r.dry_run) as ExampleResult['dry_run']) : [],
   };
 }
 

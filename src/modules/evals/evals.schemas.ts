@@ -2,6 +2,9 @@ import { EVAL_RUN_STATUSES } from '../../db/models/eval-run.model';
 import { ScorerConfig } from '../../evals/scorer-config';
 import { z } from '../../zod';
 import { RUN_STATUSES } from '../../engine/statuses';
+import { DRY_RUN_PAUSES } from '../../engine/dry-run';
+import { NODE_TYPES } from '../../nodes/registry';
+import { TaskDryRunResponse } from '../../runs/response.schemas';
 
 /** Most rows one eval run scores: a run is one batch, and each of its rows a workflow of its own. */
 export const MAX_EVAL_SAMPLES = 10_000;
@@ -12,6 +15,28 @@ const Column = z.string().min(1).max(500);
 export const SuiteIdParams = z.object({ suite_id: Id });
 export const EvalRunIdParams = z.object({ eval_run_id: Id });
 export const ComparisonIdParams = z.object({ comparison_id: Id });
+
+const NODE_TYPE_NAMES: ReadonlySet<string> = new Set(NODE_TYPES.map((t) => t.name));
+
+/** An eval runs its rows dry (src/engine/dry-run.ts): how its pauses resolve, which node types act for real. */
+const DryRunSettings = {
+  pauses: z.enum(DRY_RUN_PAUSES).default('decline').openapi({
+    description:
+      "How a HumanInterventionNode resolves in this suite's evals, with no one asked: approve (its input passes on) or decline (the row's run ends CANCELED)",
+  }),
+  live_node_types: z
+    .array(
+      z
+        .string()
+        .refine((name) => NODE_TYPE_NAMES.has(name), { message: 'Not a node type (see /api/node/supported_types/)' }),
+    )
+    .max(50)
+    .default([])
+    .openapi({
+      description:
+        "Node types declared safe to act for real in this suite's evals. Every other node that would post, send or write (Slack, e-mail, GitHub and Reddit writes, HTTP requests other than GET/HEAD/OPTIONS, MCP tools not declared readOnlyHint) sends nothing and hands on a stub of its output; the task and the example show what it would have sent",
+    }),
+};
 
 export const SuiteRequest = z
   .object({
@@ -30,6 +55,7 @@ export const SuiteRequest = z
         "Columns shown as the prompt; the workflow's InputNode fields are fed from the same-named columns (empty: every column but the answer)",
     }),
     scorer: ScorerConfig,
+    ...DryRunSettings,
   })
   .openapi('EvalSuiteRequest');
 export type SuiteInput = z.output<typeof SuiteRequest>;
@@ -66,6 +92,7 @@ export const SuiteFromRunsRequest = z
         "A prefixed_variable of the workflow's output-variables listing: each run's recorded value is the row's expected answer",
     }),
     scorer: ScorerConfig.default({ type: 'json_equal' }),
+    ...DryRunSettings,
   })
   .strict()
   .openapi('EvalSuiteFromRunsRequest');
@@ -82,6 +109,8 @@ export const SuiteResponse = z
     input_columns: z.array(z.string()),
     num_samples: z.number().int(),
     scorer: ScorerConfig,
+    pauses: DryRunSettings.pauses.unwrap(),
+    live_node_types: z.array(z.string()),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -132,6 +161,10 @@ export const ExampleResult = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   cost_usd: z.number().nullable(),
+  dry_run: z.array(z.object({ node_id: z.string(), request: TaskDryRunResponse.shape.request })).openapi({
+    description:
+      "Beyond PySpur: the row run's nodes that would have acted (posted, sent, written) and sent nothing, with what each would have sent (the task's `dry_run`)",
+  }),
 });
 export type ExampleResult = z.output<typeof ExampleResult>;
 

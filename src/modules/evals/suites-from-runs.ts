@@ -106,6 +106,8 @@ export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
           answer_column: answerColumn,
           input_columns: inputColumns,
           scorer: body.scorer,
+          pauses: body.pauses,
+          live_node_types: body.live_node_types,
         });
       } catch (err) {
         await deps.datasets.remove(dataset.id).catch(() => undefined);

@@ -17,6 +17,8 @@ export function toSuiteResponse(doc: EvalSuiteDoc): SuiteResponse {
     input_columns: [...doc.input_columns],
     num_samples: Math.min(doc.row_count, MAX_EVAL_SAMPLES),
     scorer: ScorerConfig.parse(JSON.parse(doc.scorer)),
+    pauses: doc.pauses ?? 'decline',
+    live_node_types: [...(doc.live_node_types ?? [])],
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -61,6 +63,8 @@ export function createSuiteService(models: Models, records: EvalRecords) {
             input_columns: body.input_columns,
             row_count: dataset.row_count,
             scorer: JSON.stringify(body.scorer),
+            pauses: body.pauses,
+            live_node_types: body.live_node_types,
           },
           new Date(),
         );

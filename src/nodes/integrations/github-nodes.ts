@@ -171,6 +171,7 @@ export const gitHubGetPullRequestChangesNode = integrationNode({
 export const gitHubCreateIssueNode = integrationNode({
   ...common,
   name: 'GitHubCreateIssueNode',
+  acts: true,
   displayName: 'GitHubCreateIssue',
   tag: 'GCIN #20C997',
   output: z.object({ issue: z.string() }),

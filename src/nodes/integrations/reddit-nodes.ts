@@ -22,6 +22,7 @@ const createdPost = z.object({
 export const redditCreatePostNode = integrationNode({
   ...common,
   name: 'RedditCreatePostNode',
+  acts: true,
   displayName: 'RedditCreatePost',
   tag: 'RCPN #17A2B8',
   output: z.object({ post_info: z.union([createdPost, z.object({ error: z.string() })]) }),

@@ -27,6 +27,7 @@ export async function postSlackMessage(
 /** Posts `message` (a template; empty: the whole input as JSON) with Slack's chat.postMessage. */
 export const slackNotifyNode = integrationNode({
   name: 'SlackNotifyNode',
+  acts: true,
   displayName: 'SlackNotify',
   category: 'Integrations',
   tag: 'SNN #FD7E14',

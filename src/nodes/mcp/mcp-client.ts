@@ -19,6 +19,8 @@ export interface McpToolInfo {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The server declares the tool does not change its environment (`annotations.readOnlyHint`). */
+  readOnly: boolean;
 }
 
 const CLIENT_INFO = { name: 'spur', version: '1.0.0' };
@@ -86,6 +88,7 @@ export async function listMcpTools(
         name: tool.name,
         description: tool.description ?? tool.title ?? tool.name,
         inputSchema: tool.inputSchema as Record<string, unknown>,
+        readOnly: tool.annotations?.readOnlyHint === true,
       });
     cursor = listed.nextCursor;
     if (!cursor) break;

@@ -48,6 +48,8 @@ async function callTool(cfg: McpServerSettings & { tool: string }, input: NodeIn
   return mcpClient().withMcpClient(target, ctx.fetch, ctx.signal, async (client, options) => {
     const tools = await toolsOfRun(ctx.runId, key, () => mcpClient().listMcpTools(client, options));
     const tool = findTool(tools, name, target.url);
+    // A hint the server gives: only a tool it declares read-only runs in a dry run (an eval).
+    if (!tool.readOnly) ctx.actingFromHere?.();
     const result = await client.callTool(
       {
         name,

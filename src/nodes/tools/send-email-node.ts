@@ -62,6 +62,7 @@ export function sendEmail(ctx: ServiceContext, provider: EmailProvider, email: E
 /** Sends a plain-text email through Resend or SendGrid. PySpur gives it no logo or label. */
 export const sendEmailNode = integrationNode({
   name: 'SendEmailNode',
+  acts: true,
   displayName: 'Send Email',
   category: 'Tools',
   tag: 'SEN #FD7E14',

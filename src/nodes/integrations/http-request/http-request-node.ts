@@ -56,6 +56,8 @@ async function execute(cfg: Config, input: NodeInput, ctx: NodeExecutionContext)
  * credentials are named, never written (http-credential-names.ts). Every request goes through the
  * outbound client; 5xx, 429 and network errors are retried up to `max_retries`.
  */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export const httpRequestNode: NodeTypeDefinition<typeof httpRequestConfig> = {
   name: 'HTTPRequestNode',
   displayName: 'HTTP Request',
@@ -65,5 +67,7 @@ export const httpRequestNode: NodeTypeDefinition<typeof httpRequestConfig> = {
   config: httpRequestConfig,
   input: openObject(),
   output: HttpRequestOutput,
+  // Reads (GET, HEAD, OPTIONS) run in evals as usual; every other method writes.
+  acts: (cfg) => !READ_METHODS.has(cfg.method),
   execute: (cfg, input, ctx) => execute(cfg, input, ctx),
 };

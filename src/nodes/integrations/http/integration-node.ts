@@ -25,6 +25,8 @@ export interface IntegrationNodeSpec<Out extends z.ZodObject, Shape extends z.Zo
   config: Shape;
   /** Config fields a model may set when the node is an agent's tool (NodeTypeDefinition.modelSettable). */
   modelSettable?: readonly (keyof Shape & string)[];
+  /** Set on nodes that post, send or write (NodeTypeDefinition.acts): they send nothing in a dry run. */
+  acts?: true;
   run(config: z.output<ConfigOf<Shape>>, input: NodeInput, ctx: NodeExecutionContext): Promise<z.input<Out>>;
 }
 
@@ -44,6 +46,7 @@ export function integrationNode<Out extends z.ZodObject, Shape extends z.ZodRawS
     ...(spec.logo ? { logo: spec.logo } : {}),
     ...(spec.categoryLabel ? { categoryLabel: spec.categoryLabel } : {}),
     ...(spec.modelSettable ? { modelSettable: spec.modelSettable } : {}),
+    ...(spec.acts ? { acts: () => true } : {}),
     async execute(cfg, input, ctx) {
       const output = spec.output.safeParse(await spec.run(cfg, input, ctx));
       if (output.success) return output.data as Record<string, unknown>;
