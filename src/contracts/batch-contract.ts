@@ -75,6 +75,16 @@ export interface BatchChildRow {
   runId: string;
   inputNodeInput: Record<string, unknown>;
   taskIds: Record<string, string>;
+  /** A dry batch of a suite made from runs: the run the row came from (DryRun.recordedRunId). */
+  recordedRunId?: string;
+}
+
+/** Which rows of a child-mode batch to record and hand out; `recordedRunColumn` as on DryRun. */
+export interface PrepareBatchRowsInput {
+  batch: BatchRows;
+  start: number;
+  end: number;
+  recordedRunColumn?: string;
 }
 
 /** Lines for rows [firstRow, firstRow + outcomes.length), in row order. */

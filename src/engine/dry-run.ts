@@ -14,6 +14,10 @@ export interface DryRun {
   pauses: DryRunPauses;
   /** Node types that act for real all the same (declared safe to run in evals). */
   liveNodeTypes?: string[];
+  /** On a batch of a suite made from runs: the dataset column naming each row's run. */
+  recordedRunColumn?: string;
+  /** On one row's run: a node that would act hands on the output this run recorded for it. */
+  recordedRunId?: string;
 }
 
 /** The request a node would have sent: its first acting one, credentials redacted. */
@@ -29,6 +33,8 @@ export interface DryRunRequest {
 /** On a task: the node did not act. `request` is null for a node that sends nothing itself (a callback wait). */
 export interface TaskDryRun {
   request: DryRunRequest | null;
+  /** The run whose recorded output the node handed on (a suite made from runs); absent: a stub. */
+  output_from_run?: string;
 }
 
 export const DRY_RUN_BODY_BYTES = 64 * 1024;

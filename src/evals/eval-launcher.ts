@@ -73,5 +73,9 @@ export type EvalLauncher = ReturnType<typeof createEvalLauncher>;
 /** An eval's rows are dry runs: nothing they would post, send or write leaves, but for the suite's live node types. */
 function dryRunOf(run: EvalRunDoc): DryRun {
   const live = run.live_node_types ?? [];
-  return { pauses: run.pauses ?? 'decline', ...(live.length > 0 ? { liveNodeTypes: [...live] } : {}) };
+  return {
+    pauses: run.pauses ?? 'decline',
+    ...(live.length > 0 ? { liveNodeTypes: [...live] } : {}),
+    ...(run.source_run_column ? { recordedRunColumn: run.source_run_column } : {}),
+  };
 }

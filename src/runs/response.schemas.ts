@@ -62,7 +62,13 @@ const DryRunRequestResponse = z.object({
 });
 
 /** A dry run's record on a task (src/engine/dry-run.ts). */
-export const TaskDryRunResponse = z.object({ request: DryRunRequestResponse.nullable() });
+export const TaskDryRunResponse = z.object({
+  request: DryRunRequestResponse.nullable(),
+  output_from_run: z.string().nullable().openapi({
+    description:
+      "In an eval of a suite made from runs: the row's original run, whose recorded output the node handed on; null: the node handed on a stub of its output",
+  }),
+});
 
 export const TaskResponse = z.object({
   id: z.string(),

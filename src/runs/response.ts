@@ -30,7 +30,7 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     reused: t.reused === true,
     model: t.model ?? null,
     model_failures: t.model_failures ?? [],
-    dry_run: t.dry_run ?? null,
+    dry_run: t.dry_run ? { request: t.dry_run.request, output_from_run: t.dry_run.output_from_run ?? null } : null,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type BatchChunkResult,
   type BatchFinish,
   type BatchLinesInput,
+  type PrepareBatchRowsInput,
   type RowOutcome,
   batchRowRunId,
   batchRowTaskIds,
@@ -82,7 +83,7 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     runBatchChunk: (input: BatchChunkInput) => failIfGone(() => runChunk(input)),
 
     /** Child mode: records (PENDING) and inputs of rows [start, end), before their workflows start. */
-    prepareBatchRows: (input: { batch: BatchRows; start: number; end: number }) => failIfGone(() => prepareRows(input)),
+    prepareBatchRows: (input: PrepareBatchRowsInput) => failIfGone(() => prepareRows(input)),
 
     /** Child mode: the lines of rows that are now contiguous from the front, and the progress. */
     appendBatchLines: (input: BatchLinesInput) =>
@@ -181,18 +182,20 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     return count;
   }
 
-  async function prepareRows(input: { batch: BatchRows; start: number; end: number }): Promise<BatchChildRow[]> {
-    const { batch } = input;
+  async function prepareRows(input: PrepareBatchRowsInput): Promise<BatchChildRow[]> {
+    const { batch, recordedRunColumn: column } = input;
     const nodeIds = topLevelIds(batch.definition);
     const rows = await datasets.readRows(batch.datasetId, input.start, input.end);
     const prepared = await Promise.all(
       rows.map(async (row, i) => {
         const runId = batchRowRunId(batch.parentRunId, input.start + i);
+        const recorded = column === undefined ? undefined : row[column];
         return {
           row: input.start + i,
           runId,
           inputNodeInput: await rowValues(runId, rowInput(row, batch.columns)),
           taskIds: batchRowTaskIds(runId, nodeIds),
+          ...(typeof recorded === 'string' && recorded ? { recordedRunId: recorded } : {}),
         };
       }),
     );

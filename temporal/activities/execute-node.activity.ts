@@ -27,6 +27,7 @@ import { limitKeysOf } from '../../src/contracts/limit-contract';
 import { modelOf } from '../../src/engine/model-calls';
 import { actsForReal } from '../../src/engine/dry-run';
 import { dryRunGuard, stubOfNode } from './dry-run-guard';
+import { createRunLookups } from '../../src/db/runs/run-lookups';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -117,9 +118,14 @@ async function executeNodeIn(
     // Streamed text is stored before the workflow records the task's end, so streams show it first.
     await ctx.flushDeltas();
   }
-  // The node acted and sent nothing: whatever it made of that, it hands on a stub of its output.
+  // The node acted and sent nothing: whatever it made of that, it hands on what the run a suite
+  // row came from recorded for it, else a stub of its output.
   const request = guard?.captured();
-  if (request) output = stubOfNode(type, node.config);
+  const recorded =
+    request && dryRun?.recordedRunId
+      ? await ctx.stored(() => recordedOutput(deps, runId, dryRun.recordedRunId as string, node.id))
+      : null;
+  if (request) output = recorded ?? stubOfNode(type, node.config);
   const usage = ctx.usage();
   let stored: NodeOutput;
   try {
@@ -135,7 +141,9 @@ async function executeNodeIn(
     startTime,
     endTime: new Date().toISOString(),
     ...(usage ? { usage } : {}),
-    ...(request ? { dryRun: { request } } : {}),
+    ...(request
+      ? { dryRun: { request, ...(recorded ? { output_from_run: dryRun?.recordedRunId as string } : {}) } }
+      : {}),
   };
 }
 
@@ -149,6 +157,24 @@ async function refuseIfLimited(deps: NodeActivityDeps, node: ExecuteNodeInput['n
   const applying = await deps.limits.on(limitKeysOf(model));
   if (applying.length > 0)
     throw ApplicationFailure.nonRetryable(`A fleet-wide limit applies to ${model}`, FailureType.ModelLimited);
+}
+
+/**
+ * The output `recordedRunId` recorded for `nodeId`, where that run is of the same workflow as this
+ * one (and, as every read here, of this workspace); null: none, the node hands on a stub.
+ */
+async function recordedOutput(
+  deps: NodeActivityDeps,
+  runId: string,
+  recordedRunId: string,
+  nodeId: string,
+): Promise<NodeOutput | null> {
+  const runs = createRunLookups(deps.models);
+  const [ours, theirs] = await Promise.all([runs.workflowOf(runId), runs.workflowOf(recordedRunId)]);
+  if (ours === null || ours !== theirs) return null;
+  const tasks = (await runs.tasksOfMany([recordedRunId])).get(recordedRunId) ?? [];
+  const task = tasks.find((t) => t.node_id === nodeId && t.status === 'COMPLETED');
+  return task?.outputs ? ((await deps.values.resolve(task.outputs)) as NodeOutput) : null;
 }
 
 /** Mints callback URLs of the run's WaitForCallbackNodes, in the run's workspace (the activity's). */

@@ -23,6 +23,7 @@ import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { WorkflowType, runWorkflowId } from '../../src/contracts/workflow-names';
 import { failureMessage } from './graph-runner';
 import { announceEnd } from './callbacks';
+import type { DryRun } from '../../src/engine/dry-run';
 
 /** Errors no retry can mend: Mongoose refusing a document, an input that is gone. */
 const PERMANENT = ['CastError', 'ValidationError', 'StrictModeError', 'BatchInputGone'];
@@ -112,6 +113,11 @@ async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CA
   await announceEnd(input.parentRunId, input.callback, status);
 }
 
+/** A row's dry run: the batch's, and the run the row came from where the suite was made from runs. */
+function rowDryRun({ recordedRunColumn: _column, ...dryRun }: DryRun, row: BatchChildRow): DryRun {
+  return row.recordedRunId ? { ...dryRun, recordedRunId: row.recordedRunId } : dryRun;
+}
+
 /** Continue-as-new well before Temporal's limits, keeping each run's history small to replay. */
 const historyIsLarge = (limit: number) => workflowInfo().historyLength > limit || workflowInfo().continueAsNewSuggested;
 
@@ -158,7 +164,7 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
       inputNodeInput: row.inputNodeInput,
       taskIds: row.taskIds,
       ...(input.workflowIdPrefix ? { workflowIdPrefix: input.workflowIdPrefix } : {}),
-      ...(input.dryRun ? { dryRun: input.dryRun } : {}),
+      ...(input.dryRun ? { dryRun: rowDryRun(input.dryRun, row) } : {}),
     };
     const done = executeChild<(i: SpurRunInput) => Promise<SpurRunResult>>(WorkflowType.spurRun, {
       workflowId: runWorkflowId(row.runId, input.workflowIdPrefix),
@@ -211,10 +217,12 @@ async function runChildren(input: BatchRunInput, rows: BatchRows, cursor: BatchC
     stopping ||= historyIsLarge(input.historyEventsLimit);
     while (!stopping && inFlight.size < rows.miniBatchSize && nextToStart < rows.rowCount) {
       if (prepared.length === 0) {
+        const column = input.dryRun?.recordedRunColumn;
         prepared = await bookkeeping.prepareBatchRows({
           batch: rows,
           start: nextToStart,
           end: Math.min(rows.rowCount, nextToStart + CHILD_PREPARE_ROWS),
+          ...(column ? { recordedRunColumn: column } : {}),
         });
       }
       startRow(prepared.shift() as BatchChildRow);

@@ -17,6 +17,10 @@ import { failureMessage } from '../../src/engine/graph-walker';
 import { childRunOptions } from './child-run';
 import type { DryRun } from '../../src/engine/dry-run';
 
+function childDryRun({ recordedRunId: _recorded, ...dryRun }: DryRun): DryRun {
+  return dryRun;
+}
+
 /** What the parent's task shows while its child runs. */
 export interface SubworkflowTaskHooks {
   waitingFor(nodeId: string, childRunId: string | null): void;
@@ -51,8 +55,9 @@ export async function runSubworkflow(
   try {
     const child = await startChild<(...args: unknown[]) => Promise<SpurRunResult>>(plan.workflowType, {
       ...childRunOptions(plan),
-      // A dry run's child is dry too: the eval's row acts through no workflow it calls.
-      ...(dryRun ? { args: [{ ...(plan.args[0] as SpurRunInput), dryRun }] } : {}),
+      // A dry run's child is dry too: the eval's row acts through no workflow it calls. (Its nodes
+      // are not the recorded run's: they hand on stubs.)
+      ...(dryRun ? { args: [{ ...(plan.args[0] as SpurRunInput), dryRun: childDryRun(dryRun) }] } : {}),
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     });

@@ -201,7 +201,47 @@ describe('e2e: evals and partial runs send nothing', function () {
     assert.equal(fake.to('slack').length, 0, 'the child posted nothing');
     const rowRun = (await engine.http.get(`/run/${examplesOf(run)[0].run_id}/`)).body;
     const cb = rowRun.tasks.find((t: { node_id: string }) => t.node_id === 'cb');
-    assert.deepEqual([cb.status, cb.dry_run], ['COMPLETED', { request: null }]);
+    assert.deepEqual([cb.status, cb.dry_run], ['COMPLETED', { request: null, output_from_run: null }]);
+  });
+
+  it("in an eval of a suite made from runs, an acting node hands on the output its row's run recorded, sending nothing", async () => {
+    const postsId = await createWorkflow(engine.http, 'posts', {
+      nodes: [
+        n('in', 'InputNode', { output_schema: { reply: 'string' } }),
+        n('slack', 'SlackNotifyNode', { channel: 'C3', message: 'posting {{ in.reply }}' }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'slack.status' } }),
+      ],
+      links: [l('in', 'slack'), l('slack', 'out')],
+    });
+    for (const row of ROWS) {
+      const res = await engine.http.post(`/wf/${postsId}/run/`, { initial_inputs: { in: { reply: row.reply } } });
+      assert.equal(res.body.out.answer, 'success', res.text);
+    }
+    const sources = ((await engine.http.get(`/wf/${postsId}/runs/`)).body as { id: string }[]).map((r) => r.id);
+    assert.equal(sources.length, 2);
+    assert.equal(fake.to('slack').length, 2, 'the production runs posted');
+    forget();
+    const suite = await engine.http.post('/evals/suites/from_runs/', {
+      name: 'posts regression',
+      workflow_id: postsId,
+      output_variable: 'out-answer',
+    });
+    assert.equal(suite.status, 200, suite.text);
+
+    const run = await evalOf('posts regression', postsId);
+    assert.equal(fake.to('slack').length, 0, 'the eval posted nothing');
+    const examples = examplesOf(run);
+    // A stub would answer status '' (the first eval above): these answer what the runs recorded.
+    assert.deepEqual(
+      examples.map((e) => [e.predicted_answer, e.is_correct]),
+      [
+        ['success', true],
+        ['success', true],
+      ],
+    );
+    const from = examples.map((e) => e.dry_run[0].output_from_run as string);
+    assert.deepEqual([...from].sort(), [...sources].sort());
+    for (const example of examples) assert.match(example.dry_run[0].request.body, /posting r[12]/);
   });
 
   it('a node type the suite declares live acts for real; the rest stay dry', async () => {

@@ -55,7 +55,8 @@ describe('e2e: a regression suite from production runs', function () {
     assert.deepEqual(res.body.scorer, { type: 'json_equal' });
     const dataset = (await admin.get(`/ds/${res.body.dataset_id}/`)).body;
     assert.equal(dataset.row_count, 50);
-    assert.deepEqual([...dataset.columns].sort(), ['alt', 'expected_output', 'reply']);
+    assert.deepEqual([...dataset.columns].sort(), ['alt', 'expected_output', 'reply', 'source_run_id']);
+    assert.equal(res.body.source_run_column, 'source_run_id');
 
     // Version 2 answers with `alt`: a run of it pins it.
     const put = await admin.put(`/wf/${workflowId}/`, { name: 'answers', definition: echoDefinition('alt', FIELDS) });

@@ -27,6 +27,7 @@ export const evalRunSchema = new Schema(
     /** The suite's dry-run settings when the eval was made (its rows are dry runs: src/engine/dry-run.ts). */
     pauses: { type: String, enum: DRY_RUN_PAUSES, default: 'decline' },
     live_node_types: { type: [String], default: [] },
+    source_run_column: { type: String, default: null },
     status: { type: String, enum: EVAL_RUN_STATUSES, required: true },
     message: { type: String, default: null },
     start_time: { type: Date, required: true },

@@ -27,6 +27,8 @@ export const evalSuiteSchema = new Schema(
     pauses: { type: String, enum: DRY_RUN_PAUSES, default: 'decline' },
     /** Node types that act for real in its evals (declared safe); every other acting node sends nothing. */
     live_node_types: { type: [String], default: [] },
+    /** A suite made from runs: the dataset column naming each row's run (its recorded outputs stand in for acting nodes). */
+    source_run_column: { type: String, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },

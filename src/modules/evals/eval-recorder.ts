@@ -123,6 +123,7 @@ export function createEvalRecorder(deps: EvalRecorderDeps) {
         comparison_id: start.comparisonId ?? null,
         pauses: suite.pauses ?? 'decline',
         live_node_types: [...(suite.live_node_types ?? [])],
+        source_run_column: suite.source_run_column ?? null,
       },
       new Date(),
     );

@@ -1,9 +1,20 @@
 import type { EvalResultDoc, EvalRunDoc } from '../../db/models';
 import { isFinalStatus } from '../../engine/statuses';
+import type { TaskDryRun } from '../../engine/dry-run';
 import { type PairedCounts, pairedDelta } from '../../evals/paired-interval';
 import type { CompareResponse, EvalResults, EvalRunResponse, ExampleResult } from './evals.schemas';
 
 const NANO = 1e9;
+
+/** What the example's nodes would have sent (stored as JSON text, src/db/eval-row-runs.ts). */
+function dryRunsOf(text: string | null | undefined): ExampleResult['dry_run'] {
+  if (!text) return [];
+  return (JSON.parse(text) as Array<{ node_id: string } & TaskDryRun>).map((d) => ({
+    node_id: d.node_id,
+    request: d.request,
+    output_from_run: d.output_from_run ?? null,
+  }));
+}
 
 /** One scored example as PySpur's page reads it. */
 function exampleOf(r: EvalResultDoc): ExampleResult {
@@ -19,7 +30,7 @@ function exampleOf(r: EvalResultDoc): ExampleResult {
     prompt_tokens: r.prompt_tokens,
     completion_tokens: r.completion_tokens,
     cost_usd: r.cost_nano_usd === null || r.cost_nano_usd === undefined ? null : r.cost_nano_usd / NANO,
-    dry_run: r.dry_run ? (JSON.parse(r.dry_run) as ExampleResult['dry_run']) : [],
+    dry_run: dryRunsOf(r.dry_run),
   };
 }
 

@@ -111,6 +111,10 @@ export const SuiteResponse = z
     scorer: ScorerConfig,
     pauses: DryRunSettings.pauses.unwrap(),
     live_node_types: z.array(z.string()),
+    source_run_column: z.string().nullable().openapi({
+      description:
+        "Set on a suite made from runs: the dataset column naming each row's run. In its evals a node that would act hands on the output that run recorded for it (else a stub)",
+    }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -161,7 +165,7 @@ export const ExampleResult = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   cost_usd: z.number().nullable(),
-  dry_run: z.array(z.object({ node_id: z.string(), request: TaskDryRunResponse.shape.request })).openapi({
+  dry_run: z.array(TaskDryRunResponse.extend({ node_id: z.string() })).openapi({
     description:
       "Beyond PySpur: the row run's nodes that would have acted (posted, sent, written) and sent nothing, with what each would have sent (the task's `dry_run`)",
   }),

@@ -13,6 +13,8 @@ import type { SuiteService } from './suites.service';
 /** Runs whose tasks are read at once: the rows of one page go out before the next is read. */
 const PAGE = 200;
 const ANSWER_COLUMN = 'expected_output';
+/** Each row's run: in an eval of the suite, a node that would act hands on what it recorded there. */
+const SOURCE_COLUMN = 'source_run_id';
 
 export interface SuitesFromRunsDeps {
   runs: Pick<RunLookups, 'topLevelRunsOf' | 'tasksOfMany'>;
@@ -24,6 +26,7 @@ export interface SuitesFromRunsDeps {
 
 /** One row: the run's initial inputs (its InputNode's fields) and the value it recorded for the output variable. */
 interface RunRow {
+  runId: string;
   inputs: Record<string, unknown>;
   answer: unknown;
 }
@@ -57,7 +60,7 @@ export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
         const byNode = fromJsonText<Record<string, Record<string, unknown>>>(run.initial_inputs) ?? {};
         const inputs = Object.assign({}, ...Object.values(byNode)) as Record<string, unknown>;
         // Large values are stored by reference under the run: the suite keeps them whole.
-        yield { inputs: await deps.values.resolve(inputs), answer: await deps.values.resolve(answer) };
+        yield { runId: run._id, inputs: await deps.values.resolve(inputs), answer: await deps.values.resolve(answer) };
       }
     }
   }
@@ -87,9 +90,11 @@ export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
           body.filter,
         );
       const inputColumns = [...new Set(rows.flatMap((r) => Object.keys(r.inputs)))];
-      let answerColumn = ANSWER_COLUMN;
-      for (let n = 2; inputColumns.includes(answerColumn); n++) answerColumn = `${ANSWER_COLUMN}_${n}`;
-      const lines = rows.map((r) => `${JSON.stringify({ ...r.inputs, [answerColumn]: r.answer })}\n`);
+      const answerColumn = freeColumn(ANSWER_COLUMN, inputColumns);
+      const sourceColumn = freeColumn(SOURCE_COLUMN, [...inputColumns, answerColumn]);
+      const lines = rows.map(
+        (r) => `${JSON.stringify({ ...r.inputs, [answerColumn]: r.answer, [sourceColumn]: r.runId })}\n`,
+      );
       const dataset = await deps.datasets.upload(
         {
           name: body.name,
@@ -98,17 +103,20 @@ export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
         { originalname: 'runs.jsonl', stream: Readable.from(lines) },
       );
       try {
-        return await deps.suites.create({
-          name: body.name,
-          description: body.description,
-          type: body.type,
-          dataset_id: dataset.id,
-          answer_column: answerColumn,
-          input_columns: inputColumns,
-          scorer: body.scorer,
-          pauses: body.pauses,
-          live_node_types: body.live_node_types,
-        });
+        return await deps.suites.create(
+          {
+            name: body.name,
+            description: body.description,
+            type: body.type,
+            dataset_id: dataset.id,
+            answer_column: answerColumn,
+            input_columns: inputColumns,
+            scorer: body.scorer,
+            pauses: body.pauses,
+            live_node_types: body.live_node_types,
+          },
+          { sourceRunColumn: sourceColumn },
+        );
       } catch (err) {
         await deps.datasets.remove(dataset.id).catch(() => undefined);
         throw err;
@@ -118,3 +126,10 @@ export function createSuitesFromRuns(deps: SuitesFromRunsDeps) {
 }
 
 export type SuitesFromRuns = ReturnType<typeof createSuitesFromRuns>;
+
+/** `wanted`, or `wanted_2`, `wanted_3`…: the first name no other column has. */
+function freeColumn(wanted: string, taken: readonly string[]): string {
+  let name = wanted;
+  for (let n = 2; taken.includes(name); n++) name = `${wanted}_${n}`;
+  return name;
+}

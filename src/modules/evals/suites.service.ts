@@ -19,6 +19,7 @@ export function toSuiteResponse(doc: EvalSuiteDoc): SuiteResponse {
     scorer: ScorerConfig.parse(JSON.parse(doc.scorer)),
     pauses: doc.pauses ?? 'decline',
     live_node_types: [...(doc.live_node_types ?? [])],
+    source_run_column: doc.source_run_column ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -35,7 +36,8 @@ export function createSuiteService(models: Models, records: EvalRecords) {
   return {
     get,
     toResponse: toSuiteResponse,
-    async create(body: SuiteInput): Promise<SuiteResponse> {
+    /** `from.sourceRunColumn`: a suite made from runs names the column holding each row's run. */
+    async create(body: SuiteInput, from?: { sourceRunColumn: string }): Promise<SuiteResponse> {
       const dataset = await models.Dataset.findById(body.dataset_id, { columns: 1, row_count: 1 }).lean<{
         columns: string[];
         row_count: number;
@@ -65,6 +67,7 @@ export function createSuiteService(models: Models, records: EvalRecords) {
             scorer: JSON.stringify(body.scorer),
             pauses: body.pauses,
             live_node_types: body.live_node_types,
+            source_run_column: from?.sourceRunColumn ?? null,
           },
           new Date(),
         );
