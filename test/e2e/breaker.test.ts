@@ -15,6 +15,7 @@ import { client } from '../support/http';
 import { fakeProviderSettings } from '../support/llm-engine';
 import { openSse } from '../support/sse';
 import { type TestWorker, startWorker } from '../support/worker';
+import { settingsReachWorkers } from '../support/settings';
 import { scrape } from '../support/prom-scrape';
 
 const ADMIN_KEY = 'spur_breaker-admin-key-0123456789abcdef';
@@ -74,6 +75,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
   });
   afterEach(async () => {
     assert.equal((await admin.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
     fake.respondWith(undefined);
   });
   after(async () => {
@@ -118,6 +120,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
 
   it('refuses a breaker with a count below 1 or an unknown field (422), keeps the limits it had, and takes a breaker alone', async () => {
     assert.equal((await admin.put('/limits/', [{ key: 'openai', max_concurrent: 3 }])).status, 200);
+    await settingsReachWorkers();
     for (const breaker of [
       { ...BREAKER, failures: 0 },
       { ...BREAKER, open_seconds: 0 },
@@ -130,6 +133,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
     assert.deepEqual((await admin.get('/limits/')).body, [{ key: 'openai', max_concurrent: 3 }]);
     const put = await admin.put('/limits/', [{ key: 'openai', breaker: BREAKER }]);
     assert.equal(put.status, 200, put.text);
+    await settingsReachWorkers();
     assert.deepEqual(put.body, [
       {
         key: 'openai',
@@ -142,6 +146,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
   it(`with a breaker: ${RUNS} runs through a ${OUTAGE_MS / 1000} s outage all complete, and the provider saw at most failures + probes during it`, async () => {
     const put = await admin.put('/limits/', [{ key: 'openai', max_concurrent: BREAKER.failures, breaker: BREAKER }]);
     assert.equal(put.status, 200, put.text);
+    await settingsReachWorkers();
     const before = sent().length;
     const openedBefore = await openings('openai');
     const outageEnd = outageFor(OUTAGE_MS);
@@ -171,6 +176,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
   it(`without a breaker: the same ${RUNS} runs through the same outage fail, and each of their calls reached the provider`, async () => {
     const put = await admin.put('/limits/', [{ key: 'openai', max_concurrent: BREAKER.failures }]);
     assert.equal(put.status, 200, put.text);
+    await settingsReachWorkers();
     const before = sent().length;
     const outageEnd = outageFor(OUTAGE_MS);
     const runIds = await startMany('n', RUNS);
@@ -188,6 +194,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
   it('a parked run shows task.waiting with reason breaker_open; GET /limits/ shows the breaker open, then closed once a probe succeeds', async () => {
     const breaker = { failures: 2, window_seconds: 60, open_seconds: 2 };
     assert.equal((await admin.put('/limits/', [{ key: MODEL, max_concurrent: 2, breaker }])).status, 200);
+    await settingsReachWorkers();
     let down = true;
     fake.respondWith(() => (down ? { status: 503 } : OK));
     const runIds = await startMany('p', 4);
@@ -215,6 +222,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
 
   it('opened by hand: no call goes out and runs wait, also through a worker killed with kill -9; closed by hand, they complete', async () => {
     assert.equal((await admin.put('/limits/', [{ key: 'openai', max_concurrent: 10 }])).status, 200);
+    await settingsReachWorkers();
     fake.respondWith(() => OK);
     const opened = await admin.post('/limits/breaker/', { key: 'openai', state: 'open' });
     assert.equal(opened.status, 202, opened.text);
@@ -244,6 +252,7 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
 
   it('a switch of an unknown limit is 404, a bad state 422; a viewer (403) and another workspace’s admin (404) cannot switch this workspace’s breaker', async () => {
     assert.equal((await admin.put('/limits/', [{ key: 'openai', max_concurrent: 10 }])).status, 200);
+    await settingsReachWorkers();
     assert.equal((await admin.post('/limits/breaker/', { key: 'anthropic', state: 'open' })).status, 404);
     assert.equal((await admin.post('/limits/breaker/', { key: 'openai', state: 'ajar' })).status, 422);
     const viewer = client(api.baseUrl, bearer((await userWithKey(admin, 'breaker-viewer', 'viewer')).key.key));

@@ -266,6 +266,19 @@ describe('e2e: evals and partial runs send nothing', function () {
     assert.equal(names.includes('bad live'), false);
   });
 
+  it('a suite made by hand cannot name a column of run ids whose recorded outputs its evals would hand on', async () => {
+    const res = await engine.http.post('/evals/suites/', {
+      name: 'borrowed outputs',
+      dataset_id: datasetId,
+      answer_column: 'answer',
+      input_columns: ['reply'],
+      scorer: { type: 'exact' },
+      source_run_column: 'reply',
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.source_run_column, null);
+  });
+
   describe('human pauses in an eval', () => {
     let pausingId: string;
     before(async () => {

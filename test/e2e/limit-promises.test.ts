@@ -7,6 +7,7 @@ import type { FakeLlmServer, RecordedRequest } from '../support/fake-llm-server'
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 import { until } from '../support/exec-log';
+import { settingsReachWorkers } from '../support/settings';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
 
 const MODEL = 'openai/gpt-4o-mini';
@@ -52,6 +53,7 @@ describe('e2e: fleet-wide limits keep their promises', function () {
   });
   afterEach(async () => {
     assert.equal((await engine.http.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
     fake.respondWith(undefined);
   });
   after(async () => {
@@ -85,6 +87,7 @@ describe('e2e: fleet-wide limits keep their promises', function () {
 
   it('max_concurrent 1, two runs of three calls each: once both wait, grants alternate between the runs (A B A B), not one run’s calls first', async () => {
     assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
     const id = await workflow(threeCalls);
     // The first call is held at the provider until both runs have their other calls waiting.
     const { before, open } = holdFirstCall();
@@ -104,6 +107,7 @@ describe('e2e: fleet-wide limits keep their promises', function () {
 
   it('tokens_per_minute 1500: a call that may use 1000 tokens waits while the minute holds a call that used 1200, and goes when the limit is lifted', async () => {
     assert.equal((await engine.http.put('/limits/', [{ key: MODEL, tokens_per_minute: 1500 }])).status, 200);
+    await settingsReachWorkers();
     const id = await workflow(oneCall);
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), usage: { input: 600, output: 600 } }));
     const before = sent().length;
@@ -113,12 +117,14 @@ describe('e2e: fleet-wide limits keep their promises', function () {
     await until('the second run waiting for the limit', async () => (await waiting(second, MODEL)) === 1);
     assert.deepEqual(sent().slice(before).map(runOf), ['first'], 'the second call was not sent');
     assert.equal((await engine.http.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
     assert.equal((await waitForRun(engine.http, second)).status, 'COMPLETED');
     assert.deepEqual(sent().slice(before).map(runOf), ['first', 'second']);
   });
 
   it('a run terminated in Temporal while its call holds the only slot does not keep it: the waiting run’s call reaches the provider while the held reply is still unanswered', async () => {
     assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
     const id = await workflow(oneCall);
     // The holder's reply is never sent while the test runs.
     const { before, open } = holdFirstCall();

@@ -8,6 +8,7 @@ import { input, l, n, oneLlmCall } from '../support/graphs';
 import { attachFakeLlm } from '../support/llm-engine';
 import { openSse } from '../support/sse';
 import { type TestWorker, startWorker } from '../support/worker';
+import { settingsReachWorkers } from '../support/settings';
 import { until } from '../support/exec-log';
 
 const MODEL = 'openai/gpt-4o-mini';
@@ -30,6 +31,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
   });
   afterEach(async () => {
     assert.equal((await engine.http.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
     fake.respondWith(undefined);
   });
   after(async () => {
@@ -56,6 +58,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
 
   it('refuses a limit on an unknown provider, one without any limit, or a key given twice (422), and keeps the limits it had', async () => {
     assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 3 }])).status, 200);
+    await settingsReachWorkers();
     for (const body of [
       [{ key: 'nobody', max_concurrent: 1 }],
       [{ key: 'openai' }],
@@ -75,6 +78,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
   it('max_concurrent 2: twenty runs on two workers never have more than 2 requests at the provider, and all complete', async () => {
     const put = await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 2 }]);
     assert.deepEqual(put.body, [{ key: 'openai', max_concurrent: 2 }], put.text);
+    await settingsReachWorkers();
     const before = sent().length;
     // Long enough that calls overlap however slowly a loaded host starts the runs: the limit binds.
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 800 }));
@@ -93,6 +97,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
 
   it('requests_per_minute 3: three requests go, the others wait (task.waiting, waiting_for) until the limit is lifted', async () => {
     await engine.http.put('/limits/', [{ key: MODEL, requests_per_minute: 3 }]);
+    await settingsReachWorkers();
     const before = sent().length;
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }) }));
     const runIds: string[] = [];
@@ -112,6 +117,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
     assert.deepEqual({ node: event?.data.node_id, key: event?.data.limit_key }, { node: 'ask', key: MODEL });
 
     assert.equal((await engine.http.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
     await completed(runIds);
     assert.equal(sent().length - before, 5);
     for (const id of waiting) assert.ok(((await askTask(id))?.waited_ms ?? 0) > 0, id);
@@ -119,6 +125,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
 
   it('a cancelled run gives its slot back at once: the run waiting behind it calls the provider before the cancelled call’s reply was due', async () => {
     await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }]);
+    await settingsReachWorkers();
     const before = sent().length;
     fake.enqueue({ content: JSON.stringify({ output: 'late' }), delayMs: 20_000 });
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }) }));
@@ -137,6 +144,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
 
   it('a batch under max_concurrent 1 sends its rows one at a time (its rows run as workflows that wait), and every row completes', async () => {
     await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }]);
+    await settingsReachWorkers();
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 150 }));
     const fd = new FormData();
     fd.append(
@@ -161,6 +169,7 @@ describe('e2e: fleet-wide limits on model requests', function () {
 
   it('a 429 with Retry-After: 2 holds back every waiting call of the limit for 2 s, then the run that got it retries and completes', async () => {
     await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }]);
+    await settingsReachWorkers();
     const before = sent().length;
     fake.enqueue({ status: 429, headers: { 'retry-after': '2' } });
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 100 }));
@@ -204,6 +213,7 @@ describe('e2e: a call waiting for a limit’s slot holds no activity slot of its
     const limited = await workflowOf(MODEL);
     const other = await workflowOf('openai/gpt-4o');
     assert.equal((await engine.http.put('/limits/', [{ key: MODEL, max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     fake.respondWith((req) =>

@@ -16,6 +16,7 @@ import { gatedByHuman, input, l, n, oneLlmCall, pythonExclaim } from '../support
 import { fakeProviderSettings } from '../support/llm-engine';
 import { moved, scrape, scrapeUntil } from '../support/prom-scrape';
 import { metricNamesIn } from '../support/promql-names';
+import { settingsReachWorkers } from '../support/settings';
 import { startWorker, type TestWorker } from '../support/worker';
 
 const MODEL = 'openai/gpt-4o-mini';
@@ -246,6 +247,7 @@ describe('e2e: metrics move as runs, pauses, deliveries and model calls happen',
       { key, breaker: { failures: 5, window_seconds: 30, open_seconds: 5 } },
     ]);
     assert.equal(put.status, 200, put.text);
+    await settingsReachWorkers();
     const before = await scrape(ports.worker);
     assert.equal((await api.http.post('/limits/breaker/', { key, state: 'open' })).status, 202);
     const after = await scrapeUntil(

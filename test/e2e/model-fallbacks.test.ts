@@ -3,6 +3,7 @@ import { type Engine, waitForRun } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
+import { settingsReachWorkers } from '../support/settings';
 import { costAtPublishedPrice } from '../support/prices';
 
 const PRIMARY = 'openai/gpt-4o-mini';
@@ -96,6 +97,7 @@ describe('e2e: model fallbacks (llm_info.fallback_models)', function () {
 
   it('falls back the same way under a provider limit, whose retries the run makes itself', async () => {
     assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
     try {
       const { run, task, asked } = await runWith([FALLBACK], (m) =>
         m === providerName(PRIMARY) ? { status: 503 } : { status: 200, text: 'limited' },
@@ -105,6 +107,7 @@ describe('e2e: model fallbacks (llm_info.fallback_models)', function () {
       assert.equal(task.model, FALLBACK);
     } finally {
       assert.equal((await engine.http.put('/limits/', [])).status, 200);
+      await settingsReachWorkers();
     }
   });
 

@@ -14,6 +14,7 @@ import { until } from '../support/exec-log';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import type { TaskRecord } from '../../src/engine/run-contract';
+import { settingsReachWorkers } from '../support/settings';
 
 const MODEL = 'openai/gpt-4o-mini';
 const ask = (id: string, config: Record<string, unknown> = {}) =>
@@ -54,6 +55,8 @@ describe('e2e: short calls run as local activities', function () {
   afterEach(async () => {
     fake.respondWith(undefined);
     assert.equal((await engine.http.put('/limits/', [])).status, 200);
+    // Until the worker has the change, a short call would still see the old limit and go regular.
+    await settingsReachWorkers();
   });
   after(async () => {
     await engine?.close();
@@ -191,6 +194,7 @@ describe('e2e: short calls run as local activities', function () {
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 800 }));
     assert.ok((await overlapOf('free')) > 1, 'without a limit, the calls overlap');
     assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
     assert.equal(await overlapOf('held'), 1, 'under the limit, one at a time');
   });
 
@@ -215,6 +219,7 @@ describe('e2e: short calls run as local activities', function () {
     const [call] = callsSaying('stop');
     assert.equal(call?.answered, undefined, 'the client had gone: the held reply reached nobody');
     assert.equal((await tasksOf(runId)).find((t) => t.node_id === 'short')?.status, 'CANCELED');
+    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), [], 'the call was a local activity');
   });
 
   it('a worker killed -9 during a short call: the call is made again on the next worker, and the run completes once with its answer', async () => {

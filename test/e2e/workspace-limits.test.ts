@@ -8,6 +8,7 @@ import { type Engine, startEngine, waitForRun } from '../support/engine';
 import { type FakeLlmServer, mostAtOnce, startFakeLlmServer } from '../support/fake-llm-server';
 import { oneLlmCall } from '../support/graphs';
 import { client } from '../support/http';
+import { settingsReachWorkers } from '../support/settings';
 import { fakeProviderSettings } from '../support/llm-engine';
 
 const ADMIN_KEY = 'spur_workspace-limits-admin-key-0123456789';
@@ -42,6 +43,7 @@ describe("e2e: provider limits are a workspace's own, and the fleet's bind every
   });
   afterEach(async () => {
     for (const who of [admin, teamAdmin]) assert.equal((await who.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
     assert.equal((await admin.put('/limits/fleet/', [])).status, 200);
     fake.respondWith(undefined);
   });
@@ -71,6 +73,7 @@ describe("e2e: provider limits are a workspace's own, and the fleet's bind every
   it("each workspace reads and replaces its own limits; only an installation admin replaces the fleet's", async () => {
     const put = await teamAdmin.put('/limits/', [{ key: 'openai', max_concurrent: 1 }]);
     assert.equal(put.status, 200, put.text);
+    await settingsReachWorkers();
     assert.deepEqual(put.body, [{ key: 'openai', max_concurrent: 1 }]);
     assert.deepEqual((await admin.get('/limits/')).body, [], "default's limits are not the team's");
     assert.deepEqual((await teamAdmin.get('/limits/')).body, [{ key: 'openai', max_concurrent: 1 }]);
@@ -88,6 +91,7 @@ describe("e2e: provider limits are a workspace's own, and the fleet's bind every
 
   it("team B's max_concurrent 1 holds B's calls to one at a time and none of default's", async () => {
     assert.equal((await teamAdmin.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
     // Long enough that calls overlap however slowly a loaded host starts the runs.
     fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), delayMs: 1200 }));
     await Promise.all([runAll(teamAdmin, 'bee', 4), runAll(admin, 'dee', 4)]);
