@@ -125,6 +125,8 @@ export const envSchema = z.object({
   SPUR_BATCH_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(2000),
   /** Rows per inline batch chunk (one activity): each chunk costs a Temporal round trip, a dataset read, an output append and a progress save. */
   SPUR_BATCH_CHUNK_ROWS: z.coerce.number().int().min(1).max(20_000).default(2000),
+  /** The longest wait between two polls of a provider batch (llm_mode `provider_batch`); the first is within 5 s. */
+  SPUR_PROVIDER_BATCH_POLL_MAX_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
   /** A run's workflow continues as new (carrying its ended nodes and tasks) once its history has this many events. */
   SPUR_RUN_HISTORY_EVENTS: z.coerce.number().int().min(10).max(40_000).default(10_000),
   /**

@@ -62,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       codeParseWaitSeconds: e.SPUR_CODE_PARSE_WAIT_SECONDS,
       batchHistoryEvents: e.SPUR_BATCH_HISTORY_EVENTS,
       batchChunkRows: e.SPUR_BATCH_CHUNK_ROWS,
+      providerBatchPollMaxSeconds: e.SPUR_PROVIDER_BATCH_POLL_MAX_SECONDS,
       runHistoryEvents: e.SPUR_RUN_HISTORY_EVENTS,
       batchRowMode: e.SPUR_BATCH_ROW_MODE,
       retentionDays: e.SPUR_RUN_RETENTION_DAYS ?? null,

@@ -52,6 +52,8 @@ export interface Config {
     codeParseWaitSeconds: number;
     batchHistoryEvents: number;
     batchChunkRows: number;
+    /** SPUR_PROVIDER_BATCH_POLL_MAX_SECONDS. */
+    providerBatchPollMaxSeconds: number;
     runHistoryEvents: number;
     batchRowMode: 'auto' | 'child';
     /** Days a finished run is kept after it ended, unless its workflow sets its own; null: forever. */

@@ -2,6 +2,7 @@ import type { RunCallbackInfo } from '../engine/callback-events';
 import type { NodeOutput, RunDefinition } from '../engine/run-contract';
 import type { RunTrace } from './trace-ids';
 import type { DryRun } from '../engine/dry-run';
+import type { LlmMode } from '../engine/provider-batch-plan';
 
 /**
  * How a batch runs its rows.
@@ -48,12 +49,25 @@ export interface BatchRunInput {
   trace?: RunTrace;
   /** Set on an eval's batch: every row is a dry run (src/engine/dry-run.ts), in child mode. */
   dryRun?: DryRun;
+  /** `provider_batch`: rows advance node by node, each node's model calls sent as one provider batch. */
+  llmMode?: LlmMode;
+  /** Longest wait between two polls of a provider batch (SPUR_PROVIDER_BATCH_POLL_MAX_SECONDS). */
+  providerBatchPollMaxSeconds?: number;
 }
 
 /** One slice of rows for the inline mode: run them, record them, append their lines. */
 export type BatchRows = Omit<
   BatchRunInput,
-  'cursor' | 'mode' | 'workflowIdPrefix' | 'historyEventsLimit' | 'chunkRows' | 'callback' | 'trace' | 'dryRun'
+  | 'cursor'
+  | 'mode'
+  | 'workflowIdPrefix'
+  | 'historyEventsLimit'
+  | 'chunkRows'
+  | 'callback'
+  | 'trace'
+  | 'dryRun'
+  | 'llmMode'
+  | 'providerBatchPollMaxSeconds'
 >;
 
 export interface BatchChunkInput {
@@ -62,11 +76,19 @@ export interface BatchChunkInput {
   end: number;
   /** Rows that ended before this chunk, for the parent's progress. */
   before: BatchChunkResult;
+  /**
+   * A provider-batch run's round (0, 1, …): rows that ended in an earlier round are not run again,
+   * nodes that completed are not executed again, and a model call without its batch's answer holds
+   * its row for the next round.
+   */
+  round?: number;
 }
 
 export interface BatchChunkResult {
   ok: number;
   failed: number;
+  /** Rows of a provider-batch round that hold requests for the next provider batches. */
+  held?: number;
 }
 
 /** A row about to run as a child workflow (child mode): its record exists, this is its input. */

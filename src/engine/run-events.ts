@@ -13,6 +13,7 @@ export const RUN_EVENT_NAMES = [
   'run.paused',
   'run.resumed',
   'pause.notification',
+  'batch.stage',
   'batch.progress',
   'run.completed',
   'run.failed',
@@ -78,6 +79,8 @@ export type ProjectionChange =
   | { kind: 'closed'; status: RunStatus; message: string | null; tasks: TaskRecord[] }
   /** A message with approval links was sent, or given up (approvals.ts). */
   | { kind: 'notification'; delivery: ApprovalDeliveryOutcome }
+  /** A provider-batch run's provider batch was sent, or its state changed (provider-batch.activities.ts). */
+  | { kind: 'stage'; stage: BatchStage }
   /** A batch parent's progress or end (`message` with a final status); `now` in ms, for the throttle. */
   | {
       kind: 'batch';
@@ -88,6 +91,19 @@ export type ProjectionChange =
       failed?: number;
       now: number;
     };
+
+/** One provider batch of a provider-batch run, as its `batch.stage` event tells it. */
+export interface BatchStage {
+  round: number;
+  node_id: string;
+  provider: string;
+  batch_id: string;
+  /** The provider's word for its state (`validating`, `in_progress`, `completed`, `ended`, …). */
+  status: string;
+  requests: number;
+  succeeded: number;
+  failed: number;
+}
 
 type Draft = Omit<RunEvent, 'seq'>;
 
@@ -112,6 +128,8 @@ export function deriveEvents(
     runStatusEvents(runId, next, change.status, change.message, next.percentage, drafts);
   } else if (change.kind === 'notification') {
     drafts.push({ event: 'pause.notification', data: { run_id: runId, ...change.delivery } });
+  } else if (change.kind === 'stage') {
+    drafts.push({ event: 'batch.stage', data: { run_id: runId, ...change.stage } });
   } else batchEvents(runId, next, change, drafts);
   return number(next, head.seq, drafts);
 }

@@ -1,4 +1,5 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError, RequestValidationError } from '../errors';
+import { type LlmMode, providerBatchRefusal } from '../engine/provider-batch-plan';
 import { createDatasetReader } from '../db/dataset-reader';
 import type { Models, WorkflowDoc } from '../db/models';
 import type { StoredCallback } from '../db/runs/run-documents';
@@ -15,6 +16,7 @@ import type { RunResponse } from './response.schemas';
 export interface BatchRunBody<Callback> {
   dataset_id: string;
   mini_batch_size: number;
+  llm_mode?: LlmMode;
   callback?: Callback | undefined;
 }
 
@@ -44,6 +46,12 @@ export function createBatchRuns<Callback>(deps: BatchRunDeps<Callback>) {
   ): Promise<RunResponse> {
     const workflow = await deps.workflows.load(workflowId);
     const { definition, inputNode } = runnableDefinition(workflow.definition, deps.definitionLimits);
+    const llmMode = body.llm_mode ?? 'online';
+    const refused = llmMode === 'provider_batch' ? providerBatchRefusal(definition.nodes) : null;
+    if (refused)
+      throw new RequestValidationError([
+        { type: 'value_error', loc: ['body', 'llm_mode'], msg: refused, input: llmMode },
+      ]);
     const dataset = await datasets.getDataset(body.dataset_id);
     const missing = inputColumns(inputNode, dataset.columns).find((c) => !dataset.columns.includes(c));
     if (missing !== undefined)
@@ -54,7 +62,7 @@ export function createBatchRuns<Callback>(deps: BatchRunDeps<Callback>) {
       kind: 'batch',
       version: { current: workflow },
       inputs: {},
-      dataset: { id: dataset.id, rows: dataset.row_count, miniBatchSize: body.mini_batch_size },
+      dataset: { id: dataset.id, rows: dataset.row_count, miniBatchSize: body.mini_batch_size, llmMode },
       callback,
       ...(claim ? { claim } : {}),
       traceParent: traceParent ?? null,

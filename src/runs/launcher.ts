@@ -37,7 +37,7 @@ export interface RunLauncherDeps {
   eagerStart: boolean;
   /** SPUR_RUN_HISTORY_EVENTS: a run's workflow continues as new past this many history events. */
   runHistoryEvents?: number;
-  batch: Pick<Config['runs'], 'batchHistoryEvents' | 'batchChunkRows' | 'batchRowMode'>;
+  batch: Pick<Config['runs'], 'batchHistoryEvents' | 'batchChunkRows' | 'batchRowMode' | 'providerBatchPollMaxSeconds'>;
   /**
    * What Temporal refusing the start does to the run. The api fails it: its client is answered 503
    * and may send the request again, so the refused run must not also start later. The reconciler
@@ -191,6 +191,9 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       historyEventsLimit: deps.batch.batchHistoryEvents,
       chunkRows: deps.batch.batchChunkRows,
       cursor: { next: 0, ok: 0, failed: 0 },
+      ...(run.llm_mode === 'provider_batch'
+        ? { llmMode: 'provider_batch', providerBatchPollMaxSeconds: deps.batch.providerBatchPollMaxSeconds }
+        : {}),
       ...callbackOf(run),
       trace: runTraceOf(run._id, run.trace_parent, run.start_time),
     };

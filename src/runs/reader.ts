@@ -1,3 +1,4 @@
+import { createProviderBatchRecords } from '../db/provider-batch-records';
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
@@ -23,16 +24,20 @@ export type VersionById = (id: string) => Promise<WorkflowVersionDoc | null>;
 /** Reads of the run projection (written by the run workflows' activities). */
 export function createRunReader(models: Models, runs: RunRepository, versionById: VersionById) {
   const { Run } = models;
+  const providerBatches = createProviderBatchRecords(models);
 
   async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     // Versions and tasks at once, one `_id` lookup each: FerretDB pushes only those down.
-    const [found, tasks] = await Promise.all([
+    const [found, tasks, batches] = await Promise.all([
       Promise.all(versionIds.map(versionById)),
       Promise.all(docs.map((r) => runs.tasksOf(r._id))),
+      Promise.all(docs.map((r) => (r.llm_mode === 'provider_batch' ? providerBatches.ofRun(r._id) : null))),
     ]);
     const versions = new Map(found.filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]));
-    return docs.map((r, i) => toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null));
+    return docs.map((r, i) =>
+      toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null, batches[i] ?? null),
+    );
   }
 
   return {

@@ -1,3 +1,4 @@
+import { LLM_MODES } from '../engine/provider-batch-plan';
 import { RUN_STATUSES, RUN_TRIGGER_KINDS, TASK_STATUSES } from '../engine/statuses';
 import { WAIT_REASONS } from '../engine/run-contract';
 import { z } from '../zod';
@@ -135,6 +136,21 @@ export const RunTriggerResponse = z
   })
   .openapi('RunTrigger');
 
+export const ProviderBatchResponse = z
+  .object({
+    round: z.number().int(),
+    node_id: z.string(),
+    provider: z.string(),
+    batch_id: z.string().nullable().openapi({ description: "The provider's id for the batch (null while it is made)" }),
+    status: z.string().openapi({ description: "The provider's word for its state, as last polled" }),
+    requests: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    created_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+  })
+  .openapi('ProviderBatch');
+
 export const RunResponse = z
   .object({
     id: z.string(),
@@ -166,6 +182,13 @@ export const RunResponse = z
       .openapi({ description: 'Beyond PySpur: the node a rerun started from (it and its descendants ran again)' }),
     trigger: RunTriggerResponse.nullable().openapi({
       description: 'Beyond PySpur: the schedule or webhook that started the run; null when a client started it',
+    }),
+    llm_mode: z.enum(LLM_MODES).nullable().openapi({
+      description: "Beyond PySpur: a batch run's llm_mode (null on other runs)",
+    }),
+    provider_batches: z.array(ProviderBatchResponse).nullable().openapi({
+      description:
+        "Beyond PySpur: a provider-batch run's provider batches, one per node and round (null on other runs)",
     }),
   })
   .openapi('RunResponse');

@@ -1,3 +1,5 @@
+import type { LlmMode } from '../engine/provider-batch-plan';
+import type { ProviderBatchView } from '../db/provider-batch-records';
 import type { RunDoc, WorkflowVersionDoc } from '../db/models';
 import { type TaskRecord, type TokenUsage, addUsage } from '../engine/run-contract';
 import { fromJsonText } from '../db/json-text';
@@ -46,6 +48,7 @@ export function toRunResponse(
   run: RunDoc,
   tasks: TaskRecord[],
   version: WorkflowVersionDoc | null,
+  providerBatches: ProviderBatchView[] | null = null,
   now = new Date(),
 ): RunResponse {
   const end = run.end_time ?? null;
@@ -78,6 +81,11 @@ export function toRunResponse(
           scheduled_time: run.trigger.scheduled_time ? run.trigger.scheduled_time.toISOString() : null,
           delivery_id: run.trigger.delivery_id ?? null,
         }
+      : null,
+    llm_mode:
+      typeof run.mini_batch_size === 'number' ? ((run.llm_mode as LlmMode | null | undefined) ?? 'online') : null,
+    provider_batches: providerBatches
+      ? providerBatches.map((b) => ({ ...b, created_at: iso(b.created_at), ended_at: iso(b.ended_at) }))
       : null,
   };
 }

@@ -1,3 +1,4 @@
+import type { LlmMode } from '../engine/provider-batch-plan';
 import type { NewRun, RunTrigger, StoredCallback } from '../db/runs/run-documents';
 import type { RunCaller } from './run-caller';
 
@@ -60,6 +61,8 @@ export interface DatasetRun {
   id: string;
   rows: number;
   miniBatchSize: number;
+  /** `provider_batch`: the rows' model calls go out as provider batches; absent: online. */
+  llmMode?: LlmMode;
 }
 
 /** A rerun's source (its request's inputs are the original's initial inputs, by reference where large). */
@@ -133,6 +136,7 @@ export function recordFields(
           inputDatasetId: request.dataset.id,
           rows: { total: request.dataset.rows, done: 0, failed: 0 },
           miniBatchSize: request.dataset.miniBatchSize,
+          ...(request.dataset.llmMode === 'provider_batch' ? { llmMode: request.dataset.llmMode } : {}),
         }
       : {}),
     ...(request.rerun

@@ -1,6 +1,7 @@
 import type { Models } from '../db/models';
 import { settingsCache } from '../db/settings-cache';
 import { type ModelUsage, addModelUsage } from '../engine/run-contract';
+import { batchDiscountOf } from './batch-discounts';
 import { type CallTokens, type ModelPrice, PRICE_SOURCE, flatCostUsd, seededCostUsd, seededPrice } from './seed-prices';
 
 /** A model's price as the table shows it: an operator's override, the published one, or none. */
@@ -8,7 +9,12 @@ export interface PriceEntry extends Partial<ModelPrice> {
   model: string;
   source: 'override' | typeof PRICE_SOURCE | null;
   note: string | null;
+  /** In a provider batch (its share of the price above, and where the provider says so); null: no batch API. */
+  batch: { input_usd_per_mtok: number | null; output_usd_per_mtok: number | null; source: string } | null;
 }
+
+/** How a call was sent: one request, or in a provider batch (billed at the provider's batch share). */
+export type CallTier = 'online' | 'batch';
 
 /** One model request, as a node reports it. */
 export interface ModelCall extends CallTokens {
@@ -39,13 +45,14 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
   return {
     async entry(model: string): Promise<PriceEntry> {
       const override = await overrideOf(model);
-      if (override) return { model, ...override, source: 'override', note: null };
+      if (override) return { model, ...override, source: 'override', note: null, batch: batchOf(model, override) };
       const seeded = seededPrice(model, clock());
       if (!seeded)
         return {
           model,
           source: null,
           note: `No published price for ${model}: set one with PUT /api/usage/prices/${model}`,
+          batch: batchOf(model, null),
         };
       const { tiered, ...price } = seeded;
       return {
@@ -53,6 +60,7 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
         ...price,
         source: PRICE_SOURCE,
         note: tiered ? 'Tiered: long prompts cost more than these base rates, and are priced so' : null,
+        batch: batchOf(model, price),
       };
     },
     async set(model: string, price: ModelPrice): Promise<void> {
@@ -69,7 +77,7 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
      * Each model's tokens, calls and cost: every request priced on its own (tiers apply per
      * request). Overrides are kept in memory until any setting changes (settings-cache.ts).
      */
-    async price(calls: readonly ModelCall[]): Promise<ModelUsage[]> {
+    async price(calls: readonly ModelCall[], tier: CallTier = 'online'): Promise<ModelUsage[]> {
       const at = clock();
       const overrides = new Map<string, ModelPrice | null>();
       let byModel: ModelUsage[] = [];
@@ -78,7 +86,8 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
           overrides.set(call.model, await cache.get('price', call.model, () => overrideOf(call.model)));
         const override = overrides.get(call.model);
         const usd = override ? flatCostUsd(override, call) : seededCostUsd(call.model, call, at);
-        const nano = usd === null ? null : Math.round(usd * NANO);
+        const share = tier === 'batch' ? (batchDiscountOf(call.model)?.share ?? 1) : 1;
+        const nano = usd === null ? null : Math.round(usd * share * NANO);
         byModel = addModelUsage(byModel, [
           {
             model: call.model,
@@ -95,6 +104,18 @@ export function createPriceBook(models: Models, clock: () => Date = () => new Da
 }
 
 export type PriceBook = ReturnType<typeof createPriceBook>;
+
+/** A model's batch rates: its provider's share of the rates shown (an override's too). */
+function batchOf(model: string, price: ModelPrice | null): PriceEntry['batch'] {
+  const discount = batchDiscountOf(model);
+  if (!discount) return null;
+  const rate = (usd: number | undefined) => (usd === undefined ? null : usd * discount.share);
+  return {
+    input_usd_per_mtok: rate(price?.input_usd_per_mtok),
+    output_usd_per_mtok: rate(price?.output_usd_per_mtok),
+    source: discount.source,
+  };
+}
 
 /** A cost kept in nano-USD, in USD for API answers (null: no price). */
 export function usdOf(nanoUsd: number | null): number | null {

@@ -4,7 +4,7 @@ import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engin
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import { nodeAttempts, nodeRetryDelayMs } from '../../src/engine/node-retries';
 import type { EndedRow } from '../../src/db/runs/run-repository';
-import type { BudgetScope, GraphNode, NodeOutput } from '../../src/engine/run-contract';
+import type { BudgetScope, ExecuteNodeResult, GraphNode, NodeOutput } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { TaskBook } from '../../src/engine/task-book';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
@@ -15,6 +15,20 @@ import { failureOutcomeOf } from '../../src/contracts/breaker-contract';
 /** A batch row run to its end inside the chunk activity: what its run record will show. */
 export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<string, NodeOutput> };
 
+/** How a row's nodes execute (by default each as its activity would, retries included). */
+export type RowExecute = (node: GraphNode, input: Record<string, unknown>) => Promise<ExecuteNodeResult>;
+
+/** What a row runs with: its run's ids and input. */
+export interface RowRunInput {
+  runId: string;
+  workflowId: string;
+  taskIds: Record<string, string>;
+  inputNodeInput: Record<string, unknown>;
+}
+
+/** A row has no workflow of its own to pause: a budget's pause fails the row (rows that may pause run as workflows). */
+export const rowBudget = (run: Pick<RowRunInput, 'workflowId'>): BudgetScope => ({ workflowId: run.workflowId });
+
 /**
  * Runs one row's graph in this process with the engine's own walker, so a row behaves exactly as
  * a `spurRun` of the same input would (failures, routes, upstream cancels, loops). Nodes are
@@ -23,13 +37,13 @@ export type RowRun = Omit<EndedRow, 'initialInputs'> & { outputsById: Record<str
 export async function runRowInProcess(
   deps: NodeActivityDeps,
   level: GraphLevel,
-  run: { runId: string; workflowId: string; taskIds: Record<string, string>; inputNodeInput: Record<string, unknown> },
+  run: RowRunInput,
   signal: AbortSignal,
+  execute?: RowExecute,
 ): Promise<RowRun> {
   const startTime = new Date();
   const tasks = new TaskBook(level.nodes, run.taskIds);
-  // A row has no workflow of its own to pause: a budget's pause fails the row (rows that may pause run as workflows).
-  const budget = { workflowId: run.workflowId };
+  const budget = rowBudget(run);
   let firstFailure: string | null = null;
   const walker = new GraphWalker(
     run.runId,
@@ -38,7 +52,7 @@ export async function runRowInProcess(
       onNodeFailed: (node, error) => (firstFailure ??= nodeFailureMessage(node, error)),
     },
     {
-      execute: (node, input) => executeWithRetries(deps, run.runId, budget, node, input, signal),
+      execute: execute ?? ((node, input) => executeWithRetries(deps, run.runId, budget, node, input, signal)),
       agentStep: (input) => createAgentActivities(deps)[AGENT_STEP_ACTIVITY]({ ...input, budget }),
       isCancellation: (err) => signal.aborted || err instanceof CancelledFailure,
       providerFailure: failureOutcomeOf,
@@ -75,12 +89,13 @@ export async function runRowInProcess(
 export async function runRowOrFail(
   deps: NodeActivityDeps,
   level: GraphLevel,
-  run: Parameters<typeof runRowInProcess>[2],
+  run: RowRunInput,
   signal: AbortSignal,
+  execute?: RowExecute,
 ): Promise<RowRun> {
   const startTime = new Date();
   try {
-    return await runRowInProcess(deps, level, run, signal);
+    return await runRowInProcess(deps, level, run, signal, execute);
   } catch (err) {
     if (signal.aborted) throw err;
     return {
@@ -96,7 +111,8 @@ export async function runRowOrFail(
   }
 }
 
-async function executeWithRetries(
+/** A node as its activity runs it: tried as often as its retry settings say, with their backoff. */
+export async function executeWithRetries(
   deps: NodeActivityDeps,
   runId: string,
   budget: BudgetScope,

@@ -23,7 +23,9 @@ import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
 import { type ChunkOutcome, ChunkFlusher, rowOutcome } from './batch-chunk-flusher';
-import { runRowOrFail } from './batch-row';
+import { type RowRunInput, rowBudget, runRowOrFail } from './batch-row';
+import { EMPTY_MEMO, type RowMemo, createProviderBatchRecords } from '../../src/db/provider-batch-records';
+import { providerBatchExecutor } from './provider-batch-rows';
 import type { NodeActivityDeps } from './execute-node.activity';
 import type { BulkPacer } from './bulk-pacer';
 
@@ -55,6 +57,7 @@ async function failIfGone<T>(work: () => Promise<T>): Promise<T> {
 export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepository, pacer: BulkPacer) {
   const datasets = createDatasetReader(deps.models);
   const outputs = createOutputFiles(deps.models);
+  const providerBatches = createProviderBatchRecords(deps.models);
   const rowValues = (runId: string, cells: Record<string, unknown>) => rowValuesOf(deps, runId, cells);
 
   return {
@@ -112,13 +115,15 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     const nodeIds = topLevelIds(batch.definition);
     const base = recordBase(batch);
 
-    // A retry: rows recorded by an earlier attempt keep their outcome and are not run again.
+    // A retry: rows recorded by an earlier attempt keep their outcome and are not run again; so
+    // do rows that ended in an earlier round of a provider-batch run.
     const outcomes: ChunkOutcome[] = new Array(rows.length);
-    if (ctx.info.attempt > 1) {
+    const round = input.round;
+    if (ctx.info.attempt > 1 || round !== undefined) {
       // An earlier attempt that timed out may still be running somewhere: its next heartbeat is
       // refused and cancels its rows. Give it that long before reading what it recorded, so no row
       // runs in two attempts at once.
-      await fence(ctx);
+      if (ctx.info.attempt > 1) await fence(ctx);
       // A retry never follows the batch's own cancel: rows an earlier attempt cancelled were cut
       // off with it, and run again here.
       const recorded = await runs.endedRuns(runIds);
@@ -149,15 +154,25 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     );
     flusher.start(FLUSH_EVERY_MS);
 
+    // A provider-batch round: each row's memo (what its nodes did so far, the answers it has).
+    const memos = round === undefined ? null : await providerBatches.memos(batch.parentRunId, round, start, end);
+    const held: Array<{ row: number; memo: RowMemo }> = [];
     const runRow = async (i: number) => {
       const runId = runIds[i] as string;
       const cells = await rowValues(runId, rowInput(rows[i] as DatasetRow, batch.columns));
-      const run = await runRowOrFail(
-        deps,
-        level,
-        { runId, workflowId: batch.workflowId, taskIds: batchRowTaskIds(runId, nodeIds), inputNodeInput: cells },
-        ctx.cancellationSignal,
-      );
+      const rowRun: RowRunInput = {
+        runId,
+        workflowId: batch.workflowId,
+        taskIds: batchRowTaskIds(runId, nodeIds),
+        inputNodeInput: cells,
+      };
+      const memo = memos ? structuredClone(memos.get(start + i) ?? EMPTY_MEMO) : null;
+      const executor = memo
+        ? providerBatchExecutor(deps, runId, rowBudget(rowRun), memo, ctx.cancellationSignal)
+        : undefined;
+      const run = await runRowOrFail(deps, level, rowRun, ctx.cancellationSignal, executor?.execute);
+      // A row that holds a request goes on next round: it has not ended, nothing of it is recorded.
+      if (memo && executor?.held() && run.status !== 'CANCELED') return void held.push({ row: start + i, memo });
       if (run.status === 'CANCELED') outcomes[i] = 'canceled';
       else {
         const outcome = rowOutcome(run);
@@ -179,7 +194,9 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
       await flusher.finish(ctx.cancellationSignal);
     }
     if (ctx.cancellationSignal.aborted) throw new CancelledFailure(CANCELED_MESSAGE);
-    return count;
+    if (round === undefined) return count;
+    await providerBatches.saveHeld(batch.parentRunId, round, held);
+    return { ...count, held: held.length };
   }
 
   async function prepareRows(input: PrepareBatchRowsInput): Promise<BatchChildRow[]> {

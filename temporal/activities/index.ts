@@ -4,6 +4,7 @@ import { createRunRepository } from '../../src/db/runs/run-repository';
 import type { Values } from '../../src/db/values';
 import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox';
 import { createBatchActivities } from './batch.activities';
+import { createProviderBatchActivities } from './provider-batch.activities';
 import type { BulkPacer } from './bulk-pacer';
 import { createEvalActivities } from './eval.activities';
 import { createChatActivities } from './chat.activities';
@@ -97,6 +98,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWaitActivities(deps),
     ...createPureRegionActivity(nodes),
     ...createBatchActivities(nodes, runs, deps.bulkRows),
+    ...createProviderBatchActivities(nodes, runs.events),
     ...createEvalActivities(nodes),
     ...createChatActivities(deps.models),
     ...createAgentActivities(nodes),
@@ -118,6 +120,7 @@ export type { WaitActivities } from './wait.activities';
 export type ScheduleActivities = ReturnType<typeof createScheduleActivities>;
 export type { SubworkflowActivities } from './subworkflow.activities';
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
+export type ProviderBatchActivities = ReturnType<typeof createProviderBatchActivities>;
 export type EvalActivities = ReturnType<typeof createEvalActivities>;
 export type ChatActivities = ReturnType<typeof createChatActivities>;
 export type { RagActivities } from './rag.activities';

@@ -31,6 +31,11 @@ export interface NodeContextDeps {
   prices: PriceBook;
   /** Workflow budgets: checked before each model call, spending recorded after. */
   budgets: Budgets;
+  /**
+   * False: the node's model calls take no text as it comes (a call that goes out in a provider
+   * batch is answered whole, never streamed).
+   */
+  streamsText?: boolean;
 }
 
 /** Where a stored file path lives: run inputs' files and test files have their own buckets. */
@@ -183,7 +188,7 @@ export function activityNodeContext(
       if (reply.usage) await paid(scope, held, callId, call.model, reply.usage);
       return reply;
     },
-    delta: (text) => deltas.push(text),
+    ...(deps.streamsText === false ? {} : { delta: (text: string) => deltas.push(text) }),
     flushDeltas: () => deltas.flush(),
     stored,
     readFile: (path) => stored(() => readStoredFile(deps.models, path)),

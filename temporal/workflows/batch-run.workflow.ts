@@ -9,7 +9,8 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { BatchActivities } from '../activities';
+import type { BatchActivities, ProviderBatchActivities } from '../activities';
+import { runProviderBatchRounds } from './provider-batch-rounds';
 import {
   type BatchChildRow,
   type BatchCursor,
@@ -27,6 +28,9 @@ import type { DryRun } from '../../src/engine/dry-run';
 
 /** Errors no retry can mend: Mongoose refusing a document, an input that is gone. */
 const PERMANENT = ['CastError', 'ValidationError', 'StrictModeError', 'BatchInputGone'];
+
+/** SPUR_PROVIDER_BATCH_POLL_MAX_SECONDS's default: the longest wait between two polls of a provider batch. */
+const DEFAULT_POLL_MAX_SECONDS = 300;
 
 /** Rows whose records a child-mode batch creates at once. */
 const CHILD_PREPARE_ROWS = 50;
@@ -48,7 +52,7 @@ const chunks = proxyActivities<BatchActivities>({
     nonRetryableErrorTypes: PERMANENT,
   },
 });
-const bookkeeping = proxyActivities<BatchActivities>({
+const bookkeeping = proxyActivities<BatchActivities & ProviderBatchActivities>({
   startToCloseTimeout: '1m',
   retry: {
     initialInterval: '500ms',
@@ -87,10 +91,17 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
       miniBatchSize: input.miniBatchSize,
     };
     // A dry batch runs its rows as child workflows, where the dry run is kept (spurRun).
-    more =
-      input.mode === 'inline' && !input.dryRun
-        ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows)
-        : await runChildren(input, rows, cursor);
+    if (input.llmMode === 'provider_batch') {
+      await runProviderBatchRounds(chunks, bookkeeping, rows, cursor, {
+        chunkRows: input.chunkRows,
+        pollMaxSeconds: input.providerBatchPollMaxSeconds ?? DEFAULT_POLL_MAX_SECONDS,
+      });
+      more = false;
+    } else
+      more =
+        input.mode === 'inline' && !input.dryRun
+          ? await runInline(rows, cursor, input.historyEventsLimit, input.chunkRows)
+          : await runChildren(input, rows, cursor);
     if (!more) {
       const message = cursor.failed > 0 ? `${cursor.ok} rows completed, ${cursor.failed} failed` : null;
       await finish(input, cursor.failed > 0 ? 'FAILED' : 'COMPLETED', message);
@@ -107,6 +118,7 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
 }
 
 async function finish(input: BatchRunInput, status: 'COMPLETED' | 'FAILED' | 'CANCELED', message: string | null) {
+  if (input.llmMode === 'provider_batch') await bookkeeping.endProviderBatchRun({ batchRunId: input.parentRunId });
   const ended = input.trace ? { ended: { workflowId: input.workflowId, trace: input.trace } } : {};
   await bookkeeping.finishBatch({ parentRunId: input.parentRunId, status, message, ...ended });
   upsertSearchAttributes([{ key: SpurRunStatus, value: status } as never]);

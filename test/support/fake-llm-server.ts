@@ -1,6 +1,7 @@
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicInputUsage, openAiUsage, streamMessages } from './fake-llm-stream';
+import { type FakeBatchApi, createFakeBatchApi } from './fake-batch-api';
 
 /**
  * A local stand-in for LLM providers: a real HTTP server speaking OpenAI's chat-completions
@@ -75,6 +76,8 @@ export interface FakeLlmServer {
   /** Most model requests (protocol requests) it was answering at once, since it started. */
   readonly maxInFlight: number;
   enqueue(...responses: ScriptedResponse[]): void;
+  /** Its batch APIs (OpenAI Batch, Anthropic Message Batches); each request answered as `respondWith` would online. */
+  batches: FakeBatchApi;
   /** Replies by looking at the request, after the queue is empty; `undefined` restores the echo. */
   respondWith(responder: Responder | undefined): void;
   close(): Promise<void>;
@@ -237,10 +240,31 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     res.end(text);
   };
 
+  // A batch's request is answered as the same request online would be (the responder, else the echo).
+  const batches = createFakeBatchApi((protocol, body, customId) => {
+    const scripted = responder?.({
+      method: 'POST',
+      path: protocol === 'openai' ? '/v1/chat/completions' : '/v1/messages',
+      query: new URLSearchParams({ custom_id: customId }),
+      headers: {},
+      body,
+      protocol,
+      at: Date.now(),
+    });
+    const status = scripted?.status ?? 200;
+    if (status >= 400) return { ok: false, status, message: `fake error ${status}` };
+    const content = scripted?.content ?? (scripted?.toolCalls ? null : echoContent(body));
+    return {
+      ok: true,
+      body: scripted?.body ?? replyBody(protocol, String(body?.model ?? 'deployment'), content, scripted),
+    };
+  });
+
   const server = createServer((req, res) => {
     const at = Date.now();
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
+      if (batches.handles(req.method ?? 'GET', url.pathname)) return batches.handle(req, res, url);
       const recorded: RecordedRequest = {
         at,
         method: req.method ?? 'GET',
@@ -285,6 +309,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       return maxInFlight;
     },
     enqueue: (...responses) => void queue.push(...responses),
+    batches,
     respondWith: (next) => void (responder = next),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);

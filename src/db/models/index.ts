@@ -49,6 +49,14 @@ import { evalSuiteSchema, type EvalSuiteDoc } from './eval-suite.model';
 import { evalRunSchema, type EvalRunDoc } from './eval-run.model';
 import { evalResultSchema, type EvalResultDoc } from './eval-result.model';
 import { evalComparisonSchema, type EvalComparisonDoc } from './eval-comparison.model';
+import {
+  providerBatchAnswerSchema,
+  providerBatchRowSchema,
+  providerBatchSchema,
+  type ProviderBatchAnswerDoc,
+  type ProviderBatchDoc,
+  type ProviderBatchRowDoc,
+} from './provider-batch.model';
 import { runActionItemSchema, runActionSchema, type RunActionDoc, type RunActionItemDoc } from './run-action.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
@@ -67,6 +75,7 @@ export type { McpToolDoc };
 export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc, InboundCallbackDoc };
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
 export type { RunActionDoc, RunActionItemDoc };
+export type { ProviderBatchAnswerDoc, ProviderBatchDoc, ProviderBatchRowDoc };
 
 /**
  * The collections that belong to a workspace (src/db/workspace-owned.ts): everything a team makes
@@ -114,6 +123,9 @@ const WORKSPACE_OWNED = [
   evalComparisonSchema,
   runActionSchema,
   runActionItemSchema,
+  providerBatchSchema,
+  providerBatchRowSchema,
+  providerBatchAnswerSchema,
 ];
 // Once per process: schemas are modules' singletons, and createModels may run more than once.
 for (const schema of WORKSPACE_OWNED) schema.plugin(workspaceOwned);
@@ -192,6 +204,9 @@ export function createModels(conn: Connection) {
     EvalComparison: conn.model<EvalComparisonDoc>('EvalComparison', evalComparisonSchema),
     RunAction: conn.model<RunActionDoc>('RunAction', runActionSchema),
     RunActionItem: conn.model<RunActionItemDoc>('RunActionItem', runActionItemSchema),
+    ProviderBatch: conn.model<ProviderBatchDoc>('ProviderBatch', providerBatchSchema),
+    ProviderBatchRow: conn.model<ProviderBatchRowDoc>('ProviderBatchRow', providerBatchRowSchema),
+    ProviderBatchAnswer: conn.model<ProviderBatchAnswerDoc>('ProviderBatchAnswer', providerBatchAnswerSchema),
   };
 }
 

@@ -25,6 +25,8 @@ export const runSchema = new Schema(
     input_dataset_id: { type: String, default: null },
     /** A batch parent's `mini_batch_size`: with the dataset and output file, what its workflow is started with. */
     mini_batch_size: { type: Number, default: null },
+    /** A batch parent's `llm_mode` when it is `provider_batch` (absent: online). */
+    llm_mode: { type: String, default: null },
     message: { type: String, default: null },
     /** A batch parent's progress (it has no tasks): rows in the dataset, rows finished, failed. */
     rows_total: { type: Number, default: null },

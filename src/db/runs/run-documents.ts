@@ -16,6 +16,8 @@ export interface NewRun {
   /** A batch parent's output file (created before its record) and the mini-batch size it was asked for. */
   outputFileId?: string | null;
   miniBatchSize?: number | null;
+  /** A batch parent's llm_mode when not online. */
+  llmMode?: 'provider_batch' | null;
   outputs?: unknown;
   message?: string | null;
   startTime?: Date;
@@ -72,6 +74,7 @@ export function runDocument(r: NewRun): RunDoc {
     output_file_id: r.outputFileId ?? null,
     input_dataset_id: r.inputDatasetId ?? null,
     mini_batch_size: r.miniBatchSize ?? null,
+    ...(r.llmMode ? { llm_mode: r.llmMode } : {}),
     message: r.message ?? null,
     rows_total: r.rows?.total ?? null,
     rows_done: r.rows?.done ?? null,

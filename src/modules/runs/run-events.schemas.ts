@@ -86,6 +86,22 @@ export const RUN_EVENT_DATA = {
       error: z.string().nullable(),
     })
     .openapi({ description: 'A message with an approval link was sent, or given up (docs/approvals.md)' }),
+  'batch.stage': z
+    .object({
+      run_id: z.string(),
+      round: z.number().int(),
+      node_id: z.string(),
+      provider: z.string(),
+      batch_id: z.string(),
+      status: z.string(),
+      requests: z.number().int(),
+      succeeded: z.number().int(),
+      failed: z.number().int(),
+    })
+    .openapi({
+      description:
+        "A provider-batch run's provider batch was sent (`submitted`) or changed state (the provider's word): docs/batch-mode.md",
+    }),
   'batch.progress': z.object({
     run_id: z.string(),
     rows_total: z.number().int(),

@@ -1,3 +1,4 @@
+import { LLM_MODES } from '../../engine/provider-batch-plan';
 import { z } from '../../zod';
 import { PageQuery } from '../../http/pagination';
 import { RUN_STATUSES } from '../../engine/statuses';
@@ -32,6 +33,8 @@ export type PartialRunInput = z.output<typeof PartialRunRequest>;
 export const BatchRunRequest = z.object({
   dataset_id: z.string().min(1).max(200),
   mini_batch_size: z.number().int().min(1).max(1000).default(10),
+  /** Beyond PySpur: `provider_batch` sends each node's model calls as one provider batch (docs/batch-mode.md). */
+  llm_mode: z.enum(LLM_MODES).default('online'),
   /** Beyond PySpur: where to post the batch's final event (signed). */
   callback: CallbackRequest.optional(),
 });

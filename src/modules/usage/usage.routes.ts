@@ -23,6 +23,17 @@ const PriceEntryResponse = z
         '`override` (PUT), the published source (a package, named with its version), or null: no price known',
     }),
     note: z.string().nullable(),
+    batch: z
+      .object({
+        input_usd_per_mtok: z.number().nullable(),
+        output_usd_per_mtok: z.number().nullable(),
+        source: z.string().openapi({ description: 'Where the provider publishes its batch discount' }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'What a call costs in a provider batch (llm_mode `provider_batch`); null: Spur sends this model no provider batch',
+      }),
   })
   .openapi('ModelPrice', { description: 'A model’s price in USD per million tokens (beyond PySpur)' });
 type PriceEntryResponse = z.output<typeof PriceEntryResponse>;
@@ -53,6 +64,7 @@ async function entryResponse(prices: PriceBook, model: string): Promise<PriceEnt
     cached_input_usd_per_mtok: entry.cached_input_usd_per_mtok ?? null,
     source: entry.source,
     note: entry.note,
+    batch: entry.batch,
   };
 }
 
