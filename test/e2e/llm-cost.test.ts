@@ -131,7 +131,8 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
     ]);
     const put = await engine.http.put(`/usage/prices/${MINI}`, { input_usd_per_mtok: 1, output_usd_per_mtok: 2 });
     assert.equal(put.status, 200, put.text);
-    assert.deepEqual(put.body, {
+    const { batch, ...price } = put.body;
+    assert.deepEqual(price, {
       model: MINI,
       input_usd_per_mtok: 1,
       output_usd_per_mtok: 2,
@@ -139,6 +140,8 @@ describe('e2e: what a run’s model calls cost, at published or overridden price
       source: 'override',
       note: null,
     });
+    // In a provider batch the override is billed at OpenAI's published batch share, half.
+    assert.deepEqual([batch.input_usd_per_mtok, batch.output_usd_per_mtok], [0.5, 1]);
     const after = await run(MINI, [
       { input: 1000, output: 500 },
       { input: 3000, output: 0 },
