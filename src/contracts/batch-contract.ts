@@ -82,6 +82,8 @@ export interface BatchChunkInput {
    * its row for the next round.
    */
   round?: number;
+  /** An eval's provider-batch round: every row is a dry run (as DryRun says; its recordedRunColumn names the row's run). */
+  dryRun?: DryRun;
 }
 
 export interface BatchChunkResult {

@@ -1,4 +1,5 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
+import type { DryRun } from '../../src/engine/dry-run';
 import type { GraphLevel } from '../../src/engine/graph';
 import { GraphWalker, collectOutputs, nodeFailureMessage } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
@@ -119,11 +120,12 @@ export async function executeWithRetries(
   node: GraphNode,
   input: Record<string, unknown>,
   signal: AbortSignal,
+  dryRun?: DryRun,
 ) {
   const attempts = PURE_NODE_TYPES.has(node.node_type) ? 1 : nodeAttempts(node.config);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await executeNode(deps, { runId, node, input, budget });
+      return await executeNode(deps, { runId, node, input, budget, ...(dryRun ? { dryRun } : {}) });
     } catch (err) {
       const final = err instanceof ApplicationFailure && err.nonRetryable;
       if (final || attempt >= attempts || signal.aborted) throw err;

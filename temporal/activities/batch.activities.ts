@@ -19,6 +19,7 @@ import {
   batchRowTaskIds,
   outcomeLine,
 } from '../../src/contracts/batch-contract';
+import type { DryRun } from '../../src/engine/dry-run';
 import { planGraph } from '../../src/engine/graph';
 import type { RunDefinition } from '../../src/engine/run-contract';
 import { CANCELED_MESSAGE } from '../../src/engine/statuses';
@@ -167,8 +168,9 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
         inputNodeInput: cells,
       };
       const memo = memos ? structuredClone(memos.get(start + i) ?? EMPTY_MEMO) : null;
+      const dryRun = input.dryRun ? rowDryRun(input.dryRun, rows[i] as DatasetRow) : undefined;
       const executor = memo
-        ? providerBatchExecutor(deps, runId, rowBudget(rowRun), memo, ctx.cancellationSignal)
+        ? providerBatchExecutor(deps, runId, rowBudget(rowRun), memo, ctx.cancellationSignal, dryRun)
         : undefined;
       const run = await runRowOrFail(deps, level, rowRun, ctx.cancellationSignal, executor?.execute);
       // A row that holds a request goes on next round: it has not ended, nothing of it is recorded.
@@ -222,6 +224,12 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     );
     return prepared;
   }
+}
+
+/** A row's dry run: the batch's, naming the run the row came from where its suite was made from runs. */
+function rowDryRun({ recordedRunColumn: column, ...dryRun }: DryRun, row: DatasetRow): DryRun {
+  const recorded = column === undefined ? undefined : row[column];
+  return typeof recorded === 'string' && recorded ? { ...dryRun, recordedRunId: recorded } : dryRun;
 }
 
 /** A row's cells as its run carries them: large ones by reference, stored under the row's run. */

@@ -1,3 +1,4 @@
+import type { DryRun } from '../../src/engine/dry-run';
 import type { RowMemo } from '../../src/db/provider-batch-records';
 import { BATCHED_NODE_TYPE, type BatchAnswer } from '../../src/engine/provider-batch-plan';
 import type { BudgetScope, ExecuteNodeResult, GraphNode } from '../../src/engine/run-contract';
@@ -26,13 +27,15 @@ export function providerBatchExecutor(
   budget: BudgetScope,
   memo: RowMemo,
   signal: AbortSignal,
+  dryRun?: DryRun,
 ): { execute: RowExecute; held(): boolean } {
+  const dry = dryRun ? { dryRun } : {};
   let held = false;
   const callOnce = async (node: GraphNode, input: Record<string, unknown>, answer: BatchAnswer | undefined) => {
     const seam = providerBatchSeam(deps.fetch, answer);
     const nodeDeps = { ...deps, fetch: seam.fetch, prices: seam.prices(deps.prices), streamsText: false };
     try {
-      return await executeNode(nodeDeps, { runId, node, input, budget });
+      return await executeNode(nodeDeps, { runId, node, input, budget, ...dry });
     } catch (err) {
       const body = seam.held();
       if (!body) throw err;
@@ -46,7 +49,7 @@ export function providerBatchExecutor(
     if (done) return done;
     let result: ExecuteNodeResult;
     if (node.node_type !== BATCHED_NODE_TYPE)
-      result = await executeWithRetries(deps, runId, budget, node, input, signal);
+      result = await executeWithRetries(deps, runId, budget, node, input, signal, dryRun);
     else {
       const answer = memo.answers[node.id];
       try {

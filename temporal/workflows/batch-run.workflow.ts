@@ -95,6 +95,7 @@ export async function spurBatchRun(input: BatchRunInput): Promise<void> {
       await runProviderBatchRounds(chunks, bookkeeping, rows, cursor, {
         chunkRows: input.chunkRows,
         pollMaxSeconds: input.providerBatchPollMaxSeconds ?? DEFAULT_POLL_MAX_SECONDS,
+        ...(input.dryRun ? { dryRun: input.dryRun } : {}),
       });
       more = false;
     } else

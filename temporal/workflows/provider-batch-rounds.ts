@@ -2,6 +2,7 @@ import { sleep } from '@temporalio/workflow';
 import type { BatchActivities, ProviderBatchActivities } from '../activities';
 import type { BatchCursor, BatchRows } from '../../src/contracts/batch-contract';
 import type { ProviderBatchRef } from '../../src/contracts/provider-batch-contract';
+import type { DryRun } from '../../src/engine/dry-run';
 
 /** The first look at a new provider batch (the promise: within 5 s), then twice as long each time. */
 const FIRST_POLL_MS = 5000;
@@ -10,6 +11,8 @@ const FIRST_POLL_MS = 5000;
 export interface RoundSettings {
   chunkRows: number;
   pollMaxSeconds: number;
+  /** An eval's batch: its rows are dry runs. */
+  dryRun?: DryRun;
 }
 
 /**
@@ -31,7 +34,14 @@ export async function runProviderBatchRounds(
     let held = 0;
     for (let start = 0; start < rows.rowCount; start += settings.chunkRows) {
       const end = Math.min(rows.rowCount, start + settings.chunkRows);
-      const result = await chunks.runBatchChunk({ batch: rows, start, end, before: { ...ended }, round });
+      const result = await chunks.runBatchChunk({
+        batch: rows,
+        start,
+        end,
+        before: { ...ended },
+        round,
+        ...(settings.dryRun ? { dryRun: settings.dryRun } : {}),
+      });
       ended.ok += result.ok;
       ended.failed += result.failed;
       held += result.held ?? 0;

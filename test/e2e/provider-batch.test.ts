@@ -6,6 +6,7 @@ import { attachFakeLlm } from '../support/llm-engine';
 import { costAtPublishedPrice } from '../support/prices';
 import { openSse } from '../support/sse';
 import { startWorker } from '../support/worker';
+import { createSuite, uploadRows, verdicts, waitForEval } from '../support/evals';
 
 const MINI = 'openai/gpt-4o-mini';
 const HAIKU = 'anthropic/claude-3-5-haiku-latest';
@@ -29,7 +30,11 @@ const twoCalls = (model: string) => ({
 });
 
 const oneCall = (model: string) => ({
-  nodes: [input(), llm('ask', model, 'ask {{in.x}}'), n('out', 'OutputNode', { output_map: { answer: 'ask.output' } })],
+  nodes: [
+    input(),
+    llm('ask', model, 'ask {{in.x}}'),
+    n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'ask.output' } }),
+  ],
   links: [l('in', 'ask'), l('ask', 'out')],
 });
 
@@ -185,6 +190,54 @@ describe('e2e: provider batch mode — each node’s model calls as one provider
     } finally {
       fake.batches.release();
     }
+  });
+
+  it('an eval in provider batch mode: its rows’ calls go out as one provider batch, nothing online, scored as usual; a refused workflow is 422', async () => {
+    const before = fake.batches.batches.length;
+    // The fake answers "echo: ask <q>": rows 0, 2, 4 expect that, rows 1, 3, 5 something else.
+    const rows = Array.from({ length: 6 }, (_, i) => ({
+      x: `q${i}`,
+      answer: i % 2 === 0 ? echo(`ask q${i}`) : 'other',
+    }));
+    const dataset = await uploadRows(engine.http, 'pb-eval', rows);
+    const suite = await createSuite(engine.http, {
+      name: 'pb-eval-suite',
+      dataset_id: dataset,
+      answer_column: 'answer',
+      scorer: { type: 'exact' },
+    });
+    const wf = (await engine.http.post('/wf/', { name: `pb-eval-${Math.random()}`, definition: oneCall(MINI) })).body;
+    const launch = (llm_mode: string) =>
+      engine.http.post('/evals/launch/', {
+        workflow_id: wf.id,
+        eval_name: suite.name,
+        output_variable: 'out-answer',
+        num_samples: 6,
+        llm_mode,
+      });
+    const res = await launch('provider_batch');
+    assert.equal(res.status, 200, res.text);
+    const run = await waitForEval(engine.http, res.body.run_id, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run));
+    assert.deepEqual(verdicts(run), [true, false, true, false, true, false]);
+    assert.deepEqual(
+      fake.batches.batches.slice(before).map((b) => b.requests.length),
+      [6],
+    );
+    assert.equal(onlineCalls(fake).length, 0);
+
+    const gated = {
+      nodes: [
+        input(),
+        n('gate', 'HumanInterventionNode', { message: 'ok?' }),
+        n('out', 'OutputNode', { output_schema: { answer: 'string' }, output_map: { answer: 'in.x' } }),
+      ],
+      links: [l('in', 'gate'), l('gate', 'out')],
+    };
+    await engine.http.put(`/wf/${wf.id}/`, { name: `pb-eval-gated-${Math.random()}`, definition: gated });
+    const refused = await launch('provider_batch');
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(refused.text, /'gate'.*a human pause/);
   });
 
   it('refuses (422, naming the node) agents, human pauses, loops and models without a batch API; no run is made', async () => {

@@ -1,3 +1,4 @@
+import { type LlmMode, providerBatchRefusal } from '../../engine/provider-batch-plan';
 import type { Client } from '@temporalio/client';
 import { createDatasetReader } from '../../db/dataset-reader';
 import type { EvalRecords } from '../../db/eval-records';
@@ -37,6 +38,8 @@ export interface EvalStart {
   outputVariable: string;
   numSamples: number;
   concurrency: number;
+  /** `provider_batch`: the rows' model calls go out as provider batches. */
+  llmMode?: LlmMode;
   comparisonId?: string;
 }
 
@@ -63,6 +66,8 @@ export function createEvalRecorder(deps: EvalRecorderDeps) {
     const definition = storedRunDefinition(version.definition);
     const inputNode = checkRunnable(definition);
     checkWithinLimits(definition, deps.definitionLimits);
+    const refused = start.llmMode === 'provider_batch' ? providerBatchRefusal(definition.nodes) : null;
+    if (refused) throw invalidField('llm_mode', refused, start.llmMode);
     const variables = leafOutputVariables(definition).map((v) => v.prefixed_variable);
     if (!variables.includes(outputVariable))
       throw invalidField(
@@ -108,7 +113,7 @@ export function createEvalRecorder(deps: EvalRecorderDeps) {
       kind: 'eval',
       version: { pinned: version },
       inputs: {},
-      dataset: { id: dataset.id, rows, miniBatchSize: start.concurrency },
+      dataset: { id: dataset.id, rows, miniBatchSize: start.concurrency, llmMode: start.llmMode ?? 'online' },
     });
     const run = await deps.records.createRun(
       {

@@ -1,3 +1,4 @@
+import { LLM_MODES } from '../../engine/provider-batch-plan';
 import { EVAL_RUN_STATUSES } from '../../db/models/eval-run.model';
 import { ScorerConfig } from '../../evals/scorer-config';
 import { z } from '../../zod';
@@ -137,6 +138,11 @@ export const EvalCard = z
 const Samples = z.number().int().min(1).max(MAX_EVAL_SAMPLES);
 const Concurrency = z.number().int().min(1).max(50).default(4).openapi({ description: 'Rows running at once' });
 
+/** Beyond PySpur: the rows' model calls online, or as provider batches at half the price (docs/batch-mode.md). */
+const LlmModeField = z.enum(LLM_MODES).default('online').openapi({
+  description: '`provider_batch`: each node’s model calls of the eval’s rows go out as one provider batch (docs/batch-mode.md)',
+});
+
 /** PySpur's EvalRunRequest; `eval_name` is a suite's name (or id). */
 export const LaunchRequest = z
   .object({
@@ -149,6 +155,7 @@ export const LaunchRequest = z
       .openapi({ description: 'A prefixed_variable of the output-variables listing' }),
     num_samples: Samples.default(10).openapi({ description: "The suite's first rows, in dataset order" }),
     concurrency: Concurrency,
+    llm_mode: LlmModeField,
   })
   .openapi('EvalRunRequest');
 export type LaunchInput = z.output<typeof LaunchRequest>;
@@ -224,6 +231,7 @@ export const CompareRequest = z
     }),
     num_samples: Samples.default(10),
     concurrency: Concurrency,
+    llm_mode: LlmModeField,
   })
   .openapi('EvalCompareRequest');
 export type CompareInput = z.output<typeof CompareRequest>;

@@ -78,6 +78,7 @@ export function createEvalService(deps: EvalServiceDeps) {
         outputVariable: body.output_variable,
         numSamples: body.num_samples,
         concurrency: body.concurrency,
+        llmMode: body.llm_mode,
       });
       return toEvalRunResponse(run);
     },
@@ -114,6 +115,7 @@ export function createEvalService(deps: EvalServiceDeps) {
         outputVariable,
         numSamples: body.num_samples,
         concurrency: body.concurrency,
+        llmMode: body.llm_mode,
       }));
       for (const start of starts) await deps.recorder.check(start);
       const created = await records.createComparison({
