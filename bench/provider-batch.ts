@@ -140,7 +140,9 @@ runWithStack(
         '',
         `One stack (api, worker, Temporal dev server, FerretDB), a local fake OpenAI provider answering every call with ${USAGE.input} prompt and ${USAGE.output} completion tokens, online or in its Batch API. ${rows} rows, one ${MODEL} call each, mini_batch_size 50.`,
         '',
-        '| llm_mode | cost (USD) | calls | online requests | wall (s) | ' + [...PROCESS_NAMES, 'machine'].join(' | ') + ' |',
+        '| llm_mode | cost (USD) | calls | online requests | wall (s) | ' +
+          [...PROCESS_NAMES, 'machine'].join(' | ') +
+          ' |',
         '| --- | ---: | ---: | ---: | ---: | ' + [...PROCESS_NAMES, 'machine'].map(() => '---:').join(' | ') + ' |',
         `| online | ${online.costUsd.toFixed(6)} | ${online.calls} | ${onlineRequests} | ${online.seconds.toFixed(1)} | ${cpuCells(online.cpu)} |`,
         `| provider_batch | ${batched.costUsd.toFixed(6)} | ${batched.calls} | ${batchOnline} | ${batched.seconds.toFixed(1)} | ${cpuCells(batched.cpu)} |`,

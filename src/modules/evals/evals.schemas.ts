@@ -140,7 +140,8 @@ const Concurrency = z.number().int().min(1).max(50).default(4).openapi({ descrip
 
 /** Beyond PySpur: the rows' model calls online, or as provider batches at half the price (docs/batch-mode.md). */
 const LlmModeField = z.enum(LLM_MODES).default('online').openapi({
-  description: '`provider_batch`: each node’s model calls of the eval’s rows go out as one provider batch (docs/batch-mode.md)',
+  description:
+    '`provider_batch`: each node’s model calls of the eval’s rows go out as one provider batch (docs/batch-mode.md)',
 });
 
 /** PySpur's EvalRunRequest; `eval_name` is a suite's name (or id). */
