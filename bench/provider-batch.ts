@@ -112,6 +112,13 @@ runWithStack(
       const ds = await dataset(stack.apiUrl, rows);
       const sampler = new CpuSampler(stack.groups);
 
+      // The stack idle for as long as the wait below: what it spends with nothing to do (pollers, caches).
+      const idleBefore = sampler.sample();
+      const idleT0 = performance.now();
+      await new Promise((r) => setTimeout(r, waitSeconds * 1000));
+      const idle = { seconds: (performance.now() - idleT0) / 1000, cpu: {} as CpuSample };
+      accumulate(idle.cpu, idleBefore, sampler.sample());
+
       const online = await runBatch(api, sampler, ds, 'online');
       const onlineRequests = fake.requests.length;
 
@@ -133,7 +140,8 @@ runWithStack(
       const polls = fake.batches.batches.reduce((n, b) => n + b.polls, 0);
       const batchOnline = fake.requests.length - onlineRequests;
       const w = wait as unknown as { seconds: number; cpu: CpuSample };
-      const busy = PROCESS_NAMES.filter((p) => p !== 'bench').reduce((s, p) => s + (w.cpu[p] ?? 0), 0);
+      const stackMsPerSecond = (m: { seconds: number; cpu: CpuSample }) =>
+        (PROCESS_NAMES.filter((p) => p !== 'bench').reduce((sum, p) => sum + (m.cpu[p] ?? 0), 0) / m.seconds) * 1000;
 
       saveResults('provider-batch-latest.md', [
         `# Provider batch mode benchmark — ${new Date().toISOString()}`,
@@ -149,7 +157,8 @@ runWithStack(
         '',
         `- cost ratio provider_batch / online: ${(batched.costUsd / online.costUsd).toFixed(3)}`,
         `- the provider_batch row includes the ${waitSeconds} s the fake held the batch; CPU-seconds per process over the whole batch run (machine: every busy core)`,
-        `- while the batch was held (${w.seconds.toFixed(0)} s): ${cpuCells(w.cpu)} CPU-s (api, worker, Temporal, FerretDB, bench, machine): ${((busy / w.seconds) * 1000).toFixed(1)} CPU-ms per second for the stack, ${polls} polls of the provider in all`,
+        `- while the batch was held (${w.seconds.toFixed(0)} s): ${cpuCells(w.cpu)} CPU-s (api, worker, Temporal, FerretDB, bench, machine): ${stackMsPerSecond(w).toFixed(1)} CPU-ms per second for the stack, ${polls} polls of the provider in all`,
+        `- the same stack idle for as long, before any batch: ${cpuCells(idle.cpu)} CPU-s: ${stackMsPerSecond(idle).toFixed(1)} CPU-ms per second; the wait's own cost is the difference, ${(stackMsPerSecond(w) - stackMsPerSecond(idle)).toFixed(1)} CPU-ms per second`,
       ]);
     } finally {
       await fake.close();

@@ -96,11 +96,10 @@ export function createProviderBatchActivities(deps: NodeActivityDeps, events: Ru
     /** The answers of ended batches, to the rows that wait for them (a request left unanswered fails, then goes online). */
     async collectProviderBatches(input: ProviderBatchesInput): Promise<void> {
       for (const ref of input.batches) {
-        const answers = await (await api(ref.provider)).answers(ref.batchId);
-        const whole = answers.get('*');
-        const missing = whole ?? {
+        const { answers, failure } = await (await api(ref.provider)).answers(ref.batchId);
+        const missing = {
           ok: false as const,
-          error: 'The provider batch ended without answering this request',
+          error: failure ?? 'The provider batch ended without answering this request',
         };
         await records.storeAnswers(input.batchRunId, input.round, ref.nodeId, answers, missing);
       }

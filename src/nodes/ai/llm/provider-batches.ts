@@ -19,8 +19,11 @@ export interface ProviderBatchApi {
   find(key: string, since: Date, size: number): Promise<string | null>;
   create(key: string, lines: BatchLine[]): Promise<string>;
   state(id: string): Promise<ProviderBatchState>;
-  /** Every answer by custom id; a request the provider never answered (an expiry) is absent or an error. */
-  answers(id: string): Promise<Map<string, BatchAnswer>>;
+  /**
+   * Every answer by custom id (a request the provider never answered, an expiry, is absent or an
+   * error), and why the whole batch failed, if it did.
+   */
+  answers(id: string): Promise<{ answers: Map<string, BatchAnswer>; failure: string | null }>;
 }
 
 /** How far back an earlier try's batch may have been created (clocks of two hosts differ). */
@@ -87,9 +90,7 @@ async function openAiBatches(options: AdapterOptions): Promise<ProviderBatchApi>
         for (const line of text.split('\n')) if (line.trim()) addOpenAiLine(answers, JSON.parse(line) as OpenAiLine);
       }
       const failure = batch.errors?.data?.[0]?.message;
-      if (failure && answers.size === 0)
-        answers.set('*', { ok: false, error: `The provider batch failed: ${failure}` });
-      return answers;
+      return { answers, failure: failure ? `The provider batch failed: ${failure}` : null };
     },
   };
 }
@@ -165,7 +166,7 @@ async function anthropicBatches(options: AdapterOptions): Promise<ProviderBatchA
         else if (r.type === 'errored') answers.set(line.custom_id, { ok: false, error: r.error.error.message });
         else answers.set(line.custom_id, { ok: false, error: `The provider batch request ${r.type}` });
       }
-      return answers;
+      return { answers, failure: null };
     },
   };
 }
