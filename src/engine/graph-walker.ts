@@ -59,7 +59,7 @@ export interface NodeExecutor {
   execute(
     node: GraphNode,
     input: Record<string, unknown>,
-  ): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'>>;
+  ): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'> & { endTime?: string }>;
   /** One model call of an AgentNode; without it agents run as a single node (and fail as not executable). */
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
   /** Runs a pure region (pure-region.ts) as one step. Absent: every node runs on its own. */
@@ -236,12 +236,14 @@ export class GraphWalker {
         extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
       };
     }
-    const { output, startTime, usage, model, modelFailures, dryRun } = await this.calls.execute(node, input);
+    const { output, startTime, endTime, usage, model, modelFailures, dryRun } = await this.calls.execute(node, input);
     const answered = model ?? modelOf(node);
     return {
       state: { status: 'COMPLETED', output },
       extra: {
         startTime,
+        // The activity's own clock: the workflow's (a workflow task's start) may be before the node began.
+        ...(endTime ? { endTime } : {}),
         ...(usage ? { usage } : {}),
         ...(answered ? { model: answered } : {}),
         ...(modelFailures ? { modelFailures } : {}),
@@ -302,7 +304,7 @@ export class GraphWalker {
       ...(extra.model !== undefined ? { model: extra.model } : {}),
       ...(extra.modelFailures !== undefined ? { modelFailures: extra.modelFailures } : {}),
       ...(extra.dryRun !== undefined ? { dryRun: extra.dryRun } : {}),
-      endTime: new Date().toISOString(),
+      endTime: extra.endTime ?? new Date().toISOString(),
     };
   }
 }

@@ -96,7 +96,7 @@ export class ModelsFailedError extends Error {
   }
 }
 
-type NodeCallResult = Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage' | 'dryRun'>;
+type NodeCallResult = Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage' | 'dryRun'> & { endTime?: string };
 
 /** The calls of a place that runs nodes (a walker's executor), as fallbacks wrap them. */
 export interface ModelCalls {

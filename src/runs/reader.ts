@@ -4,7 +4,7 @@ import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import { notFound } from '../errors';
 import { type Page, pageBounds } from '../db/paging';
-import type { RunStatus } from '../engine/statuses';
+import type { RunStatus, RunTriggerKind } from '../engine/statuses';
 import { toRunResponse } from './response';
 import type { RunResponse } from './response.schemas';
 
@@ -16,6 +16,8 @@ export interface RunFilter {
   parentOnly?: boolean;
   runType?: string;
   inputDatasetId?: string;
+  /** What started the runs (`client`: no schedule, webhook or parent run). */
+  trigger?: RunTriggerKind | 'client';
 }
 
 /** A workflow version by id (src/db/workflow-versions.ts, which keeps the recently read ones). */
@@ -54,6 +56,8 @@ export function createRunReader(models: Models, runs: RunRepository, versionById
       if (filter.parentOnly) query.parent_run_id = null;
       if (filter.runType !== undefined) query.run_type = filter.runType;
       if (filter.inputDatasetId !== undefined) query.input_dataset_id = filter.inputDatasetId;
+      if (filter.trigger === 'client') query.trigger = null;
+      else if (filter.trigger !== undefined) (query as Record<string, unknown>)['trigger.kind'] = filter.trigger;
       if (filter.startFrom || filter.startTo) {
         // Built here from validated dates; trusted() keeps sanitizeFilter from neutralising it.
         query.start_time = trusted({

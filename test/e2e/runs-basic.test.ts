@@ -151,6 +151,40 @@ describe('e2e: blocking and non-blocking runs', function () {
     });
   });
 
+  it("a task's end_time is never before its start_time, each read from the node's own clock (ten runs)", async () => {
+    const { http } = engine;
+    const wf = (await http.post('/wf/', { name: 'Linear times', definition: linear })).body;
+    for (let i = 0; i < 10; i++) {
+      const res = await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { input_node: { question: `q${i}` } } });
+      assert.equal(res.status, 200, res.text);
+      const [run] = (await http.get(`/wf/${wf.id}/runs/?page_size=1`)).body;
+      for (const t of (await http.get(`/run/${run.id}/`)).body.tasks as Array<Record<string, string | null>>)
+        if (t.start_time && t.end_time)
+          assert.ok(
+            Date.parse(t.end_time) >= Date.parse(t.start_time),
+            `${t.node_id}: ${t.start_time} → ${t.end_time}`,
+          );
+    }
+  });
+
+  it('GET /run/ filters by workflow, status, what started the runs and a start-time window; a bad filter is 422', async () => {
+    const { http } = engine;
+    const a = (await http.post('/wf/', { name: 'Filter A', definition: linear })).body;
+    const b = (await http.post('/wf/', { name: 'Filter B', definition: linear })).body;
+    const before = new Date(Date.now() - 1000).toISOString();
+    for (const wf of [a, a, b])
+      await http.post(`/wf/${wf.id}/run/`, { initial_inputs: { input_node: { question: 'q' } } });
+    const ids = async (q: string) =>
+      ((await http.get(`/run/?page_size=100&${q}`)).body as Array<{ workflow_id: string }>).map((r) => r.workflow_id);
+    assert.deepEqual(await ids(`workflow_id=${a.id}`), [a.id, a.id]);
+    assert.deepEqual(await ids(`workflow_id=${b.id}&status=COMPLETED&trigger=client&start_date=${before}`), [b.id]);
+    assert.deepEqual(await ids(`workflow_id=${b.id}&status=FAILED`), []);
+    assert.deepEqual(await ids(`workflow_id=${b.id}&trigger=schedule`), []);
+    assert.deepEqual(await ids(`workflow_id=${b.id}&end_date=${before}`), []);
+    for (const bad of ['status=DONE', 'trigger=cron', 'start_date=yesterday', 'workflow_id='])
+      assert.equal((await http.get(`/run/?${bad}`)).status, 422, bad);
+  });
+
   it('round-trips run inputs and outputs with "." and "$" keys, arrays in arrays and unicode', async () => {
     const { http } = engine;
     const odd = { 'a.b': { $set: [[1, [2]], []] }, 'ключ 🚀': 'ß', $where: null };

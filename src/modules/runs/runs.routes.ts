@@ -205,7 +205,15 @@ export function runRoutes({
       response: z.array(RunResponse),
       handler: ({ query }) =>
         reader.list(
-          { parentOnly: query.parent_only, ...(query.run_type !== undefined ? { runType: query.run_type } : {}) },
+          {
+            parentOnly: query.parent_only,
+            ...(query.run_type !== undefined ? { runType: query.run_type } : {}),
+            ...(query.workflow_id !== undefined ? { workflowId: query.workflow_id } : {}),
+            ...(query.status ? { status: query.status } : {}),
+            ...(query.trigger ? { trigger: query.trigger } : {}),
+            ...(query.start_date ? { startFrom: new Date(query.start_date) } : {}),
+            ...(query.end_date ? { startTo: new Date(query.end_date) } : {}),
+          },
           query,
         ),
     }),

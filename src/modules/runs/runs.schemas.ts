@@ -1,7 +1,7 @@
 import { LLM_MODES } from '../../engine/provider-batch-plan';
 import { z } from '../../zod';
 import { PageQuery } from '../../http/pagination';
-import { RUN_STATUSES } from '../../engine/statuses';
+import { RUN_STATUSES, RUN_TRIGGER_KINDS } from '../../engine/statuses';
 import { CallbackRequest } from '../callbacks/callbacks.schemas';
 import { withoutReservedKey } from '../../runs/values';
 
@@ -55,6 +55,15 @@ export const AllRunsQuery = PageQuery.extend({
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
   run_type: z.string().max(100).optional(),
+  /** Beyond PySpur (the console's filters): one workflow's runs, a status, what started them, a start-time window. */
+  workflow_id: z.string().min(1).max(200).optional(),
+  status: z.enum(RUN_STATUSES).optional(),
+  trigger: z
+    .enum([...RUN_TRIGGER_KINDS, 'client'])
+    .optional()
+    .openapi({ description: 'What started the runs: a schedule, a webhook, a parent run, or a client (`client`)' }),
+  start_date: isoDate.optional(),
+  end_date: isoDate.optional(),
 });
 
 export const RunIdParams = z.object({ run_id: z.string().min(1).max(200) });
