@@ -32,6 +32,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY temporal ./temporal
 COPY scripts ./scripts
+# The console's source: bundled below into dist/console (SPUR_CONSOLE_DIR's default), served at /console/.
+COPY console ./console
 # Served at / by the api (SPUR_WEB_UI_DIR's default); SPUR_WEB_UI=false turns it off.
 COPY --from=web-ui /web-ui ./.tools/web-ui
 

@@ -6,6 +6,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { REPO_ROOT } from './lib/tools';
+import { buildConsole } from './build-console';
 
 /** The folders the processes load: the entries (src/processes/api.ts, src/processes/worker.ts, …) and all they import. */
 const SOURCES = ['src', 'temporal'];
@@ -42,5 +43,8 @@ export function distEntry(entry: string, outDir = path.join(REPO_ROOT, 'dist')):
 
 if (require.main === module) {
   const out = process.argv[2] ?? path.join(REPO_ROOT, 'dist');
-  void buildDist(out).then((dir) => console.log(`api and worker compiled to ${dir}`));
+  void buildDist(out)
+    .then((dir) => console.log(`api and worker compiled to ${dir}`))
+    .then(() => buildConsole(path.join(out, 'console')))
+    .then(({ dir, bytes }) => console.log(`console bundled into ${dir} (${(bytes / 1024).toFixed(1)} KiB of script)`));
 }

@@ -329,6 +329,12 @@ ensure_web_ui() {
   ln -sfn "$dir" "$link"
 }
 
+# --- The console --------------------------------------------------------------------
+# The api serves Spur's console at /console/ from dist/console, bundled here (esbuild: a second).
+ensure_console() {
+  (cd "$ROOT" && node_modules/.bin/tsx scripts/build-console.ts >/dev/null) || die "bundling the console failed"
+}
+
 # --- Chromium (browser tests) ----------------------------------------------------
 # test/browser drives the UI in Debian's chromium through playwright-core. Installed where setup
 # can (apt as root); otherwise it says what to install and the browser tests fail saying the same.
@@ -350,7 +356,7 @@ ensure_chromium() {
 setup_dev() {
   # npm ci and the web UI's download wait on the network, the Go builds on the CPU: on a fresh
   # machine they run side by side (npm ci took 40 s of a cold start).
-  (ensure_npm_dependencies && ensure_web_ui) &
+  (ensure_npm_dependencies && ensure_web_ui && ensure_console) &
   local fetching=$!
   ensure_tool temporal "$TEMPORAL_VERSION" SPUR_TEMPORAL_BIN
   ensure_tool ferretdb "$FERRETDB_BUILD" SPUR_FERRETDB_BIN

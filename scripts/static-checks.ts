@@ -7,9 +7,8 @@ import { ESLint } from 'eslint';
 import ts from 'typescript';
 import { REPO_ROOT } from './lib/tools';
 
-/** The project's program, as `tsc -p tsconfig.json` builds it. */
-function projectProgram(): ts.Program {
-  const configPath = path.join(REPO_ROOT, 'tsconfig.json');
+/** A project's program, as `tsc -p <config>` builds it: the server's (tsconfig.json) or the console's. */
+function projectProgram(configPath = path.join(REPO_ROOT, 'tsconfig.json')): ts.Program {
   const parsed = ts.getParsedCommandLineOfConfigFile(
     configPath,
     {},
@@ -58,8 +57,10 @@ async function lint(program: ts.Program): Promise<boolean> {
 async function main(): Promise<number> {
   const program = projectProgram();
   const types = typeCheck(program);
+  // The console (a browser program: DOM, JSX) is checked as its own project.
+  const consoleTypes = typeCheck(projectProgram(path.join(REPO_ROOT, 'console', 'tsconfig.json')));
   const linted = await lint(program);
-  return types && linted ? 0 : 1;
+  return types && consoleTypes && linted ? 0 : 1;
 }
 
 if (require.main === module) {

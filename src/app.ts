@@ -70,6 +70,7 @@ import { createOidcClient } from './access/oidc-client';
 import { OIDC_CALLBACK, OIDC_START, mountOidcSignIn, oidcSignInLink } from './web-ui/oidc.routes';
 import { APPROVE_PREFIX, mountApprovalRoutes } from './modules/pauses/approval.routes';
 import { loadWebUiExport, webUiMiddleware, webUiPathKind } from './web-ui/static-site';
+import { consoleMiddleware, consolePathKind, isConsolePath, loadConsole } from './web-ui/console-site';
 
 const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
 const clientGone = (err: unknown) =>
@@ -177,6 +178,7 @@ export function createApp({ config, logger, services, probes, secretKey = random
   const keysSet = config.http.signInRequired;
   const sessions = browserSessions(secretKey, digests, config.http.sessionTtlMs, services.browserSessionStore);
   const ui = loadWebUiExport(config.webUi);
+  const consoleBundle = loadConsole(config.webUi.consoleDir);
   const isApi = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
   const oidc = config.oidc;
   const signInPaths = oidc ? [OIDC_START, OIDC_CALLBACK] : [];
@@ -211,7 +213,11 @@ export function createApp({ config, logger, services, probes, secretKey = random
     route: routeOf,
     hosts: allowedHostNames({ listenHost: config.http.host, allowedHosts: config.http.allowedHosts, keysSet }),
     trustedOrigin: trustedOrigins(config.http.corsOrigins, keysSet),
-    anonymous: anonymousAllowlist({ apiPrefix: API_PREFIX, webUi: (path) => webUiPathKind(ui, path), signInPaths }),
+    anonymous: anonymousAllowlist({
+      apiPrefix: API_PREFIX,
+      webUi: (path) => (isConsolePath(path) ? consolePathKind(consoleBundle, path) : webUiPathKind(ui, path)),
+      signInPaths,
+    }),
     bodyTypes: (method, path) =>
       loginRoute(path) || approvalRoute(path) ? [FORM_TYPE] : bodyTypesOf(routeOf(method, path)),
   }))
@@ -250,7 +256,12 @@ export function createApp({ config, logger, services, probes, secretKey = random
     });
   mountApprovalRoutes(site, services.approvalLinks);
   app.use(site.routes());
-  app.use(webUiMiddleware(ui, { reserved: (path) => isApi(path) || loginRoute(path) || approvalRoute(path) }));
+  app.use(consoleMiddleware(consoleBundle));
+  app.use(
+    webUiMiddleware(ui, {
+      reserved: (path) => isApi(path) || loginRoute(path) || approvalRoute(path) || isConsolePath(path),
+    }),
+  );
   app.use(api.routes());
   app.use(fallbackMiddleware(api));
   app.on('error', (err: unknown) => {

@@ -88,4 +88,36 @@ describe('screenshots of the web UI', function () {
       await secured.close();
     }
   });
+
+  it('the console: the runs list and a run with its timeline', async () => {
+    const { page, engine, origin } = stack;
+    const definition = {
+      nodes: [
+        { id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } },
+        {
+          id: 'wait',
+          title: 'wait',
+          node_type: 'PythonFuncNode',
+          config: {
+            code: 'import time\ntime.sleep(1)\nreturn {"y": input_model["in"]["x"]}',
+            output_schema: { y: 'string' },
+          },
+        },
+        { id: 'out', title: 'out', node_type: 'OutputNode', config: { output_map: { y: 'wait.y' } } },
+      ],
+      links: [
+        { source_id: 'in', target_id: 'wait' },
+        { source_id: 'wait', target_id: 'out' },
+      ],
+    };
+    const wf = (await engine.http.post('/wf/', { name: 'Console example', definition })).body;
+    const run = (await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'hello' } } })).body;
+    await waitForRun(engine.http, run.id, undefined, 60_000);
+    await page.goto(`${origin}/console/runs`);
+    await page.locator(`tr[data-run="${run.id}"]`).waitFor();
+    await shot(page, 'console-runs');
+    await page.goto(`${origin}/console/runs/${run.id}`);
+    await page.locator('svg g[data-node="wait"]').waitFor();
+    await shot(page, 'console-run');
+  });
 });

@@ -216,6 +216,8 @@ export const envSchema = z.object({
   SPUR_WEB_UI: bool.default(true),
   /** Where the UI's static export lives (setup links it here). */
   SPUR_WEB_UI_DIR: z.string().default('.tools/web-ui'),
+  /** Spur's console at /console/: the bundle scripts/build-console.ts writes (setup and `npm run build` make it). */
+  SPUR_CONSOLE_DIR: z.string().default('dist/console'),
   /** How long a browser login (the session cookie set by `/login`) lasts. */
   SPUR_SESSION_HOURS: z.coerce
     .number()

@@ -39,7 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         trustForwardedFor: e.SPUR_LOGIN_TRUST_FORWARDED_FOR,
       },
     },
-    webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR },
+    webUi: { enabled: e.SPUR_WEB_UI, dir: e.SPUR_WEB_UI_DIR, consoleDir: e.SPUR_CONSOLE_DIR },
     metrics: { port: e.SPUR_METRICS_PORT ?? null, host: e.SPUR_METRICS_HOST },
     oidc: oidcSettings(e),
     mongo: { uri: e.SPUR_MONGODB_URI, dbName: e.SPUR_MONGODB_DB, timeoutMs: e.SPUR_MONGODB_TIMEOUT_MS },

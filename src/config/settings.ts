@@ -23,7 +23,7 @@ export interface Config {
     sessionTtlMs: number;
     login: LoginSettings;
   };
-  webUi: { enabled: boolean; dir: string };
+  webUi: { enabled: boolean; dir: string; consoleDir: string };
   /** Prometheus metrics (SPUR_METRICS_PORT, SPUR_METRICS_HOST); port null: off. */
   metrics: { port: number | null; host: string };
   /** OpenID Connect sign-in; null: not configured (the login page has no "Sign in with …"). */

@@ -2,24 +2,9 @@ import type { PauseRecord, PauseResolution, ProgressSave, TaskRecord, WaitReason
 import type { RunStatus, TaskStatus } from './statuses';
 import type { ApprovalDeliveryOutcome } from './approvals';
 import { VALUE_REF_KEY, isValueRef } from './value-ref';
+import { RUN_EVENT_NAMES, type RunEventName } from './run-event-names';
 
-/** The events of a run's stream (GET /api/run/{id}/events/), in the order they may appear. */
-export const RUN_EVENT_NAMES = [
-  'run.status',
-  'task.started',
-  'task.waiting',
-  'task.completed',
-  'task.failed',
-  'run.paused',
-  'run.resumed',
-  'pause.notification',
-  'batch.stage',
-  'batch.progress',
-  'run.completed',
-  'run.failed',
-  'run.canceled',
-] as const;
-export type RunEventName = (typeof RUN_EVENT_NAMES)[number];
+export { RUN_EVENT_NAMES, type RunEventName };
 
 export const FINAL_EVENTS: readonly RunEventName[] = ['run.completed', 'run.failed', 'run.canceled'];
 export const FINAL_EVENT_OF: Partial<Record<RunStatus, RunEventName>> = {
