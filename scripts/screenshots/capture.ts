@@ -80,7 +80,7 @@ describe('screenshots of the web UI', function () {
     try {
       await secured.page.goto(`${secured.origin}/dashboard`);
       await secured.page.getByLabel('Username').fill('alice');
-      await secured.page.getByLabel('Password').fill('not her password');
+      await secured.page.getByLabel('Password', { exact: true }).fill('not her password');
       await secured.page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await secured.page.getByRole('alert').waitFor();
       await shot(secured.page, 'login');
