@@ -1,4 +1,4 @@
-// Bundles the console (console/: Preact, TypeScript) into one script and a stylesheet under
+// Bundles the console (console/: Preact, uPlot, TypeScript) into one script and a stylesheet under
 // dist/console/, served by the api at /console/. Everything it needs is bundled here, at build
 // time: the browser fetches nothing from anywhere else. Run by setup and by `npm run build`.
 // Usage: tsx scripts/build-console.ts [<out-dir>]
@@ -33,12 +33,16 @@ export async function buildConsole(outDir = CONSOLE_OUT): Promise<{ dir: string;
   // but for the list of a run's stream events (a module that imports nothing).
   const foreign = Object.keys(result.metafile.inputs).filter(
     (input) =>
-      !input.startsWith('console/') && !input.startsWith('node_modules/preact/') && input !== SHARED_EVENT_NAMES,
+      !input.startsWith('console/') &&
+      !input.startsWith('node_modules/preact/') &&
+      !input.startsWith('node_modules/uplot/') &&
+      input !== SHARED_EVENT_NAMES,
   );
   if (foreign.length > 0) throw new Error(`the console bundle would hold code from outside it: ${foreign.join(', ')}`);
   copyFileSync(path.join(source, 'index.html'), path.join(outDir, 'index.html'));
-  copyFileSync(path.join(source, 'console.css'), path.join(outDir, 'assets', 'console.css'));
-  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  const bytes = Object.entries(result.metafile.outputs)
+    .filter(([file]) => file.endsWith('.js'))
+    .reduce((n, [, o]) => n + o.bytes, 0);
   return { dir: outDir, bytes };
 }
 

@@ -1,10 +1,23 @@
+import 'uplot/dist/uPlot.min.css';
+import '../console.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { BASE, follow } from './navigation';
 import { RunPage } from './pages/run';
 import { RunsPage } from './pages/runs';
+import { ApprovalsPage } from './pages/approvals';
+import { SchedulesPage } from './pages/schedules';
+import { UsagePage } from './pages/usage';
 import { type Me, MeContext } from './session';
+
+/** The console's screens, as its navigation lists them. */
+const PAGES = [
+  ['/runs', 'Runs'],
+  ['/approvals', 'Approvals'],
+  ['/schedules', 'Schedules'],
+  ['/usage', 'Usage'],
+] as const;
 
 function useLocation(): { path: string; search: string } {
   const read = () => ({ path: location.pathname.slice(BASE.length) || '/', search: location.search });
@@ -21,6 +34,9 @@ function Page({ path, search }: { path: string; search: string }) {
   const run = /^\/runs\/([^/]+)\/?$/.exec(path);
   if (run?.[1]) return <RunPage runId={decodeURIComponent(run[1])} />;
   if (path === '/' || path === '/runs' || path === '/runs/') return <RunsPage search={search} />;
+  if (path === '/approvals' || path === '/approvals/') return <ApprovalsPage />;
+  if (path === '/schedules' || path === '/schedules/') return <SchedulesPage />;
+  if (path === '/usage' || path === '/usage/') return <UsagePage />;
   return (
     <p role="alert" class="error">
       No such page: {path}
@@ -45,9 +61,11 @@ function Console() {
       <header>
         <nav aria-label="Console">
           <strong>Spur console</strong>
-          <a href={`${BASE}/runs`} onClick={(event) => follow(event, '/runs')}>
-            Runs
-          </a>
+          {PAGES.map(([path, label]) => (
+            <a href={`${BASE}${path}`} onClick={(event) => follow(event, path)}>
+              {label}
+            </a>
+          ))}
           <a href="/">Workflows (PySpur UI)</a>
         </nav>
         {me && (

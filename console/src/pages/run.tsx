@@ -1,3 +1,4 @@
+import { TableHead } from '../table-head';
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_EVENT_NAMES } from '../../../src/engine/run-event-names';
 import { ApiError, api } from '../api';
@@ -129,16 +130,7 @@ export function RunPage({ runId }: { runId: string }) {
       <TimelineChart run={run} />
       <h2>Tasks</h2>
       <table class="tasks">
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Status</th>
-            <th scope="col">Started</th>
-            <th scope="col">Ended</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Node', 'Status', 'Started', 'Ended', 'Cost', 'Error']} />
         <tbody>
           {run.tasks.map((task) => (
             <tr data-node={task.node_id}>

@@ -1,3 +1,4 @@
+import { TableHead } from '../table-head';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, query } from '../api';
 import { duration, usd, when } from '../format';
@@ -114,18 +115,7 @@ export function RunsPage({ search }: { search: string }) {
             Page {page}
             {runs.length === 0 ? ': no runs' : ''}
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">Status</th>
-              <th scope="col">Type</th>
-              <th scope="col">Started by</th>
-              <th scope="col">Started</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Run', 'Workflow', 'Status', 'Type', 'Started by', 'Started', 'Duration', 'Cost']} />
           <tbody>
             {runs.map((run) => (
               <tr data-run={run.id}>
