@@ -119,5 +119,37 @@ describe('screenshots of the web UI', function () {
     await page.goto(`${origin}/console/runs/${run.id}`);
     await page.locator('svg g[data-node="wait"]').waitFor();
     await shot(page, 'console-run');
+
+    const gated = {
+      nodes: [
+        { id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { x: 'string' } } },
+        { id: 'gate', title: 'gate', node_type: 'HumanInterventionNode', config: { message: 'Send the refund?' } },
+        { id: 'out', title: 'out', node_type: 'OutputNode', config: { output_map: { x: 'gate.in.x' } } },
+      ],
+      links: [
+        { source_id: 'in', target_id: 'gate' },
+        { source_id: 'gate', target_id: 'out' },
+      ],
+    };
+    const gw = (await engine.http.post('/wf/', { name: 'Refund approval', definition: gated })).body;
+    const open = (await engine.http.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: '€120 to Ada' } } }))
+      .body;
+    await waitForRun(engine.http, open.id, (r) => r.status === 'PAUSED', 60_000);
+    await page.goto(`${origin}/console/approvals`);
+    await page.locator(`article[data-run="${open.id}"]`).waitFor();
+    await shot(page, 'console-approvals');
+
+    await engine.http.post(`/wf/${wf.id}/schedules/`, {
+      interval_seconds: 3600,
+      initial_inputs: { in: { x: 'tick' } },
+      note: 'hourly',
+    });
+    await page.goto(`${origin}/console/schedules`);
+    await page.locator('tr[data-schedule]').first().waitFor();
+    await shot(page, 'console-schedules');
+
+    await page.goto(`${origin}/console/usage`);
+    await page.locator('table.usage').waitFor();
+    await shot(page, 'console-usage');
   });
 });
