@@ -9,6 +9,7 @@
 import os from 'node:os';
 import { type RecordedRequest, mostAtOnce, startFakeLlmServer } from '../test/support/fake-llm-server';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
+import { useFakeOpenAi } from './lib/fake-openai';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
@@ -129,13 +130,7 @@ runWithStack(
     const api = jsonClient(stack.apiUrl);
     const fake = await startFakeLlmServer();
     try {
-      for (const [name, value] of [
-        ['OPENAI_API_BASE', `${fake.url}/v1`],
-        ['OPENAI_API_KEY', 'sk-bench'],
-      ]) {
-        const res = await api.post('/env-mgmt/', { name, value });
-        if (res.status !== 200) throw new Error(`env-mgmt ${name}: ${res.status}`);
-      }
+      await useFakeOpenAi(api, fake.url);
       const create = async (model: string) =>
         ((await api.post('/wf/', { name: `limits bench ${model}`, definition: oneCall(model) })).body as { id: string })
           .id;

@@ -6,6 +6,7 @@
 // Usage: npx tsx bench/provider-batch.ts [rows] [wait seconds] (bench/results/provider-batch-latest.md)
 import { startFakeLlmServer } from '../test/support/fake-llm-server';
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
+import { useFakeOpenAi } from './lib/fake-openai';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
@@ -101,13 +102,7 @@ runWithStack(
     const api = jsonClient(stack.apiUrl);
     const fake = await startFakeLlmServer();
     try {
-      for (const [name, value] of [
-        ['OPENAI_API_BASE', `${fake.url}/v1`],
-        ['OPENAI_API_KEY', 'sk-bench'],
-      ]) {
-        const res = await api.post('/env-mgmt/', { name, value });
-        if (res.status !== 200) throw new Error(`env-mgmt ${name}: ${res.status}`);
-      }
+      await useFakeOpenAi(api, fake.url);
       fake.respondWith(() => ({ content: JSON.stringify({ output: 'ok' }), usage: USAGE }));
       const ds = await dataset(stack.apiUrl, rows);
       const sampler = new CpuSampler(stack.groups);

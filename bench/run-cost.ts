@@ -21,6 +21,7 @@ import { runWorkflowId } from '../src/contracts/workflow-names';
 import { installRuntime } from '../temporal/spur-worker';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
 import { eventName, type HistoryEvent } from './lib/history';
+import { useFakeOpenAi } from './lib/fake-openai';
 import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
@@ -192,13 +193,7 @@ async function measureTopology(topology: Topology): Promise<{ measured: Measured
   const floorWorker = worker.run();
   const client = new Client({ connection });
   try {
-    for (const [name, value] of [
-      ['OPENAI_API_BASE', `${fake.url}/v1`],
-      ['OPENAI_API_KEY', 'sk-bench'],
-    ] as const) {
-      const res = await http.post('/env-mgmt/', { name, value });
-      if (res.status !== 200) throw new Error(`env-mgmt ${name}: ${res.status}`);
-    }
+    await useFakeOpenAi(http, fake.url);
     const workflowIds = new Map<Scenario, string>();
     for (const { scenario } of VARIANTS) {
       if (workflowIds.has(scenario)) continue;
