@@ -208,13 +208,13 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
     const prepared = await Promise.all(
       rows.map(async (row, i) => {
         const runId = batchRowRunId(batch.parentRunId, input.start + i);
-        const recorded = column === undefined ? undefined : row[column];
+        const recorded = recordedRunOf(row, column);
         return {
           row: input.start + i,
           runId,
           inputNodeInput: await rowValues(runId, rowInput(row, batch.columns)),
           taskIds: batchRowTaskIds(runId, nodeIds),
-          ...(typeof recorded === 'string' && recorded ? { recordedRunId: recorded } : {}),
+          ...(recorded ? { recordedRunId: recorded } : {}),
         };
       }),
     );
@@ -228,8 +228,14 @@ export function createBatchActivities(deps: NodeActivityDeps, runs: RunRepositor
 
 /** A row's dry run: the batch's, naming the run the row came from where its suite was made from runs. */
 function rowDryRun({ recordedRunColumn: column, ...dryRun }: DryRun, row: DatasetRow): DryRun {
-  const recorded = column === undefined ? undefined : row[column];
-  return typeof recorded === 'string' && recorded ? { ...dryRun, recordedRunId: recorded } : dryRun;
+  const recorded = recordedRunOf(row, column);
+  return recorded ? { ...dryRun, recordedRunId: recorded } : dryRun;
+}
+
+/** The run a row of a suite made from runs came from (its cell in the run-id column), if it names one. */
+function recordedRunOf(row: DatasetRow, column: string | undefined): string | undefined {
+  const cell = column === undefined ? undefined : row[column];
+  return typeof cell === 'string' && cell ? cell : undefined;
 }
 
 /** A row's cells as its run carries them: large ones by reference, stored under the row's run. */
