@@ -1,5 +1,6 @@
-import { useContext, useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api';
+import { useContext, useState } from 'preact/hooks';
+import { api } from '../api';
+import { Status, useAction, useApi } from '../loading';
 import { when } from '../format';
 import { BASE, follow } from '../navigation';
 import { MeContext, useCan } from '../session';
@@ -32,44 +33,30 @@ const ACTIONS = [
 
 /** The pauses waiting for a person, with what the paused node was given; approve or decline, with a comment. */
 export function ApprovalsPage() {
-  const [paused, setPaused] = useState<Paused[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: paused, error, reload } = useApi<Paused[]>('/wf/paused_workflows/');
+  const action = useAction();
   const [comments, setComments] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState<string | null>(null);
   const me = useContext(MeContext);
   const canDecide = useCan('pause.decide');
 
-  const load = () =>
-    api<Paused[]>('/wf/paused_workflows/')
-      .then(setPaused)
-      .catch((err: unknown) => setError(err instanceof ApiError ? err.message : String(err)));
-  useEffect(() => void load(), []);
-
-  const decide = async (item: Paused, action: string) => {
-    setBusy(item.run.id);
-    setError(null);
-    try {
+  const decide = (item: Paused, decision: string) =>
+    action.act(async () => {
       await api(`/wf/process_pause_action/${encodeURIComponent(item.run.id)}/`, {
         method: 'POST',
-        body: { inputs: {}, user_id: me?.username ?? 'console', action, comments: comments[item.run.id] || null },
+        body: {
+          inputs: {},
+          user_id: me?.username ?? 'console',
+          action: decision,
+          comments: comments[item.run.id] || null,
+        },
       });
-      await load();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(null);
-    }
-  };
+      await reload();
+    });
 
   return (
     <section aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {paused === null && !error && <p aria-live="polite">Loading…</p>}
+      <Status error={error ?? action.error} loading={paused === null} />
       {paused?.length === 0 && <p>Nothing waits for a person.</p>}
       {paused?.map((item) => (
         <article class="pause" data-run={item.run.id} aria-labelledby={`pause-${item.run.id}`}>
@@ -102,8 +89,8 @@ export function ApprovalsPage() {
                   onInput={(e) => setComments({ ...comments, [item.run.id]: e.currentTarget.value })}
                 />
               </label>
-              {ACTIONS.map(([action, label]) => (
-                <button type="button" disabled={busy === item.run.id} onClick={() => void decide(item, action)}>
+              {ACTIONS.map(([decision, label]) => (
+                <button type="button" disabled={action.busy} onClick={() => void decide(item, decision)}>
                   {label}
                 </button>
               ))}

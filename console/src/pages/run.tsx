@@ -1,7 +1,8 @@
 import { TableHead } from '../table-head';
 import { useEffect, useState } from 'preact/hooks';
 import { RUN_EVENT_NAMES } from '../../../src/engine/run-event-names';
-import { ApiError, api } from '../api';
+import { api } from '../api';
+import { messageOf, Status, useAction } from '../loading';
 import { duration, usd, when } from '../format';
 import { navigate } from '../navigation';
 import { useCan } from '../session';
@@ -16,7 +17,7 @@ export function RunPage({ runId }: { runId: string }) {
   const [run, setRun] = useState<Run | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [fromNode, setFromNode] = useState('');
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const canRun = useCan('run');
 
   const load = () =>
@@ -25,7 +26,7 @@ export function RunPage({ runId }: { runId: string }) {
         setRun(r);
         setError(null);
       })
-      .catch((err: unknown) => setError(err instanceof ApiError ? err.message : String(err)));
+      .catch((err: unknown) => setError(messageOf(err)));
 
   useEffect(() => {
     setRun(null);
@@ -37,16 +38,7 @@ export function RunPage({ runId }: { runId: string }) {
     return () => events.close();
   }, [runId]);
 
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    try {
-      await work();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { act, busy } = action;
   const cancel = () =>
     act(async () => {
       await api(`/wf/cancel_workflow/${encodeURIComponent(runId)}/`, { method: 'POST' });
@@ -61,14 +53,7 @@ export function RunPage({ runId }: { runId: string }) {
       navigate(`/runs/${again.id}`);
     });
 
-  if (!run)
-    return error ? (
-      <p role="alert" class="error">
-        {error}
-      </p>
-    ) : (
-      <p aria-live="polite">Loading…</p>
-    );
+  if (!run) return <Status error={error} loading />;
   const nodes = [...new Set(run.tasks.map((t) => t.node_id))];
   return (
     <section aria-labelledby="run-title">
@@ -91,11 +76,7 @@ export function RunPage({ runId }: { runId: string }) {
           </>
         )}
       </dl>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Status error={error ?? action.error} />
       {canRun && (
         <div class="actions">
           {OPEN.has(run.status) && (

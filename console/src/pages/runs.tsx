@@ -1,6 +1,7 @@
 import { TableHead } from '../table-head';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, query } from '../api';
+import { query } from '../api';
+import { Status, useApi } from '../loading';
 import { duration, usd, when } from '../format';
 import { BASE, follow, navigate } from '../navigation';
 import type { Run } from '../types';
@@ -25,22 +26,13 @@ function fromAddress(search: string): { filters: Filters; page: number } {
 /** Runs, newest first: filter by workflow, status, run type, what started them and when; a page at a time. */
 export function RunsPage({ search }: { search: string }) {
   const { filters, page } = fromAddress(search);
-  const [runs, setRuns] = useState<Run[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [draft, setDraft] = useState<Filters>(filters);
-
-  useEffect(() => {
-    setRuns(null);
-    setError(null);
-    setDraft(filters);
-    const dates = {
-      start_date: filters.start_date ? new Date(filters.start_date).toISOString() : undefined,
-      end_date: filters.end_date ? new Date(filters.end_date).toISOString() : undefined,
-    };
-    api<Run[]>(`/run/${query({ ...filters, ...dates, page, page_size: PAGE_SIZE })}`)
-      .then(setRuns)
-      .catch((err: unknown) => setError(err instanceof ApiError ? err.message : String(err)));
-  }, [search]);
+  const dates = {
+    start_date: filters.start_date ? new Date(filters.start_date).toISOString() : undefined,
+    end_date: filters.end_date ? new Date(filters.end_date).toISOString() : undefined,
+  };
+  const { data: runs, error } = useApi<Run[]>(`/run/${query({ ...filters, ...dates, page, page_size: PAGE_SIZE })}`);
+  useEffect(() => setDraft(filters), [search]);
 
   const go = (next: Filters, nextPage = 1) =>
     navigate(`/runs${query({ ...next, page: nextPage > 1 ? nextPage : undefined })}`);
@@ -103,12 +95,7 @@ export function RunsPage({ search }: { search: string }) {
         )}
         <button type="submit">Filter</button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {runs === null && !error && <p aria-live="polite">Loading…</p>}
+      <Status error={error} loading={runs === null} />
       {runs && (
         <table class="runs">
           <caption>

@@ -1,7 +1,8 @@
 import { TableHead } from '../table-head';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { ApiError, api, query } from '../api';
+import { query } from '../api';
+import { Status, useApi } from '../loading';
 import { usd } from '../format';
 
 /** GET /api/usage/, the fields the page shows. */
@@ -57,15 +58,7 @@ function SpendChart({ days }: { days: Ledger['groups'] }) {
 /** LLM spend and tokens from the ledger, by day, workflow or model, over a time range. */
 export function UsagePage() {
   const [groupBy, setGroupBy] = useState<GroupBy>('day');
-  const [ledger, setLedger] = useState<Ledger | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    setLedger(null);
-    api<Ledger>(`/usage/${query({ group_by: groupBy })}`)
-      .then(setLedger)
-      .catch((err: unknown) => setError(err instanceof ApiError ? err.message : String(err)));
-  }, [groupBy]);
+  const { data: ledger, error } = useApi<Ledger>(`/usage/${query({ group_by: groupBy })}`);
 
   return (
     <section aria-labelledby="usage-title">
@@ -78,12 +71,7 @@ export function UsagePage() {
           ))}
         </select>
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {ledger === null && !error && <p aria-live="polite">Loading…</p>}
+      <Status error={error} loading={ledger === null} />
       {ledger && (
         <>
           <p class="total">
