@@ -1,9 +1,23 @@
 import type { PauseAction } from '../engine/statuses';
+import type { Permission } from '../access/permissions';
 import type { Role } from './roles';
 
 /** What a bulk action does to each run it matched (POST /api/runs/actions/). */
 export const RUN_ACTION_KINDS = ['cancel', 'retry', 'rerun', 'approve', 'decline'] as const;
 export type RunActionKind = (typeof RUN_ACTION_KINDS)[number];
+
+/**
+ * What each action needs beyond the route's `pause.decide`: deciding pauses is an approver's, the
+ * rest acts on runs as `run` does (cancel_workflow, rerun, start_run). An approve or decline also
+ * needs each pause's own `approvers` to name the caller: the run's workflow checks that per run.
+ */
+export const ACTION_PERMISSIONS: Readonly<Record<RunActionKind, Permission>> = {
+  cancel: 'run',
+  retry: 'run',
+  rerun: 'run',
+  approve: 'pause.decide',
+  decline: 'pause.decide',
+};
 
 /** The decision an approve or decline sends to each run's pause. */
 export const PAUSE_ACTION_OF: Readonly<Partial<Record<RunActionKind, PauseAction>>> = {

@@ -246,6 +246,42 @@ describe('e2e: bulk actions over runs', function () {
     assert.deepEqual(await statusesOf(runs), ['PAUSED', 'PAUSED', 'PAUSED']);
   });
 
+  it('acts on a selection of runs only, and on a selection’s runs paused at a node only when both are given', async () => {
+    const wf = await workflow('bulk-selection', gated({}));
+    const runs = await startRuns(wf, 4);
+    await until('the runs to pause', allIn(runs, 'PAUSED'));
+    const [a, b, c, d] = runs as [string, string, string, string];
+    const elsewhere = await admin.post('/runs/actions/', {
+      filter: { run_ids: [a, b], node_id: 'not-the-gate' },
+      action: 'cancel',
+      dry_run: true,
+    });
+    assert.equal(elsewhere.body.matched, 0, elsewhere.text);
+    const made = await admin.post('/runs/actions/', {
+      filter: { run_ids: [a, c, c, 'R-no-such-run'] },
+      action: 'cancel',
+    });
+    assert.equal(made.status, 200, made.text);
+    assert.equal(made.body.matched, 2, made.text);
+    await until('the selection to be acted on', ended(made.body.id as string));
+    assert.deepEqual(
+      (await resultsOf(made.body.id as string)).map((r) => [r.run_id, r.outcome]).sort(),
+      [
+        [a, 'canceled'],
+        [c, 'canceled'],
+      ].sort(),
+    );
+    assert.deepEqual(await statusesOf([a, c]), ['CANCELED', 'CANCELED']);
+    assert.deepEqual(await statusesOf([b, d]), ['PAUSED', 'PAUSED']);
+    const tooMany = await admin.post('/runs/actions/', {
+      filter: { run_ids: Array.from({ length: 1001 }, (_, i) => `R${i}`) },
+      action: 'cancel',
+      dry_run: true,
+    });
+    assert.equal(tooMany.status, 422, tooMany.text);
+    assert.match(tooMany.text, /run_ids/);
+  });
+
   it('stops an action mid-way: the runs it has not reached stay pending, and it acts on no more', async () => {
     // The 300 runs cancelled above: each is skipped (it has ended), a page every 200 ms at most.
     const made = await admin.post('/runs/actions/', { filter: { status: ['CANCELED'] }, action: 'cancel' });
@@ -276,7 +312,7 @@ describe('e2e: bulk actions over runs', function () {
     assert.equal(ours.status, 200, ours.text);
     await until('our action to end', ended(ours.body.id as string));
 
-    for (const filter of [{ workflow_id: wf }, {}]) {
+    for (const filter of [{ workflow_id: wf }, { run_ids: runs }, {}]) {
       const theirs = await other.post('/runs/actions/', { filter, action: 'cancel' });
       assert.equal(theirs.status, 200, theirs.text);
       assert.equal(theirs.body.matched, 0, `${JSON.stringify(filter)} matched nothing of ours: ${theirs.text}`);

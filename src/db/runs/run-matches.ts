@@ -4,6 +4,8 @@ import type { Models, PauseDoc, RunDoc } from '../models';
 
 /** Which runs a bulk action acts on: every field given must hold (none: every top-level run). */
 export interface RunFilter {
+  /** A selection: these runs only. */
+  runIds?: readonly string[];
   workflowId?: string;
   statuses?: readonly RunStatus[];
   runType?: string;
@@ -44,7 +46,12 @@ export function createRunMatches(models: Models) {
         });
       if (filter.errorContains !== undefined)
         query.message = trusted({ $regex: escapeRegex(filter.errorContains), $options: 'i' });
-      if (filter.pausedAt !== undefined) query._id = trusted({ $in: await pausedAt(filter.pausedAt) });
+      let ids = filter.runIds === undefined ? undefined : [...new Set(filter.runIds)];
+      if (filter.pausedAt !== undefined) {
+        const open = new Set(await pausedAt(filter.pausedAt));
+        ids = ids === undefined ? [...open] : ids.filter((id) => open.has(id));
+      }
+      if (ids !== undefined) query._id = trusted({ $in: ids });
       const runs = await Run.find(query, { _id: 1 })
         .sort({ start_time: 1, seq: 1 })
         .limit(limit)

@@ -5,6 +5,8 @@ import { z } from '../../zod';
 
 /** Most runs one action may match (its `limit`). */
 export const MAX_RUN_ACTION_LIMIT = 10_000;
+/** Most runs one selection may name (`filter.run_ids`). */
+const MAX_RUN_IDS = 1000;
 
 /**
  * Which runs of the caller's workspace an action acts on: every field given must hold. Strict: a
@@ -12,6 +14,12 @@ export const MAX_RUN_ACTION_LIMIT = 10_000;
  */
 export const RunActionFilter = z
   .strictObject({
+    run_ids: z
+      .array(z.string().min(1).max(200))
+      .min(1)
+      .max(MAX_RUN_IDS)
+      .optional()
+      .openapi({ description: `These runs only (a selection, as the console makes one), at most ${MAX_RUN_IDS}` }),
     workflow_id: z.string().min(1).max(200).optional(),
     status: z.array(z.enum(RUN_STATUSES)).min(1).max(RUN_STATUSES.length).optional(),
     run_type: z.string().min(1).max(100).optional(),

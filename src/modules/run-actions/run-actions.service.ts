@@ -1,8 +1,13 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { type Caller, actsForOperator, starterName } from '../../access/caller';
-import { type Permission, callerAllows } from '../../access/permissions';
+import { callerAllows } from '../../access/permissions';
 import type { Config } from '../../config/settings';
-import { PAUSE_ACTION_OF, type RunActionKind, runActionWorkflowId } from '../../contracts/run-action-contract';
+import {
+  ACTION_PERMISSIONS,
+  PAUSE_ACTION_OF,
+  type RunActionKind,
+  runActionWorkflowId,
+} from '../../contracts/run-action-contract';
 import type { Models, RunActionDoc, RunActionItemDoc } from '../../db/models';
 import type { Page } from '../../db/paging';
 import { pageBounds } from '../../db/paging';
@@ -13,19 +18,6 @@ import { runCaller } from '../../runs/run-caller';
 import { startRunActionWorkflow } from '../../runs/run-action-start';
 import type { Deciders } from '../pauses/deciders';
 import type { RunActionAnswer, RunActionBody } from './run-actions.schemas';
-
-/**
- * What each action needs beyond the route's `pause.decide`: deciding pauses is an approver's, the
- * rest acts on runs as `run` does (cancel_workflow, rerun, start_run). An approve or decline also
- * needs each pause's own `approvers` to name the caller: the run's workflow checks that per run.
- */
-export const ACTION_PERMISSIONS: Readonly<Record<RunActionKind, Permission>> = {
-  cancel: 'run',
-  retry: 'run',
-  rerun: 'run',
-  approve: 'pause.decide',
-  decline: 'pause.decide',
-};
 
 export interface RunActionServiceDeps {
   models: Models;
@@ -41,6 +33,7 @@ const notFound = () => new NotFoundError('Bulk action not found', 'RUN_ACTION_NO
 function filterOf(body: RunActionBody): RunFilter {
   const f = body.filter;
   return {
+    ...(f.run_ids !== undefined ? { runIds: f.run_ids } : {}),
     ...(f.workflow_id !== undefined ? { workflowId: f.workflow_id } : {}),
     ...(f.status !== undefined ? { statuses: f.status } : {}),
     ...(f.run_type !== undefined ? { runType: f.run_type } : {}),
