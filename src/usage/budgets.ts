@@ -130,6 +130,39 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
 
   return {
     get: budgetOfWorkflow,
+
+    /**
+     * Every budget of the workspace, with what its workflow has spent this UTC day and month
+     * (calls held and not yet answered count at their worst case, as the check before a call
+     * counts them).
+     */
+    async overview(): Promise<
+      Array<{ workflowId: string; budget: WorkflowBudget; dayNano: number; monthNano: number }>
+    > {
+      const docs = await WorkflowBudget.find().sort({ _id: 1 }).lean();
+      if (docs.length === 0) return [];
+      const now = clock();
+      const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+      // Two plain sums rather than one with $cond, which FerretDB does not run.
+      const ids = docs.map((d) => d._id);
+      const sumsSince = async (since: Date) =>
+        new Map(
+          (
+            await SpendEntry.aggregate<{ _id: string; nano: number }>([
+              { $match: { workflow_id: { $in: ids }, at: { $gte: since } } },
+              { $group: { _id: '$workflow_id', nano: { $sum: '$cost_nano_usd' } } },
+            ])
+          ).map((s) => [s._id, s.nano]),
+        );
+      const [ofDay, ofMonth] = [await sumsSince(day), await sumsSince(month)];
+      return docs.map((doc) => ({
+        workflowId: doc._id,
+        budget: budgetOf(doc),
+        dayNano: ofDay.get(doc._id) ?? 0,
+        monthNano: ofMonth.get(doc._id) ?? 0,
+      }));
+    },
     async set(workflowId: string, budget: WorkflowBudget): Promise<void> {
       await WorkflowBudget.replaceOne({ _id: workflowId }, { ...budget, updated_at: clock() }, { upsert: true });
       await cache.changed();

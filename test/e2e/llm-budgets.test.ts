@@ -154,6 +154,26 @@ describe('e2e: workflow budgets pause or fail a run before the call that would p
       ).find((p) => p.run.id === runId)?.current_pause.pause_message ?? '',
       /per_day_usd .*\$0\.0025.*\$0\.0022 spent/,
     );
+    // The overview shows the same spending: two calls of 100 + 10 tokens at $10 per million each.
+    const overview = await engine.http.get('/usage/budgets/');
+    assert.equal(overview.status, 200, overview.text);
+    const mine = (overview.body as Array<Record<string, unknown>>).find((b) => b.workflow_id === id);
+    assert.deepEqual(
+      mine && {
+        ...mine,
+        spent_today_usd: Number((mine.spent_today_usd as number).toFixed(10)),
+        spent_this_month_usd: Number((mine.spent_this_month_usd as number).toFixed(10)),
+      },
+      {
+        workflow_id: id,
+        per_run_usd: null,
+        per_day_usd: 0.0025,
+        per_month_usd: null,
+        on_exceed: 'pause',
+        spent_today_usd: 0.0022,
+        spent_this_month_usd: 0.0022,
+      },
+    );
   });
 
   async function pausedRunAt(workflowId: string, nodeId: string) {

@@ -38,7 +38,16 @@ const BudgetResponse = z
       'What a workflow’s model calls may cost (beyond PySpur): each call’s worst case (its prompt’s tokens plus its max output tokens, at the model’s price) is checked against what is left before it is made',
   });
 
-/** A workflow's budget: GET, PUT (replace), DELETE. */
+const NANO = 1e9;
+
+const BudgetStateResponse = BudgetResponse.extend({
+  spent_today_usd: z
+    .number()
+    .openapi({ description: 'Spent by the workflow’s runs this UTC day, held calls at their worst case' }),
+  spent_this_month_usd: z.number().openapi({ description: 'The same, this UTC calendar month' }),
+}).openapi('WorkflowBudgetState');
+
+/** A workflow's budget: GET, PUT (replace), DELETE; and every budget of the workspace with its spending. */
 export function budgetRoutes(budgets: Budgets, workflowExists: (id: string) => Promise<boolean>): MountableRoute[] {
   const known = async (id: string) => {
     if (!(await workflowExists(id))) throw new NotFoundError('Workflow not found', 'WORKFLOW_NOT_FOUND');
@@ -49,6 +58,20 @@ export function budgetRoutes(budgets: Budgets, workflowExists: (id: string) => P
     return { workflow_id: id, ...budget };
   };
   return [
+    defineRoute({
+      method: 'get',
+      path: '/usage/budgets/',
+      summary: 'Every budget of the workspace and what its workflow has spent this day and month',
+      tags,
+      response: z.array(BudgetStateResponse),
+      handler: async () =>
+        (await budgets.overview()).map(({ workflowId, budget, dayNano, monthNano }) => ({
+          workflow_id: workflowId,
+          ...budget,
+          spent_today_usd: dayNano / NANO,
+          spent_this_month_usd: monthNano / NANO,
+        })),
+    }),
     defineRoute({
       method: 'get',
       path: '/wf/{workflow_id}/budget/',
