@@ -7,7 +7,12 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { REPO_ROOT } from './lib/tools';
 
-const SHARED_EVENT_NAMES = 'src/engine/run-event-names.ts';
+/** Server modules the console runs as they are: lists of names that import nothing at run time. */
+const SHARED_MODULES: ReadonlySet<string> = new Set([
+  'src/engine/run-event-names.ts',
+  'src/contracts/run-action-contract.ts',
+  'src/contracts/schedule-contract.ts',
+]);
 
 export const CONSOLE_OUT = path.join(REPO_ROOT, 'dist', 'console');
 
@@ -30,13 +35,13 @@ export async function buildConsole(outDir = CONSOLE_OUT): Promise<{ dir: string;
     logLevel: 'error',
   });
   // The console reads the REST API; server code it names is for its types only, never bundled,
-  // but for the list of a run's stream events (a module that imports nothing).
+  // but for the shared lists of names above.
   const foreign = Object.keys(result.metafile.inputs).filter(
     (input) =>
       !input.startsWith('console/') &&
       !input.startsWith('node_modules/preact/') &&
       !input.startsWith('node_modules/uplot/') &&
-      input !== SHARED_EVENT_NAMES,
+      !SHARED_MODULES.has(input),
   );
   if (foreign.length > 0) throw new Error(`the console bundle would hold code from outside it: ${foreign.join(', ')}`);
   copyFileSync(path.join(source, 'index.html'), path.join(outDir, 'index.html'));

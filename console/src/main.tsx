@@ -7,8 +7,9 @@ import { BASE, follow } from './navigation';
 import { RunPage } from './pages/run';
 import { RunsPage } from './pages/runs';
 import { ApprovalsPage } from './pages/approvals';
-import { SchedulesPage } from './pages/schedules';
-import { UsagePage } from './pages/usage';
+import { SchedulesPage } from './pages/schedules/schedules-page';
+import { TriggersPage } from './pages/triggers/triggers-page';
+import { UsagePage } from './pages/usage/usage-page';
 import { type Me, MeContext } from './session';
 
 /** The console's screens, as its navigation lists them. */
@@ -16,6 +17,7 @@ const PAGES = [
   ['/runs', 'Runs'],
   ['/approvals', 'Approvals'],
   ['/schedules', 'Schedules'],
+  ['/triggers', 'Triggers'],
   ['/usage', 'Usage'],
 ] as const;
 
@@ -36,6 +38,7 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/' || path === '/runs' || path === '/runs/') return <RunsPage search={search} />;
   if (path === '/approvals' || path === '/approvals/') return <ApprovalsPage />;
   if (path === '/schedules' || path === '/schedules/') return <SchedulesPage />;
+  if (path === '/triggers' || path === '/triggers/') return <TriggersPage search={search} />;
   if (path === '/usage' || path === '/usage/') return <UsagePage />;
   return (
     <p role="alert" class="error">

@@ -1,3 +1,8 @@
+/** What a fire does while the schedule's previous run goes on (Temporal's overlap policies). */
+export const SCHEDULE_OVERLAPS = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'allow_all'] as const;
+/** Which version of the workflow a fire runs: the latest, or the one saved with the schedule. */
+export const SCHEDULE_VERSIONS = ['latest', 'pinned'] as const;
+
 /** The Temporal Schedule of a Spur schedule (`SC<n>`), behind the installation's prefix. */
 export const scheduleTemporalId = (scheduleId: string, prefix = '') => `${prefix}schedule-${scheduleId}`;
 

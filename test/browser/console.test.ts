@@ -14,6 +14,8 @@ import { fakeProviderSettings } from '../support/llm-engine';
 const ADMIN_KEY = 'spur_console-admin-key-0123456789';
 const OPERATOR = { username: 'olga-operator', password: 'an operator password' };
 const VIEWER = { username: 'vera-viewer', password: 'a viewer password' };
+const BUILDER = { username: 'bill-builder', password: 'a builder password' };
+const ADMIN = { username: 'ada-admin', password: 'an admin password' };
 
 const straight = {
   nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })],
@@ -45,6 +47,8 @@ describe('browser: the console', function () {
     admin = client(stack.engine.api.baseUrl, bearer(ADMIN_KEY));
     await makeUser(admin, { ...OPERATOR, role: 'operator' });
     await makeUser(admin, { ...VIEWER, role: 'viewer' });
+    await makeUser(admin, { ...BUILDER, role: 'builder' });
+    await makeUser(admin, { ...ADMIN, role: 'admin' });
     const wf = (await admin.post('/wf/', { name: 'console straight', definition: straight })).body;
     done = (await admin.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'hello' } } })).body;
     const [listed] = (await admin.get(`/wf/${wf.id}/runs/`)).body;
@@ -214,6 +218,180 @@ describe('browser: the console', function () {
     assertNoProblems(stack.browser);
   });
 
+  it('bulk: two of three paused runs selected and cancelled; the API reports those two CANCELED and the third still PAUSED', async () => {
+    const gw = (await admin.post('/wf/', { name: 'console bulk', definition: gated })).body;
+    const runs: string[] = [];
+    for (const x of ['b1', 'b2', 'b3']) {
+      const started = await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x } } });
+      runs.push(started.body.id as string);
+    }
+    for (const id of runs) await waitForRun(admin, id, (r) => r.status === 'PAUSED');
+    const [first, second, third] = runs as [string, string, string];
+    const { page } = stack;
+    await signIn(OPERATOR, `/console/runs?workflow_id=${gw.id}`);
+    await page.locator(`tr[data-run="${third}"]`).waitFor();
+    await page.getByLabel(`Select run ${first}`, { exact: true }).check();
+    await page.getByLabel(`Select run ${third}`, { exact: true }).check();
+    await page.getByRole('combobox', { name: 'Action' }).selectOption('cancel');
+    await page.getByRole('button', { name: 'Apply to 2 runs' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Bulk cancel RA\S+ completed: 2 canceled/ })
+      .waitFor();
+    const status = async (id: string) => (await admin.get(`/run/${id}/`)).body.status as string;
+    assert.deepEqual(
+      [await status(first), await status(second), await status(third)],
+      ['CANCELED', 'PAUSED', 'CANCELED'],
+    );
+    assert.match(await page.locator(`tr[data-run="${first}"]`).innerText(), /CANCELED/, 'the list is read again');
+    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assertNoProblems(stack.browser);
+  });
+
+  it('schedules: a builder creates one, edits it, and backfills a window; the API reports each, the backfill runs the fires in it', async () => {
+    const wf = (await admin.post('/wf/', { name: 'console schedule form', definition: straight })).body;
+    const { page } = stack;
+    await signIn(BUILDER, '/console/schedules');
+    await page.getByText('New schedule').click();
+    const form = page.getByRole('form', { name: 'New schedule' });
+    await form.getByLabel('Workflow').selectOption(wf.id);
+    await form.getByLabel('Cron expression').fill('0 9 * * *');
+    await form.getByLabel('Initial inputs').fill('{"in": {"x": "from the console"}}');
+    await form.getByLabel('While the previous run goes on').selectOption('allow_all');
+    await form.getByLabel('Note').fill('mornings');
+    await form.getByRole('button', { name: 'Create schedule' }).click();
+    await form.getByRole('status').filter({ hasText: 'Schedule created' }).waitFor();
+    const [made] = (await admin.get(`/wf/${wf.id}/schedules/`)).body;
+    assert.deepEqual(
+      [made.cron, made.interval_seconds, made.timezone, made.initial_inputs, made.overlap, made.note],
+      ['0 9 * * *', null, 'UTC', { in: { x: 'from the console' } }, 'allow_all', 'mornings'],
+    );
+    const row = page.locator(`tr[data-schedule="${made.id}"]`);
+    await row.waitFor();
+    assert.deepEqual(await seriousAccessibilityProblems(), []);
+
+    await row.getByRole('button', { name: `Edit ${made.id}`, exact: true }).click();
+    const edit = page.getByRole('form', { name: `Edit schedule ${made.id}` });
+    await edit.getByLabel('Note').fill('mornings, edited');
+    await edit.getByRole('button', { name: 'Save schedule' }).click();
+    await edit.waitFor({ state: 'detached' });
+    assert.equal((await admin.get(`/schedules/${made.id}/`)).body.note, 'mornings, edited');
+    assert.equal((await admin.get(`/schedules/${made.id}/`)).body.cron, '0 9 * * *', 'the rest kept');
+
+    // The window is typed in the browser's zone, as the test's own process reads the same text.
+    const [from, to] = ['2024-03-08T00:00', '2024-03-10T00:00'];
+    const window = [new Date(from).getTime(), new Date(to).getTime()] as const;
+    const fires = ['2024-03-07', '2024-03-08', '2024-03-09', '2024-03-10']
+      .map((day) => Date.parse(`${day}T09:00:00Z`))
+      .filter((t) => t >= window[0] && t < window[1])
+      .map((t) => new Date(t).toISOString());
+    await row.getByRole('button', { name: `Backfill ${made.id}`, exact: true }).click();
+    const backfill = page.getByRole('form', { name: `Backfill schedule ${made.id}` });
+    await backfill.getByLabel('From').fill(from);
+    await backfill.getByLabel('To').fill(to);
+    await backfill.getByRole('button', { name: 'Backfill' }).click();
+    await backfill.getByRole('status').waitFor();
+    const deadline = Date.now() + 90_000;
+    let done: Array<{ status: string; trigger: { scheduled_time?: string } | null }> = [];
+    while (Date.now() < deadline) {
+      done = ((await admin.get(`/wf/${wf.id}/runs/?page_size=100`)).body as typeof done).filter(
+        (r) => r.status === 'COMPLETED',
+      );
+      if (done.length >= fires.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.deepEqual(done.map((r) => r.trigger?.scheduled_time).sort(), fires);
+    await admin.delete(`/schedules/${made.id}/`);
+    assertNoProblems(stack.browser);
+  });
+
+  it('triggers: a builder creates one, a delivery to its URL shows as a run, rotate gives a new URL and the old one answers 404', async () => {
+    const wf = (await admin.post('/wf/', { name: 'console triggers', definition: straight })).body;
+    const { page, origin } = stack;
+    await signIn(BUILDER, `/console/triggers?workflow_id=${wf.id}`);
+    await page.getByText('New trigger').click();
+    const form = page.getByRole('form', { name: 'New trigger' });
+    await form.getByLabel('Name').fill('from the console');
+    await form.getByLabel('Input mapping').fill('{"x": "/message"}');
+    await form.getByRole('button', { name: 'Create trigger' }).click();
+    await form.getByRole('status').filter({ hasText: 'Trigger from the console created' }).waitFor();
+    const [made] = (await admin.get(`/wf/${wf.id}/triggers/`)).body;
+    assert.deepEqual([made.name, made.input_mapping], ['from the console', { x: '/message' }]);
+    const card = page.locator(`article[data-trigger="${made.id}"]`);
+    await card.waitFor();
+    assert.equal(await card.locator('code.url').innerText(), `${origin}${made.url}`);
+
+    const delivered = await fetch(`${origin}${made.url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hooked' }),
+    });
+    assert.equal(delivered.status, 202);
+    const { run_id: runId } = (await delivered.json()) as { run_id: string };
+    assert.equal((await waitForRun(admin, runId)).outputs?.out?.x, 'hooked');
+    await page.reload();
+    await card.locator(`tr[data-run="${runId}"]`).waitFor();
+    assert.deepEqual(await seriousAccessibilityProblems(), []);
+
+    await card.getByRole('button', { name: 'Rotate URL' }).click();
+    await card.getByRole('button', { name: 'Yes, rotate url' }).click();
+    await card.getByRole('status').filter({ hasText: 'has a new URL' }).waitFor();
+    const rotated = (await admin.get(`/triggers/${made.id}/`)).body;
+    assert.notEqual(rotated.url, made.url);
+    await card.locator('code.url').filter({ hasText: rotated.url }).waitFor();
+    const old = await fetch(`${origin}${made.url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(old.status, 404, 'the old URL is gone');
+
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const edit = card.getByRole('form', { name: 'Edit trigger from the console' });
+    await edit.getByLabel('Name').fill('renamed in the console');
+    await edit.getByRole('button', { name: 'Save trigger' }).click();
+    await page.getByRole('heading', { name: 'renamed in the console' }).waitFor();
+    const saved = (await admin.get(`/triggers/${made.id}/`)).body;
+    assert.deepEqual(
+      [saved.name, saved.url, saved.input_mapping],
+      ['renamed in the console', rotated.url, { x: '/message' }],
+    );
+    assertNoProblems(stack.browser);
+  });
+
+  it('usage: a budget with what its workflow spent today; a limit whose breaker an admin opens and closes, as the API then reports', async () => {
+    const wf = (await admin.post('/wf/', { name: 'console budget', definition: straight })).body;
+    assert.equal((await admin.put(`/wf/${wf.id}/budget/`, { per_day_usd: 2, on_exceed: 'pause' })).status, 200);
+    assert.equal((await admin.put('/limits/', [{ key: 'openai', requests_per_minute: 600 }])).status, 200);
+    const { page } = stack;
+    await signIn(ADMIN, '/console/usage');
+    const budget = page.locator(`tr[data-workflow="${wf.id}"]`);
+    await budget.waitFor();
+    assert.match(await budget.innerText(), /\$0 of \$2\.00 \(0 %\)/);
+    const limit = page.locator('table[data-scope="workspace"] tr[data-key="openai"]');
+    await limit.waitFor();
+    assert.match(await limit.innerText(), /600 requests\/min/);
+    assert.deepEqual(await seriousAccessibilityProblems(), []);
+
+    const breakerState = async () =>
+      ((await admin.get('/limits/')).body as Array<{ key: string; breaker_state?: { state: string } }>).find(
+        (l) => l.key === 'openai',
+      )?.breaker_state?.state ?? 'closed';
+    const until = async (state: string) => {
+      const deadline = Date.now() + 30_000;
+      while ((await breakerState()) !== state && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      assert.equal(await breakerState(), state);
+    };
+    await limit.getByRole('button', { name: 'Open breaker of openai' }).click();
+    await until('open');
+    await page.reload();
+    await limit.getByRole('button', { name: 'Close breaker of openai' }).click();
+    await until('closed');
+    assert.equal((await admin.put('/limits/', [])).status, 200);
+    assertNoProblems(stack.browser);
+  });
+
   it('a viewer sees the runs and a run, and no cancel or rerun', async () => {
     const gw = (await admin.post('/wf/', { name: 'console gated 2', definition: gated })).body;
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } })).body;
@@ -230,6 +408,35 @@ describe('browser: the console', function () {
     await page.goto(`${origin}/console/approvals`);
     await page.locator(`article[data-run="${open.id}"]`).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
+    assertNoProblems(stack.browser);
+  });
+
+  it('a viewer is offered no selection, schedule or trigger change, breaker switch, nor a trigger’s URL', async () => {
+    const wf = (await admin.post('/wf/', { name: 'console viewer screens', definition: straight })).body;
+    const hook = (await admin.post(`/wf/${wf.id}/triggers/`, { name: 'viewer sees this' })).body;
+    const schedule = (
+      await admin.post(`/wf/${wf.id}/schedules/`, { interval_seconds: 3600, initial_inputs: { in: { x: 'v' } } })
+    ).body;
+    assert.equal((await admin.put('/limits/', [{ key: 'openai', max_concurrent: 2 }])).status, 200);
+    const { page, origin } = stack;
+    await signIn(VIEWER, '/console/runs');
+    await page.locator(`tr[data-run="${done.id}"]`).waitFor();
+    assert.equal(await page.getByRole('checkbox').count(), 0, 'no selection');
+    await page.goto(`${origin}/console/schedules`);
+    await page.locator(`tr[data-schedule="${schedule.id}"]`).waitFor();
+    assert.equal(await page.getByText('New schedule').count(), 0);
+    assert.equal(await page.getByRole('button').filter({ hasText: schedule.id }).count(), 0);
+    await page.goto(`${origin}/console/triggers?workflow_id=${wf.id}`);
+    const card = page.locator(`article[data-trigger="${hook.id}"]`);
+    await card.waitFor();
+    assert.equal(await card.getByRole('button').count(), 0, 'no edit, rotate or delete');
+    assert.equal(await page.getByText('New trigger').count(), 0);
+    assert.ok(!(await page.content()).includes(hook.url), 'the URL, a credential, is not on the page');
+    await page.goto(`${origin}/console/usage`);
+    await page.locator('table[data-scope="workspace"] tr[data-key="openai"]').waitFor();
+    assert.equal(await page.getByRole('button', { name: /breaker/ }).count(), 0);
+    await admin.delete(`/schedules/${schedule.id}/`);
+    assert.equal((await admin.put('/limits/', [])).status, 200);
     assertNoProblems(stack.browser);
   });
 });

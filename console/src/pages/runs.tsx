@@ -2,6 +2,8 @@ import { TableHead } from '../table-head';
 import { useEffect, useState } from 'preact/hooks';
 import { query } from '../api';
 import { Status, useApi } from '../loading';
+import { useCan } from '../session';
+import { BulkActions } from './bulk-actions';
 import { duration, usd, when } from '../format';
 import { BASE, follow, navigate } from '../navigation';
 import type { Run } from '../types';
@@ -31,8 +33,19 @@ export function RunsPage({ search }: { search: string }) {
     start_date: filters.start_date ? new Date(filters.start_date).toISOString() : undefined,
     end_date: filters.end_date ? new Date(filters.end_date).toISOString() : undefined,
   };
-  const { data: runs, error } = useApi<Run[]>(`/run/${query({ ...filters, ...dates, page, page_size: PAGE_SIZE })}`);
-  useEffect(() => setDraft(filters), [search]);
+  const {
+    data: runs,
+    error,
+    reload,
+  } = useApi<Run[]>(`/run/${query({ ...filters, ...dates, page, page_size: PAGE_SIZE })}`);
+  const [selected, setSelected] = useState<string[]>([]);
+  const canSelect = useCan('pause.decide');
+  useEffect(() => {
+    setDraft(filters);
+    setSelected([]);
+  }, [search]);
+  const toggle = (id: string, on: boolean) => setSelected(on ? [...selected, id] : selected.filter((s) => s !== id));
+  const allOnPage = runs !== null && runs.length > 0 && runs.every((r) => selected.includes(r.id));
 
   const go = (next: Filters, nextPage = 1) =>
     navigate(`/runs${query({ ...next, page: nextPage > 1 ? nextPage : undefined })}`);
@@ -96,16 +109,51 @@ export function RunsPage({ search }: { search: string }) {
         <button type="submit">Filter</button>
       </form>
       <Status error={error} loading={runs === null} />
+      {canSelect && runs && runs.length > 0 && (
+        <div class="selection">
+          <label>
+            <input
+              type="checkbox"
+              checked={allOnPage}
+              onChange={(e) => setSelected(e.currentTarget.checked ? runs.map((r) => r.id) : [])}
+            />
+            Select every run on this page
+          </label>
+          <BulkActions selected={selected} onDone={() => void reload()} />
+        </div>
+      )}
       {runs && (
         <table class="runs">
           <caption>
             Page {page}
             {runs.length === 0 ? ': no runs' : ''}
           </caption>
-          <TableHead columns={['Run', 'Workflow', 'Status', 'Type', 'Started by', 'Started', 'Duration', 'Cost']} />
+          <TableHead
+            columns={[
+              canSelect && 'Select',
+              'Run',
+              'Workflow',
+              'Status',
+              'Type',
+              'Started by',
+              'Started',
+              'Duration',
+              'Cost',
+            ]}
+          />
           <tbody>
             {runs.map((run) => (
               <tr data-run={run.id}>
+                {canSelect && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select run ${run.id}`}
+                      checked={selected.includes(run.id)}
+                      onChange={(e) => toggle(run.id, e.currentTarget.checked)}
+                    />
+                  </td>
+                )}
                 <td>
                   <a href={`${BASE}/runs/${run.id}`} onClick={(event) => follow(event, `/runs/${run.id}`)}>
                     {run.id}

@@ -2,8 +2,7 @@ import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 import { storedCallbackField } from './stored-callback.schema';
 
-export const SCHEDULE_OVERLAPS = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'allow_all'] as const;
-export const SCHEDULE_VERSIONS = ['latest', 'pinned'] as const;
+import { SCHEDULE_OVERLAPS, SCHEDULE_VERSIONS } from '../../contracts/schedule-contract';
 
 /**
  * A Spur schedule: what its runs start with. Its timing lives in the Temporal Schedule of the same

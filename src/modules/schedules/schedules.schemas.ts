@@ -1,5 +1,5 @@
 import { PageQuery } from '../../http/pagination';
-import { SCHEDULE_OVERLAPS, SCHEDULE_VERSIONS } from '../../db/models/schedule.model';
+import { SCHEDULE_OVERLAPS, SCHEDULE_VERSIONS } from '../../contracts/schedule-contract';
 import { RUN_STATUSES } from '../../engine/statuses';
 import { withoutReservedKey } from '../../runs/values';
 import { z } from '../../zod';

@@ -1,9 +1,11 @@
-import { TableHead } from '../table-head';
+import { TableHead } from '../../table-head';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { query } from '../api';
-import { Status, useApi } from '../loading';
-import { usd } from '../format';
+import { query } from '../../api';
+import { Status, useApi } from '../../loading';
+import { BudgetsTable } from './budgets-table';
+import { LimitsTable } from './limits-table';
+import { usd } from '../../format';
 
 /** GET /api/usage/, the fields the page shows. */
 interface Totals {
@@ -55,7 +57,7 @@ function SpendChart({ days }: { days: Ledger['groups'] }) {
   );
 }
 
-/** LLM spend and tokens from the ledger, by day, workflow or model, over a time range. */
+/** LLM spend and tokens from the ledger, by day, workflow or model; budgets and their spending; provider limits and breakers. */
 export function UsagePage() {
   const [groupBy, setGroupBy] = useState<GroupBy>('day');
   const { data: ledger, error } = useApi<Ledger>(`/usage/${query({ group_by: groupBy })}`);
@@ -106,6 +108,9 @@ export function UsagePage() {
           </table>
         </>
       )}
+      <BudgetsTable />
+      <LimitsTable scope="workspace" />
+      <LimitsTable scope="fleet" />
     </section>
   );
 }
