@@ -350,6 +350,20 @@ ensure_chromium() {
     "('sudo apt-get install chromium') or point SPUR_CHROMIUM at a Chromium binary."
 }
 
+# --- Firefox (the console's second browser) ---------------------------------------------
+# test/browser/firefox drives Debian's firefox-esr over WebDriver BiDi. Installed as chromium is.
+ensure_firefox() {
+  [[ -n ${SPUR_FIREFOX:-} || -x /usr/bin/firefox-esr ]] && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "installing firefox-esr with apt-get (the console's Firefox test)"
+    if apt_install firefox-esr || { apt-get update >/dev/null 2>&1 && apt_install firefox-esr; }; then
+      return 0
+    fi
+  fi
+  step "firefox-esr not installed: npm test leaves the Firefox test out without it. Install Debian's package" \
+    "('sudo apt-get install firefox-esr') or point SPUR_FIREFOX at a Firefox binary."
+}
+
 # --- What each command needs -------------------------------------------------------
 # dev: the dev stack (npm run dev). cluster: the production shape (npm run cluster). screenshots:
 # the dev stack and Chromium. test: everything the suite uses (npm test, npm run bench).
@@ -379,5 +393,6 @@ case $PART in
     ensure_go_tool compose-check SPUR_COMPOSE_CHECK_BIN test/deploy
     ensure_go_tool prom-parse SPUR_PROM_PARSE_BIN test/e2e/metrics
     ensure_chromium
+    ensure_firefox
     ;;
 esac

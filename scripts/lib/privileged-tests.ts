@@ -6,7 +6,7 @@ import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** What a file may need beyond an ordinary user on Linux. */
-export type Need = 'root' | 'postgresql' | 'nginx' | 'chromium';
+export type Need = 'root' | 'postgresql' | 'nginx' | 'chromium' | 'firefox';
 
 /** What this host offers, as the probes found it. */
 export type Host = Record<Need, boolean>;
@@ -41,6 +41,11 @@ export const PRIVILEGED_FILES: readonly PrivilegedFile[] = [
     why: 'the production-shaped cluster runs PostgreSQL and nginx from the OS packages',
   },
   {
+    path: 'test/browser/firefox/',
+    needs: ['firefox'],
+    why: 'the console is checked in Firefox too, driven over WebDriver BiDi by puppeteer-core',
+  },
+  {
     path: 'test/browser/',
     needs: ['chromium'],
     why: 'the browser tests drive Chromium through playwright-core',
@@ -52,6 +57,7 @@ const NEED_SAYS: Record<Need, string> = {
   postgresql: 'needs PostgreSQL (sudo apt-get install postgresql)',
   nginx: 'needs nginx (sudo apt-get install nginx)',
   chromium: 'needs Chromium (sudo apt-get install chromium, or SPUR_CHROMIUM)',
+  firefox: 'needs Firefox (sudo apt-get install firefox-esr, or SPUR_FIREFOX)',
 };
 
 export interface NotRun {
@@ -113,5 +119,6 @@ export function probeHost(): Host {
     postgresql: hasPostgres(),
     nginx: executable('/usr/sbin/nginx'),
     chromium: executable(process.env.SPUR_CHROMIUM || '/usr/bin/chromium'),
+    firefox: executable(process.env.SPUR_FIREFOX || '/usr/bin/firefox-esr'),
   };
 }

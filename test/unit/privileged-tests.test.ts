@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../../scripts/lib/tools';
 
 // Which files the harness (scripts/test.ts) leaves out on a host, and what it says about them.
 
-const everything: Host = { root: true, postgresql: true, nginx: true, chromium: true };
+const everything: Host = { root: true, postgresql: true, nginx: true, chromium: true, firefox: true };
 const contributor: Host = { ...everything, root: false };
 
 const FILES = [
@@ -58,6 +58,21 @@ describe('the test files a host cannot run', () => {
           'needs Chromium (sudo apt-get install chromium, or SPUR_CHROMIUM): the browser tests drive Chromium through playwright-core',
       },
     ]);
+  });
+
+  it('leaves out the Firefox folder without Firefox alone: it needs Firefox, not Chromium', () => {
+    const files = ['test/browser/firefox/console-firefox.test.ts', 'test/browser/login.test.ts'];
+    assert.deepEqual(splitRunnable(files, { ...everything, chromium: false }).run, [files[0]]);
+    assert.deepEqual(splitRunnable(files, { ...everything, firefox: false }), {
+      run: [files[1]],
+      notRun: [
+        {
+          file: files[0],
+          reason:
+            'needs Firefox (sudo apt-get install firefox-esr, or SPUR_FIREFOX): the console is checked in Firefox too, driven over WebDriver BiDi by puppeteer-core',
+        },
+      ],
+    });
   });
 
   it('knows a file however it is named on the command line', () => {
