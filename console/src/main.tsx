@@ -9,6 +9,7 @@ import { RunsPage } from './pages/runs';
 import { ApprovalsPage } from './pages/approvals';
 import { SchedulesPage } from './pages/schedules';
 import { UsagePage } from './pages/usage';
+import { AccessLink, AccessPage } from './pages/access';
 import { type Me, MeContext } from './session';
 
 /** The console's screens, as its navigation lists them. */
@@ -37,6 +38,7 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/approvals' || path === '/approvals/') return <ApprovalsPage />;
   if (path === '/schedules' || path === '/schedules/') return <SchedulesPage />;
   if (path === '/usage' || path === '/usage/') return <UsagePage />;
+  if (path === '/access' || path === '/access/') return <AccessPage />;
   return (
     <p role="alert" class="error">
       No such page: {path}
@@ -66,6 +68,7 @@ function Console() {
               {label}
             </a>
           ))}
+          <AccessLink />
           <a href="/">Workflows (PySpur UI)</a>
         </nav>
         {me && (
