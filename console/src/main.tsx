@@ -10,6 +10,7 @@ import { ApprovalsPage } from './pages/approvals';
 import { SchedulesPage } from './pages/schedules/schedules-page';
 import { TriggersPage } from './pages/triggers/triggers-page';
 import { UsagePage } from './pages/usage/usage-page';
+import { AccessLink, AccessPage } from './pages/access';
 import { type Me, MeContext } from './session';
 
 /** The console's screens, as its navigation lists them. */
@@ -40,6 +41,7 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/schedules' || path === '/schedules/') return <SchedulesPage />;
   if (path === '/triggers' || path === '/triggers/') return <TriggersPage search={search} />;
   if (path === '/usage' || path === '/usage/') return <UsagePage />;
+  if (path === '/access' || path === '/access/') return <AccessPage />;
   return (
     <p role="alert" class="error">
       No such page: {path}
@@ -69,6 +71,7 @@ function Console() {
               {label}
             </a>
           ))}
+          <AccessLink />
           <a href="/">Workflows (PySpur UI)</a>
         </nav>
         {me && (

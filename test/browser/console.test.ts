@@ -1,12 +1,12 @@
 // Spur's console (/console/) in headless Chromium, signed in with a password: the runs list with
 // its filters, a run's page with its timeline, cancel and rerun, and what a viewer is shown.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { hashApiKey } from '../../src/http/api-keys';
 import { bearer, makeUser } from '../support/access';
 import { waitForRun } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { seriousAccessibilityProblems, signIn } from '../support/console';
 import { assertNoProblems, startUiStack, type UiStack } from '../support/ui';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { fakeProviderSettings } from '../support/llm-engine';
@@ -29,9 +29,6 @@ const gated = {
   ],
   links: [l('in', 'gate'), l('gate', 'out')],
 };
-
-/** axe-core's own script, injected into the page under test (it is not part of the console). */
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('browser: the console', function () {
   this.timeout(240_000);
@@ -62,39 +59,13 @@ describe('browser: the console', function () {
     await fake?.close();
   });
 
-  async function signIn(user: { username: string; password: string }, path: string) {
-    const { page, origin } = stack;
-    await page.goto('about:blank');
-    await stack.browser.context.clearCookies();
-    await page.goto(`${origin}${path}`);
-    await page.waitForURL(/\/login\?next=/);
-    const form = page.getByRole('form', { name: 'Sign in with a password' });
-    await form.getByLabel('Username').fill(user.username);
-    await form.getByLabel('Password', { exact: true }).fill(user.password);
-    await form.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${origin}${path}`);
-  }
-
-  async function seriousAccessibilityProblems(): Promise<string[]> {
-    await stack.page.addScriptTag({ content: AXE });
-    const found = await stack.page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> };
-        }
-      ).axe;
-      return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help }));
-    });
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-  }
-
   it('an operator signs in, lists the runs the test made, and a status filter keeps only the matching ones', async () => {
     const { page } = stack;
-    await signIn(OPERATOR, '/console/runs');
+    await signIn(stack, OPERATOR, '/console/runs');
     await page.locator(`tr[data-run="${done.id}"]`).waitFor();
     await page.locator(`tr[data-run="${paused.id}"]`).waitFor();
     assert.match(await page.locator(`tr[data-run="${paused.id}"]`).innerText(), /PAUSED/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
 
     await page.getByLabel('Status').selectOption('COMPLETED');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -118,7 +89,7 @@ describe('browser: the console', function () {
       await page.locator(`tr[data-node="${node}"]`).waitFor();
     }
     assert.match(await page.locator('pre.json').first().innerText(), /"hello"/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
 
     await page.getByLabel('Rerun from').selectOption('in');
     await page.getByRole('button', { name: 'Rerun' }).click();
@@ -146,11 +117,11 @@ describe('browser: the console', function () {
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'needs a yes' } } })).body;
     await waitForRun(admin, open.id, (r) => r.status === 'PAUSED');
     const { page, origin } = stack;
-    await signIn(OPERATOR, '/console/approvals');
+    await signIn(stack, OPERATOR, '/console/approvals');
     const card = page.locator(`article[data-run="${open.id}"]`);
     await card.waitFor();
     assert.match(await card.innerText(), /needs a yes/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
     await card.getByLabel('Comment').fill('looks right');
     await card.getByRole('button', { name: 'Approve' }).click();
     const ended = await waitForRun(admin, open.id, (r) => r.status === 'COMPLETED', 60_000);
@@ -177,7 +148,7 @@ describe('browser: the console', function () {
     await row.waitFor();
     assert.match(await row.innerText(), /every 3600 s/);
     assert.match(await row.innerText(), /active/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
     await row.getByRole('button', { name: `Pause ${schedule.id}`, exact: true }).click();
     await row.getByRole('button', { name: `Unpause ${schedule.id}`, exact: true }).waitFor();
     assert.equal((await admin.get(`/schedules/${schedule.id}/`)).body.paused, true);
@@ -212,7 +183,7 @@ describe('browser: the console', function () {
     await row.waitFor();
     assert.match(await row.innerText(), /\t2\t2\t20\t20$/, 'calls, runs and tokens of the two runs');
     assert.equal(await page.locator('.chart canvas').count(), 1, 'the chart is drawn');
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
     await page.getByLabel('Group by').selectOption('model');
     await page.locator(`tr[data-key="${model}"]`).waitFor();
     assertNoProblems(stack.browser);
@@ -228,7 +199,7 @@ describe('browser: the console', function () {
     for (const id of runs) await waitForRun(admin, id, (r) => r.status === 'PAUSED');
     const [first, second, third] = runs as [string, string, string];
     const { page } = stack;
-    await signIn(OPERATOR, `/console/runs?workflow_id=${gw.id}`);
+    await signIn(stack, OPERATOR, `/console/runs?workflow_id=${gw.id}`);
     await page.locator(`tr[data-run="${third}"]`).waitFor();
     await page.getByLabel(`Select run ${first}`, { exact: true }).check();
     await page.getByLabel(`Select run ${third}`, { exact: true }).check();
@@ -244,14 +215,14 @@ describe('browser: the console', function () {
       ['CANCELED', 'PAUSED', 'CANCELED'],
     );
     assert.match(await page.locator(`tr[data-run="${first}"]`).innerText(), /CANCELED/, 'the list is read again');
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
     assertNoProblems(stack.browser);
   });
 
   it('schedules: a builder creates one, edits it, and backfills a window; the API reports each, the backfill runs the fires in it', async () => {
     const wf = (await admin.post('/wf/', { name: 'console schedule form', definition: straight })).body;
     const { page } = stack;
-    await signIn(BUILDER, '/console/schedules');
+    await signIn(stack, BUILDER, '/console/schedules');
     await page.getByText('New schedule').click();
     const form = page.getByRole('form', { name: 'New schedule' });
     await form.getByLabel('Workflow').selectOption(wf.id);
@@ -268,7 +239,7 @@ describe('browser: the console', function () {
     );
     const row = page.locator(`tr[data-schedule="${made.id}"]`);
     await row.waitFor();
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
 
     await row.getByRole('button', { name: `Edit ${made.id}`, exact: true }).click();
     const edit = page.getByRole('form', { name: `Edit schedule ${made.id}` });
@@ -308,7 +279,7 @@ describe('browser: the console', function () {
   it('triggers: a builder creates one, a delivery to its URL shows as a run, rotate gives a new URL and the old one answers 404', async () => {
     const wf = (await admin.post('/wf/', { name: 'console triggers', definition: straight })).body;
     const { page, origin } = stack;
-    await signIn(BUILDER, `/console/triggers?workflow_id=${wf.id}`);
+    await signIn(stack, BUILDER, `/console/triggers?workflow_id=${wf.id}`);
     await page.getByText('New trigger').click();
     const form = page.getByRole('form', { name: 'New trigger' });
     await form.getByLabel('Name').fill('from the console');
@@ -331,7 +302,7 @@ describe('browser: the console', function () {
     assert.equal((await waitForRun(admin, runId)).outputs?.out?.x, 'hooked');
     await page.reload();
     await card.locator(`tr[data-run="${runId}"]`).waitFor();
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
 
     await card.getByRole('button', { name: 'Rotate URL' }).click();
     await card.getByRole('button', { name: 'Yes, rotate url' }).click();
@@ -364,14 +335,14 @@ describe('browser: the console', function () {
     assert.equal((await admin.put(`/wf/${wf.id}/budget/`, { per_day_usd: 2, on_exceed: 'pause' })).status, 200);
     assert.equal((await admin.put('/limits/', [{ key: 'openai', requests_per_minute: 600 }])).status, 200);
     const { page } = stack;
-    await signIn(ADMIN, '/console/usage');
+    await signIn(stack, ADMIN, '/console/usage');
     const budget = page.locator(`tr[data-workflow="${wf.id}"]`);
     await budget.waitFor();
     assert.match(await budget.innerText(), /\$0 of \$2\.00 \(0 %\)/);
     const limit = page.locator('table[data-scope="workspace"] tr[data-key="openai"]');
     await limit.waitFor();
     assert.match(await limit.innerText(), /600 requests\/min/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
 
     const breakerState = async () =>
       ((await admin.get('/limits/')).body as Array<{ key: string; breaker_state?: { state: string } }>).find(
@@ -397,7 +368,7 @@ describe('browser: the console', function () {
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } })).body;
     await waitForRun(admin, open.id, (r) => r.status === 'PAUSED');
     const { page, origin } = stack;
-    await signIn(VIEWER, `/console/runs/${open.id}`);
+    await signIn(stack, VIEWER, `/console/runs/${open.id}`);
     await page.getByRole('heading', { name: `Run ${open.id} PAUSED` }).waitFor();
     await page.locator('tr[data-node="gate"]').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Cancel run' }).count(), 0);
@@ -419,7 +390,7 @@ describe('browser: the console', function () {
     ).body;
     assert.equal((await admin.put('/limits/', [{ key: 'openai', max_concurrent: 2 }])).status, 200);
     const { page, origin } = stack;
-    await signIn(VIEWER, '/console/runs');
+    await signIn(stack, VIEWER, '/console/runs');
     await page.locator(`tr[data-run="${done.id}"]`).waitFor();
     assert.equal(await page.getByRole('checkbox').count(), 0, 'no selection');
     await page.goto(`${origin}/console/schedules`);
