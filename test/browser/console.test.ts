@@ -1,12 +1,12 @@
 // Spur's console (/console/) in headless Chromium, signed in with a password: the runs list with
 // its filters, a run's page with its timeline, cancel and rerun, and what a viewer is shown.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { hashApiKey } from '../../src/http/api-keys';
 import { bearer, makeUser } from '../support/access';
 import { waitForRun } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { seriousAccessibilityProblems, signIn } from '../support/console';
 import { assertNoProblems, startUiStack, type UiStack } from '../support/ui';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { fakeProviderSettings } from '../support/llm-engine';
@@ -27,9 +27,6 @@ const gated = {
   ],
   links: [l('in', 'gate'), l('gate', 'out')],
 };
-
-/** axe-core's own script, injected into the page under test (it is not part of the console). */
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('browser: the console', function () {
   this.timeout(240_000);
@@ -58,39 +55,13 @@ describe('browser: the console', function () {
     await fake?.close();
   });
 
-  async function signIn(user: { username: string; password: string }, path: string) {
-    const { page, origin } = stack;
-    await page.goto('about:blank');
-    await stack.browser.context.clearCookies();
-    await page.goto(`${origin}${path}`);
-    await page.waitForURL(/\/login\?next=/);
-    const form = page.getByRole('form', { name: 'Sign in with a password' });
-    await form.getByLabel('Username').fill(user.username);
-    await form.getByLabel('Password', { exact: true }).fill(user.password);
-    await form.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${origin}${path}`);
-  }
-
-  async function seriousAccessibilityProblems(): Promise<string[]> {
-    await stack.page.addScriptTag({ content: AXE });
-    const found = await stack.page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> };
-        }
-      ).axe;
-      return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help }));
-    });
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-  }
-
   it('an operator signs in, lists the runs the test made, and a status filter keeps only the matching ones', async () => {
     const { page } = stack;
-    await signIn(OPERATOR, '/console/runs');
+    await signIn(stack, OPERATOR, '/console/runs');
     await page.locator(`tr[data-run="${done.id}"]`).waitFor();
     await page.locator(`tr[data-run="${paused.id}"]`).waitFor();
     assert.match(await page.locator(`tr[data-run="${paused.id}"]`).innerText(), /PAUSED/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack.page), []);
 
     await page.getByLabel('Status').selectOption('COMPLETED');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -114,7 +85,7 @@ describe('browser: the console', function () {
       await page.locator(`tr[data-node="${node}"]`).waitFor();
     }
     assert.match(await page.locator('pre.json').first().innerText(), /"hello"/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack.page), []);
 
     await page.getByLabel('Rerun from').selectOption('in');
     await page.getByRole('button', { name: 'Rerun' }).click();
@@ -142,11 +113,11 @@ describe('browser: the console', function () {
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'needs a yes' } } })).body;
     await waitForRun(admin, open.id, (r) => r.status === 'PAUSED');
     const { page, origin } = stack;
-    await signIn(OPERATOR, '/console/approvals');
+    await signIn(stack, OPERATOR, '/console/approvals');
     const card = page.locator(`article[data-run="${open.id}"]`);
     await card.waitFor();
     assert.match(await card.innerText(), /needs a yes/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack.page), []);
     await card.getByLabel('Comment').fill('looks right');
     await card.getByRole('button', { name: 'Approve' }).click();
     const ended = await waitForRun(admin, open.id, (r) => r.status === 'COMPLETED', 60_000);
@@ -173,7 +144,7 @@ describe('browser: the console', function () {
     await row.waitFor();
     assert.match(await row.innerText(), /every 3600 s/);
     assert.match(await row.innerText(), /active/);
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack.page), []);
     await row.getByRole('button', { name: `Pause ${schedule.id}`, exact: true }).click();
     await row.getByRole('button', { name: `Unpause ${schedule.id}`, exact: true }).waitFor();
     assert.equal((await admin.get(`/schedules/${schedule.id}/`)).body.paused, true);
@@ -208,7 +179,7 @@ describe('browser: the console', function () {
     await row.waitFor();
     assert.match(await row.innerText(), /\t2\t2\t20\t20$/, 'calls, runs and tokens of the two runs');
     assert.equal(await page.locator('.chart canvas').count(), 1, 'the chart is drawn');
-    assert.deepEqual(await seriousAccessibilityProblems(), []);
+    assert.deepEqual(await seriousAccessibilityProblems(stack.page), []);
     await page.getByLabel('Group by').selectOption('model');
     await page.locator(`tr[data-key="${model}"]`).waitFor();
     assertNoProblems(stack.browser);
@@ -219,7 +190,7 @@ describe('browser: the console', function () {
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } })).body;
     await waitForRun(admin, open.id, (r) => r.status === 'PAUSED');
     const { page, origin } = stack;
-    await signIn(VIEWER, `/console/runs/${open.id}`);
+    await signIn(stack, VIEWER, `/console/runs/${open.id}`);
     await page.getByRole('heading', { name: `Run ${open.id} PAUSED` }).waitFor();
     await page.locator('tr[data-node="gate"]').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Cancel run' }).count(), 0);
