@@ -9,6 +9,7 @@ import { RunsPage } from './pages/runs';
 import { ApprovalsPage } from './pages/approvals';
 import { SchedulesPage } from './pages/schedules';
 import { UsagePage } from './pages/usage';
+import { evalsPageAt } from './pages/evals/evals-route';
 import { type Me, MeContext } from './session';
 
 /** The console's screens, as its navigation lists them. */
@@ -17,6 +18,7 @@ const PAGES = [
   ['/approvals', 'Approvals'],
   ['/schedules', 'Schedules'],
   ['/usage', 'Usage'],
+  ['/evals', 'Evals'],
 ] as const;
 
 function useLocation(): { path: string; search: string } {
@@ -37,6 +39,8 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/approvals' || path === '/approvals/') return <ApprovalsPage />;
   if (path === '/schedules' || path === '/schedules/') return <SchedulesPage />;
   if (path === '/usage' || path === '/usage/') return <UsagePage />;
+  const evals = evalsPageAt(path);
+  if (evals) return evals;
   return (
     <p role="alert" class="error">
       No such page: {path}
