@@ -25,7 +25,7 @@ export function ChangedRowsTable({ rows }: { rows: readonly ChangedRow[] }) {
       <caption>
         {rows.length === 0
           ? 'No row changed'
-          : `${rows.length} rows changed: ${count('better')} better, ${count('worse')} worse, ${count('answer')} answered otherwise with the same score`}
+          : `${rows.length === 1 ? '1 row' : `${rows.length} rows`} changed: ${count('better')} better, ${count('worse')} worse, ${count('answer')} answered otherwise with the same score`}
       </caption>
       <TableHead columns={['Row', 'Input', 'Expected', "A's answer", "B's answer", 'Change']} />
       <tbody>

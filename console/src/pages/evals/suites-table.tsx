@@ -7,7 +7,9 @@ import type { Suite } from './eval-types';
 export function SuitesTable({ suites }: { suites: readonly Suite[] }) {
   return (
     <table class="suites">
-      <caption>{suites.length === 0 ? 'No suites yet' : `${suites.length} suites`}</caption>
+      <caption>
+        {suites.length === 0 ? 'No suites yet' : suites.length === 1 ? '1 suite' : `${suites.length} suites`}
+      </caption>
       <TableHead columns={['Suite', 'Type', 'Rows', 'Scorer', 'Answer column', 'Created']} />
       <tbody>
         {suites.map((suite) => (
