@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { hashApiKey } from '../../src/http/api-keys';
 import { waitForRun } from '../../test/support/engine';
+import { twoVersions, waitForComparison, waitForEval } from '../../test/support/evals';
 import {
   addNode,
   connect,
@@ -151,5 +152,31 @@ describe('screenshots of the web UI', function () {
     await page.goto(`${origin}/console/usage`);
     await page.locator('table.usage').waitFor();
     await shot(page, 'console-usage');
+  });
+
+  it('the console: the Evals screen and a comparison', async () => {
+    const { page, engine, origin } = stack;
+    const { suite, workflowId } = await twoVersions(engine.http, 'Letters');
+    const launched = await engine.http.post('/evals/launch/', {
+      workflow_id: workflowId,
+      eval_name: suite.name,
+      output_variable: 'out-answer',
+      num_samples: 6,
+    });
+    await waitForEval(engine.http, launched.body.run_id);
+    const compared = await engine.http.post('/evals/compare/', {
+      suite: suite.id,
+      workflow_id: workflowId,
+      versions: [1, 2],
+      output_variable: 'out-answer',
+      num_samples: 6,
+    });
+    await waitForComparison(engine.http, compared.body.id);
+    await page.goto(`${origin}/console/evals`);
+    await page.locator(`tr[data-eval-run="${launched.body.run_id}"] td.score data`).waitFor();
+    await shot(page, 'console-evals');
+    await page.goto(`${origin}/console/evals/compare/${compared.body.id}`);
+    await page.locator('table.changed-rows').waitFor();
+    await shot(page, 'console-eval-compare');
   });
 });
