@@ -1,44 +1,57 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 /**
- * A button for what cannot be undone (rotate a URL, delete, revoke): the first press asks, the
- * second acts, Escape or "Keep" takes it back.
+ * A destructive action asked twice: the first button only asks, the second does it. Focus moves to
+ * the "yes" so a keyboard user answers the question where it appears, and back when they keep it.
  */
 export function ConfirmButton({
   label,
-  confirm,
+  question,
+  confirmLabel,
   disabled,
   onConfirm,
 }: {
   label: string;
-  /** The question, naming what the second press does. */
-  confirm: string;
-  disabled?: boolean;
+  question: string;
+  confirmLabel: string;
+  disabled: boolean;
   onConfirm: () => void;
 }) {
   const [asking, setAsking] = useState(false);
+  const answered = useRef(false);
+  const ask = useRef<HTMLButtonElement>(null);
+  const yes = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) yes.current?.focus();
+    else if (answered.current) ask.current?.focus();
+  }, [asking]);
+  const close = () => {
+    answered.current = true;
+    setAsking(false);
+  };
+
   if (!asking)
     return (
-      <button type="button" disabled={disabled} onClick={() => setAsking(true)}>
+      <button type="button" ref={ask} disabled={disabled} onClick={() => setAsking(true)}>
         {label}
       </button>
     );
   return (
-    <span class="confirm" role="group" aria-label={confirm} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
-      <span>{confirm}</span>
+    <span class="confirm" role="group" aria-label={question}>
+      <span>{question}</span>
       <button
         type="button"
+        ref={yes}
         disabled={disabled}
-        ref={(el) => el?.focus()}
         onClick={() => {
-          setAsking(false);
+          close();
           onConfirm();
         }}
       >
-        Yes, {label.toLowerCase()}
+        {confirmLabel}
       </button>
-      <button type="button" onClick={() => setAsking(false)}>
-        Keep
+      <button type="button" onClick={close}>
+        Cancel
       </button>
     </span>
   );

@@ -11,6 +11,7 @@ import { SchedulesPage } from './pages/schedules/schedules-page';
 import { TriggersPage } from './pages/triggers/triggers-page';
 import { UsagePage } from './pages/usage/usage-page';
 import { AccessLink, AccessPage } from './pages/access';
+import { evalsPageAt } from './pages/evals/evals-route';
 import { type Me, MeContext } from './session';
 
 /** The console's screens, as its navigation lists them. */
@@ -20,6 +21,7 @@ const PAGES = [
   ['/schedules', 'Schedules'],
   ['/triggers', 'Triggers'],
   ['/usage', 'Usage'],
+  ['/evals', 'Evals'],
 ] as const;
 
 function useLocation(): { path: string; search: string } {
@@ -42,6 +44,8 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/triggers' || path === '/triggers/') return <TriggersPage search={search} />;
   if (path === '/usage' || path === '/usage/') return <UsagePage />;
   if (path === '/access' || path === '/access/') return <AccessPage />;
+  const evals = evalsPageAt(path);
+  if (evals) return evals;
   return (
     <p role="alert" class="error">
       No such page: {path}

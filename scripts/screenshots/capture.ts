@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { hashApiKey } from '../../src/http/api-keys';
 import { waitForRun } from '../../test/support/engine';
+import { twoVersions, waitForComparison, waitForEval } from '../../test/support/evals';
 import {
   addNode,
   connect,
@@ -153,6 +154,34 @@ describe('screenshots of the web UI', function () {
     await shot(page, 'console-usage');
   });
 
+  it('the console: a webhook trigger with its deliveries', async () => {
+    const { page, engine, origin } = stack;
+    const definition = {
+      nodes: [
+        { id: 'in', title: 'in', node_type: 'InputNode', config: { output_schema: { title: 'string' } } },
+        { id: 'out', title: 'out', node_type: 'OutputNode', config: { output_map: { title: 'in.title' } } },
+      ],
+      links: [{ source_id: 'in', target_id: 'out' }],
+    };
+    const wf = (await engine.http.post('/wf/', { name: 'Pull request triage', definition })).body;
+    const hook = (
+      await engine.http.post(`/wf/${wf.id}/triggers/`, {
+        name: 'GitHub pull requests',
+        input_mapping: { title: '/pull_request/title' },
+        dedupe_header: 'X-GitHub-Delivery',
+      })
+    ).body;
+    for (const title of ['Fix the login page', 'Add a retry to the exporter'])
+      await fetch(`${origin}${hook.url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-github-delivery': title },
+        body: JSON.stringify({ pull_request: { title } }),
+      });
+    await page.goto(`${origin}/console/triggers?workflow_id=${wf.id}`);
+    await page.locator(`article[data-trigger="${hook.id}"] tr[data-run]`).nth(1).waitFor();
+    await shot(page, 'console-triggers');
+  });
+
   it('the console: access (users, keys, workspaces, the audit trail)', async () => {
     const { page, engine, origin } = stack;
     const made = async (apiPath: string, body: Record<string, unknown>) => {
@@ -176,5 +205,31 @@ describe('screenshots of the web UI', function () {
     // The whole page: the audit trail is below the fold.
     await page.waitForLoadState('networkidle');
     await page.screenshot({ path: path.join(OUT, 'console-access.png'), fullPage: true });
+  });
+
+  it('the console: the Evals screen and a comparison', async () => {
+    const { page, engine, origin } = stack;
+    const { suite, workflowId } = await twoVersions(engine.http, 'Letters');
+    const launched = await engine.http.post('/evals/launch/', {
+      workflow_id: workflowId,
+      eval_name: suite.name,
+      output_variable: 'out-answer',
+      num_samples: 6,
+    });
+    await waitForEval(engine.http, launched.body.run_id);
+    const compared = await engine.http.post('/evals/compare/', {
+      suite: suite.id,
+      workflow_id: workflowId,
+      versions: [1, 2],
+      output_variable: 'out-answer',
+      num_samples: 6,
+    });
+    await waitForComparison(engine.http, compared.body.id);
+    await page.goto(`${origin}/console/evals`);
+    await page.locator(`tr[data-eval-run="${launched.body.run_id}"] td.score data`).waitFor();
+    await shot(page, 'console-evals');
+    await page.goto(`${origin}/console/evals/compare/${compared.body.id}`);
+    await page.locator('table.changed-rows').waitFor();
+    await shot(page, 'console-eval-compare');
   });
 });

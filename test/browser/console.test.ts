@@ -305,7 +305,7 @@ describe('browser: the console', function () {
     assert.deepEqual(await seriousAccessibilityProblems(stack), []);
 
     await card.getByRole('button', { name: 'Rotate URL' }).click();
-    await card.getByRole('button', { name: 'Yes, rotate url' }).click();
+    await card.getByRole('button', { name: 'Yes, rotate the URL' }).click();
     await card.getByRole('status').filter({ hasText: 'has a new URL' }).waitFor();
     const rotated = (await admin.get(`/triggers/${made.id}/`)).body;
     assert.notEqual(rotated.url, made.url);

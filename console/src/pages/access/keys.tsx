@@ -4,7 +4,7 @@ import { when } from '../../format';
 import { Status, useAction, useApi } from '../../loading';
 import { useCan } from '../../session';
 import { TableHead } from '../../table-head';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../confirm-button';
 import { countOf } from './count';
 import { NewKeyForm } from './key-form';
 import { ShownOnce } from './shown-once';

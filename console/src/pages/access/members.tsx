@@ -3,7 +3,7 @@ import { api } from '../../api';
 import { Status, useAction, useApi } from '../../loading';
 import { useCan } from '../../session';
 import { TableHead } from '../../table-head';
-import { ConfirmButton } from './confirm';
+import { ConfirmButton } from '../../confirm-button';
 import { countOf } from './count';
 import { RoleSelect } from './role-select';
 import type { Member, User, Workspace } from './types';

@@ -105,7 +105,9 @@ export function SchedulesPage() {
                           </button>
                           <ConfirmButton
                             label={`Delete ${s.id}`}
-                            confirm={`Delete schedule ${s.id}? It fires no more.`}
+                            question={`Delete schedule ${s.id}? It fires no more.`}
+                            confirmLabel="Yes, delete it"
+                            disabled={action.busy}
                             onConfirm={() => void remove(s)}
                           />
                         </>

@@ -61,13 +61,15 @@ export function TriggerCard({
           </button>
           <ConfirmButton
             label="Rotate URL"
-            confirm="The current URL stops working at once."
+            question="The current URL stops working at once."
+            confirmLabel="Yes, rotate the URL"
             disabled={action.busy}
             onConfirm={() => void rotate()}
           />
           <ConfirmButton
             label="Delete"
-            confirm={`Delete trigger ${trigger.name}?`}
+            question={`Delete trigger ${trigger.name}?`}
+            confirmLabel="Yes, delete it"
             disabled={action.busy}
             onConfirm={() => void remove()}
           />
