@@ -6,7 +6,7 @@ const ROW = 22;
 const LABEL = 160;
 const WIDTH = 900;
 
-/** The run's timeline as an SVG: one row per task, its waits and pauses drawn apart from its run time. */
+/** The run's timeline as an SVG: one row per task, its failed attempts, waits and pauses drawn apart from its run time. */
 export function TimelineChart({ run }: { run: Run }) {
   const timeline = timelineOf(run, Date.now());
   const span = timeline.toMs - timeline.fromMs;
@@ -50,7 +50,8 @@ export function TimelineChart({ run }: { run: Run }) {
       </svg>
       <figcaption>
         <span class="key key-run">running</span> <span class="key key-wait">waiting</span>{' '}
-        <span class="key key-pause">paused for a person</span>
+        <span class="key key-pause">paused for a person</span>{' '}
+        <span class="key key-attempt">an attempt that failed</span>
       </figcaption>
     </figure>
   );

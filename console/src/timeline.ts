@@ -1,8 +1,8 @@
 import { epochMs } from './format';
 import type { Run, Task } from './types';
 
-/** How a stretch of a task's time was spent: running, waiting (a slot, a timer, a callback, a child run), or paused for a person. */
-export type BarKind = 'run' | 'wait' | 'pause';
+/** How a stretch of a task's time was spent: running, waiting (a slot, a timer, a callback, a child run), paused for a person, or an attempt that failed. */
+export type BarKind = 'run' | 'wait' | 'pause' | 'attempt';
 
 export interface Bar {
   nodeId: string;
@@ -23,8 +23,9 @@ export interface Timeline {
 
 /**
  * The run's tasks on one time axis: each task a row from its start to its end (or now, while it
- * runs; a task with only an end, a mark there); the time it waited for a slot first, as a wait; a task paused for a person, or waiting
- * on a timer, callback or child run, drawn as that until it ends. Pure: the page renders it.
+ * runs; a task with only an end, a mark there); each attempt that failed before, as such; the time it waited for a slot first,
+ * as a wait; a task paused for a person, or waiting on a timer, callback or child run, drawn as that until it ends. Pure: the
+ * page renders it.
  */
 export function timelineOf(run: Pick<Run, 'start_time' | 'end_time' | 'tasks'>, nowMs: number): Timeline {
   const runStart = epochMs(run.start_time) ?? nowMs;
@@ -35,7 +36,12 @@ export function timelineOf(run: Pick<Run, 'start_time' | 'end_time' | 'tasks'>, 
     const start = epochMs(task.start_time) ?? epochMs(task.end_time);
     if (start === null) continue;
     const end = epochMs(task.end_time) ?? (task.status === 'RUNNING' || task.status === 'PAUSED' ? runEnd : start);
-    const bars: Bar[] = [];
+    const bars: Bar[] = attemptBars(task);
+    // A failed task's last attempt is its failure: drawn as that attempt, not again as the task.
+    if (task.status === 'FAILED' && bars.length > 0) {
+      rows.push({ nodeId: task.node_id, status: task.status, bars });
+      continue;
+    }
     const waited = Math.min(task.waited_ms ?? 0, end - start);
     if (waited > 0)
       bars.push({
@@ -61,6 +67,24 @@ export function timelineOf(run: Pick<Run, 'start_time' | 'end_time' | 'tasks'>, 
   }
   const ends = rows.flatMap((r) => r.bars.map((b) => b.endMs));
   return { fromMs: runStart, toMs: Math.max(runEnd, runStart + 1, ...ends), rows };
+}
+
+/** The node's attempts that failed, each a bar (a lost worker's, whose start is unknown, a mark at its end). */
+function attemptBars(task: Task): Bar[] {
+  return (task.failed_attempts ?? []).flatMap((a) => {
+    const end = epochMs(a.end_time);
+    if (end === null) return [];
+    return [
+      {
+        nodeId: task.node_id,
+        status: task.status,
+        kind: 'attempt' as const,
+        startMs: epochMs(a.start_time) ?? end,
+        endMs: end,
+        note: `attempt ${a.attempt} failed: ${a.error}`,
+      },
+    ];
+  });
 }
 
 function byStart(a: Task, b: Task): number {

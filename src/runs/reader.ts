@@ -1,4 +1,5 @@
 import { createProviderBatchRecords } from '../db/provider-batch-records';
+import { createNodeAttempts } from '../db/runs/node-attempts';
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
@@ -27,18 +28,27 @@ export type VersionById = (id: string) => Promise<WorkflowVersionDoc | null>;
 export function createRunReader(models: Models, runs: RunRepository, versionById: VersionById) {
   const { Run } = models;
   const providerBatches = createProviderBatchRecords(models);
+  const nodeAttempts = createNodeAttempts(models);
 
   async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     // Versions and tasks at once, one `_id` lookup each: FerretDB pushes only those down.
-    const [found, tasks, batches] = await Promise.all([
+    const [found, tasks, batches, attempts] = await Promise.all([
       Promise.all(versionIds.map(versionById)),
       Promise.all(docs.map((r) => runs.tasksOf(r._id))),
       Promise.all(docs.map((r) => (r.llm_mode === 'provider_batch' ? providerBatches.ofRun(r._id) : null))),
+      nodeAttempts.ofRuns(docs.map((r) => r._id)),
     ]);
     const versions = new Map(found.filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]));
     return docs.map((r, i) =>
-      toRunResponse(r, tasks[i] ?? [], versions.get(r.workflow_version_id ?? '') ?? null, batches[i] ?? null),
+      toRunResponse(
+        r,
+        tasks[i] ?? [],
+        versions.get(r.workflow_version_id ?? '') ?? null,
+        batches[i] ?? null,
+        undefined,
+        attempts.get(r._id),
+      ),
     );
   }
 

@@ -115,6 +115,19 @@ export const TaskResponse = z.object({
     description:
       'Beyond PySpur: the models that failed for good (5xx, 429, timeout or no connection, after their retries) before `model` answered, in the order tried',
   }),
+  failed_attempts: z
+    .array(
+      z.object({
+        attempt: z.number().int(),
+        start_time: z.string().nullable().openapi({ description: "Null when the attempt's worker was lost" }),
+        end_time: z.string(),
+        error: z.string(),
+      }),
+    )
+    .openapi({
+      description:
+        "Beyond PySpur: each attempt of the node that failed, in order (Temporal then tried it again, or the node failed with it; a lost worker's attempt says so). A completed task's own times are its last attempt's",
+    }),
   dry_run: TaskDryRunResponse.nullable().openapi({
     description:
       "Beyond PySpur: set in a dry run (an eval's rows, their child runs) on a node that would have acted on the outside world (posted, sent, written): it sent nothing, `request` is what it would have sent (credentials redacted; null for a callback wait, which sends nothing itself), and its outputs are a stub of its output schema",

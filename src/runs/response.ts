@@ -1,5 +1,6 @@
 import type { LlmMode } from '../engine/provider-batch-plan';
 import type { ProviderBatchView } from '../db/provider-batch-records';
+import type { FailedAttempt } from '../db/runs/node-attempts';
 import type { RunDoc, WorkflowVersionDoc } from '../db/models';
 import { type TaskRecord, type TokenUsage, addUsage } from '../engine/run-contract';
 import { fromJsonText } from '../db/json-text';
@@ -10,7 +11,7 @@ import type { RunResponse, RunUsageResponse, TaskResponse, WorkflowVersionRespon
 
 const iso = (d: Date | null | undefined) => (d ? pyDateTime(d) : null);
 
-export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
+export function toTaskResponse(runId: string, t: TaskRecord, failedAttempts: FailedAttempt[] = []): TaskResponse {
   return {
     id: t.id,
     run_id: runId,
@@ -32,6 +33,7 @@ export function toTaskResponse(runId: string, t: TaskRecord): TaskResponse {
     reused: t.reused === true,
     model: t.model ?? null,
     model_failures: t.model_failures ?? [],
+    failed_attempts: failedAttempts,
     dry_run: t.dry_run ? { request: t.dry_run.request, output_from_run: t.dry_run.output_from_run ?? null } : null,
   };
 }
@@ -50,6 +52,7 @@ export function toRunResponse(
   version: WorkflowVersionDoc | null,
   providerBatches: ProviderBatchView[] | null = null,
   now = new Date(),
+  failedAttempts: ReadonlyMap<string, FailedAttempt[]> = new Map(),
 ): RunResponse {
   const end = run.end_time ?? null;
   const completed = tasks.filter((t) => t.status === 'COMPLETED').length;
@@ -63,7 +66,7 @@ export function toRunResponse(
     end_time: iso(end),
     initial_inputs: fromJsonText(run.initial_inputs),
     outputs: fromJsonText(run.outputs),
-    tasks: tasks.map((t) => toTaskResponse(run._id, t)),
+    tasks: tasks.map((t) => toTaskResponse(run._id, t, failedAttempts.get(t.node_id))),
     parent_run_id: run.parent_run_id ?? null,
     run_type: run.run_type,
     output_file_id: run.output_file_id ?? null,

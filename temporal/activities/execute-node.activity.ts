@@ -6,7 +6,7 @@ import type { PythonSandbox } from '../../src/nodes/code-execution/python-sandbo
 import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
-import { FailureType } from '../../src/contracts/failures';
+import { FailureType, applicationCause } from '../../src/contracts/failures';
 import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../../src/contracts/run-contract';
@@ -28,6 +28,7 @@ import { modelOf } from '../../src/engine/model-calls';
 import { actsForReal } from '../../src/engine/dry-run';
 import { dryRunGuard, stubOfNode } from './dry-run-guard';
 import { createRunLookups } from '../../src/db/runs/run-lookups';
+import { createNodeAttempts } from '../../src/db/runs/node-attempts';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -69,7 +70,9 @@ export function createNodeActivities(deps: NodeActivityDeps): Record<string, Exe
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
 export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Promise<ExecuteNodeResult> {
   return timedNode(input.node.node_type, () =>
-    inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) => executeNodeIn(deps, input, span)),
+    inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) =>
+      failedAttemptsRecorded(deps, input, () => executeNodeIn(deps, input, span)),
+    ),
   );
 }
 
@@ -145,6 +148,48 @@ async function executeNodeIn(
       ? { dryRun: { request, ...(recorded ? { output_from_run: dryRun?.recordedRunId as string } : {}) } }
       : {}),
   };
+}
+
+/** Failures that steer the run (a budget's pause, a limit to ask first) rather than end an attempt of the node. */
+const STEERING_FAILURES: ReadonlySet<string> = new Set([FailureType.BudgetExceeded, FailureType.ModelLimited]);
+
+/**
+ * Records the node's attempt when it fails, apart from the run's record (whose one writer is the
+ * workflow, which sees only the last attempt): the run's task then lists each attempt that failed.
+ * An attempt whose worker was lost could not say so; the next attempt records it. Nothing is
+ * written for an attempt that succeeds, nor read for a first attempt.
+ */
+async function failedAttemptsRecorded<T>(
+  deps: NodeActivityDeps,
+  { runId, node }: ExecuteNodeInput,
+  body: () => Promise<T>,
+): Promise<T> {
+  const attempts = createNodeAttempts(deps.models);
+  const { attempt, currentAttemptScheduledTimestampMs } = Context.current().info;
+  if (attempt > 1 && !(await attempts.recorded(runId, node.id, attempt - 1)))
+    await attempts.record(runId, node.id, {
+      attempt: attempt - 1,
+      start_time: null,
+      end_time: new Date(currentAttemptScheduledTimestampMs).toISOString(),
+      error: 'The worker running it was lost',
+    });
+  const startTime = new Date().toISOString();
+  try {
+    return await body();
+  } catch (err) {
+    const steering = STEERING_FAILURES.has(applicationCause(err)?.type ?? '');
+    if (!(err instanceof CancelledFailure) && !steering)
+      await attempts
+        .record(runId, node.id, {
+          attempt,
+          start_time: startTime,
+          end_time: new Date().toISOString(),
+          error: err instanceof Error ? err.message : String(err),
+        })
+        // The node's own error is what the run must see; an attempt not recorded is recorded as lost by the next.
+        .catch(() => undefined);
+    throw err;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { client } from '../support/http';
 import { seriousAccessibilityProblems, signIn } from '../support/console';
 import { assertNoProblems, startUiStack, type UiStack } from '../support/ui';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
+import { startFakeHttpApi } from '../support/fake-http-api';
 import { fakeProviderSettings } from '../support/llm-engine';
 
 const ADMIN_KEY = 'spur_console-admin-key-0123456789';
@@ -40,7 +41,8 @@ describe('browser: the console', function () {
 
   before(async () => {
     fake = await startFakeLlmServer();
-    stack = await startUiStack({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY) });
+    // The fake HTTP API of the retried node is on loopback, which the outbound client refuses by default.
+    stack = await startUiStack({ SPUR_API_KEY_HASHES: hashApiKey(ADMIN_KEY), SPUR_OUTBOUND_ALLOW_PRIVATE: 'true' });
     admin = client(stack.engine.api.baseUrl, bearer(ADMIN_KEY));
     await makeUser(admin, { ...OPERATOR, role: 'operator' });
     await makeUser(admin, { ...VIEWER, role: 'viewer' });
@@ -100,6 +102,33 @@ describe('browser: the console', function () {
     const rerun = (await admin.get(`/run/${rerunId}/`)).body;
     assert.deepEqual([rerun.rerun_of, rerun.rerun_from_node_id], [done.id, 'in']);
     assertNoProblems(stack.browser);
+  });
+
+  it("a retried node's failed attempt is a bar of its own before the attempt that answered", async () => {
+    const api = await startFakeHttpApi();
+    try {
+      api.script('/v1/flaky', { status: 503, body: 'busy' }, { status: 200, body: { ok: true } });
+      const definition = {
+        nodes: [input(), n('fetch', 'HTTPRequestNode', { url: `${api.url}/v1/flaky` })],
+        links: [l('in', 'fetch')],
+      };
+      const wf = (await admin.post('/wf/', { name: 'console retried', definition })).body;
+      const started = (await admin.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'r' } } })).body;
+      const ended = await waitForRun(admin, started.id, undefined, 60_000);
+      assert.equal(ended.status, 'COMPLETED', ended.message ?? '');
+      const { page, origin } = stack;
+      await page.goto(`${origin}/console/runs/${started.id}`);
+      const row = page.locator('svg g[data-node="fetch"]');
+      await row.locator('rect[data-kind="run"]').waitFor();
+      assert.equal(await row.locator('rect[data-kind="attempt"]').count(), 1);
+      assert.match(
+        (await row.locator('rect[data-kind="attempt"] title').textContent()) ?? '',
+        /attempt 1 failed: .*503/,
+      );
+      assertNoProblems(stack.browser);
+    } finally {
+      await api.close();
+    }
   });
 
   it('cancel on a paused run’s page: the API then reports it CANCELED, and the page shows it', async () => {

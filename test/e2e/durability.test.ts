@@ -109,6 +109,15 @@ describe('e2e: durability — killed workers, a restarted Temporal server, a kil
     for (const [i, id] of runIds.entries()) {
       const p1 = await ofNode(id, 'p1');
       const p2 = await ofNode(id, 'p2');
+      // The run's task lists the attempt the kill cut off, as lost (its worker could not say).
+      const shown = ((await http.get(`/run/${id}/`)).body.tasks as Array<Record<string, unknown>>).find(
+        (t) => t.node_id === 'p2',
+      )?.failed_attempts as Array<{ attempt: number; start_time: string | null; error: string }>;
+      assert.deepEqual(
+        shown.map((a) => [a.attempt, a.start_time, a.error]),
+        Array.from({ length: (p2[0]?.attempt ?? 1) - 1 }, (_, k) => [k + 1, null, 'The worker running it was lost']),
+        `p2 of run ${i}: ${JSON.stringify(p2)}`,
+      );
       assert.deepEqual(
         p1.map((a) => [a.state, a.attempt, a.workerPid]),
         [['completed', 1, victim]],

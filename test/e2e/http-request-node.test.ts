@@ -98,6 +98,14 @@ describe('e2e: HTTPRequestNode', function () {
     assert.equal(run.task.status, 'COMPLETED', run.task.error ?? '');
     assert.deepEqual(run.output.json, { ok: true });
     assert.equal(api.seen.length - before, 2);
+    // The run's task is the attempt that answered; the one before is listed, failed, before it.
+    const [first, ...more] = run.task.failed_attempts as Array<Record<string, string | number>>;
+    assert.deepEqual(more, []);
+    assert.equal(first?.attempt, 1);
+    assert.match(String(first?.error), /HTTP 503 .*busy/);
+    const at = (t: unknown) => Date.parse(`${String(t)}${/[zZ]|[+-]\d\d:\d\d$/.test(String(t)) ? '' : 'Z'}`);
+    assert.ok(at(first?.start_time) <= at(first?.end_time), JSON.stringify(first));
+    assert.ok(at(first?.end_time) <= at(run.task.start_time), `${JSON.stringify(first)} before ${run.task.start_time}`);
 
     api.script('/v1/down', ...Array.from({ length: 5 }, () => ({ status: 503, body: 'down for maintenance' })));
     const start = api.seen.length;
@@ -105,6 +113,16 @@ describe('e2e: HTTPRequestNode', function () {
     assert.equal(down.task.status, 'FAILED');
     assert.match(down.task.error ?? '', /HTTP 503 .*down for maintenance/);
     assert.equal(api.seen.length - start, 2, 'one try and one retry');
+    assert.deepEqual(
+      (down.task.failed_attempts as Array<{ attempt: number; error: string }>).map((a) => [
+        a.attempt,
+        /HTTP 503 .*down for maintenance/.test(a.error),
+      ]),
+      [
+        [1, true],
+        [2, true],
+      ],
+    );
   });
 
   it("a 429's Retry-After is waited before the next try, by the API's own clock", async () => {

@@ -19,6 +19,7 @@ const task = (over: Partial<Task> & Pick<Task, 'node_id' | 'status'>): Task =>
     waiting_reason: null,
     waiting_until: null,
     waited_ms: 0,
+    failed_attempts: [],
     ...over,
   }) as Task;
 
@@ -81,5 +82,58 @@ describe("console timeline: a run's tasks on one time axis", () => {
       [[['pause', 30, 'paused for a person']], [['wait', 30, 'waits: timer']]],
     );
     assert.equal(line.toMs, now);
+  });
+
+  it('each failed attempt is a bar before the attempt that answered; a lost worker’s is a mark at its end; a failed task is its last attempt', () => {
+    const line = timelineOf(
+      {
+        start_time: at(0),
+        end_time: at(20),
+        tasks: [
+          task({
+            node_id: 'retried',
+            status: 'COMPLETED',
+            start_time: at(6),
+            end_time: at(8),
+            failed_attempts: [
+              { attempt: 1, start_time: at(1), end_time: at(2), error: 'HTTP 503' },
+              { attempt: 2, start_time: null, end_time: at(5), error: 'The worker running it was lost' },
+            ],
+          }),
+          task({
+            node_id: 'gave-up',
+            status: 'FAILED',
+            start_time: at(9),
+            end_time: at(14),
+            failed_attempts: [
+              { attempt: 1, start_time: at(9.5), end_time: at(10), error: 'HTTP 500' },
+              { attempt: 2, start_time: at(12), end_time: at(14), error: 'HTTP 500' },
+            ],
+          }),
+        ],
+      },
+      t0 + 60_000,
+    );
+    assert.deepEqual(
+      line.rows.map((r) => [r.nodeId, r.bars.map((b) => [b.kind, (b.startMs - t0) / 1000, (b.endMs - t0) / 1000])]),
+      [
+        [
+          'retried',
+          [
+            ['attempt', 1, 2],
+            ['attempt', 5, 5],
+            ['run', 6, 8],
+          ],
+        ],
+        [
+          'gave-up',
+          [
+            ['attempt', 9.5, 10],
+            ['attempt', 12, 14],
+          ],
+        ],
+      ],
+    );
+    assert.match(line.rows[0]?.bars[0]?.note ?? '', /^attempt 1 failed: HTTP 503$/);
   });
 });

@@ -57,6 +57,7 @@ import {
   type ProviderBatchDoc,
   type ProviderBatchRowDoc,
 } from './provider-batch.model';
+import { nodeAttemptSchema, type NodeAttemptDoc } from './node-attempt.model';
 import { runActionItemSchema, runActionSchema, type RunActionDoc, type RunActionItemDoc } from './run-action.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
@@ -76,6 +77,7 @@ export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc, InboundCall
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
 export type { RunActionDoc, RunActionItemDoc };
 export type { ProviderBatchAnswerDoc, ProviderBatchDoc, ProviderBatchRowDoc };
+export type { NodeAttemptDoc };
 
 /**
  * The collections that belong to a workspace (src/db/workspace-owned.ts): everything a team makes
@@ -126,6 +128,7 @@ const WORKSPACE_OWNED = [
   providerBatchSchema,
   providerBatchRowSchema,
   providerBatchAnswerSchema,
+  nodeAttemptSchema,
 ];
 // Once per process: schemas are modules' singletons, and createModels may run more than once.
 for (const schema of WORKSPACE_OWNED) schema.plugin(workspaceOwned);
@@ -207,6 +210,7 @@ export function createModels(conn: Connection) {
     ProviderBatch: conn.model<ProviderBatchDoc>('ProviderBatch', providerBatchSchema),
     ProviderBatchRow: conn.model<ProviderBatchRowDoc>('ProviderBatchRow', providerBatchRowSchema),
     ProviderBatchAnswer: conn.model<ProviderBatchAnswerDoc>('ProviderBatchAnswer', providerBatchAnswerSchema),
+    NodeAttempt: conn.model<NodeAttemptDoc>('NodeAttempt', nodeAttemptSchema),
   };
 }
 

@@ -6,6 +6,7 @@ import { insertWithNewId } from '../ids';
 import type { Models, RunDoc } from '../models';
 import { type NewRun, runDocument } from './run-documents';
 import { createRunEvents } from './run-events';
+import { createNodeAttempts } from './node-attempts';
 import { createProviderBatchRecords } from '../provider-batch-records';
 import { createRunLookups } from './run-lookups';
 import { createRunProjection } from './run-projection';
@@ -40,6 +41,7 @@ export function createRunRepository(models: Models, values: Values) {
     await events.removeOfRuns(all);
     await deltas.removeOfRuns(all);
     await createProviderBatchRecords(models).removeOfRuns(all);
+    await createNodeAttempts(models).removeOfRuns(all);
     await values.deleteScopes(all);
     await Run.deleteMany({ _id: trusted({ $in: all }) });
   }
