@@ -1,5 +1,4 @@
 import type { PauseAction } from '../engine/statuses';
-import type { Permission } from '../access/permissions';
 import type { Role } from './roles';
 
 /** What a bulk action does to each run it matched (POST /api/runs/actions/). */
@@ -11,7 +10,7 @@ export type RunActionKind = (typeof RUN_ACTION_KINDS)[number];
  * rest acts on runs as `run` does (cancel_workflow, rerun, start_run). An approve or decline also
  * needs each pause's own `approvers` to name the caller: the run's workflow checks that per run.
  */
-export const ACTION_PERMISSIONS: Readonly<Record<RunActionKind, Permission>> = {
+export const ACTION_PERMISSIONS: Readonly<Record<RunActionKind, 'run' | 'pause.decide'>> = {
   cancel: 'run',
   retry: 'run',
   rerun: 'run',
