@@ -6,11 +6,11 @@ import { api } from './api';
 import { BASE, follow } from './navigation';
 import { RunPage } from './pages/run';
 import { RunsPage } from './pages/runs';
-import { ApprovalsPage } from './pages/approvals';
+import { ApprovalsPage } from './pages/approvals/approvals-page';
 import { SchedulesPage } from './pages/schedules/schedules-page';
 import { TriggersPage } from './pages/triggers/triggers-page';
 import { UsagePage } from './pages/usage/usage-page';
-import { AccessLink, AccessPage } from './pages/access';
+import { AccessLink, AccessPage } from './pages/access/access-page';
 import { evalsPageAt } from './pages/evals/evals-route';
 import { type Me, MeContext } from './session';
 

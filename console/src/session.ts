@@ -3,6 +3,8 @@ import { useContext } from 'preact/hooks';
 
 /** Who is signed in, as GET /api/access/me/ says: the console shows only the actions their role allows. */
 export interface Me {
+  /** Null for a key configured by the operator (SPUR_API_KEY_HASHES), which is no user. */
+  user: { id: string } | null;
   username: string;
   role: string | null;
   workspace_id: string;

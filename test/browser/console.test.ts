@@ -38,6 +38,7 @@ describe('browser: the console', function () {
   let done: { id: string; workflow_id: string };
   let paused: { id: string };
   let fake: FakeLlmServer;
+  let builderId: string;
 
   before(async () => {
     fake = await startFakeLlmServer();
@@ -46,7 +47,7 @@ describe('browser: the console', function () {
     admin = client(stack.engine.api.baseUrl, bearer(ADMIN_KEY));
     await makeUser(admin, { ...OPERATOR, role: 'operator' });
     await makeUser(admin, { ...VIEWER, role: 'viewer' });
-    await makeUser(admin, { ...BUILDER, role: 'builder' });
+    builderId = (await makeUser(admin, { ...BUILDER, role: 'builder' })).id;
     await makeUser(admin, { ...ADMIN, role: 'admin' });
     const wf = (await admin.post('/wf/', { name: 'console straight', definition: straight })).body;
     done = (await admin.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'hello' } } })).body;
@@ -159,6 +160,72 @@ describe('browser: the console', function () {
     assert.deepEqual([pause.resume_action, pause.comments], ['APPROVE', 'looks right']);
     await card.waitFor({ state: 'detached' });
     assert.ok(page.url().startsWith(`${origin}/console/approvals`));
+    assertNoProblems(stack.browser);
+  });
+
+  it('the inbox: override with data, a pause named for someone else only to read, and a run’s pause history', async () => {
+    const twoGates = {
+      nodes: [
+        input(),
+        n('first', 'HumanInterventionNode', { message: 'first gate' }),
+        n('second', 'HumanInterventionNode', { message: 'second gate' }),
+        n('out', 'OutputNode', { output_map: { x: 'second.first.in.x' } }),
+      ],
+      links: [l('in', 'first'), l('first', 'second'), l('second', 'out')],
+    };
+    const named = {
+      nodes: [
+        input(),
+        n('gate', 'HumanInterventionNode', { message: 'only the builder', approvers: { users: [builderId] } }),
+        n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
+      ],
+      links: [l('in', 'gate'), l('gate', 'out')],
+    };
+    const two = (await admin.post('/wf/', { name: 'console two gates', definition: twoGates })).body;
+    const forBill = (await admin.post('/wf/', { name: 'console named approver', definition: named })).body;
+    const run = (await admin.post(`/wf/${two.id}/start_run/`, { initial_inputs: { in: { x: 'original' } } })).body;
+    const billsRun = (await admin.post(`/wf/${forBill.id}/start_run/`, { initial_inputs: { in: { x: 'b' } } })).body;
+    await waitForRun(admin, run.id, (r) => r.status === 'PAUSED');
+    await waitForRun(admin, billsRun.id, (r) => r.status === 'PAUSED');
+    const first = await admin.post(`/wf/process_pause_action/${run.id}/`, {
+      action: 'APPROVE',
+      user_id: 'admin',
+      inputs: {},
+      comments: 'first is fine',
+    });
+    assert.equal(first.status, 200, first.text);
+    await waitForRun(
+      admin,
+      run.id,
+      (r) =>
+        r.status === 'PAUSED' &&
+        (r as { tasks?: Array<{ node_id: string; status: string }> }).tasks?.some(
+          (t) => t.node_id === 'second' && t.status === 'PAUSED',
+        ) === true,
+    );
+
+    const { page } = stack;
+    await signIn(stack, OPERATOR, '/console/approvals');
+    const mine = page.locator(`article[data-run="${run.id}"]`);
+    await mine.waitFor();
+    const bills = page.locator(`article[data-run="${billsRun.id}"]`);
+    assert.equal(
+      await bills.getByRole('button').count(),
+      0,
+      'a pause named for the builder offers the operator nothing',
+    );
+    assert.match(await page.getByRole('heading', { name: /Waiting for someone else/ }).innerText(), /\(\d+\)/);
+    await mine.getByText(`Pause history of run ${run.id}`).click();
+    await mine.getByText(/first gate at node first.*APPROVE by .* \(first is fine\)/).waitFor();
+    assert.deepEqual(await seriousAccessibilityProblems(stack), []);
+
+    await mine.getByLabel('Data').fill('{"first": {"in": {"x": "overridden"}}}');
+    await mine.getByRole('button', { name: 'Override' }).click();
+    const ended = await waitForRun(admin, run.id, (r) => r.status === 'COMPLETED', 60_000);
+    assert.deepEqual(ended.outputs?.out, { x: 'overridden' });
+
+    await signIn(stack, BUILDER, '/console/approvals');
+    await page.locator(`article[data-run="${billsRun.id}"]`).getByRole('button', { name: 'Approve' }).waitFor();
     assertNoProblems(stack.browser);
   });
 

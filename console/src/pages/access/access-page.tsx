@@ -1,11 +1,11 @@
-import { useApi } from '../loading';
-import { BASE, follow } from '../navigation';
-import { useCan } from '../session';
-import { AuditSection } from './access/audit';
-import { KeysSection } from './access/keys';
-import type { User, Workspace } from './access/types';
-import { UsersSection } from './access/users';
-import { WorkspacesSection } from './access/workspaces';
+import { useApi } from '../../loading';
+import { BASE, follow } from '../../navigation';
+import { useCan } from '../../session';
+import { AuditSection } from './audit';
+import { KeysSection } from './keys';
+import type { User, Workspace } from './types';
+import { UsersSection } from './users';
+import { WorkspacesSection } from './workspaces';
 
 /**
  * Who may do what: users, API keys, workspaces and their members, and the audit trail. Its

@@ -1,103 +1,39 @@
-import { useContext, useState } from 'preact/hooks';
-import { api } from '../api';
-import { Status, useAction, useApi } from '../loading';
-import { when } from '../format';
-import { BASE, follow } from '../navigation';
-import { MeContext, useCan } from '../session';
-import type { Run } from '../types';
+import { useContext } from 'preact/hooks';
+import { Status, useApi } from '../../loading';
+import { MeContext } from '../../session';
+import { PauseCard } from './pause-card';
+import { type Paused, mayDecide } from './paused';
 
-/** GET /api/wf/paused_workflows/, the fields the inbox shows. */
-interface Paused {
-  run: Run;
-  current_pause: {
-    id: string;
-    node_id: string;
-    pause_message: string | null;
-    pause_time: string;
-    input_data: Record<string, unknown> | null;
-    decisions: Array<{
-      user_id: string;
-      username: string | null;
-      action: string;
-      time: string;
-      comments: string | null;
-    }>;
-  };
-  workflow: { name: string };
-}
-
-const ACTIONS = [
-  ['APPROVE', 'Approve'],
-  ['DECLINE', 'Decline'],
-] as const;
-
-/** The pauses waiting for a person, with what the paused node was given; approve or decline, with a comment. */
+/**
+ * The pauses waiting for a person: first those the signed-in user may decide (approve, override or
+ * decline), then those waiting for someone else, to read.
+ */
 export function ApprovalsPage() {
-  const { data: paused, error, reload } = useApi<Paused[]>('/wf/paused_workflows/');
-  const action = useAction();
-  const [comments, setComments] = useState<Record<string, string>>({});
+  const { data: paused, error, reload } = useApi<Paused[]>('/wf/paused_workflows/?page_size=100');
   const me = useContext(MeContext);
-  const canDecide = useCan('pause.decide');
-
-  const decide = (item: Paused, decision: string) =>
-    action.act(async () => {
-      await api(`/wf/process_pause_action/${encodeURIComponent(item.run.id)}/`, {
-        method: 'POST',
-        body: {
-          inputs: {},
-          user_id: me?.username ?? 'console',
-          action: decision,
-          comments: comments[item.run.id] || null,
-        },
-      });
-      await reload();
-    });
-
+  const mine = paused?.filter((p) => mayDecide(p, me)) ?? [];
+  const others = paused?.filter((p) => !mayDecide(p, me)) ?? [];
   return (
     <section aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
-      <Status error={error ?? action.error} loading={paused === null} />
-      {paused?.length === 0 && <p>Nothing waits for a person.</p>}
-      {paused?.map((item) => (
-        <article class="pause" data-run={item.run.id} aria-labelledby={`pause-${item.run.id}`}>
-          <h2 id={`pause-${item.run.id}`}>{item.current_pause.pause_message ?? 'A run waits for a decision'}</h2>
-          <p>
-            {item.workflow.name} ·{' '}
-            <a href={`${BASE}/runs/${item.run.id}`} onClick={(event) => follow(event, `/runs/${item.run.id}`)}>
-              run {item.run.id}
-            </a>{' '}
-            · node {item.current_pause.node_id} · paused {when(item.current_pause.pause_time)}
-          </p>
-          <pre class="json">{JSON.stringify(item.current_pause.input_data ?? {}, null, 2)}</pre>
-          {item.current_pause.decisions.length > 0 && (
-            <ul class="decisions">
-              {item.current_pause.decisions.map((d) => (
-                <li>
-                  {d.username ?? d.user_id}: {d.action} at {when(d.time)}
-                  {d.comments ? ` (${d.comments})` : ''}
-                </li>
+      <Status error={error} loading={paused === null} />
+      {paused && (
+        <>
+          <h2 class="inbox-part">Waiting for you ({mine.length})</h2>
+          {mine.length === 0 && <p>Nothing waits for your decision.</p>}
+          {mine.map((item) => (
+            <PauseCard item={item} canDecide onDecided={reload} />
+          ))}
+          {others.length > 0 && (
+            <>
+              <h2 class="inbox-part">Waiting for someone else ({others.length})</h2>
+              {others.map((item) => (
+                <PauseCard item={item} canDecide={false} onDecided={reload} />
               ))}
-            </ul>
+            </>
           )}
-          {canDecide && (
-            <div class="actions">
-              <label>
-                Comment
-                <input
-                  name="comments"
-                  value={comments[item.run.id] ?? ''}
-                  onInput={(e) => setComments({ ...comments, [item.run.id]: e.currentTarget.value })}
-                />
-              </label>
-              {ACTIONS.map(([decision, label]) => (
-                <button type="button" disabled={action.busy} onClick={() => void decide(item, decision)}>
-                  {label}
-                </button>
-              ))}
-            </div>
-          )}
-        </article>
-      ))}
+        </>
+      )}
     </section>
   );
 }
