@@ -170,7 +170,10 @@ async function failedAttemptsRecorded<T>(
     await attempts.record(runId, node.id, {
       attempt: attempt - 1,
       start_time: null,
-      end_time: new Date(currentAttemptScheduledTimestampMs).toISOString(),
+      // When this attempt was scheduled, the lost one had ended (now, should a local activity's info lack it).
+      end_time: new Date(
+        Number.isFinite(currentAttemptScheduledTimestampMs) ? currentAttemptScheduledTimestampMs : Date.now(),
+      ).toISOString(),
       error: 'The worker running it was lost',
     });
   const startTime = new Date().toISOString();
