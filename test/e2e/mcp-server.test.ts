@@ -177,7 +177,7 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
     }
   });
 
-  it('progress notifications, as the client receives them, report strictly more each time and come at least ~450 ms apart', async () => {
+  it('progress notifications, as the client receives them, report strictly more each time, one per 500 ms at most', async () => {
     await publishedWorkflow(http, 'greet_staggered', staggeredSleepers());
     const mcp = await connect();
     try {
@@ -185,15 +185,16 @@ describe("e2e: Spur's MCP server lists published workflows as tools and runs the
       assert.deepEqual(result.structuredContent, { greeting: 'Ada' });
       // form first, the sleepers a second or more later: at least two notifications while the call waits.
       assert.ok(progress.length >= 2, JSON.stringify(progress));
-      for (let i = 1; i < progress.length; i++) {
+      for (let i = 1; i < progress.length; i++)
         assert.ok(progress[i]!.progress > progress[i - 1]!.progress, `strictly more: ${JSON.stringify(progress)}`);
-        const gap = receivedAt[i]! - receivedAt[i - 1]!;
-        // The server reads the run 500 ms after its last read; 50 ms of slack for delivery.
-        assert.ok(
-          gap >= 450,
-          `notification ${i} came ${gap.toFixed(0)} ms after the one before: ${JSON.stringify(progress)}`,
-        );
-      }
+      // The server reads the run 500 ms after its last read, so n notifications are sent over at least
+      // (n - 1) × 500 ms. Their arrival can shift by delivery alone: one gap may look shorter, the
+      // span from the first to the last only by the first's and last's delays (150 ms of slack).
+      const span = receivedAt[receivedAt.length - 1]! - receivedAt[0]!;
+      assert.ok(
+        span >= (progress.length - 1) * 500 - 150,
+        `${progress.length} notifications over ${span.toFixed(0)} ms: ${JSON.stringify(progress)}`,
+      );
     } finally {
       await mcp.close();
     }
