@@ -418,6 +418,13 @@ describe('browser: the console', function () {
     await edit.getByLabel('Name').fill('renamed in the console');
     await edit.getByRole('button', { name: 'Save trigger' }).click();
     await page.getByRole('heading', { name: 'renamed in the console' }).waitFor();
+    // A name is text on the page, whatever markup it holds.
+    const hostile = '<img src=x onerror="globalThis.__pwned=1">';
+    const marked = (await admin.post(`/wf/${wf.id}/triggers/`, { name: hostile })).body;
+    await page.reload();
+    await page.getByRole('heading', { name: hostile }).waitFor();
+    assert.equal(await page.locator(`article[data-trigger="${marked.id}"] img`).count(), 0);
+    assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
     const saved = (await admin.get(`/triggers/${made.id}/`)).body;
     assert.deepEqual(
       [saved.name, saved.url, saved.input_mapping],
