@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { hashApiKey } from '../../src/http/api-keys';
 import { bearer, makeUser } from '../support/access';
+import { gated } from '../support/approvals';
 import { waitForRun } from '../support/engine';
+import { until } from '../support/exec-log';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { seriousAccessibilityProblems, signIn } from '../support/console';
@@ -21,14 +23,6 @@ const ADMIN = { username: 'ada-admin', password: 'an admin password' };
 const straight = {
   nodes: [input(), n('out', 'OutputNode', { output_map: { x: 'in.x' } })],
   links: [l('in', 'out')],
-};
-const gated = {
-  nodes: [
-    input(),
-    n('gate', 'HumanInterventionNode', { message: 'ok?' }),
-    n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
-  ],
-  links: [l('in', 'gate'), l('gate', 'out')],
 };
 
 describe('browser: the console', function () {
@@ -53,7 +47,7 @@ describe('browser: the console', function () {
     done = (await admin.post(`/wf/${wf.id}/run/`, { initial_inputs: { in: { x: 'hello' } } })).body;
     const [listed] = (await admin.get(`/wf/${wf.id}/runs/`)).body;
     done = listed;
-    const gw = (await admin.post('/wf/', { name: 'console gated', definition: gated })).body;
+    const gw = (await admin.post('/wf/', { name: 'console gated', definition: gated({}, 'ok?') })).body;
     paused = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'wait' } } })).body;
     await waitForRun(admin, paused.id, (r) => r.status === 'PAUSED');
   });
@@ -143,7 +137,7 @@ describe('browser: the console', function () {
   });
 
   it('the approvals inbox shows a pause with its input; approve with a comment resumes the run, as the API reports', async () => {
-    const gw = (await admin.post('/wf/', { name: 'console gated inbox', definition: gated })).body;
+    const gw = (await admin.post('/wf/', { name: 'console gated inbox', definition: gated({}, 'ok?') })).body;
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'needs a yes' } } })).body;
     await waitForRun(admin, open.id, (r) => r.status === 'PAUSED');
     const { page, origin } = stack;
@@ -286,7 +280,7 @@ describe('browser: the console', function () {
   });
 
   it('bulk: two of three paused runs selected and cancelled; the API reports those two CANCELED and the third still PAUSED', async () => {
-    const gw = (await admin.post('/wf/', { name: 'console bulk', definition: gated })).body;
+    const gw = (await admin.post('/wf/', { name: 'console bulk', definition: gated({}, 'ok?') })).body;
     const runs: string[] = [];
     for (const x of ['b1', 'b2', 'b3']) {
       const started = await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x } } });
@@ -358,15 +352,13 @@ describe('browser: the console', function () {
     await backfill.getByLabel('To').fill(to);
     await backfill.getByRole('button', { name: 'Backfill' }).click();
     await backfill.getByRole('status').waitFor();
-    const deadline = Date.now() + 90_000;
-    let done: Array<{ status: string; trigger: { scheduled_time?: string } | null }> = [];
-    while (Date.now() < deadline) {
-      done = ((await admin.get(`/wf/${wf.id}/runs/?page_size=100`)).body as typeof done).filter(
+    type Scheduled = { status: string; trigger: { scheduled_time?: string } | null };
+    const completed = async () =>
+      ((await admin.get(`/wf/${wf.id}/runs/?page_size=100`)).body as Scheduled[]).filter(
         (r) => r.status === 'COMPLETED',
       );
-      if (done.length >= fires.length) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await until('the backfilled runs to complete', async () => (await completed()).length >= fires.length, 90_000);
+    const done = await completed();
     assert.deepEqual(done.map((r) => r.trigger?.scheduled_time).sort(), fires);
     await admin.delete(`/schedules/${made.id}/`);
     assertNoProblems(stack.browser);
@@ -451,23 +443,21 @@ describe('browser: the console', function () {
       ((await admin.get('/limits/')).body as Array<{ key: string; breaker_state?: { state: string } }>).find(
         (l) => l.key === 'openai',
       )?.breaker_state?.state ?? 'closed';
-    const until = async (state: string) => {
-      const deadline = Date.now() + 30_000;
-      while ((await breakerState()) !== state && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 250));
+    const reaches = async (state: string) => {
+      await until(`the breaker to be ${state}`, async () => (await breakerState()) === state, 30_000);
       assert.equal(await breakerState(), state);
     };
     await limit.getByRole('button', { name: 'Open breaker of openai' }).click();
-    await until('open');
+    await reaches('open');
     await page.reload();
     await limit.getByRole('button', { name: 'Close breaker of openai' }).click();
-    await until('closed');
+    await reaches('closed');
     assert.equal((await admin.put('/limits/', [])).status, 200);
     assertNoProblems(stack.browser);
   });
 
   it('a viewer sees the runs and a run, and no cancel or rerun', async () => {
-    const gw = (await admin.post('/wf/', { name: 'console gated 2', definition: gated })).body;
+    const gw = (await admin.post('/wf/', { name: 'console gated 2', definition: gated({}, 'ok?') })).body;
     const open = (await admin.post(`/wf/${gw.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } })).body;
     await waitForRun(admin, open.id, (r) => r.status === 'PAUSED');
     const { page, origin } = stack;

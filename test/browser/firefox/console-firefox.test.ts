@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { hashApiKey } from '../../../src/http/api-keys';
 import { bearer, makeUser } from '../../support/access';
+import { gated } from '../../support/approvals';
 import { type Engine, startEngine, waitForRun } from '../../support/engine';
+import { until } from '../../support/exec-log';
 import { input, l, n } from '../../support/graphs';
 import { client } from '../../support/http';
 import { settingsReachWorkers } from '../../support/settings';
@@ -15,15 +17,6 @@ import { fakeProviderSettings } from '../../support/llm-engine';
 const FIREFOX = process.env.SPUR_FIREFOX || '/usr/bin/firefox-esr';
 const ADMIN_KEY = 'spur_console-firefox-admin-key-0123456789';
 const OPERATOR = { username: 'fiona-operator', password: 'an operator password' };
-
-const gated = {
-  nodes: [
-    input(),
-    n('gate', 'HumanInterventionNode', { message: 'ok?' }),
-    n('out', 'OutputNode', { output_map: { x: 'gate.in.x' } }),
-  ],
-  links: [l('in', 'gate'), l('gate', 'out')],
-};
 
 describe('browser: the console in Firefox, by keyboard', function () {
   this.timeout(240_000);
@@ -63,7 +56,7 @@ describe('browser: the console in Firefox, by keyboard', function () {
   }
 
   it('signs in, lists a run and opens its page with a timeline, by keyboard', async () => {
-    const wf = (await admin.post('/wf/', { name: 'firefox gated', definition: gated })).body;
+    const wf = (await admin.post('/wf/', { name: 'firefox gated', definition: gated({}, 'ok?') })).body;
     const run = (await admin.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'firefox' } } })).body;
     await waitForRun(admin, run.id, (r) => r.status === 'PAUSED');
 
@@ -84,7 +77,7 @@ describe('browser: the console in Firefox, by keyboard', function () {
   });
 
   it('approves a pause with a comment from the inbox, by keyboard; the API reports the decision', async () => {
-    const wf = (await admin.post('/wf/', { name: 'firefox inbox', definition: gated })).body;
+    const wf = (await admin.post('/wf/', { name: 'firefox inbox', definition: gated({}, 'ok?') })).body;
     const run = (await admin.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { in: { x: 'decide me' } } })).body;
     await waitForRun(admin, run.id, (r) => r.status === 'PAUSED');
     await page.goto(`${origin}/console/approvals`);
@@ -102,7 +95,7 @@ describe('browser: the console in Firefox, by keyboard', function () {
   });
 
   it('pauses a schedule by keyboard, and draws the usage chart of a model call', async () => {
-    const wf = (await admin.post('/wf/', { name: 'firefox schedule', definition: gated })).body;
+    const wf = (await admin.post('/wf/', { name: 'firefox schedule', definition: gated({}, 'ok?') })).body;
     const schedule = (
       await admin.post(`/wf/${wf.id}/schedules/`, { interval_seconds: 3600, initial_inputs: { in: { x: 's' } } })
     ).body;
@@ -111,9 +104,11 @@ describe('browser: the console in Firefox, by keyboard', function () {
     await tabTo(`tr[data-schedule="${schedule.id}"] button`);
     assert.equal(await focusedText(), `Pause ${schedule.id}`);
     await page.keyboard.press('Enter');
-    const deadline = Date.now() + 30_000;
-    while (!(await admin.get(`/schedules/${schedule.id}/`)).body.paused && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(
+      'the schedule to pause',
+      async () => (await admin.get(`/schedules/${schedule.id}/`)).body.paused,
+      30_000,
+    );
     assert.equal((await admin.get(`/schedules/${schedule.id}/`)).body.paused, true);
     await admin.delete(`/schedules/${schedule.id}/`);
 
