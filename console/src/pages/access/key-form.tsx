@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api';
 import { RoleSelect } from './role-select';
+import { UserSelect } from './user-select';
 import type { NewKey, User, Workspace } from './types';
 
 /**
@@ -59,14 +60,7 @@ export function NewKeyForm({
       </label>
       <label>
         For user
-        <select name="user_id" value={userId} onChange={(e) => setUserId(e.currentTarget.value)}>
-          <option value="">me</option>
-          {users.map((u) => (
-            <option value={u.id}>
-              {u.username} ({u.id})
-            </option>
-          ))}
-        </select>
+        <UserSelect users={users} value={userId} none="me" onChange={setUserId} />
       </label>
       <label>
         Key role

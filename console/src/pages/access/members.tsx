@@ -3,6 +3,7 @@ import { api } from '../../api';
 import { Status, useAction, useApi } from '../../loading';
 import { useCan } from '../../session';
 import { TableHead } from '../../table-head';
+import { UserSelect } from './user-select';
 import { ConfirmButton } from '../../confirm-button';
 import { countOf } from './count';
 import { RoleSelect } from './role-select';
@@ -47,14 +48,7 @@ export function MembersPanel({ workspace, users }: { workspace: Workspace; users
         >
           <label>
             User
-            <select name="user_id" required value={userId} onChange={(e) => setUserId(e.currentTarget.value)}>
-              <option value="">pick a user</option>
-              {users.map((u) => (
-                <option value={u.id}>
-                  {u.username} ({u.id})
-                </option>
-              ))}
-            </select>
+            <UserSelect users={users} value={userId} none="pick a user" required onChange={setUserId} />
           </label>
           <label>
             Role in {workspace.name}
