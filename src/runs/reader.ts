@@ -46,7 +46,6 @@ export function createRunReader(models: Models, runs: RunRepository, versionById
         tasks[i] ?? [],
         versions.get(r.workflow_version_id ?? '') ?? null,
         batches[i] ?? null,
-        undefined,
         attempts.get(r._id),
       ),
     );

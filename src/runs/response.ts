@@ -51,8 +51,8 @@ export function toRunResponse(
   tasks: TaskRecord[],
   version: WorkflowVersionDoc | null,
   providerBatches: ProviderBatchView[] | null = null,
-  now = new Date(),
   failedAttempts: ReadonlyMap<string, FailedAttempt[]> = new Map(),
+  now = new Date(),
 ): RunResponse {
   const end = run.end_time ?? null;
   const completed = tasks.filter((t) => t.status === 'COMPLETED').length;
