@@ -8,6 +8,7 @@ import type {
   GraphNode,
   NodeOutput,
   RunDefinition,
+  StartSave,
   TaskRecord,
 } from '../engine/run-contract';
 import type { RunStatus } from '../engine/statuses';
@@ -82,6 +83,8 @@ export interface RunResume {
   firstFailure: string | null;
   declined: string | null;
   shown: RunStatus;
+  /** The label of the last save that wrote the tasks (absent in runs continued before labels). */
+  tasksWriter?: string | null;
 }
 
 export interface SpurRunResult {
@@ -118,6 +121,8 @@ export interface ExecuteNodeInput {
   unlimitedOnly?: true;
   /** Set in a dry run: a node that would act sends nothing and hands on a stub (dry-run-guard.ts). */
   dryRun?: DryRun;
+  /** The node shown RUNNING by this activity, first thing (run-keeper.ts, beforeSlowNode). */
+  startSave?: StartSave;
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult & SlotsReturned>;

@@ -7,6 +7,7 @@ import {
   type ExecuteNodeResult,
   type GraphNode,
   type ModelFailure,
+  type StartSave,
   type TokenUsage,
   addUsage,
 } from './run-contract';
@@ -100,7 +101,7 @@ type NodeCallResult = Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage' |
 
 /** The calls of a place that runs nodes (a walker's executor), as fallbacks wrap them. */
 export interface ModelCalls {
-  execute(node: GraphNode, input: Record<string, unknown>): Promise<NodeCallResult>;
+  execute(node: GraphNode, input: Record<string, unknown>, startSave?: StartSave): Promise<NodeCallResult>;
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
   providerFailure?(err: unknown): ProviderFailureKind | undefined;
   isCancellation(err: unknown): boolean;
@@ -125,11 +126,17 @@ export function withFallbackModels(calls: ModelCalls, failureMessage: (err: unkn
     return { ...answer.result, ...(usage ? { usage } : {}) };
   };
   return {
-    execute(node: GraphNode, input: Record<string, unknown>): Promise<FallbackResult> {
-      if (modelChain(node).length <= 1) return calls.execute(node, input);
+    execute(node: GraphNode, input: Record<string, unknown>, startSave?: StartSave): Promise<FallbackResult> {
+      if (modelChain(node).length <= 1) return calls.execute(node, input, startSave);
+      // The node is shown RUNNING by its first model's call only.
+      let start = startSave;
       return tryModels(
         node,
-        tries((n) => calls.execute(n, input)),
+        tries((n) => {
+          const first = start;
+          start = undefined;
+          return calls.execute(n, input, first);
+        }),
       ).then((answer) => ({
         ...spent(answer),
         ...(answer.model ? { model: answer.model } : {}),
