@@ -62,6 +62,10 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
 
   const outboundFetch: OutboundFetch = async (input, init) => {
     const request = new Request(input, init);
+    // The caller's own signal, not the copy on `request`: that copy follows the caller's through a
+    // weak reference, so once `request` is collected (the answer is being read by then) an abort
+    // no longer reaches the connection, and a cancelled call goes on reading.
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     let body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
     let url = new URL(request.url);
     let method = request.method;
@@ -70,7 +74,7 @@ export function createOutboundFetch(policy: OutboundPolicy, resolve: Resolver = 
       checkUrl(url, policy.allowPrivate || allowHosts.has(hostPort(url)));
       const answer = await send(
         url,
-        { method, headers, agent: agentFor(url), signal: request.signal, timeout: policy.idleTimeoutMs },
+        { method, headers, agent: agentFor(url), ...(signal ? { signal } : {}), timeout: policy.idleTimeoutMs },
         body,
       );
       const location = answer.headers.location;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { loadConfig } from '../../src/config/load-config';
 import { OutboundLimitError } from '../../src/outbound/errors';
 import { createOutboundFetch } from '../../src/outbound/outbound-fetch';
@@ -135,5 +137,32 @@ describe('security: the outbound client', function () {
     const { bytes, error } = await readAll(res);
     assert.equal(bytes, '{"a": '.length);
     assert.match(String((error as Error).message), idle);
+  });
+
+  it("stops reading an answer as soon as the caller's signal aborts, even after a garbage collection in between", async () => {
+    // A streamed answer that keeps coming (a byte a second), as a model's reply held by its provider.
+    const trickling = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write(': held\n\n'), 1000);
+      res.on('close', () => clearInterval(timer));
+    });
+    listeners.push(trickling);
+    const caller = new AbortController();
+    const res = await fetch(trickling.url, { signal: caller.signal });
+    assert.equal(res.status, 200);
+    const reading = readAll(res);
+    // A run's cancel comes seconds later, after the heap has been collected at least once.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gc();
+    caller.abort(new Error('the run was cancelled'));
+    const outcome = await Promise.race([
+      reading,
+      new Promise<'still reading'>((resolve) => setTimeout(() => resolve('still reading'), 3000)),
+    ]);
+    assert.notEqual(outcome, 'still reading', 'the read ended');
+    assert.ok(outcome !== 'still reading' && outcome.error, 'with an error');
   });
 });
