@@ -115,8 +115,8 @@ export interface ExecuteNodeInput {
   /** Set under a fleet-wide limit: the slots this attempt holds (limit-contract.ts). */
   slots?: HeldSlots;
   /**
-   * Set on a short model call run as a local activity, which asks no limit for a slot: it fails at
-   * once with ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
+   * Set on a model call made without asking any limit for a slot first: it fails at once with
+   * ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
    */
   unlimitedOnly?: true;
   /** Set in a dry run: a node that would act sends nothing and hands on a stub (dry-run-guard.ts). */

@@ -85,13 +85,13 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const first = start;
         start = {};
         const activityInput = { runId, node, input, ...traced, ...dry, ...first, ...(budget ? { budget } : {}) };
-        if (short) {
-          // No limit on its model (the activity checks): one local activity, no slot to ask for.
-          try {
-            return await localNodeActivity(node, short)({ ...activityInput, unlimitedOnly: true });
-          } catch (err) {
-            if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
-          }
+        // No limit on its model (the activity checks, from memory): the call as is, no slot to ask
+        // for; a short call as a local activity. Under a limit it fails at once, sending nothing.
+        try {
+          const unlimited = short ? localNodeActivity(node, short) : nodeActivity(node);
+          return await unlimited({ ...activityInput, unlimitedOnly: true });
+        } catch (err) {
+          if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
         }
         return slots.call(node, model, tokenEstimate(node, input), {
           once: (slots) => nodeActivity(node, 'once')({ ...activityInput, slots }),

@@ -134,6 +134,24 @@ describe('e2e: a run event stream whose head lives on the run document', functio
     );
   });
 
+  it('start saves of two nodes one after the other both land: the second follows the first', async () => {
+    const runId = await newRun();
+    await projection().save(firstSave(runId));
+    await projection().saveStart(startOfB(runId, 'w:1'));
+    await projection().saveStart({
+      progress: {
+        runId,
+        tasks: {
+          records: [task('COMPLETED'), task('COMPLETED', 'b'), task('RUNNING', 'c')],
+          first: false,
+          writer: 'w:3',
+        },
+      },
+      after: 'w:2',
+    });
+    assert.deepEqual(await tasksOf(runId), ['a COMPLETED', 'b COMPLETED', 'c RUNNING']);
+  });
+
   it('a start save that comes after a later save of the workflow changes nothing', async () => {
     const runId = await newRun();
     await projection().save(firstSave(runId));

@@ -208,7 +208,8 @@ export function createRunProjection(models: Models, events: RunEvents) {
       const current = await readForSave(p.runId);
       if (!current || isFinalStatus(current.status)) return;
       if (p.tasks) {
-        const doc = { tasks: toJsonText(p.tasks.records), updated_at: new Date(), writer: `${after ?? 'none'}+start` };
+        // Labelled as the workflow labelled it: the next node's start save follows this one.
+        const doc = { tasks: toJsonText(p.tasks.records), updated_at: new Date(), writer: p.tasks.writer };
         if (after === null) {
           try {
             await RunTasks.create({ _id: p.runId, ...doc });
