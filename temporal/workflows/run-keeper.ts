@@ -52,6 +52,8 @@ export class RunKeeper {
   /** How many saves of this execution wrote tasks, and the label of the last (ProgressSave.tasks.writer). */
   private tasksWrites = 0;
   private lastWriter: string | null = null;
+  /** The run's status went out with a start save, which may have written nothing: the next save says it again. */
+  private statusUnsure = false;
   /**
    * The first save that failed for good (ProjectionRejected: its record already says FAILED).
    * Later saves still run: one failed save must not leave the chain rejected for every save after it.
@@ -166,7 +168,10 @@ export class RunKeeper {
     const quiet = this.writing === 0 && this.pauses.openCount === 0 && this.pauses.unsavedCount === 0;
     if (byActivity && quiet) {
       const after = this.lastWriter;
-      return { progress: this.progress(), after };
+      const progress = this.progress();
+      // A start save can lose to a save of ours (it then writes nothing): that save says the status again.
+      if (progress.run) this.statusUnsure = true;
+      return { progress, after };
     }
     await this.save();
     return undefined;
@@ -227,20 +232,22 @@ export class RunKeeper {
     }
     if (runChanged) this.show(status);
     const message = final ? final.message : this.firstFailure;
-    const run = runChanged
-      ? {
-          status,
-          message,
-          ...(final
-            ? {
-                final: {
-                  outputsByTitle: final.outputsByTitle,
-                  ...(final.outputsById ? { outputsById: final.outputsById } : {}),
-                },
-              }
-            : {}),
-        }
-      : undefined;
+    const run =
+      runChanged || this.statusUnsure
+        ? {
+            status,
+            message,
+            ...(final
+              ? {
+                  final: {
+                    outputsByTitle: final.outputsByTitle,
+                    ...(final.outputsById ? { outputsById: final.outputsById } : {}),
+                  },
+                }
+              : {}),
+          }
+        : undefined;
+    this.statusUnsure = false;
     return { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
   }
 
