@@ -8,7 +8,6 @@ import type {
   GraphNode,
   NodeOutput,
   RunDefinition,
-  StartSave,
   TaskRecord,
 } from '../engine/run-contract';
 import type { RunStatus } from '../engine/statuses';
@@ -83,8 +82,6 @@ export interface RunResume {
   firstFailure: string | null;
   declined: string | null;
   shown: RunStatus;
-  /** The label of the last save that wrote the tasks (absent in runs continued before labels). */
-  tasksWriter?: string | null;
 }
 
 export interface SpurRunResult {
@@ -115,14 +112,12 @@ export interface ExecuteNodeInput {
   /** Set under a fleet-wide limit: the slots this attempt holds (limit-contract.ts). */
   slots?: HeldSlots;
   /**
-   * Set on a model call made without asking any limit for a slot first: it fails at once with
-   * ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
+   * Set on a short model call run as a local activity, which asks no limit for a slot: it fails at
+   * once with ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
    */
   unlimitedOnly?: true;
   /** Set in a dry run: a node that would act sends nothing and hands on a stub (dry-run-guard.ts). */
   dryRun?: DryRun;
-  /** The node shown RUNNING by this activity, first thing (run-keeper.ts, beforeSlowNode). */
-  startSave?: StartSave;
 }
 
 export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult & SlotsReturned>;

@@ -109,27 +109,6 @@ export function createUsageLedger(models: Models) {
   const { UsageRecord, UsageRollup } = models;
   const written = new Set<string>();
 
-  /** Inserts the records; those whose `_id` was taken already are handed back. */
-  async function insertedOrTaken<T extends { _id: string }>(docs: T[]): Promise<T[]> {
-    try {
-      await UsageRecord.insertMany(docs, { ordered: false });
-      return [];
-    } catch (err) {
-      const writeErrors = (err as { writeErrors?: Array<{ index?: number; err?: { index?: number } }> }).writeErrors;
-      if (!Array.isArray(writeErrors) || writeErrors.length === 0) {
-        if (isDuplicateKeyError(err) && docs.length === 1) return docs;
-        throw err;
-      }
-      const taken: T[] = [];
-      for (const e of writeErrors) {
-        const index = e.index ?? e.err?.index;
-        if (!isDuplicateKeyError(e.err ?? e) || index === undefined) throw err;
-        taken.push(docs[index] as T);
-      }
-      return taken;
-    }
-  }
-
   return {
     async record(
       runs: readonly { runId: string; workflowId: string; apiKey: string; tasks: readonly TaskRecord[] }[],
@@ -154,14 +133,10 @@ export function createUsageLedger(models: Models) {
       );
       const fresh = docs.filter((d) => !written.has(writtenKey(d)));
       if (fresh.length === 0) return;
-      // Inserts, FerretDB's cheap write; a record already there (a retried save, another worker) is
-      // replaced instead, so it holds these figures whatever an earlier write held.
-      const taken = await insertedOrTaken(fresh);
-      if (taken.length > 0)
-        await UsageRecord.bulkWrite(
-          taken.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
-          { ordered: false },
-        );
+      await UsageRecord.bulkWrite(
+        fresh.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
+        { ordered: false },
+      );
       if (written.size > WRITTEN_LIMIT) written.clear();
       for (const d of fresh) written.add(writtenKey(d));
     },

@@ -7,7 +7,6 @@ import {
   type ExecuteNodeResult,
   type GraphNode,
   type NodeOutput,
-  type StartSave,
   type TaskWrite,
 } from './run-contract';
 import { UPSTREAM_FAILURE } from './statuses';
@@ -33,15 +32,8 @@ export interface RunnerHooks {
   /** A top-level node's task changed (kept in memory, saved by the keeper). */
   recordTask(write: TaskWrite): void;
   onNodeFailed(node: GraphNode, error: string): void;
-  /**
-   * A slow (non-pure) top-level node is about to start / has ended. `byActivity`: the node is one
-   * activity call, which may show it RUNNING itself (the StartSave returned, handed to that call).
-   */
-  beforeSlowNode?(
-    node: GraphNode,
-    input: Record<string, unknown>,
-    byActivity?: boolean,
-  ): Promise<StartSave | undefined>;
+  /** A slow (non-pure) top-level node is about to start / has ended. */
+  beforeSlowNode?(node: GraphNode, input: Record<string, unknown>): Promise<void>;
   afterSlowNode?(node: GraphNode): void;
   /** A HumanInterventionNode was reached: wait for a human; the returned state is the node's. */
   pause?(node: GraphNode, input: Record<string, unknown>): Promise<NodeState>;
@@ -67,7 +59,6 @@ export interface NodeExecutor {
   execute(
     node: GraphNode,
     input: Record<string, unknown>,
-    startSave?: StartSave,
   ): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'> & { endTime?: string }>;
   /** One model call of an AgentNode; without it agents run as a single node (and fail as not executable). */
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
@@ -180,10 +171,9 @@ export class GraphWalker {
       const region = pureRegionFrom(level, id, states, new Set(options.inputOverrides?.keys()));
       if (region) return this.runRegion(executeRegion, node, region, decision.input, record, states);
     }
-    const composite = node.node_type === ENGINE_NODE_TYPES.agent || node.node_type === ENGINE_NODE_TYPES.bestOfN;
-    const startSave = slow ? await this.hooks.beforeSlowNode?.(node, decision.input, !composite) : undefined;
+    if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
-      const result = await this.executeOne(level, node, decision.input, startSave);
+      const result = await this.executeOne(level, node, decision.input);
       if (slow) this.hooks.afterSlowNode?.(node);
       this.settle(node, result.state, record, { inputs: decision.input, ...result.extra }, states);
     } catch (err) {
@@ -233,7 +223,6 @@ export class GraphWalker {
     level: GraphLevel,
     node: GraphNode,
     input: Record<string, unknown>,
-    startSave?: StartSave,
   ): Promise<{ state: NodeState; extra: Partial<TaskWrite> }> {
     let composite: CompositeResult | undefined;
     if (node.node_type === ENGINE_NODE_TYPES.agent && this.executor.agentStep) {
@@ -247,11 +236,7 @@ export class GraphWalker {
         extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
       };
     }
-    const { output, startTime, endTime, usage, model, modelFailures, dryRun } = await this.calls.execute(
-      node,
-      input,
-      startSave,
-    );
+    const { output, startTime, endTime, usage, model, modelFailures, dryRun } = await this.calls.execute(node, input);
     const answered = model ?? modelOf(node);
     return {
       state: { status: 'COMPLETED', output },

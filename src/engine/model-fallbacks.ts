@@ -7,7 +7,6 @@ import {
   type ExecuteNodeResult,
   type GraphNode,
   type ModelFailure,
-  type StartSave,
   type TokenUsage,
   addUsage,
 } from './run-contract';
@@ -101,7 +100,7 @@ type NodeCallResult = Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage' |
 
 /** The calls of a place that runs nodes (a walker's executor), as fallbacks wrap them. */
 export interface ModelCalls {
-  execute(node: GraphNode, input: Record<string, unknown>, startSave?: StartSave): Promise<NodeCallResult>;
+  execute(node: GraphNode, input: Record<string, unknown>): Promise<NodeCallResult>;
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
   providerFailure?(err: unknown): ProviderFailureKind | undefined;
   isCancellation(err: unknown): boolean;
@@ -126,17 +125,11 @@ export function withFallbackModels(calls: ModelCalls, failureMessage: (err: unkn
     return { ...answer.result, ...(usage ? { usage } : {}) };
   };
   return {
-    execute(node: GraphNode, input: Record<string, unknown>, startSave?: StartSave): Promise<FallbackResult> {
-      if (modelChain(node).length <= 1) return calls.execute(node, input, startSave);
-      // The node is shown RUNNING by its first model's call only.
-      let start = startSave;
+    execute(node: GraphNode, input: Record<string, unknown>): Promise<FallbackResult> {
+      if (modelChain(node).length <= 1) return calls.execute(node, input);
       return tryModels(
         node,
-        tries((n) => {
-          const first = start;
-          start = undefined;
-          return calls.execute(n, input, first);
-        }),
+        tries((n) => calls.execute(n, input)),
       ).then((answer) => ({
         ...spent(answer),
         ...(answer.model ? { model: answer.model } : {}),

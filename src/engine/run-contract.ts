@@ -178,19 +178,8 @@ export interface RunPatch {
 
 export interface ProgressSave {
   runId: string;
-  /** `writer`: this write's label (the workflow's saves only), which a start save checks (StartSave). */
-  tasks?: { records: TaskRecord[]; first: boolean; writer?: string };
+  tasks?: { records: TaskRecord[]; first: boolean };
   run?: RunPatch;
-}
-
-/**
- * A slow node shown RUNNING by its own activity, not by a save of the workflow's: the save the
- * workflow would have made, written only if nothing was saved since the workflow's save labelled
- * `after` (null: none yet). Best effort: the workflow's next save writes everything it holds anyway.
- */
-export interface StartSave {
-  progress: ProgressSave;
-  after: string | null;
 }
 
 export interface PauseRecord {

@@ -220,18 +220,13 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
         await SpendEntry.updateOne({ _id: holdId }, { $set: { cost_nano_usd: costNano, held: false } });
         return;
       }
-      // An insert (FerretDB's cheap write) that a retried write finds done: counted once.
-      try {
-        await SpendEntry.create({
-          _id: entryId,
-          workflow_id: scope.workflowId,
-          run_id: scope.runId,
-          cost_nano_usd: costNano,
-          at: clock(),
-        });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      await SpendEntry.updateOne(
+        { _id: entryId },
+        {
+          $setOnInsert: { workflow_id: scope.workflowId, run_id: scope.runId, cost_nano_usd: costNano, at: clock() },
+        },
+        { upsert: true },
+      );
     },
 
     /** A held call failed without an answer: nothing was spent. */

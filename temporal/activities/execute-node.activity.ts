@@ -7,12 +7,7 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType, applicationCause } from '../../src/contracts/failures';
-import {
-  type ExecuteNodeResult,
-  type NodeOutput,
-  type StartSave,
-  type TokenUsage,
-} from '../../src/engine/run-contract';
+import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../../src/contracts/run-contract';
 import { activityNodeContext } from './node-context';
@@ -56,8 +51,6 @@ export interface NodeActivityDeps {
   callbackUrl?: (claims: InboundCallbackClaims) => string;
   /** The fleet-wide limits: a short call run locally checks none applies to its model (`unlimitedOnly`). */
   limits?: Pick<ProviderLimits, 'on'>;
-  /** Shows the node RUNNING in its run's record (ExecuteNodeInput.startSave). */
-  saveStart?: (save: StartSave) => Promise<void>;
 }
 
 const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
@@ -70,23 +63,8 @@ export const LOCAL_RESULT_INLINE_BYTES = 16 * 1024;
 
 /** One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body. */
 export function createNodeActivities(deps: NodeActivityDeps): Record<string, ExecuteNodeActivity> {
-  const run = async (input: ExecuteNodeInput) => {
-    if (input.startSave && deps.saveStart) await showRunning(deps.saveStart, input.startSave);
-    return releasingSlots(input.slots, () => executeNode(deps, input));
-  };
+  const run = (input: ExecuteNodeInput) => releasingSlots(input.slots, () => executeNode(deps, input));
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
-}
-
-/**
- * Best effort: a save that cannot be written leaves the node PENDING in the record until the
- * workflow's next save, which holds everything this one did; the node runs either way.
- */
-async function showRunning(saveStart: (save: StartSave) => Promise<void>, save: StartSave): Promise<void> {
-  try {
-    await saveStart(save);
-  } catch (err) {
-    Context.current().log.warn('The node could not be shown RUNNING', { runId: save.progress.runId, err });
-  }
 }
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */

@@ -94,7 +94,7 @@ export function createActivities(deps: ActivityDeps) {
   const nodes = { ...deps, fetch: deps.fetch.as('node') };
   return {
     ...createProjectionActivities(runs, deps.outcomes, deps.tracer),
-    ...createNodeActivities({ ...nodes, saveStart: (save) => runs.saveStart(save) }),
+    ...createNodeActivities(nodes),
     ...createWaitActivities(deps),
     ...createPureRegionActivity(nodes),
     ...createBatchActivities(nodes, runs, deps.bulkRows),

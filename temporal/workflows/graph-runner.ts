@@ -64,34 +64,22 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
   const budgeted = <T>(node: GraphNode, input: Record<string, unknown>, call: (budget?: BudgetScope) => Promise<T>) =>
     withBudget(node, input, calls.workflowId, calls.budgetPause, call);
   return {
-    execute: (node, input, startSave) => {
+    execute: (node, input) => {
       const model = modelOf(node);
       const short = calls.shortCalls ? shortCallOptions(node) : undefined;
-      const shown = startSave ? { startSave } : {};
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
       if (!model)
-        return (short ? localNodeActivity(node, short) : nodeActivity(node))({
-          runId,
-          node,
-          input,
-          ...traced,
-          ...dry,
-          ...shown,
-        });
-      // Only the first activity of the node shows it RUNNING (a budget's pause or a limit may call again).
-      let start = shown;
+        return (short ? localNodeActivity(node, short) : nodeActivity(node))({ runId, node, input, ...traced, ...dry });
       return budgeted(node, input, async (budget) => {
-        const first = start;
-        start = {};
-        const activityInput = { runId, node, input, ...traced, ...dry, ...first, ...(budget ? { budget } : {}) };
-        // No limit on its model (the activity checks, from memory): the call as is, no slot to ask
-        // for; a short call as a local activity. Under a limit it fails at once, sending nothing.
-        try {
-          const unlimited = short ? localNodeActivity(node, short) : nodeActivity(node);
-          return await unlimited({ ...activityInput, unlimitedOnly: true });
-        } catch (err) {
-          if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
+        const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
+        if (short) {
+          // No limit on its model (the activity checks): one local activity, no slot to ask for.
+          try {
+            return await localNodeActivity(node, short)({ ...activityInput, unlimitedOnly: true });
+          } catch (err) {
+            if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
+          }
         }
         return slots.call(node, model, tokenEstimate(node, input), {
           once: (slots) => nodeActivity(node, 'once')({ ...activityInput, slots }),

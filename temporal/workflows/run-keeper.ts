@@ -7,7 +7,6 @@ import type {
   NodeOutput,
   PauseRecord,
   ProgressSave,
-  StartSave,
   TaskWrite,
   WaitReason,
 } from '../../src/engine/run-contract';
@@ -47,13 +46,6 @@ export class RunKeeper {
   private readonly traced: { workflowId: string; trace: RunTrace } | undefined;
   private shown: RunStatus = 'PENDING';
   private writes: Promise<void> = Promise.resolve();
-  /** Saves chained and not yet ended (a start save is handed to an activity only when none is). */
-  private writing = 0;
-  /** How many saves of this execution wrote tasks, and the label of the last (ProgressSave.tasks.writer). */
-  private tasksWrites = 0;
-  private lastWriter: string | null = null;
-  /** The run's status went out with a start save, which may have written nothing: the next save says it again. */
-  private statusUnsure = false;
   /**
    * The first save that failed for good (ProjectionRejected: its record already says FAILED).
    * Later saves still run: one failed save must not leave the chain rejected for every save after it.
@@ -76,7 +68,6 @@ export class RunKeeper {
       this.firstFailure = resume.firstFailure;
       this.declined = resume.declined;
       this.shown = resume.shown;
-      this.lastWriter = resume.tasksWriter ?? null;
     }
   }
 
@@ -105,7 +96,6 @@ export class RunKeeper {
       firstFailure: this.firstFailure,
       declined: this.declined,
       shown: this.shown,
-      tasksWriter: this.lastWriter,
     };
   }
 
@@ -151,30 +141,11 @@ export class RunKeeper {
     void this.save().catch(() => undefined);
   }
 
-  /**
-   * A slow node is about to start: show it RUNNING (and everything before it) first. A node that
-   * is one activity call (`byActivity`) is shown by that activity, first thing, when no save is
-   * under way and no pause is open: the save is handed to it (StartSave), which spares the run a
-   * local activity of its own. Another writer coming first makes that save a no-op, never a
-   * wrong record (run-projection.ts, saveStart).
-   */
-  async beforeSlowNode(
-    node: GraphNode,
-    input: Record<string, unknown>,
-    byActivity = false,
-  ): Promise<StartSave | undefined> {
+  /** A slow node is about to start: show it RUNNING (and everything before it) first. */
+  async beforeSlowNode(node: GraphNode, input: Record<string, unknown>): Promise<void> {
     this.tasks.apply({ nodeId: node.id, status: 'RUNNING', inputs: input, startTime: new Date().toISOString() });
     this.slowInFlight++;
-    const quiet = this.writing === 0 && this.pauses.openCount === 0 && this.pauses.unsavedCount === 0;
-    if (byActivity && quiet) {
-      const after = this.lastWriter;
-      const progress = this.progress();
-      // A start save can lose to a save of ours (it then writes nothing): that save says the status again.
-      if (progress.run) this.statusUnsure = true;
-      return { progress, after };
-    }
     await this.save();
-    return undefined;
   }
 
   /** PAUSED while a pause is open, FAILED once a node failed, RUNNING otherwise. */
@@ -190,50 +161,17 @@ export class RunKeeper {
    */
   save(final?: Final, via?: (progress: ProgressSave) => Promise<void>): Promise<void> {
     if (via || final) for (let n = this.pauses.unsavedCount; n > 0; n--) void this.save().catch(() => undefined);
-    this.writing++;
     const write = this.writes.then(() => {
       const status = final?.status ?? this.liveStatus();
       const runChanged = status !== this.shown || final !== undefined;
       const resolved = via ? undefined : this.pauses.takeUnsaved();
       if (!this.tasks.dirty && !runChanged && !via && !resolved) return undefined;
-      const progress = this.progress(final);
-      if (resolved) {
-        // The human's decision is applied only once its record is written, whatever cancels the run meanwhile.
-        return CancellationScope.nonCancellable(() =>
-          projection.resolvePause({ resolution: resolved.resolution, progress }),
-        ).then(resolved.saved);
-      }
-      if (via) return via(progress);
-      return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress);
-    });
-    this.writes = write
-      .catch((err: unknown) => {
-        this.saveFailure ??= err;
-      })
-      .finally(() => {
-        this.writing--;
-      });
-    return write;
-  }
-
-  /**
-   * What the next save writes: the tasks if they changed (labelled, so a start save can tell
-   * whether a save came after the one it follows), the run's status if it changed (shown in
-   * Temporal at once), a final status's outputs. Marks all of it saved.
-   */
-  private progress(final?: Final): ProgressSave {
-    const status = final?.status ?? this.liveStatus();
-    const runChanged = status !== this.shown || final !== undefined;
-    let tasks: ProgressSave['tasks'];
-    if (this.tasks.dirty) {
-      this.lastWriter = `${workflowInfo().runId}:${++this.tasksWrites}`;
-      tasks = { records: this.tasks.take(), first: !this.tasks.saved, writer: this.lastWriter };
-      this.tasks.saved = true;
-    }
-    if (runChanged) this.show(status);
-    const message = final ? final.message : this.firstFailure;
-    const run =
-      runChanged || this.statusUnsure
+      const first = !this.tasks.saved;
+      const tasks = this.tasks.dirty ? { records: this.tasks.take(), first } : undefined;
+      if (tasks) this.tasks.saved = true;
+      if (runChanged) this.show(status);
+      const message = final ? final.message : this.firstFailure;
+      const run = runChanged
         ? {
             status,
             message,
@@ -247,8 +185,20 @@ export class RunKeeper {
               : {}),
           }
         : undefined;
-    this.statusUnsure = false;
-    return { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
+      const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
+      if (resolved) {
+        // The human's decision is applied only once its record is written, whatever cancels the run meanwhile.
+        return CancellationScope.nonCancellable(() =>
+          projection.resolvePause({ resolution: resolved.resolution, progress }),
+        ).then(resolved.saved);
+      }
+      if (via) return via(progress);
+      return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress);
+    });
+    this.writes = write.catch((err: unknown) => {
+      this.saveFailure ??= err;
+    });
+    return write;
   }
 
   /** Records a pause: its record and the run's changes so far (the node's PAUSED task) in one write. */
@@ -274,15 +224,10 @@ export class RunKeeper {
 
   /** `critical`: a failure fails the run (its record could not be saved); an event's does not. */
   private afterWrites(work: () => Promise<void>, critical = true): Promise<void> {
-    this.writing++;
     const write = this.writes.then(work);
-    this.writes = write
-      .catch((err: unknown) => {
-        if (critical) this.saveFailure ??= err;
-      })
-      .finally(() => {
-        this.writing--;
-      });
+    this.writes = write.catch((err: unknown) => {
+      if (critical) this.saveFailure ??= err;
+    });
     return write;
   }
 

@@ -72,7 +72,7 @@ async function executeRun(
     {
       recordTask: (write) => keeper.recordTask(write),
       onNodeFailed: (node, error) => keeper.nodeFailed(node, error),
-      beforeSlowNode: (node, nodeInput, byActivity) => keeper.beforeSlowNode(node, nodeInput, byActivity),
+      beforeSlowNode: (node, nodeInput) => keeper.beforeSlowNode(node, nodeInput),
       afterSlowNode: () => keeper.slowNodeDone(),
       // A run that is not dry gets pauseAt's own promise: its commands keep their order in history.
       pause: (node, nodeInput) =>

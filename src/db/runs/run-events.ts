@@ -27,12 +27,6 @@ export interface StoredHead {
 /** The projection that reads a run's head fields. */
 export const HEAD_FIELDS = { event_head: 1, event_head_before: 1 } as const;
 
-/** A write that finds the head moved this many times in a row gives up (a bug, not a race). */
-const MAX_HEAD_RACES = 20;
-
-/** What an append did: `moved`, only with `stored` (see append). */
-export type AppendOutcome = 'written' | 'moved' | 'gone';
-
 /** Fields of the run document to set in the same update as the head (a projection write). */
 export type RunFields = Record<string, unknown>;
 
@@ -50,11 +44,6 @@ export interface AppendOptions {
  * update and the insert finds its own head already saved, derives its events again from the head
  * before, and inserts them; the unique `_id` (`<run>:<seq>`) turns those already stored into
  * no-ops, so nothing is skipped and nothing doubled. Each write is one update and one insert.
- *
- * The update is conditional on the head it derived from: a run's workflow is its one writer, but a
- * node's activity may show that node RUNNING (`saveStart`, run-projection.ts) while the workflow
- * saves, and the api closes runs no workflow writes. A writer that finds the head moved derives
- * again from the new one, so two writers never number two events alike.
  */
 export function createRunEvents(models: Models) {
   const { Run, RunEvent } = models;
@@ -70,68 +59,45 @@ export function createRunEvents(models: Models) {
     }));
   }
 
-  /** One try of `append` on the head as `current` holds it. */
-  async function appendAt(
-    runId: string,
-    change: ProjectionChange,
-    current: StoredHead,
-    fields: RunFields | null,
-    onRunUpdated: (() => void) | undefined,
-  ): Promise<AppendOutcome> {
-    const head = fromJsonText<EventHead>(current.event_head) ?? EMPTY_HEAD;
-    const derived = deriveEvents(runId, head, change);
-    const headText = toJsonText(head);
-    // Only on the head this write derived from (null also matches a run never written).
-    const unmoved = { _id: runId, event_head: current.event_head ?? null };
-    if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
-      const saved = await Run.updateOne(unmoved, {
-        $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText },
-      });
-      if (saved.matchedCount === 0) return movedOrGone(runId);
-      if (fields) onRunUpdated?.();
-      await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
-      return 'written';
-    }
-    if (fields) {
-      if ((await Run.updateOne(unmoved, { $set: fields })).matchedCount === 0) return movedOrGone(runId);
-      onRunUpdated?.();
-    }
-    // Nothing new: this may be the retry of the write that saved this head. Its events, again.
-    const before = fromJsonText<EventHead>(current.event_head_before);
-    if (!before) return 'written';
-    const again = deriveEvents(runId, before, change);
-    if (again.events.length > 0 && toJsonText(again.head) === headText)
-      await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
-    return 'written';
-  }
-
-  /** An update matched nothing: the run was deleted since it was read (its workflow's delete), or its head moved. */
-  async function movedOrGone(runId: string): Promise<AppendOutcome> {
-    return (await Run.exists({ _id: runId })) ? 'moved' : 'gone';
-  }
-
   return {
     /**
      * Saves `fields` on the run together with the head after `change`, then the events `change`
      * adds. `stored`: the run's head fields when the caller has just read the run (else read here;
      * a run that no longer exists gets nothing). `onRunUpdated`: called once `fields` are written.
-     * `moved`: another writer changed the head since `stored` was read; nothing was written, and the
-     * caller, whose `fields` were decided on that reading, reads again. Without `stored`, a moved
-     * head is read again here.
      */
     async append(
       runId: string,
       change: ProjectionChange,
       { fields = null, stored, onRunUpdated }: AppendOptions = {},
-    ): Promise<AppendOutcome> {
-      for (let attempt = 1; ; attempt++) {
-        const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
-        if (!current) return 'gone';
-        const outcome = await appendAt(runId, change, current, fields, onRunUpdated);
-        if (outcome !== 'moved' || stored !== undefined) return outcome;
-        if (attempt >= MAX_HEAD_RACES) throw new Error(`Run ${runId}: its event head moved under ${attempt} writes`);
+    ): Promise<void> {
+      const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
+      if (!current) return;
+      const head = fromJsonText<EventHead>(current.event_head) ?? EMPTY_HEAD;
+      const derived = deriveEvents(runId, head, change);
+      const headText = toJsonText(head);
+      if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
+        const saved = await Run.updateOne(
+          { _id: runId },
+          { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } },
+        );
+        // Deleted since it was read (its workflow's delete): its events would outlive it.
+        if (saved.matchedCount === 0) return;
+        if (fields) onRunUpdated?.();
+        await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
+        return;
       }
+      if (fields) {
+        if ((await Run.updateOne({ _id: runId }, { $set: fields })).matchedCount === 0) return;
+        onRunUpdated?.();
+      }
+      // Nothing new: this may be the retry of the write that saved this head. Its events, again.
+      const before = fromJsonText<EventHead>(current.event_head_before);
+      if (!before) return;
+      const again = deriveEvents(runId, before, change);
+      if (again.events.length > 0 && toJsonText(again.head) === headText)
+        await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
     },
+
     /**
      * Runs recorded once, already ended (a batch's inline rows): their status and final event,
      * no head (nothing writes them again).

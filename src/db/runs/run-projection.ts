@@ -1,21 +1,14 @@
 import { trusted } from 'mongoose';
-import type {
-  PauseRecord,
-  PauseResolution,
-  ProgressSave,
-  RunPatch,
-  StartSave,
-  TaskRecord,
-} from '../../engine/run-contract';
+import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../../engine/run-contract';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../engine/approvals';
 
-export type { PauseRecord, PauseResolution, ProgressSave, RunPatch, StartSave };
+export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
 
 import { CANCELED_MESSAGE, type RunStatus, isFinalStatus } from '../../engine/statuses';
 import { isDuplicateKeyError } from '../ids';
 import { fromJsonText, toJsonText } from '../json-text';
 import type { Models } from '../models';
-import { type AppendOutcome, HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
+import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
 import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
 import { countRunEnd } from './run-ends';
@@ -32,8 +25,8 @@ export function createRunProjection(models: Models, events: RunEvents) {
   const deltas = createTaskDeltas(models);
   const ledger = createUsageLedger(models);
 
-  async function saveTasks(runId: string, records: TaskRecord[], first: boolean, writer?: string): Promise<void> {
-    const doc = { _id: runId, tasks: toJsonText(records), updated_at: new Date(), ...(writer ? { writer } : {}) };
+  async function saveTasks(runId: string, records: TaskRecord[], first: boolean): Promise<void> {
+    const doc = { _id: runId, tasks: toJsonText(records), updated_at: new Date() };
     if (first) {
       try {
         await RunTasks.create(doc);
@@ -103,131 +96,86 @@ export function createRunProjection(models: Models, events: RunEvents) {
     );
   }
 
-  /** What a save needs of the run: the final-status and cancel checks, its ledger's labels, the stream's head. */
-  function readForSave(runId: string) {
-    return Run.findById(runId, {
-      status: 1,
-      message: 1,
-      start_time: 1,
-      end_time: 1,
-      workflow_id: 1,
-      started_by: 1,
-      trigger: 1,
-      ...HEAD_FIELDS,
-    }).lean<
-      {
-        status: RunStatus;
-        message?: string | null;
-        start_time?: Date;
-        end_time: Date | null;
-        workflow_id: string;
-        started_by?: string | null;
-        trigger?: { kind: string } | null;
-      } & StoredHead
-    >();
-  }
-
-  /**
-   * Tasks first, then the run with its stream's head in one update: a reader that sees the run
-   * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped
-   * whole: the api cancelled a run no worker had started, with its tasks, and the workflow leaves
-   * that record as it is. The stream's events come last (with `pause`, the pause opened or
-   * resolved beside this save). `onEnded`: called as soon as this save has ended the run's
-   * record (before its events; a retried save finds it ended and does not call it).
-   */
-  async function saveOnce(
-    p: ProgressSave,
-    pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
-    onEnded: (() => void) | undefined,
-  ): Promise<AppendOutcome> {
-    // One read serves the final-status check, a cancel's check and the stream's head; the tasks
-    // are written once it has said the run has not ended.
-    const cancel = p.run?.status === 'CANCELED';
-    const current = await readForSave(p.runId);
-    if (!current) return 'gone'; // deleted with its workflow: nothing to show any more
-    if (cancel && current.status === 'CANCELED') return 'written';
-    // An ended record stays as it ended. A workflow task that ran local activities is replayed
-    // whole if its worker dies before the task completes, saves and short calls included
-    // (activity-options.ts, shortCallOptions): its saves find the run ended and change nothing. Only a
-    // final save goes on, to write again the events of the save that ended it (events.append).
-    // A record failed because a save was refused (markFailed) is not its workflow's end: saves go on
-    // failing there, and end the run as they did.
-    const closed =
-      isFinalStatus(current.status) &&
-      current.end_time !== null &&
-      current.end_time !== undefined &&
-      !current.message?.startsWith(RECORD_REFUSED);
-    if (closed && !cancel && !p.run?.final) return 'written';
-    if (p.tasks && !closed) await saveTasks(p.runId, p.tasks.records, p.tasks.first, p.tasks.writer);
-    if (p.tasks && !closed)
-      await ledger.record([
-        { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
-      ]);
-    const fields = runFields(current, p.run);
-    const endTime = p.run?.final !== undefined && fields?.end_time instanceof Date ? fields.end_time : undefined;
-    const status = p.run?.status;
-    const ended =
-      endTime && status
-        ? () => {
-            countRunEnd(status, current.start_time, endTime);
-            onEnded?.();
-          }
-        : undefined;
-    return events.append(
-      p.runId,
-      { kind: 'progress', save: p, ...(pause ? { pause } : {}) },
-      { fields, stored: current, ...(ended ? { onRunUpdated: ended } : {}) },
-    );
-  }
-
   return {
     /** The tasks and pauses of deleted runs (their workflow's delete). */
     async removeTasksAndPausesOf(ids: string[]): Promise<void> {
       await models.RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
       await models.Pause.deleteMany({ run_id: trusted({ $in: ids }) });
     },
-    /** Saves the workflow's progress (saveOnce), again while another writer moves the head under it. */
+    /**
+     * Tasks first, then the run with its stream's head in one update: a reader that sees the run
+     * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped
+     * whole: the api cancelled a run no worker had started, with its tasks, and the workflow leaves
+     * that record as it is. The stream's events come last (with `pause`, the pause opened or
+     * resolved beside this save). `onEnded`: called as soon as this save has ended the run's
+     * record (before its events; a retried save finds it ended and does not call it).
+     */
     async save(
       p: ProgressSave,
       pause?: { opened: PauseRecord } | { resumed: PauseResolution },
       onEnded?: () => void,
     ): Promise<void> {
-      // Another writer moved the run's head (a node's start save) after it was read: read again.
-      while ((await saveOnce(p, pause, onEnded)) === 'moved');
-      // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
-      if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED'))
-        await deltas.sweep();
-    },
-
-    /**
-     * A slow node's activity shows it RUNNING (StartSave): the workflow's save, written only if
-     * the run's tasks are still those of the workflow's save `after` and its head has not moved
-     * since it was read here; else nothing (a later save of the workflow's holds all of it).
-     */
-    async saveStart({ progress: p, after }: StartSave): Promise<void> {
-      const current = await readForSave(p.runId);
-      if (!current || isFinalStatus(current.status)) return;
-      if (p.tasks) {
-        // Labelled as the workflow labelled it: the next node's start save follows this one.
-        const doc = { tasks: toJsonText(p.tasks.records), updated_at: new Date(), writer: p.tasks.writer };
-        if (after === null) {
-          try {
-            await RunTasks.create({ _id: p.runId, ...doc });
-          } catch (err) {
-            if (isDuplicateKeyError(err)) return; // the workflow saved its tasks first
-            throw err;
-          }
-        } else if ((await RunTasks.updateOne({ _id: p.runId, writer: after }, { $set: doc })).matchedCount === 0)
-          return;
+      // One read serves the final-status check, a cancel's check and the stream's head; the tasks
+      // are written once it has said the run has not ended.
+      const cancel = p.run?.status === 'CANCELED';
+      const read = Run.findById(p.runId, {
+        status: 1,
+        message: 1,
+        start_time: 1,
+        end_time: 1,
+        workflow_id: 1,
+        started_by: 1,
+        trigger: 1,
+        ...HEAD_FIELDS,
+      }).lean<
+        {
+          status: RunStatus;
+          message?: string | null;
+          start_time?: Date;
+          end_time: Date | null;
+          workflow_id: string;
+          started_by?: string | null;
+          trigger?: { kind: string } | null;
+        } & StoredHead
+      >();
+      const current = await read;
+      if (!current) return; // deleted with its workflow: nothing to show any more
+      if (cancel && current.status === 'CANCELED') return;
+      // An ended record stays as it ended. A workflow task that ran local activities is replayed
+      // whole if its worker dies before the task completes, saves and short calls included
+      // (activity-options.ts, shortCallOptions): its saves find the run ended and change nothing. Only a
+      // final save goes on, to write again the events of the save that ended it (events.append).
+      // A record failed because a save was refused (markFailed) is not its workflow's end: saves go on
+      // failing there, and end the run as they did.
+      const closed =
+        isFinalStatus(current.status) &&
+        current.end_time !== null &&
+        current.end_time !== undefined &&
+        !current.message?.startsWith(RECORD_REFUSED);
+      if (closed && !cancel && !p.run?.final) return;
+      if (p.tasks && !closed) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
+      if (p.tasks && !closed)
         await ledger.record([
           { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
         ]);
-      }
+      const fields = runFields(current, p.run);
+      const endTime = p.run?.final !== undefined && fields?.end_time instanceof Date ? fields.end_time : undefined;
+      const status = p.run?.status;
+      const ended =
+        endTime && status
+          ? () => {
+              countRunEnd(status, current.start_time, endTime);
+              onEnded?.();
+            }
+          : undefined;
       await events.append(
         p.runId,
-        { kind: 'progress', save: p },
-        { fields: runFields(current, p.run), stored: current },
+        { kind: 'progress', save: p, ...(pause ? { pause } : {}) },
+        { fields, stored: current, ...(ended ? { onRunUpdated: ended } : {}) },
       );
+      // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
+      if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED'))
+        await deltas.sweep();
     },
 
     async recordPause(p: PauseRecord): Promise<void> {
