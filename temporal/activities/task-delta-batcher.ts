@@ -6,11 +6,7 @@ export const DELTA_BATCH_MS = 150;
 
 export interface DeltaBatcher {
   push(text: string): void;
-  /**
-   * The reply has ended: writes what is pending and waits for every write, as the task's end must
-   * follow its last piece. A reply that ended before its first piece was due is not written at all:
-   * its task's `task.completed`, saved right after, carries the same text, and the write is saved.
-   */
+  /** Writes what is pending and waits for every write: the task's end must follow its last piece. */
   flush(): Promise<void>;
 }
 
@@ -47,13 +43,6 @@ export function createDeltaBatcher(
       pending += text;
       timer ??= setTimeout(() => void write(), DELTA_BATCH_MS);
     },
-    flush() {
-      if (seq === 0) {
-        clearTimeout(timer);
-        timer = undefined;
-        pending = '';
-      }
-      return write();
-    },
+    flush: write,
   };
 }

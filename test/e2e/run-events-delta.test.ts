@@ -130,22 +130,6 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     );
   });
 
-  it('a reply that arrives whole before its first piece is due is not streamed: its task.completed alone carries it', async () => {
-    // The watcher is on the running node before the reply comes, all of it at once.
-    const watching = opening();
-    fake.enqueue({ chunks: PIECES, gates: [{ afterChunks: 0, open: watching.promise }] });
-    const { runId } = await startRun();
-    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
-    await stream.waitFor((es) => es.some((e) => e.event === 'task.started' && e.data.node_id === 'llm'), 60_000);
-    watching.open();
-    assert.equal(await stream.ended, true);
-    assert.deepEqual(stream.events.filter(isDelta), [], 'no task.delta');
-    assert.equal(await engine.api.models.TaskDelta.countDocuments({ run_id: runId }), 0, 'no piece stored');
-    const completed = stream.events.find((e) => e.event === 'task.completed' && e.data.node_id === 'llm');
-    assert.deepEqual(completed?.data.outputs, { answer: 'streamed word by word' });
-    assertWholeStream(stream.events);
-  });
-
   it('a client reconnecting mid-node with Last-Event-ID gets no old deltas, only new ones, and the whole output on completion', async () => {
     // Three pieces reach the first client; the rest is sent only after it has gone and come back.
     const watching = opening();
@@ -204,8 +188,7 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
   });
 
   it('deleting the workflow deletes what its runs streamed', async () => {
-    // Slow enough to be streamed (a reply whole within 150 ms is not).
-    fake.enqueue({ chunks: PIECES, chunkDelayMs: 200 });
+    fake.enqueue({ chunks: PIECES });
     const { runId, workflowId } = await startRun();
     const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     assert.equal(await stream.ended, true);
