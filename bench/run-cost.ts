@@ -10,13 +10,15 @@
 // Both topologies: `combined` (npm run dev: the api hosts the worker) and `split`.
 //
 // Usage: npx tsx bench/run-cost.ts [runs per variant=300]; BENCH_TOPOLOGIES=combined,split;
-// BENCH_EXTRA_ENV (JSON) adds to the api's and worker's environment. Writes
+// BENCH_VARIANTS=short,pure picks variants by words of their names; BENCH_EXTRA_ENV (JSON) adds to
+// the api's and worker's environment; BENCH_CPU_PROF_DIR adds V8 CPU profiles of both. Writes
 // bench/results/run-cost-latest.md.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { workerClass } from '../temporal/activation-watchdog';
 import { runWorkflowId } from '../src/contracts/workflow-names';
 import { installRuntime } from '../temporal/spur-worker';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
@@ -70,7 +72,7 @@ interface Variant {
   mode: 'blocking' | 'poll';
 }
 
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   { name: '5-node pure', scenario: SCENARIOS.pure, mode: 'blocking', target: { combined: 28, split: 36 } },
   { name: 'one PythonFuncNode', scenario: PYTHON_ONE, mode: 'blocking', target: { combined: 40, split: 50 } },
   { name: 'one LLM call', scenario: SCENARIOS.llm, mode: 'blocking', target: { combined: 35, split: 45 } },
@@ -82,6 +84,15 @@ const VARIANTS: Variant[] = [
   },
   { name: 'one LLM call, start_run + poll', scenario: SCENARIOS.llm, mode: 'poll' },
 ];
+
+/** BENCH_VARIANTS: a comma-separated list of words; a variant runs when its name holds one (all by default). */
+const VARIANTS = ((words) =>
+  words.length === 0 ? ALL_VARIANTS : ALL_VARIANTS.filter((v) => words.some((w) => v.name.includes(w))))(
+  (process.env.BENCH_VARIANTS ?? '')
+    .split(',')
+    .map((w) => w.trim())
+    .filter((w) => w !== ''),
+);
 
 /** MongoDB round trips per one-LLM-call run, at most (either topology). */
 const LLM_TRIPS_TARGET = 5;
@@ -184,7 +195,8 @@ async function measureTopology(topology: Topology): Promise<{ measured: Measured
   const http = jsonClient(stack.apiUrl);
   const temporalAddress = stack.env.SPUR_TEMPORAL_ADDRESS ?? '';
   const connection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await Worker.create({
+  // Spur's own Worker class: the floor's workflow code runs as Spur's does.
+  const worker = await workerClass(undefined).create({
     connection,
     taskQueue: FLOOR_QUEUE,
     workflowsPath: require.resolve('./lib/floor/workflows'),

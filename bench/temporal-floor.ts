@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { workerClass } from '../temporal/activation-watchdog';
 import { freePort } from '../scripts/lib/ports';
 import { TEMPORAL_DEV_OPTIONS, startTemporal } from '../scripts/lib/servers';
 import { installRuntime } from '../temporal/spur-worker';
@@ -39,7 +40,8 @@ async function main(): Promise<void> {
   });
   installRuntime();
   const connection = await NativeConnection.connect({ address: server.address });
-  const worker = await Worker.create({
+  // Spur's own Worker class: the floor's workflow code runs as Spur's does.
+  const worker = await workerClass(undefined).create({
     connection,
     taskQueue: TASK_QUEUE,
     workflowsPath: require.resolve('./lib/floor/workflows'),

@@ -5,11 +5,12 @@ import { Context } from '@temporalio/activity';
 import {
   type NativeConnection,
   Runtime,
-  Worker,
+  type Worker,
   type WorkerOptions,
   makeTelemetryFilterString,
 } from '@temporalio/worker';
 import { createWorkerSlots } from './worker-slots';
+import { workerClass } from './activation-watchdog';
 import { bulkTaskQueue } from '../src/contracts/task-queues';
 import type { Config } from '../src/config/settings';
 import type { Models } from '../src/db/models';
@@ -138,12 +139,13 @@ export async function createSpurWorkers(
     // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.
     maxHeartbeatThrottleInterval: '1s',
   } satisfies Omit<WorkerOptions, 'taskQueue'>;
-  const main = await Worker.create({
+  const SpurWorker = workerClass(temporal.activationTimeoutMs);
+  const main = await SpurWorker.create({
     ...options,
     taskQueue: temporal.taskQueue,
     tuner: slots.main,
   });
-  const bulk = await Worker.create({
+  const bulk = await SpurWorker.create({
     ...options,
     taskQueue: bulkTaskQueue(temporal.taskQueue),
     tuner: slots.bulk,

@@ -39,6 +39,7 @@ export const envSchema = z.object({
     .regex(/^[A-Za-z0-9_.:-]*$/)
     .default(''),
   SPUR_WORKFLOW_STACK_TRACES: bool.default(false),
+  SPUR_WORKFLOW_ACTIVATION_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   SPUR_DATA_DIR: z.string().default('.data'),
   /** base64 of 32 bytes; when unset, a key is generated once and kept in SPUR_DATA_DIR. */
   SPUR_SECRET_KEY: z.string().optional(),

@@ -50,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       workflowIdPrefix: e.SPUR_WORKFLOW_ID_PREFIX,
       workflowBundle: e.SPUR_WORKFLOW_BUNDLE,
       workflowStackTraces: e.SPUR_WORKFLOW_STACK_TRACES,
+      activationTimeoutMs: e.SPUR_WORKFLOW_ACTIVATION_TIMEOUT_MS,
       maxActivities: e.SPUR_WORKER_MAX_ACTIVITIES,
       bulkTargetCpu: e.SPUR_BULK_TARGET_CPU,
       fairShare: e.SPUR_FAIR_SHARE,

@@ -36,6 +36,8 @@ export interface Config {
     workflowIdPrefix: string;
     workflowBundle: string | undefined;
     workflowStackTraces: boolean;
+    /** SPUR_WORKFLOW_ACTIVATION_TIMEOUT_MS; undefined: workflow code runs without a watchdog (activation-watchdog.ts). */
+    activationTimeoutMs: number | undefined;
     maxActivities: number;
     /** The host CPU fraction past which the bulk queue's slots give way (SPUR_BULK_TARGET_CPU). */
     bulkTargetCpu: number;
