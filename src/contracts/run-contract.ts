@@ -44,6 +44,8 @@ export interface SpurRunInput {
   trace?: RunTrace;
   /** Set in an eval's rows and their child runs: nothing acts on the outside world (src/engine/dry-run.ts). */
   dryRun?: DryRun;
+  /** How the run's record labels it (its ledger key, its start): its saves need not read them back. */
+  recordedAs?: { apiKey: string; startTime: string };
 }
 
 /**

@@ -180,6 +180,22 @@ export interface ProgressSave {
   runId: string;
   tasks?: { records: TaskRecord[]; first: boolean };
   run?: RunPatch;
+  /**
+   * The run's record as the workflow's last save left it, when the workflow knows it and has not
+   * ended the run: the save then writes on that head without reading the run first (run-projection.ts).
+   */
+  known?: KnownRecord;
+}
+
+/** What a save would otherwise read of the run: its stream's head, and what its ledger and metrics label it with. */
+export interface KnownRecord {
+  /** The head text (`event_head`) the last save left; null: the run was never saved. */
+  head: string | null;
+  workflowId: string;
+  /** The ledger's `api_key` of the run (usage-ledger.ts, apiKeyLabel). */
+  apiKey: string;
+  /** The run's `start_time`, ISO 8601. */
+  startTime: string;
 }
 
 export interface PauseRecord {

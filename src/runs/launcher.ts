@@ -4,6 +4,7 @@ import { createDatasetReader } from '../db/dataset-reader';
 import { taskIdFor } from '../db/ids';
 import type { IdempotencyKeys } from '../db/idempotency-keys';
 import { fromJsonText } from '../db/json-text';
+import { apiKeyLabel } from '../db/usage-ledger';
 import type { Models, RunDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import type { CallbackEvent } from '../engine/callback-events';
@@ -154,6 +155,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       ...(known?.rerun ? { rerun: known.rerun } : rerun ? { rerun: rerun.rerun } : {}),
       // From the record, so every launch of the run (the api's, the reconciler's) traces it alike.
       trace: runTraceOf(run._id, run.trace_parent, run.start_time),
+      recordedAs: { apiKey: apiKeyLabel(run), startTime: run.start_time.toISOString() },
     };
     return {
       type: WorkflowType.spurRun,

@@ -30,9 +30,9 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
    * is thrown as it is, and the policy retries it with backoff. Any other fails the run: its record
    * says why, and the failure is non-retryable, so a run never wedges in a retry loop.
    */
-  async function write(runId: string, work: () => Promise<unknown>): Promise<void> {
+  async function write<T>(runId: string, work: () => Promise<T>): Promise<T> {
     try {
-      await work();
+      return await work();
     } catch (err) {
       if (retriesStorageWrite(err, Context.current().info.attempt)) throw err;
       const message = `${RECORD_REFUSED}: ${(err as Error).message}`;
@@ -41,11 +41,12 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
     }
   }
   return {
-    async saveProgress({ ended, ...input }: ProgressSave & { ended?: RunEnded }): Promise<void> {
+    /** Returns the run's head after the save (null: unknown), which the workflow's next save writes on. */
+    async saveProgress({ ended, ...input }: ProgressSave & { ended?: RunEnded }): Promise<string | null> {
       // The blocking answer goes out once the run's record is final; its events follow.
       const outputsById = input.run?.final?.outputsById;
       const answer = outputsById && outcomes ? () => outcomes.publish(input.runId, { outputsById }) : undefined;
-      await write(input.runId, () => runs.save(input, undefined, answer));
+      const head = await write(input.runId, () => runs.save(input, undefined, answer));
       // The run span, once its end is recorded: a retried save exports it again, with the same ids.
       if (ended && input.run)
         exportRunSpan(tracer, {
@@ -54,12 +55,13 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
           ...ended,
           status: input.run.status,
         });
+      return head;
     },
     /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */
-    async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<void> {
-      await write(input.progress.runId, async () => {
+    async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<string | null> {
+      return write(input.progress.runId, async () => {
         await runs.recordPause(input.pause);
-        await runs.save(input.progress, { opened: input.pause });
+        return runs.save(input.progress, { opened: input.pause });
       });
     },
     /** How a message with approval links went, as the run's event (the run's workflow writes its events). */
@@ -71,10 +73,11 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
     async recordPauseDecisions(input: { runId: string; pauseId: string; decisions: PauseDecision[] }): Promise<void> {
       await write(input.runId, () => runs.recordPauseDecisions(input.pauseId, input.decisions));
     },
-    async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<void> {
-      await write(input.progress.runId, () =>
+    async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<string | null> {
+      const [, head] = await write(input.progress.runId, () =>
         Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress, { resumed: input.resolution })]),
       );
+      return head;
     },
   };
 }

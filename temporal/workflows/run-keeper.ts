@@ -4,6 +4,7 @@ import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
 import type {
   GraphNode,
+  KnownRecord,
   NodeOutput,
   PauseRecord,
   ProgressSave,
@@ -46,6 +47,14 @@ export class RunKeeper {
   private readonly traced: { workflowId: string; trace: RunTrace } | undefined;
   private shown: RunStatus = 'PENDING';
   private writes: Promise<void> = Promise.resolve();
+  private readonly workflowId: string;
+  private readonly recordedAs: SpurRunInput['recordedAs'];
+  /**
+   * The run's head as this workflow's last save left it (null: never saved), so the next save need
+   * not read it; undefined once unknown (a continued run, a write of another kind) or after the
+   * final save was sent: every save from then on reads the run first.
+   */
+  private head: string | null | undefined;
   /**
    * The first save that failed for good (ProjectionRejected: its record already says FAILED).
    * Later saves still run: one failed save must not leave the chain rejected for every save after it.
@@ -58,6 +67,9 @@ export class RunKeeper {
 
   constructor(input: SpurRunInput, topLevel: GraphNode[]) {
     this.runId = input.runId;
+    this.workflowId = input.workflowId;
+    this.recordedAs = input.recordedAs;
+    this.head = input.resume ? undefined : null;
     this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
@@ -148,6 +160,12 @@ export class RunKeeper {
     await this.save();
   }
 
+  /** What the next save may write on without reading the run (undefined: it reads). */
+  private known(): KnownRecord | undefined {
+    if (this.head === undefined || !this.recordedAs) return undefined;
+    return { head: this.head, workflowId: this.workflowId, ...this.recordedAs };
+  }
+
   /** PAUSED while a pause is open, FAILED once a node failed, RUNNING otherwise. */
   private liveStatus(): RunStatus {
     return this.pauses.openCount > 0 ? 'PAUSED' : this.firstFailure !== null ? 'FAILED' : 'RUNNING';
@@ -159,7 +177,7 @@ export class RunKeeper {
    * without `via` carries the oldest resolved pause not yet saved; one with
    * `via` or a final status lets them go first, a save each, so records are written in order.
    */
-  save(final?: Final, via?: (progress: ProgressSave) => Promise<void>): Promise<void> {
+  save(final?: Final, via?: (progress: ProgressSave) => Promise<string | null>): Promise<void> {
     if (via || final) for (let n = this.pauses.unsavedCount; n > 0; n--) void this.save().catch(() => undefined);
     const write = this.writes.then(() => {
       const status = final?.status ?? this.liveStatus();
@@ -185,15 +203,29 @@ export class RunKeeper {
               : {}),
           }
         : undefined;
-      const progress: ProgressSave = { runId: this.runId, ...(tasks ? { tasks } : {}), ...(run ? { run } : {}) };
+      // A final save, and every save after it, reads the run: whether the record ended, only a read tells.
+      if (final) this.head = undefined;
+      const known = this.known();
+      const progress: ProgressSave = {
+        runId: this.runId,
+        ...(tasks ? { tasks } : {}),
+        ...(run ? { run } : {}),
+        ...(known ? { known } : {}),
+      };
+      const learn = (head: string | null) => {
+        if (!final) this.head = head ?? undefined;
+      };
       if (resolved) {
         // The human's decision is applied only once its record is written, whatever cancels the run meanwhile.
         return CancellationScope.nonCancellable(() =>
           projection.resolvePause({ resolution: resolved.resolution, progress }),
-        ).then(resolved.saved);
+        ).then((head) => {
+          learn(head);
+          resolved.saved();
+        });
       }
-      if (via) return via(progress);
-      return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress);
+      if (via) return via(progress).then(learn);
+      return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress).then(learn);
     });
     this.writes = write.catch((err: unknown) => {
       this.saveFailure ??= err;
@@ -219,7 +251,11 @@ export class RunKeeper {
 
   /** A delivery of approval links ended: its event, in order with the run's other writes (one writer of the stream). */
   recordDelivery(delivery: ApprovalDeliveryOutcome): Promise<void> {
-    return this.afterWrites(() => projection.recordNotification({ runId: this.runId, delivery }), false);
+    return this.afterWrites(() => {
+      // Its event moves the run's head: the next save reads it.
+      this.head = undefined;
+      return projection.recordNotification({ runId: this.runId, delivery });
+    }, false);
   }
 
   /** `critical`: a failure fails the run (its record could not be saved); an event's does not. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { runDocument } from '../../src/db/runs/run-documents';
-import type { ProgressSave, TaskRecord } from '../../src/engine/run-contract';
+import type { KnownRecord, ProgressSave, TaskRecord } from '../../src/engine/run-contract';
 import { startApi, type TestApi } from '../support/api';
 import { assertWholeStream, openSse } from '../support/sse';
 
@@ -95,5 +95,62 @@ describe('e2e: a run event stream whose head lives on the run document', functio
       a.map((e) => ({ ...e, data: { ...e.data, run_id: crashed } })),
     );
     assert.equal(await api.models.RunEvent.countDocuments({ run_id: crashed }), 5);
+  });
+
+  /** What the run's workflow knows of its record after its last save (`head` null: never saved). */
+  const knownAs = (head: string | null): KnownRecord => ({
+    head,
+    workflowId: 'unused-by-these-saves',
+    apiKey: 'none',
+    startTime: '2026-01-01T00:00:00.000Z',
+  });
+  const headOf = async (runId: string) =>
+    ((await api.models.Run.findById(runId, { event_head: 1 }).lean()) as { event_head: string | null }).event_head;
+  const recordOf = async (runId: string) => {
+    const res = await fetch(`${api.baseUrl}/run/${runId}/`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { status: string; tasks: TaskRecord[]; end_time: string | null };
+    return { status: body.status, end_time: body.end_time, tasks: body.tasks.map((t) => `${t.node_id} ${t.status}`) };
+  };
+
+  it('a save on the head its workflow knows writes what a save that reads the run first writes', async () => {
+    const [read, known] = [await newRun(), await newRun()];
+    await projection().save(running(read));
+    const head = await projection().save({ ...running(known), known: knownAs(null) });
+    assert.equal(head, await headOf(known), 'the save answers with the head it wrote');
+    for (const runId of [read, known]) await projection().save(done(runId));
+    const withoutEnd = async (runId: string) => ({ ...(await recordOf(runId)), end_time: undefined });
+    assert.deepEqual(await withoutEnd(known), await withoutEnd(read));
+    assert.deepEqual(
+      await streamOf(known),
+      (await streamOf(read)).map((e) => ({ ...e, data: { ...e.data, run_id: known } })),
+    );
+  });
+
+  it('a save on a head that moved since (the api closed the run) leaves the closed record, its tasks and its events as they were', async () => {
+    const runId = await newRun();
+    await projection().cancelWithoutWorkflow(runId, ['PENDING']);
+    const before = {
+      record: await recordOf(runId),
+      events: await api.models.RunEvent.countDocuments({ run_id: runId }),
+    };
+    assert.equal(before.record.status, 'CANCELED');
+    await projection().save({ ...running(runId), known: knownAs(null) });
+    assert.deepEqual(
+      { record: await recordOf(runId), events: await api.models.RunEvent.countDocuments({ run_id: runId }) },
+      before,
+    );
+  });
+
+  it('a save of a workflow task run again after the run ended, on the head known then, changes neither the record nor its events', async () => {
+    const runId = await newRun();
+    const first = await projection().save({ ...running(runId), known: knownAs(null) });
+    await projection().save(done(runId));
+    const before = { record: await recordOf(runId), stream: await streamOf(runId) };
+    assert.equal(before.record.status, 'COMPLETED');
+    // The workflow task again: its first save, on the head the run had before any save, then the one after it.
+    await projection().save({ ...running(runId), known: knownAs(null) });
+    await projection().save({ ...running(runId), known: knownAs(first) });
+    assert.deepEqual({ record: await recordOf(runId), stream: await streamOf(runId) }, before);
   });
 });

@@ -71,24 +71,29 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
         await Run.deleteMany({ parent_run_id: parentRunId, status: 'PENDING' });
         await values.deleteScopes(never.map((r) => r._id));
       }
-      // One read for the counts the final event reports and the stream's head; the end goes in the head's update.
-      const current = await Run.findById(parentRunId, {
-        rows_total: 1,
-        rows_done: 1,
-        rows_failed: 1,
-        start_time: 1,
-        ...HEAD_FIELDS,
-      }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed' | 'start_time'> & StoredHead>();
-      const endTime = new Date();
-      await events.append(
-        parentRunId,
-        { kind: 'batch', ...(current ? batchCounts(current) : {}), status, message, now: Date.now() },
-        {
-          fields: { status, message, end_time: endTime },
-          stored: current,
-          onRunUpdated: () => countRunEnd(status, current?.start_time, endTime),
-        },
-      );
+      // One read for the counts the final event reports and the stream's head; the end goes in the
+      // head's update, and is decided again should a progress write move the head meanwhile.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const current = await Run.findById(parentRunId, {
+          rows_total: 1,
+          rows_done: 1,
+          rows_failed: 1,
+          start_time: 1,
+          ...HEAD_FIELDS,
+        }).lean<Pick<RunDoc, 'rows_total' | 'rows_done' | 'rows_failed' | 'start_time'> & StoredHead>();
+        const endTime = new Date();
+        const appended = await events.append(
+          parentRunId,
+          { kind: 'batch', ...(current ? batchCounts(current) : {}), status, message, now: Date.now() },
+          {
+            fields: { status, message, end_time: endTime },
+            stored: current,
+            onRunUpdated: () => countRunEnd(status, current?.start_time, endTime),
+          },
+        );
+        if (appended.outcome !== 'moved') return;
+      }
+      throw new Error(`Batch ${parentRunId}: its event head kept moving while its end was written`);
     },
 
     /** Child mode: PENDING records of rows about to start (those not recorded by an earlier attempt). */

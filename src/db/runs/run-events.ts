@@ -27,6 +27,18 @@ export interface StoredHead {
 /** The projection that reads a run's head fields. */
 export const HEAD_FIELDS = { event_head: 1, event_head_before: 1 } as const;
 
+/** A write that finds the head moved this many times in a row gives up (a bug, not a race). */
+const MAX_HEAD_RACES = 20;
+
+/**
+ * What an append did, and the run's head after it (null: unknown). `moved`: only with `stored`,
+ * another writer changed the head since; nothing was written.
+ */
+export interface Appended {
+  outcome: 'written' | 'moved' | 'gone';
+  head: string | null;
+}
+
 /** Fields of the run document to set in the same update as the head (a projection write). */
 export type RunFields = Record<string, unknown>;
 
@@ -34,6 +46,8 @@ export interface AppendOptions {
   fields?: RunFields | null;
   stored?: StoredHead | null;
   onRunUpdated?: () => void;
+  /** Written once the run is, before the events (a save's tasks, when the run must go first). */
+  beforeEvents?: () => Promise<void>;
 }
 
 /**
@@ -59,43 +73,72 @@ export function createRunEvents(models: Models) {
     }));
   }
 
+  /** One try of `append` on the head as `current` holds it: only while the run's head is still that one. */
+  async function appendAt(
+    runId: string,
+    change: ProjectionChange,
+    current: StoredHead,
+    fields: RunFields | null,
+    { onRunUpdated, beforeEvents }: Pick<AppendOptions, 'onRunUpdated' | 'beforeEvents'>,
+  ): Promise<Appended> {
+    const stored = current.event_head ?? null;
+    const head = fromJsonText<EventHead>(stored) ?? EMPTY_HEAD;
+    const derived = deriveEvents(runId, head, change);
+    const headText = toJsonText(head);
+    // null also matches a run never written (its head is stored as null).
+    const unmoved = { _id: runId, event_head: stored };
+    if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
+      const next = toJsonText(derived.head);
+      const saved = await Run.updateOne(unmoved, {
+        $set: { ...fields, event_head: next, event_head_before: headText },
+      });
+      if (saved.matchedCount === 0) return movedOrGone(runId);
+      if (fields) onRunUpdated?.();
+      await beforeEvents?.();
+      await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
+      return { outcome: 'written', head: next };
+    }
+    if (fields) {
+      if ((await Run.updateOne(unmoved, { $set: fields })).matchedCount === 0) return movedOrGone(runId);
+      onRunUpdated?.();
+    } else if (beforeEvents && !(await Run.exists(unmoved))) return movedOrGone(runId);
+    await beforeEvents?.();
+    // Nothing new: this may be the retry of the write that saved this head. Its events, again.
+    const before = fromJsonText<EventHead>(current.event_head_before);
+    if (before) {
+      const again = deriveEvents(runId, before, change);
+      if (again.events.length > 0 && toJsonText(again.head) === headText)
+        await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
+    }
+    return { outcome: 'written', head: stored };
+  }
+
+  /** An update matched nothing: the run was deleted (its workflow's delete), or another writer moved its head. */
+  async function movedOrGone(runId: string): Promise<Appended> {
+    return (await Run.exists({ _id: runId })) ? { outcome: 'moved', head: null } : { outcome: 'gone', head: null };
+  }
+
   return {
     /**
      * Saves `fields` on the run together with the head after `change`, then the events `change`
-     * adds. `stored`: the run's head fields when the caller has just read the run (else read here;
-     * a run that no longer exists gets nothing). `onRunUpdated`: called once `fields` are written.
+     * adds, only on the head the events were derived from. `stored`: the run's head fields as the
+     * caller knows them (it has just read the run, or it wrote them last); then `moved` says another
+     * writer changed the head since, nothing was written, and the caller, whose `fields` were decided
+     * on what it knew, reads again. Without `stored` the head is read here, and read again when it
+     * moved. `onRunUpdated`: called once `fields` are written. The head after the write comes back.
      */
     async append(
       runId: string,
       change: ProjectionChange,
-      { fields = null, stored, onRunUpdated }: AppendOptions = {},
-    ): Promise<void> {
-      const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
-      if (!current) return;
-      const head = fromJsonText<EventHead>(current.event_head) ?? EMPTY_HEAD;
-      const derived = deriveEvents(runId, head, change);
-      const headText = toJsonText(head);
-      if (derived.events.length > 0 || toJsonText(derived.head) !== headText) {
-        const saved = await Run.updateOne(
-          { _id: runId },
-          { $set: { ...fields, event_head: toJsonText(derived.head), event_head_before: headText } },
-        );
-        // Deleted since it was read (its workflow's delete): its events would outlive it.
-        if (saved.matchedCount === 0) return;
-        if (fields) onRunUpdated?.();
-        await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
-        return;
+      { fields = null, stored, onRunUpdated, beforeEvents }: AppendOptions = {},
+    ): Promise<Appended> {
+      for (let attempt = 1; ; attempt++) {
+        const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
+        if (!current) return { outcome: 'gone', head: null };
+        const appended = await appendAt(runId, change, current, fields, { onRunUpdated, beforeEvents });
+        if (appended.outcome !== 'moved' || stored !== undefined) return appended;
+        if (attempt >= MAX_HEAD_RACES) throw new Error(`Run ${runId}: its event head moved under ${attempt} writes`);
       }
-      if (fields) {
-        if ((await Run.updateOne({ _id: runId }, { $set: fields })).matchedCount === 0) return;
-        onRunUpdated?.();
-      }
-      // Nothing new: this may be the retry of the write that saved this head. Its events, again.
-      const before = fromJsonText<EventHead>(current.event_head_before);
-      if (!before) return;
-      const again = deriveEvents(runId, before, change);
-      if (again.events.length > 0 && toJsonText(again.head) === headText)
-        await insertIgnoringDuplicates(RunEvent, toDocs(runId, again.events, new Date()));
     },
 
     /**

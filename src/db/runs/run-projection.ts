@@ -1,5 +1,12 @@
 import { trusted } from 'mongoose';
-import type { PauseRecord, PauseResolution, ProgressSave, RunPatch, TaskRecord } from '../../engine/run-contract';
+import type {
+  KnownRecord,
+  PauseRecord,
+  PauseResolution,
+  ProgressSave,
+  RunPatch,
+  TaskRecord,
+} from '../../engine/run-contract';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../engine/approvals';
 
 export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
@@ -40,9 +47,8 @@ export function createRunProjection(models: Models, events: RunEvents) {
 
   /**
    * The run's fields a save sets, or null when it sets none. A final status is never overwritten:
-   * checked on the run as just read, then written by `_id` alone (FerretDB v1 evaluates any other
-   * filter, e.g. `status: {$nin: …}`, over every run document: 214 ms per update at 3 000 runs).
-   * The workflow is the run's only writer, so nothing changes between the read and the write.
+   * checked on the run as last read or written, then written on the stream's head seen then
+   * (events.append): a writer that came between moves the head, and the save decides again.
    */
   function runFields(
     current: { status: RunStatus; end_time: Date | null },
@@ -70,55 +76,112 @@ export function createRunProjection(models: Models, events: RunEvents) {
     status: 'CANCELED' | 'FAILED',
     message: string,
   ): Promise<void> {
-    const current = await Run.findById(runId, { status: 1, start_time: 1, ...HEAD_FIELDS }).lean<
-      { status: RunStatus; start_time?: Date } & StoredHead
-    >();
-    if (!current || !statuses.includes(current.status)) return;
-    const tasks = await tasksOf(runId);
+    // A workflow that saves meanwhile moves the head: read again, and decide again on what it wrote.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await Run.findById(runId, { status: 1, start_time: 1, ...HEAD_FIELDS }).lean<
+        { status: RunStatus; start_time?: Date } & StoredHead
+      >();
+      if (!current || !statuses.includes(current.status)) return;
+      const tasks = await tasksOf(runId);
+      // Tasks first: a reader that sees the run closed sees its tasks closed. Should the run's
+      // workflow save meanwhile, its save holds every task again (TaskBook), and the close is decided anew.
+      await closeOpenTasks(runId, tasks, status);
+      const endTime = new Date();
+      const appended = await events.append(
+        runId,
+        { kind: 'closed', status, message, tasks },
+        {
+          fields: { status, end_time: endTime, message },
+          stored: current,
+          onRunUpdated: () => countRunEnd(status, current.start_time, endTime),
+        },
+      );
+      if (appended.outcome !== 'moved') return;
+    }
+    throw new Error(`Run ${runId}: its event head kept moving while it was closed`);
+  }
+
+  /** The open tasks of a run that has just been closed, closed with it. */
+  async function closeOpenTasks(runId: string, tasks: TaskRecord[], status: RunStatus): Promise<void> {
     const now = new Date().toISOString();
     const open = ['PENDING', 'RUNNING', 'PAUSED'];
-    if (tasks.some((t) => open.includes(t.status))) {
-      await saveTasks(
-        runId,
-        tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)),
-        false,
-      );
-    }
-    const endTime = new Date();
-    await events.append(
+    if (!tasks.some((t) => open.includes(t.status))) return;
+    await saveTasks(
       runId,
-      { kind: 'closed', status, message, tasks },
-      {
-        fields: { status, end_time: endTime, message },
-        stored: current,
-        onRunUpdated: () => countRunEnd(status, current.start_time, endTime),
-      },
+      tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)),
+      false,
     );
   }
 
-  return {
-    /** The tasks and pauses of deleted runs (their workflow's delete). */
-    async removeTasksAndPausesOf(ids: string[]): Promise<void> {
-      await models.RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
-      await models.Pause.deleteMany({ run_id: trusted({ $in: ids }) });
-    },
-    /**
-     * Tasks first, then the run with its stream's head in one update: a reader that sees the run
-     * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped
-     * whole: the api cancelled a run no worker had started, with its tasks, and the workflow leaves
-     * that record as it is. The stream's events come last (with `pause`, the pause opened or
-     * resolved beside this save). `onEnded`: called as soon as this save has ended the run's
-     * record (before its events; a retried save finds it ended and does not call it).
-     */
-    async save(
-      p: ProgressSave,
-      pause?: { opened: PauseRecord } | { resumed: PauseResolution },
-      onEnded?: () => void,
-    ): Promise<void> {
+  /** The stream's change a save makes. */
+  const progressChange = (p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }) =>
+    ({ kind: 'progress', save: p, ...(pause ? { pause } : {}) }) as const;
+
+  /** What runs once a save's fields are written: a final status counts the run's end, then `onEnded`. */
+  function endedBy(
+    p: ProgressSave,
+    fields: Record<string, unknown> | null,
+    startTime: Date | undefined,
+    onEnded: (() => void) | undefined,
+  ): (() => void) | undefined {
+    const endTime = p.run?.final !== undefined && fields?.end_time instanceof Date ? fields.end_time : undefined;
+    const status = p.run?.status;
+    if (!endTime || !status) return undefined;
+    return () => {
+      countRunEnd(status, startTime, endTime);
+      onEnded?.();
+    };
+  }
+
+  /** A task that ended has streamed its last piece: the write that says so sweeps stale ones. */
+  async function sweepAfter(p: ProgressSave): Promise<void> {
+    if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED'))
+      await deltas.sweep();
+  }
+
+  /**
+   * A save on the head the workflow's last save left, with the labels it was started with: no read.
+   * Only a save that does not end the run comes here (the workflow sends `known` with no other), so
+   * the run goes first and its tasks after it: a head that moved (a save of a workflow task run
+   * again after the record ended, the api's close) has this save write nothing ('moved'), and a
+   * reader that sees the run's new status a moment before its tasks sees an open run.
+   */
+  async function saveOnKnownHead(
+    p: ProgressSave,
+    known: KnownRecord,
+    pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
+  ): Promise<string | null | 'moved'> {
+    const tasks = p.tasks;
+    const appended = await events.append(p.runId, progressChange(p, pause), {
+      fields: runFields({ status: 'RUNNING', end_time: null }, p.run),
+      stored: { event_head: known.head, event_head_before: null },
+      ...(tasks
+        ? {
+            beforeEvents: async () => {
+              await saveTasks(p.runId, tasks.records, tasks.first);
+              await ledger.record([
+                { runId: p.runId, workflowId: known.workflowId, apiKey: known.apiKey, tasks: tasks.records },
+              ]);
+            },
+          }
+        : {}),
+    });
+    if (appended.outcome === 'moved') return 'moved';
+    await sweepAfter(p);
+    return appended.head;
+  }
+
+  /** A save that reads the run first. */
+  async function saveAfterRead(
+    p: ProgressSave,
+    pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
+    onEnded: (() => void) | undefined,
+  ): Promise<string | null> {
+    for (let attempt = 0; ; attempt++) {
       // One read serves the final-status check, a cancel's check and the stream's head; the tasks
       // are written once it has said the run has not ended.
       const cancel = p.run?.status === 'CANCELED';
-      const read = Run.findById(p.runId, {
+      const current = await Run.findById(p.runId, {
         status: 1,
         message: 1,
         start_time: 1,
@@ -138,9 +201,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
           trigger?: { kind: string } | null;
         } & StoredHead
       >();
-      const current = await read;
-      if (!current) return; // deleted with its workflow: nothing to show any more
-      if (cancel && current.status === 'CANCELED') return;
+      if (!current) return null; // deleted with its workflow: nothing to show any more
       // An ended record stays as it ended. A workflow task that ran local activities is replayed
       // whole if its worker dies before the task completes, saves and short calls included
       // (activity-options.ts, shortCallOptions): its saves find the run ended and change nothing. Only a
@@ -152,30 +213,56 @@ export function createRunProjection(models: Models, events: RunEvents) {
         current.end_time !== null &&
         current.end_time !== undefined &&
         !current.message?.startsWith(RECORD_REFUSED);
-      if (closed && !cancel && !p.run?.final) return;
+      if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) return null;
       if (p.tasks && !closed) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       if (p.tasks && !closed)
         await ledger.record([
           { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
         ]);
       const fields = runFields(current, p.run);
-      const endTime = p.run?.final !== undefined && fields?.end_time instanceof Date ? fields.end_time : undefined;
-      const status = p.run?.status;
-      const ended =
-        endTime && status
-          ? () => {
-              countRunEnd(status, current.start_time, endTime);
-              onEnded?.();
-            }
-          : undefined;
-      await events.append(
-        p.runId,
-        { kind: 'progress', save: p, ...(pause ? { pause } : {}) },
-        { fields, stored: current, ...(ended ? { onRunUpdated: ended } : {}) },
-      );
-      // A task that ended has streamed its last piece: the write that says so sweeps stale ones.
-      if (p.run?.final || p.tasks?.records.some((t) => t.status === 'COMPLETED' || t.status === 'FAILED'))
-        await deltas.sweep();
+      const appended = await events.append(p.runId, progressChange(p, pause), {
+        fields,
+        stored: current,
+        onRunUpdated: endedBy(p, fields, current.start_time, onEnded),
+      });
+      // Someone wrote between the read and the write (the api closing the run): read again.
+      if (appended.outcome === 'moved') {
+        if (attempt < 5) continue;
+        throw new Error(`Run ${p.runId}: its event head kept moving while it was saved`);
+      }
+      await sweepAfter(p);
+      return appended.head;
+    }
+  }
+
+  return {
+    /** The tasks and pauses of deleted runs (their workflow's delete). */
+    async removeTasksAndPausesOf(ids: string[]): Promise<void> {
+      await models.RunTasks.deleteMany({ _id: trusted({ $in: ids }) });
+      await models.Pause.deleteMany({ run_id: trusted({ $in: ids }) });
+    },
+    /**
+     * Tasks first, then the run with its stream's head in one update: a reader that sees the run
+     * final also sees its tasks final. A cancel that finds the record CANCELED already is dropped
+     * whole: the api cancelled a run no worker had started, with its tasks, and the workflow leaves
+     * that record as it is. The stream's events come last (with `pause`, the pause opened or
+     * resolved beside this save). `onEnded`: called as soon as this save has ended the run's
+     * record (before its events; a retried save finds it ended and does not call it).
+     * With `p.known` (the workflow's last save left the run as it says) nothing is read first: the
+     * write goes on that head, and only a head that moved since (a retried save, the api's close)
+     * makes the save read the run and decide as below. Returns the run's head after the save (null:
+     * unknown), for the workflow's next save.
+     */
+    async save(
+      p: ProgressSave,
+      pause?: { opened: PauseRecord } | { resumed: PauseResolution },
+      onEnded?: () => void,
+    ): Promise<string | null> {
+      if (p.known && !p.run?.final) {
+        const head = await saveOnKnownHead(p, p.known, pause);
+        if (head !== 'moved') return head;
+      }
+      return saveAfterRead(p, pause, onEnded);
     },
 
     async recordPause(p: PauseRecord): Promise<void> {
