@@ -187,10 +187,15 @@ export interface ProgressSave {
   known?: KnownRecord;
 }
 
+/** What a save answers the workflow with, for its next save (null: unknown, the next save reads). */
+export type SavedAs = Pick<KnownRecord, 'head' | 'tasks'> | null;
+
 /** What a save would otherwise read of the run: its stream's head, and what its ledger and metrics label it with. */
 export interface KnownRecord {
   /** The head text (`event_head`) the last save left; null: the run was never saved. */
   head: string | null;
+  /** The version of the run's tasks document the last save wrote; null: unknown (or none written). */
+  tasks: number | null;
   workflowId: string;
   /** The ledger's `api_key` of the run (usage-ledger.ts, apiKeyLabel). */
   apiKey: string;

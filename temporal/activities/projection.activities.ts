@@ -6,6 +6,7 @@ import {
   type ProgressSave,
   RECORD_REFUSED,
 } from '../../src/db/runs/run-projection';
+import type { SavedAs } from '../../src/engine/run-contract';
 import type { RunRepository } from '../../src/db/runs/run-repository';
 import type { RunOutcomes } from '../../src/engine/run-outcomes';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../src/engine/approvals';
@@ -41,8 +42,8 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
     }
   }
   return {
-    /** Returns the run's head after the save (null: unknown), which the workflow's next save writes on. */
-    async saveProgress({ ended, ...input }: ProgressSave & { ended?: RunEnded }): Promise<string | null> {
+    /** Returns what the save left (the run's head, its tasks' version; null: unknown), for the workflow's next save. */
+    async saveProgress({ ended, ...input }: ProgressSave & { ended?: RunEnded }): Promise<SavedAs> {
       // The blocking answer goes out once the run's record is final; its events follow.
       const outputsById = input.run?.final?.outputsById;
       const answer = outputsById && outcomes ? () => outcomes.publish(input.runId, { outputsById }) : undefined;
@@ -58,7 +59,7 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
       return head;
     },
     /** The pause record first: a reader that sees the run PAUSED (the inbox) also finds its open pause. */
-    async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<string | null> {
+    async recordPause(input: { pause: PauseRecord; progress: ProgressSave }): Promise<SavedAs> {
       return write(input.progress.runId, async () => {
         await runs.recordPause(input.pause);
         return runs.save(input.progress, { opened: input.pause });
@@ -73,7 +74,7 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
     async recordPauseDecisions(input: { runId: string; pauseId: string; decisions: PauseDecision[] }): Promise<void> {
       await write(input.runId, () => runs.recordPauseDecisions(input.pauseId, input.decisions));
     },
-    async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<string | null> {
+    async resolvePause(input: { resolution: PauseResolution; progress: ProgressSave }): Promise<SavedAs> {
       const [, head] = await write(input.progress.runId, () =>
         Promise.all([runs.resolvePause(input.resolution), runs.save(input.progress, { resumed: input.resolution })]),
       );

@@ -8,6 +8,7 @@ import type {
   NodeOutput,
   PauseRecord,
   ProgressSave,
+  SavedAs,
   TaskWrite,
   WaitReason,
 } from '../../src/engine/run-contract';
@@ -55,6 +56,8 @@ export class RunKeeper {
    * final save was sent: every save from then on reads the run first.
    */
   private head: string | null | undefined;
+  /** The version of the run's tasks document the last save wrote (null: unknown, or none yet). */
+  private tasksVersion: number | null = null;
   /**
    * The first save that failed for good (ProjectionRejected: its record already says FAILED).
    * Later saves still run: one failed save must not leave the chain rejected for every save after it.
@@ -163,7 +166,7 @@ export class RunKeeper {
   /** What the next save may write on without reading the run (undefined: it reads). */
   private known(): KnownRecord | undefined {
     if (this.head === undefined || !this.recordedAs) return undefined;
-    return { head: this.head, workflowId: this.workflowId, ...this.recordedAs };
+    return { head: this.head, tasks: this.tasksVersion, workflowId: this.workflowId, ...this.recordedAs };
   }
 
   /** PAUSED while a pause is open, FAILED once a node failed, RUNNING otherwise. */
@@ -177,7 +180,7 @@ export class RunKeeper {
    * without `via` carries the oldest resolved pause not yet saved; one with
    * `via` or a final status lets them go first, a save each, so records are written in order.
    */
-  save(final?: Final, via?: (progress: ProgressSave) => Promise<string | null>): Promise<void> {
+  save(final?: Final, via?: (progress: ProgressSave) => Promise<SavedAs>): Promise<void> {
     if (via || final) for (let n = this.pauses.unsavedCount; n > 0; n--) void this.save().catch(() => undefined);
     const write = this.writes.then(() => {
       const status = final?.status ?? this.liveStatus();
@@ -203,17 +206,19 @@ export class RunKeeper {
               : {}),
           }
         : undefined;
-      // A final save, and every save after it, reads the run: whether the record ended, only a read tells.
-      if (final) this.head = undefined;
       const known = this.known();
+      // Every save after the final one reads the run: whether the record ended, only a read tells.
+      if (final) this.head = undefined;
       const progress: ProgressSave = {
         runId: this.runId,
         ...(tasks ? { tasks } : {}),
         ...(run ? { run } : {}),
         ...(known ? { known } : {}),
       };
-      const learn = (head: string | null) => {
-        if (!final) this.head = head ?? undefined;
+      const learn = (saved: SavedAs) => {
+        if (final) return;
+        this.head = saved ? saved.head : undefined;
+        this.tasksVersion = saved ? saved.tasks : null;
       };
       if (resolved) {
         // The human's decision is applied only once its record is written, whatever cancels the run meanwhile.

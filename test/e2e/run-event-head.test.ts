@@ -98,8 +98,9 @@ describe('e2e: a run event stream whose head lives on the run document', functio
   });
 
   /** What the run's workflow knows of its record after its last save (`head` null: never saved). */
-  const knownAs = (head: string | null): KnownRecord => ({
-    head,
+  const knownAs = (saved: { head: string | null; tasks: number | null } | null): KnownRecord => ({
+    head: saved?.head ?? null,
+    tasks: saved?.tasks ?? null,
     workflowId: 'unused-by-these-saves',
     apiKey: 'none',
     startTime: '2026-01-01T00:00:00.000Z',
@@ -110,47 +111,58 @@ describe('e2e: a run event stream whose head lives on the run document', functio
     const res = await fetch(`${api.baseUrl}/run/${runId}/`);
     assert.equal(res.status, 200);
     const body = (await res.json()) as { status: string; tasks: TaskRecord[]; end_time: string | null };
-    return { status: body.status, end_time: body.end_time, tasks: body.tasks.map((t) => `${t.node_id} ${t.status}`) };
+    return {
+      status: body.status,
+      end_time: body.end_time,
+      tasks: body.tasks.map((t) => `${t.node_id} ${t.status} ${JSON.stringify(t.outputs)}`),
+    };
   };
 
-  it('a save on the head its workflow knows writes what a save that reads the run first writes', async () => {
+  it('saves on what their workflow knows write what saves that read the run first write', async () => {
     const [read, known] = [await newRun(), await newRun()];
-    await projection().save(running(read));
-    const head = await projection().save({ ...running(known), known: knownAs(null) });
-    assert.equal(head, await headOf(known), 'the save answers with the head it wrote');
-    for (const runId of [read, known]) await projection().save(done(runId));
+    for (const save of [running, done]) await projection().save(save(read));
+    const first = await projection().save({ ...running(known), known: knownAs(null) });
+    assert.deepEqual(first, { head: await headOf(known), tasks: 1 }, 'the save answers with what it wrote');
+    await projection().save({ ...done(known), known: knownAs(first) });
     const withoutEnd = async (runId: string) => ({ ...(await recordOf(runId)), end_time: undefined });
     assert.deepEqual(await withoutEnd(known), await withoutEnd(read));
+    assert.equal((await recordOf(known)).status, 'COMPLETED');
     assert.deepEqual(
       await streamOf(known),
       (await streamOf(read)).map((e) => ({ ...e, data: { ...e.data, run_id: known } })),
     );
   });
 
-  it('a save on a head that moved since (the api closed the run) leaves the closed record, its tasks and its events as they were', async () => {
+  it('a save on a head that moved since (the api closed the run) leaves the record closed, its events as they were, and no task open', async () => {
     const runId = await newRun();
     await projection().cancelWithoutWorkflow(runId, ['PENDING']);
-    const before = {
-      record: await recordOf(runId),
-      events: await api.models.RunEvent.countDocuments({ run_id: runId }),
-    };
+    const events = async () => api.models.RunEvent.countDocuments({ run_id: runId });
+    const before = { record: await recordOf(runId), events: await events() };
     assert.equal(before.record.status, 'CANCELED');
-    await projection().save({ ...running(runId), known: knownAs(null) });
+    assert.equal(await projection().save({ ...running(runId), known: knownAs(null) }), null);
+    const after = { record: await recordOf(runId), events: await events() };
     assert.deepEqual(
-      { record: await recordOf(runId), events: await api.models.RunEvent.countDocuments({ run_id: runId }) },
-      before,
+      { ...after, record: { ...after.record, tasks: [] } },
+      { ...before, record: { ...before.record, tasks: [] } },
     );
+    // The save's task was written before the run's head told it the run had ended: closed with it.
+    assert.deepEqual(after.record.tasks, ['a CANCELED null']);
   });
 
-  it('a save of a workflow task run again after the run ended, on the head known then, changes neither the record nor its events', async () => {
+  it('saves of a workflow task run again after the run ended, on what was known then, change neither the record nor its events', async () => {
     const runId = await newRun();
     const first = await projection().save({ ...running(runId), known: knownAs(null) });
-    await projection().save(done(runId));
+    await projection().save({ ...done(runId), known: knownAs(first) });
     const before = { record: await recordOf(runId), stream: await streamOf(runId) };
     assert.equal(before.record.status, 'COMPLETED');
-    // The workflow task again: its first save, on the head the run had before any save, then the one after it.
-    await projection().save({ ...running(runId), known: knownAs(null) });
-    await projection().save({ ...running(runId), known: knownAs(first) });
+    // The workflow task again: its first save on a run never saved, then its final save on what the first answered.
+    const again = await projection().save({ ...running(runId), known: knownAs(null) });
+    assert.equal(again, null, 'an ended record answers that nothing is known');
+    await projection().save({
+      ...done(runId),
+      tasks: { records: [{ ...task('COMPLETED'), outputs: { y: 2 } }], first: false },
+      known: knownAs(first),
+    });
     assert.deepEqual({ record: await recordOf(runId), stream: await streamOf(runId) }, before);
   });
 });

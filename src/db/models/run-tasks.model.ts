@@ -10,6 +10,8 @@ export const runTasksSchema = new Schema(
     _id: { type: String, required: true },
     tasks: { type: String, required: true },
     updated_at: { type: Date, required: true },
+    /** Counts the writes of a workflow's saves that wrote without reading (run-projection.ts); absent after any other write. */
+    v: { type: Number },
   },
   { collection: 'run_tasks', versionKey: false },
 );

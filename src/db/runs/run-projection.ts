@@ -5,6 +5,7 @@ import type {
   PauseResolution,
   ProgressSave,
   RunPatch,
+  SavedAs,
   TaskRecord,
 } from '../../engine/run-contract';
 import type { ApprovalDeliveryOutcome, PauseDecision } from '../../engine/approvals';
@@ -140,43 +141,70 @@ export function createRunProjection(models: Models, events: RunEvents) {
   }
 
   /**
-   * A save on the head the workflow's last save left, with the labels it was started with: no read.
-   * Only a save that does not end the run comes here (the workflow sends `known` with no other), so
-   * the run goes first and its tasks after it: a head that moved (a save of a workflow task run
-   * again after the record ended, the api's close) has this save write nothing ('moved'), and a
-   * reader that sees the run's new status a moment before its tasks sees an open run.
+   * A save on what the workflow's last save left (the run's head, its tasks' version), with the
+   * labels it was started with: no read. Tasks first, then the run, each written only on the version
+   * the workflow knows: a save whose workflow task runs again after the record ended, or that meets
+   * the api's close, writes nothing ('moved') and reads instead.
    */
   async function saveOnKnownHead(
     p: ProgressSave,
     known: KnownRecord,
     pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
-  ): Promise<string | null | 'moved'> {
-    const tasks = p.tasks;
+    onEnded: (() => void) | undefined,
+  ): Promise<{ saved: SavedAs } | { moved: { tasksWritten: boolean } }> {
+    let tasksVersion = known.tasks;
+    if (p.tasks) {
+      const written = await saveTasksOn(p.runId, p.tasks, known.tasks);
+      if (written === 'moved') return { moved: { tasksWritten: false } };
+      tasksVersion = written;
+      await ledger.record([
+        { runId: p.runId, workflowId: known.workflowId, apiKey: known.apiKey, tasks: p.tasks.records },
+      ]);
+    }
+    // The workflow sends what it knows only while the record is its own to end: not ended here.
+    const fields = runFields({ status: 'RUNNING', end_time: null }, p.run);
     const appended = await events.append(p.runId, progressChange(p, pause), {
-      fields: runFields({ status: 'RUNNING', end_time: null }, p.run),
+      fields,
       stored: { event_head: known.head, event_head_before: null },
-      ...(tasks
-        ? {
-            beforeEvents: async () => {
-              await saveTasks(p.runId, tasks.records, tasks.first);
-              await ledger.record([
-                { runId: p.runId, workflowId: known.workflowId, apiKey: known.apiKey, tasks: tasks.records },
-              ]);
-            },
-          }
-        : {}),
+      onRunUpdated: endedBy(p, fields, new Date(known.startTime), onEnded),
     });
-    if (appended.outcome === 'moved') return 'moved';
+    if (appended.outcome === 'moved') return { moved: { tasksWritten: p.tasks !== undefined } };
     await sweepAfter(p);
-    return appended.head;
+    return { saved: { head: appended.head, tasks: tasksVersion } };
   }
 
-  /** A save that reads the run first. */
+  /** The tasks, on the version the workflow knows (a first save: none yet); their new version, or 'moved'. */
+  async function saveTasksOn(
+    runId: string,
+    tasks: NonNullable<ProgressSave['tasks']>,
+    version: number | null,
+  ): Promise<number | 'moved'> {
+    const doc = { tasks: toJsonText(tasks.records), updated_at: new Date() };
+    if (tasks.first) {
+      try {
+        await RunTasks.create({ _id: runId, ...doc, v: 1 });
+        return 1;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return 'moved';
+        throw err;
+      }
+    }
+    if (version === null) return 'moved';
+    const saved = await RunTasks.updateOne({ _id: runId, v: version }, { $set: { ...doc, v: version + 1 } });
+    return saved.matchedCount === 0 ? 'moved' : version + 1;
+  }
+
+  /**
+   * A save that reads the run first. `tasksWritten`: a try on what the workflow knew wrote this
+   * save's tasks, then found the run's head moved: a record someone else ended (the api's close of
+   * a run it found without tasks) gets them with none left open.
+   */
   async function saveAfterRead(
     p: ProgressSave,
     pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
     onEnded: (() => void) | undefined,
-  ): Promise<string | null> {
+    tasksWritten: boolean,
+  ): Promise<SavedAs> {
     for (let attempt = 0; ; attempt++) {
       // One read serves the final-status check, a cancel's check and the stream's head; the tasks
       // are written once it has said the run has not ended.
@@ -213,7 +241,11 @@ export function createRunProjection(models: Models, events: RunEvents) {
         current.end_time !== null &&
         current.end_time !== undefined &&
         !current.message?.startsWith(RECORD_REFUSED);
-      if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) return null;
+      if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) {
+        if (tasksWritten && p.tasks && isFinalStatus(current.status))
+          await closeOpenTasks(p.runId, p.tasks.records, current.status);
+        return null;
+      }
       if (p.tasks && !closed) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
       if (p.tasks && !closed)
         await ledger.record([
@@ -231,7 +263,8 @@ export function createRunProjection(models: Models, events: RunEvents) {
         throw new Error(`Run ${p.runId}: its event head kept moving while it was saved`);
       }
       await sweepAfter(p);
-      return appended.head;
+      // Its tasks' version is unknown (none written, or written without one): the next save reads.
+      return { head: appended.head, tasks: null };
     }
   }
 
@@ -257,12 +290,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
       p: ProgressSave,
       pause?: { opened: PauseRecord } | { resumed: PauseResolution },
       onEnded?: () => void,
-    ): Promise<string | null> {
-      if (p.known && !p.run?.final) {
-        const head = await saveOnKnownHead(p, p.known, pause);
-        if (head !== 'moved') return head;
-      }
-      return saveAfterRead(p, pause, onEnded);
+    ): Promise<SavedAs> {
+      if (!p.known) return saveAfterRead(p, pause, onEnded, false);
+      const onKnown = await saveOnKnownHead(p, p.known, pause, onEnded);
+      return 'saved' in onKnown ? onKnown.saved : saveAfterRead(p, pause, onEnded, onKnown.moved.tasksWritten);
     },
 
     async recordPause(p: PauseRecord): Promise<void> {
