@@ -44,6 +44,11 @@ export interface SpurRunInput {
   trace?: RunTrace;
   /** Set in an eval's rows and their child runs: nothing acts on the outside world (src/engine/dry-run.ts). */
   dryRun?: DryRun;
+  /**
+   * The run's SpurRunStatus as its start set it (absent: PENDING). The launcher lists a run RUNNING
+   * from its start: Temporal's listing does not tell a run no worker has picked up from one that runs.
+   */
+  listedAs?: RunStatus;
   /** How the run's record labels it (its ledger key, its start): its saves need not read them back. */
   recordedAs?: { apiKey: string; startTime: string };
 }

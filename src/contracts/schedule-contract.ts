@@ -35,6 +35,8 @@ export interface ChildRunStart {
   runType: string;
   /** SpurStartedBy: its trigger (`schedule:SC4`, `subworkflow:R5`). */
   startedBy?: string | null;
+  /** SpurRunStatus at the start (absent in plans made before runs were listed RUNNING from it: PENDING). */
+  listedAs?: string;
 }
 
 /** What the fire starts: its run's workflow, as a child it waits for (so overlap policies see the run), or nothing. */

@@ -9,7 +9,7 @@ import type { Models, RunDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import type { CallbackEvent } from '../engine/callback-events';
 import type { RunDefinition } from '../engine/run-contract';
-import { OPEN_RUN_STATUSES } from '../engine/statuses';
+import { OPEN_RUN_STATUSES, type RunStatus } from '../engine/statuses';
 import { SpurError } from '../errors';
 import type { Config } from '../config/settings';
 import type { BatchRunInput } from '../contracts/batch-contract';
@@ -69,6 +69,8 @@ export interface WorkflowStart {
   type: (typeof WorkflowType)[keyof typeof WorkflowType];
   args: unknown[];
   summary: string;
+  /** Its SpurRunStatus at the start (a run's workflow says so in its input: SpurRunInput.listedAs). */
+  listedAs: RunStatus;
 }
 
 /** A run's workflow as its launch would start it: for a caller that starts it as a child workflow instead. */
@@ -156,9 +158,11 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       // From the record, so every launch of the run (the api's, the reconciler's) traces it alike.
       trace: runTraceOf(run._id, run.trace_parent, run.start_time),
       recordedAs: { apiKey: apiKeyLabel(run), startTime: run.start_time.toISOString() },
+      listedAs: 'RUNNING',
     };
     return {
       type: WorkflowType.spurRun,
+      listedAs: 'RUNNING',
       args: [input],
       summary: `${pinned.workflowName} (${run.workflow_id}) run ${run._id}`,
     };
@@ -201,6 +205,8 @@ export function createRunLauncher(deps: RunLauncherDeps) {
     };
     return {
       type: WorkflowType.spurBatchRun,
+      // Its workflow lists it RUNNING itself once it begins.
+      listedAs: 'PENDING',
       args: [input],
       summary: `${pinned.workflowName} (${run.workflow_id}) batch ${run._id} over ${dataset.name} (${dataset.id}), ${input.rowCount} rows`,
     };
@@ -228,7 +234,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
         typedSearchAttributes: [
           { key: SpurWorkflowId, value: run.workflow_id },
           { key: SpurRunType, value: run.run_type },
-          { key: SpurRunStatus, value: 'PENDING' },
+          { key: SpurRunStatus, value: start.listedAs },
           ...(run.started_by_name ? [{ key: SpurStartedBy, value: run.started_by_name }] : []),
           ...workspaceAttribute(run.workspace_id),
         ],

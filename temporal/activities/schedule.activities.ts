@@ -55,5 +55,6 @@ export function childRunStart(run: RunDoc, start: WorkflowStart, workflowIdPrefi
     spurWorkflowId: run.workflow_id,
     runType: run.run_type,
     startedBy: run.started_by_name ?? null,
+    listedAs: start.listedAs,
   };
 }

@@ -25,7 +25,7 @@ export function childRunOptions(plan: ChildRunStart): ChildWorkflowOptions & { a
     typedSearchAttributes: [
       { key: SpurWorkflowId, value: plan.spurWorkflowId },
       { key: SpurRunType, value: plan.runType },
-      { key: SpurRunStatus, value: 'PENDING' },
+      { key: SpurRunStatus, value: plan.listedAs ?? 'PENDING' },
       ...(plan.startedBy ? [{ key: SpurStartedBy, value: plan.startedBy }] : []),
       ...(workspace ? [{ key: SpurWorkspace, value: workspace }] : []),
     ],

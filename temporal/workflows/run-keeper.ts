@@ -47,6 +47,8 @@ export class RunKeeper {
   /** Exported as the run's span by the save that records its end. */
   private readonly traced: { workflowId: string; trace: RunTrace } | undefined;
   private shown: RunStatus = 'PENDING';
+  /** The status search attribute its start gave the run (input.listedAs), until the first show(). */
+  private listedByStart: RunStatus | null;
   private writes: Promise<void> = Promise.resolve();
   private readonly workflowId: string;
   private readonly recordedAs: SpurRunInput['recordedAs'];
@@ -73,6 +75,7 @@ export class RunKeeper {
     this.workflowId = input.workflowId;
     this.recordedAs = input.recordedAs;
     this.head = input.resume ? undefined : null;
+    this.listedByStart = input.resume ? null : (input.listedAs ?? null);
     this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
@@ -280,10 +283,15 @@ export class RunKeeper {
     if (this.shown !== 'FAILED') this.show('FAILED');
   }
 
-  /** The status the run is listed under in Temporal (its search attribute), as its record shows it. */
+  /**
+   * The status the record shows, and the run is listed under in Temporal (its search attribute). The
+   * first is not upserted when the run's start listed it so already (a run listed RUNNING from its start).
+   */
   private show(status: RunStatus): void {
     this.shown = status;
-    upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
+    const listed = this.listedByStart === status;
+    this.listedByStart = null;
+    if (!listed) upsertSearchAttributes([{ key: SpurRunStatus, value: status }]);
   }
 
   /** Saves until no resolved pause waits for its record (before the run continues as new). */

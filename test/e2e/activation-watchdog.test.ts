@@ -78,9 +78,11 @@ describe('e2e: the workflow activation watchdog (SPUR_WORKFLOW_ACTIVATION_TIMEOU
   });
 
   it('set, fails the workflow task of an activation that runs longer, and the workflow does not complete', async () => {
-    assert.equal(loadConfig({ SPUR_WORKFLOW_ACTIVATION_TIMEOUT_MS: '20' }).temporal.activationTimeoutMs, 20);
+    assert.equal(loadConfig({ SPUR_WORKFLOW_ACTIVATION_TIMEOUT_MS: '2000' }).temporal.activationTimeoutMs, 2000);
     let failure = '';
-    const handle = await busyRun(20, iterationsFor(500), async (h) => {
+    // 2 s, not less: the watchdog also times the worker's loading of the workflow bundle, which a
+    // loaded host may take tens of milliseconds over. Calibrated for 8 s, the loop outlasts it on any host.
+    const handle = await busyRun(2000, iterationsFor(8_000), async (h) => {
       const events = (await h.fetchHistory()).events ?? [];
       const failed = events.find((e) => e.workflowTaskFailedEventAttributes);
       failure = failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '';

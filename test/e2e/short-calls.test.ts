@@ -15,6 +15,8 @@ import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import type { TaskRecord } from '../../src/engine/run-contract';
 import { settingsReachWorkers } from '../support/settings';
+import { runWorkflowId } from '../../src/contracts/workflow-names';
+import { SpurRunStatus } from '../../src/contracts/search-attributes';
 
 const MODEL = 'openai/gpt-4o-mini';
 const ask = (id: string, config: Record<string, unknown> = {}) =>
@@ -76,6 +78,18 @@ describe('e2e: short calls run as local activities', function () {
   const tasksOf = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
   const callsSaying = (x: string) =>
     fake.requests.filter((r) => r.protocol !== null && JSON.stringify(r.body).includes(`say ${x}`));
+
+  /** Holds the provider's answer to calls saying `say <word>` until the returned function is called. */
+  const holdCallsSaying = (word: string, output: string): (() => void) => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.respondWith((req) =>
+      JSON.stringify(req.body).includes(`say ${word}`)
+        ? { content: JSON.stringify({ output }), heldUntil: held }
+        : undefined,
+    );
+    return () => release();
+  };
 
   it('a short model call gets no activity task; a long call, a PythonFuncNode and a node asking for heartbeats still do; all answer', async () => {
     const wf = await create('short and long', {
@@ -147,6 +161,27 @@ describe('e2e: short calls run as local activities', function () {
     assert.ok(bytes <= 17 * 1024, `a history payload of ${bytes} bytes`);
   });
 
+  it('a run is listed RUNNING in Temporal from its start and its status is upserted once, at its end', async () => {
+    const wf = await create('listed', shortCall);
+    const release = holdCallsSaying('listed', 'ok');
+    const runId = await start(wf, 'listed');
+    const handle = engine.api.temporal.workflow.getHandle(
+      runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix),
+    );
+    const listedAs = async () => (await handle.describe()).typedSearchAttributes.get(SpurRunStatus);
+    try {
+      await until('the call is made', () => callsSaying('listed').length > 0, 60_000);
+      assert.equal(await listedAs(), 'RUNNING');
+      assert.equal((await tasksOf(runId)).find((t) => t.node_id === 'short')?.status, 'RUNNING');
+    } finally {
+      release();
+    }
+    assert.equal((await waitForRun(engine.http, runId, undefined, 120_000)).status, 'COMPLETED');
+    const history = await closedRunHistory(engine, runId);
+    assert.equal(await listedAs(), 'COMPLETED');
+    assert.equal((history.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 1);
+  });
+
   it('saves replayed after a run ended (its workflow task run again on another worker) change neither its record nor its events', async () => {
     const runId = await start(await create('ended once', shortCall), 'end');
     assert.equal((await waitForRun(engine.http, runId, undefined, 120_000)).status, 'COMPLETED');
@@ -200,13 +235,7 @@ describe('e2e: short calls run as local activities', function () {
 
   it('a cancel during a short call reaches the run: it ends CANCELED and the call is stopped, unanswered', async () => {
     const wf = await create('short cancel', shortCall);
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    fake.respondWith((req) =>
-      JSON.stringify(req.body).includes('say stop')
-        ? { content: JSON.stringify({ output: 'late' }), heldUntil: held }
-        : undefined,
-    );
+    const release = holdCallsSaying('stop', 'late');
     const runId = await start(wf, 'stop');
     await until('the call at the provider', async () => callsSaying('stop').length === 1);
     const cancel = await engine.http.post(`/wf/cancel_workflow/${runId}/`, {});
