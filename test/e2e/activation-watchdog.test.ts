@@ -13,13 +13,21 @@ const BUSY_WORKFLOWS = path.join(__dirname, '..', 'fixtures', 'busy-workflows', 
 /** The step busyFor repeats. */
 const step = (x: number, i: number) => (x * 31 + i) % 1_000_003;
 
-/** Iterations of busyFor's loop that take about `ms` on this machine (measured here, in the same V8). */
+/**
+ * Iterations of busyFor's loop that take at least `ms` of wall time on this machine: at the fastest
+ * rate of twenty short windows measured here (in the same V8), so a loaded host, which slows some
+ * windows, makes the loop run longer, never shorter.
+ */
 function iterationsFor(ms: number): number {
   let x = 0;
-  let n = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < 100) for (let i = 0; i < 100_000; i++, n++) x = step(x, i);
-  return Math.ceil((n / (performance.now() - t0)) * ms) + (x % 2);
+  let fastest = 0;
+  for (let window = 0; window < 20; window++) {
+    const t0 = performance.now();
+    let n = 0;
+    while (performance.now() - t0 < 10) for (let i = 0; i < 10_000; i++, n++) x = step(x, i);
+    fastest = Math.max(fastest, n / (performance.now() - t0));
+  }
+  return Math.ceil(fastest * ms) + (x % 2);
 }
 
 describe('e2e: the workflow activation watchdog (SPUR_WORKFLOW_ACTIVATION_TIMEOUT_MS)', function () {
@@ -86,7 +94,8 @@ describe('e2e: the workflow activation watchdog (SPUR_WORKFLOW_ACTIVATION_TIMEOU
       const events = (await h.fetchHistory()).events ?? [];
       const failed = events.find((e) => e.workflowTaskFailedEventAttributes);
       failure = failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '';
-      return failed !== undefined;
+      // A workflow that completed instead settles too: the assertions below then say so.
+      return failed !== undefined || (await h.describe()).status.name !== 'RUNNING';
     });
     assert.match(failure, /timed out/i);
     assert.equal((await handle.describe()).status.name, 'RUNNING');
