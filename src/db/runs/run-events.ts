@@ -46,8 +46,6 @@ export interface AppendOptions {
   fields?: RunFields | null;
   stored?: StoredHead | null;
   onRunUpdated?: () => void;
-  /** Written once the run is, before the events (a save's tasks, when the run must go first). */
-  beforeEvents?: () => Promise<void>;
 }
 
 /**
@@ -79,7 +77,7 @@ export function createRunEvents(models: Models) {
     change: ProjectionChange,
     current: StoredHead,
     fields: RunFields | null,
-    { onRunUpdated, beforeEvents }: Pick<AppendOptions, 'onRunUpdated' | 'beforeEvents'>,
+    onRunUpdated: (() => void) | undefined,
   ): Promise<Appended> {
     const stored = current.event_head ?? null;
     const head = fromJsonText<EventHead>(stored) ?? EMPTY_HEAD;
@@ -94,15 +92,13 @@ export function createRunEvents(models: Models) {
       });
       if (saved.matchedCount === 0) return movedOrGone(runId);
       if (fields) onRunUpdated?.();
-      await beforeEvents?.();
       await insertIgnoringDuplicates(RunEvent, toDocs(runId, derived.events, new Date()));
       return { outcome: 'written', head: next };
     }
     if (fields) {
       if ((await Run.updateOne(unmoved, { $set: fields })).matchedCount === 0) return movedOrGone(runId);
       onRunUpdated?.();
-    } else if (beforeEvents && !(await Run.exists(unmoved))) return movedOrGone(runId);
-    await beforeEvents?.();
+    }
     // Nothing new: this may be the retry of the write that saved this head. Its events, again.
     const before = fromJsonText<EventHead>(current.event_head_before);
     if (before) {
@@ -130,12 +126,12 @@ export function createRunEvents(models: Models) {
     async append(
       runId: string,
       change: ProjectionChange,
-      { fields = null, stored, onRunUpdated, beforeEvents }: AppendOptions = {},
+      { fields = null, stored, onRunUpdated }: AppendOptions = {},
     ): Promise<Appended> {
       for (let attempt = 1; ; attempt++) {
         const current = stored !== undefined ? stored : await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
         if (!current) return { outcome: 'gone', head: null };
-        const appended = await appendAt(runId, change, current, fields, { onRunUpdated, beforeEvents });
+        const appended = await appendAt(runId, change, current, fields, onRunUpdated);
         if (appended.outcome !== 'moved' || stored !== undefined) return appended;
         if (attempt >= MAX_HEAD_RACES) throw new Error(`Run ${runId}: its event head moved under ${attempt} writes`);
       }
