@@ -14,17 +14,23 @@ const NODES = 20;
  * arrive together while a workflow task runs overflow Temporal's buffer of new events (2 MB), which
  * fails that task, and after a few such failures on this 20 MB history the SDK (1.24.0) once left
  * the run waiting for a local activity that had finished. That is not what this test is about.
- * The worker runs one sandbox at a time (SPUR_PYTHON_MAX_CONCURRENT=1) and each node sleeps a
- * second, so the results are at least a second apart however late each process starts (staggered
- * sleeps of 0 … 19 s on the default two sandboxes kept the run going for over 100 s).
+ * The worker runs one sandbox at a time (SPUR_PYTHON_MAX_CONCURRENT=1) and each node sleeps two
+ * seconds, so the results are at least that far apart however late each process starts (staggered
+ * sleeps of 0 … 19 s on the default two sandboxes kept the run going for over 100 s). A workflow
+ * task here saves a task document of several MB: under a loaded CI run it outlasted a one-second
+ * gap, the server closed it (FORCE_CLOSE_COMMAND, seen twice even in a passing run beside four heavy
+ * files) and, most likely, the replays of the growing history kept the run from ending in 240 s.
  */
 const definition = {
   nodes: [
     n('src', 'InputNode', { output_schema: { x: 'string' } }),
     ...Array.from({ length: NODES }, (_, i) =>
       n(`p${i}`, 'PythonFuncNode', {
-        code: `import time\ntime.sleep(1)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
-        timeout_seconds: 60,
+        code: `import time\ntime.sleep(2)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
+        // All twenty start together and wait for the one sandbox, their clocks running: none may
+        // time out (and be tried again) while it waits.
+        timeout_seconds: 900,
+        max_retries: 0,
         // A regular activity: a short call (a local activity) keeps at most 16 KB of its output
         // inline, so its record could not grow past the limit this way.
         heartbeat_timeout_seconds: 20,
@@ -36,7 +42,7 @@ const definition = {
 };
 
 describe('e2e: a run whose record the database refuses for good fails, end to end', function () {
-  this.timeout(300_000);
+  this.timeout(420_000);
   let engine: Engine;
   before(async () => {
     engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE), SPUR_PYTHON_MAX_CONCURRENT: '1' });
