@@ -8,10 +8,12 @@ export interface OutputSchema {
   validate: ValidateFunction;
   /** True for `{output: string}` (the default): a reply that is not JSON becomes `{output: text}`. */
   plainTextOutput: boolean;
+  /** Whether a validation can take more than time linear in the reply (validateOutput bounds only those). */
+  mayRunLong: boolean;
 }
 
 // Not strict: user-written schemas carry keywords ajv does not know (`title`, vendor extensions).
-// Patterns run on model output: every validation is bounded in time (schema-patterns.ts).
+// Patterns run on model output: a validation that can run long is bounded in time (schema-patterns.ts).
 const ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: trackedRegExp } });
 const cache = new Map<string, OutputSchema>();
 /** Schema texts are per node config, so a small cache holds every schema a worker sees in practice. */
@@ -19,6 +21,29 @@ const MAX_CACHED = 256;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Keywords that let one validation outgrow the reply: a pattern can backtrack (`format`s are
+ * patterns too), `uniqueItems` compares every pair, and a reference can recurse, where each
+ * `anyOf` branch re-walks the rest of the reply. Without them the work is the schema's size times
+ * the reply's, and the schema is the caller's, of bounded size.
+ */
+const MAY_RUN_LONG = new Set([
+  'pattern',
+  'patternProperties',
+  'format',
+  'uniqueItems',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+]);
+
+/** Whether any key anywhere in the schema is one of those (a property of that name counts too: harmless). */
+function mayRunLong(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(mayRunLong);
+  if (!isObject(value)) return false;
+  return Object.entries(value).some(([key, inner]) => MAY_RUN_LONG.has(key) || mayRunLong(inner));
 }
 
 function isPlainTextOutput(schema: Record<string, unknown>): boolean {
@@ -59,7 +84,12 @@ export function outputSchemaFor(text: string): OutputSchema {
       ajv.removeSchema(oldest[1].schema);
     }
   }
-  const compiled: OutputSchema = { schema: keywords, validate, plainTextOutput: isPlainTextOutput(keywords) };
+  const compiled: OutputSchema = {
+    schema: keywords,
+    validate,
+    plainTextOutput: isPlainTextOutput(keywords),
+    mayRunLong: mayRunLong(keywords),
+  };
   cache.set(text, compiled);
   return compiled;
 }
@@ -98,9 +128,14 @@ export function replyToOutput(text: string, output: OutputSchema): Record<string
   return validatedOutput(value, output);
 }
 
-/** Validates `value` against a compiled schema, its patterns bounded in time (a stopped one is named). */
+/**
+ * Validates `value` against a compiled schema: one that can run long is bounded in time (a stopped
+ * pattern is named); the rest, the default `{output: string}` among them, validate in line, sparing
+ * every reply the bound's watchdog thread.
+ */
 export function validateOutput(value: unknown, output: OutputSchema): LimitedValidation {
-  return validateWithinLimit(output.validate, value);
+  if (output.mayRunLong) return validateWithinLimit(output.validate, value);
+  return { ok: true, valid: output.validate(value) === true };
 }
 
 /** The value, if it matches the schema; else the node fails saying how it does not. */
