@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Models } from './models';
 import { DEFAULT_WORKSPACE, workspaceScope } from './workspace-scope';
 
@@ -6,6 +7,13 @@ import { DEFAULT_WORKSPACE, workspaceScope } from './workspace-scope';
  * call that starts this long after it, in every process (docs/performance.md#settings-in-memory).
  */
 export const SETTINGS_CHECK_MS = 1000;
+/**
+ * A change is in every process's cache this long after its counter moved: a cache read starting
+ * then has read the counter since (SETTINGS_CHECK_MS, measured from when that read began), and the
+ * margin covers timers that fire a little late. What must not be answered before every process
+ * sees it (a workflow's pause) waits this long.
+ */
+export const SETTINGS_REACH_MS = SETTINGS_CHECK_MS + 100;
 /** An entry is read again after this long whatever the counter says (a change whose count was lost). */
 const SETTINGS_MAX_AGE_MS = 60_000;
 /** Past this many entries (budgets are kept per workflow) everything is forgotten: memory stays bounded. */
@@ -32,6 +40,8 @@ export interface SettingsCache {
   get<T>(kind: string, key: string, load: () => Promise<T>): Promise<T>;
   /** A setting was written: every process forgets what it kept (this one at once). */
   changed(): Promise<void>;
+  /** Resolves once a change made before the call is seen by every process's next read (SETTINGS_REACH_MS). */
+  reachedEverywhere(): Promise<void>;
 }
 
 const caches = new WeakMap<Models, SettingsCache>();
@@ -46,7 +56,8 @@ export function settingsCache(models: Models): SettingsCache {
   return cache;
 }
 
-function createSettingsCache(models: Models, clock: () => number = Date.now): SettingsCache {
+// A monotonic clock: the staleness bound is a duration, which a wall clock set back would stretch.
+function createSettingsCache(models: Models, clock: () => number = () => performance.now()): SettingsCache {
   const { SettingsGeneration } = models;
   let entries = new Map<string, Entry>();
   let generation: number | undefined;
@@ -97,5 +108,6 @@ function createSettingsCache(models: Models, clock: () => number = Date.now): Se
       // Whatever was read while the write was on its way is forgotten too.
       forget();
     },
+    reachedEverywhere: () => new Promise((resolve) => setTimeout(resolve, SETTINGS_REACH_MS)),
   };
 }

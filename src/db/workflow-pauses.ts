@@ -65,8 +65,9 @@ export function createWorkflowPauses(models: Models) {
 
     /**
      * Whether the workflow may be paused, from this process's settings cache (a pause or resume
-     * anywhere reaches it within SETTINGS_CHECK_MS): a hint that spares the read before a start
-     * records its run. Only refuseStarts decides.
+     * anywhere reaches it within SETTINGS_CHECK_MS, and a pause is answered only after that):
+     * false is final for a start checking after a pause's answer; true is a hint that refuseStarts,
+     * which reads the pause, decides.
      */
     mayBePaused: (workflowId: string): Promise<boolean> =>
       cache.get('workflow-pause', workflowId, async () => (await of(workflowId)) !== null),
@@ -77,7 +78,11 @@ export function createWorkflowPauses(models: Models) {
       if (pause) throw new WorkflowPausedError(workflowId, pause);
     },
 
-    /** Pauses the workflow; a workflow already paused is a 409 naming its pause. */
+    /**
+     * Pauses the workflow; a workflow already paused is a 409 naming its pause. Answers once every
+     * process's cache has seen the pause, so a start that checks mayBePaused after the answer
+     * finds it.
+     */
     async pause(workflowId: string, pause: WorkflowPause): Promise<WorkflowPause> {
       try {
         await Pause.create({
@@ -88,6 +93,7 @@ export function createWorkflowPauses(models: Models) {
           hold_webhooks: pause.holdWebhooks,
         });
         await cache.changed();
+        await cache.reachedEverywhere();
         return pause;
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;

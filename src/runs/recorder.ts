@@ -102,9 +102,10 @@ export function createRunRecorder(deps: RunRecorderDeps) {
       request.beforeInsert?.(); // the insert follows at once
       return recordFields(fields, version, stored, runCaller());
     });
-    // Read again after the insert, as a pause is written before it is answered: a run inserted
-    // after a pause's answer always sees it, so none starts once the pause has been answered.
-    if (pausable) await refuseIfPausedMeanwhile(run._id, workflowId);
+    // Asked again after the insert: a pause is answered only once every process's cache has it
+    // (workflow-pauses.ts), so a run inserted after a pause's answer always finds it, and none
+    // starts once the pause has been answered. Not paused: no read.
+    if (pausable && (await deps.pauses.mayBePaused(workflowId))) await refuseIfPausedMeanwhile(run._id, workflowId);
     await request.claim?.claim(run._id);
     metrics.runsStarted.inc({ run_type: run.run_type });
     const initialInputs = fromJsonText<Inputs>(run.initial_inputs) ?? {};

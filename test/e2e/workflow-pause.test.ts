@@ -215,6 +215,37 @@ describe('e2e: pausing a workflow', function () {
     assert.equal((await admin.delete(`/wf/${wf}/`)).status, 204, 'its schedule goes with it');
   });
 
+  describe('a pause answered through one api', () => {
+    let other: ApiProcess | undefined;
+    after(async () => {
+      await other?.process.stop();
+    });
+
+    it('is found by every start another api process records after the answer, though that api checks pauses from memory', async () => {
+      other = await startApiProcess(engine.api.env);
+      const viaOther = client(other.baseUrl, bearer(KEY));
+      const wf = await newWorkflow();
+      const inputs = { initial_inputs: { in: { title: 'x' } } };
+      // The other api starts a run: it has just asked whether the workflow is paused (no) and
+      // keeps that answer in memory for up to a second.
+      assert.equal((await viaOther.post(`/wf/${wf}/start_run/`, inputs)).status, 200);
+      const before = (await runsOf(wf)).map((r) => r.id);
+      const paused = await admin.post(`/wf/${wf}/pause/`, { reason: 'deploy freeze' });
+      assert.equal(paused.status, 200, paused.text);
+      for (const path of [`/wf/${wf}/start_run/`, `/wf/${wf}/run/`]) {
+        const res = await viaOther.post(path, inputs);
+        assert.equal(res.status, 409, `${path}: ${res.text}`);
+        assert.match(res.body.detail, TAG);
+      }
+      assert.deepEqual(
+        (await runsOf(wf)).map((r) => r.id),
+        before,
+        'no run was recorded after the answer',
+      );
+      assert.equal((await admin.post(`/wf/${wf}/resume/`, {})).status, 200);
+    });
+  });
+
   it('leaves a run that started before the pause alone: it goes on to complete', async () => {
     const wf = await newWorkflow(gatedByHuman);
     const started = await admin.post(`/wf/${wf}/start_run/`, { initial_inputs: { in: { x: 'go' } } });
