@@ -62,29 +62,39 @@ function createSettingsCache(models: Models, clock: () => number = () => perform
   let entries = new Map<string, Entry>();
   let generation: number | undefined;
   let checkedAt = Number.NEGATIVE_INFINITY;
-  let checking: Promise<void> | undefined;
+  /** The counter read under way, and when it began. */
+  let checking: { read: Promise<void>; started: number } | undefined;
 
   const forget = () => {
     entries = new Map();
   };
 
-  /** Reads the counter if it is time to; concurrent callers share the one read. */
+  /**
+   * Reads the counter if it is time to. Concurrent callers share a read begun within
+   * SETTINGS_CHECK_MS; one begun earlier (a slow database) may have read the counter before a
+   * change its callers must see, so they start another.
+   */
   const fresh = (): Promise<void> => {
-    if (clock() - checkedAt < SETTINGS_CHECK_MS) return Promise.resolve();
-    checking ??= (async () => {
-      const started = clock();
-      try {
-        const doc = await SettingsGeneration.findById(GENERATION_ID).lean();
-        const now = doc?.n ?? 0;
-        if (now !== generation) forget();
-        generation = now;
-        checkedAt = started;
-      } finally {
-        checking = undefined;
-      }
-    })();
-    return checking;
+    const now = clock();
+    if (now - checkedAt < SETTINGS_CHECK_MS) return Promise.resolve();
+    if (checking && now - checking.started < SETTINGS_CHECK_MS) return checking.read;
+    const read = readCounter(now);
+    checking = { read, started: now };
+    const done = () => {
+      if (checking?.read === read) checking = undefined;
+    };
+    read.then(done, done);
+    return read;
   };
+
+  async function readCounter(started: number): Promise<void> {
+    const doc = await SettingsGeneration.findById(GENERATION_ID).lean();
+    const n = doc?.n ?? 0;
+    if (n !== generation) forget();
+    generation = n;
+    // An older read that ends late never moves the check back.
+    checkedAt = Math.max(checkedAt, started);
+  }
 
   return {
     async get<T>(kind: string, key: string, load: () => Promise<T>): Promise<T> {
