@@ -279,6 +279,27 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // A short call no other node runs beside carries the save that shows it RUNNING in its own
+    // local activity (runs started with SpurRunInput.carriesSaves).
+    name: 'short-carried',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 }), n('out', 'OutputNode')],
+      links: [l('in', 'a'), l('a', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // The same under a limit: the local activity writes the save, finds the limit and sends
+    // nothing; the call waits for a slot and goes as a regular activity.
+    name: 'short-limited-carried',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 })],
+      links: [l('in', 'a')],
+    },
+    limits: [{ key: 'openai', max_concurrent: 1 }],
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // A budget no call fits: the run pauses at the model call, APPROVE lets it go once.
     name: 'budget-pause',
     definition: {

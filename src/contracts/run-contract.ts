@@ -7,6 +7,8 @@ import type {
   ExecuteNodeResult,
   GraphNode,
   NodeOutput,
+  ProgressSave,
+  SavedAs,
   RunDefinition,
   TaskRecord,
 } from '../engine/run-contract';
@@ -51,6 +53,12 @@ export interface SpurRunInput {
   listedAs?: RunStatus;
   /** How the run's record labels it (its ledger key, its start): its saves need not read them back. */
   recordedAs?: { apiKey: string; startTime: string };
+  /**
+   * Set on every run started since a short call carries the save that shows it RUNNING in its own
+   * local activity (RunKeeper.carry): a history recorded without it replays with that save as a
+   * local activity of its own, as it ran.
+   */
+  carriesSaves?: true;
 }
 
 /**
@@ -125,9 +133,17 @@ export interface ExecuteNodeInput {
   unlimitedOnly?: true;
   /** Set in a dry run: a node that would act sends nothing and hands on a stub (dry-run-guard.ts). */
   dryRun?: DryRun;
+  /**
+   * A short call's run's save that shows it RUNNING, carried in the call's local activity
+   * (RunKeeper.carry): written before the call, on the first attempt only.
+   */
+  save?: ProgressSave;
 }
 
-export type ExecuteNodeActivity = (input: ExecuteNodeInput) => Promise<ExecuteNodeResult & SlotsReturned>;
+/** `saved`: what the carried save left (ExecuteNodeInput.save), when this attempt wrote it. */
+export type ExecuteNodeActivity = (
+  input: ExecuteNodeInput,
+) => Promise<ExecuteNodeResult & SlotsReturned & { saved?: SavedAs }>;
 
 /** Activity type per node type, so the Temporal UI shows what each step is. */
 export function nodeActivityName(nodeType: string): string {

@@ -114,3 +114,29 @@ export function restrictToAncestors(
     children: level.children,
   };
 }
+
+/**
+ * The nodes of `level` that never run beside another of its nodes: every other node of the level
+ * comes before or after them on some path, so none can be running while one of them runs.
+ */
+export function nodesRunningAlone(level: GraphLevel): Set<string> {
+  const reached = (from: string, next: (id: string) => readonly string[]): Set<string> => {
+    const seen = new Set<string>();
+    const stack = [from];
+    for (let id = stack.pop(); id !== undefined; id = stack.pop())
+      for (const n of next(id))
+        if (!seen.has(n)) {
+          seen.add(n);
+          stack.push(n);
+        }
+    return seen;
+  };
+  const before = (id: string) => (level.incoming.get(id) ?? []).map((link) => link.source_id);
+  const after = (id: string) => level.outgoing.get(id) ?? [];
+  const alone = new Set<string>();
+  for (const node of level.nodes) {
+    const related = reached(node.id, before).size + reached(node.id, after).size;
+    if (related === level.nodes.length - 1) alone.add(node.id);
+  }
+  return alone;
+}

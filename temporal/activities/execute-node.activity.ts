@@ -7,7 +7,13 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType, applicationCause } from '../../src/contracts/failures';
-import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
+import {
+  type ExecuteNodeResult,
+  type NodeOutput,
+  type ProgressSave,
+  type SavedAs,
+  type TokenUsage,
+} from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../../src/contracts/run-contract';
 import { activityNodeContext } from './node-context';
@@ -61,9 +67,22 @@ const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
  */
 export const LOCAL_RESULT_INLINE_BYTES = 16 * 1024;
 
-/** One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body. */
-export function createNodeActivities(deps: NodeActivityDeps): Record<string, ExecuteNodeActivity> {
-  const run = (input: ExecuteNodeInput) => releasingSlots(input.slots, () => executeNode(deps, input));
+/**
+ * One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body.
+ * `saveProgress`: the run's save a short call carries (ExecuteNodeInput.save), written before the
+ * node runs, on the first attempt only: a retry finds it written, or lost with the attempt that
+ * failed to write it (the workflow's next save writes every task again).
+ */
+export function createNodeActivities(
+  deps: NodeActivityDeps,
+  saveProgress?: (save: ProgressSave) => Promise<SavedAs>,
+): Record<string, ExecuteNodeActivity> {
+  const run = async (input: ExecuteNodeInput) => {
+    const carried = input.save && saveProgress && Context.current().info.attempt === 1 ? input.save : undefined;
+    const saved = carried && saveProgress ? await saveProgress(carried) : undefined;
+    const result = await releasingSlots(input.slots, () => executeNode(deps, input));
+    return saved === undefined ? result : { ...result, saved };
+  };
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
 }
 

@@ -92,9 +92,10 @@ export function createActivities(deps: ActivityDeps) {
   const runs = createRunRepository(deps.models, deps.values);
   // Nodes run in node, region, batch, eval and agent activities: their requests count as the node's.
   const nodes = { ...deps, fetch: deps.fetch.as('node') };
+  const projection = createProjectionActivities(runs, deps.outcomes, deps.tracer);
   return {
-    ...createProjectionActivities(runs, deps.outcomes, deps.tracer),
-    ...createNodeActivities(nodes),
+    ...projection,
+    ...createNodeActivities(nodes, projection.saveProgress),
     ...createWaitActivities(deps),
     ...createPureRegionActivity(nodes),
     ...createBatchActivities(nodes, runs, deps.bulkRows),

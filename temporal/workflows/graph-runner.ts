@@ -7,7 +7,13 @@ import {
 } from '@temporalio/workflow';
 import { GraphWalker, type NodeExecutor, type RunnerHooks } from '../../src/engine/graph-walker';
 import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
-import { type AgentStepInput, type BudgetScope, type GraphNode } from '../../src/engine/run-contract';
+import {
+  type AgentStepInput,
+  type BudgetScope,
+  type GraphNode,
+  type ProgressSave,
+  type SavedAs,
+} from '../../src/engine/run-contract';
 import {
   AGENT_STEP_ACTIVITY,
   type AgentStepActivity,
@@ -44,6 +50,18 @@ export interface ModelCallHooks {
   shortCalls: boolean;
   /** Set in a dry run: every node activity is told, so a node that would act sends nothing. */
   dryRun?: DryRun;
+  /** Runs a short call with the save that shows it RUNNING, when it carries it (RunKeeper.carry). */
+  carry?: CarrySave;
+}
+
+export type CarrySave = <T extends { saved?: SavedAs }>(
+  nodeId: string,
+  call: (save: ProgressSave | undefined) => Promise<T>,
+) => Promise<T>;
+
+/** Whether a node's model call runs as a short call (a local activity) in a run that allows them. */
+export function runsAsShortCall(node: GraphNode): boolean {
+  return shortCallOptions(node) !== undefined && modelOf(node) !== undefined;
 }
 
 /**
@@ -75,8 +93,10 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         if (short) {
           // No limit on its model (the activity checks): one local activity, no slot to ask for.
+          const call = (save: ProgressSave | undefined) =>
+            localNodeActivity(node, short)({ ...activityInput, unlimitedOnly: true, ...(save ? { save } : {}) });
           try {
-            return await localNodeActivity(node, short)({ ...activityInput, unlimitedOnly: true });
+            return await (calls.carry ? calls.carry(node.id, call) : call(undefined));
           } catch (err) {
             if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
           }

@@ -20,6 +20,7 @@ import { type OpenPause, PauseBook } from './pause-book';
 import type { ApprovalDeliveryOutcome } from '../../src/engine/approvals';
 import { TaskBook } from '../../src/engine/task-book';
 import type { RunTrace } from '../../src/contracts/trace-ids';
+import { FailureType, applicationCause } from '../../src/contracts/failures';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
@@ -70,7 +71,15 @@ export class RunKeeper {
   /** Latched once the run has decided to continue as new: no node starts after that. */
   continuing = false;
 
-  constructor(input: SpurRunInput, topLevel: GraphNode[]) {
+  /**
+   * `carries`: whether a node's call carries the save that shows it RUNNING (never for a run
+   * started before calls could: its history has that save as a local activity of its own).
+   */
+  constructor(
+    input: SpurRunInput,
+    topLevel: GraphNode[],
+    private readonly carries: (node: GraphNode) => boolean = () => false,
+  ) {
     this.runId = input.runId;
     this.workflowId = input.workflowId;
     this.recordedAs = input.recordedAs;
@@ -118,6 +127,8 @@ export class RunKeeper {
   }
 
   private slowInFlight = 0;
+  /** The node whose call is to carry the save that shows it RUNNING (beforeSlowNode, carry). */
+  private carried: string | null = null;
 
   /**
    * Kept in memory; saved at once while the run is waiting on something slow (a human, an LLM
@@ -159,11 +170,52 @@ export class RunKeeper {
     void this.save().catch(() => undefined);
   }
 
-  /** A slow node is about to start: show it RUNNING (and everything before it) first. */
+  /**
+   * A slow node is about to start: show it RUNNING (and everything before it) first. A node
+   * `carries` names has that save carried by its own call instead (`carry`).
+   */
   async beforeSlowNode(node: GraphNode, input: Record<string, unknown>): Promise<void> {
     this.tasks.apply({ nodeId: node.id, status: 'RUNNING', inputs: input, startTime: new Date().toISOString() });
     this.slowInFlight++;
+    if (this.carries(node)) {
+      this.carried = node.id;
+      return;
+    }
     await this.save();
+  }
+
+  /**
+   * Runs a node's call, which writes the save that shows it RUNNING before it calls out, when
+   * beforeSlowNode left that save to it: one local activity instead of two. In turn with the
+   * other saves, like any: the run's carried nodes are those no other node runs beside
+   * (`carries`), so no save waits long behind the call. A call that fails loses what its save
+   * left, and the next save reads the run first; a save refused for good fails the run as any does.
+   */
+  async carry<T extends { saved?: SavedAs }>(
+    nodeId: string,
+    call: (save: ProgressSave | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (this.carried !== nodeId) return call(undefined);
+    this.carried = null;
+    let outcome = { err: new Error('the carried call did not run') } as { value: T } | { err: unknown };
+    await this.save(undefined, async (progress) => {
+      // Nothing to write (a save came between): the call goes alone, and the head stays as it was.
+      if (!progress.tasks && !progress.run) {
+        outcome = { value: await call(undefined) };
+        return this.head === undefined ? null : { head: this.head, tasks: this.tasksVersion };
+      }
+      try {
+        const value = await call(progress);
+        outcome = { value };
+        return value.saved ?? null;
+      } catch (err) {
+        if (applicationCause(err)?.type === FailureType.ProjectionRejected) throw err;
+        outcome = { err };
+        return null;
+      }
+    });
+    if ('err' in outcome) throw outcome.err;
+    return outcome.value;
   }
 
   /** What the next save may write on without reading the run (undefined: it reads). */

@@ -7,13 +7,13 @@ import {
   isCancellation,
 } from '@temporalio/workflow';
 import { FailureType } from '../../src/contracts/failures';
-import { GraphError, type GraphLevel, planGraph } from '../../src/engine/graph';
+import { GraphError, type GraphLevel, nodesRunningAlone, planGraph } from '../../src/engine/graph';
 import type { RunRerun, SpurRunInput, SpurRunResult } from '../../src/contracts/run-contract';
 import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
 import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';
 import { reusedStates } from '../../src/engine/rerun-plan';
-import { GraphRunner, failureMessage } from './graph-runner';
+import { GraphRunner, failureMessage, runsAsShortCall } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { PauseDesk } from './pause-desk';
 import { WaitDesk } from './wait-desk';
@@ -25,7 +25,9 @@ import { needsOwnWorkflow } from '../../src/engine/node-kinds';
 /** One Temporal workflow per run (`run-<runId>`): schedule the graph, keep the projection current. */
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
-  const keeper = new RunKeeper(input, level.nodes);
+  // A short call no other node runs beside carries the save that shows it RUNNING (RunKeeper.carry).
+  const alone = input.carriesSaves && shortCallsIn(input) ? nodesRunningAlone(level) : new Set<string>();
+  const keeper = new RunKeeper(input, level.nodes, (node) => alone.has(node.id) && runsAsShortCall(node));
   const desk = new PauseDesk(input, keeper);
   const waits = new WaitDesk(input.runId, keeper, input.dryRun);
   // Handlers first, before any await, so an early action (or callback) is never dropped.
@@ -95,7 +97,8 @@ async function executeRun(
       },
       workflowId: input.workflowId,
       budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
-      shortCalls: !needsOwnWorkflow(input.definition.nodes),
+      shortCalls: shortCallsIn(input),
+      carry: (nodeId, call) => keeper.carry(nodeId, call),
       ...(input.trace ? { trace: input.trace } : {}),
       ...(dryRun ? { dryRun } : {}),
     },
@@ -135,6 +138,11 @@ function rerunOptions(rerun: RunRerun, keeper: RunKeeper, resumed: Map<string, N
     preset: resumed ?? reusedStates(rerun.tasks),
     ...(rerun.inputOverride ? { inputOverrides: new Map([[rerun.fromNodeId, rerun.inputOverride]]) } : {}),
   };
+}
+
+/** Short calls run as local activities only in a run that cannot pause or wait (ModelCallHooks.shortCalls). */
+function shortCallsIn(input: SpurRunInput): boolean {
+  return !needsOwnWorkflow(input.definition.nodes);
 }
 
 function plan(input: SpurRunInput): GraphLevel {

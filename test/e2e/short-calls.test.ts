@@ -11,6 +11,7 @@ import { attachFakeLlm } from '../support/llm-engine';
 import { closedRunHistory, largestHistoryPayload } from '../support/run-history';
 import { startWorker } from '../support/worker';
 import { until } from '../support/exec-log';
+import { openSse } from '../support/sse';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import type { TaskRecord } from '../../src/engine/run-contract';
@@ -180,6 +181,42 @@ describe('e2e: short calls run as local activities', function () {
     const history = await closedRunHistory(engine, runId);
     assert.equal(await listedAs(), 'COMPLETED');
     assert.equal((history.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 1);
+  });
+
+  it('a short call no other node runs beside writes the save that shows it RUNNING itself: record and event stream show it while the provider holds the reply, with one local activity fewer', async () => {
+    const markersOf = async (runId: string) =>
+      ((await closedRunHistory(engine, runId)).events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
+    const release = holdCallsSaying('carried', 'ok');
+    const runId = await start(await create('carried', shortCall), 'carried');
+    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
+    try {
+      await until('the call is made', () => callsSaying('carried').length > 0, 60_000);
+      const shown = (await engine.http.get(`/run/${runId}/`)).body as { status: string; tasks: Task[] };
+      assert.equal(shown.status, 'RUNNING');
+      assert.equal(shown.tasks.find((t) => t.node_id === 'short')?.status, 'RUNNING');
+      const events = await stream.waitFor(
+        (seen) => seen.some((e) => e.event === 'task.started' && e.data?.node_id === 'short'),
+        20_000,
+      );
+      assert.ok(!events.some((e) => e.event === 'task.completed' && e.data?.node_id === 'short'), 'not ended yet');
+    } finally {
+      release();
+      stream.close();
+    }
+    assert.equal((await waitForRun(engine.http, runId, undefined, 120_000)).status, 'COMPLETED');
+    // Beside another call the save stays a local activity of its own: a, b and out as above, plus it.
+    fake.respondWith(undefined);
+    const beside = {
+      nodes: [input(), ask('a', { timeout_seconds: 30 }), ask('b', { timeout_seconds: 30 }), n('out', 'OutputNode')],
+      links: [l('in', 'a'), l('in', 'b'), l('a', 'out'), l('b', 'out')],
+    };
+    const besideId = await start(await create('beside', beside), 'beside');
+    assert.equal((await waitForRun(engine.http, besideId, undefined, 120_000)).status, 'COMPLETED');
+    // The carried run: the call with its save, out, and the final save.
+    assert.equal(await markersOf(runId), 3);
+    // Beside: a save before each call, the two calls, out and the final save (one more when a call
+    // ends while the other runs); carried, its saves would be two fewer.
+    assert.ok((await markersOf(besideId)) >= 6, `${await markersOf(besideId)} local activities`);
   });
 
   it('saves replayed after a run ended (its workflow task run again on another worker) change neither its record nor its events', async () => {

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { GraphError, planGraph, restrictToAncestors, topologicalOrder, type GraphLevel } from '../../src/engine/graph';
+import {
+  GraphError,
+  nodesRunningAlone,
+  planGraph,
+  restrictToAncestors,
+  topologicalOrder,
+  type GraphLevel,
+} from '../../src/engine/graph';
 import type { GraphLink, GraphNode, RunDefinition } from '../../src/engine/run-contract';
 
 function node(id: string, nodeType = 'MergeNode', parentId: string | null = null): GraphNode {
@@ -188,5 +195,26 @@ describe('graph: restrictToAncestors', () => {
     };
     const full = planGraph(d);
     assert.equal(restrictToAncestors(full, 'loop').children.get('loop'), full.children.get('loop'));
+  });
+});
+
+describe('graph: nodesRunningAlone', () => {
+  const alone = (nodes: string[], links: string[]) => [...nodesRunningAlone(planGraph(def(nodes, links)))].sort();
+
+  it('a chain: every node runs alone', () => {
+    assert.deepEqual(alone(['a', 'b', 'c'], ['a>b', 'b>c']), ['a', 'b', 'c']);
+  });
+
+  it('a diamond: the two branches run beside each other, its ends alone', () => {
+    assert.deepEqual(alone(['in', 'x', 'y', 'out'], ['in>x', 'in>y', 'x>out', 'y>out']), ['in', 'out']);
+  });
+
+  it('a node on no path with another runs beside it, and so does that one', () => {
+    assert.deepEqual(alone(['a', 'b', 'lone'], ['a>b']), []);
+  });
+
+  it('a branch that joins nothing again runs beside what follows the fork', () => {
+    // in → x → out and in → side: side may run while x or out do.
+    assert.deepEqual(alone(['in', 'x', 'out', 'side'], ['in>x', 'x>out', 'in>side']), ['in']);
   });
 });
