@@ -279,8 +279,8 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
-    // A short call no other node runs beside carries the save that shows it RUNNING in its own
-    // local activity (runs started with SpurRunInput.carriesSaves).
+    // A short call no other node runs beside carries the save that shows it RUNNING and the
+    // OutputNode after it in its own local activity (runs started with SpurRunInput.shortCallsCarry).
     name: 'short-carried',
     definition: {
       nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 }), n('out', 'OutputNode')],

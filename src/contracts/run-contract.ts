@@ -13,7 +13,7 @@ import type {
   TaskRecord,
 } from '../engine/run-contract';
 import type { RunStatus } from '../engine/statuses';
-import type { PureRegionInput } from '../engine/pure-region';
+import type { PureRegion, PureRegionInput, RegionOutcome } from '../engine/pure-region';
 import type { RunTrace } from './trace-ids';
 import type { DryRun } from '../engine/dry-run';
 import type { HeldSlots, SlotsReturned } from './limit-contract';
@@ -54,11 +54,11 @@ export interface SpurRunInput {
   /** How the run's record labels it (its ledger key, its start): its saves need not read them back. */
   recordedAs?: { apiKey: string; startTime: string };
   /**
-   * Set on every run started since a short call carries the save that shows it RUNNING in its own
-   * local activity (RunKeeper.carry): a history recorded without it replays with that save as a
-   * local activity of its own, as it ran.
+   * Set on every run started since a short call's local activity carries the save that shows it
+   * RUNNING (RunKeeper.carry) and runs the pure nodes right after it (followUpRegion): a history
+   * recorded without it replays with those as local activities of their own, as they ran.
    */
-  carriesSaves?: true;
+  shortCallsCarry?: true;
 }
 
 /**
@@ -138,12 +138,17 @@ export interface ExecuteNodeInput {
    * (RunKeeper.carry): written before the call, on the first attempt only.
    */
   save?: ProgressSave;
+  /** A short call's follow-up (followUpRegion): run once it has answered, its node's state added. */
+  followUp?: PureRegion;
 }
 
-/** `saved`: what the carried save left (ExecuteNodeInput.save), when this attempt wrote it. */
+/**
+ * `saved`: what the carried save left (ExecuteNodeInput.save), when this attempt wrote it;
+ * `followUp`: the follow-up's outcomes, when it ran (absent: the run runs those nodes itself).
+ */
 export type ExecuteNodeActivity = (
   input: ExecuteNodeInput,
-) => Promise<ExecuteNodeResult & SlotsReturned & { saved?: SavedAs }>;
+) => Promise<ExecuteNodeResult & SlotsReturned & { saved?: SavedAs; followUp?: RegionOutcome[] }>;
 
 /** Activity type per node type, so the Temporal UI shows what each step is. */
 export function nodeActivityName(nodeType: string): string {

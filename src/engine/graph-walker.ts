@@ -17,7 +17,7 @@ import { type ProviderFailureKind, failureUsage } from './failure-usage';
 import { withFallbackModels } from './model-fallbacks';
 import { modelOf } from './model-calls';
 import type { CompositeResult, StepRunner } from './composite';
-import { type PureRegion, type RegionOutcome, pureRegionFrom } from './pure-region';
+import { type PureRegion, type RegionOutcome, followUpRegion, pureRegionFrom } from './pure-region';
 
 export interface LevelOptions {
   /** Nodes whose outcome is already known (a partial run's precomputed outputs): not executed. */
@@ -56,10 +56,19 @@ export interface RunnerHooks {
 
 /** Where nodes actually run: Temporal activities in a run's workflow, in-process in a batch chunk. */
 export interface NodeExecutor {
+  /**
+   * `followUp`: the pure nodes to run right after the node answers, when `carriesFollowUp` says its
+   * call can; their outcomes come back with its own (none when the call did not run them).
+   */
   execute(
     node: GraphNode,
     input: Record<string, unknown>,
-  ): Promise<Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'> & { endTime?: string }>;
+    followUp?: PureRegion,
+  ): Promise<
+    Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage'> & { endTime?: string; followUp?: RegionOutcome[] }
+  >;
+  /** Whether the node's call can run the pure nodes after it (followUpRegion). Absent: none can. */
+  carriesFollowUp?(node: GraphNode): boolean;
   /** One model call of an AgentNode; without it agents run as a single node (and fail as not executable). */
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
   /** Runs a pure region (pure-region.ts) as one step. Absent: every node runs on its own. */
@@ -171,11 +180,21 @@ export class GraphWalker {
       const region = pureRegionFrom(level, id, states, new Set(options.inputOverrides?.keys()));
       if (region) return this.runRegion(executeRegion, node, region, decision.input, record, states);
     }
+    // Top-level only: the follow-up's tasks are recorded as the nodes' own.
+    const followUp =
+      record && !override && this.executor.carriesFollowUp?.(node)
+        ? followUpRegion(level, id, states, new Set(options.inputOverrides?.keys()))
+        : null;
     if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
-      const result = await this.executeOne(level, node, decision.input);
+      const result = await this.executeOne(level, node, decision.input, followUp ?? undefined);
       if (slow) this.hooks.afterSlowNode?.(node);
       this.settle(node, result.state, record, { inputs: decision.input, ...result.extra }, states);
+      // Adopted before the nodes' own turns come: they find themselves ended, as in a region.
+      for (const { nodeId, state, write } of result.followUp ?? []) {
+        const next = level.byId.get(nodeId);
+        if (next) this.adopt(next, state, write, states);
+      }
     } catch (err) {
       if (this.executor.isCancellation(err)) throw err; // the run itself is being cancelled: stop, do not record a failure
       if (slow) this.hooks.afterSlowNode?.(node);
@@ -223,7 +242,8 @@ export class GraphWalker {
     level: GraphLevel,
     node: GraphNode,
     input: Record<string, unknown>,
-  ): Promise<{ state: NodeState; extra: Partial<TaskWrite> }> {
+    followUp?: PureRegion,
+  ): Promise<{ state: NodeState; extra: Partial<TaskWrite>; followUp?: RegionOutcome[] }> {
     let composite: CompositeResult | undefined;
     if (node.node_type === ENGINE_NODE_TYPES.agent && this.executor.agentStep) {
       composite = await runAgent(this.steps(), level, node, input);
@@ -236,9 +256,14 @@ export class GraphWalker {
         extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
       };
     }
-    const { output, startTime, endTime, usage, model, modelFailures, dryRun } = await this.calls.execute(node, input);
+    const { output, startTime, endTime, usage, model, modelFailures, dryRun, ...carried } = await this.calls.execute(
+      node,
+      input,
+      followUp,
+    );
     const answered = model ?? modelOf(node);
     return {
+      ...(carried.followUp ? { followUp: carried.followUp } : {}),
       state: { status: 'COMPLETED', output },
       extra: {
         startTime,

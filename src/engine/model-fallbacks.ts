@@ -1,6 +1,7 @@
 import type { ProviderFailureKind } from './failure-usage';
 import { failureUsage } from './failure-usage';
 import { modelOf } from './model-calls';
+import type { PureRegion, RegionOutcome } from './pure-region';
 import {
   type AgentStepInput,
   type AgentStepResult,
@@ -96,11 +97,14 @@ export class ModelsFailedError extends Error {
   }
 }
 
-type NodeCallResult = Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage' | 'dryRun'> & { endTime?: string };
+type NodeCallResult = Pick<ExecuteNodeResult, 'output' | 'startTime' | 'usage' | 'dryRun'> & {
+  endTime?: string;
+  followUp?: RegionOutcome[];
+};
 
 /** The calls of a place that runs nodes (a walker's executor), as fallbacks wrap them. */
 export interface ModelCalls {
-  execute(node: GraphNode, input: Record<string, unknown>): Promise<NodeCallResult>;
+  execute(node: GraphNode, input: Record<string, unknown>, followUp?: PureRegion): Promise<NodeCallResult>;
   agentStep?(input: AgentStepInput): Promise<AgentStepResult>;
   providerFailure?(err: unknown): ProviderFailureKind | undefined;
   isCancellation(err: unknown): boolean;
@@ -125,11 +129,11 @@ export function withFallbackModels(calls: ModelCalls, failureMessage: (err: unkn
     return { ...answer.result, ...(usage ? { usage } : {}) };
   };
   return {
-    execute(node: GraphNode, input: Record<string, unknown>): Promise<FallbackResult> {
-      if (modelChain(node).length <= 1) return calls.execute(node, input);
+    execute(node: GraphNode, input: Record<string, unknown>, followUp?: PureRegion): Promise<FallbackResult> {
+      if (modelChain(node).length <= 1) return calls.execute(node, input, followUp);
       return tryModels(
         node,
-        tries((n) => calls.execute(n, input)),
+        tries((n) => calls.execute(n, input, followUp)),
       ).then((answer) => ({
         ...spent(answer),
         ...(answer.model ? { model: answer.model } : {}),

@@ -63,28 +63,48 @@ export function pureRegionFrom(
 ): PureRegion | null {
   const start = level.byId.get(startId);
   if (!start || !joinsRegions(start.node_type)) return null;
-  const members = [start];
-  const inRegion = new Set([startId]);
+  const members = grown(level, [start], states, excluded);
+  return members.length === 1 ? null : regionOf(level, members, states);
+}
+
+/**
+ * `seeds` and, breadth first, every pure node after them that can run once they have: one whose
+ * every predecessor is among them or has ended (`states`, or `pending`: a node about to end).
+ */
+function grown(
+  level: GraphLevel,
+  seeds: GraphNode[],
+  states: ReadonlyMap<string, NodeState>,
+  excluded: ReadonlySet<string>,
+  pending?: string,
+): GraphNode[] {
+  const members = [...seeds];
+  const inRegion = new Set(seeds.map((n) => n.id));
   const ready = (id: string) =>
-    (level.incoming.get(id) ?? []).every((l) => inRegion.has(l.source_id) || states.has(l.source_id));
-  // Breadth first from the start: a successor joins once all it waits for is in or has ended.
-  for (let i = 0; i < members.length; i++) {
-    for (const next of level.outgoing.get((members[i] as GraphNode).id) ?? []) {
-      const node = level.byId.get(next);
-      if (
-        !node ||
-        inRegion.has(next) ||
-        states.has(next) ||
-        excluded.has(next) ||
-        !joinsRegions(node.node_type) ||
-        !ready(next)
-      )
-        continue;
-      inRegion.add(next);
-      members.push(node);
-    }
-  }
-  if (members.length === 1) return null;
+    (level.incoming.get(id) ?? []).every(
+      (l) => inRegion.has(l.source_id) || states.has(l.source_id) || l.source_id === pending,
+    );
+  const joins = (id: string) => {
+    const node = level.byId.get(id);
+    if (!node || inRegion.has(id) || states.has(id) || excluded.has(id) || !joinsRegions(node.node_type)) return;
+    if (!ready(id)) return;
+    inRegion.add(id);
+    members.push(node);
+  };
+  if (pending !== undefined) for (const next of level.outgoing.get(pending) ?? []) joins(next);
+  for (let i = 0; i < members.length; i++)
+    for (const next of level.outgoing.get((members[i] as GraphNode).id) ?? []) joins(next);
+  return members;
+}
+
+/** The region of `members`: their links, and the predecessors outside it with their states (but `pending`'s). */
+function regionOf(
+  level: GraphLevel,
+  members: GraphNode[],
+  states: ReadonlyMap<string, NodeState>,
+  pending?: string,
+): PureRegion {
+  const inRegion = new Set(members.map((n) => n.id));
   const links = members.flatMap((n) => level.incoming.get(n.id) ?? []);
   const predecessorIds = [...new Set(links.map((l) => l.source_id).filter((id) => !inRegion.has(id)))];
   return {
@@ -94,8 +114,25 @@ export function pureRegionFrom(
       return { id, title, node_type, parent_id, config: {} };
     }),
     links,
-    preset: predecessorIds.map((id) => [id, states.get(id) as NodeState]),
+    preset: predecessorIds.filter((id) => id !== pending).map((id) => [id, states.get(id) as NodeState]),
   };
+}
+
+/**
+ * The pure nodes that would run right after `callId` ends, computed before it starts, so the call
+ * can run them itself once it has answered (a short call's follow-up: one step of the history, not
+ * two): its pure successors whose other inputs have all ended, and the pure nodes after them that
+ * could then run, as in a region (one node is enough). `callId` is among the predecessors but not in
+ * `preset`: whatever runs the region adds its state, known only once the call has answered.
+ */
+export function followUpRegion(
+  level: GraphLevel,
+  callId: string,
+  states: ReadonlyMap<string, NodeState>,
+  excluded: ReadonlySet<string> = new Set(),
+): PureRegion | null {
+  const members = grown(level, [], states, excluded, callId);
+  return members.length === 0 ? null : regionOf(level, members, states, callId);
 }
 
 /**

@@ -159,7 +159,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       trace: runTraceOf(run._id, run.trace_parent, run.start_time),
       recordedAs: { apiKey: apiKeyLabel(run), startTime: run.start_time.toISOString() },
       listedAs: 'RUNNING',
-      carriesSaves: true,
+      shortCallsCarry: true,
     };
     return {
       type: WorkflowType.spurRun,

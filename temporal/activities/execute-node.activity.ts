@@ -15,7 +15,13 @@ import {
   type TokenUsage,
 } from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
-import { type ExecuteNodeActivity, type ExecuteNodeInput, nodeActivityName } from '../../src/contracts/run-contract';
+import {
+  type ExecuteNodeActivity,
+  type ExecuteNodeInput,
+  type TracedRegionInput,
+  nodeActivityName,
+} from '../../src/contracts/run-contract';
+import type { RegionOutcome } from '../../src/engine/pure-region';
 import { activityNodeContext } from './node-context';
 import type { OutboundFetch } from '../../src/outbound/outbound-fetch';
 import type { PriceBook } from '../../src/usage/price-book';
@@ -67,21 +73,45 @@ const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
  */
 export const LOCAL_RESULT_INLINE_BYTES = 16 * 1024;
 
+/** What a short call's local activity does besides its call (ExecuteNodeInput.save, .followUp). */
+export interface CarriedWork {
+  saveProgress(save: ProgressSave): Promise<SavedAs>;
+  runRegion(input: TracedRegionInput): Promise<RegionOutcome[]>;
+}
+
 /**
  * One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body.
- * `saveProgress`: the run's save a short call carries (ExecuteNodeInput.save), written before the
- * node runs, on the first attempt only: a retry finds it written, or lost with the attempt that
- * failed to write it (the workflow's next save writes every task again).
+ * A short call's carried save is written before the node runs, on the first attempt only: a retry
+ * finds it written, or lost with the attempt that failed to write it (the workflow's next save
+ * writes every task again). Its follow-up runs once it answered, on the first attempt only; should
+ * it fail (its storage away), the call's answer goes back alone and the run runs those nodes
+ * itself, so a retry never makes the call again for them.
  */
 export function createNodeActivities(
   deps: NodeActivityDeps,
-  saveProgress?: (save: ProgressSave) => Promise<SavedAs>,
+  carried?: CarriedWork,
 ): Record<string, ExecuteNodeActivity> {
   const run = async (input: ExecuteNodeInput) => {
-    const carried = input.save && saveProgress && Context.current().info.attempt === 1 ? input.save : undefined;
-    const saved = carried && saveProgress ? await saveProgress(carried) : undefined;
+    // A later attempt's nodes would take its number for their own (node-attempt records): run alone.
+    const first = Context.current().info.attempt === 1;
+    const save = input.save && carried && first ? input.save : undefined;
+    const saved = save && carried ? await carried.saveProgress(save) : undefined;
     const result = await releasingSlots(input.slots, () => executeNode(deps, input));
-    return saved === undefined ? result : { ...result, saved };
+    const region = first ? input.followUp : undefined;
+    const followUp =
+      region && carried
+        ? await carried
+            .runRegion({
+              runId: input.runId,
+              region: {
+                ...region,
+                preset: [...region.preset, [input.node.id, { status: 'COMPLETED', output: result.output }]],
+              },
+              ...(input.trace ? { trace: input.trace } : {}),
+            })
+            .catch(() => undefined)
+        : undefined;
+    return { ...result, ...(saved !== undefined ? { saved } : {}), ...(followUp ? { followUp } : {}) };
   };
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
 }

@@ -13,7 +13,7 @@ import { type ApprovalDeliveryDeps, createApprovalActivities } from './approval.
 import { createAgentActivities } from './agent-step.activity';
 import { createNodeActivities } from './execute-node.activity';
 import { createWaitActivities } from './wait.activities';
-import { createPureRegionActivity } from './pure-region.activity';
+import { createPureRegionActivity, runPureRegion } from './pure-region.activity';
 import { createProjectionActivities } from './projection.activities';
 import { createRagActivities } from './rag.activities';
 import type { VectorStore } from '../../src/rag/vector-store';
@@ -95,7 +95,10 @@ export function createActivities(deps: ActivityDeps) {
   const projection = createProjectionActivities(runs, deps.outcomes, deps.tracer);
   return {
     ...projection,
-    ...createNodeActivities(nodes, projection.saveProgress),
+    ...createNodeActivities(nodes, {
+      saveProgress: projection.saveProgress,
+      runRegion: (input) => runPureRegion(nodes, input),
+    }),
     ...createWaitActivities(deps),
     ...createPureRegionActivity(nodes),
     ...createBatchActivities(nodes, runs, deps.bulkRows),

@@ -50,7 +50,10 @@ export interface ModelCallHooks {
   shortCalls: boolean;
   /** Set in a dry run: every node activity is told, so a node that would act sends nothing. */
   dryRun?: DryRun;
-  /** Runs a short call with the save that shows it RUNNING, when it carries it (RunKeeper.carry). */
+  /**
+   * Runs a short call with the save that shows it RUNNING, when it carries it (RunKeeper.carry).
+   * Set, every short call also runs the pure nodes right after it (NodeExecutor.carriesFollowUp).
+   */
   carry?: CarrySave;
 }
 
@@ -82,7 +85,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
   const budgeted = <T>(node: GraphNode, input: Record<string, unknown>, call: (budget?: BudgetScope) => Promise<T>) =>
     withBudget(node, input, calls.workflowId, calls.budgetPause, call);
   return {
-    execute: (node, input) => {
+    // A short call carries the pure nodes after it in runs that carry saves too (calls.carry).
+    ...(calls.carry ? { carriesFollowUp: runsAsShortCall } : {}),
+    execute: (node, input, followUp) => {
       const model = modelOf(node);
       const short = calls.shortCalls ? shortCallOptions(node) : undefined;
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
@@ -94,7 +99,15 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         if (short) {
           // No limit on its model (the activity checks): one local activity, no slot to ask for.
           const call = (save: ProgressSave | undefined) =>
-            localNodeActivity(node, short)({ ...activityInput, unlimitedOnly: true, ...(save ? { save } : {}) });
+            localNodeActivity(
+              node,
+              short,
+            )({
+              ...activityInput,
+              unlimitedOnly: true,
+              ...(save ? { save } : {}),
+              ...(followUp ? { followUp } : {}),
+            });
           try {
             return await (calls.carry ? calls.carry(node.id, call) : call(undefined));
           } catch (err) {

@@ -183,7 +183,7 @@ describe('e2e: short calls run as local activities', function () {
     assert.equal((history.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 1);
   });
 
-  it('a short call no other node runs beside writes the save that shows it RUNNING itself: record and event stream show it while the provider holds the reply, with one local activity fewer', async () => {
+  it('a short call no other node runs beside writes the save that shows it RUNNING and runs the OutputNode after it itself: record and event stream show it RUNNING while the provider holds the reply, the output is recorded as before, and the run takes two local activities', async () => {
     const markersOf = async (runId: string) =>
       ((await closedRunHistory(engine, runId)).events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
     const release = holdCallsSaying('carried', 'ok');
@@ -203,7 +203,20 @@ describe('e2e: short calls run as local activities', function () {
       release();
       stream.close();
     }
-    assert.equal((await waitForRun(engine.http, runId, undefined, 120_000)).status, 'COMPLETED');
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED');
+    assert.deepEqual((run.outputs as Record<string, unknown>).out, { a: 'ok' });
+    const tasks = (await engine.http.get(`/run/${runId}/`)).body.tasks as (Task & {
+      inputs: unknown;
+      start_time: string;
+      end_time: string;
+    })[];
+    const [short, out] = ['short', 'out'].map((id) => tasks.find((t) => t.node_id === id));
+    assert.deepEqual(
+      { status: out?.status, inputs: out?.inputs, outputs: out?.outputs },
+      { status: 'COMPLETED', inputs: { short: { output: 'ok' } }, outputs: { a: 'ok' } },
+    );
+    assert.ok(Date.parse(out?.start_time ?? '') >= Date.parse(short?.end_time ?? ''), 'out starts once the call ended');
     // Beside another call the save stays a local activity of its own: a, b and out as above, plus it.
     fake.respondWith(undefined);
     const beside = {
@@ -212,11 +225,40 @@ describe('e2e: short calls run as local activities', function () {
     };
     const besideId = await start(await create('beside', beside), 'beside');
     assert.equal((await waitForRun(engine.http, besideId, undefined, 120_000)).status, 'COMPLETED');
-    // The carried run: the call with its save, out, and the final save.
-    assert.equal(await markersOf(runId), 3);
+    // The carried run: the call with its save and out, then the final save.
+    assert.equal(await markersOf(runId), 2);
     // Beside: a save before each call, the two calls, out and the final save (one more when a call
     // ends while the other runs); carried, its saves would be two fewer.
     assert.ok((await markersOf(besideId)) >= 6, `${await markersOf(besideId)} local activities`);
+  });
+
+  it("a node after a short call that fails in the call's own activity fails as it would alone: its task says why, the call's answer stays, the run ends FAILED naming it", async () => {
+    fake.respondWith(() => ({ content: JSON.stringify({ output: 'fine' }) }));
+    const definition = {
+      nodes: [
+        input(),
+        ask('short', { timeout_seconds: 30 }),
+        n('out', 'OutputNode', { output_map: { a: 'short.missing' } }),
+      ],
+      links: [l('in', 'short'), l('short', 'out')],
+    };
+    const runId = await start(await create('follow-up fails', definition), 'fails');
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'FAILED');
+    assert.match(String(run.message), /Node 'out' \(out\) failed: Output field 'a': path 'short.missing' not found/);
+    const tasks = (await tasksOf(runId)) as (Task & { error: string | null })[];
+    assert.deepEqual(
+      tasks
+        .filter((t) => t.node_id !== 'in')
+        .map((t) => [t.node_id, t.status, t.outputs, t.error?.slice(0, 19) ?? null]),
+      [
+        ['short', 'COMPLETED', { output: 'fine' }, null],
+        ['out', 'FAILED', null, "Output field 'a': p"],
+      ],
+    );
+    // The call with out, the save that shows the failure, the final save (out alone: one more).
+    const history = await closedRunHistory(engine, runId);
+    assert.equal((history.events ?? []).filter((e) => e.markerRecordedEventAttributes).length, 3);
   });
 
   it('saves replayed after a run ended (its workflow task run again on another worker) change neither its record nor its events', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { planGraph, topologicalOrder } from '../../src/engine/graph';
 import type { NodeState } from '../../src/engine/node-inputs';
-import { pureRegionFrom, regionLevel } from '../../src/engine/pure-region';
+import { followUpRegion, pureRegionFrom, regionLevel } from '../../src/engine/pure-region';
 import type { RunDefinition } from '../../src/engine/run-contract';
 
 /** Nodes as `id:Type`, links as `a>b`. */
@@ -77,5 +77,46 @@ describe('engine: pure regions', () => {
       level.incoming.get('after')?.map((l) => l.source_id),
       ['py', 'm'],
     );
+  });
+});
+
+describe("engine: a short call's follow-up (followUpRegion)", () => {
+  // in → call → r (router) → a → out; call → side (waits for py too); in → py
+  const graph = planGraph(
+    def(
+      [
+        'in:InputNode',
+        'call:SingleLLMCallNode',
+        'r:RouterNode',
+        'a:MergeNode',
+        'out:OutputNode',
+        'py:PythonFuncNode',
+        'side:MergeNode',
+        'h:HumanInterventionNode',
+      ],
+      ['in>call', 'call>r', 'r>a', 'a>out', 'call>side', 'py>side', 'in>py', 'out>h'],
+    ),
+  );
+
+  it('takes the pure nodes that can run once the call ends, stopping at engine nodes and at inputs still to come', () => {
+    const region = followUpRegion(graph, 'call', done('in'));
+    assert.deepEqual(members(region), ['r', 'a', 'out']);
+    // The call is a predecessor whose state the call's activity adds: it is not preset.
+    assert.deepEqual(
+      region?.predecessors.map((p) => p.id),
+      ['call'],
+    );
+    assert.deepEqual(region?.preset, []);
+  });
+
+  it('a successor whose other input has ended joins, with that input preset', () => {
+    const region = followUpRegion(graph, 'call', done('in', 'py'));
+    assert.deepEqual(members(region), ['r', 'side', 'a', 'out']);
+    assert.deepEqual(region?.preset, [['py', { status: 'COMPLETED', output: { v: 'py' } }]]);
+  });
+
+  it("none when nothing pure follows, and never a node given its own input (a rerun's start)", () => {
+    assert.equal(followUpRegion(graph, 'out', done('in', 'call', 'r', 'a')), null);
+    assert.deepEqual(members(followUpRegion(graph, 'call', done('in'), new Set(['a']))), ['r']);
   });
 });
