@@ -92,6 +92,16 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // The same since a node's activity runs the pure nodes after it (SpurRunInput.callsCarry): the
+    // PythonFuncNode's activity runs the OutputNode too.
+    name: 'linear-carried',
+    definition: {
+      nodes: [input(), py('py', 'return {"y": input_model["in"]["x"] * 2}'), n('out', 'OutputNode')],
+      links: [l('in', 'py'), l('py', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // One route taken, one not: the untaken branch and what follows it are cancelled quietly.
     name: 'router-untaken-branch',
     definition: {
@@ -280,7 +290,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     // A short call no other node runs beside carries the save that shows it RUNNING and the
-    // OutputNode after it in its own local activity (runs started with SpurRunInput.shortCallsCarry).
+    // OutputNode after it in its own local activity (runs started with SpurRunInput.callsCarry).
     name: 'short-carried',
     definition: {
       nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 }), n('out', 'OutputNode')],

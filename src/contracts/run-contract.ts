@@ -54,11 +54,11 @@ export interface SpurRunInput {
   /** How the run's record labels it (its ledger key, its start): its saves need not read them back. */
   recordedAs?: { apiKey: string; startTime: string };
   /**
-   * Set on every run started since a short call's local activity carries the save that shows it
-   * RUNNING (RunKeeper.carry) and runs the pure nodes right after it (followUpRegion): a history
-   * recorded without it replays with those as local activities of their own, as they ran.
+   * Set on every run started since a node's activity runs the pure nodes right after it
+   * (followUpRegion) and a short call's carries the save that shows it RUNNING (RunKeeper.carry): a
+   * history recorded without it replays with those as local activities of their own, as they ran.
    */
-  shortCallsCarry?: true;
+  callsCarry?: true;
 }
 
 /**

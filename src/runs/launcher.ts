@@ -159,7 +159,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       trace: runTraceOf(run._id, run.trace_parent, run.start_time),
       recordedAs: { apiKey: apiKeyLabel(run), startTime: run.start_time.toISOString() },
       listedAs: 'RUNNING',
-      shortCallsCarry: true,
+      callsCarry: true,
     };
     return {
       type: WorkflowType.spurRun,

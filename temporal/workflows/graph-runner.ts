@@ -52,7 +52,7 @@ export interface ModelCallHooks {
   dryRun?: DryRun;
   /**
    * Runs a short call with the save that shows it RUNNING, when it carries it (RunKeeper.carry).
-   * Set, every short call also runs the pure nodes right after it (NodeExecutor.carriesFollowUp).
+   * Set, a node's activity also runs the pure nodes right after it (NodeExecutor.carriesFollowUp).
    */
   carry?: CarrySave;
 }
@@ -85,15 +85,25 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
   const budgeted = <T>(node: GraphNode, input: Record<string, unknown>, call: (budget?: BudgetScope) => Promise<T>) =>
     withBudget(node, input, calls.workflowId, calls.budgetPause, call);
   return {
-    // A short call carries the pure nodes after it in runs that carry saves too (calls.carry).
-    ...(calls.carry ? { carriesFollowUp: runsAsShortCall } : {}),
+    // A node's activity runs the pure nodes after it, in runs whose calls carry (calls.carry).
+    ...(calls.carry ? { carriesFollowUp: (node: GraphNode) => !PURE_NODE_TYPES.has(node.node_type) } : {}),
     execute: (node, input, followUp) => {
       const model = modelOf(node);
       const short = calls.shortCalls ? shortCallOptions(node) : undefined;
+      // A regular activity's input is kept in the run's history: it carries only a follow-up that
+      // reads no other node's output (none copied in); a local activity's input is not kept.
+      const regular = followUp && followUp.preset.length === 0 ? { followUp } : {};
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
       if (!model)
-        return (short ? localNodeActivity(node, short) : nodeActivity(node))({ runId, node, input, ...traced, ...dry });
+        return (short ? localNodeActivity(node, short) : nodeActivity(node))({
+          runId,
+          node,
+          input,
+          ...traced,
+          ...dry,
+          ...regular,
+        });
       return budgeted(node, input, async (budget) => {
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         if (short) {
@@ -116,7 +126,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         }
         return slots.call(node, model, tokenEstimate(node, input), {
           once: (slots) => nodeActivity(node, 'once')({ ...activityInput, slots }),
-          withRetries: () => nodeActivity(node)(activityInput),
+          withRetries: () => nodeActivity(node)({ ...activityInput, ...regular }),
         });
       });
     },

@@ -26,7 +26,7 @@ import { needsOwnWorkflow } from '../../src/engine/node-kinds';
 export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
   // A short call no other node runs beside carries the save that shows it RUNNING (RunKeeper.carry).
-  const alone = input.shortCallsCarry && shortCallsIn(input) ? nodesRunningAlone(level) : new Set<string>();
+  const alone = input.callsCarry && shortCallsIn(input) ? nodesRunningAlone(level) : new Set<string>();
   const keeper = new RunKeeper(input, level.nodes, (node) => alone.has(node.id) && runsAsShortCall(node));
   const desk = new PauseDesk(input, keeper);
   const waits = new WaitDesk(input.runId, keeper, input.dryRun);
@@ -98,7 +98,8 @@ async function executeRun(
       workflowId: input.workflowId,
       budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
       shortCalls: shortCallsIn(input),
-      carry: (nodeId, call) => keeper.carry(nodeId, call),
+      // Only in runs started so: a history recorded before replays with the steps as they ran.
+      ...(input.callsCarry ? { carry: keeper.carry.bind(keeper) } : {}),
       ...(input.trace ? { trace: input.trace } : {}),
       ...(dryRun ? { dryRun } : {}),
     },

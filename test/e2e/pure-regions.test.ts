@@ -94,6 +94,54 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
     ]);
   });
 
+  it("a PythonFuncNode's activity runs the pure nodes after it that read only its answer: their tasks are their own, no step of theirs is in the history", async () => {
+    const def = {
+      nodes: [
+        input(),
+        n('py', 'PythonFuncNode', {
+          code: 'return {"y": input_model["in"]["x"] * 2}',
+          output_schema: { y: 'string' },
+        }),
+        n('R', 'RouterNode', {
+          route_map: {
+            big: { conditions: [cond('py.y', 'equals', 'gogo')] },
+            small: { conditions: [cond('py.y', 'equals', 'no')] },
+          },
+        }),
+        n('out', 'OutputNode', { output_map: { y: 'R.py.y' } }),
+        n('other', 'OutputNode'),
+      ],
+      links: [l('in', 'py'), l('py', 'R'), l('R', 'out', 'big'), l('R', 'other', 'small')],
+    };
+    const { outputs, record, tasks } = await run(def, { x: 'go' });
+    assert.equal(record.status, 'COMPLETED', record.message);
+    assert.deepEqual(outputs.out, { y: 'gogo' });
+    assert.deepEqual(tasks.R.inputs, { py: { y: 'gogo' } });
+    assert.deepEqual(tasks.out.inputs, { R: { py: { y: 'gogo' } } });
+    assert.equal(tasks.other.status, 'CANCELED');
+    assert.ok(tasks.py.end_time <= tasks.R.start_time, 'the router ran once the Python node had ended');
+    // The save that shows the Python node RUNNING, then the final one: R, out and other ran in its activity.
+    assert.deepEqual(await localActivityTypes(engine, record.id), ['saveProgress', 'saveProgress']);
+  });
+
+  it('a pure node after a PythonFuncNode that also reads another node runs as its own step (its input is not copied into the history)', async () => {
+    const def = {
+      nodes: [
+        input(),
+        n('py', 'PythonFuncNode', { code: 'return {"y": "done"}', output_schema: { y: 'string' } }),
+        n('out', 'OutputNode', { output_map: { y: 'py.y', x: 'in.x' } }),
+      ],
+      links: [l('in', 'py'), l('py', 'out'), l('in', 'out')],
+    };
+    const { outputs, record } = await run(def, { x: 'go' });
+    assert.deepEqual(outputs.out, { y: 'done', x: 'go' });
+    assert.deepEqual(await localActivityTypes(engine, record.id), [
+      'saveProgress',
+      'executeOutputNode',
+      'saveProgress',
+    ]);
+  });
+
   it('a partial run computes its target through a region', async () => {
     const wf = (await engine.http.post('/wf/', { name: `region-partial-${Math.random()}`, definition: chain })).body;
     const res = await engine.http.post(`/wf/${wf.id}/run_partial/`, {
