@@ -200,18 +200,17 @@ export class RunKeeper {
     let outcome = { err: new Error('the carried call did not run') } as { value: T } | { err: unknown };
     await this.save(undefined, async (progress) => {
       // Nothing to write (a save came between): the call goes alone, and the head stays as it was.
-      if (!progress.tasks && !progress.run) {
-        outcome = { value: await call(undefined) };
-        return this.head === undefined ? null : { head: this.head, tasks: this.tasksVersion };
-      }
+      const save = progress.tasks || progress.run ? progress : undefined;
+      const unchanged = this.head === undefined ? null : { head: this.head, tasks: this.tasksVersion };
       try {
-        const value = await call(progress);
+        const value = await call(save);
         outcome = { value };
-        return value.saved ?? null;
+        return save ? (value.saved ?? null) : unchanged;
       } catch (err) {
+        // Only a save refused for good is the chain's failure (the run's); the call's is the node's.
         if (applicationCause(err)?.type === FailureType.ProjectionRejected) throw err;
         outcome = { err };
-        return null;
+        return save ? null : unchanged;
       }
     });
     if ('err' in outcome) throw outcome.err;

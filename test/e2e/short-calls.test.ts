@@ -261,6 +261,26 @@ describe('e2e: short calls run as local activities', function () {
     assert.equal((history.events ?? []).filter((e) => e.markerRecordedEventAttributes).length, 3);
   });
 
+  it("a carried call the provider refuses fails its node, not the run's record: the run ends FAILED naming the node, its task shows the provider's error, and its workflow completes", async () => {
+    fake.respondWith(() => ({ status: 400, body: { error: { message: 'bad request: carried', type: 'invalid' } } }));
+    const runId = await start(await create('carried refused', shortCall), 'refused');
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'FAILED');
+    assert.match(String(run.message), /^Node 'short' \(short\) failed: /);
+    assert.doesNotMatch(String(run.message), /could not be saved/);
+    const tasks = (await tasksOf(runId)) as (Task & { error: string | null })[];
+    const short = tasks.find((t) => t.node_id === 'short');
+    assert.equal(short?.status, 'FAILED');
+    assert.match(String(short?.error), /carried/);
+    assert.equal(tasks.find((t) => t.node_id === 'out')?.status, 'CANCELED');
+    // A failed node ends its run's workflow normally; a record refused for good fails the workflow.
+    const handle = engine.api.temporal.workflow.getHandle(
+      runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix),
+    );
+    await until('the workflow closed', async () => (await handle.describe()).status.name !== 'RUNNING', 30_000);
+    assert.equal((await handle.describe()).status.name, 'COMPLETED');
+  });
+
   it('saves replayed after a run ended (its workflow task run again on another worker) change neither its record nor its events', async () => {
     const runId = await start(await create('ended once', shortCall), 'end');
     assert.equal((await waitForRun(engine.http, runId, undefined, 120_000)).status, 'COMPLETED');
