@@ -25,7 +25,7 @@ const definition = {
 };
 
 describe('e2e: a run whose record the database refuses for good fails, end to end', function () {
-  this.timeout(300_000);
+  this.timeout(600_000);
   let engine: Engine;
   before(async () => {
     engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE) });
@@ -44,9 +44,10 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
       runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix),
     );
     let status = '';
-    // A write retried forever never closes the workflow; a closing one does within a few workflow
-    // tasks, which a loaded host may take a minute or more to run.
-    const deadline = Date.now() + 150_000;
+    // A write retried forever never closes the workflow; a closing one does once its last nodes
+    // have ended, each of their saves refused in turn, every one sending the ~20 MB document again:
+    // 12 s alone, 72 s beside three heavy files and two CPU hogs, over 150 s once in a whole CI run.
+    const deadline = Date.now() + 420_000;
     while ((status = (await handle.describe()).status.name) === 'RUNNING') {
       assert.ok(Date.now() < deadline, 'the workflow is still running: the write is being retried');
       await new Promise((r) => setTimeout(r, 200));
