@@ -6,48 +6,66 @@ import { l, n } from '../support/graphs';
 
 /** Values up to this size stay inline in the run's records (the largest SPUR_VALUE_REF_BYTES allows). */
 const INLINE = 1024 * 1024;
-/** Enough waits on one ~1 MB input that the run's one task document is over the 16 MiB document limit. */
-const WAITS = 20;
+/** Enough ~1 MB outputs that the run's one task document is over the 16 MiB document limit. */
+const NODES = 20;
 
 /**
- * src → w0 … w19, WaitNodes of a second. A WaitNode waits in the run's workflow itself (a timer, no
- * activity), and its task records its input: twenty records of the one ~1 MB input make a task
- * document over 16 MiB, while the run's history carries that input once (the start's) and twenty
- * small timers. A shape whose history grew with the document (twenty ~1 MB node results) made each
- * workflow task carry megabytes, and under load the server closed them and the run crawled.
+ * src → p0 … p19, each returning a string just under the inline size, a second apart: results that
+ * arrive together while a workflow task runs overflow Temporal's buffer of new events (2 MB), which
+ * fails that task, and after a few such failures on this 20 MB history the SDK (1.24.0) once left
+ * the run waiting for a local activity that had finished. That is not what this test is about.
+ * The worker runs one sandbox at a time (SPUR_PYTHON_MAX_CONCURRENT=1) and each node sleeps two
+ * seconds, so the results are at least that far apart however late each process starts (staggered
+ * sleeps of 0 … 19 s on the default two sandboxes kept the run going for over 100 s). A workflow
+ * task here saves a task document of several MB: under a loaded CI run it outlasted a one-second
+ * gap, the server closed it (FORCE_CLOSE_COMMAND, seen twice even in a passing run beside four heavy
+ * files) and, most likely, the replays of the growing history kept the run from ending in 240 s.
  */
 const definition = {
   nodes: [
     n('src', 'InputNode', { output_schema: { x: 'string' } }),
-    ...Array.from({ length: WAITS }, (_, i) => n(`w${i}`, 'WaitNode', { seconds: 1 })),
+    ...Array.from({ length: NODES }, (_, i) =>
+      n(`p${i}`, 'PythonFuncNode', {
+        code: `import time\ntime.sleep(2)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
+        // All twenty start together and wait for the one sandbox, their clocks running: none may
+        // time out (and be tried again) while it waits.
+        timeout_seconds: 900,
+        max_retries: 0,
+        // A regular activity: a short call (a local activity) keeps at most 16 KB of its output
+        // inline, so its record could not grow past the limit this way.
+        heartbeat_timeout_seconds: 20,
+        output_schema: { s: 'string' },
+      }),
+    ),
   ],
-  links: Array.from({ length: WAITS }, (_, i) => l('src', `w${i}`)),
+  links: Array.from({ length: NODES }, (_, i) => l('src', `p${i}`)),
 };
 
 describe('e2e: a run whose record the database refuses for good fails, end to end', function () {
-  this.timeout(600_000);
+  this.timeout(660_000);
   let engine: Engine;
   before(async () => {
-    engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE) });
+    engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE), SPUR_PYTHON_MAX_CONCURRENT: '1' });
   });
   after(() => engine?.close());
 
   it('ends FAILED saying its record could not be saved, and its workflow closes instead of retrying the write', async () => {
     const wf = (await engine.http.post('/wf/', { name: 'too large a record', definition })).body;
-    const x = 'x'.repeat(INLINE - 64);
-    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x } } });
+    const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'go' } } });
     assert.equal(started.status, 200, started.text);
-    const run = await waitForRun(engine.http, started.body.id, undefined, 120_000);
+    // Alone it ends in under a minute; beside a whole suite it has taken over four (one sandbox,
+    // twenty saves of a task document growing to 16 MB and, most likely, replays of its 20 MB
+    // history after force-closed tasks). A write retried forever still fails the wait below.
+    const run = await waitForRun(engine.http, started.body.id, undefined, 420_000);
     assert.equal(run.status, 'FAILED', JSON.stringify(run).slice(0, 500));
     assert.match(String((run as { message?: string }).message), /could not be saved/);
     const handle = engine.api.temporal.workflow.getHandle(
       runWorkflowId(started.body.id, engine.api.config.temporal.workflowIdPrefix),
     );
     let status = '';
-    // A write retried forever never closes the workflow; a closing one does once its last nodes
-    // have ended, each of their saves refused in turn, every one sending the ~20 MB document again:
-    // 12 s alone, 72 s beside three heavy files and two CPU hogs, over 150 s once in a whole CI run.
-    const deadline = Date.now() + 420_000;
+    // A write retried forever never closes the workflow; a closing one does within a few workflow
+    // tasks, which a loaded host may take a minute or more to run.
+    const deadline = Date.now() + 150_000;
     while ((status = (await handle.describe()).status.name) === 'RUNNING') {
       assert.ok(Date.now() < deadline, 'the workflow is still running: the write is being retried');
       await new Promise((r) => setTimeout(r, 200));
