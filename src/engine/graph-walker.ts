@@ -176,15 +176,15 @@ export class GraphWalker {
     }
     const slow = record && !PURE_NODE_TYPES.has(node.node_type);
     const executeRegion = this.executor.executeRegion;
+    // A node given its own input (a rerun's start) never joins a region or a follow-up.
+    const excluded = new Set(options.inputOverrides?.keys());
     if (!override && executeRegion) {
-      const region = pureRegionFrom(level, id, states, new Set(options.inputOverrides?.keys()));
+      const region = pureRegionFrom(level, id, states, excluded);
       if (region) return this.runRegion(executeRegion, node, region, decision.input, record, states);
     }
     // Top-level only: the follow-up's tasks are recorded as the nodes' own.
     const followUp =
-      record && !override && this.executor.carriesFollowUp?.(node)
-        ? followUpRegion(level, id, states, new Set(options.inputOverrides?.keys()))
-        : null;
+      record && !override && this.executor.carriesFollowUp?.(node) ? followUpRegion(level, id, states, excluded) : null;
     if (slow) await this.hooks.beforeSlowNode?.(node, decision.input);
     try {
       const result = await this.executeOne(level, node, decision.input, followUp ?? undefined);
@@ -256,14 +256,11 @@ export class GraphWalker {
         extra: { subworkflowOutput: composite.history, ...(composite.usage ? { usage: composite.usage } : {}) },
       };
     }
-    const { output, startTime, endTime, usage, model, modelFailures, dryRun, ...carried } = await this.calls.execute(
-      node,
-      input,
-      followUp,
-    );
+    const result = await this.calls.execute(node, input, followUp);
+    const { output, startTime, endTime, usage, model, modelFailures, dryRun } = result;
     const answered = model ?? modelOf(node);
     return {
-      ...(carried.followUp ? { followUp: carried.followUp } : {}),
+      ...(result.followUp ? { followUp: result.followUp } : {}),
       state: { status: 'COMPLETED', output },
       extra: {
         startTime,
