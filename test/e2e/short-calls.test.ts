@@ -268,17 +268,18 @@ describe('e2e: short calls run as local activities', function () {
     assert.equal(run.status, 'FAILED');
     assert.match(String(run.message), /^Node 'short' \(short\) failed: /);
     assert.doesNotMatch(String(run.message), /could not be saved/);
-    const tasks = (await tasksOf(runId)) as (Task & { error: string | null })[];
-    const short = tasks.find((t) => t.node_id === 'short');
-    assert.equal(short?.status, 'FAILED');
-    assert.match(String(short?.error), /carried/);
-    assert.equal(tasks.find((t) => t.node_id === 'out')?.status, 'CANCELED');
     // A failed node ends its run's workflow normally; a record refused for good fails the workflow.
     const handle = engine.api.temporal.workflow.getHandle(
       runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix),
     );
     await until('the workflow closed', async () => (await handle.describe()).status.name !== 'RUNNING', 30_000);
     assert.equal((await handle.describe()).status.name, 'COMPLETED');
+    // Read once the workflow closed: the run shows FAILED as soon as the node fails, before its end.
+    const tasks = (await tasksOf(runId)) as (Task & { error: string | null })[];
+    const short = tasks.find((t) => t.node_id === 'short');
+    assert.equal(short?.status, 'FAILED');
+    assert.match(String(short?.error), /carried/);
+    assert.equal(tasks.find((t) => t.node_id === 'out')?.status, 'CANCELED');
   });
 
   it('saves replayed after a run ended (its workflow task run again on another worker) change neither its record nor its events', async () => {
