@@ -59,6 +59,12 @@ export interface SpurRunInput {
    * history recorded without it replays with those as local activities of their own, as they ran.
    */
   callsCarry?: true;
+  /**
+   * Set on every run started since a save refused for good stops the run (RunKeeper.stopped): no
+   * node starts after it and those in flight are cancelled. A history recorded without it replays
+   * with the nodes and saves that followed such a refusal, as they ran.
+   */
+  stopsWhenRefused?: true;
 }
 
 /**

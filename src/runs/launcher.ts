@@ -160,6 +160,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       recordedAs: { apiKey: apiKeyLabel(run), startTime: run.start_time.toISOString() },
       listedAs: 'RUNNING',
       callsCarry: true,
+      stopsWhenRefused: true,
     };
     return {
       type: WorkflowType.spurRun,

@@ -66,6 +66,15 @@ export class RunKeeper {
    * Later saves still run: one failed save must not leave the chain rejected for every save after it.
    */
   saveFailure: unknown = null;
+  /**
+   * Latched by the first save refused for good in a run started with `stopsWhenRefused`: the record
+   * already says FAILED and every later save would be refused too (tasks only grow), so nothing more
+   * is saved and `onStopped` stops the graph: no node starts, and the calls in flight are cancelled
+   * rather than paid for a run that has failed.
+   */
+  stopped = false;
+  private readonly stopsWhenRefused: boolean;
+  private onStopped: (() => void) | undefined;
 
   private readonly historyEventsLimit: number | undefined;
   /** Latched once the run has decided to continue as new: no node starts after that. */
@@ -88,6 +97,7 @@ export class RunKeeper {
     this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
+    this.stopsWhenRefused = input.stopsWhenRefused === true;
     const resume = input.resume;
     this.tasks = new TaskBook(topLevel, input.taskIds, resume?.tasks);
     if (resume) {
@@ -103,7 +113,7 @@ export class RunKeeper {
    * is over the configured size or Temporal suggests it. Never while a human pause is open.
    */
   mayStart(): boolean {
-    if (this.continuing) return false;
+    if (this.continuing || this.stopped) return false;
     if (this.pauses.openCount > 0) return true;
     const info = workflowInfo();
     const large =
@@ -217,6 +227,20 @@ export class RunKeeper {
     return outcome.value;
   }
 
+  /** What stops the run's graph once a save is refused for good (`stopped`). */
+  whenStopped(stop: () => void): void {
+    this.onStopped = stop;
+  }
+
+  /** A write failed: the run's first failure is kept, and a refusal for good stops the run (`stopped`). */
+  private writeFailed(err: unknown): void {
+    this.saveFailure ??= err;
+    if (this.stopped || !this.stopsWhenRefused) return;
+    if (applicationCause(err)?.type !== FailureType.ProjectionRejected) return;
+    this.stopped = true;
+    this.onStopped?.();
+  }
+
   /** What the next save may write on without reading the run (undefined: it reads). */
   private known(): KnownRecord | undefined {
     if (this.head === undefined || !this.recordedAs) return undefined;
@@ -237,6 +261,7 @@ export class RunKeeper {
   save(final?: Final, via?: (progress: ProgressSave) => Promise<SavedAs>): Promise<void> {
     if (via || final) for (let n = this.pauses.unsavedCount; n > 0; n--) void this.save().catch(() => undefined);
     const write = this.writes.then(() => {
+      if (this.stopped) return undefined;
       const status = final?.status ?? this.liveStatus();
       const runChanged = status !== this.shown || final !== undefined;
       const resolved = via ? undefined : this.pauses.takeUnsaved();
@@ -286,9 +311,7 @@ export class RunKeeper {
       if (via) return via(progress).then(learn);
       return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress).then(learn);
     });
-    this.writes = write.catch((err: unknown) => {
-      this.saveFailure ??= err;
-    });
+    this.writes = write.catch((err: unknown) => this.writeFailed(err));
     return write;
   }
 
@@ -319,9 +342,9 @@ export class RunKeeper {
 
   /** `critical`: a failure fails the run (its record could not be saved); an event's does not. */
   private afterWrites(work: () => Promise<void>, critical = true): Promise<void> {
-    const write = this.writes.then(work);
+    const write = this.writes.then(() => (this.stopped && critical ? undefined : work()));
     this.writes = write.catch((err: unknown) => {
-      if (critical) this.saveFailure ??= err;
+      if (critical) this.writeFailed(err);
     });
     return write;
   }

@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   ContinueAsNew,
   allHandlersFinished,
   condition,
@@ -41,13 +42,14 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
     return result;
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    if (isCancellation(err)) {
+    // A stopped run's graph was cancelled by its keeper, not by a client: it ends as refused, below.
+    if (isCancellation(err) && !keeper.stopped) {
       // Cancel: record it whatever else was cancelled with the run, then end as cancelled.
       await keeper.cancel(CANCELED_MESSAGE);
       await announceEnd(input.runId, input.callback, 'CANCELED');
       throw err;
     }
-    const message = `Run failed: ${failureMessage(err)}`;
+    const message = `Run failed: ${failureMessage(keeper.stopped ? keeper.saveFailure : err)}`;
     // Its record could not be saved: the failing write recorded FAILED with the reason; end here.
     if (keeper.saveFailure !== null) {
       keeper.showSaveFailed();
@@ -105,12 +107,19 @@ async function executeRun(
     },
   );
   const preset = input.resume ? new Map(input.resume.states) : undefined;
-  const states = await runner.runLevel(
-    level,
-    input.inputNodeInput,
-    true,
-    input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {},
+  // Its own scope, so a save refused for good can stop the graph (RunKeeper.stopped) and the run still end.
+  const graph = new CancellationScope();
+  keeper.whenStopped(() => graph.cancel());
+  const states = await graph.run(() =>
+    runner.runLevel(
+      level,
+      input.inputNodeInput,
+      true,
+      input.rerun ? rerunOptions(input.rerun, keeper, preset) : preset ? { preset } : {},
+    ),
   );
+  // Refused on its last save before the end: nothing more is written, the run ends as refused.
+  if (keeper.stopped) throw keeper.saveFailure;
   if (keeper.continuing) {
     // The history grew large: what has ended is saved and carried over; the rest runs in the next execution.
     await keeper.saveAll();

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
+import type { FakeLlmServer } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
+import { attachFakeLlm } from '../support/llm-engine';
+import { until } from '../support/exec-log';
 
 /** Values up to this size stay inline in the run's records (the largest SPUR_VALUE_REF_BYTES allows). */
 const INLINE = 1024 * 1024;
@@ -21,9 +24,14 @@ const NODES = 20;
  * gap, the server closed it (FORCE_CLOSE_COMMAND, seen twice even in a passing run beside four heavy
  * files) and, most likely, the replays of the growing history kept the run from ending in 240 s.
  */
+/**
+ * Beside them a model call the provider holds unanswered, in flight when the record is refused: a run
+ * that stops at the refusal cancels it; one that went on would wait for its answer (up to its 280 s).
+ */
 const definition = {
   nodes: [
     n('src', 'InputNode', { output_schema: { x: 'string' } }),
+    n('ask', 'SingleLLMCallNode', { llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 20 }, user_message: 'hi' }),
     ...Array.from({ length: NODES }, (_, i) =>
       n(`p${i}`, 'PythonFuncNode', {
         code: `import time\ntime.sleep(2)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
@@ -38,18 +46,28 @@ const definition = {
       }),
     ),
   ],
-  links: Array.from({ length: NODES }, (_, i) => l('src', `p${i}`)),
+  links: [l('src', 'ask'), ...Array.from({ length: NODES }, (_, i) => l('src', `p${i}`))],
 };
 
 describe('e2e: a run whose record the database refuses for good fails, end to end', function () {
   this.timeout(660_000);
   let engine: Engine;
+  let fake: FakeLlmServer;
+  /** Settles as the file ends: the held call is answered only then (if anyone still waits for it). */
+  let close: () => void = () => undefined;
+  const closing = new Promise<void>((resolve) => (close = resolve));
   before(async () => {
     engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE), SPUR_PYTHON_MAX_CONCURRENT: '1' });
+    fake = await attachFakeLlm(engine);
   });
-  after(() => engine?.close());
+  after(async () => {
+    close();
+    await engine?.close();
+    await fake?.close();
+  });
 
-  it('ends FAILED saying its record could not be saved, and its workflow closes instead of retrying the write', async () => {
+  it('ends FAILED saying its record could not be saved, its workflow closes instead of retrying the write, and the call in flight is stopped', async () => {
+    fake.respondWith(() => ({ content: 'late', heldUntil: closing }));
     const wf = (await engine.http.post('/wf/', { name: 'too large a record', definition })).body;
     const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'go' } } });
     assert.equal(started.status, 200, started.text);
@@ -67,11 +85,16 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
     // tasks, which a loaded host may take a minute or more to run.
     const deadline = Date.now() + 150_000;
     while ((status = (await handle.describe()).status.name) === 'RUNNING') {
-      assert.ok(Date.now() < deadline, 'the workflow is still running: the write is being retried');
+      assert.ok(Date.now() < deadline, 'the workflow is still running: a write retried, or a call awaited');
       await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(status, 'FAILED');
     const attributes = (await handle.describe()).typedSearchAttributes;
     assert.equal(attributes.get(SpurRunStatus), 'FAILED', 'the status Temporal lists the run under');
+    // The run stopped at the refusal: its call in flight was cancelled, the provider's reply never awaited.
+    const call = fake.requests.find((r) => r.protocol !== null);
+    assert.ok(call, 'the model call was made');
+    await until('the run to stop its call in flight', () => call.abandoned !== undefined, 60_000);
+    assert.equal(call.answered, undefined);
   });
 });

@@ -25,6 +25,8 @@ export interface RecordedRequest {
   at: number;
   /** The status it was answered with, and when (set once answered). */
   answered?: { status: number; at: number };
+  /** When its client closed the connection before an answer came (a call stopped in flight). */
+  abandoned?: number;
 }
 
 export interface ScriptedResponse {
@@ -278,7 +280,10 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       if (recorded.protocol) {
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        res.once('close', () => inFlight--);
+        res.once('close', () => {
+          inFlight--;
+          if (!recorded.answered) recorded.abandoned = Date.now();
+        });
       }
       const scripted = recorded.protocol ? (queue.shift() ?? responder?.(recorded)) : undefined;
       if (scripted?.heldUntil) {
