@@ -1,9 +1,8 @@
-import { trusted } from 'mongoose';
 import type { NodeOutput, TaskRecord } from '../engine/run-contract';
 import type { TaskDryRun } from '../engine/dry-run';
 import { taskOutputsById } from '../engine/task-book';
-import { fromJsonText } from './json-text';
 import { createRunLookups } from './runs/run-lookups';
+import { createRunTaskReads } from './runs/run-task-reads';
 import type { Models } from './models';
 import { isFinalStatus } from '../engine/statuses';
 
@@ -47,10 +46,7 @@ export async function endedRowRuns(models: Models, runIds: string[]): Promise<En
   const runs = await createRunLookups(models).standingOf(runIds);
   const ended = runs.filter((r) => isFinalStatus(r.status) && r.end_time);
   if (ended.length === 0) return [];
-  const tasks = await models.RunTasks.find({ _id: trusted({ $in: ended.map((r) => r._id) }) }).lean<
-    Array<{ _id: string; tasks: string }>
-  >();
-  const byId = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
+  const byId = await createRunTaskReads(models).ofIds(ended.map((r) => r._id));
   return ended.map((r) => {
     const records = byId.get(r._id) ?? [];
     return {

@@ -1,8 +1,8 @@
 import { createProviderBatchRecords } from '../db/provider-batch-records';
 import { createNodeAttempts } from '../db/runs/node-attempts';
+import { createRunTaskReads } from '../db/runs/run-task-reads';
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
-import type { RunRepository } from '../db/runs/run-repository';
 import { notFound } from '../errors';
 import { type Page, pageBounds } from '../db/paging';
 import type { RunStatus, RunTriggerKind } from '../engine/statuses';
@@ -25,17 +25,18 @@ export interface RunFilter {
 export type VersionById = (id: string) => Promise<WorkflowVersionDoc | null>;
 
 /** Reads of the run projection (written by the run workflows' activities). */
-export function createRunReader(models: Models, runs: RunRepository, versionById: VersionById) {
+export function createRunReader(models: Models, versionById: VersionById) {
   const { Run } = models;
   const providerBatches = createProviderBatchRecords(models);
   const nodeAttempts = createNodeAttempts(models);
+  const taskReads = createRunTaskReads(models);
 
   async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     // Versions and tasks at once, one `_id` lookup each: FerretDB pushes only those down.
     const [found, tasks, batches, attempts] = await Promise.all([
       Promise.all(versionIds.map(versionById)),
-      Promise.all(docs.map((r) => runs.tasksOf(r._id))),
+      taskReads.ofDocs(docs),
       Promise.all(docs.map((r) => (r.llm_mode === 'provider_batch' ? providerBatches.ofRun(r._id) : null))),
       nodeAttempts.ofRuns(docs.map((r) => r._id)),
     ]);
@@ -43,7 +44,7 @@ export function createRunReader(models: Models, runs: RunRepository, versionById
     return docs.map((r, i) =>
       toRunResponse(
         r,
-        tasks[i] ?? [],
+        tasks.get(r._id) ?? [],
         versions.get(r.workflow_version_id ?? '') ?? null,
         batches[i] ?? null,
         attempts.get(r._id),

@@ -3,7 +3,6 @@
 // same files and port, and every run ends COMPLETED with its outputs and one task record per node.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { trusted } from 'mongoose';
 import { freePort } from '../../scripts/lib/ports';
 import {
   type FerretDbServer,
@@ -18,6 +17,7 @@ import { until } from '../support/exec-log';
 import { startFakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
+import { runsWithStoredTasks } from '../support/db-state';
 import { fakeProviderSettings } from '../support/llm-engine';
 import { attemptsOf, sleeper } from '../support/node-attempts';
 import { costAtPublishedPrice } from '../support/prices';
@@ -69,11 +69,7 @@ async function assertAllCompleted(api: TestApi, http: Http, runIds: string[]): P
       id,
     );
   }
-  assert.equal(
-    await api.models.RunTasks.countDocuments({ _id: trusted({ $in: runIds }) }),
-    runIds.length,
-    'one task document per run',
-  );
+  assert.equal(await runsWithStoredTasks(api.models, runIds), runIds.length, 'every run has its tasks stored');
 }
 
 /** Requests a user would send meanwhile; returns every answer as `<status> <method path>`. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Connection } from 'mongoose';
+import { type Connection, trusted } from 'mongoose';
+import type { Models } from '../../src/db/models';
 import { AUDIT_COLLECTIONS } from './audit';
 
 /** Collections and fields that move when nothing was changed: the audit trail, and when a user or key was last seen. */
@@ -56,4 +57,15 @@ export function changedDocuments(before: DatabaseState, after: DatabaseState): s
   }
   for (const id of before.documents.keys()) if (!after.documents.has(id)) changes.push(`${id} (deleted)`);
   return changes;
+}
+
+/** How many of `runIds` have their tasks stored: on their record, or in a document of their own (`run_tasks`). */
+export async function runsWithStoredTasks(models: Models, runIds: readonly string[]): Promise<number> {
+  const [onRecord, apart] = await Promise.all([
+    models.Run.find({ _id: trusted({ $in: [...runIds] }) }, { tasks: 1 }).lean<
+      { _id: string; tasks?: string | null }[]
+    >(),
+    models.RunTasks.find({ _id: trusted({ $in: [...runIds] }) }, { _id: 1 }).lean<{ _id: string }[]>(),
+  ]);
+  return new Set([...onRecord.filter((r) => typeof r.tasks === 'string'), ...apart].map((d) => d._id)).size;
 }

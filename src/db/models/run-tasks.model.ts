@@ -2,8 +2,9 @@ import type { WorkspaceOwnedFields } from '../workspace-owned';
 import { Schema, type InferSchemaType } from 'mongoose';
 
 /**
- * All tasks of one run in one document (`_id` = run id), `tasks` as JSON text of TaskRecord[].
- * Written only by the run's workflow; read with a single `_id` lookup.
+ * All tasks of one run in one document (`_id` = run id), `tasks` as JSON text of TaskRecord[], once
+ * they are too large to stay on the run's own document (src/db/runs/run-task-reads.ts). Written
+ * only by the run's workflow (and the api's close of a run without one); read with an `_id` lookup.
  */
 export const runTasksSchema = new Schema(
   {

@@ -79,6 +79,11 @@ export const runSchema = new Schema(
     trace_parent: { type: String, default: null },
     event_head: { type: String, default: null },
     event_head_before: { type: String, default: null },
+    /**
+     * The run's tasks (JSON text of TaskRecord[]) while they are small; null once they are kept in
+     * `run_tasks`, or before its first save (src/db/runs/run-task-reads.ts).
+     */
+    tasks: { type: String, default: null },
   },
   { collection: 'runs', versionKey: false },
 );

@@ -4,12 +4,13 @@ import type { NodeOutput, TaskRecord } from '../../engine/run-contract';
 import type { RunStatus } from '../../engine/statuses';
 import { taskOutputsById } from '../../engine/task-book';
 import { insertIgnoringDuplicates } from '../ids';
-import { fromJsonText, toJsonText } from '../json-text';
+import { toJsonText } from '../json-text';
 import type { Models, RunDoc } from '../models';
 import { runDocument } from './run-documents';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import type { Values } from '../values';
 import { countRunEnd } from './run-ends';
+import { createRunTaskReads, tasksFitRun } from './run-task-reads';
 
 /** Rows per insert of ended rows, and inserts in flight at once (insertEndedRows). */
 const INSERT_SLICE_ROWS = 250;
@@ -51,6 +52,7 @@ export interface EndedRunSummary {
  */
 export function createBatchRunRecords(models: Models, values: Values, events: RunEvents) {
   const { Run, RunTasks } = models;
+  const taskReads = createRunTaskReads(models);
   const insertSlice = (base: RowRecordBase, rows: EndedRow[]) => insertSliceOf(models, events, base, rows);
 
   return {
@@ -148,13 +150,10 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
 
     /** Rows an earlier attempt of the same chunk already recorded. */
     async endedRuns(runIds: string[]): Promise<EndedRunSummary[]> {
-      const found = await Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1 }).lean<
-        Array<Pick<RunDoc, '_id' | 'status' | 'message'>>
+      const found = await Run.find({ _id: trusted({ $in: runIds }) }, { status: 1, message: 1, tasks: 1 }).lean<
+        Array<Pick<RunDoc, '_id' | 'status' | 'message' | 'tasks'>>
       >();
-      const tasks = await RunTasks.find({ _id: trusted({ $in: found.map((r) => r._id) }) }).lean<
-        Array<{ _id: string; tasks: string }>
-      >();
-      const tasksById = new Map(tasks.map((t) => [t._id, fromJsonText<TaskRecord[]>(t.tasks) ?? []]));
+      const tasksById = await taskReads.ofDocs(found);
       return found.map((r) => ({
         runId: r._id,
         status: r.status,
@@ -168,9 +167,10 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
 /** A slice of ended rows: one insert per collection. */
 async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordBase, rows: EndedRow[]): Promise<void> {
   const { Run, RunTasks } = models;
-  const runs = rows.map((run) =>
-    withoutNulls(
-      runDocument({
+  const tasks = rows.map((run) => toJsonText(run.tasks));
+  const runs = rows.map((run, i) =>
+    withoutNulls({
+      ...runDocument({
         ...rowFields(base, run.runId),
         status: run.status,
         startTime: run.startTime,
@@ -179,13 +179,14 @@ async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordB
         outputs: run.outputsByTitle,
         message: run.message,
       }),
-    ),
+      tasks: tasksFitRun(tasks[i] as string) ? (tasks[i] as string) : null,
+    }),
   );
-  // Tasks before runs (as every run save does): a reader that finds the run finds its tasks.
-  await insertIgnoringDuplicates(
-    RunTasks,
-    rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })),
+  // Tasks too large for the record before runs (as every run save does): a reader that finds the run finds its tasks.
+  const apart = rows.flatMap((run, i) =>
+    tasksFitRun(tasks[i] as string) ? [] : [{ _id: run.runId, tasks: tasks[i] as string, updated_at: run.endTime }],
   );
+  if (apart.length > 0) await insertIgnoringDuplicates(RunTasks, apart);
   await insertIgnoringDuplicates(Run, runs);
   if (rows.some((r) => r.tasks.some(billable))) await recordRowUsage(models, base, rows);
   await events.appendEnded(

@@ -3,8 +3,8 @@ import type { RunStatus } from '../../engine/statuses';
 import type { Models, RunDoc } from '../models';
 import type { StoredCallback } from './run-documents';
 import { workspaceScope } from '../workspace-scope';
-import { fromJsonText } from '../json-text';
 import type { TaskRecord } from '../../engine/run-contract';
+import { createRunTaskReads } from './run-task-reads';
 
 /** A run in a trigger's list of recent runs. */
 export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigger'>;
@@ -16,6 +16,7 @@ export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigg
  */
 export function createRunLookups(models: Models) {
   const { Run } = models;
+  const taskReads = createRunTaskReads(models);
   return {
     async recordOf(runId: string): Promise<RunDoc | null> {
       return Run.findById(runId).lean<RunDoc>();
@@ -56,12 +57,9 @@ export function createRunLookups(models: Models) {
         .lean<Pick<RunDoc, '_id' | 'initial_inputs'>[]>();
     },
 
-    /** The tasks of several runs at once, by run id (a run without a task document has none). */
+    /** The tasks of several runs at once, by run id (a run without tasks is left out). */
     async tasksOfMany(runIds: readonly string[]): Promise<Map<string, TaskRecord[]>> {
-      const docs = await models.RunTasks.find({ _id: trusted({ $in: [...runIds] }) }).lean<
-        { _id: string; tasks: string }[]
-      >();
-      return new Map(docs.map((d) => [d._id, fromJsonText<TaskRecord[]>(d.tasks) ?? []]));
+      return taskReads.ofIds(runIds);
     },
 
     async exists(runId: string): Promise<boolean> {

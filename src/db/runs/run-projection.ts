@@ -14,12 +14,13 @@ export type { PauseRecord, PauseResolution, ProgressSave, RunPatch };
 
 import { CANCELED_MESSAGE, type RunStatus, isFinalStatus } from '../../engine/statuses';
 import { isDuplicateKeyError } from '../ids';
-import { fromJsonText, toJsonText } from '../json-text';
+import { toJsonText } from '../json-text';
 import type { Models } from '../models';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import { createTaskDeltas } from './task-deltas';
 import { apiKeyLabel, createUsageLedger } from '../usage-ledger';
 import { countRunEnd } from './run-ends';
+import { type TasksField, createRunTaskReads, tasksFitRun } from './run-task-reads';
 
 /** How the message of a run whose record a save could not write begins (projection.activities.ts). */
 export const RECORD_REFUSED = 'The run record could not be saved';
@@ -30,20 +31,19 @@ export const RECORD_REFUSED = 'The run record could not be saved';
  */
 export function createRunProjection(models: Models, events: RunEvents) {
   const { Run, RunTasks, Pause } = models;
+  const taskReads = createRunTaskReads(models);
   const deltas = createTaskDeltas(models);
   const ledger = createUsageLedger(models);
 
-  async function saveTasks(runId: string, records: TaskRecord[], first: boolean): Promise<void> {
-    const doc = { _id: runId, tasks: toJsonText(records), updated_at: new Date() };
-    if (first) {
-      try {
-        await RunTasks.create(doc);
-        return;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err; // a retried first save: replace below
-      }
-    }
-    await RunTasks.replaceOne({ _id: runId }, doc, { upsert: true });
+  /**
+   * Where a save's tasks go: onto the run document when they fit (the field to set in the run's
+   * update), else into `run_tasks` first and the run's own field cleared by its update.
+   */
+  async function placeTasks(runId: string, records: TaskRecord[]): Promise<{ tasks: string | null }> {
+    const json = toJsonText(records);
+    if (tasksFitRun(json)) return { tasks: json };
+    await RunTasks.replaceOne({ _id: runId }, { _id: runId, tasks: json, updated_at: new Date() }, { upsert: true });
+    return { tasks: null };
   }
 
   /**
@@ -65,10 +65,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
     return set;
   }
 
-  async function tasksOf(runId: string): Promise<TaskRecord[]> {
-    const doc = await RunTasks.findById(runId).lean<{ tasks: string }>();
-    return fromJsonText<TaskRecord[]>(doc?.tasks) ?? [];
-  }
+  const tasksOf = (runId: string): Promise<TaskRecord[]> => taskReads.of(runId);
 
   /** Closes a run nobody else writes any more, and its open tasks, if it is still in one of `statuses`. */
   async function closeWithoutWorkflow(
@@ -79,20 +76,21 @@ export function createRunProjection(models: Models, events: RunEvents) {
   ): Promise<void> {
     // A workflow that saves meanwhile moves the head: read again, and decide again on what it wrote.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const current = await Run.findById(runId, { status: 1, start_time: 1, ...HEAD_FIELDS }).lean<
-        { status: RunStatus; start_time?: Date } & StoredHead
+      const current = await Run.findById(runId, { status: 1, start_time: 1, tasks: 1, ...HEAD_FIELDS }).lean<
+        { status: RunStatus; start_time?: Date } & TasksField & StoredHead
       >();
       if (!current || !statuses.includes(current.status)) return;
-      const tasks = await tasksOf(runId);
-      // Tasks first: a reader that sees the run closed sees its tasks closed. Should the run's
-      // workflow save meanwhile, its save holds every task again (TaskBook), and the close is decided anew.
-      await closeOpenTasks(runId, tasks, status);
+      const tasks = (await taskReads.ofDocs([current])).get(runId) ?? [];
+      // Tasks with the run, or first when kept apart: a reader that sees the run closed sees its
+      // tasks closed. Should the run's workflow save meanwhile, its save holds every task again
+      // (TaskBook), and the close is decided anew.
+      const closedTasks = await closeOpenTasks(runId, tasks, status);
       const endTime = new Date();
       const appended = await events.append(
         runId,
         { kind: 'closed', status, message, tasks },
         {
-          fields: { status, end_time: endTime, message },
+          fields: { status, end_time: endTime, message, ...closedTasks },
           stored: current,
           onRunUpdated: () => countRunEnd(status, current.start_time, endTime),
         },
@@ -102,17 +100,26 @@ export function createRunProjection(models: Models, events: RunEvents) {
     throw new Error(`Run ${runId}: its event head kept moving while it was closed`);
   }
 
-  /** The open tasks of a run that has just been closed, closed with it. */
-  async function closeOpenTasks(runId: string, tasks: TaskRecord[], status: RunStatus): Promise<void> {
+  /** The open tasks of a run being closed, closed with it: the run's field to set (placeTasks), if any. */
+  async function closeOpenTasks(
+    runId: string,
+    tasks: TaskRecord[],
+    status: RunStatus,
+  ): Promise<{ tasks?: string | null }> {
     const now = new Date().toISOString();
     const open = ['PENDING', 'RUNNING', 'PAUSED'];
-    if (!tasks.some((t) => open.includes(t.status))) return;
-    await saveTasks(
+    if (!tasks.some((t) => open.includes(t.status))) return {};
+    return placeTasks(
       runId,
       tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)),
-      false,
     );
   }
+
+  /** A save's fields for the run's update, or null when it sets none. */
+  const updateOf = (run: Record<string, unknown> | null, tasks: { tasks?: string | null }) => {
+    const fields = { ...run, ...tasks };
+    return Object.keys(fields).length > 0 ? fields : null;
+  };
 
   /** The stream's change a save makes. */
   const progressChange = (p: ProgressSave, pause?: { opened: PauseRecord } | { resumed: PauseResolution }) =>
@@ -142,9 +149,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
 
   /**
    * A save on what the workflow's last save left (the run's head, its tasks' version), with the
-   * labels it was started with: no read. Tasks first, then the run, each written only on the version
-   * the workflow knows: a save whose workflow task runs again after the record ended, or that meets
-   * the api's close, writes nothing ('moved') and reads instead.
+   * labels it was started with: no read. Tasks that fit go with the run's update; larger ones first,
+   * then the run, each written only on the version the workflow knows: a save whose workflow task
+   * runs again after the record ended, or that meets the api's close, writes nothing ('moved') and
+   * reads instead.
    */
   async function saveOnKnownHead(
     p: ProgressSave,
@@ -153,34 +161,42 @@ export function createRunProjection(models: Models, events: RunEvents) {
     onEnded: (() => void) | undefined,
   ): Promise<{ saved: SavedAs } | { moved: { tasksWritten: boolean } }> {
     let tasksVersion = known.tasks;
+    let onRun: { tasks?: string | null } = {};
+    let wroteApart = false;
     if (p.tasks) {
-      const written = await saveTasksOn(p.runId, p.tasks, known.tasks);
-      if (written === 'moved') return { moved: { tasksWritten: false } };
-      tasksVersion = written;
+      const json = toJsonText(p.tasks.records);
+      // Tasks on the run stay there while they fit; once kept apart (a version known), they stay apart.
+      if (known.tasks === null && tasksFitRun(json)) onRun = { tasks: json };
+      else {
+        const written = await saveTasksOn(p.runId, json, known.tasks);
+        if (written === 'moved') return { moved: { tasksWritten: false } };
+        tasksVersion = written;
+        wroteApart = true;
+        if (known.tasks === null) onRun = { tasks: null };
+      }
       await ledger.record([
         { runId: p.runId, workflowId: known.workflowId, apiKey: known.apiKey, tasks: p.tasks.records },
       ]);
     }
     // The workflow sends what it knows only while the record is its own to end: not ended here.
-    const fields = runFields({ status: 'RUNNING', end_time: null }, p.run);
+    const fields = updateOf(runFields({ status: 'RUNNING', end_time: null }, p.run), onRun);
     const appended = await events.append(p.runId, progressChange(p, pause), {
       fields,
       stored: { event_head: known.head, event_head_before: null },
       onRunUpdated: endedBy(p, fields, new Date(known.startTime), onEnded),
     });
-    if (appended.outcome === 'moved') return { moved: { tasksWritten: p.tasks !== undefined } };
+    if (appended.outcome === 'moved') return { moved: { tasksWritten: wroteApart } };
     await sweepAfter(p);
     return { saved: { head: appended.head, tasks: tasksVersion } };
   }
 
-  /** The tasks, on the version the workflow knows (a first save: none yet); their new version, or 'moved'. */
-  async function saveTasksOn(
-    runId: string,
-    tasks: NonNullable<ProgressSave['tasks']>,
-    version: number | null,
-  ): Promise<number | 'moved'> {
-    const doc = { tasks: toJsonText(tasks.records), updated_at: new Date() };
-    if (tasks.first) {
+  /**
+   * Tasks kept apart, on the version the workflow knows (null: none there yet as far as it knows,
+   * so the document is created); their new version, or 'moved'.
+   */
+  async function saveTasksOn(runId: string, json: string, version: number | null): Promise<number | 'moved'> {
+    const doc = { tasks: json, updated_at: new Date() };
+    if (version === null) {
       try {
         await RunTasks.create({ _id: runId, ...doc, v: 1 });
         return 1;
@@ -189,7 +205,6 @@ export function createRunProjection(models: Models, events: RunEvents) {
         throw err;
       }
     }
-    if (version === null) return 'moved';
     const saved = await RunTasks.updateOne({ _id: runId, v: version }, { $set: { ...doc, v: version + 1 } });
     return saved.matchedCount === 0 ? 'moved' : version + 1;
   }
@@ -242,16 +257,19 @@ export function createRunProjection(models: Models, events: RunEvents) {
         current.end_time !== undefined &&
         !current.message?.startsWith(RECORD_REFUSED);
       if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) {
-        if (tasksWritten && p.tasks && isFinalStatus(current.status))
-          await closeOpenTasks(p.runId, p.tasks.records, current.status);
+        // Tasks kept apart were written before the head was found moved: none may stay open.
+        if (tasksWritten && p.tasks && isFinalStatus(current.status)) {
+          const closedTasks = await closeOpenTasks(p.runId, p.tasks.records, current.status);
+          if (closedTasks.tasks !== undefined) await Run.updateOne({ _id: p.runId }, { $set: closedTasks });
+        }
         return null;
       }
-      if (p.tasks && !closed) await saveTasks(p.runId, p.tasks.records, p.tasks.first);
+      const onRun = p.tasks && !closed ? await placeTasks(p.runId, p.tasks.records) : {};
       if (p.tasks && !closed)
         await ledger.record([
           { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },
         ]);
-      const fields = runFields(current, p.run);
+      const fields = updateOf(runFields(current, p.run), onRun);
       const appended = await events.append(p.runId, progressChange(p, pause), {
         fields,
         stored: current,
