@@ -29,7 +29,9 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
   /**
    * A failure the write may outlive (MongoDB away; an unknown error, a few times: failure-kinds.ts)
    * is thrown as it is, and the policy retries it with backoff. Any other fails the run: its record
-   * says why, and the failure is non-retryable, so a run never wedges in a retry loop.
+   * says why, and the failure is non-retryable, so a run never wedges in a retry loop. Should that
+   * mark itself fail (SQLite busy under load), its error is thrown instead and the policy retries
+   * the whole write: the run stops at the refusal (RunKeeper.stopped), so no later save would mark it.
    */
   async function write<T>(runId: string, work: () => Promise<T>): Promise<T> {
     try {
@@ -37,7 +39,7 @@ export function createProjectionActivities(runs: RunRepository, outcomes?: RunOu
     } catch (err) {
       if (retriesStorageWrite(err, Context.current().info.attempt)) throw err;
       const message = `${RECORD_REFUSED}: ${(err as Error).message}`;
-      await runs.markFailed(runId, message).catch(() => undefined);
+      await runs.markFailed(runId, message);
       throw ApplicationFailure.nonRetryable(message, FailureType.ProjectionRejected);
     }
   }

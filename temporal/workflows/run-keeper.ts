@@ -267,7 +267,8 @@ export class RunKeeper {
       const resolved = via ? undefined : this.pauses.takeUnsaved();
       if (!this.tasks.dirty && !runChanged && !via && !resolved) return undefined;
       const first = !this.tasks.saved;
-      const tasks = this.tasks.dirty ? { records: this.tasks.take(), first } : undefined;
+      // The final save always holds them: an ended run's tasks are moved off its record (run-task-reads.ts).
+      const tasks = this.tasks.dirty || (final && this.tasks.saved) ? { records: this.tasks.take(), first } : undefined;
       if (tasks) this.tasks.saved = true;
       if (runChanged) this.show(status);
       const message = final ? final.message : this.firstFailure;

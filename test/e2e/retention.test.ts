@@ -209,8 +209,7 @@ describe('e2e: run retention, and deleting a finished run', function () {
     const youngEnd = await endOf(engine.http, young);
 
     const named = await documentsNaming(completed);
-    // Its tasks are on its record (runs); a run's document of its own for larger ones goes the same way (task-storage.test.ts).
-    for (const kind of ['runs', 'run_events', 'pauses', 'usage_records', 'spend_entries'])
+    for (const kind of ['runs', 'run_tasks', 'run_events', 'pauses', 'usage_records', 'spend_entries'])
       assert.ok(collectionsOf(named).includes(kind), `the scan finds the run in ${kind}: ${named.join(', ')}`);
     for (const kind of ['callback_deliveries', 'idempotency_keys', 'values.files', 'values.chunks'])
       assert.ok(collectionsOf(named).includes(kind), `the scan finds the run in ${kind}: ${named.join(', ')}`);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { runDocument } from '../../src/db/runs/run-documents';
+import { TASKS_ON_RUN_MAX_CHARS } from '../../src/db/runs/run-task-reads';
 import type { KnownRecord, ProgressSave, TaskRecord } from '../../src/engine/run-contract';
 import { startApi, type TestApi } from '../support/api';
 import { assertWholeStream, openSse } from '../support/sse';
@@ -122,7 +123,8 @@ describe('e2e: a run event stream whose head lives on the run document', functio
     const [read, known] = [await newRun(), await newRun()];
     for (const save of [running, done]) await projection().save(save(read));
     const first = await projection().save({ ...running(known), known: knownAs(null) });
-    assert.deepEqual(first, { head: await headOf(known), tasks: 1 }, 'the save answers with what it wrote');
+    // An open run's small tasks are on its record: no version of a document of their own.
+    assert.deepEqual(first, { head: await headOf(known), tasks: null }, 'the save answers with what it wrote');
     await projection().save({ ...done(known), known: knownAs(first) });
     const withoutEnd = async (runId: string) => ({ ...(await recordOf(runId)), end_time: undefined });
     assert.deepEqual(await withoutEnd(known), await withoutEnd(read));
@@ -133,20 +135,32 @@ describe('e2e: a run event stream whose head lives on the run document', functio
     );
   });
 
-  it('a save on a head that moved since (the api closed the run) leaves the record closed, its events as they were, and no task open', async () => {
+  /** A save on a run the api closed first (its head moved): the record, its events, and the tasks it shows after. */
+  async function saveAfterClose(records: TaskRecord[]) {
     const runId = await newRun();
     await projection().cancelWithoutWorkflow(runId, ['PENDING']);
     const events = async () => api.models.RunEvent.countDocuments({ run_id: runId });
     const before = { record: await recordOf(runId), events: await events() };
     assert.equal(before.record.status, 'CANCELED');
-    assert.equal(await projection().save({ ...running(runId), known: knownAs(null) }), null);
+    const saved = await projection().save({ ...running(runId), tasks: { records, first: true }, known: knownAs(null) });
+    assert.equal(saved, null);
     const after = { record: await recordOf(runId), events: await events() };
     assert.deepEqual(
       { ...after, record: { ...after.record, tasks: [] } },
       { ...before, record: { ...before.record, tasks: [] } },
     );
-    // The save's task was written before the run's head told it the run had ended: closed with it.
-    assert.deepEqual(after.record.tasks, ['a CANCELED null']);
+    return after.record.tasks;
+  }
+
+  it('a save on a head that moved since (the api closed the run) leaves the record closed, its events as they were, and no task written', async () => {
+    // Small tasks go with the run's update, which found the head moved: nothing was written.
+    assert.deepEqual(await saveAfterClose([task('RUNNING')]), []);
+  });
+
+  it('a save of large tasks on a head that moved since leaves the record closed and its tasks closed with it', async () => {
+    // Tasks too large for the record are written first; the run's head then says it had ended: closed with it.
+    const big = { ...task('RUNNING'), inputs: { text: 'x'.repeat(TASKS_ON_RUN_MAX_CHARS) } };
+    assert.deepEqual(await saveAfterClose([big]), ['a CANCELED null']);
   });
 
   it('saves of a workflow task run again after the run ended, on what was known then, change neither the record nor its events', async () => {

@@ -10,7 +10,7 @@ import { runDocument } from './run-documents';
 import { HEAD_FIELDS, type RunEvents, type StoredHead } from './run-events';
 import type { Values } from '../values';
 import { countRunEnd } from './run-ends';
-import { createRunTaskReads, tasksFitRun } from './run-task-reads';
+import { createRunTaskReads } from './run-task-reads';
 
 /** Rows per insert of ended rows, and inserts in flight at once (insertEndedRows). */
 const INSERT_SLICE_ROWS = 250;
@@ -167,10 +167,9 @@ export function createBatchRunRecords(models: Models, values: Values, events: Ru
 /** A slice of ended rows: one insert per collection. */
 async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordBase, rows: EndedRow[]): Promise<void> {
   const { Run, RunTasks } = models;
-  const tasks = rows.map((run) => toJsonText(run.tasks));
-  const runs = rows.map((run, i) =>
-    withoutNulls({
-      ...runDocument({
+  const runs = rows.map((run) =>
+    withoutNulls(
+      runDocument({
         ...rowFields(base, run.runId),
         status: run.status,
         startTime: run.startTime,
@@ -179,14 +178,14 @@ async function insertSliceOf(models: Models, events: RunEvents, base: RowRecordB
         outputs: run.outputsByTitle,
         message: run.message,
       }),
-      tasks: tasksFitRun(tasks[i] as string) ? (tasks[i] as string) : null,
-    }),
+    ),
   );
-  // Tasks too large for the record before runs (as every run save does): a reader that finds the run finds its tasks.
-  const apart = rows.flatMap((run, i) =>
-    tasksFitRun(tasks[i] as string) ? [] : [{ _id: run.runId, tasks: tasks[i] as string, updated_at: run.endTime }],
+  // Tasks before runs (as every run save does): a reader that finds the run finds its tasks. Ended
+  // runs keep them apart from their records (run-task-reads.ts).
+  await insertIgnoringDuplicates(
+    RunTasks,
+    rows.map((run) => ({ _id: run.runId, tasks: toJsonText(run.tasks), updated_at: run.endTime })),
   );
-  if (apart.length > 0) await insertIgnoringDuplicates(RunTasks, apart);
   await insertIgnoringDuplicates(Run, runs);
   if (rows.some((r) => r.tasks.some(billable))) await recordRowUsage(models, base, rows);
   await events.appendEnded(

@@ -36,12 +36,12 @@ export function createRunProjection(models: Models, events: RunEvents) {
   const ledger = createUsageLedger(models);
 
   /**
-   * Where a save's tasks go: onto the run document when they fit (the field to set in the run's
-   * update), else into `run_tasks` first and the run's own field cleared by its update.
+   * Where a save's tasks go: onto the run document while the run is open and they fit (the field to
+   * set in the run's update), else into `run_tasks` first and the run's own field cleared by its update.
    */
-  async function placeTasks(runId: string, records: TaskRecord[]): Promise<{ tasks: string | null }> {
+  async function placeTasks(runId: string, records: TaskRecord[], ended: boolean): Promise<{ tasks: string | null }> {
     const json = toJsonText(records);
-    if (tasksFitRun(json)) return { tasks: json };
+    if (!ended && tasksFitRun(json)) return { tasks: json };
     await RunTasks.replaceOne({ _id: runId }, { _id: runId, tasks: json, updated_at: new Date() }, { upsert: true });
     return { tasks: null };
   }
@@ -81,10 +81,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
       >();
       if (!current || !statuses.includes(current.status)) return;
       const tasks = (await taskReads.ofDocs([current])).get(runId) ?? [];
-      // Tasks with the run, or first when kept apart: a reader that sees the run closed sees its
-      // tasks closed. Should the run's workflow save meanwhile, its save holds every task again
+      // Tasks first, apart as an ended run's are: a reader that sees the run closed sees its tasks
+      // closed. Should the run's workflow save meanwhile, its save holds every task again
       // (TaskBook), and the close is decided anew.
-      const closedTasks = await closeOpenTasks(runId, tasks, status);
+      const closedTasks = await closeTasks(runId, tasks, status);
       const endTime = new Date();
       const appended = await events.append(
         runId,
@@ -100,19 +100,17 @@ export function createRunProjection(models: Models, events: RunEvents) {
     throw new Error(`Run ${runId}: its event head kept moving while it was closed`);
   }
 
-  /** The open tasks of a run being closed, closed with it: the run's field to set (placeTasks), if any. */
-  async function closeOpenTasks(
-    runId: string,
-    tasks: TaskRecord[],
-    status: RunStatus,
-  ): Promise<{ tasks?: string | null }> {
+  /**
+   * The tasks of a run being closed, the open ones closed with it, written apart as an ended run's
+   * are: the run's field to clear in its update (none when it has no tasks).
+   */
+  async function closeTasks(runId: string, tasks: TaskRecord[], status: RunStatus): Promise<{ tasks?: null }> {
+    if (tasks.length === 0) return {};
     const now = new Date().toISOString();
     const open = ['PENDING', 'RUNNING', 'PAUSED'];
-    if (!tasks.some((t) => open.includes(t.status))) return {};
-    return placeTasks(
-      runId,
-      tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t)),
-    );
+    const closed = tasks.map((t) => (open.includes(t.status) ? { ...t, status, end_time: t.end_time ?? now } : t));
+    await placeTasks(runId, closed, true);
+    return { tasks: null };
   }
 
   /** A save's fields for the run's update, or null when it sets none. */
@@ -165,8 +163,8 @@ export function createRunProjection(models: Models, events: RunEvents) {
     let wroteApart = false;
     if (p.tasks) {
       const json = toJsonText(p.tasks.records);
-      // Tasks on the run stay there while they fit; once kept apart (a version known), they stay apart.
-      if (known.tasks === null && tasksFitRun(json)) onRun = { tasks: json };
+      // On the run while it is open and they fit; once kept apart (a version known), they stay apart.
+      if (known.tasks === null && !p.run?.final && tasksFitRun(json)) onRun = { tasks: json };
       else {
         const written = await saveTasksOn(p.runId, json, known.tasks);
         if (written === 'moved') return { moved: { tasksWritten: false } };
@@ -258,13 +256,11 @@ export function createRunProjection(models: Models, events: RunEvents) {
         !current.message?.startsWith(RECORD_REFUSED);
       if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) {
         // Tasks kept apart were written before the head was found moved: none may stay open.
-        if (tasksWritten && p.tasks && isFinalStatus(current.status)) {
-          const closedTasks = await closeOpenTasks(p.runId, p.tasks.records, current.status);
-          if (closedTasks.tasks !== undefined) await Run.updateOne({ _id: p.runId }, { $set: closedTasks });
-        }
+        if (tasksWritten && p.tasks && isFinalStatus(current.status))
+          await closeTasks(p.runId, p.tasks.records, current.status);
         return null;
       }
-      const onRun = p.tasks && !closed ? await placeTasks(p.runId, p.tasks.records) : {};
+      const onRun = p.tasks && !closed ? await placeTasks(p.runId, p.tasks.records, p.run?.final !== undefined) : {};
       if (p.tasks && !closed)
         await ledger.record([
           { runId: p.runId, workflowId: current.workflow_id, apiKey: apiKeyLabel(current), tasks: p.tasks.records },

@@ -4,13 +4,16 @@ import { fromJsonText } from '../json-text';
 import type { Models } from '../models';
 
 /**
- * A run's tasks (JSON text) up to this many characters live on its run document (`tasks`): a save
- * writes them in the same update as the run's status and event head, and whoever reads the run has
- * them. Larger ones get a document of their own (`run_tasks`), so runs read in lists stay light.
+ * An open run's tasks (JSON text) up to this many characters live on its run document (`tasks`): a
+ * save writes them in the same update as the run's status and event head, and a poll of the run
+ * reads them with it. Larger ones, and every ended run's, are kept in a document of their own
+ * (`run_tasks`): FerretDB v1 filters on nothing but `_id` in SQLite, so every other query on `runs`
+ * (a list page, the reconciler's and retention's scans) decodes each run document whole, and an
+ * installation's ended runs must not make that grow.
  */
 export const TASKS_ON_RUN_MAX_CHARS = 64 * 1024;
 
-/** Whether tasks of this JSON text are kept on their run's document. */
+/** Whether tasks of this JSON text are kept on their open run's document. */
 export const tasksFitRun = (json: string): boolean => json.length <= TASKS_ON_RUN_MAX_CHARS;
 
 /** A run document's `tasks`: its tasks as JSON text, or null (kept in `run_tasks`, or none yet). */
