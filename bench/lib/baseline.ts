@@ -140,12 +140,7 @@ export function createMongoBaseline(models: Models) {
         },
       ]),
     );
-    let saved = false;
-    const snapshot = () => {
-      const first = !saved;
-      saved = true;
-      return { records: [...records.values()].map((r) => ({ ...r })), first };
-    };
+    const snapshot = () => ({ records: [...records.values()].map((r) => ({ ...r })) });
     const steps = await executeInProcess(level, inputNodeInput, run._id, {
       beforeIo: async (nodeId, inputs) => {
         Object.assign(records.get(nodeId) as TaskRecord, {

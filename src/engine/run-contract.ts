@@ -178,7 +178,7 @@ export interface RunPatch {
 
 export interface ProgressSave {
   runId: string;
-  tasks?: { records: TaskRecord[]; first: boolean };
+  tasks?: { records: TaskRecord[] };
   run?: RunPatch;
   /**
    * The run's record as the workflow's last save left it, when the workflow knows it and has not

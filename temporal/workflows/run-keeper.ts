@@ -266,9 +266,8 @@ export class RunKeeper {
       const runChanged = status !== this.shown || final !== undefined;
       const resolved = via ? undefined : this.pauses.takeUnsaved();
       if (!this.tasks.dirty && !runChanged && !via && !resolved) return undefined;
-      const first = !this.tasks.saved;
       // The final save always holds them: an ended run's tasks are moved off its record (run-task-reads.ts).
-      const tasks = this.tasks.dirty || (final && this.tasks.saved) ? { records: this.tasks.take(), first } : undefined;
+      const tasks = this.tasks.dirty || (final && this.tasks.saved) ? { records: this.tasks.take() } : undefined;
       if (tasks) this.tasks.saved = true;
       if (runChanged) this.show(status);
       const message = final ? final.message : this.firstFailure;

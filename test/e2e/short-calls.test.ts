@@ -298,12 +298,12 @@ describe('e2e: short calls run as local activities', function () {
     // The workflow task again: the save before the call, then the end with the call's second answer.
     await runs.save({
       runId,
-      tasks: { records: replayedAs('RUNNING', null), first: true },
+      tasks: { records: replayedAs('RUNNING', null) },
       run: { status: 'RUNNING', message: null },
     });
     await runs.save({
       runId,
-      tasks: { records: replayedAs('COMPLETED', { output: 'another answer' }), first: false },
+      tasks: { records: replayedAs('COMPLETED', { output: 'another answer' }) },
       run: { status: 'COMPLETED', message: null, final: { outputsByTitle: { out: { a: 'another answer' } } } },
     });
     assert.deepEqual(await record(), before);

@@ -23,7 +23,7 @@ const task = (nodeId: string, status: TaskStatus, outputs: Record<string, unknow
 });
 const progress = (tasks: TaskRecord[], status?: 'RUNNING' | 'COMPLETED' | 'FAILED'): ProjectionChange => ({
   kind: 'progress',
-  save: { runId: 'R1', tasks: { records: tasks, first: false }, ...(status ? { run: { status, message: null } } : {}) },
+  save: { runId: 'R1', tasks: { records: tasks }, ...(status ? { run: { status, message: null } } : {}) },
 });
 
 /** Applies writes one after another, as the store does, returning every event. */
@@ -76,7 +76,7 @@ describe('run events: derived from projection writes', () => {
       kind: 'progress',
       save: {
         runId: 'R1',
-        tasks: { records: [task('gate', 'PAUSED')], first: true },
+        tasks: { records: [task('gate', 'PAUSED')] },
         run: { status: 'PAUSED', message: null },
       },
       pause: { opened },
@@ -85,7 +85,7 @@ describe('run events: derived from projection writes', () => {
       kind: 'progress',
       save: {
         runId: 'R1',
-        tasks: { records: [task('gate', 'COMPLETED'), task('next', 'RUNNING')], first: false },
+        tasks: { records: [task('gate', 'COMPLETED'), task('next', 'RUNNING')] },
         run: { status: 'RUNNING', message: null },
       },
       pause: {

@@ -255,9 +255,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
         current.end_time !== undefined &&
         !current.message?.startsWith(RECORD_REFUSED);
       if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) {
-        // Tasks kept apart were written before the head was found moved: none may stay open.
-        if (tasksWritten && p.tasks && isFinalStatus(current.status))
-          await closeTasks(p.runId, p.tasks.records, current.status);
+        // Tasks kept apart were written before the head said the run had ended. Such a write only
+        // succeeds where none were stored (the api's close of a run it found without tasks): the
+        // record stays as that close left it, as small tasks (written with the head) do.
+        if (tasksWritten) await RunTasks.deleteOne({ _id: p.runId });
         return null;
       }
       const onRun = p.tasks && !closed ? await placeTasks(p.runId, p.tasks.records, p.run?.final !== undefined) : {};
