@@ -98,5 +98,8 @@ export function runDocument(r: NewRun): RunDoc {
     trace_parent: r.traceParent ?? null,
     event_head: null,
     event_head_before: null,
+    // An open run's tasks are on its record (none yet: its polls need not look elsewhere); an
+    // ended run's are kept apart (run-task-reads.ts).
+    tasks: r.endTime ? null : toJsonText([]),
   };
 }
