@@ -157,19 +157,19 @@ export function createRunProjection(models: Models, events: RunEvents) {
     known: KnownRecord,
     pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
     onEnded: (() => void) | undefined,
-  ): Promise<{ saved: SavedAs } | { moved: { tasksWritten: boolean } }> {
+  ): Promise<{ saved: SavedAs } | { moved: { tasksWritten: number | null } }> {
     let tasksVersion = known.tasks;
     let onRun: { tasks?: string | null } = {};
-    let wroteApart = false;
+    /** The version of the tasks this save wrote apart (null: none). */
+    let writtenApart: number | null = null;
     if (p.tasks) {
       const json = toJsonText(p.tasks.records);
       // On the run while it is open and they fit; once kept apart (a version known), they stay apart.
       if (known.tasks === null && !p.run?.final && tasksFitRun(json)) onRun = { tasks: json };
       else {
         const written = await saveTasksOn(p.runId, json, known.tasks);
-        if (written === 'moved') return { moved: { tasksWritten: false } };
-        tasksVersion = written;
-        wroteApart = true;
+        if (written === 'moved') return { moved: { tasksWritten: null } };
+        tasksVersion = writtenApart = written;
         if (known.tasks === null) onRun = { tasks: null };
       }
       await ledger.record([
@@ -183,7 +183,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
       stored: { event_head: known.head, event_head_before: null },
       onRunUpdated: endedBy(p, fields, new Date(known.startTime), onEnded),
     });
-    if (appended.outcome === 'moved') return { moved: { tasksWritten: wroteApart } };
+    if (appended.outcome === 'moved') return { moved: { tasksWritten: writtenApart } };
     await sweepAfter(p);
     return { saved: { head: appended.head, tasks: tasksVersion } };
   }
@@ -208,15 +208,14 @@ export function createRunProjection(models: Models, events: RunEvents) {
   }
 
   /**
-   * A save that reads the run first. `tasksWritten`: a try on what the workflow knew wrote this
-   * save's tasks, then found the run's head moved: a record someone else ended (the api's close of
-   * a run it found without tasks) gets them with none left open.
+   * A save that reads the run first. `tasksWritten`: the version of the tasks kept apart that a try
+   * on what the workflow knew wrote, before it found the run's head moved (null: none written).
    */
   async function saveAfterRead(
     p: ProgressSave,
     pause: { opened: PauseRecord } | { resumed: PauseResolution } | undefined,
     onEnded: (() => void) | undefined,
-    tasksWritten: boolean,
+    tasksWritten: number | null,
   ): Promise<SavedAs> {
     for (let attempt = 0; ; attempt++) {
       // One read serves the final-status check, a cancel's check and the stream's head; the tasks
@@ -255,10 +254,10 @@ export function createRunProjection(models: Models, events: RunEvents) {
         current.end_time !== undefined &&
         !current.message?.startsWith(RECORD_REFUSED);
       if ((closed && !cancel && !p.run?.final) || (cancel && current.status === 'CANCELED')) {
-        // Tasks kept apart were written before the head said the run had ended. Such a write only
-        // succeeds where none were stored (the api's close of a run it found without tasks): the
-        // record stays as that close left it, as small tasks (written with the head) do.
-        if (tasksWritten) await RunTasks.deleteOne({ _id: p.runId });
+        // Tasks kept apart were written before the head said the run had ended (the api's close of a
+        // run it found without tasks): the record stays as that close left it, as small tasks
+        // (written with the head) do. Only while they are as written: a close's own write has no version.
+        if (tasksWritten !== null) await RunTasks.deleteOne({ _id: p.runId, v: tasksWritten });
         return null;
       }
       const onRun = p.tasks && !closed ? await placeTasks(p.runId, p.tasks.records, p.run?.final !== undefined) : {};
@@ -306,7 +305,7 @@ export function createRunProjection(models: Models, events: RunEvents) {
       pause?: { opened: PauseRecord } | { resumed: PauseResolution },
       onEnded?: () => void,
     ): Promise<SavedAs> {
-      if (!p.known) return saveAfterRead(p, pause, onEnded, false);
+      if (!p.known) return saveAfterRead(p, pause, onEnded, null);
       const onKnown = await saveOnKnownHead(p, p.known, pause, onEnded);
       return 'saved' in onKnown ? onKnown.saved : saveAfterRead(p, pause, onEnded, onKnown.moved.tasksWritten);
     },
