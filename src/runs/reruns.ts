@@ -16,7 +16,7 @@ import type { RerunInput } from './rerun.schemas';
 import type { RunResponse } from './response.schemas';
 
 export interface RerunDeps {
-  runRecords: Pick<RunRepository, 'recordOf' | 'tasksOf'>;
+  runRecords: Pick<RunRepository, 'recordOf' | 'tasksIn'>;
   workflows: { load(id: string): Promise<WorkflowDoc> };
   versions: Pick<WorkflowVersions, 'ensureVersion' | 'byId'>;
   recorder: RunRecorder;
@@ -61,7 +61,7 @@ export function createReruns(deps: RerunDeps) {
       );
     }
     const { version, name, definition, inputNode } = await definitionFor(original, body.version);
-    const originalTasks = await runRecords.tasksOf(runId);
+    const originalTasks = (await runRecords.tasksIn([original])).get(runId) ?? [];
     const fromInput = body.from_node_id === inputNode.id;
     const source: RerunSource = {
       fromNodeId: body.from_node_id,

@@ -67,13 +67,12 @@ export class RunKeeper {
    */
   saveFailure: unknown = null;
   /**
-   * Latched by the first save refused for good in a run started with `stopsWhenRefused`: the record
+   * Latched by the first save refused for good in a run that can stop (`whenStopped`): the record
    * already says FAILED and every later save would be refused too (tasks only grow), so nothing more
    * is saved and `onStopped` stops the graph: no node starts, and the calls in flight are cancelled
    * rather than paid for a run that has failed.
    */
   stopped = false;
-  private readonly stopsWhenRefused: boolean;
   private onStopped: (() => void) | undefined;
 
   private readonly historyEventsLimit: number | undefined;
@@ -97,7 +96,6 @@ export class RunKeeper {
     this.traced = input.trace ? { workflowId: input.workflowId, trace: input.trace } : undefined;
     this.pauses = new PauseBook(input.runId);
     this.historyEventsLimit = input.historyEventsLimit;
-    this.stopsWhenRefused = input.stopsWhenRefused === true;
     const resume = input.resume;
     this.tasks = new TaskBook(topLevel, input.taskIds, resume?.tasks);
     if (resume) {
@@ -227,7 +225,7 @@ export class RunKeeper {
     return outcome.value;
   }
 
-  /** What stops the run's graph once a save is refused for good (`stopped`). */
+  /** What stops the run's graph once a save is refused for good (`stopped`); without it a refusal stops nothing. */
   whenStopped(stop: () => void): void {
     this.onStopped = stop;
   }
@@ -235,10 +233,10 @@ export class RunKeeper {
   /** A write failed: the run's first failure is kept, and a refusal for good stops the run (`stopped`). */
   private writeFailed(err: unknown): void {
     this.saveFailure ??= err;
-    if (this.stopped || !this.stopsWhenRefused) return;
+    if (this.stopped || !this.onStopped) return;
     if (applicationCause(err)?.type !== FailureType.ProjectionRejected) return;
     this.stopped = true;
-    this.onStopped?.();
+    this.onStopped();
   }
 
   /** What the next save may write on without reading the run (undefined: it reads). */

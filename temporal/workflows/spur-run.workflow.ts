@@ -107,9 +107,10 @@ async function executeRun(
     },
   );
   const preset = input.resume ? new Map(input.resume.states) : undefined;
-  // Its own scope, so a save refused for good can stop the graph (RunKeeper.stopped) and the run still end.
+  // Its own scope, so a save refused for good can stop the graph (RunKeeper.stopped) and the run still
+  // end; only in runs started so (a history recorded before replays as it ran).
   const graph = new CancellationScope();
-  keeper.whenStopped(() => graph.cancel());
+  if (input.stopsWhenRefused) keeper.whenStopped(() => graph.cancel());
   const states = await graph.run(() =>
     runner.runLevel(
       level,

@@ -80,8 +80,8 @@ export const runSchema = new Schema(
     event_head: { type: String, default: null },
     event_head_before: { type: String, default: null },
     /**
-     * The run's tasks (JSON text of TaskRecord[]) while they are small; null once they are kept in
-     * `run_tasks`, or before its first save (src/db/runs/run-task-reads.ts).
+     * An open run's tasks (JSON text of TaskRecord[], `[]` when recorded) while they are small; null
+     * once they are kept in `run_tasks`, as every ended run's are (src/db/runs/run-task-reads.ts).
      */
     tasks: { type: String, default: null },
   },

@@ -4,7 +4,7 @@ import type { Models, RunDoc } from '../models';
 import type { StoredCallback } from './run-documents';
 import { workspaceScope } from '../workspace-scope';
 import type { TaskRecord } from '../../engine/run-contract';
-import { createRunTaskReads } from './run-task-reads';
+import { type TasksField, createRunTaskReads } from './run-task-reads';
 
 /** A run in a trigger's list of recent runs. */
 export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigger'>;
@@ -55,6 +55,11 @@ export function createRunLookups(models: Models) {
         .sort({ start_time: -1 })
         .limit(filter.limit)
         .lean<Pick<RunDoc, '_id' | 'initial_inputs'>[]>();
+    },
+
+    /** The tasks of runs already read with their `tasks` field: only those kept apart cost a read. */
+    tasksIn(runs: readonly TasksField[]): Promise<Map<string, TaskRecord[]>> {
+      return taskReads.ofDocs(runs);
     },
 
     /** The tasks of several runs at once, by run id (a run without tasks is left out). */

@@ -88,11 +88,11 @@ export function createPauseActions({
   const versionOf = (run: RunDoc): Promise<WorkflowVersionDoc | null> =>
     run.workflow_version_id ? versionById(run.workflow_version_id) : Promise.resolve(null);
 
-  /** The run as the action left it: its record and its tasks read together; its version (it never changes) was read meanwhile. */
+  /** The run as the action left it: its record with its tasks; its version (it never changes) was read meanwhile. */
   async function runAfterAction(runId: string, version: Promise<WorkflowVersionDoc | null>): Promise<RunResponse> {
-    const [run, tasks, v] = await Promise.all([runRecords.recordOf(runId), runRecords.tasksOf(runId), version]);
+    const [run, v] = await Promise.all([runRecords.recordOf(runId), version]);
     if (!run) throw notFound.run();
-    return toRunResponse(run, tasks, v);
+    return toRunResponse(run, (await runRecords.tasksIn([run])).get(runId) ?? [], v);
   }
 
   /** The open pause a decision is for, as the records show it: the link's, or the run's oldest. */
