@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
-import { type Engine, startEngine, waitForRun } from '../support/engine';
+import { type Engine, waitForRun } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
-import { attachFakeLlm } from '../support/llm-engine';
+import { startLlmEngine } from '../support/llm-engine';
 import { until } from '../support/exec-log';
 
 /** Values up to this size stay inline in the run's records (the largest SPUR_VALUE_REF_BYTES allows). */
@@ -57,8 +57,10 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
   let close: () => void = () => undefined;
   const closing = new Promise<void>((resolve) => (close = resolve));
   before(async () => {
-    engine = await startEngine({ SPUR_VALUE_REF_BYTES: String(INLINE), SPUR_PYTHON_MAX_CONCURRENT: '1' });
-    fake = await attachFakeLlm(engine);
+    ({ engine, fake } = await startLlmEngine({
+      SPUR_VALUE_REF_BYTES: String(INLINE),
+      SPUR_PYTHON_MAX_CONCURRENT: '1',
+    }));
   });
   after(async () => {
     close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { startEngine, waitForRun, type Engine } from '../support/engine';
+import { waitForRun, type Engine } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
-import { attachFakeLlm } from '../support/llm-engine';
+import { startLlmEngine } from '../support/llm-engine';
 import { TASKS_ON_RUN_MAX_CHARS } from '../../src/db/runs/run-task-reads';
 
 const ask = n('ask', 'SingleLLMCallNode', {
@@ -39,8 +39,7 @@ describe("e2e: a run's tasks, on its record while it is open and small, in a doc
   let engine: Engine;
   let fake: FakeLlmServer;
   before(async () => {
-    engine = await startEngine();
-    fake = await attachFakeLlm(engine);
+    ({ engine, fake } = await startLlmEngine());
   });
   after(async () => {
     await engine?.close();
@@ -69,6 +68,11 @@ describe("e2e: a run's tasks, on its record while it is open and small, in a doc
     );
   }
 
+  /** Asserts every read shows the run's tasks as `expected` (sorted by node). */
+  async function everyReadShows(runId: string, workflowId: string, expected: Array<[string, string, number | null]>) {
+    for (const tasks of await everyRead(runId, workflowId)) assert.deepEqual(tasks, expected);
+  }
+
   /** Starts `definition` with the model call held: resolves once the call is in flight, with its release. */
   async function startHeld(definition: unknown) {
     let release: () => void = () => undefined;
@@ -88,23 +92,21 @@ describe("e2e: a run's tasks, on its record while it is open and small, in a doc
     const { runId, workflowId, release } = await startHeld(small);
     try {
       assert.deepEqual(await storedAt(runId), { onRecord: true, apart: false });
-      for (const tasks of await everyRead(runId, workflowId))
-        assert.deepEqual(tasks, [
-          ['ask', 'RUNNING', null],
-          ['in', 'COMPLETED', null],
-          ['out', 'PENDING', null],
-        ]);
+      await everyReadShows(runId, workflowId, [
+        ['ask', 'RUNNING', null],
+        ['in', 'COMPLETED', null],
+        ['out', 'PENDING', null],
+      ]);
     } finally {
       release();
     }
     assert.equal((await waitForRun(engine.http, runId)).status, 'COMPLETED');
     assert.deepEqual(await storedAt(runId), { onRecord: false, apart: true });
-    for (const tasks of await everyRead(runId, workflowId))
-      assert.deepEqual(tasks, [
-        ['ask', 'COMPLETED', null],
-        ['in', 'COMPLETED', null],
-        ['out', 'COMPLETED', null],
-      ]);
+    await everyReadShows(runId, workflowId, [
+      ['ask', 'COMPLETED', null],
+      ['in', 'COMPLETED', null],
+      ['out', 'COMPLETED', null],
+    ]);
   });
 
   it('tasks that outgrow the record while the run is open move to their own document, and every read shows the latest', async () => {
@@ -112,24 +114,22 @@ describe("e2e: a run's tasks, on its record while it is open and small, in a doc
     const { runId, workflowId, release } = await startHeld(large);
     try {
       assert.deepEqual(await storedAt(runId), { onRecord: false, apart: true });
-      for (const tasks of await everyRead(runId, workflowId))
-        assert.deepEqual(tasks, [
-          ['ask', 'RUNNING', null],
-          ['in', 'COMPLETED', null],
-          ['out', 'PENDING', null],
-          ['py', 'COMPLETED', TASKS_ON_RUN_MAX_CHARS],
-        ]);
+      await everyReadShows(runId, workflowId, [
+        ['ask', 'RUNNING', null],
+        ['in', 'COMPLETED', null],
+        ['out', 'PENDING', null],
+        ['py', 'COMPLETED', TASKS_ON_RUN_MAX_CHARS],
+      ]);
     } finally {
       release();
     }
     assert.equal((await waitForRun(engine.http, runId)).status, 'COMPLETED');
-    for (const tasks of await everyRead(runId, workflowId))
-      assert.deepEqual(tasks, [
-        ['ask', 'COMPLETED', null],
-        ['in', 'COMPLETED', null],
-        ['out', 'COMPLETED', null],
-        ['py', 'COMPLETED', TASKS_ON_RUN_MAX_CHARS],
-      ]);
+    await everyReadShows(runId, workflowId, [
+      ['ask', 'COMPLETED', null],
+      ['in', 'COMPLETED', null],
+      ['out', 'COMPLETED', null],
+      ['py', 'COMPLETED', TASKS_ON_RUN_MAX_CHARS],
+    ]);
     // Their document goes with the run (its workflow's delete takes its runs).
     assert.equal((await engine.http.delete(`/wf/${workflowId}/`)).status, 204);
     assert.deepEqual(await storedAt(runId), { onRecord: false, apart: false });
