@@ -11,8 +11,10 @@
 //
 // Usage: npx tsx bench/run-cost.ts [runs per variant=300]; BENCH_TOPOLOGIES=combined,split;
 // BENCH_VARIANTS=short,pure picks variants by words of their names; BENCH_EXTRA_ENV (JSON) adds to
-// the api's and worker's environment; BENCH_CPU_PROF_DIR adds V8 CPU profiles of both. Writes
-// bench/results/run-cost-latest.md.
+// the api's and worker's environment; BENCH_CPU_PROF_DIR adds V8 CPU profiles of both;
+// BENCH_BASELINE=<commit> runs that commit's api and worker too, on the same servers, its blocks taking
+// turns with this build's, and reports both and their ratios (a host whose speed drifts within minutes
+// makes two separate runs incomparable). Writes bench/results/run-cost-latest.md.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { workerClass } from '../temporal/activation-watchdog';
 import { runWorkflowId } from '../src/contracts/workflow-names';
 import { installRuntime } from '../temporal/spur-worker';
+import { type BaselineTree, checkOutBaseline } from './lib/baseline-tree';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
 import { eventName, type HistoryEvent } from './lib/history';
 import { useFakeOpenAi } from './lib/fake-openai';
@@ -28,7 +31,7 @@ import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
 import { SCENARIOS, type Scenario, echoes, runBody } from './lib/scenarios';
-import { type Stack, type Topology, startStack } from './lib/stack';
+import { type Apps, type Stack, type Topology, startStack } from './lib/stack';
 import { summarize } from './lib/stats';
 import type { FloorStep } from './lib/floor/workflows';
 import { startFakeLlmServer } from '../test/support/fake-llm-server';
@@ -104,6 +107,8 @@ interface Tally {
   cpu: CpuSample;
   trips: Record<string, number>;
   latencies: number[];
+  /** CPU-ms per run over every process, block by block: their median sets two builds side by side. */
+  blocks: number[];
   lastRunId?: string;
 }
 
@@ -118,7 +123,7 @@ async function oneRun(http: JsonClient, workflowId: string, variant: Variant, se
       // A blocking answer holds outputs only: the run's record says why it failed.
       const [run] = (await http.get(`/wf/${workflowId}/runs/?page_size=1`)).body as Array<{ message?: string }>;
       throw new Error(
-        `${variant.name}: HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}; newest run: ${run?.message}`,
+        `${variant.name} (sent ${text}): HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}; newest run: ${run?.message}`,
       );
     }
     return { ms: performance.now() - t0, runId: undefined };
@@ -165,7 +170,19 @@ function shapeOf(events: HistoryEvent[]): FloorStep[] {
   return steps;
 }
 
+/** The build a tally is of: this tree's, or BENCH_BASELINE's. */
+interface Build {
+  /** '' for this tree; the baseline's short commit otherwise. */
+  commit: string;
+  http: JsonClient;
+  groups: Record<string, number>;
+  workflowIds: Map<Scenario, string>;
+  /** Its runs' Temporal workflow ids start with this (SPUR_WORKFLOW_ID_PREFIX). */
+  prefix: string;
+}
+
 interface Measured {
+  build: string;
   variant: Variant;
   tally: Tally;
   history: Record<string, number>;
@@ -174,7 +191,10 @@ interface Measured {
   floor: { cpuMs: number; temporalMs: number; workerMs: number };
 }
 
-async function measureTopology(topology: Topology): Promise<{ measured: Measured[] }> {
+async function measureTopology(
+  topology: Topology,
+  baseline: BaselineTree | undefined,
+): Promise<{ measured: Measured[] }> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `spur-cost-${topology}-`));
   let counter: MongoCounter | undefined;
   const fake = await startFakeLlmServer();
@@ -191,8 +211,21 @@ async function measureTopology(topology: Topology): Promise<{ measured: Measured
       counter = await startMongoCounter({ host: hostname, port: Number(port) });
       return counter.uri;
     },
+    ...(baseline ? { baseline: { root: baseline.root } } : {}),
   });
-  const http = jsonClient(stack.apiUrl);
+  const servers = { temporal: stack.groups.temporal, ferretdb: stack.groups.ferretdb };
+  const buildOf = (commit: string, apps: Pick<Apps, 'apiUrl' | 'groups' | 'env'>): Build => ({
+    commit,
+    http: jsonClient(apps.apiUrl),
+    // The servers are shared: blocks run one at a time, so their CPU during a block is that build's.
+    groups: { ...apps.groups, ...servers },
+    workflowIds: new Map(),
+    prefix: apps.env.SPUR_WORKFLOW_ID_PREFIX ?? '',
+  });
+  const builds = [
+    buildOf('', stack),
+    ...(stack.baseline && baseline ? [buildOf(baseline.commit, stack.baseline)] : []),
+  ];
   const temporalAddress = stack.env.SPUR_TEMPORAL_ADDRESS ?? '';
   const connection = await NativeConnection.connect({ address: temporalAddress });
   // Spur's own Worker class: the floor's workflow code runs as Spur's does.
@@ -205,37 +238,50 @@ async function measureTopology(topology: Topology): Promise<{ measured: Measured
   const floorWorker = worker.run();
   const client = new Client({ connection });
   try {
-    await useFakeOpenAi(http, fake.url);
-    const workflowIds = new Map<Scenario, string>();
-    for (const { scenario } of VARIANTS) {
-      if (workflowIds.has(scenario)) continue;
-      const res = await http.post('/wf/', {
-        name: `cost: ${scenario.label}`,
-        definition: { nodes: scenario.nodes, links: scenario.links },
-      });
-      if (res.status !== 200) throw new Error(`create ${scenario.label}: ${res.status} ${JSON.stringify(res.body)}`);
-      workflowIds.set(scenario, (res.body as { id: string }).id);
+    for (const build of builds) {
+      await useFakeOpenAi(build.http, fake.url);
+      for (const { scenario } of VARIANTS) {
+        if (build.workflowIds.has(scenario)) continue;
+        const res = await build.http.post('/wf/', {
+          name: `cost: ${scenario.label}`,
+          definition: { nodes: scenario.nodes, links: scenario.links },
+        });
+        if (res.status !== 200) throw new Error(`create ${scenario.label}: ${res.status} ${JSON.stringify(res.body)}`);
+        build.workflowIds.set(scenario, (res.body as { id: string }).id);
+      }
     }
-    const idOf = (v: Variant) => workflowIds.get(v.scenario) as string;
+    const idOf = (b: Build, v: Variant) => b.workflowIds.get(v.scenario) as string;
     let seq = 0;
-    for (const v of VARIANTS) {
-      await runBlock(http, idOf(v), v, WARMUP_PER_VARIANT, seq);
-      seq += WARMUP_PER_VARIANT;
-    }
-    const sampler = new CpuSampler(stack.groups);
-    const tallies = VARIANTS.map((): Tally => ({ runs: 0, wallMs: 0, cpu: {}, trips: {}, latencies: [] }));
-    // Blocks take turns, so every variant meets the same database size and the same neighbours.
-    while (tallies.some((t) => t.runs < RUNS)) {
-      for (const [i, v] of VARIANTS.entries()) {
-        const tally = tallies[i] as Tally;
+    for (const b of builds)
+      for (const v of VARIANTS) {
+        await runBlock(b.http, idOf(b, v), v, WARMUP_PER_VARIANT, seq);
+        seq += WARMUP_PER_VARIANT;
+      }
+    const samplers = builds.map((b) => new CpuSampler(b.groups));
+    const cells = builds.flatMap((build, b) =>
+      VARIANTS.map((variant) => ({
+        build,
+        variant,
+        sampler: samplers[b] as CpuSampler,
+        tally: { runs: 0, wallMs: 0, cpu: {}, trips: {}, latencies: [], blocks: [] } as Tally,
+      })),
+    );
+    // Blocks take turns (each variant on each build), so every cell meets the same database size and
+    // the same neighbours.
+    while (cells.some((c) => c.tally.runs < RUNS)) {
+      for (const { build, variant: v, sampler, tally } of cells) {
         const count = Math.min(BLOCK, RUNS - tally.runs);
         if (count <= 0) continue;
         counter?.reset();
         const before = sampler.sample();
         const t0 = performance.now();
-        const block = await runBlock(http, idOf(v), v, count, seq);
+        const block = await runBlock(build.http, idOf(build, v), v, count, seq);
         tally.wallMs += performance.now() - t0;
-        accumulate(tally.cpu, before, sampler.sample());
+        const after = sampler.sample();
+        const used: CpuSample = {};
+        accumulate(used, before, after);
+        accumulate(tally.cpu, before, after);
+        tally.blocks.push((1000 * PROCESSES.reduce((sum, g) => sum + (used[g] ?? 0), 0)) / count);
         for (const [k, n] of Object.entries(counter?.counts() ?? {})) tally.trips[k] = (tally.trips[k] ?? 0) + n;
         seq += count;
         tally.runs += count;
@@ -244,25 +290,29 @@ async function measureTopology(topology: Topology): Promise<{ measured: Measured
       }
     }
     const measured: Measured[] = [];
-    for (const [i, variant] of VARIANTS.entries()) {
-      const tally = tallies[i] as Tally;
+    const floors = new Map<string, Measured['floor']>();
+    for (const { build, variant, tally } of cells) {
       // A run of this variant's: the newest of its workflow (blocking runs answer no id).
       const runId =
         tally.lastRunId ??
-        ((await http.get(`/wf/${idOf(variant)}/runs/?page_size=1`)).body as Array<{ id: string }>)[0]?.id ??
+        ((await build.http.get(`/wf/${idOf(build, variant)}/runs/?page_size=1`)).body as Array<{ id: string }>)[0]
+          ?.id ??
         '';
-      const events = (await client.workflow.getHandle(runWorkflowId(runId, '')).fetchHistory()).events ?? [];
+      const events = (await client.workflow.getHandle(runWorkflowId(runId, build.prefix)).fetchHistory()).events ?? [];
       const history: Record<string, number> = {};
       for (const e of events) history[eventName(e)] = (history[eventName(e)] ?? 0) + 1;
       const shape = shapeOf(events);
-      measured.push({ variant, tally, history, events: events.length, shape, floor: await floorOf(client, shape) });
+      const key = shape.join(',');
+      const floor = floors.get(key) ?? (await floorOf(client, shape));
+      floors.set(key, floor);
+      measured.push({ build: build.commit, variant, tally, history, events: events.length, shape, floor });
     }
     return { measured };
   } finally {
     worker.shutdown();
     await floorWorker.catch(() => undefined);
     await connection.close();
-    http.close();
+    for (const b of builds) b.http.close();
     await stack.stop();
     await counter?.close();
     await fake.close();
@@ -317,13 +367,26 @@ function report(topology: Topology, measured: Measured[]) {
   const rows: string[] = [];
   const verdicts: string[] = [];
   const details: string[] = [];
-  for (const { variant, tally, events, floor, history, shape } of measured) {
+  for (const { build, variant, tally, events, floor, history, shape } of measured) {
+    const name = build ? `${variant.name} — baseline ${build}` : variant.name;
     const per = (s: number | undefined) => (1000 * (s ?? 0)) / tally.runs;
     const total = PROCESSES.reduce((sum, g) => sum + per(tally.cpu[g]), 0);
     const trips = Object.values(tally.trips).reduce((s, n) => s + n, 0) / tally.runs;
     rows.push(
-      `| ${topology} | ${variant.name} | ${PROCESSES.map((g) => (g in tally.cpu ? f(per(tally.cpu[g])) : '–')).join(' | ')} | **${f(total)}** | ${f(floor.cpuMs)} | ${f(trips, 2)} | ${events} | ${f(summarize(tally.latencies).p50)} | ${f((1000 * tally.runs) / tally.wallMs)} |`,
+      `| ${topology} | ${name} | ${PROCESSES.map((g) => (g in tally.cpu ? f(per(tally.cpu[g])) : '–')).join(' | ')} | **${f(total)}** | ${f(floor.cpuMs)} | ${f(trips, 2)} | ${events} | ${f(summarize(tally.latencies).p50)} | ${f((1000 * tally.runs) / tally.wallMs)} |`,
     );
+    details.push(
+      `- **${name}** (${topology}): round trips ${Object.entries(tally.trips)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${f(n / tally.runs, 2)}`)
+        .join(', ')}`,
+      `  - history: ${Object.entries(history)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+      `  - floor shape [${shape.join(', ')}]: Temporal ${f(floor.temporalMs)} + client and worker ${f(floor.workerMs)} CPU-ms`,
+    );
+    // The targets are this build's; a baseline's row is there to be compared with.
+    if (build) continue;
     const target = variant.target?.[topology];
     if (target !== undefined)
       verdicts.push(
@@ -333,26 +396,40 @@ function report(topology: Topology, measured: Measured[]) {
       verdicts.push(
         `- target MongoDB round trips per run, ${variant.name} (${topology}) ≤ ${LLM_TRIPS_TARGET}: ${f(trips, 2)} (${trips <= LLM_TRIPS_TARGET ? 'met' : 'MISSED'})`,
       );
-    details.push(
-      `- **${variant.name}** (${topology}): round trips ${Object.entries(tally.trips)
-        .sort((a, b) => b[1] - a[1])
-        .map(([k, n]) => `${k} ${f(n / tally.runs, 2)}`)
-        .join(', ')}`,
-      `  - history: ${Object.entries(history)
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ')}`,
-      `  - floor shape [${shape.join(', ')}]: Temporal ${f(floor.temporalMs)} + client and worker ${f(floor.workerMs)} CPU-ms`,
+  }
+  return { rows, verdicts, details, ratios: ratios(topology, measured) };
+}
+
+/**
+ * Per variant, this build against the baseline: the median over blocks of CPU-ms per run (blocks
+ * alternate, so a drifting host weighs on both alike), and runs per second at CONCURRENCY.
+ */
+function ratios(topology: Topology, measured: Measured[]): string[] {
+  const lines: string[] = [];
+  for (const base of measured.filter((m) => m.build !== '')) {
+    const main = measured.find((m) => m.build === '' && m.variant === base.variant);
+    if (!main) continue;
+    const [cpuMain, cpuBase] = [summarize(main.tally.blocks).p50, summarize(base.tally.blocks).p50];
+    const rate = (t: Tally) => (1000 * t.runs) / t.wallMs;
+    lines.push(
+      `- ${base.variant.name} (${topology}), this build vs ${base.build}: CPU-ms per run (median of ${main.tally.blocks.length} blocks) ${f(cpuMain)} vs ${f(cpuBase)} (×${f(cpuMain / cpuBase, 2)}); runs/s ${f(rate(main.tally))} vs ${f(rate(base.tally))} (×${f(rate(main.tally) / rate(base.tally), 2)})`,
     );
   }
-  return { rows, verdicts, details };
+  return lines;
 }
 
 async function main(): Promise<void> {
   installRuntime();
   const topologies = (process.env.BENCH_TOPOLOGIES ?? 'combined,split').split(',') as Topology[];
   const started = Date.now();
+  const baseline = process.env.BENCH_BASELINE ? checkOutBaseline(process.env.BENCH_BASELINE) : undefined;
   const parts = [];
-  for (const topology of topologies) parts.push(report(topology, (await measureTopology(topology)).measured));
+  try {
+    for (const topology of topologies)
+      parts.push(report(topology, (await measureTopology(topology, baseline)).measured));
+  } finally {
+    baseline?.remove();
+  }
   saveResults('run-cost-latest.md', [
     `# Cost of a durable run — ${new Date().toISOString()}`,
     '',
@@ -368,6 +445,14 @@ async function main(): Promise<void> {
     '',
     ...parts.flatMap((p) => p.verdicts),
     '',
+    ...(baseline
+      ? [
+          `Against the baseline (${baseline.commit}), its api and worker on the same servers, blocks taking turns:`,
+          '',
+          ...parts.flatMap((p) => p.ratios),
+          '',
+        ]
+      : []),
     'Per variant: round trips by command, the history of one run, and the floor its shape costs.',
     '',
     ...parts.flatMap((p) => p.details),

@@ -25,6 +25,11 @@ export interface StackOptions {
   mongoUri?: (ferretUri: string) => Promise<string>;
   /** Run the compiled files in dist/ (built by the caller), as the image and the cluster do, not tsx. */
   compiled?: boolean;
+  /**
+   * Another build's source tree (a worktree of an earlier commit, its node_modules beside it): its api
+   * and worker run too, on the same servers, so a bench can compare two builds in one run (`Stack.baseline`).
+   */
+  baseline?: { root: string };
 }
 
 export interface Stack {
@@ -33,6 +38,8 @@ export interface Stack {
   env: Record<string, string>;
   /** Process-group ids by name, for CPU sampling. */
   groups: Record<'api' | 'temporal' | 'ferretdb', number> & { worker?: number };
+  /** The baseline build's apps (StackOptions.baseline), on the same servers. */
+  baseline?: Apps;
   startSeconds: number;
   stop(): Promise<void>;
 }
@@ -47,7 +54,7 @@ const readLog = (file: string) => {
 
 /**
  * `node --import tsx <entry>`, or `node dist/<entry>.js` when compiled: one process per role (the tsx
- * CLI would add a wrapper process).
+ * CLI would add a wrapper process). `root`: the source tree it runs from (another build's, a baseline).
  */
 function spawnNode(
   name: string,
@@ -55,6 +62,7 @@ function spawnNode(
   env: Record<string, string>,
   logFile: string,
   compiled = false,
+  root = REPO_ROOT,
 ): ManagedProcess {
   // BENCH_CPU_PROF_DIR: V8 CPU profiles of the api and the worker, written when they stop.
   const profDir = process.env.BENCH_CPU_PROF_DIR;
@@ -62,9 +70,9 @@ function spawnNode(
   return spawnManaged({
     name,
     command: process.execPath,
-    args: [...profile, ...(compiled ? [distEntry(entry)] : ['--import', 'tsx', path.join(REPO_ROOT, entry)])],
+    args: [...profile, ...(compiled ? [distEntry(entry)] : ['--import', 'tsx', path.join(root, entry)])],
     env,
-    cwd: REPO_ROOT,
+    cwd: root,
     logFile,
   });
 }
@@ -95,6 +103,74 @@ export function sqliteSyncEnv(): SqliteSync {
   const raw = process.env.BENCH_SQLITE_SYNC ?? 'normal';
   if (raw !== 'normal' && raw !== 'full') throw new Error(`BENCH_SQLITE_SYNC=${raw}: expected normal or full`);
   return raw;
+}
+
+/** Where an api (and worker) run from: this tree, or another build's (`name` tells their files and database apart). */
+interface AppBuild {
+  name: string;
+  root: string;
+  /** A prebuilt workflow bundle; without one the worker bundles its own tree's workflows as it starts. */
+  bundle?: string;
+}
+
+/** A build's api, and its worker in the split topology, on the stack's servers with a database and task queue of its own. */
+export interface Apps {
+  apiUrl: string;
+  env: Record<string, string>;
+  groups: { api: number; worker?: number };
+}
+
+async function startApps(
+  options: {
+    build: AppBuild;
+    topology: Topology;
+    tmpDir: string;
+    compiled?: boolean;
+    extraEnv?: Record<string, string>;
+    handles: ManagedProcess[];
+  },
+  servers: { mongoUri: string; temporalAddress: string },
+): Promise<Apps> {
+  const { build, tmpDir, handles } = options;
+  const suffix = build.name ? `-${build.name}` : '';
+  const apiPort = await freePort();
+  const env: Record<string, string> = {
+    SPUR_MONGODB_URI: servers.mongoUri,
+    SPUR_MONGODB_DB: `spur_bench${suffix.replace('-', '_')}`,
+    SPUR_TEMPORAL_ADDRESS: servers.temporalAddress,
+    SPUR_TASK_QUEUE: `spur-bench${suffix}`,
+    // Run ids are numbered per database: each build's runs need workflow ids of their own.
+    SPUR_WORKFLOW_ID_PREFIX: build.name ? `${build.name}-` : '',
+    SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
+    SPUR_DATA_DIR: path.join(tmpDir, `data${suffix}`),
+    SPUR_LOG_LEVEL: 'info',
+    ...options.extraEnv,
+  };
+  const bundleEnv: Record<string, string> = build.bundle ? { SPUR_WORKFLOW_BUNDLE: build.bundle } : {};
+  const apiLog = path.join(tmpDir, `api${suffix}.log`);
+  const apiEnv = { ...env, SPUR_HOST: '127.0.0.1', SPUR_PORT: String(apiPort), ...bundleEnv };
+  const spawn = (name: string, entry: string, processEnv: Record<string, string>, log: string) => {
+    const child = spawnNode(name, entry, processEnv, log, options.compiled, build.root);
+    handles.push(child);
+    return child;
+  };
+  let groups: Apps['groups'];
+  if (options.topology === 'combined') {
+    const api = spawn('api', 'src/processes/combined.ts', apiEnv, apiLog);
+    await waitForLog(api, apiLog, 'api listening', 120_000);
+    groups = { api: api.pid };
+  } else {
+    const workerLog = path.join(tmpDir, `worker${suffix}.log`);
+    const worker = spawn('worker', 'src/processes/worker.ts', { ...env, ...bundleEnv }, workerLog);
+    const api = spawn('api', 'src/processes/api.ts', apiEnv, apiLog);
+    await Promise.all([
+      waitForLog(worker, workerLog, 'worker running', 120_000),
+      waitForLog(api, apiLog, 'api listening', 120_000),
+    ]);
+    groups = { api: api.pid, worker: worker.pid };
+  }
+  await waitForTcp('127.0.0.1', apiPort, 10_000);
+  return { apiUrl: `http://127.0.0.1:${apiPort}/api`, env, groups };
 }
 
 export async function startStack(options: StackOptions): Promise<Stack> {
@@ -137,49 +213,23 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       buildWorkflowBundle(path.join(tmpDir, 'workflow-bundle.js')),
     ]);
 
-    const apiPort = await freePort();
-    const env: Record<string, string> = {
-      SPUR_MONGODB_URI: options.mongoUri ? await options.mongoUri(ferret.uri) : ferret.uri,
-      SPUR_MONGODB_DB: 'spur_bench',
-      SPUR_TEMPORAL_ADDRESS: temporal.address,
-      SPUR_TASK_QUEUE: 'spur-bench',
-      SPUR_SECRET_KEY: randomBytes(32).toString('base64'),
-      SPUR_DATA_DIR: path.join(tmpDir, 'data'),
-      SPUR_LOG_LEVEL: 'info',
-      ...options.extraEnv,
-    };
-    const apiLog = path.join(tmpDir, 'api.log');
-    const apiEnv = { ...env, SPUR_HOST: '127.0.0.1', SPUR_PORT: String(apiPort), SPUR_WORKFLOW_BUNDLE: bundle };
+    const mongoUri = options.mongoUri ? await options.mongoUri(ferret.uri) : ferret.uri;
     const topology = options.topology ?? topologyEnv();
-    let groups: Stack['groups'];
-    if (topology === 'combined') {
-      const api = spawnNode('api', 'src/processes/combined.ts', apiEnv, apiLog, options.compiled);
-      handles.push(api);
-      await waitForLog(api, apiLog, 'api listening', 60_000);
-      groups = { api: api.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
-    } else {
-      const workerLog = path.join(tmpDir, 'worker.log');
-      const worker = spawnNode(
-        'worker',
-        'src/processes/worker.ts',
-        { ...env, SPUR_WORKFLOW_BUNDLE: bundle },
-        workerLog,
-        options.compiled,
+    const apps = (build: AppBuild) =>
+      startApps(
+        { build, topology, tmpDir, compiled: options.compiled, extraEnv: options.extraEnv, handles },
+        {
+          mongoUri,
+          temporalAddress: temporal.address,
+        },
       );
-      handles.push(worker);
-      const api = spawnNode('api', 'src/processes/api.ts', apiEnv, apiLog, options.compiled);
-      handles.push(api);
-      await Promise.all([
-        waitForLog(worker, workerLog, 'worker running', 60_000),
-        waitForLog(api, apiLog, 'api listening', 60_000),
-      ]);
-      groups = { api: api.pid, worker: worker.pid, temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
-    }
-    await waitForTcp('127.0.0.1', apiPort, 10_000);
+    const main = await apps({ name: '', root: REPO_ROOT, bundle });
+    const servers = { temporal: temporal.handle.pid, ferretdb: ferret.handle.pid };
     return {
-      apiUrl: `http://127.0.0.1:${apiPort}/api`,
-      env,
-      groups,
+      apiUrl: main.apiUrl,
+      env: main.env,
+      groups: { ...main.groups, ...servers },
+      ...(options.baseline ? { baseline: await apps({ name: 'baseline', root: options.baseline.root }) } : {}),
       startSeconds: (Date.now() - started) / 1000,
       stop,
     };

@@ -6,6 +6,7 @@ import type { FakeLlmServer } from '../support/fake-llm-server';
 import { l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 import { until } from '../support/exec-log';
+import { runWorkflowReport } from '../support/run-history';
 
 /** Values up to this size stay inline in the run's records (the largest SPUR_VALUE_REF_BYTES allows). */
 const INLINE = 1024 * 1024;
@@ -76,7 +77,9 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
     // Alone it ends in under a minute; beside a whole suite it has taken over four (one sandbox,
     // twenty saves of a task document growing to 16 MB and, most likely, replays of its 20 MB
     // history after force-closed tasks). A write retried forever still fails the wait below.
-    const run = await waitForRun(engine.http, started.body.id, undefined, 420_000);
+    const run = await waitForRun(engine.http, started.body.id, undefined, 420_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await runWorkflowReport(engine, started.body.id)}`);
+    });
     assert.equal(run.status, 'FAILED', JSON.stringify(run).slice(0, 500));
     assert.match(String((run as { message?: string }).message), /could not be saved/);
     const handle = engine.api.temporal.workflow.getHandle(
@@ -87,7 +90,10 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
     // tasks, which a loaded host may take a minute or more to run.
     const deadline = Date.now() + 150_000;
     while ((status = (await handle.describe()).status.name) === 'RUNNING') {
-      assert.ok(Date.now() < deadline, 'the workflow is still running: a write retried, or a call awaited');
+      if (Date.now() > deadline)
+        assert.fail(
+          `the workflow is still running: a write retried, or a call awaited\n${await runWorkflowReport(engine, started.body.id)}`,
+        );
       await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(status, 'FAILED');

@@ -1,4 +1,4 @@
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
 import type { Engine } from './engine';
 
@@ -29,4 +29,47 @@ export async function largestHistoryPayload(engine: Engine, runId: string): Prom
   };
   walk(history.events);
   return { bytes, events: history.events?.length ?? 0 };
+}
+
+/**
+ * What a run's workflow is doing, for the message of a test whose run did not end: its status, the
+ * activities it waits for (with their attempts and last failures) and the last events of its history.
+ */
+export async function runWorkflowReport(engine: Engine, runId: string, lastEvents = 15): Promise<string> {
+  const handle = engine.api.temporal.workflow.getHandle(
+    runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix),
+  );
+  try {
+    const { raw, status } = await handle.describe();
+    const pending = (raw.pendingActivities ?? []).map(
+      (a) => `${a.activityType?.name} attempt ${a.attempt} ${a.lastFailure?.message ?? ''}`,
+    );
+    const events = (await handle.fetchHistory()).events ?? [];
+    const counts = new Map<string, number>();
+    for (const e of events) {
+      const type = eventName(e.eventType);
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+    }
+    const tail = events.slice(-lastEvents).map((e) => {
+      const failure =
+        e.workflowTaskFailedEventAttributes?.failure?.message ??
+        e.activityTaskFailedEventAttributes?.failure?.message ??
+        e.workflowTaskTimedOutEventAttributes?.timeoutType ??
+        e.markerRecordedEventAttributes?.failure?.message ??
+        '';
+      return `#${String(e.eventId)} ${eventName(e.eventType)} ${failure}`.trim();
+    });
+    return [
+      `workflow ${status.name}, ${events.length} events`,
+      `event counts: ${[...counts].map(([t, c]) => `${t}=${c}`).join(' ')}`,
+      `pending activities: ${pending.join('; ') || 'none'}`,
+      `last events:\n  ${tail.join('\n  ')}`,
+    ].join('\n');
+  } catch (err) {
+    return `(no report: ${(err as Error).message})`;
+  }
+}
+
+function eventName(type: temporal.api.enums.v1.EventType | null | undefined): string {
+  return type == null ? 'unknown' : (temporal.api.enums.v1.EventType[type] ?? String(type)).replace(/^EVENT_TYPE_/, '');
 }
