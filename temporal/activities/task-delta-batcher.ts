@@ -6,7 +6,11 @@ export const DELTA_BATCH_MS = 150;
 
 export interface DeltaBatcher {
   push(text: string): void;
-  /** Writes what is pending and waits for every write: the task's end must follow its last piece. */
+  /**
+   * The call ended: writes what is pending and waits for every write (the task's end must follow its
+   * last piece). A reply that came whole within its first batch is not written at all: the task's
+   * end, recorded next, carries it, and no watcher could have seen it sooner than one batch later.
+   */
   flush(): Promise<void>;
 }
 
@@ -43,6 +47,13 @@ export function createDeltaBatcher(
       pending += text;
       timer ??= setTimeout(() => void write(), DELTA_BATCH_MS);
     },
-    flush: write,
+    flush() {
+      if (seq === 0) {
+        clearTimeout(timer);
+        timer = undefined;
+        pending = '';
+      }
+      return write();
+    },
   };
 }

@@ -187,8 +187,21 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
     assert.deepEqual(completed.data.outputs, { answer: 'streamed word by word' });
   });
 
-  it('deleting the workflow deletes what its runs streamed', async () => {
+  it('a reply that comes whole within one batch (150 ms) is no task.delta and no stored piece: its task.completed carries it', async () => {
     fake.enqueue({ chunks: PIECES });
+    const { runId } = await startRun();
+    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
+    assert.equal(await stream.ended, true);
+    assert.equal(fake.requests.at(-1)?.body.stream, true, 'the call was streamed');
+    assert.deepEqual(stream.events.filter(isDelta), []);
+    assert.equal(await engine.api.models.TaskDelta.countDocuments({ run_id: runId }), 0);
+    const completed = stream.events.find((e) => e.event === 'task.completed' && e.data.node_id === 'llm');
+    assert.deepEqual(completed?.data.outputs, { answer: 'streamed word by word' });
+  });
+
+  it('deleting the workflow deletes what its runs streamed', async () => {
+    // Pieces a batch apart: a reply that came whole within one batch would store none.
+    fake.enqueue({ chunks: PIECES, chunkDelayMs: 200 });
     const { runId, workflowId } = await startRun();
     const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     assert.equal(await stream.ended, true);
