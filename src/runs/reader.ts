@@ -34,12 +34,29 @@ export function createRunReader(models: Models, versionById: VersionById) {
   async function expand(docs: RunDoc[]): Promise<RunResponse[]> {
     const versionIds = [...new Set(docs.map((r) => r.workflow_version_id).filter((v): v is string => !!v))];
     // Versions and tasks at once, one `_id` lookup each: FerretDB pushes only those down.
-    const [found, tasks, batches, attempts] = await Promise.all([
+    const [found, tasks, batches, marked] = await Promise.all([
       Promise.all(versionIds.map(versionById)),
       taskReads.ofDocs(docs),
       Promise.all(docs.map((r) => (r.llm_mode === 'provider_batch' ? providerBatches.ofRun(r._id) : null))),
-      nodeAttempts.ofRuns(docs.map((r) => r._id)),
+      nodeAttempts.marked(docs.map((r) => r._id)),
     ]);
+    // Failed attempts of the runs that had any, by the nodes their tasks name.
+    const attempts = new Map(
+      await Promise.all(
+        docs
+          .filter((r) => marked.has(r._id))
+          .map(
+            async (r) =>
+              [
+                r._id,
+                await nodeAttempts.ofRun(
+                  r._id,
+                  (tasks.get(r._id) ?? []).map((t) => t.node_id),
+                ),
+              ] as const,
+          ),
+      ),
+    );
     const versions = new Map(found.filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]));
     return docs.map((r, i) =>
       toRunResponse(

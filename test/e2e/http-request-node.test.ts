@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { startApi } from '../support/api';
 import { type Engine, startEngine } from '../support/engine';
 import { type FakeHttpApi, startFakeHttpApi } from '../support/fake-http-api';
+import { client } from '../support/http';
 import { replayedEvents, runHttpNode } from '../support/http-request-runs';
 import { setEnv } from '../support/integration-runs';
 
@@ -229,5 +231,46 @@ describe('e2e: HTTPRequestNode', function () {
       assert.ok(field in entry.config.properties, field);
     assert.deepEqual(Object.keys(entry.output.properties), ['status', 'headers', 'body', 'json']);
     assert.equal(entry.has_fixed_output, true);
+  });
+
+  it("failed attempts recorded without a mark on their run (an earlier version's) show once a process starts on the database: it marks their runs", async () => {
+    api.script('/v1/ok', { status: 200, body: { ok: true } });
+    const run = await runHttpNode(engine, { url: `${api.url}/v1/ok` });
+    assert.equal(run.task.status, 'COMPLETED', run.task.error ?? '');
+    assert.deepEqual(run.task.failed_attempts, []);
+    // As a worker of the version before marks recorded it: the attempt alone.
+    await engine.api.models.NodeAttempt.create({
+      _id: `${run.record.id}/node/1`,
+      run_id: run.record.id,
+      node_id: 'node',
+      attempt: 1,
+      start_time: null,
+      end_time: new Date().toISOString(),
+      error: 'The worker running it was lost',
+    });
+    const attemptsOf = async (http: ReturnType<typeof client>) => {
+      const res = await http.get(`/run/${run.record.id}/`);
+      assert.equal(res.status, 200);
+      return (
+        res.body.tasks as Array<{
+          node_id: string;
+          failed_attempts: Array<{ attempt: number; error: string; start_time: string | null }>;
+        }>
+      ).find((t) => t.node_id === 'node')?.failed_attempts;
+    };
+    assert.deepEqual(await attemptsOf(engine.http), [], 'unmarked, its run reads none');
+
+    // A second api on the same database and queue, as a restart or an upgrade starts one.
+    const restarted = await startApi(engine.api.env);
+    try {
+      const shown = await attemptsOf(client(restarted.baseUrl));
+      assert.deepEqual(
+        shown?.map((a) => [a.attempt, a.error, a.start_time]),
+        [[1, 'The worker running it was lost', null]],
+      );
+      assert.deepEqual(await attemptsOf(engine.http), shown, 'every process reads it once its run is marked');
+    } finally {
+      await restarted.close();
+    }
   });
 });

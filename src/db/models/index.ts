@@ -57,7 +57,12 @@ import {
   type ProviderBatchDoc,
   type ProviderBatchRowDoc,
 } from './provider-batch.model';
-import { nodeAttemptSchema, type NodeAttemptDoc } from './node-attempt.model';
+import {
+  nodeAttemptRunSchema,
+  nodeAttemptSchema,
+  type NodeAttemptDoc,
+  type NodeAttemptRunDoc,
+} from './node-attempt.model';
 import { runActionItemSchema, runActionSchema, type RunActionDoc, type RunActionItemDoc } from './run-action.model';
 
 export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
@@ -77,7 +82,7 @@ export type { ReconcileSuspectDoc, WebhookHitDoc, WebhookTriggerDoc, InboundCall
 export type { EvalComparisonDoc, EvalResultDoc, EvalRunDoc, EvalSuiteDoc };
 export type { RunActionDoc, RunActionItemDoc };
 export type { ProviderBatchAnswerDoc, ProviderBatchDoc, ProviderBatchRowDoc };
-export type { NodeAttemptDoc };
+export type { NodeAttemptDoc, NodeAttemptRunDoc };
 
 /**
  * The collections that belong to a workspace (src/db/workspace-owned.ts): everything a team makes
@@ -129,6 +134,7 @@ const WORKSPACE_OWNED = [
   providerBatchRowSchema,
   providerBatchAnswerSchema,
   nodeAttemptSchema,
+  nodeAttemptRunSchema,
 ];
 // Once per process: schemas are modules' singletons, and createModels may run more than once.
 for (const schema of WORKSPACE_OWNED) schema.plugin(workspaceOwned);
@@ -211,6 +217,7 @@ export function createModels(conn: Connection) {
     ProviderBatchRow: conn.model<ProviderBatchRowDoc>('ProviderBatchRow', providerBatchRowSchema),
     ProviderBatchAnswer: conn.model<ProviderBatchAnswerDoc>('ProviderBatchAnswer', providerBatchAnswerSchema),
     NodeAttempt: conn.model<NodeAttemptDoc>('NodeAttempt', nodeAttemptSchema),
+    NodeAttemptRun: conn.model<NodeAttemptRunDoc>('NodeAttemptRun', nodeAttemptRunSchema),
   };
 }
 

@@ -21,3 +21,19 @@ export const nodeAttemptSchema = new Schema(
 );
 
 export type NodeAttemptDoc = InferSchemaType<typeof nodeAttemptSchema> & { _id: string } & WorkspaceOwnedFields;
+
+/**
+ * A run one of whose nodes had a failed attempt (`_id` the run's): a read of a run looks its
+ * attempts up only then, each by `_id`. FerretDB v1 scans a whole collection for any filter but
+ * `_id`, so finding them by `run_id` made every read of any run cost in proportion to every run's
+ * failed attempts. Inserted before the run's first attempt record, never updated.
+ */
+export const nodeAttemptRunSchema = new Schema(
+  { _id: { type: String, required: true } },
+  {
+    collection: 'node_attempt_runs',
+    versionKey: false,
+  },
+);
+
+export type NodeAttemptRunDoc = { _id: string } & WorkspaceOwnedFields;

@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import { isDuplicateKeyError } from '../ids';
+import { insertIgnoringDuplicates, isDuplicateKeyError } from '../ids';
 import type { Models, NodeAttemptDoc } from '../models';
 
 /** A node's attempt that failed, as a run's task shows it (`failed_attempts`). */
@@ -13,53 +13,103 @@ export interface FailedAttempt {
 /** The longest error kept per attempt: a node's error can be a whole response body. */
 const MAX_ERROR_CHARS = 2000;
 
-/** The failed attempts of runs' nodes (`node_attempts`): written by each attempt, read with the run. */
+/** Attempt records looked up at once per node while each is found (attempts are numbered from 1 without gaps). */
+const LOOKUP_WINDOW = 4;
+
+const attemptId = (runId: string, nodeId: string, attempt: number) => `${runId}/${nodeId}/${attempt}`;
+
+/**
+ * The failed attempts of runs' nodes (`node_attempts`): written by each attempt, read with the run.
+ * A run with any is marked (`node_attempt_runs`), and reads look up the marked runs' attempts by
+ * `_id` only: every other filter is a scan of the collection on FerretDB v1.
+ */
 export function createNodeAttempts(models: Models) {
-  const { NodeAttempt } = models;
+  const { NodeAttempt, NodeAttemptRun } = models;
+
+  async function insertOnce(write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err; // written by an earlier try
+    }
+  }
+
+  /** A node's attempts, 1, 2, … while found. */
+  async function ofNode(runId: string, nodeId: string): Promise<FailedAttempt[]> {
+    const found: FailedAttempt[] = [];
+    for (let next = 1; ; next += LOOKUP_WINDOW) {
+      const docs = await Promise.all(
+        Array.from({ length: LOOKUP_WINDOW }, (_, i) =>
+          NodeAttempt.findById(attemptId(runId, nodeId, next + i)).lean<NodeAttemptDoc>(),
+        ),
+      );
+      for (const d of docs) {
+        if (!d) return found;
+        found.push({ attempt: d.attempt, start_time: d.start_time ?? null, end_time: d.end_time, error: d.error });
+      }
+    }
+  }
+
   return {
-    /** Records a failed attempt once; a second write of the same attempt (a retried write) is dropped. */
+    /**
+     * Records a failed attempt once (a second write of the same attempt, a retried write, is
+     * dropped), its run's mark first: a reader that finds the mark may find no attempt yet, never
+     * the reverse.
+     */
     async record(runId: string, nodeId: string, attempt: FailedAttempt): Promise<void> {
-      try {
-        await NodeAttempt.create({
-          _id: `${runId}/${nodeId}/${attempt.attempt}`,
+      await insertOnce(() => NodeAttemptRun.create({ _id: runId }));
+      await insertOnce(() =>
+        NodeAttempt.create({
+          _id: attemptId(runId, nodeId, attempt.attempt),
           run_id: runId,
           node_id: nodeId,
           ...attempt,
           error: attempt.error.slice(0, MAX_ERROR_CHARS),
-        });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+        }),
+      );
     },
 
     /** Whether the attempt was recorded (a lost worker's was not). */
     async recorded(runId: string, nodeId: string, attempt: number): Promise<boolean> {
-      return (await NodeAttempt.exists({ _id: `${runId}/${nodeId}/${attempt}` })) !== null;
+      return (await NodeAttempt.exists({ _id: attemptId(runId, nodeId, attempt) })) !== null;
     },
 
-    /** Each run's failed attempts by node, in attempt order. */
-    async ofRuns(runIds: readonly string[]): Promise<Map<string, Map<string, FailedAttempt[]>>> {
-      const byRun = new Map<string, Map<string, FailedAttempt[]>>();
-      if (runIds.length === 0) return byRun;
-      const docs = await NodeAttempt.find({ run_id: trusted({ $in: [...runIds] }) })
-        .sort({ attempt: 1 })
-        .lean<NodeAttemptDoc[]>();
-      for (const d of docs) {
-        const nodes = byRun.get(d.run_id) ?? new Map<string, FailedAttempt[]>();
-        byRun.set(d.run_id, nodes);
-        const list = nodes.get(d.node_id) ?? [];
-        nodes.set(d.node_id, list);
-        list.push({ attempt: d.attempt, start_time: d.start_time ?? null, end_time: d.end_time, error: d.error });
-      }
-      return byRun;
+    /** Which of these runs had a failed attempt (one `_id` lookup each, at once). */
+    async marked(runIds: readonly string[]): Promise<Set<string>> {
+      const found = await Promise.all(runIds.map((id) => NodeAttemptRun.exists({ _id: id })));
+      return new Set(runIds.filter((_, i) => found[i]));
+    },
+
+    /** Failed attempts by node, in attempt order, of a marked run's nodes (those its tasks name). */
+    async ofRun(runId: string, nodeIds: readonly string[]): Promise<Map<string, FailedAttempt[]>> {
+      const nodes = new Map<string, FailedAttempt[]>();
+      const all = await Promise.all([...new Set(nodeIds)].map(async (id) => [id, await ofNode(runId, id)] as const));
+      for (const [id, attempts] of all) if (attempts.length > 0) nodes.set(id, attempts);
+      return nodes;
     },
 
     /** Everything of these runs (a run erased). */
     async removeOfRuns(runIds: readonly string[]): Promise<void> {
       if (runIds.length === 0) return;
       await NodeAttempt.deleteMany({ run_id: trusted({ $in: [...runIds] }) });
+      await NodeAttemptRun.deleteMany({ _id: trusted({ $in: [...runIds] }) });
     },
   };
+}
+
+/**
+ * Marks the runs whose attempts were recorded without a mark (by a version before marks, or an
+ * older worker still running): one scan of `node_attempts` as a process starts.
+ */
+export async function markRunsWithAttempts(models: Models): Promise<void> {
+  const { NodeAttempt, NodeAttemptRun } = models;
+  const runs = new Map<string, string | undefined>();
+  for await (const d of NodeAttempt.find({}, { run_id: 1, workspace_id: 1 }).lean<NodeAttemptDoc[]>().cursor())
+    runs.set(d.run_id, d.workspace_id);
+  await insertIgnoringDuplicates(
+    NodeAttemptRun,
+    [...runs].map(([runId, workspaceId]) => ({ _id: runId, ...(workspaceId ? { workspace_id: workspaceId } : {}) })),
+  );
 }
 
 export type NodeAttempts = ReturnType<typeof createNodeAttempts>;
