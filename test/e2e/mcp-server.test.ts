@@ -63,11 +63,13 @@ async function callWithProgress(mcp: Client, name: string, args: Record<string, 
 }
 
 /**
- * form(name) → four Python nodes side by side, sleeping 1, 1.15, 1.3 and 1.45 s → out: nodes that
+ * form(name) → four Python nodes side by side, sleeping 1, 1.15, 1.3 and 3.5 s → out: the first three
  * finish in turn, closer together than the server's reads, so a server reading more often would
- * report them closer together too.
+ * report them closer together too. The last keeps the run open two seconds after them, so a read
+ * sees them before the run ends however late the loaded host saves them (with the last at 1.45 s,
+ * a CI run once saw the run end before any read after the form's).
  */
-const STAGGERED = [1, 1.15, 1.3, 1.45];
+const STAGGERED = [1, 1.15, 1.3, 3.5];
 function staggeredSleepers() {
   const sleepers = STAGGERED.map((seconds, i) =>
     n(`p${i}`, 'PythonFuncNode', {
