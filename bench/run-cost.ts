@@ -2,7 +2,8 @@
 // worker (split topology), Temporal and FerretDB, from /proc; MongoDB round trips per run by
 // command (a counting proxy); the Temporal history of a run; and, in the same run of the bench on
 // the same Temporal server, Temporal's floor for that history's shape (the same commands with
-// nothing behind them: bench/lib/floor/workflows.ts `shaped`, its worker in this process).
+// nothing behind them: bench/lib/floor/workflows.ts `shaped`, its worker in this process), its
+// blocks taking turns with the variants'.
 //
 // Variants: a 5-node pure run, one PythonFuncNode, one LLM call (a local fake OpenAI server), and
 // the LLM run started with start_run and polled as PySpur's UI does. They take turns on one stack
@@ -109,7 +110,6 @@ interface Tally {
   latencies: number[];
   /** CPU-ms per run over every process, block by block: their median sets two builds side by side. */
   blocks: number[];
-  lastRunId?: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -126,7 +126,7 @@ async function oneRun(http: JsonClient, workflowId: string, variant: Variant, se
         `${variant.name} (sent ${text}): HTTP ${res.status} ${JSON.stringify(res.body).slice(0, 300)}; newest run: ${run?.message}`,
       );
     }
-    return { ms: performance.now() - t0, runId: undefined };
+    return performance.now() - t0;
   }
   const started = await http.post(`/wf/${workflowId}/start_run/`, runBody(text));
   const runId = (started.body as { id?: string }).id;
@@ -135,27 +135,21 @@ async function oneRun(http: JsonClient, workflowId: string, variant: Variant, se
     await sleep(POLL_MS);
     const res = await http.get(`/runs/${runId}/status/`);
     const status = (res.body as { status?: string }).status;
-    if (status === 'COMPLETED') return { ms: performance.now() - t0, runId };
+    if (status === 'COMPLETED') return performance.now() - t0;
     if (status !== 'PENDING' && status !== 'RUNNING') throw new Error(`run ${runId}: ${status}`);
   }
 }
 
-/** `count` runs of a variant, CONCURRENCY at a time. */
+/** `count` runs of a variant, CONCURRENCY at a time: their latencies. */
 async function runBlock(http: JsonClient, workflowId: string, variant: Variant, count: number, seq0: number) {
   let next = 0;
   const latencies: number[] = [];
-  let lastRunId: string | undefined;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) {
-        const seq = seq0 + next++;
-        const { ms, runId } = await oneRun(http, workflowId, variant, seq);
-        latencies.push(ms);
-        lastRunId = runId ?? lastRunId;
-      }
+      while (next < count) latencies.push(await oneRun(http, workflowId, variant, seq0 + next++));
     }),
   );
-  return { latencies, lastRunId };
+  return latencies;
 }
 
 /** The commands of a run's history, in order: what its floor workflow repeats. */
@@ -179,6 +173,14 @@ interface Build {
   workflowIds: Map<Scenario, string>;
   /** Its runs' Temporal workflow ids start with this (SPUR_WORKFLOW_ID_PREFIX). */
   prefix: string;
+}
+
+/** A floor shape's blocks so far: runs, and the CPU-seconds of Temporal and of this process. */
+interface FloorTally {
+  shape: FloorStep[];
+  runs: number;
+  temporal: number;
+  bench: number;
 }
 
 interface Measured {
@@ -257,6 +259,26 @@ async function measureTopology(
         await runBlock(b.http, idOf(b, v), v, WARMUP_PER_VARIANT, seq);
         seq += WARMUP_PER_VARIANT;
       }
+    // Each variant's history shape, from its newest warm-up run: what its floor repeats.
+    const shapes = new Map<string, { history: Record<string, number>; events: number; shape: FloorStep[] }>();
+    for (const build of builds)
+      for (const variant of VARIANTS) {
+        const [newest] = (await build.http.get(`/wf/${idOf(build, variant)}/runs/?page_size=1`)).body as Array<{
+          id: string;
+        }>;
+        const handle = client.workflow.getHandle(runWorkflowId(newest?.id ?? '', build.prefix));
+        const events = (await handle.fetchHistory()).events ?? [];
+        const history: Record<string, number> = {};
+        for (const e of events) history[eventName(e)] = (history[eventName(e)] ?? 0) + 1;
+        shapes.set(`${build.commit}/${variant.name}`, { history, events: events.length, shape: shapeOf(events) });
+      }
+    const floors = new Map<string, FloorTally>();
+    for (const { shape } of shapes.values()) {
+      const key = shape.join(',');
+      if (floors.has(key)) continue;
+      await floorBlock(client, shape, WARMUP_PER_VARIANT);
+      floors.set(key, { shape, runs: 0, temporal: 0, bench: 0 });
+    }
     const samplers = builds.map((b) => new CpuSampler(b.groups));
     const cells = builds.flatMap((build, b) =>
       VARIANTS.map((variant) => ({
@@ -266,8 +288,8 @@ async function measureTopology(
         tally: { runs: 0, wallMs: 0, cpu: {}, trips: {}, latencies: [], blocks: [] } as Tally,
       })),
     );
-    // Blocks take turns (each variant on each build), so every cell meets the same database size and
-    // the same neighbours.
+    // Blocks take turns (each variant on each build, then each floor shape), so every cell meets the
+    // same database size and the same neighbours, and the floors the same drift of the host's speed.
     while (cells.some((c) => c.tally.runs < RUNS)) {
       for (const { build, variant: v, sampler, tally } of cells) {
         const count = Math.min(BLOCK, RUNS - tally.runs);
@@ -285,27 +307,28 @@ async function measureTopology(
         for (const [k, n] of Object.entries(counter?.counts() ?? {})) tally.trips[k] = (tally.trips[k] ?? 0) + n;
         seq += count;
         tally.runs += count;
-        tally.latencies.push(...block.latencies);
-        tally.lastRunId = block.lastRunId ?? tally.lastRunId;
+        tally.latencies.push(...block);
+      }
+      for (const floor of floors.values()) {
+        const count = Math.min(BLOCK, RUNS - floor.runs);
+        if (count <= 0) continue;
+        const used = await floorBlock(client, floor.shape, count);
+        floor.runs += count;
+        floor.temporal += used.temporal ?? 0;
+        floor.bench += used.bench ?? 0;
       }
     }
     const measured: Measured[] = [];
-    const floors = new Map<string, Measured['floor']>();
     for (const { build, variant, tally } of cells) {
-      // A run of this variant's: the newest of its workflow (blocking runs answer no id).
-      const runId =
-        tally.lastRunId ??
-        ((await build.http.get(`/wf/${idOf(build, variant)}/runs/?page_size=1`)).body as Array<{ id: string }>)[0]
-          ?.id ??
-        '';
-      const events = (await client.workflow.getHandle(runWorkflowId(runId, build.prefix)).fetchHistory()).events ?? [];
-      const history: Record<string, number> = {};
-      for (const e of events) history[eventName(e)] = (history[eventName(e)] ?? 0) + 1;
-      const shape = shapeOf(events);
-      const key = shape.join(',');
-      const floor = floors.get(key) ?? (await floorOf(client, shape));
-      floors.set(key, floor);
-      measured.push({ build: build.commit, variant, tally, history, events: events.length, shape, floor });
+      const { history, events, shape } = shapes.get(`${build.commit}/${variant.name}`) as {
+        history: Record<string, number>;
+        events: number;
+        shape: FloorStep[];
+      };
+      const f = floors.get(shape.join(',')) as FloorTally;
+      const per = (seconds: number) => (1000 * seconds) / f.runs;
+      const floor = { cpuMs: per(f.temporal + f.bench), temporalMs: per(f.temporal), workerMs: per(f.bench) };
+      measured.push({ build: build.commit, variant, tally, history, events, shape, floor });
     }
     return { measured };
   } finally {
@@ -319,8 +342,11 @@ async function measureTopology(
     rmSync(tmp, { recursive: true, force: true });
   }
 
-  /** CPU-ms per workflow of `shape` on the same server, CONCURRENCY at a time, eager start as the dev topology. */
-  async function floorOf(client: Client, shape: FloorStep[]) {
+  /**
+   * `count` workflows of `shape` on the same server, CONCURRENCY at a time, eager start as the dev
+   * topology: the CPU-seconds of Temporal and of this process (their client and worker) meanwhile.
+   */
+  async function floorBlock(client: Client, shape: FloorStep[], count: number): Promise<CpuSample> {
     const start = (i: number) =>
       client.workflow.execute('shaped', {
         taskQueue: FLOOR_QUEUE,
@@ -328,22 +354,17 @@ async function measureTopology(
         args: [shape],
         requestEagerStart: true,
       });
-    const batch = async (count: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next++ < count) await start(next);
-        }),
-      );
-    };
-    await batch(WARMUP_PER_VARIANT);
     const sampler = new CpuSampler({ temporal: stack.groups.temporal });
     const before = sampler.sample();
-    await batch(RUNS);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next++ < count) await start(next);
+      }),
+    );
     const used: CpuSample = {};
     accumulate(used, before, sampler.sample());
-    const per = (s: number | undefined) => (1000 * (s ?? 0)) / RUNS;
-    return { cpuMs: per(used.temporal) + per(used.bench), temporalMs: per(used.temporal), workerMs: per(used.bench) };
+    return used;
   }
 }
 
@@ -433,7 +454,7 @@ async function main(): Promise<void> {
   saveResults('run-cost-latest.md', [
     `# Cost of a durable run — ${new Date().toISOString()}`,
     '',
-    `${RUNS} runs of each variant at concurrency ${CONCURRENCY}, in blocks of ${BLOCK} taking turns, after ${WARMUP_PER_VARIANT} warm-up runs each; combined is \`npm run dev\`'s topology (the api hosts the worker). CPU-ms per run from /proc over every process of the stack (the bench process, which hosts the fake provider and the load, is left out); Temporal's floor: the same history's commands with nothing behind them, on the same Temporal server, its worker and client in the bench process (their CPU counted). Load average at the end ${os
+    `${RUNS} runs of each variant at concurrency ${CONCURRENCY}, in blocks of ${BLOCK} taking turns, after ${WARMUP_PER_VARIANT} warm-up runs each; combined is \`npm run dev\`'s topology (the api hosts the worker). CPU-ms per run from /proc over every process of the stack (the bench process, which hosts the fake provider and the load, is left out); Temporal's floor: the same history's commands with nothing behind them, on the same Temporal server, its worker and client in the bench process (their CPU counted), in blocks taking turns with the variants'. Load average at the end ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}; ${((Date.now() - started) / 1000).toFixed(0)} s.`,
