@@ -10,20 +10,24 @@ import { runWorkflowReport } from '../support/run-history';
 
 /** Values up to this size stay inline in the run's records (the largest SPUR_VALUE_REF_BYTES allows). */
 const INLINE = 1024 * 1024;
-/** Enough ~1 MB outputs that the run's one task document is over the 16 MiB document limit. */
-const NODES = 20;
+/** Each node's output: small enough that three arriving together stay under Temporal's 2 MB buffer. */
+const SIZE = 600 * 1024;
+/** Enough such outputs that the run's one task document is over the 16 MiB document limit. */
+const NODES = 30;
+/** Seconds each node sleeps: with one sandbox, its result comes that long after the one before. */
+const SLEEP = 3;
 
 /**
- * src → p0 … p19, each returning a string just under the inline size, a second apart: results that
- * arrive together while a workflow task runs overflow Temporal's buffer of new events (2 MB), which
- * fails that task, and after a few such failures on this 20 MB history the SDK (1.24.0) once left
- * the run waiting for a local activity that had finished. That is not what this test is about.
- * The worker runs one sandbox at a time (SPUR_PYTHON_MAX_CONCURRENT=1) and each node sleeps two
- * seconds, so the results are at least that far apart however late each process starts (staggered
- * sleeps of 0 … 19 s on the default two sandboxes kept the run going for over 100 s). A workflow
- * task here saves a task document of several MB: under a loaded CI run it outlasted a one-second
- * gap, the server closed it (FORCE_CLOSE_COMMAND, seen twice even in a passing run beside four heavy
- * files) and, most likely, the replays of the growing history kept the run from ending in 240 s.
+ * src → p0 … p29, each returning a 600 KiB string, one sandbox at a time (SPUR_PYTHON_MAX_CONCURRENT=1),
+ * so the results are at least SLEEP seconds apart however late each process starts. Results that
+ * arrive while a workflow task runs wait in Temporal's buffer of new events, and past 2 MB the server
+ * closes that task (FORCE_CLOSE_COMMAND, then UNHANDLED_COMMAND for the retried one); a workflow task
+ * here saves a task document of several MB, which a loaded CI run drew out past the gap. With 1 MiB
+ * results two seconds apart that happened even in passing runs, and once the retried tasks, each
+ * saving the document again, kept the run from ending in 420 s. Now four results would have to
+ * arrive within one workflow task: one that lasts over nine seconds.
+ * (A chain of nodes cannot stand in: its history passes Temporal's continue-as-new suggestion after a
+ * few MB, and the run then starts no node until the call held beside it returns.)
  */
 /**
  * Beside them a model call the provider holds unanswered, in flight when the record is refused: a run
@@ -35,8 +39,8 @@ const definition = {
     n('ask', 'SingleLLMCallNode', { llm_info: { model: 'openai/gpt-4o-mini', max_tokens: 20 }, user_message: 'hi' }),
     ...Array.from({ length: NODES }, (_, i) =>
       n(`p${i}`, 'PythonFuncNode', {
-        code: `import time\ntime.sleep(2)\nreturn {"s": "${i % 10}" * ${INLINE - 64}}`,
-        // All twenty start together and wait for the one sandbox, their clocks running: none may
+        code: `import time\ntime.sleep(${SLEEP})\nreturn {"s": "${i % 10}" * ${SIZE}}`,
+        // All of them start together and wait for the one sandbox, their clocks running: none may
         // time out (and be tried again) while it waits.
         timeout_seconds: 900,
         max_retries: 0,
@@ -74,9 +78,8 @@ describe('e2e: a run whose record the database refuses for good fails, end to en
     const wf = (await engine.http.post('/wf/', { name: 'too large a record', definition })).body;
     const started = await engine.http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'go' } } });
     assert.equal(started.status, 200, started.text);
-    // Alone it ends in under a minute; beside a whole suite it has taken over four (one sandbox,
-    // twenty saves of a task document growing to 16 MB and, most likely, replays of its 20 MB
-    // history after force-closed tasks). A write retried forever still fails the wait below.
+    // Alone it ends in under two minutes (one sandbox, 28 saves of a task document growing to
+    // 16 MB); a write retried forever still fails the wait below.
     const run = await waitForRun(engine.http, started.body.id, undefined, 420_000).catch(async (err: Error) => {
       throw new Error(`${err.message}\n${await runWorkflowReport(engine, started.body.id)}`);
     });

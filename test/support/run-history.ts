@@ -51,8 +51,11 @@ export async function runWorkflowReport(engine: Engine, runId: string, lastEvent
       counts.set(type, (counts.get(type) ?? 0) + 1);
     }
     const tail = events.slice(-lastEvents).map((e) => {
+      const taskFailed = e.workflowTaskFailedEventAttributes;
       const failure =
-        e.workflowTaskFailedEventAttributes?.failure?.message ??
+        (taskFailed
+          ? `${temporal.api.enums.v1.WorkflowTaskFailedCause[taskFailed.cause ?? 0] ?? ''} ${taskFailed.failure?.message ?? ''}`
+          : undefined) ??
         e.activityTaskFailedEventAttributes?.failure?.message ??
         e.workflowTaskTimedOutEventAttributes?.timeoutType ??
         e.markerRecordedEventAttributes?.failure?.message ??
