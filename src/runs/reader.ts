@@ -1,5 +1,5 @@
 import { createProviderBatchRecords } from '../db/provider-batch-records';
-import { createNodeAttempts } from '../db/runs/node-attempts';
+import { type FailedAttempt, createNodeAttempts } from '../db/runs/node-attempts';
 import { createRunTaskReads } from '../db/runs/run-task-reads';
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
@@ -41,21 +41,14 @@ export function createRunReader(models: Models, versionById: VersionById) {
       nodeAttempts.marked(docs.map((r) => r._id)),
     ]);
     // Failed attempts of the runs that had any, by the nodes their tasks name.
-    const attempts = new Map(
-      await Promise.all(
-        docs
-          .filter((r) => marked.has(r._id))
-          .map(
-            async (r) =>
-              [
-                r._id,
-                await nodeAttempts.ofRun(
-                  r._id,
-                  (tasks.get(r._id) ?? []).map((t) => t.node_id),
-                ),
-              ] as const,
-          ),
-      ),
+    const attempts = new Map<string, Map<string, FailedAttempt[]>>();
+    await Promise.all(
+      docs
+        .filter((r) => marked.has(r._id))
+        .map(async (r) => {
+          const nodeIds = (tasks.get(r._id) ?? []).map((t) => t.node_id);
+          attempts.set(r._id, await nodeAttempts.ofRun(r._id, nodeIds));
+        }),
     );
     const versions = new Map(found.filter((v): v is WorkflowVersionDoc => !!v).map((v) => [v._id, v]));
     return docs.map((r, i) =>

@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import { insertIgnoringDuplicates, isDuplicateKeyError } from '../ids';
+import { insertIgnoringDuplicates } from '../ids';
 import type { Models, NodeAttemptDoc } from '../models';
 
 /** A node's attempt that failed, as a run's task shows it (`failed_attempts`). */
@@ -13,7 +13,10 @@ export interface FailedAttempt {
 /** The longest error kept per attempt: a node's error can be a whole response body. */
 const MAX_ERROR_CHARS = 2000;
 
-/** Attempt records looked up at once per node while each is found (attempts are numbered from 1 without gaps). */
+/**
+ * Attempt records looked up at once per node after its first is found (attempts are numbered from 1
+ * without gaps): most nodes of a marked run have none, and cost one lookup.
+ */
 const LOOKUP_WINDOW = 4;
 
 const attemptId = (runId: string, nodeId: string, attempt: number) => `${runId}/${nodeId}/${attempt}`;
@@ -26,20 +29,12 @@ const attemptId = (runId: string, nodeId: string, attempt: number) => `${runId}/
 export function createNodeAttempts(models: Models) {
   const { NodeAttempt, NodeAttemptRun } = models;
 
-  async function insertOnce(write: () => Promise<unknown>): Promise<void> {
-    try {
-      await write();
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err; // written by an earlier try
-    }
-  }
-
   /** A node's attempts, 1, 2, … while found. */
   async function ofNode(runId: string, nodeId: string): Promise<FailedAttempt[]> {
     const found: FailedAttempt[] = [];
-    for (let next = 1; ; next += LOOKUP_WINDOW) {
+    for (let next = 1, window = 1; ; next += window, window = LOOKUP_WINDOW) {
       const docs = await Promise.all(
-        Array.from({ length: LOOKUP_WINDOW }, (_, i) =>
+        Array.from({ length: window }, (_, i) =>
           NodeAttempt.findById(attemptId(runId, nodeId, next + i)).lean<NodeAttemptDoc>(),
         ),
       );
@@ -57,16 +52,16 @@ export function createNodeAttempts(models: Models) {
      * the reverse.
      */
     async record(runId: string, nodeId: string, attempt: FailedAttempt): Promise<void> {
-      await insertOnce(() => NodeAttemptRun.create({ _id: runId }));
-      await insertOnce(() =>
-        NodeAttempt.create({
+      await insertIgnoringDuplicates(NodeAttemptRun, [{ _id: runId }]);
+      await insertIgnoringDuplicates(NodeAttempt, [
+        {
           _id: attemptId(runId, nodeId, attempt.attempt),
           run_id: runId,
           node_id: nodeId,
           ...attempt,
           error: attempt.error.slice(0, MAX_ERROR_CHARS),
-        }),
-      );
+        },
+      ]);
     },
 
     /** Whether the attempt was recorded (a lost worker's was not). */
