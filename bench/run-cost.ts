@@ -26,7 +26,7 @@ import { runWorkflowId } from '../src/contracts/workflow-names';
 import { installRuntime } from '../temporal/spur-worker';
 import { type BaselineTree, checkOutBaseline } from './lib/baseline-tree';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
-import { eventName, type HistoryEvent } from './lib/history';
+import { eventName, tallyEvents, type HistoryEvent } from './lib/history';
 import { useFakeOpenAi } from './lib/fake-openai';
 import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
@@ -175,6 +175,13 @@ interface Build {
   prefix: string;
 }
 
+/** A variant's history, read off one of its runs: what its floor repeats. */
+interface RunShape {
+  history: Record<string, number>;
+  events: number;
+  shape: FloorStep[];
+}
+
 /** A floor shape's blocks so far: runs, and the CPU-seconds of Temporal and of this process. */
 interface FloorTally {
   shape: FloorStep[];
@@ -238,6 +245,8 @@ async function measureTopology(
     activities: { noop: async () => undefined, noopActivity: async () => undefined },
   });
   const floorWorker = worker.run();
+  // The floor's blocks: Temporal's CPU, and this process's (`bench`: the floor's client and worker).
+  const floorSampler = new CpuSampler({ temporal: stack.groups.temporal });
   const client = new Client({ connection });
   try {
     for (const build of builds) {
@@ -260,7 +269,7 @@ async function measureTopology(
         seq += WARMUP_PER_VARIANT;
       }
     // Each variant's history shape, from its newest warm-up run: what its floor repeats.
-    const shapes = new Map<string, { history: Record<string, number>; events: number; shape: FloorStep[] }>();
+    const shapes = new Map<string, RunShape>();
     for (const build of builds)
       for (const variant of VARIANTS) {
         const [newest] = (await build.http.get(`/wf/${idOf(build, variant)}/runs/?page_size=1`)).body as Array<{
@@ -268,9 +277,11 @@ async function measureTopology(
         }>;
         const handle = client.workflow.getHandle(runWorkflowId(newest?.id ?? '', build.prefix));
         const events = (await handle.fetchHistory()).events ?? [];
-        const history: Record<string, number> = {};
-        for (const e of events) history[eventName(e)] = (history[eventName(e)] ?? 0) + 1;
-        shapes.set(`${build.commit}/${variant.name}`, { history, events: events.length, shape: shapeOf(events) });
+        shapes.set(`${build.commit}/${variant.name}`, {
+          history: tallyEvents(events),
+          events: events.length,
+          shape: shapeOf(events),
+        });
       }
     const floors = new Map<string, FloorTally>();
     for (const { shape } of shapes.values()) {
@@ -320,11 +331,7 @@ async function measureTopology(
     }
     const measured: Measured[] = [];
     for (const { build, variant, tally } of cells) {
-      const { history, events, shape } = shapes.get(`${build.commit}/${variant.name}`) as {
-        history: Record<string, number>;
-        events: number;
-        shape: FloorStep[];
-      };
+      const { history, events, shape } = shapes.get(`${build.commit}/${variant.name}`) as RunShape;
       const f = floors.get(shape.join(',')) as FloorTally;
       const per = (seconds: number) => (1000 * seconds) / f.runs;
       const floor = { cpuMs: per(f.temporal + f.bench), temporalMs: per(f.temporal), workerMs: per(f.bench) };
@@ -354,8 +361,7 @@ async function measureTopology(
         args: [shape],
         requestEagerStart: true,
       });
-    const sampler = new CpuSampler({ temporal: stack.groups.temporal });
-    const before = sampler.sample();
+    const before = floorSampler.sample();
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -363,7 +369,7 @@ async function measureTopology(
       }),
     );
     const used: CpuSample = {};
-    accumulate(used, before, sampler.sample());
+    accumulate(used, before, floorSampler.sample());
     return used;
   }
 }

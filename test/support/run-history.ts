@@ -8,9 +8,7 @@ import type { Engine } from './engine';
  * read at once, the history can lack that task's events.
  */
 export async function closedRunHistory(engine: Engine, runId: string): Promise<temporal.api.history.v1.IHistory> {
-  const handle = engine.api.temporal.workflow.getHandle(
-    runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix),
-  );
+  const handle = runHandle(engine, runId);
   await handle.result().catch(() => undefined);
   return handle.fetchHistory();
 }
@@ -36,9 +34,7 @@ export async function largestHistoryPayload(engine: Engine, runId: string): Prom
  * activities it waits for (with their attempts and last failures) and the last events of its history.
  */
 export async function runWorkflowReport(engine: Engine, runId: string, lastEvents = 15): Promise<string> {
-  const handle = engine.api.temporal.workflow.getHandle(
-    runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix),
-  );
+  const handle = runHandle(engine, runId);
   try {
     const { raw, status } = await handle.describe();
     const pending = (raw.pendingActivities ?? []).map(
@@ -71,6 +67,11 @@ export async function runWorkflowReport(engine: Engine, runId: string, lastEvent
   } catch (err) {
     return `(no report: ${(err as Error).message})`;
   }
+}
+
+/** A run's Temporal workflow, by the run's id and the engine's workflow-id prefix. */
+function runHandle(engine: Engine, runId: string) {
+  return engine.api.temporal.workflow.getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix));
 }
 
 function eventName(type: temporal.api.enums.v1.EventType | null | undefined): string {
