@@ -1,6 +1,7 @@
 import { trusted } from 'mongoose';
 import { insertIgnoringDuplicates } from '../ids';
-import type { Models, NodeAttemptDoc } from '../models';
+import type { Models } from '../models';
+import { findNumbered, markOwnersOf, ownerMarks } from '../owner-marks';
 
 /** A node's attempt that failed, as a run's task shows it (`failed_attempts`). */
 export interface FailedAttempt {
@@ -13,36 +14,26 @@ export interface FailedAttempt {
 /** The longest error kept per attempt: a node's error can be a whole response body. */
 const MAX_ERROR_CHARS = 2000;
 
-/**
- * Attempt records looked up at once per node after its first is found (attempts are numbered from 1
- * without gaps): most nodes of a marked run have none, and cost one lookup.
- */
-const LOOKUP_WINDOW = 4;
-
 const attemptId = (runId: string, nodeId: string, attempt: number) => `${runId}/${nodeId}/${attempt}`;
 
 /**
  * The failed attempts of runs' nodes (`node_attempts`): written by each attempt, read with the run.
  * A run with any is marked (`node_attempt_runs`), and reads look up the marked runs' attempts by
- * `_id` only: every other filter is a scan of the collection on FerretDB v1.
+ * `_id` only (owner-marks.ts).
  */
 export function createNodeAttempts(models: Models) {
   const { NodeAttempt, NodeAttemptRun } = models;
+  const runs = ownerMarks(NodeAttemptRun);
 
   /** A node's attempts, 1, 2, … while found. */
   async function ofNode(runId: string, nodeId: string): Promise<FailedAttempt[]> {
-    const found: FailedAttempt[] = [];
-    for (let next = 1, window = 1; ; next += window, window = LOOKUP_WINDOW) {
-      const docs = await Promise.all(
-        Array.from({ length: window }, (_, i) =>
-          NodeAttempt.findById(attemptId(runId, nodeId, next + i)).lean<NodeAttemptDoc>(),
-        ),
-      );
-      for (const d of docs) {
-        if (!d) return found;
-        found.push({ attempt: d.attempt, start_time: d.start_time ?? null, end_time: d.end_time, error: d.error });
-      }
-    }
+    const docs = await findNumbered(NodeAttempt, (n) => attemptId(runId, nodeId, n));
+    return docs.map((d) => ({
+      attempt: d.attempt,
+      start_time: d.start_time ?? null,
+      end_time: d.end_time,
+      error: d.error,
+    }));
   }
 
   return {
@@ -52,7 +43,7 @@ export function createNodeAttempts(models: Models) {
      * the reverse.
      */
     async record(runId: string, nodeId: string, attempt: FailedAttempt): Promise<void> {
-      await insertIgnoringDuplicates(NodeAttemptRun, [{ _id: runId }]);
+      await runs.mark({ _id: runId });
       await insertIgnoringDuplicates(NodeAttempt, [
         {
           _id: attemptId(runId, nodeId, attempt.attempt),
@@ -69,11 +60,8 @@ export function createNodeAttempts(models: Models) {
       return (await NodeAttempt.exists({ _id: attemptId(runId, nodeId, attempt) })) !== null;
     },
 
-    /** Which of these runs had a failed attempt (one `_id` lookup each, at once). */
-    async marked(runIds: readonly string[]): Promise<Set<string>> {
-      const found = await Promise.all(runIds.map((id) => NodeAttemptRun.exists({ _id: id })));
-      return new Set(runIds.filter((_, i) => found[i]));
-    },
+    /** Which of these runs had a failed attempt. */
+    marked: runs.marked,
 
     /** Failed attempts by node, in attempt order, of a marked run's nodes (those its tasks name). */
     async ofRun(runId: string, nodeIds: readonly string[]): Promise<Map<string, FailedAttempt[]>> {
@@ -97,14 +85,10 @@ export function createNodeAttempts(models: Models) {
  * older worker still running): one scan of `node_attempts` as a process starts.
  */
 export async function markRunsWithAttempts(models: Models): Promise<void> {
-  const { NodeAttempt, NodeAttemptRun } = models;
-  const runs = new Map<string, string | undefined>();
-  for await (const d of NodeAttempt.find({}, { run_id: 1, workspace_id: 1 }).lean<NodeAttemptDoc[]>().cursor())
-    runs.set(d.run_id, d.workspace_id);
-  await insertIgnoringDuplicates(
-    NodeAttemptRun,
-    [...runs].map(([runId, workspaceId]) => ({ _id: runId, ...(workspaceId ? { workspace_id: workspaceId } : {}) })),
-  );
+  await markOwnersOf(models.NodeAttempt, { run_id: 1, workspace_id: 1 }, models.NodeAttemptRun, (d) => ({
+    _id: d.run_id,
+    ...(d.workspace_id ? { workspace_id: d.workspace_id } : {}),
+  }));
 }
 
 export type NodeAttempts = ReturnType<typeof createNodeAttempts>;
