@@ -3,15 +3,9 @@
 // of other runs stored. With BENCH_BASELINE=<commit> the same reads go to that commit's api too, on
 // the same servers (a database of its own), for a before/after in one run.
 // Usage: npx tsx bench/run-reads.ts; writes bench/results/run-reads-latest.md.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { MongoClient } from 'mongodb';
-import { type BaselineTree, checkOutBaseline } from './lib/baseline-tree';
-import { jsonClient, type JsonClient } from './lib/http';
+import type { MongoClient } from 'mongodb';
+import { medianRead, withReadTargets } from './lib/read-stacks';
 import { saveResults } from './lib/report';
-import { startStack } from './lib/stack';
-import { summarize } from './lib/stats';
 
 const LEVELS = [0, 5_000, 20_000];
 const RUNS = 20;
@@ -24,33 +18,6 @@ const definition = {
   ],
   links: [{ source_id: 'in', target_id: 'out' }],
 };
-
-interface Target {
-  name: string;
-  http: JsonClient;
-  db: string;
-  runIds: string[];
-}
-
-async function prepare(name: string, apiUrl: string, db: string): Promise<Target> {
-  const http = jsonClient(apiUrl);
-  const wf = await http.post('/wf/', { name: 'reads', definition });
-  if (wf.status !== 200) throw new Error(`create: ${wf.status}`);
-  const id = (wf.body as { id: string }).id;
-  const runIds: string[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = await http.post(`/wf/${id}/start_run/`, { initial_inputs: { in: { x: `r${i}` } } });
-    runIds.push((started.body as { id: string }).id);
-  }
-  for (const runId of runIds)
-    for (let tries = 0; ; tries++) {
-      const { status } = (await http.get(`/run/${runId}/status/`)).body as { status: string };
-      if (status === 'COMPLETED') break;
-      if (tries > 300) throw new Error(`${name}: run ${runId} still ${status}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  return { name, http, db, runIds };
-}
 
 /** Failed attempts of runs that are not the ones read, as an installation's history leaves them. */
 async function storeAttempts(mongo: MongoClient, db: string, upTo: number): Promise<void> {
@@ -71,37 +38,16 @@ async function storeAttempts(mongo: MongoClient, db: string, upTo: number): Prom
   }
 }
 
-async function medianRead(t: Target): Promise<number> {
-  const ms: number[] = [];
-  for (let i = 0; i < READS; i++) {
-    const t0 = performance.now();
-    const res = await t.http.get(`/run/${t.runIds[i % t.runIds.length]}/`);
-    if (res.status !== 200) throw new Error(`${t.name}: read ${res.status}`);
-    ms.push(performance.now() - t0);
-  }
-  return summarize(ms).p50;
-}
-
 async function main(): Promise<void> {
-  const baseline: BaselineTree | undefined = process.env.BENCH_BASELINE
-    ? checkOutBaseline(process.env.BENCH_BASELINE)
-    : undefined;
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-bench-reads-'));
-  const stack = await startStack({ tmpDir: tmp, ...(baseline ? { baseline: { root: baseline.root } } : {}) });
-  const mongo = await MongoClient.connect(stack.env.SPUR_MONGODB_URI ?? '');
-  try {
-    const targets = [await prepare('this build', stack.apiUrl, stack.env.SPUR_MONGODB_DB ?? '')];
-    if (stack.baseline && baseline)
-      targets.push(
-        await prepare(`baseline ${baseline.commit}`, stack.baseline.apiUrl, stack.baseline.env.SPUR_MONGODB_DB ?? ''),
-      );
+  await withReadTargets({ definition, runs: RUNS, until: 'COMPLETED' }, async (targets, mongo) => {
     const rows: string[] = [];
     const medians = new Map<string, number[]>();
     for (const level of LEVELS)
       for (const t of targets) {
         await storeAttempts(mongo, t.db, level);
-        await medianRead(t); // warm
-        const p50 = await medianRead(t);
+        const read = (i: number) => `/run/${t.runIds[i % t.runIds.length]}/`;
+        await medianRead(t, READS, read); // warm
+        const p50 = await medianRead(t, READS, read);
         medians.set(t.name, [...(medians.get(t.name) ?? []), p50]);
         rows.push(`| ${t.name} | ${level} | ${p50.toFixed(1)} |`);
       }
@@ -120,12 +66,7 @@ async function main(): Promise<void> {
       '',
       ...growth,
     ]);
-  } finally {
-    await mongo.close();
-    await stack.stop();
-    rmSync(tmp, { recursive: true, force: true });
-    baseline?.remove();
-  }
+  });
 }
 
 main().catch((err: unknown) => {

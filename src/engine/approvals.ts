@@ -26,7 +26,12 @@ export interface ApprovalRecipient {
 }
 
 /** Why a message with approval links goes out: the pause opened, a reminder, an escalation. */
-export type ApprovalNotice = 'notify' | 'remind' | 'escalate';
+export const APPROVAL_NOTICES = ['notify', 'remind', 'escalate'] as const;
+export type ApprovalNotice = (typeof APPROVAL_NOTICES)[number];
+
+/** A message's record id: its pause's, why it went, and its recipient's place among that notice's (from 1, no gaps). */
+export const approvalDeliveryId = (pauseId: string, notice: ApprovalNotice, n: number): string =>
+  `${pauseId}:${notice}:${n}`;
 
 export type TimeoutOutcome = 'approve' | 'decline' | 'fail';
 

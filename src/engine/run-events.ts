@@ -43,7 +43,14 @@ export interface EventHead {
   waiting?: Record<string, string>;
   /** Why those nodes wait, where not for a slot (absent in heads stored before breakers). */
   waitingReasons?: Record<string, WaitReason>;
+  /** The pauses open now, oldest first. */
   pauses: string[];
+  /**
+   * Every pause the run opened, oldest first: how reads find a run's pauses by `_id`
+   * (src/db/runs/run-pauses.ts). Absent where the head cannot vouch for it: a head stored before
+   * it was kept (a run started before), and one that saw a pause it did not list (an older worker's).
+   */
+  opened?: string[];
   final: boolean;
   batch: { total: number; done: number; failed: number; at: number } | null;
 }
@@ -54,6 +61,7 @@ export const EMPTY_HEAD: EventHead = {
   percentage: 0,
   tasks: {},
   pauses: [],
+  opened: [],
   final: false,
   batch: null,
 };
@@ -105,6 +113,7 @@ export function deriveEvents(
     waiting: { ...head.waiting },
     ...(head.waitingReasons ? { waitingReasons: { ...head.waitingReasons } } : {}),
     pauses: [...head.pauses],
+    ...(head.opened ? { opened: [...head.opened] } : {}),
   };
   const drafts: Draft[] = [];
   if (change.kind === 'progress') progressEvents(runId, next, change, drafts);
@@ -136,6 +145,7 @@ function progressEvents(
   if (pause && 'resumed' in pause && next.pauses.includes(pause.resumed.pauseId)) {
     const r = pause.resumed;
     next.pauses = next.pauses.filter((id) => id !== r.pauseId);
+    if (next.opened && !next.opened.includes(r.pauseId)) delete next.opened;
     drafts.push({
       event: 'run.resumed',
       data: {
@@ -152,6 +162,7 @@ function progressEvents(
   if (pause && 'opened' in pause && !next.pauses.includes(pause.opened.pauseId)) {
     const p = pause.opened;
     next.pauses.push(p.pauseId);
+    next.opened?.push(p.pauseId);
     drafts.push({
       event: 'run.paused',
       data: {

@@ -1,5 +1,5 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { Models, PauseDoc } from '../db/models';
+import type { RunLookups } from '../db/runs/run-lookups';
 import { type PauseActionRequest, PauseRefusal, pauseActionUpdate } from '../contracts/pauses';
 import type { RunActionDecider } from '../contracts/run-action-contract';
 import { runWorkflowId } from '../contracts/workflow-names';
@@ -14,7 +14,7 @@ import {
 } from './pause-update-errors';
 
 export interface PauseDecisionDeps {
-  models: Pick<Models, 'Pause'>;
+  runRecords: Pick<RunLookups, 'openPausesOf'>;
   temporal: () => Client;
   workflowIdPrefix: string;
   /** How long one Update may wait for a worker to apply it. */
@@ -39,8 +39,7 @@ export interface BulkDecision {
 export function createPauseDecision(deps: PauseDecisionDeps) {
   const handle = (runId: string) => deps.temporal().workflow.getHandle(runWorkflowId(runId, deps.workflowIdPrefix));
 
-  const openPauseOf = (runId: string) =>
-    deps.models.Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+  const openPauseOf = async (runId: string) => (await deps.runRecords.openPausesOf(runId))[0] ?? null;
 
   return async function decide(runId: string, decision: BulkDecision): Promise<void> {
     const { decider } = decision;

@@ -58,6 +58,6 @@ export function composeRunActionSteps(deps: RunActionKitDeps) {
       definitionLimits: deps.definitionLimits,
     }),
     claims: createRunActionClaims({ keys: kernel.keys, runRecords, launcher }),
-    decide: createPauseDecision({ models, temporal, workflowIdPrefix, waitMs: deps.decisionWaitMs }),
+    decide: createPauseDecision({ runRecords, temporal, workflowIdPrefix, waitMs: deps.decisionWaitMs }),
   });
 }

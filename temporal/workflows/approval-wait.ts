@@ -7,7 +7,12 @@ import {
   log,
   startChild,
 } from '@temporalio/workflow';
-import { type ApprovalPlan, type ApprovalRecipient, usesApprovalFlow } from '../../src/engine/approvals';
+import {
+  type ApprovalPlan,
+  type ApprovalRecipient,
+  approvalDeliveryId,
+  usesApprovalFlow,
+} from '../../src/engine/approvals';
 import {
   type ApprovalDeliveryInput,
   type ApprovalNotice,
@@ -104,7 +109,7 @@ async function sendLinks(
 ): Promise<void> {
   await Promise.all(
     recipients.map(async (recipient, i) => {
-      const deliveryId = `${pause.pauseId}:${notice}:${i + 1}`;
+      const deliveryId = approvalDeliveryId(pause.pauseId, notice, i + 1);
       const input: ApprovalDeliveryInput = {
         runId,
         pauseId: pause.pauseId,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { startApi } from '../support/api';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
+import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
 import { eventually, parentOf, pidsWith, processEnded, tokenedWait } from '../support/python-runs';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
@@ -177,6 +179,84 @@ describe('e2e: human in the loop', function () {
     assert.equal(history.length, 3);
     assert.deepEqual(history.map((h: any) => h.resume_user_id).sort(), ['u1', 'u2', 'u3']);
     assert.ok(Date.parse(history[0].pause_time) >= Date.parse(history[2].pause_time), 'newest first');
+    const pages = [];
+    for (const page of [1, 2, 3, 4])
+      pages.push(...(await engine.http.get(`/wf/pause_history/${run.id}/?page=${page}&page_size=1`)).body);
+    assert.deepEqual(
+      pages.map((h: any) => h.id),
+      history.map((h: any) => h.id),
+      'pages of one hold the same records in the same order',
+    );
+  });
+
+  it('a run whose record does not list its pauses (started by a version before the list) is still found: inbox, history, an action', async () => {
+    const { run } = await pausedRun(gated(), 'old');
+    // As the version before kept the run's event head: open pauses only, no list of every pause.
+    const { Run } = engine.api.models;
+    const stored = await Run.findById(run.id, { event_head: 1 }).lean<{ event_head: string }>();
+    const head = JSON.parse(stored?.event_head ?? 'null');
+    assert.deepEqual(head.opened, [`${run.id}:gate:1`], 'this version lists the pause it opened');
+    delete head.opened;
+    await Run.updateOne({ _id: run.id }, { $set: { event_head: JSON.stringify(head) } });
+
+    const inbox = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body;
+    assert.equal(inbox.find((p: any) => p.run.id === run.id)?.current_pause.id, `PH_${run.id}_gate`);
+    const history = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.deepEqual(
+      history.map((h: any) => [h.id, h.resume_time]),
+      [[`PH_${run.id}_gate`, null]],
+    );
+    // Unnamed, the action goes to the open pause the records show.
+    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'old-timer', inputs: {} })).status, 200);
+    assert.equal((await waitForRun(engine.http, run.id)).status, 'COMPLETED');
+    const [decided] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
+    assert.equal(decided.resume_user_id, 'old-timer');
+  });
+
+  it("approval messages recorded without a mark on their pause (an earlier version's) show once a process starts on the database: it marks their pauses", async () => {
+    const { run } = await pausedRun(gated(), 'msg');
+    const pauseId = `${run.id}:gate:1`;
+    const at = new Date();
+    // As a worker of the version before marks recorded it: the message alone.
+    await engine.api.models.ApprovalDelivery.create({
+      _id: `${pauseId}:notify:1`,
+      run_id: run.id,
+      pause_id: pauseId,
+      notice: 'notify',
+      channel: 'slack',
+      to: 'C-old',
+      user_id: 'approver',
+      status: 'sent',
+      attempts: 1,
+      error: null,
+      created_at: at,
+      updated_at: at,
+    });
+    const notificationsOf = async (http: ReturnType<typeof client>) => {
+      const res = await http.get(`/wf/pause_history/${run.id}/`);
+      assert.equal(res.status, 200);
+      return (res.body[0].notifications as Array<{ id: string; to: string; status: string }>).map((d) => [
+        d.id,
+        d.to,
+        d.status,
+      ]);
+    };
+    assert.deepEqual(await notificationsOf(engine.http), [], 'unmarked, its pause reads none');
+
+    // A second api on the same database and queue, as a restart or an upgrade starts one.
+    const restarted = await startApi(engine.api.env);
+    try {
+      const expected = [[`${pauseId}:notify:1`, 'C-old', 'sent']];
+      assert.deepEqual(await notificationsOf(client(restarted.baseUrl)), expected);
+      assert.deepEqual(await notificationsOf(engine.http), expected, 'every process reads it once its pause is marked');
+      const inbox = (await engine.http.get('/wf/paused_workflows/?page_size=100')).body;
+      assert.deepEqual(
+        inbox.find((p: any) => p.run.id === run.id)?.current_pause.notifications.map((d: any) => d.id),
+        [`${pauseId}:notify:1`],
+      );
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('applies the timeout action durably, recorded as system:timeout', async () => {

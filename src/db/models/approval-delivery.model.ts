@@ -31,3 +31,17 @@ approvalDeliverySchema.index({ run_id: 1, created_at: 1 });
 export type ApprovalDeliveryDoc = InferSchemaType<typeof approvalDeliverySchema> & {
   _id: string;
 } & WorkspaceOwnedFields;
+
+/**
+ * A pause with approval messages (`_id` the pause's; owner-marks.ts): a read of a pause looks its
+ * messages up only then, each by `_id`. Inserted before the pause's first message record, never updated.
+ */
+export const approvalDeliveryPauseSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    run_id: { type: String, required: true },
+  },
+  { collection: 'approval_delivery_pauses', versionKey: false },
+);
+
+export type ApprovalDeliveryPauseDoc = { _id: string; run_id: string } & WorkspaceOwnedFields;

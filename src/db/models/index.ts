@@ -1,6 +1,11 @@
 import { Model, mongo, type Connection } from 'mongoose';
 import { callbackDeliverySchema, type CallbackDeliveryDoc } from './callback-delivery.model';
-import { approvalDeliverySchema, type ApprovalDeliveryDoc } from './approval-delivery.model';
+import {
+  approvalDeliveryPauseSchema,
+  approvalDeliverySchema,
+  type ApprovalDeliveryDoc,
+  type ApprovalDeliveryPauseDoc,
+} from './approval-delivery.model';
 import { datasetRowSchema, type DatasetRowDoc } from './dataset-row.model';
 import { datasetSchema, type DatasetDoc } from './dataset.model';
 import { envVarSchema, type EnvVarDoc } from './env-var.model';
@@ -69,7 +74,7 @@ export type { DatasetDoc, DatasetRowDoc, OutputFileDoc };
 export type { RagChunkPageDoc, RagCollectionDoc, RagDocumentDoc, VectorIndexDoc };
 export type { EnvVarDoc, PauseDoc, RunDoc, RunTasksDoc, WorkflowDoc, WorkflowVersionDoc };
 export type { SessionDoc, SessionTurnDoc, UserDoc };
-export type { ApprovalDeliveryDoc, CallbackDeliveryDoc };
+export type { ApprovalDeliveryDoc, ApprovalDeliveryPauseDoc, CallbackDeliveryDoc };
 export type { RunEventDoc, TaskDeltaDoc };
 export type { IdempotencyKeyDoc };
 export type { AccessKeyDoc, AccessUserDoc, BrowserSessionDoc, OidcSignInDoc };
@@ -115,6 +120,7 @@ const WORKSPACE_OWNED = [
   vectorIndexSchema,
   callbackDeliverySchema,
   approvalDeliverySchema,
+  approvalDeliveryPauseSchema,
   idempotencyKeySchema,
   scheduleSchema,
   scheduleFireSchema,
@@ -189,6 +195,7 @@ export function createModels(conn: Connection) {
     ragTexts: new mongo.GridFSBucket(db, { bucketName: BUCKET_NAMES.ragTexts }),
     CallbackDelivery: conn.model<CallbackDeliveryDoc>('CallbackDelivery', callbackDeliverySchema),
     ApprovalDelivery: conn.model<ApprovalDeliveryDoc>('ApprovalDelivery', approvalDeliverySchema),
+    ApprovalDeliveryPause: conn.model<ApprovalDeliveryPauseDoc>('ApprovalDeliveryPause', approvalDeliveryPauseSchema),
     IdempotencyKey: conn.model<IdempotencyKeyDoc>('IdempotencyKey', idempotencyKeySchema),
     BrowserSession: conn.model<BrowserSessionDoc>('BrowserSession', browserSessionSchema),
     OidcSignIn: conn.model<OidcSignInDoc>('OidcSignIn', oidcSignInSchema),

@@ -1,6 +1,12 @@
 import { trusted } from 'mongoose';
-import type { ApprovalChannel, ApprovalNotice } from '../../engine/approvals';
-import type { ApprovalDeliveryDoc, Models } from '../models';
+import {
+  APPROVAL_NOTICES,
+  type ApprovalChannel,
+  type ApprovalNotice,
+  approvalDeliveryId,
+} from '../../engine/approvals';
+import type { Models } from '../models';
+import { findNumbered, markOwnersOf, ownerMarks } from '../owner-marks';
 import type { APPROVAL_DELIVERY_STATUSES } from '../models/approval-delivery.model';
 
 export interface ApprovalDeliveryKey {
@@ -29,9 +35,12 @@ export interface ApprovalDeliveryView {
 /**
  * Messages with approval links (collection `approval_deliveries`), written only by their delivery
  * workflows (the `pause.notification` event of one that ended is written by its run's workflow).
+ * A pause with any is marked (`approval_delivery_pauses`), and reads look up the marked pauses'
+ * messages by `_id` only (owner-marks.ts).
  */
 export function createApprovalDeliveries(models: Models) {
-  const { ApprovalDelivery } = models;
+  const { ApprovalDelivery, ApprovalDeliveryPause } = models;
+  const pauses = ownerMarks(ApprovalDeliveryPause);
   async function settle(key: ApprovalDeliveryKey, status: 'sent' | 'failed' | 'skipped', error: string | null) {
     await ApprovalDelivery.updateOne(
       { _id: key.deliveryId },
@@ -42,6 +51,7 @@ export function createApprovalDeliveries(models: Models) {
   return {
     /** The delivery is under way: listed as pending from now on. */
     async open(key: ApprovalDeliveryKey): Promise<void> {
+      await pauses.mark({ _id: key.pauseId, run_id: key.runId });
       const now = new Date();
       await ApprovalDelivery.updateOne(
         { _id: key.deliveryId },
@@ -77,9 +87,17 @@ export function createApprovalDeliveries(models: Models) {
 
     /** The deliveries of some pauses, oldest first. */
     async ofPauses(pauseIds: string[]): Promise<Map<string, ApprovalDeliveryView[]>> {
-      const docs = await ApprovalDelivery.find({ pause_id: trusted({ $in: pauseIds }) })
-        .sort({ created_at: 1, _id: 1 })
-        .lean<ApprovalDeliveryDoc[]>();
+      const marked = [...(await pauses.marked(pauseIds))];
+      const found = await Promise.all(
+        marked.flatMap((pauseId) =>
+          APPROVAL_NOTICES.map((notice) =>
+            findNumbered(ApprovalDelivery, (n) => approvalDeliveryId(pauseId, notice, n)),
+          ),
+        ),
+      );
+      const docs = found
+        .flat()
+        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a._id.localeCompare(b._id));
       const byPause = new Map<string, ApprovalDeliveryView[]>();
       for (const d of docs) {
         const list = byPause.get(d.pause_id) ?? [];
@@ -102,8 +120,22 @@ export function createApprovalDeliveries(models: Models) {
     /** The deliveries of deleted runs (their workflow's delete). */
     async removeOfRuns(ids: string[]): Promise<void> {
       await ApprovalDelivery.deleteMany({ run_id: trusted({ $in: ids }) });
+      await ApprovalDeliveryPause.deleteMany({ run_id: trusted({ $in: ids }) });
     },
   };
+}
+
+/**
+ * Marks the pauses whose messages were recorded without a mark (by a version before marks, or an
+ * older worker still running): one scan of `approval_deliveries` as a process starts.
+ */
+export async function markPausesWithDeliveries(models: Models): Promise<void> {
+  await markOwnersOf(
+    models.ApprovalDelivery,
+    { pause_id: 1, run_id: 1, workspace_id: 1 },
+    models.ApprovalDeliveryPause,
+    (d) => ({ _id: d.pause_id, run_id: d.run_id, ...(d.workspace_id ? { workspace_id: d.workspace_id } : {}) }),
+  );
 }
 
 export type ApprovalDeliveries = ReturnType<typeof createApprovalDeliveries>;

@@ -5,6 +5,7 @@ import type { StoredCallback } from './run-documents';
 import { workspaceScope } from '../workspace-scope';
 import type { TaskRecord } from '../../engine/run-contract';
 import { type TasksField, createRunTaskReads } from './run-task-reads';
+import { createRunPauses } from './run-pauses';
 
 /** A run in a trigger's list of recent runs. */
 export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigger'>;
@@ -17,10 +18,16 @@ export type TriggeredRun = Pick<RunDoc, '_id' | 'status' | 'start_time' | 'trigg
 export function createRunLookups(models: Models) {
   const { Run } = models;
   const taskReads = createRunTaskReads(models);
+  const pauses = createRunPauses(models);
   return {
     async recordOf(runId: string): Promise<RunDoc | null> {
       return Run.findById(runId).lean<RunDoc>();
     },
+
+    /** A run's open pauses, oldest first. */
+    openPausesOf: pauses.openOf,
+    /** One page of a run's pauses, newest first. */
+    pausePageOf: pauses.pageOf,
 
     /** Paused runs, newest first: the pause inbox's page. */
     async pausedPage(skip: number, limit: number): Promise<RunDoc[]> {

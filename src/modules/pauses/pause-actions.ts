@@ -99,12 +99,12 @@ export function createPauseActions({
   function openPauseOf(runId: string, link: { pauseId: string } | undefined): Promise<PauseDoc | null> {
     return link
       ? Pause.findOne({ _id: link.pauseId, resume_time: null }).lean<PauseDoc>()
-      : Pause.findOne({ run_id: runId, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc>();
+      : runRecords.openPausesOf(runId).then((open) => open[0] ?? null);
   }
 
   /** Whether the run's latest pause was resolved with this decision (its action, by its decider). */
   async function resolvedBy(runId: string, body: ResumeRunInput, decider: Decider): Promise<boolean> {
-    const last = await Pause.findOne({ run_id: runId }).sort({ pause_time: -1, _id: -1 }).lean<PauseDoc>();
+    const [last] = await runRecords.pausePageOf(runId, 0, 1);
     return last?.resume_time != null && last.resume_action === body.action && last.resume_user_id === decider.userId;
   }
 

@@ -1,6 +1,5 @@
-import { trusted } from 'mongoose';
 import { fromJsonText } from '../../db/json-text';
-import type { PauseDoc, RunDoc } from '../../db/models';
+import type { RunDoc } from '../../db/models';
 import { BadRequestError } from '../../errors';
 import { type Page, pageBounds } from '../../db/paging';
 import { CANCELLABLE, createRunCancel } from '../../runs/run-cancel';
@@ -13,7 +12,7 @@ import { createDeciders } from './deciders';
 /** The api's pauses: decisions (pause-actions.ts), the inbox and a run's pause history, and cancelling a run. */
 export function createPauseService(deps: PauseServiceDeps) {
   const { models, runRecords, reader, versionById, temporal, workflowIdPrefix } = deps;
-  const { Pause, Workflow } = models;
+  const { Workflow } = models;
   const deliveries = createApprovalDeliveries(models);
   const cancelRun = createRunCancel({ runRecords, temporal: () => temporal, workflowIdPrefix });
 
@@ -32,13 +31,9 @@ export function createPauseService(deps: PauseServiceDeps) {
     deciders: createDeciders(deps.users),
 
     async history(runId: string, page: Page) {
-      await loadRun(runRecords, runId);
+      const run = await loadRun(runRecords, runId);
       const { skip, limit } = pageBounds(page);
-      const pauses = await Pause.find({ run_id: runId })
-        .sort({ pause_time: -1, _id: -1 })
-        .skip(skip)
-        .limit(limit)
-        .lean<PauseDoc[]>();
+      const pauses = await runRecords.pausePageOf(run, skip, limit);
       const sent = await deliveries.ofPauses(pauses.map((p) => p._id));
       return pauses.map((p) => toPauseResponse(p, sent.get(p._id)));
     },
@@ -46,19 +41,15 @@ export function createPauseService(deps: PauseServiceDeps) {
     async paused(page: Page) {
       const { skip, limit } = pageBounds(page);
       const runs = await runRecords.pausedPage(skip, limit);
-      // The page's open pauses in one query (FerretDB scans the collection for any but an `_id` lookup), newest first.
-      const [expanded, open] = await Promise.all([
+      // Each run's newest open pause.
+      const [expanded, currentOfRun] = await Promise.all([
         reader.expand(runs),
-        Pause.find({ run_id: trusted({ $in: runs.map((r) => r._id) }), resume_time: null })
-          .sort({ pause_time: -1 })
-          .lean<PauseDoc[]>(),
+        Promise.all(runs.map(async (run) => (await runRecords.openPausesOf(run)).at(-1))),
       ]);
-      const sent = await deliveries.ofPauses(open.map((p) => p._id));
-      const currentOf = new Map<string, PauseDoc>();
-      for (const pause of open) if (!currentOf.has(pause.run_id)) currentOf.set(pause.run_id, pause);
+      const sent = await deliveries.ofPauses(currentOfRun.flatMap((p) => (p ? [p._id] : [])));
       const items = await Promise.all(
         runs.map(async (run, i) => {
-          const current = currentOf.get(run._id);
+          const current = currentOfRun[i];
           const version = run.workflow_version_id ? await versionById(run.workflow_version_id) : null;
           if (!current || !version) return null;
           // The inbox names the workflow (PySpur sends the bare definition and its UI shows `undefined`).
