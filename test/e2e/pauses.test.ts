@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startApi } from '../support/api';
+import { until } from '../support/exec-log';
 import { isFinal, startEngine, waitForRun, type Engine } from '../support/engine';
 import { client } from '../support/http';
 import { input, l, n } from '../support/graphs';
@@ -206,11 +207,58 @@ describe('e2e: human in the loop', function () {
       history.map((h: any) => [h.id, h.resume_time]),
       [[`PH_${run.id}_gate`, null]],
     );
-    // Unnamed, the action goes to the open pause the records show.
-    assert.equal((await act(run.id, { action: 'APPROVE', user_id: 'old-timer', inputs: {} })).status, 200);
+    // A bulk action filtered by the node a run is paused at finds it by its pause's record.
+    const atNode = (nodeId: string, dryRun: boolean) =>
+      engine.http.post('/runs/actions/', {
+        filter: { run_ids: [run.id], node_id: nodeId },
+        action: 'approve',
+        dry_run: dryRun,
+      });
+    assert.equal((await atNode('side', true)).body.matched, 0, 'not paused at that node');
+    const made = await atNode('gate', false);
+    assert.equal(made.status, 200, made.text);
+    assert.equal(made.body.matched, 1, made.text);
+    let outcome: { status: string; results: { outcome: string; error: string | null }[] } | undefined;
+    await until('the action to end', async () => {
+      outcome = (await engine.http.get(`/runs/actions/${made.body.id}/`)).body;
+      return outcome?.status !== 'RUNNING';
+    });
+    assert.deepEqual(
+      outcome?.results.map((r) => [r.outcome, r.error]),
+      [['approved', null]],
+    );
     assert.equal((await waitForRun(engine.http, run.id)).status, 'COMPLETED');
     const [decided] = (await engine.http.get(`/wf/pause_history/${run.id}/`)).body;
-    assert.equal(decided.resume_user_id, 'old-timer');
+    assert.equal(decided.resume_action, 'APPROVE');
+  });
+
+  it('a bulk action filtered by node_id matches the runs paused at that node, not those paused at another (one whose id begins with it) or decided', async () => {
+    const atGate = await pausedRun(gated(), 'a');
+    const decided = await pausedRun(gated(), 'b');
+    assert.equal((await act(decided.run.id, { action: 'APPROVE', user_id: 'u', inputs: {} })).status, 200);
+    await waitForRun(engine.http, decided.run.id);
+    const elsewhere = await pausedRun(
+      {
+        // Node ids may hold colons, as pause ids do (`<run>:<node>:<n>`).
+        nodes: [input(), n('gate:2', 'HumanInterventionNode'), n('after', 'OutputNode')],
+        links: [l('in', 'gate:2'), l('gate:2', 'after')],
+      },
+      'c',
+    );
+    const ids = [atGate.run.id, decided.run.id, elsewhere.run.id];
+    const matched = async (nodeId: string) => {
+      const res = await engine.http.post('/runs/actions/', {
+        filter: { run_ids: ids, node_id: nodeId },
+        action: 'cancel',
+        dry_run: true,
+      });
+      assert.equal(res.status, 200, res.text);
+      return (res.body.results as { run_id: string }[]).map((r) => r.run_id);
+    };
+    assert.deepEqual(await matched('gate'), [atGate.run.id]);
+    assert.deepEqual(await matched('gate:2'), [elsewhere.run.id]);
+    assert.deepEqual(await matched('after'), []);
+    assert.deepEqual(await matched('gat'), [], 'a prefix of a node id is another node');
   });
 
   it("approval messages recorded without a mark on their pause (an earlier version's) show once a process starts on the database: it marks their pauses", async () => {

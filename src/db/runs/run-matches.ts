@@ -1,6 +1,8 @@
 import { trusted } from 'mongoose';
 import type { RunStatus } from '../../engine/statuses';
-import type { Models, PauseDoc, RunDoc } from '../models';
+import type { Models, RunDoc } from '../models';
+import { HEAD_FIELDS, type StoredHead } from './run-events';
+import { createRunPauses } from './run-pauses';
 
 /** Which runs a bulk action acts on: every field given must hold (none: every top-level run). */
 export interface RunFilter {
@@ -24,13 +26,26 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
  * top-level runs (a batch's rows are acted on through their batch, whose workflow runs them).
  */
 export function createRunMatches(models: Models) {
-  const { Run, Pause } = models;
+  const { Run } = models;
+  const pauses = createRunPauses(models);
+  const order = { start_time: 1, seq: 1 } as const;
 
-  async function pausedAt(nodeId: string): Promise<string[]> {
-    const open = await Pause.find({ node_id: nodeId, resume_time: null }, { run_id: 1 }).lean<
-      Pick<PauseDoc, 'run_id'>[]
-    >();
-    return [...new Set(open.map((p) => p.run_id))];
+  /**
+   * The runs the query matches whose open pause is at the node, at most `limit`. A run with an open
+   * pause is PAUSED: only PAUSED runs are read, with their heads, and none when the filter's
+   * statuses leave PAUSED out.
+   */
+  async function pausedAt(
+    query: Record<string, unknown>,
+    statuses: readonly RunStatus[] | undefined,
+    nodeId: string,
+    limit: number,
+  ): Promise<string[]> {
+    if (statuses !== undefined && !statuses.includes('PAUSED')) return [];
+    const candidates = await Run.find({ ...query, status: 'PAUSED' }, { _id: 1, ...HEAD_FIELDS })
+      .sort(order)
+      .lean<({ _id: string } & StoredHead)[]>();
+    return (await pauses.openAt(candidates, nodeId)).slice(0, limit);
   }
 
   return {
@@ -46,16 +61,9 @@ export function createRunMatches(models: Models) {
         });
       if (filter.errorContains !== undefined)
         query.message = trusted({ $regex: escapeRegex(filter.errorContains), $options: 'i' });
-      let ids = filter.runIds === undefined ? undefined : [...new Set(filter.runIds)];
-      if (filter.pausedAt !== undefined) {
-        const open = new Set(await pausedAt(filter.pausedAt));
-        ids = ids === undefined ? [...open] : ids.filter((id) => open.has(id));
-      }
-      if (ids !== undefined) query._id = trusted({ $in: ids });
-      const runs = await Run.find(query, { _id: 1 })
-        .sort({ start_time: 1, seq: 1 })
-        .limit(limit)
-        .lean<Pick<RunDoc, '_id'>[]>();
+      if (filter.runIds !== undefined) query._id = trusted({ $in: [...new Set(filter.runIds)] });
+      if (filter.pausedAt !== undefined) return pausedAt(query, filter.statuses, filter.pausedAt, limit);
+      const runs = await Run.find(query, { _id: 1 }).sort(order).limit(limit).lean<Pick<RunDoc, '_id'>[]>();
       return runs.map((r) => r._id);
     },
   };

@@ -1,3 +1,4 @@
+import { trusted } from 'mongoose';
 import type { EventHead } from '../../engine/run-events';
 import { fromJsonText } from '../json-text';
 import type { Models, PauseDoc } from '../models';
@@ -17,6 +18,12 @@ function listedPauses(run: StoredHead): { open: string[]; all: string[] } | null
   if (!head || !all || !head.pauses.every((id) => all.includes(id))) return null;
   return { open: head.pauses, all };
 }
+
+/** Whether `pauseId` is a pause of `nodeId` in `runId` (ids are `<run>:<node>:<n>`, src/contracts/pauses.ts). */
+const isPauseOf = (pauseId: string, runId: string, nodeId: string): boolean => {
+  const prefix = `${runId}:${nodeId}:`;
+  return pauseId.startsWith(prefix) && /^[0-9]+$/.test(pauseId.slice(prefix.length));
+};
 
 /**
  * A run's human pauses (`pauses`), found by `_id` from the list its event head keeps, which is
@@ -48,6 +55,29 @@ export function createRunPauses(models: Models) {
       if (!listed) return Pause.find({ run_id: run._id, resume_time: null }).sort({ pause_time: 1 }).lean<PauseDoc[]>();
       // A pause being resolved may still be listed: its record says.
       return (await byIds(listed.open)).filter((p) => p.resume_time === null);
+    },
+
+    /**
+     * Which of these runs have an open pause at the node, as their heads list them, in the order
+     * given; runs whose head does not list their pauses are looked up by `run_id`, in one query.
+     */
+    async openAt(runs: readonly ({ _id: string } & StoredHead)[], nodeId: string): Promise<string[]> {
+      const unlisted: string[] = [];
+      const listedAt = new Set<string>();
+      for (const run of runs) {
+        const listed = listedPauses(run);
+        if (!listed) unlisted.push(run._id);
+        else if (listed.open.some((id) => isPauseOf(id, run._id, nodeId))) listedAt.add(run._id);
+      }
+      const found =
+        unlisted.length === 0
+          ? []
+          : await Pause.find(
+              { run_id: trusted({ $in: unlisted }), node_id: nodeId, resume_time: null },
+              { run_id: 1 },
+            ).lean<Pick<PauseDoc, 'run_id'>[]>();
+      const at = new Set([...listedAt, ...found.map((p) => p.run_id)]);
+      return runs.filter((r) => at.has(r._id)).map((r) => r._id);
     },
 
     /** One page of the run's pauses, newest first. */
