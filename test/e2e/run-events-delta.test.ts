@@ -188,7 +188,9 @@ describe('e2e: task.delta (LLM text as it streams) on GET /run/{id}/events/', fu
   });
 
   it('a reply that comes whole within one batch (150 ms) is no task.delta and no stored piece: its task.completed carries it', async () => {
-    fake.enqueue({ chunks: PIECES });
+    // In one write: sent piece by piece, a busy test process (the fake is in it) can send them more
+    // than a batch apart, as a full suite's load once did.
+    fake.enqueue({ chunks: PIECES, oneWrite: true });
     const { runId } = await startRun();
     const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     assert.equal(await stream.ended, true);

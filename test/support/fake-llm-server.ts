@@ -52,6 +52,12 @@ export interface ScriptedResponse {
   chunks?: string[];
   /** Pause between a streamed reply's chunks. */
   chunkDelayMs?: number;
+  /**
+   * A streamed reply sent whole in one write, its end included (one segment on loopback): the client
+   * reads it in one go, however slow the host. Apart, each piece is its own write, and a client
+   * descheduled between two reads sees them arrive far apart.
+   */
+  oneWrite?: boolean;
   /** A streamed reply waits for each gate's `open` once it has sent `afterChunks` content pieces. */
   gates?: { afterChunks: number; open: Promise<unknown> }[];
 }
@@ -203,6 +209,10 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     // The messages ahead of the first content piece: OpenAI's role chunk; Anthropic's message and block starts.
     const head = recorded.protocol === 'anthropic' ? 2 : 1;
     const gates = [...(scripted?.gates ?? [])].sort((a, b) => a.afterChunks - b.afterChunks);
+    if (scripted?.oneWrite && gates.length === 0) {
+      recorded.answered = { status: 200, at: Date.now() };
+      return void res.end(messages.join(''));
+    }
     let sent = 0;
     const next = () => {
       if (gates[0] && sent === gates[0].afterChunks + head)
