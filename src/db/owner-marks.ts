@@ -48,7 +48,7 @@ export function ownerMarks<M extends MarkDoc>(marks: Model<M>) {
 
 /**
  * Marks the owners of records written without a mark (by a version before marks, or an older
- * worker still running): one scan of `records` as a process starts. `markOf` builds an owner's mark
+ * worker still running): one scan of `records` as an api starts (prepare-database.ts). `markOf` builds an owner's mark
  * from one of its records (the workspace it belongs to included).
  */
 export async function markOwnersOf<R, M extends MarkDoc>(
@@ -62,5 +62,7 @@ export async function markOwnersOf<R, M extends MarkDoc>(
     const mark = markOf(record as R);
     owners.set(mark._id, mark);
   }
+  // Only the missing: inserting every mark again costs FerretDB a refused insert per owner, every start.
+  for await (const mark of marks.find({}, { _id: 1 }).lean<MarkDoc[]>().cursor()) owners.delete(mark._id);
   await insertIgnoringDuplicates(marks, [...owners.values()]);
 }

@@ -2,15 +2,32 @@ import { type Models, syncIndexes } from './models';
 import { migrateToWorkspaces } from './workspaces';
 import { markRunsWithAttempts } from './runs/node-attempts';
 import { markPausesWithDeliveries } from './runs/approval-deliveries';
+import type { Logger } from '../logger';
 
 /**
  * What every process does before its first request or task: every collection and index in place,
- * an installation from before workspaces moved into `default`, and runs with failed attempts and
- * pauses with approval messages recorded without a mark marked (owner-marks.ts).
+ * and an installation from before workspaces moved into `default`.
  */
 export async function prepareDatabase(models: Models): Promise<void> {
   await syncIndexes(models);
   await migrateToWorkspaces(models);
-  await markRunsWithAttempts(models);
-  await markPausesWithDeliveries(models);
+}
+
+/**
+ * What an api process does once it serves, in the background: marks the runs with failed attempts
+ * and the pauses with approval messages that an earlier version or an older worker recorded without
+ * a mark (owner-marks.ts), so its reads find them. It scans both collections (seconds on FerretDB with
+ * tens of thousands of records), so it does not hold the start up; workers skip it, since they write
+ * marks and do not read them, and an upgrade restarts the workers before the api.
+ */
+export function markOlderRecordsInBackground(models: Models, logger: Logger): Promise<void> {
+  return (async () => {
+    await markRunsWithAttempts(models);
+    await markPausesWithDeliveries(models);
+  })().catch((err: unknown) => {
+    logger.warn(
+      { err: String(err) },
+      'older failed attempts and approval messages not marked: they stay unlisted until the next start',
+    );
+  });
 }

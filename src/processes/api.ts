@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
 import { createModels } from '../db/models';
-import { prepareDatabase } from '../db/prepare-database';
+import { markOlderRecordsInBackground, prepareDatabase } from '../db/prepare-database';
 import { createLogger } from '../logger';
 import { refuseInsecureListen, serveApi } from '../serve-api';
 import { apiTemporalConnection } from '../temporal-connection';
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await prepareDatabase(models);
+  void markOlderRecordsInBackground(models, logger);
   // Lazy: the api serves definitions while Temporal is still starting; health reports it.
   const temporalConnection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });

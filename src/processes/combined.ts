@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/load-config';
 import { connectMongo } from '../db/connection';
 import { createModels } from '../db/models';
-import { prepareDatabase } from '../db/prepare-database';
+import { markOlderRecordsInBackground, prepareDatabase } from '../db/prepare-database';
 import { createLogger } from '../logger';
 import { refuseInsecureListen, serveApi } from '../serve-api';
 import { hostSpurWorker } from '../../temporal/hosted-worker';
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await prepareDatabase(models);
+  void markOlderRecordsInBackground(models, logger);
   const { connection, temporal, outcomes, running } = await hostSpurWorker(config, models, logger);
   running.catch((err: unknown) => {
     console.error('worker failed:', err);

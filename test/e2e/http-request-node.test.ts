@@ -233,7 +233,7 @@ describe('e2e: HTTPRequestNode', function () {
     assert.equal(entry.has_fixed_output, true);
   });
 
-  it("failed attempts recorded without a mark on their run (an earlier version's) show once a process starts on the database: it marks their runs", async () => {
+  it("failed attempts recorded without a mark on their run (an earlier version's) show once an api starts on the database: it marks their runs in the background", async () => {
     api.script('/v1/ok', { status: 200, body: { ok: true } });
     const run = await runHttpNode(engine, { url: `${api.url}/v1/ok` });
     assert.equal(run.task.status, 'COMPLETED', run.task.error ?? '');
@@ -263,6 +263,7 @@ describe('e2e: HTTPRequestNode', function () {
     // A second api on the same database and queue, as a restart or an upgrade starts one.
     const restarted = await startApi(engine.api.env);
     try {
+      await restarted.marked;
       const shown = await attemptsOf(client(restarted.baseUrl));
       assert.deepEqual(
         shown?.map((a) => [a.attempt, a.error, a.start_time]),

@@ -261,7 +261,7 @@ describe('e2e: human in the loop', function () {
     assert.deepEqual(await matched('gat'), [], 'a prefix of a node id is another node');
   });
 
-  it("approval messages recorded without a mark on their pause (an earlier version's) show once a process starts on the database: it marks their pauses", async () => {
+  it("approval messages recorded without a mark on their pause (an earlier version's) show once an api starts on the database: it marks their pauses in the background", async () => {
     const { run } = await pausedRun(gated(), 'msg');
     const pauseId = `${run.id}:gate:1`;
     const at = new Date();
@@ -291,9 +291,11 @@ describe('e2e: human in the loop', function () {
     };
     assert.deepEqual(await notificationsOf(engine.http), [], 'unmarked, its pause reads none');
 
-    // A second api on the same database and queue, as a restart or an upgrade starts one.
+    // A second api on the same database and queue, as a restart or an upgrade starts one; it marks
+    // in the background once it serves.
     const restarted = await startApi(engine.api.env);
     try {
+      await restarted.marked;
       const expected = [[`${pauseId}:notify:1`, 'C-old', 'sent']];
       assert.deepEqual(await notificationsOf(client(restarted.baseUrl)), expected);
       assert.deepEqual(await notificationsOf(engine.http), expected, 'every process reads it once its pause is marked');

@@ -9,7 +9,7 @@ import type { Config } from '../../src/config/settings';
 import { loadConfig } from '../../src/config/load-config';
 import { connectMongo } from '../../src/db/connection';
 import { createModels, type Models } from '../../src/db/models';
-import { prepareDatabase } from '../../src/db/prepare-database';
+import { markOlderRecordsInBackground, prepareDatabase } from '../../src/db/prepare-database';
 import { type Logger, createLogger } from '../../src/logger';
 import { apiProbes, createTemporalProbe } from '../../src/health/probes';
 import { type Services, createServices } from '../../src/services';
@@ -29,6 +29,8 @@ export interface TestApi {
   services: Services;
   /** Environment that points a worker process at the same database, task queue and key. */
   env: Record<string, string>;
+  /** Settles once the api has marked what older versions recorded unmarked (prepare-database.ts), as it does in the background. */
+  marked: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,8 +78,9 @@ export async function startApi(
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await prepareDatabase(models);
-  const temporalHealth = createTemporalProbe(config.temporal.address);
   const logger = createLogger(config, 'api-test');
+  const marked = markOlderRecordsInBackground(models, logger);
+  const temporalHealth = createTemporalProbe(config.temporal.address);
   const hosted = options.hostWorker ? await hostWorker(config, models, logger) : undefined;
   const connection = hosted?.connection ?? apiTemporalConnection(config.temporal.address);
   const temporal = hosted?.temporal ?? new Client({ connection, namespace: config.temporal.namespace });
@@ -108,6 +111,7 @@ export async function startApi(
   return {
     baseUrl: `http://127.0.0.1:${port}/api`,
     models,
+    marked,
     mongo,
     temporal,
     config,

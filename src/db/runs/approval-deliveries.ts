@@ -127,7 +127,7 @@ export function createApprovalDeliveries(models: Models) {
 
 /**
  * Marks the pauses whose messages were recorded without a mark (by a version before marks, or an
- * older worker still running): one scan of `approval_deliveries` as a process starts.
+ * older worker still running): one scan of `approval_deliveries` as an api starts.
  */
 export async function markPausesWithDeliveries(models: Models): Promise<void> {
   await markOwnersOf(

@@ -82,7 +82,7 @@ export function createNodeAttempts(models: Models) {
 
 /**
  * Marks the runs whose attempts were recorded without a mark (by a version before marks, or an
- * older worker still running): one scan of `node_attempts` as a process starts.
+ * older worker still running): one scan of `node_attempts` as an api starts.
  */
 export async function markRunsWithAttempts(models: Models): Promise<void> {
   await markOwnersOf(models.NodeAttempt, { run_id: 1, workspace_id: 1 }, models.NodeAttemptRun, (d) => ({
