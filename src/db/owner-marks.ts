@@ -48,8 +48,8 @@ export function ownerMarks<M extends MarkDoc>(marks: Model<M>) {
 
 /**
  * Marks the owners of records written without a mark (by a version before marks, or an older
- * worker still running): one scan of `records` as an api starts (prepare-database.ts). `markOf` builds an owner's mark
- * from one of its records (the workspace it belongs to included).
+ * worker still running): one scan of `records` as an api starts (prepare-database.ts). `markOf`
+ * builds an owner's mark from one of its records (the workspace it belongs to included).
  */
 export async function markOwnersOf<R, M extends MarkDoc>(
   records: Model<R>,
