@@ -2,7 +2,6 @@ import { type Models, syncIndexes } from './models';
 import { migrateToWorkspaces } from './workspaces';
 import { markRunsWithAttempts } from './runs/node-attempts';
 import { markPausesWithDeliveries } from './runs/approval-deliveries';
-import type { Logger } from '../logger';
 
 /**
  * What every process does before its first request or task: every collection and index in place,
@@ -13,6 +12,9 @@ export async function prepareDatabase(models: Models): Promise<void> {
   await migrateToWorkspaces(models);
 }
 
+/** How a failure is reported: the process's logger at warn (the database floor does not import the logger). */
+export type Warn = (fields: { err: string }, message: string) => void;
+
 /**
  * What an api process does once it serves, in the background: marks the runs with failed attempts
  * and the pauses with approval messages that an earlier version or an older worker recorded without
@@ -20,12 +22,12 @@ export async function prepareDatabase(models: Models): Promise<void> {
  * tens of thousands of records), so it does not hold the start up; workers skip it, since they write
  * marks and do not read them, and an upgrade restarts the workers before the api.
  */
-export function markOlderRecordsInBackground(models: Models, logger: Logger): Promise<void> {
+export function markOlderRecordsInBackground(models: Models, warn: Warn): Promise<void> {
   return (async () => {
     await markRunsWithAttempts(models);
     await markPausesWithDeliveries(models);
   })().catch((err: unknown) => {
-    logger.warn(
+    warn(
       { err: String(err) },
       'older failed attempts and approval messages not marked: they stay unlisted until the next start',
     );
