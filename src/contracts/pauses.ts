@@ -57,3 +57,9 @@ export const pauseActionSignal = defineSignal<[PauseActionRequest]>('pauseAction
 export const TIMEOUT_USER = 'system:timeout';
 
 export const pauseRecordId = (runId: string, nodeId: string, n: number) => `${runId}:${nodeId}:${n}`;
+
+/** Whether `pauseId` is one of `pauseRecordId`'s for this run's node (node ids may hold colons: the rest must be a number). */
+export const isPauseRecordOf = (pauseId: string, runId: string, nodeId: string): boolean => {
+  const prefix = `${runId}:${nodeId}:`;
+  return pauseId.startsWith(prefix) && /^[0-9]+$/.test(pauseId.slice(prefix.length));
+};

@@ -12,8 +12,10 @@ export async function prepareDatabase(models: Models): Promise<void> {
   await migrateToWorkspaces(models);
 }
 
-/** How a failure is reported: the process's logger at warn (the database floor does not import the logger). */
-export type Warn = (fields: { err: string }, message: string) => void;
+/** Where a failure is reported: the process's logger (the database floor does not import the logger). */
+export interface WarnLog {
+  warn(fields: { err: string }, message: string): void;
+}
 
 /**
  * What an api process does once it serves, in the background: marks the runs with failed attempts
@@ -22,12 +24,12 @@ export type Warn = (fields: { err: string }, message: string) => void;
  * tens of thousands of records), so it does not hold the start up; workers skip it, since they write
  * marks and do not read them, and an upgrade restarts the workers before the api.
  */
-export function markOlderRecordsInBackground(models: Models, warn: Warn): Promise<void> {
+export function markOlderRecordsInBackground(models: Models, log: WarnLog): Promise<void> {
   return (async () => {
     await markRunsWithAttempts(models);
     await markPausesWithDeliveries(models);
   })().catch((err: unknown) => {
-    warn(
+    log.warn(
       { err: String(err) },
       'older failed attempts and approval messages not marked: they stay unlisted until the next start',
     );

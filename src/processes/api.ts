@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await prepareDatabase(models);
-  void markOlderRecordsInBackground(models, (fields, message) => logger.warn(fields, message));
+  void markOlderRecordsInBackground(models, logger);
   // Lazy: the api serves definitions while Temporal is still starting; health reports it.
   const temporalConnection = apiTemporalConnection(config.temporal.address);
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(config);
   const models = createModels(mongo);
   await prepareDatabase(models);
-  void markOlderRecordsInBackground(models, (fields, message) => logger.warn(fields, message));
+  void markOlderRecordsInBackground(models, logger);
   const { connection, temporal, outcomes, running } = await hostSpurWorker(config, models, logger);
   running.catch((err: unknown) => {
     console.error('worker failed:', err);

@@ -79,7 +79,7 @@ export async function startApi(
   const models = createModels(mongo);
   await prepareDatabase(models);
   const logger = createLogger(config, 'api-test');
-  const marked = markOlderRecordsInBackground(models, (fields, message) => logger.warn(fields, message));
+  const marked = markOlderRecordsInBackground(models, logger);
   const temporalHealth = createTemporalProbe(config.temporal.address);
   const hosted = options.hostWorker ? await hostWorker(config, models, logger) : undefined;
   const connection = hosted?.connection ?? apiTemporalConnection(config.temporal.address);

@@ -1,4 +1,5 @@
 import { trusted } from 'mongoose';
+import { isPauseRecordOf } from '../../contracts/pauses';
 import type { EventHead } from '../../engine/run-events';
 import { fromJsonText } from '../json-text';
 import type { Models, PauseDoc } from '../models';
@@ -18,12 +19,6 @@ function listedPauses(run: StoredHead): { open: string[]; all: string[] } | null
   if (!head || !all || !head.pauses.every((id) => all.includes(id))) return null;
   return { open: head.pauses, all };
 }
-
-/** Whether `pauseId` is a pause of `nodeId` in `runId` (ids are `<run>:<node>:<n>`, src/contracts/pauses.ts). */
-const isPauseOf = (pauseId: string, runId: string, nodeId: string): boolean => {
-  const prefix = `${runId}:${nodeId}:`;
-  return pauseId.startsWith(prefix) && /^[0-9]+$/.test(pauseId.slice(prefix.length));
-};
 
 /**
  * A run's human pauses (`pauses`), found by `_id` from the list its event head keeps, which is
@@ -67,7 +62,7 @@ export function createRunPauses(models: Models) {
       for (const run of runs) {
         const listed = listedPauses(run);
         if (!listed) unlisted.push(run._id);
-        else if (listed.open.some((id) => isPauseOf(id, run._id, nodeId))) listedAt.add(run._id);
+        else if (listed.open.some((id) => isPauseRecordOf(id, run._id, nodeId))) listedAt.add(run._id);
       }
       const found =
         unlisted.length === 0
