@@ -25,7 +25,7 @@ import { workerClass } from '../temporal/activation-watchdog';
 import { runWorkflowId } from '../src/contracts/workflow-names';
 import { installRuntime } from '../temporal/spur-worker';
 import { type BaselineTree, checkOutBaseline } from './lib/baseline-tree';
-import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
+import { CpuSampler, accumulate, cpuSource, type CpuSample } from './lib/cpu';
 import { eventName, tallyEvents, type HistoryEvent } from './lib/history';
 import { useFakeOpenAi } from './lib/fake-openai';
 import { jsonClient, type JsonClient } from './lib/http';
@@ -460,7 +460,7 @@ async function main(): Promise<void> {
   saveResults('run-cost-latest.md', [
     `# Cost of a durable run — ${new Date().toISOString()}`,
     '',
-    `${RUNS} runs of each variant at concurrency ${CONCURRENCY}, in blocks of ${BLOCK} taking turns, after ${WARMUP_PER_VARIANT} warm-up runs each; combined is \`npm run dev\`'s topology (the api hosts the worker). CPU-ms per run from /proc over every process of the stack (the bench process, which hosts the fake provider and the load, is left out); Temporal's floor: the same history's commands with nothing behind them, on the same Temporal server, its worker and client in the bench process (their CPU counted), in blocks taking turns with the variants'. Load average at the end ${os
+    `${RUNS} runs of each variant at concurrency ${CONCURRENCY}, in blocks of ${BLOCK} taking turns, after ${WARMUP_PER_VARIANT} warm-up runs each; combined is \`npm run dev\`'s topology (the api hosts the worker). CPU-ms per run over every process of the stack, read from ${cpuSource()} (the bench process, which hosts the fake provider and the load, is left out); Temporal's floor: the same history's commands with nothing behind them, on the same Temporal server, its worker and client in the bench process (their CPU counted), in blocks taking turns with the variants'. Load average at the end ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}; ${((Date.now() - started) / 1000).toFixed(0)} s.`,

@@ -1,9 +1,19 @@
-// CPU time from /proc (Linux). Each managed child leads its own process group (scripts/lib/
-// processes.ts spawns detached), so a group's members are found once by pgrp and then read
-// directly; utime+stime+cutime+cstime also counts reaped children (python3 for PythonFuncNode).
+// CPU time per process group (Linux). Each managed child leads its own process group (scripts/lib/
+// processes.ts spawns detached), so a group's members are found once by pgrp. Where the bench can
+// make cgroups (cpu-cgroups.ts) the members join one of the group's own and the group's CPU is read
+// there, sandboxed python3 included; elsewhere each member's /proc stat is read: utime+stime+cutime+
+// cstime, which counts reaped children but not a sandbox's processes, which leave the tree.
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { type ProcStat, clockTicks, readStat } from '../../scripts/lib/proc-stat';
+import { cgroupAccounting, cgroupSeconds, joinCgroup } from './cpu-cgroups';
+
+/** How the report says groups' CPU was read. */
+export function cpuSource(): string {
+  return cgroupAccounting()
+    ? "a cgroup (v1 cpuacct) per process group, which counts a PythonFuncNode's sandboxed python3"
+    : "/proc per process (no cgroup could be made: a PythonFuncNode's sandboxed python3 is not counted, since bubblewrap's processes leave the tree)";
+}
 
 /** Busy CPU-seconds of the whole machine so far (all cores), from /proc/stat. */
 function machineBusySeconds(): number {
@@ -50,12 +60,15 @@ export class CpuSampler {
       const name = groupOf(stat);
       if (name !== undefined) this.members.get(name)?.push(pid);
     }
+    if (cgroupAccounting()) for (const [name, pids] of this.members) joinCgroup(this.groups[name] as number, pids);
   }
 
   sample(): CpuSample {
     const out: CpuSample = {};
     for (const [name, pids] of this.members) {
-      out[name] = pids.reduce((sum, pid) => sum + (readStat(pid)?.ticks ?? 0), 0) / clockTicks();
+      out[name] = cgroupAccounting()
+        ? cgroupSeconds(this.groups[name] as number)
+        : pids.reduce((sum, pid) => sum + (readStat(pid)?.ticks ?? 0), 0) / clockTicks();
     }
     // This process precisely, plus the children it reaped (python3 of the in-process baseline).
     const self = process.cpuUsage();
