@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { pythonFuncNode } from '../../src/nodes/code-execution/python-func-node.js';
 import { NodeExecutionError } from '../../src/nodes/errors.js';
 import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox.js';
@@ -60,6 +63,15 @@ function pythonChildren(): number[] {
       .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/** Alive and not a zombie waiting for a parent that is gone. */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 
@@ -139,6 +151,22 @@ describe('PythonFuncNode', function () {
     assert.doesNotMatch(error.message, /<string>/, 'harness frames are hidden');
   });
 
+  it('counts lines of the user code in frames of comprehensions, lambdas and classes', async () => {
+    const error = await failure({
+      code: 'class C:\n    def m(self):\n        return [1 / x for x in (1, 0)]\ng = lambda: C().m()\nreturn {"r": g()}',
+    });
+    assert.match(error.message, /File "<code>", line 5, in user_function/);
+    assert.match(error.message, /File "<code>", line 4, in <lambda>/);
+    assert.match(error.message, /File "<code>", line 3, in (<listcomp>|m)/);
+    assert.match(error.message, /return \[1 \/ x for x in \(1, 0\)\]/, 'the line is quoted from the user code');
+  });
+
+  it('reports an error the compiler finds after parsing with the line of the user code', async () => {
+    const error = await failure({ code: 'x = 1\nbreak\nreturn {}' });
+    assert.ok(error instanceof NodeExecutionError);
+    assert.match(error.message, /SyntaxError: 'break' outside loop \(line 2\)/);
+  });
+
   it('reports a syntax error with the line of the user code', async () => {
     const error = await failure({ code: 'x = 1\ny = = 2\nreturn {}' });
     assert.ok(error instanceof NodeExecutionError);
@@ -182,6 +210,29 @@ describe('PythonFuncNode', function () {
     const ctx = { ...context(), pythonSandbox: undefined };
     const error = await failure({ code: 'return {}' }, ctx);
     assert.match(error.message, /no Python sandbox/);
+  });
+
+  it('unsandboxed, dies with a worker killed by SIGKILL', async function () {
+    this.timeout(20_000);
+    const dir = mkdtempSync(path.join(tmpdir(), 'spur-orphan-'));
+    const pidFile = path.join(dir, 'pid');
+    const host = spawn(process.execPath, ['--import', 'tsx', 'test/support/unsandboxed-python-host.ts', pidFile], {
+      stdio: 'ignore',
+    });
+    try {
+      let pid = 0;
+      while (!pid) {
+        await new Promise((r) => setTimeout(r, 50));
+        pid = Number(readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }) || 0);
+      }
+      assert.ok(isRunning(pid), 'the python process runs');
+      host.kill('SIGKILL');
+      // The code sleeps 60 s, past this test's timeout: only its death with the host ends it in time.
+      while (isRunning(pid)) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      host.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('kills the process at once when aborted', async () => {

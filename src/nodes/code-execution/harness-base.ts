@@ -9,7 +9,10 @@
  * Kept free of backticks and dollar-brace sequences so it survives as a TS template literal.
  */
 export const HARNESS_BASE = String.raw`
-import ast, datetime, decimal, json, linecache, os, resource, sys, traceback
+# Only what every run needs is imported up front: a module a run may not need (traceback for errors,
+# datetime for results that hold one) is imported where it is used, since the interpreter's start is
+# most of a sandboxed node's own cost.
+import json, os, resource, sys
 
 RESULT_FD = 3
 USER_FILE = "<code>"
@@ -21,6 +24,7 @@ class UserCodeError(Exception):
 
 
 def _encode(value):
+    import datetime, decimal
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, (set, frozenset)):
@@ -62,11 +66,13 @@ def syntax_error(exc, shift):
 
 
 def remember_source(code):
-    # Tracebacks then quote the user's lines.
+    # Tracebacks then quote the user's lines, the user's own (traceback.format_exc()) too.
+    import linecache
     linecache.cache[USER_FILE] = (len(code), None, [l + "\n" for l in code.split("\n")], USER_FILE)
 
 
 def describe(exc):
+    import traceback
     frames = traceback.extract_tb(exc.__traceback__)
     first = next((i for i, f in enumerate(frames) if f.filename == USER_FILE), len(frames))
     shown = frames[first:][-MAX_FRAMES:]
@@ -82,12 +88,15 @@ def memory_error(memory_mb):
 
 def die_with_parent():
     # Unsandboxed, the worker runs us in our own process group; if the worker is killed (-9),
-    # nothing would stop us. PR_SET_PDEATHSIG asks Linux to SIGKILL us when the parent dies.
-    # (In the sandbox the parent is the namespace's init, pid 1, which takes us along anyway.)
+    # nothing would stop us. PR_SET_PDEATHSIG (1) asks Linux to SIGKILL (9) us when the parent dies.
+    # In the sandbox the parent is the namespace's init, pid 1, whose end takes us along: ctypes,
+    # a few milliseconds to import, is left out there.
     parent = os.getppid()
+    if parent == 1:
+        return
     try:
-        import ctypes, signal
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
     except Exception:
         pass
     if os.getppid() != parent:  # the parent died before prctl took effect

@@ -36,20 +36,26 @@ def _plain(value):
     return value
 
 
+_CODE = type(compile("", "", "exec"))
+
+
+def _one_line_up(code):
+    # Line numbers are stored relative to a code object's first line: moving the first line of it and
+    # of every function, class and comprehension inside it moves every line of the code.
+    consts = tuple(_one_line_up(c) if isinstance(c, _CODE) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno - 1, co_consts=consts)
+
+
 def compile_user(code):
     # Same wrapping as PySpur; the trailing pass lets a comment-only body reach the dict check.
     body = "\n".join("    " + line for line in code.split("\n"))
     source = "def user_function(input_model):\n" + body + "\n    pass\n"
     try:
-        tree = ast.parse(source, filename=USER_FILE)
+        compiled = compile(source, USER_FILE, "exec")
     except SyntaxError as exc:
         raise syntax_error(exc, 1)
-    # Shift line numbers so errors and tracebacks count lines of the user's code, not the wrapper's.
-    ast.increment_lineno(tree, -1)
-    try:
-        compiled = compile(tree, USER_FILE, "exec")
-    except SyntaxError as exc:
-        raise syntax_error(exc, 0)
+    # One line up, so errors and tracebacks count lines of the user's code, not the wrapper's.
+    compiled = _one_line_up(compiled)
     remember_source(code)
     namespace = {"__name__": "__user__"}
     exec(compiled, namespace)
