@@ -65,6 +65,12 @@ export interface SpurRunInput {
    * with the nodes and saves that followed such a refusal, as they ran.
    */
   stopsWhenRefused?: true;
+  /**
+   * Set on every run started since a PythonFuncNode with a short timeout runs as a local activity
+   * (activity-options.ts, shortCallOptions) like a short model call: a history recorded without it
+   * replays with its Python nodes as regular activities, as they ran.
+   */
+  localPython?: true;
 }
 
 /**

@@ -151,6 +151,11 @@ export interface ExecuteNodeResult {
   usage?: TokenUsage;
   /** Set in a dry run on a node that would have acted: what it would have sent. */
   dryRun?: TaskDryRun;
+  /**
+   * The node ran as a local activity and was stopped on its run's cancel mark
+   * (temporal/activities/run-cancel-watch.ts): no outcome; the workflow waits for the cancel.
+   */
+  stoppedForCancel?: true;
 }
 
 export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {

@@ -161,6 +161,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       listedAs: 'RUNNING',
       callsCarry: true,
       stopsWhenRefused: true,
+      localPython: true,
     };
     return {
       type: WorkflowType.spurRun,

@@ -8,7 +8,7 @@ import { SpurError } from '../errors';
 export const CANCELLABLE: ReadonlySet<string> = new Set(['PAUSED', 'RUNNING', 'PENDING']);
 
 export interface RunCancelDeps {
-  runRecords: Pick<RunRepository, 'cancelWithoutWorkflow'>;
+  runRecords: Pick<RunRepository, 'cancelWithoutWorkflow' | 'cancelRequests'>;
   temporal: () => Client;
   workflowIdPrefix: string;
 }
@@ -16,7 +16,11 @@ export interface RunCancelDeps {
 /**
  * The one way a run is cancelled, whoever asks (`cancel_workflow`, a bulk action): its workflow is
  * cancelled (activities stop through their heartbeats) and records CANCELED itself. Cancelling a
- * workflow whose cancel was requested already changes nothing, so asking twice is harmless.
+ * workflow whose cancel was requested already changes nothing, so asking twice is harmless. Once
+ * Temporal has taken the cancel, the run is marked: a node running as a local activity (a short
+ * call) hears of the cancel only with its workflow task's next completion, and stops on the mark
+ * before that (temporal/activities/run-cancel-watch.ts). Marked only then, so a node never stops
+ * for a cancel that is not on its way.
  */
 export function createRunCancel(deps: RunCancelDeps) {
   const handle = (runId: string) => deps.temporal().workflow.getHandle(runWorkflowId(runId, deps.workflowIdPrefix));
@@ -43,6 +47,7 @@ export function createRunCancel(deps: RunCancelDeps) {
         );
       workflowGone = true;
     }
+    if (!workflowGone) await deps.runRecords.cancelRequests.mark(run._id);
     // A run no worker has picked up has no writer yet (the workflow, when it starts and sees the
     // cancel, leaves a final status as it is); a run whose workflow is gone never will have one.
     // Either way the cancel is recorded here.

@@ -41,6 +41,8 @@ import { actsForReal } from '../../src/engine/dry-run';
 import { dryRunGuard, stubOfNode } from './dry-run-guard';
 import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { createNodeAttempts } from '../../src/db/runs/node-attempts';
+import { createRunCancelRequests } from '../../src/db/runs/run-cancel-requests';
+import { stoppingOnCancelMark } from './run-cancel-watch';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -97,7 +99,7 @@ export function createNodeActivities(
     const save = input.save && carried && first ? input.save : undefined;
     const saved = save && carried ? await carried.saveProgress(save) : undefined;
     const result = await releasingSlots(input.slots, () => executeNode(deps, input));
-    const region = first ? input.followUp : undefined;
+    const region = first && !result.stoppedForCancel ? input.followUp : undefined;
     const followUp =
       region && carried
         ? await carried
@@ -118,9 +120,19 @@ export function createNodeActivities(
 
 /** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
 export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Promise<ExecuteNodeResult> {
+  const cancelMarked = () => createRunCancelRequests(deps.models).marked(input.runId);
   return timedNode(input.node.node_type, () =>
     inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) =>
-      failedAttemptsRecorded(deps, input, () => executeNodeIn(deps, input, span)),
+      failedAttemptsRecorded(deps, input, () =>
+        stoppingOnCancelMark<ExecuteNodeResult>(
+          cancelMarked,
+          (signal) => executeNodeIn(deps, input, span, signal),
+          () => {
+            const now = new Date().toISOString();
+            return { output: {}, startTime: now, endTime: now, stoppedForCancel: true };
+          },
+        ),
+      ),
     ),
   );
 }
@@ -129,6 +141,7 @@ async function executeNodeIn(
   deps: NodeActivityDeps,
   { runId, node, input, budget, unlimitedOnly, dryRun }: ExecuteNodeInput,
   span: NodeSpan | undefined,
+  signal: AbortSignal,
 ): Promise<ExecuteNodeResult> {
   if (unlimitedOnly) await refuseIfLimited(deps, node);
   const type = getNodeType(node.node_type);
@@ -149,6 +162,7 @@ async function executeNodeIn(
     node.title,
     deps.values.limits.maxBytes,
     budget,
+    signal,
   );
   if (guard) ctx.actingFromHere = guard.actingFromHere;
   span?.traceModelCalls(ctx, deps.prices);

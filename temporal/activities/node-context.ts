@@ -76,6 +76,8 @@ function callKeyOf(info: Context['info']): string {
 /**
  * The context a node executes with inside an activity; `usage()` is what its LLM calls used,
  * `flushDeltas()` stores the last of the text it streamed (before the task's end is recorded).
+ * `signal` stops the node: the activity's cancellation unless the caller watches more
+ * (run-cancel-watch.ts).
  */
 export function activityNodeContext(
   deps: NodeContextDeps,
@@ -84,6 +86,7 @@ export function activityNodeContext(
   nodeTitle: string,
   maxValueBytes?: number,
   budget?: BudgetScope,
+  signal: AbortSignal = Context.current().cancellationSignal,
 ): NodeExecutionContext & {
   usage(): TokenUsage | undefined;
   flushDeltas(): Promise<void>;
@@ -103,7 +106,7 @@ export function activityNodeContext(
   // A local activity (a short call, activity-options.ts) has no heartbeat: its workflow task keeps it alive.
   const beat = activity.info.isLocal ? () => undefined : () => activity.heartbeat(last);
   // What the node reads from the database waits out an outage rather than failing the attempt.
-  const outage = { signal: activity.cancellationSignal, whileWaiting: beat };
+  const outage = { signal, whileWaiting: beat };
   const stored = <T>(read: () => Promise<T>) => outlastOutage(read, outage);
   // The run's workflow, read once for all the files a node stores (an MCP result's images, stored
   // side by side); a failed read is not kept, so the next file (or the outage wait) reads again.
@@ -163,7 +166,7 @@ export function activityNodeContext(
     runId,
     nodeId,
     nodeTitle,
-    signal: activity.cancellationSignal,
+    signal,
     secret: (name) => stored(() => deps.secret(name)),
     fetch: deps.fetch,
     heartbeat: (details) => {

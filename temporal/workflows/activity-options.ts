@@ -67,14 +67,21 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
 
 /**
  * The node types whose call may run as a local activity, each with its timeout when the node sets
- * none (SingleLLMCallNode: the provider request's, provider-settings.ts). A local activity learns
- * of a cancel only when its workflow task next completes (8 s at most): Python nodes, whose
- * processes stop within 2 s of a cancel (docs/runs.md), agents, tools and everything else stay
- * regular activities.
+ * none (SingleLLMCallNode: the provider request's, provider-settings.ts; PythonFuncNode: its
+ * config's default). A local activity learns of a cancel only when its workflow task next completes
+ * (8 s at most); a local node activity therefore also watches for the api's mark of its run's
+ * cancel (run-cancel-watch.ts), so Python's processes still stop within 2 s of one (docs/runs.md).
+ * Agents, tools and everything else stay regular activities.
  */
 const SHORT_CALL_DEFAULT_SECONDS: Readonly<Record<string, number>> = {
   SingleLLMCallNode: 280,
+  PythonFuncNode: 30,
 };
+
+/** Which short calls a run may make locally: Python nodes only in runs started so (SpurRunInput.localPython). */
+export interface ShortCallKinds {
+  python: boolean;
+}
 
 /**
  * The longest timeout a node may have and still run as a local activity. A local activity longer
@@ -87,15 +94,17 @@ export const LOCAL_CALL_MAX_SECONDS = 60;
 
 /**
  * A short call's options as a local activity, or undefined when the node must stay a regular
- * activity: not a short-call type, a timeout over LOCAL_CALL_MAX_SECONDS, or heartbeats asked
- * for (`heartbeat_timeout_seconds`: the node wants a dead worker noticed that fast).
+ * activity: not a short-call type (of the kinds the run allows), a timeout over
+ * LOCAL_CALL_MAX_SECONDS, or heartbeats asked for (`heartbeat_timeout_seconds`: the node wants a
+ * dead worker noticed that fast).
  */
-export function shortCallOptions(node: {
-  node_type: string;
-  config: Record<string, unknown>;
-}): LocalActivityOptions | undefined {
+export function shortCallOptions(
+  node: { node_type: string; config: Record<string, unknown> },
+  kinds: ShortCallKinds,
+): LocalActivityOptions | undefined {
   const fallback = SHORT_CALL_DEFAULT_SECONDS[node.node_type];
   if (fallback === undefined || node.config.heartbeat_timeout_seconds !== undefined) return undefined;
+  if (node.node_type === 'PythonFuncNode' && !kinds.python) return undefined;
   const seconds = positive(node.config.timeout_seconds, fallback, 24 * 3600);
   if (seconds > LOCAL_CALL_MAX_SECONDS) return undefined;
   const { retry } = ioNodeOptions(node.config);

@@ -1,6 +1,8 @@
 import {
   type ActivityOptions,
+  ApplicationFailure,
   type LocalActivityOptions,
+  condition,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
@@ -10,6 +12,7 @@ import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import {
   type AgentStepInput,
   type BudgetScope,
+  type ExecuteNodeResult,
   type GraphNode,
   type ProgressSave,
   type SavedAs,
@@ -24,7 +27,13 @@ import {
 import { PURE_REGION_ACTIVITY, type PureRegion, type RegionOutcome } from '../../src/engine/pure-region';
 import type { RunTrace } from '../../src/contracts/trace-ids';
 import type { DryRun } from '../../src/engine/dry-run';
-import { PURE_NODE_OPTIONS, ioNodeOptions, pureRegionOptions, shortCallOptions } from './activity-options';
+import {
+  PURE_NODE_OPTIONS,
+  type ShortCallKinds,
+  ioNodeOptions,
+  pureRegionOptions,
+  shortCallOptions,
+} from './activity-options';
 import { ModelSlots, type SlotWaitHooks } from './model-slots';
 import { type BudgetPause, withBudget } from './budget-pause';
 import { modelOf, tokenEstimate } from '../../src/engine/model-calls';
@@ -48,6 +57,8 @@ export interface ModelCallHooks {
    * person's decision, a callback) until the call ends.
    */
   shortCalls: boolean;
+  /** Its short calls may be Python nodes too (SpurRunInput.localPython). */
+  localPython?: boolean;
   /** Set in a dry run: every node activity is told, so a node that would act sends nothing. */
   dryRun?: DryRun;
   /**
@@ -62,10 +73,16 @@ export type CarrySave = <T extends { saved?: SavedAs }>(
   call: (save: ProgressSave | undefined) => Promise<T>,
 ) => Promise<T>;
 
-/** Whether a node's model call runs as a short call (a local activity) in a run that allows them. */
-export function runsAsShortCall(node: GraphNode): boolean {
-  return shortCallOptions(node) !== undefined && modelOf(node) !== undefined;
+/**
+ * Whether a node runs as a short call (a local activity) in a run that allows them, carrying the
+ * save that shows it RUNNING: a model call, or a Python node where the run allows those. (A model
+ * node without a model runs locally without carrying: as it always has, so its history replays.)
+ */
+export function runsAsShortCall(node: GraphNode, kinds: ShortCallKinds): boolean {
+  return shortCallOptions(node, kinds) !== undefined && (modelOf(node) !== undefined || carriesAsCode(node));
 }
+
+const carriesAsCode = (node: GraphNode) => node.node_type === 'PythonFuncNode';
 
 /**
  * A run's graph walked inside its workflow: every node is an activity (pure ones and short calls
@@ -89,14 +106,20 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
     ...(calls.carry ? { carriesFollowUp: (node: GraphNode) => !PURE_NODE_TYPES.has(node.node_type) } : {}),
     execute: (node, input, followUp) => {
       const model = modelOf(node);
-      const short = calls.shortCalls ? shortCallOptions(node) : undefined;
+      const short = calls.shortCalls ? shortCallOptions(node, { python: calls.localPython === true }) : undefined;
       // A regular activity's input is kept in the run's history: it carries only a follow-up that
       // reads no other node's output (none copied in); a local activity's input is not kept.
       const regular = followUp && followUp.preset.length === 0 ? { followUp } : {};
+      // A Python node run locally carries its RUNNING save and its follow-up, as a short model call does.
+      if (short && calls.carry && carriesAsCode(node)) {
+        const local = localNodeActivity(node, short);
+        const base = { runId, node, input, ...traced, ...dry, ...(followUp ? { followUp } : {}) };
+        return calls.carry(node.id, (save) => local({ ...base, ...(save ? { save } : {}) })).then(unlessStopped);
+      }
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
-      if (!model)
-        return (short ? localNodeActivity(node, short) : nodeActivity(node))({
+      if (!model) {
+        const call = (short ? localNodeActivity(node, short) : nodeActivity(node))({
           runId,
           node,
           input,
@@ -104,6 +127,8 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
           ...dry,
           ...regular,
         });
+        return short ? call.then(unlessStopped) : call;
+      }
       return budgeted(node, input, async (budget) => {
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         if (short) {
@@ -119,7 +144,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
               ...(followUp ? { followUp } : {}),
             });
           try {
-            return await (calls.carry ? calls.carry(node.id, call) : call(undefined));
+            return await unlessStopped(await (calls.carry ? calls.carry(node.id, call) : call(undefined)));
           } catch (err) {
             if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
           }
@@ -163,6 +188,26 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
   return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...nodeOptions(node, tries), summary })[
     name
   ] as ExecuteNodeActivity;
+}
+
+/**
+ * How long a run waits for the cancel its local node activity stopped for: the api marks a cancel
+ * only once Temporal has taken it, so this bounds a bug, not a wait.
+ */
+const STOPPED_WAITS_FOR_CANCEL = '1 minute';
+
+/**
+ * A local node activity stopped on its run's cancel mark (run-cancel-watch.ts) has no outcome: the
+ * run waits for the cancel, which reaches it with the workflow task that follows (the wait then
+ * ends in the run's cancellation, as when the cancel comes first).
+ */
+async function unlessStopped<T extends ExecuteNodeResult>(result: T): Promise<T> {
+  if (!result.stoppedForCancel) return result;
+  await condition(() => false, STOPPED_WAITS_FOR_CANCEL);
+  throw ApplicationFailure.nonRetryable(
+    `Stopped for a cancel of the run that did not arrive within ${STOPPED_WAITS_FOR_CANCEL}`,
+    FailureType.NodeFailed,
+  );
 }
 
 /** A short call (shortCallOptions) as a local activity: no task queue, no heartbeats. */

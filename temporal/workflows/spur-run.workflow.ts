@@ -28,7 +28,8 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   const level = plan(input);
   // A short call no other node runs beside carries the save that shows it RUNNING (RunKeeper.carry).
   const alone = input.callsCarry && shortCallsIn(input) ? nodesRunningAlone(level) : new Set<string>();
-  const keeper = new RunKeeper(input, level.nodes, (node) => alone.has(node.id) && runsAsShortCall(node));
+  const kinds = { python: input.localPython === true };
+  const keeper = new RunKeeper(input, level.nodes, (node) => alone.has(node.id) && runsAsShortCall(node, kinds));
   const desk = new PauseDesk(input, keeper);
   const waits = new WaitDesk(input.runId, keeper, input.dryRun);
   // Handlers first, before any await, so an early action (or callback) is never dropped.
@@ -100,6 +101,7 @@ async function executeRun(
       workflowId: input.workflowId,
       budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
       shortCalls: shortCallsIn(input),
+      ...(input.localPython ? { localPython: true } : {}),
       // Only in runs started so: a history recorded before replays with the steps as they ran.
       ...(input.callsCarry ? { carry: keeper.carry.bind(keeper) } : {}),
       ...(input.trace ? { trace: input.trace } : {}),

@@ -2,18 +2,7 @@ import assert from 'node:assert/strict';
 import { startEngine, type Engine } from '../support/engine';
 import { cond, input, l, n } from '../support/graphs';
 import { runGraph } from '../support/run-graph';
-import { closedRunHistory } from '../support/run-history';
-
-/** The activity types of a run's local activities, in the order the history recorded them. */
-async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
-  const history = await closedRunHistory(engine, runId);
-  return (history.events ?? []).flatMap((e) => {
-    const marker = e.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_local_activity') return [];
-    const data = marker.details?.data?.payloads?.[0]?.data;
-    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type] : [];
-  });
-}
+import { localActivityTypes } from '../support/run-history';
 
 describe('e2e: a chain of pure nodes runs as one local activity (pure region)', function () {
   this.timeout(60_000);
@@ -94,13 +83,14 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
     ]);
   });
 
-  it("a PythonFuncNode's activity runs the pure nodes after it that read only its answer: their tasks are their own, no step of theirs is in the history", async () => {
+  it("a PythonFuncNode's regular activity (timeout over 60 s) runs the pure nodes after it that read only its answer: their tasks are their own, no step of theirs is in the history", async () => {
     const def = {
       nodes: [
         input(),
         n('py', 'PythonFuncNode', {
           code: 'return {"y": input_model["in"]["x"] * 2}',
           output_schema: { y: 'string' },
+          timeout_seconds: 120,
         }),
         n('R', 'RouterNode', {
           route_map: {
@@ -124,22 +114,30 @@ describe('e2e: a chain of pure nodes runs as one local activity (pure region)', 
     assert.deepEqual(await localActivityTypes(engine, record.id), ['saveProgress', 'saveProgress']);
   });
 
-  it('a pure node after a PythonFuncNode that also reads another node runs as its own step (its input is not copied into the history)', async () => {
-    const def = {
-      nodes: [
-        input(),
-        n('py', 'PythonFuncNode', { code: 'return {"y": "done"}', output_schema: { y: 'string' } }),
-        n('out', 'OutputNode', { output_map: { y: 'py.y', x: 'in.x' } }),
-      ],
-      links: [l('in', 'py'), l('py', 'out'), l('in', 'out')],
-    };
-    const { outputs, record } = await run(def, { x: 'go' });
+  const readsTwo = (pyConfig: Record<string, unknown>) => ({
+    nodes: [
+      input(),
+      n('py', 'PythonFuncNode', { code: 'return {"y": "done"}', output_schema: { y: 'string' }, ...pyConfig }),
+      n('out', 'OutputNode', { output_map: { y: 'py.y', x: 'in.x' } }),
+    ],
+    links: [l('in', 'py'), l('py', 'out'), l('in', 'out')],
+  });
+
+  it("a pure node after a PythonFuncNode's regular activity that also reads another node runs as its own step (its input is not copied into the history)", async () => {
+    const { outputs, record } = await run(readsTwo({ timeout_seconds: 120 }), { x: 'go' });
     assert.deepEqual(outputs.out, { y: 'done', x: 'go' });
     assert.deepEqual(await localActivityTypes(engine, record.id), [
       'saveProgress',
       'executeOutputNode',
       'saveProgress',
     ]);
+  });
+
+  it("a short PythonFuncNode's local activity carries the save that shows it RUNNING and runs the pure node after it, which also reads another node (a local activity's input is not kept in the history)", async () => {
+    const { outputs, record, tasks } = await run(readsTwo({}), { x: 'go' });
+    assert.deepEqual(outputs.out, { y: 'done', x: 'go' });
+    assert.deepEqual(tasks.out.inputs, { py: { y: 'done' }, in: { x: 'go' } });
+    assert.deepEqual(await localActivityTypes(engine, record.id), ['executePythonFuncNode', 'saveProgress']);
   });
 
   it('a partial run computes its target through a region', async () => {

@@ -1,6 +1,6 @@
-// Short calls (a SingleLLMCallNode whose timeout is at most LOCAL_CALL_MAX_SECONDS and that asks for
-// no heartbeats, in a run that cannot pause or wait) run as local activities of their run's workflow: Temporal's
-// history shows no activity task for them. They keep what a regular activity gave: a fleet-wide
+// Short calls (a SingleLLMCallNode or a PythonFuncNode whose timeout is at most LOCAL_CALL_MAX_SECONDS
+// and that asks for no heartbeats, in a run that cannot pause or wait) run as local activities of their
+// run's workflow: Temporal's history shows no activity task for them (short-python.test.ts: Python's). They keep what a regular activity gave: a fleet-wide
 // limit on the model still holds, and a worker killed during the call loses nothing.
 import assert from 'node:assert/strict';
 import type { temporal } from '@temporalio/proto';
@@ -92,7 +92,7 @@ describe('e2e: short calls run as local activities', function () {
     return () => release();
   };
 
-  it('a short model call gets no activity task; a long call, a PythonFuncNode and a node asking for heartbeats still do; all answer', async () => {
+  it('a short model call and a short PythonFuncNode get no activity task; a long call, a long PythonFuncNode and one asking for heartbeats still do; all answer', async () => {
     const wf = await create('short and long', {
       nodes: [
         input(),
@@ -102,24 +102,37 @@ describe('e2e: short calls run as local activities', function () {
           output_schema: { y: 'string' },
         }),
         ask('long'),
+        n('slow', 'PythonFuncNode', {
+          code: 'return {"w": input_model.py.y + "+"}',
+          timeout_seconds: 61,
+          output_schema: { w: 'string' },
+        }),
         n('beat', 'PythonFuncNode', {
-          code: 'return {"z": input_model.py.y + "?"}',
+          code: 'return {"z": input_model.slow.w + "?"}',
           heartbeat_timeout_seconds: 5,
           output_schema: { z: 'string' },
         }),
         n('out', 'OutputNode', { output_map: { z: 'beat.z', long: 'long.output' } }),
       ],
-      links: [l('in', 'short'), l('short', 'py'), l('in', 'long'), l('py', 'beat'), l('beat', 'out'), l('long', 'out')],
+      links: [
+        l('in', 'short'),
+        l('short', 'py'),
+        l('in', 'long'),
+        l('py', 'slow'),
+        l('slow', 'beat'),
+        l('beat', 'out'),
+        l('long', 'out'),
+      ],
     });
     const runId = await start(wf, 'hi');
     const run = await waitForRun(engine.http, runId, undefined, 120_000);
     assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
     const out = (await engine.http.get(`/run/${runId}/`)).body;
-    assert.deepEqual(out.outputs.out, { z: 'echo: say hi!?', long: 'echo: say hi' });
+    assert.deepEqual(out.outputs.out, { z: 'echo: say hi!+?', long: 'echo: say hi' });
     const tasks = out.tasks as Task[];
     assert.deepEqual(tasks.find((t) => t.node_id === 'short')?.outputs, { output: 'echo: say hi' });
     assert.ok(tasks.every((t) => t.status === 'COMPLETED'));
-    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), ['beat', 'long', 'py']);
+    assert.deepEqual(activityNodes(await closedRunHistory(engine, runId)), ['beat', 'long', 'slow']);
   });
 
   it('in a run that can pause, a short call stays a regular activity: a decision on the pause is never held behind it', async () => {

@@ -13,6 +13,17 @@ export async function closedRunHistory(engine: Engine, runId: string): Promise<t
   return handle.fetchHistory();
 }
 
+/** The activity types of a run's local activities, in the order the history recorded them. */
+export async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
+  const history = await closedRunHistory(engine, runId);
+  return (history.events ?? []).flatMap((e) => {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type: string }).activity_type] : [];
+  });
+}
+
 /**
  * The largest payload (workflow input, activity input or result, marker) in a run's Temporal
  * history, and how many events it has: what values by reference keep small.

@@ -28,6 +28,7 @@ import { workspaceMemberSchema, type WorkspaceMemberDoc } from './workspace-memb
 import { idempotencyKeySchema, type IdempotencyKeyDoc } from './idempotency-key.model';
 import { outputFileSchema, type OutputFileDoc } from './output-file.model';
 import { pauseSchema, type PauseDoc } from './pause.model';
+import { runCancelRequestSchema, type RunCancelRequestDoc } from './run-cancel-request.model';
 import { ragCollectionSchema, type RagCollectionDoc } from './rag-collection.model';
 import { ragChunkPageSchema, ragDocumentSchema, type RagChunkPageDoc, type RagDocumentDoc } from './rag-document.model';
 import { vectorIndexSchema, type VectorIndexDoc } from './vector-index.model';
@@ -141,6 +142,7 @@ const WORKSPACE_OWNED = [
   providerBatchAnswerSchema,
   nodeAttemptSchema,
   nodeAttemptRunSchema,
+  runCancelRequestSchema,
 ];
 // Once per process: schemas are modules' singletons, and createModels may run more than once.
 for (const schema of WORKSPACE_OWNED) schema.plugin(workspaceOwned);
@@ -225,6 +227,7 @@ export function createModels(conn: Connection) {
     ProviderBatchAnswer: conn.model<ProviderBatchAnswerDoc>('ProviderBatchAnswer', providerBatchAnswerSchema),
     NodeAttempt: conn.model<NodeAttemptDoc>('NodeAttempt', nodeAttemptSchema),
     NodeAttemptRun: conn.model<NodeAttemptRunDoc>('NodeAttemptRun', nodeAttemptRunSchema),
+    RunCancelRequest: conn.model<RunCancelRequestDoc>('RunCancelRequest', runCancelRequestSchema),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Models, RunDoc } from '../models';
 import { type NewRun, runDocument } from './run-documents';
 import { createRunEvents } from './run-events';
 import { createNodeAttempts } from './node-attempts';
+import { createRunCancelRequests } from './run-cancel-requests';
 import { createProviderBatchRecords } from '../provider-batch-records';
 import { createRunLookups } from './run-lookups';
 import { createRunProjection } from './run-projection';
@@ -28,9 +29,10 @@ export function createRunRepository(models: Models, values: Values) {
   const events = createRunEvents(models);
   const projection = createRunProjection(models, events);
   const deltas = createTaskDeltas(models);
+  const cancelRequests = createRunCancelRequests(models);
   /**
    * Runs and every record of theirs: tasks, pauses, events, streamed text, callback and approval
-   * deliveries and stored values; the runs themselves last, so a removal cut short is found again.
+   * deliveries, failed attempts, cancel marks and stored values; the runs themselves last, so a removal cut short is found again.
    */
   async function removeRuns(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
@@ -42,6 +44,7 @@ export function createRunRepository(models: Models, values: Values) {
     await deltas.removeOfRuns(all);
     await createProviderBatchRecords(models).removeOfRuns(all);
     await createNodeAttempts(models).removeOfRuns(all);
+    await cancelRequests.removeOfRuns(all);
     await values.deleteScopes(all);
     await Run.deleteMany({ _id: trusted({ $in: all }) });
   }
@@ -53,6 +56,8 @@ export function createRunRepository(models: Models, values: Values) {
     events,
     /** Running tasks' streamed text (live only; see task-deltas.ts). */
     deltas,
+    /** Marks of runs whose cancel was asked of Temporal, for nodes running as local activities. */
+    cancelRequests,
 
     /**
      * A new run with a fresh id (`R<n>`), PENDING. `fieldsFor` says what it records, given its id:
