@@ -98,7 +98,7 @@ export function createNodeActivities(
     const first = Context.current().info.attempt === 1;
     const save = input.save && carried && first ? input.save : undefined;
     const saved = save && carried ? await carried.saveProgress(save) : undefined;
-    const result = await releasingSlots(input.slots, () => executeNode(deps, input));
+    const result = await releasingSlots(input.slots, () => executeNode(deps, input, true));
     const region = first && !result.stoppedForCancel ? input.followUp : undefined;
     const followUp =
       region && carried
@@ -118,20 +118,30 @@ export function createNodeActivities(
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
 }
 
-/** Runs one node; the workflow records the outcome (the run's projection has a single writer). */
-export function executeNode(deps: NodeActivityDeps, input: ExecuteNodeInput): Promise<ExecuteNodeResult> {
-  const cancelMarked = () => createRunCancelRequests(deps.models).marked(input.runId);
+/**
+ * Runs one node; the workflow records the outcome (the run's projection has a single writer).
+ * `ownActivity`: the node is its activity's own (not one of a region's or a batch's rows), whose
+ * workflow waits for a cancel it was stopped for (run-cancel-watch.ts).
+ */
+export function executeNode(
+  deps: NodeActivityDeps,
+  input: ExecuteNodeInput,
+  ownActivity = false,
+): Promise<ExecuteNodeResult> {
+  const work = (span: NodeSpan | undefined) => (signal: AbortSignal) => executeNodeIn(deps, input, span, signal);
   return timedNode(input.node.node_type, () =>
     inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) =>
       failedAttemptsRecorded(deps, input, () =>
-        stoppingOnCancelMark<ExecuteNodeResult>(
-          cancelMarked,
-          (signal) => executeNodeIn(deps, input, span, signal),
-          () => {
-            const now = new Date().toISOString();
-            return { output: {}, startTime: now, endTime: now, stoppedForCancel: true };
-          },
-        ),
+        ownActivity
+          ? stoppingOnCancelMark<ExecuteNodeResult>(
+              () => createRunCancelRequests(deps.models).marked(input.runId),
+              work(span),
+              () => {
+                const now = new Date().toISOString();
+                return { output: {}, startTime: now, endTime: now, stoppedForCancel: true };
+              },
+            )
+          : work(span)(Context.current().cancellationSignal),
       ),
     ),
   );
