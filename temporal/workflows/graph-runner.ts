@@ -12,7 +12,6 @@ import { PURE_NODE_TYPES } from '../../src/engine/node-kinds';
 import {
   type AgentStepInput,
   type BudgetScope,
-  type ExecuteNodeResult,
   type GraphNode,
   type ProgressSave,
   type SavedAs,
@@ -114,7 +113,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       if (short && calls.carry && carriesAsCode(node)) {
         const local = localNodeActivity(node, short);
         const base = { runId, node, input, ...traced, ...dry, ...(followUp ? { followUp } : {}) };
-        return calls.carry(node.id, (save) => local({ ...base, ...(save ? { save } : {}) })).then(unlessStopped);
+        return calls
+          .carry(node.id, (save) => local({ ...base, ...(save ? { save } : {}) }))
+          .then((result) => (result.stoppedForCancel ? untilCancelled() : result));
       }
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
@@ -127,7 +128,10 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
           ...dry,
           ...regular,
         });
-        return short ? call.then(unlessStopped) : call;
+        // Returned as it is otherwise: an extra step would move the commands that follow on replay.
+        return short && carriesAsCode(node)
+          ? call.then((result) => (result.stoppedForCancel ? untilCancelled() : result))
+          : call;
       }
       return budgeted(node, input, async (budget) => {
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
@@ -144,7 +148,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
               ...(followUp ? { followUp } : {}),
             });
           try {
-            return await unlessStopped(await (calls.carry ? calls.carry(node.id, call) : call(undefined)));
+            // As many awaits as before stopped results existed: a run's commands keep their order on replay.
+            const result = await (calls.carry ? calls.carry(node.id, call) : call(undefined));
+            return result.stoppedForCancel ? await untilCancelled() : result;
           } catch (err) {
             if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
           }
@@ -197,12 +203,11 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
 const STOPPED_WAITS_FOR_CANCEL = '1 minute';
 
 /**
- * A local node activity stopped on its run's cancel mark (run-cancel-watch.ts) has no outcome: the
- * run waits for the cancel, which reaches it with the workflow task that follows (the wait then
- * ends in the run's cancellation, as when the cancel comes first).
+ * What follows a local node activity stopped on its run's cancel mark (run-cancel-watch.ts), which
+ * has no outcome: the run waits for the cancel, which reaches it with the workflow task that follows
+ * (the wait then ends in the run's cancellation, as when the cancel comes first).
  */
-async function unlessStopped<T extends ExecuteNodeResult>(result: T): Promise<T> {
-  if (!result.stoppedForCancel) return result;
+async function untilCancelled(): Promise<never> {
   await condition(() => false, STOPPED_WAITS_FOR_CANCEL);
   throw ApplicationFailure.nonRetryable(
     `Stopped for a cancel of the run that did not arrive within ${STOPPED_WAITS_FOR_CANCEL}`,
