@@ -264,7 +264,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     // A short call (a model call with a timeout ≤ 60 s, no heartbeats) runs as a local activity;
-    // the Python node after it stays a regular activity.
+    // the Python node after it stays a regular activity (captured before short Python nodes:
+    // SpurRunInput.localPython absent).
     name: 'short-calls',
     definition: {
       nodes: [
@@ -274,6 +275,20 @@ const SCENARIOS: Scenario[] = [
         n('out', 'OutputNode'),
       ],
       links: [l('in', 'a'), l('a', 'p'), l('p', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // A PythonFuncNode with its default timeout (30 s) runs as a local activity too (runs started with
+    // SpurRunInput.localPython), carrying the save that shows it RUNNING and the OutputNode after it.
+    name: 'short-python',
+    definition: {
+      nodes: [
+        input(),
+        n('p', 'PythonFuncNode', { code: 'return {"y": input_model["in"]["x"] * 2}', output_schema: { y: 'string' } }),
+        n('out', 'OutputNode'),
+      ],
+      links: [l('in', 'p'), l('p', 'out')],
     },
     expect: { status: 'COMPLETED' },
   },
