@@ -128,23 +128,21 @@ export function executeNode(
   input: ExecuteNodeInput,
   ownActivity = false,
 ): Promise<ExecuteNodeResult> {
-  const work = (span: NodeSpan | undefined) => (signal: AbortSignal) => executeNodeIn(deps, input, span, signal);
   return timedNode(input.node.node_type, () =>
     inNodeSpan(deps.tracer, nodeAttempt(input, input.node), (span) =>
-      failedAttemptsRecorded(deps, input, () =>
-        ownActivity
-          ? stoppingOnCancelMark<ExecuteNodeResult>(
-              () => createRunCancelRequests(deps.models).marked(input.runId),
-              work(span),
-              () => {
-                const now = new Date().toISOString();
-                return { output: {}, startTime: now, endTime: now, stoppedForCancel: true };
-              },
-            )
-          : work(span)(Context.current().cancellationSignal),
-      ),
+      failedAttemptsRecorded(deps, input, () => {
+        const work = (signal: AbortSignal) => executeNodeIn(deps, input, span, signal);
+        if (!ownActivity) return work(Context.current().cancellationSignal);
+        return stoppingOnCancelMark(() => createRunCancelRequests(deps.models).marked(input.runId), work, stopped);
+      }),
     ),
   );
+}
+
+/** What a node stopped on its run's cancel mark hands back: no outcome (ExecuteNodeResult.stoppedForCancel). */
+function stopped(): ExecuteNodeResult {
+  const now = new Date().toISOString();
+  return { output: {}, startTime: now, endTime: now, stoppedForCancel: true };
 }
 
 async function executeNodeIn(

@@ -71,11 +71,12 @@ export function ioNodeOptions(config: Record<string, unknown>): ActivityOptions 
  * config's default). A local activity learns of a cancel only when its workflow task next completes
  * (8 s at most); a local node activity therefore also watches for the api's mark of its run's
  * cancel (run-cancel-watch.ts), so Python's processes still stop within 2 s of one (docs/runs.md).
- * Agents, tools and everything else stay regular activities.
+ * Agents, tools and everything else stay regular activities. `kind`: a type only runs started
+ * since it could be a short call let it be one (ShortCallKinds), so older histories replay.
  */
-const SHORT_CALL_DEFAULT_SECONDS: Readonly<Record<string, number>> = {
-  SingleLLMCallNode: 280,
-  PythonFuncNode: 30,
+const SHORT_CALL_TYPES: Readonly<Record<string, { defaultSeconds: number; kind?: keyof ShortCallKinds }>> = {
+  SingleLLMCallNode: { defaultSeconds: 280 },
+  PythonFuncNode: { defaultSeconds: 30, kind: 'python' },
 };
 
 /** Which short calls a run may make locally: Python nodes only in runs started so (SpurRunInput.localPython). */
@@ -102,10 +103,10 @@ export function shortCallOptions(
   node: { node_type: string; config: Record<string, unknown> },
   kinds: ShortCallKinds,
 ): LocalActivityOptions | undefined {
-  const fallback = SHORT_CALL_DEFAULT_SECONDS[node.node_type];
-  if (fallback === undefined || node.config.heartbeat_timeout_seconds !== undefined) return undefined;
-  if (node.node_type === 'PythonFuncNode' && !kinds.python) return undefined;
-  const seconds = positive(node.config.timeout_seconds, fallback, 24 * 3600);
+  const type = SHORT_CALL_TYPES[node.node_type];
+  if (!type || (type.kind && !kinds[type.kind]) || node.config.heartbeat_timeout_seconds !== undefined)
+    return undefined;
+  const seconds = positive(node.config.timeout_seconds, type.defaultSeconds, 24 * 3600);
   if (seconds > LOCAL_CALL_MAX_SECONDS) return undefined;
   const { retry } = ioNodeOptions(node.config);
   // A cancel stops the call (its request aborted) before the run records CANCELED.

@@ -113,9 +113,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       if (short && calls.carry && carriesAsCode(node)) {
         const local = localNodeActivity(node, short);
         const base = { runId, node, input, ...traced, ...dry, ...(followUp ? { followUp } : {}) };
-        return calls
-          .carry(node.id, (save) => local({ ...base, ...(save ? { save } : {}) }))
-          .then((result) => (result.stoppedForCancel ? untilCancelled() : result));
+        return calls.carry(node.id, (save) => local({ ...base, ...(save ? { save } : {}) })).then(unlessStopped);
       }
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
@@ -129,9 +127,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
           ...regular,
         });
         // Returned as it is otherwise: an extra step would move the commands that follow on replay.
-        return short && carriesAsCode(node)
-          ? call.then((result) => (result.stoppedForCancel ? untilCancelled() : result))
-          : call;
+        return short && carriesAsCode(node) ? call.then(unlessStopped) : call;
       }
       return budgeted(node, input, async (budget) => {
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
@@ -149,8 +145,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
             });
           try {
             // As many awaits as before stopped results existed: a run's commands keep their order on replay.
-            const result = await (calls.carry ? calls.carry(node.id, call) : call(undefined));
-            return result.stoppedForCancel ? await untilCancelled() : result;
+            return unlessStopped(await (calls.carry ? calls.carry(node.id, call) : call(undefined)));
           } catch (err) {
             if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
           }
@@ -203,10 +198,15 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
 const STOPPED_WAITS_FOR_CANCEL = '1 minute';
 
 /**
- * What follows a local node activity stopped on its run's cancel mark (run-cancel-watch.ts), which
- * has no outcome: the run waits for the cancel, which reaches it with the workflow task that follows
- * (the wait then ends in the run's cancellation, as when the cancel comes first).
+ * A local node activity's result as it is (no step added: a run's commands keep their order on
+ * replay), unless the activity stopped on its run's cancel mark (run-cancel-watch.ts): that result
+ * has no outcome, and the run waits for the cancel, which reaches it with the workflow task that
+ * follows (the wait then ends in the run's cancellation, as when the cancel comes first).
  */
+function unlessStopped<T extends { stoppedForCancel?: true }>(result: T): T | Promise<never> {
+  return result.stoppedForCancel ? untilCancelled() : result;
+}
+
 async function untilCancelled(): Promise<never> {
   await condition(() => false, STOPPED_WAITS_FOR_CANCEL);
   throw ApplicationFailure.nonRetryable(

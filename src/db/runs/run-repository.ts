@@ -32,7 +32,8 @@ export function createRunRepository(models: Models, values: Values) {
   const cancelRequests = createRunCancelRequests(models);
   /**
    * Runs and every record of theirs: tasks, pauses, events, streamed text, callback and approval
-   * deliveries, failed attempts, cancel marks and stored values; the runs themselves last, so a removal cut short is found again.
+   * deliveries, failed attempts, cancel marks and stored values; the runs themselves last, so a
+   * removal cut short is found again.
    */
   async function removeRuns(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
