@@ -2,6 +2,8 @@ import { pollDelays } from './poll';
 import { readFileSync, readdirSync } from 'node:fs';
 import { waitForRun } from './engine';
 import { l, n } from './graphs';
+
+export { processEnded } from './host-process';
 import type { client } from './http';
 
 type Http = ReturnType<typeof client>;
@@ -91,13 +93,4 @@ export function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which sits in parentheses and may hold spaces.
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-/** Gone, or a zombie nobody reaped (PID 1 here does not reap orphans): either way it no longer runs. */
-export function processEnded(pid: number): boolean {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return true;
-  }
 }

@@ -9,6 +9,7 @@ import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox.js'
 import { coerceToOutputSchema } from '../../src/nodes/output-coercion.js';
 import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/nodes/types.js';
 import { devOutboundFetch } from '../support/outbound';
+import { processEnded } from '../support/host-process';
 
 // These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
 // components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
@@ -63,15 +64,6 @@ function pythonChildren(): number[] {
       .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
-  }
-}
-
-/** Alive and not a zombie waiting for a parent that is gone. */
-function isRunning(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 
@@ -225,10 +217,10 @@ describe('PythonFuncNode', function () {
         await new Promise((r) => setTimeout(r, 50));
         pid = Number(readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }) || 0);
       }
-      assert.ok(isRunning(pid), 'the python process runs');
+      assert.ok(!processEnded(pid), 'the python process runs');
       host.kill('SIGKILL');
       // The code sleeps 60 s, past this test's timeout: only its death with the host ends it in time.
-      while (isRunning(pid)) await new Promise((r) => setTimeout(r, 50));
+      while (!processEnded(pid)) await new Promise((r) => setTimeout(r, 50));
     } finally {
       host.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
