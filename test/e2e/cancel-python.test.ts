@@ -4,7 +4,6 @@
 // heartbeats) and as a local one (a short timeout: through the api's cancel mark, since its workflow
 // task would hear of the cancel only up to 8 s later).
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import {
   type PyRun,
@@ -12,6 +11,7 @@ import {
   parentOf,
   pidsWith,
   processEnded,
+  processTokens,
   startPython,
   tokenedWait,
 } from '../support/python-runs';
@@ -23,13 +23,13 @@ const CANCEL_STOPS_PYTHON_MS = 2000;
 describe('e2e: cancelling a run stops its Python within the documented bound', function () {
   this.timeout(120_000);
   let engine: Engine;
-  const tokens: string[] = [];
+  const tokens = processTokens('spur-cancel');
   before(async () => {
     engine = await startEngine();
   });
   after(async () => {
     // Should the process have outlived the test after all, it must not outlive the suite.
-    for (const pid of tokens.flatMap(pidsWith)) process.kill(pid, 'SIGKILL');
+    tokens.killAll();
     await engine?.close();
   });
 
@@ -39,8 +39,7 @@ describe('e2e: cancelling a run stops its Python within the documented bound', f
   ];
   for (const { as, timeout, activities } of cases)
     it(`a Python node sleeping for ten minutes, run as ${as}: its processes have ended ${CANCEL_STOPS_PYTHON_MS} ms after the cancel was sent, and the run is CANCELED`, async () => {
-      const token = `spur-cancel-${randomBytes(6).toString('hex')}`;
-      tokens.push(token);
+      const token = tokens.next();
       const runId = await startPython(engine.http, `${tokenedWait(token, 600)}\nreturn {}`, {
         timeout_seconds: timeout,
       });

@@ -112,8 +112,8 @@ return {}`;
     );
     assert.equal(cgroup.memoryBytes, (256 + 2 * SCRATCH_MB) * 1024 * 1024, 'memory_limit_mb plus both tmpfs');
     assert.equal(cgroup.tasks, MAX_PROCESSES + 2, 'SPUR_PYTHON_MAX_PROCESSES plus bwrap and its init');
-    // The launcher (the worker's own child) joined before it started bubblewrap.
-    const launcher = childOnTheWay(worker.process.pid, pid);
+    // The launcher (a child of the worker's spawner helper, spawner.ts) joined before it started bubblewrap.
+    const launcher = childOnTheWay(childOnTheWay(worker.process.pid, pid), pid);
     assert.deepEqual(cgroupOf(launcher).dirs, cgroup.dirs, `the launcher (pid ${launcher}) is in the sandbox's cgroup`);
 
     const run = await waitForRun(http, runId, undefined, 60_000);

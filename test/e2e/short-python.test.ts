@@ -5,26 +5,25 @@
 // activity gave: the record shows it RUNNING while it runs, a cancel stops its processes at once
 // (cancel-python.test.ts times that), and a worker killed while it runs loses nothing.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { input, l, n } from '../support/graphs';
 import { closedRunHistory, localActivityTypes } from '../support/run-history';
 import { startWorker } from '../support/worker';
 import { until } from '../support/exec-log';
 import { openSse } from '../support/sse';
-import { eventually, pidsWith, processEnded, tokenedWait } from '../support/python-runs';
+import { eventually, pidsWith, processEnded, processTokens, tokenedWait } from '../support/python-runs';
 
 type Task = { node_id: string; status: string; outputs: Record<string, unknown> | null };
 
 describe('e2e: a short PythonFuncNode runs as a local activity', function () {
   this.timeout(240_000);
   let engine: SplitEngine;
-  const tokens: string[] = [];
+  const tokens = processTokens('spur-short-py');
   before(async () => {
     engine = await startSplitEngine();
   });
   after(async () => {
-    for (const pid of tokens.flatMap(pidsWith)) process.kill(pid, 'SIGKILL');
+    tokens.killAll();
     await engine?.close();
   });
 
@@ -47,11 +46,6 @@ describe('e2e: a short PythonFuncNode runs as a local activity', function () {
     return started.body.id as string;
   };
   const tasksOf = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
-  const newToken = () => {
-    const token = `spur-short-py-${randomBytes(6).toString('hex')}`;
-    tokens.push(token);
-    return token;
-  };
 
   it('has no activity task: its own local activity runs it with the OutputNode after it, then the final save; the outputs are as before', async () => {
     const runId = await start('return {"y": input_model["in"]["x"] + "!"}');
@@ -64,7 +58,7 @@ describe('e2e: a short PythonFuncNode runs as a local activity', function () {
   });
 
   it('while it runs, the record and the event stream show it RUNNING (its activity wrote that save before the code started)', async () => {
-    const token = newToken();
+    const token = tokens.next();
     const runId = await start(`${tokenedWait(token, 600)}\nreturn {"y": "never"}`, { timeout_seconds: 60 });
     const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     try {
@@ -82,7 +76,7 @@ describe('e2e: a short PythonFuncNode runs as a local activity', function () {
   });
 
   it('a worker killed -9 while it runs: its processes die with the worker, the node runs again on the next worker, and the run completes once with its answer', async () => {
-    const token = newToken();
+    const token = tokens.next();
     // Each attempt's code waits 5 s in a child the host can see, then answers.
     const runId = await start(`${tokenedWait(token, 5)}\nreturn {"y": "done"}`);
     const first = await eventually('the node’s code runs', () => pidsWith(token)[0]);

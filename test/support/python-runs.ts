@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { pollDelays } from './poll';
 import { readFileSync, readdirSync } from 'node:fs';
 import { waitForRun } from './engine';
@@ -93,4 +94,22 @@ export function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which sits in parentheses and may hold spaces.
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/**
+ * Fresh tokens for tokenedWait, and the end of every process still carrying one: a node's process
+ * that outlived its test must not outlive the suite (call `killAll` in `after`).
+ */
+export function processTokens(prefix: string): { next(): string; killAll(): void } {
+  const tokens: string[] = [];
+  return {
+    next() {
+      const token = `${prefix}-${randomBytes(6).toString('hex')}`;
+      tokens.push(token);
+      return token;
+    },
+    killAll() {
+      for (const pid of tokens.flatMap(pidsWith)) process.kill(pid, 'SIGKILL');
+    },
+  };
 }

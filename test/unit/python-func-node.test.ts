@@ -56,9 +56,12 @@ async function failure(config: Record<string, unknown>, ctx = context()): Promis
 }
 
 /** Processes that are children of this test process (the runner spawns the sandbox directly). */
+/** The sandbox's launchers: children of the spawner helper, which starts them (spawner.ts). */
 function pythonChildren(): number[] {
+  const helper = sandbox.spawner.helperPid;
+  if (helper === undefined) return [];
   try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '^(bwrap|python)'], { encoding: 'utf8' })
+    return execFileSync('pgrep', ['-P', String(helper), '^(bwrap|python)'], { encoding: 'utf8' })
       .split('\n')
       .filter(Boolean)
       .map(Number);

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import type { Readable } from 'node:stream';
-import { NodeExecutionError } from '../errors.js';
+import { NodeExecutionError, TransientNodeError } from '../errors.js';
+import { type HarnessSpawn, spawnHarness } from './harness-process';
 import type { Launch } from './sandbox.js';
+import type { Spawner } from './spawner';
 
 export interface PythonRunOptions {
   /** What runs it: PYTHON_HARNESS (the body of `def user_function(input_model):`) unless given. */
@@ -35,15 +36,16 @@ export function harnessArgs(
  * Runs the harness as `launch` says and returns the dict the user's code returned. Failures of the
  * code (exceptions, timeouts, limits, non-dict results) throw NodeExecutionError; an abort of
  * `signal` kills the process and throws the abort reason. `started` may prepare the running
- * process (the opt-in network) before the code runs; its failure kills the process.
+ * process (the opt-in network) before the code runs; its failure kills the process. With a
+ * `spawner` and nothing to attach, the spawner's helper starts the process.
  */
 export async function runLaunch(
   launch: Launch,
   cwd: string,
   options: PythonRunOptions,
-  started?: (child: ChildProcess) => Promise<void>,
+  { started, spawner }: { started?: (child: ChildProcess) => Promise<void>; spawner?: Spawner } = {},
 ): Promise<Record<string, unknown>> {
-  const outcome = await runHarness(launch, cwd, options, started);
+  const outcome = await runHarness(launch, cwd, options, started, spawner);
   return interpret(outcome, options);
 }
 
@@ -58,20 +60,24 @@ function runHarness(
   launch: Launch,
   cwd: string,
   options: PythonRunOptions,
-  started?: (child: ChildProcess) => Promise<void>,
+  started: ((child: ChildProcess) => Promise<void>) | undefined,
+  spawner: Spawner | undefined,
 ): Promise<Outcome> {
   if (options.signal.aborted) throw abortError(options.signal);
-  const extraFds = launch.blockFd === undefined ? 0 : 2;
-  // detached: the child leads its own process group. Killing it kills the sandbox: bwrap's init
-  // dies with its parent and takes the whole PID namespace along (setsid() cannot escape that);
-  // without a sandbox the group kill takes whatever did not start a session of its own.
-  const child = spawn(launch.command, launch.args, {
-    cwd,
+  const limit = options.outputLimitBytes ?? OUTPUT_LIMIT_BYTES;
+  const request: HarnessSpawn = {
+    command: launch.command,
+    args: launch.args,
     env: launch.env,
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...Array<'pipe'>(extraFds).fill('pipe')],
-    detached: true,
+    cwd,
     ...(launch.uid === undefined ? {} : { uid: launch.uid, gid: launch.gid }),
-  });
+    extraPipes: launch.blockFd === undefined ? 0 : 2,
+    stdin: JSON.stringify({ code: options.code, input: options.input }),
+  };
+  // What attaches to the running process (the opt-in network) needs it here; the rest is spawned
+  // by the helper, whose fork is cheaper than this process's (spawner.ts).
+  const direct = started !== undefined || spawner === undefined ? spawnHarness(request) : undefined;
+  const harness = direct?.harness ?? (spawner as Spawner).spawn(request, limit);
 
   return new Promise<Outcome>((resolve, reject) => {
     let failure: Error | undefined;
@@ -81,13 +87,6 @@ function runHarness(
     let stderrTail = '';
     let exit: Pick<Outcome, 'code' | 'signal'> | undefined;
 
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // ESRCH: the group is already gone.
-      }
-    };
     const settle = () => {
       if (settled) return;
       settled = true;
@@ -106,13 +105,8 @@ function runHarness(
     };
     const fail = (error: Error) => {
       failure ??= error;
-      killGroup();
+      harness.killGroup();
       if (exit) settle();
-    };
-    const limit = options.outputLimitBytes ?? OUTPUT_LIMIT_BYTES;
-    const count = (chunk: Buffer) => {
-      written += chunk.length;
-      if (written > limit) fail(new NodeExecutionError(`Python output exceeded ${Math.round(limit / 1024 / 1024)} MB`));
     };
     const onAbort = () => fail(abortError(options.signal));
 
@@ -129,32 +123,27 @@ function runHarness(
     }, HEARTBEAT_MS);
     options.signal.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', count);
-    child.stderr.on('data', (chunk: Buffer) => {
-      count(chunk);
-      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+    harness.onOutput((stream, chunk) => {
+      written += chunk.length;
+      if (written > limit) fail(new NodeExecutionError(`Python output exceeded ${Math.round(limit / 1024 / 1024)} MB`));
+      if (stream === 'stderr') stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+      if (stream === 'result' && !failure) result.push(chunk);
     });
-    const resultStream = child.stdio[3] as Readable;
-    resultStream.on('data', (chunk: Buffer) => {
-      count(chunk);
-      if (!failure) result.push(chunk);
-    });
-    child.on('error', (error) => {
-      failure ??= new NodeExecutionError(`Could not start ${launch.command}: ${error.message}`, { cause: error });
+    harness.onError((error) => {
+      failure ??=
+        error instanceof TransientNodeError
+          ? error
+          : new NodeExecutionError(`Could not start ${launch.command}: ${error.message}`, { cause: error });
       settle();
     });
-    child.on('exit', (code, signal) => {
+    harness.onExit((code, signal) => {
       exit = { code, signal: signal ?? sandboxedSignal(launch, code) };
-      // Reap whatever the user's code left running in the group; its pipes then close too.
-      killGroup();
       if (failure) settle();
     });
-    child.on('close', settle);
+    harness.onClose(settle);
 
-    // The child may die before reading its input; that shows up as its exit, not as EPIPE here.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(JSON.stringify({ code: options.code, input: options.input }));
-    started?.(child).catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
+    if (direct && started)
+      started(direct.child).catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
   });
 }
 

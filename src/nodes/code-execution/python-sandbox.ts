@@ -12,6 +12,7 @@ import { type CgroupSupport, type SandboxCgroup, detectCgroups } from './sandbox
 import { attachNetwork } from './sandbox-network';
 import { type AttachNetwork, PROBE_PYTHON_ARGS, checkTunDevice, findBwrap, probeSandbox } from './sandbox-preflight';
 import { SandboxSlots } from './sandbox-slots';
+import { Spawner } from './spawner';
 import { sandboxUnavailable } from './sandbox-unavailable';
 
 /** What /api/health shows about the Python sandbox. */
@@ -37,6 +38,8 @@ export class PythonSandbox {
   private cgroups: Promise<CgroupSupport> | undefined;
 
   private readonly slots: SandboxSlots;
+  /** Starts each run's processes (spawner.ts); public for tests, which find them among its children. */
+  readonly spawner = new Spawner();
 
   constructor(readonly settings: Readonly<PythonSettings>) {
     this.slots = new SandboxSlots(settings.maxConcurrent);
@@ -68,7 +71,7 @@ export class PythonSandbox {
     // Unsandboxed (trusted code only): a scratch folder of the worker's, removed afterwards.
     const dir = await mkdtemp(path.join(tmpdir(), 'spur-py-'));
     try {
-      return await runLaunch(launch, dir, options);
+      return await runLaunch(launch, dir, options, { spawner: this.spawner });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -88,7 +91,7 @@ export class PythonSandbox {
         harnessArgs(options.program ?? PYTHON_HARNESS, options),
         cgroup?.procsFiles,
       );
-      return await runLaunch(launch, '/', options, this.attach(launch, python));
+      return await runLaunch(launch, '/', options, { started: this.attach(launch, python), spawner: this.spawner });
     } catch (error) {
       if (cgroup && (await cgroup.oomKilled())) {
         throw new NodeExecutionError(
