@@ -314,6 +314,16 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // The same since a short call that leaves nothing of its run to do writes the run's final save
+    // too (SpurRunInput.endsCarried): one local activity, no saveProgress of the run's own.
+    name: 'short-ended',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM, timeout_seconds: 30 }), n('out', 'OutputNode')],
+      links: [l('in', 'a'), l('a', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // The same under a limit: the local activity writes the save, finds the limit and sends
     // nothing; the call waits for a slot and goes as a regular activity.
     name: 'short-limited-carried',

@@ -16,6 +16,7 @@ import type { RunStatus } from '../engine/statuses';
 import type { PureRegion, PureRegionInput, RegionOutcome } from '../engine/pure-region';
 import type { RunTrace } from './trace-ids';
 import type { DryRun } from '../engine/dry-run';
+import type { CarriedEnd } from '../engine/carried-end';
 import type { HeldSlots, SlotsReturned } from './limit-contract';
 
 // The contracts of the run workflows: their inputs and results, and the activities they call by
@@ -71,6 +72,12 @@ export interface SpurRunInput {
    * replays with its Python nodes as regular activities, as they ran.
    */
   localPython?: true;
+  /**
+   * Set on every run started since a short call that leaves nothing of its run to do writes the
+   * run's final save itself (ExecuteNodeInput.end): a history recorded without it replays with that
+   * save as a local activity of its own, as it ran.
+   */
+  endsCarried?: true;
 }
 
 /**
@@ -152,15 +159,22 @@ export interface ExecuteNodeInput {
   save?: ProgressSave;
   /** A short call's follow-up (followUpRegion): run once it has answered, its node's state added. */
   followUp?: PureRegion;
+  /**
+   * Set when nothing of the run is left after the call and its follow-up (RunKeeper.carry): the
+   * call writes the run's final save once both completed, on the first attempt only. `ended`: in a
+   * traced run, what the run's span needs.
+   */
+  end?: CarriedEnd & { ended?: { workflowId: string; trace: RunTrace } };
 }
 
 /**
  * `saved`: what the carried save left (ExecuteNodeInput.save), when this attempt wrote it;
- * `followUp`: the follow-up's outcomes, when it ran (absent: the run runs those nodes itself).
+ * `followUp`: the follow-up's outcomes, when it ran (absent: the run runs those nodes itself);
+ * `ended`: the digest of the final save it wrote (ExecuteNodeInput.end; absent: none written).
  */
 export type ExecuteNodeActivity = (
   input: ExecuteNodeInput,
-) => Promise<ExecuteNodeResult & SlotsReturned & { saved?: SavedAs; followUp?: RegionOutcome[] }>;
+) => Promise<ExecuteNodeResult & SlotsReturned & { saved?: SavedAs; followUp?: RegionOutcome[]; ended?: string }>;
 
 /** Activity type per node type, so the Temporal UI shows what each step is. */
 export function nodeActivityName(nodeType: string): string {

@@ -15,7 +15,7 @@ import { runAgent } from './agent-loop';
 import { runBestOfN } from './best-of-n';
 import { type ProviderFailureKind, failureUsage } from './failure-usage';
 import { withFallbackModels } from './model-fallbacks';
-import { modelOf } from './model-calls';
+import { answerFields, taskWrite } from './task-writes';
 import type { CompositeResult, StepRunner } from './composite';
 import { type PureRegion, type RegionOutcome, followUpRegion, pureRegionFrom } from './pure-region';
 
@@ -257,20 +257,10 @@ export class GraphWalker {
       };
     }
     const result = await this.calls.execute(node, input, followUp);
-    const { output, startTime, endTime, usage, model, modelFailures, dryRun } = result;
-    const answered = model ?? modelOf(node);
     return {
       ...(result.followUp ? { followUp: result.followUp } : {}),
-      state: { status: 'COMPLETED', output },
-      extra: {
-        startTime,
-        // The activity's own clock: the workflow's (a workflow task's start) may be before the node began.
-        ...(endTime ? { endTime } : {}),
-        ...(usage ? { usage } : {}),
-        ...(answered ? { model: answered } : {}),
-        ...(modelFailures ? { modelFailures } : {}),
-        ...(dryRun ? { dryRun } : {}),
-      },
+      state: { status: 'COMPLETED', output: result.output },
+      extra: answerFields(node, result),
     };
   }
 
@@ -299,7 +289,7 @@ export class GraphWalker {
     extra: Partial<TaskWrite>,
     states: Map<string, NodeState>,
   ): void {
-    this.adopt(node, state, record ? this.taskWrite(node, state, extra) : null, states);
+    this.adopt(node, state, record ? taskWrite(node.id, state, extra, () => new Date().toISOString()) : null, states);
   }
 
   /** A node's final state and (null: not recorded) its task write. */
@@ -307,27 +297,6 @@ export class GraphWalker {
     states.set(node.id, state);
     if (state.status === 'FAILED') this.hooks.onNodeFailed(node, state.error);
     if (write) this.hooks.recordTask(write);
-  }
-
-  private taskWrite(node: GraphNode, state: NodeState, extra: Partial<TaskWrite>): TaskWrite {
-    return {
-      nodeId: node.id,
-      status: state.status,
-      error: state.status === 'FAILED' ? state.error : (extra.error ?? null),
-      ...(extra.inputs !== undefined ? { inputs: extra.inputs } : {}),
-      ...(extra.outputs !== undefined
-        ? { outputs: extra.outputs }
-        : state.status === 'COMPLETED'
-          ? { outputs: state.output }
-          : {}),
-      ...(extra.subworkflowOutput !== undefined ? { subworkflowOutput: extra.subworkflowOutput } : {}),
-      ...(extra.startTime !== undefined ? { startTime: extra.startTime } : {}),
-      ...(extra.usage !== undefined ? { usage: extra.usage } : {}),
-      ...(extra.model !== undefined ? { model: extra.model } : {}),
-      ...(extra.modelFailures !== undefined ? { modelFailures: extra.modelFailures } : {}),
-      ...(extra.dryRun !== undefined ? { dryRun: extra.dryRun } : {}),
-      endTime: extra.endTime ?? new Date().toISOString(),
-    };
   }
 }
 

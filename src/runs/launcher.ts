@@ -162,6 +162,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       callsCarry: true,
       stopsWhenRefused: true,
       localPython: true,
+      endsCarried: true,
     };
     return {
       type: WorkflowType.spurRun,

@@ -43,6 +43,8 @@ import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { createNodeAttempts } from '../../src/db/runs/node-attempts';
 import { createRunCancelRequests } from '../../src/db/runs/run-cancel-requests';
 import { stoppingOnCancelMark } from './run-cancel-watch';
+import { carriedEndContent, finalContentDigest } from '../../src/engine/carried-end';
+import type { RunEnded } from './projection.activities';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -75,9 +77,9 @@ const HEARTBEAT_AT_MOST_EVERY_MS = 5000;
  */
 export const LOCAL_RESULT_INLINE_BYTES = 16 * 1024;
 
-/** What a short call's local activity does besides its call (ExecuteNodeInput.save, .followUp). */
+/** What a short call's local activity does besides its call (ExecuteNodeInput.save, .followUp, .end). */
 export interface CarriedWork {
-  saveProgress(save: ProgressSave): Promise<SavedAs>;
+  saveProgress(save: ProgressSave & { ended?: RunEnded }): Promise<SavedAs>;
   runRegion(input: TracedRegionInput): Promise<RegionOutcome[]>;
 }
 
@@ -113,9 +115,49 @@ export function createNodeActivities(
             })
             .catch(() => undefined)
         : undefined;
-    return { ...result, ...(saved !== undefined ? { saved } : {}), ...(followUp ? { followUp } : {}) };
+    const ended =
+      input.end && carried && first && !result.stoppedForCancel && (followUp || !region)
+        ? await endOfRun(carried, input, input.end, result, followUp ?? [], saved)
+        : undefined;
+    return {
+      ...result,
+      ...(saved !== undefined ? { saved } : {}),
+      ...(followUp ? { followUp } : {}),
+      ...(ended ? { ended } : {}),
+    };
   };
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
+}
+
+/**
+ * The run's final save, when the call and its follow-up left nothing of the run to do
+ * (ExecuteNodeInput.end): on what the call's own save left, or on what the workflow knew. Its
+ * digest goes back; a save that fails here is left to the workflow's own final save (undefined),
+ * never retried with the call.
+ */
+async function endOfRun(
+  carried: CarriedWork,
+  input: ExecuteNodeInput,
+  end: NonNullable<ExecuteNodeInput['end']>,
+  result: ExecuteNodeResult,
+  followUp: RegionOutcome[],
+  saved: SavedAs | undefined,
+): Promise<string | undefined> {
+  const content = carriedEndContent(end, input.node, input.input, result, followUp);
+  if (!content) return undefined;
+  const known = saved === undefined ? end.known : saved !== null && end.known ? { ...end.known, ...saved } : undefined;
+  try {
+    await carried.saveProgress({
+      runId: input.runId,
+      tasks: { records: content.tasks },
+      run: content.run,
+      ...(known ? { known } : {}),
+      ...(end.ended ? { ended: end.ended } : {}),
+    });
+    return finalContentDigest(content);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

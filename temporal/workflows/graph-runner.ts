@@ -20,6 +20,7 @@ import {
   AGENT_STEP_ACTIVITY,
   type AgentStepActivity,
   type ExecuteNodeActivity,
+  type ExecuteNodeInput,
   type TracedRegionInput,
   nodeActivityName,
 } from '../../src/contracts/run-contract';
@@ -67,9 +68,10 @@ export interface ModelCallHooks {
   carry?: CarrySave;
 }
 
-export type CarrySave = <T extends { saved?: SavedAs }>(
+/** `end`: set when the call may write the run's final save too (ExecuteNodeInput.end). */
+export type CarrySave = <T extends { saved?: SavedAs; ended?: string }>(
   nodeId: string,
-  call: (save: ProgressSave | undefined) => Promise<T>,
+  call: (save: ProgressSave | undefined, end: ExecuteNodeInput['end']) => Promise<T>,
 ) => Promise<T>;
 
 /**
@@ -113,7 +115,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       if (short && calls.carry && carriesAsCode(node)) {
         const local = localNodeActivity(node, short);
         const base = { runId, node, input, ...traced, ...dry, ...(followUp ? { followUp } : {}) };
-        return calls.carry(node.id, (save) => local({ ...base, ...(save ? { save } : {}) })).then(unlessStopped);
+        return calls
+          .carry(node.id, (save, end) => local({ ...base, ...(save ? { save } : {}), ...(end ? { end } : {}) }))
+          .then(unlessStopped);
       }
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
       // walker awaits it directly, and the commands of a run keep the order its history has.
@@ -133,7 +137,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         if (short) {
           // No limit on its model (the activity checks): one local activity, no slot to ask for.
-          const call = (save: ProgressSave | undefined) =>
+          const call = (save: ProgressSave | undefined, end?: ExecuteNodeInput['end']) =>
             localNodeActivity(
               node,
               short,
@@ -142,6 +146,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
               unlimitedOnly: true,
               ...(save ? { save } : {}),
               ...(followUp ? { followUp } : {}),
+              ...(end ? { end } : {}),
             });
           try {
             // As many awaits as before stopped results existed: a run's commands keep their order on replay.

@@ -1,4 +1,10 @@
-import { CancellationScope, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  log,
+  proxyLocalActivities,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ProjectionActivities } from '../activities';
 import { nodeFailureMessage } from '../../src/engine/graph-walker';
 import type { NodeState } from '../../src/engine/node-inputs';
@@ -12,7 +18,7 @@ import type {
   TaskWrite,
   WaitReason,
 } from '../../src/engine/run-contract';
-import type { RunResume, SpurRunInput } from '../../src/contracts/run-contract';
+import type { ExecuteNodeInput, RunResume, SpurRunInput } from '../../src/contracts/run-contract';
 import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
@@ -21,8 +27,12 @@ import type { ApprovalDeliveryOutcome } from '../../src/engine/approvals';
 import { TaskBook } from '../../src/engine/task-book';
 import type { RunTrace } from '../../src/contracts/trace-ids';
 import { FailureType, applicationCause } from '../../src/contracts/failures';
+import { finalContentDigest, finalRunPatch } from '../../src/engine/carried-end';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
+
+/** What a carried call is given to end the run with (ExecuteNodeInput.end). */
+type CarriedEndInput = NonNullable<ExecuteNodeInput['end']>;
 
 type Final = {
   status: RunStatus;
@@ -89,6 +99,9 @@ export class RunKeeper {
     private readonly carries: (node: GraphNode) => boolean = () => false,
   ) {
     this.runId = input.runId;
+    // A chat run records its turn before its end, a dry run's stubs stay the workflow's: they end as before.
+    this.endsCarried = input.endsCarried === true && !input.chat && !input.dryRun;
+    this.topLevel = topLevel.map(({ id, title }) => ({ id, title }));
     this.workflowId = input.workflowId;
     this.recordedAs = input.recordedAs;
     this.head = input.resume ? undefined : null;
@@ -137,6 +150,11 @@ export class RunKeeper {
   private slowInFlight = 0;
   /** The node whose call is to carry the save that shows it RUNNING (beforeSlowNode, carry). */
   private carried: string | null = null;
+  /** Whether a carried call may write the run's final save (SpurRunInput.endsCarried). */
+  private readonly endsCarried: boolean;
+  private readonly topLevel: Array<Pick<GraphNode, 'id' | 'title'>>;
+  /** The digest of the final save a carried call wrote (carriedEndContent), until the run's own final save. */
+  private endedByCall: string | null = null;
 
   /**
    * Kept in memory; saved at once while the run is waiting on something slow (a human, an LLM
@@ -199,11 +217,11 @@ export class RunKeeper {
    * (`carries`), so no save waits long behind the call. A call that fails loses what its save
    * left, and the next save reads the run first; a save refused for good fails the run as any does.
    */
-  async carry<T extends { saved?: SavedAs }>(
+  async carry<T extends { saved?: SavedAs; ended?: string }>(
     nodeId: string,
-    call: (save: ProgressSave | undefined) => Promise<T>,
+    call: (save: ProgressSave | undefined, end: CarriedEndInput | undefined) => Promise<T>,
   ): Promise<T> {
-    if (this.carried !== nodeId) return call(undefined);
+    if (this.carried !== nodeId) return call(undefined, undefined);
     this.carried = null;
     let outcome = { err: new Error('the carried call did not run') } as { value: T } | { err: unknown };
     await this.save(undefined, async (progress) => {
@@ -211,7 +229,8 @@ export class RunKeeper {
       const save = progress.tasks || progress.run ? progress : undefined;
       const unchanged = this.head === undefined ? null : { head: this.head, tasks: this.tasksVersion };
       try {
-        const value = await call(save);
+        const value = await call(save, this.endPlan(nodeId, progress.known));
+        if (value.ended) this.endedByCall = value.ended;
         outcome = { value };
         return save ? (value.saved ?? null) : unchanged;
       } catch (err) {
@@ -223,6 +242,25 @@ export class RunKeeper {
     });
     if ('err' in outcome) throw outcome.err;
     return outcome.value;
+  }
+
+  /**
+   * What a carried call needs to write the run's final save, when the run may end with it: nothing
+   * failed, declined or paused, and every other task either ended or still to come (its follow-up).
+   * The call writes it only if the run does end with it; finish() then checks it wrote what the
+   * run's own final save would.
+   */
+  private endPlan(nodeId: string, known: KnownRecord | undefined): CarriedEndInput | undefined {
+    if (!this.endsCarried || this.firstFailure !== null || this.declined !== null) return undefined;
+    if (this.pauses.openCount > 0 || this.continuing || this.stopped) return undefined;
+    const tasks = this.tasks.snapshot();
+    if (tasks.some((t) => t.node_id !== nodeId && t.status !== 'COMPLETED' && t.status !== 'PENDING')) return undefined;
+    return {
+      tasks,
+      nodes: this.topLevel,
+      ...(known ? { known } : {}),
+      ...(this.traced ? { ended: this.traced } : {}),
+    };
   }
 
   /** What stops the run's graph once a save is refused for good (`stopped`); without it a refusal stops nothing. */
@@ -269,20 +307,7 @@ export class RunKeeper {
       if (tasks) this.tasks.saved = true;
       if (runChanged) this.show(status);
       const message = final ? final.message : this.firstFailure;
-      const run = runChanged
-        ? {
-            status,
-            message,
-            ...(final
-              ? {
-                  final: {
-                    outputsByTitle: final.outputsByTitle,
-                    ...(final.outputsById ? { outputsById: final.outputsById } : {}),
-                  },
-                }
-              : {}),
-          }
-        : undefined;
+      const run = final ? finalRunPatch({ ...final, message }) : runChanged ? { status, message } : undefined;
       const known = this.known();
       // Every save after the final one reads the run: whether the record ended, only a read tells.
       if (final) this.head = undefined;
@@ -307,6 +332,16 @@ export class RunKeeper {
         });
       }
       if (via) return via(progress).then(learn);
+      // The run's carried call wrote this very save already: nothing to send.
+      if (final && tasks && run && this.endedByCall !== null) {
+        const digest = finalContentDigest({ tasks: tasks.records, run });
+        if (digest === this.endedByCall) return undefined;
+        log.error('A carried call ended the run with another final save than its workflow', {
+          runId: this.runId,
+          carried: this.endedByCall,
+          own: digest,
+        });
+      }
       return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress).then(learn);
     });
     this.writes = write.catch((err: unknown) => this.writeFailed(err));

@@ -196,7 +196,7 @@ describe('e2e: short calls run as local activities', function () {
     assert.equal((history.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 1);
   });
 
-  it('a short call no other node runs beside writes the save that shows it RUNNING and runs the OutputNode after it itself: record and event stream show it RUNNING while the provider holds the reply, the output is recorded as before, and the run takes two local activities', async () => {
+  it("a short call no other node runs beside writes the save that shows it RUNNING and runs the OutputNode after it itself: record and event stream show it RUNNING while the provider holds the reply, the output is recorded as before, and the run takes one local activity: the call's, which writes the run's final save too", async () => {
     const markersOf = async (runId: string) =>
       ((await closedRunHistory(engine, runId)).events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
     const release = holdCallsSaying('carried', 'ok');
@@ -238,8 +238,10 @@ describe('e2e: short calls run as local activities', function () {
     };
     const besideId = await start(await create('beside', beside), 'beside');
     assert.equal((await waitForRun(engine.http, besideId, undefined, 120_000)).status, 'COMPLETED');
-    // The carried run: the call with its save and out, then the final save.
-    assert.equal(await markersOf(runId), 2);
+    // The carried run: the call with its save, out and the run's final save.
+    assert.equal(await markersOf(runId), 1);
+    const ended = (await engine.http.get(`/run/${runId}/`)).body as { end_time: string | null };
+    assert.ok(ended.end_time, 'the final save recorded the end');
     // Beside: a save before each call, the two calls, out and the final save (one more when a call
     // ends while the other runs); carried, its saves would be two fewer.
     assert.ok((await markersOf(besideId)) >= 6, `${await markersOf(besideId)} local activities`);

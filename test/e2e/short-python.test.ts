@@ -47,14 +47,14 @@ describe('e2e: a short PythonFuncNode runs as a local activity', function () {
   };
   const tasksOf = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
 
-  it('has no activity task: its own local activity runs it with the OutputNode after it, then the final save; the outputs are as before', async () => {
+  it("has no activity task: its own local activity runs it with the OutputNode after it and writes the run's final save; the outputs are as before", async () => {
     const runId = await start('return {"y": input_model["in"]["x"] + "!"}');
     const run = await waitForRun(engine.http, runId, undefined, 120_000);
     assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
     assert.deepEqual((run.outputs as Record<string, unknown>).out, { y: 'hi!' });
     const history = await closedRunHistory(engine, runId);
     assert.equal((history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length, 0);
-    assert.deepEqual(await localActivityTypes(engine, runId), ['executePythonFuncNode', 'saveProgress']);
+    assert.deepEqual(await localActivityTypes(engine, runId), ['executePythonFuncNode']);
   });
 
   it('while it runs, the record and the event stream show it RUNNING (its activity wrote that save before the code started)', async () => {
