@@ -324,6 +324,27 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // A pure region that is all its run has left writes the run's final save too (runs started with
+    // SpurRunInput.endsCarried), an untaken route's node CANCELED inside it: one local activity.
+    name: 'region-ended',
+    definition: {
+      nodes: [
+        input(),
+        n('S', 'StaticValueNode', { values: { greeting: 'hi' } }),
+        n('R', 'RouterNode', {
+          route_map: {
+            yes: { conditions: [cond('S.greeting', 'equals', 'hi')] },
+            no: { conditions: [cond('S.greeting', 'equals', 'bye')] },
+          },
+        }),
+        n('out', 'OutputNode', { output_map: { said: 'R.S.greeting' } }),
+        n('other', 'OutputNode'),
+      ],
+      links: [l('in', 'S'), l('S', 'R'), l('R', 'out', 'yes'), l('R', 'other', 'no')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // The same under a limit: the local activity writes the save, finds the limit and sends
     // nothing; the call waits for a slot and goes as a regular activity.
     name: 'short-limited-carried',

@@ -189,5 +189,11 @@ export type AgentStepActivity = (
 /** A pure region's local activity input; `trace` as on ExecuteNodeInput. */
 export type TracedRegionInput = PureRegionInput & { trace?: RunTrace };
 
+/** A pure region that is all its run has left: it ends the run too when its nodes do (ExecuteNodeInput.end). */
+export type EndingRegionInput = TracedRegionInput & { end: NonNullable<ExecuteNodeInput['end']> };
+
+/** A region's outcomes; for an ending region, with the digest of the final save it wrote (if it wrote one). */
+export type RegionResult = RegionOutcome[] | { outcomes: RegionOutcome[]; ended?: string };
+
 /** Activity type of an agent's model call. */
 export const AGENT_STEP_ACTIVITY = 'agentModelCall';

@@ -1,13 +1,12 @@
-import type { RegionOutcome } from './pure-region';
 import type { GraphNode, KnownRecord, NodeOutput, RunPatch, TaskRecord, TaskWrite } from './run-contract';
 import type { RunStatus } from './statuses';
 import { TaskBook } from './task-book';
-import { type CallAnswer, answerFields, taskWrite } from './task-writes';
 
 /**
- * What a short call needs to write its run's final save itself, when nothing of the run is left
- * after it and its follow-up (RunKeeper.carry): the run then ends in the call's local activity
- * rather than in one of its own, a local activity less per run. Both sides build the save with the
+ * What a run's last step needs to write the run's final save itself: a short call when nothing of
+ * the run is left after it and its follow-up (RunKeeper.carry), or a pure region that is all that
+ * is left. The run then ends in that step's local activity rather than in one of its own, a local
+ * activity less per run. Both sides build the save with the
  * same functions (task-writes.ts, TaskBook, finalRunPatch); the workflow builds its own as always
  * and compares digests (finalContentDigest): equal, it sends nothing; different (a bug), it logs
  * the difference and sends its own, which finds the record ended and leaves it as the call wrote it.
@@ -45,35 +44,21 @@ export function finalRunPatch(final: {
 }
 
 /**
- * The final save a completed call and its follow-up make of the run, or null when the run does not
- * end with them (a node failed, or one is still to run). The node's write is the graph walker's
- * (task-writes.ts); the outputs are those of the completed tasks, in node order.
+ * The final save the writes of a run's last step (a call and its follow-up, or a pure region) make
+ * of it, or null when the run does not end with them: a task failed, or one is still open. The run
+ * then ends COMPLETED, as its workflow ends a run where nothing failed (an untaken route's tasks are
+ * CANCELED); its outputs are those of the completed tasks, in node order (collectOutputs).
  */
-export function carriedEndContent(
-  end: CarriedEnd,
-  node: GraphNode,
-  input: Record<string, unknown>,
-  answer: CallAnswer & { output: NodeOutput | null },
-  followUp: readonly RegionOutcome[],
-): FinalContent | null {
+export function carriedEndContent(end: CarriedEnd, writes: readonly TaskWrite[]): FinalContent | null {
   const book = new TaskBook([], {}, end.tasks);
-  const writes: TaskWrite[] = [
-    taskWrite(
-      node.id,
-      { status: 'COMPLETED', output: answer.output },
-      { inputs: input, ...answerFields(node, answer) },
-      () => new Date().toISOString(),
-    ),
-    ...followUp.map((o) => o.write),
-  ];
   for (const write of writes) book.apply(write);
   const tasks = book.take();
-  if (tasks.some((t) => t.status !== 'COMPLETED')) return null;
+  if (tasks.some((t) => t.status !== 'COMPLETED' && t.status !== 'CANCELED')) return null;
   const byId: Record<string, NodeOutput> = {};
   const byTitle: Record<string, NodeOutput> = {};
-  const outputs = new Map(tasks.map((t) => [t.node_id, t.outputs]));
+  const completed = new Map(tasks.filter((t) => t.status === 'COMPLETED').map((t) => [t.node_id, t.outputs]));
   for (const { id, title } of end.nodes) {
-    const output = outputs.get(id);
+    const output = completed.get(id);
     if (!output || Object.keys(output).length === 0) continue;
     byId[id] = output;
     byTitle[title] = output;

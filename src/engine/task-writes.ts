@@ -1,6 +1,6 @@
 import type { NodeState } from './node-inputs';
 import { modelOf } from './model-calls';
-import type { ExecuteNodeResult, GraphNode, ModelFailure, TaskWrite } from './run-contract';
+import type { ExecuteNodeResult, GraphNode, ModelFailure, NodeOutput, TaskWrite } from './run-contract';
 
 /** What a node's call answered, as far as its task shows it (a fallback's model and failures too). */
 export type CallAnswer = Pick<ExecuteNodeResult, 'startTime' | 'usage' | 'dryRun'> & {
@@ -44,4 +44,18 @@ export function taskWrite(nodeId: string, state: NodeState, extra: Partial<TaskW
     ...(extra.dryRun !== undefined ? { dryRun: extra.dryRun } : {}),
     endTime: extra.endTime ?? now(),
   };
+}
+
+/** The task write of a node whose call answered (the graph walker's for an executed node). */
+export function answeredWrite(
+  node: GraphNode,
+  input: Record<string, unknown>,
+  answer: CallAnswer & { output: NodeOutput | null },
+): TaskWrite {
+  return taskWrite(
+    node.id,
+    { status: 'COMPLETED', output: answer.output },
+    { inputs: input, ...answerFields(node, answer) },
+    () => new Date().toISOString(),
+  );
 }

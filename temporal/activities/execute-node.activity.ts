@@ -43,7 +43,8 @@ import { createRunLookups } from '../../src/db/runs/run-lookups';
 import { createNodeAttempts } from '../../src/db/runs/node-attempts';
 import { createRunCancelRequests } from '../../src/db/runs/run-cancel-requests';
 import { stoppingOnCancelMark } from './run-cancel-watch';
-import { carriedEndContent, finalContentDigest } from '../../src/engine/carried-end';
+import { answeredWrite } from '../../src/engine/task-writes';
+import { writeRunEnd } from './run-end';
 import type { RunEnded } from './projection.activities';
 
 export interface NodeActivityDeps {
@@ -117,7 +118,13 @@ export function createNodeActivities(
         : undefined;
     const ended =
       input.end && carried && first && !result.stoppedForCancel && (followUp || !region)
-        ? await endOfRun(carried, input, input.end, result, followUp ?? [], saved)
+        ? await writeRunEnd(
+            carried.saveProgress,
+            input.runId,
+            input.end,
+            [answeredWrite(input.node, input.input, result), ...(followUp ?? []).map((o) => o.write)],
+            saved,
+          )
         : undefined;
     return {
       ...result,
@@ -127,37 +134,6 @@ export function createNodeActivities(
     };
   };
   return Object.fromEntries(NODE_TYPES.map((t) => [nodeActivityName(t.name), run]));
-}
-
-/**
- * The run's final save, when the call and its follow-up left nothing of the run to do
- * (ExecuteNodeInput.end): on what the call's own save left, or on what the workflow knew. Its
- * digest goes back; a save that fails here is left to the workflow's own final save (undefined),
- * never retried with the call.
- */
-async function endOfRun(
-  carried: CarriedWork,
-  input: ExecuteNodeInput,
-  end: NonNullable<ExecuteNodeInput['end']>,
-  result: ExecuteNodeResult,
-  followUp: RegionOutcome[],
-  saved: SavedAs | undefined,
-): Promise<string | undefined> {
-  const content = carriedEndContent(end, input.node, input.input, result, followUp);
-  if (!content) return undefined;
-  const known = saved === undefined ? end.known : saved !== null && end.known ? { ...end.known, ...saved } : undefined;
-  try {
-    await carried.saveProgress({
-      runId: input.runId,
-      tasks: { records: content.tasks },
-      run: content.run,
-      ...(known ? { known } : {}),
-      ...(end.ended ? { ended: end.ended } : {}),
-    });
-    return finalContentDigest(content);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -100,7 +100,7 @@ export function createActivities(deps: ActivityDeps) {
       runRegion: (input) => runPureRegion(nodes, input),
     }),
     ...createWaitActivities(deps),
-    ...createPureRegionActivity(nodes),
+    ...createPureRegionActivity(nodes, projection.saveProgress),
     ...createBatchActivities(nodes, runs, deps.bulkRows),
     ...createProviderBatchActivities(nodes, runs.events),
     ...createEvalActivities(nodes),

@@ -1,8 +1,10 @@
 import { storageFailureKind } from '../../src/db/failure-kinds';
 import { GraphWalker } from '../../src/engine/graph-walker';
 import { PURE_REGION_ACTIVITY, type RegionOutcome, regionLevel } from '../../src/engine/pure-region';
-import type { TracedRegionInput } from '../../src/contracts/run-contract';
-import type { TaskWrite } from '../../src/engine/run-contract';
+import type { EndingRegionInput, RegionResult, TracedRegionInput } from '../../src/contracts/run-contract';
+import type { ProgressSave, SavedAs, TaskWrite } from '../../src/engine/run-contract';
+import type { RunEnded } from './projection.activities';
+import { writeRunEnd } from './run-end';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 
 /** A failure the region's step may outlive (its storage away): the whole step is retried by its policy. */
@@ -20,8 +22,22 @@ class RetryRegion extends Error {
  */
 export function createPureRegionActivity(
   deps: NodeActivityDeps,
-): Record<typeof PURE_REGION_ACTIVITY, (input: TracedRegionInput) => Promise<RegionOutcome[]>> {
-  return { [PURE_REGION_ACTIVITY]: (input) => runPureRegion(deps, input) };
+  saveProgress: (save: ProgressSave & { ended?: RunEnded }) => Promise<SavedAs>,
+): Record<typeof PURE_REGION_ACTIVITY, (input: TracedRegionInput | EndingRegionInput) => Promise<RegionResult>> {
+  return {
+    [PURE_REGION_ACTIVITY]: async (input) => {
+      const outcomes = await runPureRegion(deps, input);
+      if (!('end' in input)) return outcomes;
+      // The run's last step: it writes the run's final save when the run ends with it (run-end.ts).
+      const ended = await writeRunEnd(
+        saveProgress,
+        input.runId,
+        input.end,
+        outcomes.map((o) => o.write),
+      );
+      return { outcomes, ...(ended ? { ended } : {}) };
+    },
+  };
 }
 
 export async function runPureRegion(

@@ -20,6 +20,7 @@ import {
   AGENT_STEP_ACTIVITY,
   type AgentStepActivity,
   type ExecuteNodeActivity,
+  type EndingRegionInput,
   type ExecuteNodeInput,
   type TracedRegionInput,
   nodeActivityName,
@@ -66,6 +67,14 @@ export interface ModelCallHooks {
    * Set, a node's activity also runs the pure nodes right after it (NodeExecutor.carriesFollowUp).
    */
   carry?: CarrySave;
+  /** A pure region that is all its run has left gets what it needs to end the run (RunKeeper.regionEnd). */
+  endRegion?: RegionEnd;
+}
+
+/** `plan`: what a region of these nodes needs to end the run, if it may; `ended`: the digest of the save it wrote. */
+export interface RegionEnd {
+  plan(nodeIds: readonly string[]): ExecuteNodeInput['end'];
+  ended(digest: string): void;
 }
 
 /** `end`: set when the call may write the run's final save too (ExecuteNodeInput.end). */
@@ -171,7 +180,14 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
           withRetries: () => agentStepActivity(step)(activityInput),
         });
       }),
-    executeRegion: (region) => regionActivity(region)({ runId, region, ...traced }),
+    executeRegion: (region) => {
+      const end = calls.endRegion?.plan(region.nodes.map((n) => n.id));
+      if (!end) return regionActivity(region)({ runId, region, ...traced });
+      return endingRegionActivity(region)({ runId, region, ...traced, end }).then((result) => {
+        if (result.ended) calls.endRegion?.ended(result.ended);
+        return result.outcomes;
+      });
+    },
     isCancellation,
     providerFailure: failureOutcomeOf,
   };
@@ -232,11 +248,22 @@ function localNodeActivity(node: GraphNode, options: LocalActivityOptions): Exec
 type RegionActivity = (input: TracedRegionInput) => Promise<RegionOutcome[]>;
 
 function regionActivity(region: PureRegion): RegionActivity {
+  return regionProxy<RegionActivity>(region);
+}
+
+/** The same activity for a region that is all its run has left: it may end the run too. */
+type EndingRegionActivity = (input: EndingRegionInput) => Promise<{ outcomes: RegionOutcome[]; ended?: string }>;
+
+function endingRegionActivity(region: PureRegion): EndingRegionActivity {
+  return regionProxy<EndingRegionActivity>(region);
+}
+
+function regionProxy<T>(region: PureRegion): T {
   const summary = region.nodes.map((n) => `${n.title} (${n.id})`).join(' → ');
-  return proxyLocalActivities<Record<string, RegionActivity>>({
+  return proxyLocalActivities<Record<string, T>>({
     ...pureRegionOptions(region.nodes.length),
     summary,
-  })[PURE_REGION_ACTIVITY] as RegionActivity;
+  })[PURE_REGION_ACTIVITY] as T;
 }
 
 /** An agent's model call: its own activity, named in the Web UI by the agent and the turn. */

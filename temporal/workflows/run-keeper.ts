@@ -155,6 +155,8 @@ export class RunKeeper {
   private readonly topLevel: Array<Pick<GraphNode, 'id' | 'title'>>;
   /** The digest of the final save a carried call wrote (carriedEndContent), until the run's own final save. */
   private endedByCall: string | null = null;
+  /** Saves sent and not yet settled (a region's end must not overtake one). */
+  private pendingWrites = 0;
 
   /**
    * Kept in memory; saved at once while the run is waiting on something slow (a human, an LLM
@@ -230,7 +232,7 @@ export class RunKeeper {
       const unchanged = this.head === undefined ? null : { head: this.head, tasks: this.tasksVersion };
       try {
         const value = await call(save, this.endPlan(nodeId, progress.known));
-        if (value.ended) this.endedByCall = value.ended;
+        if (value.ended) this.endedBy(value.ended);
         outcome = { value };
         return save ? (value.saved ?? null) : unchanged;
       } catch (err) {
@@ -250,17 +252,36 @@ export class RunKeeper {
    * The call writes it only if the run does end with it; finish() then checks it wrote what the
    * run's own final save would.
    */
-  private endPlan(nodeId: string, known: KnownRecord | undefined): CarriedEndInput | undefined {
+  private endPlan(nodeId: string | null, known: KnownRecord | undefined): CarriedEndInput | undefined {
     if (!this.endsCarried || this.firstFailure !== null || this.declined !== null) return undefined;
     if (this.pauses.openCount > 0 || this.continuing || this.stopped) return undefined;
     const tasks = this.tasks.snapshot();
-    if (tasks.some((t) => t.node_id !== nodeId && t.status !== 'COMPLETED' && t.status !== 'PENDING')) return undefined;
+    const settled = ['COMPLETED', 'CANCELED', 'PENDING'];
+    if (tasks.some((t) => t.node_id !== nodeId && !settled.includes(t.status))) return undefined;
     return {
       tasks,
       nodes: this.topLevel,
       ...(known ? { known } : {}),
       ...(this.traced ? { ended: this.traced } : {}),
     };
+  }
+
+  /**
+   * What a pure region of `nodeIds` needs to end the run, when it is all the run has left: every
+   * other task ended, none failed, and no save of the run still on its way (the region's would
+   * overtake it).
+   */
+  regionEnd(nodeIds: readonly string[]): CarriedEndInput | undefined {
+    if (this.pendingWrites > 0) return undefined;
+    const region = new Set(nodeIds);
+    const others = this.tasks.snapshot().filter((t) => !region.has(t.node_id));
+    if (others.some((t) => t.status !== 'COMPLETED' && t.status !== 'CANCELED')) return undefined;
+    return this.endPlan(null, this.known());
+  }
+
+  /** The run's last step wrote its final save (carry, regionEnd): the digest finish() checks its own against. */
+  endedBy(digest: string): void {
+    this.endedByCall = digest;
   }
 
   /** What stops the run's graph once a save is refused for good (`stopped`); without it a refusal stops nothing. */
@@ -345,6 +366,7 @@ export class RunKeeper {
       return projection.saveProgress(final && this.traced ? { ...progress, ended: this.traced } : progress).then(learn);
     });
     this.writes = write.catch((err: unknown) => this.writeFailed(err));
+    this.counted(write);
     return write;
   }
 
@@ -379,7 +401,17 @@ export class RunKeeper {
     this.writes = write.catch((err: unknown) => {
       if (critical) this.writeFailed(err);
     });
+    this.counted(write);
     return write;
+  }
+
+  /** Counted beside the chain, not in it: the next write waits no extra step (a history's commands keep their order). */
+  private counted(write: Promise<unknown>): void {
+    this.pendingWrites++;
+    const settled = () => {
+      this.pendingWrites--;
+    };
+    void write.then(settled, settled);
   }
 
   /**

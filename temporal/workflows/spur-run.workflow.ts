@@ -104,6 +104,15 @@ async function executeRun(
       ...(input.localPython ? { localPython: true } : {}),
       // Only in runs started so: a history recorded before replays with the steps as they ran.
       ...(input.callsCarry ? { carry: keeper.carry.bind(keeper) } : {}),
+      // Only in runs started so: a history recorded before replays with its final save as it ran.
+      ...(input.endsCarried
+        ? {
+            endRegion: {
+              plan: (nodeIds: readonly string[]) => keeper.regionEnd(nodeIds),
+              ended: (digest: string) => keeper.endedBy(digest),
+            },
+          }
+        : {}),
       ...(input.trace ? { trace: input.trace } : {}),
       ...(dryRun ? { dryRun } : {}),
     },

@@ -3,6 +3,7 @@ import { carriedEndContent, finalContentDigest } from '../../src/engine/carried-
 import type { RegionOutcome } from '../../src/engine/pure-region';
 import type { GraphNode, TaskRecord } from '../../src/engine/run-contract';
 import { TaskBook } from '../../src/engine/task-book';
+import { answeredWrite } from '../../src/engine/task-writes';
 
 const node = (id: string, node_type: string, config: Record<string, unknown> = {}): GraphNode => ({
   id,
@@ -32,13 +33,13 @@ const outDone = (status: 'COMPLETED' | 'FAILED'): RegionOutcome => ({
     endTime: '2026-12-05T10:00:03.000Z',
   },
 });
+/** The walker's write for `call`, answered as `answer` says. */
+const callWrite = (input: Record<string, unknown>) => answeredWrite(nodes[1] as GraphNode, input, answer);
 const plan = () => ({ tasks: tasksBefore(), nodes: nodes.map(({ id, title }) => ({ id, title })) });
 
 describe('carriedEndContent', () => {
   it("ends the run COMPLETED with every task and the outputs of the completed ones, by id and by title in the nodes' order", () => {
-    const content = carriedEndContent(plan(), nodes[1] as GraphNode, { in: { x: 'go' } }, answer, [
-      outDone('COMPLETED'),
-    ]);
+    const content = carriedEndContent(plan(), [callWrite({ in: { x: 'go' } }), outDone('COMPLETED').write]);
     assert.ok(content);
     assert.deepEqual(
       content.tasks.map((t) => [t.node_id, t.status, t.outputs]),
@@ -64,16 +65,24 @@ describe('carriedEndContent', () => {
     assert.deepEqual(Object.keys(content.run.final?.outputsById ?? {}), ['in', 'call', 'out']);
   });
 
-  it('writes no end while a node is still to run, or when a follow-up node failed', () => {
-    const call = nodes[1] as GraphNode;
-    assert.equal(carriedEndContent(plan(), call, {}, answer, []), null, 'out never ran');
-    assert.equal(carriedEndContent(plan(), call, {}, answer, [outDone('FAILED')]), null);
+  it('ends the run COMPLETED when a task was cancelled without a failure (an untaken route), leaving its output out', () => {
+    const content = carriedEndContent(plan(), [
+      callWrite({}),
+      { nodeId: 'out', status: 'CANCELED', error: null, endTime: '2026-12-05T10:00:03.000Z' },
+    ]);
+    assert.equal(content?.run.status, 'COMPLETED');
+    assert.deepEqual(Object.keys(content?.run.final?.outputsById ?? {}), ['in', 'call']);
+  });
+
+  it('writes no end while a node is still to run, or when a node failed', () => {
+    assert.equal(carriedEndContent(plan(), [callWrite({})]), null, 'out never ran');
+    assert.equal(carriedEndContent(plan(), [callWrite({}), outDone('FAILED').write]), null);
   });
 });
 
 describe('finalContentDigest', () => {
   it('is equal for equal content and differs when any value in it differs', () => {
-    const content = carriedEndContent(plan(), nodes[1] as GraphNode, {}, answer, [outDone('COMPLETED')]);
+    const content = carriedEndContent(plan(), [callWrite({}), outDone('COMPLETED').write]);
     assert.ok(content);
     const copy = JSON.parse(JSON.stringify(content)) as typeof content;
     assert.equal(finalContentDigest(copy), finalContentDigest(content));
