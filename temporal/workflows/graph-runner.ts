@@ -77,10 +77,14 @@ export interface RegionEnd {
   ended(digest: string): void;
 }
 
-/** `end`: set when the call may write the run's final save too (ExecuteNodeInput.end). */
+/**
+ * `end`: set when the call may write the run's final save too (ExecuteNodeInput.end);
+ * `followUpIds`: the nodes its follow-up runs, which the run may end with.
+ */
 export type CarrySave = <T extends { saved?: SavedAs; ended?: string }>(
   nodeId: string,
   call: (save: ProgressSave | undefined, end: ExecuteNodeInput['end']) => Promise<T>,
+  followUpIds?: readonly string[],
 ) => Promise<T>;
 
 /**
@@ -125,7 +129,11 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const local = localNodeActivity(node, short);
         const base = { runId, node, input, ...traced, ...dry, ...(followUp ? { followUp } : {}) };
         return calls
-          .carry(node.id, (save, end) => local({ ...base, ...(save ? { save } : {}), ...(end ? { end } : {}) }))
+          .carry(
+            node.id,
+            (save, end) => local({ ...base, ...(save ? { save } : {}), ...(end ? { end } : {}) }),
+            followUpIdsOf(followUp),
+          )
           .then(unlessStopped);
       }
       // A node that calls no model (no limit, no budget) is its activity's promise as is: the
@@ -159,7 +167,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
             });
           try {
             // As many awaits as before stopped results existed: a run's commands keep their order on replay.
-            return unlessStopped(await (calls.carry ? calls.carry(node.id, call) : call(undefined)));
+            return unlessStopped(
+              await (calls.carry ? calls.carry(node.id, call, followUpIdsOf(followUp)) : call(undefined)),
+            );
           } catch (err) {
             if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
           }
@@ -192,6 +202,9 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
     providerFailure: failureOutcomeOf,
   };
 }
+
+/** The nodes a follow-up runs (none without one). */
+const followUpIdsOf = (followUp: PureRegion | undefined): string[] => followUp?.nodes.map((n) => n.id) ?? [];
 
 /** A node's activity options; `once`: a single attempt, its retries made by the run (model-slots.ts). */
 function nodeOptions(node: GraphNode, tries: 'retries' | 'once'): ActivityOptions {

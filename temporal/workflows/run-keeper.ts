@@ -222,6 +222,7 @@ export class RunKeeper {
   async carry<T extends { saved?: SavedAs; ended?: string }>(
     nodeId: string,
     call: (save: ProgressSave | undefined, end: CarriedEndInput | undefined) => Promise<T>,
+    followUpIds: readonly string[] = [],
   ): Promise<T> {
     if (this.carried !== nodeId) return call(undefined, undefined);
     this.carried = null;
@@ -231,7 +232,7 @@ export class RunKeeper {
       const save = progress.tasks || progress.run ? progress : undefined;
       const unchanged = this.head === undefined ? null : { head: this.head, tasks: this.tasksVersion };
       try {
-        const value = await call(save, this.endPlan(nodeId, progress.known));
+        const value = await call(save, this.endPlan([nodeId, ...followUpIds], progress.known));
         if (value.ended) this.endedBy(value.ended);
         outcome = { value };
         return save ? (value.saved ?? null) : unchanged;
@@ -247,17 +248,18 @@ export class RunKeeper {
   }
 
   /**
-   * What a carried call needs to write the run's final save, when the run may end with it: nothing
-   * failed, declined or paused, and every other task either ended or still to come (its follow-up).
-   * The call writes it only if the run does end with it; finish() then checks it wrote what the
-   * run's own final save would.
+   * What the run's last step (a carried call with its follow-up, a pure region) needs to write the
+   * run's final save, when the run may end with it: nothing failed, declined or paused, and every
+   * task but the step's own `nodeIds` ended. The step writes it only if the run does end with it;
+   * finish() then checks it wrote what the run's own final save would.
    */
-  private endPlan(nodeId: string | null, known: KnownRecord | undefined): CarriedEndInput | undefined {
+  private endPlan(nodeIds: readonly string[], known: KnownRecord | undefined): CarriedEndInput | undefined {
     if (!this.endsCarried || this.firstFailure !== null || this.declined !== null) return undefined;
     if (this.pauses.openCount > 0 || this.continuing || this.stopped) return undefined;
     const tasks = this.tasks.snapshot();
-    const settled = ['COMPLETED', 'CANCELED', 'PENDING'];
-    if (tasks.some((t) => t.node_id !== nodeId && !settled.includes(t.status))) return undefined;
+    const step = new Set(nodeIds);
+    if (tasks.some((t) => !step.has(t.node_id) && t.status !== 'COMPLETED' && t.status !== 'CANCELED'))
+      return undefined;
     return {
       tasks,
       nodes: this.topLevel,
@@ -273,10 +275,7 @@ export class RunKeeper {
    */
   regionEnd(nodeIds: readonly string[]): CarriedEndInput | undefined {
     if (this.pendingWrites > 0) return undefined;
-    const region = new Set(nodeIds);
-    const others = this.tasks.snapshot().filter((t) => !region.has(t.node_id));
-    if (others.some((t) => t.status !== 'COMPLETED' && t.status !== 'CANCELED')) return undefined;
-    return this.endPlan(null, this.known());
+    return this.endPlan(nodeIds, this.known());
   }
 
   /** The run's last step wrote its final save (carry, regionEnd): the digest finish() checks its own against. */

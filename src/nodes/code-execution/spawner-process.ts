@@ -43,6 +43,9 @@ process.on('message', (message: SpawnerRequest) => {
   else running.get(message.id)?.killGroup();
 });
 
+// A report sent as the channel closes fails here rather than as an uncaught error: `disconnect` follows.
+process.on('error', () => undefined);
+
 process.on('disconnect', () => {
   for (const harness of running.values()) harness.killGroup();
   process.exit(0);
