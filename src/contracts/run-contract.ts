@@ -164,8 +164,11 @@ export interface ExecuteNodeInput {
    * call writes the run's final save once both completed, on the first attempt only. `ended`: in a
    * traced run, what the run's span needs.
    */
-  end?: CarriedEnd & { ended?: { workflowId: string; trace: RunTrace } };
+  end?: RunEndPlan;
 }
+
+/** What a run's last step gets to end the run with (ExecuteNodeInput.end, EndingRegionInput.end). */
+export type RunEndPlan = CarriedEnd & { ended?: { workflowId: string; trace: RunTrace } };
 
 /**
  * `saved`: what the carried save left (ExecuteNodeInput.save), when this attempt wrote it;
@@ -190,10 +193,13 @@ export type AgentStepActivity = (
 export type TracedRegionInput = PureRegionInput & { trace?: RunTrace };
 
 /** A pure region that is all its run has left: it ends the run too when its nodes do (ExecuteNodeInput.end). */
-export type EndingRegionInput = TracedRegionInput & { end: NonNullable<ExecuteNodeInput['end']> };
+export type EndingRegionInput = TracedRegionInput & { end: RunEndPlan };
 
-/** A region's outcomes; for an ending region, with the digest of the final save it wrote (if it wrote one). */
-export type RegionResult = RegionOutcome[] | { outcomes: RegionOutcome[]; ended?: string };
+/** An ending region's outcomes, with the digest of the final save it wrote (if it wrote one). */
+export interface EndingRegionResult {
+  outcomes: RegionOutcome[];
+  ended?: string;
+}
 
 /** Activity type of an agent's model call. */
 export const AGENT_STEP_ACTIVITY = 'agentModelCall';

@@ -1,4 +1,6 @@
 import type { GraphNode, KnownRecord, NodeOutput, RunPatch, TaskRecord, TaskWrite } from './run-contract';
+import { collectOutputs } from './graph-walker';
+import type { NodeState } from './node-inputs';
 import type { RunStatus } from './statuses';
 import { TaskBook } from './task-book';
 
@@ -6,10 +8,10 @@ import { TaskBook } from './task-book';
  * What a run's last step needs to write the run's final save itself: a short call when nothing of
  * the run is left after it and its follow-up (RunKeeper.carry), or a pure region that is all that
  * is left. The run then ends in that step's local activity rather than in one of its own, a local
- * activity less per run. Both sides build the save with the
- * same functions (task-writes.ts, TaskBook, finalRunPatch); the workflow builds its own as always
- * and compares digests (finalContentDigest): equal, it sends nothing; different (a bug), it logs
- * the difference and sends its own, which finds the record ended and leaves it as the call wrote it.
+ * activity less per run. Both sides build the save with the same functions (task-writes.ts,
+ * TaskBook, collectOutputs, finalRunPatch); the workflow builds its own as always and compares
+ * digests (finalContentDigest): equal, it sends nothing; different (a bug), it logs the difference
+ * and sends its own, which finds the record ended and leaves it as the call wrote it.
  */
 export interface CarriedEnd {
   /** Every top-level task as the run's workflow holds them before the call answers. */
@@ -54,18 +56,18 @@ export function carriedEndContent(end: CarriedEnd, writes: readonly TaskWrite[])
   for (const write of writes) book.apply(write);
   const tasks = book.take();
   if (tasks.some((t) => t.status !== 'COMPLETED' && t.status !== 'CANCELED')) return null;
-  const byId: Record<string, NodeOutput> = {};
-  const byTitle: Record<string, NodeOutput> = {};
-  const completed = new Map(tasks.filter((t) => t.status === 'COMPLETED').map((t) => [t.node_id, t.outputs]));
-  for (const { id, title } of end.nodes) {
-    const output = completed.get(id);
-    if (!output || Object.keys(output).length === 0) continue;
-    byId[id] = output;
-    byTitle[title] = output;
-  }
+  const completed = new Map<string, NodeState>(
+    tasks.flatMap((t) => (t.status === 'COMPLETED' ? [[t.node_id, { status: 'COMPLETED', output: t.outputs }]] : [])),
+  );
+  const outputs = collectOutputs(end, completed);
   return {
     tasks,
-    run: finalRunPatch({ status: 'COMPLETED', message: null, outputsByTitle: byTitle, outputsById: byId }),
+    run: finalRunPatch({
+      status: 'COMPLETED',
+      message: null,
+      outputsByTitle: outputs.byTitle,
+      outputsById: outputs.byId,
+    }),
   };
 }
 

@@ -309,7 +309,10 @@ export function failureMessage(err: unknown): string {
 }
 
 /** Nodes that produced a non-empty output: by id for the blocking response, by title for the run. */
-export function collectOutputs(level: GraphLevel, states: Map<string, NodeState>) {
+export function collectOutputs(
+  level: { nodes: ReadonlyArray<Pick<GraphNode, 'id' | 'title'>> },
+  states: ReadonlyMap<string, NodeState>,
+) {
   const byId: Record<string, NodeOutput> = {};
   const byTitle: Record<string, NodeOutput> = {};
   for (const node of level.nodes) {

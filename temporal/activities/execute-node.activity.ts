@@ -7,13 +7,7 @@ import { NodeExecutionError, TransientNodeError } from '../../src/nodes/errors';
 import { NODE_TYPES, getNodeType } from '../../src/nodes/registry';
 import type { NodeExecutionContext, NodeTypeDefinition, RagRetriever } from '../../src/nodes/types';
 import { FailureType, applicationCause } from '../../src/contracts/failures';
-import {
-  type ExecuteNodeResult,
-  type NodeOutput,
-  type ProgressSave,
-  type SavedAs,
-  type TokenUsage,
-} from '../../src/engine/run-contract';
+import { type ExecuteNodeResult, type NodeOutput, type TokenUsage } from '../../src/engine/run-contract';
 import type { NodeFailureDetails } from '../../src/engine/failure-usage';
 import {
   type ExecuteNodeActivity,
@@ -44,8 +38,7 @@ import { createNodeAttempts } from '../../src/db/runs/node-attempts';
 import { createRunCancelRequests } from '../../src/db/runs/run-cancel-requests';
 import { stoppingOnCancelMark } from './run-cancel-watch';
 import { answeredWrite } from '../../src/engine/task-writes';
-import { writeRunEnd } from './run-end';
-import type { RunEnded } from './projection.activities';
+import { type SaveProgress, writeRunEnd } from './run-end';
 
 export interface NodeActivityDeps {
   models: Models;
@@ -80,7 +73,7 @@ export const LOCAL_RESULT_INLINE_BYTES = 16 * 1024;
 
 /** What a short call's local activity does besides its call (ExecuteNodeInput.save, .followUp, .end). */
 export interface CarriedWork {
-  saveProgress(save: ProgressSave & { ended?: RunEnded }): Promise<SavedAs>;
+  saveProgress: SaveProgress;
   runRegion(input: TracedRegionInput): Promise<RegionOutcome[]>;
 }
 

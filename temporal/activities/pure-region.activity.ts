@@ -1,10 +1,9 @@
 import { storageFailureKind } from '../../src/db/failure-kinds';
 import { GraphWalker } from '../../src/engine/graph-walker';
 import { PURE_REGION_ACTIVITY, type RegionOutcome, regionLevel } from '../../src/engine/pure-region';
-import type { EndingRegionInput, RegionResult, TracedRegionInput } from '../../src/contracts/run-contract';
-import type { ProgressSave, SavedAs, TaskWrite } from '../../src/engine/run-contract';
-import type { RunEnded } from './projection.activities';
-import { writeRunEnd } from './run-end';
+import type { EndingRegionInput, EndingRegionResult, TracedRegionInput } from '../../src/contracts/run-contract';
+import type { TaskWrite } from '../../src/engine/run-contract';
+import { type SaveProgress, writeRunEnd } from './run-end';
 import { type NodeActivityDeps, executeNode } from './execute-node.activity';
 
 /** A failure the region's step may outlive (its storage away): the whole step is retried by its policy. */
@@ -22,8 +21,11 @@ class RetryRegion extends Error {
  */
 export function createPureRegionActivity(
   deps: NodeActivityDeps,
-  saveProgress: (save: ProgressSave & { ended?: RunEnded }) => Promise<SavedAs>,
-): Record<typeof PURE_REGION_ACTIVITY, (input: TracedRegionInput | EndingRegionInput) => Promise<RegionResult>> {
+  saveProgress: SaveProgress,
+): Record<
+  typeof PURE_REGION_ACTIVITY,
+  (input: TracedRegionInput | EndingRegionInput) => Promise<RegionOutcome[] | EndingRegionResult>
+> {
   return {
     [PURE_REGION_ACTIVITY]: async (input) => {
       const outcomes = await runPureRegion(deps, input);

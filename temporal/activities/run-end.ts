@@ -1,10 +1,10 @@
 import { carriedEndContent, finalContentDigest } from '../../src/engine/carried-end';
-import type { ExecuteNodeInput } from '../../src/contracts/run-contract';
+import type { RunEndPlan } from '../../src/contracts/run-contract';
 import type { ProgressSave, SavedAs, TaskWrite } from '../../src/engine/run-contract';
 import type { RunEnded } from './projection.activities';
 
-/** What a run's last step gets to end the run with (ExecuteNodeInput.end, a region's `end`). */
-export type RunEndPlan = NonNullable<ExecuteNodeInput['end']>;
+/** The projection's save (projection.activities.ts), as a run's last step calls it. */
+export type SaveProgress = (save: ProgressSave & { ended?: RunEnded }) => Promise<SavedAs>;
 
 /**
  * Writes the run's final save from its last step's task writes, when the run ends with them
@@ -14,7 +14,7 @@ export type RunEndPlan = NonNullable<ExecuteNodeInput['end']>;
  * final save, never retried with the step).
  */
 export async function writeRunEnd(
-  saveProgress: (save: ProgressSave & { ended?: RunEnded }) => Promise<SavedAs>,
+  saveProgress: SaveProgress,
   runId: string,
   end: RunEndPlan,
   writes: readonly TaskWrite[],

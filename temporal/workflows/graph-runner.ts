@@ -21,7 +21,8 @@ import {
   type AgentStepActivity,
   type ExecuteNodeActivity,
   type EndingRegionInput,
-  type ExecuteNodeInput,
+  type EndingRegionResult,
+  type RunEndPlan,
   type TracedRegionInput,
   nodeActivityName,
 } from '../../src/contracts/run-contract';
@@ -73,7 +74,7 @@ export interface ModelCallHooks {
 
 /** `plan`: what a region of these nodes needs to end the run, if it may; `ended`: the digest of the save it wrote. */
 export interface RegionEnd {
-  plan(nodeIds: readonly string[]): ExecuteNodeInput['end'];
+  plan(nodeIds: readonly string[]): RunEndPlan | undefined;
   ended(digest: string): void;
 }
 
@@ -83,7 +84,7 @@ export interface RegionEnd {
  */
 export type CarrySave = <T extends { saved?: SavedAs; ended?: string }>(
   nodeId: string,
-  call: (save: ProgressSave | undefined, end: ExecuteNodeInput['end']) => Promise<T>,
+  call: (save: ProgressSave | undefined, end: RunEndPlan | undefined) => Promise<T>,
   followUpIds?: readonly string[],
 ) => Promise<T>;
 
@@ -154,7 +155,7 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         if (short) {
           // No limit on its model (the activity checks): one local activity, no slot to ask for.
-          const call = (save: ProgressSave | undefined, end?: ExecuteNodeInput['end']) =>
+          const call = (save: ProgressSave | undefined, end?: RunEndPlan) =>
             localNodeActivity(
               node,
               short,
@@ -265,7 +266,7 @@ function regionActivity(region: PureRegion): RegionActivity {
 }
 
 /** The same activity for a region that is all its run has left: it may end the run too. */
-type EndingRegionActivity = (input: EndingRegionInput) => Promise<{ outcomes: RegionOutcome[]; ended?: string }>;
+type EndingRegionActivity = (input: EndingRegionInput) => Promise<EndingRegionResult>;
 
 function endingRegionActivity(region: PureRegion): EndingRegionActivity {
   return regionProxy<EndingRegionActivity>(region);

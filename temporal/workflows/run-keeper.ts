@@ -18,7 +18,7 @@ import type {
   TaskWrite,
   WaitReason,
 } from '../../src/engine/run-contract';
-import type { ExecuteNodeInput, RunResume, SpurRunInput } from '../../src/contracts/run-contract';
+import type { RunEndPlan, RunResume, SpurRunInput } from '../../src/contracts/run-contract';
 import { SpurRunStatus } from '../../src/contracts/search-attributes';
 import type { RunStatus } from '../../src/engine/statuses';
 import { PROJECTION_OPTIONS } from './activity-options';
@@ -30,9 +30,6 @@ import { FailureType, applicationCause } from '../../src/contracts/failures';
 import { finalContentDigest, finalRunPatch } from '../../src/engine/carried-end';
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
-
-/** What a carried call is given to end the run with (ExecuteNodeInput.end). */
-type CarriedEndInput = NonNullable<ExecuteNodeInput['end']>;
 
 type Final = {
   status: RunStatus;
@@ -221,7 +218,7 @@ export class RunKeeper {
    */
   async carry<T extends { saved?: SavedAs; ended?: string }>(
     nodeId: string,
-    call: (save: ProgressSave | undefined, end: CarriedEndInput | undefined) => Promise<T>,
+    call: (save: ProgressSave | undefined, end: RunEndPlan | undefined) => Promise<T>,
     followUpIds: readonly string[] = [],
   ): Promise<T> {
     if (this.carried !== nodeId) return call(undefined, undefined);
@@ -253,7 +250,7 @@ export class RunKeeper {
    * task but the step's own `nodeIds` ended. The step writes it only if the run does end with it;
    * finish() then checks it wrote what the run's own final save would.
    */
-  private endPlan(nodeIds: readonly string[], known: KnownRecord | undefined): CarriedEndInput | undefined {
+  private endPlan(nodeIds: readonly string[], known: KnownRecord | undefined): RunEndPlan | undefined {
     if (!this.endsCarried || this.firstFailure !== null || this.declined !== null) return undefined;
     if (this.pauses.openCount > 0 || this.continuing || this.stopped) return undefined;
     const tasks = this.tasks.snapshot();
@@ -273,7 +270,7 @@ export class RunKeeper {
    * other task ended, none failed, and no save of the run still on its way (the region's would
    * overtake it).
    */
-  regionEnd(nodeIds: readonly string[]): CarriedEndInput | undefined {
+  regionEnd(nodeIds: readonly string[]): RunEndPlan | undefined {
     if (this.pendingWrites > 0) return undefined;
     return this.endPlan(nodeIds, this.known());
   }
