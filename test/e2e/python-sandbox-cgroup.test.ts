@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseProcCgroup } from '../../src/nodes/code-execution/sandbox-cgroup';
 import { startApi, type TestApi } from '../support/api';
 import { client } from '../support/http';
-import { eventually, pidsWith, runPython, startPython } from '../support/python-runs';
+import { childOnTheWay, eventually, pidsWith, runPython, startPython } from '../support/python-runs';
 import { startUnprivilegedWorker, startWorker, type TestWorker } from '../support/worker';
 import { runWorkerHealth } from '../support/worker-health';
 import { waitForRun } from '../support/engine';
@@ -35,22 +35,6 @@ function cgroupOf(pid: number): { dirs: string[]; memoryBytes: number; tasks: nu
     memoryBytes: Number(readFileSync(path.join(dir, 'memory.max'), 'utf8')),
     tasks: Number(readFileSync(path.join(dir, 'pids.max'), 'utf8')),
   };
-}
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // "pid (comm) state ppid ...": comm may hold spaces, so read after its closing paren.
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-/** The child of `ancestor` whose descendant `pid` is. */
-function childOnTheWay(ancestor: number, pid: number): number {
-  let current = pid;
-  while (parentOf(current) !== ancestor) {
-    current = parentOf(current);
-    if (current <= 1) throw new Error(`${pid} does not descend from ${ancestor}`);
-  }
-  return current;
 }
 
 /** A parent that forks four children, each holding 150 MB of touched memory for a few seconds. */

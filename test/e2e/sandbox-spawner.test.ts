@@ -8,21 +8,14 @@ import { readFileSync } from 'node:fs';
 import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { until } from '../support/exec-log';
 import {
+  childOnTheWay,
   eventually,
-  parentOf,
   pidsWith,
   processEnded,
   processTokens,
   startPython,
   tokenedWait,
 } from '../support/python-runs';
-
-/** `pid` and its ancestors, nearest first, up to (not including) PID 1. */
-function lineage(pid: number): number[] {
-  const chain = [pid];
-  for (let p = parentOf(pid); p > 1; p = parentOf(p)) chain.push(p);
-  return chain;
-}
 
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
 const rssKb = (pid: number) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
@@ -40,12 +33,7 @@ describe("e2e: Python sandboxes are started by the worker's spawner helper", fun
   });
 
   /** The worker's child on the way from the worker to `pid`. */
-  const helperAbove = (pid: number) => {
-    const chain = lineage(pid);
-    const at = chain.indexOf(engine.worker.process.pid as number);
-    assert.ok(at > 0, `${pid} descends from the worker: ${chain.join(' < ')}`);
-    return chain[at - 1] as number;
-  };
+  const helperAbove = (pid: number) => childOnTheWay(engine.worker.process.pid as number, pid);
 
   it("the sandbox's launcher is a child of the spawner helper, a child of the worker holding under half its memory", async () => {
     const token = tokens.next();

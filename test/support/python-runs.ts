@@ -96,6 +96,16 @@ export function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
+/** The child of `ancestor` on the way down to `pid` (throws when `pid` does not descend from it). */
+export function childOnTheWay(ancestor: number, pid: number): number {
+  let current = pid;
+  while (parentOf(current) !== ancestor) {
+    current = parentOf(current);
+    if (current <= 1) throw new Error(`${pid} does not descend from ${ancestor}`);
+  }
+  return current;
+}
+
 /**
  * Fresh tokens for tokenedWait, and the end of every process still carrying one: a node's process
  * that outlived its test must not outlive the suite (call `killAll` in `after`).
