@@ -356,6 +356,28 @@ const SCENARIOS: Scenario[] = [
     expect: { status: 'COMPLETED' },
   },
   {
+    // A model call over the short-call bound (its default timeout) is a regular activity that carries
+    // its RUNNING save, the OutputNode after it and the run's final save (SpurRunInput.regularCallsCarry),
+    // and looks for a limit itself: one activity task, no local activity.
+    name: 'regular-carried',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM }), n('out', 'OutputNode')],
+      links: [l('in', 'a'), l('a', 'out')],
+    },
+    expect: { status: 'COMPLETED' },
+  },
+  {
+    // The same under a limit: the activity writes the save, finds the limit and sends nothing (its
+    // failure ends it); the call waits for a slot and goes as a regular activity again.
+    name: 'regular-limited-carried',
+    definition: {
+      nodes: [input(), n('a', 'SingleLLMCallNode', { llm_info: LLM })],
+      links: [l('in', 'a')],
+    },
+    limits: [{ key: 'openai', max_concurrent: 1 }],
+    expect: { status: 'COMPLETED' },
+  },
+  {
     // A budget no call fits: the run pauses at the model call, APPROVE lets it go once.
     name: 'budget-pause',
     definition: {

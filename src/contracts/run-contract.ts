@@ -78,6 +78,13 @@ export interface SpurRunInput {
    * save as a local activity of its own, as it ran.
    */
   endsCarried?: true;
+  /**
+   * Set on every run started since a model call run as a regular activity (its timeout over the
+   * short-call bound) carries what a short call does when the run's tasks are small (RunKeeper.carry,
+   * REGULAR_CARRY_MAX_CHARS) and looks for a fleet-wide limit itself (ExecuteNodeInput.unlimitedOnly):
+   * a history recorded without it replays with its saves and its slot request as local activities.
+   */
+  regularCallsCarry?: true;
 }
 
 /**
@@ -146,8 +153,9 @@ export interface ExecuteNodeInput {
   /** Set under a fleet-wide limit: the slots this attempt holds (limit-contract.ts). */
   slots?: HeldSlots;
   /**
-   * Set on a short model call run as a local activity, which asks no limit for a slot: it fails at
-   * once with ModelLimited, sending nothing, when a fleet-wide limit applies to its model.
+   * Set on a model call that asks no limit for a slot (a short call; a regular one in runs started
+   * with SpurRunInput.regularCallsCarry): it fails at once with ModelLimited, sending nothing, when
+   * a fleet-wide limit applies to its model, and the run then asks for a slot.
    */
   unlimitedOnly?: true;
   /** Set in a dry run: a node that would act sends nothing and hands on a stub (dry-run-guard.ts). */

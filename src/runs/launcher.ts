@@ -163,6 +163,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       stopsWhenRefused: true,
       localPython: true,
       endsCarried: true,
+      regularCallsCarry: true,
     };
     return {
       type: WorkflowType.spurRun,

@@ -81,7 +81,8 @@ export interface CarriedWork {
  * One activity type per node type (`executeRouterNode`, `executePythonFuncNode`, …), one body.
  * A short call's carried save is written before the node runs, on the first attempt only: a retry
  * finds it written, or lost with the attempt that failed to write it (the workflow's next save
- * writes every task again). Its follow-up runs once it answered, on the first attempt only; should
+ * writes every task again). A regular activity (a call over the short-call bound) writes it on every
+ * attempt: its retry may follow a worker lost before the save, and the node must show RUNNING. Its follow-up runs once it answered, on the first attempt only; should
  * it fail (its storage away), the call's answer goes back alone and the run runs those nodes
  * itself, so a retry never makes the call again for them.
  */
@@ -91,8 +92,10 @@ export function createNodeActivities(
 ): Record<string, ExecuteNodeActivity> {
   const run = async (input: ExecuteNodeInput) => {
     // A later attempt's nodes would take its number for their own (node-attempt records): run alone.
-    const first = Context.current().info.attempt === 1;
-    const save = input.save && carried && first ? input.save : undefined;
+    const { attempt, isLocal } = Context.current().info;
+    const first = attempt === 1;
+    // A regular activity's retry may follow a worker lost before its save: it writes it again (a no-op when written).
+    const save = input.save && carried && (first || !isLocal) ? input.save : undefined;
     const saved = save && carried ? await carried.saveProgress(save) : undefined;
     const result = await releasingSlots(input.slots, () => executeNode(deps, input, true));
     const region = first && !result.stoppedForCancel ? input.followUp : undefined;

@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   type ActivityOptions,
   ApplicationFailure,
   type LocalActivityOptions,
@@ -37,6 +38,7 @@ import {
   shortCallOptions,
 } from './activity-options';
 import { ModelSlots, type SlotWaitHooks } from './model-slots';
+import type { CarryKind } from './run-keeper';
 import { type BudgetPause, withBudget } from './budget-pause';
 import { modelOf, tokenEstimate } from '../../src/engine/model-calls';
 import { failureOutcomeOf } from '../../src/contracts/breaker-contract';
@@ -61,6 +63,11 @@ export interface ModelCallHooks {
   shortCalls: boolean;
   /** Its short calls may be Python nodes too (SpurRunInput.localPython). */
   localPython?: boolean;
+  /**
+   * A model call over the short-call bound, a regular activity, goes as short calls do: it looks for
+   * a fleet-wide limit itself, and carries what the run lets it (SpurRunInput.regularCallsCarry).
+   */
+  regularCarry?: boolean;
   /** Set in a dry run: every node activity is told, so a node that would act sends nothing. */
   dryRun?: DryRun;
   /**
@@ -93,11 +100,23 @@ export type CarrySave = <T extends { saved?: SavedAs; ended?: string }>(
  * save that shows it RUNNING: a model call, or a Python node where the run allows those. (A model
  * node without a model runs locally without carrying: as it always has, so its history replays.)
  */
-export function runsAsShortCall(node: GraphNode, kinds: ShortCallKinds): boolean {
+function runsAsShortCall(node: GraphNode, kinds: ShortCallKinds): boolean {
   return shortCallOptions(node, kinds) !== undefined && (modelOf(node) !== undefined || carriesAsCode(node));
 }
 
 const carriesAsCode = (node: GraphNode) => node.node_type === 'PythonFuncNode';
+
+/**
+ * How a node's call carries the save that shows it RUNNING, if it may (RunKeeper.carry): as a
+ * short call, in its local activity; a SingleLLMCallNode over the short-call bound (one model call,
+ * its activity's own), in its regular activity, in runs started with SpurRunInput.regularCallsCarry.
+ */
+export function callCarry(node: GraphNode, kinds: ShortCallKinds, regular: boolean): CarryKind | undefined {
+  if (runsAsShortCall(node, kinds)) return 'local';
+  return regular && carriesAsRegularCall(node) ? 'regular' : undefined;
+}
+
+const carriesAsRegularCall = (node: GraphNode) => node.node_type === 'SingleLLMCallNode' && modelOf(node) !== undefined;
 
 /**
  * A run's graph walked inside its workflow: every node is an activity (pure ones and short calls
@@ -153,23 +172,26 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
       }
       return budgeted(node, input, async (budget) => {
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
-        if (short) {
-          // No limit on its model (the activity checks): one local activity, no slot to ask for.
+        // A regular activity carries only the follow-up it may (`regular`): its input is kept in the history.
+        const first = short
+          ? { activity: () => localNodeActivity(node, short), followUp }
+          : calls.regularCarry && carriesAsRegularCall(node)
+            ? { activity: carryingRegularActivity(node), followUp: regular.followUp }
+            : undefined;
+        if (first) {
+          // No limit on its model (the activity checks): one activity, no slot to ask for.
           const call = (save: ProgressSave | undefined, end?: RunEndPlan) =>
-            localNodeActivity(
-              node,
-              short,
-            )({
+            first.activity(save !== undefined || end !== undefined)({
               ...activityInput,
               unlimitedOnly: true,
               ...(save ? { save } : {}),
-              ...(followUp ? { followUp } : {}),
+              ...(first.followUp ? { followUp: first.followUp } : {}),
               ...(end ? { end } : {}),
             });
           try {
             // As many awaits as before stopped results existed: a run's commands keep their order on replay.
             return unlessStopped(
-              await (calls.carry ? calls.carry(node.id, call, followUpIdsOf(followUp)) : call(undefined)),
+              await (calls.carry ? calls.carry(node.id, call, followUpIdsOf(first.followUp)) : call(undefined)),
             );
           } catch (err) {
             if (applicationCause(err)?.type !== FailureType.ModelLimited) throw err;
@@ -224,6 +246,24 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
   return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...nodeOptions(node, tries), summary })[
     name
   ] as ExecuteNodeActivity;
+}
+
+/**
+ * A regular node activity that may write its run's record (a save, the run's end: `carrying`): a
+ * cancel waits for it to stop, as for a local activity, so none of its writes comes after the
+ * run's CANCELED.
+ */
+function carryingRegularActivity(node: GraphNode): (carrying: boolean) => ExecuteNodeActivity {
+  return (carrying) => {
+    if (!carrying) return nodeActivity(node);
+    const options = {
+      ...nodeOptions(node, 'retries'),
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    };
+    return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...options, summary: `${node.title} (${node.id})` })[
+      nodeActivityName(node.node_type)
+    ] as ExecuteNodeActivity;
+  };
 }
 
 /**

@@ -31,6 +31,19 @@ import { finalContentDigest, finalRunPatch } from '../../src/engine/carried-end'
 
 const projection = proxyLocalActivities<ProjectionActivities>(PROJECTION_OPTIONS);
 
+/**
+ * Where a node's call carries the save that shows it RUNNING (RunKeeper.carry): its local activity
+ * (a short call), or its regular activity, whose input the history keeps (REGULAR_CARRY_MAX_CHARS).
+ */
+export type CarryKind = 'local' | 'regular';
+
+/**
+ * The most of a run's tasks (as JSON) a regular activity carries, twice (its save, the run's end):
+ * a run's inputs and outputs over 16 KB each are stored by reference, so a small run rides along
+ * whole and the history of a large one does not grow by copies of its tasks.
+ */
+export const REGULAR_CARRY_MAX_CHARS = 16 * 1024;
+
 type Final = {
   status: RunStatus;
   message: string | null;
@@ -87,13 +100,14 @@ export class RunKeeper {
   continuing = false;
 
   /**
-   * `carries`: whether a node's call carries the save that shows it RUNNING (never for a run
-   * started before calls could: its history has that save as a local activity of its own).
+   * `carries`: whether a node's call carries the save that shows it RUNNING, and in what activity
+   * (never for a run started before calls could: its history has that save as a local activity of
+   * its own).
    */
   constructor(
     input: SpurRunInput,
     topLevel: GraphNode[],
-    private readonly carries: (node: GraphNode) => boolean = () => false,
+    private readonly carries: (node: GraphNode) => CarryKind | undefined = () => undefined,
   ) {
     this.runId = input.runId;
     // A chat run records its turn before its end, a dry run's stubs stay the workflow's: they end as before.
@@ -202,11 +216,20 @@ export class RunKeeper {
   async beforeSlowNode(node: GraphNode, input: Record<string, unknown>): Promise<void> {
     this.tasks.apply({ nodeId: node.id, status: 'RUNNING', inputs: input, startTime: new Date().toISOString() });
     this.slowInFlight++;
-    if (this.carries(node)) {
+    const kind = this.carries(node);
+    if (kind === 'local' || (kind === 'regular' && this.fitsHistory())) {
       this.carried = node.id;
       return;
     }
     await this.save();
+  }
+
+  /**
+   * Whether the run's tasks are small enough to ride on a regular activity's input, which the
+   * history keeps (the save and the end plan each hold them): larger, the run saves them itself.
+   */
+  private fitsHistory(): boolean {
+    return JSON.stringify(this.tasks.snapshot()).length <= REGULAR_CARRY_MAX_CHARS;
   }
 
   /**

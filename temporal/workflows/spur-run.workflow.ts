@@ -14,7 +14,7 @@ import type { NodeState } from '../../src/engine/node-inputs';
 import { CANCELED_MESSAGE, type RunStatus } from '../../src/engine/statuses';
 import { type LevelOptions, collectOutputs } from '../../src/engine/graph-walker';
 import { reusedStates } from '../../src/engine/rerun-plan';
-import { GraphRunner, failureMessage, runsAsShortCall } from './graph-runner';
+import { GraphRunner, callCarry, failureMessage } from './graph-runner';
 import { RunKeeper } from './run-keeper';
 import { PauseDesk } from './pause-desk';
 import { WaitDesk } from './wait-desk';
@@ -29,7 +29,10 @@ export async function spurRun(input: SpurRunInput): Promise<SpurRunResult> {
   // A short call no other node runs beside carries the save that shows it RUNNING (RunKeeper.carry).
   const alone = input.callsCarry && shortCallsIn(input) ? nodesRunningAlone(level) : new Set<string>();
   const kinds = { python: input.localPython === true };
-  const keeper = new RunKeeper(input, level.nodes, (node) => alone.has(node.id) && runsAsShortCall(node, kinds));
+  const regular = input.regularCallsCarry === true;
+  const keeper = new RunKeeper(input, level.nodes, (node) =>
+    alone.has(node.id) ? callCarry(node, kinds, regular) : undefined,
+  );
   const desk = new PauseDesk(input, keeper);
   const waits = new WaitDesk(input.runId, keeper, input.dryRun);
   // Handlers first, before any await, so an early action (or callback) is never dropped.
@@ -102,6 +105,7 @@ async function executeRun(
       budgetPause: (node, nodeInput, message) => desk.pauseForBudget(node, nodeInput, message),
       shortCalls: shortCallsIn(input),
       ...(input.localPython ? { localPython: true } : {}),
+      ...(input.regularCallsCarry ? { regularCarry: true } : {}),
       // Only in runs started so: a history recorded before replays with the steps as they ran.
       ...(input.callsCarry ? { carry: keeper.carry.bind(keeper) } : {}),
       // Only in runs started so: a history recorded before replays with its final save as it ran.

@@ -11,7 +11,11 @@ import { attachFakeLlm } from '../support/llm-engine';
 import { closedRunHistory, largestHistoryPayload } from '../support/run-history';
 import { startWorker } from '../support/worker';
 import { until } from '../support/exec-log';
-import { openSse } from '../support/sse';
+import {
+  assertShownRunningWhileHeld,
+  callsSaying as callsSayingAt,
+  holdCallsSaying as holdAt,
+} from '../support/held-calls';
 import { createRunProjection } from '../../src/db/runs/run-projection';
 import { createRunEvents } from '../../src/db/runs/run-events';
 import type { TaskRecord } from '../../src/engine/run-contract';
@@ -77,20 +81,8 @@ describe('e2e: short calls run as local activities', function () {
     return res.body.id as string;
   };
   const tasksOf = async (runId: string) => (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
-  const callsSaying = (x: string) =>
-    fake.requests.filter((r) => r.protocol !== null && JSON.stringify(r.body).includes(`say ${x}`));
-
-  /** Holds the provider's answer to calls saying `say <word>` until the returned function is called. */
-  const holdCallsSaying = (word: string, output: string): (() => void) => {
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    fake.respondWith((req) =>
-      JSON.stringify(req.body).includes(`say ${word}`)
-        ? { content: JSON.stringify({ output }), heldUntil: held }
-        : undefined,
-    );
-    return () => release();
-  };
+  const callsSaying = (word: string) => callsSayingAt(fake, word);
+  const holdCallsSaying = (word: string, output: string) => holdAt(fake, word, output);
 
   it('a short model call and a short PythonFuncNode get no activity task; a long call, a long PythonFuncNode and one asking for heartbeats still do; all answer', async () => {
     const wf = await create('short and long', {
@@ -201,20 +193,10 @@ describe('e2e: short calls run as local activities', function () {
       ((await closedRunHistory(engine, runId)).events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
     const release = holdCallsSaying('carried', 'ok');
     const runId = await start(await create('carried', shortCall), 'carried');
-    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
     try {
-      await until('the call is made', () => callsSaying('carried').length > 0, 60_000);
-      const shown = (await engine.http.get(`/run/${runId}/`)).body as { status: string; tasks: Task[] };
-      assert.equal(shown.status, 'RUNNING');
-      assert.equal(shown.tasks.find((t) => t.node_id === 'short')?.status, 'RUNNING');
-      const events = await stream.waitFor(
-        (seen) => seen.some((e) => e.event === 'task.started' && e.data?.node_id === 'short'),
-        20_000,
-      );
-      assert.ok(!events.some((e) => e.event === 'task.completed' && e.data?.node_id === 'short'), 'not ended yet');
+      await assertShownRunningWhileHeld(engine, fake, runId, 'carried', 'short');
     } finally {
       release();
-      stream.close();
     }
     const run = await waitForRun(engine.http, runId, undefined, 120_000);
     assert.equal(run.status, 'COMPLETED');

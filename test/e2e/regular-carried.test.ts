@@ -1,0 +1,162 @@
+// A model call over the short-call bound (its default timeout, 280 s) is a regular activity. Run
+// alone in a run that cannot pause, it carries what a short call carries: the save that shows it
+// RUNNING, the OutputNode after it and the run's final save, as long as the run's tasks are small
+// (REGULAR_CARRY_MAX_CHARS: the history keeps a regular activity's input); and it looks for a
+// fleet-wide limit on its model itself. What users see stays as it was.
+import assert from 'node:assert/strict';
+import type { temporal } from '@temporalio/proto';
+import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
+import type { FakeLlmServer } from '../support/fake-llm-server';
+import { input, l, n } from '../support/graphs';
+import { attachFakeLlm } from '../support/llm-engine';
+import { closedRunHistory, localActivityTypes } from '../support/run-history';
+import { until } from '../support/exec-log';
+import { assertShownRunningWhileHeld, callsSaying as callsSayingAt, holdCallsSaying } from '../support/held-calls';
+import { settingsReachWorkers } from '../support/settings';
+import { REGULAR_CARRY_MAX_CHARS } from '../../temporal/workflows/run-keeper';
+
+const MODEL = 'openai/gpt-4o-mini';
+
+/** in → ask (no timeout set: the provider request's 280 s, a regular activity) → out. */
+const oneCall = {
+  nodes: [
+    input(),
+    n('ask', 'SingleLLMCallNode', { llm_info: { model: MODEL, max_tokens: 50 }, user_message: 'say {{in.x}}' }),
+    n('out', 'OutputNode', { output_map: { a: 'ask.output' } }),
+  ],
+  links: [l('in', 'ask'), l('ask', 'out')],
+};
+
+type Task = { node_id: string; status: string; outputs: Record<string, unknown> | null; end_time: string | null };
+
+/** The inputs Temporal scheduled the run's activity tasks with, in order. */
+function scheduledInputs(history: temporal.api.history.v1.IHistory): Array<Record<string, unknown>> {
+  return (history.events ?? []).flatMap((e) => {
+    const data = e.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data;
+    return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>] : [];
+  });
+}
+
+describe('e2e: a regular model call carries its saves when its run is small', function () {
+  this.timeout(240_000);
+  let engine: SplitEngine;
+  let fake: FakeLlmServer;
+  let workflowId: string;
+  before(async () => {
+    engine = await startSplitEngine();
+    fake = await attachFakeLlm(engine);
+    const res = await engine.http.post('/wf/', { name: 'one regular call', definition: oneCall });
+    assert.equal(res.status, 200, res.text);
+    workflowId = res.body.id as string;
+  });
+  afterEach(async () => {
+    fake.respondWith(undefined);
+    assert.equal((await engine.http.put('/limits/', [])).status, 200);
+    await settingsReachWorkers();
+  });
+  after(async () => {
+    await engine?.close();
+    await fake?.close();
+  });
+
+  const start = async (x: string) => {
+    const res = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x } } });
+    assert.equal(res.status, 200, res.text);
+    return res.body.id as string;
+  };
+  const callsSaying = (word: string) => callsSayingAt(fake, word);
+  const hold = (word: string, output: string) => holdCallsSaying(fake, word, output);
+
+  it("shows the call RUNNING in the record and the event stream while the provider holds the reply, records its answer and the run's end as before, and its run's history holds the call's activity task and no local activity", async () => {
+    const release = hold('carried', 'ok');
+    const runId = await start('carried');
+    try {
+      await assertShownRunningWhileHeld(engine, fake, runId, 'carried', 'ask');
+    } finally {
+      release();
+    }
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.deepEqual((run.outputs as Record<string, unknown>).out, { a: 'ok' });
+    const record = (await engine.http.get(`/run/${runId}/`)).body as { end_time: string | null; tasks: Task[] };
+    assert.ok(record.end_time, 'the run has its end');
+    assert.deepEqual(
+      record.tasks.map((t) => [t.node_id, t.status, t.outputs]),
+      [
+        ['in', 'COMPLETED', { x: 'carried' }],
+        ['ask', 'COMPLETED', { output: 'ok' }],
+        ['out', 'COMPLETED', { a: 'ok' }],
+      ],
+    );
+    assert.deepEqual(await localActivityTypes(engine, runId), []);
+    const scheduled = scheduledInputs(await closedRunHistory(engine, runId));
+    assert.equal(scheduled.length, 1);
+    assert.ok(scheduled[0]?.save && scheduled[0]?.end && scheduled[0]?.followUp, 'the save, the end and out carried');
+  });
+
+  it(`a run whose tasks are over ${REGULAR_CARRY_MAX_CHARS} characters saves them itself: no copy of them in the activity's input, RUNNING still shown, the run completes`, async () => {
+    // Under the 16 KB a value is kept inline up to, twice in the tasks (in's output, ask's input).
+    const x = `big ${'y'.repeat(REGULAR_CARRY_MAX_CHARS / 2)}`;
+    const release = hold('big', 'fine');
+    const runId = await start(x);
+    try {
+      await until('the call is made', () => callsSaying('big').length > 0, 60_000);
+      const shown = (await engine.http.get(`/run/${runId}/`)).body as { tasks: Task[] };
+      assert.equal(shown.tasks.find((t) => t.node_id === 'ask')?.status, 'RUNNING');
+    } finally {
+      release();
+    }
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.deepEqual((run.outputs as Record<string, unknown>).out, { a: 'fine' });
+    const [call, ...others] = scheduledInputs(await closedRunHistory(engine, runId));
+    assert.equal(others.length, 0);
+    assert.equal(call?.save, undefined);
+    assert.equal(call?.end, undefined);
+    // The save that shows it RUNNING, the run's final save: the run's own.
+    assert.deepEqual(await localActivityTypes(engine, runId), ['saveProgress', 'saveProgress']);
+  });
+
+  it('under a fleet-wide limit on its model the carried call sends nothing, then goes through a slot: the provider sees the call once and the run completes with its answer', async () => {
+    assert.equal((await engine.http.put('/limits/', [{ key: 'openai', max_concurrent: 1 }])).status, 200);
+    await settingsReachWorkers();
+    fake.respondWith(() => ({ content: JSON.stringify({ output: 'slotted' }) }));
+    const runId = await start('limited');
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.deepEqual((run.outputs as Record<string, unknown>).out, { a: 'slotted' });
+    assert.equal(callsSaying('limited').length, 1);
+    const scheduled = scheduledInputs(await closedRunHistory(engine, runId));
+    assert.deepEqual(
+      scheduled.map((s) => [s.unlimitedOnly === true, s.slots !== undefined]),
+      [
+        [true, false],
+        [false, true],
+      ],
+    );
+    assert.ok((await localActivityTypes(engine, runId)).includes('askModelSlots'));
+  });
+
+  it('a cancel during a carried call ends the run CANCELED, the call stopped unanswered, its task and the node after it CANCELED', async () => {
+    const release = hold('stop', 'late');
+    const runId = await start('stop');
+    await until('the call at the provider', async () => callsSaying('stop').length === 1, 60_000);
+    const cancel = await engine.http.post(`/wf/cancel_workflow/${runId}/`, {});
+    assert.equal(cancel.status, 200, cancel.text);
+    const run = await waitForRun(engine.http, runId, undefined, 30_000);
+    assert.equal(run.status, 'CANCELED', JSON.stringify(run.message));
+    await closedRunHistory(engine, runId);
+    release();
+    const [call] = callsSaying('stop');
+    await until('the request was dropped', () => call?.abandoned !== undefined, 10_000);
+    assert.equal(call?.answered, undefined, 'the held reply reached nobody');
+    const record = (await engine.http.get(`/run/${runId}/`)).body as {
+      status: string;
+      outputs: unknown;
+      tasks: Task[];
+    };
+    assert.equal(record.status, 'CANCELED');
+    assert.equal(record.tasks.find((t) => t.node_id === 'ask')?.status, 'CANCELED');
+    assert.equal(record.tasks.find((t) => t.node_id === 'out')?.status, 'CANCELED');
+  });
+});
