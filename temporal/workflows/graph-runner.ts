@@ -1,5 +1,4 @@
 import {
-  ActivityCancellationType,
   type ActivityOptions,
   ApplicationFailure,
   type LocalActivityOptions,
@@ -174,14 +173,14 @@ function activityExecutor(runId: string, slots: ModelSlots, calls: ModelCallHook
         const activityInput = { runId, node, input, ...traced, ...dry, ...(budget ? { budget } : {}) };
         // A regular activity carries only the follow-up it may (`regular`): its input is kept in the history.
         const first = short
-          ? { activity: () => localNodeActivity(node, short), followUp }
+          ? { activity: localNodeActivity(node, short), followUp }
           : calls.regularCarry && carriesAsRegularCall(node)
-            ? { activity: carryingRegularActivity(node), followUp: regular.followUp }
+            ? { activity: nodeActivity(node), followUp: regular.followUp }
             : undefined;
         if (first) {
           // No limit on its model (the activity checks): one activity, no slot to ask for.
           const call = (save: ProgressSave | undefined, end?: RunEndPlan) =>
-            first.activity(save !== undefined || end !== undefined)({
+            first.activity({
               ...activityInput,
               unlimitedOnly: true,
               ...(save ? { save } : {}),
@@ -246,24 +245,6 @@ function nodeActivity(node: GraphNode, tries: 'retries' | 'once' = 'retries'): E
   return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...nodeOptions(node, tries), summary })[
     name
   ] as ExecuteNodeActivity;
-}
-
-/**
- * A regular node activity that may write its run's record (a save, the run's end: `carrying`): a
- * cancel waits for it to stop, as for a local activity, so none of its writes comes after the
- * run's CANCELED.
- */
-function carryingRegularActivity(node: GraphNode): (carrying: boolean) => ExecuteNodeActivity {
-  return (carrying) => {
-    if (!carrying) return nodeActivity(node);
-    const options = {
-      ...nodeOptions(node, 'retries'),
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    };
-    return proxyActivities<Record<string, ExecuteNodeActivity>>({ ...options, summary: `${node.title} (${node.id})` })[
-      nodeActivityName(node.node_type)
-    ] as ExecuteNodeActivity;
-  };
 }
 
 /**

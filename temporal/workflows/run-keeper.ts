@@ -229,8 +229,12 @@ export class RunKeeper {
    * history keeps (the save and the end plan each hold them): larger, the run saves them itself.
    */
   private fitsHistory(): boolean {
-    return JSON.stringify(this.tasks.snapshot()).length <= REGULAR_CARRY_MAX_CHARS;
+    // Tasks grow as a run goes on: once too large, the run saves them itself from then on, unmeasured.
+    if (this.tooLargeToCarry) return false;
+    this.tooLargeToCarry = JSON.stringify(this.tasks.snapshot()).length > REGULAR_CARRY_MAX_CHARS;
+    return !this.tooLargeToCarry;
   }
+  private tooLargeToCarry = false;
 
   /**
    * Runs a node's call, which writes the save that shows it RUNNING before it calls out, when

@@ -12,6 +12,7 @@ import { attachFakeLlm } from '../support/llm-engine';
 import { closedRunHistory, localActivityTypes } from '../support/run-history';
 import { until } from '../support/exec-log';
 import { assertShownRunningWhileHeld, callsSaying as callsSayingAt, holdCallsSaying } from '../support/held-calls';
+import { openSse } from '../support/sse';
 import { settingsReachWorkers } from '../support/settings';
 import { REGULAR_CARRY_MAX_CHARS } from '../../temporal/workflows/run-keeper';
 
@@ -137,7 +138,31 @@ describe('e2e: a regular model call carries its saves when its run is small', fu
     assert.ok((await localActivityTypes(engine, runId)).includes('askModelSlots'));
   });
 
-  it('a cancel during a carried call ends the run CANCELED, the call stopped unanswered, its task and the node after it CANCELED', async () => {
+  it('a carried call answered once its run shows CANCELED changes neither: the record stays CANCELED and its stream says run.canceled once, last', async () => {
+    const release = hold('race', 'raced');
+    const runId = await start('race');
+    await until('the call at the provider', async () => callsSaying('race').length === 1, 60_000);
+    assert.equal((await engine.http.post(`/wf/cancel_workflow/${runId}/`, {})).status, 200);
+    const status = async () => ((await engine.http.get(`/run/${runId}/`)).body as { status: string }).status;
+    // A cancel does not wait for the call: the run ends first, then the provider answers.
+    await until('the run shows CANCELED', async () => (await status()) === 'CANCELED', 30_000);
+    release();
+    await closedRunHistory(engine, runId);
+    // What the call's activity still writes comes within its heartbeat and cancel-watch intervals.
+    await new Promise((r) => setTimeout(r, 6000));
+    assert.equal(await status(), 'CANCELED');
+    const stream = await openSse(`${engine.api.baseUrl}/run/${runId}/events/`);
+    await stream.ended;
+    const names = stream.events.map((e) => e.event);
+    assert.deepEqual(
+      names.filter((e) => e.startsWith('run.') && e !== 'run.status'),
+      ['run.canceled'],
+      names.join(', '),
+    );
+    assert.equal(names.at(-1), 'run.canceled', names.join(', '));
+  });
+
+  it('a cancel during a carried call ends the run CANCELED, its task and the node after it CANCELED, and the call is dropped unanswered within 10 s', async () => {
     const release = hold('stop', 'late');
     const runId = await start('stop');
     await until('the call at the provider', async () => callsSaying('stop').length === 1, 60_000);
@@ -146,9 +171,13 @@ describe('e2e: a regular model call carries its saves when its run is small', fu
     const run = await waitForRun(engine.http, runId, undefined, 30_000);
     assert.equal(run.status, 'CANCELED', JSON.stringify(run.message));
     await closedRunHistory(engine, runId);
-    release();
     const [call] = callsSaying('stop');
-    await until('the request was dropped', () => call?.abandoned !== undefined, 10_000);
+    try {
+      // The activity hears of the cancel at its next heartbeat or look for the api's cancel mark.
+      await until('the request was dropped', () => call?.abandoned !== undefined, 10_000);
+    } finally {
+      release();
+    }
     assert.equal(call?.answered, undefined, 'the held reply reached nobody');
     const record = (await engine.http.get(`/run/${runId}/`)).body as {
       status: string;
