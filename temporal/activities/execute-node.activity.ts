@@ -82,9 +82,10 @@ export interface CarriedWork {
  * A short call's carried save is written before the node runs, on the first attempt only: a retry
  * finds it written, or lost with the attempt that failed to write it (the workflow's next save
  * writes every task again). A regular activity (a call over the short-call bound) writes it on every
- * attempt: its retry may follow a worker lost before the save, and the node must show RUNNING. Its follow-up runs once it answered, on the first attempt only; should
- * it fail (its storage away), the call's answer goes back alone and the run runs those nodes
- * itself, so a retry never makes the call again for them.
+ * attempt: its retry may follow a worker lost before the save, and the node must show RUNNING. Its
+ * follow-up runs once it answered, on the first attempt only; should it fail (its storage away), the
+ * call's answer goes back alone and the run runs those nodes itself, so a retry never makes the call
+ * again for them.
  */
 export function createNodeActivities(
   deps: NodeActivityDeps,

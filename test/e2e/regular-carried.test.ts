@@ -14,6 +14,7 @@ import { until } from '../support/exec-log';
 import { assertShownRunningWhileHeld, callsSaying as callsSayingAt, holdCallsSaying } from '../support/held-calls';
 import { openSse } from '../support/sse';
 import { settingsReachWorkers } from '../support/settings';
+import { startWorker } from '../support/worker';
 import { REGULAR_CARRY_MAX_CHARS } from '../../temporal/workflows/run-keeper';
 
 const MODEL = 'openai/gpt-4o-mini';
@@ -187,5 +188,53 @@ describe('e2e: a regular model call carries its saves when its run is small', fu
     assert.equal(record.status, 'CANCELED');
     assert.equal(record.tasks.find((t) => t.node_id === 'ask')?.status, 'CANCELED');
     assert.equal(record.tasks.find((t) => t.node_id === 'out')?.status, 'CANCELED');
+  });
+
+  it("a worker killed -9 during a carried call: the next worker's attempt shows the node RUNNING while it calls again, and the run completes once with the second answer", async () => {
+    // Heartbeats every 2 s: the lost attempt is noticed in seconds, not the default 20.
+    const definition = {
+      ...oneCall,
+      nodes: oneCall.nodes.map((node) =>
+        node.id === 'ask' ? { ...node, config: { ...node.config, heartbeat_timeout_seconds: 2 } } : node,
+      ),
+    };
+    const created = await engine.http.post('/wf/', { name: 'regular crash', definition });
+    assert.equal(created.status, 200, created.text);
+    const releases: Array<() => void> = [];
+    fake.respondWith((req) => {
+      if (!JSON.stringify(req.body).includes('say cut')) return undefined;
+      const held = new Promise<void>((resolve) => releases.push(resolve));
+      const output = callsSaying('cut').length === 1 ? 'lost' : 'second';
+      return { content: JSON.stringify({ output }), heldUntil: held };
+    });
+    const res = await engine.http.post(`/wf/${created.body.id}/start_run/`, { initial_inputs: { in: { x: 'cut' } } });
+    assert.equal(res.status, 200, res.text);
+    const runId = res.body.id as string;
+    try {
+      await until('the call at the provider', async () => callsSaying('cut').length === 1, 60_000);
+      const victim = engine.worker;
+      victim.process.kill('SIGKILL');
+      await victim.process.exited;
+      engine.worker = await startWorker(engine.api.env);
+      await until('the call made again', async () => callsSaying('cut').length === 2, 60_000);
+      const shown = (await engine.http.get(`/run/${runId}/`)).body as { status: string; tasks: Task[] };
+      assert.equal(shown.status, 'RUNNING');
+      assert.equal(shown.tasks.find((t) => t.node_id === 'ask')?.status, 'RUNNING');
+    } finally {
+      for (const release of releases) release();
+    }
+    const run = await waitForRun(engine.http, runId, undefined, 120_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.deepEqual((run.outputs as Record<string, unknown>).out, { a: 'second' });
+    assert.equal(callsSaying('cut').length, 2);
+    const tasks = (await engine.http.get(`/run/${runId}/`)).body.tasks as Task[];
+    assert.deepEqual(
+      tasks.map((t) => [t.node_id, t.status, t.outputs]),
+      [
+        ['in', 'COMPLETED', { x: 'cut' }],
+        ['ask', 'COMPLETED', { output: 'second' }],
+        ['out', 'COMPLETED', { a: 'second' }],
+      ],
+    );
   });
 });
