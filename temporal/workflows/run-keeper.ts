@@ -161,6 +161,8 @@ export class RunKeeper {
   private slowInFlight = 0;
   /** The node whose call is to carry the save that shows it RUNNING (beforeSlowNode, carry). */
   private carried: string | null = null;
+  /** Latched once the run's tasks were too large to ride on a regular activity's input (fitsHistory). */
+  private tooLargeToCarry = false;
   /** Whether a carried call may write the run's final save (SpurRunInput.endsCarried). */
   private readonly endsCarried: boolean;
   private readonly topLevel: Array<Pick<GraphNode, 'id' | 'title'>>;
@@ -234,7 +236,6 @@ export class RunKeeper {
     this.tooLargeToCarry = JSON.stringify(this.tasks.snapshot()).length > REGULAR_CARRY_MAX_CHARS;
     return !this.tooLargeToCarry;
   }
-  private tooLargeToCarry = false;
 
   /**
    * Runs a node's call, which writes the save that shows it RUNNING before it calls out, when

@@ -61,8 +61,8 @@ describe('e2e: a regular model call carries its saves when its run is small', fu
     await fake?.close();
   });
 
-  const start = async (x: string) => {
-    const res = await engine.http.post(`/wf/${workflowId}/start_run/`, { initial_inputs: { in: { x } } });
+  const start = async (x: string, workflow = workflowId) => {
+    const res = await engine.http.post(`/wf/${workflow}/start_run/`, { initial_inputs: { in: { x } } });
     assert.equal(res.status, 200, res.text);
     return res.body.id as string;
   };
@@ -207,9 +207,7 @@ describe('e2e: a regular model call carries its saves when its run is small', fu
       const output = callsSaying('cut').length === 1 ? 'lost' : 'second';
       return { content: JSON.stringify({ output }), heldUntil: held };
     });
-    const res = await engine.http.post(`/wf/${created.body.id}/start_run/`, { initial_inputs: { in: { x: 'cut' } } });
-    assert.equal(res.status, 200, res.text);
-    const runId = res.body.id as string;
+    const runId = await start('cut', created.body.id as string);
     try {
       await until('the call at the provider', async () => callsSaying('cut').length === 1, 60_000);
       const victim = engine.worker;
