@@ -5,6 +5,7 @@ import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { CREDENTIALS, setEnv } from '../support/integration-runs';
 import { input, l, n } from '../support/graphs';
 import { pollDelays } from '../support/poll';
+import { untilTimerRecorded } from '../support/run-history';
 import { startWorker } from '../support/worker';
 
 /** The base the worker builds callback URLs on: from configuration, not from any request. */
@@ -81,6 +82,9 @@ describe('WaitNode and WaitForCallbackNode', function () {
     const wakeAt = Date.parse(task.waiting_until as string);
     assert.ok(Number.isFinite(wakeAt), `waiting_until ${task.waiting_until}`);
 
+    // Killed during the wait, not while the workflow task that starts it is still to be recorded
+    // (a worker lost then starts the wait again: integrations.md, Waits and callbacks).
+    await untilTimerRecorded(engine, runId);
     engine.worker.process.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 6000)); // the wake-up time passes with no worker at all
     assert.equal((await runOf(runId)).status, 'RUNNING');

@@ -13,6 +13,23 @@ export async function closedRunHistory(engine: Engine, runId: string): Promise<t
   return handle.fetchHistory();
 }
 
+/**
+ * Waits until an open run's history records a durable timer (a WaitNode's sleep): from then a lost
+ * worker cannot take the wait's start back. Before, the save that shows the wait may already be
+ * written while the workflow task that starts the timer is still to be recorded.
+ */
+export async function untilTimerRecorded(engine: Engine, runId: string, timeoutMs = 60_000): Promise<void> {
+  const handle = runHandle(engine, runId);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = (await handle.fetchHistory()).events ?? [];
+    if (events.some((e) => e.timerStartedEventAttributes)) return;
+    if (Date.now() > deadline)
+      throw new Error(`no timer recorded for run ${runId}: ${await runWorkflowReport(engine, runId)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The activity types of a run's local activities, in the order the history recorded them. */
 export async function localActivityTypes(engine: Engine, runId: string): Promise<string[]> {
   const history = await closedRunHistory(engine, runId);
