@@ -1,15 +1,16 @@
 // A model call over the short-call bound (its default timeout, 280 s) is a regular activity. Run
 // alone in a run that cannot pause, it carries what a short call carries: the save that shows it
 // RUNNING, the OutputNode after it and the run's final save, as long as the run's tasks are small
-// (REGULAR_CARRY_MAX_CHARS: the history keeps a regular activity's input); and it looks for a
-// fleet-wide limit on its model itself. What users see stays as it was.
+// (REGULAR_CARRY_MAX_CHARS: the history keeps a regular activity's input); it looks for a
+// fleet-wide limit on its model itself; and it leaves its heartbeats to the node's periodic beat.
+// What users see stays as it was.
 import assert from 'node:assert/strict';
 import type { temporal } from '@temporalio/proto';
 import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { attachFakeLlm } from '../support/llm-engine';
-import { closedRunHistory, localActivityTypes } from '../support/run-history';
+import { closedRunHistory, localActivityTypes, pendingActivityTimes } from '../support/run-history';
 import { until } from '../support/exec-log';
 import { assertShownRunningWhileHeld, callsSaying as callsSayingAt, holdCallsSaying } from '../support/held-calls';
 import { openSse } from '../support/sse';
@@ -137,6 +138,28 @@ describe('e2e: a regular model call carries its saves when its run is small', fu
       ],
     );
     assert.ok((await localActivityTypes(engine, runId)).includes('askModelSlots'));
+  });
+
+  it("sends Temporal no heartbeat with its request: the first is the node's periodic beat, 5 s into the call, and the run completes", async () => {
+    const release = hold('beat', 'ok');
+    const runId = await start('beat');
+    let times = { startedMs: null as number | null, heartbeatMs: null as number | null };
+    try {
+      await until('the call at the provider', async () => callsSaying('beat').length === 1, 60_000);
+      await until(
+        'a heartbeat recorded',
+        async () => (times = await pendingActivityTimes(engine, runId)).heartbeatMs !== null,
+        30_000,
+      );
+    } finally {
+      release();
+    }
+    // Both by Temporal's clock: a beat sent with the request would come within milliseconds of the start.
+    const first = (times.heartbeatMs as number) - (times.startedMs as number);
+    assert.ok(first >= 4500, `the first heartbeat came ${first} ms after the activity started`);
+    const run = await waitForRun(engine.http, runId, undefined, 60_000);
+    assert.equal(run.status, 'COMPLETED', JSON.stringify(run.message));
+    assert.deepEqual((run.outputs as Record<string, unknown>).out, { a: 'ok' });
   });
 
   it('a carried call answered once its run shows CANCELED changes neither: the record stays CANCELED and its stream says run.canceled once, last', async () => {

@@ -24,7 +24,8 @@ export interface NodeAttempt {
 const { PendingActivityState } = temporal.api.enums.v1;
 
 const key = (id: unknown) => String(id);
-const timestampMs = (t: { seconds?: { toNumber(): number } | number | null; nanos?: number | null }) =>
+/** A protobuf timestamp of Temporal's (ms since the epoch). */
+export const timestampMs = (t: { seconds?: { toNumber(): number } | number | null; nanos?: number | null }) =>
   Number(typeof t.seconds === 'number' ? t.seconds : (t.seconds?.toNumber() ?? 0)) * 1000 +
   Math.floor((t.nanos ?? 0) / 1e6);
 const pidOf = (identity: string | null | undefined) => (identity ? Number(identity.split('@')[0]) || null : null);

@@ -1,6 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
 import type { Engine } from './engine';
+import { timestampMs } from './node-attempts';
 
 /**
  * A run's Temporal history once its workflow has closed. A blocking run is answered from its final
@@ -95,6 +96,21 @@ export async function runWorkflowReport(engine: Engine, runId: string, lastEvent
   } catch (err) {
     return `(no report: ${(err as Error).message})`;
   }
+}
+
+/**
+ * When Temporal last started the run's (first) pending activity and last heard its heartbeat, by the
+ * server's clock (null: not started, or no heartbeat yet).
+ */
+export async function pendingActivityTimes(
+  engine: Engine,
+  runId: string,
+): Promise<{ startedMs: number | null; heartbeatMs: number | null }> {
+  const pending = (await runHandle(engine, runId).describe()).raw.pendingActivities?.[0];
+  return {
+    startedMs: pending?.lastStartedTime ? timestampMs(pending.lastStartedTime) : null,
+    heartbeatMs: pending?.lastHeartbeatTime ? timestampMs(pending.lastHeartbeatTime) : null,
+  };
 }
 
 /** A run's Temporal workflow, by the run's id and the engine's workflow-id prefix. */

@@ -95,8 +95,10 @@ export async function callModel(
   extra: Partial<ChatCompletionRequest>,
   ctx: NodeExecutionContext,
 ): Promise<ChatCompletionResult> {
+  // No heartbeat of its own: a regular activity's first one goes to Temporal at once (a write of the
+  // activity's state per call), while the node's periodic beat (execute-node.activity.ts) already
+  // keeps a long request alive and brings a cancel to it.
   const send = async () => {
-    ctx.heartbeat({ phase: 'llm_request', model: prepared.modelId });
     const onText = ctx.delta ? (text: string) => ctx.delta?.(text) : undefined;
     const traced = ctx.traceModelCall?.(prepared.modelId);
     const reply = await prepared.adapter.chatCompletion({
@@ -105,7 +107,6 @@ export async function callModel(
       messages,
       ...(onText ? { onText } : {}),
     });
-    ctx.heartbeat({ phase: 'llm_response', model: prepared.modelId });
     traced?.end(reply.usage);
     return reply;
   };
