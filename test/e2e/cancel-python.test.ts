@@ -1,8 +1,8 @@
-// docs/runs.md: cancelling a run stops its running Python within CANCEL_STOPS_PYTHON_MS. Watched
-// from the host: the node's process (and the child it started) end within that bound of the cancel,
-// for a Python node run as a regular activity (a long timeout: the cancel comes through its
-// heartbeats) and as a local one (a short timeout: through the api's cancel mark, since its workflow
-// task would hear of the cancel only up to 8 s later).
+// docs/runs.md: cancelling a run stops its running Python within a bound. Watched from the host: the
+// node's process (and the child it started) end within that bound of the cancel, for a Python node
+// run as a local activity (a short timeout: through the api's cancel mark, looked for every second,
+// since its workflow task would hear of the cancel only up to 8 s later) and as a regular one (a long
+// timeout: through its heartbeats, once the run's workflow has taken the cancel).
 import assert from 'node:assert/strict';
 import { type Engine, startEngine, waitForRun } from '../support/engine';
 import {
@@ -17,8 +17,11 @@ import {
 } from '../support/python-runs';
 import { closedRunHistory } from '../support/run-history';
 
-/** The bound docs/runs.md states ("running Python stops within 2 s"). */
-const CANCEL_STOPS_PYTHON_MS = 2000;
+/**
+ * The bounds docs/runs.md states: 2 s for a short node (the api's mark, looked for every second), 3 s
+ * for a regular one (a workflow task to take the cancel, then the next heartbeat, one a second).
+ */
+const CANCEL_STOPS_PYTHON_MS = { local: 2000, regular: 3000 };
 
 describe('e2e: cancelling a run stops its Python within the documented bound', function () {
   this.timeout(120_000);
@@ -34,11 +37,11 @@ describe('e2e: cancelling a run stops its Python within the documented bound', f
   });
 
   const cases = [
-    { as: 'a regular activity', timeout: 900, activities: 1 },
-    { as: 'a local activity (timeout_seconds 60)', timeout: 60, activities: 0 },
+    { as: 'a regular activity', timeout: 900, activities: 1, bound: CANCEL_STOPS_PYTHON_MS.regular },
+    { as: 'a local activity (timeout_seconds 60)', timeout: 60, activities: 0, bound: CANCEL_STOPS_PYTHON_MS.local },
   ];
-  for (const { as, timeout, activities } of cases)
-    it(`a Python node sleeping for ten minutes, run as ${as}: its processes have ended ${CANCEL_STOPS_PYTHON_MS} ms after the cancel was sent, and the run is CANCELED`, async () => {
+  for (const { as, timeout, activities, bound } of cases)
+    it(`a Python node sleeping for ten minutes, run as ${as}: its processes have ended ${bound} ms after the cancel was sent, and the run is CANCELED`, async () => {
       const token = tokens.next();
       const runId = await startPython(engine.http, `${tokenedWait(token, 600)}\nreturn {}`, {
         timeout_seconds: timeout,
@@ -56,7 +59,7 @@ describe('e2e: cancelling a run stops its Python within the documented bound', f
         await new Promise((r) => setTimeout(r, 20));
       const endedAfter = Date.now() - sent;
       assert.ok(processEnded(node) && processEnded(child), 'the Python processes ended');
-      assert.ok(endedAfter <= CANCEL_STOPS_PYTHON_MS, `Python ran on for ${endedAfter} ms after the cancel`);
+      assert.ok(endedAfter <= bound, `Python ran on for ${endedAfter} ms after the cancel`);
       const cancel = await cancelled;
       assert.equal(cancel.status, 200, cancel.text);
       assert.equal((cancel.body as { status?: string }).status, 'CANCELED');
