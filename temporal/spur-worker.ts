@@ -135,8 +135,8 @@ export async function createSpurWorkers(
     // On SIGTERM (the SDK's handler) or shutdown(): polling stops at once, running activities get
     // this long; then they are cancelled, their attempt fails and Temporal retries it elsewhere.
     shutdownGraceTime: temporal.shutdownGraceMs,
-    // Heartbeats carry cancellation back: at most a second's delay, so a cancelled run's Python
-    // or LLM call stops within a second or two instead of after 80% of the heartbeat timeout.
+    // Heartbeats carry cancellation back: sent at most a second after the node beats (Python each
+    // second, other nodes every 5 s by default) instead of after 80% of the heartbeat timeout.
     maxHeartbeatThrottleInterval: '1s',
   } satisfies Omit<WorkerOptions, 'taskQueue'>;
   const SpurWorker = workerClass(temporal.activationTimeoutMs);
