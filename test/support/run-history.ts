@@ -1,6 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { runWorkflowId } from '../../src/contracts/workflow-names';
 import type { Engine } from './engine';
+import { until } from './exec-log';
 import { timestampMs } from './node-attempts';
 
 /**
@@ -19,16 +20,13 @@ export async function closedRunHistory(engine: Engine, runId: string): Promise<t
  * worker cannot take the wait's start back. Before, the save that shows the wait may already be
  * written while the workflow task that starts the timer is still to be recorded.
  */
-export async function untilTimerRecorded(engine: Engine, runId: string, timeoutMs = 60_000): Promise<void> {
+export function untilTimerRecorded(engine: Engine, runId: string, timeoutMs = 60_000): Promise<void> {
   const handle = runHandle(engine, runId);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = (await handle.fetchHistory()).events ?? [];
-    if (events.some((e) => e.timerStartedEventAttributes)) return;
-    if (Date.now() > deadline)
-      throw new Error(`no timer recorded for run ${runId}: ${await runWorkflowReport(engine, runId)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return until(
+    `run ${runId}'s timer in its history`,
+    async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.timerStartedEventAttributes),
+    timeoutMs,
+  );
 }
 
 /** The activity types of a run's local activities, in the order the history recorded them. */
