@@ -13,6 +13,8 @@ import { createUsageLedger } from './db/usage-ledger';
 import type { Models } from './db/models';
 import { composeKernel } from './kernel';
 import { createPauseService } from './modules/pauses/pauses.service';
+import { createRunCancel } from './runs/run-cancel';
+import { createWorkflowRunsStop } from './runs/workflow-runs-stop';
 import { createApprovalLinks } from './modules/pauses/approval-links.service';
 import { createBatchRuns } from './runs/batch-runs';
 import { createClientRuns } from './runs/client-runs';
@@ -250,6 +252,16 @@ export function createServices({
     streamSlots: createStreamSlots(config.runEvents?.streams ?? { max: 1000, perClient: 20 }),
     values,
     runRecords,
+    stopOpenRunsOf: createWorkflowRunsStop({
+      runRecords,
+      cancelRun: createRunCancel({
+        runRecords,
+        temporal: () => temporal,
+        workflowIdPrefix: config.temporal.workflowIdPrefix,
+      }),
+      temporal: () => temporal,
+      workflowIdPrefix: config.temporal.workflowIdPrefix,
+    }),
     workflows,
     workflowPauses,
     versions,

@@ -3,9 +3,10 @@ import type { RunDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import { runWorkflowId } from '../contracts/workflow-names';
 import { SpurError } from '../errors';
+import type { RunStatus } from '../engine/statuses';
 
 /** The statuses a run can be cancelled from. */
-export const CANCELLABLE: ReadonlySet<string> = new Set(['PAUSED', 'RUNNING', 'PENDING']);
+export const CANCELLABLE: ReadonlySet<RunStatus> = new Set<RunStatus>(['PAUSED', 'RUNNING', 'PENDING']);
 
 export interface RunCancelDeps {
   runRecords: Pick<RunRepository, 'cancelWithoutWorkflow' | 'cancelRequests'>;

@@ -139,6 +139,16 @@ export function createRunLookups(models: Models) {
       >();
     },
 
+    /** A workflow's runs in `statuses` (its delete stops the open ones first): their ids and statuses. */
+    async ofWorkflowIn(
+      workflowId: string,
+      statuses: readonly RunStatus[],
+    ): Promise<Array<Pick<RunDoc, '_id' | 'status'>>> {
+      return Run.find({ workflow_id: workflowId, status: trusted({ $in: statuses }) }, { _id: 1, status: 1 }).lean<
+        Array<Pick<RunDoc, '_id' | 'status'>>
+      >();
+    },
+
     /**
      * One page of the runs still open (by status) that started before `startedBefore`, in `_id`
      * order after `after`: FerretDB v1 scans for a status filter, so the reconciler reads bounded pages.

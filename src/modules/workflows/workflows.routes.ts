@@ -25,6 +25,8 @@ export interface WorkflowRouteDeps {
   definitionLimits: DefinitionLimits;
   /** Runs go with their workflow (PySpur's cascade), stored values included. */
   runRecords: { removeOfWorkflow(workflowId: string): Promise<void> };
+  /** Cancels the workflow's open runs and answers once they have stopped (runs/workflow-runs-stop.ts). */
+  stopOpenRunsOf(workflowId: string): Promise<void>;
   /** What else a workflow owns, removed first: its schedules and webhook triggers (nothing starts a run after the answer). */
   dependents: ReadonlyArray<{ removeOfWorkflow(workflowId: string): Promise<void> }>;
 }
@@ -38,6 +40,7 @@ export function workflowRoutes({
   uploadLimits,
   definitionLimits,
   runRecords,
+  stopOpenRunsOf,
   dependents,
 }: WorkflowRouteDeps): MountableRoute[] {
   const WorkflowCreateRequest = workflowCreateRequest(definitionLimits);
@@ -104,15 +107,17 @@ export function workflowRoutes({
       method: 'delete',
       path: '/wf/{workflow_id}/',
       permission: 'build',
-      summary: 'Delete a workflow, its versions, runs, test files and webhook triggers',
+      summary: 'Delete a workflow, its versions, runs (open ones cancelled first), test files and webhook triggers',
       tags,
       params: WorkflowIdParams,
       status: 204,
       response: null,
-      errors: [404],
+      errors: [404, 409, 503],
       handler: async ({ params }) => {
         await workflows.remove(params.workflow_id, async (id) => {
           for (const dependent of dependents) await dependent.removeOfWorkflow(id);
+          // Nothing starts a run of it now; the open ones stop before their records go.
+          await stopOpenRunsOf(id);
           await testFiles.removeForWorkflow(id);
           await runRecords.removeOfWorkflow(id);
         });
