@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Models } from '../db/models';
 import { createCallbackDeliveries } from '../db/callback-deliveries';
 import { createIdempotencyKeys } from '../db/idempotency-keys';
@@ -16,6 +17,13 @@ import { removeUnusedRunFiles } from './files';
 
 /** Runs deleted per step of a deletion (a batch's rows go this many at a time). */
 export const ERASE_PAGE = 100;
+/**
+ * A run's workflow stores its final events right after the record that says it ended; events still
+ * missing this long after that end will not come (the workflow was terminated in between).
+ */
+const WRITER_GONE_AFTER_MS = 60_000;
+/** How long a delete of one run waits for its final events before answering 409. */
+const END_STORED_WAIT_MS = 2_000;
 /** A run is recorded moments after its files are stored: files named this recently are kept. */
 const FILE_MARGIN_MS = 10 * 60_000;
 
@@ -81,11 +89,31 @@ export function createRunEraser({ models, runRecords, budgets, secretKey }: RunE
     return { erased: erased + 1, done: true };
   }
 
-  /** Why a finished run must wait before it goes (rows still running, a callback still being delivered); null: it may go. */
+  /**
+   * Why a finished run must wait before it goes (rows still running, a callback still being
+   * delivered, its final events still being stored); null: it may go.
+   */
   async function busy(runId: string): Promise<string | null> {
     if (await expiry.hasOpenChild(runId)) return 'has rows still running';
     if (await callbacks.pendingOf(runId)) return 'has a callback still being delivered';
+    if (!(await endStored(runId))) return 'is still storing its final events';
     return null;
+  }
+
+  /**
+   * Whether the run's workflow has stored all its end wrote: the record says the run ended before
+   * the final events are inserted. Events still missing a while after the end will not come.
+   */
+  async function endStored(runId: string): Promise<boolean> {
+    const end = (await runRecords.endOf(runId))?.end_time;
+    if (!end || Date.now() - end.getTime() >= WRITER_GONE_AFTER_MS) return true;
+    return runRecords.events.lastWriteStored(runId);
+  }
+
+  /** A run polled to its end and deleted at once may be a write away from its final events: a moment for them. */
+  async function awaitEndStored(runId: string): Promise<void> {
+    const deadline = Date.now() + END_STORED_WAIT_MS;
+    while (!(await endStored(runId)) && Date.now() < deadline) await sleep(50);
   }
 
   return {
@@ -110,6 +138,7 @@ export function createRunEraser({ models, runRecords, budgets, secretKey }: RunE
         );
       if (run.run_type === 'eval')
         throw new ConflictError(`Run ${runId} is an eval's batch: it is deleted with its eval`, 'RUN_OF_EVAL');
+      await awaitEndStored(runId);
       const waiting = await busy(runId);
       if (waiting) throw new ConflictError(`Run ${runId} ${waiting}: delete it once that ends`, 'RUN_BUSY');
       while (!(await eraseTree(run, ERASE_PAGE)).done);

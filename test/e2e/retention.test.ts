@@ -291,6 +291,55 @@ describe('e2e: run retention, and deleting a finished run', function () {
     assert.equal((await waitForRun(engine.http, running)).status, 'CANCELED');
   });
 
+  it('DELETE /run/{id}/ of a run whose end is saved before its final events waits for them (204 once stored); events that do not come are a 409 that deletes nothing, and the pass keeps the run', async () => {
+    const wf = await createWorkflow(engine.http, oneLlmCall(MODEL));
+    const { Run, RunEvent } = engine.api.models;
+    const head = (seq: number) => JSON.stringify({ seq, status: 'COMPLETED', percentage: 100, tasks: {}, pauses: [] });
+    const event = (runId: string, seq: number) =>
+      RunEvent.create({ _id: `${runId}:${seq}`, run_id: runId, seq, event: 'run.status', data: '{}', at: new Date() });
+    /** A run as its workflow leaves it between the update that ends it and the insert of its events 2 and 3. */
+    async function endingRun(seq: number): Promise<string> {
+      const runId = `R${seq}`;
+      await Run.create({
+        _id: runId,
+        seq,
+        workflow_id: wf,
+        status: 'COMPLETED',
+        start_time: new Date(Date.now() - 5_000),
+        end_time: new Date(Date.now() - 5_000),
+        run_type: 'interactive',
+        initial_inputs: '{}',
+        outputs: null,
+        event_head: head(3),
+        event_head_before: head(1),
+      });
+      await event(runId, 1);
+      return runId;
+    }
+
+    const stored = await endingRun(800_101);
+    const deleting = engine.http.delete(`/run/${stored}/`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await event(stored, 2);
+    await event(stored, 3);
+    assert.equal((await deleting).status, 204);
+    assert.deepEqual(await documentsNaming(stored), [], 'its final events went with it');
+
+    const stuck = await endingRun(800_102);
+    await event(stuck, 2);
+    // The pass reaches it (it ended 5 s ago) and keeps it, counted with the runs still at work.
+    assert.equal((await engine.http.put(`/wf/${wf}/retention/`, { days: 1_000 / DAY_MS })).status, 200);
+    const pass = await engine.http.post('/runs/retention/prune/');
+    assert.equal(pass.status, 200, pass.text);
+    assert.ok(pass.body.kept_active >= 1, pass.text);
+    assert.equal(await Run.countDocuments({ _id: stuck }), 1, 'the pass kept it');
+    const refused = await engine.http.delete(`/run/${stuck}/`);
+    assert.equal(refused.status, 409, refused.text);
+    assert.match(refused.body.detail, /is still storing its final events/);
+    assert.equal(await Run.countDocuments({ _id: stuck }), 1, 'its record is kept');
+    assert.equal(await RunEvent.countDocuments({ run_id: stuck }), 2, 'its events are kept');
+  });
+
   it('a batch goes with its rows and its output file: DELETE of a row is 409, of the batch 204, and nothing names either', async () => {
     const wf = await createWorkflow(engine.http, {
       nodes: [input(), n('out', 'OutputNode', { output_map: { answer: 'in.x' } })],

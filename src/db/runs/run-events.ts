@@ -177,6 +177,21 @@ export function createRunEvents(models: Models) {
       return first !== null || typeof run?.event_head === 'string';
     },
 
+    /**
+     * Whether the events of the run's last write are all stored. A write updates the run first and
+     * inserts its events after: a run whose record has just ended may still be adding its final
+     * ones, and a deletion in between would leave them behind. A run with no head has none pending.
+     */
+    async lastWriteStored(runId: string): Promise<boolean> {
+      const run = await Run.findById(runId, HEAD_FIELDS).lean<StoredHead>();
+      const head = fromJsonText<EventHead>(run?.event_head ?? null);
+      if (!head) return true;
+      const from = (fromJsonText<EventHead>(run?.event_head_before ?? null)?.seq ?? 0) + 1;
+      const ids = Array.from({ length: Math.max(0, head.seq - from + 1) }, (_, i) => eventId(runId, from + i));
+      if (ids.length === 0) return true;
+      return (await RunEvent.countDocuments({ _id: trusted({ $in: ids }) })) === ids.length;
+    },
+
     /** With their runs (a workflow's delete). */
     async removeOfRuns(runIds: string[]): Promise<void> {
       if (runIds.length === 0) return;
