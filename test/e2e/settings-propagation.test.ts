@@ -12,6 +12,7 @@ import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engin
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { oneLlmCall } from '../support/graphs';
 import { fakeProviderSettings } from '../support/llm-engine';
+import { closedRunHistory } from '../support/run-history';
 import { type TestWorker, startWorker } from '../support/worker';
 
 const MODEL = 'openai/gpt-4o-mini';
@@ -54,9 +55,9 @@ describe('e2e: a setting changed through the API reaches every worker’s next c
    * the call in a slot).
    */
   async function callerOf(runId: string): Promise<string> {
-    const history = await engine.api.temporal.workflow
-      .getHandle(runWorkflowId(runId, engine.api.config.temporal.workflowIdPrefix))
-      .fetchHistory();
+    // The call's activity saves the run's end itself, and Temporal writes an activity's started
+    // event with its completion: the record ends before the history says who made the call.
+    const history = await closedRunHistory(engine, runId);
     const started = (history.events ?? []).flatMap((e) => e.activityTaskStartedEventAttributes?.identity ?? []);
     assert.ok(started.length === 1 || started.length === 2, `run ${runId}: ${started.length} activities started`);
     return started[0] as string;
