@@ -5,6 +5,8 @@ import { input, l, n } from '../support/graphs';
 import { eventually, pidsWith, processTokens, tokenedWait } from '../support/python-runs';
 import { until } from '../support/exec-log';
 import { startWorker } from '../support/worker';
+import { bearer, memberWithKey } from '../support/access';
+import { client } from '../support/http';
 
 /** in → gate (a person's approval) → after; in → py (waits two minutes in a child process carrying `token`). */
 function pausedAndBusy(token: string) {
@@ -71,6 +73,26 @@ describe('e2e: deleting a workflow stops its open runs first', function () {
     assert.deepEqual(await recordsOf(engine, runId), NOTHING);
     assert.equal((await engine.http.get(`/run/${runId}/`)).status, 404);
     assert.equal((await engine.http.get(`/wf/${workflowId}/`)).status, 404);
+  });
+
+  it("another workspace's DELETE of the workflow is 404 and stops nothing: the run stays paused and its workflow open", async () => {
+    const gated = {
+      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
+      links: [l('in', 'gate'), l('gate', 'after')],
+    };
+    const { workflowId, runId } = await startPaused(engine, gated);
+    const made = await engine.http.post('/access/workspaces/', { name: `delete-other-${Math.random()}` });
+    assert.equal(made.status, 201, made.text);
+    const other = client(
+      engine.api.baseUrl,
+      bearer((await memberWithKey(engine.http, made.body.id, `other-admin-${Math.random()}`, 'admin')).key.key),
+    );
+    const refused = await other.delete(`/wf/${workflowId}/`);
+    assert.equal(refused.status, 404, refused.text);
+    assert.equal((await engine.http.get(`/run/${runId}/`)).body.status, 'PAUSED');
+    assert.equal(await temporalStatus(engine, runId), 'RUNNING', 'no cancel was asked');
+    assert.equal(await engine.api.models.RunCancelRequest.countDocuments({ _id: runId }), 0, 'no cancel mark');
+    assert.equal((await engine.http.delete(`/wf/${workflowId}/`)).status, 204);
   });
 });
 
