@@ -6,33 +6,43 @@ import { l, n } from '../support/graphs';
 // One workflow must not starve the host: a worker runs at most SPUR_PYTHON_MAX_CONCURRENT Python
 // sandboxes at once, however wide the batch, and queues the rest.
 
+/** The children of a live process (listed per thread by the kernel); none once it is gone. */
+function childrenOf(pid: number): string[] {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // the process is gone
+  }
+  return threads.flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
+    } catch {
+      return []; // the thread ended while we looked
+    }
+  });
+}
+
+const commOf = (pid: string): string | null => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null; // the process ended while we looked
+  }
+};
+
 /**
- * Sandboxes (bwrap launchers) the worker process has started and that are alive now: its children
- * (listed per thread by the kernel) whose command is bwrap. Read every 20 ms, so it looks at the
- * worker's children only, not at every process of a busy machine.
+ * Sandboxes (bwrap launchers) the worker has started and that are alive now: its children whose
+ * command is bwrap, and those of its other children — a sandbox is spawned by the worker itself
+ * when it is put in a cgroup, by the worker's spawner helper otherwise (src/nodes/code-execution/
+ * spawner.ts). Read every 20 ms, so it looks at the worker's descendants only, not at every process
+ * of a busy machine.
  */
 function sandboxesOf(workerPid: number): number {
   let count = 0;
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${workerPid}/task`);
-  } catch {
-    return 0; // the worker is gone
-  }
-  for (const tid of threads) {
-    let children: string[];
-    try {
-      children = readFileSync(`/proc/${workerPid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
-    } catch {
-      continue; // the thread ended while we looked
-    }
-    for (const child of children) {
-      try {
-        if (readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'bwrap') count++;
-      } catch {
-        // the process ended while we looked
-      }
-    }
+  for (const child of childrenOf(workerPid)) {
+    if (commOf(child) === 'bwrap') count++;
+    else count += childrenOf(Number(child)).filter((grandchild) => commOf(grandchild) === 'bwrap').length;
   }
   return count;
 }
