@@ -26,8 +26,11 @@ export interface RunCancelDeps {
 export function createRunCancel(deps: RunCancelDeps) {
   const handle = (runId: string) => deps.temporal().workflow.getHandle(runWorkflowId(runId, deps.workflowIdPrefix));
 
-  /** Requests the cancel of an open run (CANCELLABLE); answers once it is requested, not once recorded. */
-  return async function cancelRun(run: Pick<RunDoc, '_id' | 'status'>): Promise<void> {
+  /**
+   * Requests the cancel of an open run (CANCELLABLE); answers once it is requested, not once
+   * recorded: whether the run's Temporal workflow is still running, to take it.
+   */
+  return async function cancelRun(run: Pick<RunDoc, '_id' | 'status'>): Promise<boolean> {
     let workflowGone = false;
     try {
       await handle(run._id)
@@ -38,7 +41,7 @@ export function createRunCancel(deps: RunCancelDeps) {
         });
       // Temporal accepts a cancel of a workflow that has already closed (e.g. terminated by an
       // operator) without an error; then no workflow will ever record it.
-      workflowGone = (await handle(run._id).describe()).status.name !== 'RUNNING';
+      workflowGone = !(await runWorkflowOpen(deps.temporal(), deps.workflowIdPrefix, run._id));
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError))
         throw new SpurError(
@@ -57,7 +60,20 @@ export function createRunCancel(deps: RunCancelDeps) {
         run._id,
         workflowGone ? ['PENDING', 'RUNNING', 'PAUSED'] : ['PENDING'],
       );
+    return !workflowGone;
   };
+}
+
+/** Whether a run's Temporal workflow is running: false once it has closed, or when Temporal has none. */
+export async function runWorkflowOpen(temporal: Client, workflowIdPrefix: string, runId: string): Promise<boolean> {
+  try {
+    return (
+      (await temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix)).describe()).status.name === 'RUNNING'
+    );
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 function alreadyRequested(err: unknown): boolean {

@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { RunRepository } from '../db/runs/run-repository';
-import { runWorkflowId } from '../contracts/workflow-names';
 import { ConflictError, SpurError } from '../errors';
-import { CANCELLABLE, type RunCancel } from './run-cancel';
+import { CANCELLABLE, type RunCancel, runWorkflowOpen } from './run-cancel';
 
 /** How long a workflow's delete waits for its cancelled runs' workflows to close. */
 export const RUNS_STOP_WAIT_MS = 15_000;
@@ -29,13 +28,11 @@ export interface WorkflowRunsStopDeps {
  */
 export function createWorkflowRunsStop(deps: WorkflowRunsStopDeps) {
   const waitMs = deps.waitMs ?? RUNS_STOP_WAIT_MS;
-  const handle = (runId: string) => deps.temporal().workflow.getHandle(runWorkflowId(runId, deps.workflowIdPrefix));
 
   async function isOpen(runId: string): Promise<boolean> {
     try {
-      return (await handle(runId).describe()).status.name === 'RUNNING';
+      return await runWorkflowOpen(deps.temporal(), deps.workflowIdPrefix, runId);
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
       throw new SpurError(
         'unavailable',
         'TEMPORAL_UNAVAILABLE',
@@ -57,12 +54,11 @@ export function createWorkflowRunsStop(deps: WorkflowRunsStopDeps) {
   /** Cancels the workflow's open runs and answers once their workflows have closed; 409 if one has not in time. */
   return async function stopOpenRunsOf(workflowId: string): Promise<void> {
     const open = await deps.runRecords.ofWorkflowIn(workflowId, [...CANCELLABLE]);
-    for (const run of open) await deps.cancelRun(run);
-    let waiting = open.filter((r) => r.status !== 'PENDING').map((r) => r._id);
+    // The cancel says whether the run's workflow was still running once it was asked.
+    let waiting: string[] = [];
+    for (const run of open) if ((await deps.cancelRun(run)) && run.status !== 'PENDING') waiting.push(run._id);
     const deadline = Date.now() + waitMs;
-    for (let pauseMs = 50; ; pauseMs = Math.min(500, pauseMs * 2)) {
-      waiting = await stillOpen(waiting);
-      if (waiting.length === 0) return;
+    for (let pauseMs = 50; waiting.length > 0; pauseMs = Math.min(500, pauseMs * 2)) {
       if (Date.now() >= deadline)
         throw new ConflictError(
           `Workflow ${workflowId} has ${waiting.length} run(s) still stopping after their cancel (${waiting
@@ -71,6 +67,7 @@ export function createWorkflowRunsStop(deps: WorkflowRunsStopDeps) {
           'WORKFLOW_RUNS_STOPPING',
         );
       await sleep(pauseMs);
+      waiting = await stillOpen(waiting);
     }
   };
 }

@@ -21,6 +21,12 @@ function pausedAndBusy(token: string) {
   };
 }
 
+/** in → gate (a person's approval) → after. */
+const gated = {
+  nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
+  links: [l('in', 'gate'), l('gate', 'after')],
+};
+
 /** Every record a run leaves in MongoDB, counted by kind. */
 async function recordsOf(engine: Engine, runId: string): Promise<Record<string, number>> {
   const { Run, RunEvent, RunTasks, Pause, NodeAttempt } = engine.api.models;
@@ -76,10 +82,6 @@ describe('e2e: deleting a workflow stops its open runs first', function () {
   });
 
   it("another workspace's DELETE of the workflow is 404 and stops nothing: the run stays paused and its workflow open", async () => {
-    const gated = {
-      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
-      links: [l('in', 'gate'), l('gate', 'after')],
-    };
     const { workflowId, runId } = await startPaused(engine, gated);
     const made = await engine.http.post('/access/workspaces/', { name: `delete-other-${Math.random()}` });
     assert.equal(made.status, 201, made.text);
@@ -105,10 +107,6 @@ describe('e2e: deleting a workflow whose open run cannot stop', function () {
   after(() => engine?.close());
 
   it('answers 409 after its wait with the workflow and the run kept, and deletes both once a worker has let the run stop', async () => {
-    const gated = {
-      nodes: [input(), n('gate', 'HumanInterventionNode', { message: 'Check' }), n('after', 'OutputNode')],
-      links: [l('in', 'gate'), l('gate', 'after')],
-    };
     const { workflowId, runId } = await startPaused(engine, gated);
     // No worker: the run's workflow cannot take its cancel.
     await engine.worker.stop();
