@@ -126,6 +126,56 @@ describe('PythonFuncNode', function () {
     assert.deepEqual(out, { d: '2024-01-02T03:04:05', s: [7] });
   });
 
+  it('reads input numbers, nulls and unicode as json.loads would, and lets the code use json itself', async () => {
+    const input = { src: { big: 9007199254740991, f: -1.5e-7, none: null, t: 'é😀\u2028', nested: [{ a: [] }] } };
+    const out = await run(
+      {
+        code: [
+          'import json',
+          's = input_model.src',
+          'return {"types": [type(s.big).__name__, type(s.f).__name__, type(s.none).__name__],',
+          '        "exact": s.big == 9007199254740991, "t": s.t, "dumped": json.dumps(s, sort_keys=True)}',
+        ].join('\n'),
+      },
+      context(),
+      input,
+    );
+    assert.deepEqual(out.types, ['int', 'float', 'NoneType']);
+    assert.equal(out.exact, true);
+    assert.equal(out.t, 'é😀\u2028');
+    // json.dumps's own text (ASCII escapes, its separators): the input reached the code whole.
+    assert.equal(
+      out.dumped,
+      '{"big": 9007199254740991, "f": -1.5e-07, "nested": [{"a": []}], "none": null, "t": "\\u00e9\\ud83d\\ude00\\u2028"}',
+    );
+  });
+
+  it("quotes the user's own lines in a traceback the code formats itself", async () => {
+    const out = await run({
+      code: [
+        'import traceback',
+        'try:',
+        '    1 / 0',
+        'except ZeroDivisionError:',
+        '    return {"t": traceback.format_exc()}',
+      ].join('\n'),
+    });
+    assert.match(String(out.t), /File "<code>", line 3, in user_function\n {4}1 \/ 0\n/);
+  });
+
+  it('fails a result JSON cannot hold (an object, NaN, a cycle) with the reason, not a broken result', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['return {"o": object()}', /not JSON serialisable: Object of type object is not JSON serializable/],
+      ['return {"n": float("nan")}', /not JSON serialisable: Out of range float values are not JSON compliant/],
+      ['d = {}\nd["self"] = d\nreturn d', /not JSON serialisable: Circular reference detected/],
+    ];
+    for (const [code, message] of cases) {
+      const error = await failure({ code });
+      assert.ok(error instanceof NodeExecutionError, `${code}: ${error.message}`);
+      assert.match(error.message, message, code);
+    }
+  });
+
   it('keeps non-ASCII text intact', async () => {
     const out = await run({ code: 'return {"t": "héllo wörld ✓ " * 20000}' });
     assert.equal(out.t, 'héllo wörld ✓ '.repeat(20000));

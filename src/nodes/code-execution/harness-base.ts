@@ -12,11 +12,54 @@ export const HARNESS_BASE = String.raw`
 # Only what every run needs is imported up front: a module a run may not need (traceback for errors,
 # datetime for results that hold one) is imported where it is used, since the interpreter's start is
 # most of a sandboxed node's own cost.
-import json, os, resource, sys
+import os, resource, sys
 
 RESULT_FD = 3
 USER_FILE = "<code>"
 MAX_FRAMES = 5
+
+
+def _json_codec():
+    # The json module imports re, enum and more: as much CPU again as the interpreter's own start.
+    # json.loads and json.dumps parse and write with its C part (_json), called here directly with
+    # the settings they give it, so the results are the same; an interpreter without it uses json.
+    try:
+        import _json
+        make_scanner, make_encoder = _json.make_scanner, _json.make_encoder
+        quote_ascii, quote = _json.encode_basestring_ascii, _json.encode_basestring
+    except (ImportError, AttributeError):
+        import json
+        return json.loads, json.dumps
+    constants = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+    class Settings:
+        strict = True
+        object_pairs_hook = None
+        parse_float = float
+        parse_int = int
+        parse_constant = constants.__getitem__
+
+        def __init__(self, object_hook):
+            self.object_hook = object_hook
+
+    def refuse(value):
+        raise TypeError("Object of type " + type(value).__name__ + " is not JSON serializable")
+
+    def loads(text, object_hook=None):
+        text = text.strip(" \t\n\r")
+        value, end = make_scanner(Settings(object_hook))(text, 0)
+        if end != len(text):
+            raise ValueError("extra data after the JSON value")
+        return value
+
+    def dumps(value, default=refuse, allow_nan=True, ensure_ascii=True):
+        encode = make_encoder({}, default, quote_ascii if ensure_ascii else quote, None, ": ", ", ", False, False, allow_nan)
+        return "".join(encode(value, 0))
+
+    return loads, dumps
+
+
+json_loads, json_dumps = _json_codec()
 
 
 class UserCodeError(Exception):
@@ -40,9 +83,9 @@ def _encode(value):
 
 def send(message, ensure_ascii):
     try:
-        data = json.dumps(message, default=_encode, allow_nan=False, ensure_ascii=ensure_ascii)
+        data = json_dumps(message, default=_encode, allow_nan=False, ensure_ascii=ensure_ascii)
     except (TypeError, ValueError, RecursionError) as exc:
-        data = json.dumps({"ok": False, "error": "Python result is not JSON serialisable: " + str(exc)})
+        data = json_dumps({"ok": False, "error": "Python result is not JSON serialisable: " + str(exc)})
     with os.fdopen(RESULT_FD, "w", encoding="utf-8") as out:
         out.write(data)
 
@@ -66,9 +109,48 @@ def syntax_error(exc, shift):
 
 
 def remember_source(code):
-    # Tracebacks then quote the user's lines, the user's own (traceback.format_exc()) too.
-    import linecache
-    linecache.cache[USER_FILE] = (len(code), None, [l + "\n" for l in code.split("\n")], USER_FILE)
+    # Tracebacks then quote the user's lines, the user's own (traceback.format_exc()) too. linecache
+    # imports tokenize and re, as much CPU again as the interpreter's start: a run without a
+    # traceback never imports it, so the source goes into its cache once something does.
+    entry = (len(code), None, [l + "\n" for l in code.split("\n")], USER_FILE)
+    if "linecache" in sys.modules:
+        sys.modules["linecache"].cache[USER_FILE] = entry
+    else:
+        sys.meta_path.insert(0, _SeedLinecache(entry))
+
+
+class _SeedLinecache:
+    """A finder that lets the others find linecache, then puts the user's source in its cache once loaded."""
+
+    def __init__(self, entry):
+        self.entry = entry
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "linecache":
+            return None
+        sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find else None
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None:
+            spec.loader = _Seeding(spec.loader, self.entry)
+        return spec
+
+
+class _Seeding:
+    def __init__(self, loader, entry):
+        self.loader, self.entry = loader, entry
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        module.cache[USER_FILE] = self.entry
 
 
 def describe(exc):

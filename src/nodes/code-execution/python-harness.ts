@@ -63,7 +63,7 @@ def compile_user(code):
 
 
 def run(memory_mb):
-    payload = json.loads(sys.stdin.buffer.read().decode("utf-8"), object_hook=Model)
+    payload = json_loads(sys.stdin.buffer.read().decode("utf-8"), object_hook=Model)
     try:
         user_function = compile_user(payload["code"])
     except UserCodeError as exc:

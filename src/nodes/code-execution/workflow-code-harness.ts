@@ -109,6 +109,7 @@ class WorkflowBuilder:
         return self.build().model_dump()
 
     def to_json(self, indent=2):
+        import json
         return json.dumps(self.to_dict(), indent=indent, default=_encode)
 
     @classmethod
@@ -150,7 +151,7 @@ def result_of(namespace):
 
 
 def run(memory_mb):
-    code = json.loads(sys.stdin.buffer.read().decode("utf-8"))["code"]
+    code = json_loads(sys.stdin.buffer.read().decode("utf-8"))["code"]
     try:
         compiled = compile(code, USER_FILE, "exec", dont_inherit=True)
     except SyntaxError as exc:
