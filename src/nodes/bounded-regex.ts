@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { Script, createContext } from 'node:vm';
 
 /** A pattern match may run this long; a catastrophic pattern is cut off, never the worker's loop. */
@@ -18,18 +19,36 @@ const SCRIPT = new Script('result = run()');
  * meanwhile, and V8 checks for it while a regex backtracks, so a pattern like `(a+)+$` on model
  * output is stopped at the limit and reported, instead of holding the event loop (and with it a
  * worker's heartbeats, or the api hosting it). The limit is wall time: a call stopped having used
- * under half of it in CPU was starved (a loaded host), not working, and runs once more.
+ * under half of it in CPU (this thread's) was starved (a loaded host), not working, and runs once more.
  */
 export function boundedCall<T>(run: () => T, timeoutMs: number): BoundedCall<T> {
-  const before = process.cpuUsage();
+  const before = threadCpuMicros();
   const first = boundedOnce(run, timeoutMs);
-  if (first.ok || !wasStarved(process.cpuUsage(before), timeoutMs)) return first;
+  if (first.ok || !wasStarved(threadCpuMicros() - before, timeoutMs)) return first;
   return boundedOnce(run, timeoutMs);
 }
 
-/** Whether a stopped call used less than half its time limit in CPU (the process's, in µs). */
-export function wasStarved(used: { user: number; system: number }, timeoutMs: number): boolean {
-  return used.user + used.system < (timeoutMs * 1000) / 2;
+/** Whether a stopped call used less than half its time limit in CPU (µs). */
+export function wasStarved(usedMicros: number, timeoutMs: number): boolean {
+  return usedMicros < (timeoutMs * 1000) / 2;
+}
+
+/**
+ * Linux's count of the time this thread has run (ns, first field): the call's own CPU. The process's
+ * (process.cpuUsage) also counts its other threads — Temporal's core, the thread pool, the garbage
+ * collector — which on a loaded host can pass half the limit while this thread waits its turn.
+ */
+const THREAD_SCHEDSTAT = '/proc/thread-self/schedstat';
+const hasThreadStat = existsSync(THREAD_SCHEDSTAT);
+
+/** CPU time the calling thread has used (µs); the process's where the kernel does not say. */
+export function threadCpuMicros(): number {
+  if (hasThreadStat) {
+    const ns = Number(readFileSync(THREAD_SCHEDSTAT, 'latin1').split(' ', 1)[0]);
+    if (Number.isFinite(ns)) return ns / 1000;
+  }
+  const used = process.cpuUsage();
+  return used.user + used.system;
 }
 
 function boundedOnce<T>(run: () => T, timeoutMs: number): BoundedCall<T> {

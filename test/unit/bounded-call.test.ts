@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { boundedCall, wasStarved } from '../../src/nodes/bounded-regex';
+import { Worker } from 'node:worker_threads';
+import { boundedCall, threadCpuMicros, wasStarved } from '../../src/nodes/bounded-regex';
 
 /** Blocks the thread for `ms` without using CPU: what a starved process looks like from inside. */
 function stall(ms: number): void {
@@ -18,6 +19,41 @@ describe('boundedCall: a wall-time limit that tells starvation from work', () =>
     assert.equal(calls, 2);
   });
 
+  it("reads the calling thread's CPU only: a sibling thread working while this one waits adds nothing", async () => {
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const spinner = new Worker(
+      'const { workerData: f } = require("node:worker_threads"); while (Atomics.load(f, 0) === 0);',
+      { eval: true, workerData: flag },
+    );
+    await new Promise((resolve) => spinner.once('online', resolve));
+    try {
+      const thread = threadCpuMicros();
+      const processBefore = process.cpuUsage();
+      const processUsed = () => {
+        const used = process.cpuUsage(processBefore);
+        return used.user + used.system;
+      };
+      // This thread waits until the process (the spinner) has worked 60 ms, however loaded the host.
+      for (const deadline = Date.now() + 10_000; processUsed() < 60_000 && Date.now() < deadline;) stall(10);
+      assert.ok(processUsed() >= 60_000, `the spinner got ${processUsed()} µs`);
+      const waited = threadCpuMicros() - thread;
+      assert.ok(waited < 20_000, `this thread's count grew ${waited} µs while it waited`);
+    } finally {
+      Atomics.store(flag, 0, 1);
+      await spinner.terminate();
+    }
+  });
+
+  it("reads the calling thread's CPU time growing as it works", () => {
+    const before = threadCpuMicros();
+    let x = 0;
+    // Bounded by the clock only to fail rather than hang: a loaded host gets there later.
+    for (const deadline = Date.now() + 10_000; threadCpuMicros() - before < 30_000 && Date.now() < deadline;)
+      for (let i = 0; i < 10_000; i++) x += Math.sqrt(i);
+    assert.ok(x > 0);
+    assert.ok(threadCpuMicros() - before >= 30_000);
+  });
+
   it('stops a call that spends its time working (catastrophic backtracking), trying it at most twice', () => {
     let calls = 0;
     const run = boundedCall(() => {
@@ -30,8 +66,8 @@ describe('boundedCall: a wall-time limit that tells starvation from work', () =>
   });
 
   it('takes a stop with under half the limit in CPU for starvation, and one with more for work', () => {
-    assert.equal(wasStarved({ user: 10_000, system: 5_000 }, 50), true);
-    assert.equal(wasStarved({ user: 20_000, system: 5_000 }, 50), false);
-    assert.equal(wasStarved({ user: 200_000, system: 0 }, 250), false);
+    assert.equal(wasStarved(15_000, 50), true);
+    assert.equal(wasStarved(25_000, 50), false);
+    assert.equal(wasStarved(200_000, 250), false);
   });
 });
