@@ -33,10 +33,10 @@ const commOf = (pid: string): string | null => {
 
 /**
  * Sandboxes (bwrap launchers) the worker has started and that are alive now: its children whose
- * command is bwrap, and those of its other children — a sandbox is spawned by the worker itself
- * when it is put in a cgroup, by the worker's spawner helper otherwise (src/nodes/code-execution/
- * spawner.ts). Read every 20 ms, so it looks at the worker's descendants only, not at every process
- * of a busy machine.
+ * command is bwrap, and those of its other children. A run's sandbox is spawned by the worker's
+ * spawner helper (src/nodes/code-execution/spawner.ts); the sandbox's readiness probe, which holds a
+ * slot too, by the worker itself. Read every 20 ms, so it looks at the worker's descendants only, not
+ * at every process of a busy machine.
  */
 function sandboxesOf(workerPid: number): number {
   let count = 0;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pythonFuncNode } from '../../src/nodes/code-execution/python-func-node.js';
@@ -14,7 +14,7 @@ import { processEnded } from '../support/host-process';
 // These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
 // components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
 
-const sandbox = new PythonSandbox({
+const SETTINGS = {
   sandbox: 'bubblewrap',
   interpreter: undefined,
   network: 'none',
@@ -24,7 +24,8 @@ const sandbox = new PythonSandbox({
   maxConcurrent: 4,
   cgroup: 'auto',
   privateDirs: [],
-});
+} as const;
+const sandbox = new PythonSandbox(SETTINGS);
 
 function context(signal = new AbortController().signal, heartbeat = () => undefined): NodeExecutionContext {
   return {
@@ -68,6 +69,21 @@ function pythonChildren(): number[] {
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
+}
+
+const readProc = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return ''; // gone while we looked
+  }
+};
+
+/** A process's children, from the kernel's list per thread. */
+function childrenOf(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readProc(`/proc/${pid}/task/${tid}/children`).split(' ').filter(Boolean),
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -249,6 +265,26 @@ describe('PythonFuncNode', function () {
       code: 'import json, os, tempfile, sqlite3\nopen("a.txt", "w").write("x")\nwith tempfile.NamedTemporaryFile() as f:\n    name = f.name\nreturn {"cwd": os.getcwd(), "tmp": name.startswith("/tmp/"), "read": open("a.txt").read()}',
     });
     assert.deepEqual(out, { cwd: '/tmp', tmp: true, read: 'x' });
+  });
+
+  it('proves a fresh sandbox starts with one probe for runs that start together', async () => {
+    // The probe (python3 printing sandbox-ok) is this process's own child; runs go through the helper.
+    const probes = new Set<string>();
+    const look = () => {
+      for (const pid of childrenOf(process.pid))
+        if (readProc(`/proc/${pid}/cmdline`).includes('sandbox-ok')) probes.add(pid);
+    };
+    const fresh = new PythonSandbox(SETTINGS);
+    const sampler = setInterval(look, 1);
+    try {
+      const outs = await Promise.all(
+        [1, 2, 3, 4].map((i) => run({ code: `return {"i": ${i}}` }, { ...context(), pythonSandbox: fresh })),
+      );
+      assert.deepEqual(outs, [{ i: 1 }, { i: 2 }, { i: 3 }, { i: 4 }]);
+    } finally {
+      clearInterval(sampler);
+    }
+    assert.ok(probes.size <= 1, `${probes.size} probes started: ${[...probes].join(', ')}`);
   });
 
   it('refuses to run without a sandbox, naming the setting', async () => {

@@ -34,6 +34,7 @@ export class PythonSandbox {
   private environment: Promise<PythonEnvironment> | undefined;
   private bwrap: Promise<string> | undefined;
   private readyUntil = 0;
+  private readying: Promise<PythonEnvironment> | undefined;
   private resolvConf: Promise<string> | undefined;
   private cgroups: Promise<CgroupSupport> | undefined;
 
@@ -138,8 +139,16 @@ export class PythonSandbox {
     }
   }
 
-  /** Resolves the environment and, with a sandbox, proves that one starts (cached for a minute). */
-  private async ready(): Promise<PythonEnvironment> {
+  /**
+   * Resolves the environment and, with a sandbox, proves that one starts (cached for a minute). Runs
+   * that start together wait on one probe: each would otherwise start a sandbox of its own.
+   */
+  private ready(): Promise<PythonEnvironment> {
+    this.readying ??= this.checkReady().finally(() => (this.readying = undefined));
+    return this.readying;
+  }
+
+  private async checkReady(): Promise<PythonEnvironment> {
     const python = await this.python();
     if (this.settings.sandbox === 'off' || Date.now() < this.readyUntil) return python;
     await this.bwrapPath();
