@@ -1,35 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
 import { type SplitEngine, startSplitEngine, waitForRun } from '../support/engine';
 import { l, n } from '../support/graphs';
+import { childrenOf, procText } from '../support/host-process';
 
 // One workflow must not starve the host: a worker runs at most SPUR_PYTHON_MAX_CONCURRENT Python
 // sandboxes at once, however wide the batch, and queues the rest.
 
-/** The children of a live process (listed per thread by the kernel); none once it is gone. */
-function childrenOf(pid: number): string[] {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return []; // the process is gone
-  }
-  return threads.flatMap((tid) => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
-    } catch {
-      return []; // the thread ended while we looked
-    }
-  });
-}
-
-const commOf = (pid: string): string | null => {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return null; // the process ended while we looked
-  }
-};
+const commOf = (pid: number): string => procText(`/proc/${pid}/comm`).trim();
 
 /**
  * Sandboxes (bwrap launchers) the worker has started and that are alive now: its children whose
@@ -42,7 +19,7 @@ function sandboxesOf(workerPid: number): number {
   let count = 0;
   for (const child of childrenOf(workerPid)) {
     if (commOf(child) === 'bwrap') count++;
-    else count += childrenOf(Number(child)).filter((grandchild) => commOf(grandchild) === 'bwrap').length;
+    else count += childrenOf(child).filter((grandchild) => commOf(grandchild) === 'bwrap').length;
   }
   return count;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pythonFuncNode } from '../../src/nodes/code-execution/python-func-node.js';
@@ -9,7 +9,7 @@ import { PythonSandbox } from '../../src/nodes/code-execution/python-sandbox.js'
 import { coerceToOutputSchema } from '../../src/nodes/output-coercion.js';
 import type { NodeExecutionContext, NodeInput, NodeOutput } from '../../src/nodes/types.js';
 import { devOutboundFetch } from '../support/outbound';
-import { processEnded } from '../support/host-process';
+import { childrenOf, processEnded, procText } from '../support/host-process';
 
 // These tests start real sandboxed python3 processes: the sandbox and the interpreter are the
 // components under test. What the sandbox keeps out is tested over HTTP in test/e2e/python-sandbox.test.ts.
@@ -69,21 +69,6 @@ function pythonChildren(): number[] {
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
-}
-
-const readProc = (file: string): string => {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return ''; // gone while we looked
-  }
-};
-
-/** A process's children, from the kernel's list per thread. */
-function childrenOf(pid: number): string[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-    readProc(`/proc/${pid}/task/${tid}/children`).split(' ').filter(Boolean),
-  );
 }
 
 function isAlive(pid: number): boolean {
@@ -270,10 +255,10 @@ describe('PythonFuncNode', function () {
 
   it('proves a fresh sandbox starts with one probe for runs that start together', async () => {
     // The probe (python3 printing sandbox-ok) is this process's own child; runs go through the helper.
-    const probes = new Set<string>();
+    const probes = new Set<number>();
     const look = () => {
       for (const pid of childrenOf(process.pid))
-        if (readProc(`/proc/${pid}/cmdline`).includes('sandbox-ok')) probes.add(pid);
+        if (procText(`/proc/${pid}/cmdline`).includes('sandbox-ok')) probes.add(pid);
     };
     const fresh = new PythonSandbox(SETTINGS);
     const sampler = setInterval(look, 1);
