@@ -7,6 +7,7 @@ import { createWorkflowVersions } from './db/workflow-versions';
 import { createIdempotencyKeys } from './db/idempotency-keys';
 import { createWorkflowPauses } from './db/workflow-pauses';
 import { createRunReader } from './runs/reader';
+import { runWorkflowStatus } from './runs/run-workflow-status';
 import { createRunLauncher, type RunLauncherDeps } from './runs/launcher';
 import { createRunRecorder } from './runs/recorder';
 import { createScheduledRunRecorder } from './runs/scheduled-runs';
@@ -70,7 +71,11 @@ export function composeKernel({ models, config, secretKey, temporal, eagerStart,
     values,
     runRecords,
     versions,
-    reader: createRunReader(models, versions.byId),
+    reader: createRunReader(
+      models,
+      versions.byId,
+      async (runId) => (await runWorkflowStatus(temporal(), config.temporal.workflowIdPrefix, runId)) !== null,
+    ),
     recorder,
     keys,
     launcher,

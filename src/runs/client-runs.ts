@@ -124,7 +124,7 @@ export function createClientRuns<Callback>(deps: ClientRunDeps<Callback>) {
       origin: RunOrigin = {},
     ) {
       const recorded = await record(kind, workflowId, body, origin);
-      const created = await deps.reader.get(recorded.run._id);
+      const created = await deps.reader.recorded(recorded.run._id);
       await launch(recorded, origin.claim);
       return created;
     },

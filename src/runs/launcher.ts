@@ -1,7 +1,6 @@
 import { workspaceAttribute, workspaceShare } from '../db/workspace-scope';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { createDatasetReader } from '../db/dataset-reader';
-import { taskIdFor } from '../db/ids';
 import type { IdempotencyKeys } from '../db/idempotency-keys';
 import { fromJsonText } from '../db/json-text';
 import { apiKeyLabel } from '../db/usage-ledger';
@@ -20,6 +19,7 @@ import { batchMode, inputColumns, modelsOf } from './batch-plan';
 import { createProviderLimits } from '../usage/provider-limits';
 import { budgetMayPause } from '../usage/budgets';
 import { checkRunnable, resolveRunInputs, storedRunDefinition } from './inputs';
+import { runTaskIds, topLevelNodes } from './opening-tasks';
 import { rerunExtras, rerunSourceOf } from './rerun-launch';
 import { runTraceOf } from '../contracts/trace-ids';
 import type { WorkClass } from '../contracts/work-share';
@@ -139,7 +139,6 @@ export function createRunLauncher(deps: RunLauncherDeps) {
       known?.rerun || !source || !run.rerun_of
         ? null
         : rerunExtras(definition, source, await deps.runRecords.tasksOf(run.rerun_of));
-    const topLevel = definition.nodes.filter((n) => n.parent_id === null);
     const input: SpurRunInput = {
       runId: run._id,
       workflowId: run.workflow_id,
@@ -149,7 +148,7 @@ export function createRunLauncher(deps: RunLauncherDeps) {
         known?.inputNodeInput ??
         rerun?.inputNodeInput ??
         resolveRunInputs(definition, fromJsonText<Record<string, Record<string, unknown>>>(run.initial_inputs) ?? {}),
-      taskIds: Object.fromEntries(topLevel.map((n, i) => [n.id, taskIdFor(run.seq, i, topLevel.length)])),
+      taskIds: runTaskIds(run.seq, topLevelNodes(definition)),
       ...(known?.chat ? { chat: known.chat } : {}),
       ...(deps.runHistoryEvents !== undefined ? { historyEventsLimit: deps.runHistoryEvents } : {}),
       ...(deps.workflowIdPrefix ? { workflowIdPrefix: deps.workflowIdPrefix } : {}),

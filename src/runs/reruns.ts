@@ -95,7 +95,7 @@ export function createReruns(deps: RerunDeps) {
     async recordAndLaunch(runId: string, body: RerunInput, runType: string, claim?: RunClaim): Promise<RunResponse> {
       const { run, name, definition, originalTasks } = await record(runId, body, runType, claim);
       // Answered as created (PENDING), like start_run: read before the workflow can change it.
-      const created = await deps.reader.get(run._id);
+      const created = await deps.reader.recorded(run._id);
       // Planned again from the record: its stored inputs hold large values by reference.
       const plan = rerunExtras(definition, rerunSourceOf(run) as RerunSource, originalTasks);
       expectStarted(await deps.launcher.launch(run, { workflowName: name, definition, ...plan }), run._id);

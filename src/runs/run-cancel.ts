@@ -1,4 +1,5 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { runWorkflowOpen } from './run-workflow-status';
 import type { RunDoc } from '../db/models';
 import type { RunRepository } from '../db/runs/run-repository';
 import { runWorkflowId } from '../contracts/workflow-names';
@@ -62,18 +63,6 @@ export function createRunCancel(deps: RunCancelDeps) {
       );
     return !workflowGone;
   };
-}
-
-/** Whether a run's Temporal workflow is running: false once it has closed, or when Temporal has none. */
-export async function runWorkflowOpen(temporal: Client, workflowIdPrefix: string, runId: string): Promise<boolean> {
-  try {
-    return (
-      (await temporal.workflow.getHandle(runWorkflowId(runId, workflowIdPrefix)).describe()).status.name === 'RUNNING'
-    );
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
 }
 
 function alreadyRequested(err: unknown): boolean {

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { RunRepository } from '../db/runs/run-repository';
 import { ConflictError, SpurError } from '../errors';
-import { CANCELLABLE, type RunCancel, runWorkflowOpen } from './run-cancel';
+import { CANCELLABLE, type RunCancel } from './run-cancel';
+import { runWorkflowOpen } from './run-workflow-status';
 
 /** How long a workflow's delete waits for its cancelled runs' workflows to close. */
 export const RUNS_STOP_WAIT_MS = 15_000;

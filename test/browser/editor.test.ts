@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { waitForRun } from '../support/engine';
+import type { Page } from 'playwright-core';
+import { type SplitEngine, waitForRun } from '../support/engine';
 import { pythonExclaim } from '../support/graphs';
 import {
   addNode,
@@ -9,15 +10,23 @@ import {
   openDashboard,
   placed,
   runFromEditor,
-  startUiStack,
+  startSplitUiStack,
   type UiStack,
 } from '../support/ui';
+import { startWorker } from '../support/worker';
+
+/** Settles once the page has read a run's status (the editor polls a run it started once a second). */
+function statusRead(page: Page): Promise<unknown> {
+  return page.waitForResponse((res) => /\/api\/run\/[^/]+\/status\/$/.test(new URL(res.url()).pathname), {
+    timeout: 30_000,
+  });
+}
 
 describe('browser: the dashboard and the editor', function () {
   this.timeout(240_000);
-  let stack: UiStack;
+  let stack: UiStack<SplitEngine>;
   before(async () => {
-    stack = await startUiStack();
+    stack = await startSplitUiStack();
   });
   after(async () => stack?.close());
   afterEach(() => assertNoProblems(stack.browser));
@@ -67,7 +76,13 @@ describe('browser: the dashboard and the editor', function () {
     const wf = (await engine.http.post('/wf/', { name: 'Exclaim in the browser', definition })).body;
     await page.goto(`${stack.origin}/workflows/${wf.id}`);
     await page.locator('.react-flow__node[data-id="py"]').waitFor();
+    // No worker when the run starts, as on a busy fleet: its record says PENDING until one runs it.
+    // The editor's first poll finds it so; it must keep polling until the run ends.
+    await engine.worker.stop();
+    const firstRead = statusRead(page);
     await runFromEditor(page, 'from the browser');
+    await firstRead;
+    engine.worker = await startWorker(engine.api.env);
     // The editor polls the run and writes each node's output into its card (its "completed" toast
     // is too brief to wait for).
     await page

@@ -18,6 +18,7 @@ import { startFakeLlmServer } from '../support/fake-llm-server';
 import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { runsWithStoredTasks } from '../support/db-state';
+import { runLeftUnstarted } from '../support/half-started-runs';
 import { fakeProviderSettings } from '../support/llm-engine';
 import { attemptsOf, sleeper } from '../support/node-attempts';
 import { costAtPublishedPrice } from '../support/prices';
@@ -222,6 +223,11 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
       api = await startApi({ SPUR_TEMPORAL_ADDRESS: temporal.address });
       worker = await startWorker(api.env);
       const http = client(api.baseUrl);
+      // A run recorded whose workflow never started (its api died first): a read asks Temporal about it.
+      const unstartedWf = (await http.post('/wf/', { name: 'never started', definition })).body;
+      const unstarted = await runLeftUnstarted({ api, http, close: async () => undefined }, unstartedWf.id, {
+        src: { x: 'never' },
+      });
       const { workflowId, runIds } = await startRuns(api, http, 't');
 
       temporal.handle.kill('SIGKILL');
@@ -236,6 +242,10 @@ describe('e2e: outages — kill -9 of FerretDB and of Temporal with runs in flig
         assert.ok(a.retryAfter, `${a.what}: Retry-After`);
         if (a.what !== 'GET /health/') assert.match(String(a.detail), /Temporal/, a.what);
       }
+      // Temporal cannot say whether it started: the record is shown as it is.
+      const meanwhile = await http.get(`/run/${unstarted}/status/`);
+      assert.equal(meanwhile.status, 200, meanwhile.text);
+      assert.deepEqual([meanwhile.body.status, meanwhile.body.tasks], ['PENDING', []]);
 
       temporal = await startTemporal(temporal.options); // same SQLite file, same port
       await until('the api to recover by itself', async () => (await http.get('/health/')).status === 200, 60_000);

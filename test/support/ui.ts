@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startEngine, waitForRun, type Engine } from './engine';
+import { startEngine, startSplitEngine, waitForRun, type Engine, type SplitEngine } from './engine';
 import { openBrowser, type TestBrowser } from './browser';
 
-/** A real engine (api in process + worker process) serving PySpur's UI, and a browser on it. */
-export interface UiStack {
-  engine: Engine;
+/** A real engine serving PySpur's UI, and a browser on it. */
+export interface UiStack<E extends Engine = Engine> {
+  engine: E;
   browser: TestBrowser;
   page: Page;
   /** `http://127.0.0.1:<port>`: the UI at `/`, the API at `/api`. */
@@ -13,8 +13,16 @@ export interface UiStack {
   close(): Promise<void>;
 }
 
-export async function startUiStack(overrides: Record<string, string> = {}): Promise<UiStack> {
-  const engine = await startEngine(overrides);
+/** The UI on `npm run dev`'s topology: the api hosts the worker. */
+export const startUiStack = (overrides: Record<string, string> = {}): Promise<UiStack> =>
+  uiStackOn(startEngine(overrides));
+
+/** The UI on production's topology: the worker a process of its own, which a test may stop and start. */
+export const startSplitUiStack = (overrides: Record<string, string> = {}): Promise<UiStack<SplitEngine>> =>
+  uiStackOn(startSplitEngine(overrides));
+
+async function uiStackOn<E extends Engine>(starting: Promise<E>): Promise<UiStack<E>> {
+  const engine = await starting;
   const browser = await openBrowser().catch(async (err: unknown) => {
     await engine.close();
     throw err;

@@ -26,7 +26,7 @@ export interface ScheduleServiceDeps {
   temporal: TemporalSchedules;
   recordScheduledRun: ScheduledRunRecorder;
   launcher: Pick<RunLauncher, 'launch'>;
-  reader: Pick<RunReader, 'get'>;
+  reader: Pick<RunReader, 'recorded'>;
   definitionLimits: DefinitionLimits;
   /** Checks and seals the callback its runs get, as start_run's. */
   callbacks: Pick<CallbackService, 'replace'>;
@@ -227,7 +227,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       const recorded = await deps.recordScheduledRun(doc._id, new Date(), `manual-${doc._id}-${randomUUID()}`);
       if (recorded.kind === 'gone') throw new NotFoundError(`Nothing to run: ${recorded.reason}`, 'SCHEDULE_GONE');
       if (recorded.kind === 'skipped') throw new ConflictError(recorded.reason, 'WORKFLOW_PAUSED');
-      const created = await deps.reader.get(recorded.run._id);
+      const created = await deps.reader.recorded(recorded.run._id);
       if (recorded.run.status === 'PENDING') await deps.launcher.launch(recorded.run, recorded.known);
       return created;
     },
