@@ -127,7 +127,9 @@ export function createRunReader(models: Models, versionById: VersionById, workfl
         });
       }
       const { skip, limit } = pageBounds(page);
-      return expand(await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>());
+      const docs = await Run.find(query).sort({ start_time: -1, seq: -1 }).skip(skip).limit(limit).lean<RunDoc[]>();
+      // Filtered by status, the records are shown as they are: every run listed has the status asked for.
+      return expand(docs, filter.status === undefined);
     },
   };
 }

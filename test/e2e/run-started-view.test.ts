@@ -54,6 +54,13 @@ describe('e2e: a started run that no worker has picked up yet', function () {
     assert.equal(listed.id, runId);
     assert.equal(listed.status, 'RUNNING');
     assert.deepEqual(view(listed.tasks), opening);
+    // A list filtered by status matches records: the run is listed as its record says.
+    const pendingOnes = (await http.get(`/wf/${wf.id}/runs/?status=PENDING`)).body;
+    assert.deepEqual(
+      pendingOnes.map((r: { id: string; status: string; tasks: TaskView[] }) => [r.id, r.status, r.tasks]),
+      [[runId, 'PENDING', []]],
+    );
+    assert.deepEqual((await http.get(`/wf/${wf.id}/runs/?status=RUNNING`)).body, []);
     // Reads change nothing: the record is the workflow's to write.
     const record = await api.models.Run.findById(runId, { status: 1 }).lean<{ status: string }>();
     assert.equal(record?.status, 'PENDING');
