@@ -2,6 +2,8 @@
 // has run it yet), but it has started, and reads show it so — PySpur's editor polls a run once a
 // second and stops at a PENDING run, or at a RUNNING run without a PENDING or RUNNING task.
 import assert from 'node:assert/strict';
+import { hashApiKey } from '../../src/http/api-keys';
+import { bearer, memberWithKey } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
 import { pythonExclaim } from '../support/graphs';
@@ -16,6 +18,8 @@ interface TaskView {
   outputs: unknown;
 }
 
+const KEY = 'spur_run-started-view-key-0123456789';
+
 const view = (tasks: TaskView[]) => tasks.map((t) => [t.node_id, t.status, t.inputs, t.outputs]);
 
 describe('e2e: a started run that no worker has picked up yet', function () {
@@ -28,8 +32,8 @@ describe('e2e: a started run that no worker has picked up yet', function () {
   });
 
   it('reads RUNNING with every node PENDING under the ids it ends with, while its record stays PENDING', async () => {
-    api = await startApi(); // no worker: the run's workflow starts and waits on its task queue
-    const http = client(api.baseUrl);
+    api = await startApi({ SPUR_API_KEY_HASHES: hashApiKey(KEY) }); // no worker: the workflow waits on its task queue
+    const http = client(api.baseUrl, bearer(KEY));
     const wf = (await http.post('/wf/', { name: 'started, not picked up', definition: pythonExclaim })).body;
     const started = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'late' } } });
     assert.equal(started.status, 200, started.text);
@@ -61,6 +65,20 @@ describe('e2e: a started run that no worker has picked up yet', function () {
       [[runId, 'PENDING', []]],
     );
     assert.deepEqual((await http.get(`/wf/${wf.id}/runs/?status=RUNNING`)).body, []);
+    // Nothing of it is seen without a key or from another workspace.
+    const team = await http.post('/access/workspaces/', { name: 'team-b' });
+    assert.equal(team.status, 201, team.text);
+    const other = client(api.baseUrl, bearer((await memberWithKey(http, team.body.id, 'bob', 'admin')).key.key));
+    const anonymous = client(api.baseUrl);
+    for (const [who, reader, answer] of [
+      ['no key', anonymous, 401],
+      ['another workspace', other, 404],
+    ] as const) {
+      const refused = await reader.get(`/run/${runId}/status/`);
+      assert.equal(refused.status, answer, `${who}: ${refused.text}`);
+      const listed = await reader.get('/run/?page_size=100');
+      assert.doesNotMatch(`${refused.text} ${listed.text}`, new RegExp(`${runId}\\b|late`), who);
+    }
     // Reads change nothing: the record is the workflow's to write.
     const record = await api.models.Run.findById(runId, { status: 1 }).lean<{ status: string }>();
     assert.equal(record?.status, 'PENDING');
