@@ -6,7 +6,7 @@ import { hashApiKey } from '../../src/http/api-keys';
 import { bearer, memberWithKey } from '../support/access';
 import { startApi, type TestApi } from '../support/api';
 import { waitForRun } from '../support/engine';
-import { pythonExclaim } from '../support/graphs';
+import { l, n, pythonExclaim } from '../support/graphs';
 import { client } from '../support/http';
 import { startWorker, type TestWorker } from '../support/worker';
 
@@ -19,6 +19,18 @@ interface TaskView {
 }
 
 const KEY = 'spur_run-started-view-key-0123456789';
+
+/** src → py → out, and a loop beside: its own nodes (li, lo) run inside it and have no task of their own. */
+const definition = {
+  nodes: [
+    ...pythonExclaim.nodes.slice(0, 2),
+    n('loop', 'ForLoopNode', { num_iterations: 1 }),
+    n('li', 'InputNode', {}, { parent_id: 'loop' }),
+    n('lo', 'OutputNode', { output_map: { x: 'li.src.x' } }, { parent_id: 'loop' }),
+    ...pythonExclaim.nodes.slice(2),
+  ],
+  links: [...pythonExclaim.links, l('src', 'loop'), l('li', 'lo')],
+};
 
 const view = (tasks: TaskView[]) => tasks.map((t) => [t.node_id, t.status, t.inputs, t.outputs]);
 
@@ -34,7 +46,7 @@ describe('e2e: a started run that no worker has picked up yet', function () {
   it('reads RUNNING with every node PENDING under the ids it ends with, while its record stays PENDING', async () => {
     api = await startApi({ SPUR_API_KEY_HASHES: hashApiKey(KEY) }); // no worker: the workflow waits on its task queue
     const http = client(api.baseUrl, bearer(KEY));
-    const wf = (await http.post('/wf/', { name: 'started, not picked up', definition: pythonExclaim })).body;
+    const wf = (await http.post('/wf/', { name: 'started, not picked up', definition })).body;
     const started = await http.post(`/wf/${wf.id}/start_run/`, { initial_inputs: { src: { x: 'late' } } });
     assert.equal(started.status, 200, started.text);
     // The answer to a start is the run as recorded, before its workflow starts (PySpur's).
@@ -45,6 +57,7 @@ describe('e2e: a started run that no worker has picked up yet', function () {
     const opening = [
       ['src', 'PENDING', null, null],
       ['py', 'PENDING', null, null],
+      ['loop', 'PENDING', null, null],
       ['out', 'PENDING', null, null],
     ];
     const status = (await http.get(`/run/${runId}/status/`)).body;
