@@ -132,7 +132,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/{errors,zod,timestamps,config,logger}.ts'],
+    files: ['src/{errors,zod,timestamps,answered-within,config,logger}.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,3 +1,4 @@
+import { answeredWithin } from '../answered-within';
 import type { AuditFields, AuditTrail } from '../db/audit-trail';
 import type { HealthProbe } from '../health/run-probes';
 import type { Logger } from '../logger';
@@ -49,14 +50,6 @@ export function auditWriter(trail: Pick<AuditTrail, 'append'>, logger: Logger): 
     return flushing;
   }
 
-  /** Waits on a flush at most `ms`; one still going goes on, and the next check waits on it again. */
-  async function flushWithin(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([flush().catch(() => undefined), waited]);
-    clearTimeout(timer);
-  }
-
   return {
     async record(fields) {
       try {
@@ -73,7 +66,8 @@ export function auditWriter(trail: Pick<AuditTrail, 'append'>, logger: Logger): 
       }
     },
     async probe() {
-      if (backlog.length > 0) await flushWithin(PROBE_FLUSH_WAIT_MS);
+      // A flush still going after the wait goes on, and the next check waits on it again.
+      if (backlog.length > 0) await answeredWithin(flush(), PROBE_FLUSH_WAIT_MS, undefined);
       if (backlog.length > 0)
         throw new Error(`${backlog.length} audit entries wait to be stored: MongoDB refused them (see the log)`);
       if (late === 0) return undefined;

@@ -4,6 +4,7 @@ import { createRunTaskReads } from '../db/runs/run-task-reads';
 import { type QueryFilter, trusted } from 'mongoose';
 import type { Models, RunDoc, WorkflowVersionDoc } from '../db/models';
 import type { TaskRecord } from '../engine/run-contract';
+import { answeredWithin } from '../answered-within';
 import { notFound } from '../errors';
 import { type Page, pageBounds } from '../db/paging';
 import type { RunStatus, RunTriggerKind } from '../engine/statuses';
@@ -135,12 +136,3 @@ export function createRunReader(models: Models, versionById: VersionById, workfl
 }
 
 export type RunReader = ReturnType<typeof createRunReader>;
-
-/** `promise`'s answer, or `fallback` when it fails or takes longer than `ms`. */
-function answeredWithin<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), ms);
-  });
-  return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer));
-}
