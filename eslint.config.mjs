@@ -3,6 +3,17 @@
 import eslintPluginPrettierRecommended from 'eslint-plugin-prettier/recommended';
 import tseslint from 'typescript-eslint';
 
+// no-restricted-syntax, not no-restricted-imports: the floors own that rule for their folders.
+// node:net's address helpers (isIP) are pure and allowed; its sockets are not.
+const NETWORK_SYNTAX = [
+  "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|tls|dgram|dns(\\/promises)?)$|^undici$/]",
+  "ImportDeclaration[importKind!='type'][source.value=/^(node:)?net$/] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier, ImportSpecifier[imported.name!=/^isIP(v4|v6)?$/])",
+].map((selector) => ({
+  selector,
+  message:
+    'Network access goes through src/outbound (the address policy); the servers themselves are src/serve-api.ts and src/metrics/metrics-server.ts.',
+}));
+
 export default tseslint.config(
   // console/ is a browser program with a project of its own (console/tsconfig.json), type-checked
   // by scripts/static-checks.ts; its bundle may hold only its own code and Preact (build-console.ts).
@@ -183,18 +194,30 @@ export default tseslint.config(
             'Requests go through the outbound client (ctx.fetch or an OutboundFetch from src/outbound), which applies the address policy.',
         },
       ],
-      // no-restricted-syntax, not no-restricted-imports: the floors above own that rule for their folders.
-      // node:net's address helpers (isIP) are pure and allowed; its sockets are not.
+      'no-restricted-syntax': ['error', ...NETWORK_SYNTAX],
+    },
+  },
+  {
+    // Workflow modules: the workflow bundle loads them once per workflow thread and every workflow
+    // shares them (temporal/workflow-bundle.ts), so their module scope holds no state a workflow
+    // could change: no `let` or `var`, no Map or Set but a read-only one. (The SDK freezes what they
+    // export; a Map's or Set's entries it cannot freeze.)
+    files: ['temporal/workflows/**/*.ts', 'src/engine/**/*.ts', 'src/contracts/**/*.ts'],
+    rules: {
+      // The network rule above holds here too: one rule's options are replaced, not added to.
       'no-restricted-syntax': [
         'error',
-        ...[
-          "ImportDeclaration[importKind!='type'][source.value=/^(node:)?(https?|tls|dgram|dns(\\/promises)?)$|^undici$/]",
-          "ImportDeclaration[importKind!='type'][source.value=/^(node:)?net$/] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier, ImportSpecifier[imported.name!=/^isIP(v4|v6)?$/])",
-        ].map((selector) => ({
-          selector,
+        ...NETWORK_SYNTAX,
+        {
+          selector: ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration[kind!='const']",
+          message: 'Workflow modules are shared by every workflow of a worker: no module-level let or var.',
+        },
+        {
+          selector:
+            ':matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Set|Map)$/]) > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/]',
           message:
-            'Network access goes through src/outbound (the address policy); the servers themselves are src/serve-api.ts and src/metrics/metrics-server.ts.',
-        })),
+            'Workflow modules are shared by every workflow of a worker: a module-level Map or Set must be typed ReadonlyMap or ReadonlySet.',
+        },
       ],
     },
   },

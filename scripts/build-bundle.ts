@@ -2,22 +2,15 @@
 // Usage: tsx scripts/build-bundle.ts <out-file>
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKSPACE_WORKFLOW_INTERCEPTOR } from '../temporal/workspace-activities';
+import { workflowBundleCode } from '../temporal/workflow-bundle';
 import { REPO_ROOT } from './lib/tools';
 
 export async function buildWorkflowBundle(outFile: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'),
-    workflowInterceptorModules: [WORKSPACE_WORKFLOW_INTERCEPTOR],
-    logger: quietLogger,
-  });
+  const code = await workflowBundleCode();
   mkdirSync(path.dirname(path.resolve(outFile)), { recursive: true }); // e.g. dist/ in a fresh checkout or image
   writeFileSync(outFile, code);
   return outFile;
 }
-
-const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 
 if (require.main === module) {
   const out = process.argv[2] ?? path.join(REPO_ROOT, 'dist', 'workflow-bundle.js');

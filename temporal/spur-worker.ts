@@ -1,5 +1,4 @@
 import { inboundCallbackUrl } from '../src/secrets/inbound-callback-token';
-import path from 'node:path';
 import v8 from 'node:v8';
 import { Context } from '@temporalio/activity';
 import {
@@ -22,7 +21,8 @@ import { createCredentials } from '../src/secrets/credentials';
 import { loadSecretKey } from '../src/secrets/secret-key';
 import { createRetriever } from '../src/rag/retrieval';
 import { createActivities } from './activities';
-import { WORKSPACE_WORKFLOW_INTERCEPTOR, workspaceActivities } from './workspace-activities';
+import { workspaceActivities } from './workspace-activities';
+import { workflowBundleCode } from './workflow-bundle';
 import { openCallbackSecret } from '../src/secrets/callback-secret';
 import type { RunOutcomes } from '../src/engine/run-outcomes';
 import type { SpurTracer } from '../src/telemetry/tracer';
@@ -89,12 +89,12 @@ export async function createSpurWorkers(
   const options = {
     connection,
     namespace: temporal.namespace,
-    // Production (and the test harness) load a prebuilt bundle; dev bundles from source at start.
-    ...(temporal.workflowBundle
-      ? { workflowBundle: { codePath: temporal.workflowBundle } }
-      : { workflowsPath: path.join(__dirname, 'workflows') }),
-    // A prebuilt bundle holds the workflow side already (scripts/build-bundle.ts).
-    interceptors: { activity: [workspaceActivities], workflowModules: [WORKSPACE_WORKFLOW_INTERCEPTOR] },
+    // Production (and the test harness) load a prebuilt bundle; dev builds the same one at start.
+    // The bundle holds the workflow side of the interceptors (temporal/workflow-bundle.ts).
+    workflowBundle: temporal.workflowBundle
+      ? { codePath: temporal.workflowBundle }
+      : { code: await workflowBundleCode() },
+    interceptors: { activity: [workspaceActivities] },
     activities: createActivities({
       models,
       secret: credentials.reveal,

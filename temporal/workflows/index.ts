@@ -1,4 +1,4 @@
-// The workflow bundle's entry point (the worker's `workflowsPath`): every workflow type the
+// The workflow bundle's entry point (temporal/workflow-bundle.ts): every workflow type the
 // worker hosts is exported from here, and nothing else.
 export { spurRun } from './spur-run.workflow';
 export { spurPartialRun } from './partial-run.workflow';

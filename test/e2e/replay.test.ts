@@ -20,7 +20,7 @@ import {
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { quietRuntime } from '../support/quiet-runtime';
 import { WorkflowType } from '../../src/contracts/workflow-names';
-import { WORKSPACE_WORKFLOW_INTERCEPTOR } from '../../temporal/workspace-activities';
+import { workflowBundleCode } from '../../temporal/workflow-bundle';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const HISTORY_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -67,11 +67,7 @@ async function replayAll(options: ReplayWorkerOptions, histories: RecordedHistor
 async function currentWorkflowCode(): Promise<ReplayWorkerOptions['workflowBundle']> {
   const prebuilt = process.env.SPUR_TEST_WORKFLOW_BUNDLE;
   if (prebuilt) return { codePath: prebuilt };
-  return bundleWorkflowCode({
-    workflowsPath: path.join(REPO_ROOT, 'temporal', 'workflows'),
-    workflowInterceptorModules: [WORKSPACE_WORKFLOW_INTERCEPTOR],
-    logger: quietLogger,
-  });
+  return { code: await workflowBundleCode() };
 }
 
 describe('e2e: recorded workflow histories replay against the current workflow code', function () {
