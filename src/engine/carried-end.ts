@@ -74,6 +74,7 @@ export function carriedEndContent(end: CarriedEnd, writes: readonly TaskWrite[])
 /** A short fingerprint of a final save's content (two FNV-1a hashes of its JSON): equal content, equal digest. */
 export function finalContentDigest(content: FinalContent): string {
   const text = JSON.stringify({ tasks: content.tasks, run: content.run });
+  // Read once: this loop runs in the workflow sandbox, where every read of a global costs (temporal/workflow-bundle.ts).
   const imul = Math.imul;
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ text.length;

@@ -4,12 +4,9 @@
 // before 1.0: a deliberate change is recaptured (`npx tsx scripts/capture-history.ts`), not
 // guarded with `patched()` or an input flag. No server is needed to replay.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { History } from '@temporalio/common/lib/proto-utils';
-import * as proto from '@temporalio/proto';
-import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import {
   ReplayError,
   Worker,
@@ -19,6 +16,7 @@ import {
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { quietRuntime } from '../support/quiet-runtime';
+import { readHistoryFile } from '../support/history-json';
 import { WorkflowType } from '../../src/contracts/workflow-names';
 import { workflowBundleCode } from '../../temporal/workflow-bundle';
 
@@ -32,20 +30,6 @@ interface RecordedHistory {
   history: History;
 }
 
-/**
- * What `historyFromJSON` (@temporalio/common/lib/proto-utils) does for files in canonical proto
- * JSON, with protobufjs loaded from @temporalio/proto: while npm installs a separate protobufjs copy
- * under @temporalio/common, the SDK's helper (also used by the replayer for JSON histories) fails
- * its `instanceof Type` check ("type must be a Type").
- */
-function historyFromProtoJson(json: unknown): History {
-  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
-    fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): History;
-  };
-  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
-  return protojson.fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
-}
-
 /** Every recorded history, its file name (without `.json`) as the workflow id. */
 function loadHistories(): RecordedHistory[] {
   return readdirSync(HISTORY_DIR)
@@ -53,7 +37,7 @@ function loadHistories(): RecordedHistory[] {
     .sort()
     .map((f) => ({
       workflowId: path.basename(f, '.json'),
-      history: historyFromProtoJson(JSON.parse(readFileSync(path.join(HISTORY_DIR, f), 'utf8'))),
+      history: readHistoryFile(path.join(HISTORY_DIR, f)),
     }));
 }
 
