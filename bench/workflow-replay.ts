@@ -24,6 +24,7 @@ import { readHistoryFile } from '../test/support/history-json';
 import { quietRuntime } from '../test/support/quiet-runtime';
 import { checkOutBaseline } from './lib/baseline-tree';
 import { saveResults } from './lib/report';
+import { median } from './lib/stats';
 
 const REPLAYS = Number(process.argv[2] ?? 100);
 const BLOCKS = Number(process.argv[3] ?? 8);
@@ -59,11 +60,6 @@ async function block(bundle: Bundle, workflowId: string, history: History): Prom
   }
   return (to - from) / REPLAYS;
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
 
 /** The baseline commit's bundle, built by that commit's own builder in a worktree of it. */
 function baselineBundle(ref: string, dir: string): Bundle {

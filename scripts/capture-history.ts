@@ -8,16 +8,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { History } from '@temporalio/common/lib/proto-utils';
-import * as proto from '@temporalio/proto';
-import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 import type { ReconcileInput } from '../src/contracts/reconcile-contract';
 import type { RetentionPassInput } from '../src/contracts/retention-contract';
 import { WorkflowType, evalWorkflowId, runWorkflowId } from '../src/contracts/workflow-names';
 import { isFinal, waitForRun, type Engine } from '../test/support/engine';
 import { runLeftUnstarted } from '../test/support/half-started-runs';
+import { historyToProtoJson } from '../test/support/history-json';
 import type { FakeLlmServer, RecordedRequest, ScriptedResponse } from '../test/support/fake-llm-server';
 import { startLlmEngine } from '../test/support/llm-engine';
 import { chatbotDefinition } from '../test/support/chatbot';
@@ -674,22 +671,6 @@ async function findOnlyWorkflow(engine: Engine, type: string): Promise<string> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no ${type} workflow found on ${engine.api.config.temporal.taskQueue}`);
-}
-
-/**
- * What `historyToJSON` (@temporalio/common/lib/proto-utils) does, with protobufjs loaded from
- * @temporalio/proto: while npm installs a separate protobufjs copy under @temporalio/common, the
- * SDK's own helper fails its `instanceof Type` check ("type must be a Type").
- */
-function historyToProtoJson(history: History): unknown {
-  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
-    toJson(type: unknown, message: unknown): unknown;
-  };
-  const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
-  return protojson.toJson(
-    root.lookupType('temporal.api.history.v1.History'),
-    proto.temporal.api.history.v1.History.fromObject(history),
-  );
 }
 
 async function saveHistory(engine: Engine, workflowId: string, file: string, opts = { open: false }): Promise<void> {

@@ -14,6 +14,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
 }
 
+/** The middle value by nearest rank (the lower of the two middle ones of an even count). */
+export function median(samples: readonly number[]): number {
+  return percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
+}
+
 export function summarize(samples: readonly number[]): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);
   const sum = sorted.reduce((a, b) => a + b, 0);

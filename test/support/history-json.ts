@@ -4,18 +4,33 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import * as proto from '@temporalio/proto';
 import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
 
+interface ProtoJson {
+  fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): History;
+  toJson(type: unknown, message: unknown): unknown;
+}
+
 /**
- * What `historyFromJSON` (@temporalio/common/lib/proto-utils) does for files in canonical proto
- * JSON, with protobufjs loaded from @temporalio/proto: while npm installs a separate protobufjs copy
- * under @temporalio/common, the SDK's helper (also used by the replayer for JSON histories) fails
- * its `instanceof Type` check ("type must be a Type").
+ * protobufjs's proto-JSON codec and the History type, both from @temporalio/proto's protobufjs:
+ * while npm installs a separate protobufjs copy under @temporalio/common, the SDK's own helpers
+ * (`historyFromJSON`, `historyToJSON` in @temporalio/common/lib/proto-utils, also used by the
+ * replayer for JSON histories) fail their `instanceof Type` check ("type must be a Type").
  */
-export function historyFromProtoJson(json: unknown): History {
-  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
-    fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): History;
-  };
+function historyCodec(): { protojson: ProtoJson; historyType: unknown } {
+  const protojson = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as ProtoJson;
   const root = patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown };
-  return protojson.fromJson(root.lookupType('temporal.api.history.v1.History'), json, { ignoreUnknownFields: true });
+  return { protojson, historyType: root.lookupType('temporal.api.history.v1.History') };
+}
+
+/** A history from canonical proto JSON (what `historyToProtoJson` writes). */
+export function historyFromProtoJson(json: unknown): History {
+  const { protojson, historyType } = historyCodec();
+  return protojson.fromJson(historyType, json, { ignoreUnknownFields: true });
+}
+
+/** A history as canonical proto JSON, the form test/fixtures/histories keeps. */
+export function historyToProtoJson(history: History): unknown {
+  const { protojson, historyType } = historyCodec();
+  return protojson.toJson(historyType, proto.temporal.api.history.v1.History.fromObject(history));
 }
 
 /** A recorded history file (test/fixtures/histories/*.json, scripts/capture-history.ts). */
