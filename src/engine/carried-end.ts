@@ -74,14 +74,12 @@ export function carriedEndContent(end: CarriedEnd, writes: readonly TaskWrite[])
 /** A short fingerprint of a final save's content (two FNV-1a hashes of its JSON): equal content, equal digest. */
 export function finalContentDigest(content: FinalContent): string {
   const text = JSON.stringify({ tasks: content.tasks, run: content.run });
-  // Read once: this loop runs in the workflow sandbox, where every read of a global costs (temporal/workflow-bundle.ts).
-  const imul = Math.imul;
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    a = imul(a ^ c, 0x01000193) >>> 0;
-    b = imul(b ^ c, 0x5bd1e995) >>> 0;
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
   }
   return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
 }
