@@ -14,18 +14,23 @@ export type BoundedCall<T> = { ok: true; value: T } | { ok: false };
 const context = createContext({ run: (): unknown => undefined, result: undefined as unknown });
 const SCRIPT = new Script('result = run()');
 
+/** Tries of a call whose every stop was starvation; a call that works through its limit gets one. */
+export const BOUNDED_CALL_TRIES = 4;
+
 /**
  * `run()`, stopped once it has taken `timeoutMs`. The vm timeout stops whatever JavaScript runs
  * meanwhile, and V8 checks for it while a regex backtracks, so a pattern like `(a+)+$` on model
  * output is stopped at the limit and reported, instead of holding the event loop (and with it a
  * worker's heartbeats, or the api hosting it). The limit is wall time: a call stopped having used
- * under half of it in CPU (this thread's) was starved (a loaded host), not working, and runs once more.
+ * under half of it in CPU (this thread's) was starved (a loaded host), not working, and runs again —
+ * up to BOUNDED_CALL_TRIES in all, since a host loaded enough to starve one try may starve the next.
  */
 export function boundedCall<T>(run: () => T, timeoutMs: number): BoundedCall<T> {
-  const before = threadCpuMicros();
-  const first = boundedOnce(run, timeoutMs);
-  if (first.ok || !wasStarved(threadCpuMicros() - before, timeoutMs)) return first;
-  return boundedOnce(run, timeoutMs);
+  for (let tries = 1; ; tries++) {
+    const before = threadCpuMicros();
+    const once = boundedOnce(run, timeoutMs);
+    if (once.ok || tries === BOUNDED_CALL_TRIES || !wasStarved(threadCpuMicros() - before, timeoutMs)) return once;
+  }
 }
 
 /** Whether a stopped call used less than half its time limit in CPU (µs). */
