@@ -121,14 +121,11 @@ async function countedRequest(kind: OutboundKind, request: () => Promise<Respons
 /**
  * One request. A kept-alive connection the server closed as the request arrived (its idle timeout
  * passed the moment this client reused it) fails with ECONNRESET before any answer: the request
- * goes again, once, on a new connection, since the server never read it.
+ * goes again, since the server never read it. Again on whichever connection the pool gives next —
+ * a server that closes idle connections closes all it had at once, so the next may be as dead; each
+ * try discards one, and a new connection's failure is the request's.
  */
-function send(
-  url: URL,
-  options: http.RequestOptions,
-  body: Buffer | undefined,
-  retried = false,
-): Promise<http.IncomingMessage> {
+function send(url: URL, options: http.RequestOptions, body: Buffer | undefined): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
@@ -141,7 +138,7 @@ function send(
       req.destroy(idle);
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') resolve(send(url, options, body, true));
+      if (req.reusedSocket && err.code === 'ECONNRESET') resolve(send(url, options, body));
       else reject(err);
     });
     req.on('response', (response: http.IncomingMessage) => resolve((answer = response)));

@@ -23,8 +23,13 @@ export interface FakeEmbeddingsServer {
   delayMs: number;
   /** Answer this many next requests with this status (and these headers, e.g. Retry-After). */
   failNext(count: number, status: number, headers?: Record<string, string>): void;
-  /** The next request on a connection that already served one finds it closed (an idle timeout passing as it arrives). */
-  dropNextOnReusedConnection(): void;
+  /**
+   * The next `count` requests on connections that already served one find them closed (an idle
+   * timeout passing as they arrive: a server closes every idle connection it has at once).
+   */
+  dropNextOnReusedConnections(count: number): void;
+  /** Requests dropped so far by dropNextOnReusedConnections. */
+  readonly dropped: number;
   close(): Promise<void>;
 }
 
@@ -46,12 +51,13 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
   const requests: EmbeddingRequest[] = [];
   const failures: { status: number; headers: Record<string, string> }[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const state = { delayMs: 0, dropReused: false };
+  const state = { delayMs: 0, dropReused: 0, dropped: 0 };
   const served = new WeakSet<object>();
   const server = createServer((req, res) => {
     const at = Date.now();
-    if (state.dropReused && served.has(req.socket)) {
-      state.dropReused = false;
+    if (state.dropReused > 0 && served.has(req.socket)) {
+      state.dropReused -= 1;
+      state.dropped += 1;
       req.socket.destroy();
       return;
     }
@@ -118,8 +124,11 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
     failNext(count, status, headers = {}) {
       for (let i = 0; i < count; i++) failures.push({ status, headers });
     },
-    dropNextOnReusedConnection() {
-      state.dropReused = true;
+    dropNextOnReusedConnections(count: number) {
+      state.dropReused = count;
+    },
+    get dropped() {
+      return state.dropped;
     },
     async close() {
       for (const t of timers) clearTimeout(t);

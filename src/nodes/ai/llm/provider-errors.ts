@@ -24,7 +24,9 @@ export function toNodeError(err: unknown, provider: string, signal?: AbortSignal
       err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError
         ? 'timed out'
         : 'could not connect';
-    return new TransientNodeError(`${provider} request ${what}: ${err.message}`, undefined, {
+    // The SDKs say "Connection error."; what the connection met (a reset, a refusal) is its cause's.
+    const met = err.cause instanceof Error && err.cause.message ? ` (${err.cause.message})` : '';
+    return new TransientNodeError(`${provider} request ${what}: ${err.message}${met}`, undefined, {
       cause: err,
       kind: what === 'timed out' ? 'timeout' : 'connection',
     });
