@@ -19,6 +19,7 @@ import { type Api, api, runBatch as runBatchOf, uploadDataset } from './lib/batc
 import { CpuSampler, PROCESS_NAMES, accumulate, type CpuSample } from './lib/cpu';
 import { withTemporalClient } from './lib/history';
 import { type Stack, startStack } from './lib/stack';
+import { median } from './lib/stats';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -54,8 +55,6 @@ const loadAverage = () =>
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 
 /** Peak resident memory of a process so far (VmHWM), MiB. */
 function peakRssMiB(pid: number): number {

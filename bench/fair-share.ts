@@ -23,7 +23,7 @@ import { queueWaitMs, withTemporalClient } from './lib/history';
 import { CpuSampler, accumulate, type CpuSample } from './lib/cpu';
 import { saveResults } from './lib/report';
 import { startStack } from './lib/stack';
-import { percentile } from './lib/stats';
+import { median, percentileOf } from './lib/stats';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const settings = {
@@ -57,16 +57,7 @@ const MODES = (process.env.BENCH_FAIR_MODES ?? 'child,inline').split(',') as Mod
 const SHARE_NAMES = (process.env.BENCH_FAIR_SHARES ?? 'off,on').split(',') as Share[];
 const VARIANTS: Variant[] = MODES.flatMap((mode) => SHARE_NAMES.map((share) => ({ mode, share })));
 
-const median = (xs: readonly number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
-const p90 = (xs: readonly number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    90,
-  );
+const p90 = (xs: readonly number[]) => percentileOf(xs, 90);
 
 /** B's interactive workflow: an input and four nodes after it, each reading the one before. */
 const FIVE_NODES = {

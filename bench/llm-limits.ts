@@ -13,7 +13,7 @@ import { useFakeOpenAi } from './lib/fake-openai';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
-import { percentile } from './lib/stats';
+import { median, percentileOf } from './lib/stats';
 
 const LIMITED = 'openai/gpt-4o-mini';
 const UNLIMITED = 'openai/gpt-4o';
@@ -22,14 +22,6 @@ const SLOTS = 10;
 const PROVIDER_MS = 200;
 /** A provider slow enough that the limit's floor (200 × 2 s / 10 = 40 s) is above Spur's own pace on 2 cores. */
 const SLOW_PROVIDER_MS = 2000;
-
-/** Nearest-rank percentiles (bench/lib/stats.ts) of unsorted samples. */
-const pct = (xs: readonly number[], p: number) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    p,
-  );
-const median = (xs: readonly number[]) => pct(xs, 50);
 
 const oneCall = (model: string) => ({
   nodes: [
@@ -113,7 +105,7 @@ function slotUse(requests: readonly RecordedRequest[], slots: number, startedAt:
   return {
     firstMs: (starts[0] ?? endedAt) - startedAt,
     idleP50: median(idle),
-    idleP90: pct(idle, 90),
+    idleP90: percentileOf(idle, 90),
     idleTotalS: idle.reduce((sum, ms) => sum + ms, 0) / 1000 / slots,
     tailMs: endedAt - (ends.at(-1) ?? endedAt),
   };
@@ -179,7 +171,7 @@ runWithStack(
       const floorSeconds = (BURST * PROVIDER_MS) / 1000 / SLOTS;
 
       const fmt = (xs: number[]) =>
-        `p50 ${median(xs).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms`;
+        `p50 ${median(xs).toFixed(1)} ms, p90 ${percentileOf(xs, 90).toFixed(1)} ms, p99 ${percentileOf(xs, 99).toFixed(1)} ms`;
       const atOnce = mostAtOnce(limitedRequests);
       saveResults('llm-limits-latest.md', [
         `# Provider-limit benchmark — ${new Date().toISOString()}`,

@@ -16,7 +16,7 @@ import { activityRunMs, withTemporalClient } from './lib/history';
 import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { runWithStack } from './lib/stack';
-import { percentile } from './lib/stats';
+import { percentileOf } from './lib/stats';
 
 const MODEL = { model: 'openai/gpt-4o', max_tokens: 100, temperature: 0 };
 
@@ -69,11 +69,7 @@ async function toolStepMs(temporalAddress: string, prefix: string, runIds: strin
 
 const f = (ms: number) => ms.toFixed(1);
 
-const p50 = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
+const p50 = (xs: number[]) => percentileOf(xs, 50);
 
 runWithStack(
   'spur-bench-mcp-',
@@ -123,11 +119,7 @@ runWithStack(
         mcp: await toolStepMs(temporalAddress, prefix, runIds.mcp, 'executeMCPToolNode'),
         python: await toolStepMs(temporalAddress, prefix, runIds.python, 'executePythonFuncNode'),
       };
-      const p95 = (xs: number[]) =>
-        percentile(
-          [...xs].sort((a, b) => a - b),
-          95,
-        );
+      const p95 = (xs: number[]) => percentileOf(xs, 95);
       const row = (label: string, runsMs: number[], stepMs: number[]) =>
         `| ${label} | ${p50(runsMs)} | ${p95(runsMs)} | ${f(p50(stepMs))} | ${f(p95(stepMs))} |`;
       const overhead = p50(samples.mcp) - p50(samples.python);

@@ -12,6 +12,7 @@ import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
 import { runWithStack, topologyEnv } from './lib/stack';
+import { percentileOf as percentile } from './lib/stats';
 
 interface RunView {
   id: string;
@@ -34,9 +35,6 @@ const definition = {
     { source_id: 'gate', target_id: 'next' },
   ],
 };
-
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN;
 
 async function run(http: JsonClient, runId: string): Promise<RunView> {
   return (await http.get(`/run/${runId}/status/`)).body as RunView;

@@ -13,6 +13,7 @@ import { createLanceStore } from '../src/rag/lance-store';
 import { bagOfWordsVector, startFakeEmbeddingsServer } from '../test/support/fake-embeddings-server';
 import { type JsonClient, jsonClient } from './lib/http';
 import { type Stack, startStack } from './lib/stack';
+import { percentileOf } from './lib/stats';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const FILES = 20;
@@ -53,9 +54,6 @@ function peakRssMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
-
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'spur-bench-rag-'));
@@ -138,10 +136,10 @@ async function main(): Promise<void> {
       '|---|---|',
       `| ingest (parse + chunk + store) | ${chunks} chunks in ${ingestSeconds.toFixed(1)} s = **${(chunks / ingestSeconds).toFixed(0)} chunks/s** |`,
       `| index (embed + upsert + full-text and HNSW index, SPUR_VECTOR_ANN_MIN_ROWS=${settings.annMinRows}) | ${String(built.processed_chunks)} chunks in ${indexSeconds.toFixed(1)} s = **${(Number(built.processed_chunks) / indexSeconds).toFixed(0)} chunks/s** |`,
-      `| retrieve at ${chunks} chunks (HTTP, embed query + search top 5) | p50 **${percentile(latencies, 0.5).toFixed(1)} ms**, p95 ${percentile(latencies, 0.95).toFixed(1)} ms over ${settings.queries} queries |`,
-      `| hybrid retrieve (plus BM25 full-text search) | p50 **${percentile(hybrid, 0.5).toFixed(1)} ms**, p95 ${percentile(hybrid, 0.95).toFixed(1)} ms |`,
-      `| LanceDB search alone, HNSW index (in process) | p50 **${percentile(storeAnn, 0.5).toFixed(1)} ms**, p95 ${percentile(storeAnn, 0.95).toFixed(1)} ms |`,
-      `| LanceDB search alone, exact flat scan of ${chunks} × 1536 (what indices below SPUR_VECTOR_ANN_MIN_ROWS do) | p50 **${percentile(storeExact, 0.5).toFixed(1)} ms**, p95 ${percentile(storeExact, 0.95).toFixed(1)} ms |`,
+      `| retrieve at ${chunks} chunks (HTTP, embed query + search top 5) | p50 **${percentileOf(latencies, 50).toFixed(1)} ms**, p95 ${percentileOf(latencies, 95).toFixed(1)} ms over ${settings.queries} queries |`,
+      `| hybrid retrieve (plus BM25 full-text search) | p50 **${percentileOf(hybrid, 50).toFixed(1)} ms**, p95 ${percentileOf(hybrid, 95).toFixed(1)} ms |`,
+      `| LanceDB search alone, HNSW index (in process) | p50 **${percentileOf(storeAnn, 50).toFixed(1)} ms**, p95 ${percentileOf(storeAnn, 95).toFixed(1)} ms |`,
+      `| LanceDB search alone, exact flat scan of ${chunks} × 1536 (what indices below SPUR_VECTOR_ANN_MIN_ROWS do) | p50 **${percentileOf(storeExact, 50).toFixed(1)} ms**, p95 ${percentileOf(storeExact, 95).toFixed(1)} ms |`,
       `| peak RSS | api ${rss.api.toFixed(0)} MiB, worker ${rss.worker.toFixed(0)} MiB |`,
       `| embedding requests | ${fake.requests.length} |`,
     ];

@@ -28,7 +28,7 @@ import { type LoadResult, type Step, engineStep, inProcessStep, runConcurrent, r
 import { type BenchReport, type Derived, type PhaseKind, type PhaseResult, markdown, textTable } from './lib/report';
 import { SCENARIOS, type Scenario, type ScenarioKey, runBody } from './lib/scenarios';
 import { type Stack, sqliteSyncEnv, startStack, topologyEnv } from './lib/stack';
-import { percentile, summarize } from './lib/stats';
+import { median, summarize } from './lib/stats';
 import { REPO_ROOT } from '../scripts/lib/tools';
 import { intEnv } from './lib/env';
 
@@ -76,11 +76,6 @@ function phase(
   capped: boolean,
 ): PhaseResult {
   const tenth = Math.max(1, Math.floor(r.latenciesMs.length / 10));
-  const p50Of = (xs: number[]) =>
-    percentile(
-      [...xs].sort((a, b) => a - b),
-      50,
-    );
   const result: PhaseResult = {
     name,
     scenario: scenario.key,
@@ -94,7 +89,7 @@ function phase(
     runsPerSecond: r.latenciesMs.length / r.wallSeconds,
     wallSeconds: r.wallSeconds,
     cpu: cpuUsage(r.cpu, r.wallSeconds, r.latenciesMs.length),
-    drift: { firstTenthP50: p50Of(r.latenciesMs.slice(0, tenth)), lastTenthP50: p50Of(r.latenciesMs.slice(-tenth)) },
+    drift: { firstTenthP50: median(r.latenciesMs.slice(0, tenth)), lastTenthP50: median(r.latenciesMs.slice(-tenth)) },
   };
   const l = result.latencyMs;
   log(

@@ -13,17 +13,10 @@ import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { SCENARIOS } from './lib/scenarios';
 import { runWithStack } from './lib/stack';
+import { median, percentileOf as percentile } from './lib/stats';
 
 const SECRET = 'bench-webhook-secret';
 const scenario = SCENARIOS.pure;
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN;
 
 /** POSTs exact bytes with headers over a keep-alive agent: the signature is over these bytes. */
 function hookPoster(origin: string) {

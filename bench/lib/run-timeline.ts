@@ -3,7 +3,7 @@
 // history's event times, the run's task records. Same machine, same clock; no instrumentation in
 // the code under test. Stages are medians over many sequential runs.
 import type { RoundTrip } from './mongo-counter';
-import { percentile } from './stats';
+import { median } from './stats';
 
 /** One sequential run as the bench saw it: epoch ms. */
 export interface RunWindow {
@@ -58,11 +58,6 @@ export function timeline(
   trips: RoundTrip[],
 ): { stages: Array<[string, number]>; total: number; runs: number; saveTrips: number } {
   const rows = runs.map((r) => stagesOf(r, trips)).filter((r): r is number[] => r !== null);
-  const median = (xs: number[]) =>
-    percentile(
-      [...xs].sort((a, b) => a - b),
-      50,
-    );
   const saveTrips = median(
     runs.map(
       (r) => trips.filter((t) => t.start >= Math.max(...r.tasks.map((x) => x.end)) && t.end <= r.answered).length,

@@ -14,12 +14,17 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
 }
 
-/** The middle value by nearest rank (the lower of the two middle ones of an even count). */
-export function median(samples: readonly number[]): number {
+/** The p-th percentile by nearest rank of samples in any order. */
+export function percentileOf(samples: readonly number[], p: number): number {
   return percentile(
     [...samples].sort((a, b) => a - b),
-    50,
+    p,
   );
+}
+
+/** The middle value by nearest rank (the lower of the two middle ones of an even count). */
+export function median(samples: readonly number[]): number {
+  return percentileOf(samples, 50);
 }
 
 export function summarize(samples: readonly number[]): LatencySummary {
