@@ -91,11 +91,13 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
   };
   const startMany = (tag: string, count: number) =>
     Promise.all(Array.from({ length: count }, (_, i) => start(`${tag}${i}`)));
-  const ended = async (runIds: string[]) => {
-    const statuses: string[] = [];
-    for (const id of runIds) statuses.push((await waitForRun(admin, id, undefined, 240_000)).status);
-    return statuses;
+  /** The runs once ended, in order: their status, and their message (why one failed). */
+  const endedRuns = async (runIds: string[]) => {
+    const runs: { status: string; message?: string | null }[] = [];
+    for (const id of runIds) runs.push(await waitForRun(admin, id, undefined, 240_000));
+    return runs;
   };
+  const ended = async (runIds: string[]) => (await endedRuns(runIds)).map((r) => r.status);
   const sent = () => fake.requests.filter((r) => r.protocol !== null);
   const askTask = async (runId: string) =>
     ((await admin.get(`/run/${runId}/`)).body.tasks as Task[] | undefined)?.find((t) => t.node_id === 'ask');
@@ -269,7 +271,8 @@ describe("e2e: a provider limit's breaker parks runs while the provider fails, a
     // Neither reached the breaker: a call still goes out at once.
     fake.respondWith(() => OK);
     const before = sent().length;
-    assert.deepEqual(await ended([await start('after')]), ['COMPLETED']);
+    const [after] = await endedRuns([await start('after')]);
+    assert.equal(after?.status, 'COMPLETED', after?.message ?? undefined);
     assert.equal(sent().length - before, 1);
     assert.equal((await breakerOf())?.state ?? 'closed', 'closed');
   });

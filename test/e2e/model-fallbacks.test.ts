@@ -5,6 +5,7 @@ import { input, l, n } from '../support/graphs';
 import { startLlmEngine } from '../support/llm-engine';
 import { settingsReachWorkers } from '../support/settings';
 import { costAtPublishedPrice } from '../support/prices';
+import { freePort } from '../../scripts/lib/ports';
 
 const PRIMARY = 'openai/gpt-4o-mini';
 const FALLBACK = 'anthropic/claude-3-5-haiku-latest';
@@ -200,6 +201,33 @@ describe('e2e: model fallbacks (llm_info.fallback_models)', function () {
       task.error ?? '',
       new RegExp(`Every model failed: ${PRIMARY}: .*503.*; ${FALLBACK}: .*503.*; ${LAST}: .*429`),
     );
+  });
+
+  it('records what the connection met when a provider cannot be reached (refused), and falls back', async () => {
+    const closed = await freePort();
+    // A key is used only with the base it was entered under: each base gets it again.
+    const setBase = async (base: string) => {
+      for (const [name, value] of Object.entries({ OPENAI_API_BASE: base, OPENAI_API_KEY: 'sk-test' })) {
+        const res = await engine.http.post('/env-mgmt/', { name, value });
+        assert.equal(res.status, 200, res.text);
+      }
+      await settingsReachWorkers();
+    };
+    await setBase(`http://127.0.0.1:${closed}/v1`);
+    try {
+      const { run, task, asked } = await runWith([FALLBACK], () => ({ status: 200, text: 'from the fallback' }));
+      assert.equal(run.status, 'COMPLETED', run.message);
+      assert.deepEqual(asked, [providerName(FALLBACK)], 'the unreachable provider got nothing');
+      assert.equal(task.model, FALLBACK);
+      assert.equal(task.model_failures.length, 1);
+      assert.equal(task.model_failures[0]?.model, PRIMARY);
+      assert.match(
+        task.model_failures[0]?.error ?? '',
+        new RegExp(`could not connect: Connection error\\. \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)`),
+      );
+    } finally {
+      await setBase(`${fake.url}/v1`);
+    }
   });
 
   it('refuses a fallback list that names an unknown model or more than three models at save (422), saving nothing', async () => {
