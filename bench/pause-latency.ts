@@ -12,7 +12,7 @@ import { jsonClient, type JsonClient } from './lib/http';
 import { startMongoCounter, type MongoCounter } from './lib/mongo-counter';
 import { saveResults } from './lib/report';
 import { runWithStack, topologyEnv } from './lib/stack';
-import { percentileOf as percentile } from './lib/stats';
+import { percentileOf } from './lib/stats';
 
 interface RunView {
   id: string;
@@ -98,10 +98,10 @@ async function histories(address: string, runIds: string[]): Promise<{ tally: st
       tally: `${events.length} events (${Object.entries(tally)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')})`,
-      task: `scheduled → started p50 ${percentile(
+      task: `scheduled → started p50 ${percentileOf(
         tasks.map((t) => t.dispatch),
         50,
-      ).toFixed(1)} ms, started → completed p50 ${percentile(
+      ).toFixed(1)} ms, started → completed p50 ${percentileOf(
         tasks.map((t) => t.worker),
         50,
       ).toFixed(1)} ms; recorded from the Update on: ${recorded.join(', ')}`,
@@ -152,7 +152,8 @@ runWithStack(
       // The run's end (its Python node, the last save) is not part of the next action's measure.
       await until(http, id, (r) => ['COMPLETED', 'FAILED', 'CANCELED'].includes(r.status));
     }
-    const fmt = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`;
+    const fmt = (xs: number[]) =>
+      `p50 ${percentileOf(xs, 50).toFixed(1)} ms, p99 ${percentileOf(xs, 99).toFixed(1)} ms`;
     const per = (n: number) => (n / runIds.length).toFixed(2);
     const total = Object.values(roundTrips).reduce((a, b) => a + b, 0);
     const history = await histories(stack.env.SPUR_TEMPORAL_ADDRESS ?? '', runIds);
@@ -175,7 +176,7 @@ runWithStack(
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
-      `- target p50 ≤ 25 ms: ${percentile(toRunning, 50) <= 25 ? 'met' : 'MISSED'}`,
+      `- target p50 ≤ 25 ms: ${percentileOf(toRunning, 50) <= 25 ? 'met' : 'MISSED'}`,
     ];
     saveResults(topology === 'split' ? 'pause-latest.md' : 'pause-latest-combined.md', lines);
     http.close();

@@ -13,7 +13,7 @@ import { jsonClient, type JsonClient } from './lib/http';
 import { saveResults } from './lib/report';
 import { SCENARIOS } from './lib/scenarios';
 import { runWithStack } from './lib/stack';
-import { median, percentileOf as percentile } from './lib/stats';
+import { median, percentileOf } from './lib/stats';
 
 const SECRET = 'bench-webhook-secret';
 const scenario = SCENARIOS.pure;
@@ -122,7 +122,7 @@ runWithStack('spur-bench-webhook-', async (stack) => {
   const start = times.get(viaStartRun) ?? [];
   const blocking = times.get(viaRun) ?? [];
   const fmt = (xs: number[]) =>
-    `p50 ${median(xs).toFixed(1)} ms, p90 ${percentile(xs, 90).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms`;
+    `p50 ${median(xs).toFixed(1)} ms, p90 ${percentileOf(xs, 90).toFixed(1)} ms, p99 ${percentileOf(xs, 99).toFixed(1)} ms`;
   saveResults('webhook-latest.md', [
     `# Webhook benchmark — ${new Date().toISOString()}`,
     '',

@@ -22,7 +22,7 @@ function historyCodec(): { protojson: ProtoJson; historyType: unknown } {
 }
 
 /** A history from canonical proto JSON (what `historyToProtoJson` writes). */
-export function historyFromProtoJson(json: unknown): History {
+function historyFromProtoJson(json: unknown): History {
   const { protojson, historyType } = historyCodec();
   return protojson.fromJson(historyType, json, { ignoreUnknownFields: true });
 }
