@@ -14,7 +14,11 @@ export async function connectMongo(config: Pick<Config, 'mongo'>): Promise<Conne
     // While the database is down an operation fails after this long (the api answers 503) instead
     // of waiting for Mongoose's 10 s buffer or the driver's 30 s server selection.
     serverSelectionTimeoutMS: config.mongo.timeoutMs,
-    autoIndex: true,
+    // Collections and indexes are made by prepareDatabase alone, a few at a time: Mongoose would
+    // otherwise start on every model as it is made, all at once (a connection each), and create
+    // each collection in a command of its own before its indexes.
+    autoIndex: false,
+    autoCreate: false,
   });
   await conn.asPromise();
   return conn;

@@ -1,4 +1,5 @@
 import { type Model, trusted } from 'mongoose';
+import { eachAtMost } from '../at-most-at-once';
 import { insertWithNewId, isDuplicateKeyError } from './ids';
 import { allModels, type Models, type WorkspaceDoc } from './models';
 import { type Page, pageBounds } from './paging';
@@ -12,6 +13,9 @@ export class WorkspaceNameTaken extends Error {}
 export function workspaceModels(models: Models): (typeof Model)[] {
   return allModels(models).filter((m) => isWorkspaceOwned(m.schema));
 }
+
+/** Collections looked at at once: one connection each. */
+const MIGRATE_AT_ONCE = 7;
 
 /** Single-field unique indexes the per-workspace ones replaced: a name was unique in the whole installation. */
 const INSTALLATION_WIDE_UNIQUE = new Set(['name_1', 'tool_name_1', 'external_id_1']);
@@ -31,15 +35,13 @@ export async function migrateToWorkspaces(models: Models): Promise<void> {
   const first = !(await Workspace.exists({ _id: DEFAULT_WORKSPACE }));
   const unplaced = { workspace_id: trusted({ $exists: false }) };
   // A read first: an update costs FerretDB ten times as much, and a placed database has nothing to move.
-  await Promise.all(
-    workspaceModels(models).map(async (model) => {
-      if (await model.exists(unplaced)) await model.updateMany(unplaced, { $set: { workspace_id: DEFAULT_WORKSPACE } });
-      if (!first || !uniquePerWorkspace(model)) return;
-      for (const index of await model.collection.indexes())
-        if (index.unique && index.name && INSTALLATION_WIDE_UNIQUE.has(index.name))
-          await model.collection.dropIndex(index.name);
-    }),
-  );
+  await eachAtMost(workspaceModels(models), MIGRATE_AT_ONCE, async (model) => {
+    if (await model.exists(unplaced)) await model.updateMany(unplaced, { $set: { workspace_id: DEFAULT_WORKSPACE } });
+    if (!first || !uniquePerWorkspace(model)) return;
+    for (const index of await model.collection.indexes())
+      if (index.unique && index.name && INSTALLATION_WIDE_UNIQUE.has(index.name))
+        await model.collection.dropIndex(index.name);
+  });
   if (!first) return;
   try {
     await Workspace.create({ _id: DEFAULT_WORKSPACE, seq: 0, name: DEFAULT_WORKSPACE, created_at: new Date() });

@@ -43,4 +43,49 @@ describe('storage: every collection exists before the first request', function (
       );
     }
   });
+
+  it("each model's collection has every index its schema declares, with that key and uniqueness, and a second process starting on the database keeps them as they are", async () => {
+    const indexesNow = async (connection: TestApi['models']['conn']) => {
+      const db = connection.db;
+      assert.ok(db);
+      const all: Record<string, unknown[]> = {};
+      for (const model of modelsOf(api)) {
+        const listed = await db.collection(model.collection.collectionName).listIndexes().toArray();
+        all[model.collection.collectionName] = listed
+          .map((i) => ({ name: i.name, key: i.key, unique: i.unique === true }))
+          .sort((a, b) => String(a.name).localeCompare(String(b.name)));
+      }
+      return all;
+    };
+    const before = await indexesNow(api.models.conn);
+    let declared = 0;
+    for (const model of modelsOf(api)) {
+      const listed = before[model.collection.collectionName] as { name: string; key: unknown; unique: boolean }[];
+      for (const [key, options] of model.schema.indexes()) {
+        // The driver's name for an index not named: its fields and directions joined by underscores.
+        const name = options.name ?? Object.entries(key).flat().join('_');
+        const found = listed.find((i) => i.name === name);
+        assert.deepEqual(
+          found,
+          { name, key, unique: options.unique === true },
+          `${model.collection.collectionName}: ${JSON.stringify(listed)}`,
+        );
+        declared++;
+      }
+    }
+    assert.ok(declared > 100, `${declared} indexes declared`);
+    // What a worker or a restarted api does: prepare a database that is prepared already.
+    const second = await startApi({ SPUR_MONGODB_DB: api.env.SPUR_MONGODB_DB as string });
+    try {
+      assert.deepEqual(await indexesNow(second.models.conn), before);
+    } finally {
+      await second.close(); // drops the database the first api uses: this test runs last
+    }
+  });
 });
+
+function modelsOf(api: TestApi): (typeof Model)[] {
+  return Object.values(api.models).filter(
+    (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model,
+  );
+}

@@ -1,4 +1,5 @@
 import { Model, mongo, type Connection } from 'mongoose';
+import { eachAtMost } from '../../at-most-at-once';
 import { callbackDeliverySchema, type CallbackDeliveryDoc } from './callback-delivery.model';
 import {
   approvalDeliveryPauseSchema,
@@ -244,6 +245,19 @@ export function allModels(models: Models): (typeof Model)[] {
 const CREATE_AT_ONCE = 7;
 
 /**
+ * A model's collection with every index its schema declares. An index's command creates the
+ * collection too, so only a collection without indexes is created on its own. One index per
+ * command: FerretDB 1.24 drops the connection on a createIndexes that lists two indexes it has.
+ */
+async function createWithIndexes(model: typeof Model): Promise<void> {
+  const indexes = model.schema.indexes();
+  if (indexes.length === 0) return void (await model.createCollection()); // one that exists is no error
+  // As Mongoose's own init passes them: Spur's schemas give `unique` as a boolean, never as [true, message].
+  for (const [key, options] of indexes)
+    await model.collection.createIndex(key as mongo.IndexSpecification, options as mongo.CreateIndexesOptions);
+}
+
+/**
  * Creates every collection Spur writes, with its indexes, before the first request or task, so that
  * none is created while runs go on and uniqueness holds from the start. FerretDB on PostgreSQL that
  * loses PostgreSQL in the middle of creating a collection can keep believing the collection absent
@@ -251,9 +265,7 @@ const CREATE_AT_ONCE = 7;
  * FerretDB restarts: a run whose first output file was being written then could never end.
  */
 export async function syncIndexes(models: Models): Promise<void> {
-  const all = allModels(models);
-  for (let i = 0; i < all.length; i += CREATE_AT_ONCE)
-    await Promise.all(all.slice(i, i + CREATE_AT_ONCE).map((model) => model.init()));
+  await eachAtMost(allModels(models), CREATE_AT_ONCE, createWithIndexes);
   const db = models.conn.db;
   if (!db) throw new Error('syncIndexes needs an open connection');
   // The indexes the driver's first upload into a bucket would otherwise create (and, with them, the collections).
