@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Model } from 'mongoose';
+import { allModels } from '../../src/db/models';
 import { startApi, type TestApi } from '../support/api';
 
 /** Spur's GridFS buckets, as the database names them. */
@@ -19,9 +19,7 @@ describe('storage: every collection exists before the first request', function (
     const db = api.models.conn.db;
     assert.ok(db);
     const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
-    const models = Object.values(api.models).filter(
-      (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model,
-    );
+    const models = allModels(api.models);
     assert.equal(
       models.length,
       Object.keys(api.models).length - BUCKETS.length - 1,
@@ -49,7 +47,7 @@ describe('storage: every collection exists before the first request', function (
       const db = connection.db;
       assert.ok(db);
       const all: Record<string, unknown[]> = {};
-      for (const model of modelsOf(api)) {
+      for (const model of allModels(api.models)) {
         const listed = await db.collection(model.collection.collectionName).listIndexes().toArray();
         all[model.collection.collectionName] = listed
           .map((i) => ({ name: i.name, key: i.key, unique: i.unique === true }))
@@ -59,7 +57,7 @@ describe('storage: every collection exists before the first request', function (
     };
     const before = await indexesNow(api.models.conn);
     let declared = 0;
-    for (const model of modelsOf(api)) {
+    for (const model of allModels(api.models)) {
       const listed = before[model.collection.collectionName] as { name: string; key: unknown; unique: boolean }[];
       for (const [key, options] of model.schema.indexes()) {
         // The driver's name for an index not named: its fields and directions joined by underscores.
@@ -83,9 +81,3 @@ describe('storage: every collection exists before the first request', function (
     }
   });
 });
-
-function modelsOf(api: TestApi): (typeof Model)[] {
-  return Object.values(api.models).filter(
-    (m): m is typeof Model => typeof m === 'function' && m.prototype instanceof Model,
-  );
-}
