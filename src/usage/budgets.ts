@@ -1,5 +1,5 @@
 import { trusted } from 'mongoose';
-import { isBusyError, isDuplicateKeyError } from '../db/ids';
+import { insertIgnoringDuplicates, isBusyError, isDuplicateKeyError } from '../db/ids';
 import type { Models } from '../db/models';
 import { settingsCache } from '../db/settings-cache';
 import type { PriceBook } from './price-book';
@@ -220,13 +220,11 @@ export function createBudgets(models: Models, prices: PriceBook, clock: () => Da
         await SpendEntry.updateOne({ _id: holdId }, { $set: { cost_nano_usd: costNano, held: false } });
         return;
       }
-      await SpendEntry.updateOne(
-        { _id: entryId },
-        {
-          $setOnInsert: { workflow_id: scope.workflowId, run_id: scope.runId, cost_nano_usd: costNano, at: clock() },
-        },
-        { upsert: true },
-      );
+      // An insert, not an upsert: FerretDB v1 reads before every update, and a retried write's
+      // entry, already there, stands as written.
+      await insertIgnoringDuplicates(SpendEntry, [
+        { _id: entryId, workflow_id: scope.workflowId, run_id: scope.runId, cost_nano_usd: costNano, at: clock() },
+      ]);
     },
 
     /** A held call failed without an answer: nothing was spent. */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Engine } from '../support/engine';
 import type { FakeLlmServer } from '../support/fake-llm-server';
 import { budgetedWorkflow, priceAtTenDollars, runToEnd, twoCalls } from '../support/budgets';
+import { input, l, n } from '../support/graphs';
 import { client } from '../support/http';
 import { attachFakeLlm, startLlmEngine } from '../support/llm-engine';
 import { startApi } from '../support/api';
@@ -18,6 +19,16 @@ const UNPRICED = 'ollama/phi4';
 
 type Task = { node_id: string; status: string; usage: { cost_usd: number | null; cost_note: string | null } | null };
 type Paused = { run: { id: string }; current_pause: { node_id: string; pause_message: string } };
+
+/** One call between the input and the output. */
+const oneCall = (model: string) => ({
+  nodes: [
+    input(),
+    n('first', 'SingleLLMCallNode', { llm_info: { model, max_tokens: 20 }, user_message: 'one {{in.x}}' }),
+    n('out', 'OutputNode', { output_map: { answer: 'first.output' } }),
+  ],
+  links: [l('in', 'first'), l('first', 'out')],
+});
 
 /** Every call answers 100 prompt and 10 completion tokens. */
 function answerEveryCall(fake: FakeLlmServer): void {
@@ -123,5 +134,24 @@ describe('e2e: a write of spending retried after its answer was lost counts once
     assert.equal(pause?.node_id, 'second', JSON.stringify(pause));
     assert.match(pause?.pause_message ?? '', /per_run_usd .*\(\$0\.002\) would be passed: \$0\.0011 spent/);
     assert.equal(fake.requests.length, 1, 'one call made');
+  });
+
+  it('with no budget, the call’s spending is written all the same, its answer lost, the write retried: a budget set afterwards shows $0.0011 spent today, not $0.0022', async () => {
+    const wf = await engine.http.post('/wf/', { name: `unbudgeted-${Math.random()}`, definition: oneCall(MODEL) });
+    assert.equal(wf.status, 200, wf.text);
+    const id = wf.body.id as string;
+    relay.loseAnswerTo(commandOn('spend_entries', 'update', 'insert'));
+    const lostBefore = relay.lostAnswers();
+    const { run } = await runToEnd(engine, id);
+    assert.equal(run.status, 'COMPLETED', run.message);
+    assert.equal(relay.lostAnswers() - lostBefore, 1, 'the answer to the spending write was lost');
+    const put = await engine.http.put(`/wf/${id}/budget/`, { per_day_usd: 1, on_exceed: 'fail' });
+    assert.equal(put.status, 200, put.text);
+    const overview = await engine.http.get('/usage/budgets/');
+    assert.equal(overview.status, 200, overview.text);
+    const mine = (overview.body as Array<{ workflow_id: string; spent_today_usd: number }>).find(
+      (b) => b.workflow_id === id,
+    );
+    assert.equal(mine?.spent_today_usd, 0.0011, JSON.stringify(mine));
   });
 });
