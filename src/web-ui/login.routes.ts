@@ -11,9 +11,13 @@ import { type Identify, keyDigestOf, keyTag, liveKey } from '../http/identify';
 import type { LoginAttempts } from '../http/login-attempts';
 import { loginPage, type SignInLink } from './pages';
 
-/** Where to go after signing in: only a path on this server (never `//host` or a full URL). */
+/**
+ * Where to go after signing in: only a path on this server (never `//host` or a full URL), in
+ * printable ASCII: a browser drops a tab or newline from a URL, so `/<tab>/host` is `//host` to it
+ * once written into the signed-in page's refresh.
+ */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/';
+  return typeof next === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : '/';
 }
 
 async function readForm(ctx: Context): Promise<URLSearchParams> {

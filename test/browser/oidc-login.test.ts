@@ -137,7 +137,15 @@ describe('browser: signing in with an OpenID provider', function () {
 
   it('`next` only ever leads to a path of this server (an open redirect is cut to /)', async () => {
     idp.accounts.set('dave', { preferred_username: 'dave' });
-    for (const next of ['//evil.example/steal', 'https://evil.example/steal', '/\\evil.example']) {
+    // A tab or newline after the first slash: browsers drop them from a URL, leaving //evil.example.
+    for (const next of [
+      '//evil.example/steal',
+      'https://evil.example/steal',
+      '/\\evil.example',
+      '/\t/evil.example/steal',
+      '/\n/evil.example/steal',
+      '/\r\n/evil.example/steal',
+    ]) {
       await browser.context.clearCookies();
       await browser.page.goto(`${origin}/login/oidc?next=${encodeURIComponent(next)}`);
       await signInAtProvider(browser.page, 'dave');
