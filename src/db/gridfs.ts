@@ -56,14 +56,20 @@ export function gridFsStaging(db: mongo.Db, bucketName: string): GridFsStaging {
   };
 }
 
-/** Takes a staged file: gives it its final name and metadata in one write (no byte is copied). */
+/**
+ * Takes a staged file: gives it its final name and metadata in one write (no byte is copied). Only
+ * a file still under its staging name is taken, so no committed file (GridFS files name no
+ * workspace) can be renamed away from its owner.
+ */
 export async function commitStaged(
   staging: GridFsStaging,
   id: mongo.ObjectId,
   filename: string,
   metadata: Record<string, unknown>,
 ): Promise<void> {
-  await staging.files.updateOne({ _id: id }, { $set: { filename, metadata } });
+  const staged = { _id: { $eq: id }, filename: { $regex: `^${STAGING_PREFIX}` } };
+  const { matchedCount } = await staging.files.updateOne(staged, { $set: { filename, metadata } });
+  if (matchedCount !== 1) throw new Error(`upload ${String(id)} is not a staged file`);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type multer from '@koa/multer';
-import type { mongo } from 'mongoose';
+import { mongo } from 'mongoose';
 import { type GridFsStaging, STAGING_PREFIX, deleteIfPresent } from '../db/gridfs';
 
 type StorageEngine = NonNullable<multer.Options['storage']>;
@@ -18,7 +18,9 @@ export interface StagedFile {
   gridfsId: mongo.ObjectId;
 }
 
-export const isStagedFile = (v: unknown): v is StagedFile => typeof v === 'object' && v !== null && 'gridfsId' in v;
+/** A file this server staged: its id is an ObjectId (GridFsUploadStorage's), never a value a client sent. */
+export const isStagedFile = (v: unknown): v is StagedFile =>
+  typeof v === 'object' && v !== null && (v as { gridfsId?: unknown }).gridfsId instanceof mongo.ObjectId;
 
 /**
  * A multer storage engine that streams each file part into GridFS as it arrives, under a staging

@@ -60,7 +60,10 @@ export function multipartUpload(fileField: string, limits: UploadLimits, staging
       const request = ctx.request as { body?: Record<string, unknown>; files?: unknown };
       // No file part at all is a missing field (as FastAPI reports it), not an empty list.
       const files = Array.isArray(request.files) && request.files.length > 0 ? { [fileField]: request.files } : {};
-      request.body = { ...(request.body ?? {}), ...files };
+      // The file field comes from file parts only: multer reads a text field `files[0][gridfsId][$ne]`
+      // as a nested object, which would pass for a staged file.
+      const { [fileField]: _textField, ...fields } = request.body ?? {};
+      request.body = { ...fields, ...files };
       await next();
     } finally {
       await discardStaged(staging, storage.started).catch(() => undefined);
