@@ -528,6 +528,21 @@ describe('e2e: webhook triggers', function () {
     assert.equal((await runsOf(wf, wrong.id)).length, 0);
   });
 
+  it('refuses a form of more than 1000 fields, such as 40 000 repeats of one name (413, no run); a thousand repeats are one field of a thousand values', async () => {
+    const wf = await newWorkflow();
+    const trigger = await newTrigger(wf, {});
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const repeats = await hook(trigger.url, 'a&'.repeat(40_000), form);
+    assert.equal(repeats.status, 413, repeats.body.toString());
+    assert.match(json(repeats).detail, /at most 1000 fields/);
+    assert.equal((await runsOf(wf, trigger.id)).length, 0, 'no run started');
+    const thousand = await hook(trigger.url, Array.from({ length: 1000 }, (_, i) => `a=${i}`).join('&'), form);
+    assert.equal(thousand.status, 202, thousand.body.toString());
+    const run = await waitForRun(api, json(thousand).run_id as string);
+    const given = (await api.get(`/run/${run.id}/`)).body.initial_inputs.in.title as { a: string[] };
+    assert.equal(given.a.length, 1000);
+  });
+
   it("deletes a workflow's triggers with it: the hook answers 404", async () => {
     const wf = await newWorkflow();
     const trigger = await newTrigger(wf, {});

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mapHookInputs, parseHookBody } from '../../src/modules/webhooks/hook-inputs';
+import { MAX_FORM_FIELDS, mapHookInputs, parseHookBody } from '../../src/modules/webhooks/hook-inputs';
 import { rateWindow } from '../../src/modules/webhooks/hook-rate';
 import { signatureMatches } from '../../src/modules/webhooks/hook-signature';
 import { resolvePointer } from '../../src/modules/webhooks/json-pointer';
-import { RequestValidationError } from '../../src/errors';
+import { PayloadTooLargeError, RequestValidationError } from '../../src/errors';
 import { loggedPath } from '../../src/http/logged-path';
 
 describe('webhook parts', () => {
@@ -46,6 +46,27 @@ describe('webhook parts', () => {
     assert.ok(!signatureMatches({ ...spec, algorithm: 'hmac-sha1' }, 's3cret', raw, good));
     const sha1 = `sha1=${createHmac('sha1', 's3cret').update(raw).digest('hex')}`;
     assert.ok(signatureMatches({ algorithm: 'hmac-sha1', prefix: 'sha1=' }, 's3cret', raw, sha1));
+  });
+
+  it('reads a form of MAX_FORM_FIELDS fields, one field sent that often as an array, and refuses one more with a 413', () => {
+    const FORM = 'application/x-www-form-urlencoded';
+    const most = Array.from({ length: MAX_FORM_FIELDS }, (_, i) => `a=${i}`).join('&');
+    const fields = parseHookBody(Buffer.from(most), FORM) as { a: string[] };
+    assert.equal(fields.a.length, MAX_FORM_FIELDS);
+    assert.deepEqual(fields.a.slice(0, 3), ['0', '1', '2']);
+    assert.throws(
+      () => parseHookBody(Buffer.from(`${most}&a=x`), FORM),
+      (err: unknown) => err instanceof PayloadTooLargeError && /at most 1000 fields/.test(err.message),
+    );
+  });
+
+  it('keeps a form field called __proto__ as a field: the parsed body keeps its prototype and holds every field', () => {
+    const body = parseHookBody(Buffer.from('__proto__=x&__proto__=y&a=1'), 'application/x-www-form-urlencoded');
+    assert.equal(Object.getPrototypeOf(body), Object.prototype);
+    assert.deepEqual(Object.entries(body as object), [
+      ['__proto__', ['x', 'y']],
+      ['a', '1'],
+    ]);
   });
 
   it('parses form bodies (repeated fields as arrays) and maps fields, naming what does not fit', () => {

@@ -1,7 +1,10 @@
-import { RequestValidationError, type ValidationDetail } from '../../errors';
+import { PayloadTooLargeError, RequestValidationError, type ValidationDetail } from '../../errors';
 import { FORM_TYPE } from '../../http/body-types';
 import { parseJsonText } from '../../http/json-body';
 import { pointerTokens, resolvePointer } from './json-pointer';
+
+/** The most fields a form-encoded delivery may carry (qs's and body-parser's default limit too). */
+export const MAX_FORM_FIELDS = 1000;
 
 /**
  * A webhook's body as a value: JSON, or form fields (a field sent twice is an array of its values).
@@ -9,15 +12,29 @@ import { pointerTokens, resolvePointer } from './json-pointer';
  */
 export function parseHookBody(raw: Buffer, contentType: string | false | null): unknown {
   const text = raw.toString('utf8');
-  if (contentType === FORM_TYPE) {
-    const fields: Record<string, string | string[]> = {};
-    for (const [name, value] of new URLSearchParams(text)) {
-      const had = fields[name];
-      fields[name] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
-    }
-    return fields;
-  }
+  if (contentType === FORM_TYPE) return formFields(text);
   return text.trim() === '' ? {} : parseJsonText(text);
+}
+
+/**
+ * Form fields by name, in one pass over at most MAX_FORM_FIELDS of them: the separators are
+ * counted before anything is parsed, so a megabyte of `a&a&…` is refused (413) at the cost of a scan.
+ */
+function formFields(text: string): Record<string, string | string[]> {
+  let separators = 0;
+  for (let at = text.indexOf('&'); at !== -1; at = text.indexOf('&', at + 1))
+    if (++separators >= MAX_FORM_FIELDS)
+      throw new PayloadTooLargeError(`A form-encoded body may have at most ${MAX_FORM_FIELDS} fields`);
+  const byName = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    const values = byName.get(name);
+    if (values) values.push(value);
+    else byName.set(name, [value]);
+  }
+  // Own members, whatever the name: a field called __proto__ is a field, not the object's prototype.
+  return Object.fromEntries(
+    [...byName].map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]),
+  );
 }
 
 const unfit = (loc: (string | number)[], msg: string, input: unknown): ValidationDetail => ({
