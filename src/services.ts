@@ -194,6 +194,7 @@ export function createServices({
   });
   const mcpTools = createMcpTools(models);
   const accessUsers = createAccessUserStore(models);
+  const workspaceMembers = createWorkspaceMembers(models, accessUsers);
   const pauses = createPauseService({
     models,
     values,
@@ -204,6 +205,7 @@ export function createServices({
     workflowIdPrefix: config.temporal.workflowIdPrefix,
     actionWaitMs: config.runs.actionWaitMs,
     users: accessUsers,
+    members: workspaceMembers,
   });
   const datasets = createDatasetService({ models, runs: reader, limits: config.datasets, parser });
   const evalRecords = createEvalRecords(models);
@@ -233,7 +235,6 @@ export function createServices({
   const browserSessionStore = createBrowserSessionStore(models);
   const accessKeys = createAccessKeyStore(models);
   const workspaces = createWorkspaceStore(models);
-  const workspaceMembers = createWorkspaceMembers(models, accessUsers);
   return {
     evalSuites,
     evals,

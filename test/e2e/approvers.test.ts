@@ -7,6 +7,7 @@ import { hashApiKey } from '../../src/http/api-keys';
 import { startApi, type TestApi } from '../support/api';
 import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
+import { bearer, makeKey, memberWithKey } from '../support/access';
 import { client } from '../support/http';
 import {
   PUBLIC_URL,
@@ -203,6 +204,59 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
     assert.equal((await cysCappedKey.get('/access/me/')).body.role, 'approver');
     assert.equal((await decide(cysCappedKey, next, 'current-user')).status, 200);
     await assertDecidedBy(next, cy.id, 'cy', 'api');
+  });
+
+  it("roles are the user's in the run's workspace: a builder of default who is an approver there does not decide its builders' pause (API or link); a builder who belongs to it alone does", async () => {
+    const base = engine.api.baseUrl;
+    const ws = await admin.post('/access/workspaces/', { name: `approvers-${Math.random()}` });
+    assert.equal(ws.status, 201, ws.text);
+    const wsId = ws.body.id as string;
+    const { user: gus, key: gusKey } = await memberWithKey(admin, wsId, `gus-${wsId}`, 'builder');
+    const gusHttp = client(base, bearer(gusKey.key));
+    // Credentials are a workspace's own: its admin connects Slack there.
+    const { key: wsAdminKey } = await memberWithKey(admin, wsId, `wsadmin-${wsId}`, 'admin');
+    await connectMessaging({ ...engine, http: client(base, bearer(wsAdminKey.key)) }, fake);
+    // cy, a builder of default, is an approver in the workspace, notified there by Slack.
+    const joined = await admin.put(`/access/workspaces/${wsId}/members/${cy.id}`, { role: 'approver' });
+    assert.equal(joined.status, 200, joined.text);
+    const cyHere = await makeKey(admin, { name: 'cy here', user_id: cy.id, workspace_id: wsId });
+    const cyHttp = client(base, bearer(cyHere.key));
+    const pausedThere = async () => {
+      const wf = await gusHttp.post('/wf/', {
+        name: `ws-approvers-${Math.random()}`,
+        definition: gated({ approvers: { roles: ['builder'] }, notify: [slack('C-ws', { user_id: cy.id })] }),
+      });
+      assert.equal(wf.status, 200, wf.text);
+      const started = await gusHttp.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } });
+      assert.equal(started.status, 200, started.text);
+      await waitForRun(gusHttp, started.body.id, (r) => r.status === 'PAUSED');
+      return started.body.id as string;
+    };
+    const stillOpenThere = async (runId: string) => {
+      assert.equal((await gusHttp.get(`/run/${runId}/status/`)).body.status, 'PAUSED');
+      const [pause] = (await gusHttp.get(`/wf/pause_history/${runId}/`)).body as any[];
+      assert.deepEqual([pause.resume_time, pause.decisions], [null, []]);
+    };
+
+    const runId = await pausedThere();
+    const byApi = await decide(cyHttp, runId, 'current-user');
+    assert.equal(byApi.status, 403, byApi.text);
+    await stillOpenThere(runId);
+    const [cys] = await linksFor(fake, 'C-ws');
+    const url = onApi(engine, cys!.link);
+    const page = await openLink(url);
+    assert.equal(page.status, 403, page.html);
+    assert.match(page.html, /You may not decide this pause/);
+    const nonce = 'n'.repeat(43);
+    const posted = await pressButton(url, { cookie: `spur_approval_nonce=${nonce}`, nonce }, 'APPROVE');
+    assert.equal(posted.status, 403, posted.html);
+    await stillOpenThere(runId);
+
+    const byMember = await decide(gusHttp, runId, 'current-user');
+    assert.equal(byMember.status, 200, byMember.text);
+    assert.equal((await waitForRun(gusHttp, runId, isFinal)).status, 'COMPLETED');
+    const [pause] = (await gusHttp.get(`/wf/pause_history/${runId}/`)).body as any[];
+    assert.equal(pause.resume_user_id, gus.id);
   });
 
   it('a signed-in user decides only as themself: a body user_id naming someone else is 403 and changes nothing', async () => {

@@ -1,4 +1,4 @@
-import { workspaceScope } from '../../db/workspace-scope';
+import { DEFAULT_WORKSPACE, workspaceScope } from '../../db/workspace-scope';
 import { randomUUID } from 'node:crypto';
 import type { AuditNote } from '../../access/audit-note';
 import { z } from '../../zod';
@@ -117,7 +117,7 @@ export function createApprovalLinks(deps: {
     // A link decides as its recipient: one the node's `approvers` leave out (or a disabled user) decides nothing.
     let decider: Decider;
     try {
-      decider = await deps.deciders.ofRecipient(claims.userId);
+      decider = await deps.deciders.ofRecipient(claims.userId, pause.workspace_id ?? DEFAULT_WORKSPACE);
     } catch (err) {
       if (err instanceof ForbiddenError) return { ...refused(err.message), claims };
       throw err;

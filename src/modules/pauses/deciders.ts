@@ -1,6 +1,8 @@
 import { type Caller, actsForOperator } from '../../access/caller';
-import { type Role, USER_ID_PATTERN, isRole } from '../../contracts/roles';
+import { type Role, USER_ID_PATTERN } from '../../contracts/roles';
 import type { AccessUserStore } from '../../db/access-users';
+import type { WorkspaceMembers } from '../../db/workspace-members';
+import { DEFAULT_WORKSPACE, workspaceScope } from '../../db/workspace-scope';
 import { ForbiddenError } from '../../errors';
 
 /** Who a decision is by: what the workflow records and checks against the node's `approvers`. */
@@ -9,7 +11,10 @@ export interface Decider {
   userId: string;
   /** The user's username, when `userId` is an enabled user's. */
   username: string | null;
-  /** The user's role (as `access_users` holds it now), when `userId` is an enabled user's. */
+  /**
+   * The user's role in the pause's workspace as it is now (an installation admin's is admin), when
+   * `userId` is an enabled user's; null when they are no member of it.
+   */
   role: Role | null;
 }
 
@@ -25,29 +30,34 @@ export const UI_PLACEHOLDER_USER = 'current-user';
  * the keyless local instance) names the decider as PySpur clients do; when that name is a user's
  * id, the decision is that user's (their username and role). A disabled user decides nothing.
  */
-export function createDeciders(users: Pick<AccessUserStore, 'get'>) {
-  /** The named id as a decider: the user it names (enabled, else 403), or a name that is no user. */
-  async function named(userId: string): Promise<Decider> {
+export function createDeciders(users: Pick<AccessUserStore, 'get'>, members: Pick<WorkspaceMembers, 'roleOf'>) {
+  /**
+   * The named id as a decider in `workspaceId`: the user it names (enabled, else 403) with their
+   * role there, or a name that is no user.
+   */
+  async function named(userId: string, workspaceId: string): Promise<Decider> {
     const user = USER_ID_PATTERN.test(userId) ? await users.get(userId) : null;
     if (!user) return { userId, username: null, role: null };
     if (user.disabled) throw new ForbiddenError(`${userId} is disabled: a disabled user decides nothing`);
-    return { userId, username: user.username, role: isRole(user.role) ? user.role : null };
+    return { userId, username: user.username, role: await members.roleOf(user, workspaceId) };
   }
+  /** A request's pause is of the workspace it acts in (another's run is not found). */
+  const requestWorkspace = () => workspaceScope.current() ?? DEFAULT_WORKSPACE;
 
   return {
     /** The decider of a `process_pause_action` request by `caller` naming `userId`. */
     async ofRequest(caller: Caller | null, userId: string): Promise<Decider> {
-      if (caller === null || actsForOperator(caller)) return named(userId);
+      if (caller === null || actsForOperator(caller)) return named(userId, requestWorkspace());
       const self = caller.userId as string;
       if (userId !== self && userId !== caller.username && userId !== UI_PLACEHOLDER_USER)
         throw new ForbiddenError(
           `A signed-in user decides as themself: user_id must be your id (${self}), your username or '${UI_PLACEHOLDER_USER}', not '${userId}'`,
         );
-      return named(self);
+      return named(self, requestWorkspace());
     },
 
-    /** The decider of an approval link: its recipient. */
-    ofRecipient: named,
+    /** The decider of an approval link: its recipient, with their role in the pause's workspace. */
+    ofRecipient: (userId: string, pauseWorkspaceId: string): Promise<Decider> => named(userId, pauseWorkspaceId),
   };
 }
 

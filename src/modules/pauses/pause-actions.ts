@@ -31,6 +31,7 @@ import type { ResumeRunInput } from './pauses.schemas';
 import { isFinalStatus } from '../../engine/statuses';
 import type { Decider } from './deciders';
 import type { AccessUserStore } from '../../db/access-users';
+import type { WorkspaceMembers } from '../../db/workspace-members';
 
 export interface PauseServiceDeps {
   models: Models;
@@ -45,6 +46,8 @@ export interface PauseServiceDeps {
   actionWaitMs: number;
   /** The users a decider may be (their username and role). */
   users: Pick<AccessUserStore, 'get'>;
+  /** A decider's role in the pause's workspace. */
+  members: Pick<WorkspaceMembers, 'roleOf'>;
 }
 
 const decidedBy = (last: PauseDecider | null, body: ResumeRunInput, decider: Decider): boolean =>

@@ -28,7 +28,7 @@ export function createPauseService(deps: PauseServiceDeps) {
   return {
     ...createPauseActions(deps),
     /** Who a decision is by (deciders.ts). */
-    deciders: createDeciders(deps.users),
+    deciders: createDeciders(deps.users, deps.members),
 
     async history(runId: string, page: Page) {
       const run = await loadRun(runRecords, runId);
