@@ -8,6 +8,7 @@ import { startApi, type TestApi } from '../support/api';
 import { type Engine, isFinal, startEngine, waitForRun } from '../support/engine';
 import { type FakeServices, startFakeServices } from '../support/fake-services';
 import { bearer, makeKey, memberWithKey } from '../support/access';
+import { until } from '../support/exec-log';
 import { client } from '../support/http';
 import {
   PUBLIC_URL,
@@ -206,7 +207,7 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
     await assertDecidedBy(next, cy.id, 'cy', 'api');
   });
 
-  it("roles are the user's in the run's workspace: a builder of default who is an approver there does not decide its builders' pause (API or link); a builder who belongs to it alone does", async () => {
+  it("roles are the user's in the run's workspace: a builder of default who is an approver there does not decide its builders' pause (API, link or bulk action); a builder who belongs to it alone does", async () => {
     const base = engine.api.baseUrl;
     const ws = await admin.post('/access/workspaces/', { name: `approvers-${Math.random()}` });
     assert.equal(ws.status, 201, ws.text);
@@ -230,7 +231,7 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
       const started = await gusHttp.post(`/wf/${wf.body.id}/start_run/`, { initial_inputs: { in: { x: 'v' } } });
       assert.equal(started.status, 200, started.text);
       await waitForRun(gusHttp, started.body.id, (r) => r.status === 'PAUSED');
-      return started.body.id as string;
+      return { runId: started.body.id as string, workflowId: wf.body.id as string };
     };
     const stillOpenThere = async (runId: string) => {
       assert.equal((await gusHttp.get(`/run/${runId}/status/`)).body.status, 'PAUSED');
@@ -238,7 +239,7 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
       assert.deepEqual([pause.resume_time, pause.decisions], [null, []]);
     };
 
-    const runId = await pausedThere();
+    const { runId, workflowId } = await pausedThere();
     const byApi = await decide(cyHttp, runId, 'current-user');
     assert.equal(byApi.status, 403, byApi.text);
     await stillOpenThere(runId);
@@ -250,6 +251,14 @@ describe('e2e: who may decide a pause (approvers) and who the history says decid
     const nonce = 'n'.repeat(43);
     const posted = await pressButton(url, { cookie: `spur_approval_nonce=${nonce}`, nonce }, 'APPROVE');
     assert.equal(posted.status, 403, posted.html);
+    await stillOpenThere(runId);
+    const bulk = await cyHttp.post('/runs/actions/', { filter: { workflow_id: workflowId }, action: 'approve' });
+    assert.equal(bulk.status, 200, bulk.text);
+    const bulkResult = async () => (await cyHttp.get(`/runs/actions/${bulk.body.id}/`)).body;
+    await until('the bulk approval to end', async () => (await bulkResult()).status !== 'RUNNING');
+    const [result] = (await bulkResult()).results as Array<{ outcome: string; error: string | null }>;
+    assert.equal(result?.outcome, 'failed', JSON.stringify(result));
+    assert.match(result?.error ?? '', /is not among the approvers of node 'gate'/);
     await stillOpenThere(runId);
 
     const byMember = await decide(gusHttp, runId, 'current-user');
