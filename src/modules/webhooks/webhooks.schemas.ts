@@ -38,7 +38,8 @@ export const WebhookSignature = z
         description:
           '`hmac`: the header holds `<prefix><hex HMAC of the raw body>` (GitHub). `stripe`: it holds ' +
           '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` and a delivery whose t is over ' +
-          '`tolerance_seconds` from now (either way) is refused (401): a recorded delivery cannot be replayed',
+          '`tolerance_seconds` from now (either way) is refused (401): a recorded delivery stops working once ' +
+          'the tolerance has passed (`hmac` signs the body only, so a recorded delivery can be sent again)',
       }),
     header: HeaderName.openapi({ example: 'X-Hub-Signature-256' }),
     algorithm: z
