@@ -121,4 +121,23 @@ describe('e2e: knowledge-base uploads stream into GridFS; over the limit is a 41
       .countDocuments({ files_id: { $in: files.map((f) => f._id) } });
     assert.equal(await chunkCount(), expectedChunks, 'no orphaned chunk');
   });
+
+  it('text fields shaped as an uploaded file (files[0][gridfsId][$ne]) add nothing: 422, every stored file keeps its name and metadata', async () => {
+    const stored = async () =>
+      (await db().collection('rag_files.files').find({}).sort({ _id: 1 }).toArray()).map((f) =>
+        JSON.stringify([f._id, f.filename, f.metadata]),
+      );
+    const before = await stored();
+    assert.ok(before.length > 0, 'there are files to take');
+    const forged = new FormData();
+    // multer reads bracketed names as nested objects: a staged file whose id is a query operator.
+    forged.append('files[0][gridfsId][$ne]', '');
+    forged.append('files[0][originalname]', 'taken.txt');
+    forged.append('files[0][mimetype]', 'text/plain');
+    forged.append('files[0][size]', '1');
+    const added = await engine.http.post(`/rag/collections/${collectionId}/documents/`, forged);
+    assert.equal(added.status, 422, added.text);
+    assert.deepEqual(await stored(), before);
+    assert.equal((await engine.http.get(`/rag/collections/${collectionId}/`)).body.document_count, 2);
+  });
 });
