@@ -39,14 +39,20 @@ export function hidesSeparator(pathname: string): boolean {
   return ENCODED_SEPARATOR.test(pathname);
 }
 
-/** A path's decoded, non-empty segments; null for one that hides a separator or is not valid UTF-8. */
+/**
+ * A path's decoded, non-empty segments; null for one that hides a separator, is not valid UTF-8,
+ * or has a segment that starts with `..`: URL parsing resolves `..` itself, but Tomcat, Jetty and
+ * Spring read `..;` (a path parameter after it) as `..` too, so `…/tenantA/..;/tenantB` would leave
+ * tenantA's base there.
+ */
 function segmentsOf(pathname: string): string[] | null {
   if (hidesSeparator(pathname)) return null;
   try {
-    return pathname
+    const segments = pathname
       .split('/')
       .map((segment) => decodeURIComponent(segment))
       .filter((segment) => segment !== '');
+    return segments.some((segment) => segment.startsWith('..')) ? null : segments;
   } catch {
     return null;
   }

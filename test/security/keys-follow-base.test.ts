@@ -20,10 +20,17 @@ const JINA_KEY = 'jina-entered-for-the-real-reader';
 const MCP_KEY = 'mcp-entered-for-tenant-a';
 
 /** A loopback server that records every request's headers and answers a plain JSON object. */
-async function recorder(): Promise<{ url: string; headers: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
+async function recorder(): Promise<{
+  url: string;
+  headers: http.IncomingHttpHeaders[];
+  paths: string[];
+  close(): Promise<void>;
+}> {
   const headers: http.IncomingHttpHeaders[] = [];
+  const paths: string[] = [];
   const server = http.createServer((req, res) => {
     headers.push(req.headers);
+    paths.push(req.url ?? '');
     res.setHeader('content-type', 'application/json');
     res.end('{"data": {"content": "page"}}');
   });
@@ -31,6 +38,7 @@ async function recorder(): Promise<{ url: string; headers: http.IncomingHttpHead
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     headers,
+    paths,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -102,6 +110,38 @@ describe('security: keys follow their base', function () {
     assert.equal(other.headers.length, before + 1, 'the reader was called at its new base');
     assert.equal(other.headers.at(-1)?.authorization, undefined);
     assert.ok(!JSON.stringify(other.headers).includes(JINA_KEY));
+  });
+
+  it("an integration's key is not sent where a page path leaves its base's path (../, ..%2F or ..;): the node fails naming the base, the server gets nothing; a page under it is read with the key", async () => {
+    // A shared gateway: the reader is one path of it, the key that path's.
+    await setEnv(engine, { JINA_API_BASE: `${other.url}/jina`, JINA_API_KEY: JINA_KEY });
+    const before = other.headers.length;
+    for (const page of ['../admin/x', '..%2Fadmin%2Fx', '..;/admin/x']) {
+      const run = await runNode(engine, 'JinaReaderNode', { url_template: page, use_readerlm_v2: false });
+      assert.equal(run.task.status, 'FAILED', page);
+      assert.match(run.task.error ?? '', /path leaves JINA_API_BASE .*nothing was sent/, page);
+    }
+    assert.equal(other.headers.length, before, 'the gateway received no request');
+    const run = await runNode(engine, 'JinaReaderNode', {
+      url_template: 'https://example.com/page',
+      use_readerlm_v2: false,
+    });
+    assert.equal(run.task.status, 'COMPLETED', run.task.error ?? '');
+    assert.equal(other.paths.at(-1), '/jina/https://example.com/page');
+    assert.equal(other.headers.at(-1)?.authorization, `Bearer ${JINA_KEY}`);
+  });
+
+  it('an MCP key is not sent past a `..;` segment (…/tenantA/..;/mcp, which Tomcat reads as ..): the node fails naming the base, the server gets nothing', async () => {
+    await setEnv(engine, { MCP_API_BASE: `${mcp.url}/tenantA/`, MCP_API_KEY: MCP_KEY });
+    const requestsBefore = mcp.requests.length;
+    const run = await runNode(engine, 'MCPToolNode', {
+      server_url: `${mcp.url}/tenantA/..;/mcp`,
+      tool: 'add',
+      headers: { Authorization: { variable: 'MCP_API_KEY', prefix: 'Bearer ' } },
+    });
+    assert.equal(run.task.status, 'FAILED');
+    assert.match(run.task.error ?? '', /MCP_API_KEY is sent only to .* under MCP_API_BASE/);
+    assert.equal(mcp.requests.length, requestsBefore, 'the server received no request');
   });
 
   it('an MCP key is not sent to a path that leaves its base through an encoded separator (…/tenantA/..%2Fmcp): the node fails naming it, the server gets nothing', async () => {

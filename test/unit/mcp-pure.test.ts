@@ -45,6 +45,10 @@ describe('unit: MCP client rules (pure)', () => {
     assert.ok(under('https://tools.example.com/tenantA//mcp', base), 'empty segments do not count');
     assert.ok(under('https://tools.example.com/tenantA/./mcp', base));
     assert.ok(hidesSeparator('/a/..%2Fb') && hidesSeparator('/a%5c') && !hidesSeparator('/a/%41'));
+    // Tomcat, Jetty and Spring read `..;` (a path parameter after `..`) as `..`: under no base either.
+    for (const parameter of ['..;/tenantB/mcp', '..;jsessionid=1/tenantB', 'mcp/..;/..;/tenantB', '...'])
+      assert.ok(!under(`https://tools.example.com/tenantA/${parameter}`, base), parameter);
+    assert.ok(under('https://tools.example.com/tenantA/a..b/mcp', base), 'dots inside a segment are a name');
   });
 
   it('takes only the declared arguments: from the input itself, else from the first predecessor that has them', () => {

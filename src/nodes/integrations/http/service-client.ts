@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isUnderBase } from '../../credential-headers.js';
 import { NodeExecutionError } from '../../errors.js';
 import type { NodeExecutionContext } from '../../types.js';
 import { requireSetting } from './settings.js';
@@ -62,7 +63,12 @@ export async function connect(
   const headers = { 'user-agent': 'Spur', ...service.headers, ...auth };
 
   async function request(req: ServiceRequest): Promise<ServiceResponse> {
-    const { res, text } = await send(ctx, service, urlOf(baseUrl, req), {
+    const url = urlOf(baseUrl, req);
+    if (leavesBase(url, baseUrl))
+      throw new NodeExecutionError(
+        `${service.label}: the request's path leaves ${service.baseVariable} (${baseUrl}); nothing was sent`,
+      );
+    const { res, text } = await send(ctx, service, url, {
       method: req.method ?? 'GET',
       headers: {
         ...(req.json !== undefined ? { accept: 'application/json' } : {}),
@@ -125,6 +131,17 @@ export async function baseUrlOf(ctx: ServiceContext, service: ServiceSpec): Prom
     );
   }
   return base;
+}
+
+/**
+ * Whether a request built under a base with a path (a shared gateway's `/jina`) lands outside it:
+ * a path from a node's input (a page to read, a repository name) may hold `..` or an encoded
+ * separator, and the service's credential goes with every request. A base without a path is the
+ * whole origin: nothing to leave.
+ */
+function leavesBase(url: string, baseUrl: string): boolean {
+  if (new URL(baseUrl).pathname.replace(/\/+$/, '') === '') return false;
+  return !isUnderBase(new URL(url), baseUrl);
 }
 
 function urlOf(baseUrl: string, req: ServiceRequest): string {
