@@ -57,7 +57,7 @@ export function createDeciders(users: Pick<AccessUserStore, 'get'>, members: Pic
     },
 
     /** The decider of an approval link: its recipient, with their role in the pause's workspace. */
-    ofRecipient: (userId: string, pauseWorkspaceId: string): Promise<Decider> => named(userId, pauseWorkspaceId),
+    ofRecipient: named,
   };
 }
 

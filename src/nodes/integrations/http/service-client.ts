@@ -61,10 +61,11 @@ export async function connect(
   const auth = options.auth ?? (await authHeaders(ctx, service));
   const baseUrl = await baseUrlOf(ctx, service);
   const headers = { 'user-agent': 'Spur', ...service.headers, ...auth };
+  const pathed = hasPath(baseUrl);
 
   async function request(req: ServiceRequest): Promise<ServiceResponse> {
     const url = urlOf(baseUrl, req);
-    if (leavesBase(url, baseUrl))
+    if (pathed && !isUnderBase(new URL(url), baseUrl))
       throw new NodeExecutionError(
         `${service.label}: the request's path leaves ${service.baseVariable} (${baseUrl}); nothing was sent`,
       );
@@ -134,14 +135,13 @@ export async function baseUrlOf(ctx: ServiceContext, service: ServiceSpec): Prom
 }
 
 /**
- * Whether a request built under a base with a path (a shared gateway's `/jina`) lands outside it:
+ * Whether the base has a path (a shared gateway's `/jina`): then a request must stay under it, since
  * a path from a node's input (a page to read, a repository name) may hold `..` or an encoded
- * separator, and the service's credential goes with every request. A base without a path is the
+ * separator and the service's credential goes with every request. A base without a path is the
  * whole origin: nothing to leave.
  */
-function leavesBase(url: string, baseUrl: string): boolean {
-  if (new URL(baseUrl).pathname.replace(/\/+$/, '') === '') return false;
-  return !isUnderBase(new URL(url), baseUrl);
+function hasPath(baseUrl: string): boolean {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '') !== '';
 }
 
 function urlOf(baseUrl: string, req: ServiceRequest): string {
